@@ -1,0 +1,267 @@
+"""The stepping engine: evaluates every load and writes the sum into ``qfrc_applied``.
+
+Point-to-point loads that have a rig tendon (see ``rigmodel``) form the *bank*: their lengths,
+rates and Jacobians come from MuJoCo, their tensions from ``spring_tension`` over arrays, and
+``qfrc_applied = Jᵀ·tension`` is one matrix product. Every other load (vector/scalar loads, loads
+attached after compilation, user callables) goes through its own ``calculate`` and
+``mj_applyFT``. Mouse perturbations live in ``xfrc_applied`` and are never touched.
+
+Integrators: Euler/implicit use ``mj_step1`` → loads → ``mj_step2`` (one physics pass). RK4
+evaluates loads at each of its stages through MuJoCo's passive-force callback.
+
+Threading: an engine belongs to the stepping thread. Params and loads may be changed from other
+threads; they only flag the engine, which re-reads them at the next step.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from app.runtime.errors import DivergenceError, LoadError
+from app.runtime.loads import Load, PointToPointForce, spring_tension
+from app.runtime.values import is_time_varying
+
+__all__ = ["LoadEngine", "step_with_loads"]
+
+
+class _Bank:
+    """Array state of the tendon-backed point-to-point loads (n springs)."""
+
+    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[PointToPointForce],
+                 tendons: list[int]) -> None:
+        n = len(loads)
+        self.loads = loads
+        self.tendons = np.array(tendons, dtype=int)
+        order = np.argsort(self.tendons)
+        assert np.all(np.diff(self.tendons[order]) == 1) or n <= 1, "rig tendons must be contiguous"
+        self.t0 = int(self.tendons.min()) if n else 0
+        self.pos = self.tendons - self.t0  # row of each load within the tendon slice
+        self.n = n
+        self.ref, self.p, self.k, self.c = (np.zeros(n) for _ in range(4))
+        self.tmin, self.lo, self.hi = (np.zeros(n) for _ in range(3))
+        self.s, self.tension, self.tmp = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.mask, self.mask2 = np.zeros(n, bool), np.zeros(n, bool)
+        self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
+        self.bind(model, data)
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Cache views of ``data`` (valid for the life of that MjData)."""
+        n, nv = self.n, model.nv
+        sl = slice(self.t0, self.t0 + n)
+        self.length = data.ten_length[sl]
+        self.rate = data.ten_velocity[sl]
+        adr0 = int(model.ten_J_rowadr[self.t0])
+        last = self.t0 + n - 1
+        adr1 = int(model.ten_J_rowadr[last] + model.ten_J_rownnz[last])
+        self.jvals = data.ten_J[adr0:adr1]
+        rows = np.repeat(np.arange(n), model.ten_J_rownnz[sl])
+        self.jflat_idx = rows * nv + model.ten_J_colind[adr0:adr1]
+        self.jdense = np.zeros((n, nv))
+        self.jflat = self.jdense.reshape(-1)
+        # Points' world positions for the recorded force vectors (site ids of tendon ends).
+        wadr = model.tendon_adr[sl]
+        self.site_a = model.wrap_objid[wadr]
+        self.site_b = model.wrap_objid[wadr + 1]
+
+    def refresh(self, t: float) -> None:
+        """Re-read each law's numbers (after a param or field changed, or every step if profiled)."""
+        for i, ld in enumerate(self.loads):
+            row = self.pos[i]
+            if ld.magnitude_func is not None or ld.law is None:
+                self.lo[row], self.hi[row] = -math.inf, math.inf
+                continue
+            (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row],
+             self.lo[row], self.hi[row]) = ld.law.coefficients(ld._r0_mag, t)
+            if not ld.active:  # an empty window switches the spring off at no per-step cost
+                self.lo[row], self.hi[row] = math.inf, -math.inf
+
+    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
+        """Overwrite ``qfrc`` with Jᵀ·tension of every spring."""
+        np.subtract(self.length, self.ref, out=self.s)
+        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
+                       out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
+        for i in self.custom:
+            ld = self.loads[i]
+            row = self.pos[i]
+            self.tension[row] = (ld.tension(float(self.length[row]), float(self.rate[row]), model, data)
+                                 if ld.active else 0.0)
+        np.put(self.jflat, self.jflat_idx, self.jvals)
+        np.dot(self.tension, self.jdense, out=qfrc)
+
+    def forces(self, data: mujoco.MjData, out: np.ndarray) -> None:
+        """World force on each spring's `at` point into ``out`` rows (n, 3): −tension · unit(b − a)."""
+        delta = data.site_xpos[self.site_b] - data.site_xpos[self.site_a]
+        length = np.maximum(self.length, 1e-12)
+        np.multiply(delta, (-self.tension / length)[:, None], out=out)
+
+
+class LoadEngine:
+    """Evaluates a rig's loads on one (model, data) pair and applies them.
+
+    ``tendon_of`` maps load names to their rig tendon ids (from ``compile_rig``); loads without
+    one use the general path. Outputs for telemetry and drawing live in ``wrench`` (nloads, 6:
+    fx fy fz tx ty tz, world frame, on the `at` point) and ``lv`` (nloads, 2: length m,
+    rate m/s; NaN for loads that are not point-to-point), refreshed by ``update_outputs``.
+    """
+
+    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
+                 tendon_of: dict[str, int] | None = None,
+                 on_load_error: Callable[[Load, BaseException], None] | None = None) -> None:
+        self.model = model
+        self.data = data
+        self.loads = list(loads)
+        self.on_load_error = on_load_error
+        tendon_of = tendon_of or {}
+        bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
+        self.bank = (_Bank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads])
+                     if bank_loads else None)
+        bank_ids = {id(ld) for ld in bank_loads}
+        self.general = [ld for ld in self.loads if id(ld) not in bank_ids]
+        self.index = {id(ld): i for i, ld in enumerate(self.loads)}
+        self._bank_rows = np.array([self.index[id(ld)] for ld in bank_loads], dtype=int)
+        self.wrench = np.zeros((len(self.loads), 6))
+        self.lv = np.full((len(self.loads), 2), np.nan)
+        self._bank_force = np.zeros((len(bank_loads), 3))
+        for i, ld in enumerate(self.loads):
+            ld._last_f = self.wrench[i, 0:3]
+            ld._last_t = self.wrench[i, 3:6]
+        self._dirty = True
+        self._varying = False
+        self.qfrc = data.qfrc_applied
+        self._point = np.zeros(3)
+        for ld in self.loads:
+            ld.resolve_ids(model, data)
+            ld.subscribe(self._flag)
+            for p in ld.params():
+                p.subscribe(self._flag)
+
+    def _flag(self, *_: object) -> None:
+        self._dirty = True
+
+    def detach(self) -> None:
+        """Stop listening to the loads and params (call when the engine is dropped)."""
+        for ld in self.loads:
+            ld.unsubscribe(self._flag)
+            for p in ld.params():
+                p.unsubscribe(self._flag)
+
+    def _refresh(self) -> None:
+        self._dirty = False
+        if self.bank is not None:
+            self.bank.refresh(self.data.time)
+            self._varying = any(ld.law is not None and any(is_time_varying(x) for x in (
+                ld.law.stiffness, ld.law.damping, ld.law.rest_length, ld.law.preload, ld.law.max_stroke))
+                for ld in self.bank.loads)
+
+    def apply(self) -> None:
+        """Compute every load at the current kinematics and write ``qfrc_applied``."""
+        if self._dirty or self._varying:
+            self._refresh()
+        m, d, qfrc = self.model, self.data, self.qfrc
+        if self.bank is not None:
+            self.bank.apply(m, d, qfrc)
+        else:
+            qfrc.fill(0.0)
+        for ld in self.general:
+            if not ld.active:
+                continue
+            try:
+                f, t = ld.calculate(m, d)
+                if not (np.all(np.isfinite(f)) and np.all(np.isfinite(t))):
+                    raise ValueError("non-finite force or torque")
+            except Exception as exc:  # a user load must not take the simulation down
+                self._disable(ld, exc)
+                continue
+            i = self.index[id(ld)]
+            self.wrench[i, :3] = f
+            self.wrench[i, 3:] = t
+            body, _ = ld.action_site.body_and_offset(m)
+            mujoco.mj_applyFT(m, d, f, t, ld.action_site.rt_pos(m, d), body, qfrc)
+            react = ld.reaction
+            if react is not None:
+                rbody, _ = react.body_and_offset(m)
+                mujoco.mj_applyFT(m, d, -f, -t, react.rt_pos(m, d), rbody, qfrc)
+            if isinstance(ld, PointToPointForce):
+                self.lv[i, 0], self.lv[i, 1] = ld._last_d, ld._last_v
+
+    def _disable(self, ld: Load, exc: BaseException) -> None:
+        ld.active = False
+        i = self.index[id(ld)]
+        self.wrench[i] = 0.0
+        if self.on_load_error is not None:
+            self.on_load_error(ld, exc)
+        else:
+            raise LoadError(f"load '{ld.name}' failed and was disabled: {type(exc).__name__}: {exc}") from exc
+
+    def update_outputs(self) -> None:
+        """Fill ``wrench``/``lv`` rows of the bank loads from the last ``apply``."""
+        b = self.bank
+        if b is None:
+            return
+        b.forces(self.data, self._bank_force)
+        rows = self._bank_rows
+        self.wrench[rows, 0:3] = self._bank_force[b.pos]
+        self.lv[rows, 0] = b.length[b.pos]
+        self.lv[rows, 1] = b.rate[b.pos]
+
+
+def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] | None = None) -> None:
+    """Advance ``engine.data`` by one timestep with every load applied.
+
+    ``before_integrate`` runs when the state, kinematics and loads all describe the current time
+    (the moment to record telemetry). Raises DivergenceError if MuJoCo found a NaN/Inf or a bad
+    acceleration (it then resets the state; the caller decides what to keep).
+    """
+    m, d = engine.model, engine.data
+    t_before = d.time
+    if m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
+        _step_rk4(engine, before_integrate)
+    else:
+        mujoco.mj_step1(m, d)
+        engine.apply()
+        if before_integrate is not None:
+            before_integrate()
+        mujoco.mj_step2(m, d)
+    if d.time < t_before or not math.isfinite(d.time):
+        raise DivergenceError(_divergence_message(m, d, t_before))
+
+
+def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], None] | None) -> None:
+    m, d = engine.model, engine.data
+    failure: list[BaseException] = []
+
+    def passive(_m: mujoco.MjModel, _d: mujoco.MjData) -> None:
+        try:
+            engine.apply()
+        except BaseException as exc:  # re-raised after the step: never across the C boundary
+            failure.append(exc)
+
+    previous = mujoco.get_mjcb_passive()
+    mujoco.set_mjcb_passive(passive)
+    try:
+        if before_integrate is not None:
+            mujoco.mj_forward(m, d)  # loads and kinematics at the current time, for the recorder
+            before_integrate()
+        mujoco.mj_step(m, d)
+    finally:
+        mujoco.set_mjcb_passive(previous)
+    if failure:
+        raise failure[0]
+
+
+def _divergence_message(m: mujoco.MjModel, d: mujoco.MjData, t_before: float) -> str:
+    names = {mujoco.mjtWarning.mjWARN_BADQACC: "acceleration", mujoco.mjtWarning.mjWARN_BADQVEL: "velocity",
+             mujoco.mjtWarning.mjWARN_BADQPOS: "position"}
+    where = ""
+    for w, label in names.items():
+        info = d.warning[int(w)]
+        if info.number > 0:
+            dof = int(info.lastinfo)
+            jnt = int(m.dof_jntid[dof]) if 0 <= dof < m.nv else -1
+            jname = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, jnt) if jnt >= 0 else None
+            where = f": bad {label} at dof {dof}" + (f" (joint '{jname}')" if jname else "")
+            break
+    return f"physics diverged at t={t_before:.6g} s{where}"

@@ -1,0 +1,18 @@
+"""The one root error class of mjrig and its few specialisations."""
+from __future__ import annotations
+
+
+class MjrigError(Exception):
+    """Root of every mjrig error. Its message is one line meant for the user."""
+
+
+class ConfigError(MjrigError):
+    """Bad input: a file, field or name the user gave is wrong. The CLI exits 2."""
+
+
+class DivergenceError(MjrigError):
+    """The physics diverged (NaN/Inf state or MuJoCo's bad-acceleration warning). The CLI exits 3."""
+
+
+class LoadError(MjrigError):
+    """A load raised while computing its force; the load is named in the message."""

@@ -1,0 +1,277 @@
+"""RuntimeManager: one rig (loads, proximities, params, telemetry, video) driving one model.
+
+Typical use::
+
+    rm = RuntimeManager(loads=[...], signal_manager=SignalManager("out.parquet"), playback_speed=0)
+    model, data = rm.load_model("models/spring_mass.xml")   # compiles the rig's fast path in
+    with rm:
+        while data.time < 5.0:
+            rm.step(model, data)
+
+A model you compiled yourself works too (``rm.step(m, d)`` resolves on first use); its
+point-to-point loads then take the general per-load path, which computes the same forces.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import mujoco
+import numpy as np
+
+from app.runtime.engine import LoadEngine, step_with_loads
+from app.runtime.errors import ConfigError
+from app.runtime.loads import Load
+from app.runtime.proximity import Proximity
+from app.runtime.rigmodel import compile_rig, load_spec
+from app.runtime.signals import RigOutputs, SignalManager
+from app.runtime.values import NamedValue
+from app.runtime.visuals import ArrowConfig, LineConfig, draw_all
+
+__all__ = ["RuntimeManager", "load_model_file"]
+
+SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[LineConfig]], None]
+
+
+def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
+    """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: model file not found")
+    try:
+        if path.suffix.lower() == ".mjb":
+            return mujoco.MjModel.from_binary_path(str(path))
+        return mujoco.MjModel.from_xml_path(str(path))
+    except Exception as exc:
+        raise ConfigError(f"{path}: MuJoCo refused the model: {' '.join(str(exc).split())}") from None
+
+
+@dataclass(eq=False)
+class RuntimeManager:
+    """Applies loads, measures proximities, records telemetry and video, paces playback.
+
+    ``playback_speed`` is the real-time factor ``step`` paces to (1.0: real time); 0 or less
+    runs as fast as possible. ``params`` lists extra NamedValues to record besides those the
+    loads use. ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
+    disabled and the run goes on); without it the error propagates.
+
+    Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
+    """
+
+    signal_manager: SignalManager | None = None
+    loads: list[Load] = field(default_factory=list)
+    proximities: list[Proximity] = field(default_factory=list)
+    video_recorders: list[Any] = field(default_factory=list)
+    playback_speed: float = 1.0
+    params: list[NamedValue] = field(default_factory=list)
+    on_load_error: Callable[[Load, BaseException], None] | None = None
+    _sync_hook: SyncHook | None = None
+    _skip_recording: bool = False
+    _resolved: bool = False
+
+    def __post_init__(self) -> None:
+        self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
+        self._engine: LoadEngine | None = None
+        self._bound: tuple[int, int] | None = None
+        self._start_sim_time = 0.0
+        self._start_wall_time: float | None = None
+        self._distances = np.zeros(0)
+        self._param_values = np.zeros(0)
+        self._param_list: list[NamedValue] = []
+        self._closed = False
+
+    # --- model -------------------------------------------------------------------------------
+    def load_model(self, source: str | os.PathLike | mujoco.MjSpec) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        """Compile ``source`` (MJCF path, .mjb path or MjSpec) with the rig; returns (model, data).
+
+        Point-to-point loads get hidden helper tendons so they are evaluated array-wise.
+        """
+        if isinstance(source, mujoco.MjSpec):
+            spec = source
+        elif Path(source).suffix.lower() == ".mjb":
+            model = load_model_file(source)
+            data = mujoco.MjData(model)
+            self._compiled = None
+            return model, data
+        else:
+            spec = load_spec(source)
+        model, layout = compile_rig(spec, self.loads)
+        by_identity = {id(ld): layout.tendon_of[ld.name] for ld in self.loads if ld.name in layout.tendon_of}
+        self._compiled = (model, by_identity)
+        data = mujoco.MjData(model)
+        self._resolved = False
+        return model, data
+
+    def resolve(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
+        """Check every name against the model, take initial distances, build the sampling plan.
+
+        Call once after loading (``step`` does it when needed); raises ConfigError naming any
+        unknown site/body/geom.
+        """
+        mujoco.mj_forward(mj_model, mj_data)
+        names = [ld.name for ld in self.loads]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ConfigError(f"duplicate load name '{sorted(dup)[0]}'")
+        if self._engine is not None:
+            self._engine.detach()
+        tendon_of: dict[str, int] = {}
+        if self._compiled is not None and self._compiled[0] is mj_model:
+            ids = self._compiled[1]
+            tendon_of = {ld.name: ids[id(ld)] for ld in self.loads if id(ld) in ids}
+        self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
+                                  on_load_error=self.on_load_error)
+        for p in self.proximities:
+            p.resolve(mj_model, mj_data)
+        self._distances = np.full(len(self.proximities), np.nan)
+        seen: dict[str, NamedValue] = {}
+        for nv in [*self.params, *(p for ld in self.loads for p in ld.params())]:
+            seen.setdefault(nv.name, nv)
+        for nv in self._param_list:
+            nv.unsubscribe(self._param_changed)
+        self._param_list = list(seen.values())
+        self._param_values = np.array([nv.value for nv in self._param_list], dtype=float)
+        for nv in self._param_list:
+            nv.subscribe(self._param_changed)
+        if self.signal_manager is not None:
+            eng = self._engine
+            rig = RigOutputs(
+                load_names=[ld.name for ld in self.loads],
+                point_to_point=[ld.is_point_to_point for ld in self.loads],
+                wrench=eng.wrench, lv=eng.lv,
+                proximity_names=[p.name for p in self.proximities], distances=self._distances,
+                param_names=[nv.name for nv in self._param_list],
+                param_units=[nv.unit for nv in self._param_list], param_values=self._param_values)
+            self.signal_manager.bind(mj_model, mj_data, rig=rig, before_sample=self._before_sample)
+        self._bound = (id(mj_model), id(mj_data))
+        self._resolved = True
+
+    def _param_changed(self, nv: NamedValue) -> None:
+        for i, p in enumerate(self._param_list):
+            if p is nv:
+                self._param_values[i] = nv.value
+
+    def _before_sample(self) -> None:
+        eng = self._engine
+        if eng is not None:
+            eng.update_outputs()
+            for i, p in enumerate(self.proximities):
+                self._distances[i] = p.measure(eng.model, eng.data) if p.active else np.nan
+
+    # --- editing -----------------------------------------------------------------------------
+    def add_load(self, load: Load) -> None:
+        """Attach a load; it acts from the next step (and gets its own telemetry columns)."""
+        if any(ld.name == load.name for ld in self.loads):
+            raise ConfigError(f"a load named '{load.name}' already exists")
+        self.loads.append(load)
+        self._resolved = False
+
+    def remove_load(self, name: str) -> Load:
+        """Detach the load called ``name`` (its columns stay, null from then on)."""
+        for i, ld in enumerate(self.loads):
+            if ld.name == name:
+                self._resolved = False
+                return self.loads.pop(i)
+        raise ConfigError(f"no load named '{name}'")
+
+    def add_proximity(self, prox: Proximity) -> None:
+        """Start measuring a proximity from the next step."""
+        if any(p.name == prox.name for p in self.proximities):
+            raise ConfigError(f"a proximity named '{prox.name}' already exists")
+        self.proximities.append(prox)
+        self._resolved = False
+
+    # --- stepping ----------------------------------------------------------------------------
+    @property
+    def engine(self) -> LoadEngine | None:
+        """The engine of the last resolve (loads' outputs live there)."""
+        return self._engine
+
+    def step(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
+        """Apply loads, record telemetry and video frames that are due, advance one timestep, pace.
+
+        Raises DivergenceError when the physics blows up (recorded rows stay safe).
+        """
+        if not self._resolved or self._bound != (id(mj_model), id(mj_data)):
+            self.resolve(mj_model, mj_data)
+        if self._start_wall_time is None:
+            self._start_sim_time = mj_data.time
+            self._start_wall_time = time.perf_counter()
+        sm = self.signal_manager
+        self._record_now = sm is not None and not self._skip_recording and sm.due(mj_data.time)
+        hook = self._capture if (self._record_now or self.video_recorders) else None
+        step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
+        if self._sync_hook is not None:
+            arrows, lines = self.visuals(mj_model, mj_data)
+            self._sync_hook(mj_model, mj_data, arrows, lines)
+        if self.playback_speed > 0:
+            target = (mj_data.time - self._start_sim_time) / self.playback_speed
+            sleep = target - (time.perf_counter() - self._start_wall_time)
+            if sleep > 0:
+                time.sleep(sleep)
+
+    def _capture(self) -> None:
+        eng = self._engine
+        assert eng is not None
+        sm = self.signal_manager
+        if sm is not None and self._record_now:
+            sm.sample(eng.data)
+        if self.video_recorders:
+            arrows, lines = self.visuals(eng.model, eng.data)
+            for rec in self.video_recorders:
+                rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines)
+
+    def reset_timing(self) -> None:
+        """Restart real-time pacing from the current instant (after a pause or speed change)."""
+        self._start_wall_time = None
+
+    # --- drawing -----------------------------------------------------------------------------
+    def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
+        """Arrows of every active load and lines of every active proximity, at the current state."""
+        if self._engine is not None:
+            self._engine.update_outputs()
+        arrows: list[ArrowConfig] = []
+        for ld in self.loads:
+            arrows.extend(ld.get_visuals(mj_model, mj_data))
+        lines = []
+        for p in self.proximities:
+            if p.active:
+                p.measure(mj_model, mj_data)
+                ln = p.get_visuals(mj_model, mj_data)
+                if ln is not None:
+                    lines.append(ln)
+        return arrows, lines
+
+    def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
+        """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
+        arrows, lines = self.visuals(mj_model, mj_data)
+        return draw_all(mj_model, scene, arrows, lines)
+
+    # --- lifetime ----------------------------------------------------------------------------
+    def save_recordings(self) -> None:
+        """Finish every video recorder."""
+        for rec in self.video_recorders:
+            rec.save()
+
+    def close(self) -> None:
+        """Flush telemetry into a valid Parquet file and finish videos; safe twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.signal_manager is not None:
+                self.signal_manager.close()
+        finally:
+            if self.video_recorders:
+                self.save_recordings()
+            if self._engine is not None:
+                self._engine.detach()
+
+    def __enter__(self) -> "RuntimeManager":
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.close()

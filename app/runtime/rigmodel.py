@@ -1,0 +1,106 @@
+"""Compile a user's model with the rig's hidden helpers: one spatial tendon per point-to-point load.
+
+MuJoCo then computes each spring's length, rate of change and Jacobian natively, so the engine
+evaluates all springs with a handful of array operations per step. The helpers are named with
+the ``__mjrig_`` prefix, sit in group 5 (hidden by default in every viewer) and carry no
+stiffness, damping or limits, so they change nothing physical; telemetry skips them.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import mujoco
+
+from app.runtime.errors import ConfigError
+from app.runtime.loads import Load
+from app.runtime.points import Body, BodyPoint, Geom, Point, Site
+
+__all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name"]
+
+RIG_PREFIX = "__mjrig_"
+_HIDDEN_GROUP = 5
+
+
+def is_rig_name(name: str) -> bool:
+    """True for the names of the rig's own helper elements."""
+    return name.startswith(RIG_PREFIX)
+
+
+@dataclass
+class RigLayout:
+    """Which tendon carries which load in a rig-compiled model (tendon ids, in load order)."""
+
+    tendon_of: dict[str, int] = field(default_factory=dict)
+
+
+def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
+    """Parse an MJCF file into an MjSpec; ConfigError with MuJoCo's one-line reason if refused."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: model file not found")
+    try:
+        return mujoco.MjSpec.from_file(str(path))
+    except Exception as exc:  # MuJoCo raises ValueError with its parser message
+        raise ConfigError(f"{path}: MuJoCo refused the model: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
+    """Name of a spec site at ``point``, adding a hidden one for body points."""
+    if isinstance(point, Site):
+        return point.name
+    key = str(point)
+    if key in cache:
+        return cache[key]
+    if isinstance(point, Geom):
+        raise ConfigError(f"'{point}': a geom cannot carry a load")
+    body = spec.body(point.name) if point.name != "world" else spec.worldbody
+    if body is None:
+        names = [b.name for b in spec.bodies if b.name]
+        from app.runtime.points import closest_names
+        raise ConfigError(f"unknown body '{point.name}'{closest_names(point.name, names)}")
+    offset = list(point.offset) if isinstance(point, BodyPoint) else [0.0, 0.0, 0.0]
+    name = f"{RIG_PREFIX}site{len(cache)}"
+    body.add_site(name=name, pos=offset, group=_HIDDEN_GROUP, size=[0.001, 0, 0], rgba=[0, 0, 0, 0])
+    cache[key] = name
+    return name
+
+
+def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel, RigLayout]:
+    """Compile ``spec`` with a hidden tendon for every point-to-point load.
+
+    The spec is modified in place only in a copy; the caller's spec keeps no rig elements.
+    """
+    spec = spec.copy()
+    cache: dict[str, str] = {}
+    tendons: list[tuple[str, str]] = []
+    for load in loads:
+        if not load.is_point_to_point:
+            continue
+        a = _site_for(spec, load.action_site, cache)
+        b = _site_for(spec, load.reaction, cache)  # type: ignore[arg-type]
+        if spec.site(a) is None:
+            raise ConfigError(f"load '{load.name}': unknown site '{a}'{_closest_site(spec, a)}")
+        if spec.site(b) is None:
+            raise ConfigError(f"load '{load.name}': unknown site '{b}'{_closest_site(spec, b)}")
+        tname = f"{RIG_PREFIX}tendon{len(tendons)}"
+        tendon = spec.add_tendon(name=tname, group=_HIDDEN_GROUP, rgba=[0, 0, 0, 0])
+        tendon.wrap_site(a)
+        tendon.wrap_site(b)
+        tendons.append((load.name, tname))
+    try:
+        model = spec.compile()
+    except Exception as exc:
+        raise ConfigError(f"MuJoCo refused the model: {_one_line(exc)}") from None
+    layout = RigLayout({ln: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tn) for ln, tn in tendons})
+    return model, layout
+
+
+def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
+    from app.runtime.points import closest_names
+    return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
