@@ -1,0 +1,105 @@
+"""Headless runs of a scenario: build the rig, step it as fast as possible, record, report."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import mujoco
+
+import app
+from app.runtime.errors import ConfigError
+from app.runtime.manager import RuntimeManager
+from app.runtime.signals import SignalManager
+from app.scenario import Scenario
+
+__all__ = ["RunSetup", "prepare", "run", "recording_metadata", "check_writable"]
+
+
+def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
+    """The Parquet key-value metadata the contract names (model path and SHA-256, scenario, versions)."""
+    digest = hashlib.sha256(model_path.read_bytes()).hexdigest() if model_path.is_file() else ""
+    return {
+        "mjrig.model_path": str(model_path),
+        "mjrig.model_sha256": digest,
+        "mjrig.scenario": scenario_text,
+        "mjrig.mujoco_version": mujoco.__version__,
+        "mjrig.version": app.__version__,
+        "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+    }
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Create ``path``'s folder if needed; ConfigError naming ``what`` if it cannot be written."""
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+    if path.is_dir():
+        raise ConfigError(f"{what}: {path} is a folder, not a file")
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"{what}: folder {parent} is not writable")
+
+
+@dataclass
+class RunSetup:
+    """A scenario made ready to step: the runtime, the compiled model and its data."""
+
+    scenario: Scenario
+    runtime: RuntimeManager
+    model: mujoco.MjModel
+    data: mujoco.MjData
+    duration: float
+    out: Path | None
+
+
+def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
+            record: bool = True) -> RunSetup:
+    """Compile the model with the rig, apply overrides, validate every name, open the recorder.
+
+    ``out``/``duration`` override the scenario's; ``record=False`` skips telemetry.
+    """
+    if duration is not None and not (math.isfinite(duration) and duration > 0):
+        raise ConfigError(f"--duration must be a positive number of seconds, got {duration:g}")
+    out_path = out if out is not None else sc.recording.path
+    where = "--out" if out is not None else sc.where("recording", "path")
+    if record and out_path is not None:
+        if out_path.suffix.lower() != ".parquet":
+            raise ConfigError(f"{where}: must end in .parquet, got '{out_path.name}'")
+        check_writable(out_path, where)
+    rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
+                        playback_speed=0.0)
+    try:
+        model, data = rm.load_model(sc.model)
+    except ConfigError as exc:
+        raise ConfigError(f"{sc.where('model')}: {exc}") from None
+    if sc.timestep is not None:
+        model.opt.timestep = sc.timestep
+    sc.check_model(model)
+    if record and out_path is not None:
+        rm.signal_manager = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
+                                          metadata=recording_metadata(sc.model, sc.text))
+    rm.resolve(model, data)
+    return RunSetup(sc, rm, model, data, duration if duration is not None else sc.duration,
+                    out_path if record else None)
+
+
+def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> int:
+    """Step until the duration; returns the number of steps. DivergenceError propagates after the
+    recording is closed (every row before it kept). ``progress(fraction)`` is called now and then."""
+    m, d, rm = setup.model, setup.data, setup.runtime
+    n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
+    report_every = max(1, n_steps // 200)
+    with rm:
+        for i in range(n_steps):
+            rm.step(m, d)
+            if progress is not None and i % report_every == 0:
+                progress(min(1.0, i / n_steps))
+        if progress is not None:
+            progress(1.0)
+    return n_steps

@@ -1,0 +1,388 @@
+"""ParquetSink: round trip, mid-recording columns, metadata, crash safety and writer faults."""
+from __future__ import annotations
+
+import errno
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from app.runtime import parquet_sink
+from app.runtime.errors import MjrigError
+from app.runtime.parquet_sink import ParquetSink, recover, segment_dir
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_until(predicate: Callable[[], bool], *, timeout: float = 10.0) -> None:
+    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(0.01)
+
+
+def make_block(start: int, rows: int, n_signals: int) -> np.ndarray:
+    """Rows start..start+rows-1: time = index, wall_time = index / 10, signal k = index * (k + 2)."""
+    t = np.arange(start, start + rows, dtype=np.float64)
+    return np.column_stack([t, t / 10] + [t * (k + 2) for k in range(n_signals)])
+
+
+def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    rng = np.random.default_rng(0)
+    cols = ["time", "wall_time", "Joints/hinge:qpos", "Bodies/a/b:x", "Loads/pull:fx"]
+    blocks = [rng.normal(size=(int(rng.integers(1, 300)), len(cols))) for _ in range(20)]
+    blocks[3][5, 2] = np.nan
+    blocks[7][:, 4] = np.nan
+    expected = np.concatenate(blocks)
+    with ParquetSink(out, flush_seconds=0.05) as sink:
+        for i, block in enumerate(blocks):
+            sink.write_block(cols, block)
+            block[:] = 1e9  # the caller may reuse its buffer at once
+            if i % 5 == 0:
+                time.sleep(0.08)  # let several segments form
+
+    table = pq.read_table(out)
+    assert table.column_names == cols
+    assert sink.rows_written == table.num_rows == len(expected)
+    assert sink.bytes_written == out.stat().st_size > 0
+    assert sink.error is None
+    got = np.column_stack([table.column(c).to_numpy(zero_copy_only=False) for c in cols])
+    np.testing.assert_array_equal(got, expected)  # NaN positions included
+    assert table.column(2).null_count == 1
+    assert table.column(4).null_count == len(blocks[7])
+    meta = pq.ParquetFile(out).metadata
+    assert meta.row_group(0).column(0).compression == "ZSTD"
+    assert not segment_dir(out).exists()
+
+
+def test_column_added_mid_recording_is_null_before(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    with ParquetSink(out, units={"time": "s"}, flush_seconds=0.05) as sink:
+        sink.write_block(["time", "wall_time", "a"], make_block(0, 100, 1))
+        time.sleep(0.15)  # first segment written before the new column appears
+        sink.set_units({"Loads/new:fx": "N"})
+        sink.write_block(["time", "wall_time", "a", "Loads/new:fx"], make_block(100, 50, 2))
+        # and a change within one flush (same queue drain): new segment too
+        sink.write_block(["time", "wall_time", "a", "Loads/new:fx", "c"], make_block(150, 25, 3))
+        sink.write_block(["time", "wall_time", "a", "Loads/new:fx", "c"], make_block(175, 25, 3))
+    cols = ["time", "wall_time", "a", "Loads/new:fx", "c"]
+    t = np.arange(200.0)
+    new_expected = np.where(t >= 100, t * 3, np.nan)
+    c_expected = np.where(t >= 150, t * 4, np.nan)
+
+    table = pq.read_table(out)
+    assert table.column_names == cols
+    assert table.column("Loads/new:fx").null_count == 100
+    assert table.column("c").null_count == 150
+    assert table.column("Loads/new:fx").to_pylist()[:100] == [None] * 100
+    np.testing.assert_array_equal(table.column("time").to_numpy(), t)
+
+    df = pl.read_parquet(out)
+    assert df.columns == cols
+    assert df["Loads/new:fx"].null_count() == 100
+    assert df["c"].null_count() == 150
+    np.testing.assert_array_equal(df["a"].to_numpy(), t * 2)
+    np.testing.assert_array_equal(df["Loads/new:fx"].to_numpy(), new_expected)
+
+    pdf = pd.read_parquet(out)
+    assert list(pdf.columns) == cols
+    assert int(pdf["Loads/new:fx"].isna().sum()) == 100
+    np.testing.assert_array_equal(pdf["Loads/new:fx"].to_numpy(dtype=float), new_expected)
+    np.testing.assert_array_equal(pdf["c"].to_numpy(dtype=float), c_expected)
+    assert all(str(pdf[c].dtype).lower() in ("float64", "double[pyarrow]") for c in cols)
+
+
+def test_column_dropped_mid_recording_is_null_after(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    with ParquetSink(out) as sink:
+        sink.write_block(["time", "wall_time", "a", "b"], make_block(0, 10, 2))
+        sink.write_block(["time", "wall_time", "b"], make_block(10, 10, 1) * [1, 1, 1.5])
+    df = pl.read_parquet(out)
+    assert df.columns == ["time", "wall_time", "a", "b"]
+    assert df["a"].null_count() == 10 and df["a"][:10].null_count() == 0
+    assert df["b"].null_count() == 0
+
+
+def test_metadata_and_units_read_back(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    metadata = {"model_path": "/m/arm.xml", "model_sha256": "ab" * 32,
+                "scenario": 'name = "x"\n[[loads]]\nkind = "force"\n', "mujoco_version": "3.3.0",
+                "mjrig_version": "0.1.0", "start_time": "2025-01-01T00:00:00+00:00"}
+    units = {"time": "s", "wall_time": "s", "Joints/j:qpos": "rad", "Unused:x": "m"}
+    with ParquetSink(out, metadata=metadata, units=units) as sink:
+        sink.write_block(["time", "wall_time", "Joints/j:qpos"], make_block(0, 5, 1))
+        sink.set_units({"Loads/l:fx": "N"})
+        sink.write_block(["time", "wall_time", "Joints/j:qpos", "Loads/l:fx"], make_block(5, 5, 2))
+    schema = pq.read_schema(out)
+    kv = schema.metadata
+    for key, value in metadata.items():
+        assert kv[key.encode()] == value.encode()
+    stored_units = json.loads(kv[b"mjrig.units"])
+    assert stored_units == {"time": "s", "wall_time": "s", "Joints/j:qpos": "rad", "Loads/l:fx": "N"}
+    assert schema.field("time").metadata == {b"unit": b"s"}
+    assert schema.field("Joints/j:qpos").metadata == {b"unit": b"rad"}
+    assert schema.field("Loads/l:fx").metadata == {b"unit": b"N"}
+    assert all(str(f.type) == "double" for f in schema)
+    assert pq.read_table(out).schema.field("Loads/l:fx").metadata == {b"unit": b"N"}
+
+
+def test_close_twice_and_use_after_close(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    sink = ParquetSink(out)
+    sink.write_block(("time", "wall_time"), make_block(0, 3, 0))
+    assert sink.close() == out
+    assert sink.close() == out
+    with sink:  # __exit__ closes a third time
+        pass
+    assert pq.read_table(out).num_rows == 3 == sink.rows_written
+    with pytest.raises(MjrigError):
+        sink.write_block(("time", "wall_time"), make_block(3, 3, 0))
+
+
+def test_empty_recording_gives_valid_file(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    with ParquetSink(out, metadata={"k": "v"}) as sink:
+        pass
+    table = pq.read_table(out)
+    assert table.num_rows == 0 and sink.rows_written == 0
+    assert table.column_names == ["time", "wall_time"]
+    assert pq.read_schema(out).metadata[b"k"] == b"v"
+
+
+def test_bad_input_is_rejected(tmp_path: Path) -> None:
+    with ParquetSink(tmp_path / "out.parquet") as sink:
+        with pytest.raises(ValueError, match="time"):
+            sink.write_block(["wall_time", "time"], np.zeros((1, 2)))
+        with pytest.raises(ValueError, match="shape"):
+            sink.write_block(["time", "wall_time", "a"], np.zeros((4, 2)))
+        with pytest.raises(ValueError, match="duplicate"):
+            sink.write_block(["time", "wall_time", "a", "a"], np.zeros((1, 4)))
+        with pytest.raises(TypeError):
+            sink.set_units({"a": 3})  # type: ignore[dict-item]
+    with pytest.raises(ValueError):
+        ParquetSink(tmp_path / "x.parquet", flush_seconds=0)
+    with pytest.raises(MjrigError):
+        ParquetSink(tmp_path / "no" / "such" / "dir.parquet")
+
+
+def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    sink = ParquetSink(out, flush_seconds=0.05)
+    try:
+        for i in range(5):
+            sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1))
+            wait_until(lambda: sink.rows_written == (i + 1) * 10)
+        segs = sorted(segment_dir(out).glob("seg-*.parquet"))
+        assert len(segs) == 5
+        assert [pq.read_table(s).num_rows for s in segs] == [10] * 5
+        assert json.loads((segment_dir(out) / "meta.json").read_text())["units"] == {}
+        # an unmerged recording blocks a new sink on the same path
+        with pytest.raises(MjrigError, match="recover"):
+            ParquetSink(out)
+    finally:
+        sink.close()
+    assert pq.read_table(out).num_rows == 50
+
+
+def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    real = parquet_sink._write_segment
+    release = threading.Event()
+
+    def stalled(table, target):  # type: ignore[no-untyped-def]
+        release.wait(30)  # a disk that hangs (NFS, USB stick)
+        return real(table, target)
+
+    monkeypatch.setattr(parquet_sink, "_write_segment", stalled)
+    sink = ParquetSink(tmp_path / "out.parquet", flush_seconds=0.01)
+    producer = threading.Thread(target=lambda: [
+        sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1)) for i in range(100)])
+    producer.start()
+    producer.join(10)  # liveness, not speed: it would hang if write_block waited on the disk
+    stuck = producer.is_alive()
+    release.set()
+    assert not stuck
+    assert sink.pending_rows > 0 and sink.rows_written < 1000
+    sink.close()
+    assert sink.rows_written == 1000 == pq.read_table(sink.path).num_rows
+    assert sink.pending_rows == 0
+
+
+def test_recover_without_segments_raises(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    with pytest.raises(MjrigError, match="nothing to recover"):
+        recover(out)
+    segment_dir(out).mkdir()
+    (segment_dir(out) / "meta.json").write_text('{"metadata": {}, "units": {}}')
+    (segment_dir(out) / "seg-000001.parquet.tmp").write_bytes(b"half a segment")
+    with pytest.raises(MjrigError, match="nothing to recover") as info:
+        recover(out)
+    assert "\n" not in str(info.value)
+    assert not out.exists()
+
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    import numpy as np
+    from app.runtime.parquet_sink import ParquetSink
+
+    sink = ParquetSink({path!r}, metadata={{"who": "child"}}, units={{"time": "s"}},
+                       flush_seconds=0.2)
+    cols = ["time", "wall_time", "a"]
+    n, t0 = 0, time.monotonic()
+    print("start", 0, t0, flush=True)
+    while True:
+        if n >= 2000 and len(cols) == 3:
+            cols = cols + ["b"]
+        t = np.arange(n, n + 50, dtype=np.float64)
+        extra = [t * 3] if len(cols) == 4 else []
+        sink.write_block(cols, np.column_stack([t, np.full(50, time.monotonic() - t0), t * 2] + extra))
+        n += 50
+        print("rows", n, time.monotonic(), flush=True)
+        time.sleep(0.005)
+""")
+
+
+def test_crash_then_recover_keeps_a_prefix(tmp_path: Path) -> None:
+    out = tmp_path / "crash.parquet"
+    code = CHILD.format(root=str(REPO_ROOT), path=str(out))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    reports: list[tuple[int, float]] = []
+    started = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            kind, count, stamp = line.split()
+            reports.append((int(count), float(stamp)))
+            started.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        if not started.wait(60):
+            proc.kill()
+            pytest.fail(f"child did not start: {proc.communicate()[1]}")
+        time.sleep(2.0)
+        kill_time = time.monotonic()  # CLOCK_MONOTONIC is shared by all processes
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait(10)
+    reader.join(10)
+    assert proc.returncode == -signal.SIGKILL
+    assert not out.exists()
+
+    handed = max(c for c, _ in reports)
+    safe = max(c for c, stamp in reports if stamp <= kill_time - 1.0)
+    assert safe >= 2000  # the test really ran past the new column
+
+    path, rows = recover(out)
+    assert path == out
+    table = pq.read_table(out)
+    assert table.num_rows == rows
+    # a contiguous prefix: the kill may fall between write_block and the print (+50 rows)
+    assert safe <= rows <= handed + 50, (safe, rows, handed)
+    t = np.arange(rows, dtype=np.float64)
+    np.testing.assert_array_equal(table.column("time").to_numpy(), t)
+    np.testing.assert_array_equal(table.column("a").to_numpy(), t * 2)
+    b = table.column("b").to_numpy(zero_copy_only=False)
+    np.testing.assert_array_equal(b, np.where(t >= 2000, t * 3, np.nan))
+    assert table.column_names == ["time", "wall_time", "a", "b"]
+    schema = pq.read_schema(out)
+    assert schema.metadata[b"who"] == b"child"
+    assert schema.field("time").metadata == {b"unit": b"s"}
+    assert not segment_dir(out).exists()
+    with pytest.raises(MjrigError):
+        recover(out)  # already recovered
+
+
+def _fault_after_first_segments(tmp_path: Path, inject: Callable[[Path], None],
+                                ) -> tuple[ParquetSink, int]:
+    """Record 300 rows to disk, call ``inject``, keep writing; returns (sink, rows before)."""
+    out = tmp_path / "out.parquet"
+    sink = ParquetSink(out, flush_seconds=0.05)
+    for i in range(3):
+        sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
+    wait_until(lambda: sink.rows_written == 300)
+    inject(segment_dir(out))
+    n = 300
+    for _ in range(10):  # never raises, even once the writer has failed
+        sink.write_block(["time", "wall_time", "a"], make_block(n, 100, 1))
+        n += 100
+        time.sleep(0.02)
+    wait_until(lambda: sink.error is not None)
+    sink.write_block(["time", "wall_time", "a"], make_block(n, 100, 1))
+    assert sink.rows_written == 300
+    return sink, 300
+
+
+def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    real = parquet_sink._write_segment
+    full = threading.Event()
+
+    def write_segment(table, target):  # type: ignore[no-untyped-def]
+        if full.is_set():
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real(table, target)
+
+    monkeypatch.setattr(parquet_sink, "_write_segment", write_segment)
+    sink, before = _fault_after_first_segments(tmp_path, lambda _: full.set())
+    assert "No space left on device" in (sink.error or "")
+    assert "rows not recorded" in (sink.error or "")
+    assert "\n" not in (sink.error or "")
+    out = sink.close()
+    table = pq.read_table(out)
+    assert table.num_rows == before == sink.rows_written
+    np.testing.assert_array_equal(table.column("time").to_numpy(), np.arange(before, dtype=float))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]  # no strays
+
+
+def test_segment_dir_replaced_by_file_sets_error(tmp_path: Path) -> None:
+    moved = tmp_path / "moved-away"
+
+    def replace_with_file(folder: Path) -> None:
+        folder.rename(moved)  # keep the segments written before the fault
+        folder.write_text("not a folder")
+
+    sink, before = _fault_after_first_segments(tmp_path, replace_with_file)
+    assert "Error" in (sink.error or "")
+    # the fault clears (the folder comes back) before the recording is closed
+    segment_dir(sink.path).unlink()
+    moved.rename(segment_dir(sink.path))
+    out = sink.close()
+    table = pq.read_table(out)
+    assert table.num_rows == before == sink.rows_written
+    np.testing.assert_array_equal(table.column("a").to_numpy(), np.arange(before) * 2.0)
+    assert not segment_dir(out).exists()
+
+
+def test_segment_dir_destroyed_close_raises_once(tmp_path: Path) -> None:
+    import shutil
+
+    def destroy(folder: Path) -> None:
+        shutil.rmtree(folder)
+        folder.write_text("not a folder")
+
+    sink, before = _fault_after_first_segments(tmp_path, destroy)
+    with pytest.raises(MjrigError, match=f"{before} recorded rows are lost"):
+        sink.close()
+    sink.close()  # safe twice, even after a failed close
+    assert not sink.path.exists()
