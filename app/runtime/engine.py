@@ -61,10 +61,12 @@ class _Bank:
         self.jflat_idx = rows * nv + model.ten_J_colind[adr0:adr1]
         self.jdense = np.zeros((n, nv))
         self.jflat = self.jdense.reshape(-1)
-        # Points' world positions for the recorded force vectors (site ids of tendon ends).
-        wadr = model.tendon_adr[sl]
-        self.site_a = model.wrap_objid[wadr]
-        self.site_b = model.wrap_objid[wadr + 1]
+        # The tendon path points (two per rig tendon) give each spring's direction for telemetry.
+        self.wrap = data.wrap_xpos.reshape(-1, 3)
+        self.wrapadr = data.ten_wrapadr
+        self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
+        self.torque = np.zeros((n, 3))
+        self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
 
     def refresh(self, t: float) -> None:
         """Re-read each law's numbers (after a param or field changed, or every step if profiled)."""
@@ -91,11 +93,15 @@ class _Bank:
         np.put(self.jflat, self.jflat_idx, self.jvals)
         np.dot(self.tension, self.jdense, out=qfrc)
 
-    def forces(self, data: mujoco.MjData, out: np.ndarray) -> None:
-        """World force on each spring's `at` point into ``out`` rows (n, 3): −tension · unit(b − a)."""
-        delta = data.site_xpos[self.site_b] - data.site_xpos[self.site_a]
-        length = np.maximum(self.length, 1e-12)
-        np.multiply(delta, (-self.tension / length)[:, None], out=out)
+    def forces(self) -> np.ndarray:
+        """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
+        adr = int(self.wrapadr[self.t0])
+        pts = self.wrap[adr: adr + 2 * self.n]
+        np.subtract(pts[0::2], pts[1::2], out=self.delta)
+        np.maximum(self.length, 1e-12, out=self.safe_len)
+        np.divide(self.tension, self.safe_len, out=self.scale[:, 0])
+        np.multiply(self.delta, self.scale, out=self.force)
+        return self.force
 
 
 class LoadEngine:
@@ -197,15 +203,39 @@ class LoadEngine:
             raise LoadError(f"load '{ld.name}' failed and was disabled: {type(exc).__name__}: {exc}") from exc
 
     def update_outputs(self) -> None:
-        """Fill ``wrench``/``lv`` rows of the bank loads from the last ``apply``."""
+        """Bring every load's ``_last_f`` (rows of ``wrench``) and ``lv`` up to date, for drawing."""
         b = self.bank
         if b is None:
             return
-        b.forces(self.data, self._bank_force)
+        force = b.forces()
         rows = self._bank_rows
-        self.wrench[rows, 0:3] = self._bank_force[b.pos]
+        self.wrench[rows, 0:3] = force[b.pos]
         self.lv[rows, 0] = b.length[b.pos]
         self.lv[rows, 1] = b.rate[b.pos]
+
+    def telemetry_sources(self) -> tuple[Callable[[], None], list[tuple[np.ndarray, list[tuple[str, int, str]]]]]:
+        """(prepare, sources) for the recorder: call ``prepare()`` before gathering a row; each source
+        is (flat array, [(column, index, unit)]). Bank loads are read straight from their arrays."""
+        sources: list[tuple[np.ndarray, list[tuple[str, int, str]]]] = []
+        b = self.bank
+        if b is not None:
+            order = sorted(range(b.n), key=lambda i: b.pos[i])  # bank index by tendon row
+            names = [b.loads[i].name for i in order]
+            sources.append((b.force.reshape(-1), [(f"Loads/{n}:{a}", 3 * r + k, "N") for r, n in enumerate(names)
+                                                  for k, a in enumerate(("fx", "fy", "fz"))]))
+            sources.append((b.torque.reshape(-1), [(f"Loads/{n}:{a}", 3 * r + k, "N*m") for r, n in enumerate(names)
+                                                   for k, a in enumerate(("tx", "ty", "tz"))]))
+            sources.append((b.length, [(f"Loads/{n}:length", r, "m") for r, n in enumerate(names)]))
+            sources.append((b.rate, [(f"Loads/{n}:velocity", r, "m/s") for r, n in enumerate(names)]))
+        wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
+        units = ("N", "N", "N", "N*m", "N*m", "N*m")
+        gen = [(self.index[id(ld)], ld) for ld in self.general]
+        sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
+                                 for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
+        sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
+                             for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s")))]))
+        prepare = b.forces if b is not None else (lambda: None)
+        return prepare, sources  # type: ignore[return-value]
 
 
 def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] | None = None) -> None:

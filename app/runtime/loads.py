@@ -252,6 +252,12 @@ class VectorForce(GeneralLoad):
         super().__post_init__()
         object.__setattr__(self, "vector", self.force)
 
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "vector" and "_listeners" in self.__dict__:  # a live edit: the force follows
+            value = _vec3(value, f"load '{self.name}' vector")
+            object.__setattr__(self, "force", value)
+        super().__setattr__(key, value)
+
 
 @dataclass(eq=False, kw_only=True)
 class VectorTorque(GeneralLoad):
@@ -264,6 +270,12 @@ class VectorTorque(GeneralLoad):
         self.torque = self.vector
         super().__post_init__()
         object.__setattr__(self, "vector", self.torque)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "vector" and "_listeners" in self.__dict__:  # a live edit: the torque follows
+            value = _vec3(value, f"load '{self.name}' vector")
+            object.__setattr__(self, "torque", value)
+        super().__setattr__(key, value)
 
 
 def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray:

@@ -27,7 +27,7 @@ from app.runtime.errors import ConfigError
 from app.runtime.loads import Load
 from app.runtime.proximity import Proximity
 from app.runtime.rigmodel import compile_rig, load_spec
-from app.runtime.signals import RigOutputs, SignalManager
+from app.runtime.signals import SignalManager
 from app.runtime.values import NamedValue
 from app.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
@@ -137,15 +137,13 @@ class RuntimeManager:
         for nv in self._param_list:
             nv.subscribe(self._param_changed)
         if self.signal_manager is not None:
-            eng = self._engine
-            rig = RigOutputs(
-                load_names=[ld.name for ld in self.loads],
-                point_to_point=[ld.is_point_to_point for ld in self.loads],
-                wrench=eng.wrench, lv=eng.lv,
-                proximity_names=[p.name for p in self.proximities], distances=self._distances,
-                param_names=[nv.name for nv in self._param_list],
-                param_units=[nv.unit for nv in self._param_list], param_values=self._param_values)
-            self.signal_manager.bind(mj_model, mj_data, rig=rig, before_sample=self._before_sample)
+            self._prepare_loads, load_sources = self._engine.telemetry_sources()
+            extra = [("loads", arr, pairs) for arr, pairs in load_sources]
+            extra.append(("proximities", self._distances,
+                          [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
+            extra.append(("params", self._param_values,
+                          [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
+            self.signal_manager.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
         self._bound = (id(mj_model), id(mj_data))
         self._resolved = True
 
@@ -157,7 +155,7 @@ class RuntimeManager:
     def _before_sample(self) -> None:
         eng = self._engine
         if eng is not None:
-            eng.update_outputs()
+            self._prepare_loads()
             for i, p in enumerate(self.proximities):
                 self._distances[i] = p.measure(eng.model, eng.data) if p.active else np.nan
 

@@ -56,25 +56,14 @@ _SENSOR_UNITS = {
 
 @dataclass
 class _Gather:
-    source: Callable[[], np.ndarray]  # returns a flat float64 array
+    source: np.ndarray  # a flat float64 array, read in place
     index: np.ndarray
     start: int
     stop: int
 
 
-@dataclass
-class RigOutputs:
-    """Arrays the rig fills for telemetry: load wrenches, lengths, proximities, params."""
-
-    load_names: Sequence[str]
-    point_to_point: Sequence[bool]
-    wrench: np.ndarray          # (nloads, 6)
-    lv: np.ndarray              # (nloads, 2)
-    proximity_names: Sequence[str]
-    distances: np.ndarray       # (nprox,)
-    param_names: Sequence[str]
-    param_units: Sequence[str]
-    param_values: np.ndarray    # (nparams,)
+Source = tuple[np.ndarray, list[tuple[str, int, str]]]
+"""A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
 
 
 class SignalManager:
@@ -142,9 +131,13 @@ class SignalManager:
             grown[:, : self._block.shape[1]] = self._block
             self._block = grown
 
-    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, *, rig: RigOutputs | None = None,
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, *,
+             extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]]] = (),
              before_sample: Callable[[], None] | None = None) -> None:
         """Build the sampling plan for ``model``/``data``. Columns only ever get added.
+
+        ``extra`` adds rig signals as (group, flat array, [(column, index, unit)]); the arrays
+        must stay the same objects (they are read in place at every sample).
 
         Call again after the rig changed (a load attached): the current block is flushed first so
         every segment has one set of columns.
@@ -155,7 +148,7 @@ class SignalManager:
         plan: list[_Gather] = []
         qpos, qvel = data.qpos, data.qvel
 
-        def add(source: Callable[[], np.ndarray], pairs: list[tuple[str, int, str]]) -> None:
+        def add(source: np.ndarray, pairs: list[tuple[str, int, str]]) -> None:
             if not pairs:
                 return
             cols = [self._column(n, u) for n, _, u in pairs]
@@ -188,15 +181,15 @@ class SignalManager:
                     qp += [(base + a, pa + 3 + i, "") for i, a in enumerate(("qw", "qx", "qy", "qz"))]
                     qv += [(base + a, va + i, "m/s") for i, a in enumerate(("vx", "vy", "vz"))]
                     qv += [(base + a, va + 3 + i, "rad/s") for i, a in enumerate(("wx", "wy", "wz"))]
-            add(lambda: qpos, qp)
-            add(lambda: qvel, qv)
+            add(qpos, qp)
+            add(qvel, qv)
         if "bodies" in g:
             xpos = data.xpos.reshape(-1)
             pairs = []
             for b in range(1, model.nbody):
                 name = entity_name(model, mujoco.mjtObj.mjOBJ_BODY, b, "body")
                 pairs += [(f"Bodies/{name}:{a}", 3 * b + i, "m") for i, a in enumerate("xyz")]
-            add(lambda: xpos, pairs)
+            add(xpos, pairs)
         if "sensors" in g and model.nsensor:
             sdata = data.sensordata
             pairs = []
@@ -205,42 +198,25 @@ class SignalManager:
                 unit = _SENSOR_UNITS.get(mujoco.mjtSensor(int(model.sensor_type[s])).name, "")
                 adr = int(model.sensor_adr[s])
                 pairs += [(f"Sensors/{name}:{i}", adr + i, unit) for i in range(int(model.sensor_dim[s]))]
-            add(lambda: sdata, pairs)
+            add(sdata, pairs)
         if "actuators" in g and model.nu:
             ctrl, force = data.ctrl, data.actuator_force
             names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
-            add(lambda: ctrl, [(f"Actuators/{n}:ctrl", i, "") for i, n in enumerate(names)])
-            add(lambda: force, [(f"Actuators/{n}:force", i, "N") for i, n in enumerate(names)])
-        if rig is not None:
-            if "loads" in g and len(rig.load_names):
-                wr = rig.wrench.reshape(-1)
-                lv = rig.lv.reshape(-1)
-                pairs, lpairs = [], []
-                for i, name in enumerate(rig.load_names):
-                    units = ("N", "N", "N", "N*m", "N*m", "N*m")
-                    pairs += [(f"Loads/{name}:{a}", 6 * i + k, units[k])
-                              for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]
-                    if rig.point_to_point[i]:
-                        lpairs += [(f"Loads/{name}:length", 2 * i, "m"), (f"Loads/{name}:velocity", 2 * i + 1, "m/s")]
-                add(lambda: wr, pairs)
-                add(lambda: lv, lpairs)
-            if "proximities" in g and len(rig.proximity_names):
-                dist = rig.distances
-                add(lambda: dist, [(f"Proximities/{n}:distance", i, "m") for i, n in enumerate(rig.proximity_names)])
-            if "params" in g and len(rig.param_names):
-                pv = rig.param_values
-                add(lambda: pv, [(f"Params/{n}:value", i, u) for i, (n, u) in
-                                 enumerate(zip(rig.param_names, rig.param_units))])
+            add(ctrl, [(f"Actuators/{n}:ctrl", i, "") for i, n in enumerate(names)])
+            add(force, [(f"Actuators/{n}:force", i, "N") for i, n in enumerate(names)])
+        for group, array, pairs in extra:
+            if group in g:
+                add(array, pairs)
         if "contacts" in g:
             self._contacts = np.zeros(2)
             cbuf = self._contacts
-            add(lambda: cbuf, [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")])
+            add(cbuf, [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")])
         else:
             self._contacts = None
         if "energy" in g:
             model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
             energy = data.energy
-            add(lambda: energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])
+            add(energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])
         self._plan = plan
         self._data = data
         self._ensure_width()
@@ -299,7 +275,7 @@ class SignalManager:
         row[0] = mj_data.time
         row[1] = now - self._wall0
         for gth in self._plan:
-            np.take(gth.source(), gth.index, out=row[gth.start:gth.stop], mode="clip")
+            np.take(gth.source, gth.index, out=row[gth.start:gth.stop], mode="clip")
         if self._posted:
             for idx, val in self._posted.items():
                 row[idx] = val

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install mjrig with its test extras (and, on Debian without a display, Xvfb + Mesa), then run
+# the whole test suite. Usage: bash scripts/test.sh [pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  if ! command -v Xvfb >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libegl1 libosmesa6 \
+      xdotool imagemagick ffmpeg >/dev/null
+  fi
+fi
+python3 -m pip install -q -e ".[test]"
+exec python3 -m pytest -q "$@"
