@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
+
+# With no display, MuJoCo's offscreen rendering must use EGL; it is picked when mujoco is first
+# imported, so this comes before any import of the core.
+if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and "MUJOCO_GL" not in os.environ:
+    os.environ["MUJOCO_GL"] = "egl"
 
 from app.runtime.errors import ConfigError, DivergenceError, MjrigError
 
