@@ -13,7 +13,7 @@ import mujoco
 
 import app
 from app.runtime.errors import ConfigError
-from app.runtime.manager import RuntimeManager
+from app.runtime.manager import RuntimeManager, load_model_file
 from app.runtime.signals import SignalManager
 from app.scenario import Scenario
 
@@ -74,6 +74,13 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         check_writable(out_path, where)
     rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
                         playback_speed=0.0)
+    try:
+        plain = load_model_file(sc.model)
+    except ConfigError as exc:
+        raise ConfigError(f"{sc.where('model')}: {exc}") from None
+    # Check names on the model as written first: compiling the rig's helper tendons would
+    # otherwise report a spring's unknown site/body at the `model` line, not at its own field.
+    sc.check_model(plain)
     try:
         model, data = rm.load_model(sc.model)
     except ConfigError as exc:

@@ -214,6 +214,13 @@ class GeneralLoad(Load):
     torque: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
     xtion_body: AnySite | None = None
     kind: ClassVar[str] = "general"
+    _vector_of: ClassVar[str] = ""  # VectorForce/VectorTorque: the field their `vector` stands for
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "vector" and self._vector_of and "_listeners" in self.__dict__:  # a live edit
+            value = _vec3(value, f"load '{self.name}' vector")
+            object.__setattr__(self, self._vector_of, value)
+        super().__setattr__(key, value)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -246,17 +253,12 @@ class VectorForce(GeneralLoad):
 
     vector: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
     kind: ClassVar[str] = "force"
+    _vector_of: ClassVar[str] = "force"
 
     def __post_init__(self) -> None:
         self.force = self.vector
         super().__post_init__()
         object.__setattr__(self, "vector", self.force)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        if key == "vector" and "_listeners" in self.__dict__:  # a live edit: the force follows
-            value = _vec3(value, f"load '{self.name}' vector")
-            object.__setattr__(self, "force", value)
-        super().__setattr__(key, value)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -265,17 +267,12 @@ class VectorTorque(GeneralLoad):
 
     vector: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
     kind: ClassVar[str] = "torque"
+    _vector_of: ClassVar[str] = "torque"
 
     def __post_init__(self) -> None:
         self.torque = self.vector
         super().__post_init__()
         object.__setattr__(self, "vector", self.torque)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        if key == "vector" and "_listeners" in self.__dict__:  # a live edit: the torque follows
-            value = _vec3(value, f"load '{self.name}' vector")
-            object.__setattr__(self, "torque", value)
-        super().__setattr__(key, value)
 
 
 def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray:

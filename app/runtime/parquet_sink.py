@@ -2,16 +2,21 @@
 
 A Parquet file is unreadable until its footer is written, so a recording killed mid-way would
 lose everything if it streamed into one file. Instead, while recording, a writer thread turns
-queued row blocks into small *closed* Parquet segments (``seg-000001.parquet``, ...) inside
+queued row blocks into small *closed* segments (``seg-000001.rows``, ...) inside
 ``segment_dir(path)``; a SIGKILL loses at most the rows of the last ``flush_seconds``.
+Segments are raw float64 rows behind a JSON header: writing them is one ``write`` per block,
+which releases the GIL, so the writer thread never stalls the stepping thread. All Arrow and
+Parquet work happens when the recording is closed or recovered.
 ``ParquetSink.close()`` (or ``recover()`` after a crash) merges the segments, one at a time,
 into ``path``.
 
 Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)::
 
     meta.json            {"metadata": {str: str}, "units": {column: unit}}
-    seg-000001.parquet   float64 columns, nullable; columns may differ between segments
-    seg-000002.parquet   ...
+    seg-000001.rows      8-byte little-endian header length n, n bytes of JSON {"columns": [...]}
+                         (padded to a multiple of 8), then float64 rows (row-major, NaN = null);
+                         columns may differ between segments
+    seg-000002.rows      ...
 
 The merged file has the union of all columns in order of first appearance ('time' and
 'wall_time' first), null where a column did not exist yet, zstd compression, the key-value
@@ -47,9 +52,11 @@ MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
 ROW_GROUP_BYTES = 64 * 2**20
 """Uncompressed bytes gathered from segments into one row group of the merged file."""
-SEGMENT_COMPRESSION = "zstd"
+# Dictionary encoding is almost never chosen for float telemetry but costs 3-4x the write time
+# (measured: 7500 rows x 302 columns, 148 ms -> 43 ms with zstd).
+_ENCODING = dict(use_dictionary=False, write_statistics=False)
 
-_SEGMENT_RE = re.compile(r"^seg-(\d+)\.parquet$")
+_SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
 _FIXED = ("time", "wall_time")
 
 
@@ -281,14 +288,14 @@ class ParquetSink:
         for i in range(1, len(items) + 1):
             if i == len(items) or items[i][0] != items[start][0]:
                 blocks = [b for _, b in items[start:i]]
-                table = _to_table(items[start][0], blocks)
-                name = f"seg-{self._next_segment:06d}.parquet"
-                size = _write_segment(table, self._dir / name)
+                name = f"seg-{self._next_segment:06d}.rows"
+                size = _write_segment(items[start][0], blocks, self._dir / name)
+                rows = sum(b.shape[0] for b in blocks)
                 self._next_segment += 1
                 with self._cond:
-                    self._rows_written += table.num_rows
+                    self._rows_written += rows
                     self._bytes_written += size
-                    self._inflight_rows -= table.num_rows
+                    self._inflight_rows -= rows
                 start = i
 
     def _fail(self, message: str) -> None:
@@ -378,21 +385,28 @@ def _write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) -
 
 def _to_table(columns: tuple[str, ...], blocks: list[np.ndarray]) -> pa.Table:
     """float64 blocks (rows x columns) -> Arrow table, NaN as null."""
-    data = np.asfortranarray(blocks[0] if len(blocks) == 1 else np.concatenate(blocks))
+    data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    # One transposing copy makes every column a C-contiguous row, which Arrow wraps without
+    # copying; slicing columns out of a Fortran array instead costs ~10x more in pa.array.
+    by_column = np.ascontiguousarray(data.T)
     arrays = []
-    for i in range(len(columns)):
-        col = data[:, i]
+    for col in by_column:
         nan = np.isnan(col)
         arrays.append(pa.array(col, mask=nan) if nan.any() else pa.array(col))
     return pa.Table.from_arrays(arrays, names=list(columns))
 
 
-def _write_segment(table: pa.Table, target: Path) -> int:
-    """Write ``table`` as a closed Parquet file at ``target`` atomically; returns its size."""
+def _write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: Path) -> int:
+    """Write the blocks as one closed segment at ``target`` atomically; returns its size."""
+    header = json.dumps({"columns": list(columns)}).encode()
+    header += b" " * (-len(header) % 8)
     tmp = target.with_name(target.name + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            pq.write_table(table, f, compression=SEGMENT_COMPRESSION)
+            f.write(len(header).to_bytes(8, "little"))
+            f.write(header)
+            for block in blocks:
+                f.write(np.ascontiguousarray(block, dtype="<f8").data)
             f.flush()
             os.fsync(f.fileno())
             size = f.tell()
@@ -406,14 +420,35 @@ def _write_segment(table: pa.Table, target: Path) -> int:
     return size
 
 
+def _read_header(seg: Path) -> tuple[tuple[str, ...], int]:
+    """(columns, byte offset of the rows) of a segment; ValueError if it is not one."""
+    with open(seg, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        if not 0 < n < 2**26:
+            raise ValueError("bad segment header")
+        head = json.loads(f.read(n).decode())
+    cols = tuple(head["columns"])
+    _check_columns(cols)
+    size = seg.stat().st_size - 8 - n
+    if size % (8 * len(cols)):
+        raise ValueError(f"segment size is not a whole number of {len(cols)}-column rows")
+    return cols, 8 + n
+
+
+def _read_segment(seg: Path) -> pa.Table:
+    cols, offset = _read_header(seg)
+    rows = np.fromfile(seg, dtype="<f8", offset=offset).reshape(-1, len(cols))
+    return _to_table(cols, [rows])
+
+
 def _merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
                units: dict[str, str]) -> tuple[int, bool]:
     """Merge the readable prefix of ``segs``; returns (rows, every segment was readable)."""
     schemas = []
     for seg in segs:
         try:
-            schemas.append(pq.read_schema(seg))
-        except (OSError, pa.ArrowException) as exc:
+            schemas.append(_read_header(seg)[0])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
             warnings.warn(f"segment {seg} unreadable ({_one_line(exc)}); "
                           f"merging the {len(schemas)} segments before it", stacklevel=3)
             break
@@ -421,12 +456,12 @@ def _merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
     return _merge(list(zip(segs, schemas)), path, metadata, units), ok
 
 
-def _merge(segs: list[tuple[Path, pa.Schema]], path: Path, metadata: dict[str, str],
+def _merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
            units: dict[str, str]) -> int:
     """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
     names: dict[str, None] = dict.fromkeys(_FIXED)
-    for _, schema in segs:
-        names.update(dict.fromkeys(schema.names))
+    for _, columns in segs:
+        names.update(dict.fromkeys(columns))
     fields = [pa.field(n, pa.float64(), nullable=True,
                        metadata={b"unit": units[n].encode()} if n in units else None)
               for n in names]
@@ -438,11 +473,11 @@ def _merge(segs: list[tuple[Path, pa.Schema]], path: Path, metadata: dict[str, s
     tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0
     try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        with pq.ParquetWriter(tmp, schema, compression="zstd", **_ENCODING) as writer:
             pending: list[pa.Table] = []
             pending_bytes = 0
             for seg, _ in segs:
-                table = pq.read_table(seg)
+                table = _read_segment(seg)
                 n = table.num_rows
                 cols = [table.column(name) if name in table.column_names
                         else pa.nulls(n, pa.float64()) for name in names]

@@ -100,6 +100,7 @@ class SignalManager:
         self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
         self._col_index: dict[str, int] = {"time": 0, "wall_time": 1}
         self._plan: list[_Gather] = []
+        self._gathers: list[tuple[np.ndarray, np.ndarray, int, int]] = []
         self._block = np.full((self.batch_size, 8), np.nan)
         self._row = 0
         self._step_count = -1
@@ -218,6 +219,7 @@ class SignalManager:
             energy = data.energy
             add(energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])
         self._plan = plan
+        self._gathers = [(g.source, g.index, g.start, g.stop) for g in plan]
         self._data = data
         self._ensure_width()
         if self._sink is not None:
@@ -274,8 +276,9 @@ class SignalManager:
         row = self._block[self._row]
         row[0] = mj_data.time
         row[1] = now - self._wall0
-        for gth in self._plan:
-            np.take(gth.source, gth.index, out=row[gth.start:gth.stop], mode="clip")
+        take = np.take
+        for source, index, start, stop in self._gathers:
+            take(source, index, out=row[start:stop], mode="clip")
         if self._posted:
             for idx, val in self._posted.items():
                 row[idx] = val

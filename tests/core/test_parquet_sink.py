@@ -186,9 +186,9 @@ def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
         for i in range(5):
             sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1))
             wait_until(lambda: sink.rows_written == (i + 1) * 10)
-        segs = sorted(segment_dir(out).glob("seg-*.parquet"))
+        segs = sorted(segment_dir(out).glob("seg-*.rows"))
         assert len(segs) == 5
-        assert [pq.read_table(s).num_rows for s in segs] == [10] * 5
+        assert [parquet_sink._read_segment(s).num_rows for s in segs] == [10] * 5
         assert json.loads((segment_dir(out) / "meta.json").read_text())["units"] == {}
         # an unmerged recording blocks a new sink on the same path
         with pytest.raises(MjrigError, match="recover"):
@@ -203,9 +203,9 @@ def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path,
     real = parquet_sink._write_segment
     release = threading.Event()
 
-    def stalled(table, target):  # type: ignore[no-untyped-def]
+    def stalled(columns, blocks, target):  # type: ignore[no-untyped-def]
         release.wait(30)  # a disk that hangs (NFS, USB stick)
-        return real(table, target)
+        return real(columns, blocks, target)
 
     monkeypatch.setattr(parquet_sink, "_write_segment", stalled)
     sink = ParquetSink(tmp_path / "out.parquet", flush_seconds=0.01)
@@ -228,7 +228,7 @@ def test_recover_without_segments_raises(tmp_path: Path) -> None:
         recover(out)
     segment_dir(out).mkdir()
     (segment_dir(out) / "meta.json").write_text('{"metadata": {}, "units": {}}')
-    (segment_dir(out) / "seg-000001.parquet.tmp").write_bytes(b"half a segment")
+    (segment_dir(out) / "seg-000001.rows.tmp").write_bytes(b"half a segment")
     with pytest.raises(MjrigError, match="nothing to recover") as info:
         recover(out)
     assert "\n" not in str(info.value)
@@ -338,10 +338,10 @@ def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path,
     real = parquet_sink._write_segment
     full = threading.Event()
 
-    def write_segment(table, target):  # type: ignore[no-untyped-def]
+    def write_segment(columns, blocks, target):  # type: ignore[no-untyped-def]
         if full.is_set():
             raise OSError(errno.ENOSPC, "No space left on device", str(target))
-        return real(table, target)
+        return real(columns, blocks, target)
 
     monkeypatch.setattr(parquet_sink, "_write_segment", write_segment)
     sink, before = _fault_after_first_segments(tmp_path, lambda _: full.set())
