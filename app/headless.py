@@ -102,11 +102,18 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
     m, d, rm = setup.model, setup.data, setup.runtime
     n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
     report_every = max(1, n_steps // 200)
-    with rm:
-        for i in range(n_steps):
-            rm.step(m, d)
-            if progress is not None and i % report_every == 0:
-                progress(min(1.0, i / n_steps))
-        if progress is not None:
-            progress(1.0)
+    # MuJoCo's default handler prints its warnings to stderr and appends them to MUJOCO_LOG.TXT
+    # in the working folder; a divergence is reported by DivergenceError in one line instead.
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda msg: None)
+    try:
+        with rm:
+            for i in range(n_steps):
+                rm.step(m, d)
+                if progress is not None and i % report_every == 0:
+                    progress(min(1.0, i / n_steps))
+            if progress is not None:
+                progress(1.0)
+    finally:
+        mujoco.set_mju_user_warning(previous)
     return n_steps

@@ -96,6 +96,8 @@ class Scenario:
     source: Path | None = None
     text: str = ""
     locator: "ScenarioLocator | None" = None
+    doc: dict = field(default_factory=dict)
+    """The scenario as a TOML document (tables, lists, numbers, strings), as read."""
 
     def where(self, *fieldpath: str | int) -> str:
         """'FILE:LINE: field' prefix for an error about ``fieldpath`` (e.g. 'loads', 2, 'at')."""
@@ -474,8 +476,15 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
         raise ConfigError(f"{where}: TOML syntax error: {reason}") from None
     locator = ScenarioLocator(text, source)
     sc = _Parser(doc, locator, base or Path.cwd()).scenario()
-    sc.source, sc.text, sc.locator = source, text, locator
+    sc.source, sc.text, sc.locator, sc.doc = source, text, locator, doc
     return sc
+
+
+def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> Scenario:
+    """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
+    from app.tomlwrite import dumps
+    text = dumps(doc)
+    return parse_scenario(text, source=source, base=base)
 
 
 def load_scenario(path: str | os.PathLike) -> Scenario:

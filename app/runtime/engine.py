@@ -247,6 +247,10 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     """
     m, d = engine.model, engine.data
     t_before = d.time
+    # MuJoCo resets the state (time 0) and steps on when it finds a bad value, so a divergence
+    # shows as time going back -- except in the first two steps, where the reset state steps to
+    # the same time: there the warning counters tell.
+    early = _bad_count(d) if t_before <= m.opt.timestep else -1
     if m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
         _step_rk4(engine, before_integrate)
     else:
@@ -255,8 +259,18 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         if before_integrate is not None:
             before_integrate()
         mujoco.mj_step2(m, d)
-    if d.time < t_before or not math.isfinite(d.time):
+    if (d.time < t_before or not math.isfinite(d.time)
+            or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))
+
+
+_BAD_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQACC), int(mujoco.mjtWarning.mjWARN_BADQVEL),
+                 int(mujoco.mjtWarning.mjWARN_BADQPOS)]
+
+
+def _bad_count(d: mujoco.MjData) -> int:
+    """How often MuJoCo has reset ``d`` for a NaN/Inf/huge position, velocity or acceleration."""
+    return int(d.warning.number[_BAD_WARNINGS].sum())
 
 
 def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], None] | None) -> None:

@@ -55,7 +55,8 @@ class RuntimeManager:
 
     ``playback_speed`` is the real-time factor ``step`` paces to (1.0: real time); 0 or less
     runs as fast as possible. ``params`` lists extra NamedValues to record besides those the
-    loads use. ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
+    loads use. ``monitors`` are extra SignalManagers sampled like ``signal_manager`` (e.g. a
+    file-less one feeding live plots through ``on_rows``). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
     disabled and the run goes on); without it the error propagates.
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
@@ -67,6 +68,7 @@ class RuntimeManager:
     video_recorders: list[Any] = field(default_factory=list)
     playback_speed: float = 1.0
     params: list[NamedValue] = field(default_factory=list)
+    monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
     _sync_hook: SyncHook | None = None
     _skip_recording: bool = False
@@ -81,6 +83,8 @@ class RuntimeManager:
         self._distances = np.zeros(0)
         self._param_values = np.zeros(0)
         self._param_list: list[NamedValue] = []
+        self._due: list[SignalManager] = []
+        self._prepare_loads: Callable[[], None] = lambda: None
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------
@@ -136,16 +140,29 @@ class RuntimeManager:
         self._param_values = np.array([nv.value for nv in self._param_list], dtype=float)
         for nv in self._param_list:
             nv.subscribe(self._param_changed)
-        if self.signal_manager is not None:
-            self._prepare_loads, load_sources = self._engine.telemetry_sources()
+        self._prepare_loads, load_sources = self._engine.telemetry_sources()
+        for sm in self._samplers():
             extra = [("loads", arr, pairs) for arr, pairs in load_sources]
             extra.append(("proximities", self._distances,
                           [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
             extra.append(("params", self._param_values,
                           [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
-            self.signal_manager.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
+            sm.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
         self._bound = (id(mj_model), id(mj_data))
         self._resolved = True
+
+    def _samplers(self) -> list[SignalManager]:
+        out = list(self.monitors)
+        if self.signal_manager is not None and not self._skip_recording:
+            out.insert(0, self.signal_manager)
+        return out
+
+    def set_recorder(self, sm: SignalManager | None) -> SignalManager | None:
+        """Swap the recording SignalManager (None stops recording); returns the previous one,
+        which the caller closes. The new one is bound at the next step."""
+        old, self.signal_manager = self.signal_manager, sm
+        self._resolved = False
+        return old
 
     def _param_changed(self, nv: NamedValue) -> None:
         for i, p in enumerate(self._param_list):
@@ -198,9 +215,9 @@ class RuntimeManager:
         if self._start_wall_time is None:
             self._start_sim_time = mj_data.time
             self._start_wall_time = time.perf_counter()
-        sm = self.signal_manager
-        self._record_now = sm is not None and not self._skip_recording and sm.due(mj_data.time)
-        hook = self._capture if (self._record_now or self.video_recorders) else None
+        t = mj_data.time
+        self._due = [sm for sm in self._samplers() if sm.due(t)]
+        hook = self._capture if (self._due or self.video_recorders) else None
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
@@ -214,9 +231,10 @@ class RuntimeManager:
     def _capture(self) -> None:
         eng = self._engine
         assert eng is not None
-        sm = self.signal_manager
-        if sm is not None and self._record_now:
-            sm.sample(eng.data)
+        prepared = False
+        for sm in self._due:
+            sm.sample(eng.data, prepared=prepared)
+            prepared = True
         if self.video_recorders:
             arrows, lines = self.visuals(eng.model, eng.data)
             for rec in self.video_recorders:

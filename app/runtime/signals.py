@@ -262,9 +262,9 @@ class SignalManager:
             return
         self.sample(mj_data)
 
-    def sample(self, mj_data: mujoco.MjData) -> None:
-        """Sample one row now, unconditionally."""
-        if self._before_sample is not None:
+    def sample(self, mj_data: mujoco.MjData, *, prepared: bool = False) -> None:
+        """Sample one row now, unconditionally (``prepared``: rig outputs are already fresh)."""
+        if self._before_sample is not None and not prepared:
             self._before_sample()
         if self._contacts is not None:
             n = mj_data.ncon
