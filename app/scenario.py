@@ -172,6 +172,8 @@ class ScenarioLocator:
         return None
 
     def where(self, *path: str | int) -> str:
+        if self.source is None and not self.lines:
+            return _dotted(path) if path else "scenario"
         name = str(self.source) if self.source else "<scenario>"
         n = self.line(*path)
         loc = f"{name}:{n}" if n else name
@@ -463,8 +465,11 @@ def _show(v: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def parse_scenario(text: str, *, source: Path | None = None, base: Path | None = None) -> Scenario:
-    """Parse scenario TOML ``text``; relative paths resolve against ``base`` (default: cwd)."""
+def parse_scenario(text: str, *, source: Path | None = None, base: Path | None = None,
+                   locate: bool = True) -> Scenario:
+    """Parse scenario TOML ``text``; relative paths resolve against ``base`` (default: cwd).
+
+    ``locate=False`` names fields only (no file:line), for documents edited in the app."""
     name = str(source) if source else "<scenario>"
     try:
         doc = tomllib.loads(text)
@@ -474,7 +479,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
         where = f"{name}:{m.group(1)}" if m else name
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
         raise ConfigError(f"{where}: TOML syntax error: {reason}") from None
-    locator = ScenarioLocator(text, source)
+    locator = ScenarioLocator(text if locate else "", source if locate else None)
     sc = _Parser(doc, locator, base or Path.cwd()).scenario()
     sc.source, sc.text, sc.locator, sc.doc = source, text, locator, doc
     return sc
@@ -484,7 +489,7 @@ def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> S
     """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
     from app.tomlwrite import dumps
     text = dumps(doc)
-    return parse_scenario(text, source=source, base=base)
+    return parse_scenario(text, source=source, base=base, locate=False)
 
 
 def load_scenario(path: str | os.PathLike) -> Scenario:

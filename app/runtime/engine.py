@@ -172,7 +172,8 @@ class LoadEngine:
         else:
             qfrc.fill(0.0)
         for ld in self.general:
-            if not ld.active:
+            if not ld.active:  # switched off: it applies nothing, so it reports nothing either
+                self.wrench[self.index[id(ld)]] = 0.0
                 continue
             try:
                 f, t = ld.calculate(m, d)

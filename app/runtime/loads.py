@@ -13,6 +13,7 @@ positive pushes the points apart; a stretched spring therefore has a negative sc
 from __future__ import annotations
 
 import math
+import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Sequence
@@ -341,6 +342,7 @@ class PointToPointForce(Load):
         super().__post_init__()
         self.xtion_site = parse_point(self.xtion_site)
         self._r0_mag = math.nan
+        self._r0_data: weakref.ref | None = None  # the MjData r0 was taken on
         self._last_d = 0.0
         self._last_v = 0.0
 
@@ -356,9 +358,15 @@ class PointToPointForce(Load):
         return self.law.params() if self.law is not None else []
 
     def resolve_ids(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
-        """Check the points and take the initial distance r0 (m) from the current state."""
+        """Check the points and take the initial distance r0 (m) from the current state.
+
+        r0 is taken once per MjData (a run): re-resolving the same run after an edit (a load
+        attached, recording started) keeps it, so a stroke window never moves mid-run.
+        """
         super().resolve_ids(mj_model, mj_data)
-        self._r0_mag = self.action_site.rt_dm(self.xtion_site, mj_model, mj_data)
+        if self._r0_data is None or self._r0_data() is not mj_data:
+            self._r0_mag = self.action_site.rt_dm(self.xtion_site, mj_model, mj_data)
+            self._r0_data = weakref.ref(mj_data)
 
     def tension(self, d: float, v: float, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> float:
         """Tension (N) at distance d (m) and rate v (m/s)."""

@@ -36,6 +36,10 @@ __all__ = ["RuntimeManager", "load_model_file"]
 SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[LineConfig]], None]
 
 
+def _points_key(load: Load) -> tuple[str, ...]:
+    return (type(load).__name__, str(load.action_site), str(load.reaction))
+
+
 def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
     """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
     path = Path(path)
@@ -84,6 +88,7 @@ class RuntimeManager:
         self._param_values = np.zeros(0)
         self._param_list: list[NamedValue] = []
         self._due: list[SignalManager] = []
+        self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
         self._prepare_loads: Callable[[], None] = lambda: None
         self._closed = False
 
@@ -103,8 +108,8 @@ class RuntimeManager:
         else:
             spec = load_spec(source)
         model, layout = compile_rig(spec, self.loads)
-        by_identity = {id(ld): layout.tendon_of[ld.name] for ld in self.loads if ld.name in layout.tendon_of}
-        self._compiled = (model, by_identity)
+        self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], _points_key(ld))
+                                  for ld in self.loads if ld.name in layout.tendon_of})
         data = mujoco.MjData(model)
         self._resolved = False
         return model, data
@@ -124,10 +129,17 @@ class RuntimeManager:
             self._engine.detach()
         tendon_of: dict[str, int] = {}
         if self._compiled is not None and self._compiled[0] is mj_model:
-            ids = self._compiled[1]
-            tendon_of = {ld.name: ids[id(ld)] for ld in self.loads if id(ld) in ids}
+            helpers = self._compiled[1]
+            tendon_of = {ld.name: helpers[ld.name][0] for ld in self.loads
+                         if ld.name in helpers and helpers[ld.name][1] == _points_key(ld)}
         self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
                                   on_load_error=self.on_load_error)
+        for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
+            kept = self._r0.get(ld.name)
+            if kept is not None and kept[0] == _points_key(ld) and hasattr(ld, "_r0_mag"):
+                ld._r0_mag = kept[1]
+                self._engine._flag()
+        self._r0 = {ld.name: (_points_key(ld), ld._r0_mag) for ld in self.loads if hasattr(ld, "_r0_mag")}
         for p in self.proximities:
             p.resolve(mj_model, mj_data)
         self._distances = np.full(len(self.proximities), np.nan)
@@ -150,6 +162,19 @@ class RuntimeManager:
             sm.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
         self._bound = (id(mj_model), id(mj_data))
         self._resolved = True
+
+    def inherit_layout(self, other: "RuntimeManager") -> None:
+        """Take over ``other``'s compiled model layout and initial distances, so loads that are
+        unchanged (same name and points) keep the fast path and their r0 on the same model."""
+        self._compiled = other._compiled
+        self._r0 = dict(other._r0)
+
+    def detach(self) -> None:
+        """Stop listening to loads and params (the manager is being replaced); nothing is closed."""
+        if self._engine is not None:
+            self._engine.detach()
+        for nv in self._param_list:
+            nv.unsubscribe(self._param_changed)
 
     def _samplers(self) -> list[SignalManager]:
         out = list(self.monitors)

@@ -317,7 +317,13 @@ class SignalManager:
 
     @property
     def rows_written(self) -> int:
+        """Rows on disk so far."""
         return 0 if self._sink is None else self._sink.rows_written
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes on disk so far."""
+        return 0 if self._sink is None else self._sink.bytes_written
 
     def close(self) -> Path | None:
         """Flush and finalize the Parquet file; safe twice. Returns its path (None if nothing)."""

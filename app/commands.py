@@ -1,0 +1,262 @@
+"""Commands (GUI/keys -> simulation) and snapshots (simulation -> GUI).
+
+Every command is a small frozen, picklable dataclass, so the same objects cross a thread queue
+or a process pipe. Loads and proximities travel as scenario-format tables (``dict``), so the app
+validates them with exactly the code that validates scenario files.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "RunState", "Command", "OpenModel", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
+    "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
+    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "SaveScenario",
+    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetVisualFlag", "Quit", "Snapshot", "LoadInfo",
+    "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS",
+]
+
+SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
+"""Speed choices (real-time factor); 0.0 means as fast as possible."""
+
+
+class RunState(str, enum.Enum):
+    """The one run-state machine: commands only request transitions."""
+
+    RUNNING = "running"
+    PAUSED = "paused"
+    STOPPED = "stopped"   # no model loaded
+    ERROR = "error"       # diverged or failed; paused until reset
+
+
+class Command:
+    """Base of every command."""
+
+
+@dataclass(frozen=True)
+class OpenModel(Command):
+    """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error)."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Reload(Command):
+    """Re-read the current model file, keeping the attached rig."""
+
+
+@dataclass(frozen=True)
+class Play(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Pause(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class TogglePause(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class StepOnce(Command):
+    """Advance ``steps`` timesteps while paused."""
+
+    steps: int = 1
+
+
+@dataclass(frozen=True)
+class Reset(Command):
+    """Back to the model's initial state (keyframe 0 if it has one); leaves an error state."""
+
+
+@dataclass(frozen=True)
+class SetSpeed(Command):
+    """Real-time factor to pace to; 0 or less: as fast as possible."""
+
+    speed: float
+
+
+@dataclass(frozen=True)
+class ChangeSpeed(Command):
+    """One notch slower (-1) or faster (+1) through SPEEDS."""
+
+    direction: int
+
+
+@dataclass(frozen=True)
+class AddLoad(Command):
+    """Attach a load given as a scenario ``[[loads]]`` table; ``replace`` edits the one of that name."""
+
+    spec: dict
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class RemoveLoad(Command):
+    name: str
+
+
+@dataclass(frozen=True)
+class SetLoadActive(Command):
+    name: str
+    active: bool
+
+
+@dataclass(frozen=True)
+class AddProximity(Command):
+    """Start a proximity given as a scenario ``[[proximities]]`` table."""
+
+    spec: dict
+    replace: bool = False
+
+
+@dataclass(frozen=True)
+class RemoveProximity(Command):
+    name: str
+
+
+@dataclass(frozen=True)
+class SetParam(Command):
+    """Set a param's value (clamped to its range); the physics sees it at the next step."""
+
+    name: str
+    value: float
+
+
+@dataclass(frozen=True)
+class AddParam(Command):
+    name: str
+    value: float
+    min: float | None = None
+    max: float | None = None
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class StartRecording(Command):
+    """Record to ``path`` (.parquet); ``rate`` samples per simulated second (None: every step)."""
+
+    path: str
+    rate: float | None = None
+    signals: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class StopRecording(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class ToggleRecording(Command):
+    """Start (with the last settings) or stop recording."""
+
+
+@dataclass(frozen=True)
+class SaveScenario(Command):
+    """Write the current rig as a scenario TOML the headless runner accepts."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class SaveKeyframe(Command):
+    """Write a copy of the MJCF with the current state as a keyframe (``path``: None = next to it)."""
+
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Screenshot(Command):
+    """Save a PNG of the current view (``path``: None = a timestamped file in the runs folder)."""
+
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class ToggleVideo(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class SetVisualFlag(Command):
+    """Toggle a viewer option: 'contact_force' or 'transparent'."""
+
+    flag: str
+
+
+@dataclass(frozen=True)
+class Quit(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class LoadInfo:
+    name: str
+    kind: str
+    active: bool
+    spec: dict
+    force: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class ProximityInfo:
+    name: str
+    distance: float
+    below: bool
+    spec: dict
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    value: float
+    min: float | None
+    max: float | None
+    unit: str
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
+
+    path: str = ""
+    bodies: tuple[str, ...] = ()
+    joints: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    geoms: tuple[str, ...] = ()
+    sensors: tuple[str, ...] = ()
+    cameras: tuple[str, ...] = ()
+    timestep: float = 0.0
+    nq: int = 0
+    nv: int = 0
+    nu: int = 0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the panel shows, published by the simulation about every frame. Immutable."""
+
+    state: RunState = RunState.STOPPED
+    time: float = 0.0
+    realtime_factor: float = 0.0
+    speed: float = 1.0
+    model: ModelInfo = field(default_factory=ModelInfo)
+    loads: tuple[LoadInfo, ...] = ()
+    proximities: tuple[ProximityInfo, ...] = ()
+    params: tuple[ParamInfo, ...] = ()
+    recording_path: str | None = None
+    recording_rows: int = 0
+    recording_bytes: int = 0
+    recording_error: str | None = None
+    video_path: str | None = None
+    selection: str | None = None
+    error: str | None = None
+    messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
+    signals: tuple[str, ...] = ()
+    steps: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
