@@ -1,0 +1,86 @@
+"""Shared helpers for the closed-form physics tests of the GUI-free core.
+
+``build(rm, xml, path)`` compiles an inline MJCF string either through the rig
+(``rm.load_model``: point-to-point loads get hidden tendons, the array path) or by hand
+(``spec.compile()``: every load takes the general per-load path).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import mujoco
+import numpy as np
+import polars as pl
+import pytest
+
+from app.runtime import RuntimeManager
+
+PATHS = ("rig", "self")
+"""The two ways a model reaches the engine: rig-compiled (tendon bank) or self-compiled."""
+
+INTEGRATORS = {
+    "Euler": mujoco.mjtIntegrator.mjINT_EULER,
+    "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+    "RK4": mujoco.mjtIntegrator.mjINT_RK4,
+}
+
+
+def build_model(rm: RuntimeManager, xml: str, path: str, *,
+                integrator: str | None = None) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    """Compile ``xml`` the way ``path`` says ("rig" or "self"); optionally force an integrator."""
+    spec = mujoco.MjSpec.from_string(xml)
+    if path == "rig":
+        model, data = rm.load_model(spec)
+    elif path == "self":
+        model = spec.compile()
+        data = mujoco.MjData(model)
+    else:  # pragma: no cover - a typo in a parametrization
+        raise ValueError(path)
+    if integrator is not None:
+        model.opt.integrator = INTEGRATORS[integrator]
+    return model, data
+
+
+def run_until(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, t_end: float,
+              each: Callable[[], None] | None = None) -> None:
+    """Step until simulated time reaches ``t_end`` (s), calling ``each()`` after every step."""
+    eps = 0.5 * model.opt.timestep
+    while data.time < t_end - eps:
+        rm.step(model, data)
+        if each is not None:
+            each()
+
+
+def wrench_of(rm: RuntimeManager, name: str) -> np.ndarray:
+    """Last world-frame (fx, fy, fz, tx, ty, tz) of load ``name`` on its `at` point."""
+    eng = rm.engine
+    assert eng is not None
+    eng.update_outputs()
+    i = [ld.name for ld in eng.loads].index(name)
+    return eng.wrench[i].copy()
+
+
+def read_parquet(path: Path) -> pl.DataFrame:
+    assert path.is_file(), f"no recording at {path}"
+    return pl.read_parquet(path)
+
+
+class Rig:
+    """The helpers above, handed to tests as the ``rig`` fixture (no conftest imports needed)."""
+
+    build = staticmethod(build_model)
+    run = staticmethod(run_until)
+    wrench = staticmethod(wrench_of)
+    read = staticmethod(read_parquet)
+
+
+@pytest.fixture
+def rig() -> type[Rig]:
+    return Rig
+
+
+@pytest.fixture(params=PATHS)
+def path(request: pytest.FixtureRequest) -> str:
+    """Both compile paths: 'rig' (load_model) and 'self' (spec.compile + rm.step)."""
+    return request.param
