@@ -28,7 +28,8 @@ class _ArgumentParser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise ConfigError(f"{self.prog}: {message}")
+        prog = self.prog.removeprefix("mjrig").strip()
+        raise ConfigError(f"{prog}: {message}" if prog else message)
 
 
 def _seconds(text: str) -> float:

@@ -5,6 +5,7 @@ import datetime as _dt
 import hashlib
 import math
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -33,17 +34,32 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
     }
 
 
-def check_writable(path: Path, what: str) -> None:
-    """Create ``path``'s folder if needed; ConfigError naming ``what`` if it cannot be written."""
+def check_writable(path: Path, what: str, *, create: bool = True) -> None:
+    """ConfigError naming ``what`` unless a file can be written at ``path``.
+
+    ``create`` makes the missing folders; without it (``mjrig check``) nothing is touched and
+    the nearest existing ancestor must be a writable folder.
+    """
     parent = path.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
     if path.is_dir():
         raise ConfigError(f"{what}: {path} is a folder, not a file")
-    if not os.access(parent, os.W_OK):
-        raise ConfigError(f"{what}: folder {parent} is not writable")
+    if create:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{what}: {existing} is a file, so no folder can be made under it")
+    if not os.access(existing, os.W_OK):
+        raise ConfigError(f"{what}: folder {existing} is not writable")
+    if not create:  # probe with a folder that is removed at once (permissions alone can lie)
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
 
 
 @dataclass
@@ -68,10 +84,10 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         raise ConfigError(f"--duration must be a positive number of seconds, got {duration:g}")
     out_path = out if out is not None else sc.recording.path
     where = "--out" if out is not None else sc.where("recording", "path")
-    if record and out_path is not None:
+    if out_path is not None:
         if out_path.suffix.lower() != ".parquet":
             raise ConfigError(f"{where}: must end in .parquet, got '{out_path.name}'")
-        check_writable(out_path, where)
+        check_writable(out_path, where, create=record)
     rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
                         playback_speed=0.0)
     try:

@@ -170,8 +170,6 @@ def results(tmp_path_factory) -> dict:
 KNOWN_GAPS = {
     # `check` does not look at [recording] path (contract: it validates "file, model, every
     # site/body/param name"), so it passes a scenario that `run` rejects. Strict: fix -> XPASS -> fail.
-    ("unwritable_recording_path_in_file", "check"):
-        "mjrig check does not validate the [recording] path that mjrig run rejects",
 }
 
 
