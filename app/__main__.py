@@ -3,4 +3,5 @@ import sys
 
 from app.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # guarded: the panel process (spawn) re-imports this module
+    sys.exit(main())

@@ -63,6 +63,8 @@ def _app_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", type=Path, help="an MJCF .xml, binary .mjb or scenario .toml")
     p.add_argument("--record", type=Path, metavar="OUT.parquet", help="record telemetry from the first step")
     p.add_argument("--exit-after", type=_seconds, metavar="SECONDS", help="close cleanly after SECONDS of wall time")
+    p.add_argument("--panel-process", action="store_true",
+                   help="run the control panel in its own process (always so on macOS)")
     return p
 
 
@@ -135,7 +137,8 @@ def cmd_open(args: argparse.Namespace) -> int:
         from app.gui import open_app
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
-    return open_app(args.path, record=args.record, exit_after=args.exit_after)
+    return open_app(args.path, record=args.record, exit_after=args.exit_after,
+                    panel_process=True if args.panel_process else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

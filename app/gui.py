@@ -1,0 +1,289 @@
+"""The desktop app: a Dear PyGui control panel (main thread) over a Session driven by the
+simulation thread and MuJoCo's passive viewer.
+
+The panel talks to the simulation only through a *client*: ``submit(command)``, ``latest()``
+snapshot, ``drain_rows()`` for the live plots, and ``closed``. In one process the client is the
+Session itself; with ``panel_process=True`` (forced on macOS, where ``mjpython`` keeps the main
+thread for the viewer) the panel runs in its own process and the client is a pair of queues.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from app import commands as C
+
+__all__ = ["PanelApp", "open_app", "Client", "QueueClient"]
+
+PANEL_FPS = 60.0
+
+
+class Client(Protocol):
+    """What the panel needs from the simulation side."""
+
+    def submit(self, cmd: C.Command) -> None: ...
+    def latest(self) -> C.Snapshot: ...
+    def drain_rows(self) -> list[tuple[list[str], np.ndarray]]: ...
+    @property
+    def closed(self) -> bool: ...
+
+
+class SessionClient:
+    """In-process client: the Session itself (closed once it wants to quit)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def submit(self, cmd: C.Command) -> None:
+        self.session.submit(cmd)
+
+    def latest(self) -> C.Snapshot:
+        return self.session.latest()
+
+    def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
+        return self.session.drain_rows()
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.session.quit)
+
+
+class QueueClient:
+    """Panel-process client: commands go out on one queue, snapshots and rows come in on another.
+
+    Threading: used from the panel's main thread only.
+    """
+
+    def __init__(self, commands: Any, updates: Any) -> None:
+        self._commands = commands
+        self._updates = updates
+        self._snapshot = C.Snapshot()
+        self._rows: list[tuple[list[str], np.ndarray]] = []
+        self._closed = False
+
+    def _pump(self) -> None:
+        while True:
+            try:
+                kind, payload = self._updates.get_nowait()
+            except queue.Empty:
+                return
+            except (EOFError, OSError):
+                self._closed = True
+                return
+            if kind == "snapshot":
+                self._snapshot = payload
+            elif kind == "rows":
+                self._rows.extend(payload)
+            elif kind == "closed":
+                self._closed = True
+
+    def submit(self, cmd: C.Command) -> None:
+        try:
+            self._commands.put(cmd)
+        except (EOFError, OSError, ValueError):
+            self._closed = True
+
+    def latest(self) -> C.Snapshot:
+        self._pump()
+        return self._snapshot
+
+    def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
+        self._pump()
+        rows, self._rows = self._rows, []
+        return rows
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+class PanelApp:
+    """The control panel window. ``run()`` blocks on the calling (main) thread until the window
+    is closed, the simulation side closes, or ``exit_after`` seconds of wall time pass."""
+
+    def __init__(self, client: Client, *, exit_after: float | None = None, title: str = "mjrig",
+                 x_pos: int = 980, y_pos: int = 0, width: int = 940, height: int = 1000) -> None:
+        self.client = client
+        self.exit_after = exit_after
+        self.title = title
+        self.geometry = (x_pos, y_pos, width, height)
+        self.panels: list[Any] = []
+        self.plot: Any = None
+        self.frames = 0
+        self._screenshot: str | None = None
+        self.on_frame: Callable[["PanelApp"], None] | None = None
+
+    def request_screenshot(self, path: str) -> None:
+        """Save the panel's frame buffer as PNG at the next frame (thread-safe)."""
+        self._screenshot = path
+
+    def _build(self) -> None:
+        import dearpygui.dearpygui as dpg
+
+        from app.recent import RecentFiles
+        from widgets.help_panel import HelpPanel
+        from widgets.log_panel import LogPanel
+        from widgets.model_panel import ModelPanel
+        from widgets.params_panel import ParamsPanel
+        from widgets.plot_panel import PlotPanel
+        from widgets.recording_panel import RecordingPanel
+        from widgets.rig_panel import RigPanel
+        from widgets.sim_panel import SimPanel
+
+        submit = self.client.submit
+        sections = [
+            ("Model", ModelPanel(submit, recent=RecentFiles()), True),
+            ("Simulation", SimPanel(submit), True),
+            ("Loads", RigPanel(submit, what="loads"), True),
+            ("Proximities", RigPanel(submit, what="proximities"), False),
+            ("Params", ParamsPanel(submit), True),
+            ("Recording", RecordingPanel(submit), True),
+            ("Keys", HelpPanel(), False),
+        ]
+        self.plot, log = PlotPanel(), LogPanel()
+        with dpg.window(label=self.title) as main:
+            with dpg.group(horizontal=True):
+                left = dpg.add_child_window(width=470)
+                right = dpg.add_child_window()
+            for label, panel, open_ in sections:
+                header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
+                panel.build(header)
+                self.panels.append(panel)
+            plot_area = dpg.add_child_window(parent=right, height=-230)
+            self.plot.build(plot_area)
+            log_area = dpg.add_child_window(parent=right)
+            dpg.add_text("Status", parent=log_area)
+            log.build(log_area)
+            self.panels += [self.plot, log]
+        dpg.set_primary_window(main, True)
+
+    def run(self) -> int:
+        """Show the panel and pump snapshots until it should close; returns 0."""
+        import dearpygui.dearpygui as dpg
+
+        dpg.create_context()
+        x, y, w, h = self.geometry
+        dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y)
+        dpg.setup_dearpygui()
+        self._build()
+        dpg.show_viewport()
+        start = time.perf_counter()
+        try:
+            while dpg.is_dearpygui_running() and not self.client.closed:
+                t0 = time.perf_counter()
+                snap = self.client.latest()
+                for cols, block in self.client.drain_rows():
+                    self.plot.add_rows(cols, block)
+                for panel in self.panels:
+                    panel.update(snap)
+                dpg.render_dearpygui_frame()
+                self.frames += 1
+                if self._screenshot:
+                    dpg.output_frame_buffer(file=self._screenshot)
+                    self._screenshot = None
+                if self.on_frame is not None:
+                    self.on_frame(self)
+                if self.exit_after is not None and t0 - start >= self.exit_after:
+                    break
+                spare = 1.0 / PANEL_FPS - (time.perf_counter() - t0)
+                if spare > 0:  # the panel must not spin a core (no vsync on Xvfb)
+                    time.sleep(spare)
+        finally:
+            self.client.submit(C.Quit())
+            dpg.destroy_context()
+        return 0
+
+
+def _panel_process_main(commands: Any, updates: Any, exit_after: float | None) -> None:
+    """Entry point of the separate panel process."""
+    PanelApp(QueueClient(commands, updates), exit_after=exit_after).run()
+
+
+def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -> None:
+    """Simulation side of the panel process: commands in, snapshots and rows out (~60 Hz)."""
+    while not stop.is_set():
+        try:
+            while True:
+                session.submit(commands.get_nowait())
+        except queue.Empty:
+            pass
+        except (EOFError, OSError):
+            session.submit(C.Quit())
+            return
+        rows = session.drain_rows()
+        try:  # a slow panel loses plot rows and stale snapshots, never blocks the simulation
+            if rows:
+                updates.put_nowait(("rows", rows))
+            updates.put_nowait(("snapshot", session.latest()))
+        except queue.Full:
+            pass
+        except (EOFError, OSError, ValueError):
+            return
+        time.sleep(1.0 / PANEL_FPS)
+
+
+def open_app(path: Path | None, *, record: Path | None = None, exit_after: float | None = None,
+             panel_process: bool | None = None, show_viewer: bool = True) -> int:
+    """Open the desktop app on ``path`` (default: the bundled default rig); returns the exit status."""
+    from app.bundled import default_model
+    from app.runtime.errors import ConfigError
+    from app.session import Session
+    from app.sim_thread import SimThread
+
+    if panel_process is None:
+        panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
+    session = Session()
+    session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
+    if record is not None:
+        session.handle(C.StartRecording(str(Path(record).resolve())))
+    sim = SimThread(session, show_viewer=show_viewer)
+    sim.start()
+    status = 0
+    try:
+        if panel_process:
+            status = _run_panel_process(session, sim, exit_after)
+        else:
+            status = PanelApp(SessionClient(session), exit_after=exit_after).run()
+    finally:
+        session.submit(C.Quit())
+        sim.stop()
+        sim.join(10)
+        session.close()
+    if sim.failure is not None:
+        raise ConfigError(f"the simulation stopped: {sim.failure}")
+    return status
+
+
+def _run_panel_process(session: Any, sim: Any, exit_after: float | None) -> int:
+    ctx = mp.get_context("spawn")
+    commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
+    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after), name="mjrig-panel")
+    proc.start()
+    stop = threading.Event()
+    pump = threading.Thread(target=_forward, args=(session, commands, updates, stop), daemon=True)
+    pump.start()
+    start = time.perf_counter()
+    try:
+        while proc.is_alive() and not session.quit:
+            if exit_after is not None and time.perf_counter() - start > exit_after + 5.0:
+                break
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        try:
+            updates.put_nowait(("closed", None))
+        except (queue.Full, ValueError, OSError):
+            pass
+        proc.join(5)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(2)
+    return 0

@@ -1,0 +1,39 @@
+"""The list of recently opened files, kept in the user's config folder."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+__all__ = ["RecentFiles"]
+
+
+def _config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "mjrig"
+
+
+class RecentFiles:
+    """Most recent first, at most ``limit`` existing files; a broken file is simply reset."""
+
+    def __init__(self, path: Path | None = None, *, limit: int = 10) -> None:
+        self.path = path or _config_dir() / "recent.json"
+        self.limit = limit
+
+    def load(self) -> list[str]:
+        try:
+            items = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [p for p in items if isinstance(p, str) and Path(p).exists()][: self.limit]
+
+    def add(self, path: str | os.PathLike) -> list[str]:
+        item = str(Path(path).resolve())
+        items = [item] + [p for p in self.load() if p != item]
+        items = items[: self.limit]
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(items, indent=1), encoding="utf-8")
+        except OSError:
+            pass  # a read-only home must not stop the app
+        return items

@@ -1,0 +1,69 @@
+"""Params: one slider (within min/max) or input per NamedValue, live; and a form to add one."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from app import commands as C
+
+__all__ = ["ParamsPanel"]
+
+
+class ParamsPanel:
+    """Moving a slider submits SetParam; the physics sees it at the next step."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._group: int | str = 0
+        self._inputs: dict[str, int | str] = {}
+        self._key: tuple = ()
+        self._new: dict[str, int | str] = {}
+
+    def build(self, parent: int | str) -> None:
+        self._group = dpg.add_group(parent=parent)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        for key, hint, width in (("name", "name", 90), ("value", "value", 60), ("min", "min", 50),
+                                 ("max", "max", 50), ("unit", "unit", 50)):
+            self._new[key] = dpg.add_input_text(parent=row, hint=hint, width=width)
+        dpg.add_button(label="Add param", parent=row, callback=self._on_add)
+
+    def _on_change(self, sender: int, value: float, name: str) -> None:
+        self.submit(C.SetParam(name, float(value)))
+
+    def _on_add(self) -> None:
+        def num(key: str) -> float | None:
+            text = dpg.get_value(self._new[key]).strip()
+            return float(text) if text else None
+        try:
+            value = num("value")
+            cmd = C.AddParam(dpg.get_value(self._new["name"]).strip(), value if value is not None else 0.0,
+                             num("min"), num("max"), dpg.get_value(self._new["unit"]).strip())
+        except ValueError:
+            return
+        self.submit(cmd)
+
+    def update(self, snap: C.Snapshot) -> None:
+        key = tuple((p.name, p.min, p.max, p.unit) for p in snap.params)
+        if key != self._key:
+            self._key = key
+            for child in dpg.get_item_children(self._group, 1) or []:
+                dpg.delete_item(child)
+            self._inputs.clear()
+            for p in snap.params:
+                label = f"{p.name} [{p.unit}]" if p.unit else p.name
+                if p.min is not None and p.max is not None:
+                    self._inputs[p.name] = dpg.add_slider_double(
+                        label=label, parent=self._group, min_value=p.min, max_value=p.max, default_value=p.value,
+                        width=220, callback=self._on_change, user_data=p.name, format="%.4g")
+                else:
+                    self._inputs[p.name] = dpg.add_input_double(
+                        label=label, parent=self._group, default_value=p.value, width=220,
+                        callback=self._on_change, user_data=p.name, format="%.4g", on_enter=True)
+            if not snap.params:
+                dpg.add_text("no params: add one, then use its name in a load's number field",
+                             parent=self._group, color=(150, 150, 150))
+        for p in snap.params:
+            item = self._inputs.get(p.name)
+            if item is not None and not dpg.is_item_active(item):
+                dpg.set_value(item, p.value)

@@ -1,0 +1,60 @@
+"""Recording: output path, signal groups and rate; start/stop; rows written and file size."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from app import commands as C
+from app.runtime.signals import SIGNAL_GROUPS
+
+__all__ = ["RecordingPanel"]
+
+
+class RecordingPanel:
+    """Start submits StartRecording with the form's settings; stop finalizes a valid Parquet."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._path: int | str = 0
+        self._rate: int | str = 0
+        self._groups: dict[str, int | str] = {}
+        self._button: int | str = 0
+        self._status: int | str = 0
+        self._recording = False
+
+    def build(self, parent: int | str) -> None:
+        self._path = dpg.add_input_text(label="path", parent=parent, default_value="runs/recording.parquet", width=260)
+        self._rate = dpg.add_input_text(label="rate (samples/s, empty: every step)", parent=parent, width=80)
+        row = None
+        for i, g in enumerate(SIGNAL_GROUPS):
+            if i % 3 == 0:
+                row = dpg.add_group(parent=parent, horizontal=True)
+            self._groups[g] = dpg.add_checkbox(label=g, parent=row, default_value=True)
+        self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
+        self._status = dpg.add_text("", parent=parent)
+
+    def _on_toggle(self) -> None:
+        if self._recording:
+            self.submit(C.StopRecording())
+            return
+        rate_text = dpg.get_value(self._rate).strip()
+        try:
+            rate = float(rate_text) if rate_text else None
+        except ValueError:
+            rate = None
+        groups = tuple(g for g, item in self._groups.items() if dpg.get_value(item))
+        self.submit(C.StartRecording(dpg.get_value(self._path).strip(), rate, groups))
+
+    def update(self, snap: C.Snapshot) -> None:
+        self._recording = snap.recording_path is not None
+        dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
+        if self._recording:
+            text = f"● {snap.recording_rows} rows, {snap.recording_bytes / 1e6:.2f} MB on disk\n{snap.recording_path}"
+            if snap.recording_error:
+                text += f"\n{snap.recording_error}"
+            dpg.set_value(self._status, text)
+            dpg.configure_item(self._status, color=(240, 60, 60) if snap.recording_error else (240, 120, 120))
+        else:
+            dpg.set_value(self._status, "not recording")
+            dpg.configure_item(self._status, color=(150, 150, 150))

@@ -1,0 +1,155 @@
+"""Loads and proximities: list, add, edit, enable/disable, remove — one panel class for both."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from app import commands as C
+from widgets.forms import LOAD_FIELDS, PROXIMITY_FIELDS, SpecForm
+
+__all__ = ["RigPanel"]
+
+
+class RigPanel:
+    """``what`` is 'loads' or 'proximities'. Forms come from ``widgets.forms``; every change is
+    a command (AddLoad/AddProximity with ``replace`` for edits, SetLoadActive, Remove*)."""
+
+    def __init__(self, submit: Callable[[C.Command], None], *, what: str) -> None:
+        assert what in ("loads", "proximities")
+        self.submit = submit
+        self.what = what
+        self._snapshot = C.Snapshot()
+        self._rows_key: tuple = ()
+        self._table: int | str = 0
+        self._name: int | str = 0
+        self._kind: int | str = 0
+        self._form: SpecForm | None = None
+        self._form_parent: int | str = 0
+        self._editing: str | None = None
+        self._add_button: int | str = 0
+        self._selection_text: int | str = 0
+
+    # --- building ----------------------------------------------------------------------------
+    def _points(self) -> list[str]:
+        m = self._snapshot.model
+        pts = list(m.sites) + [f"body:{b}" for b in m.bodies]
+        if self.what == "proximities":
+            pts += [f"geom:{g}" for g in m.geoms]
+        return pts
+
+    def build(self, parent: int | str) -> None:
+        self._table = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
+                                    borders_innerH=True, row_background=True)
+        cols = ("name", "kind", "on", "|F| N", "") if self.what == "loads" else ("name", "a → b", "distance m", "")
+        for c in cols:
+            dpg.add_table_column(label=c, parent=self._table)
+        dpg.add_separator(parent=parent)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._name = dpg.add_input_text(parent=row, hint="name", width=120)
+        if self.what == "loads":
+            self._kind = dpg.add_combo(list(LOAD_FIELDS), parent=row, default_value="ideal_spring", width=190,
+                                       callback=self._on_kind)
+        self._form_parent = dpg.add_group(parent=parent)
+        self._make_form()
+        row2 = dpg.add_group(parent=parent, horizontal=True)
+        self._add_button = dpg.add_button(label="Add", parent=row2, callback=self._on_apply)
+        dpg.add_button(label="Attach here", parent=row2, callback=self._on_attach_here)
+        dpg.add_button(label="New", parent=row2, callback=self._on_new)
+        self._selection_text = dpg.add_text("", parent=parent, color=(150, 150, 150))
+
+    def _make_form(self) -> None:
+        if self._form is not None:
+            self._form.delete()
+        fields = PROXIMITY_FIELDS if self.what == "proximities" else LOAD_FIELDS[dpg.get_value(self._kind)]
+        first = "a" if self.what == "proximities" else "at"
+        from widgets.forms import FieldDef
+        at = [] if self.what == "proximities" else [FieldDef(first, "point", "where it acts")]
+        self._form = SpecForm(at + fields, points=self._points)
+        self._form.build(self._form_parent)
+
+    # --- callbacks (read, build a command, submit) ----------------------------------------------
+    def _on_kind(self, sender: int, value: str) -> None:
+        self._make_form()
+
+    def _spec(self) -> dict:
+        assert self._form is not None
+        spec = {"name": dpg.get_value(self._name).strip()}
+        if self.what == "loads":
+            spec["kind"] = dpg.get_value(self._kind)
+        spec.update(self._form.read())
+        return spec
+
+    def _on_apply(self) -> None:
+        spec = self._spec()
+        replace = self._editing is not None and self._editing == spec["name"]
+        cmd = C.AddLoad(spec, replace=replace) if self.what == "loads" else C.AddProximity(spec, replace=replace)
+        self.submit(cmd)
+
+    def _on_attach_here(self) -> None:
+        if self._snapshot.selection and self._form is not None:
+            self._form.set_point("at" if self.what == "loads" else "a", self._snapshot.selection)
+
+    def _on_new(self) -> None:
+        self._editing = None
+        dpg.set_value(self._name, "")
+        dpg.configure_item(self._add_button, label="Add")
+
+    def _on_edit(self, sender: int, app_data: object, name: str) -> None:
+        items = self._snapshot.loads if self.what == "loads" else self._snapshot.proximities
+        item = next((i for i in items if i.name == name), None)
+        if item is None:
+            return
+        self._editing = name
+        dpg.set_value(self._name, name)
+        if self.what == "loads":
+            dpg.set_value(self._kind, item.spec.get("kind", "ideal_spring"))
+            self._make_form()
+        assert self._form is not None
+        self._form.fill(item.spec)
+        dpg.configure_item(self._add_button, label="Apply")
+
+    def _on_active(self, sender: int, value: bool, name: str) -> None:
+        self.submit(C.SetLoadActive(name, bool(value)))
+
+    def _on_remove(self, sender: int, app_data: object, name: str) -> None:
+        self.submit(C.RemoveLoad(name) if self.what == "loads" else C.RemoveProximity(name))
+
+    # --- updating ------------------------------------------------------------------------------
+    def update(self, snapshot: C.Snapshot) -> None:
+        model_changed = snapshot.model is not self._snapshot.model
+        self._snapshot = snapshot
+        if model_changed and self._form is not None:
+            self._form.refresh_points()
+        sel = snapshot.selection
+        dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")
+        items = snapshot.loads if self.what == "loads" else snapshot.proximities
+        key = tuple((i.name, getattr(i, "active", True), str(i.spec)) for i in items)
+        if key != self._rows_key:
+            self._rows_key = key
+            self._rebuild_rows(items)
+        self._refresh_values(items)
+
+    def _rebuild_rows(self, items: tuple) -> None:
+        for child in dpg.get_item_children(self._table, 1) or []:
+            dpg.delete_item(child)
+        self._value_cells: list[int | str] = []
+        for it in items:
+            with dpg.table_row(parent=self._table):
+                dpg.add_button(label=it.name, callback=self._on_edit, user_data=it.name, small=True)
+                if self.what == "loads":
+                    dpg.add_text(it.kind)
+                    dpg.add_checkbox(default_value=it.active, callback=self._on_active, user_data=it.name)
+                else:
+                    dpg.add_text(f"{it.spec.get('a', '')} → {it.spec.get('b', '')}")
+                self._value_cells.append(dpg.add_text(""))
+                dpg.add_button(label="x", callback=self._on_remove, user_data=it.name, small=True)
+
+    def _refresh_values(self, items: tuple) -> None:
+        for cell, it in zip(getattr(self, "_value_cells", []), items):
+            if self.what == "loads":
+                fx, fy, fz = it.force
+                dpg.set_value(cell, f"{(fx * fx + fy * fy + fz * fz) ** 0.5:.3g}")
+            else:
+                dpg.set_value(cell, f"{it.distance:.4g}")
+                dpg.configure_item(cell, color=(240, 60, 60) if it.below else (220, 220, 220))

@@ -1,0 +1,64 @@
+"""Simulation controls: play/pause, step, reset, speed, time and real-time factor readouts."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from app import commands as C
+
+__all__ = ["SimPanel", "speed_label"]
+
+
+def speed_label(speed: float) -> str:
+    """'1x', '0.25x' or 'max' (as fast as possible)."""
+    return "max" if speed <= 0 else f"{speed:g}x"
+
+
+class SimPanel:
+    """Run controls and the live readout of simulated time (s) and real-time factor."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._play: int | str = 0
+        self._speed: int | str = 0
+        self._readout: int | str = 0
+        self._state: int | str = 0
+
+    def build(self, parent: int | str) -> None:
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._play = dpg.add_button(label="Pause", parent=row, width=70, callback=self._on_play)
+        dpg.add_button(label="Step", parent=row, callback=self._on_step)
+        dpg.add_button(label="Reset", parent=row, callback=self._on_reset)
+        self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
+                                    default_value="1x", callback=self._on_speed)
+        dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe)
+        self._readout = dpg.add_text("t = 0.000 s", parent=parent)
+        self._state = dpg.add_text("", parent=parent)
+
+    def _on_play(self) -> None:
+        self.submit(C.TogglePause())
+
+    def _on_step(self) -> None:
+        self.submit(C.StepOnce(1))
+
+    def _on_reset(self) -> None:
+        self.submit(C.Reset())
+
+    def _on_speed(self, sender: int, value: str) -> None:
+        self.submit(C.SetSpeed(0.0 if value == "max" else float(value.rstrip("x"))))
+
+    def _on_keyframe(self) -> None:
+        self.submit(C.SaveKeyframe())
+
+    def update(self, snap: C.Snapshot) -> None:
+        dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
+        dpg.set_value(self._readout, f"t = {snap.time:10.3f} s    real-time factor {snap.realtime_factor:6.2f}"
+                                     f"    steps {snap.steps}")
+        colour = {C.RunState.RUNNING: (120, 220, 120), C.RunState.PAUSED: (230, 200, 90),
+                  C.RunState.ERROR: (240, 60, 60)}.get(snap.state, (180, 180, 180))
+        text = snap.state.value + (f": {snap.error}" if snap.error else "")
+        dpg.set_value(self._state, text)
+        dpg.configure_item(self._state, color=colour)
+        if not dpg.is_item_active(self._speed):
+            dpg.set_value(self._speed, speed_label(snap.speed))
