@@ -151,7 +151,7 @@ class PanelApp:
         self.plot, log = PlotPanel(), LogPanel()
         with dpg.window(label=self.title) as main:
             with dpg.group(horizontal=True):
-                left = dpg.add_child_window(width=470)
+                left = dpg.add_child_window(width=440)
                 right = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)

@@ -57,6 +57,23 @@ def take_dropped_file(viewer: Any) -> str | None:
         return None
 
 
+def close_viewer(viewer: Any, *, timeout: float = 5.0) -> None:
+    """Close the viewer window and wait until its render thread has let go of it.
+
+    ``close()`` only asks; exiting the process while the render thread still tears down races
+    with GLFW's termination at exit (a segfault). The simulate object dies when that thread ends.
+    """
+    viewer.close()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if viewer._sim() is None:
+                return
+        except Exception:
+            return
+        time.sleep(0.01)
+
+
 def load_into_viewer(viewer: Any, model: mujoco.MjModel, data: mujoco.MjData, name: str) -> None:
     """Show another model in an open passive viewer (without closing its window)."""
     sim = viewer._sim()
@@ -139,7 +156,7 @@ class SimThread:
         finally:
             s.quit = True
             if self.viewer is not None:
-                self.viewer.close()
+                close_viewer(self.viewer)
 
     def _frame(self, v: Any) -> None:
         s = self.session

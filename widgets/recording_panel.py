@@ -50,7 +50,7 @@ class RecordingPanel:
         self._recording = snap.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:
-            text = f"● {snap.recording_rows} rows, {snap.recording_bytes / 1e6:.2f} MB on disk\n{snap.recording_path}"
+            text = f"REC {snap.recording_rows} rows, {snap.recording_bytes / 1e6:.2f} MB on disk\n{snap.recording_path}"
             if snap.recording_error:
                 text += f"\n{snap.recording_error}"
             dpg.set_value(self._status, text)

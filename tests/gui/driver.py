@@ -1,0 +1,162 @@
+"""Runs the real app in this process with a script that drives it through commands.
+
+Usage: python -m tests.gui.driver SCRIPT OUTDIR. One app per process, as users run it; the
+test (tests/gui/test_app.py) starts this under Xvfb and checks what the app left in OUTDIR.
+Exit status 0 when the script's own checks passed; otherwise the failure is printed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from app import commands as C
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "models"
+
+
+def wait_for(pred, *, timeout: float = 20.0, what: str = "condition") -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:
+    """Open the app, run ``body(session, app, sim)`` on a thread, return what it reported."""
+    from app.gui import PanelApp, SessionClient
+    from app.session import Session
+    from app.sim_thread import SimThread
+
+    session = Session()
+    session.open(scenario)
+    sim = SimThread(session)
+    sim.start()
+    app = PanelApp(SessionClient(session), exit_after=timeout)
+    report: dict = {}
+    failure: list[str] = []
+
+    def script() -> None:
+        try:
+            report.update(body(session, app, sim) or {})
+        except BaseException:
+            failure.append(traceback.format_exc())
+        finally:
+            session.submit(C.Quit())
+
+    threading.Thread(target=script, daemon=True).start()
+    started = time.monotonic()
+    app.run()
+    session.submit(C.Quit())
+    sim.stop()
+    sim.join(10)
+    session.close()
+    if failure:
+        raise AssertionError(failure[0])
+    assert not sim.is_alive(), "simulation thread did not stop"
+    assert time.monotonic() - started < timeout - 1, "the app ran into its time limit"
+    report["viewer_closed"] = sim.viewer_closed
+    report["panel_frames"] = app.frames
+    report["sim_frames"] = sim.frames
+    return report
+
+
+def screenshot(name: str) -> None:
+    import os
+    import subprocess
+    out = ROOT / "tests" / "artifacts" / f"{name}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", str(out)], check=True,
+                   timeout=30)
+
+
+def attach_tune_record(out: Path) -> dict:
+    """Attach a spring, tune its param, record, open a broken model, reload, save the scenario."""
+    rec, saved, broken = out / "run.parquet", out / "saved.toml", out / "broken.xml"
+    broken.write_text("<mujoco><worldbody><body><geom type='nonsense'/></body></worldbody></mujoco>")
+
+    def body(session, app, sim) -> dict:
+        marks: dict = {}
+        wait_for(lambda: session.latest().time > 0.3 and app.frames > 5, what="the app to run")
+        assert session.latest().state == C.RunState.RUNNING
+        session.submit(C.StartRecording(str(rec)))
+        wait_for(lambda: session.latest().recording_rows > 50, what="the first recorded rows")
+        session.submit(C.AddParam("k2", 100.0, 0.0, 2000.0, "N/m"))
+        session.submit(C.AddLoad({"name": "extra", "kind": "ideal_spring", "at": "tip",
+                                  "to": "body:world@0,0.3,0", "stiffness": "k2", "rest_length": 0.1}))
+        wait_for(lambda: any(ld.name == "extra" for ld in session.latest().loads), what="the attached spring")
+        wait_for(lambda: session.latest().recording_rows > 300, what="recorded rows")
+        marks["before"] = session.latest().time
+        session.submit(C.SetParam("k2", 800.0))
+        wait_for(lambda: any(p.name == "k2" and p.value == 800.0 for p in session.latest().params), what="k2")
+        marks["after"] = session.latest().time
+        wait_for(lambda: session.latest().time > marks["after"] + 0.3, what="time after the change")
+        # A model MuJoCo refuses: the error shows, the old model keeps running.
+        t0 = session.latest().time
+        session.submit(C.OpenModel(str(broken)))
+        wait_for(lambda: any("broken.xml" in m for _, m in session.latest().messages), what="the error")
+        level, text = next((lv, m) for lv, m in session.latest().messages if "broken.xml" in m)
+        assert level == "error" and "MuJoCo refused" in text, (level, text)
+        wait_for(lambda: session.latest().time > t0 + 0.2, what="the old model to keep running")
+        assert session.latest().model.path.endswith("spring_mass.xml")
+        # Reload keeps the rig.
+        session.submit(C.Reload())
+        wait_for(lambda: any("reloaded" in m for _, m in session.latest().messages), what="reload")
+        assert {ld.name for ld in session.latest().loads} == {"main_spring", "extra"}
+        session.submit(C.SaveScenario(str(saved)))
+        wait_for(saved.exists, what="the saved scenario")
+        time.sleep(0.3)
+        app.request_screenshot(str(out / "panel.png"))
+        wait_for((out / "panel.png").exists, what="the panel screenshot")
+        screenshot("app_spring_mass")
+        session.submit(C.ToggleRecording())  # off: the file is finalized
+        wait_for(rec.exists, what="the finalized recording", timeout=30)
+        return marks
+
+    return run_app(MODELS / "spring_mass.toml", body)
+
+
+def divergence(out: Path) -> dict:
+    """An absurd spring diverges: the run pauses with a message; reset and play recover."""
+    def body(session, app, sim) -> dict:
+        wait_for(lambda: session.latest().time > 0.1, what="the app to run")
+        session.submit(C.AddLoad({"name": "wild", "kind": "ideal_spring", "at": "tip", "to": "base",
+                                  "stiffness": 1e13, "rest_length": 0.0}))
+        wait_for(lambda: session.latest().state == C.RunState.ERROR, what="the divergence")
+        snap = session.latest()
+        assert "diverged" in (snap.error or ""), snap.error
+        assert any(lv == "error" and "diverged" in m for lv, m in snap.messages)
+        screenshot("app_divergence")
+        session.submit(C.RemoveLoad("wild"))
+        session.submit(C.Reset())
+        wait_for(lambda: session.latest().state == C.RunState.PAUSED, what="paused after reset")
+        session.submit(C.Play())
+        wait_for(lambda: session.latest().state == C.RunState.RUNNING and session.latest().time > 0.2,
+                 what="running again")
+        return {"error": snap.error}
+
+    return run_app(MODELS / "spring_mass.toml", body)
+
+
+def close_viewer(out: Path) -> dict:
+    """Closing the 3D viewer window closes the whole app."""
+    def body(session, app, sim) -> dict:
+        wait_for(lambda: sim.viewer is not None and session.latest().time > 0.1 and app.frames > 3,
+                 what="the app to run")
+        sim.viewer.close()
+        return {}
+
+    return run_app(MODELS / "bumper_drop.toml", body, timeout=60)
+
+
+SCRIPTS = {"attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
+
+if __name__ == "__main__":
+    name, outdir = sys.argv[1], Path(sys.argv[2])
+    result = SCRIPTS[name](outdir)
+    (outdir / "report.json").write_text(json.dumps(result))

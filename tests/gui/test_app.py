@@ -1,0 +1,95 @@
+"""The real app (control panel + MuJoCo's passive viewer) under Xvfb, driven by commands.
+
+Each test starts the app in its own process (``tests/gui/driver.py``), where a script submits
+the same commands the widgets submit and checks the snapshots; this side then checks what the
+app left behind: the recorded Parquet, the saved scenario, the exit status. Screenshots of both
+windows go to tests/artifacts/.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "models"
+
+
+def drive(script: str, out: Path, display: str, *, timeout: float = 180.0) -> dict:
+    env = dict(os.environ, DISPLAY=display, PYTHONPATH=str(ROOT))
+    env.pop("MUJOCO_GL", None)
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"driver {script} failed:\n{proc.stdout}\n{proc.stderr}"
+    return json.loads((out / "report.json").read_text())
+
+
+def test_attach_tune_record_reload_save(xdisplay, tmp_path):
+    marks = drive("attach_tune_record", tmp_path, xdisplay)
+    assert marks["panel_frames"] > 30 and marks["sim_frames"] > 30
+    df = pl.read_parquet(tmp_path / "run.parquet")
+    assert df["time"].is_sorted() and df.height > 300
+    before = df.filter(pl.col("time") < marks["before"])
+    after = df.filter(pl.col("time") >= marks["after"])
+    assert set(before["Params/k2:value"].drop_nulls().to_list()) == {100.0}
+    assert set(after["Params/k2:value"].drop_nulls().to_list()) == {800.0}
+    # The recorded force is k * stretch along the spring: 100 N/m before the change, 800 after.
+    for part, stiffness in ((before, 100.0), (after, 800.0)):
+        part = part.drop_nulls("Loads/extra:fx")
+        assert part.height > 10
+        f = np.linalg.norm(part.select(["Loads/extra:fx", "Loads/extra:fy", "Loads/extra:fz"]).to_numpy(), axis=1)
+        expected = stiffness * np.abs(part["Loads/extra:length"].to_numpy() - 0.1)
+        np.testing.assert_allclose(f, expected, rtol=1e-6, atol=1e-9)
+    # The spring appeared mid-recording: null before it existed.
+    assert df["Loads/extra:fx"].null_count() >= 1
+    assert (tmp_path / "panel.png").stat().st_size > 10_000
+
+    from app.scenario import load_scenario
+    sc = load_scenario(tmp_path / "saved.toml")
+    assert {ld.name for ld in sc.loads} == {"main_spring", "extra"}
+    assert sc.params["k2"].value == 800.0
+    check = subprocess.run([sys.executable, "-m", "app", "check", str(tmp_path / "saved.toml")], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stderr
+
+
+def test_divergence_pauses_and_reset_recovers(xdisplay, tmp_path):
+    report = drive("divergence", tmp_path, xdisplay)
+    assert "diverged at t=" in report["error"]
+
+
+def test_closing_the_viewer_closes_the_app(xdisplay, tmp_path):
+    report = drive("close_viewer", tmp_path, xdisplay)
+    assert report["viewer_closed"] is True
+
+
+@pytest.mark.parametrize("mode", ["in-process", "panel-process"])
+def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
+    from tests.gui.conftest import screenshot
+
+    out = tmp_path / "cli.parquet"
+    args = [sys.executable, "-m", "app", str(MODELS / "gas_spring_door.toml"), "--record", str(out),
+            "--exit-after", "6"]
+    if mode == "panel-process":
+        args.append("--panel-process")
+    env = dict(os.environ, DISPLAY=xdisplay)
+    env.pop("MUJOCO_GL", None)
+    started = time.monotonic()
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.5)
+    screenshot(xdisplay, f"app_{mode}")
+    stdout, stderr = proc.communicate(timeout=60)
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert elapsed < 6 + 15, f"took {elapsed:.1f} s to close"
+    df = pl.read_parquet(out)
+    assert df.height > 100 and df["time"].is_sorted()
+    assert any(c.startswith("Loads/") for c in df.columns)

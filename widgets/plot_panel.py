@@ -1,0 +1,368 @@
+"""Live plot panel: a tree of telemetry signals to check, and one plot of the checked ones.
+
+The panel keeps its own bounded history of telemetry rows (``SignalHistory``), fed by
+``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
+simulated seconds of the checked signals once per ``update``. Series are created when a signal
+is checked and then only refreshed with ``set_value``; every series is decimated (min/max per
+bucket) to at most ``max_points`` points, so drawing cost does not grow with the sample rate.
+"""
+from __future__ import annotations
+
+import numpy as np
+import dearpygui.dearpygui as dpg
+
+from app.commands import Snapshot
+
+__all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
+
+_TREE_WIDTH = 170
+"""Width of the signal tree (px)."""
+
+
+def split_signal(name: str) -> tuple[str, str, str]:
+    """``"Sites/arm/tip:pos_x"`` -> ``("Sites", "arm/tip", "pos_x")``.
+
+    Category is the text before the first ``/``, attribute the text after the last ``:``, and the
+    entity everything between (entity names may contain ``/``). Missing parts are ``""``.
+    """
+    category, _, rest = name.partition("/")
+    entity, colon, attribute = rest.rpartition(":")
+    if not colon:  # no attribute: the whole rest names the entity
+        entity, attribute = rest, ""
+    return category, entity, attribute
+
+
+def decimate_minmax(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reduce a NaN-free series to at most ``max_points`` samples (``max_points`` >= 2).
+
+    Splits the samples into equal buckets and keeps each bucket's minimum and maximum in time
+    order, so peaks survive (a plain stride would alias them away). The kept points are original
+    samples: ``y[i]`` still belongs to ``x[i]``.
+    """
+    n = len(x)
+    if n <= max_points:
+        return x, y
+    per = -(-n // (max_points // 2))       # samples per bucket (ceil)
+    buckets = -(-n // per)                 # buckets actually needed (ceil) <= max_points // 2
+    pad = buckets * per - n
+    yp = np.concatenate((y, np.full(pad, y[-1]))) if pad else y
+    blocks = yp.reshape(buckets, per)
+    base = np.arange(buckets) * per
+    i_min = np.minimum(base + blocks.argmin(axis=1), n - 1)  # padding repeats the last sample
+    i_max = np.minimum(base + blocks.argmax(axis=1), n - 1)
+    idx = np.column_stack((np.minimum(i_min, i_max), np.maximum(i_min, i_max))).ravel()
+    return x[idx], y[idx]
+
+
+class SignalHistory:
+    """Bounded ring of the last ``capacity`` telemetry rows, all columns, float64 (NaN = no value).
+
+    Memory is ``capacity`` x number of columns, whatever the run length. A column first seen in a
+    later block is added at the end and is NaN for the older rows. A block whose time is earlier
+    than the last stored row (a reset, or another model) starts a new history.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.columns: list[str] = []
+        self._index: dict[str, int] = {}
+        self._buf = np.empty((capacity, 0))
+        self._start = 0   # ring index of the oldest row
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def clear(self) -> None:
+        """Forget every row and column."""
+        self.columns, self._index = [], {}
+        self._buf = np.empty((self.capacity, 0))
+        self._start = self._count = 0
+
+    def last_time(self) -> float | None:
+        """Simulated time (s) of the newest row, or None when empty."""
+        if not self._count:
+            return None
+        return float(self._buf[(self._start + self._count - 1) % self.capacity, self._index["time"]])
+
+    def append(self, columns: list[str], block: np.ndarray) -> None:
+        """Store ``block`` (rows x ``len(columns)``, must include ``time``); the oldest rows drop out."""
+        block = np.asarray(block, dtype=np.float64)
+        if block.ndim != 2 or block.shape[1] != len(columns) or "time" not in columns:
+            raise ValueError(f"block of shape {block.shape} does not match {len(columns)} columns "
+                             "including 'time'")
+        if not len(block):
+            return
+        last = self.last_time()
+        if last is not None and block[0, columns.index("time")] < last:
+            self.clear()
+        cols = [self._column(name) for name in columns]
+        block = block[-self.capacity:]
+        n, cap = len(block), self.capacity
+        rows = (self._start + self._count + np.arange(n)) % cap
+        self._buf[rows] = np.nan               # columns this block lacks have no value here
+        self._buf[np.ix_(rows, cols)] = block
+        count = min(self._count + n, cap)
+        self._start = (self._start + self._count + n - count) % cap
+        self._count = count
+
+    def window(self, t0: float, t1: float, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Rows with ``t0 <= time <= t1`` (s): times (k,) and values (k, len(names)), NaN if unknown."""
+        if not self._count:
+            return np.empty(0), np.empty((0, len(names)))
+        t = self._ordered(self._index["time"])
+        lo, hi = np.searchsorted(t, t0, "left"), np.searchsorted(t, t1, "right")
+        rows = (self._start + np.arange(lo, hi)) % self.capacity
+        out = np.full((hi - lo, len(names)), np.nan)
+        for j, name in enumerate(names):
+            c = self._index.get(name)
+            if c is not None:
+                out[:, j] = self._buf[rows, c]
+        return t[lo:hi], out
+
+    def _ordered(self, c: int) -> np.ndarray:
+        """Column ``c`` oldest-first."""
+        end = self._start + self._count
+        if end <= self.capacity:
+            return self._buf[self._start:end, c]
+        return np.concatenate((self._buf[self._start:, c], self._buf[:end - self.capacity, c]))
+
+    def _column(self, name: str) -> int:
+        c = self._index.get(name)
+        if c is None:
+            c = self._index[name] = len(self.columns)
+            self.columns.append(name)
+            self._buf = np.hstack((self._buf, np.full((self.capacity, 1), np.nan)))
+        return c
+
+
+class PlotPanel:
+    """Signal tree + live plot of the checked signals over the last ``window_s`` simulated seconds.
+
+    Options: ``window_s`` visible span (simulated s); ``history_rows`` rows kept for all columns
+    (older ones are dropped); ``max_points`` points drawn per series at most.
+
+    Threading: ``build``, ``update`` and ``add_rows`` run on the GUI thread. The setters
+    (``set_checked``, ``set_filter``, ``set_window``, ``set_paused``, ``set_autofit``) may also be
+    called from Dear PyGui's callback thread or the command API: they only record the request,
+    and the next ``update`` applies it (at most one redraw per ``update``).
+    """
+
+    def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000) -> None:
+        if not window_s > 0:
+            raise ValueError(f"window_s must be > 0 s, got {window_s!r} (e.g. 10.0)")
+        if history_rows < 2:
+            raise ValueError(f"history_rows must be >= 2, got {history_rows!r} (e.g. 20000)")
+        if max_points < 2:
+            raise ValueError(f"max_points must be >= 2, got {max_points!r} (e.g. 2000)")
+        self.history = SignalHistory(history_rows)
+        self._window_s = float(window_s)
+        self._max_points = int(max_points)
+        self._signals: tuple[str, ...] = ()
+        self._checked: list[str] = []      # in check order: the legend follows it
+        self._filter = ""
+        self._paused = False
+        self._frozen_end: float | None = None   # view end (s) while paused
+        self._autofit = True
+        self._tree_stale = True
+        self._view_stale = True   # checks, window, pause, auto-fit changed
+        self._data_stale = False  # rows arrived
+        self._boxes: dict[str, int | str] = {}
+        self._series: dict[str, int | str] = {}
+        self._tree: int | str | None = None
+        self._x_axis: int | str | None = None
+        self._y_axis: int | str | None = None
+        self._filter_input: int | str | None = None
+        self._window_input: int | str | None = None
+        self._autofit_box: int | str | None = None
+        self._pause_box: int | str | None = None
+
+    # ---- public API -------------------------------------------------------------------------
+
+    def build(self, parent: int | str) -> None:
+        """Create the controls, the signal tree and the plot inside ``parent``."""
+        with dpg.group(parent=parent):
+            with dpg.group(horizontal=True):
+                self._window_input = dpg.add_input_float(
+                    label="window (s)", default_value=self._window_s, width=100, format="%.2f", step=1.0,
+                    min_value=0.01, min_clamped=True, on_enter=True, callback=self._on_window)
+                self._autofit_box = dpg.add_checkbox(label="auto-fit y", default_value=self._autofit,
+                                                     callback=self._on_autofit)
+                self._pause_box = dpg.add_checkbox(label="pause", default_value=self._paused,
+                                                   callback=self._on_pause)
+            with dpg.group(horizontal=True):
+                with dpg.group(width=_TREE_WIDTH):
+                    self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
+                                                            default_value=self._filter, callback=self._on_filter)
+                    self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1)
+                with dpg.plot(width=-1, height=-1):
+                    dpg.add_plot_legend()
+                    self._x_axis = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
+                    self._y_axis = dpg.add_plot_axis(dpg.mvYAxis)
+        self._tree_stale = self._view_stale = True
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Follow the snapshot's signal list and redraw the plot if anything changed (once)."""
+        if snapshot.signals != self._signals:
+            self._signals = tuple(snapshot.signals)
+            self._tree_stale = True
+        if self._tree is None:
+            return
+        if self._tree_stale:
+            self._tree_stale = False
+            self._rebuild_tree()
+        if self._view_stale or (self._data_stale and not self._paused):
+            self._view_stale = self._data_stale = False
+            self._sync_series()
+            self._redraw()
+
+    def add_rows(self, columns: list[str], block: np.ndarray) -> None:
+        """Append telemetry rows: ``block`` is float64 rows x ``len(columns)``; columns 0 and 1 are
+        ``time`` (simulated s) and ``wall_time``, then signals; NaN means no value. Cheap: the
+        drawing happens in ``update``."""
+        self.history.append(columns, block)
+        self._data_stale = True
+
+    def checked(self) -> list[str]:
+        """Names of the plotted signals, in the order they were checked."""
+        return list(self._checked)
+
+    def set_checked(self, name: str, on: bool) -> None:
+        """Plot (``on``) or stop plotting signal ``name``; unknown names wait for their column."""
+        if on and name not in self._checked:
+            self._checked.append(name)
+        elif not on and name in self._checked:
+            self._checked.remove(name)
+        self._view_stale = True
+
+    def set_filter(self, text: str) -> None:
+        """Show only signals whose name contains every space-separated word of ``text`` (any case)."""
+        self._filter = text
+        self._tree_stale = True
+
+    def set_window(self, seconds: float) -> None:
+        """Visible span in simulated seconds (> 0)."""
+        if not seconds > 0:
+            raise ValueError(f"window must be > 0 s, got {seconds!r} (e.g. {self._window_s})")
+        self._window_s = float(seconds)
+        self._view_stale = True
+
+    def set_paused(self, on: bool) -> None:
+        """Freeze the view (rows still accumulate) so it can be zoomed and panned; unfreeze to follow."""
+        if on and not self._paused:
+            self._frozen_end = self.history.last_time()
+        self._paused = on
+        self._view_stale = True
+
+    def set_autofit(self, on: bool) -> None:
+        """Fit y to the visible data on every redraw; off leaves the y axis to the user."""
+        self._autofit = on
+        self._view_stale = True
+
+    def series(self, name: str) -> int | str | None:
+        """Dear PyGui id of the line series of checked signal ``name`` (None if not drawn)."""
+        return self._series.get(name)
+
+    def checkbox(self, name: str) -> int | str | None:
+        """Dear PyGui id of the tree checkbox of ``name`` (None if filtered out or unknown)."""
+        return self._boxes.get(name)
+
+    @property
+    def tree(self) -> int | str | None:
+        """Id of the child window holding the signal tree."""
+        return self._tree
+
+    @property
+    def axes(self) -> tuple[int | str | None, int | str | None]:
+        """Ids of the (x, y) plot axes."""
+        return self._x_axis, self._y_axis
+
+    # ---- callbacks: read the value, record the request ---------------------------------------
+
+    def _on_filter(self, sender: int | str, value: str, user_data: object) -> None:
+        self.set_filter(value)
+
+    def _on_window(self, sender: int | str, value: float, user_data: object) -> None:
+        self.set_window(max(float(value), 0.01))
+
+    def _on_autofit(self, sender: int | str, value: bool, user_data: object) -> None:
+        self.set_autofit(bool(value))
+
+    def _on_pause(self, sender: int | str, value: bool, user_data: object) -> None:
+        self.set_paused(bool(value))
+
+    def _on_check(self, sender: int | str, value: bool, name: str) -> None:
+        self.set_checked(name, bool(value))
+
+    # ---- drawing ------------------------------------------------------------------------------
+
+    def _visible_signals(self) -> list[str]:
+        words = self._filter.lower().split()
+        return [s for s in self._signals if all(w in s.lower() for w in words)]
+
+    def _rebuild_tree(self) -> None:
+        """Recreate the tree: category > entity > one checkbox per attribute."""
+        dpg.delete_item(self._tree, children_only=True)
+        self._boxes.clear()
+        groups: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        for name in self._visible_signals():
+            category, entity, attribute = split_signal(name)
+            groups.setdefault(category, {}).setdefault(entity, []).append((attribute, name))
+        checked = set(self._checked)
+        for category, entities in groups.items():
+            with dpg.tree_node(label=category, parent=self._tree, default_open=True):
+                for entity, attributes in entities.items():
+                    show = bool(self._filter) or any(name in checked for _, name in attributes)
+                    with dpg.tree_node(label=entity, default_open=show):
+                        for attribute, name in attributes:
+                            self._boxes[name] = dpg.add_checkbox(
+                                label=attribute or name, default_value=name in checked,
+                                user_data=name, callback=self._on_check)
+
+    def _sync_series(self) -> None:
+        """One line series per checked signal; checkboxes mirror programmatic changes."""
+        wanted = list(self._checked)
+        for name in [n for n in self._series if n not in wanted]:
+            dpg.delete_item(self._series.pop(name))
+        for name in wanted:
+            if name not in self._series:
+                self._series[name] = dpg.add_line_series([], [], label=name, parent=self._y_axis)
+        for name, box in self._boxes.items():
+            if dpg.get_value(box) != (name in wanted):
+                dpg.set_value(box, name in wanted)
+        dpg.set_value(self._window_input, self._window_s)
+        dpg.set_value(self._autofit_box, self._autofit)
+        dpg.set_value(self._pause_box, self._paused)
+
+    def _redraw(self) -> None:
+        """Refresh every series with the visible window, decimated; set the axes."""
+        end = self._frozen_end if self._paused else self.history.last_time()
+        if end is None:
+            end = self.history.last_time()
+        names = list(self._series)
+        if end is None:
+            for sid in self._series.values():
+                dpg.set_value(sid, [[], []])
+            return
+        t0 = end - self._window_s
+        t, values = self.history.window(t0, end, names)
+        lo, hi = np.inf, -np.inf
+        for j, name in enumerate(names):
+            y = values[:, j]
+            ok = np.isfinite(y)
+            xs, ys = decimate_minmax(t[ok], y[ok], self._max_points)
+            if len(ys):
+                lo, hi = min(lo, float(ys.min())), max(hi, float(ys.max()))
+            # Lists, not arrays: Dear PyGui reads numpy buffers as float32, too coarse for long runs.
+            dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
+        if self._paused:
+            # Frozen: the axes stay where they are and belong to the user (zoom, pan).
+            dpg.set_axis_limits_auto(self._x_axis)
+            dpg.set_axis_limits_auto(self._y_axis)
+            return
+        dpg.set_axis_limits(self._x_axis, t0, end)
+        if not self._autofit:
+            dpg.set_axis_limits_auto(self._y_axis)
+        elif lo <= hi:
+            pad = 0.05 * (hi - lo) if hi > lo else max(0.5 * abs(hi), 0.5)
+            dpg.set_axis_limits(self._y_axis, lo - pad, hi + pad)
