@@ -60,6 +60,7 @@ class Session:
         self.selection: str | None = None
         self.steps = 0
         self.visual_flags: set[str] = set()
+        self.pending_screenshot: Path | None = None
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._rows: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
@@ -410,6 +411,15 @@ class Session:
         out = Path(cmd.path) if cmd.path else self.model_path.with_name(self.model_path.stem + "_keyframe.xml")
         out.write_text(spec.to_xml(), encoding="utf-8")
         self.log("info", f"state saved as keyframe '{key.name}' in {out}")
+
+    def _do_Screenshot(self, cmd: C.Screenshot) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"screenshot-{stamp}.png"
+        check_writable(path, "screenshot path")
+        self.pending_screenshot = path  # taken by the viewer loop, which owns the camera
+
+    def _do_ToggleVideo(self, cmd: C.ToggleVideo) -> None:
+        raise MjrigError("video recording is not available in this version")
 
     def _do_SetVisualFlag(self, cmd: C.SetVisualFlag) -> None:
         self.visual_flags ^= {cmd.flag}

@@ -104,6 +104,8 @@ class SimThread:
         self._stop = threading.Event()
         self.failure: BaseException | None = None
         self._flags_applied: frozenset[str] = frozenset()
+        self._renderer: Any = None
+        self._renderer_model: Any = None
 
     def start(self) -> None:
         self._thread.start()
@@ -155,6 +157,8 @@ class SimThread:
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
             s.quit = True
+            if self._renderer is not None:
+                self._renderer.close()
             if self.viewer is not None:
                 close_viewer(self.viewer)
 
@@ -180,11 +184,36 @@ class SimThread:
                 scn.ngeom = 0
                 if s.rm is not None:
                     s.rm.draw(scn, s.model, s.data)
+                if s.pending_screenshot is not None:
+                    self._screenshot(v, s.pending_screenshot)
+                    s.pending_screenshot = None
         if s.model_changed:
             load_into_viewer(v, s.model, s.data, str(s.model_path or ""))
             s.model_changed = False
         v.sync()
         s.publish()
+
+    def _screenshot(self, v: Any, path: Any) -> None:
+        """Render the viewer's current camera offscreen, with the rig drawn, to a PNG."""
+        s = self.session
+        try:
+            import mediapy
+            m = s.model
+            width = min(1280, int(m.vis.global_.offwidth))
+            height = min(960, int(m.vis.global_.offheight))
+            if self._renderer is None or self._renderer_model is not m:
+                if self._renderer is not None:
+                    self._renderer.close()
+                self._renderer = mujoco.Renderer(m, height, width)
+                self._renderer_model = m
+            r = self._renderer
+            r.update_scene(s.data, camera=v.cam, scene_option=v.opt)
+            if s.rm is not None:
+                s.rm.draw(r.scene, m, s.data)
+            mediapy.write_image(str(path), r.render())
+            s.log("info", f"screenshot saved: {path}")
+        except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
+            s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")
 
     def _apply_flags(self, v: Any) -> None:
         """Push key-toggled flags to the viewer only when they change, so the viewer's own

@@ -154,7 +154,46 @@ def close_viewer(out: Path) -> dict:
     return run_app(MODELS / "bumper_drop.toml", body, timeout=60)
 
 
-SCRIPTS = {"attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
+def viewer_features(out: Path) -> dict:
+    """Pick a point in the viewer and attach there; T screenshot; keyframe; reload after a site vanished."""
+    import shutil
+    xml = out / "rig.xml"
+    shutil.copy(MODELS / "spring_mass.xml", xml)
+    text = xml.read_text()
+    xml.write_text(text.replace('<site name="tip"', '<site name="temp_site" pos="0 0 0.05"/><site name="tip"', 1))
+    toml = out / "rig.toml"
+    toml.write_text((MODELS / "spring_mass.toml").read_text().replace('model = "spring_mass.xml"', 'model = "rig.xml"'))
+
+    def body(session, app, sim) -> dict:
+        import mujoco
+        wait_for(lambda: sim.viewer is not None and session.latest().time > 0.2, what="the app to run")
+        v = sim.viewer
+        with v.lock():  # what a double-click on the block does
+            v.perturb.select = mujoco.mj_name2id(session.model, mujoco.mjtObj.mjOBJ_BODY, "block")
+            v.perturb.localpos[:] = [0.01, 0.02, 0.03]
+        wait_for(lambda: session.latest().selection is not None, what="the selection")
+        picked = session.latest().selection
+        session.submit(C.AddLoad({"name": "picked", "kind": "ideal_spring", "at": picked, "to": "temp_site",
+                                  "stiffness": 50.0, "rest_length": 0.0}))
+        wait_for(lambda: any(ld.name == "picked" for ld in session.latest().loads), what="the attached load")
+        sim._key(ord("T"))  # the screenshot key
+        wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
+        shot = next(m for _, m in session.latest().messages if "screenshot saved" in m).split(": ", 1)[1]
+        session.submit(C.SaveKeyframe(str(out / "keyframe.xml")))
+        wait_for((out / "keyframe.xml").exists, what="the keyframe copy")
+        xml.write_text(text)  # the site the load hangs on is gone from the model file
+        session.submit(C.Reload())
+        wait_for(lambda: any("without load" in m for _, m in session.latest().messages), what="reload warning")
+        names = {ld.name for ld in session.latest().loads}
+        t_reload = session.latest().time
+        wait_for(lambda: session.latest().time > t_reload + 0.1, what="running after reload")
+        return {"selection": picked, "screenshot": shot, "loads_after_reload": sorted(names),
+                "messages": [m for _, m in session.latest().messages]}
+
+    return run_app(toml, body)
+
+
+SCRIPTS = {"viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
 
 if __name__ == "__main__":
     name, outdir = sys.argv[1], Path(sys.argv[2])

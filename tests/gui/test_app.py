@@ -93,3 +93,19 @@ def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
     df = pl.read_parquet(out)
     assert df.height > 100 and df["time"].is_sorted()
     assert any(c.startswith("Loads/") for c in df.columns)
+
+
+def test_pick_attach_screenshot_keyframe_reload(xdisplay, tmp_path):
+    import mujoco
+
+    report = drive("viewer_features", tmp_path, xdisplay)
+    assert report["selection"] == "body:block@0.01,0.02,0.03"
+    shot = Path(report["screenshot"])
+    assert shot.exists() and shot.stat().st_size > 5_000
+    shot.unlink()
+    # The keyframe copy loads in MuJoCo and holds the state that was saved.
+    m = mujoco.MjModel.from_xml_path(str(tmp_path / "keyframe.xml"))
+    assert m.nkey == 1 and m.key_time[0] > 0.2
+    # The load whose site vanished was dropped with a warning; the rest of the rig stayed.
+    assert report["loads_after_reload"] == ["main_spring"]
+    assert any("picked" in msg and "without load" in msg for msg in report["messages"])
