@@ -78,22 +78,31 @@ class SpecForm:
         self._ids: dict[str, int | str] = {}
         self._kept: dict[str, Any] = {}  # values the form cannot edit (profiles) survive an edit
         self.group: int | str = 0
+        self._filter: int | str = 0
 
     def build(self, parent: int | str) -> None:
         self.group = dpg.add_group(parent=parent)
+        if any(f.kind == "point" for f in self.fields):
+            self._filter = dpg.add_input_text(parent=self.group, hint="search sites / bodies / geoms", width=220,
+                                              callback=self._on_filter)
         for f in self.fields:
             label = f"{f.key}{'' if not f.optional else ' (opt)'}"
             if f.kind == "point":
-                self._ids[f.key] = dpg.add_combo(self.points(), label=label, parent=self.group, width=220)
+                self._ids[f.key] = dpg.add_combo(self.points(), label=label, parent=self.group, width=220,
+                                                 height_mode=dpg.mvComboHeight_Large)
             elif f.kind == "bool":
                 self._ids[f.key] = dpg.add_checkbox(label=label, parent=self.group, default_value=bool(f.default))
             else:
                 self._ids[f.key] = dpg.add_input_text(label=label, parent=self.group, width=220, hint=f.hint,
                                                       default_value=_show(f.default))
 
+    def _on_filter(self, sender: int, text: str) -> None:
+        self.refresh_points()
+
     def refresh_points(self) -> None:
-        """Re-read the model's names into every point picker."""
-        names = self.points()
+        """Re-read the model's names (narrowed by the search text) into every point picker."""
+        needle = str(dpg.get_value(self._filter) or "").strip().lower() if self._filter else ""
+        names = [n for n in self.points() if needle in n.lower()]
         for f in self.fields:
             if f.kind == "point":
                 dpg.configure_item(self._ids[f.key], items=names)
