@@ -100,7 +100,9 @@ class SignalManager:
         self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
         self._col_index: dict[str, int] = {"time": 0, "wall_time": 1}
         self._plan: list[_Gather] = []
-        self._gathers: list[tuple[np.ndarray, np.ndarray, int, int]] = []
+        self._copies: list[tuple[np.ndarray, np.ndarray]] = []        # (destination, source) views
+        self._takes: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (source, index, destination)
+        self._stage = np.full(8, np.nan)  # one row, filled in place, then copied into the block
         self._block = np.full((self.batch_size, 8), np.nan)
         self._row = 0
         self._step_count = -1
@@ -131,6 +133,21 @@ class SignalManager:
             grown = np.full((self.batch_size, max(width, 2 * self._block.shape[1])), np.nan)
             grown[:, : self._block.shape[1]] = self._block
             self._block = grown
+        if width > self._stage.shape[0]:
+            self._stage = np.full(self._block.shape[1], np.nan)
+            self._compile_plan()
+
+    def _compile_plan(self) -> None:
+        """Views for sampling: a gather over a contiguous index range becomes a copy between two
+        fixed views (about 0.3 µs), the others an ``np.take`` (about 1 µs)."""
+        self._copies, self._takes = [], []
+        for g in self._plan:
+            dst = self._stage[g.start:g.stop]
+            i0 = int(g.index[0])
+            if np.array_equal(g.index, np.arange(i0, i0 + len(g.index))):
+                self._copies.append((dst, g.source[i0:i0 + len(g.index)]))
+            else:
+                self._takes.append((g.source, g.index, dst))
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, *,
              extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]]] = (),
@@ -219,7 +236,8 @@ class SignalManager:
             energy = data.energy
             add(energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])
         self._plan = plan
-        self._gathers = [(g.source, g.index, g.start, g.stop) for g in plan]
+        self._stage = np.full(max(len(self.columns), self._stage.shape[0]), np.nan)
+        self._compile_plan()
         self._data = data
         self._ensure_width()
         if self._sink is not None:
@@ -273,12 +291,17 @@ class SignalManager:
         now = time.perf_counter()
         if self._wall0 is None:
             self._wall0 = now
+        stage = self._stage
+        stage[0] = mj_data.time
+        stage[1] = now - self._wall0
+        copyto = np.copyto
+        for dst, src in self._copies:
+            copyto(dst, src)
+        for src, index, dst in self._takes:
+            np.take(src, index, out=dst, mode="clip")
+        width = len(self.columns)
         row = self._block[self._row]
-        row[0] = mj_data.time
-        row[1] = now - self._wall0
-        take = np.take
-        for source, index, start, stop in self._gathers:
-            take(source, index, out=row[start:stop], mode="clip")
+        copyto(row[:width], stage[:width])
         if self._posted:
             for idx, val in self._posted.items():
                 row[idx] = val
