@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", type=Path)
     r.add_argument("--duration", type=_seconds, help="simulated seconds (overrides the scenario)")
     r.add_argument("--out", type=Path, help="Parquet output (overrides the scenario)")
+    r.add_argument("--video", type=Path, help="video output, .mp4 or .gif (overrides the scenario)")
     c = sub.add_parser("check", help="validate a scenario without running it")
     c.add_argument("scenario", type=Path)
     rc = sub.add_parser("recover", help="rebuild a recording interrupted by a crash or kill")
@@ -81,7 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from app.headless import prepare, run
     from app.scenario import load_scenario
     sc = load_scenario(args.scenario)
-    setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration)
+    setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
+                    video=args.video.resolve() if args.video else None)
     bar = _progress_bar(setup.duration)
     last = [0]
 
@@ -91,6 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.update(n - last[0])
             last[0] = n
 
+    for rec in setup.runtime.video_recorders:
+        rec.on_progress = _encoding_bar() if sys.stderr.isatty() else None
     try:
         run(setup, progress=progress)
     finally:
@@ -102,7 +106,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     if setup.out is not None:
         print(f"wrote {sm.rows_recorded if sm else 0} rows to {setup.out}", file=sys.stderr)
+    for rec in setup.runtime.video_recorders:
+        print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
     return 0
+
+
+def _encoding_bar():
+    """A progress callback (frames encoded, frames captured) drawing a tqdm bar on stderr."""
+    from tqdm import tqdm
+    state: dict = {}
+
+    def update(done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            bar = state["bar"] = tqdm(total=total, desc="encoding video", unit="frame", file=sys.stderr)
+        bar.total = total
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+    return update
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -179,7 +179,9 @@ class Screenshot(Command):
 
 @dataclass(frozen=True)
 class ToggleVideo(Command):
-    pass
+    """Start (``path``: None = a timestamped .mp4 in runs/) or stop recording video of the view."""
+
+    path: str | None = None
 
 
 @dataclass(frozen=True)

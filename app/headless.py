@@ -16,7 +16,8 @@ import app
 from app.runtime.errors import ConfigError
 from app.runtime.manager import RuntimeManager, load_model_file
 from app.runtime.signals import SignalManager
-from app.scenario import Scenario
+from app.runtime.video import VideoRecorder
+from app.scenario import Scenario, VideoSettings
 
 __all__ = ["RunSetup", "prepare", "run", "recording_metadata", "check_writable"]
 
@@ -75,10 +76,11 @@ class RunSetup:
 
 
 def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
-            record: bool = True) -> RunSetup:
-    """Compile the model with the rig, apply overrides, validate every name, open the recorder.
+            video: Path | None = None, record: bool = True) -> RunSetup:
+    """Compile the model with the rig, apply overrides, validate every name, open the recorders.
 
-    ``out``/``duration`` override the scenario's; ``record=False`` skips telemetry.
+    ``out``/``duration``/``video`` override the scenario's; ``record=False`` (``mjrig check``)
+    validates everything but creates nothing.
     """
     if duration is not None and not (math.isfinite(duration) and duration > 0):
         raise ConfigError(f"--duration must be a positive number of seconds, got {duration:g}")
@@ -104,12 +106,43 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if sc.timestep is not None:
         model.opt.timestep = sc.timestep
     sc.check_model(model)
+    recorder = _video_recorder(sc, video, model, create=record)
+    if record and recorder is not None:
+        rm.video_recorders.append(recorder)
     if record and out_path is not None:
         rm.signal_manager = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
                                           metadata=recording_metadata(sc.model, sc.text))
     rm.resolve(model, data)
     return RunSetup(sc, rm, model, data, duration if duration is not None else sc.duration,
                     out_path if record else None)
+
+
+def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
+                    create: bool) -> VideoRecorder | None:
+    """The scenario's [video] (``video`` overrides its path), checked against the model."""
+    if video is None and sc.video is None:
+        return None
+    settings = sc.video or VideoSettings(path=video)  # type: ignore[arg-type]
+    path = video if video is not None else settings.path
+    where = "--video" if video is not None else sc.where("video", "path")
+    if path.suffix.lower() not in (".mp4", ".gif"):
+        raise ConfigError(f"{where}: must end in .mp4 or .gif, got '{path.name}'")
+    check_writable(path, where, create=create)
+    rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,
+                        height=settings.height, show_loads=settings.show_loads,
+                        show_proximities=settings.show_proximities, show_contacts=settings.show_contacts,
+                        show_net_force=settings.show_net_force)
+    try:
+        if create:
+            rec.check(model)
+        else:
+            probe = VideoRecorder(path=path.parent / ".mjrig-check.mp4", camera_name=settings.camera,
+                                  width=settings.width, height=settings.height)
+            probe.check(model)
+    except ConfigError as exc:
+        field = "video" if video is None else "--video"
+        raise ConfigError(f"{sc.where('video') if video is None else field}: {exc}") from None
+    return rec
 
 
 def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> int:

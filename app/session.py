@@ -61,6 +61,8 @@ class Session:
         self.steps = 0
         self.visual_flags: set[str] = set()
         self.pending_screenshot: Path | None = None
+        self.video = None                     # the VideoRecorder while V is on
+        self.camera: mujoco.MjvCamera | None = None  # the viewer's camera, set by the viewer loop
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._rows: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
@@ -138,6 +140,7 @@ class Session:
         else:
             _reset(model, data)
         rm.resolve(model, data)
+        self._stop_video()  # a video shows one model
         old = self.rm
         if old is not None:
             rm.set_recorder(old.set_recorder(None))
@@ -157,6 +160,7 @@ class Session:
         rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
                             playback_speed=0.0, monitors=[self._live], on_load_error=self._load_failed)
         rm.inherit_layout(self.rm)
+        rm.video_recorders = self.rm.video_recorders
         rm.resolve(self.model, self.data)
         rm.set_recorder(self.rm.set_recorder(None))
         self.rm.detach()
@@ -419,7 +423,34 @@ class Session:
         self.pending_screenshot = path  # taken by the viewer loop, which owns the camera
 
     def _do_ToggleVideo(self, cmd: C.ToggleVideo) -> None:
-        raise MjrigError("video recording is not available in this version")
+        assert self.rm is not None and self.model is not None
+        if self.video is not None:
+            self._stop_video()
+            return
+        from app.runtime.video import VideoRecorder
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"video-{stamp}.mp4"
+        check_writable(path, "video path")
+        g = self.model.vis.global_
+        rec = VideoRecorder(path=path, camera=self.camera, show_loads=True, show_proximities=True,
+                            width=min(640, int(g.offwidth)), height=min(480, int(g.offheight)))
+        rec.check(self.model)
+        self.rm.video_recorders.append(rec)
+        self.video = rec
+        self.log("info", f"video recording to {path}")
+
+    def _stop_video(self) -> None:
+        """Finish the video (on the simulation thread, which owns its GL context)."""
+        rec, self.video = self.video, None
+        if rec is None:
+            return
+        if self.rm is not None and rec in self.rm.video_recorders:
+            self.rm.video_recorders.remove(rec)
+        try:
+            rec.save()
+            self.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
+        except MjrigError as exc:
+            self.log("error", str(exc))
 
     def _do_SetVisualFlag(self, cmd: C.SetVisualFlag) -> None:
         self.visual_flags ^= {cmd.flag}
@@ -497,6 +528,7 @@ class Session:
             recording_bytes=rec.bytes_written if rec is not None else 0,
             recording_error=rec.error if rec is not None else None,
             selection=self.selection, error=self.error, messages=tuple(self._messages),
+            video_path=str(self.video.path) if self.video is not None else None,
             signals=tuple(self._live.columns[2:]), steps=self.steps)
         return self._snapshot
 
@@ -518,7 +550,8 @@ class Session:
         return info
 
     def close(self) -> None:
-        """Finalize any recording and wait for it; safe twice."""
+        """Finalize any recording and video and wait for them; safe twice."""
+        self._stop_video()
         if self.rm is not None:
             self._finish(self.rm.set_recorder(None))
             self.rm.close()

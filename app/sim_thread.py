@@ -128,6 +128,7 @@ class SimThread:
         import mujoco.viewer  # GUI-only import, here and nowhere in the core
         s = self.session
         self.viewer = mujoco.viewer.launch_passive(s.model, s.data, key_callback=self._key)
+        s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
 
     def _run(self) -> None:
@@ -157,6 +158,7 @@ class SimThread:
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
             s.quit = True
+            s._stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
                 self._renderer.close()
             if self.viewer is not None:

@@ -1,4 +1,4 @@
-"""Recording: output path, signal groups and rate; start/stop; rows written and file size."""
+"""Recording: output path, signal groups and rate; start/stop; rows written and file size; video."""
 from __future__ import annotations
 
 from typing import Callable
@@ -22,6 +22,8 @@ class RecordingPanel:
         self._button: int | str = 0
         self._status: int | str = 0
         self._recording = False
+        self._video_button: int | str = 0
+        self._video_status: int | str = 0
 
     def build(self, parent: int | str) -> None:
         self._path = dpg.add_input_text(label="path", parent=parent, default_value="runs/recording.parquet", width=260)
@@ -33,6 +35,9 @@ class RecordingPanel:
             self._groups[g] = dpg.add_checkbox(label=g, parent=row, default_value=True)
         self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
         self._status = dpg.add_text("", parent=parent)
+        dpg.add_separator(parent=parent)
+        self._video_button = dpg.add_button(label="Start video (V)", parent=parent, callback=self._on_video)
+        self._video_status = dpg.add_text("", parent=parent)
 
     def _on_toggle(self) -> None:
         if self._recording:
@@ -46,7 +51,13 @@ class RecordingPanel:
         groups = tuple(g for g, item in self._groups.items() if dpg.get_value(item))
         self.submit(C.StartRecording(dpg.get_value(self._path).strip(), rate, groups))
 
+    def _on_video(self) -> None:
+        self.submit(C.ToggleVideo())
+
     def update(self, snap: C.Snapshot) -> None:
+        video = snap.video_path is not None
+        dpg.configure_item(self._video_button, label="Stop video (V)" if video else "Start video (V)")
+        dpg.set_value(self._video_status, f"REC video {snap.video_path}" if video else "")
         self._recording = snap.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:

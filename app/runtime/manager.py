@@ -88,6 +88,7 @@ class RuntimeManager:
         self._param_values = np.zeros(0)
         self._param_list: list[NamedValue] = []
         self._due: list[SignalManager] = []
+        self._vdue: list[Any] = []
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
         self._prepare_loads: Callable[[], None] = lambda: None
         self._closed = False
@@ -242,7 +243,8 @@ class RuntimeManager:
             self._start_wall_time = time.perf_counter()
         t = mj_data.time
         self._due = [sm for sm in self._samplers() if sm.due(t)]
-        hook = self._capture if (self._due or self.video_recorders) else None
+        self._vdue = [r for r in self.video_recorders if getattr(r, "due", None) is None or r.due(t)]
+        hook = self._capture if (self._due or self._vdue) else None
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
@@ -260,10 +262,16 @@ class RuntimeManager:
         for sm in self._due:
             sm.sample(eng.data, prepared=prepared)
             prepared = True
-        if self.video_recorders:
+        if self._vdue:
             arrows, lines = self.visuals(eng.model, eng.data)
-            for rec in self.video_recorders:
-                rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines)
+            net = self.net_force_arrows(eng.model, eng.data) if any(
+                getattr(r, "show_net_force", False) for r in self._vdue) else None
+            for rec in self._vdue:
+                if net is not None:
+                    rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows,
+                                      custom_lines=lines, net_forces=net)
+                else:
+                    rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines)
 
     def reset_timing(self) -> None:
         """Restart real-time pacing from the current instant (after a pause or speed change)."""
@@ -285,6 +293,24 @@ class RuntimeManager:
                 if ln is not None:
                     lines.append(ln)
         return arrows, lines
+
+    def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
+        """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
+        from app.runtime.video import NET_FORCE_COLOR
+        if self._engine is not None:
+            self._engine.update_outputs()
+        net: dict[int, np.ndarray] = {}
+        for ld in self.loads:
+            if not ld.active:
+                continue
+            f = np.asarray(ld._last_f, dtype=float)
+            body, _ = ld.action_site.body_and_offset(mj_model)
+            net[body] = net.get(body, np.zeros(3)) + f
+            if ld.reaction is not None:
+                rbody, _ = ld.reaction.body_and_offset(mj_model)
+                net[rbody] = net.get(rbody, np.zeros(3)) - f
+        return [ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
+                for b, v in net.items() if b > 0 and np.linalg.norm(v) > 1e-6]
 
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
