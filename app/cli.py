@@ -12,10 +12,23 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-# With no display, MuJoCo's offscreen rendering must use EGL; it is picked when mujoco is first
-# imported, so this comes before any import of the core.
-if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and "MUJOCO_GL" not in os.environ:
-    os.environ["MUJOCO_GL"] = "egl"
+
+
+def _pick_offscreen_gl() -> None:
+    """With no display, MuJoCo must render offscreen through EGL (or else OSMesa). The backend is
+    fixed when mujoco is first imported, so this runs before any import of the core."""
+    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or "MUJOCO_GL" in os.environ:
+        return
+    import ctypes.util
+    if ctypes.util.find_library("EGL"):
+        os.environ["MUJOCO_GL"] = "egl"
+    elif ctypes.util.find_library("OSMesa"):
+        os.environ["MUJOCO_GL"] = "osmesa"
+    else:
+        os.environ["MUJOCO_GL"] = "egl"  # fails with a clear message only if a video is asked for
+
+
+_pick_offscreen_gl()
 
 from app.runtime.errors import ConfigError, DivergenceError, MjrigError
 
@@ -69,13 +82,40 @@ def _app_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _progress_bar(total_seconds: float):
-    """A tqdm bar on stderr when it is a terminal, else None."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-    return tqdm(total=1000, unit="‰", desc="simulating", file=sys.stderr, leave=True,
-                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+class ProgressBar:
+    """A one-line progress bar on stderr (only when stderr is a terminal); ``update(fraction)``."""
+
+    def __init__(self, label: str) -> None:
+        import shutil
+        import time
+        self.label = label
+        self._time = time.monotonic
+        self.start = self._time()
+        cols = shutil.get_terminal_size((80, 24)).columns
+        self.width = max(10, (cols if cols >= 40 else 80) - len(label) - 28)
+        self._last = -1.0
+
+    def update(self, fraction: float, *, note: str = "") -> None:
+        fraction = min(1.0, max(0.0, fraction))
+        now = self._time()
+        if fraction < 1.0 and now - self._last < 0.1:
+            return
+        self._last = now
+        done = int(self.width * fraction)
+        elapsed = now - self.start
+        eta = f"{elapsed / fraction - elapsed:5.1f} s left" if 0 < fraction < 1 else f"{elapsed:5.1f} s"
+        bar = "#" * done + "-" * (self.width - done)
+        sys.stderr.write(f"\r{self.label} {fraction * 100:3.0f}% [{bar}] {eta} {note}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _progress_bar(total_seconds: float) -> ProgressBar | None:
+    """A bar on stderr when it is a terminal, else None."""
+    return ProgressBar("simulating") if sys.stderr.isatty() else None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -85,13 +125,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None)
     bar = _progress_bar(setup.duration)
-    last = [0]
 
     def progress(frac: float) -> None:
         if bar is not None:
-            n = int(frac * 1000)
-            bar.update(n - last[0])
-            last[0] = n
+            bar.update(frac)
 
     for rec in setup.runtime.video_recorders:
         rec.on_progress = _encoding_bar() if sys.stderr.isatty() else None
@@ -112,20 +149,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _encoding_bar():
-    """A progress callback (frames encoded, frames captured) drawing a tqdm bar on stderr."""
-    from tqdm import tqdm
-    state: dict = {}
+    """A progress callback (frames encoded, frames captured) for the end of a headless video."""
+    bar = ProgressBar("encoding video")
+    closed = [False]
 
     def update(done: int, total: int) -> None:
-        bar = state.get("bar")
-        if bar is None:
-            bar = state["bar"] = tqdm(total=total, desc="encoding video", unit="frame", file=sys.stderr)
-        bar.total = total
-        bar.update(done - bar.n)
+        if closed[0]:
+            return
+        bar.update(done / total if total else 1.0, note=f"{done}/{total} frames")
         if done >= total:
             bar.close()
+            closed[0] = True
     return update
-
 
 def cmd_check(args: argparse.Namespace) -> int:
     from app.headless import prepare

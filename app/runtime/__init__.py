@@ -10,6 +10,7 @@ from app.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
 from app.runtime.proximity import Proximity
 from app.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
 from app.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
+from app.runtime.video import VideoRecorder
 from app.runtime.visuals import ArrowConfig, Color, LineConfig
 
 __all__ = [
@@ -19,5 +20,5 @@ __all__ = [
     "AnySite", "Site", "Body", "BodyPoint", "Geom", "parse_point", "Proximity",
     "SignalManager", "SignalCategory", "SIGNAL_GROUPS",
     "NamedValue", "Constant", "Step", "Ramp", "Sine", "Table",
-    "ArrowConfig", "LineConfig", "Color",
+    "ArrowConfig", "LineConfig", "Color", "VideoRecorder",
 ]

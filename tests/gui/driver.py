@@ -193,7 +193,30 @@ def viewer_features(out: Path) -> dict:
     return run_app(toml, body)
 
 
-SCRIPTS = {"viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
+def video(out: Path) -> dict:
+    """Record a few seconds of video in the app (panel button, then the V key) and a screenshot."""
+    def body(session, app, sim) -> dict:
+        wait_for(lambda: sim.viewer is not None and session.latest().time > 0.2 and app.frames > 5,
+                 what="the app to run")
+        session.submit(C.ToggleVideo(str(out / "app.mp4")))
+        wait_for(lambda: session.latest().video_path is not None, what="video on")
+        t0 = session.latest().time
+        wait_for(lambda: session.latest().time > t0 + 1.0, what="a second of simulated time", timeout=60)
+        time.sleep(0.3)
+        screenshot("app_video")
+        sim._key(ord("V"))  # the video key stops it
+        wait_for(lambda: any("video saved" in m for _, m in session.latest().messages), what="video saved",
+                 timeout=60)
+        sim._key(ord("T"))
+        wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
+        shot = next(m for _, m in session.latest().messages if "screenshot saved" in m).split(": ", 1)[1]
+        saved = next(m for _, m in session.latest().messages if "video saved" in m)
+        return {"video_message": saved, "screenshot": shot}
+
+    return run_app(MODELS / "clearance.toml", body)
+
+
+SCRIPTS = {"video": video, "viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
 
 if __name__ == "__main__":
     name, outdir = sys.argv[1], Path(sys.argv[2])

@@ -109,3 +109,23 @@ def test_pick_attach_screenshot_keyframe_reload(xdisplay, tmp_path):
     # The load whose site vanished was dropped with a warning; the rest of the rig stayed.
     assert report["loads_after_reload"] == ["main_spring"]
     assert any("picked" in msg and "without load" in msg for msg in report["messages"])
+
+
+def test_video_and_screenshot_in_the_app(xdisplay, tmp_path):
+    import shutil
+    import subprocess as sp
+
+    report = drive("video", tmp_path, xdisplay)
+    video = tmp_path / "app.mp4"
+    assert video.exists() and "video saved" in report["video_message"]
+    ffprobe = shutil.which("ffprobe")
+    if ffprobe:
+        out = sp.run([ffprobe, "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                      "stream=nb_read_frames,width,height", "-of", "csv=p=0", str(video)],
+                     capture_output=True, text=True, check=True).stdout.strip()
+        w, h, n = (int(x) for x in out.split(","))
+        assert (w, h) == (640, 480) and n >= 25  # at least ~1 s of simulated time at 30 fps
+    shot = Path(report["screenshot"])
+    assert shot.exists() and shot.stat().st_size > 5_000
+    shutil.copy(shot, ROOT / "tests" / "artifacts" / "app_screenshot_key.png")
+    shot.unlink()

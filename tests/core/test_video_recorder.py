@@ -1,0 +1,70 @@
+"""VideoRecorder without a screen: frames due by simulated time, errors never silent."""
+from __future__ import annotations
+
+import mujoco
+import pytest
+
+from app.runtime import ConfigError, MjrigError
+from app.runtime import video as video_mod
+from app.runtime.video import VideoRecorder
+
+XML = """<mujoco><option timestep="0.004"/><worldbody><light pos="0 0 2"/><geom type="plane" size="1 1 .1"/>
+<body name="b" pos="0 0 .2"><freejoint/><geom size=".05"/></body></worldbody></mujoco>"""
+
+
+def test_missing_encoder_is_a_config_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(video_mod.shutil, "which", lambda name: None)
+    import builtins
+    real_import = builtins.__import__
+
+    def no_imageio(name, *a, **k):
+        if name == "imageio_ffmpeg":
+            raise ImportError("not installed")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_imageio)
+    rec = VideoRecorder(path=tmp_path / "v.mp4")
+    with pytest.raises(ConfigError, match="no video encoder"):
+        rec.check(mujoco.MjModel.from_xml_string(XML))
+
+
+def test_bad_extension_and_fps_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match=r"\.mp4 or \.gif"):
+        VideoRecorder(path=tmp_path / "v.avi")
+    with pytest.raises(ConfigError, match="fps"):
+        VideoRecorder(path=tmp_path / "v.mp4", fps=0)
+
+
+def test_frames_are_due_by_simulated_time_and_encoding_failures_surface(tmp_path, monkeypatch):
+    m = mujoco.MjModel.from_xml_string(XML)
+    d = mujoco.MjData(m)
+    rec = VideoRecorder(path=tmp_path / "v.mp4", fps=25, width=64, height=48)
+    captured_at = []
+    while d.time < 1.0:
+        before = rec.frames_captured
+        rec.capture_frame(m, d, [], [])
+        if rec.frames_captured > before:
+            captured_at.append(d.time)
+        mujoco.mj_step(m, d)
+    rec.save()
+    assert len(captured_at) == 25  # 1.0 s x 25 fps, whatever the 4 ms timestep
+    assert all(abs(t - i / 25) < 0.004 + 1e-9 for i, t in enumerate(captured_at))
+    assert rec.frames_written == 25 and (tmp_path / "v.mp4").stat().st_size > 0
+    rec.save()  # safe twice
+
+    # An encoder that fails is reported, never silent.
+    import mediapy
+
+    class Broken(mediapy.VideoWriter):
+        def add_image(self, image):
+            raise OSError("disk full")
+
+    monkeypatch.setattr(mediapy, "VideoWriter", Broken)
+    d2 = mujoco.MjData(m)
+    bad = VideoRecorder(path=tmp_path / "bad.mp4", fps=25, width=64, height=48)
+    with pytest.raises(MjrigError, match="disk full"):
+        while d2.time < 2.0:
+            bad.capture_frame(m, d2, [], [])
+            mujoco.mj_step(m, d2)
+        bad.save()
+    assert "disk full" in (bad.error or "")
