@@ -13,7 +13,7 @@ from typing import Any
 __all__ = [
     "RunState", "Command", "OpenModel", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
-    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "SaveScenario",
+    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetVisualFlag", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS",
 ]
@@ -157,6 +157,13 @@ class ToggleRecording(Command):
 
 
 @dataclass(frozen=True)
+class RecoverRecording(Command):
+    """Turn an interrupted recording's segments into a valid Parquet file."""
+
+    path: str
+
+
+@dataclass(frozen=True)
 class SaveScenario(Command):
     """Write the current rig as a scenario TOML the headless runner accepts."""
 
@@ -261,4 +268,5 @@ class Snapshot:
     messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
     signals: tuple[str, ...] = ()
     steps: int = 0
+    interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
     extra: dict[str, Any] = field(default_factory=dict)

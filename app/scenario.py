@@ -10,6 +10,7 @@ import math
 import os
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -117,14 +118,14 @@ class Scenario:
         if self.video is not None and self.video.camera is not None:
             if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera) < 0:
                 names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, i) or "" for i in range(model.ncam)]
-                raise ConfigError(f"{self.where('video', 'camera')}: unknown camera '{self.video.camera}'"
-                                  f"{closest_names(self.video.camera, [n for n in names if n])}")
+                raise ConfigError(_oneline(f"{self.where('video', 'camera')}: unknown camera '{self.video.camera}'"
+                                           f"{closest_names(self.video.camera, [n for n in names if n])}"))
 
     def _check_point(self, model: mujoco.MjModel, point: Point, path: tuple) -> None:
         try:
             point.get_id(model)
         except ConfigError as exc:
-            raise ConfigError(f"{self.where(*path)}: {exc}") from None
+            raise ConfigError(_oneline(f"{self.where(*path)}: {exc}")) from None
 
 
 def _dotted(path: tuple) -> str:
@@ -190,7 +191,7 @@ class _Parser:
         self.params: dict[str, NamedValue] = {}
 
     def fail(self, path: tuple, msg: str) -> ConfigError:
-        return ConfigError(f"{self.loc.where(*path)}: {msg}")
+        return ConfigError(_oneline(f"{self.loc.where(*path)}: {msg}"))
 
     def keys(self, table: Any, allowed: set[str], path: tuple) -> dict:
         if not isinstance(table, dict):
@@ -203,7 +204,10 @@ class _Parser:
     def number(self, value: Any, path: tuple, *, positive: bool = False, nonneg: bool = False) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(path, f"must be a number, got {_show(value)}")
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # a TOML integer beyond float range
+            raise self.fail(path, f"must be a finite number, got {_show(value)}") from None
         if not math.isfinite(v):
             raise self.fail(path, f"must be a finite number, got {value}")
         if positive and v <= 0:
@@ -218,7 +222,10 @@ class _Parser:
         return value.strip()
 
     def path_value(self, value: Any, path: tuple) -> Path:
-        p = Path(self.string(value, path)).expanduser()
+        try:
+            p = Path(self.string(value, path)).expanduser()
+        except RuntimeError:  # '~user' with no such user
+            raise self.fail(path, f"cannot expand '~' in {_show(value)}") from None
         return p if p.is_absolute() else (self.base / p)
 
     def param_or_number(self, value: Any, path: tuple, *, allow_profile: bool = False) -> Any:
@@ -236,7 +243,7 @@ class _Parser:
 
     def profile(self, spec: dict, path: tuple) -> Profile:
         kind = spec.get("profile")
-        if kind not in _PROFILE_FIELDS:
+        if not isinstance(kind, str) or kind not in _PROFILE_FIELDS:
             raise self.fail((*path, "profile"), f"unknown profile {_show(kind)}"
                             f"{closest_names(str(kind), sorted(_PROFILE_FIELDS))}")
         required, optional = _PROFILE_FIELDS[kind]
@@ -285,7 +292,11 @@ class _Parser:
         if "model" not in doc:
             raise self.fail(("model",), "missing required field 'model' (the MJCF/.mjb file)")
         model = self.path_value(doc["model"], ("model",))
-        if not model.is_file():
+        try:
+            found = model.is_file()
+        except OSError as exc:  # e.g. a name too long for the file system
+            raise self.fail(("model",), f"model file cannot be used: {exc.strerror or exc}") from None
+        if not found:
             raise self.fail(("model",), f"model file not found: {model}")
         sc = Scenario(model=model)
         sim = self.keys(doc.get("simulation", {}), _SIM, ("simulation",))
@@ -352,7 +363,7 @@ class _Parser:
         kind = spec.get("kind")
         if kind is None:
             raise self.fail(path, "missing required field 'kind'")
-        if kind not in LOAD_KINDS:
+        if not isinstance(kind, str) or kind not in LOAD_KINDS:
             raise self.fail((*path, "kind"), f"unknown load kind {_show(kind)}{closest_names(str(kind), list(LOAD_KINDS))}")
         self.keys(spec, LOAD_KINDS[kind], path)
         missing = sorted(_REQUIRED[kind] - set(spec))
@@ -456,6 +467,12 @@ class _Parser:
         return v
 
 
+def _oneline(msg: str) -> str:
+    """``msg`` with line breaks and other control characters escaped, so errors stay one line."""
+    return "".join(ch.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in msg)
+
+
 def _typename(v: Any) -> str:
     return {dict: "a table", list: "a list", str: "a string", bool: "a boolean"}.get(type(v), type(v).__name__)
 
@@ -478,7 +495,10 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
         where = f"{name}:{m.group(1)}" if m else name
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
-        raise ConfigError(f"{where}: TOML syntax error: {reason}") from None
+        raise ConfigError(_oneline(f"{where}: TOML syntax error: {reason}")) from None
+    except (ValueError, RecursionError) as exc:  # over-long integers, absurdly deep nesting
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ConfigError(_oneline(f"{name}: TOML syntax error: {reason}")) from None
     locator = ScenarioLocator(text if locate else "", source if locate else None)
     sc = _Parser(doc, locator, base or Path.cwd()).scenario()
     sc.source, sc.text, sc.locator, sc.doc = source, text, locator, doc

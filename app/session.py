@@ -61,6 +61,7 @@ class Session:
         self.steps = 0
         self.visual_flags: set[str] = set()
         self.pending_screenshot: Path | None = None
+        self.interrupted: tuple[str, ...] = ()
         self.video = None                     # the VideoRecorder while V is on
         self.camera: mujoco.MjvCamera | None = None  # the viewer's camera, set by the viewer loop
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
@@ -124,6 +125,9 @@ class Session:
             raise ConfigError(f"{path}: not a model or scenario (expected .xml, .mjb or .toml)")
         self._load(doc, base, source=path)
         self.log("info", f"opened {path.name}")
+        self.interrupted = self.find_interrupted()
+        for found in self.interrupted:
+            self.log("warning", f"an interrupted recording was found: {found} (Recording > Recover)")
 
     def _load(self, doc: dict, base: Path, *, source: Path | None, keep_state: bool = False) -> None:
         sc = scenario_from_doc(doc, base=base, source=source)
@@ -139,6 +143,8 @@ class Session:
             data.time = self.data.time
         else:
             _reset(model, data)
+        if keep_state and self.rm is not None:
+            _keep_switched_off(self.rm, rm)
         rm.resolve(model, data)
         self._stop_video()  # a video shows one model
         old = self.rm
@@ -161,16 +167,16 @@ class Session:
                             playback_speed=0.0, monitors=[self._live], on_load_error=self._load_failed)
         rm.inherit_layout(self.rm)
         rm.video_recorders = self.rm.video_recorders
+        _keep_switched_off(self.rm, rm)
         rm.resolve(self.model, self.data)
         rm.set_recorder(self.rm.set_recorder(None))
         self.rm.detach()
         self.rm, self.doc = rm, doc
 
     def _load_failed(self, load: Load, exc: BaseException) -> None:
+        # It stays off across rig edits (_keep_switched_off); "active" is not a scenario field,
+        # so it must not go into the doc (every later edit would fail to validate).
         self.log("error", f"load '{load.name}' raised {type(exc).__name__}: {exc}; it was disabled")
-        for spec in self.doc.get("loads", []):
-            if spec.get("name") == load.name:
-                spec["active"] = False
 
     # --- commands --------------------------------------------------------------------------
     def process_commands(self) -> None:
@@ -384,6 +390,40 @@ class Session:
         t.start()
         self._closing.append(t)
 
+    def find_interrupted(self) -> tuple[str, ...]:
+        """Recordings near this model that a crash or kill left as segments (not being written)."""
+        from app.runtime.parquet_sink import segment_dir
+        folders = {self.base / "runs"}
+        rec = self.doc.get("recording", {})
+        if isinstance(rec, dict) and isinstance(rec.get("path"), str):
+            p = Path(rec["path"])
+            folders.add((p if p.is_absolute() else self.base / p).parent)
+        active = self.rm.signal_manager.export_path if self.rm and self.rm.signal_manager else None
+        found = []
+        for folder in folders:
+            if not folder.is_dir():
+                continue
+            for parts in sorted(folder.glob("*.parquet.parts")):
+                target = parts.with_name(parts.name[: -len(".parts")])
+                if target != active and segment_dir(target) == parts and any(parts.glob("seg-*")):
+                    found.append(str(target))
+        return tuple(found)
+
+    def _do_RecoverRecording(self, cmd: C.RecoverRecording) -> None:
+        from app.runtime.parquet_sink import recover
+
+        def work() -> None:
+            try:
+                path, rows = recover(cmd.path)
+                self.log("info", f"recovered {rows} rows into {path}")
+            except Exception as exc:  # noqa: BLE001 - reported in the status area
+                self.log("error", f"recovery of {cmd.path} failed: {exc}")
+            self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
+
+        t = threading.Thread(target=work, name="mjrig-recover")
+        t.start()
+        self._closing.append(t)
+
     def _do_SaveScenario(self, cmd: C.SaveScenario) -> None:
         path = Path(cmd.path).expanduser().resolve()
         doc = copy.deepcopy(self.doc)
@@ -529,7 +569,7 @@ class Session:
             recording_error=rec.error if rec is not None else None,
             selection=self.selection, error=self.error, messages=tuple(self._messages),
             video_path=str(self.video.path) if self.video is not None else None,
-            signals=tuple(self._live.columns[2:]), steps=self.steps)
+            signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted)
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:
@@ -566,6 +606,14 @@ def _reset(model: mujoco.MjModel, data: mujoco.MjData) -> None:
     else:
         mujoco.mj_resetData(model, data)
     mujoco.mj_forward(model, data)
+
+
+def _keep_switched_off(old: RuntimeManager, new: RuntimeManager) -> None:
+    """Loads switched off in ``old`` (by SetLoadActive or after an error) stay off in ``new``."""
+    off = {ld.name for ld in old.loads if not ld.active}
+    for ld in new.loads:
+        if ld.name in off:
+            ld.active = False
 
 
 def _survives(load_spec: dict, doc: dict, base: Path, source: Path | None) -> bool:

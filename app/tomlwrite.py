@@ -14,8 +14,13 @@ def _key(k: str) -> str:
     return k if _BARE.match(k) else _string(k)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def _string(s: str) -> str:
     out = s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    # TOML basic strings may not hold the other control characters raw: write them as \uXXXX
+    out = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04X}", out)
     return f'"{out}"'
 
 

@@ -24,6 +24,8 @@ class RecordingPanel:
         self._recording = False
         self._video_button: int | str = 0
         self._video_status: int | str = 0
+        self._recover_group: int | str = 0
+        self._interrupted: tuple[str, ...] = ()
 
     def build(self, parent: int | str) -> None:
         self._path = dpg.add_input_text(label="path", parent=parent, default_value="runs/recording.parquet", width=260)
@@ -38,6 +40,7 @@ class RecordingPanel:
         dpg.add_separator(parent=parent)
         self._video_button = dpg.add_button(label="Start video (V)", parent=parent, callback=self._on_video)
         self._video_status = dpg.add_text("", parent=parent)
+        self._recover_group = dpg.add_group(parent=parent)
 
     def _on_toggle(self) -> None:
         if self._recording:
@@ -51,10 +54,24 @@ class RecordingPanel:
         groups = tuple(g for g, item in self._groups.items() if dpg.get_value(item))
         self.submit(C.StartRecording(dpg.get_value(self._path).strip(), rate, groups))
 
+    def _on_recover(self, sender: int, app_data: object, path: str) -> None:
+        self.submit(C.RecoverRecording(path))
+
+    def _show_interrupted(self, paths: tuple[str, ...]) -> None:
+        for child in dpg.get_item_children(self._recover_group, 1) or []:
+            dpg.delete_item(child)
+        for path in paths:
+            row = dpg.add_group(parent=self._recover_group, horizontal=True)
+            dpg.add_button(label="Recover", parent=row, callback=self._on_recover, user_data=path)
+            dpg.add_text(f"interrupted: {path}", parent=row, color=(230, 200, 90), wrap=360)
+
     def _on_video(self) -> None:
         self.submit(C.ToggleVideo())
 
     def update(self, snap: C.Snapshot) -> None:
+        if snap.interrupted != self._interrupted:
+            self._interrupted = snap.interrupted
+            self._show_interrupted(snap.interrupted)
         video = snap.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video (V)" if video else "Start video (V)")
         dpg.set_value(self._video_status, f"REC video {snap.video_path}" if video else "")

@@ -45,6 +45,7 @@ class _Bank:
         self.s, self.tension, self.tmp = np.zeros(n), np.zeros(n), np.zeros(n)
         self.mask, self.mask2 = np.zeros(n, bool), np.zeros(n, bool)
         self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
+        self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
         self.bind(model, data)
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -88,8 +89,17 @@ class _Bank:
         for i in self.custom:
             ld = self.loads[i]
             row = self.pos[i]
-            self.tension[row] = (ld.tension(float(self.length[row]), float(self.rate[row]), model, data)
-                                 if ld.active else 0.0)
+            self.tension[row] = 0.0
+            if not ld.active:
+                continue
+            try:  # a user callable must not take the simulation down (as on the general path)
+                tension = ld.tension(float(self.length[row]), float(self.rate[row]), model, data)
+                if not math.isfinite(tension):
+                    raise ValueError("non-finite tension")
+            except Exception as exc:
+                self.on_error(ld, exc)
+                continue
+            self.tension[row] = tension
         np.put(self.jflat, self.jflat_idx, self.jvals)
         np.dot(self.tension, self.jdense, out=qfrc)
 
@@ -124,6 +134,8 @@ class LoadEngine:
         bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
         self.bank = (_Bank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads])
                      if bank_loads else None)
+        if self.bank is not None:
+            self.bank.on_error = self._disable
         bank_ids = {id(ld) for ld in bank_loads}
         self.general = [ld for ld in self.loads if id(ld) not in bank_ids]
         self.index = {id(ld): i for i, ld in enumerate(self.loads)}

@@ -479,7 +479,10 @@ def _merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[
             for seg, _ in segs:
                 table = _read_segment(seg)
                 n = table.num_rows
-                cols = [table.column(name) if name in table.column_names
+                # One lookup table per segment: `name in table.column_names` rebuilds that list
+                # for every name, which made merging wide recordings quadratic in the columns.
+                have = {name: i for i, name in enumerate(table.column_names)}
+                cols = [table.column(have[name]) if name in have
                         else pa.nulls(n, pa.float64()) for name in names]
                 pending.append(pa.Table.from_arrays(cols, schema=schema))
                 pending_bytes += n * len(names) * 8

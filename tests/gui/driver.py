@@ -216,7 +216,25 @@ def video(out: Path) -> dict:
     return run_app(MODELS / "clearance.toml", body)
 
 
-SCRIPTS = {"video": video, "viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
+def recover_offer(out: Path) -> dict:
+    """The app finds the recording a killed run left behind and recovers it on request."""
+    def body(session, app, sim) -> dict:
+        wait_for(lambda: app.frames > 5 and session.latest().time > 0.1, what="the app to run")
+        target = str(out / "runs" / "killed.parquet")
+        assert session.latest().interrupted == (target,), session.latest().interrupted
+        assert any(lv == "warning" and "interrupted recording" in m for lv, m in session.latest().messages)
+        time.sleep(0.3)
+        screenshot("app_recover_offer")
+        session.submit(C.RecoverRecording(target))
+        wait_for(lambda: any("recovered" in m for _, m in session.latest().messages), what="recovery")
+        msg = next(m for _, m in session.latest().messages if "recovered" in m)
+        wait_for(lambda: session.latest().interrupted == (), what="the offer to go")
+        return {"message": msg}
+
+    return run_app(out / "spring_mass.toml", body)
+
+
+SCRIPTS = {"recover_offer": recover_offer, "video": video, "viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
 
 if __name__ == "__main__":
     name, outdir = sys.argv[1], Path(sys.argv[2])

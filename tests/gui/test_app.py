@@ -129,3 +129,30 @@ def test_video_and_screenshot_in_the_app(xdisplay, tmp_path):
     assert shot.exists() and shot.stat().st_size > 5_000
     shutil.copy(shot, ROOT / "tests" / "artifacts" / "app_screenshot_key.png")
     shot.unlink()
+
+
+def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, tmp_path):
+    import shutil
+    import signal
+
+    for name in ("spring_mass.xml", "spring_mass.toml"):
+        shutil.copy(MODELS / name, tmp_path / name)
+    target = tmp_path / "runs" / "killed.parquet"
+    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
+    env.pop("MUJOCO_GL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "app", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parts = target.with_name("killed.parquet.parts")
+    deadline = time.monotonic() + 60
+    while len(list(parts.glob("seg-*.rows"))) < 2:
+        assert time.monotonic() < deadline and proc.poll() is None, "the app did not start recording"
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert not target.exists()
+    report = drive("recover_offer", tmp_path, xdisplay)
+    df = pl.read_parquet(target)
+    assert f"recovered {df.height} rows" in report["message"]
+    assert df.height > 500 and df["time"].is_sorted()
+    assert not parts.exists()
