@@ -41,6 +41,13 @@ def check_writable(path: Path, what: str, *, create: bool = True) -> None:
     ``create`` makes the missing folders; without it (``mjrig check``) nothing is touched and
     the nearest existing ancestor must be a writable folder.
     """
+    try:
+        _check_writable(path, what, create=create)
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ConfigError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_writable(path: Path, what: str, *, create: bool) -> None:
     parent = path.parent
     if path.is_dir():
         raise ConfigError(f"{what}: {path} is a folder, not a file")

@@ -249,31 +249,32 @@ class GeneralLoad(Load):
 
 
 @dataclass(eq=False, kw_only=True)
-class VectorForce(GeneralLoad):
-    """A force ``vector`` [fx,fy,fz] (N) at the action point; world frame or ``rel_to_site``'s."""
+class _VectorLoad(GeneralLoad):
+    """A GeneralLoad whose one ``vector`` stands for its force or its torque (``_vector_of``)."""
 
     vector: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
-    kind: ClassVar[str] = "force"
     _vector_of: ClassVar[str] = "force"
 
     def __post_init__(self) -> None:
-        self.force = self.vector
+        setattr(self, self._vector_of, self.vector)
         super().__post_init__()
-        object.__setattr__(self, "vector", self.force)
+        object.__setattr__(self, "vector", getattr(self, self._vector_of))
 
 
 @dataclass(eq=False, kw_only=True)
-class VectorTorque(GeneralLoad):
+class VectorForce(_VectorLoad):
+    """A force ``vector`` [fx,fy,fz] (N) at the action point; world frame or ``rel_to_site``'s."""
+
+    kind: ClassVar[str] = "force"
+    _vector_of: ClassVar[str] = "force"
+
+
+@dataclass(eq=False, kw_only=True)
+class VectorTorque(_VectorLoad):
     """A torque ``vector`` [tx,ty,tz] (N·m) on the action point's body; world or ``rel_to_site`` frame."""
 
-    vector: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
     kind: ClassVar[str] = "torque"
     _vector_of: ClassVar[str] = "torque"
-
-    def __post_init__(self) -> None:
-        self.torque = self.vector
-        super().__post_init__()
-        object.__setattr__(self, "vector", self.torque)
 
 
 def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray:

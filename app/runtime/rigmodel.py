@@ -15,7 +15,7 @@ import mujoco
 
 from app.runtime.errors import ConfigError
 from app.runtime.loads import Load
-from app.runtime.points import Body, BodyPoint, Geom, Point, Site
+from app.runtime.points import BodyPoint, Geom, Point, Site
 
 __all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name"]
 

@@ -6,7 +6,7 @@ import os
 import mujoco
 import pytest
 
-from app.runtime import ConfigError, MjrigError
+from app.runtime import ConfigError
 from app.runtime import video as video_mod
 from app.runtime.video import VideoRecorder
 

@@ -8,9 +8,7 @@ A screenshot goes to ``tests/artifacts/plot_log_panels.png`` for a human look.
 from __future__ import annotations
 
 import os
-import select
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,45 +34,9 @@ T_LATE = 15.0
 
 
 @pytest.fixture(scope="module")
-def display() -> Iterator[str]:
-    """A private Xvfb on a free display number (``-displayfd``), else the existing DISPLAY."""
-    if shutil.which("Xvfb") is None:
-        yield os.environ["DISPLAY"]
-        return
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24",
-                             "-nolisten", "tcp"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_fd)
-    number = b""
-    try:
-        while not number.endswith(b"\n"):
-            ready, _, _ = select.select([read_fd], [], [], 10.0)
-            chunk = os.read(read_fd, 16) if ready else b""
-            if not chunk:
-                raise RuntimeError("Xvfb did not report a display number")
-            number += chunk
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        os.close(read_fd)
-    old = os.environ.get("DISPLAY")
-    os.environ["DISPLAY"] = f":{int(number)}"
-    try:
-        yield os.environ["DISPLAY"]
-    finally:
-        if old is None:
-            os.environ.pop("DISPLAY", None)
-        else:
-            os.environ["DISPLAY"] = old
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+def display(xdisplay: str) -> Iterator[str]:
+    """The shared private Xvfb screen (tests/gui/conftest.py)."""
+    yield xdisplay
 
 
 @pytest.fixture(scope="module")
