@@ -23,7 +23,7 @@ from app import commands as C
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient"]
 
-PANEL_FPS = 60.0
+PANEL_FPS = 30.0
 
 
 class Client(Protocol):
