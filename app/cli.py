@@ -30,7 +30,7 @@ def _pick_offscreen_gl() -> None:
 
 _pick_offscreen_gl()
 
-from app.runtime.errors import ConfigError, DivergenceError, MjrigError
+from app.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
 __all__ = ["main"]
 
@@ -207,13 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command](args)
         return cmd_open(_app_parser().parse_args(argv))
     except ConfigError as exc:
-        print(f"mjrig: {exc}", file=sys.stderr)
+        print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except DivergenceError as exc:
-        print(f"mjrig: {exc} (rows before it are kept)", file=sys.stderr)
+        print(f"mjrig: {one_line(str(exc))} (rows before it are kept)", file=sys.stderr)
         return 3
     except MjrigError as exc:
-        print(f"mjrig: {exc}", file=sys.stderr)
+        print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mjrig: interrupted", file=sys.stderr)

@@ -18,6 +18,7 @@ from typing import Any
 import mujoco
 
 from app.runtime.errors import ConfigError
+from app.runtime.errors import one_line as _oneline
 from app.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SPRING_KINDS,
                                VectorForce, VectorTorque)
 from app.runtime.points import Geom, Point, Site, closest_names, parse_point
@@ -465,12 +466,6 @@ class _Parser:
                     raise self.fail((*path, key), f"must be true or false, got {_show(spec[key])}")
                 setattr(v, key, spec[key])
         return v
-
-
-def _oneline(msg: str) -> str:
-    """``msg`` with line breaks and other control characters escaped, so errors stay one line."""
-    return "".join(ch.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in msg)
 
 
 def _typename(v: Any) -> str:

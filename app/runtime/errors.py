@@ -1,6 +1,14 @@
 """The one root error class of mjrig and its few specialisations."""
 from __future__ import annotations
 
+import unicodedata
+
+
+def one_line(msg: str) -> str:
+    """``msg`` with line breaks and other control characters escaped, so an error stays one line."""
+    return "".join(ch.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in msg)
+
 
 class MjrigError(Exception):
     """Root of every mjrig error. Its message is one line meant for the user."""

@@ -816,13 +816,12 @@ def test_mjrig_check_on_broken_files(tmp_dir: Path, data: st.DataObject) -> None
     assert lines[0].startswith(f"mjrig: {path}"), lines[0]
 
 
-@pytest.mark.xfail(reason="app/headless.py check_writable: Path.is_dir() raises OSError (ENAMETOOLONG) "
-                          "for an over-long recording/video file name; it escapes as a traceback, exit 1",
-                   strict=False)
-@pytest.mark.parametrize("table", ["recording", "video"])
-def test_mjrig_check_with_an_over_long_output_name(tmp_dir: Path, table: str) -> None:
+@pytest.mark.parametrize("table, stem", [("recording", "a" * 300), ("video", "a" * 300),
+                                         ("recording", "x\n" + "a" * 300)],
+                         ids=["recording", "video", "recording-with-newline"])
+def test_mjrig_check_with_an_over_long_output_name(tmp_dir: Path, table: str, stem: str) -> None:
     doc = {"model": str(MODELS / "spring_mass.xml"),
-           table: {"path": "a" * 300 + (".parquet" if table == "recording" else ".mp4")}}
+           table: {"path": stem + (".parquet" if table == "recording" else ".mp4")}}
     path = tmp_dir / f"long-{table}.toml"
     path.write_text(dumps(doc), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
