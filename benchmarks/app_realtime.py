@@ -1,7 +1,7 @@
 """Real-time factor of the desktop app on a humanoid-sized model (needs a display, e.g. Xvfb).
 
-Opens the app (viewer + panel) on dm_control's humanoid with 10 springs, a proximity and
-recording on, runs it at speed 1.0 and then "as fast as possible", and prints the real-time
+Opens the app (viewer + panel) on dm_control's humanoid with 10 springs, a proximity, four
+signals plotted live and recording on, runs it at speed 1.0 and then "as fast as possible", and prints the real-time
 factor of each, measured from `time` and `wall_time` in the recorded Parquet.
 Usage: DISPLAY=:99 python benchmarks/app_realtime.py [--seconds 10]
 """
@@ -59,6 +59,11 @@ def main() -> None:
 
     def script() -> None:
         try:
+            while app.frames < 5 or not session.latest().signals:
+                time.sleep(0.05)
+            for name in ("Joints/abdomen_z:qpos", "Loads/spring0:fx", "Loads/spring5:length",
+                         "Proximities/head_floor:distance"):
+                app.plot.set_checked(name, True)  # live plots on, as a user would have them
             for label, speed in (("speed 1.0", 1.0), ("as fast as possible", 0.0)):
                 out = folder / f"{speed}.parquet"
                 session.submit(C.SetSpeed(speed))

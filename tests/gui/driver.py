@@ -125,6 +125,8 @@ def divergence(out: Path) -> dict:
     """An absurd spring diverges: the run pauses with a message; reset and play recover."""
     def body(session, app, sim) -> dict:
         wait_for(lambda: session.latest().time > 0.1, what="the app to run")
+        session.submit(C.StartRecording(str(out / "diverged.parquet")))
+        wait_for(lambda: session.latest().recording_rows > 100, what="recorded rows")
         session.submit(C.AddLoad({"name": "wild", "kind": "ideal_spring", "at": "tip", "to": "base",
                                   "stiffness": 1e13, "rest_length": 0.0}))
         wait_for(lambda: session.latest().state == C.RunState.ERROR, what="the divergence")
@@ -138,7 +140,9 @@ def divergence(out: Path) -> dict:
         session.submit(C.Play())
         wait_for(lambda: session.latest().state == C.RunState.RUNNING and session.latest().time > 0.2,
                  what="running again")
-        return {"error": snap.error}
+        session.submit(C.StopRecording())
+        wait_for((out / "diverged.parquet").exists, what="the recording", timeout=30)
+        return {"error": snap.error, "rows_at_error": snap.recording_rows}
 
     return run_app(MODELS / "spring_mass.toml", body)
 

@@ -63,6 +63,11 @@ def test_attach_tune_record_reload_save(xdisplay, tmp_path):
 def test_divergence_pauses_and_reset_recovers(xdisplay, tmp_path):
     report = drive("divergence", tmp_path, xdisplay)
     assert "diverged at t=" in report["error"]
+    # The rows recorded before the divergence are kept, finite, in a valid file.
+    df = pl.read_parquet(tmp_path / "diverged.parquet")
+    assert df.height >= report["rows_at_error"] > 100
+    before = df.head(report["rows_at_error"])
+    assert np.isfinite(before["Joints/slide_x:qpos"].to_numpy()).all()
 
 
 def test_closing_the_viewer_closes_the_app(xdisplay, tmp_path):
