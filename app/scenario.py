@@ -10,7 +10,6 @@ import math
 import os
 import re
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -37,27 +37,19 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from app.runtime.errors import MjrigError
+from app.runtime.parquet_merge import UNITS_KEY, _check_columns, _merge, _merge_dir, _one_line
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
-UNITS_KEY = "mjrig.units"
-"""Schema metadata key of the JSON ``{column: unit}`` map."""
 META_NAME = "meta.json"
 SEGMENT_TARGET_BYTES = 16 * 2**20
 """Queued bytes that wake the writer before ``flush_seconds`` (keeps segments small)."""
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
-ROW_GROUP_BYTES = 64 * 2**20
-"""Uncompressed bytes gathered from segments into one row group of the merged file."""
-# Dictionary encoding is almost never chosen for float telemetry but costs 3-4x the write time
-# (measured: 7500 rows x 302 columns, 148 ms -> 43 ms with zstd).
-_ENCODING = dict(use_dictionary=False, write_statistics=False)
 
 _SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
-_FIXED = ("time", "wall_time")
 
 
 def segment_dir(path: str | os.PathLike) -> Path:
@@ -361,39 +353,10 @@ def _check_str_map(value: dict[str, str] | None, what: str) -> dict[str, str]:
     return dict(value)
 
 
-def _check_columns(cols: tuple[str, ...]) -> None:
-    if cols[:2] != _FIXED:
-        raise ValueError(f"columns must start with 'time', 'wall_time'; got {list(cols[:2])}")
-    if len(set(cols)) != len(cols):
-        dupes = sorted({c for c in cols if cols.count(c) > 1})
-        raise ValueError(f"duplicate column names {dupes}")
-    bad = [c for c in cols if not isinstance(c, str) or not c]
-    if bad:
-        raise ValueError(f"column names must be non-empty str, got {bad}")
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or "no message"
-    return f"{type(exc).__name__}: {text}"
-
-
 def _write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) -> None:
     tmp = folder / (META_NAME + ".tmp")
     tmp.write_text(json.dumps({"metadata": metadata, "units": units}, indent=1), encoding="utf-8")
     os.replace(tmp, folder / META_NAME)
-
-
-def _to_table(columns: tuple[str, ...], blocks: list[np.ndarray]) -> pa.Table:
-    """float64 blocks (rows x columns) -> Arrow table, NaN as null."""
-    data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
-    # One transposing copy makes every column a C-contiguous row, which Arrow wraps without
-    # copying; slicing columns out of a Fortran array instead costs ~10x more in pa.array.
-    by_column = np.ascontiguousarray(data.T)
-    arrays = []
-    for col in by_column:
-        nan = np.isnan(col)
-        arrays.append(pa.array(col, mask=nan) if nan.any() else pa.array(col))
-    return pa.Table.from_arrays(arrays, names=list(columns))
 
 
 def _write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: Path) -> int:
@@ -418,86 +381,3 @@ def _write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: P
             pass
         raise
     return size
-
-
-def _read_header(seg: Path) -> tuple[tuple[str, ...], int]:
-    """(columns, byte offset of the rows) of a segment; ValueError if it is not one."""
-    with open(seg, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        if not 0 < n < 2**26:
-            raise ValueError("bad segment header")
-        head = json.loads(f.read(n).decode())
-    cols = tuple(head["columns"])
-    _check_columns(cols)
-    size = seg.stat().st_size - 8 - n
-    if size % (8 * len(cols)):
-        raise ValueError(f"segment size is not a whole number of {len(cols)}-column rows")
-    return cols, 8 + n
-
-
-def _read_segment(seg: Path) -> pa.Table:
-    cols, offset = _read_header(seg)
-    rows = np.fromfile(seg, dtype="<f8", offset=offset).reshape(-1, len(cols))
-    return _to_table(cols, [rows])
-
-
-def _merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
-               units: dict[str, str]) -> tuple[int, bool]:
-    """Merge the readable prefix of ``segs``; returns (rows, every segment was readable)."""
-    schemas = []
-    for seg in segs:
-        try:
-            schemas.append(_read_header(seg)[0])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"segment {seg} unreadable ({_one_line(exc)}); "
-                          f"merging the {len(schemas)} segments before it", stacklevel=3)
-            break
-    ok = len(schemas) == len(segs)
-    return _merge(list(zip(segs, schemas)), path, metadata, units), ok
-
-
-def _merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
-           units: dict[str, str]) -> int:
-    """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
-    names: dict[str, None] = dict.fromkeys(_FIXED)
-    for _, columns in segs:
-        names.update(dict.fromkeys(columns))
-    fields = [pa.field(n, pa.float64(), nullable=True,
-                       metadata={b"unit": units[n].encode()} if n in units else None)
-              for n in names]
-    used_units = {n: units[n] for n in names if n in units}
-    kv = {k.encode(): v.encode() for k, v in metadata.items()}
-    kv[UNITS_KEY.encode()] = json.dumps(used_units).encode()
-    schema = pa.schema(fields, metadata=kv)
-
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
-    rows = 0
-    try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd", **_ENCODING) as writer:
-            pending: list[pa.Table] = []
-            pending_bytes = 0
-            for seg, _ in segs:
-                table = _read_segment(seg)
-                n = table.num_rows
-                # One lookup table per segment: `name in table.column_names` rebuilds that list
-                # for every name, which made merging wide recordings quadratic in the columns.
-                have = {name: i for i, name in enumerate(table.column_names)}
-                cols = [table.column(have[name]) if name in have
-                        else pa.nulls(n, pa.float64()) for name in names]
-                pending.append(pa.Table.from_arrays(cols, schema=schema))
-                pending_bytes += n * len(names) * 8
-                rows += n
-                if pending_bytes >= ROW_GROUP_BYTES:
-                    writer.write_table(pa.concat_tables(pending))
-                    pending, pending_bytes = [], 0
-            if pending:
-                writer.write_table(pa.concat_tables(pending))
-            elif rows == 0:
-                writer.write_table(schema.empty_table())
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return rows

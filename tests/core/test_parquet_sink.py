@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from app.runtime import parquet_sink
+from app.runtime import parquet_merge, parquet_sink
 from app.runtime.errors import MjrigError
 from app.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
@@ -188,7 +188,7 @@ def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
             wait_until(lambda: sink.rows_written == (i + 1) * 10)
         segs = sorted(segment_dir(out).glob("seg-*.rows"))
         assert len(segs) == 5
-        assert [parquet_sink._read_segment(s).num_rows for s in segs] == [10] * 5
+        assert [parquet_merge._read_segment(s).num_rows for s in segs] == [10] * 5
         assert json.loads((segment_dir(out) / "meta.json").read_text())["units"] == {}
         # an unmerged recording blocks a new sink on the same path
         with pytest.raises(MjrigError, match="recover"):

@@ -1,0 +1,185 @@
+"""The Session's commands that write files: recordings, videos, screenshots, scenarios, keyframes.
+
+A mixin of ``app.session.Session`` (kept apart so each module stays small); it uses the
+Session's model, rig document, runtime manager and log, and runs on the simulation thread.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import threading
+import time
+from pathlib import Path
+
+import mujoco
+
+from app import commands as C
+from app.headless import check_writable, recording_metadata
+from app.runtime.errors import ConfigError, MjrigError
+from app.runtime.signals import SIGNAL_GROUPS, SignalManager
+from app.scenario import scenario_from_doc
+from app.tomlwrite import dumps
+
+__all__ = ["OutputCommands"]
+
+
+class OutputCommands:
+    """Handlers (``_do_<Command>``) for StartRecording, StopRecording, ToggleRecording,
+    RecoverRecording, SaveScenario, SaveKeyframe, Screenshot and ToggleVideo."""
+
+    def _do_StartRecording(self, cmd: C.StartRecording) -> None:
+        assert self.rm is not None and self.model_path is not None
+        path = Path(cmd.path).expanduser()
+        path = path if path.is_absolute() else self.base / path
+        if path.suffix.lower() != ".parquet":
+            raise ConfigError(f"recording path must end in .parquet, got '{path.name}'")
+        check_writable(path, "recording path")
+        groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
+        sm = SignalManager(path, rate=cmd.rate, groups=groups,
+                           metadata=recording_metadata(self.model_path, dumps(self.doc)))
+        self._finish(self.rm.set_recorder(sm))
+        rec = {"path": str(path), "signals": list(groups)}
+        if cmd.rate is not None:
+            rec["rate"] = float(cmd.rate)
+        self.doc["recording"] = rec
+        self._last_recording = cmd
+        self.log("info", f"recording to {path}")
+
+    def _do_StopRecording(self, cmd: C.StopRecording) -> None:
+        assert self.rm is not None
+        old = self.rm.set_recorder(None)
+        if old is not None:
+            self._finish(old)
+            self.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
+
+    def _do_ToggleRecording(self, cmd: C.ToggleRecording) -> None:
+        assert self.rm is not None
+        if self.rm.signal_manager is not None:
+            self.handle(C.StopRecording())
+        else:
+            rec = self.doc.get("recording", {})
+            last = self._last_recording or C.StartRecording(
+                path=rec.get("path", "runs/recording.parquet"), rate=rec.get("rate"),
+                signals=tuple(rec["signals"]) if "signals" in rec else None)
+            self.handle(last)
+
+    def _finish(self, sm: SignalManager | None) -> None:
+        """Close a recorder off the simulation thread (merging segments can take a while)."""
+        if sm is None:
+            return
+
+        def close() -> None:
+            try:
+                path = sm.close()
+                if sm.error:
+                    self.log("error", f"recording: {sm.error}")
+                elif path is not None:
+                    self.log("info", f"recording saved: {path}")
+            except Exception as exc:  # noqa: BLE001 - reported, never raised into the sim
+                self.log("error", f"recording could not be finalized: {exc}")
+
+        t = threading.Thread(target=close, name="mjrig-recording-close")
+        t.start()
+        self._closing.append(t)
+
+    def find_interrupted(self) -> tuple[str, ...]:
+        """Recordings near this model that a crash or kill left as segments (not being written)."""
+        from app.runtime.parquet_sink import segment_dir
+        folders = {self.base / "runs"}
+        rec = self.doc.get("recording", {})
+        if isinstance(rec, dict) and isinstance(rec.get("path"), str):
+            p = Path(rec["path"])
+            folders.add((p if p.is_absolute() else self.base / p).parent)
+        active = self.rm.signal_manager.export_path if self.rm and self.rm.signal_manager else None
+        found = []
+        for folder in folders:
+            if not folder.is_dir():
+                continue
+            for parts in sorted(folder.glob("*.parquet.parts")):
+                target = parts.with_name(parts.name[: -len(".parts")])
+                if target != active and segment_dir(target) == parts and any(parts.glob("seg-*")):
+                    found.append(str(target))
+        return tuple(found)
+
+    def _do_RecoverRecording(self, cmd: C.RecoverRecording) -> None:
+        from app.runtime.parquet_sink import recover
+
+        def work() -> None:
+            try:
+                path, rows = recover(cmd.path)
+                self.log("info", f"recovered {rows} rows into {path}")
+            except Exception as exc:  # noqa: BLE001 - reported in the status area
+                self.log("error", f"recovery of {cmd.path} failed: {exc}")
+            self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
+
+        t = threading.Thread(target=work, name="mjrig-recover")
+        t.start()
+        self._closing.append(t)
+
+    def _do_SaveScenario(self, cmd: C.SaveScenario) -> None:
+        path = Path(cmd.path).expanduser().resolve()
+        doc = copy.deepcopy(self.doc)
+        doc["model"] = os.path.relpath(self.model_path, path.parent) if self.model_path else doc.get("model")
+        sim = doc.setdefault("simulation", {})
+        sim["speed"] = self.speed if self.speed > 0 else sim.get("speed", 1.0)
+        for key in ("recording", "video"):
+            if key in doc and "path" in doc[key]:
+                p = Path(doc[key]["path"])
+                doc[key]["path"] = os.path.relpath(p if p.is_absolute() else self.base / p, path.parent)
+        check_writable(path, "scenario path")
+        text = dumps(doc)
+        scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
+        path.write_text(text, encoding="utf-8")
+        self.log("info", f"scenario saved: {path}")
+
+    def _do_SaveKeyframe(self, cmd: C.SaveKeyframe) -> None:
+        assert self.data is not None
+        if self.model_path is None or self.model_path.suffix.lower() != ".xml":
+            raise ConfigError("save keyframe needs an MJCF (.xml) model")
+        spec = mujoco.MjSpec.from_file(str(self.model_path))
+        key = spec.add_key()
+        key.name = f"mjrig_t{self.data.time:.3f}"
+        key.time, key.qpos, key.qvel = float(self.data.time), self.data.qpos.copy(), self.data.qvel.copy()
+        if self.model is not None and self.model.na:
+            key.act = self.data.act.copy()
+        if self.model is not None and self.model.nu:
+            key.ctrl = self.data.ctrl.copy()
+        out = Path(cmd.path) if cmd.path else self.model_path.with_name(self.model_path.stem + "_keyframe.xml")
+        out.write_text(spec.to_xml(), encoding="utf-8")
+        self.log("info", f"state saved as keyframe '{key.name}' in {out}")
+
+    def _do_Screenshot(self, cmd: C.Screenshot) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"screenshot-{stamp}.png"
+        check_writable(path, "screenshot path")
+        self.pending_screenshot = path  # taken by the viewer loop, which owns the camera
+
+    def _do_ToggleVideo(self, cmd: C.ToggleVideo) -> None:
+        assert self.rm is not None and self.model is not None
+        if self.video is not None:
+            self._stop_video()
+            return
+        from app.runtime.video import VideoRecorder
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"video-{stamp}.mp4"
+        check_writable(path, "video path")
+        g = self.model.vis.global_
+        rec = VideoRecorder(path=path, camera=self.camera, show_loads=True, show_proximities=True,
+                            width=min(640, int(g.offwidth)), height=min(480, int(g.offheight)))
+        rec.check(self.model)
+        self.rm.video_recorders.append(rec)
+        self.video = rec
+        self.log("info", f"video recording to {path}")
+
+    def _stop_video(self) -> None:
+        """Finish the video (on the simulation thread, which owns its GL context)."""
+        rec, self.video = self.video, None
+        if rec is None:
+            return
+        if self.rm is not None and rec in self.rm.video_recorders:
+            self.rm.video_recorders.remove(rec)
+        try:
+            rec.save()
+            self.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
+        except MjrigError as exc:
+            self.log("error", str(exc))
