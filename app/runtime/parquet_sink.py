@@ -102,7 +102,7 @@ class ParquetSink:
             raise MjrigError(f"{self._dir} holds segments of an unfinished recording; "
                              f"recover {self._path} first or delete that folder")
         try:
-            self._dir.mkdir(parents=False, exist_ok=True)
+            self._dir.mkdir(parents=True, exist_ok=True)  # the output's folder too, like the CLI
             _write_meta(self._dir, self._metadata, self._units)
         except OSError as exc:
             raise MjrigError(f"cannot start recording to {self._path}: {_one_line(exc)}") from exc

@@ -175,8 +175,12 @@ def test_bad_input_is_rejected(tmp_path: Path) -> None:
             sink.set_units({"a": 3})  # type: ignore[dict-item]
     with pytest.raises(ValueError):
         ParquetSink(tmp_path / "x.parquet", flush_seconds=0)
+    (tmp_path / "a_file").write_text("not a folder")
     with pytest.raises(MjrigError):
-        ParquetSink(tmp_path / "no" / "such" / "dir.parquet")
+        ParquetSink(tmp_path / "a_file" / "dir.parquet")
+    with ParquetSink(tmp_path / "new" / "folders" / "x.parquet") as sink:  # missing folders are made
+        sink.write_block(["time", "wall_time"], np.zeros((3, 2)))
+    assert (tmp_path / "new" / "folders" / "x.parquet").exists()
 
 
 def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
