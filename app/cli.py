@@ -190,6 +190,9 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
+                          "`mjrig run SCENARIO.toml` runs headless")
     try:
         from app.gui import open_app
     except ImportError as exc:

@@ -246,3 +246,19 @@ def test_unknown_subcommand_option_is_one_line(tmp_path: Path):
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip("\n").splitlines()) == 1, r
     assert "--durration" in r.stderr
+
+
+def test_the_app_without_a_display_is_one_line():
+    import os
+    import subprocess
+    import sys
+
+    from tests.e2e.e2e_util import REPO, cli_env
+    env = cli_env()
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    proc = subprocess.run([sys.executable, "-m", "app", "--exit-after", "1"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no display" in lines[0] and "mjrig run" in lines[0]
