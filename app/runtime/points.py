@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import difflib
 import math
+import weakref
 from dataclasses import dataclass
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -51,11 +53,24 @@ def _lookup(model: mujoco.MjModel, obj: mujoco.mjtObj, name: str, kind: str, cou
 
 @dataclass(frozen=True)
 class Point:
-    """Base of the attachment points. Subclasses say how to find themselves in a model."""
+    """Base of the attachment points. Subclasses say how to find themselves in a model.
+
+    The id found for a model is remembered (per model, weakly), since loads ask every step.
+    """
+
+    _kind: ClassVar[str] = ""
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_SITE
 
     def get_id(self, model: mujoco.MjModel) -> int:
         """The MuJoCo id of the site/body/geom this point names; raises ConfigError if unknown."""
-        raise NotImplementedError
+        cached = self.__dict__.get("_id_cache")
+        if cached is not None and cached[0]() is model:
+            return cached[1]
+        count = {mujoco.mjtObj.mjOBJ_SITE: model.nsite, mujoco.mjtObj.mjOBJ_BODY: model.nbody,
+                 mujoco.mjtObj.mjOBJ_GEOM: model.ngeom}[self._obj]
+        idx = _lookup(model, self._obj, self.name, self._kind, count)  # type: ignore[attr-defined]
+        object.__setattr__(self, "_id_cache", (weakref.ref(model), idx))
+        return idx
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
         """(body id, point in that body's frame, metres, shape (3,))."""
@@ -76,7 +91,9 @@ class Point:
         body, _ = self.body_and_offset(model)
         vel = np.zeros(6)
         mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, body, vel, 0)
-        return vel[3:] + np.cross(vel[:3], self.rt_pos(model, data) - data.xpos[body])
+        spin = np.zeros(3)
+        mujoco.mju_cross(spin, vel[:3], self.rt_pos(model, data) - data.xpos[body])
+        return vel[3:] + spin
 
     def rt_dm(self, other: "Point", model: mujoco.MjModel, data: mujoco.MjData) -> float:
         """Distance (m) from this point to ``other``."""
@@ -88,9 +105,8 @@ class Site(Point):
     """A named site of the model."""
 
     name: str
-
-    def get_id(self, model: mujoco.MjModel) -> int:
-        return _lookup(model, mujoco.mjtObj.mjOBJ_SITE, self.name, "site", model.nsite)
+    _kind: ClassVar[str] = "site"
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_SITE
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
         sid = self.get_id(model)
@@ -102,6 +118,11 @@ class Site(Point):
     def rt_mat(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         return data.site_xmat[self.get_id(model)].reshape(3, 3).copy()
 
+    def rt_vel(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+        vel = np.zeros(6)
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_SITE, self.get_id(model), vel, 0)
+        return vel[3:]
+
     def __str__(self) -> str:
         return self.name
 
@@ -111,9 +132,8 @@ class Body(Point):
     """The frame origin of a named body (``"body:NAME"``; ``"world"`` is the world)."""
 
     name: str
-
-    def get_id(self, model: mujoco.MjModel) -> int:
-        return _lookup(model, mujoco.mjtObj.mjOBJ_BODY, self.name, "body", model.nbody)
+    _kind: ClassVar[str] = "body"
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_BODY
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
         return self.get_id(model), np.zeros(3)
@@ -128,9 +148,8 @@ class BodyPoint(Point):
 
     name: str
     offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
-
-    def get_id(self, model: mujoco.MjModel) -> int:
-        return _lookup(model, mujoco.mjtObj.mjOBJ_BODY, self.name, "body", model.nbody)
+    _kind: ClassVar[str] = "body"
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_BODY
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
         return self.get_id(model), np.array(self.offset, dtype=float)
@@ -145,9 +164,8 @@ class Geom(Point):
     """A named geom; as a proximity end it means the geom's surface."""
 
     name: str
-
-    def get_id(self, model: mujoco.MjModel) -> int:
-        return _lookup(model, mujoco.mjtObj.mjOBJ_GEOM, self.name, "geom", model.ngeom)
+    _kind: ClassVar[str] = "geom"
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_GEOM
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
         gid = self.get_id(model)
