@@ -262,8 +262,20 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     return status
 
 
+def _panel_python() -> str:
+    """The interpreter for the panel process: a plain python next to ``mjpython`` (which would
+    take the child's main thread for a viewer it does not have), else this one."""
+    exe = Path(sys.executable)
+    if "mjpython" in exe.name:
+        for name in ("python3", "python"):
+            if (exe.parent / name).exists():
+                return str(exe.parent / name)
+    return sys.executable
+
+
 def _run_panel_process(session: Any, sim: Any, exit_after: float | None) -> int:
     ctx = mp.get_context("spawn")
+    ctx.set_executable(_panel_python())
     commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
     proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after), name="mjrig-panel")
     proc.start()
