@@ -265,6 +265,8 @@ class SignalManager:
     def due(self, sim_time: float) -> bool:
         """Whether a row is due at simulated time ``sim_time`` (s); advances the decimation."""
         if self.rate is not None:
+            if sim_time + 1.0 / self.rate < self._next_time - 1.0 / self.rate:
+                self._next_time = -math.inf  # time went back (a reset): sample from here again
             if sim_time + 1e-12 >= self._next_time:
                 if self._next_time == -math.inf:
                     self._next_time = sim_time

@@ -133,7 +133,10 @@ class VideoRecorder:
 
     # --- per step ----------------------------------------------------------------------------
     def due(self, sim_time: float) -> bool:
-        """Whether a frame is due at simulated time ``sim_time`` (s)."""
+        """Whether a frame is due at simulated time ``sim_time`` (s). If time went back (a
+        reset), frames start again from there."""
+        if self._next_time is not None and sim_time + 2.0 / self.fps < self._next_time:
+            self._next_time = None
         return not self._closed and (self._next_time is None or sim_time + 1e-9 >= self._next_time)
 
     def capture_frame(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData,

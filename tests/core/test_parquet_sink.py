@@ -390,3 +390,13 @@ def test_segment_dir_destroyed_close_raises_once(tmp_path: Path) -> None:
         sink.close()
     sink.close()  # safe twice, even after a failed close
     assert not sink.path.exists()
+
+
+def test_rate_sampling_starts_again_after_time_goes_back() -> None:
+    from app.runtime.signals import SignalManager
+
+    sm = SignalManager(None, rate=100.0)
+    due = [t for t in (i * 0.001 for i in range(1000)) if sm.due(t)]
+    assert len(due) == 100  # one per 10 ms over 1 s
+    after_reset = [t for t in (i * 0.001 for i in range(50)) if sm.due(t)]
+    assert len(after_reset) == 5 and after_reset[0] == 0.0  # a reset restarts the schedule
