@@ -168,6 +168,7 @@ class PlotPanel:
         self._view_stale = True   # checks, window, pause, auto-fit changed
         self._data_stale = False  # rows arrived
         self._boxes: dict[str, int | str] = {}
+        self._nodes: dict[str, int | str] = {}   # signal -> its entity's tree node
         self._series: dict[str, int | str] = {}
         self._tree: int | str | None = None
         self._x_axis: int | str | None = None
@@ -304,6 +305,7 @@ class PlotPanel:
         """Recreate the tree: category > entity > one checkbox per attribute."""
         dpg.delete_item(self._tree, children_only=True)
         self._boxes.clear()
+        self._nodes.clear()
         groups: dict[str, dict[str, list[tuple[str, str]]]] = {}
         for name in self._visible_signals():
             category, entity, attribute = split_signal(name)
@@ -313,8 +315,9 @@ class PlotPanel:
             with dpg.tree_node(label=category, parent=self._tree, default_open=True):
                 for entity, attributes in entities.items():
                     show = bool(self._filter) or any(name in checked for _, name in attributes)
-                    with dpg.tree_node(label=entity, default_open=show):
+                    with dpg.tree_node(label=entity, default_open=show) as node:
                         for attribute, name in attributes:
+                            self._nodes[name] = node
                             self._boxes[name] = dpg.add_checkbox(
                                 label=attribute or name, default_value=name in checked,
                                 user_data=name, callback=self._on_check)
@@ -330,6 +333,8 @@ class PlotPanel:
         for name, box in self._boxes.items():
             if dpg.get_value(box) != (name in wanted):
                 dpg.set_value(box, name in wanted)
+                if name in wanted:  # checked from the command API: show where it is
+                    dpg.set_value(self._nodes[name], True)
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
         dpg.set_value(self._pause_box, self._paused)

@@ -173,6 +173,7 @@ def test_plot_window_decimation_late_column_and_uncheck(window: int | str) -> No
     panel.update(Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     assert dpg.get_value(panel.checkbox(LATE)) is True
+    assert dpg.get_value(dpg.get_item_parent(panel.checkbox(LATE))) is True   # its node opened
     xl, yl = series_xy(panel, LATE)
     assert len(xl) > 100 and np.all(np.isfinite(xl)) and np.all(np.isfinite(yl))
     assert xl.min() >= T_LATE - 1e-9 and xl.max() > t_end - 0.1
@@ -270,7 +271,8 @@ def test_screenshot(window: int | str) -> None:
     msgs = (("info", "opened models/spring_mass.xml"), ("warning", "timestep 0.01 s is large for this model"),
             ("info", "recording to runs/spring.parquet"),
             ("error", "load 'main_spring' diverged at t=3.20 s: qacc is NaN in dof 2 (slide_x); the run "
-                      "is paused until reset. Lower the stiffness (now 1e9 N/m, try <= 1e5) or the timestep."))
+                      "is paused until reset. Lower the stiffness (now 1e9 N/m, try <= 1e5) or the timestep "
+                      "(now 0.01 s, try 0.002 s); recorded data up to t=3.19 s is safe in runs/spring.parquet."))
     snap = Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,), messages=msgs)
     panel.update(snap)
     log.update(snap)
