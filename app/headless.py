@@ -97,8 +97,7 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         if out_path.suffix.lower() != ".parquet":
             raise ConfigError(f"{where}: must end in .parquet, got '{out_path.name}'")
         check_writable(out_path, where, create=record)
-    rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
-                        playback_speed=0.0)
+    rm = sc.runtime()
     try:
         plain = load_model_file(sc.model)
     except ConfigError as exc:

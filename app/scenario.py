@@ -18,6 +18,7 @@ import mujoco
 
 from app.runtime.errors import ConfigError
 from app.runtime.errors import one_line as _oneline
+from app.runtime.manager import RuntimeManager
 from app.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SPRING_KINDS,
                                VectorForce, VectorTorque)
 from app.runtime.points import Geom, Point, Site, closest_names, parse_point
@@ -105,6 +106,13 @@ class Scenario:
         if self.locator is None:
             return _dotted(fieldpath)
         return self.locator.where(*fieldpath)
+
+    def runtime(self, **options: Any) -> RuntimeManager:
+        """A RuntimeManager over this scenario's loads, proximities and params (not yet resolved);
+        ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
+        options.setdefault("playback_speed", 0.0)
+        return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
+                              **options)
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""

@@ -130,8 +130,7 @@ class Session(OutputCommands):
 
     def _load(self, doc: dict, base: Path, *, source: Path | None, keep_state: bool = False) -> None:
         sc = scenario_from_doc(doc, base=base, source=source)
-        rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
-                            playback_speed=0.0, monitors=[self._live], on_load_error=self._load_failed)
+        rm = sc.runtime(monitors=[self._live], on_load_error=self._load_failed)
         model, data = rm.load_model(sc.model)
         if sc.timestep is not None:
             model.opt.timestep = sc.timestep
@@ -162,8 +161,7 @@ class Session(OutputCommands):
         assert self.model is not None and self.data is not None and self.rm is not None
         sc = scenario_from_doc(doc, base=self.base, source=self.source)
         sc.check_model(self.model)
-        rm = RuntimeManager(loads=sc.loads, proximities=sc.proximities, params=list(sc.params.values()),
-                            playback_speed=0.0, monitors=[self._live], on_load_error=self._load_failed)
+        rm = sc.runtime(monitors=[self._live], on_load_error=self._load_failed)
         rm.inherit_layout(self.rm)
         rm.video_recorders = self.rm.video_recorders
         _keep_switched_off(self.rm, rm)
