@@ -14,7 +14,7 @@ __all__ = [
     "RunState", "Command", "OpenModel", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
-    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetVisualFlag", "Quit", "Snapshot", "LoadInfo",
+    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS",
 ]
 
@@ -192,10 +192,11 @@ class ToggleVideo(Command):
 
 
 @dataclass(frozen=True)
-class SetVisualFlag(Command):
-    """Toggle a viewer option: 'contact_force' or 'transparent'."""
+class SetCamera(Command):
+    """Point the 3D view: ``"fit"`` frames the whole model (same camera kind), ``"next"`` cycles,
+    else one of ``ModelInfo.cameras`` ("free", "tracking", or a model camera's name)."""
 
-    flag: str
+    choice: str = "fit"
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,7 @@ class ModelInfo:
     sites: tuple[str, ...] = ()
     geoms: tuple[str, ...] = ()
     sensors: tuple[str, ...] = ()
-    cameras: tuple[str, ...] = ()
+    cameras: tuple[str, ...] = ()     # view choices: "free", "tracking", then the model's cameras
     timestep: float = 0.0
     nq: int = 0
     nv: int = 0
@@ -269,4 +270,5 @@ class Snapshot:
     signals: tuple[str, ...] = ()
     steps: int = 0
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
+    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -8,6 +8,7 @@ thread for the viewer) the panel runs in its own process and the client is a pai
 """
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import queue
@@ -110,11 +111,14 @@ class PanelApp:
     is closed, the simulation side closes, or ``exit_after`` seconds of wall time pass."""
 
     def __init__(self, client: Client, *, exit_after: float | None = None, title: str = "mjrig",
-                 x_pos: int = 980, y_pos: int = 0, width: int = 940, height: int = 1000) -> None:
+                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000)) -> None:
         self.client = client
         self.exit_after = exit_after
         self.title = title
-        self.geometry = (x_pos, y_pos, width, height)
+        self.geometry = geometry
+        """Requested client area (x, y, width, height); ``placement`` is where it ended up."""
+        self.placement: tuple[int, int, int, int] | None = None
+        self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
         self.panels: list[Any] = []
         self.plot: Any = None
         self.frames = 0
@@ -128,6 +132,7 @@ class PanelApp:
     def _build(self) -> None:
         import dearpygui.dearpygui as dpg
 
+        from app.keys import load_keymap
         from app.recent import RecentFiles
         from widgets.help_panel import HelpPanel
         from widgets.log_panel import LogPanel
@@ -146,12 +151,13 @@ class PanelApp:
             ("Proximities", RigPanel(submit, what="proximities"), False),
             ("Params", ParamsPanel(submit), True),
             ("Recording", RecordingPanel(submit), True),
-            ("Keys", HelpPanel(), False),
+            ("Keys", HelpPanel(load_keymap()), False),
         ]
         self.plot, log = PlotPanel(), LogPanel()
+        left_w = max(400, min(480, self.geometry[2] // 2))
         with dpg.window(label=self.title) as main:
             with dpg.group(horizontal=True):
-                left = dpg.add_child_window(width=440)
+                left = dpg.add_child_window(width=left_w)
                 right = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
@@ -164,6 +170,14 @@ class PanelApp:
             log.build(log_area)
             self.panels += [self.plot, log]
         dpg.set_primary_window(main, True)
+
+    def _note_placement(self, dpg: Any) -> None:
+        """Remember where the window is (saved at exit) and, for tests, where its widgets are."""
+        x, y = dpg.get_viewport_pos()
+        self.placement = (int(x), int(y), int(dpg.get_viewport_client_width()),
+                          int(dpg.get_viewport_client_height()))
+        if self._widget_map:
+            write_widget_map(dpg, Path(self._widget_map))
 
     def run(self) -> int:
         """Show the panel and pump snapshots until it should close; returns 0."""
@@ -191,6 +205,8 @@ class PanelApp:
                     self._screenshot = None
                 if self.on_frame is not None:
                     self.on_frame(self)
+                if self.frames % 15 == 0:
+                    self._note_placement(dpg)
                 if self.exit_after is not None and t0 - start >= self.exit_after:
                     break
                 spare = 1.0 / PANEL_FPS - (time.perf_counter() - t0)
@@ -202,9 +218,35 @@ class PanelApp:
         return 0
 
 
-def _panel_process_main(commands: Any, updates: Any, exit_after: float | None) -> None:
+def write_widget_map(dpg: Any, path: Path) -> None:
+    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
+
+    Set ``MJRIG_WIDGET_MAP=FILE`` to get it: GUI tests use it to click widgets where a person
+    would, and it is handy for scripting the app with xdotool.
+    """
+    items = []
+    for item in dpg.get_all_items():
+        try:
+            state = dpg.get_item_state(item)
+            if not state.get("visible") or "rect_min" not in state:
+                continue
+            label = dpg.get_item_configuration(item).get("label") or ""
+            (x, y), (w, h) = state["rect_min"], state["rect_size"]
+            if not label or w <= 0 or h <= 0:
+                continue
+            items.append({"label": label.split("##")[0], "type": dpg.get_item_type(item).split("::")[-1],
+                          "rect": [int(x), int(y), int(w), int(h)]})
+        except Exception:  # noqa: BLE001 - an item deleted while we looked
+            continue
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(items), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,
+                        geometry: tuple[int, int, int, int]) -> None:
     """Entry point of the separate panel process."""
-    PanelApp(QueueClient(commands, updates), exit_after=exit_after).run()
+    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry).run()
 
 
 def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -> None:
@@ -234,6 +276,7 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
              panel_process: bool | None = None, show_viewer: bool = True) -> int:
     """Open the desktop app on ``path`` (default: the bundled default rig); returns the exit status."""
     from app.bundled import default_model
+    from app.desktop import plan_layout, save_layout
     from app.runtime.errors import ConfigError
     from app.session import Session
     from app.sim_thread import SimThread
@@ -244,19 +287,25 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
     if record is not None:
         session.handle(C.StartRecording(str(Path(record).resolve())))
-    sim = SimThread(session, show_viewer=show_viewer)
+    layout = plan_layout()
+    sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer)
     sim.start()
     status = 0
+    panel_at: tuple[int, int, int, int] | None = None
     try:
         if panel_process:
-            status = _run_panel_process(session, sim, exit_after)
+            status = _run_panel_process(session, sim, exit_after, layout.panel)
         else:
-            status = PanelApp(SessionClient(session), exit_after=exit_after).run()
+            panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
+            status = panel.run()
+            panel_at = panel.placement
     finally:
+        viewer_at = sim.window.geometry
         session.submit(C.Quit())
         sim.stop()
         sim.join(10)
         session.close()
+        save_layout(layout, viewer=viewer_at, panel=panel_at)
     if sim.failure is not None:
         raise ConfigError(f"the simulation stopped: {sim.failure}")
     return status
@@ -273,11 +322,13 @@ def _panel_python() -> str:
     return sys.executable
 
 
-def _run_panel_process(session: Any, sim: Any, exit_after: float | None) -> int:
+def _run_panel_process(session: Any, sim: Any, exit_after: float | None,
+                       geometry: tuple[int, int, int, int]) -> int:
     ctx = mp.get_context("spawn")
     ctx.set_executable(_panel_python())
     commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
-    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after), name="mjrig-panel")
+    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry),
+                       name="mjrig-panel")
     proc.start()
     stop = threading.Event()
     pump = threading.Thread(target=_forward, args=(session, commands, updates, stop), daemon=True)

@@ -23,6 +23,7 @@ import mujoco
 import numpy as np
 
 from app import commands as C
+from app.camera import camera_choices
 from app.runtime.errors import ConfigError, DivergenceError, MjrigError
 from app.runtime.loads import Load
 from app.runtime.manager import RuntimeManager
@@ -58,7 +59,8 @@ class Session(OutputCommands):
         self.error: str | None = None
         self.selection: str | None = None
         self.steps = 0
-        self.visual_flags: set[str] = set()
+        self.view_request: str | None = None   # a SetCamera choice for the viewer loop
+        self.camera_choice = "free"            # set by the viewer loop
         self.pending_screenshot: Path | None = None
         self.interrupted: tuple[str, ...] = ()
         self.video = None                     # the VideoRecorder while V is on
@@ -195,7 +197,7 @@ class Session(OutputCommands):
         handler = getattr(self, f"_do_{type(cmd).__name__}", None)
         if handler is None:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
-        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed))
+        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera))
         if needs_model and self.model is None:
             raise MjrigError(f"{type(cmd).__name__}: no model is open")
         handler(cmd)
@@ -332,8 +334,8 @@ class Session(OutputCommands):
         doc.setdefault("params", {})[cmd.name] = spec
         self._rebuild(doc)
 
-    def _do_SetVisualFlag(self, cmd: C.SetVisualFlag) -> None:
-        self.visual_flags ^= {cmd.flag}
+    def _do_SetCamera(self, cmd: C.SetCamera) -> None:
+        self.view_request = cmd.choice  # the viewer loop owns the camera
 
     def _do_Quit(self, cmd: C.Quit) -> None:
         self.quit = True
@@ -409,7 +411,8 @@ class Session(OutputCommands):
             recording_error=rec.error if rec is not None else None,
             selection=self.selection, error=self.error, messages=tuple(self._messages),
             video_path=str(self.video.path) if self.video is not None else None,
-            signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted)
+            signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted,
+            camera=self.camera_choice)
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:
@@ -424,7 +427,7 @@ class Session(OutputCommands):
             path=str(self.model_path or ""), bodies=names(mujoco.mjtObj.mjOBJ_BODY, m.nbody),
             joints=names(mujoco.mjtObj.mjOBJ_JOINT, m.njnt), sites=names(mujoco.mjtObj.mjOBJ_SITE, m.nsite),
             geoms=names(mujoco.mjtObj.mjOBJ_GEOM, m.ngeom), sensors=names(mujoco.mjtObj.mjOBJ_SENSOR, m.nsensor),
-            cameras=names(mujoco.mjtObj.mjOBJ_CAMERA, m.ncam), timestep=float(m.opt.timestep),
+            cameras=tuple(camera_choices(m)), timestep=float(m.opt.timestep),
             nq=m.nq, nv=m.nv, nu=m.nu)
         self._info_cache = (m, info)
         return info

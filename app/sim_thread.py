@@ -2,108 +2,63 @@
 
 Each frame (about 60 Hz) it takes the viewer lock, runs queued commands, steps the physics
 paced to the chosen speed, draws the rig's arrows and lines into ``user_scn``, then calls
-``sync()`` outside the lock and publishes a snapshot. Viewer keys become the same commands the
-panel submits (``KEYMAP``, remappable in one place).
+``sync()`` outside the lock and publishes a snapshot. Viewer keys (``app.keys``) become the
+same commands the panel submits; files dropped on the viewer open like File > Open.
 
-Threading: the only code that touches MjModel/MjData/``user_scn``; everything it shares with
-the panel goes through the Session's command queue and snapshot.
+Threading: the only code that touches MjModel/MjData/``user_scn`` and the viewer's camera;
+everything it shares with the panel goes through the Session's command queue and snapshot.
+Key callbacks run on the viewer's render thread and only submit commands.
 """
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 
 from app import commands as C
+from app.camera import FREE, apply_camera, frame_model, next_camera
+from app.keys import KeyMap, load_keymap
 from app.session import Session
+from app.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
-__all__ = ["KEYMAP", "SimThread", "take_dropped_file", "describe_selection"]
+__all__ = ["SimThread", "ACTIONS", "run_headless_frames"]
 
-_GLFW_RIGHT = 262
-KEYMAP: dict[int, Callable[[], C.Command]] = {
-    ord(" "): C.TogglePause,
-    _GLFW_RIGHT: lambda: C.StepOnce(1),
-    ord("S"): lambda: C.ChangeSpeed(-1),
-    ord("F"): lambda: C.ChangeSpeed(+1),
-    ord("V"): C.ToggleVideo,
-    ord("T"): C.Screenshot,
-    ord("C"): lambda: C.SetVisualFlag("contact_force"),
-    ord("R"): lambda: C.SetVisualFlag("transparent"),
-    ord("L"): C.Reload,
+ACTIONS: dict[str, Any] = {
+    "pause": C.TogglePause,
+    "step": lambda: C.StepOnce(1),
+    "slower": lambda: C.ChangeSpeed(-1),
+    "faster": lambda: C.ChangeSpeed(+1),
+    "reset": C.Reset,
+    "reload": C.Reload,
+    "fit_view": lambda: C.SetCamera("fit"),
+    "camera": lambda: C.SetCamera("next"),
+    "record": C.ToggleRecording,
+    "video": C.ToggleVideo,
+    "screenshot": C.Screenshot,
 }
-"""GLFW key code -> command factory. Documented in the README and the help panel."""
+"""Key action (``app.keys.BINDINGS``) -> command factory."""
 
 FRAME_S = 1.0 / 60.0
-
-
-def take_dropped_file(viewer: Any) -> str | None:
-    """The path of a file dropped on the viewer window since the last call, else None.
-
-    The passive handle does not expose drops; the underlying simulate object records them in
-    ``droploadrequest``/``dropfilename``. This is the one place that reaches for it.
-    """
-    sim = viewer._sim() if hasattr(viewer, "_sim") else None
-    if sim is None:
-        return None
-    try:
-        if not sim.droploadrequest:
-            return None
-        path = sim.dropfilename
-        sim.droploadrequest = 0
-        return path or None
-    except Exception:  # the simulate object is gone (window closed)
-        return None
-
-
-def close_viewer(viewer: Any, *, timeout: float = 5.0) -> None:
-    """Close the viewer window and wait until its render thread has let go of it.
-
-    ``close()`` only asks; exiting the process while the render thread still tears down races
-    with GLFW's termination at exit (a segfault). The simulate object dies when that thread ends.
-    """
-    viewer.close()
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if viewer._sim() is None:
-                return
-        except Exception:
-            return
-        time.sleep(0.01)
-
-
-def load_into_viewer(viewer: Any, model: mujoco.MjModel, data: mujoco.MjData, name: str) -> None:
-    """Show another model in an open passive viewer (without closing its window)."""
-    sim = viewer._sim()
-    if sim is not None:
-        sim.load(model, data, name)
-
-
-def describe_selection(model: mujoco.MjModel, data: mujoco.MjData, perturb: mujoco.MjvPerturb) -> str | None:
-    """The viewer's selected point (double-click) as ``body:NAME@x,y,z``, or None."""
-    body = int(perturb.select)
-    if body <= 0 or body >= model.nbody:
-        return None
-    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or f"body{body}"
-    x, y, z = (float(v) for v in perturb.localpos)
-    return f"body:{name}@{x:.4g},{y:.4g},{z:.4g}"
 
 
 class SimThread:
     """Owns the viewer window and the stepping loop; ``start()``, then ``stop()``/``join()``."""
 
-    def __init__(self, session: Session, *, show_viewer: bool = True) -> None:
+    def __init__(self, session: Session, *, show_viewer: bool = True,
+                 geometry: tuple[int, int, int, int] | None = None, keymap: KeyMap | None = None) -> None:
         self.session = session
         self.show_viewer = show_viewer
+        self.geometry = geometry
+        self.keymap = keymap if keymap is not None else load_keymap()
         self.viewer: Any = None
+        self.window = ViewerWindow()
         self.frames = 0
         self.viewer_closed = False
         self._thread = threading.Thread(target=self._run, name="mjrig-sim", daemon=True)
         self._stop = threading.Event()
         self.failure: BaseException | None = None
-        self._flags_applied: frozenset[str] = frozenset()
         self._renderer: Any = None
         self._renderer_model: Any = None
 
@@ -120,16 +75,45 @@ class SimThread:
         return self._thread.is_alive()
 
     def _key(self, keycode: int) -> None:
-        factory = KEYMAP.get(keycode)
-        if factory is not None:
-            self.session.submit(factory())
+        """MuJoCo's key callback (render thread): a bound key submits its command."""
+        action = self.keymap.action(self.window.modifiers(), keycode)
+        if action is not None:
+            self.session.submit(ACTIONS[action]())
 
     def _open_viewer(self) -> None:
-        import mujoco.viewer  # GUI-only import, here and nowhere in the core
         s = self.session
-        self.viewer = mujoco.viewer.launch_passive(s.model, s.data, key_callback=self._key)
+        for warning in self.keymap.warnings:
+            s.log("warning", warning)
+        # MuJoCo's own side panels would take most of a laptop-sized view: the left one (File,
+        # Option, Simulation, Rendering...) only when the window is wide; Tab shows either.
+        wide = self.geometry is None or self.geometry[2] >= 1100
+        self.viewer, self.window = launch(s.model, s.data, key_callback=self._key, geometry=self.geometry,
+                                          show_left_ui=wide, show_right_ui=False)
         s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
+        s.view_request = s.view_request or "open"
+
+    def _aspect(self) -> float:
+        g = self.window.geometry
+        return g[2] / g[3] if g and g[3] > 0 else 1.5
+
+    def _apply_view(self, v: Any) -> None:
+        """Carry out a camera request (under the viewer lock)."""
+        s = self.session
+        req, s.view_request = s.view_request, None
+        if req is None or s.model is None:
+            return
+        cam, aspect = v.cam, self._aspect()
+        if req == "open":  # a new model: frame it; follow it if it flies freely
+            tracking = any(s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
+            s.camera_choice = apply_camera(s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect)
+        elif req == "fit":
+            frame_model(s.model, s.data, cam, aspect=aspect, track=s.camera_choice == "tracking")
+            if s.camera_choice not in (FREE, "tracking"):
+                s.camera_choice = FREE
+        else:
+            choice = next_camera(s.model, s.camera_choice) if req == "next" else req
+            s.camera_choice = apply_camera(s.model, s.data, cam, choice, aspect=aspect)
 
     def _run(self) -> None:
         s = self.session
@@ -171,16 +155,16 @@ class SimThread:
             s.advance(budget_s=0.8 * FRAME_S)
             s.publish()
             return
-        dropped = take_dropped_file(v)
+        dropped = self.window.take_drop()
         if dropped:
-            s.submit(C.OpenModel(dropped))
+            s.submit(C.OpenModel(_pick_dropped(dropped)))
         with v.lock():
             s.process_commands()
             if s.model_changed:
                 pass  # swapped below, outside the lock (simulate.load takes it itself)
             else:
                 s.advance(budget_s=0.8 * FRAME_S)
-                self._apply_flags(v)
+                self._apply_view(v)
                 s.selection = describe_selection(s.model, s.data, v.perturb)
                 scn = v.user_scn
                 scn.ngeom = 0
@@ -192,6 +176,7 @@ class SimThread:
         if s.model_changed:
             load_into_viewer(v, s.model, s.data, str(s.model_path or ""))
             s.model_changed = False
+            s.view_request = "open"
         v.sync()
         s.publish()
 
@@ -217,17 +202,11 @@ class SimThread:
         except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
             s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")
 
-    def _apply_flags(self, v: Any) -> None:
-        """Push key-toggled flags to the viewer only when they change, so the viewer's own
-        checkboxes keep working."""
-        flags = frozenset(self.session.visual_flags)
-        if flags == self._flags_applied:
-            return
-        for name, bit in (("contact_force", mujoco.mjtVisFlag.mjVIS_CONTACTFORCE),
-                          ("transparent", mujoco.mjtVisFlag.mjVIS_TRANSPARENT)):
-            if (name in flags) != (name in self._flags_applied):
-                v.opt.flags[bit] = name in flags
-        self._flags_applied = flags
+
+
+def _pick_dropped(paths: list[str]) -> str:
+    """Of several dropped files, the scenario if there is one (it names its model), else the first."""
+    return next((p for p in paths if p.lower().endswith(".toml")), paths[0])
 
 
 def run_headless_frames(session: Session, *, seconds: float) -> int:

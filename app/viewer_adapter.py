@@ -1,0 +1,170 @@
+"""The one adapter over MuJoCo's passive viewer and the GLFW window behind it.
+
+``mujoco.viewer.launch_passive`` offers a handle (lock, sync, user_scn, cam, opt, perturb) but
+not the window: file drops are discarded in passive mode, key callbacks get no modifiers, and
+the window cannot be placed. MuJoCo creates the window, and makes its context current, inside
+the ``_Simulate`` constructor on the viewer's render thread, and hands Python's ``glfw`` the
+same library; so a constructor wrapped here sees the window through
+``glfw.get_current_context()`` and installs a drop callback, position/size callbacks and the
+requested geometry there, on the thread that owns the window.
+
+Every private name of ``mujoco.viewer`` used by mjrig is in this module, and
+``tests/gui/test_viewer_access.py`` pins them against the installed MuJoCo.
+
+Threading: ``ViewerWindow`` is written by the render thread (callbacks) and read by the
+simulation thread; its fields are plain values swapped atomically, the drop list is a queue.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import mujoco
+
+__all__ = ["ViewerWindow", "launch", "close_viewer", "load_into_viewer", "describe_selection",
+           "MOD_SHIFT", "MOD_CTRL", "MOD_ALT"]
+
+MOD_SHIFT, MOD_CTRL, MOD_ALT = 1, 2, 4
+"""Modifier bits (GLFW's own values)."""
+
+_launch_lock = threading.Lock()
+
+
+@dataclass
+class ViewerWindow:
+    """What mjrig knows of the viewer's GLFW window.
+
+    ``geometry`` is the client area (x, y, width, height) in screen pixels, kept current by
+    GLFW's position and framebuffer-size callbacks; ``drops`` holds dropped file paths.
+    """
+
+    handle: Any = None
+    geometry: tuple[int, int, int, int] | None = None
+    drops: "queue.Queue[list[str]]" = field(default_factory=queue.Queue)
+    _glfw: Any = None
+
+    def modifiers(self) -> int:
+        """Modifier keys held now (MOD_* bits). Call on the render thread (key callbacks)."""
+        g = self._glfw
+        if g is None or self.handle is None:
+            return 0
+        mods = 0
+        for bit, keys in ((MOD_SHIFT, (g.KEY_LEFT_SHIFT, g.KEY_RIGHT_SHIFT)),
+                          (MOD_CTRL, (g.KEY_LEFT_CONTROL, g.KEY_RIGHT_CONTROL)),
+                          (MOD_ALT, (g.KEY_LEFT_ALT, g.KEY_RIGHT_ALT))):
+            if any(g.get_key(self.handle, k) == g.PRESS for k in keys):
+                mods |= bit
+        return mods
+
+    def take_drop(self) -> list[str] | None:
+        """The paths of the next file drop not yet taken, else None."""
+        try:
+            return self.drops.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _install(self, glfw: Any, handle: Any, geometry: tuple[int, int, int, int] | None) -> None:
+        self._glfw, self.handle = glfw, handle
+        glfw.set_drop_callback(handle, lambda _w, paths: self.drops.put([str(p) for p in paths]))
+        glfw.set_window_pos_callback(handle, self._moved)
+        glfw.set_framebuffer_size_callback(handle, self._resized)
+        if geometry is not None:
+            x, y, w, h = geometry
+            glfw.set_window_size(handle, int(w), int(h))
+            glfw.set_window_pos(handle, int(x), int(y))
+        x, y = glfw.get_window_pos(handle)
+        w, h = glfw.get_window_size(handle)
+        self.geometry = (x, y, w, h)
+
+    def _moved(self, _window: Any, x: int, y: int) -> None:
+        g = self.geometry or (0, 0, 0, 0)
+        self.geometry = (x, y, g[2], g[3])
+
+    def _resized(self, _window: Any, w: int, h: int) -> None:
+        if w > 0 and h > 0:  # 0x0 while minimized
+            g = self.geometry or (0, 0, 0, 0)
+            self.geometry = (g[0], g[1], w, h)
+
+
+def launch(model: mujoco.MjModel, data: mujoco.MjData, *, key_callback: Callable[[int], None] | None = None,
+           geometry: tuple[int, int, int, int] | None = None, show_left_ui: bool = True,
+           show_right_ui: bool = True) -> tuple[Any, ViewerWindow]:
+    """``launch_passive`` plus the window: returns (handle, ViewerWindow).
+
+    ``geometry`` (x, y, width, height of the client area, pixels) places the window as soon as
+    it exists. If this MuJoCo builds its viewer differently, the viewer still opens and the
+    ViewerWindow stays empty (no drops, no placement): degraded, never broken.
+    """
+    import glfw
+    import mujoco.viewer as mv
+
+    window = ViewerWindow()
+    original = getattr(mv, "_Simulate", None)
+
+    class _Hooked:
+        """Stands in for ``_Simulate`` while one viewer is built: the window is current right
+        after the real constructor, on the render thread."""
+
+        MAX_GEOM = getattr(original, "MAX_GEOM", 10000)
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            sim = original(*args, **kwargs)
+            try:
+                handle = glfw.get_current_context()
+                if handle:
+                    window._install(glfw, handle, geometry)
+            except Exception:  # noqa: BLE001 - placement and drops are extras; the viewer must open
+                window.handle = None
+            return sim
+
+    with _launch_lock:  # the module attribute is swapped for the duration of one launch
+        if original is not None:
+            mv._Simulate = _Hooked()
+        try:
+            handle = mv.launch_passive(model, data, key_callback=key_callback, show_left_ui=show_left_ui,
+                                       show_right_ui=show_right_ui)
+        finally:
+            if original is not None:
+                mv._Simulate = original
+    return handle, window
+
+
+def _simulate(viewer: Any) -> Any:
+    try:
+        return viewer._sim()
+    except Exception:  # noqa: BLE001 - the simulate object is gone
+        return None
+
+
+def close_viewer(viewer: Any, *, timeout: float = 5.0) -> None:
+    """Close the viewer window and wait until its render thread has let go of it.
+
+    ``close()`` only asks; exiting the process while the render thread still tears down races
+    with GLFW's termination at exit (a segfault). The simulate object dies when that thread ends.
+    """
+    viewer.close()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if _simulate(viewer) is None:
+            return
+        time.sleep(0.01)
+
+
+def load_into_viewer(viewer: Any, model: mujoco.MjModel, data: mujoco.MjData, name: str) -> None:
+    """Show another model in an open passive viewer (without closing its window)."""
+    sim = _simulate(viewer)
+    if sim is not None:
+        sim.load(model, data, name)
+
+
+def describe_selection(model: mujoco.MjModel, data: mujoco.MjData, perturb: mujoco.MjvPerturb) -> str | None:
+    """The viewer's selected point (double-click) as ``body:NAME@x,y,z``, or None."""
+    body = int(perturb.select)
+    if body <= 0 or body >= model.nbody:
+        return None
+    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body) or f"body{body}"
+    x, y, z = (float(v) for v in perturb.localpos)
+    return f"body:{name}@{x:.4g},{y:.4g},{z:.4g}"
