@@ -271,4 +271,5 @@ class Snapshot:
     steps: int = 0
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
     camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
+    recording_plan: dict[str, Any] = field(default_factory=dict)  # the rig's [recording] table
     extra: dict[str, Any] = field(default_factory=dict)

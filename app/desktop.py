@@ -16,14 +16,16 @@ from pathlib import Path
 
 from app.keys import config_dir
 
-__all__ = ["Layout", "tile", "screen_workarea", "plan_layout", "save_layout", "FRAME_TOP", "FRAME_SIDE"]
+__all__ = ["Layout", "tile", "screen_workarea", "plan_layout", "save_layout", "FRAME_TOP", "FRAME_SIDE", "FRAME_BOTTOM"]
 
 Rect = tuple[int, int, int, int]
 
 FRAME_TOP = 30
 """Pixels left above each window for the window manager's title bar."""
 FRAME_SIDE = 4
-"""Pixels left on each side (and below) for borders."""
+"""Pixels left on each side for borders."""
+FRAME_BOTTOM = 8
+"""Pixels left below each window for its bottom border (openbox draws a 5 px handle)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ def tile(workarea: Rect) -> Layout:
     panel_w = max(460, min(860, round(w * 0.42)))
     frame_w = 2 * FRAME_SIDE
     viewer_w = max(320, w - panel_w - 2 * frame_w)
-    client_h = max(240, h - FRAME_TOP - FRAME_SIDE)
+    client_h = max(240, h - FRAME_TOP - FRAME_BOTTOM)
     viewer = (x + FRAME_SIDE, y + FRAME_TOP, viewer_w, client_h)
     panel = (x + viewer_w + frame_w + FRAME_SIDE, y + FRAME_TOP, w - viewer_w - 2 * frame_w, client_h)
     return Layout(viewer=viewer, panel=panel, screen=workarea)

@@ -154,18 +154,23 @@ class PanelApp:
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         self.plot, log = PlotPanel(), LogPanel()
-        left_w = max(400, min(480, self.geometry[2] // 2))
+        x, y, w, h = self.geometry
         with dpg.window(label=self.title) as main:
-            with dpg.group(horizontal=True):
-                left = dpg.add_child_window(width=left_w)
-                right = dpg.add_child_window()
+            if w >= 780:  # controls beside plots
+                with dpg.group(horizontal=True):
+                    left = dpg.add_child_window(width=max(380, min(460, w // 2)))
+                    right = dpg.add_child_window()
+                plot_area = dpg.add_child_window(parent=right, height=-230)
+                log_area = dpg.add_child_window(parent=right)
+            else:  # a narrow panel (laptop screens): controls above plots, each full width
+                left = dpg.add_child_window(height=max(260, int(h * 0.47)))
+                plot_area = dpg.add_child_window(height=max(200, int(h * 0.36)))
+                log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
                 panel.build(header)
                 self.panels.append(panel)
-            plot_area = dpg.add_child_window(parent=right, height=-230)
             self.plot.build(plot_area)
-            log_area = dpg.add_child_window(parent=right)
             dpg.add_text("Status", parent=log_area)
             log.build(log_area)
             self.panels += [self.plot, log]
@@ -205,7 +210,7 @@ class PanelApp:
                     self._screenshot = None
                 if self.on_frame is not None:
                     self.on_frame(self)
-                if self.frames % 15 == 0:
+                if self.frames % 5 == 0:
                     self._note_placement(dpg)
                 if self.exit_after is not None and t0 - start >= self.exit_after:
                     break
@@ -284,6 +289,7 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     if panel_process is None:
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
     session = Session()
+    session.on_message = _echo  # the status log also goes to the terminal the app runs in
     session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
     if record is not None:
         session.handle(C.StartRecording(str(Path(record).resolve())))
@@ -309,6 +315,16 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     if sim.failure is not None:
         raise ConfigError(f"the simulation stopped: {sim.failure}")
     return status
+
+
+def _echo(level: str, text: str) -> None:
+    """One line per status message on stderr (warnings and errors; info too with MJRIG_VERBOSE=1)."""
+    if level != "info" or os.environ.get("MJRIG_VERBOSE") == "1":
+        try:
+            sys.stderr.write(f"mjrig: {level}: {' '.join(text.split())}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def _panel_python() -> str:

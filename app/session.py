@@ -412,8 +412,15 @@ class Session(OutputCommands):
             selection=self.selection, error=self.error, messages=tuple(self._messages),
             video_path=str(self.video.path) if self.video is not None else None,
             signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted,
-            camera=self.camera_choice)
+            camera=self.camera_choice, recording_plan=self._recording_plan())
         return self._snapshot
+
+    def _recording_plan(self) -> dict:
+        """The rig's [recording] table with its path as it will be written (absolute)."""
+        plan = dict(self.doc.get("recording", {}))
+        if isinstance(plan.get("path"), str):
+            plan["path"] = str(self._rig_path(plan["path"]))
+        return plan
 
     def _model_info(self) -> C.ModelInfo:
         m = self.model

@@ -20,19 +20,61 @@ from app.runtime.signals import SIGNAL_GROUPS, SignalManager
 from app.scenario import scenario_from_doc
 from app.tomlwrite import dumps
 
-__all__ = ["OutputCommands"]
+__all__ = ["OutputCommands", "fresh_path"]
+
+
+def fresh_path(path: Path) -> Path:
+    """``path`` when nothing is there yet, else the first free ``STEM-2.EXT``, ``STEM-3.EXT``...
+
+    A recording's segment folder (``OUT.parquet.parts``) counts as taken: the app never
+    replaces what the user made without asking.
+    """
+    def taken(p: Path) -> bool:
+        return p.exists() or Path(str(p) + ".parts").exists()
+
+    if not taken(path):
+        return path
+    stem = path.stem
+    head, sep, tail = stem.rpartition("-")
+    if sep and tail.isdigit():
+        stem = head
+    n = 2
+    while taken(path.with_name(f"{stem}-{n}{path.suffix}")):
+        n += 1
+    return path.with_name(f"{stem}-{n}{path.suffix}")
 
 
 class OutputCommands:
     """Handlers (``_do_<Command>``) for StartRecording, StopRecording, ToggleRecording,
     RecoverRecording, SaveScenario, SaveKeyframe, Screenshot and ToggleVideo."""
 
+    def _out_base(self) -> Path:
+        """Where outputs go by default (screenshots, videos, a recording with no path set): the
+        current working folder, never inside the installed package."""
+        return Path.cwd()
+
+    def _bundled(self) -> bool:
+        from app.bundled import MODELS_DIR
+        base = Path(self.base).resolve()
+        return base == MODELS_DIR or MODELS_DIR in base.parents
+
+    def _rig_path(self, path: str | Path) -> Path:
+        """A path written in the rig's scenario: relative to the scenario file, except for a
+        bundled rig, whose outputs go to the current folder."""
+        p = Path(path).expanduser()
+        if p.is_absolute():
+            return p
+        return (Path.cwd() if self._bundled() else Path(self.base)) / p
+
     def _do_StartRecording(self, cmd: C.StartRecording) -> None:
         assert self.rm is not None and self.model_path is not None
-        path = Path(cmd.path).expanduser()
-        path = path if path.is_absolute() else self.base / path
-        if path.suffix.lower() != ".parquet":
-            raise ConfigError(f"recording path must end in .parquet, got '{path.name}'")
+        asked = Path(cmd.path).expanduser()
+        asked = asked if asked.is_absolute() else self._out_base() / asked
+        if asked.suffix.lower() != ".parquet":
+            raise ConfigError(f"recording path must end in .parquet, got '{asked.name}'")
+        if self.rm.signal_manager is not None:
+            self._finish(self.rm.set_recorder(None))
+        path = fresh_path(asked)
         check_writable(path, "recording path")
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
         sm = SignalManager(path, rate=cmd.rate, groups=groups,
@@ -43,7 +85,8 @@ class OutputCommands:
             rec["rate"] = float(cmd.rate)
         self.doc["recording"] = rec
         self._last_recording = cmd
-        self.log("info", f"recording to {path}")
+        note = f" ({asked.name} exists)" if path != asked else ""
+        self.log("info", f"recording to {path}{note}")
 
     def _do_StopRecording(self, cmd: C.StopRecording) -> None:
         assert self.rm is not None
@@ -58,8 +101,9 @@ class OutputCommands:
             self.handle(C.StopRecording())
         else:
             rec = self.doc.get("recording", {})
+            path = str(self._rig_path(rec["path"])) if "path" in rec else "runs/recording.parquet"
             last = self._last_recording or C.StartRecording(
-                path=rec.get("path", "runs/recording.parquet"), rate=rec.get("rate"),
+                path=path, rate=rec.get("rate"),
                 signals=tuple(rec["signals"]) if "signals" in rec else None)
             self.handle(last)
 
@@ -85,11 +129,11 @@ class OutputCommands:
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
         from app.runtime.parquet_sink import segment_dir
-        folders = {self.base / "runs"}
+        folders = {self._out_base() / "runs"}
         rec = self.doc.get("recording", {})
         if isinstance(rec, dict) and isinstance(rec.get("path"), str):
             p = Path(rec["path"])
-            folders.add((p if p.is_absolute() else self.base / p).parent)
+            folders.add(self._rig_path(p).parent)
         active = self.rm.signal_manager.export_path if self.rm and self.rm.signal_manager else None
         found = []
         for folder in folders:
@@ -125,7 +169,9 @@ class OutputCommands:
         for key in ("recording", "video"):
             if key in doc and "path" in doc[key]:
                 p = Path(doc[key]["path"])
-                doc[key]["path"] = os.path.relpath(p if p.is_absolute() else self.base / p, path.parent)
+                # a free name: re-running the scenario must not replace what the app recorded
+                p = fresh_path(self._rig_path(p))
+                doc[key]["path"] = os.path.relpath(p, path.parent)
         check_writable(path, "scenario path")
         text = dumps(doc)
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
@@ -144,13 +190,17 @@ class OutputCommands:
             key.act = self.data.act.copy()
         if self.model is not None and self.model.nu:
             key.ctrl = self.data.ctrl.copy()
-        out = Path(cmd.path) if cmd.path else self.model_path.with_name(self.model_path.stem + "_keyframe.xml")
+        # Next to the model (its meshes and textures resolve from there), or for a bundled rig
+        # in the current folder's runs/.
+        folder = self._out_base() / "runs" if self._bundled() else self.model_path.parent
+        out = Path(cmd.path) if cmd.path else fresh_path(folder / (self.model_path.stem + "_keyframe.xml"))
+        check_writable(out, "keyframe path")
         out.write_text(spec.to_xml(), encoding="utf-8")
         self.log("info", f"state saved as keyframe '{key.name}' in {out}")
 
     def _do_Screenshot(self, cmd: C.Screenshot) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"screenshot-{stamp}.png"
+        path = fresh_path(Path(cmd.path) if cmd.path else self._out_base() / "runs" / f"screenshot-{stamp}.png")
         check_writable(path, "screenshot path")
         self.pending_screenshot = path  # taken by the viewer loop, which owns the camera
 
@@ -161,7 +211,7 @@ class OutputCommands:
             return
         from app.runtime.video import VideoRecorder
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = Path(cmd.path) if cmd.path else self.base / "runs" / f"video-{stamp}.mp4"
+        path = fresh_path(Path(cmd.path) if cmd.path else self._out_base() / "runs" / f"video-{stamp}.mp4")
         check_writable(path, "video path")
         g = self.model.vis.global_
         rec = VideoRecorder(path=path, camera=self.camera, show_loads=True, show_proximities=True,

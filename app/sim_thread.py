@@ -86,7 +86,7 @@ class SimThread:
             s.log("warning", warning)
         # MuJoCo's own side panels would take most of a laptop-sized view: the left one (File,
         # Option, Simulation, Rendering...) only when the window is wide; Tab shows either.
-        wide = self.geometry is None or self.geometry[2] >= 1100
+        wide = self.geometry is None or self.geometry[2] >= 1000
         self.viewer, self.window = launch(s.model, s.data, key_callback=self._key, geometry=self.geometry,
                                           show_left_ui=wide, show_right_ui=False)
         s.camera = self.viewer.cam  # videos follow what the user sees

@@ -26,6 +26,7 @@ class RecordingPanel:
         self._video_status: int | str = 0
         self._recover_group: int | str = 0
         self._interrupted: tuple[str, ...] = ()
+        self._plan: dict | None = None
 
     def build(self, parent: int | str) -> None:
         self._path = dpg.add_input_text(label="path", parent=parent, default_value="runs/recording.parquet", width=260)
@@ -38,7 +39,7 @@ class RecordingPanel:
         self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
         self._status = dpg.add_text("", parent=parent)
         dpg.add_separator(parent=parent)
-        self._video_button = dpg.add_button(label="Start video (V)", parent=parent, callback=self._on_video)
+        self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
         self._video_status = dpg.add_text("", parent=parent)
         self._recover_group = dpg.add_group(parent=parent)
 
@@ -68,12 +69,24 @@ class RecordingPanel:
     def _on_video(self) -> None:
         self.submit(C.ToggleVideo())
 
+    def _show_plan(self, plan: dict) -> None:
+        """Fill the form from the rig's [recording] section (what `mjrig run` would record)."""
+        dpg.set_value(self._path, str(plan.get("path", "runs/recording.parquet")))
+        rate = plan.get("rate")
+        dpg.set_value(self._rate, "" if rate is None else f"{float(rate):g}")
+        signals = plan.get("signals")
+        for g, item in self._groups.items():
+            dpg.set_value(item, signals is None or g in signals)
+
     def update(self, snap: C.Snapshot) -> None:
+        if snap.recording_plan != self._plan:
+            self._plan = snap.recording_plan
+            self._show_plan(snap.recording_plan)
         if snap.interrupted != self._interrupted:
             self._interrupted = snap.interrupted
             self._show_interrupted(snap.interrupted)
         video = snap.video_path is not None
-        dpg.configure_item(self._video_button, label="Stop video (V)" if video else "Start video (V)")
+        dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
         dpg.set_value(self._video_status, f"REC video {snap.video_path}" if video else "")
         self._recording = snap.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")

@@ -1,0 +1,218 @@
+"""A person's desktop for the GUI tests: Xvfb + the openbox window manager, and the real app.
+
+``Desktop`` starts a screen of a given size with openbox; ``App`` starts ``python -m app`` on
+it as a separate process (its own config folder and working folder) and drives it only with
+real input: xdotool clicks at widgets' on-screen positions, xdotool keys sent to the focused
+viewer, and XDND drops (``xdnd_drop.py``, as a file manager drops files). Checks read what a
+person sees: window titles and frames, files written, screenshots.
+
+Widget positions come from the app's ``MJRIG_WIDGET_MAP`` file (each labelled widget's
+rectangle in the panel window); the test adds the panel window's position as X reports it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "tests" / "artifacts"
+DROP_TOOL = Path(__file__).with_name("xdnd_drop.py")
+
+Rect = tuple[int, int, int, int]
+
+
+def need(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+
+
+def wait_for(pred, *, timeout: float = 30.0, what: str = "condition", every: float = 0.1):
+    end = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(every)
+
+
+class Desktop:
+    """An Xvfb screen WIDTHxHEIGHT with openbox managing its windows."""
+
+    def __init__(self, width: int, height: int) -> None:
+        need("Xvfb", "openbox", "xdotool", "xwininfo", "xprop", "import")
+        self.size = (width, height)
+        read_fd, write_fd = os.pipe()
+        self._xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24",
+                                       "-nolisten", "tcp"], pass_fds=(write_fd,),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write_fd)
+        number = b""
+        end = time.monotonic() + 15
+        while not number.endswith(b"\n") and time.monotonic() < end:
+            chunk = os.read(read_fd, 16)
+            if not chunk:
+                break
+            number += chunk
+        os.close(read_fd)
+        self.display = f":{number.decode().strip()}"
+        self.env = {**os.environ, "DISPLAY": self.display}
+        self.env.pop("MUJOCO_GL", None)
+        self._wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        wait_for(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox", timeout=15)
+
+    def x(self, *cmd: str, check: bool = False) -> str:
+        """Run an X tool on this screen; its stdout."""
+        p = subprocess.run(list(cmd), env=self.env, capture_output=True, text=True, timeout=30)
+        if check and p.returncode != 0:
+            raise AssertionError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
+        return p.stdout
+
+    def windows(self, name_regex: str) -> list[int]:
+        out = self.x("xdotool", "search", "--onlyvisible", "--name", name_regex)
+        return [int(w) for w in out.split()]
+
+    def title(self, wid: int) -> str:
+        return self.x("xdotool", "getwindowname", str(wid)).strip()
+
+    def client_rect(self, wid: int) -> Rect:
+        info = self.x("xwininfo", "-id", str(wid))
+        get = lambda key: int(re.search(rf"{key}:\s+(-?\d+)", info).group(1))  # noqa: E731
+        return get("Absolute upper-left X"), get("Absolute upper-left Y"), get("Width"), get("Height")
+
+    def frame_rect(self, wid: int) -> Rect:
+        """The window with its title bar and borders, as the window manager drew it."""
+        x, y, w, h = self.client_rect(wid)
+        m = re.search(r"=\s*(\d+),\s*(\d+),\s*(\d+),\s*(\d+)", self.x("xprop", "-id", str(wid), "_NET_FRAME_EXTENTS"))
+        left, right, top, bottom = (int(v) for v in m.groups()) if m else (0, 0, 0, 0)
+        return x - left, y - top, w + left + right, h + top + bottom
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        out = ARTIFACTS / f"{name}.png"
+        self.x("import", "-window", "root", str(out), check=True)
+        return out
+
+    def grab(self, wid: int) -> np.ndarray:
+        """The window's pixels now (H, W, 3) uint8."""
+        raw = subprocess.run(["import", "-window", str(wid), "rgb:-"], env=self.env, capture_output=True,
+                             timeout=30, check=True).stdout
+        x, y, w, h = self.client_rect(wid)
+        return np.frombuffer(raw, dtype=np.uint8)[: w * h * 3].reshape(h, w, 3)
+
+    def close(self) -> None:
+        for p in (self._wm, self._xvfb):
+            p.kill()
+            p.wait()
+
+
+class App:
+    """The real app as a person starts it, in its own process, on ``desktop``."""
+
+    def __init__(self, desktop: Desktop, *args: str | os.PathLike, home: Path, cwd: Path | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        self.desktop = desktop
+        self.home = home
+        self.cwd = cwd or home / "work"
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self.widget_map = home / "widgets.json"
+        self.widget_map.unlink(missing_ok=True)
+        self.log = home / "app.log"
+        e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
+             "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1", **(env or {})}
+        self._log_file = open(self.log, "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "app", *map(str, args), "--exit-after", "240"],
+                                     cwd=self.cwd, env=e, stdout=self._log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)
+        self.panel = wait_for(lambda: self._one("^mjrig$"), what="the panel window", timeout=60)
+        wait_for(self.widget_map.exists, what="the panel's widgets", timeout=30)
+        time.sleep(0.5)
+
+    def _one(self, regex: str) -> int | None:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"the app exited with {self.proc.returncode}:\n{self.output()}")
+        found = self.desktop.windows(regex)
+        return found[0] if found else None
+
+    def output(self) -> str:
+        if not self._log_file.closed:
+            self._log_file.flush()
+        return self.log.read_text(errors="replace")
+
+    # --- real input -----------------------------------------------------------------------
+    def _find(self, label: str, index: int) -> list[int] | None:
+        try:
+            items = json.loads(self.widget_map.read_text())
+        except (OSError, ValueError):
+            return None
+        hits = [it["rect"] for it in items if it["label"] == label]
+        return hits[index] if len(hits) > index else None
+
+    def widget(self, label: str, *, index: int = 0, timeout: float = 60.0) -> Rect:
+        """Screen rectangle of the panel's ``index``-th visible widget labelled ``label``;
+        scrolls the controls with the mouse wheel, as a person would, to bring it into view."""
+        px, py, _, _ = self.desktop.client_rect(self.panel)
+        end = time.monotonic() + timeout
+        wheel = "5"  # down first, then up
+        for attempt in range(200):
+            found = self._find(label, index)
+            if found:
+                x, y, w, h = found
+                return px + x, py + y, w, h
+            if time.monotonic() > end:
+                raise AssertionError(f"widget '{label}' not found on the panel")
+            if attempt >= 2:
+                if attempt == 60:
+                    wheel = "4"
+                self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
+                self.desktop.x("xdotool", "click", "--repeat", "5", "--delay", "20", wheel)
+            time.sleep(0.35)
+        raise AssertionError(f"widget '{label}' not found on the panel")
+
+    def click(self, label: str, *, index: int = 0) -> None:
+        x, y, w, h = self.widget(label, index=index)
+        self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
+        time.sleep(0.1)
+        self.desktop.x("xdotool", "click", "1", check=True)
+        time.sleep(0.3)
+
+    def key(self, spec: str, *, window: int | None = None) -> None:
+        """Focus the window (default: the viewer) and press ``spec`` (xdotool syntax, e.g. ctrl+t)."""
+        wid = str(window or self.viewer)
+        self.desktop.x("xdotool", "windowactivate", "--sync", wid)
+        time.sleep(0.2)
+        self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
+        time.sleep(0.4)
+
+    def drop(self, *paths: Path) -> None:
+        """Drop files on the 3D viewer as a file manager does."""
+        p = subprocess.run([sys.executable, str(DROP_TOOL), str(self.viewer), *map(str, paths)],
+                           env=self.desktop.env, capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, f"the drop was refused: {p.stdout}{p.stderr}"
+
+    def close(self, *, timeout: float = 30.0) -> int:
+        """Close the panel window as a person does (the window manager's close), wait for exit."""
+        if self.proc.poll() is None:
+            self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
+            self.desktop.x("xdotool", "key", "alt+F4")
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise AssertionError(f"the app did not close:\n{self.output()}")
+        self._log_file.close()
+        return self.proc.returncode
