@@ -4,10 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  if ! command -v Xvfb >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v import >/dev/null 2>&1; then
+  if ! command -v Xvfb >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v import >/dev/null 2>&1 \
+     || ! command -v openbox >/dev/null 2>&1 || ! command -v xwininfo >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libegl1 libegl-mesa0 libosmesa6 \
-      xdotool imagemagick ffmpeg >/dev/null
+      xdotool imagemagick ffmpeg openbox x11-utils >/dev/null
   fi
 fi
 python3 -m pip install -q -e ".[test]"

@@ -4,3 +4,9 @@ import os
 
 if not os.environ.get("DISPLAY"):
     os.environ.setdefault("MUJOCO_GL", "egl")
+
+# Nothing a test runs may touch the user's real config (recent files, keys, window placement).
+if "MJRIG_TEST_CONFIG" not in os.environ:
+    import tempfile
+    os.environ["MJRIG_TEST_CONFIG"] = tempfile.mkdtemp(prefix="mjrig-test-config-")
+os.environ["XDG_CONFIG_HOME"] = os.environ["MJRIG_TEST_CONFIG"]

@@ -180,7 +180,7 @@ def viewer_features(out: Path) -> dict:
         session.submit(C.AddLoad({"name": "picked", "kind": "ideal_spring", "at": picked, "to": "temp_site",
                                   "stiffness": 50.0, "rest_length": 0.0}))
         wait_for(lambda: any(ld.name == "picked" for ld in session.latest().loads), what="the attached load")
-        sim._key(ord("T"))  # the screenshot key
+        session.submit(C.Screenshot())  # what the screenshot key submits
         wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
         shot = next(m for _, m in session.latest().messages if "screenshot saved" in m).split(": ", 1)[1]
         session.submit(C.SaveKeyframe(str(out / "keyframe.xml")))
@@ -208,10 +208,10 @@ def video(out: Path) -> dict:
         wait_for(lambda: session.latest().time > t0 + 1.0, what="a second of simulated time", timeout=60)
         time.sleep(0.3)
         screenshot("app_video")
-        sim._key(ord("V"))  # the video key stops it
+        session.submit(C.ToggleVideo())  # what the video key submits: stops it
         wait_for(lambda: any("video saved" in m for _, m in session.latest().messages), what="video saved",
                  timeout=60)
-        sim._key(ord("T"))
+        session.submit(C.Screenshot())
         wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
         shot = next(m for _, m in session.latest().messages if "screenshot saved" in m).split(": ", 1)[1]
         saved = next(m for _, m in session.latest().messages if "video saved" in m)

@@ -25,7 +25,7 @@ MODELS = ROOT / "models"
 def drive(script: str, out: Path, display: str, *, timeout: float = 180.0) -> dict:
     env = dict(os.environ, DISPLAY=display, PYTHONPATH=str(ROOT))
     env.pop("MUJOCO_GL", None)
-    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)], cwd=out, env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"driver {script} failed:\n{proc.stdout}\n{proc.stderr}"
     return json.loads((out / "report.json").read_text())
@@ -84,10 +84,10 @@ def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
             "--exit-after", "6"]
     if mode == "panel-process":
         args.append("--panel-process")
-    env = dict(os.environ, DISPLAY=xdisplay)
+    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
     env.pop("MUJOCO_GL", None)
     started = time.monotonic()
-    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4.5)
     screenshot(xdisplay, f"app_{mode}")
     stdout, stderr = proc.communicate(timeout=60)
@@ -146,7 +146,7 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
     env.pop("MUJOCO_GL", None)
     proc = subprocess.Popen([sys.executable, "-m", "app", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = target.with_name("killed.parquet.parts")
     deadline = time.monotonic() + 60
     while len(list(parts.glob("seg-*.rows"))) < 2:

@@ -3,43 +3,28 @@ the installed MuJoCo (an upgrade that moves these breaks here, not in the app)."
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 import mujoco
 import pytest
 
-from app.sim_thread import close_viewer, describe_selection, take_dropped_file
-
-
-class _FakeViewer:
-    def __init__(self, sim):
-        self._sim_obj = sim
-
-    def _sim(self):
-        return self._sim_obj
-
-
-def test_take_dropped_file_reads_and_clears_the_request():
-    sim = SimpleNamespace(droploadrequest=1, dropfilename="/data/robot.xml")
-    viewer = _FakeViewer(sim)
-    assert take_dropped_file(viewer) == "/data/robot.xml"
-    assert sim.droploadrequest == 0
-    assert take_dropped_file(viewer) is None
-    assert take_dropped_file(_FakeViewer(None)) is None
+from app.viewer_adapter import close_viewer, describe_selection, launch
 
 
 def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):
     import mujoco.viewer
 
+    assert hasattr(mujoco.viewer, "_Simulate") and hasattr(mujoco.viewer._Simulate, "MAX_GEOM")
     m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body name='b'><freejoint/><geom size='.1'/></body>"
                                        "</worldbody></mujoco>")
     d = mujoco.MjData(m)
-    viewer = mujoco.viewer.launch_passive(m, d)
+    viewer, window = launch(m, d, geometry=(10, 40, 640, 480))
     try:
+        # The wrapped constructor found the GLFW window on the render thread and placed it.
+        assert window.handle is not None, "the viewer's GLFW window was not found"
+        assert window.geometry is not None and window.geometry[2:] == (640, 480), window.geometry
+        assert window.take_drop() is None and window.modifiers() == 0
+        assert mujoco.viewer._Simulate.__name__ != "_Hooked"  # restored after the launch
         sim = viewer._sim()
-        assert isinstance(sim.dropfilename, str)
-        sim.droploadrequest = 0  # settable: the app clears it after taking a drop
-        assert take_dropped_file(viewer) is None
         assert callable(sim.load)
         del sim  # the app holds no strong reference either: close_viewer waits for it to die
         with viewer.lock():

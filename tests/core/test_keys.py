@@ -1,0 +1,50 @@
+"""The key table: defaults never collide with MuJoCo's viewer, user bindings are checked, and the
+README shows exactly the generated table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.keys import BINDINGS, KeyMap, keys_markdown, load_keymap, mujoco_use, parse_key
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_no_default_key_is_one_mujoco_uses():
+    for b in BINDINGS:
+        assert mujoco_use(*parse_key(b.default)) is None, b
+
+
+@pytest.mark.parametrize("spec", ["t", "s", "ctrl+p", "ctrl+q", "alt+f", "backspace", "f1", "tab", "3", "shift+2"])
+def test_mujocos_own_keys_are_refused(spec):
+    km = KeyMap({"screenshot": spec})
+    assert km.label("screenshot") == "Ctrl+T" and len(km.warnings) == 1 and "MuJoCo" in km.warnings[0]
+
+
+def test_a_remapped_key_replaces_the_default(tmp_path):
+    (tmp_path / "keys.toml").write_text('[keys]\nscreenshot = "ctrl+y"\nvideo = "F9"\n')
+    km = load_keymap(tmp_path / "keys.toml")
+    assert km.warnings == []
+    assert km.action(*parse_key("ctrl+y")) == "screenshot" and km.action(*parse_key("ctrl+t")) is None
+    assert km.action(*parse_key("f9")) == "video"
+
+
+@pytest.mark.parametrize("text,fragment", [("[keys]\nnope = 'ctrl+y'", "unknown action"),
+                                           ("[keys]\nvideo = 'ctrl+space+'", "empty key"),
+                                           ("[keys]\nvideo = 'hyper+x'", "unknown modifier"),
+                                           ("[keys]\nvideo = 'ctrl+t'", "already the key of screenshot"),
+                                           ("keys = [", "not read")])
+def test_bad_key_files_give_one_line_and_keep_the_defaults(tmp_path, text, fragment):
+    (tmp_path / "keys.toml").write_text(text)
+    km = load_keymap(tmp_path / "keys.toml")
+    assert len(km.warnings) == 1 and fragment in km.warnings[0], km.warnings
+    assert "\n" not in km.warnings[0]
+    assert km.label("video") == "Ctrl+V"
+
+
+def test_readme_shows_the_generated_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- keys table")
+    block = text[text.index("\n", start) + 1: text.index("<!-- end keys table -->")].strip()
+    assert block == keys_markdown()
