@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "RunState", "Command", "OpenModel", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
+    "RunState", "Command", "OpenModel", "KeepRig", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
@@ -37,9 +37,17 @@ class Command:
 
 @dataclass(frozen=True)
 class OpenModel(Command):
-    """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error)."""
+    """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error).
+
+    With unsaved rig edits the session asks first (``Snapshot.pending_open``) unless ``discard``."""
 
     path: str
+    discard: bool = False
+
+
+@dataclass(frozen=True)
+class KeepRig(Command):
+    """Answer "cancel" to the unsaved-edits question: the pending open is dropped."""
 
 
 @dataclass(frozen=True)
@@ -272,4 +280,8 @@ class Snapshot:
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
     camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
     recording_plan: dict[str, Any] = field(default_factory=dict)  # the rig's [recording] table
+    source: str = ""                   # the file opened: a scenario, or the bare model
+    dirty: bool = False                # rig edits not saved in a scenario yet
+    pending_open: str | None = None    # a file waiting for the unsaved-edits question
+    units: dict[str, str] = field(default_factory=dict)  # signal -> unit
     extra: dict[str, Any] = field(default_factory=dict)

@@ -144,8 +144,9 @@ class PanelApp:
         from widgets.sim_panel import SimPanel
 
         submit = self.client.submit
+        model_panel = ModelPanel(submit, recent=RecentFiles())
         sections = [
-            ("Model", ModelPanel(submit, recent=RecentFiles()), True),
+            ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
             ("Loads", RigPanel(submit, what="loads"), True),
             ("Proximities", RigPanel(submit, what="proximities"), False),
@@ -156,6 +157,8 @@ class PanelApp:
         self.plot, log = PlotPanel(), LogPanel()
         x, y, w, h = self.geometry
         with dpg.window(label=self.title) as main:
+            with dpg.menu_bar():
+                model_panel.build_menu()
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True):
                     left = dpg.add_child_window(width=max(380, min(460, w // 2)))
@@ -163,8 +166,8 @@ class PanelApp:
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)
             else:  # a narrow panel (laptop screens): controls above plots, each full width
-                left = dpg.add_child_window(height=max(260, int(h * 0.47)))
-                plot_area = dpg.add_child_window(height=max(200, int(h * 0.36)))
+                left = dpg.add_child_window(height=max(260, int(h * 0.44)))
+                plot_area = dpg.add_child_window(height=max(200, int(h * 0.31)))
                 log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
@@ -192,6 +195,7 @@ class PanelApp:
         x, y, w, h = self.geometry
         dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y)
         dpg.setup_dearpygui()
+        _bind_font(dpg)
         self._build()
         dpg.show_viewport()
         start = time.perf_counter()
@@ -223,6 +227,18 @@ class PanelApp:
         return 0
 
 
+def _bind_font(dpg: Any) -> None:
+    """DejaVu Sans (shipped in assets: arrows, Greek, maths signs): Dear PyGui's own font has
+    ASCII only (a "→" showed as "?")."""
+    from importlib import resources
+    try:
+        path = resources.files("assets").joinpath("DejaVuSans.ttf")
+        with resources.as_file(path) as font_file, dpg.font_registry():
+            dpg.bind_font(dpg.add_font(str(font_file), 15))  # glyph ranges are loaded as needed
+    except Exception:  # noqa: BLE001 - the built-in font still works, with fewer glyphs
+        pass
+
+
 def write_widget_map(dpg: Any, path: Path) -> None:
     """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
 
@@ -239,8 +255,11 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             if not label or w <= 0 or h <= 0:
                 continue
-            items.append({"label": label.split("##")[0], "type": dpg.get_item_type(item).split("::")[-1],
-                          "rect": [int(x), int(y), int(w), int(h)]})
+            kind = dpg.get_item_type(item).split("::")[-1]
+            entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)]}
+            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode"):
+                entry["value"] = str(dpg.get_value(item))
+            items.append(entry)
         except Exception:  # noqa: BLE001 - an item deleted while we looked
             continue
     tmp = path.with_suffix(".tmp")

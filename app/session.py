@@ -59,6 +59,8 @@ class Session(OutputCommands):
         self.error: str | None = None
         self.selection: str | None = None
         self.steps = 0
+        self.dirty = False                     # rig edited since opened or saved
+        self.pending_open: str | None = None   # waits for the unsaved-edits answer
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
         self.camera_choice = "free"            # set by the viewer loop
         self.pending_screenshot: Path | None = None
@@ -70,8 +72,8 @@ class Session(OutputCommands):
         self._rows: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
         self._rows_count = 0
         self._rows_lock = threading.Lock()
-        self._live = SignalManager(None, rate=plot_rate, batch_size=16)
-        self._live.on_rows = self._push_rows
+        self._plot_rate = plot_rate
+        self._live = self._new_live()
         self._last_recording: C.StartRecording | None = None
         self._closing: list[threading.Thread] = []
         self._anchor: tuple[float, float] | None = None   # (wall, sim) for pacing
@@ -79,6 +81,13 @@ class Session(OutputCommands):
         self._rtf_window: collections.deque[tuple[float, float]] = collections.deque(maxlen=120)
         self._snapshot = C.Snapshot()
         self.on_message: Callable[[str, str], None] | None = None
+
+    def _new_live(self) -> SignalManager:
+        """A fresh file-less monitor for the live plots: its columns are exactly the current
+        model's and rig's signals (switching models or removing a load drops theirs)."""
+        live = SignalManager(None, rate=self._plot_rate, batch_size=16)
+        live.on_rows = self._push_rows
+        return live
 
     # --- cross-thread API ------------------------------------------------------------------
     def submit(self, cmd: C.Command) -> None:
@@ -132,7 +141,8 @@ class Session(OutputCommands):
 
     def _load(self, doc: dict, base: Path, *, source: Path | None, keep_state: bool = False) -> None:
         sc = scenario_from_doc(doc, base=base, source=source)
-        rm = sc.runtime(monitors=[self._live], on_load_error=self._load_failed)
+        live = self._new_live()
+        rm = sc.runtime(monitors=[live], on_load_error=self._load_failed)
         model, data = rm.load_model(sc.model)
         if sc.timestep is not None:
             model.opt.timestep = sc.timestep
@@ -153,6 +163,11 @@ class Session(OutputCommands):
             old.close()
         self.rm, self.model, self.data, self.doc, self.base = rm, model, data, doc, base
         self.source, self.model_path = source, sc.model
+        self._live = live
+        if not keep_state:
+            self.steps = 0
+            self.dirty = False
+            self.selection = None
         self.model_changed = True
         self.error = None
         self.state = C.RunState.RUNNING if self.state != C.RunState.PAUSED else C.RunState.PAUSED
@@ -163,14 +178,16 @@ class Session(OutputCommands):
         assert self.model is not None and self.data is not None and self.rm is not None
         sc = scenario_from_doc(doc, base=self.base, source=self.source)
         sc.check_model(self.model)
-        rm = sc.runtime(monitors=[self._live], on_load_error=self._load_failed)
+        live = self._new_live()
+        rm = sc.runtime(monitors=[live], on_load_error=self._load_failed)
         rm.inherit_layout(self.rm)
         rm.video_recorders = self.rm.video_recorders
         _keep_switched_off(self.rm, rm)
         rm.resolve(self.model, self.data)
         rm.set_recorder(self.rm.set_recorder(None))
         self.rm.detach()
-        self.rm, self.doc = rm, doc
+        self.rm, self.doc, self._live = rm, doc, live
+        self.dirty = True
 
     def _load_failed(self, load: Load, exc: BaseException) -> None:
         # It stays off across rig edits (_keep_switched_off); "active" is not a scenario field,
@@ -197,13 +214,22 @@ class Session(OutputCommands):
         handler = getattr(self, f"_do_{type(cmd).__name__}", None)
         if handler is None:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
-        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera))
+        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig))
         if needs_model and self.model is None:
             raise MjrigError(f"{type(cmd).__name__}: no model is open")
         handler(cmd)
 
     def _do_OpenModel(self, cmd: C.OpenModel) -> None:
+        if self.dirty and not cmd.discard:
+            self.pending_open = cmd.path
+            self.log("warning", f"the rig has unsaved changes: save it as a scenario, or open {Path(cmd.path).name} "
+                                "without saving")
+            return
+        self.pending_open = None
         self.open(cmd.path)
+
+    def _do_KeepRig(self, cmd: C.KeepRig) -> None:
+        self.pending_open = None
 
     def _do_Reload(self, cmd: C.Reload) -> None:
         loads = self.doc.get("loads", [])
@@ -317,6 +343,7 @@ class Session(OutputCommands):
         nv = self._param(cmd.name)
         nv.value = cmd.value
         spec = self.doc.setdefault("params", {}).get(cmd.name)
+        self.dirty = True
         if isinstance(spec, dict):
             spec["value"] = nv.value
         else:
@@ -412,7 +439,9 @@ class Session(OutputCommands):
             selection=self.selection, error=self.error, messages=tuple(self._messages),
             video_path=str(self.video.path) if self.video is not None else None,
             signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted,
-            camera=self.camera_choice, recording_plan=self._recording_plan())
+            camera=self.camera_choice, recording_plan=self._recording_plan(),
+            source=str(self.source or ""), dirty=self.dirty, pending_open=self.pending_open,
+            units=self._live.units)
         return self._snapshot
 
     def _recording_plan(self) -> dict:

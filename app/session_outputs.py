@@ -176,7 +176,12 @@ class OutputCommands:
         text = dumps(doc)
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
         path.write_text(text, encoding="utf-8")
+        self.dirty = False
+        self.source = path  # the rig now lives in this file (Recent, reload)
         self.log("info", f"scenario saved: {path}")
+        if self.pending_open:  # saved on the way to opening another file: go on
+            pending, self.pending_open = self.pending_open, None
+            self.open(pending)
 
     def _do_SaveKeyframe(self, cmd: C.SaveKeyframe) -> None:
         assert self.data is not None

@@ -1,13 +1,19 @@
-"""Model: open (file dialog, bundled rigs, recent files), reload, save scenario, model info."""
+"""Model: open (file dialog, bundled rigs, recent scenarios), reload, save scenario, model info.
+
+The same actions sit in the panel's File menu. Opening another file while the rig has unsaved
+edits asks first (save, open without saving, or cancel).
+"""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
 from app import commands as C
-from app.bundled import bundled_models
+from app.bundled import MODELS_DIR, bundled_models
 from app.recent import RecentFiles
+from widgets.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
 
@@ -19,61 +25,174 @@ class ModelPanel:
         self.submit = submit
         self.recent = recent
         self._bundled = {m.name: str(m.scenario) for m in bundled_models()}
-        self._open_dialog: int | str = 0
-        self._save_dialog: int | str = 0
-        self._recent_combo: int | str = 0
+        self._descriptions = {m.name: m.description for m in bundled_models()}
+        self._open = FileDialog(mode="open", title="Open a model or scenario", on_done=self._on_open_file)
+        self._save = FileDialog(mode="save", title="Save the rig as a scenario", on_done=self._on_save_file,
+                                filters=SAVE_FILTERS)
+        self._recent_menu: int | str = 0
+        self._recent_node: int | str = 0
+        self._bundled_items: dict[str, int | str] = {}
+        self._recent_items: list[str] = []
         self._info: int | str = 0
+        self._rig: int | str = 0
+        self._ask: int | str = 0
+        self._ask_text: int | str = 0
+        self._source = ""
         self._model_path = ""
+        self._pending: str | None = None
+        self._folder: Path | None = None
+
+    # --- building ---------------------------------------------------------------------------
+    def build_menu(self) -> None:
+        """The File menu (call inside the window's menu bar)."""
+        with dpg.menu(label="File"):
+            dpg.add_menu_item(label="Open...", callback=self._on_open)
+            with dpg.menu(label="Bundled rigs"):
+                for name in self._bundled:
+                    item = dpg.add_menu_item(label=name, user_data=name, callback=self._on_bundled)
+                    _tip(item, self._descriptions[name])
+            self._recent_menu = dpg.add_menu(label="Recent")
+            dpg.add_menu_item(label="Reload", callback=self._on_reload)
+            dpg.add_menu_item(label="Save scenario...", callback=self._on_save)
+        self._fill_recent(self.recent.load())
 
     def build(self, parent: int | str) -> None:
-        self._open_dialog = dpg.add_file_dialog(show=False, callback=self._on_open_file, width=700, height=420,
-                                                directory_selector=False, modal=True)
-        for ext in (".xml", ".toml", ".mjb", ".*"):
-            dpg.add_file_extension(ext, parent=self._open_dialog)
-        self._save_dialog = dpg.add_file_dialog(show=False, callback=self._on_save_file, width=700, height=420,
-                                                directory_selector=False, modal=True, default_filename="scenario")
-        dpg.add_file_extension(".toml", parent=self._save_dialog)
+        self._open.build()
+        self._save.build()
         row = dpg.add_group(parent=parent, horizontal=True)
-        dpg.add_button(label="Open...", parent=row, callback=self._on_open)
-        dpg.add_button(label="Reload", parent=row, callback=self._on_reload)
-        dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save)
-        dpg.add_combo(list(self._bundled), label="bundled rigs", parent=parent, width=200, callback=self._on_bundled)
-        self._recent_combo = dpg.add_combo(self.recent.load(), label="recent", parent=parent, width=260,
-                                           callback=self._on_recent)
-        self._info = dpg.add_text("", parent=parent, wrap=420)
+        _tip(dpg.add_button(label="Open...", parent=row, callback=self._on_open),
+             "open an MJCF .xml, a binary .mjb or a scenario .toml (or drop it on the 3D view)")
+        _tip(dpg.add_button(label="Reload", parent=row, callback=self._on_reload),
+             "read the model file again, keeping the rig and the state")
+        _tip(dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
+             "save the model with its loads, params and recording settings; `mjrig run` re-runs it")
+        self._rig = dpg.add_text("", parent=parent, wrap=0)
+        with dpg.tree_node(label="Bundled rigs", parent=parent):
+            for name in self._bundled:
+                item = dpg.add_selectable(label=name, user_data=name, callback=self._on_bundled_pick)
+                _tip(item, self._descriptions[name])
+                self._bundled_items[name] = item
+        self._recent_node = dpg.add_tree_node(label="Recent", parent=parent)
+        self._info = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
+        with dpg.window(label="Unsaved rig changes", modal=True, show=False, no_saved_settings=True, width=460,
+                        on_close=self._on_keep) as self._ask:
+            self._ask_text = dpg.add_text("", wrap=440)
+            with dpg.group(horizontal=True):
+                dpg.add_button(label="Save scenario first...", callback=self._on_save)
+                dpg.add_button(label="Open without saving", callback=self._on_discard)
+                dpg.add_button(label="Cancel", callback=self._on_keep)
+
+    def _fill_recent(self, items: list[str]) -> None:
+        if items == self._recent_items:
+            return
+        self._recent_items = list(items)
+        if self._recent_menu:
+            dpg.delete_item(self._recent_menu, children_only=True)
+            for path in items:
+                dpg.add_menu_item(label=path, parent=self._recent_menu, user_data=path, callback=self._on_recent)
+            if not items:
+                dpg.add_menu_item(label="(nothing yet)", parent=self._recent_menu, enabled=False)
+        if self._recent_node:
+            dpg.delete_item(self._recent_node, children_only=True)
+            for path in items:
+                item = dpg.add_selectable(label=Path(path).name, parent=self._recent_node, user_data=path,
+                                          callback=self._on_recent_pick)
+                _tip(item, path)
+
+    # --- callbacks --------------------------------------------------------------------------
+    def _start_folder(self) -> Path:
+        if self._folder is not None:
+            return self._folder
+        src = Path(self._source) if self._source else None
+        if src is None or src.parent == MODELS_DIR:
+            return Path.cwd()
+        return src.parent
 
     def _on_open(self) -> None:
-        dpg.show_item(self._open_dialog)
+        self._open.show(self._start_folder())
 
-    def _on_open_file(self, sender: int, app_data: dict) -> None:
-        path = app_data.get("file_path_name")
-        if path:
-            self.submit(C.OpenModel(path))
+    def _on_open_file(self, path: str) -> None:
+        self._folder = Path(path).parent
+        self.submit(C.OpenModel(path))
 
     def _on_save(self) -> None:
-        dpg.show_item(self._save_dialog)
+        dpg.configure_item(self._ask, show=False)
+        stem = Path(self._source or self._model_path or "rig").stem
+        folder = self._start_folder()
+        self._save.show(folder, name=f"{stem}.toml" if Path(self._source).suffix == ".toml"
+                        and Path(self._source).parent != MODELS_DIR else f"{stem}_rig.toml")
 
-    def _on_save_file(self, sender: int, app_data: dict) -> None:
-        path = app_data.get("file_path_name")
-        if path:
-            self.submit(C.SaveScenario(path))
+    def _on_save_file(self, path: str) -> None:
+        self._folder = Path(path).parent
+        self.submit(C.SaveScenario(path))
 
     def _on_reload(self) -> None:
         self.submit(C.Reload())
 
-    def _on_bundled(self, sender: int, name: str) -> None:
+    def _on_bundled(self, sender: int, app_data: object, name: str) -> None:
         self.submit(C.OpenModel(self._bundled[name]))
 
-    def _on_recent(self, sender: int, path: str) -> None:
+    def _on_recent(self, sender: int, app_data: object, path: str) -> None:
         self.submit(C.OpenModel(path))
 
+    def _on_bundled_pick(self, sender: int, app_data: object, name: str) -> None:
+        dpg.set_value(sender, False)  # the highlight follows what is open, not the click
+        self.submit(C.OpenModel(self._bundled[name]))
+
+    def _on_recent_pick(self, sender: int, app_data: object, path: str) -> None:
+        dpg.set_value(sender, False)
+        self.submit(C.OpenModel(path))
+
+    def _on_discard(self) -> None:
+        dpg.configure_item(self._ask, show=False)
+        if self._pending:
+            self.submit(C.OpenModel(self._pending, discard=True))
+
+    def _on_keep(self, *args: object) -> None:
+        dpg.configure_item(self._ask, show=False)
+        self.submit(C.KeepRig())
+
+    # --- updating ---------------------------------------------------------------------------
     def update(self, snap: C.Snapshot) -> None:
-        m = snap.model
-        if m.path == self._model_path:
+        if snap.pending_open != self._pending:
+            self._pending = snap.pending_open
+            if self._pending:
+                dpg.set_value(self._ask_text, f"The rig has changes that are not saved in a scenario. "
+                                              f"Open {Path(self._pending).name} anyway, and lose them?")
+                vw = dpg.get_viewport_client_width()
+                dpg.configure_item(self._ask, show=True, pos=(max(0, (vw - 460) // 2), 120))
+            else:
+                dpg.configure_item(self._ask, show=False)
+        src = snap.source or snap.model.path
+        rig = _rig_name(src)
+        current = Path(src).stem if src and Path(src).parent == MODELS_DIR else None
+        for name, item in self._bundled_items.items():
+            if dpg.get_value(item) != (name == current):
+                dpg.set_value(item, name == current)
+        dpg.set_value(self._rig, f"{rig}{'  (unsaved changes)' if snap.dirty else ''}")
+        if src == self._source and snap.model.path == self._model_path:
             return
-        self._model_path = m.path
-        if m.path:
-            dpg.configure_item(self._recent_combo, items=self.recent.add(m.path))
+        self._source, self._model_path = src, snap.model.path
+        if src:
+            self._fill_recent(self.recent.add(src))
+        m = snap.model
         dpg.set_value(self._info, f"{m.path}\n{len(m.bodies)} bodies, {len(m.joints)} joints, {len(m.sites)} sites, "
                                   f"{len(m.sensors)} sensors, {m.nu} actuators; nq={m.nq} nv={m.nv}; "
                                   f"timestep {m.timestep:g} s")
+
+
+def _rig_name(source: str) -> str:
+    """'rig: spring_mass (bundled)' or 'rig: /path/file.toml'."""
+    if not source:
+        return "no model"
+    p = Path(source)
+    if p.parent == MODELS_DIR:
+        return f"bundled rig: {p.stem}"
+    return f"{'scenario' if p.suffix == '.toml' else 'model'}: {p}"
+
+
+def _tip(item: int | str, text: str) -> int | str:
+    """Attach a hover tooltip to ``item``."""
+    with dpg.tooltip(item):
+        dpg.add_text(text, wrap=360)
+    return item

@@ -24,6 +24,8 @@ class SimPanel:
         self._speed: int | str = 0
         self._readout: int | str = 0
         self._state: int | str = 0
+        self._camera: int | str = 0
+        self._cameras: tuple[str, ...] = ()
 
     def build(self, parent: int | str) -> None:
         row = dpg.add_group(parent=parent, horizontal=True)
@@ -33,8 +35,14 @@ class SimPanel:
         self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
                                     default_value="1x", callback=self._on_speed)
         dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe)
-        self._readout = dpg.add_text("t = 0.000 s", parent=parent)
-        self._state = dpg.add_text("", parent=parent)
+        self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=0)
+        self._state = dpg.add_text("", parent=parent, wrap=0)
+        view = dpg.add_group(parent=parent, horizontal=True)
+        fit = dpg.add_button(label="Fit view", parent=view, callback=self._on_fit)
+        with dpg.tooltip(fit):
+            dpg.add_text("frame the whole model in the 3D view")
+        self._camera = dpg.add_combo(["free"], parent=view, width=160, default_value="free", label="camera",
+                                     callback=self._on_camera)
 
     def _on_play(self) -> None:
         self.submit(C.TogglePause())
@@ -48,6 +56,12 @@ class SimPanel:
     def _on_speed(self, sender: int, value: str) -> None:
         self.submit(C.SetSpeed(0.0 if value == "max" else float(value.rstrip("x"))))
 
+    def _on_fit(self) -> None:
+        self.submit(C.SetCamera("fit"))
+
+    def _on_camera(self, sender: int, value: str) -> None:
+        self.submit(C.SetCamera(value))
+
     def _on_keyframe(self) -> None:
         self.submit(C.SaveKeyframe())
 
@@ -60,5 +74,10 @@ class SimPanel:
         text = snap.state.value + (f": {snap.error}" if snap.error else "")
         dpg.set_value(self._state, text)
         dpg.configure_item(self._state, color=colour)
+        if snap.model.cameras != self._cameras:
+            self._cameras = snap.model.cameras
+            dpg.configure_item(self._camera, items=list(self._cameras))
+        if dpg.get_value(self._camera) != snap.camera:
+            dpg.set_value(self._camera, snap.camera)
         if not dpg.is_item_active(self._speed):
             dpg.set_value(self._speed, speed_label(snap.speed))

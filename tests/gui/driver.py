@@ -98,7 +98,7 @@ def attach_tune_record(out: Path) -> dict:
         wait_for(lambda: session.latest().time > marks["after"] + 0.3, what="time after the change")
         # A model MuJoCo refuses: the error shows, the old model keeps running.
         t0 = session.latest().time
-        session.submit(C.OpenModel(str(broken)))
+        session.submit(C.OpenModel(str(broken), discard=True))
         wait_for(lambda: any("broken.xml" in m for _, m in session.latest().messages), what="the error")
         level, text = next((lv, m) for lv, m in session.latest().messages if "broken.xml" in m)
         assert level == "error" and "MuJoCo refused" in text, (level, text)

@@ -1,0 +1,183 @@
+"""A file dialog that behaves as desktop users expect (Dear PyGui's own one traps them).
+
+- A typed path works: absolute, ``~/...`` or relative to the folder shown; Enter accepts it; a
+  folder typed or double-clicked is entered.
+- Double-clicking a file picks it (Open) or chooses its name (Save).
+- The type filter narrows the list and never touches the typed name.
+- Open and Save differ in title and button; Save adds ``.toml`` and asks before replacing.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+__all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS"]
+
+OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("models and scenarios", (".xml", ".mjb", ".toml")),
+    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), ("all files", ()),
+)
+SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))
+
+
+class FileDialog:
+    """A modal Open or Save dialog; ``show(folder, name)``; ``on_done(path)`` gets the chosen file.
+
+    ``mode`` is "open" (the file must exist) or "save" (``suffix`` is added when missing; an
+    existing file is replaced only after the user says so).
+    """
+
+    def __init__(self, *, mode: str, title: str, on_done: Callable[[str], None],
+                 filters: tuple[tuple[str, tuple[str, ...]], ...] = OPEN_FILTERS, suffix: str = ".toml") -> None:
+        assert mode in ("open", "save")
+        self.mode, self.title, self.on_done, self.filters, self.suffix = mode, title, on_done, filters, suffix
+        self.folder = Path.cwd()
+        self._filter = 0
+        self._window: int | str = 0
+        self._folder_text: int | str = 0
+        self._name: int | str = 0
+        self._list: int | str = 0
+        self._filter_buttons: list[int | str] = []
+        self._message: int | str = 0
+        self._confirm: int | str = 0
+        self._handlers: int | str = 0
+        self._pending: Path | None = None
+
+    def build(self) -> None:
+        with dpg.item_handler_registry() as self._handlers:
+            dpg.add_item_double_clicked_handler(callback=self._on_double)
+        with dpg.window(label=self.title, modal=True, show=False, width=640, height=440, no_saved_settings=True,
+                        on_close=self._on_cancel) as self._window:
+            with dpg.group(horizontal=True):
+                dpg.add_button(label="Up", callback=self._on_up)
+                self._folder_text = dpg.add_text("")
+            with dpg.group(horizontal=True):
+                for i, (label, _) in enumerate(self.filters):
+                    self._filter_buttons.append(dpg.add_selectable(label=label, width=len(label) * 7 + 8,
+                                                                   user_data=i, callback=self._on_filter))
+            self._list = dpg.add_child_window(height=-80)
+            self._name = dpg.add_input_text(label="name", width=-60, on_enter=True, callback=self._on_accept,
+                                            hint="a file name, or a path (absolute, ~/..., or relative)")
+            self._message = dpg.add_text("", color=(240, 80, 80), wrap=600)
+            with dpg.group(horizontal=True):
+                dpg.add_button(label="Open" if self.mode == "open" else "Save", width=80, callback=self._on_accept)
+                dpg.add_button(label="Cancel", width=80, callback=self._on_cancel)
+                self._confirm = dpg.add_group(horizontal=True, show=False)
+                dpg.add_text("exists: replace it?", parent=self._confirm, color=(230, 200, 90))
+                dpg.add_button(label="Replace", parent=self._confirm, callback=self._on_replace)
+
+    # --- showing ----------------------------------------------------------------------------
+    def show(self, folder: str | os.PathLike | None = None, name: str = "") -> None:
+        if folder is not None and Path(folder).is_dir():
+            self.folder = Path(folder).resolve()
+        dpg.set_value(self._name, name)
+        dpg.set_value(self._message, "")
+        dpg.configure_item(self._confirm, show=False)
+        self._list_folder()
+        vw, vh = dpg.get_viewport_client_width(), dpg.get_viewport_client_height()
+        w, h = min(640, vw - 20), min(440, vh - 40)
+        dpg.configure_item(self._window, show=True, width=w, height=h, pos=(max(0, (vw - w) // 2), max(0, (vh - h) // 3)))
+
+    def _list_folder(self) -> None:
+        dpg.set_value(self._folder_text, str(self.folder))
+        for i, b in enumerate(self._filter_buttons):
+            dpg.set_value(b, i == self._filter)
+        dpg.delete_item(self._list, children_only=True)
+        exts = self.filters[self._filter][1]
+        try:
+            entries = sorted(self.folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+        except OSError as exc:
+            dpg.set_value(self._message, f"cannot list {self.folder}: {exc.strerror or exc}")
+            return
+        for p in entries:
+            if p.name.startswith("."):
+                continue
+            if p.is_dir():
+                label = p.name + "/"
+            elif not exts or p.suffix.lower() in exts:
+                label = p.name
+            else:
+                continue
+            item = dpg.add_selectable(label=label, parent=self._list, user_data=p.name, callback=self._on_pick)
+            dpg.bind_item_handler_registry(item, self._handlers)
+
+    # --- callbacks --------------------------------------------------------------------------
+    def _on_filter(self, sender: int | str, value: bool, index: int) -> None:
+        self._filter = index
+        self._list_folder()  # the typed name stays as it is
+
+    def _on_up(self) -> None:
+        self.folder = self.folder.parent
+        self._list_folder()
+
+    def _on_pick(self, sender: int | str, value: bool, name: str) -> None:
+        if not (self.folder / name).is_dir():
+            dpg.set_value(self._name, name)
+        for child in dpg.get_item_children(self._list, 1) or []:
+            if child != sender:
+                dpg.set_value(child, False)
+
+    def _on_double(self, sender: int | str, app_data: object) -> None:
+        item = app_data[1] if isinstance(app_data, (list, tuple)) else app_data
+        name = dpg.get_item_user_data(item)
+        if name is None:
+            return
+        target = self.folder / name
+        if target.is_dir():
+            self.folder = target.resolve()
+            self._list_folder()
+        else:
+            dpg.set_value(self._name, name)
+            self._on_accept()
+
+    def _resolve(self) -> Path | None:
+        text = str(dpg.get_value(self._name) or "").strip()
+        if not text:
+            dpg.set_value(self._message, "type a file name or pick one from the list")
+            return None
+        p = Path(text).expanduser()
+        return p if p.is_absolute() else self.folder / p
+
+    def _on_accept(self, *args: object) -> None:
+        target = self._resolve()
+        if target is None:
+            return
+        if target.is_dir():
+            self.folder = target.resolve()
+            dpg.set_value(self._name, "")
+            self._list_folder()
+            return
+        if self.mode == "open":
+            if not target.is_file():
+                dpg.set_value(self._message, f"no such file: {target}")
+                return
+            self._finish(target)
+            return
+        if self.suffix and target.suffix.lower() != self.suffix:
+            target = target.with_name(target.name + self.suffix)
+        if not target.parent.is_dir():
+            dpg.set_value(self._message, f"no such folder: {target.parent}")
+            return
+        if target.exists():
+            self._pending = target
+            dpg.set_value(self._message, f"{target.name} already exists.")
+            dpg.configure_item(self._confirm, show=True)
+            return
+        self._finish(target)
+
+    def _on_replace(self) -> None:
+        if self._pending is not None:
+            self._finish(self._pending)
+
+    def _finish(self, target: Path) -> None:
+        self._pending = None
+        self.folder = target.parent.resolve()
+        dpg.configure_item(self._window, show=False)
+        self.on_done(str(target.resolve()))
+
+    def _on_cancel(self, *args: object) -> None:
+        self._pending = None
+        dpg.configure_item(self._window, show=False)
