@@ -86,7 +86,7 @@ def frame_model(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.MjvCamer
         cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING
         cam.trackbodyid = body
     cam.lookat[:] = centre
-    cam.distance = radius / half * 1.1
+    cam.distance = radius / half * 1.3
     cam.azimuth = float(model.vis.global_.azimuth)
     cam.elevation = min(-10.0, float(model.vis.global_.elevation))
 

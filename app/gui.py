@@ -251,7 +251,8 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             state = dpg.get_item_state(item)
             if not state.get("visible") or "rect_min" not in state:
                 continue
-            label = dpg.get_item_configuration(item).get("label") or ""
+            cfg = dpg.get_item_configuration(item)
+            label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             if not label or w <= 0 or h <= 0:
                 continue

@@ -57,9 +57,10 @@ class FileDialog:
             with dpg.group(horizontal=True):
                 for i, (label, _) in enumerate(self.filters):
                     self._filter_buttons.append(dpg.add_selectable(label=label, width=len(label) * 7 + 8,
-                                                                   user_data=i, callback=self._on_filter))
+                                                                   user_data=i, callback=self._on_filter,
+                                                                   disable_popup_close=True))
             self._list = dpg.add_child_window(height=-80)
-            self._name = dpg.add_input_text(label="name", width=-60, on_enter=True, callback=self._on_accept,
+            self._name = dpg.add_input_text(label="file name", width=-80, on_enter=True, callback=self._on_accept,
                                             hint="a file name, or a path (absolute, ~/..., or relative)")
             self._message = dpg.add_text("", color=(240, 80, 80), wrap=600)
             with dpg.group(horizontal=True):
@@ -101,7 +102,8 @@ class FileDialog:
                 label = p.name
             else:
                 continue
-            item = dpg.add_selectable(label=label, parent=self._list, user_data=p.name, callback=self._on_pick)
+            item = dpg.add_selectable(label=label, parent=self._list, user_data=p.name, callback=self._on_pick,
+                                      disable_popup_close=True)  # a click in a modal must not close it
             dpg.bind_item_handler_registry(item, self._handlers)
 
     # --- callbacks --------------------------------------------------------------------------

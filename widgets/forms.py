@@ -103,9 +103,19 @@ class SpecForm:
         """Re-read the model's names (narrowed by the search text) into every point picker."""
         needle = str(dpg.get_value(self._filter) or "").strip().lower() if self._filter else ""
         names = [n for n in self.points() if needle in n.lower()]
+        valid = set(self.points())
         for f in self.fields:
             if f.kind == "point":
                 dpg.configure_item(self._ids[f.key], items=names)
+                value = str(dpg.get_value(self._ids[f.key]) or "")
+                if value and value not in valid and not value.startswith("body:"):
+                    dpg.set_value(self._ids[f.key], "")  # a point of the model before
+
+    def clear_points(self) -> None:
+        """Empty every point picker (another model is open: its old names mean nothing)."""
+        for f in self.fields:
+            if f.kind == "point":
+                dpg.set_value(self._ids[f.key], "")
 
     def set_point(self, key: str, value: str) -> None:
         if key in self._ids:

@@ -41,6 +41,7 @@ class ModelPanel:
         self._model_path = ""
         self._pending: str | None = None
         self._folder: Path | None = None
+        self._save_in = 0   # frames until the save dialog opens (after the question closes)
 
     # --- building ---------------------------------------------------------------------------
     def build_menu(self) -> None:
@@ -116,7 +117,15 @@ class ModelPanel:
         self.submit(C.OpenModel(path))
 
     def _on_save(self) -> None:
-        dpg.configure_item(self._ask, show=False)
+        if dpg.is_item_shown(self._ask):
+            # One modal closes, the next opens a frame later (Dear PyGui drops a modal opened in
+            # the frame another one closes).
+            dpg.configure_item(self._ask, show=False)
+            self._save_in = 3
+            return
+        self._show_save()
+
+    def _show_save(self) -> None:
         stem = Path(self._source or self._model_path or "rig").stem
         folder = self._start_folder()
         self._save.show(folder, name=f"{stem}.toml" if Path(self._source).suffix == ".toml"
@@ -125,6 +134,7 @@ class ModelPanel:
     def _on_save_file(self, path: str) -> None:
         self._folder = Path(path).parent
         self.submit(C.SaveScenario(path))
+        self._fill_recent(self.recent.add(path))  # Recent brings the saved rig back
 
     def _on_reload(self) -> None:
         self.submit(C.Reload())
@@ -154,6 +164,10 @@ class ModelPanel:
 
     # --- updating ---------------------------------------------------------------------------
     def update(self, snap: C.Snapshot) -> None:
+        if self._save_in > 0:
+            self._save_in -= 1
+            if self._save_in == 0:
+                self._show_save()
         if snap.pending_open != self._pending:
             self._pending = snap.pending_open
             if self._pending:

@@ -159,6 +159,7 @@ class PlotPanel:
         self._window_s = float(window_s)
         self._max_points = int(max_points)
         self._signals: tuple[str, ...] = ()
+        self._model_path = ""
         self._checked: list[str] = []      # in check order: the legend follows it
         self._filter = ""
         self._paused = False
@@ -204,6 +205,12 @@ class PlotPanel:
 
     def update(self, snapshot: Snapshot) -> None:
         """Follow the snapshot's signal list and redraw the plot if anything changed (once)."""
+        if snapshot.model.path != self._model_path:
+            # Another model: its signals replace the old ones, and so does what is plotted.
+            self._model_path = snapshot.model.path
+            self._checked = [n for n in self._checked if n in snapshot.signals]
+            self.history.clear()
+            self._view_stale = True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
             self._tree_stale = True

@@ -118,8 +118,12 @@ class RigPanel:
     # --- updating ------------------------------------------------------------------------------
     def update(self, snapshot: C.Snapshot) -> None:
         model_changed = snapshot.model is not self._snapshot.model
+        other_model = snapshot.model.path != self._snapshot.model.path
         self._snapshot = snapshot
         if model_changed and self._form is not None:
+            if other_model:  # nothing typed for the old model carries over
+                self._form.clear_points()
+                self._on_new()
             self._form.refresh_points()
         sel = snapshot.selection
         dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")

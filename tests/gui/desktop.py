@@ -36,11 +36,20 @@ def need(*tools: str) -> None:
         pytest.skip(f"needs {', '.join(missing)}")
 
 
+def _truthy(value) -> bool:
+    if value is None or value is False:
+        return False
+    try:
+        return bool(value)
+    except (TypeError, ValueError):  # e.g. a DataFrame: having one is enough
+        return True
+
+
 def wait_for(pred, *, timeout: float = 30.0, what: str = "condition", every: float = 0.1):
     end = time.monotonic() + timeout
     while True:
         value = pred()
-        if value:
+        if _truthy(value):
             return value
         if time.monotonic() > end:
             raise AssertionError(f"timed out waiting for {what}")
@@ -162,24 +171,25 @@ class App:
         return hits[index] if len(hits) > index else None
 
     def widget(self, label: str, *, index: int = 0, timeout: float = 60.0) -> Rect:
-        """Screen rectangle of the panel's ``index``-th visible widget labelled ``label``;
-        scrolls the controls with the mouse wheel, as a person would, to bring it into view."""
+        """Screen rectangle of the panel's ``index``-th visible widget labelled ``label``; if it
+        is not in view, scrolls the controls with the mouse wheel, as a person would: to the top,
+        then down step by step."""
         px, py, _, _ = self.desktop.client_rect(self.panel)
         end = time.monotonic() + timeout
-        wheel = "5"  # down first, then up
-        for attempt in range(200):
+        for attempt in range(400):
             found = self._find(label, index)
             if found:
                 x, y, w, h = found
                 return px + x, py + y, w, h
             if time.monotonic() > end:
-                raise AssertionError(f"widget '{label}' not found on the panel")
-            if attempt >= 2:
-                if attempt == 60:
-                    wheel = "4"
+                break
+            if attempt >= 3:
                 self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
-                self.desktop.x("xdotool", "click", "--repeat", "5", "--delay", "20", wheel)
-            time.sleep(0.35)
+                if attempt == 3:
+                    self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
+                else:
+                    self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
+            time.sleep(0.3)
         raise AssertionError(f"widget '{label}' not found on the panel")
 
     def click(self, label: str, *, index: int = 0) -> None:
@@ -188,6 +198,55 @@ class App:
         time.sleep(0.1)
         self.desktop.x("xdotool", "click", "1", check=True)
         time.sleep(0.3)
+
+    def double_click(self, label: str, *, index: int = 0) -> None:
+        x, y, w, h = self.widget(label, index=index)
+        self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
+        time.sleep(0.1)
+        self.desktop.x("xdotool", "click", "--repeat", "2", "--delay", "80", "1", check=True)
+        time.sleep(0.3)
+
+    def type_into(self, label: str, text: str, *, enter: bool = False) -> None:
+        """Click an input field, select what is in it, and type ``text`` (then Enter)."""
+        self.click(label)
+        # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
+        self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
+                       check=True)
+        self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
+        if enter:
+            self.desktop.x("xdotool", "key", "Return", check=True)
+        time.sleep(0.4)
+
+    def pick_first(self, combo: str) -> None:
+        """Open a combo box and click its first entry."""
+        x, y, w, h = self.widget(combo)
+        self.click(combo)
+        self.desktop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h + 12), check=True)
+        self.desktop.x("xdotool", "click", "1", check=True)
+        time.sleep(0.4)
+
+    def visible(self, label: str) -> bool:
+        """Whether a widget labelled ``label`` is on screen now (no scrolling)."""
+        return any(it["label"] == label for it in self.items())
+
+    def reveal(self, node: str, label: str) -> None:
+        """Expand tree node ``node`` unless ``label`` (inside it) already shows."""
+        if not self.visible(label):
+            self.click(node)
+
+    def items(self) -> list[dict]:
+        """What the panel shows now: every visible labelled widget (label, type, rect, value)."""
+        time.sleep(0.3)
+        try:
+            return json.loads(self.widget_map.read_text())
+        except (OSError, ValueError):
+            time.sleep(0.3)
+            return json.loads(self.widget_map.read_text())
+
+    def value(self, label: str, *, index: int = 0) -> str:
+        self.widget(label, index=index)
+        hits = [it for it in self.items() if it["label"] == label]
+        return hits[index].get("value", "")
 
     def key(self, spec: str, *, window: int | None = None) -> None:
         """Focus the window (default: the viewer) and press ``spec`` (xdotool syntax, e.g. ctrl+t)."""
