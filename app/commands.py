@@ -284,4 +284,5 @@ class Snapshot:
     dirty: bool = False                # rig edits not saved in a scenario yet
     pending_open: str | None = None    # a file waiting for the unsaved-edits question
     units: dict[str, str] = field(default_factory=dict)  # signal -> unit
+    events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
     extra: dict[str, Any] = field(default_factory=dict)

@@ -61,6 +61,7 @@ class Session(OutputCommands):
         self.steps = 0
         self.dirty = False                     # rig edited since opened or saved
         self.pending_open: str | None = None   # waits for the unsaved-edits answer
+        self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
         self.camera_choice = "free"            # set by the viewer loop
         self.pending_screenshot: Path | None = None
@@ -165,6 +166,7 @@ class Session(OutputCommands):
         self.source, self.model_path = source, sc.model
         self._live = live
         if not keep_state:
+            self._events.clear()
             self.steps = 0
             self.dirty = False
             self.selection = None
@@ -426,6 +428,11 @@ class Session(OutputCommands):
             loads = tuple(C.LoadInfo(ld.name, ld.kind, ld.active, dict(specs.get(ld.name, {})),
                                      tuple(float(x) for x in ld._last_f)) for ld in rm.loads)
             pspecs = {s.get("name"): s for s in self.doc.get("proximities", [])}
+            for p in rm.proximities:
+                while p.events:
+                    t_event, text = p.events.popleft()
+                    self._events.append((t_event, text))
+                    self.log("warning" if "below" in text else "info", text)
             proxs = tuple(C.ProximityInfo(p.name, p.distance, p.below, dict(pspecs.get(p.name, {})))
                           for p in rm.proximities)
             params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
@@ -441,7 +448,7 @@ class Session(OutputCommands):
             signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted,
             camera=self.camera_choice, recording_plan=self._recording_plan(),
             source=str(self.source or ""), dirty=self.dirty, pending_open=self.pending_open,
-            units=self._live.units)
+            units=self._live.units, events=tuple(self._events))
         return self._snapshot
 
     def _recording_plan(self) -> dict:

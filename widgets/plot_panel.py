@@ -1,4 +1,5 @@
-"""Live plot panel: a tree of telemetry signals to check, and one plot of the checked ones.
+"""Live plot panel: a tree of telemetry signals to check, and one plot per unit of the checked ones
+(each y axis labelled with its unit, the legend above the data).
 
 The panel keeps its own bounded history of telemetry rows (``SignalHistory``), fed by
 ``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
@@ -15,7 +16,7 @@ from app.commands import Snapshot
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
-_TREE_WIDTH = 170
+_TREE_WIDTH = 150
 """Width of the signal tree (px)."""
 
 
@@ -172,8 +173,13 @@ class PlotPanel:
         self._nodes: dict[str, int | str] = {}   # signal -> its entity's tree node
         self._series: dict[str, int | str] = {}
         self._tree: int | str | None = None
-        self._x_axis: int | str | None = None
-        self._y_axis: int | str | None = None
+        self._plot_box: int | str | None = None
+        self._hint: int | str | None = None
+        self._plots: dict[str, tuple[int | str, int | str, int | str]] = {}  # unit -> (plot, x, y)
+        self._series_unit: dict[str, str] = {}
+        self._units: dict[str, str] = {}
+        self._events: tuple[tuple[float, str], ...] = ()
+        self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
         self._filter_input: int | str | None = None
         self._window_input: int | str | None = None
         self._autofit_box: int | str | None = None
@@ -197,10 +203,9 @@ class PlotPanel:
                     self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
                                                             default_value=self._filter, callback=self._on_filter)
                     self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1)
-                with dpg.plot(width=-1, height=-1):
-                    dpg.add_plot_legend()
-                    self._x_axis = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
-                    self._y_axis = dpg.add_plot_axis(dpg.mvYAxis)
+                self._plot_box = dpg.add_child_window(width=-1, height=-1, border=False)
+                self._hint = dpg.add_text("tick signals in the tree to plot them; one plot per unit",
+                                          parent=self._plot_box, color=(150, 150, 150), wrap=0)
         self._tree_stale = self._view_stale = True
 
     def update(self, snapshot: Snapshot) -> None:
@@ -211,8 +216,12 @@ class PlotPanel:
             self._checked = [n for n in self._checked if n in snapshot.signals]
             self.history.clear()
             self._view_stale = True
+        if snapshot.events != self._events:
+            self._events = snapshot.events
+            self._view_stale = True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
+            self._units = dict(snapshot.units)
             self._tree_stale = True
         if self._tree is None:
             return
@@ -282,8 +291,18 @@ class PlotPanel:
 
     @property
     def axes(self) -> tuple[int | str | None, int | str | None]:
-        """Ids of the (x, y) plot axes."""
-        return self._x_axis, self._y_axis
+        """Ids of the (x, y) axes of the plot of the first checked signal's unit."""
+        if not self._checked or self._unit(self._checked[0]) not in self._plots:
+            return None, None
+        _, x, y = self._plots[self._unit(self._checked[0])]
+        return x, y
+
+    def plots(self) -> dict[str, int | str]:
+        """Unit -> Dear PyGui id of its plot (one plot per unit of the checked signals)."""
+        return {u: p for u, (p, _, _) in self._plots.items()}
+
+    def _unit(self, name: str) -> str:
+        return self._units.get(name, "")
 
     # ---- callbacks: read the value, record the request ---------------------------------------
 
@@ -330,13 +349,38 @@ class PlotPanel:
                                 user_data=name, callback=self._on_check)
 
     def _sync_series(self) -> None:
-        """One line series per checked signal; checkboxes mirror programmatic changes."""
+        """One plot per unit (its y axis labelled with it), one line series per checked signal;
+        checkboxes mirror programmatic changes."""
         wanted = list(self._checked)
-        for name in [n for n in self._series if n not in wanted]:
+        for name in [n for n in self._series if n not in wanted or self._series_unit.get(n) != self._unit(n)]:
             dpg.delete_item(self._series.pop(name))
+            self._series_unit.pop(name, None)
+        units = list(dict.fromkeys(self._unit(n) for n in wanted))
+        for unit in [u for u in self._plots if u not in units]:
+            dpg.delete_item(self._plots.pop(unit)[0])
+            self._event_lines.pop(unit, None)
+        for unit in units:
+            if unit not in self._plots:
+                with dpg.plot(label=unit or "(no unit)", no_title=True, width=-1, height=160,
+                              parent=self._plot_box) as plot:
+                    dpg.add_plot_legend(outside=True, location=dpg.mvPlot_Location_North, horizontal=True)
+                    x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
+                    y = dpg.add_plot_axis(dpg.mvYAxis, label=unit or "(no unit)")
+                    # threshold crossings, marked on the time axis
+                    self._event_lines[unit] = dpg.add_inf_line_series([], label="events", parent=y)
+                self._plots[unit] = (plot, x, y)
+        if self._plot_box is not None and self._plots:
+            avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
+            each = max(150, int(avail / len(self._plots)) - 6)
+            for plot, _, _ in self._plots.values():
+                dpg.configure_item(plot, height=each)
+        if self._hint is not None:
+            dpg.configure_item(self._hint, show=not wanted)
         for name in wanted:
             if name not in self._series:
-                self._series[name] = dpg.add_line_series([], [], label=name, parent=self._y_axis)
+                short = name.split("/", 1)[-1]  # the plot says the category by its unit
+                self._series[name] = dpg.add_line_series([], [], label=short, parent=self._plots[self._unit(name)][2])
+                self._series_unit[name] = self._unit(name)
         for name, box in self._boxes.items():
             if dpg.get_value(box) != (name in wanted):
                 dpg.set_value(box, name in wanted)
@@ -347,7 +391,7 @@ class PlotPanel:
         dpg.set_value(self._pause_box, self._paused)
 
     def _redraw(self) -> None:
-        """Refresh every series with the visible window, decimated; set the axes."""
+        """Refresh every series with the visible window, decimated; set each plot's axes."""
         end = self._frozen_end if self._paused else self.history.last_time()
         if end is None:
             end = self.history.last_time()
@@ -358,23 +402,29 @@ class PlotPanel:
             return
         t0 = end - self._window_s
         t, values = self.history.window(t0, end, names)
-        lo, hi = np.inf, -np.inf
+        bounds: dict[str, tuple[float, float]] = {}
         for j, name in enumerate(names):
             y = values[:, j]
             ok = np.isfinite(y)
             xs, ys = decimate_minmax(t[ok], y[ok], self._max_points)
             if len(ys):
-                lo, hi = min(lo, float(ys.min())), max(hi, float(ys.max()))
+                lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
+                bounds[self._series_unit[name]] = (min(lo, float(ys.min())), max(hi, float(ys.max())))
             # Lists, not arrays: Dear PyGui reads numpy buffers as float32, too coarse for long runs.
             dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
-        if self._paused:
-            # Frozen: the axes stay where they are and belong to the user (zoom, pan).
-            dpg.set_axis_limits_auto(self._x_axis)
-            dpg.set_axis_limits_auto(self._y_axis)
-            return
-        dpg.set_axis_limits(self._x_axis, t0, end)
-        if not self._autofit:
-            dpg.set_axis_limits_auto(self._y_axis)
-        elif lo <= hi:
-            pad = 0.05 * (hi - lo) if hi > lo else max(0.5 * abs(hi), 0.5)
-            dpg.set_axis_limits(self._y_axis, lo - pad, hi + pad)
+        marks = [t_e for t_e, _ in self._events if t0 <= t_e <= end]
+        for unit, (_, x_axis, y_axis) in self._plots.items():
+            if unit in self._event_lines:
+                dpg.set_value(self._event_lines[unit], [marks])
+            if self._paused:
+                # Frozen: the axes stay where they are and belong to the user (zoom, pan).
+                dpg.set_axis_limits_auto(x_axis)
+                dpg.set_axis_limits_auto(y_axis)
+                continue
+            dpg.set_axis_limits(x_axis, t0, end)
+            lo, hi = bounds.get(unit, (np.inf, -np.inf))
+            if not self._autofit:
+                dpg.set_axis_limits_auto(y_axis)
+            elif lo <= hi:
+                pad = 0.05 * (hi - lo) if hi > lo else max(0.5 * abs(hi), 0.5)
+                dpg.set_axis_limits(y_axis, lo - pad, hi + pad)

@@ -1,6 +1,7 @@
 """Proximities: distance monitors between two points, or clearance between two geoms."""
 from __future__ import annotations
 
+import collections
 import logging
 from dataclasses import dataclass
 
@@ -42,6 +43,8 @@ class Proximity:
         self._fromto = np.zeros(6)
         self.distance = float("nan")
         self.below = False
+        self.events: collections.deque[tuple[float, str]] = collections.deque(maxlen=100)
+        """Threshold crossings not yet taken by a viewer: (time s, one-line description)."""
         self._ids: tuple[int, int] | None = None
         self._distmax = 10.0
 
@@ -63,9 +66,11 @@ class Proximity:
             dist = float(np.linalg.norm(pb - pa))
         self.distance = float(dist)
         below = self.threshold is not None and self.distance < self.threshold
-        if below and not self.below:
-            log.info("proximity '%s' below %g m at t=%.6g s (distance %.6g m)", self.name, self.threshold,
-                     data.time, self.distance)
+        if below != self.below:
+            text = (f"proximity '{self.name}' {'below' if below else 'back above'} {self.threshold:g} m "
+                    f"at t={data.time:.6g} s (distance {self.distance:.6g} m)")
+            log.info(text)
+            self.events.append((float(data.time), text))
         self.below = below
         return self.distance
 

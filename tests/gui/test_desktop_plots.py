@@ -1,0 +1,41 @@
+"""Plots as a person reads them: ticking signals of different units gives one plot per unit,
+each y axis labelled with its unit; threshold crossings show in the status log (and on stderr)."""
+from __future__ import annotations
+
+import time
+
+from tests.gui.desktop import REPO, App, Desktop, wait_for
+
+
+def _click_node(app: App, label: str, kind: str) -> None:
+    """Click the first visible widget of type ``kind`` labelled ``label``."""
+    rect = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == label and it["type"] == kind),
+                                 None), what=f"{kind} {label}")
+    px, py, _, _ = app.desktop.client_rect(app.panel)
+    x, y, w, h = rect
+    app.desktop.x("xdotool", "mousemove", "--sync", str(px + x + min(w // 2, 40)), str(py + y + h // 2), check=True)
+    app.desktop.x("xdotool", "click", "1", check=True)
+    time.sleep(0.4)
+
+
+def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, REPO / "models" / "clearance.toml", home=tmp_path)
+    try:
+        _click_node(app, "paddle_hinge", "mvTreeNode")
+        _click_node(app, "qpos", "mvCheckbox")
+        _click_node(app, "clearance", "mvTreeNode")
+        _click_node(app, "distance", "mvCheckbox")
+        plots = wait_for(lambda: sorted(it["label"] for it in app.items() if it["type"] == "mvPlot")
+                         if sum(it["type"] == "mvPlot" for it in app.items()) == 2 else None, what="two plots")
+        assert plots == ["m", "rad"], plots
+        rects = [it["rect"] for it in app.items() if it["type"] == "mvPlot"]
+        assert all(r[3] >= 140 for r in rects), rects  # each readable, not squeezed
+        wait_for(lambda: "proximity 'clearance' below" in app.output(), what="the crossing in the log", timeout=60)
+        line = next(ln for ln in app.output().splitlines() if "proximity 'clearance' below" in ln)
+        assert line.startswith("mjrig: warning:") and "at t=" in line, line
+        time.sleep(1.0)
+        desktop.screenshot("plots_by_unit")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
