@@ -1,7 +1,9 @@
 """Arrows and lines that loads and proximities draw into any ``MjvScene``.
 
 Arrows are scaled like MuJoCo's own force arrows: length = |F| * vis.map.force / stat.meanmass,
-width from vis.scale.forcewidth * stat.meansize. Drawing never overflows ``scene.maxgeom``.
+width from vis.scale.forcewidth * stat.meansize; but never longer than 1.5 model extents (a large
+force stays in view) nor wider than 0.15 of their length (never a flat disc with no direction).
+Drawing never overflows ``scene.maxgeom``.
 """
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ class Color:
 
 
 _EYE = np.eye(3).reshape(-1)
+MAX_LENGTH = 1.5
+"""Longest arrow, in model extents (``stat.extent``, m)."""
+MAX_WIDTH = 0.15
+"""Widest arrow, as a fraction of its length."""
 
 
 def _has_room(scene: mujoco.MjvScene) -> bool:
@@ -48,8 +54,8 @@ class ArrowConfig:
         if not np.isfinite(mag) or mag < 1e-9:
             return False
         scale = model.vis.map.torque if self.is_torque else model.vis.map.force
-        length = mag * scale / max(model.stat.meanmass, 1e-9)
-        width = model.vis.scale.forcewidth * model.stat.meansize
+        length = min(mag * scale / max(model.stat.meanmass, 1e-9), MAX_LENGTH * max(model.stat.extent, 1e-3))
+        width = min(model.vis.scale.forcewidth * model.stat.meansize, MAX_WIDTH * length)
         start = np.asarray(self.pos, dtype=float)
         end = start + vec / mag * length
         geom = scene.geoms[scene.ngeom]
