@@ -83,7 +83,8 @@ class LineConfig:
         end = np.asarray(self.end, dtype=float)
         width = self.width
         if width <= 0.0:
-            width = 0.5 * model.vis.scale.forcewidth * model.stat.meansize if model is not None else 0.005
+            width = (min(0.5 * model.vis.scale.forcewidth * model.stat.meansize, 0.006 * max(model.stat.extent, 1e-3))
+                     if model is not None else 0.005)  # a thin line, whatever the model's scale
         geom = scene.geoms[scene.ngeom]
         mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), _EYE,
                             self.color.astype(np.float32))
