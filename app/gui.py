@@ -119,6 +119,9 @@ class PanelApp:
         """Requested client area (x, y, width, height); ``placement`` is where it ended up."""
         self.placement: tuple[int, int, int, int] | None = None
         self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
+        self._quit = False
+        self._ask_quit: int | str = 0
+        self._dirty = False
         self.panels: list[Any] = []
         self.plot: Any = None
         self.frames = 0
@@ -179,6 +182,30 @@ class PanelApp:
             self.panels += [self.plot, log]
         dpg.set_primary_window(main, True)
 
+    def _on_close_request(self) -> None:
+        """The window's close button: quit, or ask first when the rig has unsaved edits."""
+        import dearpygui.dearpygui as dpg
+        if not self._dirty:
+            self._quit = True
+            return
+        if not self._ask_quit:
+            with dpg.window(label="Quit mjrig?", modal=True, no_saved_settings=True, width=420,
+                            on_close=self._on_keep_open) as self._ask_quit:
+                dpg.add_text("The rig has changes that are not saved in a scenario (Model > Save scenario...).",
+                             wrap=400)
+                with dpg.group(horizontal=True):
+                    dpg.add_button(label="Quit without saving", callback=self._on_quit_anyway)
+                    dpg.add_button(label="Keep working", callback=self._on_keep_open)
+        vw = dpg.get_viewport_client_width()
+        dpg.configure_item(self._ask_quit, show=True, pos=(max(0, (vw - 420) // 2), 140))
+
+    def _on_quit_anyway(self) -> None:
+        self._quit = True
+
+    def _on_keep_open(self, *args: Any) -> None:
+        import dearpygui.dearpygui as dpg
+        dpg.configure_item(self._ask_quit, show=False)
+
     def _note_placement(self, dpg: Any) -> None:
         """Remember where the window is (saved at exit) and, for tests, where its widgets are."""
         x, y = dpg.get_viewport_pos()
@@ -193,16 +220,18 @@ class PanelApp:
 
         dpg.create_context()
         x, y, w, h = self.geometry
-        dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y)
+        dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y, disable_close=True)
+        dpg.set_exit_callback(self._on_close_request)
         dpg.setup_dearpygui()
         _bind_font(dpg)
         self._build()
         dpg.show_viewport()
         start = time.perf_counter()
         try:
-            while dpg.is_dearpygui_running() and not self.client.closed:
+            while dpg.is_dearpygui_running() and not self.client.closed and not self._quit:
                 t0 = time.perf_counter()
                 snap = self.client.latest()
+                self._dirty = snap.dirty
                 for cols, block in self.client.drain_rows():
                     self.plot.add_rows(cols, block)
                 for panel in self.panels:

@@ -37,9 +37,14 @@ class RecordingPanel:
                 row = dpg.add_group(parent=parent, horizontal=True)
             self._groups[g] = dpg.add_checkbox(label=g, parent=row, default_value=True)
         self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
+        with dpg.tooltip(self._button):
+            dpg.add_text("record the ticked groups to Parquet; an existing file is never replaced (NAME-2...)",
+                         wrap=360)
         self._status = dpg.add_text("", parent=parent)
         dpg.add_separator(parent=parent)
         self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
+        with dpg.tooltip(self._video_button):
+            dpg.add_text("record what the 3D view shows, with the rig drawn, to runs/video-*.mp4", wrap=360)
         self._video_status = dpg.add_text("", parent=parent)
         self._recover_group = dpg.add_group(parent=parent)
 

@@ -54,8 +54,10 @@ class RigPanel:
         self._make_form()
         row2 = dpg.add_group(parent=parent, horizontal=True)
         self._add_button = dpg.add_button(label="Add", parent=row2, callback=self._on_apply)
-        dpg.add_button(label="Attach here", parent=row2, callback=self._on_attach_here)
-        dpg.add_button(label="New", parent=row2, callback=self._on_new)
+        for label, cb, text in (("Attach here", self._on_attach_here, "use the point double-clicked in the 3D view"),
+                                ("New", self._on_new, "clear the form to add another one")):
+            with dpg.tooltip(dpg.add_button(label=label, parent=row2, callback=cb)):
+                dpg.add_text(text)
         self._selection_text = dpg.add_text("", parent=parent, color=(150, 150, 150))
 
     def _make_form(self) -> None:

@@ -10,6 +10,11 @@ from app import commands as C
 __all__ = ["SimPanel", "speed_label"]
 
 
+def _tip(item: int | str, text: str) -> None:
+    with dpg.tooltip(item):
+        dpg.add_text(text, wrap=360)
+
+
 def speed_label(speed: float) -> str:
     """'1x', '0.25x' or 'max' (as fast as possible)."""
     return "max" if speed <= 0 else f"{speed:g}x"
@@ -30,11 +35,14 @@ class SimPanel:
     def build(self, parent: int | str) -> None:
         row = dpg.add_group(parent=parent, horizontal=True)
         self._play = dpg.add_button(label="Pause", parent=row, width=70, callback=self._on_play)
-        dpg.add_button(label="Step", parent=row, callback=self._on_step)
-        dpg.add_button(label="Reset", parent=row, callback=self._on_reset)
+        _tip(self._play, "pause or run the simulation (Space in the 3D view)")
+        _tip(dpg.add_button(label="Step", parent=row, callback=self._on_step), "one timestep, then pause (Right arrow)")
+        _tip(dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
+             "back to the initial state (the scenario's keyframe, if any)")
         self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
                                     default_value="1x", callback=self._on_speed)
-        dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe)
+        _tip(dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
+             "write a copy of the MJCF with the current state as a <key> (next to the model)")
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=0)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)

@@ -139,3 +139,19 @@ def _read(path: Path):
         return pl.read_parquet(path)
     except Exception:  # noqa: BLE001 - still merging
         return None
+
+
+def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
+    app = App(laptop, home=tmp_path)
+    x, y, w, h = app.widget("k [N/m]")
+    laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
+    time.sleep(0.5)
+    laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
+    laptop.x("xdotool", "key", "alt+F4")
+    app.click("Keep working")
+    time.sleep(1.0)
+    assert app.proc.poll() is None, "the app closed although the rig was not saved"
+    laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
+    laptop.x("xdotool", "key", "alt+F4")
+    app.click("Quit without saving")
+    assert app.proc.wait(30) == 0, app.output()
