@@ -58,13 +58,13 @@ def _seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="A test rig for MuJoCo models.")
     sub = p.add_subparsers(dest="command", parser_class=_ArgumentParser)
-    r = sub.add_parser("run", help="run a scenario headless and record it")
-    r.add_argument("scenario", type=Path)
+    r = sub.add_parser("run", help="run a scenario, a bare model or a bundled rig headless and record it")
+    r.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     r.add_argument("--duration", type=_seconds, help="simulated seconds (overrides the scenario)")
     r.add_argument("--out", type=Path, help="Parquet output (overrides the scenario)")
     r.add_argument("--video", type=Path, help="video output, .mp4 or .gif (overrides the scenario)")
     c = sub.add_parser("check", help="validate a scenario without running it")
-    c.add_argument("scenario", type=Path)
+    c.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     rc = sub.add_parser("recover", help="rebuild a recording interrupted by a crash or kill")
     rc.add_argument("out", type=Path)
     sub.add_parser("models", help="list the bundled models")
@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
 def _app_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="Open the mjrig desktop app (commands: "
                         + ", ".join(SUBCOMMANDS) + ").")
-    p.add_argument("path", nargs="?", type=Path, help="an MJCF .xml, binary .mjb or scenario .toml")
+    p.add_argument("path", nargs="?", help="an MJCF .xml, binary .mjb, scenario .toml or a bundled rig's name")
     p.add_argument("--record", type=Path, metavar="OUT.parquet", help="record telemetry from the first step")
     p.add_argument("--exit-after", type=_seconds, metavar="SECONDS", help="close cleanly after SECONDS of wall time")
     p.add_argument("--panel-process", action="store_true",
@@ -120,8 +120,8 @@ def _progress_bar(total_seconds: float) -> ProgressBar | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from app.headless import prepare, run
-    from app.scenario import load_scenario
-    sc = load_scenario(args.scenario)
+    from app.targets import load_target
+    sc = load_target(args.scenario)
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None)
     bar = _progress_bar(setup.duration)
@@ -164,8 +164,8 @@ def _encoding_bar():
 
 def cmd_check(args: argparse.Namespace) -> int:
     from app.headless import prepare
-    from app.scenario import load_scenario
-    sc = load_scenario(args.scenario)
+    from app.targets import load_target
+    sc = load_target(args.scenario)
     setup = prepare(sc, record=False)
     print(f"{args.scenario}: ok ({len(sc.loads)} loads, {len(sc.proximities)} proximities, "
           f"{len(sc.params)} params; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
@@ -185,7 +185,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     rows = bundled_models()
     width = max((len(m.name) for m in rows), default=0)
     for m in rows:
-        print(f"{m.name:<{width}}  {m.description}")
+        print(f"{m.name:<{width}}  {m.description}  ({m.scenario})")
     return 0
 
 
@@ -193,11 +193,13 @@ def cmd_open(args: argparse.Namespace) -> int:
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
                           "`mjrig run SCENARIO.toml` runs headless")
+    from app.targets import resolve_target
+    path = resolve_target(args.path) if args.path is not None else None  # one line if it names nothing
     try:
         from app.gui import open_app
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
-    return open_app(args.path, record=args.record, exit_after=args.exit_after,
+    return open_app(path, record=args.record, exit_after=args.exit_after,
                     panel_process=True if args.panel_process else None)
 
 

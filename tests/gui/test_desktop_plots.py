@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tests.gui.desktop import REPO, App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop, wait_for
 
 
 def _click_node(app: App, label: str, kind: str) -> None:
@@ -20,7 +20,7 @@ def _click_node(app: App, label: str, kind: str) -> None:
 
 def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
     desktop = Desktop(1920, 1080)
-    app = App(desktop, REPO / "models" / "clearance.toml", home=tmp_path)
+    app = App(desktop, "clearance", home=tmp_path)  # a bundled rig by its name
     try:
         _click_node(app, "paddle_hinge", "mvTreeNode")
         _click_node(app, "qpos", "mvCheckbox")

@@ -1,0 +1,61 @@
+"""What ``mjrig run|check|open TARGET`` accepts: a scenario, a bare model, or a bundled rig's name.
+
+One resolver for the CLI and the app, so that all three take the same targets and give the same
+one-line error for a wrong one. Outputs never go into the installed package: a bundled rig's
+relative output paths, and a bare model's default recording, resolve under the current folder.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.runtime.errors import ConfigError
+from app.runtime.points import closest_names
+
+__all__ = ["resolve_target", "load_target", "is_bundled"]
+
+_SUFFIXES = (".toml", ".xml", ".mjb")
+
+
+def is_bundled(path: Path) -> bool:
+    """Whether ``path`` lies in the bundled rigs' folder (inside the installed package)."""
+    from app.bundled import MODELS_DIR
+    p = Path(path).resolve()
+    return p.parent == MODELS_DIR or MODELS_DIR in p.parents
+
+
+def resolve_target(target: str | os.PathLike) -> Path:
+    """The file TARGET names: an existing .toml/.xml/.mjb path, else a bundled rig's scenario.
+
+    A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
+    """
+    from app.bundled import bundled_models
+    p = Path(target).expanduser()
+    if p.is_file():
+        if p.suffix.lower() not in _SUFFIXES:
+            raise ConfigError(f"{p}: not a scenario or model (expected .toml, .xml or .mjb)")
+        return p
+    rigs = {m.name: m.scenario for m in bundled_models()}
+    if str(target) in rigs:
+        return rigs[str(target)]
+    if p.suffix.lower() in _SUFFIXES or os.sep in str(target):
+        raise ConfigError(f"{p}: file not found")
+    raise ConfigError(f"{target}: no such file or bundled rig{closest_names(str(target), list(rigs))}; "
+                      "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`")
+
+
+def load_target(target: str | os.PathLike):
+    """The Scenario TARGET stands for (see ``resolve_target``); a bare model is a rig with no
+    loads that records every signal group to ``runs/<model>.parquet`` under the current folder."""
+    from app.scenario import load_scenario, scenario_from_doc
+    path = resolve_target(target)
+    if path.suffix.lower() != ".toml":
+        doc = {"model": str(path.resolve()), "recording": {"path": str(Path.cwd() / "runs" / f"{path.stem}.parquet")}}
+        return scenario_from_doc(doc, base=path.resolve().parent, source=path)
+    sc = load_scenario(path)
+    if is_bundled(path):
+        for section, target_obj in (("recording", sc.recording), ("video", getattr(sc, "video", None))):
+            raw = sc.doc.get(section, {}).get("path") if isinstance(sc.doc.get(section), dict) else None
+            if target_obj is not None and isinstance(raw, str) and not Path(raw).expanduser().is_absolute():
+                target_obj.path = Path.cwd() / raw
+    return sc
