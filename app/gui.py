@@ -164,7 +164,7 @@ class PanelApp:
                 model_panel.build_menu()
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True):
-                    left = dpg.add_child_window(width=max(380, min(460, w // 2)))
+                    left = dpg.add_child_window(width=max(380, min(440, w // 2)))
                     right = dpg.add_child_window()
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)

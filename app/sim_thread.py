@@ -104,8 +104,8 @@ class SimThread:
         if req is None or s.model is None:
             return
         cam, aspect = v.cam, self._aspect()
-        if req == "open":  # a new model: frame it; follow it if it flies freely
-            tracking = any(s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
+        if req == "open":  # a new model: frame it; follow it if one body flies freely
+            tracking = int((s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE).sum()) == 1
             s.camera_choice = apply_camera(s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect)
         elif req == "fit":
             frame_model(s.model, s.data, cam, aspect=aspect, track=s.camera_choice == "tracking")
