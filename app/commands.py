@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "RunState", "Command", "OpenModel", "KeepRig", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
+    "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
@@ -209,7 +209,14 @@ class SetCamera(Command):
 
 @dataclass(frozen=True)
 class Quit(Command):
-    pass
+    """Close the app (``confirmed``: the user chose to lose unsaved rig edits)."""
+
+    confirmed: bool = False
+
+
+@dataclass(frozen=True)
+class KeepWorking(Command):
+    """Answer "keep working" to the quit question."""
 
 
 @dataclass(frozen=True)
@@ -283,6 +290,7 @@ class Snapshot:
     source: str = ""                   # the file opened: a scenario, or the bare model
     dirty: bool = False                # rig edits not saved in a scenario yet
     pending_open: str | None = None    # a file waiting for the unsaved-edits question
+    quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
     units: dict[str, str] = field(default_factory=dict)  # signal -> unit
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
     extra: dict[str, Any] = field(default_factory=dict)

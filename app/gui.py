@@ -122,6 +122,7 @@ class PanelApp:
         self._quit = False
         self._ask_quit: int | str = 0
         self._dirty = False
+        self._asked_for_viewer = False
         self.panels: list[Any] = []
         self.plot: Any = None
         self.frames = 0
@@ -200,11 +201,13 @@ class PanelApp:
         dpg.configure_item(self._ask_quit, show=True, pos=(max(0, (vw - 420) // 2), 140))
 
     def _on_quit_anyway(self) -> None:
+        self.client.submit(C.Quit(confirmed=True))
         self._quit = True
 
     def _on_keep_open(self, *args: Any) -> None:
         import dearpygui.dearpygui as dpg
         dpg.configure_item(self._ask_quit, show=False)
+        self.client.submit(C.KeepWorking())
 
     def _note_placement(self, dpg: Any) -> None:
         """Remember where the window is (saved at exit) and, for tests, where its widgets are."""
@@ -232,6 +235,9 @@ class PanelApp:
                 t0 = time.perf_counter()
                 snap = self.client.latest()
                 self._dirty = snap.dirty
+                if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
+                    self._on_close_request()
+                self._asked_for_viewer = snap.quit_question
                 for cols, block in self.client.drain_rows():
                     self.plot.add_rows(cols, block)
                 for panel in self.panels:

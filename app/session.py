@@ -60,6 +60,8 @@ class Session(OutputCommands):
         self.selection: str | None = None
         self.steps = 0
         self.dirty = False                     # rig edited since opened or saved
+        self.quit_question = False             # the viewer was closed with unsaved edits: ask
+        self.quit_confirmed = False            # the user said to quit without saving
         self.pending_open: str | None = None   # waits for the unsaved-edits answer
         self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
@@ -216,7 +218,7 @@ class Session(OutputCommands):
         handler = getattr(self, f"_do_{type(cmd).__name__}", None)
         if handler is None:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
-        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig))
+        needs_model = not isinstance(cmd, (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking))
         if needs_model and self.model is None:
             raise MjrigError(f"{type(cmd).__name__}: no model is open")
         handler(cmd)
@@ -368,6 +370,10 @@ class Session(OutputCommands):
 
     def _do_Quit(self, cmd: C.Quit) -> None:
         self.quit = True
+        self.quit_confirmed = self.quit_confirmed or cmd.confirmed
+
+    def _do_KeepWorking(self, cmd: C.KeepWorking) -> None:
+        self.quit_question = False
 
     # --- stepping --------------------------------------------------------------------------
     def _step(self) -> bool:
@@ -448,6 +454,7 @@ class Session(OutputCommands):
             signals=tuple(self._live.columns[2:]), steps=self.steps, interrupted=self.interrupted,
             camera=self.camera_choice, recording_plan=self._recording_plan(),
             source=str(self.source or ""), dirty=self.dirty, pending_open=self.pending_open,
+            quit_question=self.quit_question,
             units=self._live.units, events=tuple(self._events))
         return self._snapshot
 

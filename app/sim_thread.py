@@ -89,9 +89,18 @@ class SimThread:
         wide = self.geometry is None or self.geometry[2] >= 1000
         self.viewer, self.window = launch(s.model, s.data, key_callback=self._key, geometry=self.geometry,
                                           show_left_ui=wide, show_right_ui=False)
+        self.window.may_close = self._may_close
         s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
         s.view_request = s.view_request or "open"
+
+    def _may_close(self) -> bool:
+        """The viewer's close button (render thread): with unsaved rig edits the panel asks."""
+        s = self.session
+        if not s.dirty or s.quit_confirmed:
+            return True
+        s.quit_question = True
+        return False
 
     def _aspect(self) -> float:
         g = self.window.geometry

@@ -44,6 +44,8 @@ class ViewerWindow:
     handle: Any = None
     geometry: tuple[int, int, int, int] | None = None
     drops: "queue.Queue[list[str]]" = field(default_factory=queue.Queue)
+    may_close: Callable[[], bool] | None = None
+    """Asked (render thread) when the user closes the window; False keeps it open."""
     _glfw: Any = None
 
     def modifiers(self) -> int:
@@ -71,6 +73,7 @@ class ViewerWindow:
         glfw.set_drop_callback(handle, lambda _w, paths: self.drops.put([str(p) for p in paths]))
         glfw.set_window_pos_callback(handle, self._moved)
         glfw.set_framebuffer_size_callback(handle, self._resized)
+        glfw.set_window_close_callback(handle, self._closing)
         if geometry is not None:
             x, y, w, h = geometry
             glfw.set_window_size(handle, int(w), int(h))
@@ -78,6 +81,10 @@ class ViewerWindow:
         x, y = glfw.get_window_pos(handle)
         w, h = glfw.get_window_size(handle)
         self.geometry = (x, y, w, h)
+
+    def _closing(self, window: Any) -> None:
+        if self.may_close is not None and not self.may_close():
+            self._glfw.set_window_should_close(window, False)
 
     def _moved(self, _window: Any, x: int, y: int) -> None:
         g = self.geometry or (0, 0, 0, 0)

@@ -155,3 +155,17 @@ def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
     laptop.x("xdotool", "key", "alt+F4")
     app.click("Quit without saving")
     assert app.proc.wait(30) == 0, app.output()
+
+
+def test_closing_the_3d_view_with_unsaved_edits_asks_too(laptop, tmp_path):
+    app = App(laptop, home=tmp_path)
+    x, y, w, h = app.widget("k [N/m]")
+    laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
+    time.sleep(0.5)
+    app.key("alt+F4")  # to the viewer, as a person closes it
+    app.click("Keep working")
+    time.sleep(1.0)
+    assert app.proc.poll() is None and laptop.windows("^MuJoCo"), "the 3D view closed with unsaved edits"
+    app.key("alt+F4")
+    app.click("Quit without saving")
+    assert app.proc.wait(30) == 0, app.output()
