@@ -184,17 +184,18 @@ def cmd_models(args: argparse.Namespace) -> int:
     from app.bundled import bundled_models
     rows = bundled_models()
     width = max((len(m.name) for m in rows), default=0)
+    desc = max((len(m.description) for m in rows), default=0)
     for m in rows:
-        print(f"{m.name:<{width}}  {m.description}  ({m.scenario})")
+        print(f"{m.name:<{width}}  {m.description:<{desc}}  {m.scenario}")
     return 0
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    from app.targets import resolve_target
+    path = resolve_target(args.path) if args.path is not None else None  # a wrong TARGET: one line, screen or not
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
-                          "`mjrig run SCENARIO.toml` runs headless")
-    from app.targets import resolve_target
-    path = resolve_target(args.path) if args.path is not None else None  # one line if it names nothing
+                          "`mjrig run TARGET` runs headless")
     try:
         from app.gui import open_app
     except ImportError as exc:

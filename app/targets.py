@@ -33,7 +33,7 @@ def resolve_target(target: str | os.PathLike) -> Path:
     p = Path(target).expanduser()
     if p.is_file():
         if p.suffix.lower() not in _SUFFIXES:
-            raise ConfigError(f"{p}: not a scenario or model (expected .toml, .xml or .mjb)")
+            raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml or .mjb)")
         return p
     rigs = {m.name: m.scenario for m in bundled_models()}
     if str(target) in rigs:

@@ -48,9 +48,9 @@ class Result:
         return f"rc={self.rc}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
 
 
-def mjrig(*args: object, timeout: float = 120) -> Result:
-    """Run ``python -m app ARGS`` from the repo root; returns exit code and output."""
-    proc = subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=REPO, env=cli_env(),
+def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:
+    """Run ``python -m app ARGS`` in ``cwd`` (default: the repo root); returns exit code and output."""
+    proc = subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=cwd or REPO, env=cli_env(),
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

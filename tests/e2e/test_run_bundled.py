@@ -67,7 +67,8 @@ def expected_columns(doc: dict, model: mujoco.MjModel) -> list[str]:
 @pytest.mark.parametrize("scen", SCENARIOS, ids=bundled_ids())
 def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
     out = tmp_path / "x.parquet"
-    res = mjrig("run", scen, "--out", out, "--duration", DURATION)
+    # in tmp_path: a rig's own [video] (clearance) goes under the current folder
+    res = mjrig("run", scen, "--out", out, "--duration", DURATION, cwd=tmp_path)
     assert res.rc == 0, res
     assert "Traceback" not in res.stderr, res
     assert out.is_file(), f"{out} not written\n{res}"
