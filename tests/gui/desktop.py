@@ -116,10 +116,11 @@ class Desktop:
 
     def grab(self, wid: int) -> np.ndarray:
         """The window's pixels now (H, W, 3) uint8."""
-        raw = subprocess.run(["import", "-window", str(wid), "rgb:-"], env=self.env, capture_output=True,
-                             timeout=30, check=True).stdout
         x, y, w, h = self.client_rect(wid)
-        return np.frombuffer(raw, dtype=np.uint8)[: w * h * 3].reshape(h, w, 3)
+        raw = subprocess.run(["import", "-window", str(wid), "-depth", "8", "rgb:-"], env=self.env,
+                             capture_output=True, timeout=30, check=True).stdout
+        assert len(raw) == w * h * 3, f"a {w}x{h} window gave {len(raw)} bytes"
+        return np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
 
     def close(self) -> None:
         for p in (self._wm, self._xvfb):

@@ -186,3 +186,26 @@ def test_recording_twice_from_the_panel_keeps_both_files(laptop, tmp_path):
     finally:
         assert app.close() == 0, app.output()
     assert not (MODELS / "runs").exists() or not any((MODELS / "runs").glob("recording*.parquet"))
+
+
+def test_buttons_explain_themselves_on_hover(laptop, tmp_path):
+    app = App(laptop, home=tmp_path)
+    try:
+        x, y, w, h = app.widget("Fit view")
+        px, py, _, _ = laptop.client_rect(app.panel)
+        laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))  # hover shows in the focused window
+        laptop.x("xdotool", "mousemove", "--sync", str(px + 5), str(py + 5), check=True)
+        time.sleep(0.8)
+        before = laptop.grab(app.panel)
+        laptop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
+        time.sleep(1.5)
+        after = laptop.grab(app.panel)
+        # the tooltip box opens just below and right of the pointer
+        ry, rx = y - py + h + 4, x - px + w // 2
+        region = (before != after)[ry:ry + 30, rx:rx + 250].any(axis=2)
+        laptop.screenshot("tooltip_fit_view")
+        assert region.sum() > 500, (f"no tooltip under 'Fit view' ({int(region.sum())} pixels changed; "
+                                    f"{int((before != after).any(axis=2).sum())} in the panel)")
+        laptop.screenshot("tooltip_fit_view")
+    finally:
+        assert app.close() == 0, app.output()

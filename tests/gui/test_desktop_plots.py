@@ -39,3 +39,21 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
+
+
+def test_a_free_flyer_is_followed_and_the_models_cameras_are_offered(tmp_path):
+    desktop = Desktop(1280, 800)
+    app = App(desktop, "thruster", home=tmp_path)
+    try:
+        assert app.value("camera") == "tracking", "a free-flying model should open with a tracking camera"
+        before = desktop.grab(app.viewer)
+        app.key("ctrl+k")  # next camera: the model's own ones (overview, then chase)
+        wait_for(lambda: app.value("camera") == "overview", what="the model's overview camera")
+        time.sleep(0.5)
+        assert (desktop.grab(app.viewer) != before).any(axis=2).sum() > 1000, "the view did not change"
+        app.click("Fit view")  # back to a free camera that frames the model
+        wait_for(lambda: app.value("camera") == "free", what="the free camera after Fit view")
+        desktop.screenshot("thruster_fit_view")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
