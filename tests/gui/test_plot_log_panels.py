@@ -284,3 +284,14 @@ def test_screenshot(window: int | str) -> None:
     render(3)
     assert out.is_file() and out.stat().st_size > 10_000
     assert len(panel.checked()) == 3 and all(len(series_xy(panel, n)[0]) for n in panel.checked())
+
+
+def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
+    """"→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
+    from app.gui import _bind_font
+    _bind_font(dpg)
+    arrow = dpg.add_text("a → b", parent=window)
+    question = dpg.add_text("a ? b", parent=window)
+    render(5)
+    assert dpg.get_item_rect_size(arrow)[0] != dpg.get_item_rect_size(question)[0]
+    dpg.bind_font(0)
