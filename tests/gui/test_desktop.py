@@ -162,6 +162,10 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
         runs = tmp_path / "work" / "runs"  # outputs go to the working folder
         assert len(list(runs.glob("screenshot-*.png"))) == 1, "Ctrl+Y (remapped) took no screenshot"
         wait_for(lambda: len(list(runs.glob("video-*.mp4"))) == 1, what=f"the Ctrl+V video\n{app.output()}")
+        for key in ("space", "ctrl+v", "ctrl+v"):  # run again; a second video never replaces the first
+            app.key(key)
+            time.sleep(1.5)
+        wait_for(lambda: len(list(runs.glob("video-*.mp4"))) == 2, what="a second video beside the first")
         wait_for(lambda: len(list(runs.glob("*.parquet"))) == 1, what="the Ctrl+E recording")
     finally:
         assert app.close() == 0, app.output()

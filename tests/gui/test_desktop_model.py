@@ -50,6 +50,10 @@ def test_unsaved_edits_are_asked_about_and_saved_rigs_come_back_from_recent(lapt
     app = App(laptop, home=tmp_path)
     work = tmp_path / "work"
     try:
+        app.click("Start recording")  # a recording the saved scenario must not point at
+        time.sleep(1.0)
+        app.click("Stop recording")
+        wait_for((work / "runs" / "spring_mass.parquet").exists, what="the first recording")
         x, y, w, h = app.widget("k [N/m]")
         laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.8)), str(y + h // 2), "click", "1", check=True)
         time.sleep(0.5)
@@ -68,6 +72,8 @@ def test_unsaved_edits_are_asked_about_and_saved_rigs_come_back_from_recent(lapt
         saved = work / "spring_mass_rig.toml"
         doc = tomllib.loads(saved.read_text())
         assert doc["params"]["k"]["value"] > 1000, doc["params"]  # the slider was moved right
+        # re-running the saved scenario headless writes a new file, not over the app's recording
+        assert doc["recording"]["path"] == "runs/spring_mass-2.parquet", doc["recording"]
         # Recent brings the saved rig back, with its tuned param.
         app.reveal("Recent", "spring_mass_rig.toml")
         app.click("spring_mass_rig.toml")
