@@ -235,6 +235,10 @@ class OutputCommands:
             self.rm.video_recorders.remove(rec)
         try:
             rec.save()
-            self.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
+            if rec.frames_written == 0 or not Path(rec.path).exists():
+                self.log("warning", f"no video written to {rec.path}: no frame was due (frames follow simulated "
+                                    "time; was the simulation paused?)")
+            else:
+                self.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
         except MjrigError as exc:
             self.log("error", str(exc))

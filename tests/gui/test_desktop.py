@@ -213,3 +213,14 @@ def test_buttons_explain_themselves_on_hover(laptop, tmp_path):
         laptop.screenshot("tooltip_fit_view")
     finally:
         assert app.close() == 0, app.output()
+
+
+def test_a_video_of_a_paused_view_says_that_nothing_was_written(laptop, tmp_path):
+    app = App(laptop, home=tmp_path)
+    try:
+        for key in ("space", "ctrl+v", "ctrl+v"):
+            app.key(key)
+        wait_for(lambda: "mjrig: warning: no video written" in app.output(), what="the warning")
+        assert not list((tmp_path / "work" / "runs").glob("*.mp4"))
+    finally:
+        assert app.close() == 0, app.output()
