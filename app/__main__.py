@@ -1,7 +1,7 @@
-"""``python -m app`` is the ``mjrig`` command."""
+"""``python -m mjrig`` is the ``mjrig`` command."""
 import sys
 
-from app.cli import main
+from mjrig.cli import main
 
 if __name__ == "__main__":  # guarded: the panel process (spawn) re-imports this module
     sys.exit(main())

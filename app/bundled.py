@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
-
-import models
 
 __all__ = ["BundledModel", "bundled_models", "default_model", "MODELS_DIR"]
 
-MODELS_DIR = Path(models.__file__).resolve().parent
+MODELS_DIR = Path(str(resources.files("mjrig.models"))).resolve()
 DEFAULT = "spring_mass"
 
 

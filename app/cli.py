@@ -30,7 +30,7 @@ def _pick_offscreen_gl() -> None:
 
 _pick_offscreen_gl()
 
-from app.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
+from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
 __all__ = ["main"]
 
@@ -119,8 +119,8 @@ def _progress_bar(total_seconds: float) -> ProgressBar | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from app.headless import prepare, run
-    from app.targets import load_target
+    from mjrig.headless import prepare, run
+    from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None)
@@ -163,8 +163,8 @@ def _encoding_bar():
     return update
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from app.headless import prepare
-    from app.targets import load_target
+    from mjrig.headless import prepare
+    from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, record=False)
     print(f"{args.scenario}: ok ({len(sc.loads)} loads, {len(sc.proximities)} proximities, "
@@ -174,14 +174,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
-    from app.runtime.parquet_sink import recover
+    from mjrig.runtime.parquet_sink import recover
     path, rows = recover(args.out)
     print(f"recovered {rows} rows into {path}", file=sys.stderr)
     return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from app.bundled import bundled_models
+    from mjrig.bundled import bundled_models
     rows = bundled_models()
     width = max((len(m.name) for m in rows), default=0)
     desc = max((len(m.description) for m in rows), default=0)
@@ -191,13 +191,13 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from app.targets import resolve_target
+    from mjrig.targets import resolve_target
     path = resolve_target(args.path) if args.path is not None else None  # a wrong TARGET: one line, screen or not
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
                           "`mjrig run TARGET` runs headless")
     try:
-        from app.gui import open_app
+        from mjrig.gui import open_app
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_app(path, record=args.record, exit_after=args.exit_after,

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from app import commands as C
+from mjrig import commands as C
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient"]
 
@@ -136,16 +136,16 @@ class PanelApp:
     def _build(self) -> None:
         import dearpygui.dearpygui as dpg
 
-        from app.keys import load_keymap
-        from app.recent import RecentFiles
-        from widgets.help_panel import HelpPanel
-        from widgets.log_panel import LogPanel
-        from widgets.model_panel import ModelPanel
-        from widgets.params_panel import ParamsPanel
-        from widgets.plot_panel import PlotPanel
-        from widgets.recording_panel import RecordingPanel
-        from widgets.rig_panel import RigPanel
-        from widgets.sim_panel import SimPanel
+        from mjrig.keys import load_keymap
+        from mjrig.recent import RecentFiles
+        from mjrig.widgets.help_panel import HelpPanel
+        from mjrig.widgets.log_panel import LogPanel
+        from mjrig.widgets.model_panel import ModelPanel
+        from mjrig.widgets.params_panel import ParamsPanel
+        from mjrig.widgets.plot_panel import PlotPanel
+        from mjrig.widgets.recording_panel import RecordingPanel
+        from mjrig.widgets.rig_panel import RigPanel
+        from mjrig.widgets.sim_panel import SimPanel
 
         submit = self.client.submit
         model_panel = ModelPanel(submit, recent=RecentFiles())
@@ -267,7 +267,7 @@ def _bind_font(dpg: Any) -> None:
     ASCII only (a "→" showed as "?")."""
     from importlib import resources
     try:
-        path = resources.files("assets").joinpath("DejaVuSans.ttf")
+        path = resources.files("mjrig.assets").joinpath("DejaVuSans.ttf")
         with resources.as_file(path) as font_file, dpg.font_registry():
             dpg.bind_font(dpg.add_font(str(font_file), 15))  # glyph ranges are loaded as needed
     except Exception:  # noqa: BLE001 - the built-in font still works, with fewer glyphs
@@ -335,11 +335,11 @@ def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -
 def open_app(path: Path | None, *, record: Path | None = None, exit_after: float | None = None,
              panel_process: bool | None = None, show_viewer: bool = True) -> int:
     """Open the desktop app on ``path`` (default: the bundled default rig); returns the exit status."""
-    from app.bundled import default_model
-    from app.desktop import plan_layout, save_layout
-    from app.runtime.errors import ConfigError
-    from app.session import Session
-    from app.sim_thread import SimThread
+    from mjrig.bundled import default_model
+    from mjrig.desktop import plan_layout, save_layout
+    from mjrig.runtime.errors import ConfigError
+    from mjrig.session import Session
+    from mjrig.sim_thread import SimThread
 
     if panel_process is None:
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"

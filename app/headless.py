@@ -12,12 +12,12 @@ from typing import Callable
 
 import mujoco
 
-import app
-from app.runtime.errors import ConfigError
-from app.runtime.manager import RuntimeManager, load_model_file
-from app.runtime.signals import SignalManager
-from app.runtime.video import VideoRecorder
-from app.scenario import Scenario, VideoSettings
+import mjrig
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.manager import RuntimeManager, load_model_file
+from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.video import VideoRecorder
+from mjrig.scenario import Scenario, VideoSettings
 
 __all__ = ["RunSetup", "prepare", "run", "recording_metadata", "check_writable"]
 
@@ -30,7 +30,7 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
         "mjrig.model_sha256": digest,
         "mjrig.scenario": scenario_text,
         "mjrig.mujoco_version": mujoco.__version__,
-        "mjrig.version": app.__version__,
+        "mjrig.version": mjrig.__version__,
         "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
     }
 

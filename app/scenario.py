@@ -16,15 +16,15 @@ from typing import Any
 
 import mujoco
 
-from app.runtime.errors import ConfigError
-from app.runtime.errors import one_line as _oneline
-from app.runtime.manager import RuntimeManager
-from app.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SPRING_KINDS,
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import one_line as _oneline
+from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SPRING_KINDS,
                                VectorForce, VectorTorque)
-from app.runtime.points import Geom, Point, Site, closest_names, parse_point
-from app.runtime.proximity import Proximity
-from app.runtime.signals import SIGNAL_GROUPS
-from app.runtime.values import Constant, NamedValue, Profile, Ramp, Sine, Step, Table
+from mjrig.runtime.points import Geom, Point, Site, closest_names, parse_point
+from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.values import Constant, NamedValue, Profile, Ramp, Sine, Step, Table
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
            "LOAD_KINDS", "ScenarioLocator"]
@@ -509,7 +509,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
 
 def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> Scenario:
     """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
-    from app.tomlwrite import dumps
+    from mjrig.tomlwrite import dumps
     text = dumps(doc)
     return parse_scenario(text, source=source, base=base, locate=False)
 

@@ -22,16 +22,16 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from app import commands as C
-from app.camera import camera_choices
-from app.runtime.errors import ConfigError, DivergenceError, MjrigError
-from app.runtime.loads import Load
-from app.runtime.manager import RuntimeManager
-from app.runtime.points import model_names
-from app.runtime.rigmodel import is_rig_name
-from app.runtime.signals import SignalManager
-from app.scenario import load_scenario, scenario_from_doc
-from app.session_outputs import OutputCommands
+from mjrig import commands as C
+from mjrig.camera import camera_choices
+from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
+from mjrig.runtime.loads import Load
+from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.points import model_names
+from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.signals import SignalManager
+from mjrig.scenario import load_scenario, scenario_from_doc
+from mjrig.session_outputs import OutputCommands
 
 __all__ = ["Session"]
 
@@ -42,7 +42,7 @@ PLOT_ROWS = 20000
 
 
 class Session(OutputCommands):
-    """A model + rig + run state, driven by commands (see ``app.commands``)."""
+    """A model + rig + run state, driven by commands (see ``mjrig.commands``)."""
 
     def __init__(self, *, plot_rate: float = PLOT_RATE) -> None:
         self.state = C.RunState.STOPPED
@@ -514,7 +514,7 @@ def _survives(load_spec: dict, doc: dict, base: Path, source: Path | None) -> bo
     trial = dict(doc, loads=[load_spec])
     try:
         sc = scenario_from_doc(trial, base=base, source=source)
-        from app.runtime.manager import load_model_file
+        from mjrig.runtime.manager import load_model_file
         sc.check_model(load_model_file(sc.model))
         return True
     except ConfigError:

@@ -1,6 +1,6 @@
 """The Session's commands that write files: recordings, videos, screenshots, scenarios, keyframes.
 
-A mixin of ``app.session.Session`` (kept apart so each module stays small); it uses the
+A mixin of ``mjrig.session.Session`` (kept apart so each module stays small); it uses the
 Session's model, rig document, runtime manager and log, and runs on the simulation thread.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import mujoco
 
-from app import commands as C
-from app.headless import check_writable, recording_metadata
-from app.runtime.errors import ConfigError, MjrigError
-from app.runtime.signals import SIGNAL_GROUPS, SignalManager
-from app.scenario import scenario_from_doc
-from app.tomlwrite import dumps
+from mjrig import commands as C
+from mjrig.headless import check_writable, recording_metadata
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
+from mjrig.scenario import scenario_from_doc
+from mjrig.tomlwrite import dumps
 
 __all__ = ["OutputCommands", "fresh_path"]
 
@@ -54,7 +54,7 @@ class OutputCommands:
         return Path.cwd()
 
     def _bundled(self) -> bool:
-        from app.bundled import MODELS_DIR
+        from mjrig.bundled import MODELS_DIR
         base = Path(self.base).resolve()
         return base == MODELS_DIR or MODELS_DIR in base.parents
 
@@ -128,7 +128,7 @@ class OutputCommands:
 
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
-        from app.runtime.parquet_sink import segment_dir
+        from mjrig.runtime.parquet_sink import segment_dir
         folders = {self._out_base() / "runs"}
         rec = self.doc.get("recording", {})
         if isinstance(rec, dict) and isinstance(rec.get("path"), str):
@@ -146,7 +146,7 @@ class OutputCommands:
         return tuple(found)
 
     def _do_RecoverRecording(self, cmd: C.RecoverRecording) -> None:
-        from app.runtime.parquet_sink import recover
+        from mjrig.runtime.parquet_sink import recover
 
         def work() -> None:
             try:
@@ -214,7 +214,7 @@ class OutputCommands:
         if self.video is not None:
             self._stop_video()
             return
-        from app.runtime.video import VideoRecorder
+        from mjrig.runtime.video import VideoRecorder
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = fresh_path(Path(cmd.path) if cmd.path else self._out_base() / "runs" / f"video-{stamp}.mp4")
         check_writable(path, "video path")

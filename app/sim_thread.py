@@ -17,11 +17,11 @@ from typing import Any
 
 import mujoco
 
-from app import commands as C
-from app.camera import FREE, apply_camera, frame_model, next_camera
-from app.keys import KeyMap, load_keymap
-from app.session import Session
-from app.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
+from mjrig import commands as C
+from mjrig.camera import FREE, apply_camera, frame_model, next_camera
+from mjrig.keys import KeyMap, load_keymap
+from mjrig.session import Session
+from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
 __all__ = ["SimThread", "ACTIONS", "run_headless_frames"]
 

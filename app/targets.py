@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.runtime.errors import ConfigError
-from app.runtime.points import closest_names
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.points import closest_names
 
 __all__ = ["resolve_target", "load_target", "is_bundled"]
 
@@ -19,7 +19,7 @@ _SUFFIXES = (".toml", ".xml", ".mjb")
 
 def is_bundled(path: Path) -> bool:
     """Whether ``path`` lies in the bundled rigs' folder (inside the installed package)."""
-    from app.bundled import MODELS_DIR
+    from mjrig.bundled import MODELS_DIR
     p = Path(path).resolve()
     return p.parent == MODELS_DIR or MODELS_DIR in p.parents
 
@@ -29,7 +29,7 @@ def resolve_target(target: str | os.PathLike) -> Path:
 
     A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
     """
-    from app.bundled import bundled_models
+    from mjrig.bundled import bundled_models
     p = Path(target).expanduser()
     if p.is_file():
         if p.suffix.lower() not in _SUFFIXES:
@@ -47,7 +47,7 @@ def resolve_target(target: str | os.PathLike) -> Path:
 def load_target(target: str | os.PathLike):
     """The Scenario TARGET stands for (see ``resolve_target``); a bare model is a rig with no
     loads that records every signal group to ``runs/<model>.parquet`` under the current folder."""
-    from app.scenario import load_scenario, scenario_from_doc
+    from mjrig.scenario import load_scenario, scenario_from_doc
     path = resolve_target(target)
     if path.suffix.lower() != ".toml":
         doc = {"model": str(path.resolve()), "recording": {"path": str(Path.cwd() / "runs" / f"{path.stem}.parquet")}}

@@ -18,10 +18,10 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import commands as C  # noqa: E402
-from app.gui import PanelApp, SessionClient  # noqa: E402
-from app.session import Session  # noqa: E402
-from app.sim_thread import SimThread  # noqa: E402
+from mjrig import commands as C  # noqa: E402
+from mjrig.gui import PanelApp, SessionClient  # noqa: E402
+from mjrig.session import Session  # noqa: E402
+from mjrig.sim_thread import SimThread  # noqa: E402
 
 
 def scenario(folder: Path) -> Path:

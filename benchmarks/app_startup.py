@@ -17,11 +17,11 @@ CHILD = r"""
 import time, json, sys, threading
 t0 = time.perf_counter()
 sys.path.insert(0, sys.argv[1])
-from app.bundled import default_model
-from app.gui import PanelApp, SessionClient
-from app.session import Session
-from app.sim_thread import SimThread
-from app import commands as C
+from mjrig.bundled import default_model
+from mjrig.gui import PanelApp, SessionClient
+from mjrig.session import Session
+from mjrig.sim_thread import SimThread
+from mjrig import commands as C
 import dm_control, pathlib
 humanoid = str(pathlib.Path(dm_control.__file__).parent / "suite" / "humanoid.xml")
 s = Session(); s.open(default_model().scenario)

@@ -26,9 +26,9 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app import commands as C  # noqa: E402
-from app.session import Session  # noqa: E402
-from app.sim_thread import FRAME_S  # noqa: E402
+from mjrig import commands as C  # noqa: E402
+from mjrig.session import Session  # noqa: E402
+from mjrig.sim_thread import FRAME_S  # noqa: E402
 
 MiB = 2**20
 

@@ -16,7 +16,7 @@ import mujoco
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runtime import PointToPointForce, RuntimeManager, SignalManager  # noqa: E402
+from mjrig.runtime import PointToPointForce, RuntimeManager, SignalManager  # noqa: E402
 
 
 def humanoid_path() -> Path:

@@ -18,9 +18,9 @@ if not os.environ.get("DISPLAY"):
     os.environ.setdefault("MUJOCO_GL", "egl")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runtime.video import VideoRecorder  # noqa: E402
-from app.headless import prepare  # noqa: E402
-from app.scenario import load_scenario  # noqa: E402
+from mjrig.runtime.video import VideoRecorder  # noqa: E402
+from mjrig.headless import prepare  # noqa: E402
+from mjrig.scenario import load_scenario  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 

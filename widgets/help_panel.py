@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-from app.keys import EXTRA_HELP, KeyMap, config_dir
+from mjrig.keys import EXTRA_HELP, KeyMap, config_dir
 
 __all__ = ["HelpPanel"]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-from app.commands import Snapshot
+from mjrig.commands import Snapshot
 
 __all__ = ["LogPanel", "LEVEL_COLORS"]
 

@@ -10,10 +10,10 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from app import commands as C
-from app.bundled import MODELS_DIR, bundled_models
-from app.recent import RecentFiles
-from widgets.file_dialog import SAVE_FILTERS, FileDialog
+from mjrig import commands as C
+from mjrig.bundled import MODELS_DIR, bundled_models
+from mjrig.recent import RecentFiles
+from mjrig.widgets.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
 

@@ -5,7 +5,7 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from app import commands as C
+from mjrig import commands as C
 
 __all__ = ["ParamsPanel"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import dearpygui.dearpygui as dpg
 
-from app.commands import Snapshot
+from mjrig.commands import Snapshot
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 

@@ -5,8 +5,8 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from app import commands as C
-from app.runtime.signals import SIGNAL_GROUPS
+from mjrig import commands as C
+from mjrig.runtime.signals import SIGNAL_GROUPS
 
 __all__ = ["RecordingPanel"]
 

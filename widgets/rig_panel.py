@@ -5,8 +5,8 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from app import commands as C
-from widgets.forms import LOAD_FIELDS, PROXIMITY_FIELDS, SpecForm
+from mjrig import commands as C
+from mjrig.widgets.forms import LOAD_FIELDS, PROXIMITY_FIELDS, SpecForm
 
 __all__ = ["RigPanel"]
 
@@ -65,7 +65,7 @@ class RigPanel:
             self._form.delete()
         fields = PROXIMITY_FIELDS if self.what == "proximities" else LOAD_FIELDS[dpg.get_value(self._kind)]
         first = "a" if self.what == "proximities" else "at"
-        from widgets.forms import FieldDef
+        from mjrig.widgets.forms import FieldDef
         at = [] if self.what == "proximities" else [FieldDef(first, "point", "where it acts")]
         self._form = SpecForm(at + fields, points=self._points)
         self._form.build(self._form_parent)

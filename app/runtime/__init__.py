@@ -2,16 +2,16 @@
 
 Imports only mujoco, numpy, pyarrow and the standard library, so it runs with no display.
 """
-from app.runtime.errors import ConfigError, DivergenceError, LoadError, MjrigError
-from app.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw,
+from mjrig.runtime.errors import ConfigError, DivergenceError, LoadError, MjrigError
+from mjrig.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw,
                                VectorForce, VectorTorque)
-from app.runtime.manager import RuntimeManager, load_model_file
-from app.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
-from app.runtime.proximity import Proximity
-from app.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
-from app.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
-from app.runtime.video import VideoRecorder
-from app.runtime.visuals import ArrowConfig, Color, LineConfig
+from mjrig.runtime.manager import RuntimeManager, load_model_file
+from mjrig.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
+from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
+from mjrig.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
+from mjrig.runtime.video import VideoRecorder
+from mjrig.runtime.visuals import ArrowConfig, Color, LineConfig
 
 __all__ = [
     "MjrigError", "ConfigError", "DivergenceError", "LoadError",

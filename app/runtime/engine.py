@@ -20,9 +20,9 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from app.runtime.errors import DivergenceError, LoadError
-from app.runtime.loads import Load, PointToPointForce, spring_tension
-from app.runtime.values import is_time_varying
+from mjrig.runtime.errors import DivergenceError, LoadError
+from mjrig.runtime.loads import Load, PointToPointForce, spring_tension
+from mjrig.runtime.values import is_time_varying
 
 __all__ = ["LoadEngine", "step_with_loads"]
 

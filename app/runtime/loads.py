@@ -3,7 +3,7 @@
 The classes are descriptions (data) with the reference runtime's names and fields. Each can
 compute its world-frame force and torque on its own (``calculate``: the general, per-load path).
 Point-to-point loads whose model was compiled by the rig are also evaluated together, array-wise,
-by ``app.runtime.engine.LoadEngine``; both paths share one spring law (``spring_tension``).
+by ``mjrig.runtime.engine.LoadEngine``; both paths share one spring law (``spring_tension``).
 
 Sign conventions: forces in N and torques in N·m in the world frame unless a ``rel_to_site``
 frame is given. A point-to-point load's scalar is a *tension* along the line between its points:
@@ -21,9 +21,9 @@ from typing import Any, Callable, ClassVar, Sequence
 import mujoco
 import numpy as np
 
-from app.runtime.points import AnySite, Point, parse_point
-from app.runtime.values import NamedValue, Scalar, value_at
-from app.runtime.visuals import ArrowConfig, Color
+from mjrig.runtime.points import AnySite, Point, parse_point
+from mjrig.runtime.values import NamedValue, Scalar, value_at
+from mjrig.runtime.visuals import ArrowConfig, Color
 
 __all__ = [
     "Load", "VectorForce", "VectorTorque", "GeneralLoad", "ScalarForce", "ScalarTorque",

@@ -22,14 +22,14 @@ from typing import Any, Callable
 import mujoco
 import numpy as np
 
-from app.runtime.engine import LoadEngine, step_with_loads
-from app.runtime.errors import ConfigError
-from app.runtime.loads import Load
-from app.runtime.proximity import Proximity
-from app.runtime.rigmodel import compile_rig, load_spec
-from app.runtime.signals import SignalManager
-from app.runtime.values import NamedValue
-from app.runtime.visuals import ArrowConfig, LineConfig, draw_all
+from mjrig.runtime.engine import LoadEngine, step_with_loads
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.loads import Load
+from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.rigmodel import compile_rig, load_spec
+from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.values import NamedValue
+from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
 __all__ = ["RuntimeManager", "load_model_file"]
 
@@ -296,7 +296,7 @@ class RuntimeManager:
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
-        from app.runtime.video import NET_FORCE_COLOR
+        from mjrig.runtime.video import NET_FORCE_COLOR
         if self._engine is not None:
             self._engine.update_outputs()
         net: dict[int, np.ndarray] = {}

@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from app.runtime.errors import MjrigError
-from app.runtime.parquet_merge import UNITS_KEY, _check_columns, _merge, _merge_dir, _one_line
+from mjrig.runtime.errors import MjrigError
+from mjrig.runtime.parquet_merge import UNITS_KEY, _check_columns, _merge, _merge_dir, _one_line
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 

@@ -21,7 +21,7 @@ from typing import ClassVar
 import mujoco
 import numpy as np
 
-from app.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError
 
 __all__ = ["AnySite", "Point", "Site", "Body", "BodyPoint", "Geom", "parse_point", "closest_names", "model_names"]
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from app.runtime.errors import ConfigError
-from app.runtime.points import AnySite, Geom, parse_point
-from app.runtime.visuals import Color, LineConfig
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.points import AnySite, Geom, parse_point
+from mjrig.runtime.visuals import Color, LineConfig
 
 __all__ = ["Proximity"]
 

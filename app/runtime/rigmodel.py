@@ -13,9 +13,9 @@ from pathlib import Path
 
 import mujoco
 
-from app.runtime.errors import ConfigError
-from app.runtime.loads import Load
-from app.runtime.points import BodyPoint, Geom, Point, Site
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.loads import Load
+from mjrig.runtime.points import BodyPoint, Geom, Point, Site
 
 __all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name"]
 
@@ -62,7 +62,7 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     body = spec.body(point.name) if point.name != "world" else spec.worldbody
     if body is None:
         names = [b.name for b in spec.bodies if b.name]
-        from app.runtime.points import closest_names
+        from mjrig.runtime.points import closest_names
         raise ConfigError(f"unknown body '{point.name}'{closest_names(point.name, names)}")
     offset = list(point.offset) if isinstance(point, BodyPoint) else [0.0, 0.0, 0.0]
     name = f"{RIG_PREFIX}site{len(cache)}"
@@ -102,5 +102,5 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel,
 
 
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
-    from app.runtime.points import closest_names
+    from mjrig.runtime.points import closest_names
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])

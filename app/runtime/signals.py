@@ -17,8 +17,8 @@ from typing import Callable, Iterable, Sequence
 import mujoco
 import numpy as np
 
-from app.runtime.errors import ConfigError
-from app.runtime.rigmodel import is_rig_name
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.rigmodel import is_rig_name
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "entity_name"]
 
@@ -316,7 +316,7 @@ class SignalManager:
     # --- output ------------------------------------------------------------------------------
     def _open_sink(self):
         if self._sink is None and self.export_path is not None:
-            from app.runtime.parquet_sink import ParquetSink
+            from mjrig.runtime.parquet_sink import ParquetSink
             self._sink = ParquetSink(self.export_path, metadata=self.metadata, units=self.units,
                                      flush_seconds=self.flush_seconds)
         return self._sink

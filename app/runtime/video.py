@@ -18,8 +18,8 @@ from typing import Callable
 import mujoco
 import numpy as np
 
-from app.runtime.errors import ConfigError, MjrigError
-from app.runtime.visuals import ArrowConfig, LineConfig, draw_all
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
 __all__ = ["VideoRecorder", "find_ffmpeg", "NET_FORCE_COLOR"]
 
@@ -88,7 +88,7 @@ class VideoRecorder:
     def check(self, model: mujoco.MjModel) -> None:
         """Validate camera, size, path and encoder against ``model`` (ConfigError, one line)."""
         if self.camera_name is not None and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.camera_name) < 0:
-            from app.runtime.points import closest_names, model_names
+            from mjrig.runtime.points import closest_names, model_names
             raise ConfigError(f"unknown camera '{self.camera_name}'"
                               f"{closest_names(self.camera_name, model_names(model, mujoco.mjtObj.mjOBJ_CAMERA, model.ncam))}")
         ow, oh = int(model.vis.global_.offwidth), int(model.vis.global_.offheight)

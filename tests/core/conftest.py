@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from app.runtime import RuntimeManager
+from mjrig.runtime import RuntimeManager
 
 PATHS = ("rig", "self")
 """The two ways a model reaches the engine: rig-compiled (tendon bank) or self-compiled."""

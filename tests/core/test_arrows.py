@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.runtime.visuals import ArrowConfig, Color
-from app.scenario import load_scenario
+from mjrig.runtime.visuals import ArrowConfig, Color
+from mjrig.scenario import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 

@@ -7,9 +7,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CODE = """
 import sys
-import app.cli
-import app.runtime, app.scenario, app.headless, app.cli, app.bundled
-from app.cli import main
+import mjrig.cli
+import mjrig.runtime, app.scenario, app.headless, app.cli, app.bundled
+from mjrig.cli import main
 main(["check", "models/spring_mass.toml"])
 bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dearpygui', 'glfw') or m.startswith('mujoco.viewer'))
 print("GUI modules:", bad)

@@ -8,8 +8,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
-from app.scenario import load_scenario
+from mjrig.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
+from mjrig.scenario import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 

@@ -18,9 +18,9 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from app.runtime import parquet_merge, parquet_sink
-from app.runtime.errors import MjrigError
-from app.runtime.parquet_sink import ParquetSink, recover, segment_dir
+from mjrig.runtime import parquet_merge, parquet_sink
+from mjrig.runtime.errors import MjrigError
+from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -243,7 +243,7 @@ CHILD = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {root!r})
     import numpy as np
-    from app.runtime.parquet_sink import ParquetSink
+    from mjrig.runtime.parquet_sink import ParquetSink
 
     sink = ParquetSink({path!r}, metadata={{"who": "child"}}, units={{"time": "s"}},
                        flush_seconds=0.2)
@@ -393,7 +393,7 @@ def test_segment_dir_destroyed_close_raises_once(tmp_path: Path) -> None:
 
 
 def test_rate_sampling_starts_again_after_time_goes_back() -> None:
-    from app.runtime.signals import SignalManager
+    from mjrig.runtime.signals import SignalManager
 
     sm = SignalManager(None, rate=100.0)
     due = [t for t in (i * 0.001 for i in range(1000)) if sm.due(t)]

@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.runtime import (GeneralLoad, PointToPointForce, RuntimeManager, ScalarForce, ScalarTorque,
+from mjrig.runtime import (GeneralLoad, PointToPointForce, RuntimeManager, ScalarForce, ScalarTorque,
                          SignalManager, VectorForce, VectorTorque)
 
 S2 = math.sqrt(0.5)

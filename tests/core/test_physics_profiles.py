@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.runtime import (Constant, NamedValue, PointToPointForce, Ramp, RuntimeManager, ScalarForce,
+from mjrig.runtime import (Constant, NamedValue, PointToPointForce, Ramp, RuntimeManager, ScalarForce,
                          SignalManager, Sine, Step, Table)
 
 # --- the profile functions themselves ------------------------------------------------------------

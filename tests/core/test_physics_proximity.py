@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.runtime import ConfigError, Proximity, RuntimeManager, SignalManager
+from mjrig.runtime import ConfigError, Proximity, RuntimeManager, SignalManager
 
 POINTS_XML = """
 <mujoco>

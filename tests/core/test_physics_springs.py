@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.runtime import PointToPointForce, RuntimeManager, ScalarForce, SignalManager
+from mjrig.runtime import PointToPointForce, RuntimeManager, ScalarForce, SignalManager
 
 # A point mass on a slide joint along world x; the `tip` site rides on it, `base` sits at the
 # world origin, so the spring length is exactly the joint position x (for x > 0).

@@ -5,7 +5,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from app.runtime import (Body, BodyPoint, ConfigError, Geom, PointToPointForce, RuntimeManager, ScalarForce,
+from mjrig.runtime import (Body, BodyPoint, ConfigError, Geom, PointToPointForce, RuntimeManager, ScalarForce,
                          Site, VectorForce, parse_point)
 
 

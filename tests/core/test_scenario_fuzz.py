@@ -35,10 +35,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis import note as _note
 from hypothesis.control import currently_in_test_context
 
-from app.runtime.errors import ConfigError
-from app.runtime.signals import SIGNAL_GROUPS
-from app.scenario import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
-from app.tomlwrite import dumps
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.scenario import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
+from mjrig.tomlwrite import dumps
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
@@ -806,7 +806,7 @@ def test_mjrig_check_on_broken_files(tmp_dir: Path, data: st.DataObject) -> None
     path = tmp_dir / "broken.toml"
     path.write_bytes(raw if raw is not None else dumps(doc).encode("utf-8"))
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-m", "app", "check", str(path)], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "mjrig", "check", str(path)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     note(proc.stderr)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
@@ -825,6 +825,6 @@ def test_mjrig_check_with_an_over_long_output_name(tmp_dir: Path, table: str, st
     path = tmp_dir / f"long-{table}.toml"
     path.write_text(dumps(doc), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-m", "app", "check", str(path)], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "mjrig", "check", str(path)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr

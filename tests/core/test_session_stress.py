@@ -19,11 +19,11 @@ import numpy as np
 import polars as pl
 import pytest
 
-from app import commands as C
-from app.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
-from app.runtime.parquet_sink import segment_dir
-from app.session import Session
-from app.sim_thread import run_headless_frames
+from mjrig import commands as C
+from mjrig.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
+from mjrig.runtime.parquet_sink import segment_dir
+from mjrig.session import Session
+from mjrig.sim_thread import run_headless_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "models" / "spring_mass.toml"

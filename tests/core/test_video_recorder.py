@@ -6,9 +6,9 @@ import os
 import mujoco
 import pytest
 
-from app.runtime import ConfigError
-from app.runtime import video as video_mod
-from app.runtime.video import VideoRecorder
+from mjrig.runtime import ConfigError
+from mjrig.runtime import video as video_mod
+from mjrig.runtime.video import VideoRecorder
 
 XML = """<mujoco><option timestep="0.004"/><worldbody><light pos="0 0 2"/><geom type="plane" size="1 1 .1"/>
 <body name="b" pos="0 0 .2"><freejoint/><geom size=".05"/></body></worldbody></mujoco>"""
@@ -40,8 +40,8 @@ def test_bad_extension_and_fps_are_config_errors(tmp_path):
 PROBE = """
 import json, sys
 import mujoco, mediapy
-from app.runtime import MjrigError
-from app.runtime.video import VideoRecorder
+from mjrig.runtime import MjrigError
+from mjrig.runtime.video import VideoRecorder
 XML = sys.argv[1]; out = sys.argv[2]
 m = mujoco.MjModel.from_xml_string(XML)
 d = mujoco.MjData(m)

@@ -1,4 +1,4 @@
-"""Shared helpers of the end-to-end CLI tests: run ``python -m app`` as a real subprocess.
+"""Shared helpers of the end-to-end CLI tests: run ``python -m mjrig`` as a real subprocess.
 
 A plain module (not conftest.py) so its name cannot clash with tests/core/conftest.py.
 """
@@ -49,14 +49,14 @@ class Result:
 
 
 def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:
-    """Run ``python -m app ARGS`` in ``cwd`` (default: the repo root); returns exit code and output."""
-    proc = subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=cwd or REPO, env=cli_env(),
+    """Run ``python -m mjrig ARGS`` in ``cwd`` (default: the repo root); returns exit code and output."""
+    proc = subprocess.run([sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd or REPO, env=cli_env(),
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
 def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "app", *map(str, args)], cwd=REPO, env=cli_env(),
+    return subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=REPO, env=cli_env(),
                             stdin=subprocess.DEVNULL, **kw)
 
 

@@ -257,7 +257,7 @@ def test_the_app_without_a_display_is_one_line():
     env = cli_env()
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    proc = subprocess.run([sys.executable, "-m", "app", "--exit-after", "1"], cwd=REPO, env=env,
+    proc = subprocess.run([sys.executable, "-m", "mjrig", "--exit-after", "1"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()

@@ -11,7 +11,7 @@ from tests.e2e.e2e_util import MODELS, REPO, cli_env
 
 def run_on_terminal(*args: object) -> tuple[int, str]:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "app", *map(str, args)], cwd=REPO, env=cli_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=REPO, env=cli_env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     out = b""
@@ -36,7 +36,7 @@ def test_bars_on_a_terminal(tmp_path):
 
 
 def test_no_bar_when_piped(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "app", "run", str(MODELS / "spring_mass.toml"), "--duration", "0.2",
+    proc = subprocess.run([sys.executable, "-m", "mjrig", "run", str(MODELS / "spring_mass.toml"), "--duration", "0.2",
                            "--out", str(tmp_path / "x.parquet")], cwd=REPO, env=cli_env(), capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0

@@ -130,7 +130,7 @@ def test_the_app_resolves_a_rig_name_before_it_needs_a_screen(tmp_path: Path):
     env.pop("WAYLAND_DISPLAY", None)
 
     def app(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "app", *args], cwd=tmp_path, env=env,
+        return subprocess.run([sys.executable, "-m", "mjrig", *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     bad = app("no_such_rig", "--exit-after", "1")
     assert bad.returncode == 2 and "no_such_rig" in bad.stderr and "closest:" in bad.stderr, bad.stderr

@@ -1,6 +1,6 @@
 """A person's desktop for the GUI tests: Xvfb + the openbox window manager, and the real app.
 
-``Desktop`` starts a screen of a given size with openbox; ``App`` starts ``python -m app`` on
+``Desktop`` starts a screen of a given size with openbox; ``App`` starts ``python -m mjrig`` on
 it as a separate process (its own config folder and working folder) and drives it only with
 real input: xdotool clicks at widgets' on-screen positions, xdotool keys sent to the focused
 viewer, and XDND drops (``xdnd_drop.py``, as a file manager drops files). Checks read what a
@@ -143,7 +143,7 @@ class App:
         e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
              "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1", **(env or {})}
         self._log_file = open(self.log, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "app", *map(str, args), "--exit-after", "240"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "240"],
                                      cwd=self.cwd, env=e, stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)

@@ -13,7 +13,7 @@ import time
 import traceback
 from pathlib import Path
 
-from app import commands as C
+from mjrig import commands as C
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
@@ -29,9 +29,9 @@ def wait_for(pred, *, timeout: float = 20.0, what: str = "condition") -> None:
 
 def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:
     """Open the app, run ``body(session, app, sim)`` on a thread, return what it reported."""
-    from app.gui import PanelApp, SessionClient
-    from app.session import Session
-    from app.sim_thread import SimThread
+    from mjrig.gui import PanelApp, SessionClient
+    from mjrig.session import Session
+    from mjrig.sim_thread import SimThread
 
     session = Session()
     session.open(scenario)

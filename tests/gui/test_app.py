@@ -51,11 +51,11 @@ def test_attach_tune_record_reload_save(xdisplay, tmp_path):
     assert df["Loads/extra:fx"].null_count() >= 1
     assert (tmp_path / "panel.png").stat().st_size > 10_000
 
-    from app.scenario import load_scenario
+    from mjrig.scenario import load_scenario
     sc = load_scenario(tmp_path / "saved.toml")
     assert {ld.name for ld in sc.loads} == {"main_spring", "extra"}
     assert sc.params["k2"].value == 800.0
-    check = subprocess.run([sys.executable, "-m", "app", "check", str(tmp_path / "saved.toml")], cwd=ROOT,
+    check = subprocess.run([sys.executable, "-m", "mjrig", "check", str(tmp_path / "saved.toml")], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stderr
 
@@ -80,7 +80,7 @@ def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
     from tests.gui.conftest import screenshot
 
     out = tmp_path / "cli.parquet"
-    args = [sys.executable, "-m", "app", str(MODELS / "gas_spring_door.toml"), "--record", str(out),
+    args = [sys.executable, "-m", "mjrig", str(MODELS / "gas_spring_door.toml"), "--record", str(out),
             "--exit-after", "6"]
     if mode == "panel-process":
         args.append("--panel-process")
@@ -145,7 +145,7 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     target = tmp_path / "runs" / "killed.parquet"
     env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
     env.pop("MUJOCO_GL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "app", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
+    proc = subprocess.Popen([sys.executable, "-m", "mjrig", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = target.with_name("killed.parquet.parts")
     deadline = time.monotonic() + 60

@@ -20,9 +20,9 @@ if not os.environ.get("DISPLAY") and shutil.which("Xvfb") is None:
 
 dpg = pytest.importorskip("dearpygui.dearpygui")
 
-from app.commands import Snapshot  # noqa: E402
-from widgets.log_panel import LogPanel  # noqa: E402
-from widgets.plot_panel import PlotPanel, decimate_minmax, split_signal  # noqa: E402
+from mjrig.commands import Snapshot  # noqa: E402
+from mjrig.widgets.log_panel import LogPanel  # noqa: E402
+from mjrig.widgets.plot_panel import PlotPanel, decimate_minmax, split_signal  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 RATE_HZ = 200.0
@@ -288,7 +288,7 @@ def test_screenshot(window: int | str) -> None:
 
 def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
     """"→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
-    from app.gui import _bind_font
+    from mjrig.gui import _bind_font
     _bind_font(dpg)
     arrow = dpg.add_text("a → b", parent=window)
     question = dpg.add_text("a ? b", parent=window)

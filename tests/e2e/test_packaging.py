@@ -1,0 +1,56 @@
+"""The wheel installs ONE import package, ``mjrig`` (CONTRACT section 1), and runs from anywhere."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.e2e.e2e_util import REPO
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (found,) = out.glob("mjrig-*.whl")
+    return found
+
+
+def test_wheel_has_one_top_level_package(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        tops = {name.split("/")[0] for name in zf.namelist()}
+        names = set(zf.namelist())
+    assert {t for t in tops if not t.endswith((".dist-info", ".data"))} == {"mjrig"}
+    # the folders of the repository are mapped under it, with their data files
+    assert {"mjrig/cli.py", "mjrig/runtime/manager.py", "mjrig/widgets/forms.py", "mjrig/models/spring_mass.toml",
+            "mjrig/models/spring_mass.xml", "mjrig/assets/DejaVuSans.ttf"} <= names
+
+
+def test_installed_wheel_runs_a_bundled_rig_in_an_empty_folder(wheel, tmp_path):
+    target = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+                           str(wheel)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert {p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin"} == {"mjrig"}
+    work = tmp_path / "empty"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(target)  # ahead of any other mjrig on this machine
+    where = subprocess.run([sys.executable, "-c", "import mjrig, mjrig.models; print(mjrig.__file__)"], cwd=work,
+                           env=env, capture_output=True, text=True, timeout=60)
+    assert where.returncode == 0, where.stderr
+    assert Path(where.stdout.strip()).is_relative_to(target)
+    run = subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.2"], cwd=work,
+                         env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr
+    written = sorted(p.relative_to(work) for p in work.rglob("*.parquet"))
+    assert written, f"nothing written under {work}"
+    assert pl.read_parquet(work / written[0]).height > 0
+    assert not list((target / "mjrig").rglob("*.parquet")), "outputs written inside the installed package"
