@@ -4,8 +4,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -14,12 +12,14 @@ import mujoco
 
 import mjrig
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.manager import RuntimeManager, load_model_file
+from mjrig.rig_builder import build_rig
+from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable
 from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.video import VideoRecorder
 from mjrig.scenario import Scenario, VideoSettings
 
-__all__ = ["RunSetup", "prepare", "run", "recording_metadata", "check_writable"]
+__all__ = ["RunSetup", "prepare", "run", "recording_metadata"]
 
 
 def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
@@ -33,41 +33,6 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
         "mjrig.version": mjrig.__version__,
         "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
     }
-
-
-def check_writable(path: Path, what: str, *, create: bool = True) -> None:
-    """ConfigError naming ``what`` unless a file can be written at ``path``.
-
-    ``create`` makes the missing folders; without it (``mjrig check``) nothing is touched and
-    the nearest existing ancestor must be a writable folder.
-    """
-    try:
-        _check_writable(path, what, create=create)
-    except OSError as exc:  # e.g. a name too long for the file system
-        raise ConfigError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
-
-
-def _check_writable(path: Path, what: str, *, create: bool) -> None:
-    parent = path.parent
-    if path.is_dir():
-        raise ConfigError(f"{what}: {path} is a folder, not a file")
-    if create:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
-    existing = parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(f"{what}: {existing} is a file, so no folder can be made under it")
-    if not os.access(existing, os.W_OK):
-        raise ConfigError(f"{what}: folder {existing} is not writable")
-    if not create:  # probe with a folder that is removed at once (permissions alone can lie)
-        try:
-            os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
-        except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
 
 
 @dataclass
@@ -94,32 +59,16 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     out_path = out if out is not None else sc.recording.path
     where = "--out" if out is not None else sc.where("recording", "path")
     if out_path is not None:
-        if out_path.suffix.lower() != ".parquet":
-            raise ConfigError(f"{where}: must end in .parquet, got '{out_path.name}'")
+        check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         check_writable(out_path, where, create=record)
-    rm = sc.runtime()
-    try:
-        plain = load_model_file(sc.model)
-    except ConfigError as exc:
-        raise ConfigError(f"{sc.where('model')}: {exc}") from None
-    # Check names on the model as written first: compiling the rig's helper tendons would
-    # otherwise report a spring's unknown site/body at the `model` line, not at its own field.
-    sc.check_model(plain)
-    try:
-        model, data = rm.load_model(sc.model)
-    except ConfigError as exc:
-        raise ConfigError(f"{sc.where('model')}: {exc}") from None
-    if sc.timestep is not None:
-        model.opt.timestep = sc.timestep
-    sc.check_model(model)
-    recorder = _video_recorder(sc, video, model, create=record)
-    if record and recorder is not None:
-        rm.video_recorders.append(recorder)
-    if record and out_path is not None:
-        rm.signal_manager = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
-                                          metadata=recording_metadata(sc.model, sc.text))
-    rm.resolve(model, data)
-    return RunSetup(sc, rm, model, data, duration if duration is not None else sc.duration,
+    rig = build_rig(sc)
+    video_rec = _video_recorder(sc, video, rig.model, create=record)
+    if record and video_rec is not None:
+        rig.runtime.video_recorders.append(video_rec)
+    if record and out_path is not None:  # opened last: nothing is created for a rig that fails a check
+        rig.runtime.set_recorder(SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
+                                               metadata=recording_metadata(sc.model, sc.text)))
+    return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
                     out_path if record else None)
 
 
@@ -131,8 +80,7 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
     settings = sc.video or VideoSettings(path=video)  # type: ignore[arg-type]
     path = video if video is not None else settings.path
     where = "--video" if video is not None else sc.where("video", "path")
-    if path.suffix.lower() not in (".mp4", ".gif"):
-        raise ConfigError(f"{where}: must end in .mp4 or .gif, got '{path.name}'")
+    check_suffix(path, VIDEO_SUFFIXES, where=where)
     check_writable(path, where, create=create)
     rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,
                         height=settings.height, show_loads=settings.show_loads,

@@ -1,140 +1,117 @@
-"""The Session's commands that write files: recordings, videos, screenshots, scenarios, keyframes.
+"""The files a session writes: recordings, videos, screenshots, scenarios, keyframes.
 
-A mixin of ``mjrig.session.Session`` (kept apart so each module stays small); it uses the
-Session's model, rig document, runtime manager and log, and runs on the simulation thread.
+One part of ``mjrig.session.Session`` (composition): it reads the session's rig and document,
+reports through its log, and finishes recordings on background jobs whose outcome is reported
+back on the simulation thread.
+
+Threading: simulation thread only (background jobs report through ``BackgroundJobs``).
 """
 from __future__ import annotations
 
 import copy
 import os
-import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import mujoco
 
 from mjrig import commands as C
-from mjrig.headless import check_writable, recording_metadata
+from mjrig.headless import recording_metadata
+from mjrig.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
-from mjrig.scenario import scenario_from_doc
 from mjrig.tomlwrite import dumps
 
-__all__ = ["OutputCommands", "fresh_path"]
+if TYPE_CHECKING:
+    from mjrig.session import Session
+
+__all__ = ["Outputs"]
 
 
-def fresh_path(path: Path) -> Path:
-    """``path`` when nothing is there yet, else the first free ``STEM-2.EXT``, ``STEM-3.EXT``...
+class Outputs:
+    """Recording, video, screenshot, scenario and keyframe commands of one session."""
 
-    A recording's segment folder (``OUT.parquet.parts``) counts as taken: the app never
-    replaces what the user made without asking.
-    """
-    def taken(p: Path) -> bool:
-        return p.exists() or Path(str(p) + ".parts").exists()
+    def __init__(self, session: "Session") -> None:
+        self.session = session
+        self.video: Any = None                      # the VideoRecorder while a video runs
+        self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
+        self.interrupted: tuple[str, ...] = ()       # recordings a crash left as segments
+        self._last_recording: C.StartRecording | None = None
+        self.jobs = BackgroundJobs()
 
-    if not taken(path):
-        return path
-    stem = path.stem
-    head, sep, tail = stem.rpartition("-")
-    if sep and tail.isdigit():
-        stem = head
-    n = 2
-    while taken(path.with_name(f"{stem}-{n}{path.suffix}")):
-        n += 1
-    return path.with_name(f"{stem}-{n}{path.suffix}")
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        """The commands this part carries out."""
+        return {C.StartRecording: self.start_recording, C.StopRecording: self.stop_recording,
+                C.ToggleRecording: self.toggle_recording, C.RecoverRecording: self.recover,
+                C.SaveKeyframe: self.save_keyframe, C.Screenshot: self.screenshot, C.ToggleVideo: self.toggle_video}
 
-
-class OutputCommands:
-    """Handlers (``_do_<Command>``) for StartRecording, StopRecording, ToggleRecording,
-    RecoverRecording, SaveScenario, SaveKeyframe, Screenshot and ToggleVideo."""
-
-    def _out_base(self) -> Path:
-        """Where outputs go by default (screenshots, videos, a recording with no path set): the
-        current working folder, never inside the installed package."""
-        return Path.cwd()
-
-    def _bundled(self) -> bool:
-        from mjrig.bundled import MODELS_DIR
-        base = Path(self.base).resolve()
-        return base == MODELS_DIR or MODELS_DIR in base.parents
-
-    def _rig_path(self, path: str | Path) -> Path:
-        """A path written in the rig's scenario: relative to the scenario file, except for a
-        bundled rig, whose outputs go to the current folder."""
-        p = Path(path).expanduser()
-        if p.is_absolute():
-            return p
-        return (Path.cwd() if self._bundled() else Path(self.base)) / p
-
-    def _do_StartRecording(self, cmd: C.StartRecording) -> None:
-        assert self.rm is not None and self.model_path is not None
+    # --- recordings ------------------------------------------------------------------------------
+    def start_recording(self, cmd: C.StartRecording) -> None:
+        s, doc = self.session, self.session.document
+        assert s.rm is not None and doc.model_path is not None
         asked = Path(cmd.path).expanduser()
-        asked = asked if asked.is_absolute() else self._out_base() / asked
-        if asked.suffix.lower() != ".parquet":
-            raise ConfigError(f"recording path must end in .parquet, got '{asked.name}'")
-        if self.rm.signal_manager is not None:
-            self._finish(self.rm.set_recorder(None))
+        asked = asked if asked.is_absolute() else Path.cwd() / asked
+        check_suffix(asked, RECORDING_SUFFIXES, where="recording path")
+        self._finish(s.rm.set_recorder(None))
         path = fresh_path(asked)
         check_writable(path, "recording path")
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
         sm = SignalManager(path, rate=cmd.rate, groups=groups,
-                           metadata=recording_metadata(self.model_path, dumps(self.doc)))
-        self._finish(self.rm.set_recorder(sm))
-        rec = {"path": str(path), "signals": list(groups)}
+                           metadata=recording_metadata(doc.model_path, dumps(doc.doc)))
+        self._finish(s.rm.set_recorder(sm))
+        rec: dict[str, Any] = {"path": str(path), "signals": list(groups)}
         if cmd.rate is not None:
             rec["rate"] = float(cmd.rate)
-        self.doc["recording"] = rec
+        doc.doc["recording"] = rec
         self._last_recording = cmd
         note = f" ({asked.name} exists)" if path != asked else ""
-        self.log("info", f"recording to {path}{note}")
+        s.log("info", f"recording to {path}{note}")
 
-    def _do_StopRecording(self, cmd: C.StopRecording) -> None:
-        assert self.rm is not None
-        old = self.rm.set_recorder(None)
+    def stop_recording(self, cmd: C.StopRecording) -> None:
+        s = self.session
+        assert s.rm is not None
+        old = s.rm.set_recorder(None)
         if old is not None:
             self._finish(old)
-            self.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
+            s.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
 
-    def _do_ToggleRecording(self, cmd: C.ToggleRecording) -> None:
-        assert self.rm is not None
-        if self.rm.signal_manager is not None:
-            self.handle(C.StopRecording())
-        else:
-            rec = self.doc.get("recording", {})
-            path = str(self._rig_path(rec["path"])) if "path" in rec else "runs/recording.parquet"
-            last = self._last_recording or C.StartRecording(
-                path=path, rate=rec.get("rate"),
-                signals=tuple(rec["signals"]) if "signals" in rec else None)
-            self.handle(last)
+    def toggle_recording(self, cmd: C.ToggleRecording) -> None:
+        s, doc = self.session, self.session.document
+        assert s.rm is not None
+        if s.rm.signal_manager is not None:
+            self.stop_recording(C.StopRecording())
+            return
+        rec = doc.doc.get("recording", {})
+        path = str(doc.resolve_path(rec["path"])) if "path" in rec else "runs/recording.parquet"
+        self.start_recording(self._last_recording or C.StartRecording(
+            path=path, rate=rec.get("rate"), signals=tuple(rec["signals"]) if "signals" in rec else None))
 
     def _finish(self, sm: SignalManager | None) -> None:
         """Close a recorder off the simulation thread (merging segments can take a while)."""
         if sm is None:
             return
 
-        def close() -> None:
-            try:
-                path = sm.close()
-                if sm.error:
-                    self.log("error", f"recording: {sm.error}")
-                elif path is not None:
-                    self.log("info", f"recording saved: {path}")
-            except Exception as exc:  # noqa: BLE001 - reported, never raised into the sim
-                self.log("error", f"recording could not be finalized: {exc}")
+        def done(path: Path | None, error: BaseException | None) -> None:
+            if error is not None:
+                self.session.log("error", f"recording could not be finalized: {error}")
+            elif sm.error:
+                self.session.log("error", f"recording: {sm.error}")
+            elif path is not None:
+                self.session.log("info", f"recording saved: {path}")
 
-        t = threading.Thread(target=close, name="mjrig-recording-close")
-        t.start()
-        self._closing.append(t)
+        self.jobs.start("mjrig-recording-close", sm.close, done)
 
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
         from mjrig.runtime.parquet_sink import segment_dir
-        folders = {self._out_base() / "runs"}
-        rec = self.doc.get("recording", {})
+        s, doc = self.session, self.session.document
+        folders = {Path.cwd() / "runs"}
+        rec = doc.doc.get("recording", {})
         if isinstance(rec, dict) and isinstance(rec.get("path"), str):
-            p = Path(rec["path"])
-            folders.add(self._rig_path(p).parent)
-        active = self.rm.signal_manager.export_path if self.rm and self.rm.signal_manager else None
+            folders.add(doc.resolve_path(rec["path"]).parent)
+        active = s.rm.signal_manager.export_path if s.rm is not None and s.rm.signal_manager else None
         found = []
         for folder in folders:
             if not folder.is_dir():
@@ -145,100 +122,109 @@ class OutputCommands:
                     found.append(str(target))
         return tuple(found)
 
-    def _do_RecoverRecording(self, cmd: C.RecoverRecording) -> None:
+    def recover(self, cmd: C.RecoverRecording) -> None:
         from mjrig.runtime.parquet_sink import recover
 
-        def work() -> None:
-            try:
-                path, rows = recover(cmd.path)
-                self.log("info", f"recovered {rows} rows into {path}")
-            except Exception as exc:  # noqa: BLE001 - reported in the status area
-                self.log("error", f"recovery of {cmd.path} failed: {exc}")
+        def done(result: tuple[Path, int] | None, error: BaseException | None) -> None:
+            if error is not None:
+                self.session.log("error", f"recovery of {cmd.path} failed: {error}")
+            elif result is not None:
+                self.session.log("info", f"recovered {result[1]} rows into {result[0]}")
             self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
 
-        t = threading.Thread(target=work, name="mjrig-recover")
-        t.start()
-        self._closing.append(t)
+        self.jobs.start("mjrig-recover", lambda: recover(cmd.path), done)
 
-    def _do_SaveScenario(self, cmd: C.SaveScenario) -> None:
+    # --- scenario and keyframe ---------------------------------------------------------------------
+    def save_scenario(self, cmd: C.SaveScenario) -> Path:
+        """Write the rig as a scenario file that ``mjrig run`` reads back; returns its path."""
+        s, rig = self.session, self.session.document
         path = Path(cmd.path).expanduser().resolve()
-        doc = copy.deepcopy(self.doc)
-        doc["model"] = os.path.relpath(self.model_path, path.parent) if self.model_path else doc.get("model")
+        doc = copy.deepcopy(rig.doc)
+        doc["model"] = os.path.relpath(rig.model_path, path.parent) if rig.model_path else doc.get("model")
         sim = doc.setdefault("simulation", {})
-        sim["speed"] = self.speed if self.speed > 0 else sim.get("speed", 1.0)
+        sim["speed"] = s.run.speed if s.run.speed > 0 else sim.get("speed", 1.0)
         for key in ("recording", "video"):
             if key in doc and "path" in doc[key]:
-                p = Path(doc[key]["path"])
                 # a free name: re-running the scenario must not replace what the app recorded
-                p = fresh_path(self._rig_path(p))
+                p = fresh_path(rig.resolve_path(doc[key]["path"]))
                 doc[key]["path"] = os.path.relpath(p, path.parent)
         check_writable(path, "scenario path")
         text = dumps(doc)
+        from mjrig.scenario import scenario_from_doc
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
         path.write_text(text, encoding="utf-8")
-        self.dirty = False
-        self.source = path  # the rig now lives in this file (Recent, reload)
-        self.log("info", f"scenario saved: {path}")
-        if self.pending_open:  # saved on the way to opening another file: go on
-            pending, self.pending_open = self.pending_open, None
-            self.open(pending)
+        rig.saved(path)
+        s.log("info", f"scenario saved: {path}")
+        return path
 
-    def _do_SaveKeyframe(self, cmd: C.SaveKeyframe) -> None:
-        assert self.data is not None
-        if self.model_path is None or self.model_path.suffix.lower() != ".xml":
+    def save_keyframe(self, cmd: C.SaveKeyframe) -> None:
+        s, rig = self.session, self.session.document
+        model, data, model_path = s.model, s.data, rig.model_path
+        assert model is not None and data is not None
+        if model_path is None or model_path.suffix.lower() != ".xml":
             raise ConfigError("save keyframe needs an MJCF (.xml) model")
-        spec = mujoco.MjSpec.from_file(str(self.model_path))
+        spec = mujoco.MjSpec.from_file(str(model_path))
         key = spec.add_key()
-        key.name = f"mjrig_t{self.data.time:.3f}"
-        key.time, key.qpos, key.qvel = float(self.data.time), self.data.qpos.copy(), self.data.qvel.copy()
-        if self.model is not None and self.model.na:
-            key.act = self.data.act.copy()
-        if self.model is not None and self.model.nu:
-            key.ctrl = self.data.ctrl.copy()
+        key.name = f"mjrig_t{data.time:.3f}"
+        key.time, key.qpos, key.qvel = float(data.time), data.qpos.copy(), data.qvel.copy()
+        if model.na:
+            key.act = data.act.copy()
+        if model.nu:
+            key.ctrl = data.ctrl.copy()
         # Next to the model (its meshes and textures resolve from there), or for a bundled rig
         # in the current folder's runs/.
-        folder = self._out_base() / "runs" if self._bundled() else self.model_path.parent
-        out = Path(cmd.path) if cmd.path else fresh_path(folder / (self.model_path.stem + "_keyframe.xml"))
+        folder = Path.cwd() / "runs" if rig.bundled() else model_path.parent
+        out = Path(cmd.path) if cmd.path else fresh_path(folder / (model_path.stem + "_keyframe.xml"))
         check_writable(out, "keyframe path")
         out.write_text(spec.to_xml(), encoding="utf-8")
-        self.log("info", f"state saved as keyframe '{key.name}' in {out}")
+        s.log("info", f"state saved as keyframe '{key.name}' in {out}")
 
-    def _do_Screenshot(self, cmd: C.Screenshot) -> None:
+    # --- pictures ------------------------------------------------------------------------------------
+    def screenshot(self, cmd: C.Screenshot) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = fresh_path(Path(cmd.path) if cmd.path else self._out_base() / "runs" / f"screenshot-{stamp}.png")
+        path = fresh_path(Path(cmd.path) if cmd.path else Path.cwd() / "runs" / f"screenshot-{stamp}.png")
         check_writable(path, "screenshot path")
-        self.pending_screenshot = path  # taken by the viewer loop, which owns the camera
+        self.pending_screenshot = path
 
-    def _do_ToggleVideo(self, cmd: C.ToggleVideo) -> None:
-        assert self.rm is not None and self.model is not None
+    def toggle_video(self, cmd: C.ToggleVideo) -> None:
+        s = self.session
+        assert s.rm is not None and s.model is not None
         if self.video is not None:
-            self._stop_video()
+            self.stop_video()
             return
         from mjrig.runtime.video import VideoRecorder
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = fresh_path(Path(cmd.path) if cmd.path else self._out_base() / "runs" / f"video-{stamp}.mp4")
+        path = fresh_path(Path(cmd.path) if cmd.path else Path.cwd() / "runs" / f"video-{stamp}.mp4")
         check_writable(path, "video path")
-        g = self.model.vis.global_
-        rec = VideoRecorder(path=path, camera=self.camera, show_loads=True, show_proximities=True,
+        g = s.model.vis.global_
+        rec = VideoRecorder(path=path, camera=s.camera, show_loads=True, show_proximities=True,
                             width=min(640, int(g.offwidth)), height=min(480, int(g.offheight)))
-        rec.check(self.model)
-        self.rm.video_recorders.append(rec)
+        rec.check(s.model)
+        s.rm.video_recorders.append(rec)
         self.video = rec
-        self.log("info", f"video recording to {path}")
+        s.log("info", f"video recording to {path}")
 
-    def _stop_video(self) -> None:
+    def stop_video(self) -> None:
         """Finish the video (on the simulation thread, which owns its GL context)."""
+        s = self.session
         rec, self.video = self.video, None
         if rec is None:
             return
-        if self.rm is not None and rec in self.rm.video_recorders:
-            self.rm.video_recorders.remove(rec)
+        if s.rm is not None and rec in s.rm.video_recorders:
+            s.rm.video_recorders.remove(rec)
         try:
             rec.save()
             if rec.frames_written == 0 or not Path(rec.path).exists():
-                self.log("warning", f"no video written to {rec.path}: no frame was due (frames follow simulated "
-                                    "time; was the simulation paused?)")
+                s.log("warning", f"no video written to {rec.path}: no frame was due (frames follow simulated "
+                                 "time; was the simulation paused?)")
             else:
-                self.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
+                s.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
         except MjrigError as exc:
-            self.log("error", str(exc))
+            s.log("error", str(exc))
+
+    def close(self) -> None:
+        """Finish the video and the recording and wait for them; safe twice."""
+        self.stop_video()
+        if self.session.rm is not None:
+            self._finish(self.session.rm.set_recorder(None))
+        self.jobs.join()

@@ -151,7 +151,7 @@ class SimThread:
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
             s.quit = True
-            s._stop_video()  # GL resources belong to this thread
+            s.stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
                 self._renderer.close()
             if self.viewer is not None:

@@ -14,7 +14,6 @@ point-to-point loads then take the general per-load path, which computes the sam
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -25,6 +24,7 @@ import numpy as np
 from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load
+from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.rigmodel import compile_rig, load_spec
 from mjrig.runtime.signals import SignalManager
@@ -82,8 +82,7 @@ class RuntimeManager:
         self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
         self._engine: LoadEngine | None = None
         self._bound: tuple[int, int] | None = None
-        self._start_sim_time = 0.0
-        self._start_wall_time: float | None = None
+        self._pacer = Pacer(speed=self.playback_speed)
         self._distances = np.zeros(0)
         self._param_values = np.zeros(0)
         self._param_list: list[NamedValue] = []
@@ -238,9 +237,8 @@ class RuntimeManager:
         """
         if not self._resolved or self._bound != (id(mj_model), id(mj_data)):
             self.resolve(mj_model, mj_data)
-        if self._start_wall_time is None:
-            self._start_sim_time = mj_data.time
-            self._start_wall_time = time.perf_counter()
+        self._pacer.speed = self.playback_speed
+        self._pacer.start(mj_data.time)
         t = mj_data.time
         self._due = [sm for sm in self._samplers() if sm.due(t)]
         self._vdue = [r for r in self.video_recorders if getattr(r, "due", None) is None or r.due(t)]
@@ -249,11 +247,7 @@ class RuntimeManager:
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
             self._sync_hook(mj_model, mj_data, arrows, lines)
-        if self.playback_speed > 0:
-            target = (mj_data.time - self._start_sim_time) / self.playback_speed
-            sleep = target - (time.perf_counter() - self._start_wall_time)
-            if sleep > 0:
-                time.sleep(sleep)
+        self._pacer.wait(mj_data.time)
 
     def _capture(self) -> None:
         eng = self._engine
@@ -275,7 +269,7 @@ class RuntimeManager:
 
     def reset_timing(self) -> None:
         """Restart real-time pacing from the current instant (after a pause or speed change)."""
-        self._start_wall_time = None
+        self._pacer.restart()
 
     # --- drawing -----------------------------------------------------------------------------
     def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
@@ -293,6 +287,12 @@ class RuntimeManager:
                 if ln is not None:
                     lines.append(ln)
         return arrows, lines
+
+    def load_forces(self) -> dict[str, tuple[float, float, float]]:
+        """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
+        if self._engine is not None:
+            self._engine.update_outputs()
+        return {ld.name: (float(ld._last_f[0]), float(ld._last_f[1]), float(ld._last_f[2])) for ld in self.loads}
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""

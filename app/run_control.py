@@ -1,0 +1,132 @@
+"""The run state of a session and the pacing of its stepping: one state machine, one pacer.
+
+Threading: simulation thread only (the Session calls it from there).
+"""
+from __future__ import annotations
+
+import collections
+import time
+from typing import Callable
+
+from mjrig import commands as C
+from mjrig.runtime.errors import MjrigError
+from mjrig.runtime.pacing import Pacer
+
+__all__ = ["RunControl"]
+
+
+class RunControl:
+    """running / paused / stopped / error, the speed, and stepping paced to it.
+
+    ``step`` advances the physics one timestep and returns False when the run cannot go on (it
+    diverged: the step moved the run to ERROR through :meth:`fail`). Commands only request
+    transitions; an ERROR run plays or steps again only after :meth:`reset`.
+    """
+
+    def __init__(self, step: Callable[[], bool], *, sim_time: Callable[[], float]) -> None:
+        self.state = C.RunState.STOPPED
+        self.error: str | None = None
+        self.steps = 0
+        self.pacer = Pacer(speed=1.0)
+        self._step = step
+        self._sim_time = sim_time
+        self._rtf = 0.0
+        self._rtf_window: collections.deque[tuple[float, float]] = collections.deque(maxlen=120)
+
+    @property
+    def speed(self) -> float:
+        """Real-time factor the run is paced to; 0 means as fast as possible."""
+        return self.pacer.speed
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        self.pacer.speed = max(0.0, float(value))
+        self.pacer.restart()
+
+    # --- transitions ---------------------------------------------------------------------------
+    def opened(self, *, fresh: bool) -> None:
+        """A model was (re)loaded: run on (a paused run stays paused); ``fresh`` restarts the count."""
+        self.error = None
+        self.state = C.RunState.PAUSED if self.state == C.RunState.PAUSED else C.RunState.RUNNING
+        if fresh:
+            self.steps = 0
+        self.pacer.restart()
+
+    def play(self) -> None:
+        if self.state == C.RunState.ERROR:
+            raise MjrigError("the run diverged: reset before playing")
+        self.state = C.RunState.RUNNING
+        self.pacer.restart()
+
+    def pause(self) -> None:
+        if self.state == C.RunState.RUNNING:
+            self.state = C.RunState.PAUSED
+
+    def toggle(self) -> None:
+        if self.state == C.RunState.RUNNING:
+            self.pause()
+        else:
+            self.play()
+
+    def step_once(self, steps: int) -> None:
+        """Pause and advance ``steps`` timesteps (at least one)."""
+        if self.state == C.RunState.ERROR:
+            raise MjrigError("the run diverged: reset before stepping")
+        self.state = C.RunState.PAUSED
+        for _ in range(max(1, steps)):
+            if not self.step():
+                break
+
+    def reset(self) -> None:
+        """The state was reset: an ERROR run becomes paused, pacing starts again."""
+        self.error = None
+        if self.state == C.RunState.ERROR:
+            self.state = C.RunState.PAUSED
+        self.pacer.restart()
+
+    def fail(self, message: str) -> None:
+        """The run cannot go on (diverged): ERROR with ``message`` until reset."""
+        self.state, self.error = C.RunState.ERROR, message
+
+    def change_speed(self, direction: int) -> None:
+        """One notch along ``C.SPEEDS`` (past the fastest: as fast as possible)."""
+        ladder = [s for s in C.SPEEDS if s > 0]
+        if self.speed <= 0:
+            self.speed = ladder[-1] if direction < 0 else 0.0
+            return
+        i = min(range(len(ladder)), key=lambda k: abs(ladder[k] - self.speed))
+        j = i + (1 if direction > 0 else -1)
+        self.speed = 0.0 if j >= len(ladder) else ladder[max(0, j)]
+
+    # --- stepping ------------------------------------------------------------------------------
+    def step(self) -> bool:
+        """One timestep; False when the run stopped (diverged)."""
+        if not self._step():
+            return False
+        self.steps += 1
+        return True
+
+    def advance(self, *, budget_s: float) -> int:
+        """While running, step until simulated time reaches the pacer's target or ``budget_s``
+        of wall time is used (at "max" speed: the whole budget). Returns the steps taken."""
+        if self.state != C.RunState.RUNNING:
+            self.pacer.restart()
+            return 0
+        deadline = time.perf_counter() + budget_s
+        target = self.pacer.target(self._sim_time())
+        n = 0
+        while self._sim_time() < target and time.perf_counter() < deadline:
+            if not self.step():
+                break
+            n += 1
+        self.pacer.keep_up(self._sim_time())
+        return n
+
+    def realtime_factor(self) -> float:
+        """Simulated seconds per wall second over the last ~2 s of calls (for the panel)."""
+        now, sim_t = time.perf_counter(), self._sim_time()
+        self._rtf_window.append((now, sim_t))
+        (w0, s0), (w1, s1) = self._rtf_window[0], self._rtf_window[-1]
+        if len(self._rtf_window) >= 2:
+            self._rtf = (s1 - s0) / (w1 - w0) if w1 > w0 and s1 >= s0 else 0.0
+        return self._rtf

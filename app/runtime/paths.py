@@ -1,0 +1,88 @@
+"""Where mjrig writes: suffix and writability checks and fresh names, one of each.
+
+Every output path (recording, video, screenshot, scenario, keyframe), from the CLI, a scenario
+file or the app, is checked here, so the messages are the same everywhere.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from mjrig.runtime.errors import ConfigError
+
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path"]
+
+RECORDING_SUFFIXES = (".parquet",)
+VIDEO_SUFFIXES = (".mp4", ".gif")
+
+
+def suffix_problem(path: Path, suffixes: tuple[str, ...]) -> str | None:
+    """None when ``path`` ends in one of ``suffixes`` (any case), else what is wrong with it."""
+    if Path(path).suffix.lower() in suffixes:
+        return None
+    return f"must end in {' or '.join(suffixes)}, got '{Path(path).name}'"
+
+
+def check_suffix(path: Path, suffixes: tuple[str, ...], *, where: str) -> None:
+    """ConfigError ``WHERE: must end in ...`` unless ``path`` ends in one of ``suffixes``."""
+    problem = suffix_problem(path, suffixes)
+    if problem is not None:
+        raise ConfigError(f"{where}: {problem}")
+
+
+def check_writable(path: Path, what: str, *, create: bool = True) -> None:
+    """ConfigError naming ``what`` unless a file can be written at ``path``.
+
+    ``create`` makes the missing folders; without it (``mjrig check``) nothing is touched and
+    the nearest existing ancestor must be a writable folder.
+    """
+    try:
+        _check_writable(path, what, create=create)
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ConfigError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_writable(path: Path, what: str, *, create: bool) -> None:
+    parent = path.parent
+    if path.is_dir():
+        raise ConfigError(f"{what}: {path} is a folder, not a file")
+    if create:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{what}: {existing} is a file, so no folder can be made under it")
+    if not os.access(existing, os.W_OK):
+        raise ConfigError(f"{what}: folder {existing} is not writable")
+    if not create:  # probe with a folder that is removed at once (permissions alone can lie)
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+
+
+
+def fresh_path(path: Path) -> Path:
+    """``path`` when nothing is there yet, else the first free ``STEM-2.EXT``, ``STEM-3.EXT``...
+
+    A recording's segment folder (``OUT.parquet.parts``) counts as taken: the app never
+    replaces what the user made without asking.
+    """
+    def taken(p: Path) -> bool:
+        return p.exists() or Path(str(p) + ".parts").exists()
+
+    if not taken(path):
+        return path
+    stem = path.stem
+    head, sep, tail = stem.rpartition("-")
+    if sep and tail.isdigit():
+        stem = head
+    n = 2
+    while taken(path.with_name(f"{stem}-{n}{path.suffix}")):
+        n += 1
+    return path.with_name(f"{stem}-{n}{path.suffix}")
