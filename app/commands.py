@@ -79,7 +79,7 @@ class StepOnce(Command):
 
 @dataclass(frozen=True)
 class Reset(Command):
-    """Back to the model's initial state (keyframe 0 if it has one); leaves an error state."""
+    """Back to the model's initial state (as when opened); leaves an error state."""
 
 
 @dataclass(frozen=True)

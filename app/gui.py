@@ -289,10 +289,13 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             cfg = dpg.get_item_configuration(item)
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
-            if not label or w <= 0 or h <= 0:
-                continue
             kind = dpg.get_item_type(item).split("::")[-1]
+            text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
+            if not (label or text) or w <= 0 or h <= 0:
+                continue
             entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)]}
+            if text is not None:
+                entry["text"] = text  # what a text shows (a status line, a readout)
             if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode"):
                 entry["value"] = str(dpg.get_value(item))
             items.append(entry)

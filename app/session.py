@@ -115,22 +115,6 @@ class Session:
     def steps(self) -> int:
         return self.run.steps
 
-    @property
-    def dirty(self) -> bool:
-        return self.document.dirty
-
-    @property
-    def model_path(self) -> Path | None:
-        return self.document.model_path
-
-    @property
-    def pending_screenshot(self) -> Path | None:
-        return self.outputs.pending_screenshot
-
-    @pending_screenshot.setter
-    def pending_screenshot(self, value: Path | None) -> None:
-        self.outputs.pending_screenshot = value
-
     def _new_live(self) -> SignalManager:
         """A fresh file-less monitor for the live plots: its columns are exactly the current
         model's and rig's signals (switching models or removing a load drops theirs)."""
@@ -363,10 +347,6 @@ class Session:
         if self.rig is None:
             return 0
         return self.run.advance(budget_s=budget_s)
-
-    def stop_video(self) -> None:
-        """Finish a video being recorded (the simulation thread owns its GL context)."""
-        self.outputs.stop_video()
 
     # --- snapshots ---------------------------------------------------------------------------
     def publish(self) -> C.Snapshot:

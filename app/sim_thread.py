@@ -20,6 +20,7 @@ import mujoco
 from mjrig import commands as C
 from mjrig.camera import FREE, apply_camera, frame_model, next_camera
 from mjrig.keys import KeyMap, load_keymap
+from mjrig.runtime.video import render_with_rig
 from mjrig.session import Session
 from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
@@ -97,7 +98,7 @@ class SimThread:
     def _may_close(self) -> bool:
         """The viewer's close button (render thread): with unsaved rig edits the panel asks."""
         s = self.session
-        if not s.dirty or s.quit_confirmed:
+        if not s.document.dirty or s.quit_confirmed:
             return True
         s.quit_question = True
         return False
@@ -151,7 +152,7 @@ class SimThread:
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
             s.quit = True
-            s.stop_video()  # GL resources belong to this thread
+            s.outputs.stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
                 self._renderer.close()
             if self.viewer is not None:
@@ -179,11 +180,11 @@ class SimThread:
                 scn.ngeom = 0
                 if s.rm is not None:
                     s.rm.draw(scn, s.model, s.data)
-                if s.pending_screenshot is not None:
-                    self._screenshot(v, s.pending_screenshot)
-                    s.pending_screenshot = None
+                if s.outputs.pending_screenshot is not None:
+                    self._screenshot(v, s.outputs.pending_screenshot)
+                    s.outputs.pending_screenshot = None
         if s.model_changed:
-            load_into_viewer(v, s.model, s.data, str(s.model_path or ""))
+            load_into_viewer(v, s.model, s.data, str(s.document.model_path or ""))
             s.model_changed = False
             s.view_request = "open"
         v.sync()
@@ -202,11 +203,9 @@ class SimThread:
                     self._renderer.close()
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
-            r = self._renderer
-            r.update_scene(s.data, camera=v.cam, scene_option=v.opt)
-            if s.rm is not None:
-                s.rm.draw(r.scene, m, s.data)
-            mediapy.write_image(str(path), r.render())
+            arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None else ([], [])
+            mediapy.write_image(str(path), render_with_rig(self._renderer, m, s.data, camera=v.cam, option=v.opt,
+                                                           arrows=arrows, lines=lines))
             s.log("info", f"screenshot saved: {path}")
         except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
             s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")

@@ -38,7 +38,7 @@ class SimPanel:
         _tip(self._play, "pause or run the simulation (Space in the 3D view)")
         _tip(dpg.add_button(label="Step", parent=row, callback=self._on_step), "one timestep, then pause (Right arrow)")
         _tip(dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
-             "back to the initial state (the scenario's keyframe, if any)")
+             "back to the model's initial state (as at open)")
         self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
                                     default_value="1x", callback=self._on_speed)
         _tip(dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),

@@ -152,19 +152,20 @@ class LoadEngine:
         self._point = np.zeros(3)
         for ld in self.loads:
             ld.resolve_ids(model, data)
-            ld.subscribe(self._flag)
+            ld.subscribe(self.invalidate)
             for p in ld.params():
-                p.subscribe(self._flag)
+                p.subscribe(self.invalidate)
 
-    def _flag(self, *_: object) -> None:
+    def invalidate(self, *_: object) -> None:
+        """Re-read the loads' numbers before the next step (a load, param or r0 changed)."""
         self._dirty = True
 
     def detach(self) -> None:
         """Stop listening to the loads and params (call when the engine is dropped)."""
         for ld in self.loads:
-            ld.unsubscribe(self._flag)
+            ld.unsubscribe(self.invalidate)
             for p in ld.params():
-                p.unsubscribe(self._flag)
+                p.unsubscribe(self.invalidate)
 
     def _refresh(self) -> None:
         self._dirty = False

@@ -10,6 +10,14 @@ def one_line(msg: str) -> str:
                    if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in msg)
 
 
+def exception_text(exc: BaseException, *, with_type: bool = False) -> str:
+    """An exception's message on one line (whitespace collapsed); ``with_type`` prefixes its class."""
+    text = " ".join(str(exc).split())
+    if with_type:
+        return f"{type(exc).__name__}: {text or 'no message'}"
+    return text or type(exc).__name__
+
+
 class MjrigError(Exception):
     """Root of every mjrig error. Its message is one line meant for the user."""
 

@@ -22,7 +22,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.engine import LoadEngine, step_with_loads
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.loads import Load
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
@@ -50,7 +50,7 @@ def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
             return mujoco.MjModel.from_binary_path(str(path))
         return mujoco.MjModel.from_xml_path(str(path))
     except Exception as exc:
-        raise ConfigError(f"{path}: MuJoCo refused the model: {' '.join(str(exc).split())}") from None
+        raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None
 
 
 @dataclass(eq=False)
@@ -138,7 +138,7 @@ class RuntimeManager:
             kept = self._r0.get(ld.name)
             if kept is not None and kept[0] == _points_key(ld) and hasattr(ld, "_r0_mag"):
                 ld._r0_mag = kept[1]
-                self._engine._flag()
+                self._engine.invalidate()
         self._r0 = {ld.name: (_points_key(ld), ld._r0_mag) for ld in self.loads if hasattr(ld, "_r0_mag")}
         for p in self.proximities:
             p.resolve(mj_model, mj_data)

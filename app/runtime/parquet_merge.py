@@ -14,7 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["UNITS_KEY"]
+from mjrig.runtime.errors import exception_text
+
+__all__ = ["UNITS_KEY", "check_columns", "merge", "merge_dir"]
 
 UNITS_KEY = "mjrig.units"
 """Schema metadata key of the JSON ``{column: unit}`` map."""
@@ -26,12 +28,7 @@ _ENCODING = dict(use_dictionary=False, write_statistics=False)
 _FIXED = ("time", "wall_time")
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or "no message"
-    return f"{type(exc).__name__}: {text}"
-
-
-def _check_columns(cols: tuple[str, ...]) -> None:
+def check_columns(cols: tuple[str, ...]) -> None:
     if cols[:2] != _FIXED:
         raise ValueError(f"columns must start with 'time', 'wall_time'; got {list(cols[:2])}")
     if len(set(cols)) != len(cols):
@@ -63,7 +60,7 @@ def _read_header(seg: Path) -> tuple[tuple[str, ...], int]:
             raise ValueError("bad segment header")
         head = json.loads(f.read(n).decode())
     cols = tuple(head["columns"])
-    _check_columns(cols)
+    check_columns(cols)
     size = seg.stat().st_size - 8 - n
     if size % (8 * len(cols)):
         raise ValueError(f"segment size is not a whole number of {len(cols)}-column rows")
@@ -76,7 +73,7 @@ def _read_segment(seg: Path) -> pa.Table:
     return _to_table(cols, [rows])
 
 
-def _merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
+def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
                units: dict[str, str]) -> tuple[int, bool]:
     """Merge the readable prefix of ``segs``; returns (rows, every segment was readable)."""
     schemas = []
@@ -84,14 +81,14 @@ def _merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
         try:
             schemas.append(_read_header(seg)[0])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"segment {seg} unreadable ({_one_line(exc)}); "
+            warnings.warn(f"segment {seg} unreadable ({exception_text(exc, with_type=True)}); "
                           f"merging the {len(schemas)} segments before it", stacklevel=3)
             break
     ok = len(schemas) == len(segs)
-    return _merge(list(zip(segs, schemas)), path, metadata, units), ok
+    return merge(list(zip(segs, schemas)), path, metadata, units), ok
 
 
-def _merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
+def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
            units: dict[str, str]) -> int:
     """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
     names: dict[str, None] = dict.fromkeys(_FIXED)

@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from mjrig.runtime.errors import MjrigError
-from mjrig.runtime.parquet_merge import UNITS_KEY, _check_columns, _merge, _merge_dir, _one_line
+from mjrig.runtime.errors import MjrigError, exception_text
+from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns, merge, merge_dir
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
@@ -105,7 +105,7 @@ class ParquetSink:
             self._dir.mkdir(parents=True, exist_ok=True)  # the output's folder too, like the CLI
             _write_meta(self._dir, self._metadata, self._units)
         except OSError as exc:
-            raise MjrigError(f"cannot start recording to {self._path}: {_one_line(exc)}") from exc
+            raise MjrigError(f"cannot start recording to {self._path}: {exception_text(exc, with_type=True)}") from exc
 
         self._cond = threading.Condition()
         self._queue: list[tuple[tuple[str, ...], np.ndarray]] = []  # guarded by _cond
@@ -139,7 +139,7 @@ class ParquetSink:
             raise MjrigError(f"telemetry sink for {self._path} is closed")
         cols = columns if type(columns) is tuple else tuple(columns)
         if cols != self._last_columns:
-            _check_columns(cols)
+            check_columns(cols)
             self._last_columns = cols
         data = np.array(block, dtype=np.float64, copy=True)
         if data.ndim != 2 or data.shape[1] != len(cols):
@@ -220,13 +220,13 @@ class ParquetSink:
             if self._rows_written:
                 raise MjrigError(f"segment folder {self._dir} vanished; "
                                  f"{self._rows_written} recorded rows are lost")
-            rows, ok = _merge([], self._path, self._metadata, self._units), True
+            rows, ok = merge([], self._path, self._metadata, self._units), True
         else:
             segs = _segments(self._dir)
             try:
-                rows, ok = _merge_dir(segs, self._path, self._metadata, self._units)
+                rows, ok = merge_dir(segs, self._path, self._metadata, self._units)
             except (OSError, pa.ArrowException) as exc:
-                raise MjrigError(f"cannot write {self._path}: {_one_line(exc)}; "
+                raise MjrigError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; "
                                  f"segments kept in {self._dir}") from exc
             if ok:
                 shutil.rmtree(self._dir, ignore_errors=True)
@@ -270,7 +270,7 @@ class ParquetSink:
                 with self._cond:
                     self._rows_dropped += self._inflight_rows
                     self._inflight_rows = 0
-                    self._fail(_one_line(exc))
+                    self._fail(exception_text(exc, with_type=True))
             if closing:
                 return
 
@@ -317,13 +317,13 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
         metadata = _check_str_map(meta.get("metadata"), "metadata")
         units = _check_str_map(meta.get("units"), "units")
     except (OSError, ValueError, TypeError, AttributeError) as exc:
-        warnings.warn(f"{seg_dir / META_NAME} unreadable ({_one_line(exc)}); "
+        warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
                       "recovering without file metadata and units", stacklevel=2)
     metadata.pop(UNITS_KEY, None)
     try:
-        rows, ok = _merge_dir(segs, path, metadata, units)
+        rows, ok = merge_dir(segs, path, metadata, units)
     except (OSError, pa.ArrowException) as exc:
-        raise MjrigError(f"cannot write {path}: {_one_line(exc)}") from exc
+        raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
     if rows == 0 and not ok:
         path.unlink(missing_ok=True)
         raise MjrigError(f"nothing to recover for {path}: no readable segment in {seg_dir}")

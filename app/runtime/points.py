@@ -23,7 +23,8 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["AnySite", "Point", "Site", "Body", "BodyPoint", "Geom", "parse_point", "closest_names", "model_names"]
+__all__ = ["AnySite", "Point", "Site", "Body", "BodyPoint", "Geom", "parse_point", "closest_names", "model_names",
+           "find_id"]
 
 
 def model_names(model: mujoco.MjModel, obj: mujoco.mjtObj, count: int) -> list[str]:
@@ -44,7 +45,9 @@ def closest_names(name: str, candidates: list[str], *, n: int = 3) -> str:
     return f" (closest: {', '.join(close)})" if close else " (the model has none)"
 
 
-def _lookup(model: mujoco.MjModel, obj: mujoco.mjtObj, name: str, kind: str, count: int) -> int:
+def find_id(model: mujoco.MjModel, obj: mujoco.mjtObj, name: str, *, kind: str, count: int) -> int:
+    """The id of ``obj`` NAME in ``model`` (``count`` of them); ConfigError naming the closest
+    names of that ``kind`` ("site", "camera", ...) when there is none."""
     idx = mujoco.mj_name2id(model, obj, name)
     if idx < 0:
         raise ConfigError(f"unknown {kind} '{name}'{closest_names(name, model_names(model, obj, count))}")
@@ -68,7 +71,7 @@ class Point:
             return cached[1]
         count = {mujoco.mjtObj.mjOBJ_SITE: model.nsite, mujoco.mjtObj.mjOBJ_BODY: model.nbody,
                  mujoco.mjtObj.mjOBJ_GEOM: model.ngeom}[self._obj]
-        idx = _lookup(model, self._obj, self.name, self._kind, count)  # type: ignore[attr-defined]
+        idx = find_id(model, self._obj, self.name, kind=self._kind, count=count)  # type: ignore[attr-defined]
         object.__setattr__(self, "_id_cache", (weakref.ref(model), idx))
         return idx
 

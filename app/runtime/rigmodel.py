@@ -13,7 +13,7 @@ from pathlib import Path
 
 import mujoco
 
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.loads import Load
 from mjrig.runtime.points import BodyPoint, Geom, Point, Site
 
@@ -43,11 +43,7 @@ def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
     try:
         return mujoco.MjSpec.from_file(str(path))
     except Exception as exc:  # MuJoCo raises ValueError with its parser message
-        raise ConfigError(f"{path}: MuJoCo refused the model: {_one_line(exc)}") from None
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+        raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None
 
 
 def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
@@ -96,7 +92,7 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel,
     try:
         model = spec.compile()
     except Exception as exc:
-        raise ConfigError(f"MuJoCo refused the model: {_one_line(exc)}") from None
+        raise ConfigError(f"MuJoCo refused the model: {exception_text(exc)}") from None
     layout = RigLayout({ln: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tn) for ln, tn in tendons})
     return model, layout
 

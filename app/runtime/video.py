@@ -19,6 +19,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.points import find_id
 from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
 __all__ = ["VideoRecorder", "find_ffmpeg", "NET_FORCE_COLOR"]
@@ -87,10 +88,8 @@ class VideoRecorder:
     # --- set-up ------------------------------------------------------------------------------
     def check(self, model: mujoco.MjModel) -> None:
         """Validate camera, size, path and encoder against ``model`` (ConfigError, one line)."""
-        if self.camera_name is not None and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.camera_name) < 0:
-            from mjrig.runtime.points import closest_names, model_names
-            raise ConfigError(f"unknown camera '{self.camera_name}'"
-                              f"{closest_names(self.camera_name, model_names(model, mujoco.mjtObj.mjOBJ_CAMERA, model.ncam))}")
+        if self.camera_name is not None:
+            find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.camera_name, kind="camera", count=model.ncam)
         ow, oh = int(model.vis.global_.offwidth), int(model.vis.global_.offheight)
         if not (0 < self.width <= ow and 0 < self.height <= oh):
             raise ConfigError(f"video size {self.width}x{self.height} exceeds the model's offscreen buffer {ow}x{oh}"
@@ -151,14 +150,10 @@ class VideoRecorder:
             if self._renderer is not None:
                 raise MjrigError("a VideoRecorder records one model; start another for a new model")
             self._open(mj_model, mj_data)
-        r = self._renderer
-        assert r is not None
-        r.update_scene(mj_data, camera=self._camera, scene_option=self._vopt)
-        draw_all(mj_model, r.scene, custom_arrows if self.show_loads else [],
-                 custom_lines if self.show_proximities else [])
-        if self.show_net_force and net_forces:
-            draw_all(mj_model, r.scene, net_forces, [])
-        frame = r.render().copy()
+        assert self._renderer is not None
+        arrows = [*(custom_arrows if self.show_loads else []), *((net_forces or []) if self.show_net_force else [])]
+        frame = render_with_rig(self._renderer, mj_model, mj_data, camera=self._camera, option=self._vopt,
+                                arrows=arrows, lines=custom_lines if self.show_proximities else []).copy()
         self._put(frame)
         self.frames_captured += 1
         start = self._next_time if self._next_time is not None else mj_data.time
@@ -214,3 +209,13 @@ class VideoRecorder:
         return self.path if self.frames_written else None
 
     close = save
+
+
+def render_with_rig(renderer: mujoco.Renderer, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
+                    camera: mujoco.MjvCamera | int | str, option: mujoco.MjvOption,
+                    arrows: list[ArrowConfig], lines: list[LineConfig]) -> np.ndarray:
+    """One offscreen picture (height, width, 3 uint8) of ``mj_data`` seen from ``camera``, with the
+    rig's ``arrows`` and ``lines`` drawn in (videos and screenshots alike)."""
+    renderer.update_scene(mj_data, camera=camera, scene_option=option)
+    draw_all(mj_model, renderer.scene, arrows, lines)
+    return renderer.render()

@@ -1,0 +1,74 @@
+"""Rules of the code base that keep its parts apart: no reaching into another module's privates,
+small modules."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCES = sorted([*REPO.glob("app/*.py"), *REPO.glob("app/runtime/*.py"), *REPO.glob("widgets/*.py")])
+PRIVATE_API_ADAPTER = REPO / "app" / "viewer_adapter.py"
+"""The one module allowed to use MuJoCo's private viewer API (pinned by tests/gui/test_viewer_access.py)."""
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _own_privates(tree: ast.AST) -> set[str]:
+    """Private names a module defines itself: methods, functions, and attributes it assigns."""
+    own: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
+            own.add(node.name)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr)
+              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            own.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _private(node.target.id):
+            own.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            own.update(t.id for t in node.targets if isinstance(t, ast.Name) and _private(t.id))
+    return own
+
+
+def reach_ins(path: Path) -> list[str]:
+    """``obj._name`` where ``obj`` is not self/cls and ``_name`` is not defined in this module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = _own_privates(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and _private(node.attr)):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        if node.attr in own:
+            continue
+        found.append(f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}")
+    for node in ast.walk(tree):  # from mjrig.x import _private
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mjrig"):
+            found.extend(f"{path.relative_to(REPO)}:{node.lineno}: import {a.name}" for a in node.names
+                         if _private(a.name))
+    return found
+
+
+def test_no_module_reaches_into_another_modules_privates():
+    found = [hit for p in SOURCES if p != PRIVATE_API_ADAPTER for hit in reach_ins(p)]
+    assert not found, "private attributes used across modules:\n" + "\n".join(found)
+
+
+def test_the_check_sees_a_reach_in(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("def f(load):\n    load._r0 = 1.0\n    return load._last_f\n\nclass A:\n"
+                   "    def g(self, other):\n        self._x = other._x\n", encoding="utf-8")
+    global REPO
+    saved, REPO = REPO, tmp_path
+    try:
+        assert sorted(reach_ins(src)) == ["m.py:2: ._r0", "m.py:3: ._last_f"]  # other._x is the same class's own attribute
+    finally:
+        REPO = saved
+
+
+def test_modules_stay_small():
+    big = {str(p.relative_to(REPO)): n for p in SOURCES
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 440}
+    assert not big, f"modules past ~400 lines: {big}"
