@@ -21,7 +21,8 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import DivergenceError, LoadError
-from mjrig.runtime.loads import Load, PointToPointForce, spring_tension
+from mjrig.runtime.loads import Load, PointToPointForce
+from mjrig.runtime.springs import spring_tension
 from mjrig.runtime.values import is_time_varying
 
 __all__ = ["LoadEngine", "step_with_loads"]
@@ -185,26 +186,15 @@ class LoadEngine:
         else:
             qfrc.fill(0.0)
         for ld in self.general:
-            if not ld.active:  # switched off: it applies nothing, so it reports nothing either
-                self.wrench[self.index[id(ld)]] = 0.0
-                continue
+            # Its force and torque land in its row of `wrench` (the load's _last_f/_last_t views);
+            # switched off, it applies nothing and reports nothing.
             try:
-                f, t = ld.calculate(m, d)
-                if not (np.all(np.isfinite(f)) and np.all(np.isfinite(t))):
-                    raise ValueError("non-finite force or torque")
+                ld.apply_load(m, d, qfrc=qfrc)
             except Exception as exc:  # a user load must not take the simulation down
                 self._disable(ld, exc)
                 continue
-            i = self.index[id(ld)]
-            self.wrench[i, :3] = f
-            self.wrench[i, 3:] = t
-            body, _ = ld.action_site.body_and_offset(m)
-            mujoco.mj_applyFT(m, d, f, t, ld.action_site.rt_pos(m, d), body, qfrc)
-            react = ld.reaction
-            if react is not None:
-                rbody, _ = react.body_and_offset(m)
-                mujoco.mj_applyFT(m, d, -f, -t, react.rt_pos(m, d), rbody, qfrc)
-            if isinstance(ld, PointToPointForce):
+            if ld.active and isinstance(ld, PointToPointForce):
+                i = self.index[id(ld)]
                 self.lv[i, 0], self.lv[i, 1] = ld._last_d, ld._last_v
 
     def _disable(self, ld: Load, exc: BaseException) -> None:

@@ -1,9 +1,14 @@
 """Loads: forces, torques and point-to-point springs acting on a model.
 
-The classes are descriptions (data) with the reference runtime's names and fields. Each can
-compute its world-frame force and torque on its own (``calculate``: the general, per-load path).
-Point-to-point loads whose model was compiled by the rig are also evaluated together, array-wise,
-by ``mjrig.runtime.engine.LoadEngine``; both paths share one spring law (``spring_tension``).
+The classes are keyword-only dataclasses (every ``Load`` subclass is made one) describing loads
+with the reference runtime's names, fields and bases:
+``Load`` → ``BodyReactionForce`` (a reaction on ``xtion_body``) → ``VectorForce``,
+``VectorTorque`` (→ ``GeneralLoad``), ``ScalarForce``, ``ScalarTorque``; and
+``Load`` → ``PointToPointForce`` (a reaction on ``xtion_site``). Each computes its world-frame
+force and torque on its own (``calculate``) and applies it (``apply_load``): the general,
+per-load path. Point-to-point loads whose model was compiled by the rig are also evaluated
+together, array-wise, by ``mjrig.runtime.engine.LoadEngine``; both paths share one spring law
+(``mjrig.runtime.springs``).
 
 Sign conventions: forces in N and torques in N·m in the world frame unless a ``rel_to_site``
 frame is given. A point-to-point load's scalar is a *tension* along the line between its points:
@@ -14,174 +19,21 @@ from __future__ import annotations
 
 import math
 import weakref
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, ClassVar, Sequence
 
 import mujoco
 import numpy as np
 
+from mjrig.runtime.load_base import BodyReactionForce, Load
 from mjrig.runtime.points import AnySite, Point, parse_point
+from mjrig.runtime.springs import SPRING_KINDS, SpringLaw, spring_tension
 from mjrig.runtime.values import NamedValue, Scalar, value_at
-from mjrig.runtime.visuals import ArrowConfig, Color
 
 __all__ = [
-    "Load", "VectorForce", "VectorTorque", "GeneralLoad", "ScalarForce", "ScalarTorque",
-    "PointToPointForce", "SpringLaw", "spring_tension", "SPRING_KINDS",
+    "Load", "BodyReactionForce", "VectorForce", "VectorTorque", "GeneralLoad", "ScalarForce",
+    "ScalarTorque", "PointToPointForce", "SpringLaw", "spring_tension", "SPRING_KINDS",
 ]
-
-SPRING_KINDS = ("ideal_spring", "compression_spring", "tension_spring", "stroke_compression_spring")
-_INF = math.inf
-
-
-def spring_tension(s: np.ndarray, v: np.ndarray, k: np.ndarray, c: np.ndarray, p: np.ndarray,
-                   tmin: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, out: np.ndarray,
-                   tmp: np.ndarray, mask: np.ndarray, mask2: np.ndarray) -> np.ndarray:
-    """Tension (N, positive pushes apart) of many springs at once, into ``out``.
-
-    ``s`` is the extension beyond the reference length (m), ``v`` the rate of change of length
-    (m/s). tension = max(p - k s - c v, tmin), and zero outside the window lo <= s <= hi.
-    Every argument is a float array of one length; ``tmp``/``mask``/``mask2`` are scratch.
-    """
-    np.multiply(k, s, out=out)
-    np.subtract(p, out, out=out)
-    np.multiply(c, v, out=tmp)
-    np.subtract(out, tmp, out=out)
-    np.maximum(out, tmin, out=out)
-    np.greater_equal(s, lo, out=mask)
-    np.less_equal(s, hi, out=mask2)
-    np.logical_and(mask, mask2, out=mask)
-    np.multiply(out, mask, out=out)
-    return out
-
-
-@dataclass(eq=False)
-class SpringLaw:
-    """A built-in spring-damper: stiffness (N/m), damping (N·s/m), lengths (m), preload (N)."""
-
-    kind: str
-    stiffness: Scalar = 0.0
-    damping: Scalar = 0.0
-    rest_length: Scalar = 0.0
-    preload: Scalar = 0.0
-    max_stroke: Scalar = 0.1
-
-    def coefficients(self, r0: float, t: float) -> tuple[float, float, float, float, float, float, float]:
-        """(reference length, preload, k, c, minimum tension, window lo, window hi) at time t.
-
-        ``r0`` is the distance between the points when the rig was resolved (m).
-        """
-        k = value_at(self.stiffness, t)
-        c = value_at(self.damping, t)
-        if self.kind == "stroke_compression_spring":
-            return r0, value_at(self.preload, t), k, c, 0.0, 0.0, value_at(self.max_stroke, t)
-        rest = value_at(self.rest_length, t)
-        lo, hi = {"ideal_spring": (-_INF, _INF), "tension_spring": (0.0, _INF),
-                  "compression_spring": (-_INF, 0.0)}[self.kind]
-        return rest, 0.0, k, c, -_INF, lo, hi
-
-    def tension(self, d: float, v: float, r0: float, t: float) -> float:
-        """Tension (N) at distance ``d`` (m) and rate ``v`` (m/s), one spring at a time."""
-        ref, p, k, c, tmin, lo, hi = self.coefficients(r0, t)
-        one = lambda x: np.array([x], dtype=float)  # noqa: E731
-        out, tmp = np.zeros(1), np.zeros(1)
-        m1, m2 = np.zeros(1, bool), np.zeros(1, bool)
-        spring_tension(one(d - ref), one(v), one(k), one(c), one(p), one(tmin), one(lo), one(hi),
-                       out=out, tmp=tmp, mask=m1, mask2=m2)
-        return float(out[0])
-
-    def params(self) -> list[NamedValue]:
-        """The params this law reads (so the engine can listen to them)."""
-        return [x for x in (self.stiffness, self.damping, self.rest_length, self.preload, self.max_stroke)
-                if isinstance(x, NamedValue)]
-
-
-@dataclass(eq=False, kw_only=True)
-class Load(ABC):
-    """Base class of every load: a named force/torque acting at ``action_site``.
-
-    ``action_site``, ``rel_to_site`` (the frame its vectors are given in; None: world) and the
-    reaction point accept Point objects or the contract's strings ("tip", "body:arm@0,0,0.1").
-    Setting any field while the rig runs takes effect at the next step.
-    """
-
-    name: str
-    action_site: AnySite
-    active: bool = True
-    rel_to_site: AnySite | None = None
-
-    kind: ClassVar[str] = ""
-    is_point_to_point: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_listeners", [])
-        self.action_site = parse_point(self.action_site)
-        if self.rel_to_site is not None:
-            self.rel_to_site = parse_point(self.rel_to_site)
-        self._last_f = np.zeros(3)
-        self._last_t = np.zeros(3)
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        object.__setattr__(self, key, value)
-        if not key.startswith("_"):
-            for fn in getattr(self, "_listeners", ()):
-                fn(self)
-
-    def subscribe(self, fn: Callable[["Load"], None]) -> None:
-        """Call ``fn(self)`` whenever a public field changes."""
-        if fn not in self._listeners:
-            self._listeners.append(fn)
-
-    def unsubscribe(self, fn: Callable[["Load"], None]) -> None:
-        if fn in self._listeners:
-            self._listeners.remove(fn)
-
-    @property
-    def reaction(self) -> Point | None:
-        """Where the reaction acts (None: the world)."""
-        return None
-
-    def points(self) -> list[Point]:
-        """Every point this load names (for validation)."""
-        pts = [self.action_site]
-        if self.rel_to_site is not None:
-            pts.append(self.rel_to_site)
-        if self.reaction is not None:
-            pts.append(self.reaction)
-        return pts
-
-    def params(self) -> list[NamedValue]:
-        """Params this load reads."""
-        return []
-
-    def resolve_ids(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
-        """Check every point against the compiled model (raises ConfigError naming the bad one)."""
-        for p in self.points():
-            p.get_id(mj_model)
-
-    def _frame(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray | None:
-        return None if self.rel_to_site is None else self.rel_to_site.rt_mat(mj_model, mj_data)
-
-    @abstractmethod
-    def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
-        """World-frame (force N (3,), torque N·m (3,)) on the action point at the current state."""
-
-    def get_visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
-        """Arrows for the last computed force (action colour), torque and reaction."""
-        if not self.active:
-            return []
-        out: list[ArrowConfig] = []
-        pos = self.action_site.rt_pos(mj_model, mj_data)
-        f, t = np.array(self._last_f, float), np.array(self._last_t, float)
-        if np.linalg.norm(f) > 1e-4:
-            out.append(ArrowConfig(pos=pos, vec=f, color=Color.ACTION))
-        if np.linalg.norm(t) > 1e-4:
-            out.append(ArrowConfig(pos=pos, vec=t, color=Color.TORQUE, is_torque=True))
-        react = self.reaction
-        if react is not None and np.linalg.norm(f) > 1e-4:
-            out.append(ArrowConfig(pos=react.rt_pos(mj_model, mj_data), vec=-f, color=Color.REACTION))
-        return out
-
 
 def _vec3(value: Any, what: str) -> Any:
     if callable(value) and not isinstance(value, (NamedValue,)) and not hasattr(value, "to_dict"):
@@ -202,20 +54,21 @@ def _params_of(values: Sequence[Any]) -> list[NamedValue]:
     return [x for x in values if isinstance(x, NamedValue)]
 
 
-@dataclass(eq=False, kw_only=True)
-class GeneralLoad(Load):
-    """A 6-DOF load: ``force`` [fx,fy,fz] (N) and ``torque`` [tx,ty,tz] (N·m).
+def _no_vector(self: Any) -> Any:
+    raise AttributeError(f"{type(self).__name__} has 'force' and 'torque', no single 'vector'")
+
+
+class _WrenchLoad(BodyReactionForce):
+    """Shared by the vector loads: a ``force`` [fx,fy,fz] (N) and a ``torque`` [tx,ty,tz] (N·m).
 
     Components take numbers, params or profiles; or pass a callable ``f(t, model, data) -> (3,)``.
-    Vectors are in the world frame, or in the frame of ``rel_to_site``. The reaction (−F, −T)
-    acts on ``xtion_body`` when given.
+    Vectors are in the world frame, or in the frame of ``rel_to_site``. A subclass with a single
+    ``vector`` field names the field it stands for in ``_vector_of``.
     """
 
     force: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
     torque: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
-    xtion_body: AnySite | None = None
-    kind: ClassVar[str] = "general"
-    _vector_of: ClassVar[str] = ""  # VectorForce/VectorTorque: the field their `vector` stands for
+    _vector_of: ClassVar[str] = ""
 
     def __setattr__(self, key: str, value: Any) -> None:
         if key == "vector" and self._vector_of and "_listeners" in self.__dict__:  # a live edit
@@ -224,15 +77,15 @@ class GeneralLoad(Load):
         super().__setattr__(key, value)
 
     def __post_init__(self) -> None:
+        if self._vector_of:
+            if self.__dict__.get("vector") is None:  # no vector given: the force/torque field is it
+                object.__setattr__(self, "vector", getattr(self, self._vector_of))
+            setattr(self, self._vector_of, self.vector)
         super().__post_init__()
         self.force = _vec3(self.force, f"load '{self.name}' force")
         self.torque = _vec3(self.torque, f"load '{self.name}' torque")
-        if self.xtion_body is not None:
-            self.xtion_body = parse_point(self.xtion_body)
-
-    @property
-    def reaction(self) -> Point | None:
-        return self.xtion_body
+        if self._vector_of:
+            object.__setattr__(self, "vector", getattr(self, self._vector_of))
 
     def params(self) -> list[NamedValue]:
         return _params_of([*(self.force if isinstance(self.force, list) else []),
@@ -248,33 +101,40 @@ class GeneralLoad(Load):
         return f, tq
 
 
-@dataclass(eq=False, kw_only=True)
-class _VectorLoad(GeneralLoad):
-    """A GeneralLoad whose one ``vector`` stands for its force or its torque (``_vector_of``)."""
+class VectorForce(_WrenchLoad):
+    """A force ``vector`` [fx,fy,fz] (N) at the action point; world frame or ``rel_to_site``'s.
 
-    vector: Any = field(default_factory=lambda: [0.0, 0.0, 0.0])
-    _vector_of: ClassVar[str] = "force"
+    ``vector`` and ``force`` are the same field; the reaction (−F) acts on ``xtion_body``.
+    """
 
-    def __post_init__(self) -> None:
-        setattr(self, self._vector_of, self.vector)
-        super().__post_init__()
-        object.__setattr__(self, "vector", getattr(self, self._vector_of))
-
-
-@dataclass(eq=False, kw_only=True)
-class VectorForce(_VectorLoad):
-    """A force ``vector`` [fx,fy,fz] (N) at the action point; world frame or ``rel_to_site``'s."""
-
+    vector: Any = None
     kind: ClassVar[str] = "force"
     _vector_of: ClassVar[str] = "force"
 
 
-@dataclass(eq=False, kw_only=True)
-class VectorTorque(_VectorLoad):
-    """A torque ``vector`` [tx,ty,tz] (N·m) on the action point's body; world or ``rel_to_site`` frame."""
+class VectorTorque(_WrenchLoad):
+    """A torque ``vector`` [tx,ty,tz] (N·m) on the action point's body; world or ``rel_to_site`` frame.
 
+    ``vector`` and ``torque`` are the same field; the reaction (−T) acts on ``xtion_body``.
+    """
+
+    vector: Any = None
     kind: ClassVar[str] = "torque"
     _vector_of: ClassVar[str] = "torque"
+
+
+class GeneralLoad(VectorForce, VectorTorque):
+    """A 6-DOF load: ``force`` [fx,fy,fz] (N) and ``torque`` [tx,ty,tz] (N·m) at the action point.
+
+    Components take numbers, params or profiles; or pass a callable ``f(t, model, data) -> (3,)``.
+    Vectors are in the world frame, or in the frame of ``rel_to_site``. The reaction (−F, −T)
+    acts on ``xtion_body`` when given. A vector force and a vector torque at once (hence its
+    bases), so it has no single ``vector``.
+    """
+
+    vector: ClassVar[property] = property(_no_vector)
+    kind: ClassVar[str] = "general"
+    _vector_of: ClassVar[str] = ""
 
 
 def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray:
@@ -282,28 +142,17 @@ def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> 
     return frame.rt_mat(mj_model, mj_data)[:, 0]
 
 
-@dataclass(eq=False, kw_only=True)
-class ScalarForce(Load):
-    """A force along the local x-axis of the action site: ``magnitude`` (N).
+class _ScalarLoad(BodyReactionForce):
+    """Shared by the scalar loads: a value along the local x-axis of the action site.
 
     ``magnitude`` takes a number, param or profile; ``scalar_func(t, x_axis, model, data)`` (the
-    reference's form) overrides it when given. The reaction acts on ``xtion_body`` when given.
+    reference's form; t in s, x_axis a world unit vector) overrides it when given. The subclass
+    says whether the value is a force (N) or a torque (N·m) in ``_is_torque``.
     """
 
     magnitude: Scalar = 0.0
     scalar_func: Callable[[float, np.ndarray, mujoco.MjModel, mujoco.MjData], float] | None = None
-    xtion_body: AnySite | None = None
-    kind: ClassVar[str] = "scalar_force"
     _is_torque: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.xtion_body is not None:
-            self.xtion_body = parse_point(self.xtion_body)
-
-    @property
-    def reaction(self) -> Point | None:
-        return self.xtion_body
 
     def params(self) -> list[NamedValue]:
         return _params_of([self.magnitude])
@@ -317,15 +166,22 @@ class ScalarForce(Load):
         return (zero, mag * axis) if self._is_torque else (mag * axis, zero)
 
 
-@dataclass(eq=False, kw_only=True)
-class ScalarTorque(ScalarForce):
-    """A torque about the local x-axis of the action site: ``magnitude`` (N·m)."""
+class ScalarForce(_ScalarLoad):
+    """A force along the local x-axis of the action site: ``magnitude`` (N), or
+    ``scalar_func(t, x_axis, model, data) -> N``. The reaction acts on ``xtion_body`` when given."""
+
+    kind: ClassVar[str] = "scalar_force"
+    _is_torque: ClassVar[bool] = False
+
+
+class ScalarTorque(_ScalarLoad):
+    """A torque about the local x-axis of the action site: ``magnitude`` (N·m), or
+    ``scalar_func(t, x_axis, model, data) -> N·m``. The reaction acts on ``xtion_body`` when given."""
 
     kind: ClassVar[str] = "scalar_torque"
     _is_torque: ClassVar[bool] = True
 
 
-@dataclass(eq=False, kw_only=True)
 class PointToPointForce(Load):
     """A tension along the line between ``action_site`` and ``xtion_site``.
 
@@ -377,6 +233,8 @@ class PointToPointForce(Load):
         return self.law.tension(d, v, self._r0_mag, mj_data.time)
 
     def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+        if self._r0_data is None:  # used on its own (apply_load) before any resolve: r0 is now
+            self.resolve_ids(mj_model, mj_data)
         pa = self.action_site.rt_pos(mj_model, mj_data)
         pb = self.xtion_site.rt_pos(mj_model, mj_data)
         delta = pb - pa

@@ -31,9 +31,10 @@ from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
-__all__ = ["RuntimeManager", "load_model_file"]
+__all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 
 SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[LineConfig]], None]
+"""Called after every step with (model, data, arrows, lines), e.g. to sync a viewer."""
 
 
 def _points_key(load: Load) -> tuple[str, ...]:

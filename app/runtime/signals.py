@@ -11,6 +11,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -26,8 +27,12 @@ SIGNAL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximiti
                  "contacts", "energy")
 
 
-class SignalCategory:
-    """The top-level categories (the text before the first ``/``)."""
+class SignalCategory(str, Enum):
+    """The top-level categories (the text before the first ``/`` of a column name).
+
+    A ``str`` enum: ``SignalCategory("Bodies") is SignalCategory.BODIES``, ``str()`` and
+    f-strings give the value, and a member compares equal to its text.
+    """
 
     JOINTS = "Joints"
     BODIES = "Bodies"
@@ -38,6 +43,11 @@ class SignalCategory:
     PARAMS = "Params"
     CONTACTS = "Contacts"
     ENERGY = "Energy"
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
 
 
 def entity_name(model: mujoco.MjModel, obj: mujoco.mjtObj, i: int, kind: str) -> str:
@@ -115,6 +125,8 @@ class SignalManager:
         self.rows_recorded = 0
         self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
         self._before_sample: Callable[[], None] | None = None
+        self._contacts: np.ndarray | None = None
+        self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
 
     # --- columns -----------------------------------------------------------------------------
     def _column(self, name: str, unit: str = "") -> int:
@@ -238,15 +250,20 @@ class SignalManager:
         self._plan = plan
         self._stage = np.full(max(len(self.columns), self._stage.shape[0]), np.nan)
         self._compile_plan()
-        self._data = data
+        self._bound = (model, data)
         self._ensure_width()
         if self._sink is not None:
             self._sink.set_units(self.units)
 
     # --- reference API -----------------------------------------------------------------------
-    def post(self, value: float, category: str, subgroups: tuple[str, ...] = (), *,
+    def post(self, value: float, category: SignalCategory | str, subgroups: tuple[str, ...] = (), *,
              attr: str | None = None) -> None:
-        """Put a custom value into the current row as ``Category/Sub/...:attr`` (new column on first use)."""
+        """Put a custom value into the next recorded row as ``Category/Sub/...:attr``.
+
+        ``category`` is a ``SignalCategory`` or any text; empty subgroups are skipped; a new
+        name becomes a new column (null in the rows before). E.g. ``post(9.81, "Sensors",
+        ("IMU", "Accel"), attr="z")`` fills ``Sensors/IMU/Accel:z``.
+        """
         key = (str(category), subgroups, attr or "")
         name = self._key_cache.get(key)
         if name is None:
@@ -277,9 +294,17 @@ class SignalManager:
         return self._step_count % self.record_decimation == 0
 
     def record(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
-        """Sample one row if due (see ``due``); flush when the block is full."""
+        """Sample one row if due (see ``due``); flush when the block is full.
+
+        Works on its own, without a RuntimeManager: the first call (or one with another model
+        or data) binds the signal groups of ``mj_model``/``mj_data``. Call it when the
+        kinematics are current (after ``mj_forward``, or before ``mj_step``'s integration).
+        """
         if self._closed or not self.due(mj_data.time):
             return
+        bound = self._bound
+        if bound is None or bound[0] is not mj_model or bound[1] is not mj_data:
+            self.bind(mj_model, mj_data)
         self.sample(mj_data)
 
     def sample(self, mj_data: mujoco.MjData, *, prepared: bool = False) -> None:

@@ -11,7 +11,7 @@ import os
 import queue
 import shutil
 import threading
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -20,11 +20,13 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.points import find_id
-from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
+from mjrig.runtime.visuals import ArrowConfig, Color, LineConfig, draw_all
 
-__all__ = ["VideoRecorder", "find_ffmpeg", "NET_FORCE_COLOR"]
+__all__ = ["VideoRecorder", "CameraName", "find_ffmpeg", "NET_FORCE_COLOR"]
 
-NET_FORCE_COLOR = np.array([0.55, 0.36, 0.96, 1.0])  # violet: net rig force on a body
+NET_FORCE_COLOR = Color.NET_FORCE.rgba  # violet: net rig force on a body
+CameraName = str
+"""The name of a camera of the model (``<camera name=...>``)."""
 _QUEUE_FRAMES = 32
 
 
@@ -40,9 +42,9 @@ def find_ffmpeg() -> str:
         raise ConfigError("no video encoder: install ffmpeg or the imageio-ffmpeg package") from None
 
 
-@dataclass(eq=False, kw_only=True)
+@dataclass(eq=False)
 class VideoRecorder:
-    """Records a video of a run (``.mp4`` or ``.gif``) from a model camera or the free camera.
+    """Records a video of a run to ``path`` (``.mp4`` or ``.gif``) from a model camera or the free camera.
 
     ``camera_name`` None uses a free camera looking at the model. ``show_loads`` draws the rig's
     arrows, ``show_proximities`` its lines, ``show_contacts`` MuJoCo's contact points and forces,
@@ -54,7 +56,8 @@ class VideoRecorder:
     """
 
     path: Path
-    camera_name: str | None = None
+    _: KW_ONLY
+    camera_name: CameraName | None = None
     show_loads: bool = False
     show_net_force: bool = False
     show_contacts: bool = False

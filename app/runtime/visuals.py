@@ -8,21 +8,69 @@ Drawing never overflows ``scene.maxgeom``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import Sequence, Union
 
 import mujoco
 import numpy as np
 
-__all__ = ["Color", "ArrowConfig", "LineConfig", "draw_all"]
+__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all"]
 
 
-class Color:
-    """The rig's palette (RGBA, 0..1): action, reaction and torque arrows are distinct."""
+class Color(Enum):
+    """The rig's palette: Tailwind's 500 shades (and red 600), by name, as hex values.
 
-    ACTION = np.array([0.06, 0.73, 0.51, 1.0])     # emerald: force on the `at` point
-    REACTION = np.array([0.96, 0.25, 0.37, 1.0])   # rose: reaction on the `to` point
-    TORQUE = np.array([0.96, 0.62, 0.04, 1.0])     # amber: torques
-    PROXIMITY = np.array([0.23, 0.51, 0.96, 1.0])  # blue: a proximity line
-    ALARM = np.array([0.94, 0.10, 0.10, 1.0])      # red: a proximity below its threshold
+    ``Color.EMERALD_500.rgba`` is the RGBA tuple (0..1) that ``ArrowConfig``/``LineConfig``
+    take (they also take a member itself, or any 3- or 4-tuple). The role names are aliases:
+    ACTION (emerald: force on the action point), REACTION (rose: the reaction), TORQUE (amber),
+    PROXIMITY (blue: a proximity line), ALARM (red: a proximity below its threshold) and
+    NET_FORCE (violet: the net rig force on a body).
+    """
+
+    EMERALD_500 = "#10b981"
+    AMBER_500 = "#f59e0b"
+    ROSE_500 = "#f43f5e"
+    BLUE_500 = "#3b82f6"
+    VIOLET_500 = "#8b5cf6"
+    SKY_500 = "#0ea5e9"
+    SLATE_500 = "#64748b"
+    RED_600 = "#dc2626"
+
+    ACTION = "#10b981"
+    REACTION = "#f43f5e"
+    TORQUE = "#f59e0b"
+    PROXIMITY = "#3b82f6"
+    ALARM = "#dc2626"
+    NET_FORCE = "#8b5cf6"
+
+    @property
+    def rgba(self) -> tuple[float, float, float, float]:
+        """(r, g, b, a), each 0..1 (opaque)."""
+        h = self.value.lstrip("#")
+        r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+        return (r, g, b, 1.0)
+
+
+RGBA = Union[Color, Sequence[float], np.ndarray]
+"""A colour: a ``Color``, or (r, g, b) / (r, g, b, a) with components 0..1."""
+
+
+def rgba_of(color: RGBA) -> np.ndarray:
+    """``color`` as a float32 RGBA array (4,) for ``mjv_initGeom``; alpha 1 when only RGB is given.
+
+    Raises ValueError for anything else (wrong length, a component outside 0..1, not a number).
+    """
+    if isinstance(color, Color):
+        return np.array(color.rgba, dtype=np.float32)
+    try:
+        arr = np.asarray(color, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"a colour is a Color or (r, g, b[, a]) numbers in 0..1, got {color!r}") from None
+    if arr.size == 3:
+        arr = np.append(arr, 1.0)
+    if arr.size != 4 or not np.all((arr >= 0.0) & (arr <= 1.0)):
+        raise ValueError(f"a colour is a Color or (r, g, b[, a]) numbers in 0..1, got {color!r}")
+    return arr.astype(np.float32)
 
 
 _EYE = np.eye(3).reshape(-1)
@@ -38,12 +86,18 @@ def _has_room(scene: mujoco.MjvScene) -> bool:
 
 @dataclass(frozen=True)
 class ArrowConfig:
-    """An arrow for a force (N) or torque (N·m) ``vec`` drawn from world point ``pos`` (m)."""
+    """An arrow for a force (N) or torque (N·m) ``vec`` drawn from world point ``pos`` (m).
+
+    ``color`` is a ``Color`` or an (r, g, b[, a]) tuple in 0..1, kept as given.
+    """
 
     pos: np.ndarray
     vec: np.ndarray
-    color: np.ndarray
+    color: RGBA
     is_torque: bool = False
+
+    def __post_init__(self) -> None:
+        rgba_of(self.color)  # a bad colour fails here, not when drawn
 
     def draw_in_scene(self, model: mujoco.MjModel, scene: mujoco.MjvScene) -> bool:
         """Append the arrow to ``scene``; returns False when the scene is full or the arrow empty."""
@@ -60,7 +114,7 @@ class ArrowConfig:
         end = start + vec / mag * length
         geom = scene.geoms[scene.ngeom]
         kind = mujoco.mjtGeom.mjGEOM_ARROW2 if self.is_torque else mujoco.mjtGeom.mjGEOM_ARROW
-        mujoco.mjv_initGeom(geom, kind, np.zeros(3), np.zeros(3), _EYE, self.color.astype(np.float32))
+        mujoco.mjv_initGeom(geom, kind, np.zeros(3), np.zeros(3), _EYE, rgba_of(self.color))
         mujoco.mjv_connector(geom, kind, width, start, end)
         scene.ngeom += 1
         return True
@@ -68,12 +122,19 @@ class ArrowConfig:
 
 @dataclass(frozen=True)
 class LineConfig:
-    """A line from ``start`` to ``end`` (world, m), e.g. a proximity's nearest points."""
+    """A line from ``start`` to ``end`` (world, m), e.g. a proximity's nearest points.
+
+    ``color`` is a ``Color`` or an (r, g, b[, a]) tuple in 0..1; ``width`` in m (0: a thin line
+    scaled to the model).
+    """
 
     start: np.ndarray
     end: np.ndarray
-    color: np.ndarray
+    color: RGBA
     width: float = 0.0
+
+    def __post_init__(self) -> None:
+        rgba_of(self.color)
 
     def draw_in_scene(self, scene: mujoco.MjvScene, *, model: mujoco.MjModel | None = None) -> bool:
         """Append the line to ``scene``; returns False when the scene is full."""
@@ -87,7 +148,7 @@ class LineConfig:
                      if model is not None else 0.005)  # a thin line, whatever the model's scale
         geom = scene.geoms[scene.ngeom]
         mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), _EYE,
-                            self.color.astype(np.float32))
+                            rgba_of(self.color))
         if np.linalg.norm(end - start) < 1e-9:
             end = start + np.array([0.0, 0.0, 1e-6])
         mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, width, start, end)

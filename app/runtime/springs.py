@@ -1,0 +1,82 @@
+"""Spring laws of the point-to-point loads: the built-in spring-damper kinds and their tension.
+
+``spring_tension`` evaluates many springs at once over arrays (the engine's fast path);
+``SpringLaw.tension`` evaluates one through the same code, so both paths agree exactly.
+Units: stiffness N/m, damping N·s/m, lengths m, preload N; a positive tension pushes the two
+points apart.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mjrig.runtime.values import NamedValue, Scalar, value_at
+
+__all__ = ["SPRING_KINDS", "SpringLaw", "spring_tension"]
+
+SPRING_KINDS = ("ideal_spring", "compression_spring", "tension_spring", "stroke_compression_spring")
+_INF = math.inf
+
+
+def spring_tension(s: np.ndarray, v: np.ndarray, k: np.ndarray, c: np.ndarray, p: np.ndarray,
+                   tmin: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, out: np.ndarray,
+                   tmp: np.ndarray, mask: np.ndarray, mask2: np.ndarray) -> np.ndarray:
+    """Tension (N, positive pushes apart) of many springs at once, into ``out``.
+
+    ``s`` is the extension beyond the reference length (m), ``v`` the rate of change of length
+    (m/s). tension = max(p - k s - c v, tmin), and zero outside the window lo <= s <= hi.
+    Every argument is a float array of one length; ``tmp``/``mask``/``mask2`` are scratch.
+    """
+    np.multiply(k, s, out=out)
+    np.subtract(p, out, out=out)
+    np.multiply(c, v, out=tmp)
+    np.subtract(out, tmp, out=out)
+    np.maximum(out, tmin, out=out)
+    np.greater_equal(s, lo, out=mask)
+    np.less_equal(s, hi, out=mask2)
+    np.logical_and(mask, mask2, out=mask)
+    np.multiply(out, mask, out=out)
+    return out
+
+
+@dataclass(eq=False)
+class SpringLaw:
+    """A built-in spring-damper: stiffness (N/m), damping (N·s/m), lengths (m), preload (N)."""
+
+    kind: str
+    stiffness: Scalar = 0.0
+    damping: Scalar = 0.0
+    rest_length: Scalar = 0.0
+    preload: Scalar = 0.0
+    max_stroke: Scalar = 0.1
+
+    def coefficients(self, r0: float, t: float) -> tuple[float, float, float, float, float, float, float]:
+        """(reference length, preload, k, c, minimum tension, window lo, window hi) at time t.
+
+        ``r0`` is the distance between the points when the rig was resolved (m).
+        """
+        k = value_at(self.stiffness, t)
+        c = value_at(self.damping, t)
+        if self.kind == "stroke_compression_spring":
+            return r0, value_at(self.preload, t), k, c, 0.0, 0.0, value_at(self.max_stroke, t)
+        rest = value_at(self.rest_length, t)
+        lo, hi = {"ideal_spring": (-_INF, _INF), "tension_spring": (0.0, _INF),
+                  "compression_spring": (-_INF, 0.0)}[self.kind]
+        return rest, 0.0, k, c, -_INF, lo, hi
+
+    def tension(self, d: float, v: float, r0: float, t: float) -> float:
+        """Tension (N) at distance ``d`` (m) and rate ``v`` (m/s), one spring at a time."""
+        ref, p, k, c, tmin, lo, hi = self.coefficients(r0, t)
+        one = lambda x: np.array([x], dtype=float)  # noqa: E731
+        out, tmp = np.zeros(1), np.zeros(1)
+        m1, m2 = np.zeros(1, bool), np.zeros(1, bool)
+        spring_tension(one(d - ref), one(v), one(k), one(c), one(p), one(tmin), one(lo), one(hi),
+                       out=out, tmp=tmp, mask=m1, mask2=m2)
+        return float(out[0])
+
+    def params(self) -> list[NamedValue]:
+        """The params this law reads (so the engine can listen to them)."""
+        return [x for x in (self.stiffness, self.damping, self.rest_length, self.preload, self.max_stroke)
+                if isinstance(x, NamedValue)]
