@@ -18,7 +18,7 @@ from mjrig.headless import check_writable, recording_metadata
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario import scenario_from_doc
-from mjrig.tomlwrite import dumps
+from mjrig.scenario_toml import dumps
 
 __all__ = ["OutputCommands", "fresh_path"]
 
