@@ -82,61 +82,22 @@ def _app_parser() -> argparse.ArgumentParser:
     return p
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr (only when stderr is a terminal); ``update(fraction)``."""
-
-    def __init__(self, label: str) -> None:
-        import shutil
-        import time
-        self.label = label
-        self._time = time.monotonic
-        self.start = self._time()
-        cols = shutil.get_terminal_size((80, 24)).columns
-        self.width = max(10, (cols if cols >= 40 else 80) - len(label) - 28)
-        self._last = -1.0
-
-    def update(self, fraction: float, *, note: str = "") -> None:
-        fraction = min(1.0, max(0.0, fraction))
-        now = self._time()
-        if fraction < 1.0 and now - self._last < 0.1:
-            return
-        self._last = now
-        done = int(self.width * fraction)
-        elapsed = now - self.start
-        eta = f"{elapsed / fraction - elapsed:5.1f} s left" if 0 < fraction < 1 else f"{elapsed:5.1f} s"
-        bar = "#" * done + "-" * (self.width - done)
-        sys.stderr.write(f"\r{self.label} {fraction * 100:3.0f}% [{bar}] {eta} {note}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
-def _progress_bar(total_seconds: float) -> ProgressBar | None:
-    """A bar on stderr when it is a terminal, else None."""
-    return ProgressBar("simulating") if sys.stderr.isatty() else None
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare, run
+    from mjrig.progress import EncodingBar, SimulationBar
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None)
-    bar = _progress_bar(setup.duration)
-
-    def progress(frac: float) -> None:
-        if bar is not None:
-            bar.update(frac)
-
-    for rec in setup.runtime.video_recorders:
-        rec.on_progress = _encoding_bar() if sys.stderr.isatty() else None
+    encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
+    for rec, bar in zip(setup.runtime.video_recorders, encoding):
+        rec.on_progress = bar
     try:
-        run(setup, progress=progress)
+        with SimulationBar(setup.duration) as bar:
+            run(setup, progress=bar.update)
     finally:
-        if bar is not None:
-            bar.close()
+        for ebar in encoding:
+            ebar.close()
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
@@ -147,20 +108,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
     return 0
 
-
-def _encoding_bar():
-    """A progress callback (frames encoded, frames captured) for the end of a headless video."""
-    bar = ProgressBar("encoding video")
-    closed = [False]
-
-    def update(done: int, total: int) -> None:
-        if closed[0]:
-            return
-        bar.update(done / total if total else 1.0, note=f"{done}/{total} frames")
-        if done >= total:
-            bar.close()
-            closed[0] = True
-    return update
 
 def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare

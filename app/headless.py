@@ -153,7 +153,8 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
 
 def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> int:
     """Step until the duration; returns the number of steps. DivergenceError propagates after the
-    recording is closed (every row before it kept). ``progress(fraction)`` is called now and then."""
+    recording is closed (every row before it kept). ``progress(seconds)`` is called now and then
+    with the simulated time done (s, up to ``setup.duration``)."""
     m, d, rm = setup.model, setup.data, setup.runtime
     n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
     report_every = max(1, n_steps // 200)
@@ -166,9 +167,9 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
             for i in range(n_steps):
                 rm.step(m, d)
                 if progress is not None and i % report_every == 0:
-                    progress(min(1.0, i / n_steps))
+                    progress(setup.duration * i / n_steps)
             if progress is not None:
-                progress(1.0)
+                progress(setup.duration)
     finally:
         mujoco.set_mju_user_warning(previous)
     return n_steps
