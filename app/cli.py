@@ -30,6 +30,7 @@ def _pick_offscreen_gl() -> None:
 
 _pick_offscreen_gl()
 
+from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
 __all__ = ["main"]
@@ -151,13 +152,22 @@ def cmd_open(args: argparse.Namespace) -> int:
                     panel_process=True if args.panel_process else None)
 
 
+def _report_warning(warning: mjwarnings.MujocoWarning) -> None:
+    """One stderr line per distinct MuJoCo warning; a divergence is left to DivergenceError's line."""
+    if not warning.divergence:
+        from mjrig.progress import say
+        say(f"mjrig: MuJoCo warning: {one_line(warning.text)}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mjrig`` console command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _parser().parse_args(argv)
-            return {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command](args)
+            command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command]
+            with mjwarnings.route(_report_warning):
+                return command(args)
         return cmd_open(_app_parser().parse_args(argv))
     except ConfigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)

@@ -12,7 +12,7 @@ import os
 import sys
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "stderr_is_terminal"]
+__all__ = ["SimulationBar", "EncodingBar", "say", "stderr_is_terminal"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 
@@ -23,6 +23,14 @@ def stderr_is_terminal() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):  # replaced or closed stream
         return False
+
+
+def say(line: str) -> None:
+    """Write ``line`` and a newline on stderr, above any bar being drawn (which is redrawn below)."""
+    try:
+        tqdm.write(line, file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed: nothing to tell
+        pass
 
 
 def _size() -> tuple[int, int]:
