@@ -12,24 +12,6 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-
-
-def _pick_offscreen_gl() -> None:
-    """With no display, MuJoCo must render offscreen through EGL (or else OSMesa). The backend is
-    fixed when mujoco is first imported, so this runs before any import of the core."""
-    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or "MUJOCO_GL" in os.environ:
-        return
-    import ctypes.util
-    if ctypes.util.find_library("EGL"):
-        os.environ["MUJOCO_GL"] = "egl"
-    elif ctypes.util.find_library("OSMesa"):
-        os.environ["MUJOCO_GL"] = "osmesa"
-    else:
-        os.environ["MUJOCO_GL"] = "egl"  # fails with a clear message only if a video is asked for
-
-
-_pick_offscreen_gl()
-
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
