@@ -92,3 +92,23 @@ def test_text_is_one_line(text):
     with mjwarnings.route(lambda w: got.append(w.text)):
         mjwarnings._dispatch(text)
     assert got == [" ".join(text.split())]
+
+
+def test_session_status_log_gets_the_warning_as_the_app_routes_it(tmp_path):
+    """As in gui.open_app: a session's status log shows MuJoCo's warning once, no file appears."""
+    from mjrig.session import Session
+    from mjrig.sim_thread import run_headless_frames
+
+    model = tmp_path / "crowded.xml"
+    model.write_text(CROWDED)
+    session = Session()
+    try:
+        with mjwarnings.route(mjwarnings.status_sink(session.log)):
+            session.open(model)
+            run_headless_frames(session, seconds=0.5)  # runs from the start: lands at t = 0.1 s
+            assert session.data is not None and session.data.time > 0.11
+        warnings = [text for level, text in session.latest().messages if level == "warning"]
+        assert warnings == [f"MuJoCo: {ARENA_FULL}"]
+    finally:
+        session.close()
+    assert not list(tmp_path.rglob("MUJOCO_LOG.TXT"))
