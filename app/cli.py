@@ -12,24 +12,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-
-
-def _pick_offscreen_gl() -> None:
-    """With no display, MuJoCo must render offscreen through EGL (or else OSMesa). The backend is
-    fixed when mujoco is first imported, so this runs before any import of the core."""
-    if not sys.platform.startswith("linux") or os.environ.get("DISPLAY") or "MUJOCO_GL" in os.environ:
-        return
-    import ctypes.util
-    if ctypes.util.find_library("EGL"):
-        os.environ["MUJOCO_GL"] = "egl"
-    elif ctypes.util.find_library("OSMesa"):
-        os.environ["MUJOCO_GL"] = "osmesa"
-    else:
-        os.environ["MUJOCO_GL"] = "egl"  # fails with a clear message only if a video is asked for
-
-
-_pick_offscreen_gl()
-
+from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
 __all__ = ["main"]
@@ -82,61 +65,22 @@ def _app_parser() -> argparse.ArgumentParser:
     return p
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr (only when stderr is a terminal); ``update(fraction)``."""
-
-    def __init__(self, label: str) -> None:
-        import shutil
-        import time
-        self.label = label
-        self._time = time.monotonic
-        self.start = self._time()
-        cols = shutil.get_terminal_size((80, 24)).columns
-        self.width = max(10, (cols if cols >= 40 else 80) - len(label) - 28)
-        self._last = -1.0
-
-    def update(self, fraction: float, *, note: str = "") -> None:
-        fraction = min(1.0, max(0.0, fraction))
-        now = self._time()
-        if fraction < 1.0 and now - self._last < 0.1:
-            return
-        self._last = now
-        done = int(self.width * fraction)
-        elapsed = now - self.start
-        eta = f"{elapsed / fraction - elapsed:5.1f} s left" if 0 < fraction < 1 else f"{elapsed:5.1f} s"
-        bar = "#" * done + "-" * (self.width - done)
-        sys.stderr.write(f"\r{self.label} {fraction * 100:3.0f}% [{bar}] {eta} {note}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
-def _progress_bar(total_seconds: float) -> ProgressBar | None:
-    """A bar on stderr when it is a terminal, else None."""
-    return ProgressBar("simulating") if sys.stderr.isatty() else None
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare, run
+    from mjrig.progress import EncodingBar, SimulationBar
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None)
-    bar = _progress_bar(setup.duration)
-
-    def progress(frac: float) -> None:
-        if bar is not None:
-            bar.update(frac)
-
-    for rec in setup.runtime.video_recorders:
-        rec.on_progress = _encoding_bar() if sys.stderr.isatty() else None
+    encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
+    for rec, bar in zip(setup.runtime.video_recorders, encoding):
+        rec.on_progress = bar
     try:
-        run(setup, progress=progress)
+        with SimulationBar(setup.duration) as bar:
+            run(setup, progress=bar.update)
     finally:
-        if bar is not None:
-            bar.close()
+        for ebar in encoding:
+            ebar.close()
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
@@ -147,20 +91,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
     return 0
 
-
-def _encoding_bar():
-    """A progress callback (frames encoded, frames captured) for the end of a headless video."""
-    bar = ProgressBar("encoding video")
-    closed = [False]
-
-    def update(done: int, total: int) -> None:
-        if closed[0]:
-            return
-        bar.update(done / total if total else 1.0, note=f"{done}/{total} frames")
-        if done >= total:
-            bar.close()
-            closed[0] = True
-    return update
 
 def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare
@@ -204,13 +134,22 @@ def cmd_open(args: argparse.Namespace) -> int:
                     panel_process=True if args.panel_process else None)
 
 
+def _report_warning(warning: mjwarnings.MujocoWarning) -> None:
+    """One stderr line per distinct MuJoCo warning; a divergence is left to DivergenceError's line."""
+    if not warning.divergence:
+        from mjrig.progress import say
+        say(f"mjrig: MuJoCo warning: {one_line(warning.text)}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mjrig`` console command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _parser().parse_args(argv)
-            return {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command](args)
+            command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command]
+            with mjwarnings.route(_report_warning):
+                return command(args)
         return cmd_open(_app_parser().parse_args(argv))
     except ConfigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)

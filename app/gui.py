@@ -340,6 +340,7 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     """Open the desktop app on ``path`` (default: the bundled default rig); returns the exit status."""
     from mjrig.bundled import default_model
     from mjrig.desktop import plan_layout, save_layout
+    from mjrig.runtime import mjwarnings
     from mjrig.runtime.errors import ConfigError
     from mjrig.session import Session
     from mjrig.sim_thread import SimThread
@@ -348,28 +349,30 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
     session = Session()
     session.on_message = _echo  # the status log also goes to the terminal the app runs in
-    session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
-    if record is not None:
-        session.handle(C.StartRecording(str(Path(record).resolve())))
-    layout = plan_layout()
-    sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer)
-    sim.start()
-    status = 0
-    panel_at: tuple[int, int, int, int] | None = None
-    try:
-        if panel_process:
-            status = _run_panel_process(session, sim, exit_after, layout.panel)
-        else:
-            panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
-            status = panel.run()
-            panel_at = panel.placement
-    finally:
-        viewer_at = sim.window.geometry
-        session.submit(C.Quit())
-        sim.stop()
-        sim.join(10)
-        session.close()
-        save_layout(layout, viewer=viewer_at, panel=panel_at)
+    # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT
+    with mjwarnings.route(mjwarnings.status_sink(session.log)):
+        session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
+        if record is not None:
+            session.handle(C.StartRecording(str(Path(record).resolve())))
+        layout = plan_layout()
+        sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer)
+        sim.start()
+        status = 0
+        panel_at: tuple[int, int, int, int] | None = None
+        try:
+            if panel_process:
+                status = _run_panel_process(session, sim, exit_after, layout.panel)
+            else:
+                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
+                status = panel.run()
+                panel_at = panel.placement
+        finally:
+            viewer_at = sim.window.geometry
+            session.submit(C.Quit())
+            sim.stop()
+            sim.join(10)
+            session.close()
+            save_layout(layout, viewer=viewer_at, panel=panel_at)
     if sim.failure is not None:
         raise ConfigError(f"the simulation stopped: {sim.failure}")
     return status

@@ -11,6 +11,7 @@ from typing import Callable
 import mujoco
 
 import mjrig
+from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
 from mjrig.rig_builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
@@ -54,6 +55,7 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     ``out``/``duration``/``video`` override the scenario's; ``record=False`` (``mjrig check``)
     validates everything but creates nothing.
     """
+    mjwarnings.install()  # before the model compiles: no MUJOCO_LOG.TXT in the working folder
     if duration is not None and not (math.isfinite(duration) and duration > 0):
         raise ConfigError(f"--duration must be a positive number of seconds, got {duration:g}")
     out_path = out if out is not None else sc.recording.path
@@ -101,22 +103,17 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
 
 def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> int:
     """Step until the duration; returns the number of steps. DivergenceError propagates after the
-    recording is closed (every row before it kept). ``progress(fraction)`` is called now and then."""
+    recording is closed (every row before it kept). ``progress(seconds)`` is called now and then
+    with the simulated time done (s, up to ``setup.duration``)."""
     m, d, rm = setup.model, setup.data, setup.runtime
     n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
     report_every = max(1, n_steps // 200)
-    # MuJoCo's default handler prints its warnings to stderr and appends them to MUJOCO_LOG.TXT
-    # in the working folder; a divergence is reported by DivergenceError in one line instead.
-    previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: None)
-    try:
-        with rm:
-            for i in range(n_steps):
-                rm.step(m, d)
-                if progress is not None and i % report_every == 0:
-                    progress(min(1.0, i / n_steps))
-            if progress is not None:
-                progress(1.0)
-    finally:
-        mujoco.set_mju_user_warning(previous)
+    mjwarnings.install()  # never MuJoCo's default: it writes MUJOCO_LOG.TXT into the working folder
+    with rm:
+        for i in range(n_steps):
+            rm.step(m, d)
+            if progress is not None and i % report_every == 0:
+                progress(setup.duration * i / n_steps)
+        if progress is not None:
+            progress(setup.duration)
     return n_steps

@@ -509,7 +509,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
 
 def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> Scenario:
     """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
-    from mjrig.tomlwrite import dumps
+    from mjrig.scenario_toml import dumps
     text = dumps(doc)
     return parse_scenario(text, source=source, base=base, locate=False)
 

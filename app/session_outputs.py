@@ -22,7 +22,8 @@ from mjrig.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
-from mjrig.tomlwrite import dumps
+from mjrig.scenario import scenario_from_doc
+from mjrig.scenario_toml import dumps
 
 if TYPE_CHECKING:
     from mjrig.session import Session
@@ -150,7 +151,6 @@ class Outputs:
                 doc[key]["path"] = os.path.relpath(p, path.parent)
         check_writable(path, "scenario path")
         text = dumps(doc)
-        from mjrig.scenario import scenario_from_doc
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
         path.write_text(text, encoding="utf-8")
         rig.saved(path)

@@ -5,7 +5,7 @@ data (nothing in them is evaluated, imported or unpickled). Four families of inp
 
 1. arbitrary text / bytes, and mutations of the bundled ``models/*.toml`` texts;
 2. scenario-shaped documents (always-valid ones, corrupted ones, randomly shaped ones),
-   written with ``app.tomlwrite.dumps`` and with an independent hand-built TOML writer;
+   written with ``mjrig.scenario_toml.dumps`` and with an independent hand-built TOML writer;
    valid ones must round-trip through ``dumps``;
 3. code-looking strings (Python, YAML tags, pickle bytes, shell and ``${ENV}`` substitutions)
    in every kind of field: no marker file appears, no exec/import/open/spawn audit event fires
@@ -38,7 +38,7 @@ from hypothesis.control import currently_in_test_context
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.scenario import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
-from mjrig.tomlwrite import dumps
+from mjrig.scenario_toml import dumps
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
@@ -110,7 +110,7 @@ def check_round_trip(sc: Scenario) -> None:
     scenario_from_doc(copy.deepcopy(sc.doc), base=MODELS, source=SOURCE)
 
 
-# --- an independent TOML writer (other syntax than tomlwrite: literal strings, dotted keys,
+# --- an independent TOML writer (other syntax than scenario_toml: literal strings, dotted keys,
 # [params.NAME] sub-tables, inline arrays of tables, hex ints, multi-line arrays, comments) ----
 
 def _h_string(s: str) -> str:
@@ -154,7 +154,7 @@ def _h_value(v: Any) -> str:
 
 
 def hand_toml(doc: dict) -> str:
-    """TOML for ``doc`` written differently from tomlwrite (tables of tables become [a.b])."""
+    """TOML for ``doc`` written differently from scenario_toml (tables of tables become [a.b])."""
     lines = ["# hand-built fuzz scenario"]
     for k, v in doc.items():
         if not isinstance(v, dict):
@@ -637,7 +637,7 @@ def _audit(event: str, args: tuple) -> None:
 def watch() -> Callable[[Callable[[], Any]], Any]:
     """``watch(fn)`` runs fn and fails if it exec'd, compiled, imported, opened or spawned anything."""
     sys.addaudithook(_audit)  # process-wide and permanent, but inert unless _WATCHING
-    for name in sorted(BUNDLED):  # warm up lazy imports (scenario_from_doc imports tomlwrite)
+    for name in sorted(BUNDLED):  # warm up lazy imports (scenario_from_doc imports scenario_toml)
         sc = parse_scenario(BUNDLED[name], source=SOURCE, base=MODELS)
         scenario_from_doc(sc.doc, base=MODELS)
     for text in REGRESSIONS.values():

@@ -1,16 +1,24 @@
 """`mjrig run` draws progress bars on a terminal, and nothing but its summary when piped."""
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import re
+import struct
 import subprocess
 import sys
+import termios
 
 from tests.e2e.e2e_util import MODELS, REPO, cli_env
 
 
-def run_on_terminal(*args: object) -> tuple[int, str]:
+def run_on_terminal(*args: object, columns: int = 0) -> tuple[int, str]:
+    """Run ``mjrig ARGS`` with stderr on a pseudo-terminal; ``columns=0`` leaves its window size
+    unset (0 x 0, as a fresh pty and some CI consoles report), else sets it to ``columns`` x 24."""
     master, slave = pty.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=REPO, env=cli_env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
@@ -27,12 +35,36 @@ def run_on_terminal(*args: object) -> tuple[int, str]:
     return proc.wait(timeout=120), out.decode(errors="replace")
 
 
-def test_bars_on_a_terminal(tmp_path):
+BLOCKS = "[█▏▎▍▌▋▊▉#0-9 ]"  # tqdm's unicode bar, or its ASCII one on a non-UTF-8 terminal
+
+
+def screen_lines(err: str) -> list[str]:
+    """What stays on the terminal: each line as its last carriage-return redraw left it."""
+    return [line.rsplit("\r", 1)[-1] for line in err.replace("\r\n", "\n").split("\n") if line.strip("\r")]
+
+
+def test_bars_on_a_terminal_of_unknown_size(tmp_path):
     rc, err = run_on_terminal("run", MODELS / "clearance.toml", "--duration", "0.5",
                               "--out", tmp_path / "x.parquet", "--video", tmp_path / "v.mp4")
     assert rc == 0, err
-    assert "simulating 100% [" in err
-    assert "encoding video 100% [" in err and "15/15 frames" in err
+    lines = screen_lines(err)
+    sim = re.fullmatch(rf"simulating 100%\|([█#]+)\| 0\.50/0\.50 s simulated \[\d\d:\d\d, ETA \d\d:\d\d\]", lines[0])
+    assert sim and len(sim.group(1)) >= 10, lines  # a full, visible bar; sim seconds done/total
+    assert re.fullmatch(r"encoding video 100%\|[█#]+\| 15/15 frames \[\d\d:\d\d, ETA \d\d:\d\d\]", lines[1]), lines
+    assert lines[2:] == [f"wrote 250 rows to {tmp_path / 'x.parquet'}", f"wrote 15 frames to {tmp_path / 'v.mp4'}"]
+    # the bar was drawn while it moved, not only at the end
+    partial = re.findall(rf"simulating +(\d+)%\|{BLOCKS}*\| (\d\.\d\d)/0\.50 s simulated \[[^]]*ETA", err)
+    assert any(0 < int(pct) < 100 for pct, _ in partial), err
+    assert all(len(line) <= 80 for line in lines[:2]), lines
+
+
+def test_bar_fits_the_terminal_width(tmp_path):
+    rc, err = run_on_terminal("run", MODELS / "spring_mass.toml", "--duration", "2",
+                              "--out", tmp_path / "x.parquet", columns=100)
+    assert rc == 0, err
+    first = screen_lines(err)[0]
+    assert re.match(r"simulating 100%\|[█#]", first) and "2.00/2.00 s simulated" in first, first
+    assert 90 <= len(first) <= 100, first
 
 
 def test_no_bar_when_piped(tmp_path):
