@@ -86,3 +86,13 @@ def test_a_registered_kind_is_parsed():
                        registry=EXTENDED)
     with pytest.raises(ConfigError, match=r"unknown load kind 'dummy_push' \(closest:"):  # the copy only
         parse_scenario(SCENARIO.format(extra=""), base=MODELS)
+
+
+def test_a_registered_kind_is_offered_by_the_form_builder():
+    forms = pytest.importorskip("mjrig.widgets.forms")
+    assert [f.name for f in forms.form_fields("loads", "dummy_push", registry=EXTENDED)] == ["at", "push"]
+    assert "dummy_push" in EXTENDED.section("loads").kind_names
+    assert "dummy_push" not in REGISTRY.section("loads").kind_names
+    with pytest.raises(KeyError):
+        forms.form_fields("loads", "dummy_push")
+    assert [f.name for f in forms.form_fields("proximities", "proximity")] == ["a", "b", "threshold"]
