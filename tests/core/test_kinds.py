@@ -1,5 +1,5 @@
-"""The registry of kinds (mjrig.kinds) is the one declaration the parser follows, and a new kind
-is one entry."""
+"""The registry of kinds (mjrig.kinds) is the one declaration: the parser, the forms and the
+README all follow it, and a new kind is one entry."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from mjrig.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, Field, Kind, name_field
+from mjrig.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, Field, Kind, kinds_markdown, name_field
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import SPRING_KINDS, PointToPointForce, ScalarForce
 from mjrig.runtime.values import Sine
@@ -15,7 +15,15 @@ from mjrig.scenario import LOAD_KINDS, ScenarioLocator, parse_scenario
 from mjrig.scenario_fields import FieldReader
 
 ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 MODELS = ROOT / "models"
+
+
+def test_readme_shows_the_generated_load_kinds_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- load kinds table")
+    block = text[text.index("\n", start) + 1: text.index("<!-- end load kinds table -->")].strip()
+    assert block == kinds_markdown()
 
 
 def test_every_field_type_is_read_and_every_kind_is_described():
