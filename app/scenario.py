@@ -6,7 +6,6 @@ names, the closest valid ones.
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 import tomllib
@@ -16,41 +15,25 @@ from typing import Any
 
 import mujoco
 
+from mjrig.kinds import REGISTRY, Registry
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.loads import (GeneralLoad, Load, PointToPointForce, ScalarForce, ScalarTorque, SPRING_KINDS,
-                               VectorForce, VectorTorque)
-from mjrig.runtime.points import Geom, Point, Site, closest_names, parse_point
+from mjrig.runtime.loads import Load
+from mjrig.runtime.points import Point, closest_names
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.signals import SIGNAL_GROUPS
-from mjrig.runtime.values import Constant, NamedValue, Profile, Ramp, Sine, Step, Table
+from mjrig.runtime.values import NamedValue
+from mjrig.scenario_fields import FieldReader, model_points
+from mjrig.scenario_fields import show as _show
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
            "LOAD_KINDS", "ScenarioLocator"]
 
-_SPRING_FIELDS = {"name", "kind", "at", "to", "stiffness", "damping", "rest_length"}
-_STROKE_FIELDS = {"name", "kind", "at", "to", "stiffness", "damping", "preload", "max_stroke"}
-LOAD_KINDS: dict[str, set[str]] = {
-    "force": {"name", "kind", "at", "vector", "frame", "to"},
-    "torque": {"name", "kind", "at", "vector", "frame", "to"},
-    "general": {"name", "kind", "at", "force", "torque", "frame", "to"},
-    "scalar_force": {"name", "kind", "at", "magnitude", "to"},
-    "scalar_torque": {"name", "kind", "at", "magnitude", "to"},
-    "ideal_spring": _SPRING_FIELDS,
-    "compression_spring": _SPRING_FIELDS,
-    "tension_spring": _SPRING_FIELDS,
-    "stroke_compression_spring": _STROKE_FIELDS,
-}
-_REQUIRED = {k: {"name", "kind", "at"} | ({"to"} if k in SPRING_KINDS else set()) for k in LOAD_KINDS}
-_PROFILE_FIELDS = {
-    "constant": ({"value"}, set()),
-    "step": ({"time", "before", "after"}, set()),
-    "ramp": ({"start", "end", "from", "to"}, set()),
-    "sine": ({"amplitude", "frequency"}, {"phase", "offset"}),
-    "table": ({"time", "value"}, set()),
-}
-_TOP = {"model", "simulation", "params", "loads", "proximities", "recording", "video"}
+_LOADS = REGISTRY.section("loads")
+LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
+"""Each load kind's allowed keys (from ``mjrig.kinds``)."""
+_TOP = {"model", "simulation", "params", "recording", "video"}
 _SIM = {"duration", "timestep", "speed"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
@@ -116,13 +99,8 @@ class Scenario:
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""
-        for i, ld in enumerate(self.loads):
-            for key, point in (("at", ld.action_site), ("frame", ld.rel_to_site), ("to", ld.reaction)):
-                if point is not None:
-                    self._check_point(model, point, ("loads", i, key))
-        for i, p in enumerate(self.proximities):
-            self._check_point(model, p.a, ("proximities", i, "a"))
-            self._check_point(model, p.b, ("proximities", i, "b"))
+        for path, point in model_points(self.doc):
+            self._check_point(model, point, path)
         if self.video is not None and self.video.camera is not None:
             if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera) < 0:
                 names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, i) or "" for i in range(model.ncam)]
@@ -189,114 +167,16 @@ class ScenarioLocator:
         return f"{loc}: {_dotted(path)}" if path else loc
 
 
-class _Parser:
+class _Parser(FieldReader):
     """Turns the TOML dict into a Scenario; every check raises ConfigError via ``fail``."""
 
-    def __init__(self, doc: dict, locator: ScenarioLocator, base: Path) -> None:
+    def __init__(self, doc: dict, locator: ScenarioLocator, base: Path, *, registry: Registry = REGISTRY) -> None:
+        super().__init__(locator, base, registry=registry)
         self.doc = doc
-        self.loc = locator
-        self.base = base
-        self.params: dict[str, NamedValue] = {}
-
-    def fail(self, path: tuple, msg: str) -> ConfigError:
-        return ConfigError(_oneline(f"{self.loc.where(*path)}: {msg}"))
-
-    def keys(self, table: Any, allowed: set[str], path: tuple) -> dict:
-        if not isinstance(table, dict):
-            raise self.fail(path, f"must be a table, got {_typename(table)}")
-        for key in table:
-            if key not in allowed:
-                raise self.fail((*path, key), f"unknown field '{key}'{closest_names(key, sorted(allowed))}")
-        return table
-
-    def number(self, value: Any, path: tuple, *, positive: bool = False, nonneg: bool = False) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(path, f"must be a number, got {_show(value)}")
-        try:
-            v = float(value)
-        except OverflowError:  # a TOML integer beyond float range
-            raise self.fail(path, f"must be a finite number, got {_show(value)}") from None
-        if not math.isfinite(v):
-            raise self.fail(path, f"must be a finite number, got {value}")
-        if positive and v <= 0:
-            raise self.fail(path, f"must be positive, got {value:g}")
-        if nonneg and v < 0:
-            raise self.fail(path, f"must not be negative, got {value:g}")
-        return v
-
-    def string(self, value: Any, path: tuple) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"must be a non-empty string, got {_show(value)}")
-        return value.strip()
-
-    def path_value(self, value: Any, path: tuple) -> Path:
-        try:
-            p = Path(self.string(value, path)).expanduser()
-        except RuntimeError:  # '~user' with no such user
-            raise self.fail(path, f"cannot expand '~' in {_show(value)}") from None
-        return p if p.is_absolute() else (self.base / p)
-
-    def param_or_number(self, value: Any, path: tuple, *, allow_profile: bool = False) -> Any:
-        if isinstance(value, str):
-            name = value.strip()
-            if name not in self.params:
-                raise self.fail(path, f"unknown param '{name}'{closest_names(name, sorted(self.params))}")
-            return self.params[name]
-        if isinstance(value, dict):
-            if not allow_profile:
-                raise self.fail(path, "takes a number or a param name (time profiles are for magnitude, "
-                                      "vector, force and torque components)")
-            return self.profile(value, path)
-        return self.number(value, path)
-
-    def profile(self, spec: dict, path: tuple) -> Profile:
-        kind = spec.get("profile")
-        if not isinstance(kind, str) or kind not in _PROFILE_FIELDS:
-            raise self.fail((*path, "profile"), f"unknown profile {_show(kind)}"
-                            f"{closest_names(str(kind), sorted(_PROFILE_FIELDS))}")
-        required, optional = _PROFILE_FIELDS[kind]
-        self.keys(spec, required | optional | {"profile"}, path)
-        missing = sorted(required - set(spec))
-        if missing:
-            raise self.fail(path, f"{kind} profile needs '{missing[0]}'")
-        if kind == "table":
-            ts, vs = spec["time"], spec["value"]
-            if not isinstance(ts, list) or not isinstance(vs, list) or not ts or len(ts) != len(vs):
-                raise self.fail(path, "table profile needs 'time' and 'value' lists of the same, non-zero length")
-            t = tuple(self.number(x, (*path, "time")) for x in ts)
-            v = tuple(self.number(x, (*path, "value")) for x in vs)
-            if any(b <= a for a, b in zip(t, t[1:])):
-                raise self.fail((*path, "time"), "table times must increase strictly")
-            return Table(t, v)
-        n = {k: self.number(spec[k], (*path, k)) for k in required | (optional & set(spec))}
-        if kind == "constant":
-            return Constant(n["value"])
-        if kind == "step":
-            return Step(n["time"], n["before"], n["after"])
-        if kind == "ramp":
-            if n["end"] <= n["start"]:
-                raise self.fail(path, "ramp 'end' must be after 'start'")
-            return Ramp(n["start"], n["end"], n["from"], n["to"])
-        return Sine(n["amplitude"], n["frequency"], n.get("phase", 0.0), n.get("offset", 0.0))
-
-    def vector(self, value: Any, path: tuple) -> list:
-        if not isinstance(value, list) or len(value) != 3:
-            raise self.fail(path, f"must be a list of 3 components, got {_show(value)}")
-        return [self.param_or_number(x, path, allow_profile=True) for x in value]
-
-    def point(self, value: Any, path: tuple, *, allow_geom: bool = False, site_only: bool = False) -> Point:
-        text = self.string(value, path)
-        try:
-            p = parse_point(text, allow_geom=allow_geom)
-        except ConfigError as exc:
-            raise self.fail(path, str(exc)) from None
-        if site_only and not isinstance(p, Site):
-            raise self.fail(path, f"'{text}' must be a site name (the force acts along the site's x-axis)")
-        return p
 
     # --- sections ------------------------------------------------------------------------------
     def scenario(self) -> Scenario:
-        doc = self.keys(self.doc, _TOP, ())
+        doc = self.keys(self.doc, _TOP | {s.key for s in self.registry.sections}, ())
         if "model" not in doc:
             raise self.fail(("model",), "missing required field 'model' (the MJCF/.mjb file)")
         model = self.path_value(doc["model"], ("model",))
@@ -320,26 +200,17 @@ class _Parser:
         for name, spec in params.items():
             self.params[name] = self.param(name, spec)
         sc.params = dict(self.params)
-        loads = doc.get("loads", [])
-        if not isinstance(loads, list):
-            raise self.fail(("loads",), "must be an array of tables ([[loads]])")
-        names: set[str] = set()
-        for i, spec in enumerate(loads):
-            ld = self.load(spec, ("loads", i))
-            if ld.name in names:
-                raise self.fail(("loads", i, "name"), f"duplicate load name '{ld.name}'")
-            names.add(ld.name)
-            sc.loads.append(ld)
-        proxs = doc.get("proximities", [])
-        if not isinstance(proxs, list):
-            raise self.fail(("proximities",), "must be an array of tables ([[proximities]])")
-        pnames: set[str] = set()
-        for i, spec in enumerate(proxs):
-            p = self.proximity(spec, ("proximities", i))
-            if p.name in pnames:
-                raise self.fail(("proximities", i, "name"), f"duplicate proximity name '{p.name}'")
-            pnames.add(p.name)
-            sc.proximities.append(p)
+        for section in self.registry.sections:
+            entries = doc.get(section.key, [])
+            if not isinstance(entries, list):
+                raise self.fail((section.key,), f"must be an array of tables ([[{section.key}]])")
+            names: set[str] = set()
+            for i, spec in enumerate(entries):
+                item = self.entry(section, spec, (section.key, i))
+                if item.name in names:
+                    raise self.fail((section.key, i, "name"), f"duplicate {section.noun} name '{item.name}'")
+                names.add(item.name)
+                getattr(sc, section.key).append(item)
         if "recording" in doc:
             sc.recording = self.recording(doc["recording"])
         if "video" in doc:
@@ -364,70 +235,6 @@ class _Parser:
         if not isinstance(unit, str):
             raise self.fail((*path, "unit"), "must be a string")
         return NamedValue(name, value, min=lo, max=hi, unit=unit)
-
-    def load(self, spec: Any, path: tuple) -> Load:
-        if not isinstance(spec, dict):
-            raise self.fail(path, "must be a table")
-        kind = spec.get("kind")
-        if kind is None:
-            raise self.fail(path, "missing required field 'kind'")
-        if not isinstance(kind, str) or kind not in LOAD_KINDS:
-            raise self.fail((*path, "kind"), f"unknown load kind {_show(kind)}{closest_names(str(kind), list(LOAD_KINDS))}")
-        self.keys(spec, LOAD_KINDS[kind], path)
-        missing = sorted(_REQUIRED[kind] - set(spec))
-        if missing:
-            raise self.fail(path, f"{kind} needs '{missing[0]}'")
-        name = self.string(spec["name"], (*path, "name"))
-        scalar = kind in ("scalar_force", "scalar_torque")
-        at = self.point(spec["at"], (*path, "at"), site_only=scalar)
-        to = self.point(spec["to"], (*path, "to")) if "to" in spec else None
-        frame = self.point(spec["frame"], (*path, "frame"), site_only=True) if "frame" in spec else None
-        num = lambda key, default=0.0: (self.param_or_number(spec[key], (*path, key))  # noqa: E731
-                                        if key in spec else default)
-        if kind in SPRING_KINDS:
-            law = dict(stiffness=num("stiffness"), damping=num("damping"))
-            if kind == "stroke_compression_spring":
-                law.update(preload=num("preload"), max_stroke=num("max_stroke", 0.1))
-                for key in ("stiffness", "damping", "preload", "max_stroke"):
-                    self._nonneg(law[key], (*path, key))
-            else:
-                law.update(rest_length=num("rest_length"))
-                for key in ("stiffness", "damping", "rest_length"):
-                    self._nonneg(law[key], (*path, key))
-            return getattr(PointToPointForce, kind)(name, at, to, **law)
-        if scalar:
-            if "magnitude" not in spec:
-                raise self.fail(path, f"{kind} needs 'magnitude'")
-            mag = self.param_or_number(spec["magnitude"], (*path, "magnitude"), allow_profile=True)
-            cls = ScalarForce if kind == "scalar_force" else ScalarTorque
-            return cls(name=name, action_site=at, magnitude=mag, xtion_body=to)
-        if kind == "general":
-            force = self.vector(spec.get("force", [0, 0, 0]), (*path, "force"))
-            torque = self.vector(spec.get("torque", [0, 0, 0]), (*path, "torque"))
-            return GeneralLoad(name=name, action_site=at, force=force, torque=torque, rel_to_site=frame,
-                               xtion_body=to)
-        if "vector" not in spec:
-            raise self.fail(path, f"{kind} needs 'vector'")
-        vec = self.vector(spec["vector"], (*path, "vector"))
-        cls2 = VectorForce if kind == "force" else VectorTorque
-        return cls2(name=name, action_site=at, vector=vec, rel_to_site=frame, xtion_body=to)
-
-    def _nonneg(self, value: Any, path: tuple) -> None:
-        if isinstance(value, float) and value < 0:
-            raise self.fail(path, f"must not be negative, got {value:g}")
-
-    def proximity(self, spec: Any, path: tuple) -> Proximity:
-        self.keys(spec, {"name", "a", "b", "threshold"}, path)
-        for key in ("name", "a", "b"):
-            if key not in spec:
-                raise self.fail(path, f"proximity needs '{key}'")
-        name = self.string(spec["name"], (*path, "name"))
-        a = self.point(spec["a"], (*path, "a"), allow_geom=True)
-        b = self.point(spec["b"], (*path, "b"), allow_geom=True)
-        if isinstance(a, Geom) != isinstance(b, Geom):
-            raise self.fail(path, f"both ends must be geoms, or neither (got '{a}' and '{b}')")
-        thr = self.number(spec["threshold"], (*path, "threshold")) if "threshold" in spec else None
-        return Proximity(name=name, a=a, b=b, threshold=thr)
 
     def recording(self, spec: Any) -> RecordingSettings:
         path = ("recording",)
@@ -475,20 +282,12 @@ class _Parser:
         return v
 
 
-def _typename(v: Any) -> str:
-    return {dict: "a table", list: "a list", str: "a string", bool: "a boolean"}.get(type(v), type(v).__name__)
-
-
-def _show(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def parse_scenario(text: str, *, source: Path | None = None, base: Path | None = None,
-                   locate: bool = True) -> Scenario:
+                   locate: bool = True, registry: Registry = REGISTRY) -> Scenario:
     """Parse scenario TOML ``text``; relative paths resolve against ``base`` (default: cwd).
 
-    ``locate=False`` names fields only (no file:line), for documents edited in the app."""
+    ``locate=False`` names fields only (no file:line), for documents edited in the app;
+    ``registry`` says which kinds each section holds (``mjrig.kinds``)."""
     name = str(source) if source else "<scenario>"
     try:
         doc = tomllib.loads(text)
@@ -502,7 +301,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ConfigError(_oneline(f"{name}: TOML syntax error: {reason}")) from None
     locator = ScenarioLocator(text if locate else "", source if locate else None)
-    sc = _Parser(doc, locator, base or Path.cwd()).scenario()
+    sc = _Parser(doc, locator, base or Path.cwd(), registry=registry).scenario()
     sc.source, sc.text, sc.locator, sc.doc = source, text, locator, doc
     return sc
 

@@ -1,56 +1,44 @@
-"""One form mechanism for every load kind and proximity: fields described as data.
+"""One form mechanism for every kind of every section: the inputs come from ``mjrig.kinds``.
 
 A ``SpecForm`` shows the inputs a scenario table needs (``[[loads]]`` or ``[[proximities]]``)
 and turns them back into that table. Numbers accept a value or the name of a param; points are
-picked from the model's names or typed (``body:NAME@x,y,z``).
+picked from the model's names or typed (``body:NAME@x,y,z``). Each input's tooltip is the
+field's help from the registry.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
 
-__all__ = ["FieldDef", "SpecForm", "LOAD_FIELDS", "PROXIMITY_FIELDS", "parse_number_or_name"]
+from mjrig.kinds import POINT_TYPES, REGISTRY, Field, Registry
+
+__all__ = ["SpecForm", "form_fields", "parse_number_or_name"]
+
+_INPUT = {"text": "text", "number": "number", "number_or_param": "number", "profile": "number",
+          "vector": "vector", **{t: "point" for t in POINT_TYPES}}
+"""The input each field type gets: a combo of the model's points, or a text box."""
 
 
-@dataclass(frozen=True)
-class FieldDef:
-    """One input: ``kind`` is 'text', 'point', 'number', 'vector' or 'bool'; ``hint`` the help text."""
-
-    key: str
-    kind: str
-    hint: str = ""
-    default: Any = None
-    optional: bool = False
+def form_fields(section: str, kind: str, *, registry: Registry = REGISTRY) -> list[Field]:
+    """The fields a form shows for one kind of ``section`` (its name is typed beside the kind)."""
+    found = registry.section(section).kind(kind)
+    if found is None:
+        raise KeyError(f"no {section} kind '{kind}'")
+    return [f for f in found.fields if f.name != "name"]
 
 
-_SPRING = [FieldDef("to", "point", "reaction point"), FieldDef("stiffness", "number", "N/m or a param", 100.0),
-           FieldDef("damping", "number", "N·s/m or a param", 0.0)]
-LOAD_FIELDS: dict[str, list[FieldDef]] = {
-    "force": [FieldDef("vector", "vector", "fx, fy, fz (N)", "0, 0, 10"),
-              FieldDef("frame", "point", "site whose frame the vector is in", optional=True),
-              FieldDef("to", "point", "reaction point", optional=True)],
-    "torque": [FieldDef("vector", "vector", "tx, ty, tz (N·m)", "0, 0, 1"),
-               FieldDef("frame", "point", "site whose frame the vector is in", optional=True),
-               FieldDef("to", "point", "reaction point", optional=True)],
-    "general": [FieldDef("force", "vector", "fx, fy, fz (N)", "0, 0, 0"),
-                FieldDef("torque", "vector", "tx, ty, tz (N·m)", "0, 0, 0"),
-                FieldDef("frame", "point", "site whose frame the vectors are in", optional=True),
-                FieldDef("to", "point", "reaction point", optional=True)],
-    "scalar_force": [FieldDef("magnitude", "number", "N along the site's x-axis", 10.0),
-                     FieldDef("to", "point", "reaction point", optional=True)],
-    "scalar_torque": [FieldDef("magnitude", "number", "N·m about the site's x-axis", 1.0),
-                      FieldDef("to", "point", "reaction point", optional=True)],
-    "ideal_spring": [*_SPRING, FieldDef("rest_length", "number", "m", 0.0)],
-    "compression_spring": [*_SPRING, FieldDef("rest_length", "number", "m", 0.0)],
-    "tension_spring": [*_SPRING, FieldDef("rest_length", "number", "m", 0.0)],
-    "stroke_compression_spring": [*_SPRING, FieldDef("preload", "number", "N", 0.0),
-                                  FieldDef("max_stroke", "number", "m", 0.1)],
-}
-PROXIMITY_FIELDS = [FieldDef("a", "point", "site, body:NAME@x,y,z or geom:NAME"),
-                    FieldDef("b", "point", "site, body:NAME@x,y,z or geom:NAME"),
-                    FieldDef("threshold", "number", "m (optional)", optional=True)]
+def _hint(f: Field) -> str:
+    """Grey text in an empty input: the unit and what else it takes."""
+    if f.type == "vector":
+        return f"x, y, z ({f.unit})"
+    if f.type in ("number_or_param", "profile"):
+        return f"{f.unit} or a param" if f.unit else "a number or a param"
+    return f.unit or f.help
+
+
+def _toml(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def parse_number_or_name(text: str) -> float | str:
@@ -70,9 +58,9 @@ def _show(value: Any) -> str:
 
 
 class SpecForm:
-    """Inputs for a set of FieldDefs; ``read()`` returns the scenario table they describe."""
+    """Inputs for a kind's fields (``form_fields``); ``read()`` returns the scenario table they describe."""
 
-    def __init__(self, fields: list[FieldDef], *, points: Callable[[], list[str]]) -> None:
+    def __init__(self, fields: list[Field], *, points: Callable[[], list[str]]) -> None:
         self.fields = fields
         self.points = points
         self._ids: dict[str, int | str] = {}
@@ -82,19 +70,23 @@ class SpecForm:
 
     def build(self, parent: int | str) -> None:
         self.group = dpg.add_group(parent=parent)
-        if any(f.kind == "point" for f in self.fields):
+        if self._point_fields():
             self._filter = dpg.add_input_text(parent=self.group, hint="search sites / bodies / geoms", width=220,
                                               callback=self._on_filter)
         for f in self.fields:
-            label = f"{f.key}{'' if not f.optional else ' (opt)'}"
-            if f.kind == "point":
-                self._ids[f.key] = dpg.add_combo(self.points(), label=label, parent=self.group, width=220,
-                                                 height_mode=dpg.mvComboHeight_Large)
-            elif f.kind == "bool":
-                self._ids[f.key] = dpg.add_checkbox(label=label, parent=self.group, default_value=bool(f.default))
+            label = f"{f.name}{'' if not f.optional else ' (opt)'}"
+            if _INPUT[f.type] == "point":
+                self._ids[f.name] = dpg.add_combo(self.points(), label=label, parent=self.group, width=220,
+                                                  height_mode=dpg.mvComboHeight_Large)
             else:
-                self._ids[f.key] = dpg.add_input_text(label=label, parent=self.group, width=220, hint=f.hint,
-                                                      default_value=_show(f.default))
+                self._ids[f.name] = dpg.add_input_text(label=label, parent=self.group, width=220, hint=_hint(f),
+                                                       default_value=_show(f.suggested))
+            if f.help:
+                with dpg.tooltip(self._ids[f.name]):
+                    dpg.add_text(f"{f.help} ({f.unit})" if f.unit else f.help)
+
+    def _point_fields(self) -> list[Field]:
+        return [f for f in self.fields if _INPUT[f.type] == "point"]
 
     def _on_filter(self, sender: int, text: str) -> None:
         self.refresh_points()
@@ -104,18 +96,16 @@ class SpecForm:
         needle = str(dpg.get_value(self._filter) or "").strip().lower() if self._filter else ""
         names = [n for n in self.points() if needle in n.lower()]
         valid = set(self.points())
-        for f in self.fields:
-            if f.kind == "point":
-                dpg.configure_item(self._ids[f.key], items=names)
-                value = str(dpg.get_value(self._ids[f.key]) or "")
-                if value and value not in valid and not value.startswith("body:"):
-                    dpg.set_value(self._ids[f.key], "")  # a point of the model before
+        for f in self._point_fields():
+            dpg.configure_item(self._ids[f.name], items=names)
+            value = str(dpg.get_value(self._ids[f.name]) or "")
+            if value and value not in valid and not value.startswith("body:"):
+                dpg.set_value(self._ids[f.name], "")  # a point of the model before
 
     def clear_points(self) -> None:
         """Empty every point picker (another model is open: its old names mean nothing)."""
-        for f in self.fields:
-            if f.kind == "point":
-                dpg.set_value(self._ids[f.key], "")
+        for f in self._point_fields():
+            dpg.set_value(self._ids[f.name], "")
 
     def set_point(self, key: str, value: str) -> None:
         if key in self._ids:
@@ -125,32 +115,26 @@ class SpecForm:
         """Show an existing table's values (e.g. to edit a load)."""
         self._kept = {k: v for k, v in spec.items() if isinstance(v, dict)}
         for f in self.fields:
-            dpg.set_value(self._ids[f.key], _show(spec.get(f.key, f.default)))
+            dpg.set_value(self._ids[f.name], _show(spec.get(f.name, f.default)))
 
     def read(self) -> dict:
-        """The table the inputs describe; optional empty fields are left out."""
+        """The table the inputs describe; optional empty fields are left out, other empty
+        numbers take the suggested value (an empty required point stays empty: the parser says so)."""
         out: dict[str, Any] = {}
         for f in self.fields:
-            raw = dpg.get_value(self._ids[f.key])
-            if f.kind == "bool":
-                out[f.key] = bool(raw)
-                continue
-            text = str(raw or "").strip()
-            if f.key in self._kept and text.startswith("<"):
-                out[f.key] = self._kept[f.key]
-                continue
-            if not text:
-                if not f.optional and f.kind != "point":
-                    out[f.key] = f.default
-                elif not f.optional:
-                    out[f.key] = ""
-                continue
-            if f.kind == "number":
-                out[f.key] = parse_number_or_name(text)
-            elif f.kind == "vector":
-                out[f.key] = [parse_number_or_name(p) for p in text.replace(";", ",").split(",")]
+            text = str(dpg.get_value(self._ids[f.name]) or "").strip()
+            kind = _INPUT[f.type]
+            if f.name in self._kept and text.startswith("<"):
+                out[f.name] = self._kept[f.name]
+            elif not text:
+                if not f.optional:
+                    out[f.name] = "" if kind == "point" else _toml(f.suggested)
+            elif kind == "number":
+                out[f.name] = parse_number_or_name(text)
+            elif kind == "vector":
+                out[f.name] = [parse_number_or_name(p) for p in text.replace(";", ",").split(",")]
             else:
-                out[f.key] = text
+                out[f.name] = text
         return out
 
     def delete(self) -> None:

@@ -6,19 +6,23 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.forms import LOAD_FIELDS, PROXIMITY_FIELDS, SpecForm
+from mjrig.kinds import POINT_TYPES, REGISTRY, Registry
+from mjrig.widgets.forms import SpecForm, form_fields
 
 __all__ = ["RigPanel"]
 
 
 class RigPanel:
-    """``what`` is 'loads' or 'proximities'. Forms come from ``widgets.forms``; every change is
-    a command (AddLoad/AddProximity with ``replace`` for edits, SetLoadActive, Remove*)."""
+    """``what`` is 'loads' or 'proximities': a section of ``registry``, whose kinds the panel
+    offers; forms come from ``widgets.forms``. Every change is a command (AddLoad/AddProximity
+    with ``replace`` for edits, SetLoadActive, Remove*)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, what: str) -> None:
+    def __init__(self, submit: Callable[[C.Command], None], *, what: str, registry: Registry = REGISTRY) -> None:
         assert what in ("loads", "proximities")
         self.submit = submit
         self.what = what
+        self.section = registry.section(what)
+        self.registry = registry
         self._snapshot = C.Snapshot()
         self._rows_key: tuple = ()
         self._table: int | str = 0
@@ -34,7 +38,7 @@ class RigPanel:
     def _points(self) -> list[str]:
         m = self._snapshot.model
         pts = list(m.sites) + [f"body:{b}" for b in m.bodies]
-        if self.what == "proximities":
+        if self._form is not None and any(f.type == "point_or_geom" for f in self._form.fields):
             pts += [f"geom:{g}" for g in m.geoms]
         return pts
 
@@ -47,9 +51,9 @@ class RigPanel:
         dpg.add_separator(parent=parent)
         row = dpg.add_group(parent=parent, horizontal=True)
         self._name = dpg.add_input_text(parent=row, hint="name", width=120)
-        if self.what == "loads":
-            self._kind = dpg.add_combo(list(LOAD_FIELDS), parent=row, default_value="ideal_spring", width=190,
-                                       callback=self._on_kind)
+        if self.section.kind_key is not None:
+            self._kind = dpg.add_combo(self.section.kind_names, parent=row, default_value=self.section.default_kind,
+                                       width=190, callback=self._on_kind)
         self._form_parent = dpg.add_group(parent=parent)
         self._make_form()
         row2 = dpg.add_group(parent=parent, horizontal=True)
@@ -63,12 +67,11 @@ class RigPanel:
     def _make_form(self) -> None:
         if self._form is not None:
             self._form.delete()
-        fields = PROXIMITY_FIELDS if self.what == "proximities" else LOAD_FIELDS[dpg.get_value(self._kind)]
-        first = "a" if self.what == "proximities" else "at"
-        from mjrig.widgets.forms import FieldDef
-        at = [] if self.what == "proximities" else [FieldDef(first, "point", "where it acts")]
-        self._form = SpecForm(at + fields, points=self._points)
+        self._form = SpecForm(form_fields(self.what, self._kind_name(), registry=self.registry), points=self._points)
         self._form.build(self._form_parent)
+
+    def _kind_name(self) -> str:
+        return dpg.get_value(self._kind) if self._kind else self.section.default_kind
 
     # --- callbacks (read, build a command, submit) ----------------------------------------------
     def _on_kind(self, sender: int, value: str) -> None:
@@ -77,8 +80,8 @@ class RigPanel:
     def _spec(self) -> dict:
         assert self._form is not None
         spec = {"name": dpg.get_value(self._name).strip()}
-        if self.what == "loads":
-            spec["kind"] = dpg.get_value(self._kind)
+        if self.section.kind_key is not None:
+            spec[self.section.kind_key] = self._kind_name()
         spec.update(self._form.read())
         return spec
 
@@ -90,7 +93,9 @@ class RigPanel:
 
     def _on_attach_here(self) -> None:
         if self._snapshot.selection and self._form is not None:
-            self._form.set_point("at" if self.what == "loads" else "a", self._snapshot.selection)
+            first = next((f for f in self._form.fields if f.type in POINT_TYPES), None)
+            if first is not None:  # the point it acts at (or a monitor's first end)
+                self._form.set_point(first.name, self._snapshot.selection)
 
     def _on_new(self) -> None:
         self._editing = None
@@ -104,8 +109,8 @@ class RigPanel:
             return
         self._editing = name
         dpg.set_value(self._name, name)
-        if self.what == "loads":
-            dpg.set_value(self._kind, item.spec.get("kind", "ideal_spring"))
+        if self.section.kind_key is not None:
+            dpg.set_value(self._kind, item.spec.get(self.section.kind_key, self.section.default_kind))
             self._make_form()
         assert self._form is not None
         self._form.fill(item.spec)

@@ -1,0 +1,288 @@
+"""The one registry of what a scenario can attach: sections, their kinds, and each kind's fields.
+
+A *section* is a scenario array of tables (``[[loads]]``, ``[[proximities]]``); a *kind* is one
+sort of entry in it (``ideal_spring``, ``proximity``); a *field* is one key of that table with
+its type, unit, default and help. From this data alone:
+
+- the scenario parser knows the allowed and required keys and how to read and check each value
+  (``mjrig.scenario_fields``), and turns a validated table into a runtime object with the
+  kind's ``build`` function;
+- the panel's forms know which inputs to show (``mjrig.widgets.forms``);
+- the README's table of load kinds is generated (``python -m mjrig.kinds`` prints it; a test
+  compares the two).
+
+Adding a load kind is one ``Kind`` in the loads section; a new section (controls, tracers,
+requirements) is one ``Section`` plus the ``Scenario`` field of the same name that holds its
+objects. GUI-free: imports only the runtime.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Mapping, get_args
+
+from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
+                                 VectorTorque)
+from mjrig.runtime.points import Geom
+from mjrig.runtime.proximity import Proximity
+
+__all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
+           "name_field", "kinds_markdown"]
+
+FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector"]
+FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
+"""What a field holds. ``point``: a site, ``body:NAME`` or ``body:NAME@x,y,z``; ``site``: a site
+name only; ``point_or_geom``: a point or ``geom:NAME``; ``number``: a finite number;
+``number_or_param``: a number or a param's name; ``profile``: that or a time profile;
+``vector``: 3 components, each a number, a param or a profile."""
+
+POINT_TYPES = frozenset({"point", "site", "point_or_geom"})
+"""Field types that name something in the model (checked against it once compiled)."""
+
+
+class EntryError(ValueError):
+    """A builder's complaint about a whole table (e.g. two fields that do not go together);
+    the parser reports it at the table's location."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of a scenario table.
+
+    ``default`` is the value used when the key is left out (None: absent means "none", e.g. no
+    reaction point); ``required`` keys have none. ``initial`` is what a new form suggests
+    (default: ``default``). ``unit`` is SI (``N/m``); ``nonneg`` rejects negative numbers.
+    """
+
+    name: str
+    type: FieldType
+    unit: str = ""
+    default: Any = None
+    required: bool = False
+    help: str = ""
+    initial: Any = None
+    nonneg: bool = False
+
+    @property
+    def optional(self) -> bool:
+        """Left out means "none" (not a default value): a form leaves it out when empty."""
+        return not self.required and self.default is None
+
+    @property
+    def suggested(self) -> Any:
+        """The value a new form shows."""
+        return self.default if self.initial is None else self.initial
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One sort of entry: its fields (in display order, ``name`` included) and its builder.
+
+    ``build`` receives every field's value (read and checked; left-out ones at their default)
+    and returns the runtime object; it may raise EntryError. ``doc`` says what it does.
+    """
+
+    name: str
+    fields: tuple[Field, ...]
+    build: Callable[[Mapping[str, Any]], Any]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A scenario array of tables. ``kind_key`` names the key that picks the kind (None: the
+    section has one kind and no such key); ``noun`` is how errors call one entry; ``role`` is
+    'load' (acts on the model) or 'monitor' (only measures)."""
+
+    key: str
+    noun: str
+    role: Literal["load", "monitor"]
+    kinds: tuple[Kind, ...]
+    kind_key: str | None = "kind"
+    default_kind: str = ""
+
+    @property
+    def kind_names(self) -> list[str]:
+        return [k.name for k in self.kinds]
+
+    def kind(self, name: str) -> Kind | None:
+        return next((k for k in self.kinds if k.name == name), None)
+
+    def kind_of(self, spec: Mapping[str, Any]) -> Kind | None:
+        """The kind a table is (None when it names no known kind)."""
+        if self.kind_key is None:
+            return self.kinds[0]
+        name = spec.get(self.kind_key)
+        return self.kind(name) if isinstance(name, str) else None
+
+    def allowed(self, kind: Kind) -> set[str]:
+        """Every key a table of this kind may have."""
+        return {f.name for f in kind.fields} | ({self.kind_key} if self.kind_key else set())
+
+    def required(self, kind: Kind) -> set[str]:
+        return {f.name for f in kind.fields if f.required} | ({self.kind_key} if self.kind_key else set())
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Every section, in scenario order. Immutable: ``with_kind`` returns an extended copy."""
+
+    sections: tuple[Section, ...]
+
+    def section(self, key: str) -> Section:
+        return next(s for s in self.sections if s.key == key)
+
+    def with_kind(self, section: str, kind: Kind) -> "Registry":
+        """A copy with ``kind`` added to ``section`` (e.g. a test's own registry)."""
+        return Registry(tuple(dataclasses.replace(s, kinds=(*s.kinds, kind)) if s.key == section else s
+                              for s in self.sections))
+
+
+# --- the entries ----------------------------------------------------------------------------------
+
+def name_field(noun: str) -> Field:
+    """The ``name`` every entry has: unique within its section."""
+    return Field("name", "text", required=True, help=f"unique name of the {noun}")
+
+
+_AT = Field("at", "point", required=True, help="where it acts")
+_AT_SITE = Field("at", "site", required=True, help="the site whose x-axis it acts along")
+_TO = Field("to", "point", help="where the reaction acts (left out: the world)")
+_TO_SPRING = Field("to", "point", required=True, help="the other end (the reaction acts there)")
+
+
+def _frame(what: str) -> Field:
+    return Field("frame", "site", help=f"site whose frame the {what} in (left out: the world frame)")
+
+
+def _vector_load(cls: type) -> Callable[[Mapping[str, Any]], Any]:
+    def build(v: Mapping[str, Any]) -> Any:
+        return cls(name=v["name"], action_site=v["at"], vector=v["vector"], rel_to_site=v["frame"],
+                   xtion_body=v["to"])
+    return build
+
+
+def _general(v: Mapping[str, Any]) -> GeneralLoad:
+    return GeneralLoad(name=v["name"], action_site=v["at"], force=v["force"], torque=v["torque"],
+                       rel_to_site=v["frame"], xtion_body=v["to"])
+
+
+def _scalar(cls: type) -> Callable[[Mapping[str, Any]], Any]:
+    def build(v: Mapping[str, Any]) -> Any:
+        return cls(name=v["name"], action_site=v["at"], magnitude=v["magnitude"], xtion_body=v["to"])
+    return build
+
+
+_LAW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SpringLaw) if f.name != "kind"}
+
+
+def _law(name: str, unit: str, help: str, *, initial: float | None = None) -> Field:
+    """A spring-law field; its default is SpringLaw's (one place for the law's numbers)."""
+    return Field(name, "number_or_param", unit, _LAW_DEFAULTS[name], help=help, initial=initial, nonneg=True)
+
+
+_STIFFNESS = _law("stiffness", "N/m", "spring rate k", initial=100.0)
+_DAMPING = _law("damping", "N·s/m", "damping c, times the rate of change of length")
+_REST = _law("rest_length", "m", "length at which the spring is relaxed")
+
+
+def _spring(kind: str) -> Callable[[Mapping[str, Any]], PointToPointForce]:
+    def build(v: Mapping[str, Any]) -> PointToPointForce:
+        law = SpringLaw(kind, **{k: v[k] for k in _LAW_DEFAULTS if k in v})
+        return PointToPointForce(name=v["name"], action_site=v["at"], xtion_site=v["to"], law=law)
+    return build
+
+
+def _load(kind: str, doc: str, build: Callable[[Mapping[str, Any]], Any], *fields: Field) -> Kind:
+    return Kind(kind, (name_field("load"), *fields), build, doc)
+
+
+def _spring_kind(kind: str, doc: str, *law: Field) -> Kind:
+    return _load(kind, doc, _spring(kind), _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
+
+
+def _proximity(v: Mapping[str, Any]) -> Proximity:
+    a, b = v["a"], v["b"]
+    if isinstance(a, Geom) != isinstance(b, Geom):
+        raise EntryError(f"both ends must be geoms, or neither (got '{a}' and '{b}')")
+    return Proximity(name=v["name"], a=a, b=b, threshold=v["threshold"])
+
+
+_END = "a site, body:NAME, body:NAME@x,y,z or geom:NAME (both ends geoms: surface clearance)"
+
+_IN_FRAME = "in the world frame or in the frame of site `frame`"
+
+LOADS = Section("loads", "load", "load", default_kind="ideal_spring", kinds=(
+    _load("force", f"a force on `at`, {_IN_FRAME}", _vector_load(VectorForce), _AT,
+          Field("vector", "vector", "N", required=True, help="force [fx, fy, fz]", initial=(0.0, 0.0, 10.0)),
+          _frame("vector is"), _TO),
+    _load("torque", f"a torque on the body of `at`, {_IN_FRAME}", _vector_load(VectorTorque), _AT,
+          Field("vector", "vector", "N·m", required=True, help="torque [tx, ty, tz]", initial=(0.0, 0.0, 1.0)),
+          _frame("vector is"), _TO),
+    _load("general", f"a force and a torque on `at`, {_IN_FRAME}", _general, _AT,
+          Field("force", "vector", "N", (0.0, 0.0, 0.0), help="force [fx, fy, fz]"),
+          Field("torque", "vector", "N·m", (0.0, 0.0, 0.0), help="torque [tx, ty, tz]"),
+          _frame("vectors are"), _TO),
+    _load("scalar_force", "a force along the local x-axis of site `at`", _scalar(ScalarForce), _AT_SITE,
+          Field("magnitude", "profile", "N", required=True, help="force along the site's x-axis", initial=10.0),
+          _TO),
+    _load("scalar_torque", "a torque about the local x-axis of site `at`", _scalar(ScalarTorque), _AT_SITE,
+          Field("magnitude", "profile", "N·m", required=True, help="torque about the site's x-axis", initial=1.0),
+          _TO),
+    _spring_kind("ideal_spring", "linear spring-damper along the line between the points, in tension and "
+                                 "compression", _REST),
+    _spring_kind("compression_spring", "as `ideal_spring`, acting only while the distance is below "
+                                       "`rest_length`", _REST),
+    _spring_kind("tension_spring", "as `ideal_spring`, acting only while the distance is above `rest_length`",
+                 _REST),
+    _spring_kind("stroke_compression_spring",
+                 "acts while the distance d is between the initial distance r0 and r0 + `max_stroke`, pushing "
+                 "apart with max(0, preload − k(d − r0) − c·v)",
+                 _law("preload", "N", "push at the start of the stroke"),
+                 _law("max_stroke", "m", "length of the stroke")),
+))
+"""Forces, torques and springs; the reaction on ``to`` is always equal and opposite."""
+
+PROXIMITIES = Section("proximities", "proximity", "monitor", kind_key=None, default_kind="proximity", kinds=(
+    Kind("proximity", (name_field("proximity"), Field("a", "point_or_geom", required=True, help=_END),
+                       Field("b", "point_or_geom", required=True, help=_END),
+                       Field("threshold", "number", "m", help="below it the line turns red and an event is logged")),
+         _proximity, "distance between two points, or clearance between two geoms"),
+))
+"""Distance monitors."""
+
+REGISTRY = Registry((LOADS, PROXIMITIES))
+"""Every section and kind mjrig knows, in scenario order."""
+
+
+# --- the README's table ---------------------------------------------------------------------------
+
+def _field_text(f: Field) -> str:
+    text = f"`{f.name}`"
+    if f.type == "vector":
+        text += " [x, y, z]"
+    elif f.type == "site":
+        text += " (a site)"
+    if f.unit:
+        text += f" ({f.unit})"
+    if f.default is not None:
+        d = f.default
+        text += " = " + (f"[{', '.join(f'{x:g}' for x in d)}]" if isinstance(d, tuple) else f"{d:g}")
+    return text
+
+
+def kinds_markdown(section: str = "loads", *, registry: Registry = REGISTRY) -> str:
+    """A section's kinds as a Markdown table (the README's copy is checked against this)."""
+    sec = registry.section(section)
+    lines = ["| kind | fields | does |", "| --- | --- | --- |"]
+    for kind in sec.kinds:
+        fields = [f for f in kind.fields if f.name != "name"]
+        must = ", ".join(_field_text(f) for f in fields if f.required)
+        rest = ", ".join(_field_text(f) for f in fields if not f.required)
+        lines.append(f"| `{kind.name}` | {must}{'; optional ' + rest if rest else ''} | {kind.doc} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(kinds_markdown() + "\n")
