@@ -78,7 +78,7 @@ class _Bank:
                 self.lo[row], self.hi[row] = -math.inf, math.inf
                 continue
             (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row],
-             self.lo[row], self.hi[row]) = ld.law.coefficients(ld._r0_mag, t)
+             self.lo[row], self.hi[row]) = ld.law.coefficients(ld.r0, t)
             if not ld.active:  # an empty window switches the spring off at no per-step cost
                 self.lo[row], self.hi[row] = math.inf, -math.inf
 
@@ -145,8 +145,7 @@ class LoadEngine:
         self.lv = np.full((len(self.loads), 2), np.nan)
         self._bank_force = np.zeros((len(bank_loads), 3))
         for i, ld in enumerate(self.loads):
-            ld._last_f = self.wrench[i, 0:3]
-            ld._last_t = self.wrench[i, 3:6]
+            ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
         self._dirty = True
         self._varying = False
         self.qfrc = data.qfrc_applied
@@ -186,7 +185,7 @@ class LoadEngine:
         else:
             qfrc.fill(0.0)
         for ld in self.general:
-            # Its force and torque land in its row of `wrench` (the load's _last_f/_last_t views);
+            # Its force and torque land in its row of `wrench` (the load's last_force/last_torque views);
             # switched off, it applies nothing and reports nothing.
             try:
                 ld.apply_load(m, d, qfrc=qfrc)
@@ -195,7 +194,7 @@ class LoadEngine:
                 continue
             if ld.active and isinstance(ld, PointToPointForce):
                 i = self.index[id(ld)]
-                self.lv[i, 0], self.lv[i, 1] = ld._last_d, ld._last_v
+                self.lv[i, 0], self.lv[i, 1] = ld.last_length, ld.last_velocity
 
     def _disable(self, ld: Load, exc: BaseException) -> None:
         ld.active = False
@@ -207,7 +206,7 @@ class LoadEngine:
             raise LoadError(f"load '{ld.name}' failed and was disabled: {type(exc).__name__}: {exc}") from exc
 
     def update_outputs(self) -> None:
-        """Bring every load's ``_last_f`` (rows of ``wrench``) and ``lv`` up to date, for drawing."""
+        """Bring every load's ``last_force`` (rows of ``wrench``) and ``lv`` up to date, for drawing."""
         b = self.bank
         if b is None:
             return

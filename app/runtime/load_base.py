@@ -79,6 +79,21 @@ class Load(ABC):
             for fn in getattr(self, "_listeners", ()):
                 fn(self)
 
+    @property
+    def last_force(self) -> np.ndarray:
+        """World-frame force (N, shape (3,)) the load last applied at its ``at`` point."""
+        return self._last_f
+
+    @property
+    def last_torque(self) -> np.ndarray:
+        """World-frame torque (N·m, shape (3,)) the load last applied."""
+        return self._last_t
+
+    def report_into(self, force: np.ndarray, torque: np.ndarray) -> None:
+        """Keep ``last_force``/``last_torque`` in these (3,) arrays from now on: an engine that
+        evaluates many loads together hands each its rows of one array instead of copying."""
+        self._last_f, self._last_t = force, torque
+
     def subscribe(self, fn: Callable[["Load"], None]) -> None:
         """Call ``fn(self)`` whenever a public field changes."""
         if fn not in self._listeners:

@@ -208,6 +208,27 @@ class PointToPointForce(Load):
         return self.law.kind if self.law is not None else "point_to_point"
 
     @property
+    def r0(self) -> float:
+        """Distance between the points when the run started (m); NaN before the first resolve."""
+        return self._r0_mag
+
+    def keep_r0(self, r0: float, mj_data: mujoco.MjData) -> None:
+        """Use ``r0`` (m) as the initial distance for the run on ``mj_data`` (a rig rebuilt
+        mid-run keeps the stroke window where it was)."""
+        self._r0_mag = r0
+        self._r0_data = weakref.ref(mj_data)
+
+    @property
+    def last_length(self) -> float:
+        """Distance between the points at the last evaluation (m)."""
+        return self._last_d
+
+    @property
+    def last_velocity(self) -> float:
+        """Rate of change of that distance at the last evaluation (m/s)."""
+        return self._last_v
+
+    @property
     def reaction(self) -> Point | None:
         return self.xtion_site
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.errors import ConfigError, exception_text
-from mjrig.runtime.loads import Load
+from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.rigmodel import compile_rig, load_spec
@@ -137,10 +137,10 @@ class RuntimeManager:
                                   on_load_error=self.on_load_error)
         for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
             kept = self._r0.get(ld.name)
-            if kept is not None and kept[0] == _points_key(ld) and hasattr(ld, "_r0_mag"):
-                ld._r0_mag = kept[1]
+            if kept is not None and kept[0] == _points_key(ld) and isinstance(ld, PointToPointForce):
+                ld.keep_r0(kept[1], mj_data)
                 self._engine.invalidate()
-        self._r0 = {ld.name: (_points_key(ld), ld._r0_mag) for ld in self.loads if hasattr(ld, "_r0_mag")}
+        self._r0 = {ld.name: (_points_key(ld), ld.r0) for ld in self.loads if isinstance(ld, PointToPointForce)}
         for p in self.proximities:
             p.resolve(mj_model, mj_data)
         self._distances = np.full(len(self.proximities), np.nan)
@@ -293,7 +293,7 @@ class RuntimeManager:
         """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
         if self._engine is not None:
             self._engine.update_outputs()
-        return {ld.name: (float(ld._last_f[0]), float(ld._last_f[1]), float(ld._last_f[2])) for ld in self.loads}
+        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2])) for ld in self.loads}
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
@@ -304,7 +304,7 @@ class RuntimeManager:
         for ld in self.loads:
             if not ld.active:
                 continue
-            f = np.asarray(ld._last_f, dtype=float)
+            f = np.asarray(ld.last_force, dtype=float)
             body, _ = ld.action_site.body_and_offset(mj_model)
             net[body] = net.get(body, np.zeros(3)) + f
             if ld.reaction is not None:
