@@ -18,9 +18,10 @@ import mujoco
 from mjrig.kinds import REGISTRY, Registry
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
-from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.loads import Load
-from mjrig.runtime.points import Point, closest_names
+from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
+from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.runtime.values import NamedValue
@@ -102,10 +103,10 @@ class Scenario:
         for path, point in model_points(self.doc):
             self._check_point(model, point, path)
         if self.video is not None and self.video.camera is not None:
-            if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera) < 0:
-                names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_CAMERA, i) or "" for i in range(model.ncam)]
-                raise ConfigError(_oneline(f"{self.where('video', 'camera')}: unknown camera '{self.video.camera}'"
-                                           f"{closest_names(self.video.camera, [n for n in names if n])}"))
+            try:
+                find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera, kind="camera", count=model.ncam)
+            except ConfigError as exc:
+                raise ConfigError(_oneline(f"{self.where('video', 'camera')}: {exc}")) from None
 
     def _check_point(self, model: mujoco.MjModel, point: Point, path: tuple) -> None:
         try:
@@ -242,8 +243,9 @@ class _Parser(FieldReader):
         rec = RecordingSettings()
         if "path" in spec:
             rec.path = self.path_value(spec["path"], (*path, "path"))
-            if rec.path.suffix.lower() != ".parquet":
-                raise self.fail((*path, "path"), f"must end in .parquet, got '{rec.path.name}'")
+            problem = suffix_problem(rec.path, RECORDING_SUFFIXES)
+            if problem:
+                raise self.fail((*path, "path"), problem)
         if "rate" in spec:
             rec.rate = self.number(spec["rate"], (*path, "rate"), positive=True)
         if "signals" in spec:
@@ -263,8 +265,9 @@ class _Parser(FieldReader):
         if "path" not in spec:
             raise self.fail(path, "missing required field 'path' (.mp4 or .gif)")
         vp = self.path_value(spec["path"], (*path, "path"))
-        if vp.suffix.lower() not in (".mp4", ".gif"):
-            raise self.fail((*path, "path"), f"must end in .mp4 or .gif, got '{vp.name}'")
+        problem = suffix_problem(vp, VIDEO_SUFFIXES)
+        if problem:
+            raise self.fail((*path, "path"), problem)
         v = VideoSettings(path=vp)
         if "camera" in spec:
             v.camera = self.string(spec["camera"], (*path, "camera"))
