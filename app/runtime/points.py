@@ -104,19 +104,27 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Site(Point):
-    """A named site of the model."""
+class _Element(Point):
+    """A named site or geom: MuJoCo keeps its body, local and world position in ``<prefix>_*``."""
 
     name: str
-    _kind: ClassVar[str] = "site"
-    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_SITE
+    _prefix: ClassVar[str] = ""
 
     def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
-        sid = self.get_id(model)
-        return int(model.site_bodyid[sid]), model.site_pos[sid].copy()
+        i = self.get_id(model)
+        return int(getattr(model, f"{self._prefix}_bodyid")[i]), getattr(model, f"{self._prefix}_pos")[i].copy()
 
     def rt_pos(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-        return data.site_xpos[self.get_id(model)].copy()
+        return getattr(data, f"{self._prefix}_xpos")[self.get_id(model)].copy()
+
+
+@dataclass(frozen=True)
+class Site(_Element):
+    """A named site of the model."""
+
+    _kind: ClassVar[str] = "site"
+    _prefix: ClassVar[str] = "site"
+    _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_SITE
 
     def rt_mat(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         return data.site_xmat[self.get_id(model)].reshape(3, 3).copy()
@@ -163,19 +171,12 @@ class BodyPoint(Point):
 
 
 @dataclass(frozen=True)
-class Geom(Point):
+class Geom(_Element):
     """A named geom; as a proximity end it means the geom's surface."""
 
-    name: str
     _kind: ClassVar[str] = "geom"
+    _prefix: ClassVar[str] = "geom"
     _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_GEOM
-
-    def body_and_offset(self, model: mujoco.MjModel) -> tuple[int, np.ndarray]:
-        gid = self.get_id(model)
-        return int(model.geom_bodyid[gid]), model.geom_pos[gid].copy()
-
-    def rt_pos(self, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-        return data.geom_xpos[self.get_id(model)].copy()
 
     def __str__(self) -> str:
         return f"geom:{self.name}"
