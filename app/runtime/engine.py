@@ -27,12 +27,15 @@ from mjrig.runtime.values import is_time_varying
 
 __all__ = ["LoadEngine", "step_with_loads"]
 
+_FAR = 1e10
+"""m: the open end of a tension- or compression-only spring's dead band (no model is this big)."""
+
 
 class _Bank:
     """Array state of the tendon-backed point-to-point loads (n springs)."""
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[PointToPointForce],
-                 tendons: list[int]) -> None:
+                 tendons: list[int], *, native: bool = True) -> None:
         n = len(loads)
         self.loads = loads
         self.tendons = np.array(tendons, dtype=int)
@@ -46,6 +49,11 @@ class _Bank:
         self.s, self.tension, self.tmp = np.zeros(n), np.zeros(n), np.zeros(n)
         self.mask, self.mask2 = np.zeros(n, bool), np.zeros(n, bool)
         self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
+        self.custom_rows = np.array([self.pos[i] for i in self.custom], dtype=int)
+        self.allow_native = native
+        self.native = np.zeros(n, bool)       # rows MuJoCo evaluates as tendon springs
+        self.apply_lo, self.apply_hi = np.full(n, math.inf), np.full(n, -math.inf)
+        self.python = True                    # whether any row needs apply() every step
         self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
         self.bind(model, data)
 
@@ -70,22 +78,47 @@ class _Bank:
         self.torque = np.zeros((n, 3))
         self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
 
-    def refresh(self, t: float) -> None:
-        """Re-read each law's numbers (after a param or field changed, or every step if profiled)."""
+    def refresh(self, model: mujoco.MjModel, t: float) -> None:
+        """Re-read each law's numbers (after a param or field changed, or every step if profiled),
+        and hand every spring MuJoCo can evaluate exactly to it as a tendon spring-damper."""
+        springs_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_SPRING
+        dampers_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_DAMPER
         for i, ld in enumerate(self.loads):
             row = self.pos[i]
             if ld.magnitude_func is not None or ld.law is None:
                 self.lo[row], self.hi[row] = -math.inf, math.inf
+                self.native[row] = False
                 continue
             (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row],
              self.lo[row], self.hi[row]) = ld.law.coefficients(ld.r0, t)
             if not ld.active:  # an empty window switches the spring off at no per-step cost
                 self.lo[row], self.hi[row] = math.inf, -math.inf
+            self.native[row] = (self.allow_native and ld.law.native_band(t) is not None and (springs_on or self.k[row] == 0.0)
+                                and (dampers_on or self.c[row] == 0.0))
+        self.python = bool(self.custom) or not bool(self.native.all())
+        # Native rows: MuJoCo's tendon spring (dead band lengthspring) and damper; nothing in Python.
+        tendons = self.tendons[np.argsort(self.pos)]
+        on = self.native & (self.lo <= self.hi)
+        model.tendon_stiffness[tendons] = np.where(on, self.k, 0.0)
+        model.tendon_damping[tendons] = np.where(on, self.c, 0.0)
+        for i, ld in enumerate(self.loads):
+            row = self.pos[i]
+            band = ld.law.native_band(t) if self.native[row] and ld.law is not None else None
+            if band is not None:
+                model.tendon_lengthspring[tendons[row]] = (max(0.0, self.ref[row] + band[0]),
+                                                           min(_FAR, self.ref[row] + band[1]))
+        self.apply_lo = np.where(self.native, math.inf, self.lo)
+        self.apply_hi = np.where(self.native, -math.inf, self.hi)
+
+    def release(self, model: mujoco.MjModel) -> None:
+        """Hand the tendons back switched off (the engine is being replaced)."""
+        model.tendon_stiffness[self.tendons] = 0.0
+        model.tendon_damping[self.tendons] = 0.0
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
         """Overwrite ``qfrc`` with Jᵀ·tension of every spring."""
         np.subtract(self.length, self.ref, out=self.s)
-        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
+        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.apply_lo, self.apply_hi,
                        out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
         for i in self.custom:
             ld = self.loads[i]
@@ -106,6 +139,12 @@ class _Bank:
 
     def forces(self) -> np.ndarray:
         """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
+        custom = self.tension[self.custom_rows] if self.custom else None  # the user callables' tension
+        np.subtract(self.length, self.ref, out=self.s)
+        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
+                       out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
+        if custom is not None:
+            self.tension[self.custom_rows] = custom
         adr = int(self.wrapadr[self.t0])
         pts = self.wrap[adr: adr + 2 * self.n]
         np.subtract(pts[0::2], pts[1::2], out=self.delta)
@@ -126,14 +165,15 @@ class LoadEngine:
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
                  tendon_of: dict[str, int] | None = None,
-                 on_load_error: Callable[[Load, BaseException], None] | None = None) -> None:
+                 on_load_error: Callable[[Load, BaseException], None] | None = None,
+                 native: bool = True) -> None:
         self.model = model
         self.data = data
         self.loads = list(loads)
         self.on_load_error = on_load_error
         tendon_of = tendon_of or {}
         bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
-        self.bank = (_Bank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads])
+        self.bank = (_Bank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
                      if bank_loads else None)
         if self.bank is not None:
             self.bank.on_error = self._disable
@@ -161,26 +201,38 @@ class LoadEngine:
         self._dirty = True
 
     def detach(self) -> None:
-        """Stop listening to the loads and params (call when the engine is dropped)."""
+        """Stop listening to the loads and params and switch the native springs off (call when
+        the engine is dropped)."""
         for ld in self.loads:
             ld.unsubscribe(self.invalidate)
             for p in ld.params():
                 p.unsubscribe(self.invalidate)
+        if self.bank is not None:
+            self.bank.release(self.model)
 
-    def _refresh(self) -> None:
+    @property
+    def needs_python(self) -> bool:
+        """Whether a step must call :meth:`apply` (False: MuJoCo evaluates every load natively)."""
+        return bool(self.general) or (self.bank is not None and self.bank.python)
+
+    def prepare(self) -> None:
+        """Re-read the loads' numbers if something changed (or they vary in time); once a step."""
+        if not (self._dirty or self._varying):
+            return
         self._dirty = False
         if self.bank is not None:
-            self.bank.refresh(self.data.time)
+            self.bank.refresh(self.model, self.data.time)
             self._varying = any(ld.law is not None and any(is_time_varying(x) for x in (
                 ld.law.stiffness, ld.law.damping, ld.law.rest_length, ld.law.preload, ld.law.max_stroke))
                 for ld in self.bank.loads)
+        if not self.needs_python:
+            self.qfrc.fill(0.0)  # nothing overwrites it each step any more
 
     def apply(self) -> None:
         """Compute every load at the current kinematics and write ``qfrc_applied``."""
-        if self._dirty or self._varying:
-            self._refresh()
+        self.prepare()
         m, d, qfrc = self.model, self.data, self.qfrc
-        if self.bank is not None:
+        if self.bank is not None and self.bank.python:
             self.bank.apply(m, d, qfrc)
         else:
             qfrc.fill(0.0)
@@ -254,14 +306,25 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
     early = _bad_count(d) if t_before <= m.opt.timestep else -1
+    engine.prepare()
+    python = engine.needs_python
     if m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
-        _step_rk4(engine, before_integrate)
-    else:
+        if python:
+            _step_rk4(engine, before_integrate)
+        else:
+            if before_integrate is not None:
+                mujoco.mj_forward(m, d)  # kinematics at the current time, for the recorder
+                before_integrate()
+            mujoco.mj_step(m, d)
+    elif python or before_integrate is not None:
         mujoco.mj_step1(m, d)
-        engine.apply()
+        if python:
+            engine.apply()
         if before_integrate is not None:
             before_integrate()
         mujoco.mj_step2(m, d)
+    else:  # every load is MuJoCo's own: a plain step
+        mujoco.mj_step(m, d)
     if (d.time < t_before or not math.isfinite(d.time)
             or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))

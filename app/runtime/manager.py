@@ -61,7 +61,10 @@ class RuntimeManager:
     ``playback_speed`` is the real-time factor ``step`` paces to (1.0: real time); 0 or less
     runs as fast as possible. ``params`` lists extra NamedValues to record besides those the
     loads use. ``monitors`` are extra SignalManagers sampled like ``signal_manager`` (e.g. a
-    file-less one feeding live plots through ``on_rows``). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
+    file-less one feeding live plots through ``on_rows``). ``native_springs`` lets MuJoCo evaluate
+    the springs it computes exactly (ideal springs; tension-/compression-only springs without
+    damping) as tendon spring-dampers of the compiled rig, with no Python per step; False keeps
+    every spring on mjrig's array path (same forces; MuJoCo's energy then leaves them out). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
     disabled and the run goes on); without it the error propagates.
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
@@ -75,6 +78,7 @@ class RuntimeManager:
     params: list[NamedValue] = field(default_factory=list)
     monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
+    native_springs: bool = True
     _sync_hook: SyncHook | None = None
     _skip_recording: bool = False
     _resolved: bool = False
@@ -134,7 +138,7 @@ class RuntimeManager:
             tendon_of = {ld.name: helpers[ld.name][0] for ld in self.loads
                          if ld.name in helpers and helpers[ld.name][1] == _points_key(ld)}
         self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
-                                  on_load_error=self.on_load_error)
+                                  on_load_error=self.on_load_error, native=self.native_springs)
         for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
             kept = self._r0.get(ld.name)
             if kept is not None and kept[0] == _points_key(ld) and isinstance(ld, PointToPointForce):

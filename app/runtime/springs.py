@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mjrig.runtime.values import NamedValue, Scalar, value_at
+from mjrig.runtime.values import NamedValue, Scalar, is_time_varying, value_at
 
 __all__ = ["SPRING_KINDS", "SpringLaw", "spring_tension"]
 
@@ -65,6 +65,22 @@ class SpringLaw:
         lo, hi = {"ideal_spring": (-_INF, _INF), "tension_spring": (0.0, _INF),
                   "compression_spring": (-_INF, 0.0)}[self.kind]
         return rest, 0.0, k, c, -_INF, lo, hi
+
+    def native_band(self, t: float) -> tuple[float, float] | None:
+        """MuJoCo's tendon dead band for this law, as (low, high) offsets from the rest length
+        (m), when MuJoCo's tendon spring-damper computes exactly this law; else None.
+
+        Exact are ideal springs (band of zero width) and tension-/compression-only springs
+        without damping (MuJoCo's damping acts on both sides), with numbers that do not vary
+        in time. A stroke window, a preload or a profile stays with mjrig's array path.
+        """
+        if any(is_time_varying(x) for x in (self.stiffness, self.damping, self.rest_length)):
+            return None
+        if self.kind == "ideal_spring":
+            return 0.0, 0.0
+        if self.kind in ("tension_spring", "compression_spring") and value_at(self.damping, t) == 0.0:
+            return (-_INF, 0.0) if self.kind == "tension_spring" else (0.0, _INF)
+        return None
 
     def tension(self, d: float, v: float, r0: float, t: float) -> float:
         """Tension (N) at distance ``d`` (m) and rate ``v`` (m/s), one spring at a time."""

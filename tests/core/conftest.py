@@ -1,8 +1,9 @@
 """Shared helpers for the closed-form physics tests of the GUI-free core.
 
-``build(rm, xml, path)`` compiles an inline MJCF string either through the rig
-(``rm.load_model``: point-to-point loads get hidden tendons, the array path) or by hand
-(``spec.compile()``: every load takes the general per-load path).
+``build(rm, xml, path)`` compiles an inline MJCF string through the rig (``rm.load_model``:
+point-to-point loads get hidden tendons; "native": MuJoCo evaluates the springs it can as tendon
+spring-dampers, "array": every spring on mjrig's array path) or by hand (``spec.compile()``:
+every load takes the general per-load path).
 """
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import pytest
 
 from mjrig.runtime import RuntimeManager
 
-PATHS = ("rig", "self")
-"""The two ways a model reaches the engine: rig-compiled (tendon bank) or self-compiled."""
+PATHS = ("native", "array", "self")
+"""The ways a model reaches the engine: rig-compiled (native tendon springs, or every spring on
+the array path) or self-compiled (per-load path)."""
 
 INTEGRATORS = {
     "Euler": mujoco.mjtIntegrator.mjINT_EULER,
@@ -28,9 +30,10 @@ INTEGRATORS = {
 
 def build_model(rm: RuntimeManager, xml: str, path: str, *,
                 integrator: str | None = None) -> tuple[mujoco.MjModel, mujoco.MjData]:
-    """Compile ``xml`` the way ``path`` says ("rig" or "self"); optionally force an integrator."""
+    """Compile ``xml`` the way ``path`` says (see PATHS); optionally force an integrator."""
     spec = mujoco.MjSpec.from_string(xml)
-    if path == "rig":
+    if path in ("native", "array"):
+        rm.native_springs = path == "native"
         model, data = rm.load_model(spec)
     elif path == "self":
         model = spec.compile()
@@ -50,6 +53,12 @@ def run_until(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, t_
         rm.step(model, data)
         if each is not None:
             each()
+
+
+def rig_qfrc(data: mujoco.MjData) -> np.ndarray:
+    """The generalized force of the rig's loads (N or N·m per dof) in the last step: what mjrig
+    applied plus its native tendon springs and dampers (the test models have none of their own)."""
+    return data.qfrc_applied + data.qfrc_spring + data.qfrc_damper
 
 
 def wrench_of(rm: RuntimeManager, name: str) -> np.ndarray:
@@ -72,6 +81,7 @@ class Rig:
     build = staticmethod(build_model)
     run = staticmethod(run_until)
     wrench = staticmethod(wrench_of)
+    qfrc = staticmethod(rig_qfrc)
     read = staticmethod(read_parquet)
 
 

@@ -226,22 +226,29 @@ def test_a_video_of_a_paused_view_says_that_nothing_was_written(laptop, tmp_path
         assert app.close() == 0, app.output()
 
 
+LONG_JOINT = "slide_x_of_the_block_on_its_rail_named_at_length_to_make_a_long_message"
+
+
 def test_a_diverging_run_says_so_in_full_and_reset_recovers(laptop, tmp_path):
     work = tmp_path / "files"
     work.mkdir()
     for f in MODELS.glob("spring_mass.*"):
         shutil.copy(f, work / f.name)
+    model = work / "spring_mass.xml"  # a long joint name makes a message longer than the panel is wide
+    model.write_text(model.read_text(encoding="utf-8").replace('"slide_x"', f'"{LONG_JOINT}"'), encoding="utf-8")
     scenario = work / "spring_mass.toml"
     scenario.write_text(scenario.read_text(encoding="utf-8").replace(
         'k = { value = 200.0, min = 0.0, max = 5000.0', 'k = { value = 1e13, min = 0.0, max = 1e13'), encoding="utf-8")
     app = App(laptop, scenario, home=tmp_path)
     try:
-        state = wait_for(lambda: next((it for it in app.items() if it.get("text", "").startswith("error: physics diverged")), None),
+        state = wait_for(lambda: next((it for it in app.items()
+                                       if it.get("text", "").startswith("error: physics diverged")), None),
                          what="the divergence message on the panel")
         px, py, pw, ph = laptop.client_rect(app.panel)
         x, y, w, h = state["rect"]
         laptop.screenshot("divergence_message")
         # The whole message shows: it wraps inside the panel instead of running off its edge.
+        assert LONG_JOINT in state["text"], state
         assert len(state["text"]) * 6 > pw, "the message is too short to test wrapping"
         assert 0 <= x and x + w <= pw, (state, pw)
         assert h > 25, f"one line only: {state}"
