@@ -1,0 +1,129 @@
+"""Springs MuJoCo evaluates natively (tendon spring-dampers) against mjrig's array path.
+
+Both paths must give the same forces and the same motion for every spring kind on Euler,
+implicit and RK4; a param moved mid-run must change a native spring at the next step.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import polars as pl
+import pytest
+
+from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, SignalManager
+
+XML = """
+<mujoco>
+  <option timestep="0.0005" gravity="0 0 0" integrator="{integrator}"/>
+  <worldbody>
+    <site name="base" pos="0 0 0"/>
+    <body name="mass" pos="0 0 0">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <inertial pos="0 0 0" mass="1.5" diaginertia="0.01 0.01 0.01"/>
+      <site name="tip" pos="0 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+K, C, REST = 400.0, 3.0, 0.25
+KINDS = {  # kind -> (factory keywords, start position x0 m, whether MuJoCo can evaluate it natively)
+    "ideal_spring": (dict(stiffness=K, damping=C, rest_length=REST), 0.32, True),
+    "tension_spring": (dict(stiffness=K, damping=0.0, rest_length=REST), 0.32, True),
+    "compression_spring": (dict(stiffness=K, damping=0.0, rest_length=REST), 0.19, True),
+    "damped_tension_spring": (dict(stiffness=K, damping=C, rest_length=REST), 0.32, False),
+    "stroke_compression_spring": (dict(stiffness=K, damping=C, preload=20.0, max_stroke=0.05), 0.2, False),
+}
+INTEGRATORS = ("Euler", "implicit", "RK4")
+
+
+def _spring(kind: str) -> PointToPointForce:
+    kw, _, _ = KINDS[kind]
+    factory = getattr(PointToPointForce, kind.replace("damped_", ""))
+    return factory("s", "tip", "base", **kw)
+
+
+def _run(kind: str, integrator: str, *, native: bool, seconds: float = 0.6, out: Path | None = None):
+    """(times, positions, recorded x-forces) of the slide run on one path."""
+    _, x0, _ = KINDS[kind]
+    sm = SignalManager(out, groups=("joints", "loads")) if out is not None else None
+    rm = RuntimeManager(loads=[_spring(kind)], playback_speed=0, native_springs=native, signal_manager=sm)
+    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
+    data.qpos[0] = x0
+    mujoco.mj_forward(model, data)
+    ts, xs, fs = [], [], []
+    with rm:
+        while data.time < seconds - 1e-9:
+            rm.step(model, data)
+            ts.append(data.time)
+            xs.append(float(data.qpos[0]))
+            fs.append(float(rm.load_forces()["s"][0]))
+        python = rm.engine.needs_python if rm.engine is not None else True
+    return np.array(ts), np.array(xs), np.array(fs), python
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_native_and_array_paths_move_alike(kind: str, integrator: str) -> None:
+    t_n, x_n, f_n, python_n = _run(kind, integrator, native=True)
+    t_a, x_a, f_a, python_a = _run(kind, integrator, native=False)
+    assert python_a, "the array path evaluates its springs in Python"
+    assert python_n == (not KINDS[kind][2]), "native exactly for the kinds MuJoCo computes exactly"
+    np.testing.assert_array_equal(t_n, t_a)
+    amplitude = float(np.ptp(x_a))
+    assert amplitude > 0.01, "the spring must move the mass"
+    # Same motion: implicit integrators treat MuJoCo's own damping implicitly, hence a tolerance
+    # of 1 % of the motion rather than bit equality.
+    assert np.max(np.abs(x_n - x_a)) <= 0.01 * amplitude
+    assert np.max(np.abs(f_n - f_a)) <= 0.01 * float(np.max(np.abs(f_a)))
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_undamped_native_spring_has_the_closed_form_period(integrator: str) -> None:
+    """Ideal spring, no damping: period 2π√(m/k) within 1 % on every integrator."""
+    rm = RuntimeManager(loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=K, rest_length=REST)],
+                        playback_speed=0)
+    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
+    data.qpos[0] = REST + 0.05
+    vs, ts = [], []
+    with rm:
+        while data.time < 1.0:
+            rm.step(model, data)
+            vs.append(float(data.qvel[0]))
+            ts.append(data.time)
+        assert not rm.engine.needs_python
+    v, t = np.array(vs), np.array(ts)
+    down = np.nonzero((v[:-1] > 0) & (v[1:] <= 0))[0]
+    period = float(np.mean(np.diff(t[down])))
+    assert period == pytest.approx(2 * math.pi * math.sqrt(1.5 / K), rel=0.01)
+
+
+def test_a_param_moved_mid_run_changes_a_native_spring_at_the_next_step(tmp_path: Path) -> None:
+    k = NamedValue("k", 100.0, unit="N/m")
+    out = tmp_path / "k.parquet"
+    rm = RuntimeManager(loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=k, rest_length=REST)],
+                        playback_speed=0, signal_manager=SignalManager(out))
+    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator="Euler")))
+    data.qpos[0] = REST + 0.1
+    with rm:
+        for _ in range(200):
+            rm.step(model, data)
+        assert not rm.engine.needs_python
+        t_change = data.time
+        k.value = 800.0
+        for _ in range(200):
+            rm.step(model, data)
+    df = pl.read_parquet(out)
+    stretch = df["Joints/x:qpos"] - REST
+    force = df["Loads/s:fx"]
+    before = df["time"] < t_change - 1e-9
+    np.testing.assert_allclose(force.filter(before), -100.0 * stretch.filter(before), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(force.filter(~before), -800.0 * stretch.filter(~before), rtol=1e-9, atol=1e-12)
+    # ... and the physics saw it at once: the first step after the change accelerates the mass
+    # by -800·stretch/m (Euler: v' = v + dt·a).
+    after = df.filter(~before)
+    assert after["Params/k:value"][0] == 800.0
+    accel = (after["Joints/x:qvel"][1] - after["Joints/x:qvel"][0]) / model.opt.timestep
+    assert accel == pytest.approx(-800.0 * (after["Joints/x:qpos"][0] - REST) / 1.5, rel=1e-9)
