@@ -189,6 +189,7 @@ class LoadEngine:
         self._dirty = True
         self._varying = False
         self.qfrc = data.qfrc_applied
+        self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self._point = np.zeros(3)
         for ld in self.loads:
             ld.resolve_ids(model, data)
@@ -300,15 +301,15 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     (the moment to record telemetry). Raises DivergenceError if MuJoCo found a NaN/Inf or a bad
     acceleration (it then resets the state; the caller decides what to keep).
     """
-    m, d = engine.model, engine.data
+    m, d, opt = engine.model, engine.data, engine.opt
     t_before = d.time
     # MuJoCo resets the state (time 0) and steps on when it finds a bad value, so a divergence
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
-    early = _bad_count(d) if t_before <= m.opt.timestep else -1
+    early = _bad_count(d) if t_before <= opt.timestep else -1
     engine.prepare()
     python = engine.needs_python
-    if m.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
+    if opt.integrator == _RK4:
         if python:
             _step_rk4(engine, before_integrate)
         else:
@@ -330,6 +331,7 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         raise DivergenceError(_divergence_message(m, d, t_before))
 
 
+_RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
 _BAD_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQACC), int(mujoco.mjtWarning.mjWARN_BADQVEL),
                  int(mujoco.mjtWarning.mjWARN_BADQPOS)]
 

@@ -86,7 +86,8 @@ class RuntimeManager:
     def __post_init__(self) -> None:
         self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
         self._engine: LoadEngine | None = None
-        self._bound: tuple[int, int] | None = None
+        self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
+        self._sampling: list[SignalManager] = []   # the samplers bound at the last resolve
         self._pacer = Pacer(speed=self.playback_speed)
         self._distances = np.zeros(0)
         self._param_values = np.zeros(0)
@@ -165,7 +166,8 @@ class RuntimeManager:
             extra.append(("params", self._param_values,
                           [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
             sm.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
-        self._bound = (id(mj_model), id(mj_data))
+        self._bound = (mj_model, mj_data)
+        self._sampling = self._samplers()
         self._resolved = True
 
     def inherit_layout(self, other: "RuntimeManager") -> None:
@@ -240,19 +242,26 @@ class RuntimeManager:
 
         Raises DivergenceError when the physics blows up (recorded rows stay safe).
         """
-        if not self._resolved or self._bound != (id(mj_model), id(mj_data)):
+        bound = self._bound
+        if not self._resolved or bound is None or bound[0] is not mj_model or bound[1] is not mj_data:
             self.resolve(mj_model, mj_data)
-        self._pacer.speed = self.playback_speed
-        self._pacer.start(mj_data.time)
-        t = mj_data.time
-        self._due = [sm for sm in self._samplers() if sm.due(t)]
-        self._vdue = [r for r in self.video_recorders if getattr(r, "due", None) is None or r.due(t)]
-        hook = self._capture if (self._due or self._vdue) else None
+        paced = self.playback_speed > 0
+        if paced:
+            self._pacer.speed = self.playback_speed
+            self._pacer.start(mj_data.time)
+        hook = None
+        if self._sampling or self.video_recorders:  # nothing to sample: no per-step checks
+            t = mj_data.time
+            self._due = [sm for sm in self._sampling if sm.due(t)]
+            self._vdue = [r for r in self.video_recorders if getattr(r, "due", None) is None or r.due(t)]
+            if self._due or self._vdue:
+                hook = self._capture
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
             self._sync_hook(mj_model, mj_data, arrows, lines)
-        self._pacer.wait(mj_data.time)
+        if paced:
+            self._pacer.wait(mj_data.time)
 
     def _capture(self) -> None:
         eng = self._engine
