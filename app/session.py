@@ -25,15 +25,13 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.camera import camera_choices
+from mjrig.model_info import describe_model
 from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig, reset_state
 from mjrig.rig_document import RigDocument
 from mjrig.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.points import model_names
-from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario import load_scenario, scenario_from_doc
 from mjrig.session_outputs import Outputs
@@ -389,20 +387,9 @@ class Session:
         m = self.model
         if m is None:
             return C.ModelInfo()
-        if self._info is not None and self._info[0] is m:
-            return self._info[1]
-
-        def names(obj: mujoco.mjtObj, n: int) -> tuple[str, ...]:
-            return tuple(x for x in model_names(m, obj, n) if not is_rig_name(x))
-
-        info = C.ModelInfo(
-            path=str(self.document.model_path or ""), bodies=names(mujoco.mjtObj.mjOBJ_BODY, m.nbody),
-            joints=names(mujoco.mjtObj.mjOBJ_JOINT, m.njnt), sites=names(mujoco.mjtObj.mjOBJ_SITE, m.nsite),
-            geoms=names(mujoco.mjtObj.mjOBJ_GEOM, m.ngeom), sensors=names(mujoco.mjtObj.mjOBJ_SENSOR, m.nsensor),
-            cameras=tuple(camera_choices(m)), timestep=float(m.opt.timestep),
-            nq=m.nq, nv=m.nv, nu=m.nu)
-        self._info = (m, info)
-        return info
+        if self._info is None or self._info[0] is not m:
+            self._info = (m, describe_model(m, path=self.document.model_path))
+        return self._info[1]
 
     def close(self) -> None:
         """Finalize any recording and video and wait for them; safe twice."""
