@@ -54,6 +54,8 @@ class _Bank:
         self.native = np.zeros(n, bool)       # rows MuJoCo evaluates as tendon springs
         self.apply_lo, self.apply_hi = np.full(n, math.inf), np.full(n, -math.inf)
         self.python = True                    # whether any row needs apply() every step
+        self.plain = False                    # all rows ideal: forces() takes its shortcut
+        self.pull = np.zeros(n)               # -tension (N) in that shortcut
         self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
         self.bind(model, data)
 
@@ -96,6 +98,9 @@ class _Bank:
             self.native[row] = (self.allow_native and ld.law.native_band(t) is not None and (springs_on or self.k[row] == 0.0)
                                 and (dampers_on or self.c[row] == 0.0))
         self.python = bool(self.custom) or not bool(self.native.all())
+        # Telemetry's shortcut: every spring two-sided, no preload or floor (ideal springs).
+        self.plain = (not self.custom and bool(np.all(self.p == 0.0)) and bool(np.all(np.isneginf(self.tmin)))
+                      and bool(np.all(np.isneginf(self.lo))) and bool(np.all(np.isposinf(self.hi))))
         # Native rows: MuJoCo's tendon spring (dead band lengthspring) and damper; nothing in Python.
         tendons = self.tendons[np.argsort(self.pos)]
         on = self.native & (self.lo <= self.hi)
@@ -139,17 +144,24 @@ class _Bank:
 
     def forces(self) -> np.ndarray:
         """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
-        custom = self.tension[self.custom_rows] if self.custom else None  # the user callables' tension
-        np.subtract(self.length, self.ref, out=self.s)
-        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
-                       out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
-        if custom is not None:
-            self.tension[self.custom_rows] = custom
         adr = int(self.wrapadr[self.t0])
         pts = self.wrap[adr: adr + 2 * self.n]
-        np.subtract(pts[0::2], pts[1::2], out=self.delta)
         np.maximum(self.length, 1e-12, out=self.safe_len)
-        np.divide(self.tension, self.safe_len, out=self.scale[:, 0])
+        np.subtract(self.length, self.ref, out=self.s)
+        if self.plain:  # two-sided springs only: -tension = k·s + c·v, with the sign in (b − a)
+            np.multiply(self.k, self.s, out=self.pull)
+            np.multiply(self.c, self.rate, out=self.tmp)
+            np.add(self.pull, self.tmp, out=self.pull)
+            np.subtract(pts[1::2], pts[0::2], out=self.delta)
+            np.divide(self.pull, self.safe_len, out=self.scale[:, 0])
+        else:
+            custom = self.tension[self.custom_rows] if self.custom else None  # the user callables' tension
+            spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
+                           out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
+            if custom is not None:
+                self.tension[self.custom_rows] = custom
+            np.subtract(pts[0::2], pts[1::2], out=self.delta)
+            np.divide(self.tension, self.safe_len, out=self.scale[:, 0])
         np.multiply(self.delta, self.scale, out=self.force)
         return self.force
 
