@@ -7,9 +7,10 @@ keyframes, ``mjrig.session_outputs``). Every rig it runs is built by ``mjrig.rig
 ``mjrig run`` builds it. GUI-free: the simulation thread owns a Session; the panel only submits
 commands and reads snapshots.
 
-Threading: ``submit``, ``latest`` and ``drain_rows`` may be called from any thread; everything
-else runs on the simulation thread (the only one touching MjModel/MjData). Background jobs
-report back through ``outputs.jobs``, drained on the simulation thread.
+Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
+(MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
+simulation thread (the only one touching MjModel/MjData). Background jobs report back through
+``outputs.jobs``, drained on the simulation thread.
 """
 from __future__ import annotations
 
@@ -145,7 +146,8 @@ class Session:
                 self._rows_count -= len(self._rows.popleft()[1])
 
     def log(self, level: str, text: str) -> None:
-        """Add a message for the status area ('info', 'warning' or 'error')."""
+        """Add a message for the status area ('info', 'warning' or 'error'); any thread (a deque
+        append; ``on_message`` must be as safe)."""
         self._messages.append((level, text))
         if self.on_message is not None:
             self.on_message(level, text)
