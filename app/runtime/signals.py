@@ -314,7 +314,11 @@ class SignalManager:
         if self._contacts is not None:
             n = mj_data.ncon
             self._contacts[0] = n
-            self._contacts[1] = max(0.0, -float(mj_data.contact.dist.min())) if n else 0.0
+            if n:  # a few contacts: Python's min over a list beats numpy's reduction set-up
+                dist = mj_data.contact.dist
+                self._contacts[1] = max(0.0, -(min(dist.tolist()) if n <= 32 else float(dist.min())))
+            else:
+                self._contacts[1] = 0.0
         now = time.perf_counter()
         if self._wall0 is None:
             self._wall0 = now
