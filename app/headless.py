@@ -63,13 +63,14 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if out_path is not None:
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         check_writable(out_path, where, create=record)
-    rig = build_rig(sc)
+    recorder = None
+    if record and out_path is not None:  # its file is only opened at the first flush
+        recorder = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
+                                 metadata=recording_metadata(sc.model, sc.text))
+    rig = build_rig(sc, recorder=recorder)
     video_rec = _video_recorder(sc, video, rig.model, create=record)
     if record and video_rec is not None:
         rig.runtime.video_recorders.append(video_rec)
-    if record and out_path is not None:  # opened last: nothing is created for a rig that fails a check
-        rig.runtime.set_recorder(SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
-                                               metadata=recording_metadata(sc.model, sc.text)))
     return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
                     out_path if record else None)
 

@@ -85,6 +85,7 @@ class _Bank:
         and hand every spring MuJoCo can evaluate exactly to it as a tendon spring-damper."""
         springs_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_SPRING
         dampers_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_DAMPER
+        bands: dict[int, tuple[float, float]] = {}  # row -> MuJoCo's dead band, for native rows
         for i, ld in enumerate(self.loads):
             row = self.pos[i]
             if ld.magnitude_func is not None or ld.law is None:
@@ -95,8 +96,11 @@ class _Bank:
              self.lo[row], self.hi[row]) = ld.law.coefficients(ld.r0, t)
             if not ld.active:  # an empty window switches the spring off at no per-step cost
                 self.lo[row], self.hi[row] = math.inf, -math.inf
-            self.native[row] = (self.allow_native and ld.law.native_band(t) is not None and (springs_on or self.k[row] == 0.0)
+            band = ld.law.native_band(t) if self.allow_native else None
+            self.native[row] = (band is not None and (springs_on or self.k[row] == 0.0)
                                 and (dampers_on or self.c[row] == 0.0))
+            if self.native[row]:
+                bands[row] = band  # type: ignore[assignment]
         self.python = bool(self.custom) or not bool(self.native.all())
         # Telemetry's shortcut: every spring two-sided, no preload or floor (ideal springs).
         self.plain = (not self.custom and bool(np.all(self.p == 0.0)) and bool(np.all(np.isneginf(self.tmin)))
@@ -106,12 +110,8 @@ class _Bank:
         on = self.native & (self.lo <= self.hi)
         model.tendon_stiffness[tendons] = np.where(on, self.k, 0.0)
         model.tendon_damping[tendons] = np.where(on, self.c, 0.0)
-        for i, ld in enumerate(self.loads):
-            row = self.pos[i]
-            band = ld.law.native_band(t) if self.native[row] and ld.law is not None else None
-            if band is not None:
-                model.tendon_lengthspring[tendons[row]] = (max(0.0, self.ref[row] + band[0]),
-                                                           min(_FAR, self.ref[row] + band[1]))
+        for row, (low, high) in bands.items():
+            model.tendon_lengthspring[tendons[row]] = (max(0.0, self.ref[row] + low), min(_FAR, self.ref[row] + high))
         self.apply_lo = np.where(self.native, math.inf, self.lo)
         self.apply_hi = np.where(self.native, -math.inf, self.hi)
 
