@@ -22,149 +22,11 @@ import numpy as np
 
 from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.loads import Load, PointToPointForce
-from mjrig.runtime.springs import spring_tension
+from mjrig.runtime.signal_sources import Derived, Source
+from mjrig.runtime.spring_bank import SpringBank
 from mjrig.runtime.values import is_time_varying
 
 __all__ = ["LoadEngine", "step_with_loads"]
-
-_FAR = 1e10
-"""m: the open end of a tension- or compression-only spring's dead band (no model is this big)."""
-
-
-class _Bank:
-    """Array state of the tendon-backed point-to-point loads (n springs)."""
-
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[PointToPointForce],
-                 tendons: list[int], *, native: bool = True) -> None:
-        n = len(loads)
-        self.loads = loads
-        self.tendons = np.array(tendons, dtype=int)
-        order = np.argsort(self.tendons)
-        assert np.all(np.diff(self.tendons[order]) == 1) or n <= 1, "rig tendons must be contiguous"
-        self.t0 = int(self.tendons.min()) if n else 0
-        self.pos = self.tendons - self.t0  # row of each load within the tendon slice
-        self.n = n
-        self.ref, self.p, self.k, self.c = (np.zeros(n) for _ in range(4))
-        self.tmin, self.lo, self.hi = (np.zeros(n) for _ in range(3))
-        self.s, self.tension, self.tmp = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.mask, self.mask2 = np.zeros(n, bool), np.zeros(n, bool)
-        self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
-        self.custom_rows = np.array([self.pos[i] for i in self.custom], dtype=int)
-        self.allow_native = native
-        self.native = np.zeros(n, bool)       # rows MuJoCo evaluates as tendon springs
-        self.apply_lo, self.apply_hi = np.full(n, math.inf), np.full(n, -math.inf)
-        self.python = True                    # whether any row needs apply() every step
-        self.plain = False                    # all rows ideal: forces() takes its shortcut
-        self.pull = np.zeros(n)               # -tension (N) in that shortcut
-        self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
-        self.bind(model, data)
-
-    def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """Cache views of ``data`` (valid for the life of that MjData)."""
-        n, nv = self.n, model.nv
-        sl = slice(self.t0, self.t0 + n)
-        self.length = data.ten_length[sl]
-        self.rate = data.ten_velocity[sl]
-        adr0 = int(model.ten_J_rowadr[self.t0])
-        last = self.t0 + n - 1
-        adr1 = int(model.ten_J_rowadr[last] + model.ten_J_rownnz[last])
-        self.jvals = data.ten_J[adr0:adr1]
-        rows = np.repeat(np.arange(n), model.ten_J_rownnz[sl])
-        self.jflat_idx = rows * nv + model.ten_J_colind[adr0:adr1]
-        self.jdense = np.zeros((n, nv))
-        self.jflat = self.jdense.reshape(-1)
-        # The tendon path points (two per rig tendon) give each spring's direction for telemetry.
-        self.wrap = data.wrap_xpos.reshape(-1, 3)
-        self.wrapadr = data.ten_wrapadr
-        self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
-        self.torque = np.zeros((n, 3))
-        self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
-
-    def refresh(self, model: mujoco.MjModel, t: float) -> None:
-        """Re-read each law's numbers (after a param or field changed, or every step if profiled),
-        and hand every spring MuJoCo can evaluate exactly to it as a tendon spring-damper."""
-        springs_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_SPRING
-        dampers_on = not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_DAMPER
-        bands: dict[int, tuple[float, float]] = {}  # row -> MuJoCo's dead band, for native rows
-        for i, ld in enumerate(self.loads):
-            row = self.pos[i]
-            if ld.magnitude_func is not None or ld.law is None:
-                self.lo[row], self.hi[row] = -math.inf, math.inf
-                self.native[row] = False
-                continue
-            (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row],
-             self.lo[row], self.hi[row]) = ld.law.coefficients(ld.r0, t)
-            if not ld.active:  # an empty window switches the spring off at no per-step cost
-                self.lo[row], self.hi[row] = math.inf, -math.inf
-            band = ld.law.native_band(t) if self.allow_native else None
-            self.native[row] = (band is not None and (springs_on or self.k[row] == 0.0)
-                                and (dampers_on or self.c[row] == 0.0))
-            if self.native[row]:
-                bands[row] = band  # type: ignore[assignment]
-        self.python = bool(self.custom) or not bool(self.native.all())
-        # Telemetry's shortcut: every spring two-sided, no preload or floor (ideal springs).
-        self.plain = (not self.custom and bool(np.all(self.p == 0.0)) and bool(np.all(np.isneginf(self.tmin)))
-                      and bool(np.all(np.isneginf(self.lo))) and bool(np.all(np.isposinf(self.hi))))
-        # Native rows: MuJoCo's tendon spring (dead band lengthspring) and damper; nothing in Python.
-        tendons = self.tendons[np.argsort(self.pos)]
-        on = self.native & (self.lo <= self.hi)
-        model.tendon_stiffness[tendons] = np.where(on, self.k, 0.0)
-        model.tendon_damping[tendons] = np.where(on, self.c, 0.0)
-        for row, (low, high) in bands.items():
-            model.tendon_lengthspring[tendons[row]] = (max(0.0, self.ref[row] + low), min(_FAR, self.ref[row] + high))
-        self.apply_lo = np.where(self.native, math.inf, self.lo)
-        self.apply_hi = np.where(self.native, -math.inf, self.hi)
-
-    def release(self, model: mujoco.MjModel) -> None:
-        """Hand the tendons back switched off (the engine is being replaced)."""
-        model.tendon_stiffness[self.tendons] = 0.0
-        model.tendon_damping[self.tendons] = 0.0
-
-    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
-        """Overwrite ``qfrc`` with Jᵀ·tension of every spring."""
-        np.subtract(self.length, self.ref, out=self.s)
-        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.apply_lo, self.apply_hi,
-                       out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
-        for i in self.custom:
-            ld = self.loads[i]
-            row = self.pos[i]
-            self.tension[row] = 0.0
-            if not ld.active:
-                continue
-            try:  # a user callable must not take the simulation down (as on the general path)
-                tension = ld.tension(float(self.length[row]), float(self.rate[row]), model, data)
-                if not math.isfinite(tension):
-                    raise ValueError("non-finite tension")
-            except Exception as exc:
-                self.on_error(ld, exc)
-                continue
-            self.tension[row] = tension
-        np.put(self.jflat, self.jflat_idx, self.jvals)
-        np.dot(self.tension, self.jdense, out=qfrc)
-
-    def forces(self) -> np.ndarray:
-        """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
-        adr = int(self.wrapadr[self.t0])
-        pts = self.wrap[adr: adr + 2 * self.n]
-        np.maximum(self.length, 1e-12, out=self.safe_len)
-        np.subtract(self.length, self.ref, out=self.s)
-        if self.plain:  # two-sided springs only: -tension = k·s + c·v, with the sign in (b − a)
-            np.multiply(self.k, self.s, out=self.pull)
-            np.multiply(self.c, self.rate, out=self.tmp)
-            np.add(self.pull, self.tmp, out=self.pull)
-            np.subtract(pts[1::2], pts[0::2], out=self.delta)
-            np.divide(self.pull, self.safe_len, out=self.scale[:, 0])
-        else:
-            custom = self.tension[self.custom_rows] if self.custom else None  # the user callables' tension
-            spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
-                           out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
-            if custom is not None:
-                self.tension[self.custom_rows] = custom
-            np.subtract(pts[0::2], pts[1::2], out=self.delta)
-            np.divide(self.tension, self.safe_len, out=self.scale[:, 0])
-        np.multiply(self.delta, self.scale, out=self.force)
-        return self.force
-
 
 class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
@@ -185,7 +47,7 @@ class LoadEngine:
         self.on_load_error = on_load_error
         tendon_of = tendon_of or {}
         bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
-        self.bank = (_Bank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
+        self.bank = (SpringBank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
                      if bank_loads else None)
         if self.bank is not None:
             self.bank.on_error = self._disable
@@ -200,6 +62,7 @@ class LoadEngine:
             ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
         self._dirty = True
         self._varying = False
+        self.python = True  # needs_python as of the last prepare (read once a step)
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self._point = np.zeros(3)
@@ -228,6 +91,11 @@ class LoadEngine:
         """Whether a step must call :meth:`apply` (False: MuJoCo evaluates every load natively)."""
         return bool(self.general) or (self.bank is not None and self.bank.python)
 
+    @property
+    def dirty(self) -> bool:
+        """Whether :meth:`prepare` has work to do (something changed, or numbers vary in time)."""
+        return self._dirty or self._varying
+
     def prepare(self) -> None:
         """Re-read the loads' numbers if something changed (or they vary in time); once a step."""
         if not (self._dirty or self._varying):
@@ -238,7 +106,8 @@ class LoadEngine:
             self._varying = any(ld.law is not None and any(is_time_varying(x) for x in (
                 ld.law.stiffness, ld.law.damping, ld.law.rest_length, ld.law.preload, ld.law.max_stroke))
                 for ld in self.bank.loads)
-        if not self.needs_python:
+        self.python = self.needs_python
+        if not self.python:
             self.qfrc.fill(0.0)  # nothing overwrites it each step any more
 
     def apply(self) -> None:
@@ -281,20 +150,19 @@ class LoadEngine:
         self.lv[rows, 0] = b.length[b.pos]
         self.lv[rows, 1] = b.rate[b.pos]
 
-    def telemetry_sources(self) -> tuple[Callable[[], None], list[tuple[np.ndarray, list[tuple[str, int, str]]]]]:
-        """(prepare, sources) for the recorder: call ``prepare()`` before gathering a row; each source
-        is (flat array, [(column, index, unit)]). Bank loads are read straight from their arrays."""
-        sources: list[tuple[np.ndarray, list[tuple[str, int, str]]]] = []
+    def telemetry_sources(self) -> tuple[Callable[[], None] | None, list[Source | Derived]]:
+        """(prepare, sources) for the recorder: call ``prepare()`` (if not None) before gathering a
+        row; each source is (flat array, [(column, index, unit)]) or ``Derived`` columns. The
+        springs' forces are worked out per block from their raw state (see ``SpringBank.raw``)."""
+        sources: list[Source | Derived] = []
         b = self.bank
         if b is not None:
             order = sorted(range(b.n), key=lambda i: b.pos[i])  # bank index by tendon row
             names = [b.loads[i].name for i in order]
-            sources.append((b.force.reshape(-1), [(f"Loads/{n}:{a}", 3 * r + k, "N") for r, n in enumerate(names)
-                                                  for k, a in enumerate(("fx", "fy", "fz"))]))
-            sources.append((b.torque.reshape(-1), [(f"Loads/{n}:{a}", 3 * r + k, "N*m") for r, n in enumerate(names)
-                                                   for k, a in enumerate(("tx", "ty", "tz"))]))
-            sources.append((b.length, [(f"Loads/{n}:length", r, "m") for r, n in enumerate(names)]))
-            sources.append((b.rate, [(f"Loads/{n}:velocity", r, "m/s") for r, n in enumerate(names)]))
+            columns = [(f"Loads/{n}:{a}", "N") for n in names for a in ("fx", "fy", "fz")]
+            columns += [(f"Loads/{n}:{a}", "N*m") for n in names for a in ("tx", "ty", "tz")]
+            columns += [(f"Loads/{n}:length", "m") for n in names] + [(f"Loads/{n}:velocity", "m/s") for n in names]
+            sources.append(Derived("loads", b.raw(), columns, b.block_outputs))
         wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
         gen = [(self.index[id(ld)], ld) for ld in self.general]
@@ -302,8 +170,8 @@ class LoadEngine:
                                  for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
         sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
                              for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s")))]))
-        prepare = b.forces if b is not None else (lambda: None)
-        return prepare, sources  # type: ignore[return-value]
+        prepare = b.copy_points if b is not None and not b.fixed_points else None
+        return prepare, sources
 
 
 def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] | None = None) -> None:
@@ -319,8 +187,9 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
     early = _bad_count(d) if t_before <= opt.timestep else -1
-    engine.prepare()
-    python = engine.needs_python
+    if engine.dirty:
+        engine.prepare()
+    python = engine.python
     if opt.integrator == _RK4:
         if python:
             _step_rk4(engine, before_integrate)
@@ -338,7 +207,8 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         mujoco.mj_step2(m, d)
     else:  # every load is MuJoCo's own: a plain step
         mujoco.mj_step(m, d)
-    if (d.time < t_before or not math.isfinite(d.time)
+    t_after = d.time
+    if (t_after < t_before or not math.isfinite(t_after)
             or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))
 

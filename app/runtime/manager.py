@@ -27,7 +27,7 @@ from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.rigmodel import compile_rig, load_spec
-from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.signals import Derived, SignalManager
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
@@ -88,6 +88,7 @@ class RuntimeManager:
         self._engine: LoadEngine | None = None
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
         self._sampling: list[SignalManager] = []   # the samplers bound at the last resolve
+        self._several = False
         self._pacer = Pacer(speed=self.playback_speed)
         self._distances = np.zeros(0)
         self._param_values = np.zeros(0)
@@ -158,16 +159,19 @@ class RuntimeManager:
         self._param_values = np.array([nv.value for nv in self._param_list], dtype=float)
         for nv in self._param_list:
             nv.subscribe(self._param_changed)
-        self._prepare_loads, load_sources = self._engine.telemetry_sources()
+        prepare, load_sources = self._engine.telemetry_sources()
+        self._prepare_loads = prepare or (lambda: None)
+        before = self._before_sample if (prepare is not None or self.proximities) else None
         for sm in self._samplers():
-            extra = [("loads", arr, pairs) for arr, pairs in load_sources]
+            extra: list = [x if isinstance(x, Derived) else ("loads", *x) for x in load_sources]
             extra.append(("proximities", self._distances,
                           [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
             extra.append(("params", self._param_values,
                           [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
-            sm.bind(mj_model, mj_data, extra=extra, before_sample=self._before_sample)
+            sm.bind(mj_model, mj_data, extra=extra, before_sample=before)
         self._bound = (mj_model, mj_data)
         self._sampling = self._samplers()
+        self._several = len(self._sampling) > 1
         self._resolved = True
 
     def inherit_layout(self, other: "RuntimeManager") -> None:
@@ -245,27 +249,33 @@ class RuntimeManager:
         bound = self._bound
         if not self._resolved or bound is None or bound[0] is not mj_model or bound[1] is not mj_data:
             self.resolve(mj_model, mj_data)
-        paced = self.playback_speed > 0
-        if paced:
-            self._pacer.speed = self.playback_speed
+        speed = self.playback_speed
+        if speed > 0:
+            self._pacer.speed = speed
             self._pacer.start(mj_data.time)
         hook = None
-        if self._sampling or self.video_recorders:  # nothing to sample: no per-step checks
+        if self.video_recorders:
             t = mj_data.time
             self._due = [sm for sm in self._sampling if sm.due(t)]
             self._vdue = [r for r in self.video_recorders if getattr(r, "due", None) is None or r.due(t)]
             if self._due or self._vdue:
                 hook = self._capture
+        elif self._sampling:  # the common case, without the lists: one recorder or live monitor
+            t = mj_data.time
+            due = [sm for sm in self._sampling if sm.due(t)] if self._several else (
+                self._sampling if self._sampling[0].due(t) else [])
+            if due:
+                self._due, self._vdue = due, []
+                hook = self._capture
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
             self._sync_hook(mj_model, mj_data, arrows, lines)
-        if paced:
+        if speed > 0:
             self._pacer.wait(mj_data.time)
 
     def _capture(self) -> None:
         eng = self._engine
-        assert eng is not None
         prepared = False
         for sm in self._due:
             sm.sample(eng.data, prepared=prepared)

@@ -1,0 +1,117 @@
+"""What a model offers the recorder: the (array, columns) sources of each signal group.
+
+Each source is a flat float array read in place at every sample and the columns it feeds, as
+``[(column name, index into the array, unit)]``. Names follow ``Category/Entity:attribute``
+(CONTRACT section 3); unnamed entities are called by kind and index (``Bodies/body3:x``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.rigmodel import is_rig_name
+
+__all__ = ["Source", "Derived", "entity_name", "model_sources"]
+
+Source = tuple[np.ndarray, list[tuple[str, int, str]]]
+"""A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
+
+
+@dataclass(eq=False)
+class Derived:
+    """Columns worked out for a whole block of rows when it is flushed, not at every row.
+
+    At each row the recorder copies every array of ``raw`` (flat, read in place, fixed size)
+    side by side into a hidden row; at flush ``compute(raw_block)`` gets those rows as one
+    (rows, total raw size) array and returns (rows, len(columns)) values for ``columns``
+    [(name, unit)]. This keeps per-row work to plain copies (e.g. spring forces from lengths,
+    rates, end points and coefficients: one vectorised pass per 1000 rows).
+    """
+
+    group: str
+    raw: list[np.ndarray]
+    columns: list[tuple[str, str]]
+    compute: Callable[[np.ndarray], np.ndarray]
+
+
+_SENSOR_UNITS = {
+    "mjSENS_ACCELEROMETER": "m/s^2", "mjSENS_VELOCIMETER": "m/s", "mjSENS_GYRO": "rad/s",
+    "mjSENS_FORCE": "N", "mjSENS_TORQUE": "N*m", "mjSENS_TOUCH": "N", "mjSENS_FRAMEPOS": "m",
+    "mjSENS_FRAMELINVEL": "m/s", "mjSENS_FRAMEANGVEL": "rad/s", "mjSENS_FRAMELINACC": "m/s^2",
+    "mjSENS_FRAMEANGACC": "rad/s^2", "mjSENS_SUBTREECOM": "m", "mjSENS_SUBTREELINVEL": "m/s",
+    "mjSENS_RANGEFINDER": "m", "mjSENS_TENDONPOS": "m", "mjSENS_TENDONVEL": "m/s",
+}
+
+
+def entity_name(model: mujoco.MjModel, obj: mujoco.mjtObj, i: int, kind: str) -> str:
+    """MuJoCo's name verbatim, or ``<kind><index>`` for an unnamed entity."""
+    return mujoco.mj_id2name(model, obj, i) or f"{kind}{i}"
+
+
+def _joint_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    qp: list[tuple[str, int, str]] = []
+    qv: list[tuple[str, int, str]] = []
+    for j in range(model.njnt):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_JOINT, j, "joint")
+        if is_rig_name(name):
+            continue
+        jt, pa, va = int(model.jnt_type[j]), int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
+        base = f"Joints/{name}:"
+        if jt == mujoco.mjtJoint.mjJNT_HINGE:
+            qp.append((base + "qpos", pa, "rad")); qv.append((base + "qvel", va, "rad/s"))
+        elif jt == mujoco.mjtJoint.mjJNT_SLIDE:
+            qp.append((base + "qpos", pa, "m")); qv.append((base + "qvel", va, "m/s"))
+        elif jt == mujoco.mjtJoint.mjJNT_BALL:
+            qp += [(base + a, pa + i, "") for i, a in enumerate(("qw", "qx", "qy", "qz"))]
+            qv += [(base + a, va + i, "rad/s") for i, a in enumerate(("wx", "wy", "wz"))]
+        else:  # free
+            qp += [(base + a, pa + i, "m") for i, a in enumerate(("x", "y", "z"))]
+            qp += [(base + a, pa + 3 + i, "") for i, a in enumerate(("qw", "qx", "qy", "qz"))]
+            qv += [(base + a, va + i, "m/s") for i, a in enumerate(("vx", "vy", "vz"))]
+            qv += [(base + a, va + 3 + i, "rad/s") for i, a in enumerate(("wx", "wy", "wz"))]
+    return [(data.qpos, qp), (data.qvel, qv)]
+
+
+def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    pairs = []
+    for b in range(1, model.nbody):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_BODY, b, "body")
+        pairs += [(f"Bodies/{name}:{a}", 3 * b + i, "m") for i, a in enumerate("xyz")]
+    return [(data.xpos.reshape(-1), pairs)]
+
+
+def _sensor_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    pairs = []
+    for s in range(model.nsensor):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_SENSOR, s, "sensor")
+        unit = _SENSOR_UNITS.get(mujoco.mjtSensor(int(model.sensor_type[s])).name, "")
+        adr = int(model.sensor_adr[s])
+        pairs += [(f"Sensors/{name}:{i}", adr + i, unit) for i in range(int(model.sensor_dim[s]))]
+    return [(data.sensordata, pairs)]
+
+
+def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
+    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, "") for i, n in enumerate(names)]),
+            (data.actuator_force, [(f"Actuators/{n}:force", i, "N") for i, n in enumerate(names)])]
+
+
+def _energy_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    return [(data.energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])]
+
+
+_GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source]]] = {
+    "joints": _joint_sources, "bodies": _body_sources, "sensors": _sensor_sources,
+    "actuators": _actuator_sources, "energy": _energy_sources,
+}
+
+
+def model_sources(model: mujoco.MjModel, data: mujoco.MjData, group: str) -> list[Source]:
+    """The sources of one of the model's own signal groups (joints, bodies, sensors, actuators,
+    energy); empty for the rig's groups (loads, proximities, params) and contacts."""
+    fn = _GROUPS.get(group)
+    return fn(model, data) if fn is not None else []
