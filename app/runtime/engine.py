@@ -25,6 +25,7 @@ from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.signal_sources import Derived, Source
 from mjrig.runtime.spring_bank import SpringBank
 from mjrig.runtime.values import is_time_varying
+from mjrig.runtime.wrench_bank import WrenchBank, batchable
 
 __all__ = ["LoadEngine", "step_with_loads"]
 
@@ -60,6 +61,10 @@ class LoadEngine:
         self._bank_force = np.zeros((len(bank_loads), 3))
         for i, ld in enumerate(self.loads):
             ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
+        batch = [ld for ld in self.general if batchable(ld)]  # they report from the bank's rows instead
+        self.wrenches = WrenchBank(model, data, batch, on_error=self._disable) if batch else None
+        self.slow = [ld for ld in self.general if not batchable(ld)]  # each through its own apply_load
+        self._wrench_rows = np.array([self.index[id(ld)] for ld in batch], dtype=int)
         self._dirty = True
         self._varying = False
         self.python = True  # needs_python as of the last prepare (read once a step)
@@ -106,6 +111,8 @@ class LoadEngine:
             self._varying = any(ld.law is not None and any(is_time_varying(x) for x in (
                 ld.law.stiffness, ld.law.damping, ld.law.rest_length, ld.law.preload, ld.law.max_stroke))
                 for ld in self.bank.loads)
+        if self.wrenches is not None:
+            self.wrenches.refresh(self.data.time)
         self.python = self.needs_python
         if not self.python:
             self.qfrc.fill(0.0)  # nothing overwrites it each step any more
@@ -118,7 +125,9 @@ class LoadEngine:
             self.bank.apply(m, d, qfrc)
         else:
             qfrc.fill(0.0)
-        for ld in self.general:
+        if self.wrenches is not None:
+            self.wrenches.apply(m, d, qfrc)
+        for ld in self.slow:
             # Its force and torque land in its row of `wrench` (the load's last_force/last_torque views);
             # switched off, it applies nothing and reports nothing.
             try:
@@ -132,8 +141,9 @@ class LoadEngine:
 
     def _disable(self, ld: Load, exc: BaseException) -> None:
         ld.active = False
-        i = self.index[id(ld)]
-        self.wrench[i] = 0.0
+        self.wrench[self.index[id(ld)]] = 0.0
+        ld.last_force[...] = 0.0  # also where a bank keeps it
+        ld.last_torque[...] = 0.0
         if self.on_load_error is not None:
             self.on_load_error(ld, exc)
         else:
@@ -141,6 +151,9 @@ class LoadEngine:
 
     def update_outputs(self) -> None:
         """Bring every load's ``last_force`` (rows of ``wrench``) and ``lv`` up to date, for drawing."""
+        w = self.wrenches
+        if w is not None:
+            self.wrench[self._wrench_rows] = w.values
         b = self.bank
         if b is None:
             return
@@ -165,7 +178,11 @@ class LoadEngine:
             sources.append(Derived("loads", b.raw(), columns, b.block_outputs))
         wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
-        gen = [(self.index[id(ld)], ld) for ld in self.general]
+        w = self.wrenches
+        if w is not None:
+            sources.append((w.values.reshape(-1), [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in
+                                                   enumerate(w.loads) for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
+        gen = [(self.index[id(ld)], ld) for ld in self.slow]
         sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
                                  for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
         sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
@@ -193,10 +210,9 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     if opt.integrator == _RK4:
         if python:
             _step_rk4(engine, before_integrate)
+        elif before_integrate is not None:
+            _rk4_step_with(m, d, before_integrate)
         else:
-            if before_integrate is not None:
-                mujoco.mj_forward(m, d)  # kinematics at the current time, for the recorder
-                before_integrate()
             mujoco.mj_step(m, d)
     elif python or before_integrate is not None:
         mujoco.mj_step1(m, d)
@@ -237,13 +253,32 @@ def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], None] | None) -
     mujoco.set_mjcb_passive(passive)
     try:
         if before_integrate is not None:
-            mujoco.mj_forward(m, d)  # loads and kinematics at the current time, for the recorder
-            before_integrate()
-        mujoco.mj_step(m, d)
+            _rk4_step_with(m, d, before_integrate)
+        else:
+            mujoco.mj_step(m, d)
     finally:
         mujoco.set_mjcb_passive(previous)
     if failure:
         raise failure[0]
+
+
+_FWDINV = int(mujoco.mjtEnableBit.mjENBL_FWDINV)
+
+
+def _rk4_step_with(m: mujoco.MjModel, d: mujoco.MjData, before_integrate: Callable[[], None]) -> None:
+    """An RK4 ``mj_step`` with ``before_integrate`` called once the state at the current time is
+    fully computed: ``mj_step``'s own sequence (checks, forward, RK4), not a second forward pass."""
+    if m.opt.enableflags & _FWDINV:  # mj_step then also compares with inverse dynamics
+        mujoco.mj_forward(m, d)
+        before_integrate()
+        mujoco.mj_step(m, d)
+        return
+    mujoco.mj_checkPos(m, d)
+    mujoco.mj_checkVel(m, d)
+    mujoco.mj_forward(m, d)
+    mujoco.mj_checkAcc(m, d)
+    before_integrate()
+    mujoco.mj_RungeKutta(m, d, 4)
 
 
 def _divergence_message(m: mujoco.MjModel, d: mujoco.MjData, t_before: float) -> str:
