@@ -7,7 +7,8 @@ attached after compilation, user callables) goes through its own ``calculate`` a
 ``mj_applyFT``. Mouse perturbations live in ``xfrc_applied`` and are never touched.
 
 Integrators: Euler/implicit use ``mj_step1`` → loads → ``mj_step2`` (one physics pass). RK4
-evaluates loads at each of its stages through MuJoCo's passive-force callback.
+evaluates loads at each of its stages through MuJoCo's passive-force callback. ``before_step``
+and ``after_step`` hooks run at the step boundary, outside the physics, on every path.
 
 Threading: an engine belongs to the stepping thread. Params and loads may be changed from other
 threads; they only flag the engine, which re-reads them at the next step.
@@ -200,6 +201,8 @@ class LoadEngine:
             ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
         self._dirty = True
         self._varying = False
+        self.before_step: list[Callable[[], None]] = []  # e.g. actuator inputs, model-field writes
+        self.after_step: list[Callable[[], None]] = []   # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self._point = np.zeros(3)
@@ -297,7 +300,8 @@ class LoadEngine:
             sources.append((b.rate, [(f"Loads/{n}:velocity", r, "m/s") for r, n in enumerate(names)]))
         wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
-        gen = [(self.index[id(ld)], ld) for ld in self.general]
+        gen = [(self.index[id(ld)], ld) for ld in self.general if ld.reports_wrench]
+        sources.extend(src for ld in self.general for src in ld.signals())
         sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
                                  for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
         sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
@@ -319,6 +323,8 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
     early = _bad_count(d) if t_before <= opt.timestep else -1
+    for fn in engine.before_step:
+        fn()
     engine.prepare()
     python = engine.needs_python
     if opt.integrator == _RK4:
@@ -341,6 +347,8 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     if (d.time < t_before or not math.isfinite(d.time)
             or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))
+    for fn in engine.after_step:
+        fn()
 
 
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
