@@ -27,7 +27,7 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig, reset_state
+from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig
 from mjrig.rig_document import RigDocument
 from mjrig.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
@@ -269,7 +269,7 @@ class Session:
 
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
-        reset_state(self.rig.model, self.rig.data)
+        self.rig.reset()  # the scenario's start state (initial_key/initial_state), else the model's own
         self.run.reset()
         self.log("info", "reset")
 

@@ -10,7 +10,7 @@ range) one warning line is reported.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import mujoco
@@ -29,6 +29,8 @@ class Control:
 
     actuator: str
     value: Scalar = 0.0
+    warned: bool = field(default=False, repr=False)
+    """Whether its clamping was reported (once per control, across rig rebuilds)."""
 
     @property
     def name(self) -> str:
@@ -75,7 +77,6 @@ class ControlSet:
         self.ranges: list[tuple[float, float] | None] = [
             (float(model.actuator_ctrlrange[i, 0]), float(model.actuator_ctrlrange[i, 1]))
             if _limited(model, i) else None for i in self.ids]
-        self.warned: set[int] = set()
         for k, c in enumerate(self.controls):
             span = profile_range(c.value)
             if span is not None:
@@ -83,9 +84,10 @@ class ControlSet:
 
     def _check(self, k: int, lo: float, hi: float) -> None:
         rng = self.ranges[k]
-        if rng is None or k in self.warned or (lo >= rng[0] and hi <= rng[1]):
+        c = self.controls[k]
+        if rng is None or c.warned or (lo >= rng[0] and hi <= rng[1]):
             return
-        self.warned.add(k)
+        c.warned = True
         bad = lo if lo < rng[0] else hi
         self.on_warning(f"control of actuator '{self.controls[k].actuator}': value {bad:g} is outside its "
                         f"ctrlrange [{rng[0]:g}, {rng[1]:g}]; it is clamped")

@@ -160,8 +160,10 @@ class JointFriction(JointLoad):
         pin = (self.mu is not None, self.pin_radius is not None)
         if pin[0] != pin[1]:
             raise ValueError("'mu' and 'pin_radius' go together")
-        if (self.coulomb is None) == (not pin[0]):
-            raise ValueError("give either 'coulomb' or 'mu' + 'pin_radius' (not both)")
+        if self.coulomb is not None and pin[0]:
+            raise ValueError("give either 'coulomb' or 'mu' + 'pin_radius', not both")
+        if self.coulomb is None and not pin[0]:
+            raise ValueError("needs 'coulomb' (the Coulomb level) or 'mu' + 'pin_radius' (a pin)")
         if pin[0] and self.breakaway is not None:
             raise ValueError("'breakaway' goes with 'coulomb' (with 'mu' + 'pin_radius' the Coulomb level "
                              "follows the pin's load)")
