@@ -239,7 +239,7 @@ _JOINT = Field("joint", "text", required=True, names="joint", help="the hinge or
 
 
 def _coefficient(name: str, unit: str, help: str, default: Any = None, *, positive: bool = False) -> Field:
-    return Field(name, "number_or_param", unit, default, help=help, nonneg=True, positive=positive)
+    return Field(name, "number_or_param", unit, default, help=help, nonneg=not positive, positive=positive)
 
 
 _END = "a site, body:NAME, body:NAME@x,y,z or geom:NAME (both ends geoms: surface clearance)"
