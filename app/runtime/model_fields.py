@@ -25,6 +25,7 @@ state is untouched.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import mujoco
@@ -121,12 +122,14 @@ class BindingSet:
         self.mass0 = {i: float(model.body_mass[i]) for b, i in zip(self.bindings, self.ids) if b.field.kind == "body"}
         self.inertia0 = {i: model.body_inertia[i].copy() for i in self.mass0}
         self.dirty = set(range(len(self.bindings)))
+        self.lock = threading.Lock()  # params change on any thread; writes happen on the stepping one
         self.scratch: mujoco.MjData | None = None
         for b in self.bindings:
             b.param.subscribe(self._changed)
 
     def _changed(self, nv: NamedValue) -> None:
-        self.dirty.update(k for k, b in enumerate(self.bindings) if b.param is nv)
+        with self.lock:
+            self.dirty.update(k for k, b in enumerate(self.bindings) if b.param is nv)
 
     def detach(self) -> None:
         """Stop listening to the params (the rig is being replaced)."""
@@ -137,7 +140,8 @@ class BindingSet:
         """Write every changed binding into the model (call at a step boundary)."""
         if not self.dirty:
             return
-        todo, self.dirty = self.dirty, set()
+        with self.lock:
+            todo, self.dirty = self.dirty, set()
         setconst = False
         for k in sorted(todo):
             b = self.bindings[k]
