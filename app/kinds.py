@@ -304,7 +304,7 @@ CONTROLS = Section("controls", "control", "load", kind_key=None, default_kind="c
                        Field("actuator", "text", required=True, names="actuator", help="the actuator it drives"),
                        Field("value", "profile", required=True, help="its input (data.ctrl), clamped to ctrlrange",
                              initial=0.0)),
-                       lambda v: Control(v["actuator"], v["value"]), "holds an actuator's input (data.ctrl)"),))
+                       lambda v: Control(v["actuator"], value=v["value"]), "holds an actuator's input (data.ctrl)"),))
 """Actuator inputs, one per actuator."""
 
 

@@ -275,7 +275,7 @@ class _Parser(FieldReader):
         if "model" in spec:
             text = self.string(spec["model"], (*path, "model"))
             try:
-                self.bindings.append(ModelBinding(nv, parse_model_field(text)))
+                self.bindings.append(ModelBinding(nv, field=parse_model_field(text)))
             except ConfigError as exc:
                 raise self.fail((*path, "model"), str(exc)) from None
         return nv

@@ -28,8 +28,8 @@ class Control:
     times its gear is the generalized force)."""
 
     actuator: str
-    value: Scalar = 0.0
-    warned: bool = field(default=False, repr=False)
+    value: Scalar = field(default=0.0, kw_only=True)
+    warned: bool = field(default=False, repr=False, kw_only=True)
     """Whether its clamping was reported (once per control, across rig rebuilds)."""
 
     @property

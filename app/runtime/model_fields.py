@@ -89,11 +89,11 @@ def parse_model_field(text: str) -> ModelField:
 
 
 class ModelBinding:
-    """``param`` written into model field ``path`` (a string or ModelField)."""
+    """``param`` written into model field ``field`` (``"body:block.mass"`` or a ModelField)."""
 
-    def __init__(self, param: NamedValue, path: str | ModelField) -> None:
+    def __init__(self, param: NamedValue, *, field: str | ModelField) -> None:
         self.param = param
-        self.field = path if isinstance(path, ModelField) else parse_model_field(path)
+        self.field = field if isinstance(field, ModelField) else parse_model_field(field)
 
     def check(self, model: mujoco.MjModel) -> int:
         """The entity's id in ``model`` (-1 for opt); ConfigError naming the closest names."""

@@ -25,7 +25,7 @@ DEFAULT_TRACER_COLOR = (0.055, 0.647, 0.914, 1.0)
 """Sky blue (Tailwind sky-500), opaque."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class Tracer:
     """The trail of point ``at`` over the last ``duration`` seconds (s, > 0), in ``color`` RGBA.
 

@@ -37,7 +37,7 @@ def _upward_crossings(ts: np.ndarray, xs: np.ndarray) -> np.ndarray:
 def test_a_mass_param_changed_mid_run_changes_the_period(rig, integrator):
     k = 100.0
     mass = NamedValue("mass", 1.0, unit="kg")
-    rm = RuntimeManager(bindings=[ModelBinding(mass, "body:block.mass")], playback_speed=0)
+    rm = RuntimeManager(bindings=[ModelBinding(mass, field="body:block.mass")], playback_speed=0)
     model, data = rig.build(rm, OSCILLATOR.format(k=k), "native", integrator=integrator)
     data.qpos[0] = 0.1
     inertia0 = model.body_inertia[1].copy()
@@ -65,7 +65,7 @@ def test_every_model_field_path_is_written(rig):
               "joint:j.armature": 0.05, "geom:g.friction": 0.7, "actuator:a.gear": 4.0, "tendon:t.stiffness": 30.0,
               "tendon:t.damping": 0.3, "opt.timestep": 0.004, "opt.gravity_z": -3.0}
     params = {p: NamedValue(f"p{i}", v) for i, (p, v) in enumerate(values.items())}
-    rm = RuntimeManager(bindings=[ModelBinding(nv, p) for p, nv in params.items()], playback_speed=0)
+    rm = RuntimeManager(bindings=[ModelBinding(nv, field=p) for p, nv in params.items()], playback_speed=0)
     model, data = rig.build(rm, xml, "self")
     rm.step(model, data)
     got = [model.body_mass[1], model.dof_damping[0], model.jnt_stiffness[0], model.dof_frictionloss[0],
@@ -90,7 +90,7 @@ def test_bad_model_field_paths_name_the_closest(text, message):
 
 
 def test_an_unknown_entity_names_the_closest(rig):
-    rm = RuntimeManager(bindings=[ModelBinding(NamedValue("m", 1.0), "body:blok.mass")], playback_speed=0)
+    rm = RuntimeManager(bindings=[ModelBinding(NamedValue("m", 1.0), field="body:blok.mass")], playback_speed=0)
     model, data = rig.build(rm, OSCILLATOR.format(k=1.0), "native")
     with pytest.raises(ConfigError, match=r"unknown body 'blok' \(closest: block"):
         rm.step(model, data)
@@ -100,9 +100,9 @@ def test_an_unknown_entity_names_the_closest(rig):
 def test_a_controlled_motor_gives_gear_times_ctrl(rig, integrator):
     u = NamedValue("u", 0.7)
     gear = NamedValue("gear", 3.0)
-    rm = RuntimeManager(controls=[Control("shoulder", u), Control("free_motor", Step(0.05, 0.0, -0.4))],
+    rm = RuntimeManager(controls=[Control("shoulder", value=u), Control("free_motor", value=Step(0.05, 0.0, -0.4))],
                         loads=[JointTorque(name="t", joint="shoulder_joint", magnitude=0.1)],
-                        bindings=[ModelBinding(gear, "actuator:shoulder.gear")], playback_speed=0)
+                        bindings=[ModelBinding(gear, field="actuator:shoulder.gear")], playback_speed=0)
     model, data = rig.build(rm, ARM, "native", integrator=integrator)
     data.xfrc_applied[1, 5] = 0.05  # the mouse: it adds too
     rig.run(rm, model, data, 0.02)
@@ -117,7 +117,7 @@ def test_a_controlled_motor_gives_gear_times_ctrl(rig, integrator):
 def test_a_control_outside_ctrlrange_is_clamped_with_one_warning(rig):
     warnings: list[str] = []
     u = NamedValue("u", 0.5)
-    rm = RuntimeManager(controls=[Control("shoulder", u)], on_warning=warnings.append, playback_speed=0)
+    rm = RuntimeManager(controls=[Control("shoulder", value=u)], on_warning=warnings.append, playback_speed=0)
     model, data = rig.build(rm, ARM, "native")
     rig.run(rm, model, data, 0.01)
     assert warnings == []
@@ -130,7 +130,7 @@ def test_a_control_outside_ctrlrange_is_clamped_with_one_warning(rig):
 
 
 def test_an_unknown_actuator_names_the_closest(rig):
-    rm = RuntimeManager(controls=[Control("shouldr", 1.0)], playback_speed=0)
+    rm = RuntimeManager(controls=[Control("shouldr", value=1.0)], playback_speed=0)
     model, data = rig.build(rm, ARM, "native")
     with pytest.raises(ConfigError, match=r"unknown actuator 'shouldr' \(closest: shoulder"):
         rm.step(model, data)

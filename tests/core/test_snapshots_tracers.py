@@ -37,7 +37,7 @@ def _rig() -> RuntimeManager:
                JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
                JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
                JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1)],
-        controls=[Control("shoulder", Sine(0.5, 1.0))], playback_speed=0)
+        controls=[Control("shoulder", value=Sine(0.5, 1.0))], playback_speed=0)
 
 
 def _trajectory(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, n: int) -> np.ndarray:
