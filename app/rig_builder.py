@@ -127,14 +127,14 @@ def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, sna
 
 
 def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = (),
-                on_load_error: LoadErrorHook | None = None) -> Rig:
+                on_load_error: LoadErrorHook | None = None, on_warning: Callable[[str], None] | None = None) -> Rig:
     """The rig of ``sc`` on ``on``'s model and data as they are now (an edit while running).
 
     Unchanged loads keep the compiled fast path and their initial distances; the recorder and
     video recorders move over from ``on``; loads switched off there stay off.
     """
     sc.check_model(on.model)
-    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error)
+    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
     rm.inherit_layout(on.runtime)
     rm.video_recorders = on.runtime.video_recorders
     keep_switched_off(on.runtime, rm)

@@ -152,6 +152,10 @@ class Session:
         if self.on_message is not None:
             self.on_message(level, text)
 
+    def warn(self, text: str) -> None:
+        """A rig's one-line warning (a control clamped to its ctrlrange), as a 'warning' message."""
+        self.log("warning", text)
+
     # --- opening and building --------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> None:
         """Open an .xml/.mjb model or a .toml scenario; on failure the current model stays."""
@@ -177,7 +181,7 @@ class Session:
         live = self._new_live()
         sc = scenario_from_doc(doc, base=base, source=source)
         rig = build_rig(sc, monitors=[live], on_load_error=self._load_failed,
-                        start_from=self.data if reload else None)
+                        start_from=self.data if reload else None, on_warning=self.warn)
         if reload and self.rig is not None:
             keep_switched_off(self.rig.runtime, rig.runtime)
         self.outputs.stop_video()  # a video shows one model
@@ -197,7 +201,7 @@ class Session:
         assert self.rig is not None
         live = self._new_live()
         self.rig = rebuild_rig(self.document.scenario(doc), on=self.rig, monitors=[live],
-                               on_load_error=self._load_failed)
+                               on_load_error=self._load_failed, on_warning=self.warn)
         self._live = live
         self.document.edited(doc)
 
