@@ -71,7 +71,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
-                    video=args.video.resolve() if args.video else None)
+                    video=args.video.resolve() if args.video else None, on_warning=_warn)
     encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
     for rec, bar in zip(setup.runtime.video_recorders, encoding):
         rec.on_progress = bar
@@ -96,7 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
-    setup = prepare(sc, record=False)
+    setup = prepare(sc, record=False, on_warning=_warn)
     print(f"{args.scenario}: ok ({len(sc.loads)} loads, {len(sc.proximities)} proximities, "
           f"{len(sc.params)} params; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
           f"{setup.model.njnt} joints, timestep {setup.model.opt.timestep:g} s)")
@@ -132,6 +132,12 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_app(path, record=args.record, exit_after=args.exit_after,
                     panel_process=True if args.panel_process else None)
+
+
+def _warn(text: str) -> None:
+    """A rig's warning (e.g. a control clamped to its ctrlrange): one stderr line."""
+    from mjrig.progress import say
+    say(f"mjrig: warning: {one_line(text)}")
 
 
 def _report_warning(warning: mjwarnings.MujocoWarning) -> None:

@@ -49,11 +49,12 @@ class RunSetup:
 
 
 def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
-            video: Path | None = None, record: bool = True) -> RunSetup:
+            video: Path | None = None, record: bool = True,
+            on_warning: Callable[[str], None] | None = None) -> RunSetup:
     """Compile the model with the rig, apply overrides, validate every name, open the recorders.
 
     ``out``/``duration``/``video`` override the scenario's; ``record=False`` (``mjrig check``)
-    validates everything but creates nothing.
+    validates everything but creates nothing; ``on_warning(text)`` gets one-line warnings.
     """
     mjwarnings.install()  # before the model compiles: no MUJOCO_LOG.TXT in the working folder
     if duration is not None and not (math.isfinite(duration) and duration > 0):
@@ -67,7 +68,7 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if record and out_path is not None:  # its file is only opened at the first flush
         recorder = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
                                  metadata=recording_metadata(sc.model, sc.text))
-    rig = build_rig(sc, recorder=recorder)
+    rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
     video_rec = _video_recorder(sc, video, rig.model, create=record)
     if record and video_rec is not None:
         rig.runtime.video_recorders.append(video_rec)

@@ -22,20 +22,26 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, get_args
 
+from mjrig.runtime.controls import Control
+from mjrig.runtime.joint_loads import (DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction,
+                                       JointTorque)
 from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
                                  VectorTorque)
 from mjrig.runtime.points import Geom
 from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.tracers import Tracer
 
 __all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
            "name_field", "kinds_markdown"]
 
-FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector"]
+FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector",
+                    "color"]
 FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
 """What a field holds. ``point``: a site, ``body:NAME`` or ``body:NAME@x,y,z``; ``site``: a site
 name only; ``point_or_geom``: a point or ``geom:NAME``; ``number``: a finite number;
 ``number_or_param``: a number or a param's name; ``profile``: that or a time profile;
-``vector``: 3 components, each a number, a param or a profile."""
+``vector``: 3 components, each a number, a param or a profile; ``color``: [r, g, b] or [r, g, b, a]
+in 0..1."""
 
 POINT_TYPES = frozenset({"point", "site", "point_or_geom"})
 """Field types that name something in the model (checked against it once compiled)."""
@@ -52,7 +58,9 @@ class Field:
 
     ``default`` is the value used when the key is left out (None: absent means "none", e.g. no
     reaction point); ``required`` keys have none. ``initial`` is what a new form suggests
-    (default: ``default``). ``unit`` is SI (``N/m``); ``nonneg`` rejects negative numbers.
+    (default: ``default``). ``unit`` is SI (``N/m``); ``nonneg`` rejects negative numbers,
+    ``positive`` zero too. ``names`` says what model element a text field names ("joint": a hinge
+    or slide joint, "actuator"), checked against the compiled model.
     """
 
     name: str
@@ -63,6 +71,8 @@ class Field:
     help: str = ""
     initial: Any = None
     nonneg: bool = False
+    positive: bool = False
+    names: str = ""
 
     @property
     def optional(self) -> bool:
@@ -93,7 +103,8 @@ class Kind:
 class Section:
     """A scenario array of tables. ``kind_key`` names the key that picks the kind (None: the
     section has one kind and no such key); ``noun`` is how errors call one entry; ``role`` is
-    'load' (acts on the model) or 'monitor' (only measures)."""
+    'load' (acts on the model) or 'monitor' (only measures); ``name_key`` is the field that must
+    be unique among the entries (a control is named by its actuator)."""
 
     key: str
     noun: str
@@ -101,6 +112,7 @@ class Section:
     kinds: tuple[Kind, ...]
     kind_key: str | None = "kind"
     default_kind: str = ""
+    name_key: str = "name"
 
     @property
     def kind_names(self) -> list[str]:
@@ -209,6 +221,27 @@ def _proximity(v: Mapping[str, Any]) -> Proximity:
     return Proximity(name=v["name"], a=a, b=b, threshold=v["threshold"])
 
 
+def _joint_torque(v: Mapping[str, Any]) -> JointTorque:
+    return JointTorque(name=v["name"], joint=v["joint"], magnitude=v["magnitude"])
+
+
+_FRICTION = ("coulomb", "breakaway", "stribeck_velocity", "viscous", "coulomb_velocity", "mu", "pin_radius")
+
+
+def _joint_friction(v: Mapping[str, Any]) -> JointFriction:
+    try:
+        return JointFriction(name=v["name"], joint=v["joint"], **{k: v[k] for k in _FRICTION if v[k] is not None})
+    except ValueError as exc:
+        raise EntryError(str(exc)) from None
+
+
+_JOINT = Field("joint", "text", required=True, names="joint", help="the hinge or slide joint it acts on")
+
+
+def _coefficient(name: str, unit: str, help: str, default: Any = None, *, positive: bool = False) -> Field:
+    return Field(name, "number_or_param", unit, default, help=help, nonneg=not positive, positive=positive)
+
+
 _END = "a site, body:NAME, body:NAME@x,y,z or geom:NAME (both ends geoms: surface clearance)"
 
 _IN_FRAME = "in the world frame or in the frame of site `frame`"
@@ -241,6 +274,20 @@ LOADS = Section("loads", "load", "load", default_kind="ideal_spring", kinds=(
                  "apart with max(0, preload − k(d − r0) − c·v)",
                  _law("preload", "N", "push at the start of the stroke"),
                  _law("max_stroke", "m", "length of the stroke")),
+    _load("joint_torque", "a generalized force on a hinge (N·m) or slide (N) joint", _joint_torque, _JOINT,
+          Field("magnitude", "profile", "N·m or N", required=True, help="the generalized force", initial=1.0)),
+    _load("joint_friction", "friction opposing the joint's velocity v: −[(Fc + (breakaway − Fc)·exp(−(v/vs)²))·"
+          "tanh(v/vc) + b·v]; Fc = `coulomb`, or `mu`·`pin_radius`·‖R‖ with R the force the joint carries",
+          _joint_friction, _JOINT,
+          _coefficient("coulomb", "N·m or N", "Coulomb level Fc (or give mu + pin_radius)"),
+          _coefficient("breakaway", "N·m or N", "peak at low speed (Stribeck), >= coulomb; default = coulomb"),
+          _coefficient("stribeck_velocity", "rad/s or m/s", "vs: how fast the breakaway excess decays",
+                       DEFAULT_STRIBECK_VELOCITY, positive=True),
+          _coefficient("viscous", "N·m·s/rad or N·s/m", "viscous coefficient b", 0.0),
+          _coefficient("coulomb_velocity", "rad/s or m/s", "vc: width of the smooth zone around v = 0",
+                       DEFAULT_COULOMB_VELOCITY, positive=True),
+          _coefficient("mu", "", "friction coefficient of a pin (with pin_radius, instead of coulomb)"),
+          _coefficient("pin_radius", "m", "radius of the pin (with mu)")),
 ))
 """Forces, torques and springs; the reaction on ``to`` is always equal and opposite."""
 
@@ -252,7 +299,29 @@ PROXIMITIES = Section("proximities", "proximity", "monitor", kind_key=None, defa
 ))
 """Distance monitors."""
 
-REGISTRY = Registry((LOADS, PROXIMITIES))
+CONTROLS = Section("controls", "control", "load", kind_key=None, default_kind="control", name_key="actuator",
+                   kinds=(Kind("control", (
+                       Field("actuator", "text", required=True, names="actuator", help="the actuator it drives"),
+                       Field("value", "profile", required=True, help="its input (data.ctrl), clamped to ctrlrange",
+                             initial=0.0)),
+                       lambda v: Control(v["actuator"], value=v["value"]), "holds an actuator's input (data.ctrl)"),))
+"""Actuator inputs, one per actuator."""
+
+
+def _tracer(v: Mapping[str, Any]) -> Tracer:
+    return Tracer(name=v["name"], at=v["at"], duration=v["duration"], color=v["color"])
+
+
+TRACERS = Section("tracers", "tracer", "monitor", kind_key=None, default_kind="tracer", kinds=(
+    Kind("tracer", (name_field("tracer"), Field("at", "point", required=True, help="the point whose path is drawn"),
+                    Field("duration", "number", "s", required=True, positive=True, initial=2.0,
+                          help="seconds of trail shown, fading with age"),
+                    Field("color", "color", default=(0.055, 0.647, 0.914, 1.0), help="RGBA, each 0..1")),
+         _tracer, "the recent path of a point, drawn as a fading trail"),
+))
+"""Trails of points (drawn only)."""
+
+REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS))
 """Every section and kind mjrig knows, in scenario order."""
 
 
@@ -264,6 +333,8 @@ def _field_text(f: Field) -> str:
         text += " [x, y, z]"
     elif f.type == "site":
         text += " (a site)"
+    elif f.names == "joint":
+        text += " (a hinge or slide joint)"
     if f.unit:
         text += f" ({f.unit})"
     if f.default is not None:

@@ -13,22 +13,36 @@ import mujoco
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager, load_model_file
+from mjrig.runtime.points import find_id
 from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.snapshots import Snapshot, load_snapshot, put_snapshot
 from mjrig.scenario import Scenario
 
-__all__ = ["Rig", "build_rig", "rebuild_rig", "check_names", "reset_state"]
+__all__ = ["Rig", "build_rig", "rebuild_rig", "check_names", "reset_state", "start_state"]
 
 LoadErrorHook = Callable[[Load, BaseException], None]
 
 
 @dataclass
 class Rig:
-    """A scenario made ready to step: its runtime manager, compiled model and data (resolved)."""
+    """A scenario made ready to step: its runtime manager, compiled model and data (resolved).
+
+    ``initial`` is the state runs start from and Reset returns to when the scenario names one
+    (``initial_key`` or ``initial_state``); None: the model's own initial state.
+    """
 
     scenario: Scenario
     runtime: RuntimeManager
     model: mujoco.MjModel
     data: mujoco.MjData
+    initial: Snapshot | None = None
+
+    def reset(self) -> None:
+        """Back to the start state (the app's Reset; every headless run starts there)."""
+        if self.initial is None:
+            reset_state(self.model, self.data)
+        else:
+            self.runtime.restore(self.data, self.initial)
 
 
 def reset_state(model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -52,15 +66,18 @@ def check_names(sc: Scenario) -> mujoco.MjModel:
 
 
 def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_error: LoadErrorHook | None = None,
-              recorder: SignalManager | None = None, start_from: mujoco.MjData | None = None) -> Rig:
+              recorder: SignalManager | None = None, start_from: mujoco.MjData | None = None,
+              on_warning: Callable[[str], None] | None = None) -> Rig:
     """Compile ``sc``'s model with its rig, validate every name, and resolve it.
 
     ``monitors`` are file-less SignalManagers (live plots); ``recorder`` records to a file;
     ``start_from`` carries the state of a previous run of the same model over (a reload), else
-    the run starts from :func:`reset_state`. ConfigError (one line) on any bad input.
+    the run starts from :func:`start_state`. ``on_warning(text)`` receives one-line warnings (a
+    control clamped to its ctrlrange). ConfigError (one line) on any bad input.
     """
     check_names(sc)
-    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder)
+    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder,
+                    on_warning=on_warning)
     try:
         model, data = rm.load_model(sc.model)
     except ConfigError as exc:
@@ -68,33 +85,63 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     if sc.timestep is not None:
         model.opt.timestep = sc.timestep
     sc.check_model(model)
-    if start_from is not None and (model.nq, model.nv, model.na) == (start_from.qpos.size, start_from.qvel.size,
-                                                                       start_from.act.size):
+    snap = _initial_snapshot(sc, model)
+    carried = start_from is not None and (model.nq, model.nv, model.na) == (start_from.qpos.size, start_from.qvel.size,
+                                                                            start_from.act.size)
+    if carried:
         data.qpos[:], data.qvel[:], data.act[:] = start_from.qpos, start_from.qvel, start_from.act
         data.time = start_from.time
         mujoco.mj_forward(model, data)
     else:
-        reset_state(model, data)
-    rm.resolve(model, data)
-    return Rig(sc, rm, model, data)
+        start_state(sc, model, data, snapshot=snap)
+    rm.resolve(model, data)  # initial distances are taken from the start state
+    if snap is not None and not carried:
+        rm.restore(data, snap)  # the rig's own part of the snapshot
+    initial = snap
+    if sc.initial_key is not None:
+        initial = rm.snapshot(data)
+    return Rig(sc, rm, model, data, initial)
+
+
+def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> Snapshot | None:
+    """The scenario's ``initial_state`` read and checked against ``model`` (None without one)."""
+    if sc.initial_state is None:
+        return None
+    try:
+        return load_snapshot(sc.initial_state, model=model)
+    except ConfigError as exc:
+        raise ConfigError(f"{sc.where('simulation', 'initial_state')}: {exc}") from None
+
+
+def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: Snapshot | None = None) -> None:
+    """Put ``data`` in the scenario's start state: its keyframe ``initial_key``, the ``snapshot``
+    of its ``initial_state``, or the model's own initial state."""
+    reset_state(model, data)
+    if sc.initial_key is not None:
+        key = find_id(model, mujoco.mjtObj.mjOBJ_KEY, sc.initial_key, kind="keyframe", count=model.nkey)
+        mujoco.mj_resetDataKeyframe(model, data, key)
+        mujoco.mj_forward(model, data)
+    elif snapshot is not None:
+        put_snapshot(model, data, snapshot)
+        mujoco.mj_forward(model, data)
 
 
 def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = (),
-                on_load_error: LoadErrorHook | None = None) -> Rig:
+                on_load_error: LoadErrorHook | None = None, on_warning: Callable[[str], None] | None = None) -> Rig:
     """The rig of ``sc`` on ``on``'s model and data as they are now (an edit while running).
 
     Unchanged loads keep the compiled fast path and their initial distances; the recorder and
     video recorders move over from ``on``; loads switched off there stay off.
     """
     sc.check_model(on.model)
-    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error)
+    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
     rm.inherit_layout(on.runtime)
     rm.video_recorders = on.runtime.video_recorders
     keep_switched_off(on.runtime, rm)
     rm.resolve(on.model, on.data)
     rm.set_recorder(on.runtime.set_recorder(None))
     on.runtime.detach()
-    return Rig(sc, rm, on.model, on.data)
+    return Rig(sc, rm, on.model, on.data, on.initial)
 
 
 def keep_switched_off(old: RuntimeManager, new: RuntimeManager) -> None:

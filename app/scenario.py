@@ -18,14 +18,18 @@ import mujoco
 from mjrig.kinds import REGISTRY, Registry
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
+from mjrig.runtime.controls import Control
+from mjrig.runtime.joint_loads import joint_dof
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.model_fields import ModelBinding, parse_model_field
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
 from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
-from mjrig.scenario_fields import FieldReader, model_points
+from mjrig.scenario_fields import FieldReader, model_elements, model_points
 from mjrig.scenario_fields import show as _show
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
@@ -35,11 +39,11 @@ _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.kinds``)."""
 _TOP = {"model", "simulation", "params", "recording", "video"}
-_SIM = {"duration", "timestep", "speed"}
+_SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
         "show_net_force"}
-_PARAM = {"value", "min", "max", "unit"}
+_PARAM = {"value", "min", "max", "unit", "model"}
 
 
 @dataclass
@@ -74,9 +78,17 @@ class Scenario:
     duration: float = 5.0
     timestep: float | None = None
     speed: float = 1.0
+    initial_key: str | None = None
+    """A keyframe of the model to start from (and reset to)."""
+    initial_state: Path | None = None
+    """A snapshot file (.npz, ``mjrig.runtime.snapshots``) to start from (and reset to)."""
     params: dict[str, NamedValue] = field(default_factory=dict)
+    bindings: list[ModelBinding] = field(default_factory=list)
+    """Params bound to model fields (``model = "body:block.mass"``)."""
     loads: list[Load] = field(default_factory=list)
     proximities: list[Proximity] = field(default_factory=list)
+    controls: list[Control] = field(default_factory=list)
+    tracers: list[Tracer] = field(default_factory=list)
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
     source: Path | None = None
@@ -96,12 +108,21 @@ class Scenario:
         ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
         options.setdefault("playback_speed", 0.0)
         return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
-                              **options)
+                              controls=self.controls, tracers=self.tracers, bindings=self.bindings, **options)
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""
         for path, point in model_points(self.doc):
             self._check_point(model, point, path)
+        for path, what, name in model_elements(self.doc):
+            self._checked(lambda: joint_dof(model, name) if what == "joint" else
+                          find_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name, kind="actuator", count=model.nu), path)
+        for b in self.bindings:
+            self._checked(lambda: b.check(model), ("params", b.param.name, "model"))
+        if self.initial_key is not None:
+            key = self.initial_key
+            self._checked(lambda: find_id(model, mujoco.mjtObj.mjOBJ_KEY, key, kind="keyframe", count=model.nkey),
+                          ("simulation", "initial_key"))
         if self.video is not None and self.video.camera is not None:
             try:
                 find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera, kind="camera", count=model.ncam)
@@ -109,8 +130,12 @@ class Scenario:
                 raise ConfigError(_oneline(f"{self.where('video', 'camera')}: {exc}")) from None
 
     def _check_point(self, model: mujoco.MjModel, point: Point, path: tuple) -> None:
+        self._checked(lambda: point.get_id(model), path)
+
+    def _checked(self, check: Any, path: tuple) -> Any:
+        """``check()``, its ConfigError prefixed with where ``path`` is in the file."""
         try:
-            point.get_id(model)
+            return check()
         except ConfigError as exc:
             raise ConfigError(_oneline(f"{self.where(*path)}: {exc}")) from None
 
@@ -174,6 +199,7 @@ class _Parser(FieldReader):
     def __init__(self, doc: dict, locator: ScenarioLocator, base: Path, *, registry: Registry = REGISTRY) -> None:
         super().__init__(locator, base, registry=registry)
         self.doc = doc
+        self.bindings: list[ModelBinding] = []
 
     # --- sections ------------------------------------------------------------------------------
     def scenario(self) -> Scenario:
@@ -195,12 +221,21 @@ class _Parser(FieldReader):
             sc.timestep = self.number(sim["timestep"], ("simulation", "timestep"), positive=True)
         if "speed" in sim:
             sc.speed = self.number(sim["speed"], ("simulation", "speed"), positive=True)
+        if "initial_key" in sim and "initial_state" in sim:
+            raise self.fail(("simulation", "initial_state"), "give 'initial_key' or 'initial_state', not both")
+        if "initial_key" in sim:
+            sc.initial_key = self.string(sim["initial_key"], ("simulation", "initial_key"))
+        if "initial_state" in sim:
+            sc.initial_state = self.path_value(sim["initial_state"], ("simulation", "initial_state"))
+            if not sc.initial_state.is_file():
+                raise self.fail(("simulation", "initial_state"), f"snapshot file not found: {sc.initial_state}")
         params = doc.get("params", {})
         if not isinstance(params, dict):
             raise self.fail(("params",), "must be a table")
         for name, spec in params.items():
             self.params[name] = self.param(name, spec)
         sc.params = dict(self.params)
+        sc.bindings = list(self.bindings)
         for section in self.registry.sections:
             entries = doc.get(section.key, [])
             if not isinstance(entries, list):
@@ -209,7 +244,8 @@ class _Parser(FieldReader):
             for i, spec in enumerate(entries):
                 item = self.entry(section, spec, (section.key, i))
                 if item.name in names:
-                    raise self.fail((section.key, i, "name"), f"duplicate {section.noun} name '{item.name}'")
+                    raise self.fail((section.key, i, section.name_key),
+                                    f"duplicate {section.noun} {section.name_key} '{item.name}'")
                 names.add(item.name)
                 getattr(sc, section.key).append(item)
         if "recording" in doc:
@@ -235,7 +271,14 @@ class _Parser(FieldReader):
         unit = spec.get("unit", "")
         if not isinstance(unit, str):
             raise self.fail((*path, "unit"), "must be a string")
-        return NamedValue(name, value, min=lo, max=hi, unit=unit)
+        nv = NamedValue(name, value, min=lo, max=hi, unit=unit)
+        if "model" in spec:
+            text = self.string(spec["model"], (*path, "model"))
+            try:
+                self.bindings.append(ModelBinding(nv, field=parse_model_field(text)))
+            except ConfigError as exc:
+                raise self.fail((*path, "model"), str(exc)) from None
+        return nv
 
     def recording(self, spec: Any) -> RecordingSettings:
         path = ("recording",)

@@ -16,7 +16,7 @@ from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.points import Point, Site, closest_names, parse_point
 from mjrig.runtime.values import Constant, NamedValue, Profile, Ramp, Sine, Step, Table
 
-__all__ = ["FieldReader", "model_points", "PROFILE_FIELDS"]
+__all__ = ["FieldReader", "model_points", "model_elements", "PROFILE_FIELDS"]
 
 PROFILE_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "constant": ({"value"}, set()),
@@ -131,6 +131,14 @@ class FieldReader:
             raise self.fail(path, f"must be a list of 3 components, got {show(value)}")
         return [self.param_or_number(x, path, allow_profile=True) for x in value]
 
+    def color(self, value: Any, path: tuple) -> tuple[float, ...]:
+        if not isinstance(value, list) or len(value) not in (3, 4):
+            raise self.fail(path, f"must be [r, g, b] or [r, g, b, a], got {show(value)}")
+        rgba = tuple(self.number(x, path) for x in value)
+        if not all(0.0 <= c <= 1.0 for c in rgba):
+            raise self.fail(path, f"colour components must be between 0 and 1, got {show(value)}")
+        return rgba if len(rgba) == 4 else (*rgba, 1.0)
+
     def point(self, value: Any, path: tuple, *, allow_geom: bool = False, site_only: bool = False) -> Point:
         text = self.string(value, path)
         try:
@@ -155,6 +163,8 @@ class FieldReader:
             return self.param_or_number(value, path, allow_profile=t == "profile")
         if t == "vector":
             return self.vector(value, path)
+        if t == "color":
+            return self.color(value, path)
         raise TypeError(f"no reader for field type {t!r}")  # a registry entry with a new type
 
     def entry(self, section: Section, spec: Any, path: tuple) -> Any:
@@ -181,6 +191,8 @@ class FieldReader:
             v = values[f.name]
             if f.nonneg and isinstance(v, float) and v < 0:  # a param may go anywhere
                 raise self.fail((*path, f.name), f"must not be negative, got {v:g}")
+            if f.positive and isinstance(v, float) and v <= 0:
+                raise self.fail((*path, f.name), f"must be positive, got {v:g}")
         try:
             return kind.build(values)
         except EntryError as exc:
@@ -197,6 +209,17 @@ def model_points(doc: dict, *, registry: Registry = REGISTRY) -> Iterator[tuple[
                 if f.type in POINT_TYPES and isinstance(spec.get(f.name), str):
                     yield (section.key, i, f.name), parse_point(spec[f.name].strip(),
                                                                 allow_geom=f.type == "point_or_geom")
+
+
+def model_elements(doc: dict, *, registry: Registry = REGISTRY) -> Iterator[tuple[tuple, str, str]]:
+    """Every other model element a validated scenario document names, as (field path, what, name):
+    e.g. (("loads", 1, "joint"), "joint", "hinge"); ``what`` is the field's ``names``."""
+    for section in registry.sections:
+        for i, spec in enumerate(doc.get(section.key, [])):
+            kind = section.kind_of(spec)
+            for f in kind.fields if kind is not None else ():
+                if f.names and isinstance(spec.get(f.name), str):
+                    yield (section.key, i, f.name), f.names, spec[f.name].strip()
 
 
 def typename(v: Any) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig, reset_state
+from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig
 from mjrig.rig_document import RigDocument
 from mjrig.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
@@ -152,6 +152,10 @@ class Session:
         if self.on_message is not None:
             self.on_message(level, text)
 
+    def warn(self, text: str) -> None:
+        """A rig's one-line warning (a control clamped to its ctrlrange), as a 'warning' message."""
+        self.log("warning", text)
+
     # --- opening and building --------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> None:
         """Open an .xml/.mjb model or a .toml scenario; on failure the current model stays."""
@@ -177,7 +181,7 @@ class Session:
         live = self._new_live()
         sc = scenario_from_doc(doc, base=base, source=source)
         rig = build_rig(sc, monitors=[live], on_load_error=self._load_failed,
-                        start_from=self.data if reload else None)
+                        start_from=self.data if reload else None, on_warning=self.warn)
         if reload and self.rig is not None:
             keep_switched_off(self.rig.runtime, rig.runtime)
         self.outputs.stop_video()  # a video shows one model
@@ -197,7 +201,7 @@ class Session:
         assert self.rig is not None
         live = self._new_live()
         self.rig = rebuild_rig(self.document.scenario(doc), on=self.rig, monitors=[live],
-                               on_load_error=self._load_failed)
+                               on_load_error=self._load_failed, on_warning=self.warn)
         self._live = live
         self.document.edited(doc)
 
@@ -269,7 +273,7 @@ class Session:
 
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
-        reset_state(self.rig.model, self.rig.data)
+        self.rig.reset()  # the scenario's start state (initial_key/initial_state), else the model's own
         self.run.reset()
         self.log("info", "reset")
 

@@ -7,7 +7,8 @@ attached after compilation, user callables) goes through its own ``calculate`` a
 ``mj_applyFT``. Mouse perturbations live in ``xfrc_applied`` and are never touched.
 
 Integrators: Euler/implicit use ``mj_step1`` → loads → ``mj_step2`` (one physics pass). RK4
-evaluates loads at each of its stages through MuJoCo's passive-force callback.
+evaluates loads at each of its stages through MuJoCo's passive-force callback. ``before_step``
+and ``after_step`` hooks run at the step boundary, outside the physics, on every path.
 
 Threading: an engine belongs to the stepping thread. Params and loads may be changed from other
 threads; they only flag the engine, which re-reads them at the next step.
@@ -68,6 +69,8 @@ class LoadEngine:
         self._dirty = True
         self._varying = False
         self.python = True  # needs_python as of the last prepare (read once a step)
+        self.before_step: list[Callable[[], None]] = []  # e.g. actuator inputs, model-field writes
+        self.after_step: list[Callable[[], None]] = []   # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self._point = np.zeros(3)
@@ -182,7 +185,8 @@ class LoadEngine:
         if w is not None:
             sources.append((w.values.reshape(-1), [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in
                                                    enumerate(w.loads) for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
-        gen = [(self.index[id(ld)], ld) for ld in self.slow]
+        gen = [(self.index[id(ld)], ld) for ld in self.slow if ld.reports_wrench]
+        sources.extend(src for ld in self.general for src in ld.signals())
         sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
                                  for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
         sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
@@ -204,6 +208,8 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
     early = _bad_count(d) if t_before <= opt.timestep else -1
+    for fn in engine.before_step:
+        fn()
     if engine.dirty:
         engine.prepare()
     python = engine.python
@@ -227,6 +233,8 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     if (t_after < t_before or not math.isfinite(t_after)
             or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))
+    for fn in engine.after_step:
+        fn()
 
 
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)

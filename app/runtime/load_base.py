@@ -60,6 +60,9 @@ class Load(ABC):
 
     kind: ClassVar[str] = ""
     is_point_to_point: ClassVar[bool] = False
+    reports_wrench: ClassVar[bool] = True
+    """Whether the load records ``Loads/<name>:fx ... :tz`` (False: a joint load, which records
+    only its generalized force ``:value``, see ``signals``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -67,7 +70,8 @@ class Load(ABC):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_listeners", [])
-        self.action_site = parse_point(self.action_site)
+        if self.action_site is not None:  # None: a joint load, which acts on a dof, not at a point
+            self.action_site = parse_point(self.action_site)
         if self.rel_to_site is not None:
             self.rel_to_site = parse_point(self.rel_to_site)
         self._last_f = np.zeros(3)
@@ -119,6 +123,10 @@ class Load(ABC):
 
     def params(self) -> list[NamedValue]:
         """Params this load reads."""
+        return []
+
+    def signals(self) -> list[tuple[np.ndarray, list[tuple[str, int, str]]]]:
+        """Telemetry besides the wrench: [(flat array read in place, [(column, index, unit)])]."""
         return []
 
     def resolve_ids(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:

@@ -13,6 +13,7 @@ point-to-point loads then take the general per-load path, which computes the sam
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,13 +22,18 @@ from typing import Any, Callable
 import mujoco
 import numpy as np
 
+from mjrig.runtime.controls import Control
 from mjrig.runtime.engine import LoadEngine, step_with_loads
-from mjrig.runtime.errors import ConfigError, exception_text
+from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load, PointToPointForce
+from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.rigmodel import compile_rig, load_spec
+from mjrig.runtime.rig_extras import RigExtras
+from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
 from mjrig.runtime.signals import Derived, SignalManager
+from mjrig.runtime.snapshots import Snapshot, put_snapshot, take_snapshot
+from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
 
@@ -41,19 +47,6 @@ def _points_key(load: Load) -> tuple[str, ...]:
     return (type(load).__name__, str(load.action_site), str(load.reaction))
 
 
-def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
-    """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: model file not found")
-    try:
-        if path.suffix.lower() == ".mjb":
-            return mujoco.MjModel.from_binary_path(str(path))
-        return mujoco.MjModel.from_xml_path(str(path))
-    except Exception as exc:
-        raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None
-
-
 @dataclass(eq=False)
 class RuntimeManager:
     """Applies loads, measures proximities, records telemetry and video, paces playback.
@@ -65,7 +58,9 @@ class RuntimeManager:
     the springs it computes exactly (ideal springs; tension-/compression-only springs without
     damping) as tendon spring-dampers of the compiled rig, with no Python per step; False keeps
     every spring on mjrig's array path (same forces; MuJoCo's energy then leaves them out). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
-    disabled and the run goes on); without it the error propagates.
+    disabled and the run goes on); without it the error propagates. ``controls`` hold actuator
+    inputs, ``bindings`` write params into model fields, ``tracers`` draw trails (see
+    ``rig_extras``); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger).
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -79,6 +74,10 @@ class RuntimeManager:
     monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
     native_springs: bool = True
+    controls: list[Control] = field(default_factory=list)
+    bindings: list[ModelBinding] = field(default_factory=list)
+    tracers: list[Tracer] = field(default_factory=list)
+    on_warning: Callable[[str], None] | None = None
     _sync_hook: SyncHook | None = None
     _skip_recording: bool = False
     _resolved: bool = False
@@ -86,6 +85,8 @@ class RuntimeManager:
     def __post_init__(self) -> None:
         self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
         self._engine: LoadEngine | None = None
+        self._extras: RigExtras | None = None
+        self._source = ""  # the model file, for snapshots' messages
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
         self._sampling: list[SignalManager] = []   # the samplers bound at the last resolve
         self._several = False
@@ -114,6 +115,7 @@ class RuntimeManager:
             return model, data
         else:
             spec = load_spec(source)
+            self._source = str(source)
         model, layout = compile_rig(spec, self.loads)
         self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], _points_key(ld))
                                   for ld in self.loads if ld.name in layout.tendon_of})
@@ -147,11 +149,17 @@ class RuntimeManager:
                 ld.keep_r0(kept[1], mj_data)
                 self._engine.invalidate()
         self._r0 = {ld.name: (_points_key(ld), ld.r0) for ld in self.loads if isinstance(ld, PointToPointForce)}
+        if self._extras is not None:
+            self._extras.detach()
+        self._extras = RigExtras(mj_model, mj_data, loads=self.loads, controls=self.controls, bindings=self.bindings,
+                                 tracers=self.tracers, on_warning=self.on_warning or logging.getLogger("mjrig").warning)
+        self._extras.hook(self._engine.before_step, self._engine.after_step)
         for p in self.proximities:
             p.resolve(mj_model, mj_data)
         self._distances = np.full(len(self.proximities), np.nan)
         seen: dict[str, NamedValue] = {}
-        for nv in [*self.params, *(p for ld in self.loads for p in ld.params())]:
+        for nv in [*self.params, *(p for ld in self.loads for p in ld.params()),
+                   *(p for c in self.controls for p in c.params()), *(b.param for b in self.bindings)]:
             seen.setdefault(nv.name, nv)
         for nv in self._param_list:
             nv.unsubscribe(self._param_changed)
@@ -184,6 +192,8 @@ class RuntimeManager:
         """Stop listening to loads and params (the manager is being replaced); nothing is closed."""
         if self._engine is not None:
             self._engine.detach()
+        if self._extras is not None:
+            self._extras.detach()
         for nv in self._param_list:
             nv.unsubscribe(self._param_changed)
 
@@ -310,6 +320,8 @@ class RuntimeManager:
                 ln = p.get_visuals(mj_model, mj_data)
                 if ln is not None:
                     lines.append(ln)
+        if self._extras is not None:
+            lines.extend(self._extras.lines())
         return arrows, lines
 
     def load_forces(self) -> dict[str, tuple[float, float, float]]:
@@ -325,7 +337,7 @@ class RuntimeManager:
             self._engine.update_outputs()
         net: dict[int, np.ndarray] = {}
         for ld in self.loads:
-            if not ld.active:
+            if not ld.active or not ld.reports_wrench:
                 continue
             f = np.asarray(ld.last_force, dtype=float)
             body, _ = ld.action_site.body_and_offset(mj_model)
@@ -340,6 +352,27 @@ class RuntimeManager:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
         arrows, lines = self.visuals(mj_model, mj_data)
         return draw_all(mj_model, scene, arrows, lines)
+
+    # --- snapshots ---------------------------------------------------------------------------
+    def snapshot(self, mj_data: mujoco.MjData) -> Snapshot:
+        """The complete state of the run on ``mj_data`` (physics and the rig's own), with the
+        identity of its model; save it with ``mjrig.runtime.snapshots.save_snapshot``."""
+        model = self._model_of(mj_data)
+        return take_snapshot(model, mj_data, rig=self._extras.state() if self._extras else {}, source=self._source)
+
+    def restore(self, mj_data: mujoco.MjData, snap: Snapshot) -> None:
+        """Put ``snap`` into ``mj_data``: stepping on repeats the run it was taken from bit for
+        bit. ConfigError (one line) when it belongs to another model."""
+        model = self._model_of(mj_data)
+        put_snapshot(model, mj_data, snap)
+        mujoco.mj_forward(model, mj_data)
+        if self._extras is not None:
+            self._extras.set_state(snap.rig)
+
+    def _model_of(self, mj_data: mujoco.MjData) -> mujoco.MjModel:
+        if self._bound is None or self._bound[1] is not mj_data:
+            raise ConfigError("this MjData is not the rig's: step or resolve it with this manager first")
+        return self._bound[0]
 
     # --- lifetime ----------------------------------------------------------------------------
     def save_recordings(self) -> None:

@@ -17,7 +17,7 @@ from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.loads import Load
 from mjrig.runtime.points import BodyPoint, Geom, Point, Site
 
-__all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name"]
+__all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name", "load_model_file"]
 
 RIG_PREFIX = "__mjrig_"
 _HIDDEN_GROUP = 5
@@ -100,3 +100,16 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel,
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
     from mjrig.runtime.points import closest_names
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
+
+
+def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
+    """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: model file not found")
+    try:
+        if path.suffix.lower() == ".mjb":
+            return mujoco.MjModel.from_binary_path(str(path))
+        return mujoco.MjModel.from_xml_path(str(path))
+    except Exception as exc:
+        raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None

@@ -31,7 +31,7 @@ def test_every_field_type_is_read_and_every_kind_is_described():
     for section in REGISTRY.sections:
         assert section.kind(section.default_kind) is not None, section.key
         for kind in section.kinds:
-            assert kind.doc and kind.fields[0].name == "name", kind.name
+            assert kind.doc and kind.fields[0].name == section.name_key, kind.name
             for f in kind.fields:
                 assert f.type in FIELD_TYPES and f.help, (kind.name, f.name)
                 assert not (f.required and f.default is not None), (kind.name, f.name)
@@ -52,6 +52,9 @@ def test_load_kinds_keep_their_keys():
         "compression_spring": springs | {"rest_length"},
         "tension_spring": springs | {"rest_length"},
         "stroke_compression_spring": springs | {"preload", "max_stroke"},
+        "joint_torque": {"name", "kind", "joint", "magnitude"},
+        "joint_friction": {"name", "kind", "joint", "coulomb", "breakaway", "stribeck_velocity", "viscous",
+                           "coulomb_velocity", "mu", "pin_radius"},
     }
     assert set(SPRING_KINDS) <= set(LOAD_KINDS)
 

@@ -283,6 +283,18 @@ def valid_docs(draw: st.DrawFn) -> dict:
         if kind in ("scalar_force", "scalar_torque"):
             ld["at"] = draw(SITE)
             ld["magnitude"] = draw(component)
+        elif kind.startswith("joint_"):  # a joint load: no points (the joint is checked against the model)
+            ld["joint"] = draw(NAME)
+            if kind == "joint_torque":
+                ld["magnitude"] = draw(component)
+            elif draw(st.booleans()):
+                ld["coulomb"] = draw(nonneg)
+            else:
+                ld["mu"], ld["pin_radius"] = draw(nonneg), draw(nonneg)
+            if kind == "joint_friction":
+                for k in draw(st.lists(st.sampled_from(["viscous", "stribeck_velocity", "coulomb_velocity"]),
+                                       unique=True)):
+                    ld[k] = draw(nonneg if k == "viscous" else st.one_of(POSITIVE, refs))
         else:
             ld["at"] = draw(POINT)
         if kind in SPRINGS or kind == "stroke_compression_spring":
@@ -297,7 +309,7 @@ def valid_docs(draw: st.DrawFn) -> dict:
                 ld[k] = draw(st.lists(component, min_size=3, max_size=3))
         if kind in ("force", "torque", "general") and draw(st.booleans()):
             ld["frame"] = draw(SITE)
-        if kind not in SPRINGS and kind != "stroke_compression_spring" and draw(st.booleans()):
+        if kind not in SPRINGS and not kind.startswith(("stroke", "joint_")) and draw(st.booleans()):
             ld["to"] = draw(POINT)
         keys = draw(st.permutations(list(ld)))
         loads.append({k: ld[k] for k in keys})

@@ -1,0 +1,107 @@
+"""The rig's work at step boundaries besides the loads: actuator inputs, params bound to model
+fields, the loads pin frictions carry, and tracer samples.
+
+``RigExtras`` is built at every resolve and hooks itself into the engine's ``before_step``
+(model-field writes, then ``data.ctrl``: both before the physics reads them, in every integrator)
+and ``after_step`` (one ``mj_rnePostConstraint`` for the pins' reactions; tracer samples).
+Nothing runs when the rig has none of these.
+
+Threading: stepping thread only (params flag their bindings from anywhere).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import mujoco
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.controls import Control, ControlSet
+from mjrig.runtime.joint_loads import JointFriction, update_pin_reactions
+from mjrig.runtime.load_base import Load
+from mjrig.runtime.model_fields import BindingSet, ModelBinding
+from mjrig.runtime.tracers import Tracer
+from mjrig.runtime.visuals import LineConfig
+
+__all__ = ["RigExtras"]
+
+_PIN = "pin_load:"
+"""Key prefix of a pin friction's carried load (N) in a snapshot's rig state."""
+
+
+class RigExtras:
+    """Controls, model-field bindings, pin reactions and tracers of one rig on (model, data)."""
+
+    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, *, loads: Sequence[Load],
+                 controls: Sequence[Control] = (), bindings: Sequence[ModelBinding] = (),
+                 tracers: Sequence[Tracer] = (), on_warning: Callable[[str], None]) -> None:
+        self.model, self.data = model, data
+        self.bindings = BindingSet(model, list(bindings)) if bindings else None
+        self.controls = ControlSet(model, list(controls), on_warning=on_warning) if controls else None
+        self.pins = [ld for ld in loads if isinstance(ld, JointFriction) and ld.uses_pin]
+        self.tracers = list(tracers)
+        names = [t.name for t in self.tracers]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(f"duplicate tracer name '{dup[0]}'")
+        for t in self.tracers:
+            t.point.get_id(model)
+        if self.bindings is not None:
+            self.bindings.apply()
+            mujoco.mj_forward(model, data)  # masses, gravity... may have changed
+        if self.controls is not None:
+            self.controls.apply(data)
+        self.refresh_pins()
+
+    def hook(self, before: list[Callable[[], None]], after: list[Callable[[], None]]) -> None:
+        """Register with an engine's ``before_step``/``after_step`` lists (only what is needed)."""
+        if self.bindings is not None or self.controls is not None:
+            before.append(self.before_step)
+        if self.pins or self.tracers:
+            after.append(self.after_step)
+
+    def detach(self) -> None:
+        """Stop listening to params (the rig is being replaced)."""
+        if self.bindings is not None:
+            self.bindings.detach()
+
+    def before_step(self) -> None:
+        """Write changed model fields, then hold every control's input."""
+        if self.bindings is not None:
+            self.bindings.apply()
+        if self.controls is not None:
+            self.controls.apply(self.data)
+
+    def after_step(self) -> None:
+        """Read the pins' loads and sample the tracers from the step just taken (its kinematics)."""
+        m, d = self.model, self.data
+        update_pin_reactions(m, d, self.pins)
+        if self.tracers:
+            t = d.time - m.opt.timestep  # the kinematics describe the start of the step
+            for tr in self.tracers:
+                if tr.active:
+                    tr.sample(m, d, time=t)
+
+    def refresh_pins(self) -> None:
+        """The pins' loads at the current state (needs current kinematics and forces: after
+        ``mj_forward``)."""
+        update_pin_reactions(self.model, self.data, self.pins)
+
+    def lines(self) -> list[LineConfig]:
+        """Every active tracer's fading trail."""
+        out: list[LineConfig] = []
+        for tr in self.tracers:
+            out.extend(tr.lines())
+        return out
+
+    def state(self) -> dict[str, float]:
+        """The rig's own state for a snapshot."""
+        return {_PIN + ld.name: ld.pin_load for ld in self.pins}
+
+    def set_state(self, rig: dict[str, float]) -> None:
+        """Put a snapshot's rig state back (loads it does not name are recomputed); tracers restart."""
+        self.refresh_pins()
+        for ld in self.pins:
+            if _PIN + ld.name in rig:
+                ld.pin_load = rig[_PIN + ld.name]
+        for tr in self.tracers:
+            tr.clear()

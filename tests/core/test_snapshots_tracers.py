@@ -1,0 +1,156 @@
+"""Snapshots (bit-exact restore, files, model identity, start states in the rig builder) and tracers."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjrig.rig_builder import build_rig
+from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, Sine
+from mjrig.runtime.controls import Control
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.joint_loads import JointFriction, JointTorque
+from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+from mjrig.runtime.tracers import SAMPLES, Tracer
+from mjrig.scenario import parse_scenario
+
+INTEGRATORS = ("Euler", "implicitfast", "RK4")
+
+RIG_XML = """<mujoco model="snaprig"><option timestep="1e-3"/><worldbody>
+  <geom name="floor" type="plane" size="2 2 .1"/>
+  <site name="anchor" pos="0 0 1"/>
+  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0" damping="0.01"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/><site name="tip" pos="0.3 0 0"/>
+    <body name="box" pos="0.3 0 0"><joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size=".04 .04 .04" mass="0.5"/></body></body>
+  <body name="ball" pos="0.8 0 0.3"><freejoint/><geom size="0.05" mass="0.2"/></body>
+</worldbody>
+<actuator><motor name="shoulder" joint="hinge" gear="2" ctrlrange="-1 1" ctrllimited="true"/></actuator>
+<keyframe><key name="launch" qpos="0.4 0.05 0.8 0 0.3 1 0 0 0"/></keyframe></mujoco>"""
+
+
+def _rig() -> RuntimeManager:
+    return RuntimeManager(
+        loads=[PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
+               JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
+               JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
+               JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1)],
+        controls=[Control("shoulder", value=Sine(0.5, 1.0))], playback_speed=0)
+
+
+def _trajectory(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, n: int) -> np.ndarray:
+    rows = []
+    for _ in range(n):
+        rm.step(model, data)
+        rows.append(np.concatenate([[data.time], data.qpos, data.qvel, data.qfrc_applied]))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_restore_after_snapshot_repeats_the_run_bit_for_bit(rig, integrator, tmp_path):
+    rm = _rig()
+    model, data = rig.build(rm, RIG_XML, "native", integrator=integrator)
+    _trajectory(rm, model, data, 400)  # the ball lands: contacts and a warm-started solver
+    snap = rm.snapshot(data)
+    original = _trajectory(rm, model, data, 300)
+    rm.restore(data, snap)
+    assert np.array_equal(_trajectory(rm, model, data, 300), original)
+    # ... from a file, on a fresh rig and data of the same model
+    path = save_snapshot(tmp_path / "snap", snap)
+    assert path.suffix == ".npz"
+    rm2 = _rig()
+    model2, data2 = rig.build(rm2, RIG_XML, "native", integrator=integrator)
+    rm2.step(model2, data2)
+    rm2.restore(data2, load_snapshot(path, model=model2))
+    assert np.array_equal(_trajectory(rm2, model2, data2, 300), original)
+
+
+def test_a_snapshot_of_another_model_is_refused(rig, tmp_path):
+    rm = _rig()
+    model, data = rig.build(rm, RIG_XML, "native")
+    rm.step(model, data)
+    path = save_snapshot(tmp_path / "s.npz", rm.snapshot(data))
+    other = mujoco.MjModel.from_xml_string(RIG_XML.replace('name="slide"', 'name="slider"'))
+    with pytest.raises(ConfigError, match=r"^snapshot s.npz belongs to model 'snaprig' \(nq=9, nv=8, na=0, nu=1\)"):
+        load_snapshot(path, model=other)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ConfigError, match="not a snapshot saved by mjrig"):
+        load_snapshot(tmp_path / "junk.npz")
+
+
+def _scenario(folder: Path, simulation: str) -> Path:
+    (folder / "rig.xml").write_text(RIG_XML, encoding="utf-8")
+    scen = folder / "rig.toml"
+    scen.write_text(f'model = "rig.xml"\n[simulation]\n{simulation}\n[params]\nu = 0.3\n'
+                    '[[loads]]\nname = "motor"\nkind = "joint_torque"\njoint = "hinge"\nmagnitude = 0.2\n'
+                    '[[controls]]\nactuator = "shoulder"\nvalue = "u"\n', encoding="utf-8")
+    return scen
+
+
+def test_the_rig_builder_starts_from_a_keyframe_or_a_snapshot(tmp_path):
+    from mjrig.scenario import load_scenario
+    r = build_rig(load_scenario(_scenario(tmp_path, 'initial_key = "launch"')))
+    assert r.data.qpos[0] == 0.4 and r.data.qpos[4] == 0.3
+    for _ in range(200):
+        r.runtime.step(r.model, r.data)
+    snap_path = save_snapshot(tmp_path / "mid.npz", r.runtime.snapshot(r.data))
+    following = _trajectory(r.runtime, r.model, r.data, 100)
+    r.reset()  # the app's Reset: back to the keyframe
+    assert r.data.time == 0.0 and r.data.qpos[0] == 0.4
+    s = build_rig(load_scenario(_scenario(tmp_path, 'initial_state = "mid.npz"')))
+    assert s.data.time == pytest.approx(0.2)
+    assert np.array_equal(_trajectory(s.runtime, s.model, s.data, 100), following)
+    s.reset()
+    assert s.data.time == pytest.approx(0.2)
+
+
+def test_initial_key_and_state_are_exclusive_and_checked(tmp_path):
+    from mjrig.rig_builder import check_names
+    from mjrig.scenario import load_scenario
+    with pytest.raises(ConfigError, match=r"rig.toml:3: simulation.initial_key: unknown keyframe 'lanch' "
+                                          r"\(closest: launch\)"):
+        load_scenario(_scenario(tmp_path, 'initial_key = "lanch"')).check_model(
+            check_names(load_scenario(_scenario(tmp_path, ""))))
+    with pytest.raises(ConfigError, match="initial_state: give 'initial_key' or 'initial_state', not both"):
+        load_scenario(_scenario(tmp_path, 'initial_key = "launch"\ninitial_state = "x.npz"'))
+
+
+def test_a_tracer_keeps_a_bounded_fading_trail(rig):
+    tr = Tracer(name="trail", at="tip", duration=0.5, color=(1.0, 0.5, 0.0, 0.8))
+    rm = _rig()
+    rm.tracers = [tr]
+    model, data = rig.build(rm, RIG_XML, "native")
+    rig.run(rm, model, data, 2.0)
+    times, pos = tr.samples()
+    assert len(times) == SAMPLES + 1  # bounded, whatever the run's length
+    assert np.all(np.diff(times) >= tr.interval - 1e-9) and times[-1] == pytest.approx(data.time - 2e-3, abs=2e-3)
+    lines = tr.lines()
+    assert 0 < len(lines) <= SAMPLES
+    alphas = [ln.color[3] for ln in lines]
+    assert alphas == sorted(alphas) and alphas[-1] <= 0.8 + 1e-6 and alphas[0] < 0.05  # fading with age
+    _, drawn = rm.visuals(model, data)
+    assert len(drawn) == len(lines)  # the viewer, videos and screenshots draw them
+    scene = mujoco.MjvScene(model, maxgeom=1000)
+    assert rm.draw(scene, model, data) >= len(lines)
+    mujoco.mj_resetData(model, data)
+    rm.step(model, data)
+    assert len(tr.samples()[0]) <= 1  # time went back: a new trail
+
+
+def test_scenario_sections_build_runtime_objects(tmp_path):
+    text = ('model = "rig.xml"\n[params]\nm = { value = 1.0, model = "body:box.mass" }\n'
+            '[[loads]]\nname = "f"\nkind = "joint_friction"\njoint = "slide"\nmu = 0.1\npin_radius = 0.01\n'
+            '[[controls]]\nactuator = "shoulder"\nvalue = { profile = "sine", amplitude = 1.0, frequency = 1.0 }\n'
+            '[[tracers]]\nname = "t"\nat = "body:box@0,0,0.1"\nduration = 1.0\n')
+    (tmp_path / "rig.xml").write_text(RIG_XML, encoding="utf-8")
+    sc = parse_scenario(text, base=tmp_path)
+    assert isinstance(sc.loads[0], JointFriction) and sc.loads[0].uses_pin
+    assert isinstance(sc.controls[0].value, Sine) and sc.tracers[0].duration == 1.0
+    assert str(sc.bindings[0].field) == "body:box.mass" and sc.bindings[0].param is sc.params["m"]
+    with pytest.raises(ConfigError, match=r"controls\[1\].actuator: duplicate control actuator 'shoulder'"):
+        parse_scenario(text + '[[controls]]\nactuator = "shoulder"\nvalue = 1.0\n', base=tmp_path)
+    with pytest.raises(ConfigError, match=r"tracers\[1\].name: duplicate tracer name 't'"):
+        parse_scenario(text + '[[tracers]]\nname = "t"\nat = "tip"\nduration = 1.0\n', base=tmp_path)
+    assert isinstance(NamedValue("x", 1.0), NamedValue)
