@@ -15,7 +15,8 @@ __all__ = [
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
-    "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS",
+    "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
+    "RestoreSnapshot", "ActuatorInfo",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -146,6 +147,34 @@ class AddParam(Command):
 
 
 @dataclass(frozen=True)
+class BindActuator(Command):
+    """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
+
+    actuator: str
+
+
+@dataclass(frozen=True)
+class RemoveControl(Command):
+    """Stop driving an actuator (its input stays where it was)."""
+
+    actuator: str
+
+
+@dataclass(frozen=True)
+class TakeSnapshot(Command):
+    """Save the full physics state to ``path`` (None: a new file next to the scenario, or in runs/)."""
+
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class RestoreSnapshot(Command):
+    """Put back the state saved in ``path`` (None: the last snapshot taken or restored)."""
+
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class StartRecording(Command):
     """Record to ``path`` (.parquet); ``rate`` samples per simulated second (None: every step)."""
 
@@ -246,6 +275,17 @@ class ParamInfo:
 
 
 @dataclass(frozen=True)
+class ActuatorInfo:
+    """An actuator of the model: its input now, its ctrlrange (None: unlimited) and what drives it
+    (``control``: the scenario value, e.g. a param's name; None: nothing of the rig)."""
+
+    name: str
+    ctrl: float
+    range: tuple[float, float] | None
+    control: str | None = None
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
 
@@ -293,4 +333,6 @@ class Snapshot:
     quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
     units: dict[str, str] = field(default_factory=dict)  # signal -> unit
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
+    actuators: tuple[ActuatorInfo, ...] = ()
+    snapshot_path: str | None = None   # the last state snapshot taken or restored
     extra: dict[str, Any] = field(default_factory=dict)

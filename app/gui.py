@@ -58,6 +58,7 @@ class PanelApp:
 
         from mjrig.keys import load_keymap
         from mjrig.recent import RecentFiles
+        from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.model_panel import ModelPanel
@@ -75,6 +76,7 @@ class PanelApp:
             ("Loads", RigPanel(submit, what="loads"), True),
             ("Proximities", RigPanel(submit, what="proximities"), False),
             ("Params", ParamsPanel(submit), True),
+            ("Controls", ActuatorsPanel(submit), False),
             ("Recording", RecordingPanel(submit), True),
             ("Keys", HelpPanel(load_keymap()), False),
         ]

@@ -56,6 +56,8 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("record", "ctrl+e", "start / stop recording telemetry"),
     Binding("video", "ctrl+v", "start / stop a video of the view with the rig drawn"),
     Binding("screenshot", "ctrl+t", "save a PNG of the view with the rig drawn"),
+    Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)"),
+    Binding("restore", "ctrl+g", "restore the last snapshot"),
 )
 """Every action a key can trigger, in help order."""
 

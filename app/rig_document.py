@@ -13,11 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.kinds import REGISTRY
 from mjrig.scenario import Scenario, scenario_from_doc
 
 __all__ = ["RigDocument"]
 
-_SINGULAR = {"loads": "load", "proximities": "proximity"}
+def _section(key: str) -> tuple[str, str]:
+    """(noun, unique field) of a scenario section, from the one registry."""
+    sec = next((x for x in REGISTRY.sections if x.key == key), None)
+    return (sec.noun, sec.name_key) if sec is not None else (key, "name")
 
 
 class RigDocument:
@@ -50,15 +54,19 @@ class RigDocument:
         self.source, self.dirty = path, False
 
     # --- edits: each returns the new document ----------------------------------------------------
-    def with_item(self, key: str, spec: dict[str, Any], *, replace: bool) -> dict[str, Any]:
-        """``doc`` with ``spec`` added to the ``key`` list ("loads"/"proximities"), or replacing
-        the entry of the same name when ``replace``."""
-        doc = copy.deepcopy(self.doc)
+    def with_item(self, key: str, spec: dict[str, Any], *, replace: bool,
+                  base: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``doc`` with ``spec`` added to the ``key`` list ("loads", "proximities", "controls",
+        "tracers"), or replacing the entry of the same name (a control's actuator) when ``replace``.
+        ``base``: edit that document (another edit's result) instead of the current one."""
+        doc = copy.deepcopy(self.doc if base is None else base)
         items = doc.setdefault(key, [])
-        name = spec.get("name")
-        clash = [i for i, it in enumerate(items) if it.get("name") == name]
+        noun, name_key = _section(key)
+        name = spec.get(name_key)
+        clash = [i for i, it in enumerate(items) if it.get(name_key) == name]
         if clash and not replace:
-            raise ConfigError(f"a {_SINGULAR.get(key, key)} named '{name}' already exists")
+            what = "a control for" if name_key == "actuator" else f"a {noun} named"
+            raise ConfigError(f"{what} '{name}' already exists")
         if clash:
             items[clash[0]] = dict(spec)
         else:
@@ -69,16 +77,21 @@ class RigDocument:
         """``doc`` without the ``key`` entry called ``name`` (ConfigError if there is none)."""
         doc = copy.deepcopy(self.doc)
         items = doc.get(key, [])
-        doc[key] = [it for it in items if it.get("name") != name]
+        noun, name_key = _section(key)
+        doc[key] = [it for it in items if it.get(name_key) != name]
         if len(doc[key]) == len(items):
-            raise ConfigError(f"no {_SINGULAR.get(key, key)} named '{name}'")
+            raise ConfigError(f"no {noun} {'for' if name_key == 'actuator' else 'named'} '{name}'")
         return doc
 
     def with_param(self, name: str, *, value: float, min: float | None = None, max: float | None = None,
                    unit: str = "") -> dict[str, Any]:
-        """``doc`` with a param table ``name`` (value, optional bounds and unit)."""
+        """``doc`` with a param table ``name`` (value, optional bounds and unit); a param bound to a
+        model field keeps its binding (``model``)."""
         doc = copy.deepcopy(self.doc)
+        old = doc.get("params", {}).get(name)
         spec: dict[str, Any] = {"value": float(value)}
+        if isinstance(old, dict) and "model" in old:
+            spec["model"] = old["model"]
         if min is not None:
             spec["min"] = float(min)
         if max is not None:
@@ -98,8 +111,9 @@ class RigDocument:
         self.dirty = True
 
     def specs(self, key: str) -> dict[str, dict[str, Any]]:
-        """The ``key`` list's entries by name."""
-        return {s.get("name"): s for s in self.doc.get(key, [])}
+        """The ``key`` list's entries by name (a control's: by actuator)."""
+        name_key = _section(key)[1]
+        return {s.get(name_key): s for s in self.doc.get(key, [])}
 
     # --- where outputs named in the rig go -------------------------------------------------------
     def bundled(self) -> bool:

@@ -36,6 +36,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario import load_scenario, scenario_from_doc
 from mjrig.session_outputs import Outputs
+from mjrig.session_tools import RigTools
 
 __all__ = ["Session"]
 
@@ -55,6 +56,7 @@ class Session:
         self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
         self.outputs = Outputs(self)
+        self.tools = RigTools(self)
         # the viewer loop's side of the session (it owns the window and the camera)
         self.model_changed = False             # the viewer must load the new model
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
@@ -86,7 +88,7 @@ class Session:
             C.AddProximity: self._add_proximity, C.RemoveProximity: self._remove_proximity,
             C.SetParam: self._set_param, C.AddParam: self._add_param, C.SaveScenario: self._save_scenario,
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
-            **self.outputs.handlers(),
+            **self.outputs.handlers(), **self.tools.handlers(),
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -196,7 +198,7 @@ class Session:
         self.model_changed = True
         self.run.opened(fresh=not reload)
 
-    def _edit(self, doc: dict) -> None:
+    def edit(self, doc: dict) -> None:
         """Make ``doc`` the rig on the current model and data (state kept); refused: unchanged."""
         assert self.rig is not None
         live = self._new_live()
@@ -282,11 +284,11 @@ class Session:
 
     def _add_load(self, cmd: C.AddLoad) -> None:
         spec = {k: v for k, v in cmd.spec.items() if k != "active"}
-        self._edit(self.document.with_item("loads", spec, replace=cmd.replace))
+        self.edit(self.document.with_item("loads", spec, replace=cmd.replace))
         self.log("info", f"{'updated' if cmd.replace else 'attached'} load '{spec.get('name')}'")
 
     def _remove_load(self, cmd: C.RemoveLoad) -> None:
-        self._edit(self.document.without_item("loads", cmd.name))
+        self.edit(self.document.without_item("loads", cmd.name))
         self.log("info", f"removed load '{cmd.name}'")
 
     def _set_load_active(self, cmd: C.SetLoadActive) -> None:
@@ -298,11 +300,11 @@ class Session:
         raise ConfigError(f"no load named '{cmd.name}'")
 
     def _add_proximity(self, cmd: C.AddProximity) -> None:
-        self._edit(self.document.with_item("proximities", dict(cmd.spec), replace=cmd.replace))
+        self.edit(self.document.with_item("proximities", dict(cmd.spec), replace=cmd.replace))
         self.log("info", f"measuring proximity '{cmd.spec.get('name')}'")
 
     def _remove_proximity(self, cmd: C.RemoveProximity) -> None:
-        self._edit(self.document.without_item("proximities", cmd.name))
+        self.edit(self.document.without_item("proximities", cmd.name))
 
     def _set_param(self, cmd: C.SetParam) -> None:
         assert self.rm is not None
@@ -313,7 +315,7 @@ class Session:
         self.document.set_param_value(cmd.name, nv.value)
 
     def _add_param(self, cmd: C.AddParam) -> None:
-        self._edit(self.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max, unit=cmd.unit))
+        self.edit(self.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max, unit=cmd.unit))
 
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
         self.outputs.save_scenario(cmd)
@@ -386,7 +388,8 @@ class Session:
             signals=tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
             camera=self.camera_choice, recording_plan=doc.recording_plan(),
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
-            quit_question=self.quit_question, units=self._live.units, events=tuple(self._events))
+            quit_question=self.quit_question, units=self._live.units, events=tuple(self._events),
+            actuators=self.tools.actuators(), snapshot_path=str(self.tools.last_snapshot or "") or None)
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

@@ -38,6 +38,8 @@ ACTIONS: dict[str, Any] = {
     "record": C.ToggleRecording,
     "video": C.ToggleVideo,
     "screenshot": C.Screenshot,
+    "snapshot": C.TakeSnapshot,
+    "restore": C.RestoreSnapshot,
 }
 """Key action (``app.keys.BINDINGS``) -> command factory."""
 

@@ -1,6 +1,7 @@
 """Simulation controls: play/pause, step, reset, speed, time and real-time factor readouts."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import dearpygui.dearpygui as dpg
@@ -28,6 +29,7 @@ class SimPanel:
         self._play: int | str = 0
         self._speed: int | str = 0
         self._readout: int | str = 0
+        self._snapshot: int | str = 0
         self._state: int | str = 0
         self._camera: int | str = 0
         self._cameras: tuple[str, ...] = ()
@@ -43,6 +45,12 @@ class SimPanel:
                                     default_value="1x", callback=self._on_speed)
         _tip(dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
              "write a copy of the MJCF with the current state as a <key> (next to the model)")
+        state = dpg.add_group(parent=parent, horizontal=True)
+        _tip(dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
+             "save the complete physics state to a file next to the scenario (Ctrl+B in the 3D view)")
+        _tip(dpg.add_button(label="Restore", parent=state, callback=self._on_restore),
+             "put the last snapshot's state back (Ctrl+G in the 3D view)")
+        self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=0)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)
@@ -70,11 +78,18 @@ class SimPanel:
     def _on_camera(self, sender: int, value: str) -> None:
         self.submit(C.SetCamera(value))
 
+    def _on_snapshot(self) -> None:
+        self.submit(C.TakeSnapshot())
+
+    def _on_restore(self) -> None:
+        self.submit(C.RestoreSnapshot())
+
     def _on_keyframe(self) -> None:
         self.submit(C.SaveKeyframe())
 
     def update(self, snap: C.Snapshot) -> None:
         dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
+        dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if snap.snapshot_path else "")
         dpg.set_value(self._readout, f"t = {snap.time:10.3f} s    real-time factor {snap.realtime_factor:6.2f}"
                                      f"    steps {snap.steps}")
         colour = {C.RunState.RUNNING: (120, 220, 120), C.RunState.PAUSED: (230, 200, 90),

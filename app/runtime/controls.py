@@ -19,7 +19,7 @@ import numpy as np
 from mjrig.runtime.points import find_id
 from mjrig.runtime.values import Constant, NamedValue, Ramp, Scalar, Sine, Step, Table, value_at
 
-__all__ = ["Control", "ControlSet", "profile_range"]
+__all__ = ["Control", "ControlSet", "profile_range", "ctrl_limited"]
 
 
 @dataclass(eq=False)
@@ -76,7 +76,7 @@ class ControlSet:
         self.on_warning = on_warning
         self.ranges: list[tuple[float, float] | None] = [
             (float(model.actuator_ctrlrange[i, 0]), float(model.actuator_ctrlrange[i, 1]))
-            if _limited(model, i) else None for i in self.ids]
+            if ctrl_limited(model, i) else None for i in self.ids]
         for k, c in enumerate(self.controls):
             span = profile_range(c.value)
             if span is not None:
@@ -107,7 +107,7 @@ class ControlSet:
             ctrl[self.ids[k]] = v
 
 
-def _limited(model: mujoco.MjModel, i: int) -> bool:
+def ctrl_limited(model: mujoco.MjModel, i: int) -> bool:
     """Whether MuJoCo clamps actuator ``i``'s ctrl (``ctrllimited``, or "auto" with a range)."""
     if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CLAMPCTRL:
         return False

@@ -1,0 +1,122 @@
+"""The session's actuator sliders and state snapshots.
+
+"Slider" on an actuator adds a param over the actuator's ctrlrange and a ``[[controls]]`` entry
+that holds ``data.ctrl`` at it, so the panel's ordinary param slider drives the actuator live
+(and both are saved with the scenario). "Snapshot" writes the complete physics state to an
+``.npz`` next to the scenario (in ``runs/`` for a bare model or a bundled rig); "Restore" puts
+it back, refusing a snapshot of another model with one line.
+
+Threading: runs on the simulation thread, like the session that owns it.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import mujoco
+
+from mjrig import commands as C
+from mjrig.runtime.controls import ctrl_limited
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import check_writable, fresh_path
+from mjrig.runtime.points import find_id
+from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+
+if TYPE_CHECKING:
+    from mjrig.session import Session
+
+__all__ = ["RigTools"]
+
+
+class RigTools:
+    """Actuator and snapshot commands of one session."""
+
+    def __init__(self, session: "Session") -> None:
+        self.session = session
+        self.last_snapshot: Path | None = None
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        """The commands this part carries out."""
+        return {C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
+                C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
+
+    # --- actuators -------------------------------------------------------------------------------
+    def bind_actuator(self, cmd: C.BindActuator) -> None:
+        s, doc = self.session, self.session.document
+        m, d = s.model, s.data
+        assert m is not None and d is not None
+        a = find_id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, cmd.actuator, kind="actuator", count=m.nu)
+        driven = doc.specs("controls").get(cmd.actuator)
+        if driven is not None:
+            raise ConfigError(f"actuator '{cmd.actuator}' is already driven by {driven.get('value')!r}")
+        lo, hi = (float(x) for x in m.actuator_ctrlrange[a]) if ctrl_limited(m, a) else (-1.0, 1.0)
+        params = doc.doc.get("params", {})
+        name, n = f"{cmd.actuator}_input", 2
+        while name in params:
+            name, n = f"{cmd.actuator}_input{n}", n + 1
+        value = min(max(float(d.ctrl[a]), lo), hi)
+        new = doc.with_param(name, value=value, min=lo, max=hi)
+        new = doc.with_item("controls", {"actuator": cmd.actuator, "value": name}, replace=False, base=new)
+        s.edit(new)
+        s.log("info", f"actuator '{cmd.actuator}' follows the slider '{name}' ({lo:g} ... {hi:g})")
+
+    def remove_control(self, cmd: C.RemoveControl) -> None:
+        self.session.edit(self.session.document.without_item("controls", cmd.actuator))
+        self.session.log("info", f"actuator '{cmd.actuator}' is no longer driven by the rig")
+
+    def actuators(self) -> tuple[C.ActuatorInfo, ...]:
+        """Every actuator of the model (the rig's own left out) with its input and driver."""
+        m, d = self.session.model, self.session.data
+        if m is None or d is None:
+            return ()
+        controls = self.session.document.specs("controls")
+        out = []
+        for a in range(m.nu):
+            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator{a}"
+            if is_rig_name(name):
+                continue
+            spec = controls.get(name)
+            rng = (float(m.actuator_ctrlrange[a, 0]), float(m.actuator_ctrlrange[a, 1])) if ctrl_limited(m, a) else None
+            out.append(C.ActuatorInfo(name, float(d.ctrl[a]), rng,
+                                      None if spec is None else _describe(spec.get("value"))))
+        return tuple(out)
+
+    # --- snapshots -------------------------------------------------------------------------------
+    def _default_path(self) -> Path:
+        doc = self.session.document
+        source = doc.source
+        if source is not None and source.suffix.lower() == ".toml":
+            return fresh_path(doc.resolve_path(f"{source.stem}-snapshot.npz"))
+        return fresh_path(Path.cwd() / "runs" / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}.npz")
+
+    def take_snapshot(self, cmd: C.TakeSnapshot) -> None:
+        s = self.session
+        assert s.rm is not None and s.data is not None
+        path = Path(cmd.path).expanduser() if cmd.path else self._default_path()
+        if path.suffix.lower() != ".npz":
+            raise ConfigError(f"snapshot path {path}: must end in .npz")
+        check_writable(path, "snapshot path")
+        snap = s.rm.snapshot(s.data)
+        self.last_snapshot = save_snapshot(path, snap)
+        s.log("info", f"snapshot of t = {snap.time:.4f} s saved to {self.last_snapshot}")
+
+    def restore_snapshot(self, cmd: C.RestoreSnapshot) -> None:
+        s = self.session
+        assert s.rm is not None and s.model is not None and s.data is not None
+        path = Path(cmd.path).expanduser() if cmd.path else self.last_snapshot
+        if path is None:
+            raise ConfigError("no snapshot to restore yet: take one first (Snapshot)")
+        snap = load_snapshot(path, model=s.model)
+        s.rm.restore(s.data, snap)
+        s.run.reset()  # out of an error state; pacing starts from here
+        self.last_snapshot = Path(path)
+        s.log("info", f"restored t = {snap.time:.4f} s from {path}")
+
+
+def _describe(value: Any) -> str:
+    """How a control's value reads in the panel: a number, a param's name or the profile kind."""
+    if isinstance(value, dict):
+        return f"{value.get('profile', 'profile')} profile"
+    return str(value)

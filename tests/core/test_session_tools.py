@@ -1,0 +1,97 @@
+"""The app's actuator sliders and state snapshots, through the session's commands (the logic the
+panel's buttons and keys trigger; tests/gui drives the same through real clicks)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjrig import commands as C
+from mjrig.session import Session
+
+ARM = """
+<mujoco model="arm">
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="upper" pos="0 0 0.5">
+      <joint name="shoulder" type="hinge" axis="0 1 0" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="drive" joint="shoulder" gear="3" ctrllimited="true" ctrlrange="-2 2"/>
+    <motor name="spare" joint="shoulder" gear="1"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.fixture()
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
+    monkeypatch.chdir(tmp_path)
+    xml = tmp_path / "arm.xml"
+    xml.write_text(ARM)
+    s = Session()
+    s.open(xml)
+    return s
+
+
+def run(s: Session, *cmds: C.Command, steps: int = 0) -> None:
+    for cmd in cmds:
+        s.handle(cmd)
+    for _ in range(steps):
+        assert s.rm is not None and s.model is not None and s.data is not None
+        s.rm.step(s.model, s.data)
+
+
+def test_one_click_binds_a_slider_over_the_ctrlrange_that_drives_the_actuator(session: Session) -> None:
+    run(session, C.BindActuator("drive"))
+    snap = session.publish()
+    param = next(p for p in snap.params if p.name == "drive_input")
+    assert (param.min, param.max) == (-2.0, 2.0)
+    drive = next(a for a in snap.actuators if a.name == "drive")
+    assert drive.control == "drive_input" and drive.range == (-2.0, 2.0)
+    assert next(a for a in snap.actuators if a.name == "spare").range is None
+    run(session, C.SetParam("drive_input", 1.5), steps=3)
+    assert session.data.ctrl[0] == 1.5
+    np.testing.assert_allclose(session.data.qfrc_actuator[0], 3 * 1.5)  # gear * input, N*m
+    assert session.document.dirty and session.document.doc["controls"] == [{"actuator": "drive", "value": "drive_input"}]
+    with pytest.raises(Exception, match="already driven"):
+        run(session, C.BindActuator("drive"))
+    run(session, C.RemoveControl("drive"), C.SetParam("drive_input", -1.0), steps=2)
+    assert session.data.ctrl[0] == 1.5  # released: the input stays where it was
+    with pytest.raises(Exception, match="unknown actuator 'drvie'.*drive"):
+        run(session, C.BindActuator("drvie"))
+
+
+def test_snapshot_then_restore_puts_the_run_back_bit_for_bit(session: Session, tmp_path: Path) -> None:
+    run(session, C.BindActuator("drive"), C.SetParam("drive_input", 1.0), steps=100)
+    run(session, C.TakeSnapshot())
+    saved = Path(session.publish().snapshot_path)
+    assert saved.parent == tmp_path / "runs" and saved.suffix == ".npz" and saved.is_file()
+    t0, qpos0 = session.data.time, session.data.qpos.copy()
+    run(session, steps=50)
+    after = (session.data.time, session.data.qpos.copy(), session.data.qvel.copy())
+    assert session.data.time > t0
+    run(session, C.RestoreSnapshot())
+    assert session.data.time == t0 and np.array_equal(session.data.qpos, qpos0)
+    run(session, steps=50)
+    assert session.data.time == after[0]
+    assert np.array_equal(session.data.qpos, after[1]) and np.array_equal(session.data.qvel, after[2])
+    run(session, C.TakeSnapshot())  # never replaces the first one
+    assert Path(session.publish().snapshot_path) != saved and saved.is_file()
+
+
+def test_a_snapshot_of_another_model_is_refused_in_one_line(session: Session, tmp_path: Path) -> None:
+    other = tmp_path / "other.xml"
+    other.write_text("<mujoco model='ball'><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
+    s2 = Session()
+    s2.open(other)
+    run(s2, C.TakeSnapshot(str(tmp_path / "ball.npz")))
+    with pytest.raises(Exception) as err:
+        run(session, C.RestoreSnapshot(str(tmp_path / "ball.npz")))
+    assert "ball" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(Exception, match="no snapshot"):
+        run(session, C.RestoreSnapshot())

@@ -1,0 +1,159 @@
+"""Driving a model from the panel: a slider bound to an actuator in one click moves the arm; a
+tracer draws the tool's path in the 3D view; Snapshot, then running on, then Restore brings the
+view back. Real clicks and keys only; checks are pixels, the panel's text and recordings."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import polars as pl
+import pytest
+
+from tests.gui.desktop import App, Desktop, wait_for
+
+ARM = """<mujoco model="arm">
+  <option timestep="0.002"/>
+  <visual><global offwidth="1280" offheight="960"/></visual>
+  <worldbody>
+    <light pos="0 -1 3" dir="0 0.3 -1"/>
+    <geom type="plane" size="1 1 .1" rgba=".85 .85 .85 1"/>
+    <geom type="cylinder" pos="0 0 .25" size=".05 .25" rgba=".3 .3 .35 1"/>
+    <body name="upper" pos="0 0 .55">
+      <joint name="shoulder" type="hinge" axis="0 1 0" damping="2" armature="0.05"/>
+      <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04" rgba=".15 .35 .85 1" mass="1"/>
+      <site name="tool" pos=".44 0 0" size=".02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <position name="shoulder" joint="shoulder" kp="60" ctrllimited="true" ctrlrange="-1.4 1.4"/>
+  </actuator>
+</mujoco>"""
+
+TRACED = """model = "arm.xml"
+
+[[controls]]
+actuator = "shoulder"
+value = {{ profile = "sine", amplitude = 1.0, frequency = 0.7 }}
+
+[[tracers]]
+name = "tool_path"
+at = "tool"
+duration = 2.5
+color = [1.0, 0.0, 1.0, 1.0]
+{extra}
+"""
+
+
+@pytest.fixture
+def laptop():
+    d = Desktop(1280, 800)
+    yield d
+    d.close()
+
+
+def _arm(tmp_path, scenario: str | None = None):
+    folder = tmp_path / "rig"
+    folder.mkdir(exist_ok=True)
+    (folder / "arm.xml").write_text(ARM)
+    if scenario is None:
+        return folder / "arm.xml"
+    (folder / "arm.toml").write_text(scenario)
+    return folder / "arm.toml"
+
+
+def _time(app: App) -> float:
+    text = next(it["text"] for it in app.items() if it.get("text", "").startswith("t = "))
+    return float(text.split()[2])
+
+
+def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_path):
+    app = App(laptop, _arm(tmp_path), home=tmp_path)
+    try:
+        app.click("Controls")
+        app.click("Slider")  # the one actuator's row
+        app.widget("shoulder_input")  # a new slider in Params, over the ctrlrange
+        app.click("Start recording")
+        time.sleep(1.0)
+        before = laptop.grab(app.viewer)
+        x, y, w, h = app.widget("shoulder_input")
+        laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.9)), str(y + h // 2), "click", "1", check=True)
+        time.sleep(2.5)
+        app.click("Stop recording")
+        after = laptop.grab(app.viewer)
+        laptop.screenshot("actuator_slider")
+        runs = tmp_path / "work" / "runs"
+        rec = wait_for(lambda: next(iter(runs.glob("*.parquet")), None), what="the recording")
+        df = wait_for(lambda: _read(rec), what="the recording readable")
+        ctrl, q = df["Actuators/shoulder:ctrl"].to_numpy(), df["Joints/shoulder:qpos"].to_numpy()
+        target = ctrl[-1]
+        assert 0.9 < target <= 1.4, f"the slider at 90 % of -1.4 ... 1.4 gave {target}"
+        assert abs(q[0]) < 0.05 and abs(q[-1] - target) < 0.1, (q[0], q[-1], target)  # the arm went there
+        changed = (before.astype(int) - after.astype(int)).any(axis=2).mean()
+        assert changed > 0.005, f"the view did not change ({changed:.4f} of its pixels)"
+        assert any(it.get("text") == "shoulder_input" for it in app.items()), "the actuator's row names its slider"
+    finally:
+        laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
+        laptop.x("xdotool", "key", "alt+F4")
+        app.click("Quit without saving")  # the new slider is an unsaved edit of the rig
+        assert app.proc.wait(30) == 0, app.output()
+
+
+def _read(path):
+    try:
+        return pl.read_parquet(path)
+    except Exception:
+        return None
+
+
+def _magenta(img: np.ndarray) -> int:
+    r, g, b = (img[..., i].astype(int) for i in range(3))
+    return int(((r > 150) & (b > 150) & (g < 90)).sum())
+
+
+def test_a_tracer_draws_the_tool_path_in_the_view_and_in_screenshots(laptop, tmp_path):
+    app = App(laptop, _arm(tmp_path, TRACED.format(extra="")), home=tmp_path)
+    try:
+        time.sleep(3.0)  # the arm swings; the trail grows
+        view = laptop.grab(app.viewer)
+        laptop.screenshot("tracer")
+        assert _magenta(view) > 300, f"no trail in the 3D view ({_magenta(view)} magenta pixels)"
+        app.key("ctrl+t")
+        runs = tmp_path / "work" / "runs"
+        shot = wait_for(lambda: next(iter(runs.glob("screenshot-*.png")), None), what="the screenshot file")
+        time.sleep(0.5)
+        import mediapy
+        img = mediapy.read_image(shot)
+        assert _magenta(img) > 300, f"no trail in the saved screenshot ({_magenta(img)} magenta pixels)"
+    finally:
+        assert app.close() == 0, app.output()
+
+
+def test_snapshot_then_running_on_then_restore_returns_the_view(laptop, tmp_path):
+    scenario = TRACED.format(extra="").split("[[tracers]]")[0]  # the swinging arm, no trail
+    app = App(laptop, _arm(tmp_path, scenario), home=tmp_path)
+    try:
+        time.sleep(1.5)
+        app.key("space")  # pause
+        time.sleep(0.5)
+        app.click("Snapshot")
+        saved = wait_for(lambda: next(iter((tmp_path / "rig").glob("arm-snapshot*.npz")), None),
+                         what="the snapshot file next to the scenario")
+        t_snap = _time(app)
+        first = laptop.grab(app.viewer)
+        app.key("space")  # run on
+        time.sleep(1.2)
+        app.key("space")
+        time.sleep(0.5)
+        moved = laptop.grab(app.viewer)
+        assert _time(app) > t_snap + 0.3
+        assert (first != moved).any(axis=2).mean() > 0.003, "the arm did not move after the snapshot"
+        app.key("ctrl+g")  # Restore, from the 3D view
+        wait_for(lambda: abs(_time(app) - t_snap) < 1e-3, what="the time to go back to the snapshot's")
+        time.sleep(0.8)
+        back = laptop.grab(app.viewer)
+        laptop.screenshot("snapshot_restored")
+        differ = (first.astype(int) - back.astype(int)).__abs__().max(axis=2) > 24
+        assert differ.mean() < 0.001, f"the view is not the snapshot's ({differ.mean():.4f} of pixels differ)"
+        assert saved.stat().st_size > 0
+    finally:
+        assert app.close() == 0, app.output()
