@@ -20,6 +20,7 @@ from e2e_util import REPO, bundled_ids, bundled_scenarios, copy_rig, load_model_
 SCENARIOS = bundled_scenarios()
 ALL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy")
 SPRING_KINDS = {"ideal_spring", "compression_spring", "tension_spring", "stroke_compression_spring"}
+JOINT_KINDS = {"joint_torque", "joint_friction"}
 DURATION = 0.5
 
 
@@ -50,6 +51,9 @@ def expected_columns(doc: dict, model: mujoco.MjModel) -> list[str]:
             cols += [f"Bodies/{name}:{a}" for a in "xyz"]
     if "loads" in groups:
         for ld in doc.get("loads", []):
+            if ld["kind"] in JOINT_KINDS:  # a generalized force on one joint, no attachment point
+                cols.append(f"Loads/{ld['name']}:value")
+                continue
             cols += [f"Loads/{ld['name']}:{a}" for a in ("fx", "fy", "fz", "tx", "ty", "tz")]
             if ld["kind"] in SPRING_KINDS:
                 cols += [f"Loads/{ld['name']}:length", f"Loads/{ld['name']}:velocity"]
@@ -57,6 +61,8 @@ def expected_columns(doc: dict, model: mujoco.MjModel) -> list[str]:
         cols += [f"Proximities/{p['name']}:distance" for p in doc.get("proximities", [])]
     if "params" in groups:
         cols += [f"Params/{name}:value" for name in doc.get("params", {})]
+    if "actuators" in groups:
+        cols += [f"Actuators/{c['actuator']}:ctrl" for c in doc.get("controls", [])]
     if "sensors" in groups:
         for s in range(model.nsensor):
             name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SENSOR, s) or f"sensor{s}"
@@ -108,7 +114,7 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
     want_cols = expected_columns(doc, model)
     n_hinge_slide = int(np.isin(model.jnt_type, [int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)]).sum())
     assert sum(c.startswith("Joints/") for c in want_cols) == 2 * n_hinge_slide  # guards expected_columns itself
-    assert doc.get("loads") or doc.get("proximities"), "a bundled rig should attach something"
+    assert any(doc.get(k) for k in ("loads", "proximities", "controls", "tracers")), "a bundled rig should attach something"
     missing = [c for c in want_cols if c not in names]
     assert not missing, f"missing columns: {missing}\nhave: {names}"
     assert len(set(names)) == len(names), "duplicate column names"
@@ -146,6 +152,8 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
             assert units.get(c) == "N", (c, units.get(c))
         if c.startswith("Loads/") and c.endswith((":tx", ":ty", ":tz")):
             assert units.get(c) in ("N*m", "N·m", "N m"), (c, units.get(c))
+        if c.startswith("Loads/") and c.endswith(":value"):  # joint loads on a hinge (or N on a slide)
+            assert units.get(c) in ("N*m", "N·m", "N m", "N"), (c, units.get(c))
         if c.startswith(("Bodies/", "Proximities/")) or c.endswith(":length"):
             assert units.get(c) == "m", (c, units.get(c))
         if c.startswith("Joints/"):
@@ -214,3 +222,99 @@ def test_cli_duration_overrides_with_rate(tmp_path: Path):
     assert res.rc == 0, res
     n = pl.read_parquet(out).height
     assert abs(n - 0.25 * doc["recording"]["rate"]) <= 1, n
+
+
+def run_whole(name: str, tmp_path: Path) -> tuple[dict, pl.DataFrame]:
+    """Run bundled rig NAME for its own duration; (its scenario as a dict, the recording)."""
+    out = tmp_path / f"{name}.parquet"
+    res = mjrig("run", name, "--out", out, cwd=tmp_path)
+    assert res.rc == 0, res
+    assert all(ln.startswith("wrote ") for ln in res.err_lines), res  # no warnings
+    doc = tomllib.loads((REPO / "models" / f"{name}.toml").read_text(encoding="utf-8"))
+    return doc, pl.read_parquet(out)
+
+
+def test_motor_pendulum_sticks_breaks_away_and_sticks_again(tmp_path: Path):
+    """The bearing holds the motor pendulum until the motor torque passes the breakaway level,
+    then it slips, sticks again while the torque still rises, slips again, and ends at rest;
+    the pin pendulum's amplitude falls by nearly equal steps (Coulomb), not by a ratio."""
+    doc, df = run_whole("motor_pendulum", tmp_path)
+    breakaway = doc["params"]["bearing_breakaway"]["value"]
+    t = df["time"].to_numpy()
+    q = df["Joints/motor_hinge:qpos"].to_numpy()
+    v = df["Joints/motor_hinge:qvel"].to_numpy()
+    motor = df["Loads/motor:value"].to_numpy()
+    assert np.allclose(df["Params/bearing_breakaway:value"].to_numpy(), breakaway)
+
+    # stuck while the motor is below the breakaway torque: creeping at a few mrad/s at most
+    t_cross = t[np.argmax(motor >= breakaway)]
+    held = (motor < 0.9 * breakaway) & (t < t_cross)
+    assert held.sum() > 500  # over 1 s at 500 rows/s
+    assert np.abs(v[held]).max() < 0.02 and np.abs(q[held]).max() < 0.01, (np.abs(v[held]).max(), np.abs(q[held]).max())
+    # ... and it breaks away within half a second of passing it
+    after = (t >= t_cross) & (t < t_cross + 0.5)
+    assert v[after].max() > 0.3, v[after].max()
+
+    # stick-slip while the torque still rises: stuck for a while after the first slip, then moving again
+    ramp = (t > t_cross + 0.5) & (t < 5.5)
+    stuck = ramp & (np.abs(v) < 0.02)
+    assert stuck.sum() > 0.3 * 500, "never stuck again during the ramp"
+    t_stuck = t[stuck][0]
+    q_stuck = q[stuck][0]
+    assert q_stuck > 0.1, q_stuck  # it climbed before sticking
+    later = ramp & (t > t_stuck + 0.3)
+    assert q[later].max() > q_stuck + 0.1 and v[later].max() > 0.3, "never broke away a second time"
+
+    # at rest at the end, the motor off
+    end = t > t[-1] - 0.5
+    assert np.abs(motor[end]).max() == 0.0 and np.abs(v[end]).max() < 0.01
+
+    # pin pendulum: the decrements between successive peaks stay alike (an exponential decay from
+    # 53 to 5 deg would shrink them tenfold)
+    qp = np.abs(df["Joints/pin_hinge:qpos"].to_numpy())
+    peaks = [i for i in range(1, len(qp) - 1) if qp[i] >= qp[i - 1] and qp[i] > qp[i + 1] and qp[i] > 0.05]
+    amp = qp[peaks]
+    assert len(amp) >= 8, amp
+    drops = -np.diff(amp)
+    assert drops.min() > 0 and drops.min() > 0.5 * drops.max(), np.degrees(drops)
+    assert df["Loads/pin:value"].abs().max() > 0.1  # mu·pin_radius·|R| with R about 12 to 22 N
+
+
+def test_robot_arm_follows_its_tables(tmp_path: Path):
+    """The servos track the controls' table profiles: settled during the holds and at the end,
+    the tool on the pads when the tables say so; the tracer samples the tool's path."""
+    doc, df = run_whole("robot_arm", tmp_path)
+    t = df["time"].to_numpy()
+    for c in doc["controls"]:
+        name, table = c["actuator"], c["value"]
+        assert table["profile"] == "table"
+        ctrl = df[f"Actuators/{name}:ctrl"].to_numpy()
+        q = df[f"Joints/{name}:qpos"].to_numpy()
+        assert ctrl[-1] == pytest.approx(table["value"][-1])
+        assert abs(q[-1] - table["value"][-1]) < 0.02, (name, q[-1], table["value"][-1])
+        for lo, hi in ((1.6, 1.7), (4.4, 4.5)):  # the holds at the pick and place pads
+            hold = (t >= lo) & (t <= hi)
+            assert np.abs(ctrl[hold] - q[hold]).max() < 0.02, (name, lo)
+        assert np.abs(ctrl - q).max() < 0.2, name  # never far behind, even in the swings
+
+    model = load_model_quietly(REPO / "models" / "robot_arm.xml")
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    tool = df.select("Sensors/tool_pos:0", "Sensors/tool_pos:1", "Sensors/tool_pos:2").to_numpy()
+    for pad, when in (("pick", 1.65), ("place", 4.45)):
+        site = data.site(pad).xpos
+        row = int(np.argmin(np.abs(t - when)))
+        gap = tool[row] - site
+        assert np.hypot(gap[0], gap[1]) < 0.02 and 0.0 < gap[2] < 0.05, (pad, gap)
+
+    from mjrig.rig_builder import build_rig
+    from mjrig.scenario import load_scenario
+    rig = build_rig(load_scenario(REPO / "models" / "robot_arm.toml"))
+    (tracer,) = rig.runtime.tracers
+    with rig.runtime:
+        for _ in range(int(round(1.0 / rig.model.opt.timestep))):
+            rig.runtime.step(rig.model, rig.data)
+    times, pos = tracer.samples()
+    assert len(times) >= 60 and times[-1] == pytest.approx(1.0, abs=0.05)
+    assert np.ptp(pos[:, 0]) > 0.15 and np.ptp(pos[:, 2]) > 0.3  # from home out and down to the pick pad
+    assert len(rig.runtime.visuals(rig.model, rig.data)[1]) >= 60  # drawn as a trail
