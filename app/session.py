@@ -27,7 +27,7 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.rig_builder import Rig, build_rig, check_names, keep_switched_off, rebuild_rig
+from mjrig.rig_builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.rig_document import RigDocument
 from mjrig.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
@@ -76,11 +76,12 @@ class Session:
         self._rows_count = 0
         self._rows_lock = threading.Lock()
         self._plot_rate = plot_rate
+        self._moved = False
         self._live = self._new_live()
         self._snapshot = C.Snapshot()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
-            C.OpenModel: self._open_model, C.KeepRig: self._keep_rig, C.Reload: self._reload,
+            C.OpenModel: self._open_model, C.KeepRig: self._keep_rig,
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
             C.TogglePause: lambda cmd: self.run.toggle(), C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
             C.Reset: self._reset, C.SetSpeed: self._set_speed, C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
@@ -172,13 +173,13 @@ class Session:
             doc = {"model": str(path)}
         else:
             raise ConfigError(f"{path}: not a model or scenario (expected .xml, .mjb or .toml)")
-        self._load(doc, base=path.parent, source=path, reload=False)
+        self.load(doc, base=path.parent, source=path, reload=False)
         self.log("info", f"opened {path.name}")
         self.outputs.interrupted = self.outputs.find_interrupted()
         for found in self.outputs.interrupted:
             self.log("warning", f"an interrupted recording was found: {found} (Recording > Recover)")
 
-    def _load(self, doc: dict, *, base: Path, source: Path | None, reload: bool) -> None:
+    def load(self, doc: dict, *, base: Path, source: Path | None, reload: bool) -> None:
         """Build ``doc`` on a freshly compiled model; ``reload`` keeps the state and switches."""
         live = self._new_live()
         sc = scenario_from_doc(doc, base=base, source=source)
@@ -248,30 +249,6 @@ class Session:
 
     def _keep_rig(self, cmd: C.KeepRig) -> None:
         self.pending_open = None
-
-    def _reload(self, cmd: C.Reload) -> None:
-        rig = self.document
-        try:
-            self._load(copy.deepcopy(rig.doc), base=rig.base, source=rig.source, reload=True)
-        except ConfigError as exc:
-            # A load whose site/body vanished is dropped with a message, not a crash.
-            loads = rig.doc.get("loads", [])
-            kept = [ld for ld in loads if self._survives(ld)]
-            dropped = [ld.get("name") for ld in loads if ld not in kept]
-            if not dropped:
-                raise
-            self._load(dict(copy.deepcopy(rig.doc), loads=kept), base=rig.base, source=rig.source, reload=True)
-            self.log("warning", f"reloaded without load(s) {', '.join(map(str, dropped))}: {exc}")
-            return
-        self.log("info", f"reloaded {rig.model_path.name if rig.model_path else ''}")
-
-    def _survives(self, load_spec: dict) -> bool:
-        """Whether one load still validates against the model file as it is now."""
-        try:
-            check_names(self.document.scenario(dict(self.document.doc, loads=[load_spec])))
-            return True
-        except ConfigError:
-            return False
 
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
@@ -352,7 +329,14 @@ class Session:
         of wall time). Returns the number of steps taken."""
         if self.rig is None:
             return 0
-        return self.run.advance(budget_s=budget_s)
+        n = self.run.advance(budget_s=budget_s)
+        self._moved = self._moved or n > 0
+        if self._moved and self.run.state != C.RunState.RUNNING:
+            # A step leaves the kinematics one step behind the state (mj_step integrates last):
+            # bring them up to date once, so a paused view and screenshot show the state itself.
+            mujoco.mj_forward(self.rig.model, self.rig.data)
+            self._moved = False
+        return n
 
     # --- snapshots ---------------------------------------------------------------------------
     def publish(self) -> C.Snapshot:

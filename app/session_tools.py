@@ -1,4 +1,4 @@
-"""The session's actuator sliders and state snapshots.
+"""The session's model reload, actuator sliders and state snapshots.
 
 "Slider" on an actuator adds a param over the actuator's ctrlrange and a ``[[controls]]`` entry
 that holds ``data.ctrl`` at it, so the panel's ordinary param slider drives the actuator live
@@ -10,6 +10,7 @@ Threading: runs on the simulation thread, like the session that owns it.
 """
 from __future__ import annotations
 
+import copy
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import mujoco
 
 from mjrig import commands as C
+from mjrig.rig_builder import check_names
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, fresh_path
@@ -39,8 +41,33 @@ class RigTools:
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
-        return {C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
+        return {C.Reload: self.reload, C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
+
+    def reload(self, cmd: C.Reload) -> None:
+        """Re-read the model file keeping the rig; loads whose points vanished are dropped, named."""
+        s, rig = self.session, self.session.document
+        try:
+            s.load(copy.deepcopy(rig.doc), base=rig.base, source=rig.source, reload=True)
+        except ConfigError as exc:
+            # A load whose site/body vanished is dropped with a message, not a crash.
+            loads = rig.doc.get("loads", [])
+            kept = [ld for ld in loads if self._survives(ld)]
+            dropped = [ld.get("name") for ld in loads if ld not in kept]
+            if not dropped:
+                raise
+            s.load(dict(copy.deepcopy(rig.doc), loads=kept), base=rig.base, source=rig.source, reload=True)
+            s.log("warning", f"reloaded without load(s) {', '.join(map(str, dropped))}: {exc}")
+            return
+        s.log("info", f"reloaded {rig.model_path.name if rig.model_path else ''}")
+
+    def _survives(self, load_spec: dict) -> bool:
+        """Whether one load still validates against the model file as it is now."""
+        try:
+            check_names(self.session.document.scenario(dict(self.session.document.doc, loads=[load_spec])))
+            return True
+        except ConfigError:
+            return False
 
     # --- actuators -------------------------------------------------------------------------------
     def bind_actuator(self, cmd: C.BindActuator) -> None:

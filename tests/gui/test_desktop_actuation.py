@@ -17,7 +17,7 @@ ARM = """<mujoco model="arm">
   <worldbody>
     <light pos="0 -1 3" dir="0 0.3 -1"/>
     <geom type="plane" size="1 1 .1" rgba=".85 .85 .85 1"/>
-    <geom type="cylinder" pos="0 0 .25" size=".05 .25" rgba=".3 .3 .35 1"/>
+    <geom type="cylinder" pos="0 0 .25" size=".05 .25" rgba=".3 .3 .35 1" contype="0" conaffinity="0"/>
     <body name="upper" pos="0 0 .55">
       <joint name="shoulder" type="hinge" axis="0 1 0" damping="2" armature="0.05"/>
       <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04" rgba=".15 .35 .85 1" mass="1"/>
@@ -71,12 +71,17 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
     try:
         app.click("Controls")
         app.click("Slider")  # the one actuator's row
-        app.widget("shoulder_input")  # a new slider in Params, over the ctrlrange
         app.click("Start recording")
         time.sleep(1.0)
         before = laptop.grab(app.viewer)
-        x, y, w, h = app.widget("shoulder_input")
-        laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.9)), str(y + h // 2), "click", "1", check=True)
+        x, y, w, h = _slider(app, "shoulder_input")  # a new slider in Params, over the ctrlrange
+        # Ctrl+click a slider to type a value into it (Dear ImGui), as a person sets an exact input.
+        laptop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h // 2), check=True)
+        laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "click", "1", "sleep", "0.15", "keyup", "ctrl", check=True)
+        time.sleep(0.3)
+        laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True)
+        laptop.x("xdotool", "type", "--delay", "15", "1.2", check=True)
+        laptop.x("xdotool", "key", "Return", check=True)
         time.sleep(2.5)
         app.click("Stop recording")
         after = laptop.grab(app.viewer)
@@ -86,7 +91,7 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         df = wait_for(lambda: _read(rec), what="the recording readable")
         ctrl, q = df["Actuators/shoulder:ctrl"].to_numpy(), df["Joints/shoulder:qpos"].to_numpy()
         target = ctrl[-1]
-        assert 0.9 < target <= 1.4, f"the slider at 90 % of -1.4 ... 1.4 gave {target}"
+        assert target == pytest.approx(1.2), f"1.2 typed into the slider gave an input of {target}"
         assert abs(q[0]) < 0.05 and abs(q[-1] - target) < 0.1, (q[0], q[-1], target)  # the arm went there
         changed = (before.astype(int) - after.astype(int)).any(axis=2).mean()
         assert changed > 0.005, f"the view did not change ({changed:.4f} of its pixels)"
@@ -96,6 +101,20 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         laptop.x("xdotool", "key", "alt+F4")
         app.click("Quit without saving")  # the new slider is an unsaved edit of the rig
         assert app.proc.wait(30) == 0, app.output()
+
+
+def _slider(app: App, label: str):
+    """Screen rectangle of the Params slider ``label`` (the plots' signal tree has a node of that
+    name too)."""
+    px, py, _, _ = app.desktop.client_rect(app.panel)
+    for _ in range(3):
+        app.widget(label)  # scrolls it into view
+        hit = next((it for it in app.items() if it["label"] == label and it["type"] == "mvSliderDouble"), None)
+        if hit is not None:
+            x, y, w, h = hit["rect"]
+            return px + x, py + y, w, h
+        app.widget("Add param")
+    raise AssertionError(f"no slider '{label}' on the panel")
 
 
 def _read(path):
