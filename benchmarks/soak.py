@@ -1,14 +1,14 @@
 """Soak: an hour of simulated time through a headless Session, recording, with live-plot draining.
 
 Runs the Session the way the app does, minus the windows: a simulation thread steps "as fast as
-possible" (speed 0) with recording on; another thread drains the live-plot rows every ~16 ms
+possible" (speed 0; ``--speed 1`` paces to real time, as the app does) with recording on; another thread drains the live-plot rows every ~16 ms
 into a bounded history of the last ``--plot-rows`` rows, like the plot panel. Prints progress
 every 10 % of simulated time, then the wall time, rows written, file size, and memory: the peak
 resident set (VmHWM) and the resident set (VmRSS) sampled over the run, which should stay flat
 (the recorder streams to disk, the live rows are bounded).
 
 Usage: python benchmarks/soak.py [--model models/spring_mass.toml] [--sim-seconds 3600]
-       [--out DIR] [--keep] [--plot-rows 20000]
+       [--speed 0] [--out DIR] [--keep] [--plot-rows 20000]
 """
 from __future__ import annotations
 
@@ -77,6 +77,9 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="folder for the recording (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the recording (default: delete it at the end)")
     ap.add_argument("--plot-rows", type=int, default=20000, help="live-plot rows kept (default 20000)")
+    ap.add_argument("--speed", type=float, default=0.0,
+                    help="real-time factor, as the app's speed (default 0: as fast as possible; 1: an hour of "
+                         "simulated time takes an hour, as an app left running)")
     ap.add_argument("--drain-ms", type=float, default=16.0, help="live-plot drain period (default 16 ms)")
     args = ap.parse_args()
 
@@ -90,7 +93,7 @@ def main() -> int:
     assert session.model is not None
     dt = float(session.model.opt.timestep)
     total_steps = int(round(args.sim_seconds / dt))
-    session.submit(C.SetSpeed(0))
+    session.submit(C.SetSpeed(args.speed))
     session.submit(C.StartRecording(str(out)))
     print(f"soak: {Path(args.model).name}, {args.sim_seconds:g} s simulated = {total_steps} steps of "
           f"{dt * 1e3:g} ms, recording every step to {out}", flush=True)
