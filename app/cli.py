@@ -97,8 +97,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, record=False, on_warning=_warn)
-    print(f"{args.scenario}: ok ({len(sc.loads)} loads, {len(sc.proximities)} proximities, "
-          f"{len(sc.params)} params; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
+    parts = [f"{len(x)} {what}" for x, what in ((sc.loads, "loads"), (sc.proximities, "proximities"),
+                                                 (sc.params, "params"), (sc.controls, "controls"),
+                                                 (sc.tracers, "tracers")) if x or what in ("loads", "params")]
+    print(f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
           f"{setup.model.njnt} joints, timestep {setup.model.opt.timestep:g} s)")
     return 0
 
