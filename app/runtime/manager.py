@@ -360,6 +360,10 @@ class RuntimeManager:
         model = self._model_of(mj_data)
         return take_snapshot(model, mj_data, rig=self._extras.state() if self._extras else {}, source=self._source)
 
+    def rig_state(self) -> dict[str, float]:
+        """The rig's own part of a snapshot, cheaply (empty for most rigs): for a history ring."""
+        return self._extras.state() if self._extras is not None and self._extras.pins else {}
+
     def restore(self, mj_data: mujoco.MjData, snap: Snapshot) -> None:
         """Put ``snap`` into ``mj_data``: stepping on repeats the run it was taken from bit for
         bit. ConfigError (one line) when it belongs to another model."""

@@ -1,0 +1,164 @@
+"""History: a bounded ring of complete physics states, one row per recorded instant.
+
+Each row is MuJoCo's state vector for ``STATE_SPEC`` (``mjSTATE_INTEGRATION``, the same as a
+snapshot's: time, qpos, qvel, act, history, plugin and plastic state -- ``mjSTATE_FULLPHYSICS``
+-- plus the solver's warm start and the inputs ctrl, qfrc/xfrc_applied, mocap, eq_active and
+userdata). ``mjSTATE_FULLPHYSICS`` alone is not enough: without ``qacc_warmstart`` the
+constraint solver starts from another guess and a restored run drifts from the original in
+the last bits as soon as there are contacts. With it, restoring a row and stepping on repeats
+the original run bit for bit (tests/core/test_history.py).
+
+Besides MuJoCo's state a row keeps the rig's own state (``RuntimeManager.rig_state()``: the
+load a pin friction carries from one step to the next), so restoring goes through
+``RuntimeManager.restore`` exactly like a snapshot. Arrows, proximity lines and load outputs
+are functions of the state and are recomputed from it (``RuntimeManager.visuals``); tracers'
+trails restart.
+
+Rows live in one preallocated ``(capacity, state size)`` float64 array (pages are committed as
+the ring fills). The bound: at most ``max_seconds`` of simulated time between the oldest and
+newest row and at most ``max_bytes`` of rows, whichever is less; the oldest rows go first.
+
+Threading: simulation thread only.
+"""
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.snapshots import STATE_SPEC, ModelIdentity, Snapshot, model_identity
+
+__all__ = ["History", "DEFAULT_SECONDS", "DEFAULT_BYTES"]
+
+DEFAULT_SECONDS = 60.0
+"""Simulated seconds of history kept by default."""
+DEFAULT_BYTES = 256 * 2**20
+"""Bytes of history kept at most by default."""
+
+
+class History:
+    """The last ``max_seconds`` (s, simulated) / ``max_bytes`` of states of one model.
+
+    ``interval`` (s) is the simulated time between rows (the timestep when every step is
+    kept); it sizes the ring. ``push`` drops every row at or after the new row's time first, so
+    time in the ring always increases (after a reset or a restore, the ring continues from there).
+    """
+
+    def __init__(self, model: mujoco.MjModel, *, interval: float, max_seconds: float = DEFAULT_SECONDS,
+                 max_bytes: int = DEFAULT_BYTES) -> None:
+        if not (math.isfinite(max_seconds) and max_seconds > 0):
+            raise ConfigError(f"history length must be a positive number of seconds, got {max_seconds}")
+        if not max_bytes > 0:
+            raise ConfigError(f"history memory must be a positive number of bytes, got {max_bytes}")
+        if not (math.isfinite(interval) and interval > 0):
+            raise ConfigError(f"history interval must be a positive number of seconds, got {interval}")
+        self.model = model
+        self.max_seconds = float(max_seconds)
+        self.max_bytes = int(max_bytes)
+        self.width = int(mujoco.mj_stateSize(model, STATE_SPEC))
+        self.row_bytes = 8 * (self.width + 1)  # the state and its time
+        by_bytes = self.max_bytes // self.row_bytes
+        by_time = int(math.ceil(self.max_seconds / interval)) + 1
+        self.capacity = max(1, min(by_bytes, by_time))
+        if by_bytes < 1:
+            raise ConfigError(f"history memory {max_bytes} B holds not even one state ({self.row_bytes} B)")
+        self._rows = np.empty((self.capacity, self.width))
+        self._times = np.empty(self.capacity)
+        self._rig: list[dict[str, float] | None] = [None] * self.capacity
+        self._start = 0   # physical index of the oldest row
+        self._len = 0
+        self._identity: ModelIdentity | None = None
+
+    # --- filling ---------------------------------------------------------------------------
+    def push(self, data: mujoco.MjData, rig: dict[str, float] | None = None) -> None:
+        """Keep ``data``'s state now (and the rig's own state ``rig``); drops the oldest rows past
+        the bound and any row at or after ``data.time``."""
+        t = data.time
+        n, cap = self._len, self.capacity
+        if n and t <= self._times[(self._start + n - 1) % cap]:  # time went back: continue from t
+            self._len = n = self._count_before(t)
+        if n == cap:
+            self._start = (self._start + 1) % cap
+            n -= 1
+        i = (self._start + n) % cap
+        mujoco.mj_getState(self.model, data, self._rows[i], STATE_SPEC)
+        self._times[i] = t
+        self._rig[i] = rig or None
+        n += 1
+        start = self._start
+        while n > 1 and t - self._times[start] > self.max_seconds:  # the simulated-time bound
+            start = (start + 1) % cap
+            n -= 1
+        self._start, self._len = start, n
+
+    def truncate_after(self, i: int) -> None:
+        """Drop every row after row ``i`` (``-1``: all of them)."""
+        self._len = max(0, min(self._len, i + 1))
+
+    def _count_before(self, t: float) -> int:
+        """How many rows are strictly before ``t``."""
+        if not self._len or t <= self._times[self._start]:
+            return 0
+        i = self.index_at(t)
+        return i if self._times[self._phys(i)] >= t else i + 1
+
+    def clear(self) -> None:
+        """Forget every row."""
+        self._len = 0
+
+    # --- reading ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._len
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the rows held now take (states and times)."""
+        return self._len * self.row_bytes
+
+    @property
+    def reserved_bytes(self) -> int:
+        """Bytes the ring may take when full (never above ``max_bytes``)."""
+        return self.capacity * self.row_bytes
+
+    def _phys(self, i: int) -> int:
+        if not -self._len <= i < self._len:
+            raise IndexError(f"history index {i} out of range (0..{self._len - 1})")
+        return (self._start + (i % self._len)) % self.capacity
+
+    def time(self, i: int) -> float:
+        """Simulated time (s) of row ``i`` (0: oldest, -1: newest)."""
+        return float(self._times[self._phys(i)])
+
+    def times(self) -> np.ndarray:
+        """Every row's simulated time (s), oldest first (a copy)."""
+        a = self._start
+        b = a + self._len
+        if b <= self.capacity:
+            return self._times[a:b].copy()
+        return np.concatenate([self._times[a:], self._times[: b - self.capacity]])
+
+    def state(self, i: int) -> np.ndarray:
+        """Row ``i``'s state vector (a read-only view; ``STATE_SPEC`` layout)."""
+        row = self._rows[self._phys(i)].view()
+        row.flags.writeable = False
+        return row
+
+    def index_at(self, t: float) -> int:
+        """The newest row at or before ``t`` (s); 0 when ``t`` is before the oldest."""
+        if not self._len:
+            raise IndexError("the history is empty")
+        a, cap = self._start, self.capacity
+        first = self._times[a: min(a + self._len, cap)]
+        k = int(np.searchsorted(first, t, side="right"))
+        if k == first.size and a + self._len > cap:
+            k += int(np.searchsorted(self._times[: a + self._len - cap], t, side="right"))
+        return max(0, k - 1)
+
+    def snapshot(self, i: int) -> Snapshot:
+        """Row ``i`` as a snapshot (``RuntimeManager.restore`` puts it back, rig state too)."""
+        if self._identity is None:
+            self._identity = model_identity(self.model)
+        p = self._phys(i)
+        return Snapshot(self._rows[p].copy(), self._identity, STATE_SPEC, dict(self._rig[p] or {}))

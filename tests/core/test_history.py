@@ -1,0 +1,118 @@
+"""The history ring: restoring any recorded instant and stepping on repeats the run bit for bit
+(a rig with springs, a controlled actuator, a pin friction and contacts), and the ring never
+holds more than its bound (simulated seconds and bytes), dropping the oldest rows first."""
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjrig.runtime import PointToPointForce, RuntimeManager, Sine
+from mjrig.runtime.controls import Control
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.history import History
+from mjrig.runtime.joint_loads import JointFriction, JointTorque
+from mjrig.runtime.snapshots import STATE_SPEC
+
+XML = """<mujoco model="histrig"><option timestep="1e-3"/><worldbody>
+  <geom name="floor" type="plane" size="2 2 .1"/>
+  <site name="anchor" pos="0 0 1"/>
+  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0" damping="0.01"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/><site name="tip" pos="0.3 0 0"/>
+    <body name="box" pos="0.3 0 0"><joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size=".04 .04 .04" mass="0.5"/></body></body>
+  <body name="ball" pos="0.8 0 0.3"><freejoint/><geom size="0.05" mass="0.2"/></body>
+</worldbody>
+<actuator><motor name="shoulder" joint="hinge" gear="2" ctrlrange="-1 1" ctrllimited="true"/></actuator></mujoco>"""
+
+
+def make_rig() -> RuntimeManager:
+    return RuntimeManager(
+        loads=[PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
+               JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
+               JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
+               JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1)],
+        controls=[Control("shoulder", value=Sine(0.5, 1.0))], playback_speed=0)
+
+
+@pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "RK4"])
+def test_restoring_any_instant_and_stepping_on_repeats_the_run_bit_for_bit(rig, integrator):
+    rm = make_rig()
+    model, data = rig.build(rm, XML, "native", integrator=integrator)
+    rm.resolve(model, data)  # as every rig the app or the CLI builds: the pins' loads are known from t = 0
+    hist = History(model, interval=model.opt.timestep)
+    trajectory = []
+    for _ in range(900):  # the ball lands at ~0.25 s: contacts and a warm-started solver
+        hist.push(data, rm.rig_state())
+        rm.step(model, data)
+        trajectory.append(np.concatenate([[data.time], data.qpos, data.qvel]))
+    trajectory = np.array(trajectory)
+    assert len(hist) == 900 and data.ncon > 0
+    assert rm.rig_state()  # the pin friction's load is part of the rig's state
+    rng = np.random.default_rng(13)
+    for i in sorted(rng.choice(900, size=6, replace=False)) + [0, 899]:
+        rm.restore(data, hist.snapshot(int(i)))
+        assert data.time == hist.time(int(i))
+        again = []
+        for _ in range(900 - i):
+            rm.step(model, data)
+            again.append(np.concatenate([[data.time], data.qpos, data.qvel]))
+        assert np.array_equal(np.array(again), trajectory[i:]), f"row {i} did not repeat the run"
+
+
+def _pushes(model: mujoco.MjModel, data: mujoco.MjData, hist: History, n: int) -> list[float]:
+    seen = []
+    for _ in range(n):
+        hist.push(data)
+        mujoco.mj_step(model, data)
+        seen.append(hist.nbytes)
+        assert hist.nbytes <= hist.max_bytes and hist.time(-1) - hist.time(0) <= hist.max_seconds
+        assert hist.reserved_bytes <= hist.max_bytes
+    return seen
+
+
+def test_the_ring_never_exceeds_its_bound_and_drops_the_oldest_first():
+    model = mujoco.MjModel.from_xml_string(XML)
+    data = mujoco.MjData(model)
+    width = mujoco.mj_stateSize(model, STATE_SPEC)
+    # bytes bound the ring: 100 rows
+    hist = History(model, interval=1e-3, max_seconds=60.0, max_bytes=100 * 8 * (width + 1) + 7)
+    assert hist.capacity == 100
+    _pushes(model, data, hist, 1234)
+    assert len(hist) == 100 and hist.nbytes == 100 * hist.row_bytes
+    times = hist.times()
+    np.testing.assert_allclose(times, np.arange(1134, 1234) * 1e-3, atol=1e-12)  # the newest 100
+    assert np.all(np.diff(times) > 0)
+    # seconds bound the ring: 0.05 s at 1 ms -> 51 rows, also when the timestep shrinks later
+    model2 = mujoco.MjModel.from_xml_string(XML)
+    data2 = mujoco.MjData(model2)
+    hist2 = History(model2, interval=1e-3, max_seconds=0.05)
+    assert hist2.capacity == 51
+    _pushes(model2, data2, hist2, 500)
+    assert len(hist2) in (50, 51) and hist2.time(-1) - hist2.time(0) == pytest.approx(0.05, abs=1.5e-3)
+    model2.opt.timestep = 2e-3
+    _pushes(model2, data2, hist2, 500)
+    assert hist2.time(-1) - hist2.time(0) <= 0.05 and len(hist2) in (25, 26)
+    # a row's state is mj_getState's
+    state = np.empty(width)
+    mujoco.mj_getState(model2, data2, state, STATE_SPEC)
+    hist2.push(data2)
+    assert np.array_equal(hist2.state(-1), state)
+
+
+def test_index_at_truncate_and_time_going_back():
+    model = mujoco.MjModel.from_xml_string(XML)
+    data = mujoco.MjData(model)
+    hist = History(model, interval=1e-3, max_seconds=0.01)  # 11 rows: the ring wraps
+    _pushes(model, data, hist, 25)
+    times = hist.times()
+    assert hist.index_at(times[0] - 1) == 0 and hist.index_at(times[-1] + 1) == len(hist) - 1
+    for i, t in enumerate(times):
+        assert hist.index_at(t) == i and hist.index_at(t + 0.4e-3) == i
+    hist.truncate_after(4)
+    assert len(hist) == 5 and hist.time(-1) == times[4]
+    data.time = times[2]  # a restore (or reset) to an earlier time: the ring continues from there
+    hist.push(data)
+    assert len(hist) == 3 and np.array_equal(hist.times(), times[:3])
+    with pytest.raises(ConfigError, match="positive"):
+        History(model, interval=1e-3, max_seconds=0)
