@@ -16,7 +16,7 @@ __all__ = [
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
-    "RestoreSnapshot", "ActuatorInfo",
+    "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -175,6 +175,29 @@ class RestoreSnapshot(Command):
 
 
 @dataclass(frozen=True)
+class Scrub(Command):
+    """Pause and show the newest kept instant at or before ``time`` (s): state restored, the
+    view and plots' cursor there. Play or Step from a past instant branches (``mjrig.session_timeline``)."""
+
+    time: float
+
+
+@dataclass(frozen=True)
+class StepHistory(Command):
+    """One kept instant back (-1) or forward (+1); forward from the newest steps the physics once."""
+
+    direction: int
+
+
+@dataclass(frozen=True)
+class SetHistoryLimit(Command):
+    """Keep at most ``seconds`` of simulated time and ``megabytes`` (MiB) of history, whichever is less."""
+
+    seconds: float
+    megabytes: float
+
+
+@dataclass(frozen=True)
 class StartRecording(Command):
     """Record to ``path`` (.parquet); ``rate`` samples per simulated second (None: every step)."""
 
@@ -286,6 +309,26 @@ class ActuatorInfo:
 
 
 @dataclass(frozen=True)
+class TimelineInfo:
+    """What a timeline slider needs: the kept range ``start``..``end`` and the ``cursor`` (s,
+    simulated); ``scrubbed``: the view shows a past instant (Play branches from it); ``branches``
+    counts branches so far and ``branch_time`` is the last one's time (plots drop their rows after
+    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``)."""
+
+    start: float = 0.0
+    end: float = 0.0
+    cursor: float = 0.0
+    scrubbed: bool = False
+    rows: int = 0
+    nbytes: int = 0
+    max_seconds: float = 0.0
+    max_megabytes: float = 0.0
+    branches: int = 0
+    branch_time: float | None = None
+    replay: bool = False
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
 
@@ -335,4 +378,5 @@ class Snapshot:
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
     actuators: tuple[ActuatorInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
+    timeline: TimelineInfo = field(default_factory=TimelineInfo)
     extra: dict[str, Any] = field(default_factory=dict)

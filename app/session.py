@@ -2,8 +2,9 @@
 
 A Session is made of parts with one job each: ``run`` (the run-state machine and pacing,
 ``mjrig.run_control``), ``document`` (the rig as a scenario document and its edits,
-``mjrig.rig_document``) and ``outputs`` (recordings, videos, screenshots, scenarios and
-keyframes, ``mjrig.session_outputs``). Every rig it runs is built by ``mjrig.rig_builder``, as
+``mjrig.rig_document``), ``outputs`` (recordings, videos, screenshots, scenarios and
+keyframes, ``mjrig.session_outputs``) and ``timeline`` (history, scrubbing, branching,
+``mjrig.session_timeline``). Every rig it runs is built by ``mjrig.rig_builder``, as
 ``mjrig run`` builds it. GUI-free: the simulation thread owns a Session; the panel only submits
 commands and reads snapshots.
 
@@ -36,6 +37,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario import load_scenario, scenario_from_doc
 from mjrig.session_outputs import Outputs
+from mjrig.session_timeline import Timeline
 from mjrig.session_tools import RigTools
 
 __all__ = ["Session"]
@@ -57,6 +59,7 @@ class Session:
         self.document = RigDocument()
         self.outputs = Outputs(self)
         self.tools = RigTools(self)
+        self.timeline = Timeline(self)
         # the viewer loop's side of the session (it owns the window and the camera)
         self.model_changed = False             # the viewer must load the new model
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
@@ -89,7 +92,7 @@ class Session:
             C.AddProximity: self._add_proximity, C.RemoveProximity: self._remove_proximity,
             C.SetParam: self._set_param, C.AddParam: self._add_param, C.SaveScenario: self._save_scenario,
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
-            **self.outputs.handlers(), **self.tools.handlers(),
+            **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(),
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -314,6 +317,7 @@ class Session:
     def _step(self) -> bool:
         """One timestep of the rig (RunControl's step); a divergence pauses with its message."""
         assert self.rig is not None
+        self.timeline.before_step()
         try:
             self.rig.runtime.step(self.rig.model, self.rig.data)
         except DivergenceError as exc:
@@ -373,7 +377,8 @@ class Session:
             camera=self.camera_choice, recording_plan=doc.recording_plan(),
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
             quit_question=self.quit_question, units=self._live.units, events=tuple(self._events),
-            actuators=self.tools.actuators(), snapshot_path=str(self.tools.last_snapshot or "") or None)
+            actuators=self.tools.actuators(), snapshot_path=str(self.tools.last_snapshot or "") or None,
+            timeline=self.timeline.info())
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

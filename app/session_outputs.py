@@ -9,6 +9,7 @@ Threading: simulation thread only (background jobs report through ``BackgroundJo
 from __future__ import annotations
 
 import copy
+import json
 import os
 import time
 from pathlib import Path
@@ -88,6 +89,32 @@ class Outputs:
         path = str(doc.resolve_path(rec["path"])) if "path" in rec else "runs/recording.parquet"
         self.start_recording(self._last_recording or C.StartRecording(
             path=path, rate=rec.get("rate"), signals=tuple(rec["signals"]) if "signals" in rec else None))
+
+    def branch_recording(self, *, time: float) -> Path | None:
+        """The run goes on from an earlier instant ``time`` (s): the recording being made, if any,
+        is finished as it is (it keeps the instants after ``time`` that were abandoned) and
+        recording goes on into a new file ``<name>-branch-<time>s.parquet`` beside it, with the
+        same rate and signals, whose rows start at ``time`` and whose metadata records
+        ``mjrig.branched_from`` = JSON ``{"time": s, "recording": previous file,
+        "branched_from": the previous file's own branch record or null}`` (the scenario in it is
+        the rig as it is now, with any edits made while paused). Returns the new path.
+
+        A new file, not a new part of the same one: every recording keeps time increasing, so
+        replay, ``mjrig compare`` and the plots read a branch like any recording."""
+        s, doc = self.session, self.session.document
+        old = s.rm.signal_manager if s.rm is not None else None
+        if old is None or old.export_path is None or doc.model_path is None:
+            return None
+        prev = old.export_path
+        stem = prev.stem.split("-branch-")[0]
+        path = fresh_path(prev.with_name(f"{stem}-branch-{time:.4f}s{prev.suffix}"))
+        meta = recording_metadata(doc.model_path, dumps(doc.doc))
+        meta["mjrig.branched_from"] = json.dumps({"time": float(time), "recording": str(prev),
+                                                  "branched_from": json.loads(old.metadata.get(
+                                                      "mjrig.branched_from", "null"))})
+        self._finish(s.rm.set_recorder(SignalManager(path, rate=old.rate, groups=old.groups, metadata=meta)))
+        s.log("info", f"branched at t = {time:.4f} s: recording goes on in {path.name}")
+        return path
 
     def _finish(self, sm: SignalManager | None) -> None:
         """Close a recorder off the simulation thread (merging segments can take a while)."""

@@ -104,6 +104,21 @@ class History:
         i = self.index_at(t)
         return i if self._times[self._phys(i)] >= t else i + 1
 
+    def resize(self, *, max_seconds: float, max_bytes: int, interval: float) -> None:
+        """New bounds; the newest rows that fit them are kept."""
+        other = History(self.model, interval=interval, max_seconds=max_seconds, max_bytes=max_bytes)
+        newest = self.time(-1) if self._len else 0.0
+        keep = [i for i in range(max(0, self._len - other.capacity), self._len)
+                if newest - self.time(i) <= other.max_seconds]
+        for k, i in enumerate(keep):
+            p = self._phys(i)
+            other._rows[k] = self._rows[p]
+            other._times[k] = self._times[p]
+            other._rig[k] = self._rig[p]
+        self.max_seconds, self.max_bytes, self.capacity = other.max_seconds, other.max_bytes, other.capacity
+        self._rows, self._times, self._rig = other._rows, other._times, other._rig
+        self._start, self._len = 0, len(keep)
+
     def clear(self) -> None:
         """Forget every row."""
         self._len = 0
