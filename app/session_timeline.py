@@ -48,6 +48,7 @@ class Timeline:
         self.cursor: int | None = None      # the kept instant shown while scrubbed, else None (live)
         self.branches = 0
         self.branch_time: float | None = None
+        self.enabled = True                 # False: no history is kept (benchmarks compare)
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -67,13 +68,15 @@ class Timeline:
     # --- stepping ------------------------------------------------------------------------------
     def before_step(self) -> None:
         """Keep the state the coming step starts from; from a past instant, branch first."""
-        s = self.session
-        h = self.history
-        if h is None or h.model is not s.rig.model:  # type: ignore[union-attr]
+        h, rig = self.history, self.session.rig
+        assert rig is not None
+        if h is None or h.model is not rig.model or self.cursor is not None or not self.enabled:
+            if not self.enabled:
+                return
             h = self.ring()
-        if self.cursor is not None:
-            self._resume(h)
-        h.push(s.rig.data, s.rig.runtime.rig_state())  # type: ignore[union-attr]
+            if self.cursor is not None:
+                self._resume(h)
+        h.push(rig.data, rig.runtime.rig_state())
 
     def _resume(self, h: History) -> None:
         s = self.session

@@ -69,33 +69,41 @@ class History:
         self._rig: list[dict[str, float] | None] = [None] * self.capacity
         self._start = 0   # physical index of the oldest row
         self._len = 0
+        self._first = self._last = -math.inf  # times (s) of the oldest and newest rows
         self._identity: ModelIdentity | None = None
 
     # --- filling ---------------------------------------------------------------------------
     def push(self, data: mujoco.MjData, rig: dict[str, float] | None = None) -> None:
         """Keep ``data``'s state now (and the rig's own state ``rig``); drops the oldest rows past
-        the bound and any row at or after ``data.time``."""
+        the bound and any row at or after ``data.time``. About 1 µs: it runs before every step."""
         t = data.time
-        n, cap = self._len, self.capacity
-        if n and t <= self._times[(self._start + n - 1) % cap]:  # time went back: continue from t
-            self._len = n = self._count_before(t)
-        if n == cap:
-            self._start = (self._start + 1) % cap
+        if t <= self._last:  # time went back (a reset, a restore): continue from t
+            self._len = self._count_before(t)
+            self._last = self.time(-1) if self._len else -math.inf
+        n, cap, start = self._len, self.capacity, self._start
+        if n == cap:  # full: the oldest row makes room
+            start = start + 1 if start + 1 < cap else 0
             n -= 1
-        i = (self._start + n) % cap
+        i = start + n
+        if i >= cap:
+            i -= cap
         mujoco.mj_getState(self.model, data, self._rows[i], STATE_SPEC)
         self._times[i] = t
-        self._rig[i] = rig or None
+        if rig or self._rig[i] is not None:
+            self._rig[i] = rig or None
         n += 1
-        start = self._start
-        while n > 1 and t - self._times[start] > self.max_seconds:  # the simulated-time bound
-            start = (start + 1) % cap
+        if n == 1 or start != self._start:
+            self._first = float(self._times[start])
+        while t - self._first > self.max_seconds and n > 1:  # the simulated-time bound
+            start = start + 1 if start + 1 < cap else 0
             n -= 1
-        self._start, self._len = start, n
+            self._first = float(self._times[start])
+        self._start, self._len, self._last = start, n, t
 
     def truncate_after(self, i: int) -> None:
         """Drop every row after row ``i`` (``-1``: all of them)."""
         self._len = max(0, min(self._len, i + 1))
+        self._last = self.time(-1) if self._len else -math.inf
 
     def _count_before(self, t: float) -> int:
         """How many rows are strictly before ``t``."""
@@ -118,10 +126,12 @@ class History:
         self.max_seconds, self.max_bytes, self.capacity = other.max_seconds, other.max_bytes, other.capacity
         self._rows, self._times, self._rig = other._rows, other._times, other._rig
         self._start, self._len = 0, len(keep)
+        self._first = self.time(0) if keep else -math.inf
+        self._last = self.time(-1) if keep else -math.inf
 
     def clear(self) -> None:
         """Forget every row."""
-        self._len = 0
+        self.truncate_after(-1)
 
     # --- reading ---------------------------------------------------------------------------
     def __len__(self) -> int:
