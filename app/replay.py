@@ -1,0 +1,218 @@
+"""Recordings played back: ``mjrig RECORDING.parquet [--compare OTHER.parquet]``.
+
+``read_recording`` reads a recording's rows and key-value metadata (one-line ConfigError for a
+missing, unreadable or non-mjrig file). ``Replay.open`` loads the model its metadata names
+(``mjrig.model_path``; refused with one line when missing; when the file's SHA-256 is not the
+recorded ``mjrig.model_sha256``, one warning line and the replay goes on), and maps the
+``joints`` group's columns back to ``qpos`` for every joint type (hinge/slide ``:qpos``; ball
+``:qw :qx :qy :qz``; free ``:x :y :z :qw :qx :qy :qz``, see ``mjrig.runtime.signal_sources``).
+A recording without that group is refused with one line. ``qpos_at(t)`` gives the recorded
+positions at a recorded instant bit for bit and interpolates linearly between instants
+(quaternions: the shorter way round, normalised); ``show(data, t)`` puts them into ``data`` and
+computes the kinematics, which is all the 3D view needs.
+
+``Comparison`` is a second recording drawn over the first: its signals on the same (simulated)
+time axis, and, when it is of the same model (same SHA-256, or the same joint names), a
+``Replay`` of it for a ghost of its bodies.
+
+GUI-free. Threading: a Replay is used by one thread (the simulation thread in the app).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.rigmodel import is_rig_name, load_model_file
+from mjrig.runtime.signal_sources import entity_name
+
+__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns"]
+
+_FREE = ("x", "y", "z", "qw", "qx", "qy", "qz")
+_BALL = ("qw", "qx", "qy", "qz")
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recording read back: ``times`` (s, simulated, shape (rows,)), every numeric column as
+    float64 arrays (NaN for null), and the file's key-value metadata."""
+
+    path: Path
+    times: np.ndarray
+    columns: dict[str, np.ndarray]
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def model_path(self) -> Path | None:
+        raw = self.metadata.get("mjrig.model_path")
+        return Path(raw) if raw else None
+
+    @property
+    def signals(self) -> list[str]:
+        """The signal columns (``time`` and ``wall_time`` left out), in file order."""
+        return [c for c in self.columns if c not in ("time", "wall_time")]
+
+
+def read_recording(path: str | os.PathLike) -> Recording:
+    """Read an mjrig recording; ConfigError (one line) when it is missing or not one."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"{path}: recording not found")
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(f"{path}: not a readable Parquet recording ({str(exc).splitlines()[0]})") from None
+    raw = table.schema.metadata or {}
+    metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+    if "time" not in table.column_names:
+        raise ConfigError(f"{path}: not an mjrig recording (no 'time' column)")
+    columns: dict[str, np.ndarray] = {}
+    for name in table.column_names:
+        col = table.column(name)
+        if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
+            columns[name] = col.cast(pa.float64()).to_numpy(zero_copy_only=False).astype(float, copy=False)
+    times = columns["time"]
+    if times.size and not np.all(np.diff(times) > 0):
+        raise ConfigError(f"{path}: its 'time' column does not increase from row to row")
+    return Recording(path, times, columns, metadata)
+
+
+def joint_columns(model: mujoco.MjModel) -> list[tuple[str, int]]:
+    """(column, qpos index) of every position the ``joints`` group records for ``model``."""
+    out = []
+    for j in range(model.njnt):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_JOINT, j, "joint")
+        if is_rig_name(name):
+            continue
+        jt, adr = int(model.jnt_type[j]), int(model.jnt_qposadr[j])
+        attrs = ("qpos",) if jt in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE) else (
+            _BALL if jt == mujoco.mjtJoint.mjJNT_BALL else _FREE)
+        out += [(f"Joints/{name}:{a}", adr + i) for i, a in enumerate(attrs)]
+    return out
+
+
+def _quaternions(model: mujoco.MjModel) -> np.ndarray:
+    """qpos index of the first component (qw) of every ball and free joint's quaternion."""
+    out = []
+    for j in range(model.njnt):
+        jt, adr = int(model.jnt_type[j]), int(model.jnt_qposadr[j])
+        if jt == mujoco.mjtJoint.mjJNT_BALL:
+            out.append(adr)
+        elif jt == mujoco.mjtJoint.mjJNT_FREE:
+            out.append(adr + 3)
+    return np.array(out, dtype=np.intp)
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class Replay:
+    """A recording's joint positions on its model: ``qpos_at(t)``, ``show(data, t)``."""
+
+    def __init__(self, recording: Recording, model: mujoco.MjModel) -> None:
+        pairs = [(c, i) for c, i in joint_columns(model) if c in recording.columns]
+        if not pairs:
+            raise ConfigError(f"{recording.path}: the recording has no joint positions (the 'joints' signal "
+                              "group was not recorded), so it cannot be replayed")
+        self.recording = recording
+        self.model = model
+        self.times = recording.times
+        self.missing = [c for c, _ in joint_columns(model) if c not in recording.columns]
+        q = np.tile(model.qpos0, (self.times.size, 1))
+        for c, i in pairs:
+            q[:, i] = recording.columns[c]
+        self.qpos = q
+        self._quat = _quaternions(model)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, on_warning: Callable[[str], None] | None = None) -> "Replay":
+        """Read the recording at ``path`` and load the model its metadata names (see the module)."""
+        rec = read_recording(path)
+        model_path = rec.model_path
+        if model_path is None:
+            raise ConfigError(f"{rec.path}: its metadata names no model (mjrig.model_path)")
+        if not model_path.is_file():
+            raise ConfigError(f"{rec.path}: its model {model_path} is not found")
+        recorded = rec.metadata.get("mjrig.model_sha256", "")
+        if recorded and on_warning is not None and _file_sha256(model_path) != recorded:
+            on_warning(f"{model_path.name} changed since {rec.path.name} was recorded (SHA-256 differs); "
+                       "replaying on the model as it is now")
+        replay = cls(rec, load_model_file(model_path))
+        if replay.missing and on_warning is not None:
+            on_warning(f"{rec.path.name} has no positions for {len(replay.missing)} joint column(s) of the model "
+                       f"(e.g. {replay.missing[0]}); they stay at the model's initial pose")
+        return replay
+
+    @property
+    def start(self) -> float:
+        return float(self.times[0]) if self.times.size else 0.0
+
+    @property
+    def end(self) -> float:
+        return float(self.times[-1]) if self.times.size else 0.0
+
+    def index_at(self, t: float) -> int:
+        """The last recorded row at or before ``t`` (s); 0 before the first."""
+        return max(0, int(np.searchsorted(self.times, t, side="right")) - 1)
+
+    def qpos_at(self, t: float) -> np.ndarray:
+        """The recorded ``qpos`` at ``t`` (s): a recorded row exactly at a recorded instant, linear
+        in between (quaternions the shorter way round, normalised), held at both ends."""
+        k = self.index_at(t)
+        a = self.qpos[k]
+        if k + 1 >= self.times.size or t <= self.times[k]:
+            return a.copy()
+        t0, t1 = self.times[k], self.times[k + 1]
+        b = self.qpos[k + 1].copy()
+        for i in self._quat:
+            if np.dot(a[i:i + 4], b[i:i + 4]) < 0:
+                b[i:i + 4] *= -1.0
+        q = a + (t - t0) / (t1 - t0) * (b - a)
+        for i in self._quat:
+            n = np.linalg.norm(q[i:i + 4])
+            if n > 0:
+                q[i:i + 4] /= n
+        return q
+
+    def show(self, data: mujoco.MjData, t: float) -> None:
+        """Put the positions at ``t`` into ``data`` (time too, velocities zero) and compute the
+        kinematics (``mj_kinematics``, enough to draw the bodies)."""
+        data.qpos[:] = self.qpos_at(t)
+        data.qvel[:] = 0.0
+        data.time = t
+        mujoco.mj_kinematics(self.model, data)
+
+
+class Comparison:
+    """A second recording over the first: its signals on the same time axis, and a ghost."""
+
+    def __init__(self, recording: Recording, *, ghost: Replay | None) -> None:
+        self.recording = recording
+        self.ghost = ghost
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, base: Replay) -> "Comparison":
+        """Read ``path``; a ghost of its bodies when it is of ``base``'s model (same SHA-256, or
+        the same joint columns when either has no SHA-256)."""
+        rec = read_recording(path)
+        mine, theirs = base.recording.metadata.get("mjrig.model_sha256"), rec.metadata.get("mjrig.model_sha256")
+        joints = {c for c in rec.columns if c.startswith("Joints/")}
+        same_joints = bool(joints) and joints == {c for c in base.recording.columns if c.startswith("Joints/")}
+        same = (mine == theirs) if (mine and theirs) else same_joints
+        return cls(rec, ghost=Replay(rec, base.model) if same and same_joints else None)
+
+    def signal_at(self, name: str, times: np.ndarray) -> np.ndarray:
+        """Signal ``name`` at ``times`` (s), linear between recorded rows, NaN outside them."""
+        values = self.recording.columns.get(name)
+        if values is None:
+            raise ConfigError(f"{self.recording.path.name} has no signal '{name}'")
+        return np.interp(times, self.recording.times, values, left=np.nan, right=np.nan)

@@ -1,0 +1,121 @@
+"""Replaying a recording: the model from its metadata, joint positions back into qpos for every
+joint type (bit for bit at recorded instants, interpolated between), one line for a recording
+without joints, one warning line for a changed model; a second recording for comparison."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from mjrig.headless import prepare, run
+from mjrig.replay import Comparison, Replay, read_recording
+from mjrig.runtime.errors import ConfigError
+from mjrig.scenario import scenario_from_doc
+
+XML = """<mujoco model="joints"><option timestep="2e-3"/><worldbody>
+  <geom name="floor" type="plane" size="2 2 .1"/>
+  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+    <body name="box" pos="0.3 0 0"><joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size=".04 .04 .04" mass="0.5"/>
+      <body name="bob" pos="0 0 -0.2"><joint name="ball" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02" mass="0.3"/></body></body></body>
+  <body name="puck" pos="0.8 0 0.3" euler="20 30 40"><freejoint name="free"/><geom size="0.05" mass="0.2"/></body>
+</worldbody></mujoco>"""
+
+
+def record(tmp_path: Path, *, signals: list[str] | None = None, duration: float = 0.3,
+           xml: str = XML, name: str = "joints.xml") -> tuple[Path, np.ndarray]:
+    """Record a run headless (as `mjrig run`); returns the file and the qpos of every step."""
+    model_path = tmp_path / name
+    if not model_path.exists():
+        model_path.write_text(xml)
+    out = tmp_path / f"rec-{len(list(tmp_path.glob('rec-*.parquet')))}.parquet"
+    doc = {"model": str(model_path), "recording": {"path": str(out)}}
+    if signals is not None:
+        doc["recording"]["signals"] = signals
+    setup = prepare(scenario_from_doc(doc, base=tmp_path, source=None), duration=duration)
+    setup.data.qvel[:] = np.linspace(-1, 1, setup.model.nv)  # something to see in every joint
+    qpos = []
+    rm, m, d = setup.runtime, setup.model, setup.data
+    with rm:
+        for _ in range(int(round(duration / m.opt.timestep))):
+            qpos.append(d.qpos.copy())  # what the row of this step records (the state it starts from)
+            rm.step(m, d)
+    return out, np.array(qpos)
+
+
+def test_qpos_at_matches_the_recorded_run_and_interpolates_between(tmp_path: Path) -> None:
+    out, qpos = record(tmp_path)
+    warnings: list[str] = []
+    rp = Replay.open(out, on_warning=warnings.append)
+    assert not warnings and not rp.missing
+    assert rp.model.nq == qpos.shape[1] and rp.times.size == len(qpos)
+    for k in (0, 1, 57, len(qpos) - 1):
+        assert np.array_equal(rp.qpos_at(rp.times[k]), qpos[k])  # bit for bit at recorded instants
+    t = 0.5 * (rp.times[10] + rp.times[11])
+    q = rp.qpos_at(t)
+    np.testing.assert_allclose(q[:2], 0.5 * (qpos[10, :2] + qpos[11, :2]), rtol=1e-12)  # hinge, slide
+    for i in (2, 9):  # the ball's and the free joint's quaternions: unit, between the two
+        assert np.linalg.norm(q[i:i + 4]) == pytest.approx(1.0, abs=1e-12)
+        mid = qpos[10, i:i + 4] + qpos[11, i:i + 4]
+        np.testing.assert_allclose(q[i:i + 4], mid / np.linalg.norm(mid), rtol=1e-12)
+    np.testing.assert_allclose(q[6:9], 0.5 * (qpos[10, 6:9] + qpos[11, 6:9]), rtol=1e-12)  # free x, y, z
+    assert np.array_equal(rp.qpos_at(-1.0), qpos[0]) and np.array_equal(rp.qpos_at(99.0), qpos[-1])
+    data = mujoco.MjData(rp.model)
+    rp.show(data, rp.times[20])
+    ref = mujoco.MjData(rp.model)
+    ref.qpos[:] = qpos[20]
+    mujoco.mj_kinematics(rp.model, ref)
+    assert data.time == rp.times[20] and np.array_equal(data.xpos, ref.xpos)
+
+
+def test_a_recording_without_joints_is_refused_with_one_line(tmp_path: Path) -> None:
+    out, _ = record(tmp_path, signals=["bodies", "energy"])
+    with pytest.raises(ConfigError) as err:
+        Replay.open(out)
+    assert "no joint positions" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_changed_model_gives_one_warning_line_and_a_missing_one_is_refused(tmp_path: Path) -> None:
+    out, qpos = record(tmp_path)
+    model_path = tmp_path / "joints.xml"
+    model_path.write_text(XML.replace('mass="0.2"', 'mass="0.25"'))
+    warnings: list[str] = []
+    rp = Replay.open(out, on_warning=warnings.append)
+    assert len(warnings) == 1 and "joints.xml changed" in warnings[0] and "\n" not in warnings[0]
+    assert np.array_equal(rp.qpos_at(rp.times[5]), qpos[5])
+    model_path.unlink()
+    with pytest.raises(ConfigError, match="its model .*joints.xml is not found"):
+        Replay.open(out)
+
+
+def test_unreadable_files_are_refused_with_one_line(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.parquet"
+    garbage.write_bytes(b"not parquet at all")
+    for path, what in ((tmp_path / "nope.parquet", "not found"), (garbage, "not a readable Parquet")):
+        with pytest.raises(ConfigError, match=what) as err:
+            read_recording(path)
+        assert "\n" not in str(err.value)
+    foreign = tmp_path / "foreign.parquet"
+    pq.write_table(pa.table({"x": [1.0, 2.0]}), foreign)
+    with pytest.raises(ConfigError, match="no 'time' column"):
+        read_recording(foreign)
+
+
+def test_a_comparison_of_the_same_model_has_a_ghost_and_its_signals_on_the_same_time_axis(tmp_path: Path) -> None:
+    a, _ = record(tmp_path)
+    b, qpos_b = record(tmp_path, duration=0.2)
+    base = Replay.open(a)
+    cmp = Comparison.open(b, base=base)
+    assert cmp.ghost is not None and np.array_equal(cmp.ghost.qpos_at(cmp.ghost.times[7]), qpos_b[7])
+    t = base.times
+    v = cmp.signal_at("Joints/hinge:qpos", t)
+    assert np.isnan(v[-1]) and v[0] == qpos_b[0, 0]  # B is shorter: NaN past its end
+    c, _ = record(tmp_path, duration=0.02, xml=XML.replace('name="hinge"', 'name="elbow"'), name="other.xml")
+    other = Comparison.open(c, base=base)
+    assert other.ghost is None and other.signal_at("Joints/elbow:qpos", t[:3]).size == 3  # signals only
