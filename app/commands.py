@@ -17,6 +17,7 @@ __all__ = [
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
+    "OpenComparison",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -198,6 +199,14 @@ class SetHistoryLimit(Command):
 
 
 @dataclass(frozen=True)
+class OpenComparison(Command):
+    """While replaying a recording, draw a second one (``path``) over it: its signals on the plots
+    and, when of the same model, a ghost of its bodies."""
+
+    path: str
+
+
+@dataclass(frozen=True)
 class StartRecording(Command):
     """Record to ``path`` (.parquet); ``rate`` samples per simulated second (None: every step)."""
 
@@ -313,7 +322,8 @@ class TimelineInfo:
     """What a timeline slider needs: the kept range ``start``..``end`` and the ``cursor`` (s,
     simulated); ``scrubbed``: the view shows a past instant (Play branches from it); ``branches``
     counts branches so far and ``branch_time`` is the last one's time (plots drop their rows after
-    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``)."""
+    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``), ``start``..``end``
+    is then the recording's range."""
 
     start: float = 0.0
     end: float = 0.0
@@ -326,6 +336,9 @@ class TimelineInfo:
     branches: int = 0
     branch_time: float | None = None
     replay: bool = False
+    recording: str = ""   # the recording replayed
+    compare: str = ""     # the recording compared with ("": none)
+    ghost: bool = False   # the compared one is of the same model: draw its bodies too
 
 
 @dataclass(frozen=True)

@@ -183,13 +183,14 @@ class Replay:
                 q[i:i + 4] /= n
         return q
 
-    def show(self, data: mujoco.MjData, t: float) -> None:
+    def show(self, data: mujoco.MjData, t: float, *, model: mujoco.MjModel | None = None) -> None:
         """Put the positions at ``t`` into ``data`` (time too, velocities zero) and compute the
-        kinematics (``mj_kinematics``, enough to draw the bodies)."""
+        kinematics (``mj_kinematics``, enough to draw the bodies). ``model``: ``data``'s model
+        when it is not :attr:`model` (the same file compiled again, e.g. by the session)."""
         data.qpos[:] = self.qpos_at(t)
         data.qvel[:] = 0.0
         data.time = t
-        mujoco.mj_kinematics(self.model, data)
+        mujoco.mj_kinematics(model if model is not None else self.model, data)
 
 
 class Comparison:

@@ -37,6 +37,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario import load_scenario, scenario_from_doc
 from mjrig.session_outputs import Outputs
+from mjrig.session_replay import ReplayMode
 from mjrig.session_timeline import Timeline
 from mjrig.session_tools import RigTools
 
@@ -60,6 +61,7 @@ class Session:
         self.outputs = Outputs(self)
         self.tools = RigTools(self)
         self.timeline = Timeline(self)
+        self.replayer = ReplayMode(self)
         # the viewer loop's side of the session (it owns the window and the camera)
         self.model_changed = False             # the viewer must load the new model
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
@@ -92,7 +94,7 @@ class Session:
             C.AddProximity: self._add_proximity, C.RemoveProximity: self._remove_proximity,
             C.SetParam: self._set_param, C.AddParam: self._add_param, C.SaveScenario: self._save_scenario,
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
-            **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(),
+            **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -124,7 +126,7 @@ class Session:
         """A fresh file-less monitor for the live plots: its columns are exactly the current
         model's and rig's signals (switching models or removing a load drops theirs)."""
         live = SignalManager(None, rate=self._plot_rate, batch_size=16)
-        live.on_rows = self._push_rows
+        live.on_rows = self.push_rows
         return live
 
     # --- cross-thread API ------------------------------------------------------------------
@@ -144,7 +146,8 @@ class Session:
             self._rows_count = 0
         return out
 
-    def _push_rows(self, columns: list[str], block: np.ndarray) -> None:
+    def push_rows(self, columns: list[str], block: np.ndarray) -> None:
+        """Hand a block of telemetry rows to the live plots (the newest PLOT_ROWS are kept)."""
         with self._rows_lock:
             self._rows.append((columns, block))
             self._rows_count += len(block)
@@ -164,8 +167,11 @@ class Session:
 
     # --- opening and building --------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> None:
-        """Open an .xml/.mjb model or a .toml scenario; on failure the current model stays."""
+        """Open an .xml/.mjb model, a .toml scenario or a .parquet recording to replay (on failure
+        the current model stays)."""
         path = Path(path).expanduser().resolve()
+        if path.suffix.lower() == ".parquet":
+            return self.replayer.open(path)
         if path.suffix.lower() == ".toml":
             sc = load_scenario(path)
             doc = copy.deepcopy(sc.doc)
@@ -317,6 +323,8 @@ class Session:
     def _step(self) -> bool:
         """One timestep of the rig (RunControl's step); a divergence pauses with its message."""
         assert self.rig is not None
+        if self.replayer.active:
+            return self.replayer.step()
         self.timeline.before_step()
         try:
             self.rig.runtime.step(self.rig.model, self.rig.data)
@@ -373,7 +381,7 @@ class Session:
             recording_error=rec.error if rec is not None else None,
             selection=self.selection, error=self.run.error, messages=tuple(self._messages),
             video_path=str(out.video.path) if out.video is not None else None,
-            signals=tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
+            signals=self.replayer.signals or tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
             camera=self.camera_choice, recording_plan=doc.recording_plan(),
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
             quit_question=self.quit_question, units=self._live.units, events=tuple(self._events),

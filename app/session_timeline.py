@@ -98,11 +98,15 @@ class Timeline:
     def scrub(self, cmd: C.Scrub) -> None:
         if not math.isfinite(cmd.time):
             raise ConfigError(f"scrub time must be a number of seconds, got {cmd.time}")
+        if self.session.replayer.active:
+            return self.session.replayer.scrub(cmd.time)
         h = self._enter()
         self._show(h, h.index_at(cmd.time + TIME_TOLERANCE))
 
     def step_history(self, cmd: C.StepHistory) -> None:
         s = self.session
+        if s.replayer.active:
+            return s.replayer.step_row(cmd.direction)
         if self.cursor is None and cmd.direction > 0:
             s.run.step_once(1)  # live: forward is a physics step
             return
@@ -151,6 +155,8 @@ class Timeline:
     def info(self) -> C.TimelineInfo:
         """The slider's range and cursor now."""
         s, h = self.session, self.history
+        if s.replayer.active:
+            return s.replayer.info()
         now = s.data.time if s.data is not None else 0.0
         if h is None or not len(h) or (s.model is not None and h.model is not s.model):
             return C.TimelineInfo(start=now, end=now, cursor=now, max_seconds=self.max_seconds,

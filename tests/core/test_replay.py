@@ -119,3 +119,38 @@ def test_a_comparison_of_the_same_model_has_a_ghost_and_its_signals_on_the_same_
     c, _ = record(tmp_path, duration=0.02, xml=XML.replace('name="hinge"', 'name="elbow"'), name="other.xml")
     other = Comparison.open(c, base=base)
     assert other.ghost is None and other.signal_at("Joints/elbow:qpos", t[:3]).size == 3  # signals only
+
+
+def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mjrig import commands as C
+    from mjrig.session import Session
+    monkeypatch.chdir(tmp_path)
+    out, qpos = record(tmp_path)
+    b, qpos_b = record(tmp_path, duration=0.2)
+    s = Session()
+    s.open(out)
+    info = s.publish().timeline
+    assert info.replay and info.start == 0.0 and info.end == pytest.approx(0.298) and info.rows == len(qpos)
+    assert "Joints/hinge:qpos" in s.publish().signals
+    blocks = s.drain_rows()  # the whole recording for the plots
+    assert sum(len(blk) for _, blk in blocks) == len(qpos) and blocks[0][0][:2] == ["time", "wall_time"]
+    assert np.array_equal(s.data.qpos, qpos[0])
+    s.handle(C.StepOnce(5))  # replay time moves by the model's timestep: rows 1..5
+    assert s.data.time == pytest.approx(0.010) and np.array_equal(s.data.qpos, qpos[5])
+    s.handle(C.StepHistory(-1))
+    assert np.array_equal(s.data.qpos, qpos[4]) and s.publish().state == C.RunState.PAUSED
+    s.handle(C.Scrub(0.1))
+    assert s.publish().timeline.cursor == pytest.approx(0.1)
+    np.testing.assert_allclose(s.data.qpos[:2], qpos[50, :2], rtol=0, atol=1e-12)
+    s.handle(C.OpenComparison(str(b)))
+    info = s.publish().timeline
+    assert info.compare == str(b) and info.ghost
+    np.testing.assert_allclose(s.replayer.ghost_qpos()[:2], qpos_b[50, :2], atol=1e-12)
+    s.run.speed = 0.0
+    s.handle(C.Scrub(0.29))
+    s.handle(C.Play())
+    s.advance(budget_s=0.05)
+    assert s.publish().state == C.RunState.PAUSED and s.data.time == pytest.approx(0.298)  # paused at the end
+    s.open(tmp_path / "joints.xml")  # anything else leaves replay mode
+    assert not s.publish().timeline.replay and not s.replayer.active
+    s.close()

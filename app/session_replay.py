@@ -1,0 +1,141 @@
+"""The session's replay mode: ``mjrig RECORDING.parquet [--compare OTHER.parquet]``.
+
+Opening a recording (``Session.open`` of a ``.parquet``) loads the model its metadata names as a
+bare rig (``mjrig.replay.Replay.open``: SHA-256 checked with one warning line, a recording
+without joints refused with one line) and puts the session in replay mode: stepping advances
+the replay's time by the model's timestep instead of stepping the physics (paced by the same
+``RunControl``, so every speed works; at the end the run pauses), and each instant shows the
+recorded joint positions (``mj_kinematics``). ``Scrub`` goes to any time (interpolated) and
+``StepHistory`` to the neighbouring recorded row, forward and back. The recording's rows are
+handed to the live plots once at opening (``Session.push_rows``), so the plots show the whole
+recording with the timeline's cursor on it.
+
+``OpenComparison`` adds a second recording: ``comparison.signal_at(name, times)`` puts its signals
+on the plots' time axis, and ``ghost_qpos()`` gives the pose of its bodies at the current time
+when it is of the same model (for the viewer to draw a ghost).
+
+Opening anything else (or reloading) leaves replay mode: the part is active only while the
+session's model is the one it loaded.
+
+Threading: simulation thread only.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import mujoco
+import numpy as np
+
+from mjrig import commands as C
+from mjrig.replay import Comparison, Replay
+from mjrig.runtime.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mjrig.session import Session
+
+__all__ = ["ReplayMode", "PLOT_BLOCK"]
+
+PLOT_BLOCK = 2000
+"""Rows per block handed to the plots at opening."""
+
+
+class ReplayMode:
+    """The recording a session replays, and the one it compares with."""
+
+    def __init__(self, session: "Session") -> None:
+        self.session = session
+        self.replay: Replay | None = None
+        self.comparison: Comparison | None = None
+        self._model: mujoco.MjModel | None = None
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        """The commands this part carries out."""
+        return {C.OpenComparison: self.open_comparison}
+
+    @property
+    def active(self) -> bool:
+        """Whether the session replays a recording now."""
+        return self.replay is not None and self._model is not None and self._model is self.session.model
+
+    @property
+    def signals(self) -> tuple[str, ...]:
+        """The recording's signals while replaying (the plots' choices), else ()."""
+        return tuple(self.replay.recording.signals) if self.active and self.replay is not None else ()
+
+    def open(self, path: str | Path) -> None:
+        """Replay the recording at ``path`` (see the module); on failure the current model stays."""
+        s = self.session
+        rp = Replay.open(path, on_warning=s.warn)
+        model_path = rp.recording.model_path
+        assert model_path is not None
+        s.load({"model": str(model_path)}, base=model_path.parent, source=model_path, reload=False)
+        assert s.model is not None and s.data is not None
+        if s.model.nq != rp.model.nq:
+            raise ConfigError(f"{rp.recording.path}: its model does not compile to the recorded joints")
+        self.replay, self.comparison, self._model = rp, None, s.model
+        s.run.speed = s.run.speed or 1.0
+        self.show(rp.start)
+        rec = rp.recording
+        cols = ["time", "wall_time", *rec.signals]
+        table = np.column_stack([rec.columns.get(c, np.full(rec.times.size, np.nan)) for c in cols])
+        for a in range(0, table.shape[0], PLOT_BLOCK):
+            s.push_rows(list(cols), table[a:a + PLOT_BLOCK].copy())
+        s.log("info", f"replaying {rec.path.name}: {rp.start:.3f} ... {rp.end:.3f} s on {model_path.name}")
+
+    def open_comparison(self, cmd: C.OpenComparison) -> None:
+        if not self.active or self.replay is None:
+            raise ConfigError("compare: open a recording first (mjrig RECORDING.parquet --compare OTHER.parquet)")
+        self.comparison = Comparison.open(cmd.path, base=self.replay)
+        ghost = "with a ghost of its bodies" if self.comparison.ghost is not None else "signals only: another model"
+        self.session.log("info", f"comparing with {Path(cmd.path).name} ({ghost})")
+
+    # --- time ------------------------------------------------------------------------------------
+    def show(self, t: float) -> None:
+        """Show the recorded pose at ``t`` (s), clamped to the recording."""
+        s, rp = self.session, self.replay
+        assert rp is not None and s.model is not None and s.data is not None
+        rp.show(s.data, min(max(t, rp.start), rp.end), model=s.model)
+
+    def step(self) -> bool:
+        """One timestep of replay (RunControl's step while replaying); pauses at the end."""
+        s, rp = self.session, self.replay
+        assert rp is not None and s.model is not None and s.data is not None
+        t = s.data.time + s.model.opt.timestep
+        if t >= rp.end:
+            t = rp.end
+            s.run.pause()
+        self.show(t)
+        return True
+
+    def scrub(self, t: float) -> None:
+        self.session.run.pause()
+        self.show(t)
+
+    def step_row(self, direction: int) -> None:
+        """To the neighbouring recorded row (``direction`` -1 or +1)."""
+        s, rp = self.session, self.replay
+        assert rp is not None and s.data is not None
+        s.run.pause()
+        k = rp.index_at(s.data.time)
+        if direction > 0:
+            k += 1
+        elif s.data.time <= rp.times[k]:
+            k -= 1
+        self.show(float(rp.times[min(max(k, 0), rp.times.size - 1)]))
+
+    def ghost_qpos(self) -> np.ndarray | None:
+        """The compared recording's pose at the current time (same model only), else None."""
+        s = self.session
+        if not self.active or self.comparison is None or self.comparison.ghost is None or s.data is None:
+            return None
+        return self.comparison.ghost.qpos_at(s.data.time)
+
+    def info(self) -> C.TimelineInfo:
+        """The timeline over the recording."""
+        rp, t = self.replay, self.session.data.time if self.session.data is not None else 0.0
+        assert rp is not None
+        cmp = self.comparison
+        return C.TimelineInfo(start=rp.start, end=rp.end, cursor=t, rows=int(rp.times.size), replay=True,
+                              recording=str(rp.recording.path), compare=str(cmp.recording.path) if cmp else "",
+                              ghost=cmp is not None and cmp.ghost is not None)
