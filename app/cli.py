@@ -57,7 +57,10 @@ def _parser() -> argparse.ArgumentParser:
 def _app_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="Open the mjrig desktop app (commands: "
                         + ", ".join(SUBCOMMANDS) + ").")
-    p.add_argument("path", nargs="?", help="an MJCF .xml, binary .mjb, scenario .toml or a bundled rig's name")
+    p.add_argument("path", nargs="?", help="an MJCF .xml, binary .mjb, scenario .toml, a bundled rig's name, "
+                   "or a .parquet recording to replay")
+    p.add_argument("--compare", type=Path, metavar="OTHER.parquet",
+                   help="with a recording: overlay a second recording's signals (and a ghost of the same model)")
     p.add_argument("--record", type=Path, metavar="OUT.parquet", help="record telemetry from the first step")
     p.add_argument("--exit-after", type=_seconds, metavar="SECONDS", help="close cleanly after SECONDS of wall time")
     p.add_argument("--panel-process", action="store_true",
@@ -122,9 +125,24 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_replay(path: Path, compare: Path | None) -> None:
+    """``mjrig RECORDING.parquet [--compare OTHER.parquet]``: refuse a bad recording or comparison
+    with one line (ConfigError) before any window opens (the app repeats the model's SHA check)."""
+    from mjrig.replay import Comparison, Replay
+    base = Replay.open(path)
+    if compare is not None:
+        Comparison.open(compare, base=base)
+
+
 def cmd_open(args: argparse.Namespace) -> int:
+    from mjrig.runtime.paths import RECORDING_SUFFIXES
     from mjrig.targets import resolve_target
-    path = resolve_target(args.path) if args.path is not None else None  # a wrong TARGET: one line, screen or not
+    path = resolve_target(args.path, recording=True) if args.path is not None else None  # one line, screen or not
+    replaying = path is not None and path.suffix.lower() in RECORDING_SUFFIXES
+    if args.compare is not None and not replaying:
+        raise ConfigError("--compare goes with a recording: mjrig RECORDING.parquet --compare OTHER.parquet")
+    if replaying:
+        check_replay(path, args.compare)
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
                           "`mjrig run TARGET` runs headless")
@@ -133,7 +151,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_app(path, record=args.record, exit_after=args.exit_after,
-                    panel_process=True if args.panel_process else None)
+                    panel_process=True if args.panel_process else None, compare=args.compare)
 
 
 def _warn(text: str) -> None:

@@ -258,8 +258,9 @@ def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -
 
 
 def open_app(path: Path | None, *, record: Path | None = None, exit_after: float | None = None,
-             panel_process: bool | None = None, show_viewer: bool = True) -> int:
-    """Open the desktop app on ``path`` (default: the bundled default rig); returns the exit status."""
+             panel_process: bool | None = None, show_viewer: bool = True, compare: Path | None = None) -> int:
+    """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
+    ``compare``: with a second recording over it); returns the exit status."""
     from mjrig.bundled import default_model
     from mjrig.desktop import plan_layout, save_layout
     from mjrig.runtime import mjwarnings
@@ -274,6 +275,8 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT
     with mjwarnings.route(mjwarnings.status_sink(session.log)):
         session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
+        if compare is not None:
+            session.handle(C.OpenComparison(str(Path(compare).resolve())))
         if record is not None:
             session.handle(C.StartRecording(str(Path(record).resolve())))
         layout = plan_layout()

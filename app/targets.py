@@ -1,4 +1,5 @@
-"""What ``mjrig run|check|open TARGET`` accepts: a scenario, a bare model, or a bundled rig's name.
+"""What ``mjrig run|check|open TARGET`` accepts: a scenario, a bare model, or a bundled rig's name
+(and ``mjrig RECORDING.parquet``: a recording to replay in the app).
 
 One resolver for the CLI and the app, so that all three take the same targets and give the same
 one-line error for a wrong one. Outputs never go into the installed package: a bundled rig's
@@ -10,6 +11,7 @@ import os
 from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import RECORDING_SUFFIXES
 from mjrig.runtime.points import closest_names
 
 __all__ = ["resolve_target", "load_target", "is_bundled"]
@@ -24,14 +26,21 @@ def is_bundled(path: Path) -> bool:
     return p.parent == MODELS_DIR or MODELS_DIR in p.parents
 
 
-def resolve_target(target: str | os.PathLike) -> Path:
-    """The file TARGET names: an existing .toml/.xml/.mjb path, else a bundled rig's scenario.
+def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Path:
+    """The file TARGET names: an existing .toml/.xml/.mjb path, else a bundled rig's scenario;
+    with ``recording=True`` (``mjrig RECORDING.parquet``, the app only) also a ``.parquet``.
 
     A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
     """
     from mjrig.bundled import bundled_models
     p = Path(target).expanduser()
+    if recording and p.suffix.lower() in RECORDING_SUFFIXES:
+        if not p.is_file():
+            raise ConfigError(f"{p}: recording not found")
+        return p
     if p.is_file():
+        if p.suffix.lower() in RECORDING_SUFFIXES:
+            raise ConfigError(f"{p}: a recording, not a scenario or a model: replay it in the app with `mjrig {p}`")
         if p.suffix.lower() not in _SUFFIXES:
             raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml or .mjb)")
         return p
