@@ -140,7 +140,10 @@ class Timeline:
         h = self.ring()
         s.run.pause()
         if self.cursor is None:
-            h.push(s.data, s.rm.rig_state())
+            # The live instant, unless time went back without a step (a reset, or MuJoCo's own
+            # reset after a divergence): then the kept run stays scrubbable, back to before it.
+            if not len(h) or s.data.time > h.time(-1):
+                h.push(s.data, s.rm.rig_state())
             self.cursor = len(h) - 1
         return h
 
@@ -162,6 +165,8 @@ class Timeline:
             return C.TimelineInfo(start=now, end=now, cursor=now, max_seconds=self.max_seconds,
                                   max_megabytes=self.max_megabytes, branches=self.branches,
                                   branch_time=self.branch_time)
+        if self.cursor is not None and h.time(self.cursor) != now:
+            self.cursor = None  # a reset or a restored snapshot moved time since: live again
         cursor = h.time(self.cursor) if self.cursor is not None else now
         return C.TimelineInfo(start=h.time(0), end=max(h.time(-1), now if self.cursor is None else h.time(-1)),
                               cursor=cursor, scrubbed=self.cursor is not None and self.cursor < len(h) - 1,

@@ -156,3 +156,16 @@ def test_history_limit_bounds_the_ring(session: Session) -> None:
     assert 0 < info.nbytes <= 1024 * 1.0 + 1 and info.max_megabytes == 0.001
     with pytest.raises(ConfigError, match="positive"):
         s.handle(C.SetHistoryLimit(seconds=-1, megabytes=10))
+
+
+def test_after_a_divergence_the_kept_run_can_be_scrubbed_and_played_from(session: Session) -> None:
+    s = session
+    steps(s, 100)
+    s.data.qvel[0] = np.nan  # the run blows up at the next step (MuJoCo resets the state to t = 0)
+    s.handle(C.StepOnce())
+    assert s.publish().state == C.RunState.ERROR
+    s.handle(C.Scrub(0.1))
+    assert s.publish().state == C.RunState.PAUSED and s.data.time == pytest.approx(0.1)
+    steps(s, 10)
+    assert s.publish().state != C.RunState.ERROR and s.data.time == pytest.approx(0.12)
+    assert s.publish().timeline.branches == 1
