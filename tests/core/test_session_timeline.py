@@ -169,3 +169,39 @@ def test_after_a_divergence_the_kept_run_can_be_scrubbed_and_played_from(session
     steps(s, 10)
     assert s.publish().state != C.RunState.ERROR and s.data.time == pytest.approx(0.12)
     assert s.publish().timeline.branches == 1
+
+
+def test_arrows_and_lines_are_redrawn_from_the_restored_state(session: Session) -> None:
+    s = session
+    s.handle(C.AddProximity({"name": "gap", "a": "tip", "b": "anchor"}))
+    steps(s, 60)
+    import mujoco
+    mujoco.mj_forward(s.model, s.data)
+    arrows, lines = s.rm.visuals(s.model, s.data)
+    forces = s.rm.load_forces()
+    t = s.data.time
+    steps(s, 90)
+    s.handle(C.Scrub(t))
+    arrows2, lines2 = s.rm.visuals(s.model, s.data)
+    assert s.rm.load_forces() == forces
+    assert [(a.pos.tolist(), a.vec.tolist()) for a in arrows] == [(a.pos.tolist(), a.vec.tolist()) for a in arrows2]
+    assert [(ln.start.tolist(), ln.end.tolist()) for ln in lines] == [(ln.start.tolist(), ln.end.tolist()) for ln in lines2]
+    assert arrows and lines
+
+
+def test_a_branch_of_a_branch_names_both(session: Session, tmp_path: Path) -> None:
+    s = session
+    s.handle(C.StartRecording(path=str(tmp_path / "runs" / "rec.parquet")))
+    steps(s, 100)
+    s.handle(C.Scrub(0.1))
+    steps(s, 50)
+    s.handle(C.StepHistory(-1))
+    s.handle(C.StepHistory(-1))
+    steps(s, 10)
+    s.close()
+    second = tmp_path / "runs" / "rec-branch-0.1960s.parquet"
+    meta = {k.decode(): v.decode() for k, v in pq.read_schema(second).metadata.items()}
+    where = json.loads(meta["mjrig.branched_from"])
+    assert where["recording"].endswith("rec-branch-0.1000s.parquet") and where["time"] == pytest.approx(0.196)
+    assert where["branched_from"]["time"] == pytest.approx(0.1)
+    assert pl.read_parquet(second)["time"][0] == pytest.approx(0.196) and s.publish().timeline.branches == 2
