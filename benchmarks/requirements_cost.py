@@ -43,7 +43,7 @@ def names(xml: Path) -> tuple[str, str, str]:
     """A hinge or slide joint and the last body (twice: a point of the rig's spring is on it)."""
     m = mujoco.MjModel.from_xml_path(str(xml))
     j = next(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, i) for i in range(m.njnt)
-             if m.jnt_type[i] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE))
+             if int(m.jnt_type[i]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)))
     b = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody - 1)
     return j, b, b
 
