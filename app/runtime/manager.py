@@ -179,8 +179,8 @@ class RuntimeManager:
                       [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
         extra.append(("params", self._param_values,
                       [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
-        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra, prepare=before)
-                        if self.requirements else None)
+        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra,
+                                       prepare={"loads": prepare, "proximities": before}) if self.requirements else None)
         if self._checks is not None:
             extra.append(self._checks.source)
         for sm in self._samplers():
@@ -285,9 +285,8 @@ class RuntimeManager:
             if due:
                 self._due, self._vdue = due, []
                 hook = self._capture
-        if self._checks is not None and hook is None:  # requirements: every step, before any row is sampled
-            self._due, self._vdue = [], []
-            hook = self._capture
+        if self._checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
+            hook = self._checks.evaluate
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)

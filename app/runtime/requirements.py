@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import mujoco
 import numpy as np
@@ -231,13 +231,12 @@ class RequirementSet:
     """A rig's requirements on one (model, data): reads their signals and updates them each step.
 
     ``extra`` are the rig's signal sources as the recorder gets them (``SignalManager.bind``);
-    ``prepare()`` brings the rig's outputs up to date (called only when a load or proximity
-    signal is needed). ``pass_values`` backs the ``Requirements/<name>:pass`` columns
+    ``prepare`` the group's functions that bring its outputs up to date (``SignalProbe``). ``pass_values`` backs the ``Requirements/<name>:pass`` columns
     (``source``). ConfigError (``UnknownSignalError``) for a signal the rig does not have.
     """
 
     def __init__(self, requirements: Sequence[Requirement], model: mujoco.MjModel, data: mujoco.MjData, *,
-                 extra: Sequence[Any] = (), prepare: Callable[[], None] | None = None) -> None:
+                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None) -> None:
         self.items = list(requirements)
         names = [r.name for r in self.items]
         dup = sorted({n for n in names if names.count(n) > 1})

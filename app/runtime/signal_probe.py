@@ -9,7 +9,7 @@ closest names of an unknown one.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import mujoco
 import numpy as np
@@ -56,15 +56,17 @@ class SignalProbe:
     """Reads columns ``names`` of a rig at the current state: ``read()`` returns their values
     (a float64 array in the order of ``names``, reused at every call).
 
-    ``extra`` are the rig's sources (as ``SignalManager.bind`` takes them); ``prepare()``
-    brings its outputs up to date and is called by ``read`` only when a load or proximity
-    column is read (``prepares``). KeyError(name) for a column the rig does not have.
+    ``extra`` are the rig's sources (as ``SignalManager.bind`` takes them); ``prepare`` maps a
+    rig group to the function that brings its outputs up to date before a read ("loads": the
+    springs' path points; "proximities": every rig output, as before a recorded row), called by
+    ``read`` only when a column of that group is read. KeyError(name) for a column the rig does
+    not have.
 
     Threading: stepping thread only.
     """
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, names: Sequence[str], *,
-                 extra: Sequence[Any] = (), prepare: Callable[[], None] | None = None) -> None:
+                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None) -> None:
         cat = _catalog(model, data, extra)
         for name in names:
             if name not in cat or cat[name][0] == "requirements":
@@ -76,6 +78,8 @@ class SignalProbe:
         if "energy" in groups:
             model_sources(model, data, "energy")  # switches MuJoCo's energy computation on
         derived = list(dict.fromkeys(src for _, src, _ in picked if isinstance(src, Derived)))
+        live = [d for d in derived if d.current is not None]  # each worked out at the current state
+        derived = [d for d in derived if d.current is None]   # each from a raw row
         raw = [a for d in derived for a in d.raw]
         arrays: list[np.ndarray] = [np.full(1, np.nan)]  # where a derived column's slot reads from
         index: dict[int, int] = {}
@@ -113,9 +117,11 @@ class SignalProbe:
             cols = [(k, i) for k, (_, src, i) in enumerate(picked) if src is d]
             self._derived.append((r0, r0 + size, d.compute, cols))
             r0 += size
-        self._prepare = prepare if groups & set(_PREPARED_GROUPS) else None
-        self.prepares = self._prepare is not None
-        """``read`` calls ``prepare()`` (the rig's outputs are up to date after it)."""
+        self._live = [(d.current, [(k, i) for k, (_, src, i) in enumerate(picked) if src is d]) for d in live]
+        prepare = prepare or {}
+        self._prepare = next((prepare.get(g) for g in _PREPARED_GROUPS[::-1] if g in groups and prepare.get(g)), None)
+        self.prepares = "proximities" in groups and self._prepare is not None
+        """``read`` brings every rig output up to date (as a recorder's row needs)."""
 
     def read(self) -> np.ndarray:
         """The columns' values now (NaN where a column has no value, e.g. a detached load's)."""
@@ -131,4 +137,8 @@ class SignalProbe:
             out = compute(self._buf[None, r0:r1])
             for slot, i in cols:
                 self._values[slot] = out[0, i]
+        for current, cols in self._live:
+            row = current()
+            for slot, i in cols:
+                self._values[slot] = row[i]
         return self._values

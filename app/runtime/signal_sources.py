@@ -28,13 +28,16 @@ class Derived:
     side by side into a hidden row; at flush ``compute(raw_block)`` gets those rows as one
     (rows, total raw size) array and returns (rows, len(columns)) values for ``columns``
     [(name, unit)]. This keeps per-row work to plain copies (e.g. spring forces from lengths,
-    rates, end points and coefficients: one vectorised pass per 1000 rows).
+    rates, end points and coefficients: one vectorised pass per 1000 rows). ``current()``, when
+    given, returns the columns' values at the current state as one row, more cheaply than
+    ``compute`` on a single raw row (for readers that need a value at every step).
     """
 
     group: str
     raw: list[np.ndarray]
     columns: list[tuple[str, str]]
     compute: Callable[[np.ndarray], np.ndarray]
+    current: Callable[[], np.ndarray] | None = None
 
 
 _SENSOR_UNITS = {
