@@ -270,3 +270,27 @@ def test_requirements_do_not_change_the_physics(tmp_path):
         headless(sc, folder)
         runs.append(pl.read_parquet(folder / "out.parquet")["Joints/slide_x:qpos"].to_numpy())
     assert runs[0].size == 30 and np.array_equal(runs[0], runs[1])
+
+
+def test_the_probe_reads_plain_derived_and_contact_columns():
+    import mujoco
+
+    from mjrig.runtime.signal_probe import SignalProbe, rig_columns
+    from mjrig.runtime.signal_sources import Derived
+    m = mujoco.MjModel.from_xml_path(str(MODELS / "spring_mass.xml"))
+    d = mujoco.MjData(m)
+    raw = np.array([1.5, -2.0])
+    twice = Derived("loads", [raw], [("Loads/x:a", ""), ("Loads/x:b", "")], lambda block: 2.0 * block)
+    prepared = []
+    extra = [twice, ("params", np.array([7.0]), [("Params/p:value", 0, "")])]
+    probe = SignalProbe(m, d, ["Loads/x:b", "Joints/slide_x:qpos", "Contacts/all:count", "Params/p:value"],
+                        extra=extra, prepare={"loads": lambda: prepared.append(1)})
+    d.qpos[0] = 0.125
+    assert probe.read().tolist() == [-4.0, 0.125, 0.0, 7.0] and prepared == [1] and not probe.prepares
+    raw[1] = 3.0
+    assert probe.read()[0] == 6.0  # worked out from the raw row at every read
+    with pytest.raises(KeyError):
+        SignalProbe(m, d, ["Joints/slide_x:qpso"], extra=extra)
+    cols = rig_columns(m, d, extra=[*extra, ("requirements", np.ones(1), [("Requirements/r:pass", 0, "")])])
+    assert {"Loads/x:a", "Contacts/all:max_penetration", "Energy/all:kinetic", "Sensors/block_acc:2"} <= set(cols)
+    assert "Requirements/r:pass" not in cols and "time" not in cols
