@@ -1,7 +1,7 @@
-"""The ``mjrig`` command: open the app, or run / check / recover / list models headless.
+"""The ``mjrig`` command: open the app, or run / check / recover / compare / list models headless.
 
-Bad input exits 2 with one line on stderr; a diverging headless run exits 3. No traceback
-reaches the user for either.
+Bad input exits 2 with one line on stderr; a diverging headless run exits 3; a failed check (a
+requirement in ``run``, a tolerance in ``compare``) exits 4. No traceback reaches the user.
 """
 from __future__ import annotations
 
@@ -10,14 +10,19 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
 
+if TYPE_CHECKING:
+    from mjrig.headless import RunSetup
+
 __all__ = ["main"]
 
-SUBCOMMANDS = ("run", "check", "recover", "models")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare")
+CHECK_FAILED = 4
+"""Exit status when a requirement (run) or a tolerance (compare) failed."""
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -38,6 +43,30 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _assignment(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` of ``--set``: (name, finite number)."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got '{text}'")
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name.strip()}: not a number: '{value}'") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{name.strip()}: must be a finite number, got '{value}'")
+    return name.strip(), v
+
+
+def _tolerance(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: '{text}'") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got '{text}'")
+    return v
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="A test rig for MuJoCo models.")
     sub = p.add_subparsers(dest="command", parser_class=_ArgumentParser)
@@ -46,11 +75,21 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--duration", type=_seconds, help="simulated seconds (overrides the scenario)")
     r.add_argument("--out", type=Path, help="Parquet output (overrides the scenario)")
     r.add_argument("--video", type=Path, help="video output, .mp4 or .gif (overrides the scenario)")
+    r.add_argument("--set", dest="params", action="append", default=[], type=_assignment, metavar="NAME=VALUE",
+                   help="override a param's value (repeatable); clamped to its [min, max]")
+    r.add_argument("--report", type=Path, metavar="REPORT.json", help="write the requirements' results as JSON")
     c = sub.add_parser("check", help="validate a scenario without running it")
     c.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     rc = sub.add_parser("recover", help="rebuild a recording interrupted by a crash or kill")
     rc.add_argument("out", type=Path)
     sub.add_parser("models", help="list the bundled models")
+    cmp = sub.add_parser("compare", help="compare two recordings signal by signal (exit 4 beyond tolerance)")
+    cmp.add_argument("a", type=Path, metavar="A.parquet", help="the reference: its time base is used")
+    cmp.add_argument("b", type=Path, metavar="B.parquet", help="interpolated linearly at A's times")
+    cmp.add_argument("--signals", action="append", default=[], metavar="PATTERN",
+                     help="glob on column names, e.g. 'Joints/*' (repeatable; default: every common signal)")
+    cmp.add_argument("--rtol", type=_tolerance, default=1e-6, help="relative tolerance (default 1e-6)")
+    cmp.add_argument("--atol", type=_tolerance, default=1e-9, help="absolute tolerance (default 1e-9)")
     return p
 
 
@@ -69,21 +108,29 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mjrig.headless import prepare, run
+    from mjrig.headless import prepare, run, write_report
     from mjrig.progress import EncodingBar, SimulationBar
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
+    report = args.report.resolve() if args.report else None
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
-                    video=args.video.resolve() if args.video else None, on_warning=_warn)
+                    video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
+                    on_warning=_warn)
     encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
     for rec, bar in zip(setup.runtime.video_recorders, encoding):
         rec.on_progress = bar
     try:
         with SimulationBar(setup.duration) as bar:
             run(setup, progress=bar.update)
+    except DivergenceError:
+        if report is not None:  # what was decided before the physics blew up
+            write_report(report, setup.runtime.finish_requirements())
+        raise
     finally:
         for ebar in encoding:
             ebar.close()
+    if report is not None:
+        write_report(report, setup.runtime.requirements)
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
@@ -92,7 +139,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {sm.rows_recorded if sm else 0} rows to {setup.out}", file=sys.stderr)
     for rec in setup.runtime.video_recorders:
         print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
-    return 0
+    if report is not None:
+        print(f"wrote {len(setup.runtime.requirements)} requirement results to {report}", file=sys.stderr)
+    return _requirements_verdict(setup)
+
+
+def _requirements_verdict(setup: RunSetup) -> int:
+    """One stderr line per failed requirement (and for an early stop); the exit status."""
+    reqs = setup.runtime.requirements
+    if setup.stopped_at is not None:
+        print(f"mjrig: a requirement's stop_on ended the run at t = {setup.stopped_at:.6g} s", file=sys.stderr)
+    failed = [r for r in reqs if not r.passed]
+    for r in failed:
+        seen = "nothing observed in its window" if r.value is None else f"{r.value:.6g} against limit {r.limit:.6g}"
+        when = "" if r.first_violation is None else f", first at t = {r.first_violation:.6g} s"
+        print(f"mjrig: requirement '{r.name}' failed: {r.signal} {seen}{when}", file=sys.stderr)
+    if reqs:
+        print(f"requirements: {len(reqs) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
+    return CHECK_FAILED if failed else 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -102,10 +166,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     setup = prepare(sc, record=False, on_warning=_warn)
     parts = [f"{len(x)} {what}" for x, what in ((sc.loads, "loads"), (sc.proximities, "proximities"),
                                                  (sc.params, "params"), (sc.controls, "controls"),
-                                                 (sc.tracers, "tracers")) if x or what in ("loads", "params")]
+                                                 (sc.tracers, "tracers"), (sc.requirements, "requirements"))
+             if x or what in ("loads", "params")]
     print(f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
           f"{setup.model.njnt} joints, timestep {setup.model.opt.timestep:g} s)")
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from mjrig.compare import compare_recordings
+    result = compare_recordings(args.a, args.b, signals=args.signals, rtol=args.rtol, atol=args.atol)
+    for diff in result.signals:
+        print(diff.line())
+    if result.coverage is not None:
+        print(f"mjrig: compare: {result.coverage}", file=sys.stderr)
+    bad = sum(not d.within for d in result.signals)
+    print(f"{len(result.signals) - bad} of {len(result.signals)} signals within tolerance "
+          f"(rtol {args.rtol:g}, atol {args.atol:g})", file=sys.stderr)
+    return 0 if result.within else CHECK_FAILED
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
@@ -173,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _parser().parse_args(argv)
-            command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models}[args.command]
+            command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
+                       "compare": cmd_compare}[args.command]
             with mjwarnings.route(_report_warning):
                 return command(args)
         return cmd_open(_app_parser().parse_args(argv))

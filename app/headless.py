@@ -1,12 +1,18 @@
-"""Headless runs of a scenario: build the rig, step it as fast as possible, record, report."""
+"""Headless runs of a scenario: build the rig, step it as fast as possible, record, report.
+
+``prepare`` applies the command line's overrides (``--set NAME=VALUE`` through ``set_params``)
+and opens the recorders; ``run`` steps to the duration, or until a requirement's ``stop_on``
+ends it, and decides the requirements at the end; ``write_report`` writes their results.
+"""
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping, Sequence
 
 import mujoco
 
@@ -16,11 +22,13 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.rig_builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.points import closest_names
+from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.video import VideoRecorder
 from mjrig.scenario import Scenario, VideoSettings
 
-__all__ = ["RunSetup", "prepare", "run", "recording_metadata"]
+__all__ = ["RunSetup", "prepare", "run", "recording_metadata", "set_params", "write_report"]
 
 
 def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
@@ -46,15 +54,51 @@ class RunSetup:
     data: mujoco.MjData
     duration: float
     out: Path | None
+    stopped_at: float | None = None
+    """Simulated time (s) at which a requirement's ``stop_on`` ended the run, or None."""
+
+
+def set_params(sc: Scenario, values: Mapping[str, float], *,
+               on_warning: Callable[[str], None] | None = None) -> dict[str, float]:
+    """Override the values of ``sc``'s params (``mjrig run --set``); returns the values set.
+
+    As everywhere a param is set (sliders, sweeps), a value outside the param's [min, max] is
+    clamped into it; ``on_warning(text)`` is told. ConfigError (one line, the closest names) for
+    a param the scenario does not have.
+    """
+    done: dict[str, float] = {}
+    for name, value in values.items():
+        nv = sc.params.get(name)
+        if nv is None:
+            hint = closest_names(name, sorted(sc.params)) if sc.params else " (the scenario has no params)"
+            raise ConfigError(f"--set {name}: unknown param '{name}'{hint}")
+        nv.value = value
+        if nv.value != value and on_warning is not None:
+            lo = "-inf" if nv.min is None else f"{nv.min:g}"
+            hi = "inf" if nv.max is None else f"{nv.max:g}"
+            on_warning(f"--set {name}={value:g} is outside the param's range [{lo}, {hi}]: clamped to {nv.value:g}")
+        done[name] = nv.value
+    return done
+
+
+def write_report(path: Path, requirements: Sequence[Requirement]) -> None:
+    """The requirements' results as JSON: a list with one entry per requirement (``name``,
+    ``signal``, ``pass``, ``value``, ``limit``, ``time`` of the first violation or null)."""
+    try:
+        path.write_text(json.dumps(report_entries(requirements), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
 
 
 def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
-            video: Path | None = None, record: bool = True,
-            on_warning: Callable[[str], None] | None = None) -> RunSetup:
+            video: Path | None = None, record: bool = True, params: Mapping[str, float] | None = None,
+            report: Path | None = None, on_warning: Callable[[str], None] | None = None) -> RunSetup:
     """Compile the model with the rig, apply overrides, validate every name, open the recorders.
 
-    ``out``/``duration``/``video`` override the scenario's; ``record=False`` (``mjrig check``)
-    validates everything but creates nothing; ``on_warning(text)`` gets one-line warnings.
+    ``out``/``duration``/``video`` override the scenario's; ``params`` override param values
+    (``set_params``; the recording's metadata keeps them as ``mjrig.set``); ``report`` is only
+    checked to be writable; ``record=False`` (``mjrig check``) validates everything but creates
+    nothing; ``on_warning(text)`` gets one-line warnings.
     """
     mjwarnings.install()  # before the model compiles: no MUJOCO_LOG.TXT in the working folder
     if duration is not None and not (math.isfinite(duration) and duration > 0):
@@ -64,10 +108,15 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if out_path is not None:
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         check_writable(out_path, where, create=record)
+    if report is not None:
+        check_writable(report, "--report", create=record)
+    overrides = set_params(sc, params or {}, on_warning=on_warning)
     recorder = None
     if record and out_path is not None:  # its file is only opened at the first flush
-        recorder = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals,
-                                 metadata=recording_metadata(sc.model, sc.text))
+        meta = recording_metadata(sc.model, sc.text)
+        if overrides:
+            meta["mjrig.set"] = json.dumps(overrides)
+        recorder = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals, metadata=meta)
     rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
     video_rec = _video_recorder(sc, video, rig.model, create=record)
     if record and video_rec is not None:
@@ -104,18 +153,26 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
 
 
 def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> int:
-    """Step until the duration; returns the number of steps. DivergenceError propagates after the
+    """Step until the duration, or until a requirement's ``stop_on`` ends the run (then
+    ``setup.stopped_at`` says when); returns the number of steps. The requirements are decided
+    at the end (``RuntimeManager.finish_requirements``). DivergenceError propagates after the
     recording is closed (every row before it kept). ``progress(seconds)`` is called now and then
     with the simulated time done (s, up to ``setup.duration``)."""
     m, d, rm = setup.model, setup.data, setup.runtime
     n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
     report_every = max(1, n_steps // 200)
+    checks = bool(rm.requirements)
     mjwarnings.install()  # never MuJoCo's default: it writes MUJOCO_LOG.TXT into the working folder
+    done = n_steps
     with rm:
         for i in range(n_steps):
             rm.step(m, d)
             if progress is not None and i % report_every == 0:
                 progress(setup.duration * i / n_steps)
+            if checks and rm.stop_requested:
+                done, setup.stopped_at = i + 1, d.time
+                break
         if progress is not None:
-            progress(setup.duration)
-    return n_steps
+            progress(setup.duration * done / n_steps)
+        rm.finish_requirements()
+    return done

@@ -29,6 +29,7 @@ from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, Sc
                                  VectorTorque)
 from mjrig.runtime.points import Geom
 from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.requirements import Requirement, RequirementError
 from mjrig.runtime.tracers import Tracer
 
 __all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
@@ -48,8 +49,12 @@ POINT_TYPES = frozenset({"point", "site", "point_or_geom"})
 
 
 class EntryError(ValueError):
-    """A builder's complaint about a whole table (e.g. two fields that do not go together);
-    the parser reports it at the table's location."""
+    """A builder's complaint about a table (e.g. two fields that do not go together); the parser
+    reports it at the location of ``field`` when given, else at the table's."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -321,7 +326,31 @@ TRACERS = Section("tracers", "tracer", "monitor", kind_key=None, default_kind="t
 ))
 """Trails of points (drawn only)."""
 
-REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS))
+
+def _requirement(v: Mapping[str, Any]) -> Requirement:
+    try:
+        return Requirement(**{k: v[k] for k in ("name", "signal", "min", "max", "final", "tolerance", "start", "end",
+                                                "stop_on")})
+    except RequirementError as exc:
+        raise EntryError(str(exc), field=exc.field) from None
+
+
+REQUIREMENTS = Section("requirements", "requirement", "monitor", kind_key=None, default_kind="requirement", kinds=(
+    Kind("requirement", (
+        name_field("requirement"),
+        Field("signal", "text", required=True, help="the telemetry column it checks (recorded or not)"),
+        Field("min", "number", help="the signal must stay >= min over the window"),
+        Field("max", "number", help="the signal must stay <= max over the window"),
+        Field("final", "number", help="its value at the window's end must be within final ± tolerance"),
+        Field("tolerance", "number", nonneg=True, help="half-width of the band around final (default 0)"),
+        Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
+        Field("end", "number", "s", help="the window's end (left out: the run's end)"),
+        Field("stop_on", "text", help='"fail" or "pass": end a headless run when it fails or has passed')),
+         _requirement, "a bound on one telemetry signal over a window of simulated time"),
+))
+"""Pass/fail checks of signals (measure only)."""
+
+REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS, REQUIREMENTS))
 """Every section and kind mjrig knows, in scenario order."""
 
 

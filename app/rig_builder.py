@@ -14,6 +14,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager, load_model_file
 from mjrig.runtime.points import find_id
+from mjrig.runtime.requirements import UnknownSignalError
 from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.snapshots import Snapshot, load_snapshot, put_snapshot
 from mjrig.scenario import Scenario
@@ -94,13 +95,22 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
         mujoco.mj_forward(model, data)
     else:
         start_state(sc, model, data, snapshot=snap)
-    rm.resolve(model, data)  # initial distances are taken from the start state
+    resolve_at(sc, rm, model, data)  # initial distances are taken from the start state
     if snap is not None and not carried:
         rm.restore(data, snap)  # the rig's own part of the snapshot
     initial = snap
     if sc.initial_key is not None:
         initial = rm.snapshot(data)
     return Rig(sc, rm, model, data, initial)
+
+
+def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """``rm.resolve``; a requirement's unknown signal is reported at its field in ``sc``."""
+    try:
+        rm.resolve(model, data)
+    except UnknownSignalError as exc:
+        i = next(i for i, r in enumerate(sc.requirements) if r.name == exc.requirement)
+        raise ConfigError(f"{sc.where('requirements', i, 'signal')}: {exc}") from None
 
 
 def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> Snapshot | None:
@@ -138,7 +148,7 @@ def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = ()
     rm.inherit_layout(on.runtime)
     rm.video_recorders = on.runtime.video_recorders
     keep_switched_off(on.runtime, rm)
-    rm.resolve(on.model, on.data)
+    resolve_at(sc, rm, on.model, on.data)
     rm.set_recorder(on.runtime.set_recorder(None))
     on.runtime.detach()
     return Rig(sc, rm, on.model, on.data, on.initial)

@@ -27,6 +27,7 @@ from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_probl
 from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario_fields import FieldReader, model_elements, model_points
@@ -89,6 +90,8 @@ class Scenario:
     proximities: list[Proximity] = field(default_factory=list)
     controls: list[Control] = field(default_factory=list)
     tracers: list[Tracer] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
+    """Checks of signals, evaluated at every step (``mjrig.runtime.requirements``)."""
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
     source: Path | None = None
@@ -108,7 +111,8 @@ class Scenario:
         ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
         options.setdefault("playback_speed", 0.0)
         return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
-                              controls=self.controls, tracers=self.tracers, bindings=self.bindings, **options)
+                              controls=self.controls, tracers=self.tracers, bindings=self.bindings,
+                              requirements=self.requirements, **options)
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""

@@ -196,7 +196,7 @@ class FieldReader:
         try:
             return kind.build(values)
         except EntryError as exc:
-            raise self.fail(path, str(exc)) from None
+            raise self.fail((*path, exc.field) if exc.field else path, str(exc)) from None
 
 
 def model_points(doc: dict, *, registry: Registry = REGISTRY) -> Iterator[tuple[tuple, Point]]:

@@ -178,7 +178,7 @@ class LoadEngine:
             columns = [(f"Loads/{n}:{a}", "N") for n in names for a in ("fx", "fy", "fz")]
             columns += [(f"Loads/{n}:{a}", "N*m") for n in names for a in ("tx", "ty", "tz")]
             columns += [(f"Loads/{n}:length", "m") for n in names] + [(f"Loads/{n}:velocity", "m/s") for n in names]
-            sources.append(Derived("loads", b.raw(), columns, b.block_outputs))
+            sources.append(Derived("loads", b.raw(), columns, b.block_outputs, current=b.current_outputs))
         wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
         w = self.wrenches

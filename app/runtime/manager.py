@@ -29,13 +29,14 @@ from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.requirements import Requirement, RequirementSet
 from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
 from mjrig.runtime.signals import Derived, SignalManager
 from mjrig.runtime.snapshots import Snapshot, put_snapshot, take_snapshot
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
-from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all
+from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all, net_force_arrows
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 
@@ -60,7 +61,8 @@ class RuntimeManager:
     every spring on mjrig's array path (same forces; MuJoCo's energy then leaves them out). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
     disabled and the run goes on); without it the error propagates. ``controls`` hold actuator
     inputs, ``bindings`` write params into model fields, ``tracers`` draw trails (see
-    ``rig_extras``); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger).
+    ``rig_extras``); ``requirements`` are checked at every step (``stop_requested``, ``finish_requirements``;
+    each keeps its live state); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger).
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -77,6 +79,7 @@ class RuntimeManager:
     controls: list[Control] = field(default_factory=list)
     bindings: list[ModelBinding] = field(default_factory=list)
     tracers: list[Tracer] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
     on_warning: Callable[[str], None] | None = None
     _sync_hook: SyncHook | None = None
     _skip_recording: bool = False
@@ -98,6 +101,7 @@ class RuntimeManager:
         self._vdue: list[Any] = []
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
         self._prepare_loads: Callable[[], None] = lambda: None
+        self._checks: RequirementSet | None = None
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------
@@ -170,12 +174,16 @@ class RuntimeManager:
         prepare, load_sources = self._engine.telemetry_sources()
         self._prepare_loads = prepare or (lambda: None)
         before = self._before_sample if (prepare is not None or self.proximities) else None
+        extra: list = [x if isinstance(x, Derived) else ("loads", *x) for x in load_sources]
+        extra.append(("proximities", self._distances,
+                      [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
+        extra.append(("params", self._param_values,
+                      [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
+        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra,
+                                       prepare={"loads": prepare, "proximities": before}) if self.requirements else None)
+        if self._checks is not None:
+            extra.append(self._checks.source)
         for sm in self._samplers():
-            extra: list = [x if isinstance(x, Derived) else ("loads", *x) for x in load_sources]
-            extra.append(("proximities", self._distances,
-                          [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
-            extra.append(("params", self._param_values,
-                          [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
             sm.bind(mj_model, mj_data, extra=extra, before_sample=before)
         self._bound = (mj_model, mj_data)
         self._sampling = self._samplers()
@@ -277,6 +285,8 @@ class RuntimeManager:
             if due:
                 self._due, self._vdue = due, []
                 hook = self._capture
+        if self._checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
+            hook = self._checks.evaluate
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
         if self._sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
@@ -286,7 +296,7 @@ class RuntimeManager:
 
     def _capture(self) -> None:
         eng = self._engine
-        prepared = False
+        prepared = self._checks.evaluate() if self._checks is not None else False
         for sm in self._due:
             sm.sample(eng.data, prepared=prepared)
             prepared = True
@@ -294,12 +304,19 @@ class RuntimeManager:
             arrows, lines = self.visuals(eng.model, eng.data)
             net = self.net_force_arrows(eng.model, eng.data) if any(
                 getattr(r, "show_net_force", False) for r in self._vdue) else None
+            more = {} if net is None else {"net_forces": net}
             for rec in self._vdue:
-                if net is not None:
-                    rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows,
-                                      custom_lines=lines, net_forces=net)
-                else:
-                    rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines)
+                rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines, **more)
+
+    @property
+    def stop_requested(self) -> bool:
+        """A requirement with ``stop_on`` was decided at the last step: a headless run ends here."""
+        return self._checks is not None and self._checks.stop
+
+    def finish_requirements(self) -> list[Requirement]:
+        """Decide every requirement at the run's end (now: windows still open end here); returns
+        ``requirements`` with their final state (``Requirement.entry()`` gives a report line)."""
+        return self._checks.finish() if self._checks is not None else list(self.requirements)
 
     def reset_timing(self) -> None:
         """Restart real-time pacing from the current instant (after a pause or speed change)."""
@@ -332,21 +349,9 @@ class RuntimeManager:
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
-        from mjrig.runtime.video import NET_FORCE_COLOR
         if self._engine is not None:
             self._engine.update_outputs()
-        net: dict[int, np.ndarray] = {}
-        for ld in self.loads:
-            if not ld.active or not ld.reports_wrench:
-                continue
-            f = np.asarray(ld.last_force, dtype=float)
-            body, _ = ld.action_site.body_and_offset(mj_model)
-            net[body] = net.get(body, np.zeros(3)) + f
-            if ld.reaction is not None:
-                rbody, _ = ld.reaction.body_and_offset(mj_model)
-                net[rbody] = net.get(rbody, np.zeros(3)) - f
-        return [ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
-                for b, v in net.items() if b > 0 and np.linalg.norm(v) > 1e-6]
+        return net_force_arrows(self.loads, mj_model, mj_data)
 
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""

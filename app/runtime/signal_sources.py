@@ -14,7 +14,7 @@ import numpy as np
 
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["Source", "Derived", "entity_name", "model_sources"]
+__all__ = ["Source", "Derived", "entity_name", "model_sources", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
 
 Source = tuple[np.ndarray, list[tuple[str, int, str]]]
 """A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
@@ -28,13 +28,16 @@ class Derived:
     side by side into a hidden row; at flush ``compute(raw_block)`` gets those rows as one
     (rows, total raw size) array and returns (rows, len(columns)) values for ``columns``
     [(name, unit)]. This keeps per-row work to plain copies (e.g. spring forces from lengths,
-    rates, end points and coefficients: one vectorised pass per 1000 rows).
+    rates, end points and coefficients: one vectorised pass per 1000 rows). ``current()``, when
+    given, returns the columns' values at the current state as one row, more cheaply than
+    ``compute`` on a single raw row (for readers that need a value at every step).
     """
 
     group: str
     raw: list[np.ndarray]
     columns: list[tuple[str, str]]
     compute: Callable[[np.ndarray], np.ndarray]
+    current: Callable[[], np.ndarray] | None = None
 
 
 _SENSOR_UNITS = {
@@ -99,9 +102,26 @@ def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source
             (data.actuator_force, [(f"Actuators/{n}:force", i, "N") for i, n in enumerate(names)])]
 
 
+CONTACT_COLUMNS = [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")]
+"""The contacts group's columns, indices into the array :func:`contact_values` fills."""
+ENERGY_COLUMNS = [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")]
+"""The energy group's columns, indices into ``data.energy``."""
+
+
+def contact_values(data: mujoco.MjData, out: np.ndarray) -> None:
+    """Write the number of contacts and the deepest penetration (m, >= 0) into ``out[0:2]``."""
+    n = data.ncon
+    out[0] = n
+    if n:  # a few contacts: Python's min over a list beats numpy's reduction set-up
+        dist = data.contact.dist
+        out[1] = max(0.0, -(min(dist.tolist()) if n <= 32 else float(dist.min())))
+    else:
+        out[1] = 0.0
+
+
 def _energy_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
-    model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-    return [(data.energy, [("Energy/all:potential", 0, "J"), ("Energy/all:kinetic", 1, "J")])]
+    model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)  # MuJoCo computes it only when asked
+    return [(data.energy, list(ENERGY_COLUMNS))]
 
 
 _GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source]]] = {

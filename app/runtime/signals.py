@@ -20,7 +20,7 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.row_gather import RowGather
-from mjrig.runtime.signal_sources import Derived, entity_name, model_sources
+from mjrig.runtime.signal_sources import CONTACT_COLUMNS, Derived, contact_values, entity_name, model_sources
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
 
@@ -178,7 +178,7 @@ class SignalManager:
                 for c, i in zip(cols, idx):
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
-        g = set(self.groups)
+        g = {*self.groups, "requirements"}  # a rig's requirement columns are always recorded
         for group in ("joints", "bodies", "sensors", "actuators"):
             if group in g:
                 for source, pairs in model_sources(model, data, group):
@@ -196,7 +196,7 @@ class SignalManager:
                 add(item[1], item[2])
         if "contacts" in g:
             self._contacts = np.zeros(2)
-            add(self._contacts, [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")])
+            add(self._contacts, list(CONTACT_COLUMNS))
         else:
             self._contacts = None
         if "energy" in g:
@@ -267,13 +267,7 @@ class SignalManager:
         if self._before_sample is not None and not prepared:
             self._before_sample()
         if self._contacts is not None:
-            n = mj_data.ncon
-            self._contacts[0] = n
-            if n:  # a few contacts: Python's min over a list beats numpy's reduction set-up
-                dist = mj_data.contact.dist
-                self._contacts[1] = max(0.0, -(min(dist.tolist()) if n <= 32 else float(dist.min())))
-            else:
-                self._contacts[1] = 0.0
+            contact_values(mj_data, self._contacts)
         now = time.perf_counter()
         if self._wall0 is None:
             self._wall0 = now

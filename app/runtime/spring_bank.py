@@ -80,6 +80,7 @@ class SpringBank:
         self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
         self.torque = np.zeros((n, 3))
         self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
+        self.row_out = np.zeros(8 * n)  # current_outputs' row; torques stay zero
 
     def refresh(self, model: mujoco.MjModel, t: float) -> None:
         """Re-read each law's numbers (after a param or field changed, or every step if profiled),
@@ -165,6 +166,16 @@ class SpringBank:
             np.divide(self.tension, self.safe_len, out=self.scale[:, 0])
         np.multiply(self.delta, self.scale, out=self.force)
         return self.force
+
+    def current_outputs(self) -> np.ndarray:
+        """:meth:`block_outputs`' columns at the current state, as one row (8 n), computed with
+        the preallocated :meth:`forces` (a few µs) instead of a block pass over one row."""
+        n = self.n
+        out = self.row_out
+        out[: 3 * n] = self.forces().reshape(-1)
+        out[6 * n: 7 * n] = self.length
+        out[7 * n:] = self.rate
+        return out
 
     def copy_points(self) -> None:
         """Copy the current path points into ``points`` (when their place in MjData moves)."""

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence, Union
+from typing import Any, Sequence, Union
 
 import mujoco
 import numpy as np
 
-__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all"]
+__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all", "net_force_arrows"]
 
 
 class Color(Enum):
@@ -165,3 +165,21 @@ def draw_all(model: mujoco.MjModel, scene: mujoco.MjvScene, arrows: list[ArrowCo
     for ln in lines:
         drawn += ln.draw_in_scene(scene, model=model)
     return drawn
+
+
+def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
+    """One arrow per body ``loads`` act on: the sum of their last forces on it (N), at its centre
+    of mass (the loads' outputs must be current)."""
+    from mjrig.runtime.video import NET_FORCE_COLOR
+    net: dict[int, np.ndarray] = {}
+    for ld in loads:
+        if not ld.active or not ld.reports_wrench:
+            continue
+        f = np.asarray(ld.last_force, dtype=float)
+        body, _ = ld.action_site.body_and_offset(mj_model)
+        net[body] = net.get(body, np.zeros(3)) + f
+        if ld.reaction is not None:
+            rbody, _ = ld.reaction.body_and_offset(mj_model)
+            net[rbody] = net.get(rbody, np.zeros(3)) - f
+    return [ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
+            for b, v in net.items() if b > 0 and np.linalg.norm(v) > 1e-6]

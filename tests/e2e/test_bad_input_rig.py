@@ -1,5 +1,5 @@
-"""Bad input in the rig's newer fields (joint loads, controls, tracers, model-field params, start
-states): exit 2 with one stderr line naming file, line and field, in `mjrig run` and `mjrig check`.
+"""Bad input in the rig's newer fields (joint loads, controls, tracers, requirements, model-field
+params, start states): exit 2 with one stderr line naming file, line and field, in `mjrig run` and `mjrig check`.
 A control outside its ctrlrange is a one-line warning, not an error."""
 from __future__ import annotations
 
@@ -61,6 +61,12 @@ name = "tip_path"
 at = "tip"
 duration = 1.0
 color = [1.0, 0.5, 0.0]
+[[requirements]]
+name = "upright"
+signal = "Joints/hinge:qpos"
+min = -100.0
+max = 100.0
+end = 0.04
 """
 
 
@@ -109,6 +115,31 @@ CASES: dict[str, tuple] = {
     "tracer_duplicate_name": (lambda t: t + '[[tracers]]\nname = "tip_path"\nat = "tip"\nduration = 1.0\n', None,
                               "tracers[1].name", ("duplicate",)),
     "tracer_without_name": (sub('name = "tip_path"\n', ""), None, "tracers[0]", ("name",)),
+    "requirement_unknown_signal": (sub('signal = "Joints/hinge:qpos"', 'signal = "Joints/hinge:qpso"'), "qpso",
+                                   "requirements[0].signal", ("unknown signal", "closest: Joints/hinge:qpos")),
+    "requirement_unknown_field": (sub("max = 100.0", "maxx = 100.0"), "maxx", "requirements[0].maxx",
+                                  ("closest: max",)),
+    "requirement_not_a_number": (sub("min = -100.0", 'min = "low"'), 'min = "low"', "requirements[0].min",
+                                 ("must be a number",)),
+    "requirement_no_bound": (sub("min = -100.0\nmax = 100.0\n", ""), None, "requirements[0]",
+                             ("at least one bound",)),
+    "requirement_min_above_max": (sub("min = -100.0", "min = 200.0"), "max = 100.0", "requirements[0].max",
+                                  ("below min",)),
+    "requirement_tolerance_without_final": (sub("end = 0.04", "end = 0.04\ntolerance = 0.1"), "tolerance = 0.1",
+                                            "requirements[0].tolerance", ("goes with 'final'",)),
+    "requirement_negative_tolerance": (sub("end = 0.04", "end = 0.04\nfinal = 0.0\ntolerance = -1"), "tolerance = -1",
+                                       "requirements[0].tolerance", ("negative",)),
+    "requirement_negative_start": (sub("end = 0.04", "start = -1\nend = 0.04"), "start = -1",
+                                   "requirements[0].start", ("negative",)),
+    "requirement_end_before_start": (sub("end = 0.04", "start = 0.05\nend = 0.04"), "end = 0.04",
+                                     "requirements[0].end", ("after start",)),
+    "requirement_bad_stop_on": (sub("end = 0.04", 'end = 0.04\nstop_on = "sometimes"'), "sometimes",
+                                "requirements[0].stop_on", ('"fail" or "pass"',)),
+    "requirement_without_signal": (sub('signal = "Joints/hinge:qpos"\n', ""), None, "requirements[0]", ("signal",)),
+    "requirement_empty_name": (sub('name = "upright"', 'name = " "'), 'name = " "', "requirements[0].name",
+                               ("non-empty",)),
+    "requirement_duplicate_name": (lambda t: t + '[[requirements]]\nname = "upright"\nsignal = "Joints/slide:qpos"\n'
+                                   'max = 1.0\n', None, "requirements[1].name", ("duplicate",)),
     "model_field_unknown_body": (sub("body:block.mass", "body:blok.mass"), "body:blok.mass", "params.mass.model",
                                  ("blok", "closest: block")),
     "model_field_unknown_attribute": (sub("body:block.mass", "body:block.mas"), "body:block.mas", "params.mass.model",

@@ -1,0 +1,159 @@
+"""``mjrig compare``: two recordings, signal by signal, on the first one's time base.
+
+B is interpolated linearly at A's times (``np.interp``). A signal is within tolerance when
+``|a - b| <= atol + rtol * |b|`` at every one of A's samples; a sample where exactly one of the
+two has no value (null: the signal did not exist yet) is a difference, one where neither has a
+value is not. ``time`` and ``wall_time`` are not signals. Where A's samples lie outside B's time
+span, B is held at its ends; when A runs more than one of B's sample intervals past B's span,
+the recordings do not cover the same run and the comparison fails (``coverage``).
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.points import closest_names
+
+__all__ = ["SignalDiff", "Comparison", "compare_recordings", "NOT_SIGNALS"]
+
+NOT_SIGNALS = ("time", "wall_time")
+
+
+@dataclass(frozen=True)
+class SignalDiff:
+    """One signal's comparison: the largest |a - b| and the time (s, A's) where it is;
+    ``within`` the tolerance; ``one_sided`` the time of the first sample where only one of the
+    two has a value (None: none such)."""
+
+    name: str
+    max_abs: float
+    time: float | None
+    within: bool
+    one_sided: float | None = None
+
+    def line(self) -> str:
+        """How ``mjrig compare`` prints it."""
+        verdict = "ok  " if self.within else "FAIL"
+        if self.one_sided is not None:
+            return f"{verdict}  {self.name}  present in one recording only, from t = {self.one_sided:.6g} s"
+        at = "" if self.time is None else f" at t = {self.time:.6g} s"
+        return f"{verdict}  {self.name}  max |a-b| = {self.max_abs:.6g}{at}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every compared signal (A's column order) and whether B covers A's time span."""
+
+    signals: list[SignalDiff]
+    coverage: str | None = None
+    """None, or why B's time span does not cover A's (the comparison then fails)."""
+
+    @property
+    def within(self) -> bool:
+        return self.coverage is None and all(s.within for s in self.signals)
+
+
+def _read(path: Path, what: str) -> tuple[list[str], object]:
+    """(numeric signal columns, the file's schema) of recording ``path``; ConfigError if it is not one."""
+    import polars as pl
+    if not path.exists():
+        raise ConfigError(f"{what}: recording not found: {path}")
+    if path.is_dir():
+        raise ConfigError(f"{what}: {path} is a folder, not a recording")
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception as exc:  # noqa: BLE001 - whatever the reader says, it is not a Parquet file
+        raise ConfigError(f"{what}: {path} is not a Parquet recording ({' '.join(str(exc).split())[:120]})") from None
+    if "time" not in schema or not schema["time"].is_numeric():
+        raise ConfigError(f"{what}: {path} is not an mjrig recording (no numeric 'time' column)")
+    names = [n for n, t in schema.items() if n not in NOT_SIGNALS and (t.is_numeric() or t == pl.Boolean)]
+    return names, schema
+
+
+def _columns(path: Path, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    import polars as pl
+    try:
+        df = pl.read_parquet(path, columns=["time", *names])
+    except Exception as exc:  # noqa: BLE001
+        raise ConfigError(f"{what}: cannot read {path}: {' '.join(str(exc).split())[:120]}") from None
+    time = df["time"].cast(pl.Float64).to_numpy()
+    if time.size and np.isnan(time).any():
+        raise ConfigError(f"{what}: {path} has rows without a time")
+    cols = {n: df[n].cast(pl.Float64).to_numpy().astype(float) for n in names}
+    return time, cols
+
+
+def _pick(common: list[str], patterns: Sequence[str]) -> list[str]:
+    if not patterns:
+        return common
+    picked: list[str] = []
+    for pat in patterns:
+        hits = [n for n in common if fnmatch.fnmatchcase(n, pat)]
+        if not hits:
+            raise ConfigError(f"--signals '{pat}' matches no signal the two recordings share"
+                              f"{closest_names(pat, common)}")
+        picked += [n for n in hits if n not in picked]
+    return [n for n in common if n in picked]
+
+
+def compare_recordings(a: Path, b: Path, *, signals: Sequence[str] = (), rtol: float = 1e-6,
+                       atol: float = 1e-9) -> Comparison:
+    """Compare recordings ``a`` and ``b`` (Parquet) signal by signal on ``a``'s time base.
+
+    ``signals`` are glob patterns on column names (``Joints/*:qpos``); empty: every signal the
+    two share. ConfigError (one line) for a missing or unreadable file, a file that is not a
+    recording, no common signal, a pattern that matches none, or B's time going back.
+    """
+    for name, tol in (("--rtol", rtol), ("--atol", atol)):
+        if not (math.isfinite(tol) and tol >= 0):
+            raise ConfigError(f"{name} must be a number >= 0, got {tol}")
+    a_names, _ = _read(a, "A")
+    b_names, _ = _read(b, "B")
+    b_set = set(b_names)
+    common = [n for n in a_names if n in b_set]
+    if not common:
+        raise ConfigError(f"{a.name} and {b.name} have no signal in common")
+    names = _pick(common, signals)
+    ta, ca = _columns(a, names, "A")
+    tb, cb = _columns(b, names, "B")
+    if ta.size == 0 or tb.size == 0:
+        raise ConfigError(f"{(a if ta.size == 0 else b).name}: the recording has no rows")
+    if np.any(np.diff(tb) < 0):
+        raise ConfigError(f"B: time goes back in {b.name} (reset while recording?): compare needs one run per file")
+    coverage = None
+    if tb.size > 1:
+        step = float(np.median(np.diff(tb)))
+        slack = step + 1e-9
+        if ta.min() < tb[0] - slack or ta.max() > tb[-1] + slack:
+            coverage = (f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} only "
+                        f"{tb[0]:.6g}..{tb[-1]:.6g} s")
+    elif ta.min() != tb[0] or ta.max() != tb[0]:
+        coverage = f"{b.name} has one row (t = {tb[0]:.6g} s), {a.name} more"
+    return Comparison([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
+
+
+def _diff(name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float,
+          atol: float) -> SignalDiff:
+    missing = np.isnan(b)
+    bi = np.interp(ta, tb, np.where(missing, 0.0, b))
+    if missing.any():  # no value where either neighbour has none
+        bi[np.interp(ta, tb, missing.astype(float)) > 0] = np.nan
+    na, nb = np.isnan(a), np.isnan(bi)
+    one = na ^ nb
+    both = ~(na | nb)
+    diff = np.abs(a - bi)
+    ok = np.ones_like(diff, dtype=bool)
+    ok[both] = diff[both] <= atol + rtol * np.abs(bi[both])
+    within = bool(ok.all()) and not one.any()
+    if not both.any():
+        return SignalDiff(name, math.nan, None, within, float(ta[np.argmax(one)]) if one.any() else None)
+    d = np.where(both, diff, -np.inf)
+    k = int(np.argmax(d))
+    first_one = float(ta[np.argmax(one)]) if one.any() else None
+    return SignalDiff(name, float(d[k]), float(ta[k]), within, first_one)
