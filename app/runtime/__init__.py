@@ -12,6 +12,7 @@ from mjrig.runtime.manager import RuntimeManager, SyncHook, load_model_file
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
 from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
 from mjrig.runtime.snapshots import Snapshot, load_snapshot, save_snapshot
 from mjrig.runtime.springs import SpringLaw
@@ -28,5 +29,5 @@ __all__ = [
     "SignalManager", "SignalCategory", "SIGNAL_GROUPS",
     "NamedValue", "Constant", "Step", "Ramp", "Sine", "Table",
     "ArrowConfig", "LineConfig", "Color", "RGBA", "VideoRecorder", "CameraName",
-    "JointTorque", "JointFriction", "Control", "ModelBinding", "Tracer", "Snapshot", "save_snapshot", "load_snapshot",
+    "JointTorque", "JointFriction", "Control", "ModelBinding", "Tracer", "Requirement", "Snapshot", "save_snapshot", "load_snapshot",
 ]
