@@ -6,9 +6,10 @@ validates them with exactly the code that validates scenario files.
 """
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+
+from mjrig.panel_state import (ActuatorInfo, LoadInfo, ModelInfo, ParamInfo, ProximityInfo,
+                                RequirementInfo, RunState, Snapshot, TimelineInfo)
 
 __all__ = [
     "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
@@ -17,20 +18,11 @@ __all__ = [
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison",
+    "OpenComparison", "AddRequirement", "RemoveRequirement", "RequirementInfo",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
 """Speed choices (real-time factor); 0.0 means as fast as possible."""
-
-
-class RunState(str, enum.Enum):
-    """The one run-state machine: commands only request transitions."""
-
-    RUNNING = "running"
-    PAUSED = "paused"
-    STOPPED = "stopped"   # no model loaded
-    ERROR = "error"       # diverged or failed; paused until reset
 
 
 class Command:
@@ -162,6 +154,18 @@ class RemoveControl(Command):
 
 
 @dataclass(frozen=True)
+class AddRequirement(Command):
+    """Check a requirement given as a scenario ``[[requirements]]`` table from the next step."""
+
+    spec: dict
+
+
+@dataclass(frozen=True)
+class RemoveRequirement(Command):
+    name: str
+
+
+@dataclass(frozen=True)
 class TakeSnapshot(Command):
     """Save the full physics state to ``path`` (None: a new file next to the scenario, or in runs/)."""
 
@@ -278,118 +282,3 @@ class Quit(Command):
 @dataclass(frozen=True)
 class KeepWorking(Command):
     """Answer "keep working" to the quit question."""
-
-
-@dataclass(frozen=True)
-class LoadInfo:
-    name: str
-    kind: str
-    active: bool
-    spec: dict
-    force: tuple[float, float, float] = (0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class ProximityInfo:
-    name: str
-    distance: float
-    below: bool
-    spec: dict
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    name: str
-    value: float
-    min: float | None
-    max: float | None
-    unit: str
-
-
-@dataclass(frozen=True)
-class ActuatorInfo:
-    """An actuator of the model: its input now, its ctrlrange (None: unlimited) and what drives it
-    (``control``: the scenario value, e.g. a param's name; None: nothing of the rig)."""
-
-    name: str
-    ctrl: float
-    range: tuple[float, float] | None
-    control: str | None = None
-
-
-@dataclass(frozen=True)
-class TimelineInfo:
-    """What a timeline slider needs: the kept range ``start``..``end`` and the ``cursor`` (s,
-    simulated); ``scrubbed``: the view shows a past instant (Play branches from it); ``branches``
-    counts branches so far and ``branch_time`` is the last one's time (plots drop their rows after
-    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``), ``start``..``end``
-    is then the recording's range."""
-
-    start: float = 0.0
-    end: float = 0.0
-    cursor: float = 0.0
-    scrubbed: bool = False
-    rows: int = 0
-    nbytes: int = 0
-    max_seconds: float = 0.0
-    max_megabytes: float = 0.0
-    branches: int = 0
-    branch_time: float | None = None
-    replay: bool = False
-    recording: str = ""   # the recording replayed
-    compare: str = ""     # the recording compared with ("": none)
-    ghost: bool = False   # the compared one is of the same model: draw its bodies too
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
-
-    path: str = ""
-    bodies: tuple[str, ...] = ()
-    joints: tuple[str, ...] = ()
-    sites: tuple[str, ...] = ()
-    geoms: tuple[str, ...] = ()
-    sensors: tuple[str, ...] = ()
-    cameras: tuple[str, ...] = ()     # view choices: "free", "tracking", then the model's cameras
-    timestep: float = 0.0
-    nq: int = 0
-    nv: int = 0
-    nu: int = 0
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the panel shows, published by the simulation about every frame. Immutable."""
-
-    state: RunState = RunState.STOPPED
-    time: float = 0.0
-    realtime_factor: float = 0.0
-    speed: float = 1.0
-    model: ModelInfo = field(default_factory=ModelInfo)
-    loads: tuple[LoadInfo, ...] = ()
-    proximities: tuple[ProximityInfo, ...] = ()
-    params: tuple[ParamInfo, ...] = ()
-    recording_path: str | None = None
-    recording_rows: int = 0
-    recording_bytes: int = 0
-    recording_error: str | None = None
-    video_path: str | None = None
-    selection: str | None = None
-    error: str | None = None
-    messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
-    signals: tuple[str, ...] = ()
-    steps: int = 0
-    interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
-    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
-    recording_plan: dict[str, Any] = field(default_factory=dict)  # the rig's [recording] table
-    source: str = ""                   # the file opened: a scenario, or the bare model
-    dirty: bool = False                # rig edits not saved in a scenario yet
-    pending_open: str | None = None    # a file waiting for the unsaved-edits question
-    quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
-    units: dict[str, str] = field(default_factory=dict)  # signal -> unit
-    events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
-    actuators: tuple[ActuatorInfo, ...] = ()
-    snapshot_path: str | None = None   # the last state snapshot taken or restored
-    timeline: TimelineInfo = field(default_factory=TimelineInfo)
-    extra: dict[str, Any] = field(default_factory=dict)

@@ -65,11 +65,13 @@ class PanelApp:
         from mjrig.widgets.params_panel import ParamsPanel
         from mjrig.widgets.plot_panel import PlotPanel
         from mjrig.widgets.recording_panel import RecordingPanel
+        from mjrig.widgets.requirements_panel import RequirementsPanel
         from mjrig.widgets.rig_panel import RigPanel
         from mjrig.widgets.sim_panel import SimPanel
 
         submit = self.client.submit
         model_panel = ModelPanel(submit, recent=RecentFiles())
+        self.plot, log = PlotPanel(), LogPanel()
         sections = [
             ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
@@ -77,10 +79,10 @@ class PanelApp:
             ("Proximities", RigPanel(submit, what="proximities"), False),
             ("Params", ParamsPanel(submit), True),
             ("Controls", ActuatorsPanel(submit), False),
+            ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Keys", HelpPanel(load_keymap()), False),
         ]
-        self.plot, log = PlotPanel(), LogPanel()
         x, y, w, h = self.geometry
         with dpg.window(label=self.title) as main:
             with dpg.menu_bar():

@@ -161,6 +161,11 @@ class Session:
         if self.on_message is not None:
             self.on_message(level, text)
 
+    def note_event(self, t: float, text: str, *, level: str = "warning") -> None:
+        """Mark simulated time ``t`` (s) on the plots' time axis with ``text``, and log it."""
+        self._events.append((t, text))
+        self.log(level, text)
+
     def warn(self, text: str) -> None:
         """A rig's one-line warning (a control clamped to its ctrlrange), as a 'warning' message."""
         self.log("warning", text)
@@ -385,8 +390,8 @@ class Session:
             camera=self.camera_choice, recording_plan=doc.recording_plan(),
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
             quit_question=self.quit_question, units=self._live.units, events=tuple(self._events),
-            actuators=self.tools.actuators(), snapshot_path=str(self.tools.last_snapshot or "") or None,
-            timeline=self.timeline.info())
+            actuators=self.tools.actuators(), requirements=self.tools.requirements(),
+            snapshot_path=str(self.tools.last_snapshot or "") or None, timeline=self.timeline.info())
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

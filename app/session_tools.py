@@ -38,10 +38,12 @@ class RigTools:
     def __init__(self, session: "Session") -> None:
         self.session = session
         self.last_snapshot: Path | None = None
+        self._noted: set[tuple[str, float]] = set()  # (requirement, first violation) already told
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
-        return {C.Reload: self.reload, C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
+        return {C.Reload: self.reload, C.AddRequirement: self.add_requirement,
+                C.RemoveRequirement: self.remove_requirement, C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
 
     def reload(self, cmd: C.Reload) -> None:
@@ -68,6 +70,39 @@ class RigTools:
             return True
         except ConfigError:
             return False
+
+    # --- requirements ----------------------------------------------------------------------------
+    def add_requirement(self, cmd: C.AddRequirement) -> None:
+        s = self.session
+        s.edit(s.document.with_item("requirements", dict(cmd.spec), replace=False))
+        s.log("info", f"checking requirement '{cmd.spec.get('name')}' on {cmd.spec.get('signal')}")
+
+    def remove_requirement(self, cmd: C.RemoveRequirement) -> None:
+        s = self.session
+        s.edit(s.document.without_item("requirements", cmd.name))
+        s.log("info", f"removed requirement '{cmd.name}'")
+
+    def requirements(self) -> tuple[C.RequirementInfo, ...]:
+        """The live state of the rig's requirements; the first violation of each is also noted
+        once in the session's events (marked on the plots' time axis) and its log."""
+        rm = self.session.rm
+        if rm is None:
+            return ()
+        out = []
+        for r in rm.requirements:
+            bound = " ".join(x for x in (
+                f">= {r.min:g}" if r.min is not None else "", f"<= {r.max:g}" if r.max is not None else "",
+                f"final {r.final:g} ± {r.tolerance or 0:g}" if r.final is not None else "") if x)
+            t_fail = r.first_violation
+            key = (r.name, t_fail)
+            if t_fail is not None and key not in self._noted:
+                self._noted.add(key)
+                seen = "" if r.violation_value is None else f" was {r.violation_value:.6g}"
+                self.session.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
+                                                f"({r.signal}{seen}; wanted {bound})", level="error")
+            out.append(C.RequirementInfo(r.name, r.signal, bound, bool(r.passed), bool(r.decided), r.value, r.limit,
+                                         t_fail, r.violation_value))
+        return tuple(out)
 
     # --- actuators -------------------------------------------------------------------------------
     def bind_actuator(self, cmd: C.BindActuator) -> None:

@@ -64,6 +64,9 @@ class PlotPanel:
         self._units: dict[str, str] = {}
         self._events: tuple[tuple[float, str], ...] = ()
         self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
+        self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
+        self._fail_marks: dict[str, int | str] = {}   # unit -> its plot's failure markers
+        self._fail_theme_id: int | str | None = None
         self._filter_input: int | str | None = None
         self._window_input: int | str | None = None
         self._autofit_box: int | str | None = None
@@ -102,6 +105,11 @@ class PlotPanel:
             self._view_stale = True
         if snapshot.events != self._events:
             self._events = snapshot.events
+            self._view_stale = True
+        failures = tuple((r.signal, r.first_violation, r.violation_value) for r in snapshot.requirements
+                         if r.first_violation is not None and r.violation_value is not None)
+        if failures != self._failures:
+            self._failures = failures
             self._view_stale = True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
@@ -243,6 +251,7 @@ class PlotPanel:
         for unit in [u for u in self._plots if u not in units]:
             dpg.delete_item(self._plots.pop(unit)[0])
             self._event_lines.pop(unit, None)
+            self._fail_marks.pop(unit, None)
         for unit in units:
             if unit not in self._plots:
                 with dpg.plot(label=unit or "(no unit)", no_title=True, width=-1, height=160,
@@ -252,6 +261,9 @@ class PlotPanel:
                     y = dpg.add_plot_axis(dpg.mvYAxis, label=unit or "(no unit)")
                     # threshold crossings, marked on the time axis
                     self._event_lines[unit] = dpg.add_inf_line_series([], label="events", parent=y)
+                    # a failed requirement's first violation, on its signal's line
+                    self._fail_marks[unit] = dpg.add_scatter_series([], [], label="failed", parent=y)
+                    dpg.bind_item_theme(self._fail_marks[unit], self._fail_theme())
                 self._plots[unit] = (plot, x, y)
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
@@ -273,6 +285,16 @@ class PlotPanel:
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
         dpg.set_value(self._pause_box, self._paused)
+
+    def _fail_theme(self) -> int | str:
+        """Red filled markers, made once."""
+        if self._fail_theme_id is None:
+            with dpg.theme() as theme, dpg.theme_component(dpg.mvScatterSeries):
+                dpg.add_theme_color(dpg.mvPlotCol_MarkerFill, (235, 70, 70), category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_color(dpg.mvPlotCol_MarkerOutline, (235, 70, 70), category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 5, category=dpg.mvThemeCat_Plots)
+            self._fail_theme_id = theme
+        return self._fail_theme_id
 
     def _redraw(self) -> None:
         """Refresh every series with the visible window, decimated; set each plot's axes."""
@@ -300,6 +322,10 @@ class PlotPanel:
         for unit, (_, x_axis, y_axis) in self._plots.items():
             if unit in self._event_lines:
                 dpg.set_value(self._event_lines[unit], [marks])
+            if unit in self._fail_marks:
+                pts = [(t_f, v) for name, t_f, v in self._failures
+                       if self._series_unit.get(name) == unit and t0 <= t_f <= end]
+                dpg.set_value(self._fail_marks[unit], [[p[0] for p in pts], [p[1] for p in pts]])
             if self._paused:
                 # Frozen: the axes stay where they are and belong to the user (zoom, pan).
                 dpg.set_axis_limits_auto(x_axis)

@@ -125,6 +125,7 @@ class Requirement:
         self.passed = True  # holds so far (False from the step it fails)
         self.decided = False  # the window is over (or the run ended): ``passed`` is final
         self.first_violation: float | None = None  # simulated time (s) of the first failing step
+        self.violation_value: float | None = None  # the signal's value then
         self._lo, self._hi = math.inf, -math.inf
         self._last = math.nan
         self._last_t: float | None = None
@@ -146,11 +147,11 @@ class Requirement:
             if v < self._lo:
                 self._lo = v
                 if self.min is not None and v < self.min and self.passed:
-                    event = self._fail(t, "min")
+                    event = self._fail(t, "min", v)
             if v > self._hi:
                 self._hi = v
                 if self.max is not None and v > self.max and self.passed:
-                    event = self._fail(t, "max")
+                    event = self._fail(t, "max", v)
             self._last, self._last_t = v, t
         if t >= self._last_from:
             return self._decide() or event
@@ -160,9 +161,10 @@ class Requirement:
         """Decide at the run's end (a window still open ends with the run); returns the event."""
         return 0 if self.decided else self._decide()
 
-    def _fail(self, t: float | None, bound: str) -> int:
+    def _fail(self, t: float | None, bound: str, v: float | None = None) -> int:
         self.passed = False
         self.first_violation = t
+        self.violation_value = v
         self._failed_bound = bound
         return FAILED
 
@@ -171,7 +173,7 @@ class Requirement:
         if self._n == 0:
             return self._fail(None, "") if self.passed else 0
         if self.final is not None and self.passed and abs(self._last - self.final) > (self.tolerance or 0.0):
-            return self._fail(self._last_t, "final")
+            return self._fail(self._last_t, "final", self._last)
         return PASSED if self.passed else 0
 
     # --- what decides it ---------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""What the panel shows: the immutable snapshot the simulation publishes about every frame,
+and the small records inside it (loads, proximities, params, actuators, requirements, the model,
+the timeline). Part of the command channel (``mjrig.commands`` re-exports every name), so the same
+objects cross a thread queue or a process pipe."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["RunState", "Snapshot", "LoadInfo", "ProximityInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
+           "RequirementInfo", "TimelineInfo"]
+
+
+class RunState(str, enum.Enum):
+    """The one run-state machine: commands only request transitions."""
+
+    RUNNING = "running"
+    PAUSED = "paused"
+    STOPPED = "stopped"   # no model loaded
+    ERROR = "error"       # diverged or failed; paused until reset
+
+
+@dataclass(frozen=True)
+class LoadInfo:
+    name: str
+    kind: str
+    active: bool
+    spec: dict
+    force: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class ProximityInfo:
+    name: str
+    distance: float
+    below: bool
+    spec: dict
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    value: float
+    min: float | None
+    max: float | None
+    unit: str
+
+
+@dataclass(frozen=True)
+class ActuatorInfo:
+    """An actuator of the model: its input now, its ctrlrange (None: unlimited) and what drives it
+    (``control``: the scenario value, e.g. a param's name; None: nothing of the rig)."""
+
+    name: str
+    ctrl: float
+    range: tuple[float, float] | None
+    control: str | None = None
+
+
+@dataclass(frozen=True)
+class TimelineInfo:
+    """What a timeline slider needs: the kept range ``start``..``end`` and the ``cursor`` (s,
+    simulated); ``scrubbed``: the view shows a past instant (Play branches from it); ``branches``
+    counts branches so far and ``branch_time`` is the last one's time (plots drop their rows after
+    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``), ``start``..``end``
+    is then the recording's range."""
+
+    start: float = 0.0
+    end: float = 0.0
+    cursor: float = 0.0
+    scrubbed: bool = False
+    rows: int = 0
+    nbytes: int = 0
+    max_seconds: float = 0.0
+    max_megabytes: float = 0.0
+    branches: int = 0
+    branch_time: float | None = None
+    replay: bool = False
+    recording: str = ""   # the recording replayed
+    compare: str = ""     # the recording compared with ("": none)
+    ghost: bool = False   # the compared one is of the same model: draw its bodies too
+
+
+@dataclass(frozen=True)
+class RequirementInfo:
+    """A requirement's live state: ``passed`` so far (final once ``decided``), the observed
+    ``value`` that decides it and its ``limit``, and the first violation (simulated s, and the
+    signal's value then) or None."""
+
+    name: str
+    signal: str
+    bound: str
+    passed: bool
+    decided: bool
+    value: float | None
+    limit: float | None
+    first_violation: float | None
+    violation_value: float | None
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
+
+    path: str = ""
+    bodies: tuple[str, ...] = ()
+    joints: tuple[str, ...] = ()
+    sites: tuple[str, ...] = ()
+    geoms: tuple[str, ...] = ()
+    sensors: tuple[str, ...] = ()
+    cameras: tuple[str, ...] = ()     # view choices: "free", "tracking", then the model's cameras
+    timestep: float = 0.0
+    nq: int = 0
+    nv: int = 0
+    nu: int = 0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the panel shows, published by the simulation about every frame. Immutable."""
+
+    state: RunState = RunState.STOPPED
+    time: float = 0.0
+    realtime_factor: float = 0.0
+    speed: float = 1.0
+    model: ModelInfo = field(default_factory=ModelInfo)
+    loads: tuple[LoadInfo, ...] = ()
+    proximities: tuple[ProximityInfo, ...] = ()
+    params: tuple[ParamInfo, ...] = ()
+    recording_path: str | None = None
+    recording_rows: int = 0
+    recording_bytes: int = 0
+    recording_error: str | None = None
+    video_path: str | None = None
+    selection: str | None = None
+    error: str | None = None
+    messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
+    signals: tuple[str, ...] = ()
+    steps: int = 0
+    interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
+    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
+    recording_plan: dict[str, Any] = field(default_factory=dict)  # the rig's [recording] table
+    source: str = ""                   # the file opened: a scenario, or the bare model
+    dirty: bool = False                # rig edits not saved in a scenario yet
+    pending_open: str | None = None    # a file waiting for the unsaved-edits question
+    quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
+    units: dict[str, str] = field(default_factory=dict)  # signal -> unit
+    events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
+    actuators: tuple[ActuatorInfo, ...] = ()
+    requirements: tuple[RequirementInfo, ...] = ()
+    snapshot_path: str | None = None   # the last state snapshot taken or restored
+    timeline: TimelineInfo = field(default_factory=TimelineInfo)
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,52 @@
+"""Requirements as a person sets them: tick a signal in the plots, add a requirement on it from
+the Requirements panel, and watch its badge turn red at the violation, marked on the plot."""
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+
+from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_plots import _click_node
+
+
+def _text(app: App, pattern: str):
+    return next((it for it in app.items() if re.fullmatch(pattern, it.get("text", ""))), None)
+
+
+def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, home=tmp_path)  # the spring-mass rig: its gap closes to 0.05 m on the first swings
+    try:
+        _click_node(app, "gap", "mvTreeNode")
+        _click_node(app, "distance", "mvCheckbox")
+        app.click("Requirements")
+        app.type_into("requirement name", "keeps_clear")
+        app.type_into(">= min", "0.06")
+        app.click("Add requirement")
+        time.sleep(1.0)
+        desktop.screenshot("requirement_added")
+        wait_for(lambda: _text(app, "keeps_clear"), what="the requirement's row")
+        app.click("Reset")  # from the start, where the gap first closes in at about 0.19 s
+        badge = wait_for(lambda: _text(app, "FAIL"), what="the FAIL badge", timeout=20)
+        failed_at = wait_for(lambda: _text(app, r"t = [0-9.]+ s"), what="the first failure's time")
+        t_fail = float(failed_at["text"].split()[2])
+        assert 0.05 < t_fail < 0.19, failed_at  # before the 0.05 m threshold crossing (0.19 s)
+        time.sleep(0.5)
+        px, py, _, _ = desktop.client_rect(app.panel)
+        img = desktop.grab(app.panel)
+        x, y, w, h = badge["rect"]
+        patch = img[y:y + h, x:x + w, :3].reshape(-1, 3).astype(int)
+        red = ((patch[:, 0] > 180) & (patch[:, 1] < 110) & (patch[:, 2] < 110)).sum()
+        assert red > 10, f"the FAIL badge is not red ({red} red pixels)"
+        said = re.search(r"requirement 'keeps_clear' failed at t=(0\.1[0-9]*) s \(Proximities/gap:distance was "
+                         r"([0-9.]+); wanted >= 0\.06\)", app.output())
+        assert said and float(said.group(1)) == t_fail and float(said.group(2)) < 0.06, app.output()
+        desktop.screenshot("requirement_failed")
+    finally:
+        desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
+        desktop.x("xdotool", "key", "alt+F4")
+        app.click("Quit without saving")  # the requirement is an unsaved edit of the rig
+        assert app.proc.wait(30) == 0, app.output()
+        desktop.close()

@@ -1,0 +1,99 @@
+"""Requirements: each one's live pass/fail badge, and a form to add one on a plotted signal."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+
+__all__ = ["RequirementsPanel"]
+
+PASS, FAIL, OPEN = (90, 200, 110), (235, 70, 70), (200, 200, 120)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.5g}"
+
+
+class RequirementsPanel:
+    """A row per requirement: name, signal, bound, observed value, badge (PASS / FAIL, or "holds"
+    while its window is open) and the first violation's time; ``x`` removes it. The form adds one
+    (AddRequirement) on a signal picked from ``ticked()`` (the plotted signals) or any signal."""
+
+    def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]]) -> None:
+        self.submit = submit
+        self.ticked = ticked
+        self._table: int | str = 0
+        self._rows: dict[str, tuple[int | str, int | str, int | str]] = {}
+        self._key: tuple = ()
+        self._signal: int | str = 0
+        self._inputs: dict[str, int | str] = {}
+        self._choices: list[str] = []
+        self._ticked: list[str] = []
+
+    def build(self, parent: int | str) -> None:
+        self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
+                                    borders_innerH=True, row_background=True)
+        for label in ("name", "signal", "wanted", "value", "state", "first failure", ""):
+            dpg.add_table_column(label=label, parent=self._table)
+        dpg.add_separator(parent=parent)
+        self._signal = dpg.add_combo([], parent=parent, width=-1, label="##signal")
+        with dpg.tooltip(self._signal):
+            dpg.add_text("the signal to check: the plotted ones first (tick them in the plots' tree), then all")
+        bounds = dpg.add_group(parent=parent, horizontal=True)
+        for key, hint, width in (("min", ">= min", 70), ("max", "<= max", 70), ("final", "final", 70),
+                                 ("tolerance", "± tol", 60)):
+            self._inputs[key] = dpg.add_input_text(parent=bounds, hint=hint, width=width)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._inputs["name"] = dpg.add_input_text(parent=row, hint="requirement name", width=160)
+        add = dpg.add_button(label="Add requirement", parent=row, callback=self._on_add)
+        with dpg.tooltip(add):
+            dpg.add_text("check the signal at every step from now on: >= min, <= max, final ± tol")
+
+    def _on_add(self) -> None:
+        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": dpg.get_value(self._signal)}
+        try:
+            for key in ("min", "max", "final", "tolerance"):
+                text = dpg.get_value(self._inputs[key]).strip()
+                if text:
+                    spec[key] = float(text)
+        except ValueError:
+            return
+        self.submit(C.AddRequirement(spec))
+
+    def _on_remove(self, sender: int, app_data: object, name: str) -> None:
+        self.submit(C.RemoveRequirement(name))
+
+    def update(self, snap: C.Snapshot) -> None:
+        ticked = self.ticked()
+        choices = ticked + [s for s in snap.signals if s not in ticked]
+        if choices != self._choices:
+            self._choices = choices
+            dpg.configure_item(self._signal, items=choices)
+            if ticked and ticked != self._ticked:  # a signal just ticked in the plots: offer it
+                dpg.set_value(self._signal, ticked[-1])
+            elif dpg.get_value(self._signal) not in choices:
+                dpg.set_value(self._signal, choices[0] if choices else "")
+        self._ticked = ticked
+        key = tuple((r.name, r.signal, r.bound) for r in snap.requirements)
+        if key != self._key:
+            self._key = key
+            for row in dpg.get_item_children(self._table, 1) or []:
+                dpg.delete_item(row)
+            self._rows.clear()
+            for r in snap.requirements:
+                with dpg.table_row(parent=self._table):
+                    dpg.add_text(r.name)
+                    dpg.add_text(r.signal.split("/", 1)[-1])
+                    dpg.add_text(r.bound)
+                    value, badge, failed = dpg.add_text(""), dpg.add_text(""), dpg.add_text("")
+                    dpg.add_button(label="x", callback=self._on_remove, user_data=r.name)
+                self._rows[r.name] = (value, badge, failed)
+        for r in snap.requirements:
+            value, badge, failed = self._rows[r.name]
+            dpg.set_value(value, _fmt(r.value))
+            text, colour = (("PASS", PASS) if r.decided else ("holds", OPEN)) if r.passed else ("FAIL", FAIL)
+            dpg.set_value(badge, text)
+            dpg.configure_item(badge, color=colour)
+            dpg.set_value(failed, "-" if r.first_violation is None else f"t = {r.first_violation:.4g} s")
