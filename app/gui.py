@@ -68,10 +68,12 @@ class PanelApp:
         from mjrig.widgets.requirements_panel import RequirementsPanel
         from mjrig.widgets.rig_panel import RigPanel
         from mjrig.widgets.sim_panel import SimPanel
+        from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
 
         submit = self.client.submit
         model_panel = ModelPanel(submit, recent=RecentFiles())
-        self.plot, log = PlotPanel(), LogPanel()
+        self.plot, log = PlotPanel(below=TIMELINE_HEIGHT), LogPanel()
+        timeline = TimelineBar(submit, plot=self.plot)
         sections = [
             ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
@@ -102,9 +104,10 @@ class PanelApp:
                 panel.build(header)
                 self.panels.append(panel)
             self.plot.build(plot_area)
+            timeline.build(plot_area)
             dpg.add_text("Status", parent=log_area)
             log.build(log_area)
-            self.panels += [self.plot, log]
+            self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(main, True)
 
     def _on_close_request(self) -> None:

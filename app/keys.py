@@ -46,7 +46,8 @@ class Binding:
 
 BINDINGS: tuple[Binding, ...] = (
     Binding("pause", "space", "pause / run"),
-    Binding("step", "right", "one step (pauses)"),
+    Binding("step", "right", "one step forward (pauses; through the kept history when scrubbed back)"),
+    Binding("step_back", "left", "one kept instant back in the history (pauses)"),
     Binding("slower", "minus", "slower (10x ... 0.1x)"),
     Binding("faster", "equal", "faster (0.1x ... 10x, then as fast as possible)"),
     Binding("reset", "ctrl+backspace", "reset to the initial state"),

@@ -28,7 +28,8 @@ __all__ = ["SimThread", "ACTIONS", "run_headless_frames"]
 
 ACTIONS: dict[str, Any] = {
     "pause": C.TogglePause,
-    "step": lambda: C.StepOnce(1),
+    "step": lambda: C.StepHistory(+1),
+    "step_back": lambda: C.StepHistory(-1),
     "slower": lambda: C.ChangeSpeed(-1),
     "faster": lambda: C.ChangeSpeed(+1),
     "reset": C.Reset,

@@ -9,6 +9,8 @@ bucket) to at most ``max_points`` points, so drawing cost does not grow with the
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import dearpygui.dearpygui as dpg
 
@@ -33,7 +35,8 @@ class PlotPanel:
     and the next ``update`` applies it (at most one redraw per ``update``).
     """
 
-    def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000) -> None:
+    def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000,
+                 below: int = 0) -> None:
         if not window_s > 0:
             raise ValueError(f"window_s must be > 0 s, got {window_s!r} (e.g. 10.0)")
         if history_rows < 2:
@@ -67,6 +70,10 @@ class PlotPanel:
         self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
         self._fail_marks: dict[str, int | str] = {}   # unit -> its plot's failure markers
         self._fail_theme_id: int | str | None = None
+        self._below = below                 # pixels left under the plots (the timeline bar)
+        self._cursor: float | None = None   # a past instant shown (s), marked on every plot
+        self._cursor_lines: dict[str, int | str] = {}
+        self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
         self._filter_input: int | str | None = None
         self._window_input: int | str | None = None
         self._autofit_box: int | str | None = None
@@ -89,8 +96,8 @@ class PlotPanel:
                 with dpg.group(width=_TREE_WIDTH):
                     self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
                                                             default_value=self._filter, callback=self._on_filter)
-                    self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1)
-                self._plot_box = dpg.add_child_window(width=-1, height=-1, border=False)
+                    self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1 - self._below)
+                self._plot_box = dpg.add_child_window(width=-1, height=-1 - self._below, border=False)
                 self._hint = dpg.add_text("tick signals in the tree to plot them; one plot per unit",
                                           parent=self._plot_box, color=(150, 150, 150), wrap=0)
         self._tree_stale = self._view_stale = True
@@ -252,6 +259,7 @@ class PlotPanel:
             dpg.delete_item(self._plots.pop(unit)[0])
             self._event_lines.pop(unit, None)
             self._fail_marks.pop(unit, None)
+            self._cursor_lines.pop(unit, None)
         for unit in units:
             if unit not in self._plots:
                 with dpg.plot(label=unit or "(no unit)", no_title=True, width=-1, height=160,
@@ -264,6 +272,10 @@ class PlotPanel:
                     # a failed requirement's first violation, on its signal's line
                     self._fail_marks[unit] = dpg.add_scatter_series([], [], label="failed", parent=y)
                     dpg.bind_item_theme(self._fail_marks[unit], self._fail_theme())
+                    self._cursor_lines[unit] = dpg.add_inf_line_series([], label="cursor", parent=y)
+                with dpg.item_handler_registry() as handlers:
+                    dpg.add_item_clicked_handler(callback=self._on_plot_click)
+                dpg.bind_item_handler_registry(plot, handlers)
                 self._plots[unit] = (plot, x, y)
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
@@ -285,6 +297,25 @@ class PlotPanel:
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
         dpg.set_value(self._pause_box, self._paused)
+
+    def set_cursor(self, t: float | None) -> None:
+        """Mark simulated time ``t`` (s) on every plot (None: no mark, the run is live)."""
+        if t != self._cursor:
+            self._cursor = t
+            self._view_stale = True
+
+    def values_at(self, t: float) -> list[tuple[str, float]]:
+        """Each checked signal's value at the last row at or before ``t`` (s)."""
+        names = list(self._checked)
+        times, values = self.history.window(t - self._window_s, t + 1e-9, names)
+        if not len(times):
+            return []
+        return [(n, float(values[-1, j])) for j, n in enumerate(names)]
+
+    def _on_plot_click(self, sender: int | str, app_data: object) -> None:
+        if self.on_time_click is not None:
+            x, _ = dpg.get_plot_mouse_pos()
+            self.on_time_click(float(x))
 
     def _fail_theme(self) -> int | str:
         """Red filled markers, made once."""
@@ -322,6 +353,8 @@ class PlotPanel:
         for unit, (_, x_axis, y_axis) in self._plots.items():
             if unit in self._event_lines:
                 dpg.set_value(self._event_lines[unit], [marks])
+            if unit in self._cursor_lines:
+                dpg.set_value(self._cursor_lines[unit], [[self._cursor] if self._cursor is not None else []])
             if unit in self._fail_marks:
                 pts = [(t_f, v) for name, t_f, v in self._failures
                        if self._series_unit.get(name) == unit and t0 <= t_f <= end]

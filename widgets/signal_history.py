@@ -46,8 +46,9 @@ class SignalHistory:
     """Bounded ring of the last ``capacity`` telemetry rows, all columns, float64 (NaN = no value).
 
     Memory is ``capacity`` x number of columns, whatever the run length. A column first seen in a
-    later block is added at the end and is NaN for the older rows. A block whose time is earlier
-    than the last stored row (a reset, or another model) starts a new history.
+    later block is added at the end and is NaN for the older rows. A block that starts at or
+    before the last stored row replaces the rows from its first time on (a run branched from a
+    past instant), or all of them when it starts before the first (a reset, another model).
     """
 
     def __init__(self, capacity: int) -> None:
@@ -81,9 +82,9 @@ class SignalHistory:
                              "including 'time'")
         if not len(block):
             return
-        last = self.last_time()
-        if last is not None and block[0, columns.index("time")] < last:
-            self.clear()
+        last, first_t = self.last_time(), float(block[0, columns.index("time")])
+        if last is not None and first_t <= last:
+            self._drop_from(first_t)  # a branch from a past instant: its old future goes
         cols = [self._column(name) for name in columns]
         block = block[-self.capacity:]
         n, cap = len(block), self.capacity
@@ -107,6 +108,15 @@ class SignalHistory:
             if c is not None:
                 out[:, j] = self._buf[rows, c]
         return t[lo:hi], out
+
+    def _drop_from(self, t: float) -> None:
+        """Forget the rows at or after ``t`` (s); all of them if ``t`` is before the first."""
+        times = self._ordered(self._index["time"])
+        keep = int(np.searchsorted(times, t, "left"))
+        if keep == 0:
+            self.clear()
+        else:
+            self._count = keep
 
     def _ordered(self, c: int) -> np.ndarray:
         """Column ``c`` oldest-first."""

@@ -1,0 +1,109 @@
+"""One timeline for the 3D view and the plots, as a person uses it: drag the timeline slider
+back, step with the keys, read the plotted value at the cursor, Play from there (a branch), and
+replay the recording with ``mjrig RECORDING.parquet``."""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+
+from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_plots import _click_node
+
+
+def _text(app: App, pattern: str):
+    return next((it for it in app.items() if re.fullmatch(pattern, it.get("text", ""))), None)
+
+
+def _time(app: App) -> float:
+    return float(_text(app, r"t = .*")["text"].split()[2])
+
+
+def _slider(app: App):
+    px, py, _, _ = app.desktop.client_rect(app.panel)
+    hit = next(it for it in app.items() if it["label"] == "timeline" and it["type"] == "mvSliderDouble")
+    x, y, w, h = hit["rect"]
+    return px + x, py + y, w, h
+
+
+def _drag_to(app: App, fraction: float) -> None:
+    """Press on the slider's grab, move along it and let go, as a person drags it."""
+    x, y, w, h = _slider(app)
+    d = app.desktop
+    d.x("xdotool", "mousemove", "--sync", str(x + w - 6), str(y + h // 2), check=True)  # the grab sits at the end
+    d.x("xdotool", "mousedown", "1", check=True)
+    for f in np.linspace(0.97, fraction, 8):
+        d.x("xdotool", "mousemove", "--sync", str(x + int(w * f)), str(y + h // 2), check=True)
+        time.sleep(0.05)
+    d.x("xdotool", "mouseup", "1", check=True)
+    time.sleep(0.8)
+
+
+def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, home=tmp_path)  # the spring-mass rig
+    runs = tmp_path / "work" / "runs"
+    try:
+        _click_node(app, "gap", "mvTreeNode")
+        _click_node(app, "distance", "mvCheckbox")
+        app.click("Start recording")
+        time.sleep(3.0)
+        _drag_to(app, 0.4)
+        wait_for(lambda: _text(app, "paused"), what="the run to pause when the timeline is dragged")
+        t_back = _time(app)
+        shown = wait_for(lambda: _text(app, r"gap:distance [-0-9.e]+"), what="the value at the cursor")
+        value_back = float(shown["text"].split()[1])
+        assert 0.5 < t_back < 2.5, t_back
+        view_back = desktop.grab(app.viewer)
+        desktop.screenshot("timeline_scrubbed")
+        app.key("Left")
+        app.key("Left")
+        app.key("Right")
+        app.key("Right")  # two instants back and forward again: the same instant, the same view
+        time.sleep(0.8)
+        assert abs(_time(app) - t_back) < 1e-9
+        again = desktop.grab(app.viewer)
+        assert (np.abs(again.astype(int) - view_back.astype(int)).max(axis=2) > 24).mean() < 0.001
+        app.key("space")  # Play from the past instant: a branch
+        time.sleep(1.5)
+        app.click("Stop recording")
+        branch = wait_for(lambda: next(iter(runs.glob("*-branch-*.parquet")), None), what="the branch recording",
+                          timeout=30)
+        main = runs / "spring_mass.parquet"
+        wait_for(main.exists, what="the first recording")
+        first = pl.read_parquet(main)
+        row = first.filter((pl.col("time") - t_back).abs() < 1e-9)
+        assert len(row) == 1, f"no recorded row at t = {t_back}"
+        assert abs(row["Proximities/gap:distance"][0] - value_back) < 1e-4 * max(1.0, abs(value_back))
+        b = wait_for(lambda: _read(branch), what="the branch readable")
+        assert abs(b["time"][0] - t_back) < 1e-9, (b["time"][0], t_back)
+        meta = pq.read_schema(branch).metadata
+        said = json.loads(meta[b"mjrig.branched_from"])
+        assert abs(said["time"] - t_back) < 1e-9 and said["recording"].endswith("spring_mass.parquet"), said
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+    # the recording replays in the app, on the same timeline
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, main, home=tmp_path / "replay")
+    try:
+        wait_for(lambda: desktop.title(app.viewer).endswith("spring_mass"), what="the replayed model")
+        time.sleep(1.0)
+        _drag_to(app, 0.3)
+        time.sleep(0.8)
+        assert _time(app) < 0.6 * float(first["time"][-1]), _time(app)
+        desktop.screenshot("timeline_replay")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+def _read(path):
+    try:
+        return pl.read_parquet(path)
+    except Exception:
+        return None

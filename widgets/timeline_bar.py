@@ -1,0 +1,90 @@
+"""The timeline under the plots: one slider over the kept history for the 3D view and the plots."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+from mjrig.widgets.plot_panel import PlotPanel
+
+__all__ = ["TimelineBar", "HEIGHT"]
+
+HEIGHT = 58
+"""Pixels the bar takes under the plots."""
+
+
+class TimelineBar:
+    """Dragging the slider (or clicking a plot) pauses the run and shows that instant in the 3D view
+    (Scrub) with a cursor on every plot and the plotted signals' values there; ``<``/``>`` (and the
+    Left/Right keys in the 3D view) step one kept instant. Play from a past instant branches. The
+    history's length and memory limits are set here too (SetHistoryLimit)."""
+
+    def __init__(self, submit: Callable[[C.Command], None], *, plot: PlotPanel) -> None:
+        self.submit = submit
+        self.plot = plot
+        plot.on_time_click = self._on_time
+        self._slider: int | str = 0
+        self._range: int | str = 0
+        self._values: int | str = 0
+        self._seconds: int | str = 0
+        self._megabytes: int | str = 0
+        self._limits: tuple[float, float] = (0.0, 0.0)
+
+    def build(self, parent: int | str) -> None:
+        row = dpg.add_group(parent=parent, horizontal=True)
+        for label, direction, tip in (("<", -1, "one kept instant back (Left in the 3D view)"),
+                                      (">", +1, "one instant forward (Right in the 3D view)")):
+            button = dpg.add_button(label=label, parent=row, callback=self._on_step, user_data=direction)
+            with dpg.tooltip(button):
+                dpg.add_text(tip)
+        self._slider = dpg.add_slider_double(label="timeline", parent=row, width=-330, format="t = %.4f s",
+                                             callback=self._on_drag)
+        with dpg.tooltip(self._slider):
+            dpg.add_text("drag to go back in time: the run pauses and the 3D view and plots show that "
+                         "instant; Play goes on from there (a branch)", wrap=360)
+        self._range = dpg.add_text("", parent=row, color=(150, 150, 150))
+        row2 = dpg.add_group(parent=parent, horizontal=True)
+        self._seconds = dpg.add_input_double(label="s", parent=row2, width=70, format="%.0f", step=0,
+                                             on_enter=True, callback=self._on_limit)
+        self._megabytes = dpg.add_input_double(label="MB kept", parent=row2, width=70, format="%.0f", step=0,
+                                               on_enter=True, callback=self._on_limit)
+        self._values = dpg.add_text("", parent=row2)
+
+    # --- callbacks -------------------------------------------------------------------------------
+    def _on_drag(self, sender: int | str, value: float) -> None:
+        self.submit(C.Scrub(float(value)))
+
+    def _on_time(self, t: float) -> None:
+        self.submit(C.Scrub(t))
+
+    def _on_step(self, sender: int | str, app_data: object, direction: int) -> None:
+        self.submit(C.StepHistory(direction))
+
+    def _on_limit(self) -> None:
+        seconds, mb = dpg.get_value(self._seconds), dpg.get_value(self._megabytes)
+        if seconds > 0 and mb > 0:
+            self.submit(C.SetHistoryLimit(seconds, mb))
+
+    def update(self, snap: C.Snapshot) -> None:
+        tl = snap.timeline
+        lo, hi = tl.start, max(tl.end, tl.start + 1e-9)
+        dpg.configure_item(self._slider, min_value=lo, max_value=hi)
+        if not dpg.is_item_active(self._slider):
+            dpg.set_value(self._slider, tl.cursor)
+        what = "recording" if tl.replay else f"{tl.rows} states, {tl.nbytes / 2**20:.1f} MB"
+        dpg.set_value(self._range, f"{tl.start:.3f} ... {tl.end:.3f} s ({what})")
+        if (tl.max_seconds, tl.max_megabytes) != self._limits:
+            self._limits = (tl.max_seconds, tl.max_megabytes)
+            dpg.set_value(self._seconds, tl.max_seconds)
+            dpg.set_value(self._megabytes, tl.max_megabytes)
+        dpg.configure_item(self._seconds, show=not tl.replay)
+        dpg.configure_item(self._megabytes, show=not tl.replay)
+        shown = tl.cursor if (tl.scrubbed or tl.replay) else None
+        self.plot.set_cursor(shown)
+        if shown is None:
+            dpg.set_value(self._values, "live")
+        else:
+            values = self.plot.values_at(shown)
+            dpg.set_value(self._values, "   ".join(f"{n.split('/', 1)[-1]} {v:.5g}" for n, v in values)
+                          or f"t = {shown:.4f} s")
