@@ -74,7 +74,7 @@ def truncated_normal(u: float, *, mean: float, std: float, low: float, high: flo
     a, b = (low - mean) / std, (high - mean) / std
     flip = a > 0  # both ends above the mean: mirror, where the CDF is small and precise
     if flip:
-        a, b = -b, -a
+        a, b, u = -b, -a, 1.0 - u  # mirrored: the same quantile from the other end
     pa, pb = _STD.cdf(a), _STD.cdf(b)
     p = pa + u * (pb - pa)
     p = min(max(p, 1e-300), 1 - 1e-16)
