@@ -1,12 +1,14 @@
 """``mjrig sweep``: run a scenario's ``[sweep]`` as many trials, locally or on Ray, resumably.
 
-Results. Each finished trial is written at once as a one-row Parquet file
-``RESULTS.parquet.parts/trial-<n>.parquet`` (atomically: a temp file renamed), next to a
-``sweep.json`` that fingerprints the sweep (scenario text, model SHA-256, seed, trials per point,
-duration). When every trial is there they are merged, sorted by trial, into RESULTS.parquet and
-the folder is removed. A sweep killed at any moment (even SIGKILL) and started again with the
-same command finds the folder, keeps the trials it holds and runs only the missing ones; a folder
-of a *different* sweep is refused (one line, exit 2) rather than mixed in.
+Results. Each finished trial is appended at once as one JSON line to
+``RESULTS.parquet.parts/trials.jsonl`` (floats written exactly: JSON keeps a float64's shortest
+repr), next to a ``sweep.json`` that fingerprints the sweep (scenario text, model SHA-256, seed,
+trials per point, duration). When every trial is there they are merged, sorted by trial, into
+RESULTS.parquet and the folder is removed. A sweep killed at any moment (even SIGKILL: at worst
+the last line is cut short, and is dropped) and started again with the same command finds the
+folder, keeps the trials it holds and runs only the missing ones; a folder of a *different*
+sweep is refused (one line, exit 2) rather than mixed in. (One Parquet file per trial was tried
+first: writing and re-reading it cost the driver 11 ms a trial, more than a 1 s spring-mass trial.)
 
 The rows hold no wall time, so the same scenario and seed give the same file contents whatever
 the number of workers, their scheduling, or Ray.
@@ -39,6 +41,7 @@ from mjrig.sweep_trial import STATUSES, SweepJob, TrialRunner, init_worker, run_
 __all__ = ["SweepOutcome", "run_sweep", "row_schema", "parts_dir", "default_workers"]
 
 FINGERPRINT = "sweep.json"
+LOG = "trials.jsonl"
 RowSink = Callable[[dict[str, Any]], None]
 
 
@@ -112,21 +115,26 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     parts = parts_dir(out)
     done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
     todo = [i for i in range(spec.total) if i not in done]
+    log = open(parts / LOG, "a", encoding="utf-8")
     if on_start is not None:
         on_start(spec.total, spec.total - len(todo))
     if job.record_dir is not None:
         Path(job.record_dir).mkdir(parents=True, exist_ok=True)
 
     def keep(row: dict[str, Any]) -> None:
-        _write_part(parts, row, schema)
+        log.write(json.dumps(row) + "\n")
+        log.flush()  # in the kernel's hands: a SIGKILL of this process loses nothing written
         if progress is not None:
             progress(row)
 
-    if ray is not None:
-        from mjrig.sweep_ray import run_on_ray
-        run_on_ray(job, todo, keep, address=ray)
-    else:
-        run_local(job, todo, keep, workers=workers or default_workers())
+    try:
+        if ray is not None:
+            from mjrig.sweep_ray import run_on_ray
+            run_on_ray(job, todo, keep, address=ray)
+        else:
+            run_local(job, todo, keep, workers=workers or default_workers())
+    finally:
+        log.close()
     meta["mjrig.sweep"] = _sweep_toml(sc, spec)
     counts = _merge(parts, out, schema, meta, spec.total)
     return SweepOutcome(out, spec.total, todo, counts)
@@ -144,6 +152,8 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) ->
         return
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
+        ctx.set_forkserver_preload(["mjrig.sweep_trial", "mjrig.rig_builder"])
     pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker, initargs=(job,))
     try:
         pending: set[cf.Future] = set()
@@ -198,13 +208,7 @@ def _open_parts(parts: Path, fingerprint: dict[str, Any]) -> set[int]:
         if found != fingerprint:
             raise ConfigError(f"{parts} holds the unfinished results of a different sweep (other scenario, seed "
                               f"or trials): run that sweep's command to finish it, or delete the folder")
-        done = set()
-        for p in parts.glob("trial-*.parquet"):
-            try:
-                done.add(int(p.name[len("trial-"):-len(".parquet")]))
-            except ValueError:
-                continue
-        return done
+        return set(_read_log(parts, repair=True))
     try:
         parts.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_name(FINGERPRINT + ".tmp")
@@ -215,18 +219,38 @@ def _open_parts(parts: Path, fingerprint: dict[str, Any]) -> set[int]:
     return set()
 
 
-def _write_part(parts: Path, row: dict[str, Any], schema: pa.Schema) -> None:
-    table = pa.Table.from_pylist([row], schema=schema)
-    target = parts / f"trial-{row['trial']}.parquet"
-    tmp = target.with_name(target.name + ".tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, target)
+def _read_log(parts: Path, *, repair: bool = False) -> dict[int, dict[str, Any]]:
+    """The rows in ``parts``' log by trial. ``repair`` cuts a last line a kill left unfinished
+    (so the next row starts on a line of its own)."""
+    log = parts / LOG
+    try:
+        text = log.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    rows: dict[int, dict[str, Any]] = {}
+    good = 0
+    for line in text.splitlines(keepends=True):
+        try:
+            if not line.endswith("\n"):
+                raise ValueError("cut short")
+            row = json.loads(line)
+        except ValueError:
+            break
+        rows[int(row["trial"])] = row
+        good += len(line.encode("utf-8"))
+    if repair and good < len(text.encode("utf-8")):
+        with open(log, "r+b") as f:
+            f.truncate(good)
+    return rows
 
 
 def _merge(parts: Path, out: Path, schema: pa.Schema, meta: dict[str, str], total: int) -> dict[str, int]:
     """Every part, sorted by trial, into ``out`` with ``meta``; the parts folder goes."""
-    tables = [pq.read_table(parts / f"trial-{i}.parquet", schema=schema) for i in range(total)]
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    rows = _read_log(parts)
+    missing = [i for i in range(total) if i not in rows]
+    if missing:
+        raise MjrigError(f"trial {missing[0]} of {total} has no result in {parts}; run the same command again")
+    table = pa.Table.from_pylist([rows[i] for i in range(total)], schema=schema)
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
     tmp = out.with_name(out.name + ".tmp")
     pq.write_table(table, tmp, compression="zstd")

@@ -6,6 +6,7 @@ site, here undamped), so a trial's period is 2π√(m/k).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -55,6 +56,16 @@ def write_scenario(folder: Path, sweep: str, *, record: bool = False, name: str 
     path = folder / name
     path.write_text(BASE + (RECORDING if record else "") + "\n" + sweep, encoding="utf-8")
     return path
+
+
+def done_trials(parts: Path, *, which: bool = False):
+    """How many trials (``which``: which ones) an unfinished sweep's parts folder holds."""
+    try:
+        lines = (parts / "trials.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    except FileNotFoundError:
+        lines = []
+    trials = [json.loads(ln)["trial"] for ln in lines if ln.endswith("\n")]
+    return trials if which else len(trials)
 
 
 def ray_env() -> dict[str, str]:

@@ -18,7 +18,7 @@ from mjrig.scenario import load_scenario
 from mjrig.sweep_run import parts_dir, run_sweep
 from mjrig.sweep_spec import truncated_normal
 from mjrig.sweep_trial import SweepJob, TrialRunner
-from tests.sweep_util import ray_env, ray_head, write_scenario
+from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
 
 MC = """[sweep]
 seed = 11
@@ -103,12 +103,14 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = parts_dir(out)
     deadline = time.monotonic() + 60
-    while len(list(parts.glob("trial-*.parquet"))) < 3 and time.monotonic() < deadline and proc.poll() is None:
+    while done_trials(parts) < 3 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    done = sorted(int(p.stem.split("-")[1]) for p in parts.glob("trial-*.parquet"))
+    done = sorted(done_trials(parts, which=True))
     assert 3 <= len(done) < 12 and not out.exists()
+    with open(parts / "trials.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"trial": 11, "seed": 12')  # a row a kill cut short is dropped, not misread
     outcome = run_sweep(load_scenario(path), out=out, workers=2)
     assert sorted(outcome.ran) == [i for i in range(12) if i not in done]
     fresh = run_sweep(load_scenario(path), out=tmp_path / "fresh.parquet", workers=1)

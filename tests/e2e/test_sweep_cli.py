@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from e2e_util import Result, mjrig, mjrig_popen
-from tests.sweep_util import ray_env, ray_head, write_scenario
+from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
 
 GRID = "[sweep]\nseed = 5\ntrials = 2\n[sweep.params]\nk = { values = [100.0, 400.0] }\n" \
        'mass = { distribution = "truncated_normal", mean = 1.0, std = 0.1, low = 0.9, high = 1.1 }\n'
@@ -49,11 +49,11 @@ def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
     proc = mjrig_popen("sweep", path, "--out", out, "--workers", "1", start_new_session=True)
     parts = tmp_path / "res.parquet.parts"
     deadline = time.monotonic() + 60
-    while len(list(parts.glob("trial-*.parquet"))) < 2 and time.monotonic() < deadline and proc.poll() is None:
+    while done_trials(parts) < 2 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.01)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    done = len(list(parts.glob("trial-*.parquet")))
+    done = done_trials(parts)
     assert 2 <= done < 10
     r = mjrig("sweep", path, "--out", out, "--workers", "2")
     assert r.rc == 0, r
