@@ -13,9 +13,7 @@ Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -53,22 +51,36 @@ def timed(path: Path, out: Path, *, trials: int, **how) -> float:
     from mjrig.sweep_run import run_sweep
     sc = load_scenario(path)
     per_point = max(1, trials // sc.sweep.points)
-    t0 = time.perf_counter()
+    cpu0, t0 = time.process_time(), time.perf_counter()
     outcome = run_sweep(sc, out=out, trials=per_point, **how)
-    return outcome.total / (time.perf_counter() - t0)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    if how.get("workers", 0) > 1 or "ray" in how:
+        print(f"    (driver CPU {1000 * cpu / outcome.total:.2f} ms per trial)")
+    return outcome.total / wall
 
 
 def peak_memory(path: Path, out: Path, trials: int) -> tuple[float, float]:
-    """(driver, largest worker) peak resident memory (MiB) of a 2-worker sweep of 0.01 s trials."""
-    code = ("import json, resource, sys; from pathlib import Path; from mjrig.scenario import load_scenario; "
+    """(driver, largest worker) peak resident memory (MiB) of a 2-worker sweep of 0.01 s trials,
+    from the VmHWM of every process of the sweep's session, polled while it runs."""
+    code = ("import sys; from pathlib import Path; from mjrig.scenario import load_scenario; "
             "from mjrig.sweep_run import run_sweep; sc = load_scenario(sys.argv[1]); "
-            "run_sweep(sc, out=Path(sys.argv[2]), workers=2, trials=int(sys.argv[3]) // sc.sweep.points, duration=0.01); "
-            "print(json.dumps([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
-            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))")
-    proc = subprocess.run([sys.executable, "-c", code, str(path), str(out), str(trials)], capture_output=True,
-                          text=True, check=True)
-    me, kids = json.loads(proc.stdout.strip().splitlines()[-1])
-    return me / 1024, kids / 1024
+            "run_sweep(sc, out=Path(sys.argv[2]), workers=2, trials=int(sys.argv[3]) // sc.sweep.points, duration=0.01)")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(out), str(trials)], start_new_session=True)
+    peak: dict[int, float] = {}
+    while proc.poll() is None:
+        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3]) != proc.pid:
+                    continue  # not in the sweep's session
+                status = Path(f"/proc/{pid}/status").read_text()
+            except (OSError, IndexError, ValueError):
+                continue
+            hwm = next((float(ln.split()[1]) / 1024 for ln in status.splitlines() if ln.startswith("VmHWM:")), 0.0)
+            peak[pid] = max(peak.get(pid, 0.0), hwm)
+        time.sleep(0.05)
+    assert proc.returncode == 0
+    driver = peak.pop(proc.pid, 0.0)
+    return driver, max(peak.values(), default=0.0)
 
 
 def main() -> None:
@@ -79,6 +91,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="mjrig-sweep-bench-"))
     rigs = {"spring-mass, 1 s": write_scenario(tmp, SPRING_SWEEP),
             "humanoid + 10 springs, 1 s": humanoid_scenario(tmp)}
+    print(f"load average before: {os.getloadavg()[0]:.1f} (other work on this machine takes cores too)")
     print(f"{os.cpu_count()} cores; {args.trials} trials per figure; whole run_sweep calls (start-up and merge included)")
     rates: dict[tuple[str, str], float] = {}
     for rig, path in rigs.items():
