@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("run", "check", "recover", "models", "compare")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep")
 CHECK_FAILED = 4
 """Exit status when a requirement (run) or a tolerance (compare) failed."""
 
@@ -67,6 +67,19 @@ def _tolerance(text: str) -> float:
     return v
 
 
+def _count(least: int):
+    """An argparse type: a whole number >= ``least``."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: '{text}'") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got '{text}'")
+        return v
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="A test rig for MuJoCo models.")
     sub = p.add_subparsers(dest="command", parser_class=_ArgumentParser)
@@ -90,6 +103,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="glob on column names, e.g. 'Joints/*' (repeatable; default: every common signal)")
     cmp.add_argument("--rtol", type=_tolerance, default=1e-6, help="relative tolerance (default 1e-6)")
     cmp.add_argument("--atol", type=_tolerance, default=1e-9, help="absolute tolerance (default 1e-9)")
+    sw = sub.add_parser("sweep", help="run a scenario's [sweep] as many trials (locally or on Ray), resumable")
+    sw.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with a [sweep] section")
+    sw.add_argument("--out", type=Path, required=True, metavar="RESULTS.parquet", help="one row per trial")
+    sw.add_argument("--workers", type=_count(1), help="local processes (default: every core)")
+    sw.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
+    sw.add_argument("--trials", type=_count(1), help="trials per grid point (overrides [sweep] trials)")
+    sw.add_argument("--seed", type=_count(0), help="the sweep's seed (overrides [sweep] seed)")
+    sw.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
     return p
 
 
@@ -157,6 +178,23 @@ def _requirements_verdict(setup: RunSetup) -> int:
     if reqs:
         print(f"requirements: {len(reqs) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
     return CHECK_FAILED if failed else 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from mjrig.progress import SweepBar
+    from mjrig.sweep_run import run_sweep
+    from mjrig.targets import load_target
+    sc = load_target(args.scenario)
+    with SweepBar() as bar:
+        def started(total: int, done: int) -> None:
+            bar.start(total, done)
+            if done:
+                print(f"resuming: {done} of {total} trials already done, running {total - done}", file=sys.stderr)
+        outcome = run_sweep(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
+                            seed=args.seed, duration=args.duration, progress=bar.update, on_start=started)
+    counts = ", ".join(f"{n} {s}" for s, n in outcome.counts.items() if n)
+    print(f"wrote {outcome.total} trials to {outcome.path} ({counts}; ran {len(outcome.ran)} now)", file=sys.stderr)
+    return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -252,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             args = _parser().parse_args(argv)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
-                       "compare": cmd_compare}[args.command]
+                       "compare": cmd_compare, "sweep": cmd_sweep}[args.command]
             with mjwarnings.route(_report_warning):
                 return command(args)
         return cmd_open(_app_parser().parse_args(argv))

@@ -12,7 +12,7 @@ import os
 import sys
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "say", "stderr_is_terminal"]
+__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "say", "stderr_is_terminal"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 
@@ -112,3 +112,41 @@ class EncodingBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class SweepBar:
+    """A bar of trials done / ``total`` with an ETA and the pass/fail/diverged/error counts.
+
+    ``start(total, done)`` opens it (trials already done from an earlier run count as done);
+    ``update(row)`` takes each finished trial's results row. Drawn only when stderr is a terminal.
+    """
+
+    def __init__(self) -> None:
+        self._bar: tqdm | None = None
+        self.counts = {"pass": 0, "fail": 0, "diverged": 0, "error": 0}
+
+    def start(self, total: int, done: int) -> None:
+        if stderr_is_terminal() and self._bar is None:
+            self._bar = _bar("sweep", total=total, bar_format=(
+                "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"))
+            self._bar.update(done)
+
+    def update(self, row: dict) -> None:
+        status = row.get("status")
+        if status in self.counts:
+            self.counts[status] += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(" ".join(f"{k} {v}" for k, v in self.counts.items() if v), refresh=False)
+            self._bar.update(1)
+
+    def close(self) -> None:
+        """End the bar's line; safe twice."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> SweepBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -32,6 +32,7 @@ from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario_fields import FieldReader, model_elements, model_points
 from mjrig.scenario_fields import show as _show
+from mjrig.sweep_spec import SweepSpec, parse_sweep
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
            "LOAD_KINDS", "ScenarioLocator"]
@@ -39,7 +40,7 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
@@ -94,6 +95,8 @@ class Scenario:
     """Checks of signals, evaluated at every step (``mjrig.runtime.requirements``)."""
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
+    sweep: SweepSpec | None = None
+    """The ``[sweep]`` section (``mjrig sweep``), or None."""
     source: Path | None = None
     text: str = ""
     locator: "ScenarioLocator | None" = None
@@ -256,6 +259,8 @@ class _Parser(FieldReader):
             sc.recording = self.recording(doc["recording"])
         if "video" in doc:
             sc.video = self.video(doc["video"])
+        if "sweep" in doc:
+            sc.sweep = parse_sweep(doc["sweep"], self, sc.params)
         return sc
 
     def param(self, name: str, spec: Any) -> NamedValue:

@@ -29,6 +29,8 @@ import threading
 from dataclasses import dataclass
 
 import mujoco
+import numpy as np
+
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names, find_id
 from mjrig.runtime.values import NamedValue
@@ -94,6 +96,15 @@ class ModelBinding:
     def __init__(self, param: NamedValue, *, field: str | ModelField) -> None:
         self.param = param
         self.field = field if isinstance(field, ModelField) else parse_model_field(field)
+        self.reference: tuple[mujoco.MjModel, float, np.ndarray] | None = None
+        """(model, mass, inertia) of a body as first bound on that model: every later write scales
+        from it, so re-binding the same model (a rebuilt rig, the next sweep trial) never drifts."""
+
+    def body_reference(self, model: mujoco.MjModel, i: int) -> tuple[float, np.ndarray]:
+        """The mass (kg) and inertia (kg·m²) body ``i`` of ``model`` had when first bound here."""
+        if self.reference is None or self.reference[0] is not model:
+            self.reference = (model, float(model.body_mass[i]), model.body_inertia[i].copy())
+        return self.reference[1], self.reference[2]
 
     def check(self, model: mujoco.MjModel) -> int:
         """The entity's id in ``model`` (-1 for opt); ConfigError naming the closest names."""
@@ -119,8 +130,9 @@ class BindingSet:
         self.bindings = list(bindings)
         self.ids = [b.check(model) for b in self.bindings]
         # Mass and inertia as bound: the inertia keeps its ratio to the mass (radius of gyration).
-        self.mass0 = {i: float(model.body_mass[i]) for b, i in zip(self.bindings, self.ids) if b.field.kind == "body"}
-        self.inertia0 = {i: model.body_inertia[i].copy() for i in self.mass0}
+        refs = {i: b.body_reference(model, i) for b, i in zip(self.bindings, self.ids) if b.field.kind == "body"}
+        self.mass0 = {i: m for i, (m, _) in refs.items()}
+        self.inertia0 = {i: inertia for i, (_, inertia) in refs.items()}
         self.dirty = set(range(len(self.bindings)))
         self.lock = threading.Lock()  # params change on any thread; writes happen on the stepping one
         self.scratch: mujoco.MjData | None = None

@@ -1,0 +1,87 @@
+"""Sweeps on a Ray cluster (``mjrig sweep --ray auto|ADDRESS``; ``pip install mjrig[ray]``).
+
+Each trial is a Ray task (one CPU) calling ``mjrig.sweep_trial.run_trial``: a Ray worker process
+builds the rig on its first task and reuses it for every later one, exactly as a local worker
+does, so the rows are the same numbers as a local run's. Rows come back to this process, which
+writes them (the results and resume logic are ``mjrig.sweep_run``'s). Per-trial recordings are
+written by the workers to the same path: on a multi-machine cluster that folder must be shared.
+At most ``4 x cluster CPUs`` tasks are in flight. Ray is imported only here, lazily.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from typing import Any, Callable
+
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.sweep_trial import SweepJob, run_trial
+
+__all__ = ["connect", "run_on_ray"]
+
+CONNECT_TIMEOUT_S = 3.0
+"""How long an address may take to answer before ``--ray`` gives up (s)."""
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--ray needs Ray, an optional extra: pip install 'mjrig[ray]'") from None
+    return ray
+
+
+def connect(address: str) -> Any:
+    """Join the Ray cluster at ``address`` (``auto``: the one this machine runs); returns ``ray``.
+
+    An address that does not answer within CONNECT_TIMEOUT_S, or a cluster Ray cannot join, is
+    a ConfigError of one line."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray
+    if address != "auto":
+        hostport = address.removeprefix("ray://")
+        host, sep, port = hostport.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ConfigError(f"--ray {address}: expected 'auto' or HOST:PORT (the head's GCS address)")
+        try:
+            socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        except OSError as exc:
+            raise ConfigError(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR, configure_logging=False)
+    except Exception as exc:  # ConnectionError, RuntimeError...: Ray's reasons are many
+        text = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"--ray {address}: cannot join the Ray cluster: {text}") from None
+    return ray
+
+
+def run_on_ray(job: SweepJob, todo: list[int], keep: Callable[[dict[str, Any]], None], *, address: str) -> None:
+    """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
+    gets each row as it finishes. Disconnects at the end."""
+    ray = connect(address)
+    try:
+        if not todo:
+            return
+        task = ray.remote(num_cpus=1, max_retries=2)(run_trial)
+        job_ref = ray.put(job)
+        window = 4 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+        queue = iter(todo)
+        pending = [task.remote(job_ref, i) for _, i in zip(range(window), queue)]
+        while pending:
+            finished, pending = ray.wait(pending, num_returns=1)
+            for ref in finished:
+                try:
+                    keep(ray.get(ref))
+                except ray.exceptions.RayError as exc:
+                    raise MjrigError(f"a Ray task failed: {' '.join(str(exc).split())[:300]}; "
+                                     f"run the same command again to resume") from None
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.append(task.remote(job_ref, nxt))
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+
+
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never phone home from a sweep

@@ -1,0 +1,211 @@
+"""The ``[sweep]`` section of a scenario: grids and distributions over params, and which params
+trial ``i`` runs with.
+
+Trial order. Grids combine as a Cartesian product in file order, the last grid varying fastest
+(``itertools.product``); each grid point runs ``trials`` times in a row (``trials`` defaults to 1,
+so a grid-only sweep has as many trials as grid points). Trial ``i`` is repetition
+``i % trials`` of grid point ``i // trials``; the total is ``points * trials``.
+
+Seeds. Trial ``i``'s seed is ``SeedSequence([seed, i]).generate_state(2, uint32)`` packed into a
+non-negative 63-bit integer (the results' ``seed`` column); its distributions are drawn, in file
+order, from ``numpy.random.default_rng(trial_seed)``. So a trial reproduces anywhere from
+(seed, i), or from its row's ``seed`` alone, whatever ran before it and wherever it runs.
+
+Distributions: ``normal`` (mean, std), ``uniform`` (low, high), ``lognormal`` (mu, sigma: the
+mean and std of ln x), ``truncated_normal`` (mean, std, low, high: a normal restricted to
+[low, high], drawn by inverse CDF -- one uniform draw per value, no rejection loop, so the draw
+count is fixed).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from mjrig.runtime.points import closest_names
+
+__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "parse_sweep", "trial_seed"]
+
+DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "normal": ("mean", "std"),
+    "uniform": ("low", "high"),
+    "lognormal": ("mu", "sigma"),
+    "truncated_normal": ("mean", "std", "low", "high"),
+}
+"""Each distribution's (required) parameters."""
+_SWEEP_KEYS = {"trials", "seed", "params"}
+_STD = NormalDist()
+
+
+def trial_seed(seed: int, trial: int) -> int:
+    """The seed of trial ``trial`` of a sweep seeded ``seed`` (a non-negative 63-bit integer)."""
+    lo, hi = np.random.SeedSequence([seed, trial]).generate_state(2, np.uint32)
+    return ((int(hi) << 32) | int(lo)) & (2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A random param: ``kind`` (a key of DISTRIBUTIONS) and its parameters."""
+
+    kind: str
+    args: dict[str, float]
+
+    def draw(self, rng: np.random.Generator) -> float:
+        a = self.args
+        if self.kind == "normal":
+            return float(rng.normal(a["mean"], a["std"]))
+        if self.kind == "uniform":
+            return float(rng.uniform(a["low"], a["high"]))
+        if self.kind == "lognormal":
+            return float(rng.lognormal(a["mu"], a["sigma"]))
+        return truncated_normal(float(rng.random()), **a)
+
+
+def truncated_normal(u: float, *, mean: float, std: float, low: float, high: float) -> float:
+    """The value of a normal(mean, std) restricted to [low, high] at quantile ``u`` in [0, 1).
+
+    Works on the side of the mean where the interval's tail probabilities are largest, so a
+    window far in a tail keeps its precision; the result is clipped into [low, high]."""
+    if std == 0 or low == high:
+        return min(max(mean, low), high)
+    a, b = (low - mean) / std, (high - mean) / std
+    flip = a > 0  # both ends above the mean: mirror, where the CDF is small and precise
+    if flip:
+        a, b, u = -b, -a, 1.0 - u  # mirrored: the same quantile from the other end
+    pa, pb = _STD.cdf(a), _STD.cdf(b)
+    p = pa + u * (pb - pa)
+    p = min(max(p, 1e-300), 1 - 1e-16)
+    z = _STD.inv_cdf(p)
+    x = mean + std * (-z if flip else z)
+    return min(max(x, low), high)
+
+
+@dataclass
+class SweepSpec:
+    """A parsed ``[sweep]``: ``grids`` (param, values) and ``distributions`` (param, Distribution)
+    in file order, ``trials`` per grid point, the base ``seed``."""
+
+    trials: int = 1
+    seed: int = 0
+    grids: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
+    distributions: list[tuple[str, Distribution]] = field(default_factory=list)
+    trials_given: bool = False
+
+    @property
+    def points(self) -> int:
+        """The number of grid points (1 without grids)."""
+        return math.prod(len(v) for _, v in self.grids)
+
+    @property
+    def total(self) -> int:
+        """Trials in the whole sweep: grid points x trials per point."""
+        return self.points * self.trials
+
+    def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> SweepSpec:
+        """A copy with the command line's ``--trials`` (per grid point) and ``--seed``."""
+        return SweepSpec(trials=self.trials if trials is None else trials, seed=self.seed if seed is None else seed,
+                         grids=list(self.grids), distributions=list(self.distributions),
+                         trials_given=self.trials_given or trials is not None)
+
+    def grid_point(self, index: int) -> dict[str, float]:
+        """The values of grid point ``index`` (the last grid varies fastest)."""
+        out: dict[str, float] = {}
+        for name, values in reversed(self.grids):
+            index, k = divmod(index, len(values))
+            out[name] = values[k]
+        return {name: out[name] for name, _ in self.grids}
+
+    def trial(self, i: int) -> tuple[dict[str, float], int]:
+        """(param values, trial seed) of trial ``i`` (0-based, < ``total``)."""
+        if not 0 <= i < self.total:
+            raise IndexError(f"trial {i} is outside 0..{self.total - 1}")
+        values = self.grid_point(i // self.trials)
+        tseed = trial_seed(self.seed, i)
+        rng = np.random.default_rng(tseed)
+        for name, dist in self.distributions:
+            values[name] = dist.draw(rng)
+        return values, tseed
+
+
+def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
+    """Read a ``[sweep]`` table with ``reader`` (a ``scenario_fields.FieldReader``: its ``fail``
+    gives FILE:LINE: field errors); ``params`` are the scenario's params by name."""
+    path = ("sweep",)
+    table = reader.keys(spec, _SWEEP_KEYS, path)
+    out = SweepSpec()
+    if "trials" in table:
+        out.trials, out.trials_given = _whole(reader, table["trials"], (*path, "trials"), least=1), True
+    if "seed" in table:
+        out.seed = _whole(reader, table["seed"], (*path, "seed"), least=0)
+    entries = table.get("params", {})
+    if not isinstance(entries, dict):
+        raise reader.fail((*path, "params"), "must be a table of param = { values | range | distribution }")
+    for name, entry in entries.items():
+        where = (*path, "params", name)
+        if name not in params:
+            hint = closest_names(name, sorted(params)) if params else " (the scenario has no [params])"
+            raise reader.fail(where, f"unknown param '{name}'{hint}")
+        if not isinstance(entry, dict):
+            raise reader.fail(where, "must be a table: { values = [...] }, { range = [a, b], steps = n } "
+                                     "or { distribution = \"normal\", ... }")
+        ways = [k for k in ("values", "range", "distribution") if k in entry]
+        if len(ways) != 1:
+            raise reader.fail(where, "give exactly one of 'values', 'range' (with 'steps') or 'distribution'")
+        if ways[0] == "distribution":
+            out.distributions.append((name, _distribution(reader, entry, where)))
+        else:
+            out.grids.append((name, _grid(reader, entry, where, params[name])))
+    return out
+
+
+def _whole(reader: Any, value: Any, path: tuple, *, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise reader.fail(path, f"must be a whole number >= {least}, got {value!r}")
+    return value
+
+
+def _grid(reader: Any, entry: dict, where: tuple, param: Any) -> tuple[float, ...]:
+    if "values" in entry:
+        reader.keys(entry, {"values"}, where)
+        vals = entry["values"]
+        if not isinstance(vals, list) or not vals:
+            raise reader.fail((*where, "values"), "must be a non-empty list of numbers")
+        values = tuple(reader.number(v, (*where, "values")) for v in vals)
+    else:
+        reader.keys(entry, {"range", "steps"}, where)
+        rng = entry["range"]
+        if not isinstance(rng, list) or len(rng) != 2:
+            raise reader.fail((*where, "range"), "must be [first, last] (both included)")
+        a, b = (reader.number(v, (*where, "range")) for v in rng)
+        if "steps" not in entry:
+            raise reader.fail(where, "a range needs 'steps' (the number of values, >= 2)")
+        steps = _whole(reader, entry["steps"], (*where, "steps"), least=2)
+        values = tuple(float(v) for v in np.linspace(a, b, steps))
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    for v in values:
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise reader.fail(where, f"grid value {v:g} is outside the param's range "
+                                     f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]")
+    return values
+
+
+def _distribution(reader: Any, entry: dict, where: tuple) -> Distribution:
+    kind = entry["distribution"]
+    if not isinstance(kind, str) or kind not in DISTRIBUTIONS:
+        raise reader.fail((*where, "distribution"), f"unknown distribution {kind!r}"
+                          f"{closest_names(str(kind), sorted(DISTRIBUTIONS))}")
+    needed = DISTRIBUTIONS[kind]
+    reader.keys(entry, {"distribution", *needed}, where)
+    missing = [k for k in needed if k not in entry]
+    if missing:
+        raise reader.fail(where, f"a {kind} distribution needs '{missing[0]}' ({', '.join(needed)})")
+    args = {k: reader.number(entry[k], (*where, k)) for k in needed}
+    for k in ("std", "sigma"):
+        if k in args and args[k] < 0:
+            raise reader.fail((*where, k), f"must not be negative, got {args[k]:g}")
+    if "low" in args and args["low"] > args["high"]:
+        raise reader.fail((*where, "low"), f"low ({args['low']:g}) is above high ({args['high']:g})")
+    return Distribution(kind, args)

@@ -1,0 +1,156 @@
+"""One worker's side of a sweep: build the rig once, then run trial after trial on it.
+
+A worker (a local process, or a Ray worker process) gets a picklable ``SweepJob`` -- the
+scenario's text and where it came from, not a file to re-read -- and builds a ``TrialRunner``:
+the model compiled with its rig, once. Each trial then only resets what a trial changes: the
+physics state (``Rig.reset``), the params it sweeps, the requirements' state and the recorder;
+the rig is re-resolved on the same compiled model (``RuntimeManager.set_recorder``), which
+re-writes every model-field binding from the values the model had when first bound. So trial
+``i`` gives the same numbers whatever ran before it in that process, and wherever it runs.
+
+Per process, runners are cached by job (``runner_for``): a pool initializer or the first Ray
+task of a process builds it; later tasks reuse it.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mjrig.runtime import mjwarnings
+from mjrig.runtime.errors import DivergenceError, one_line
+from mjrig.runtime.parquet_sink import segment_dir
+from mjrig.runtime.signals import SignalManager
+
+__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "init_worker", "STATUSES"]
+
+STATUSES = ("pass", "fail", "diverged", "error")
+
+
+@dataclass(frozen=True)
+class SweepJob:
+    """What every worker needs to run any trial of a sweep (picklable, hashable).
+
+    ``text``/``source``/``base``: the scenario as parsed by the driver; ``trials``/``seed``: the
+    command line's overrides (None: the scenario's); ``duration`` (s) of each trial;
+    ``record_dir``: where ``trial-<n>.parquet`` go (None: no per-trial recordings);
+    ``metadata``: the recordings' file metadata as JSON text."""
+
+    text: str
+    source: str | None
+    base: str
+    trials: int | None = None
+    seed: int | None = None
+    duration: float | None = None
+    record_dir: str | None = None
+    metadata: str = "{}"
+
+    def scenario(self) -> Any:
+        from mjrig.scenario import parse_scenario
+        return parse_scenario(self.text, source=Path(self.source) if self.source else None, base=Path(self.base))
+
+
+@dataclass
+class TrialRunner:
+    """A compiled rig that runs trials of ``job`` one after the other (one thread)."""
+
+    job: SweepJob
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        from mjrig.rig_builder import build_rig
+        mjwarnings.install()
+        self.scenario = self.job.scenario()
+        self.spec = self.scenario.sweep.with_overrides(trials=self.job.trials, seed=self.job.seed)
+        self.rig = build_rig(self.scenario, on_warning=self.warnings.append)
+        self.duration = self.job.duration if self.job.duration is not None else self.scenario.duration
+
+    def run(self, trial: int) -> dict[str, Any]:
+        """Run trial ``trial``; returns its results row (see ``mjrig.sweep_run.row_schema``)."""
+        sc, rig = self.scenario, self.rig
+        values, tseed = self.spec.trial(trial)
+        self.warnings.clear()
+        row: dict[str, Any] = {"trial": trial, "seed": tseed}
+        status, message = "pass", None
+        recorder = None
+        try:
+            rig.reset()
+            for name, v in values.items():
+                sc.params[name].value = v
+            for r in sc.requirements:
+                r.reset()
+            recorder = self._recorder(trial, tseed)
+            rig.runtime.set_recorder(recorder)  # re-resolved at the first step, on the same model
+            self._step()
+        except DivergenceError as exc:
+            status, message = "diverged", one_line(str(exc))
+        except Exception as exc:  # a trial's failure is a row, not the end of the sweep
+            status, message = "error", one_line(f"{type(exc).__name__}: {exc}")
+        finally:
+            if recorder is not None:
+                try:
+                    recorder.close()
+                except Exception as exc:
+                    status, message = "error", one_line(f"recording: {exc}")
+        for name, nv in sc.params.items():
+            row[f"Params/{name}:value"] = float(nv.value)
+        decided = status in ("pass", "diverged")
+        reqs = rig.runtime.finish_requirements() if decided else sc.requirements
+        for r in reqs:
+            row[f"Requirements/{r.name}:pass"] = bool(r.passed) if decided else None
+            v = r.value if decided else None
+            row[f"Requirements/{r.name}:value"] = None if v is None else float(v)
+        if status == "pass" and not all(r.passed for r in reqs):
+            status = "fail"
+        if message is None and self.warnings:
+            message = "; ".join(dict.fromkeys(one_line(w) for w in self.warnings))
+        row["status"], row["message"] = status, message
+        return row
+
+    def _step(self) -> None:
+        m, d, rm = self.rig.model, self.rig.data, self.rig.runtime
+        n_steps = max(1, int(round(self.duration / m.opt.timestep)))
+        checks = bool(rm.requirements)
+        for _ in range(n_steps):
+            rm.step(m, d)
+            if checks and rm.stop_requested:
+                break
+
+    def _recorder(self, trial: int, tseed: int) -> SignalManager | None:
+        if self.job.record_dir is None:
+            return None
+        path = Path(self.job.record_dir) / f"trial-{trial}.parquet"
+        shutil.rmtree(segment_dir(path), ignore_errors=True)  # what a killed earlier attempt left
+        meta = json.loads(self.job.metadata)
+        meta["mjrig.set"] = json.dumps({n: nv.value for n, nv in self.scenario.params.items()})
+        meta["mjrig.trial"], meta["mjrig.seed"] = str(trial), str(tseed)
+        rec = self.scenario.recording
+        return SignalManager(path, rate=rec.rate, groups=rec.signals, metadata=meta)
+
+
+class _Runners:
+    """The runners this process built, by job (a worker process serves one sweep at a time)."""
+
+    by_job: dict[SweepJob, TrialRunner] = {}
+
+
+def runner_for(job: SweepJob) -> TrialRunner:
+    """This process's runner of ``job``, built on first use."""
+    runner = _Runners.by_job.get(job)
+    if runner is None:
+        _Runners.by_job.clear()
+        runner = _Runners.by_job[job] = TrialRunner(job)
+    return runner
+
+
+def init_worker(job: SweepJob) -> None:
+    """Pool initializer: build the rig before the first trial arrives."""
+    runner_for(job)
+
+
+def run_trial(job: SweepJob, trial: int) -> dict[str, Any]:
+    """Run trial ``trial`` of ``job`` on this process's runner (a pool or Ray task)."""
+    return runner_for(job).run(trial)
+

@@ -1,0 +1,127 @@
+"""Sweeps (``mjrig.sweep_run``): grids, Monte Carlo draws, reproducible seeds, resume after SIGKILL,
+the same numbers locally and on a real local Ray head."""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from mjrig.scenario import load_scenario
+from mjrig.sweep_run import parts_dir, run_sweep
+from mjrig.sweep_spec import truncated_normal
+from mjrig.sweep_trial import SweepJob, TrialRunner
+from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
+
+MC = """[sweep]
+seed = 11
+trials = 3
+[sweep.params]
+k = { values = [150.0, 600.0] }
+mass = { distribution = "normal", mean = 1.0, std = 0.05 }
+"""
+
+
+def period(path) -> float:
+    """Mean time between successive zero crossings of the block's velocity, doubled (s)."""
+    df = pl.read_parquet(path)
+    t, v = df["time"].to_numpy(), df["Joints/slide_x:qvel"].to_numpy()
+    i = np.nonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)[0]
+    cross = t[i] - v[i] * (t[i + 1] - t[i]) / (v[i + 1] - v[i])
+    return 2.0 * float(np.mean(np.diff(cross)))
+
+
+def test_grid_sweep_period_matches_closed_form(tmp_path):
+    sc = load_scenario(write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 900.0], steps = 3 }\n"
+                                      "mass = { values = [0.5, 2.0] }\n", record=True))
+    out = run_sweep(sc, out=tmp_path / "res.parquet", workers=2)
+    df = pl.read_parquet(out.path)
+    assert df["trial"].to_list() == list(range(6)) and out.total == 6 and len(out.ran) == 6
+    assert df["Params/k:value"].to_list() == [100.0, 100.0, 500.0, 500.0, 900.0, 900.0]  # last grid fastest
+    assert df["Params/mass:value"].to_list() == [0.5, 2.0] * 3
+    for row in df.iter_rows(named=True):
+        expected = 2 * math.pi * math.sqrt(row["Params/mass:value"] / row["Params/k:value"])
+        measured = period(tmp_path / "res" / f"trial-{row['trial']}.parquet")
+        assert measured == pytest.approx(expected, rel=0.01), row
+    assert not parts_dir(out.path).exists()
+    meta = pq.read_schema(out.path).metadata
+    assert b"[sweep" in meta[b"mjrig.sweep"] and b"mjrig.model_sha256" in meta
+
+
+def test_monte_carlo_mass_mean_and_std(tmp_path):
+    sweep = '[sweep]\ntrials = 400\nseed = 3\n[sweep.params]\nmass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
+    sc = load_scenario(write_scenario(tmp_path, sweep))
+    out = run_sweep(sc, out=tmp_path / "mc.parquet", workers=1, duration=0.002)
+    m = pl.read_parquet(out.path)["Params/mass:value"].to_numpy()
+    n = len(m)
+    assert n == 400
+    assert abs(m.mean() - 1.0) < 4 * 0.05 / math.sqrt(n)
+    assert abs(m.std(ddof=1) - 0.05) < 4 * 0.05 / math.sqrt(2 * (n - 1))
+
+
+def test_distributions_stay_in_their_bounds():
+    xs = [truncated_normal(u, mean=1.0, std=0.5, low=0.9, high=1.2) for u in np.linspace(0, 0.999999, 1001)]
+    assert min(xs) >= 0.9 and max(xs) <= 1.2 and xs == sorted(xs)
+    far = [truncated_normal(u, mean=0.0, std=1.0, low=8.0, high=9.0) for u in (0.0, 0.5, 0.99)]
+    assert all(8.0 <= x <= 9.0 for x in far) and far[0] < far[1] < far[2]
+
+
+def test_same_seed_same_results_whatever_the_workers_or_order(tmp_path):
+    path = write_scenario(tmp_path, MC)
+    a = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "a.parquet", workers=1).path)
+    b = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "b.parquet", workers=2).path)
+    assert a.equals(b)
+    assert len(set(a["seed"].to_list())) == 6
+    sc = load_scenario(path)
+    runner = TrialRunner(SweepJob(text=sc.text, source=str(path), base=str(tmp_path)))
+    backwards = [runner.run(i) for i in reversed(range(6))][::-1]  # one rig, the other order
+    assert pl.DataFrame(backwards).select(a.columns).equals(a)
+    c = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "c.parquet", workers=1, seed=12).path)
+    assert not c["Params/mass:value"].equals(a["Params/mass:value"])
+
+
+RESUME = """
+import sys
+from pathlib import Path
+from mjrig.scenario import load_scenario
+from mjrig.sweep_run import run_sweep
+run_sweep(load_scenario(sys.argv[1]), out=Path(sys.argv[2]), workers=1)
+"""
+
+
+def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path):
+    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 12 }\n")
+    out = tmp_path / "res.parquet"
+    proc = subprocess.Popen([sys.executable, "-c", RESUME, str(path), str(out)], start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    parts = parts_dir(out)
+    deadline = time.monotonic() + 60
+    while done_trials(parts) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = sorted(done_trials(parts, which=True))
+    assert 3 <= len(done) < 12 and not out.exists()
+    with open(parts / "trials.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"trial": 11, "seed": 12')  # a row a kill cut short is dropped, not misread
+    outcome = run_sweep(load_scenario(path), out=out, workers=2)
+    assert sorted(outcome.ran) == [i for i in range(12) if i not in done]
+    fresh = run_sweep(load_scenario(path), out=tmp_path / "fresh.parquet", workers=1)
+    assert pl.read_parquet(out).equals(pl.read_parquet(fresh.path))
+
+
+def test_local_and_ray_give_identical_results(tmp_path, monkeypatch):
+    for k, v in ray_env().items():
+        monkeypatch.setenv(k, v)
+    path = write_scenario(tmp_path, MC)
+    local = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "local.parquet", workers=2).path)
+    with ray_head() as address:
+        on_ray = run_sweep(load_scenario(path), out=tmp_path / "ray.parquet", ray=address)
+    assert pl.read_parquet(on_ray.path).equals(local)

@@ -1,0 +1,108 @@
+"""`mjrig sweep` as a user runs it: locally, resumed after SIGKILL, on a real local Ray head, and
+every bad new field refused with one line and exit 2."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from e2e_util import Result, mjrig, mjrig_popen
+from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
+
+GRID = "[sweep]\nseed = 5\ntrials = 2\n[sweep.params]\nk = { values = [100.0, 400.0] }\n" \
+       'mass = { distribution = "truncated_normal", mean = 1.0, std = 0.1, low = 0.9, high = 1.1 }\n'
+
+
+def one_line(r: Result, *words: str) -> str:
+    assert r.rc == 2, r
+    assert "Traceback" not in r.stderr + r.stdout, r
+    assert len(r.err_lines) == 1, f"expected exactly one stderr line\n{r}"
+    for w in words:
+        assert w.lower() in r.err_lines[0].lower(), f"{w!r} not in: {r.err_lines[0]}"
+    return r.err_lines[0]
+
+
+def test_sweep_local_writes_one_row_per_trial_and_recordings(tmp_path):
+    path = write_scenario(tmp_path, GRID, record=True)
+    r = mjrig("sweep", path, "--out", tmp_path / "res.parquet", "--workers", "2")
+    assert r.rc == 0, r
+    assert "wrote 4 trials" in r.stderr
+    df = pl.read_parquet(tmp_path / "res.parquet")
+    assert df.columns == ["trial", "seed", "Params/k:value", "Params/c:value", "Params/mass:value", "status", "message",
+                          "Requirements/travel:pass", "Requirements/travel:value"]
+    assert df["trial"].to_list() == [0, 1, 2, 3]
+    assert set(df["status"].to_list()) <= {"pass", "fail"}
+    assert all(0.9 <= m <= 1.1 for m in df["Params/mass:value"])
+    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [f"trial-{i}.parquet" for i in range(4)]
+    assert b"mjrig.sweep" in pq.read_schema(tmp_path / "res.parquet").metadata
+    again = mjrig("sweep", path, "--out", tmp_path / "again.parquet", "--workers", "1")
+    assert again.rc == 0 and pl.read_parquet(tmp_path / "again.parquet").equals(df), again
+
+
+def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
+    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 10 }\n")
+    out = tmp_path / "res.parquet"
+    proc = mjrig_popen("sweep", path, "--out", out, "--workers", "1", start_new_session=True)
+    parts = tmp_path / "res.parquet.parts"
+    deadline = time.monotonic() + 60
+    while done_trials(parts) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = done_trials(parts)
+    assert 2 <= done < 10
+    r = mjrig("sweep", path, "--out", out, "--workers", "2")
+    assert r.rc == 0, r
+    assert f"resuming: {done} of 10 trials already done, running {10 - done}" in r.stderr
+    assert f"ran {10 - done} now" in r.stderr
+    assert pl.read_parquet(out)["trial"].to_list() == list(range(10))
+    assert not parts.exists()
+
+
+def test_sweep_on_a_real_local_ray_head_matches_local(tmp_path, monkeypatch):
+    for k, v in ray_env().items():
+        monkeypatch.setenv(k, v)  # the CLI subprocess inherits it
+    path = write_scenario(tmp_path, GRID)
+    local = mjrig("sweep", path, "--out", tmp_path / "local.parquet", "--workers", "2")
+    assert local.rc == 0, local
+    with ray_head() as address:
+        r = mjrig("sweep", path, "--out", tmp_path / "ray.parquet", "--ray", address, timeout=300)
+    assert r.rc == 0, r
+    assert pl.read_parquet(tmp_path / "ray.parquet").equals(pl.read_parquet(tmp_path / "local.parquet"))
+
+
+BAD = [
+    ("k = { values = [] }", "values"),
+    ("k = { range = [1.0, 2.0], steps = 1 }", "steps"),
+    ('mass = { distribution = "normal", mean = 1.0, std = -0.1 }', "std"),
+    ('mass = { distribution = "uniform", low = 2.0, high = 1.0 }', "low"),
+    ('mass = { distribution = "truncated_normal", mean = 1.0, std = 0.1, low = 2.0, high = 1.0 }', "low"),
+    ('mass = { distribution = "lognormal", mu = 0.0, sigma = -1.0 }', "sigma"),
+    ('mass = { distribution = "gauss", mean = 1.0, std = 0.1 }', "unknown distribution"),
+    ("stiffness = { values = [1.0] }", "unknown param"),
+    ("k = { values = [1.0], range = [1.0, 2.0] }", "exactly one"),
+    ("k = { values = [99999.0] }", "outside"),
+]
+
+
+@pytest.mark.parametrize("entry, words", BAD, ids=[w for _, w in BAD])
+def test_bad_sweep_fields_exit_2_with_one_line(tmp_path, entry, words):
+    path = write_scenario(tmp_path, f"[sweep]\n[sweep.params]\n{entry}\n")
+    msg = one_line(mjrig("sweep", path, "--out", tmp_path / "res.parquet"), words)
+    assert f"{path}:" in msg and "sweep.params" in msg
+    assert not (tmp_path / "res.parquet.parts").exists()
+
+
+def test_bad_sweep_command_lines_exit_2_with_one_line(tmp_path):
+    path = write_scenario(tmp_path, GRID)
+    one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--ray", "127.0.0.1:9"), "--ray", "127.0.0.1:9")
+    one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--workers", "0"), "--workers")
+    one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--seed", "-1"), "--seed")
+    one_line(mjrig("sweep", write_scenario(tmp_path, "", name="plain.toml"), "--out", tmp_path / "r.parquet"),
+             "no [sweep]")
+    one_line(mjrig("sweep", write_scenario(tmp_path, "[sweep]\ntrials = 0\n", name="t.toml"), "--out",
+                   tmp_path / "r.parquet"), "trials")

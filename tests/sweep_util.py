@@ -1,0 +1,99 @@
+"""Shared by the sweep tests (core and e2e): a spring-mass sweep scenario and a real local Ray head.
+
+The rig is the bundled spring-mass (a 1 kg block on a slide joint, an ideal spring to a fixed
+site, here undamped), so a trial's period is 2π√(m/k).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+REPO = Path(__file__).resolve().parents[1]
+
+BASE = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+
+[simulation]
+duration = 1.0
+timestep = 0.001
+
+[params]
+k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
+c = {{ value = 0.0, min = 0.0, max = 50.0 }}
+mass = {{ value = 1.0, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }}
+
+[[loads]]
+name = "main_spring"
+kind = "ideal_spring"
+at = "tip"
+to = "base"
+stiffness = "k"
+damping = "c"
+rest_length = 0.25
+
+[[requirements]]
+name = "travel"
+signal = "Joints/slide_x:qpos"
+min = -0.15
+"""
+
+RECORDING = """
+[recording]
+path = "unused.parquet"
+signals = ["joints", "params"]
+"""
+
+
+def write_scenario(folder: Path, sweep: str, *, record: bool = False, name: str = "sweep.toml") -> Path:
+    """A spring-mass scenario with the ``[sweep]`` text ``sweep`` (and a [recording] if asked)."""
+    path = folder / name
+    path.write_text(BASE + (RECORDING if record else "") + "\n" + sweep, encoding="utf-8")
+    return path
+
+
+def done_trials(parts: Path, *, which: bool = False):
+    """How many trials (``which``: which ones) an unfinished sweep's parts folder holds."""
+    try:
+        lines = (parts / "trials.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    except FileNotFoundError:
+        lines = []
+    trials = [json.loads(ln)["trial"] for ln in lines if ln.endswith("\n")]
+    return trials if which else len(trials)
+
+
+def ray_env() -> dict[str, str]:
+    """Ray on loopback only, no usage statistics (FIELD-NOTES: Ray)."""
+    return {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+@contextlib.contextmanager
+def ray_head() -> Iterator[str]:
+    """A real Ray head on this machine (2 CPUs, loopback, its own temp dir); yields its address.
+
+    Skips (pytest) when Ray is not installed: ``pip install 'mjrig[ray]'``."""
+    import pytest
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'mjrig[ray]')")
+    exe = Path(sys.executable).with_name("ray")
+    if not exe.exists():
+        pytest.skip("no `ray` command beside this Python")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    temp = tempfile.mkdtemp(prefix="mjr-ray-", dir="/tmp")  # short: Ray's socket paths have a length limit
+    env = {**os.environ, **ray_env()}
+    start = [str(exe), "start", "--head", "--num-cpus", "2", "--port", str(port), "--node-ip-address", "127.0.0.1",
+             "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"]
+    proc = subprocess.run(start, env=env, capture_output=True, text=True, timeout=180)
+    try:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([str(exe), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(temp, ignore_errors=True)
