@@ -10,7 +10,7 @@ from mjrig.widgets.plot_panel import PlotPanel
 
 __all__ = ["TimelineBar", "HEIGHT"]
 
-HEIGHT = 58
+HEIGHT = 84
 """Pixels the bar takes under the plots."""
 
 
@@ -38,18 +38,18 @@ class TimelineBar:
             button = dpg.add_button(label=label, parent=row, callback=self._on_step, user_data=direction)
             with dpg.tooltip(button):
                 dpg.add_text(tip)
-        self._slider = dpg.add_slider_double(label="timeline", parent=row, width=-330, format="t = %.4f s",
+        self._slider = dpg.add_slider_double(label="timeline", parent=row, width=-80, format="t = %.4f s",
                                              callback=self._on_drag)
         with dpg.tooltip(self._slider):
             dpg.add_text("drag to go back in time: the run pauses and the 3D view and plots show that "
                          "instant; Play goes on from there (a branch)", wrap=360)
-        self._range = dpg.add_text("", parent=row, color=(150, 150, 150))
         row2 = dpg.add_group(parent=parent, horizontal=True)
+        self._range = dpg.add_text("", parent=row2, color=(150, 150, 150))
         self._seconds = dpg.add_input_double(label="s", parent=row2, width=70, format="%.0f", step=0,
                                              on_enter=True, callback=self._on_limit)
         self._megabytes = dpg.add_input_double(label="MB kept", parent=row2, width=70, format="%.0f", step=0,
                                                on_enter=True, callback=self._on_limit)
-        self._values = dpg.add_text("", parent=row2)
+        self._values = dpg.add_text("", parent=parent, wrap=0)
 
     # --- callbacks -------------------------------------------------------------------------------
     def _on_drag(self, sender: int | str, value: float) -> None:
