@@ -305,12 +305,13 @@ class PlotPanel:
             self._view_stale = True
 
     def values_at(self, t: float) -> list[tuple[str, float]]:
-        """Each checked signal's value at the last row at or before ``t`` (s)."""
+        """Each checked signal's value at ``t`` (s), interpolated linearly between the plotted
+        samples around it (the plots keep 200 samples per simulated second)."""
         names = list(self._checked)
-        times, values = self.history.window(t - self._window_s, t + 1e-9, names)
+        times, values = self.history.window(t - self._window_s, t + self._window_s, names)
         if not len(times):
             return []
-        return [(n, float(values[-1, j])) for j, n in enumerate(names)]
+        return [(n, float(np.interp(t, times, values[:, j]))) for j, n in enumerate(names)]
 
     def _on_plot_click(self, sender: int | str, app_data: object) -> None:
         if self.on_time_click is not None:

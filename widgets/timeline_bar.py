@@ -86,5 +86,5 @@ class TimelineBar:
             dpg.set_value(self._values, "live")
         else:
             values = self.plot.values_at(shown)
-            dpg.set_value(self._values, "   ".join(f"{n.split('/', 1)[-1]} {v:.5g}" for n, v in values)
-                          or f"t = {shown:.4f} s")
+            dpg.set_value(self._values, "   ".join([f"at {shown:.6f} s:"] + [f"{n.split('/', 1)[-1]} {v:.6g}"
+                                                                              for n, v in values]))
