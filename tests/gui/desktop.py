@@ -78,9 +78,19 @@ class Desktop:
         self.display = f":{number.decode().strip()}"
         self.env = {**os.environ, "DISPLAY": self.display}
         self.env.pop("MUJOCO_GL", None)
-        self._wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
-        wait_for(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox", timeout=15)
+        # openbox now and then comes up slowly or not at all on a busy machine: start it again once.
+        for attempt in range(2):
+            self._wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+            try:
+                wait_for(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox",
+                         timeout=20)
+                break
+            except AssertionError:
+                self._wm.kill()
+                self._wm.wait()
+                if attempt:
+                    raise
 
     def x(self, *cmd: str, check: bool = False) -> str:
         """Run an X tool on this screen; its stdout."""
