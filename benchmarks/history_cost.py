@@ -26,20 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mjrig import commands as C  # noqa: E402
 from mjrig.session import Session  # noqa: E402
 
-
-def scenario(folder: Path) -> Path:
-    import dm_control
-    model = Path(dm_control.__file__).parent / "suite" / "humanoid.xml"
-    bodies = ["torso", "head", "lower_waist", "pelvis", "right_thigh", "right_shin", "left_thigh",
-              "left_shin", "right_upper_arm", "left_upper_arm"]
-    lines = [f'model = "{model}"', "", "[params]", 'k = { value = 60.0, min = 0.0, max = 500.0, unit = "N/m" }']
-    for i, b in enumerate(bodies):
-        lines += ["", "[[loads]]", f'name = "spring{i}"', 'kind = "ideal_spring"', f'at = "body:{b}@0.02,0,0"',
-                  f'to = "body:world@{0.1 * i:.1f},0,2.5"', 'stiffness = "k"', "damping = 2.0", "rest_length = 1.0"]
-    lines += ["", "[[proximities]]", 'name = "head_floor"', 'a = "body:head"', 'b = "body:world"']
-    path = folder / "humanoid_rig.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+from app_realtime import scenario  # noqa: E402  (the same humanoid rig as the app benchmark)
 
 
 def phase(session: Session, seconds: float) -> float:

@@ -59,7 +59,6 @@ class LoadEngine:
         self._bank_rows = np.array([self.index[id(ld)] for ld in bank_loads], dtype=int)
         self.wrench = np.zeros((len(self.loads), 6))
         self.lv = np.full((len(self.loads), 2), np.nan)
-        self._bank_force = np.zeros((len(bank_loads), 3))
         for i, ld in enumerate(self.loads):
             ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
         batch = [ld for ld in self.general if batchable(ld)]  # they report from the bank's rows instead
@@ -73,7 +72,6 @@ class LoadEngine:
         self.after_step: list[Callable[[], None]] = []   # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
-        self._point = np.zeros(3)
         for ld in self.loads:
             ld.resolve_ids(model, data)
             ld.subscribe(self.invalidate)

@@ -78,7 +78,6 @@ class SpringBank:
         else:
             self.points = np.zeros((2 * n, 3))
         self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
-        self.torque = np.zeros((n, 3))
         self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
         self.row_out = np.zeros(8 * n)  # current_outputs' row; torques stay zero
 
