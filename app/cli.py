@@ -247,7 +247,7 @@ def check_replay(path: Path, compare: Path | None) -> None:
     from mjrig.replay import Comparison, Replay
     base = Replay.open(path)
     if compare is not None:
-        Comparison.open(compare, base=base)
+        Comparison.open(compare, model=base.model, sha256=base.recording.metadata.get("mjrig.model_sha256", ""))
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -204,8 +204,9 @@ class SetHistoryLimit(Command):
 
 @dataclass(frozen=True)
 class OpenComparison(Command):
-    """While replaying a recording, draw a second one (``path``) over it: its signals on the plots
-    and, when of the same model, a ghost of its bodies."""
+    """Draw a recording (``path``) over the replay or the live run: its signals on the plots
+    (dashed) and, when of the same model, a translucent ghost of its bodies in the 3D view;
+    ``path`` "" stops comparing."""
 
     path: str
 

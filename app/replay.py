@@ -11,9 +11,9 @@ positions at a recorded instant bit for bit and interpolates linearly between in
 (quaternions: the shorter way round, normalised); ``show(data, t)`` puts them into ``data`` and
 computes the kinematics, which is all the 3D view needs.
 
-``Comparison`` is a second recording drawn over the first: its signals on the same (simulated)
-time axis, and, when it is of the same model (same SHA-256, or the same joint names), a
-``Replay`` of it for a ghost of its bodies.
+``Comparison`` is a second recording drawn over a replay or a live run: its signals on the same
+(simulated) time axis, and, when it is of the same model (same SHA-256, or the same joint names),
+a ``Replay`` of it for a ghost of its bodies.
 
 GUI-free. Threading: a Replay is used by one thread (the simulation thread in the app).
 """
@@ -32,7 +32,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.rigmodel import is_rig_name, load_model_file
 from mjrig.runtime.signal_sources import entity_name
 
-__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns"]
+__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns", "file_sha256"]
 
 _FREE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 _BALL = ("qw", "qx", "qy", "qz")
@@ -111,7 +111,8 @@ def _quaternions(model: mujoco.MjModel) -> np.ndarray:
     return np.array(out, dtype=np.intp)
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -143,7 +144,7 @@ class Replay:
         if not model_path.is_file():
             raise ConfigError(f"{rec.path}: its model {model_path} is not found")
         recorded = rec.metadata.get("mjrig.model_sha256", "")
-        if recorded and on_warning is not None and _file_sha256(model_path) != recorded:
+        if recorded and on_warning is not None and file_sha256(model_path) != recorded:
             on_warning(f"{model_path.name} changed since {rec.path.name} was recorded (SHA-256 differs); "
                        "replaying on the model as it is now")
         replay = cls(rec, load_model_file(model_path))
@@ -201,15 +202,15 @@ class Comparison:
         self.ghost = ghost
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, base: Replay) -> "Comparison":
-        """Read ``path``; a ghost of its bodies when it is of ``base``'s model (same SHA-256, or
-        the same joint columns when either has no SHA-256)."""
+    def open(cls, path: str | os.PathLike, *, model: mujoco.MjModel, sha256: str = "") -> "Comparison":
+        """Read ``path``; a ghost of its bodies when it is of ``model`` (whose file's SHA-256 is
+        ``sha256``): the same SHA-256, or, when either is unknown, the same joint columns."""
         rec = read_recording(path)
-        mine, theirs = base.recording.metadata.get("mjrig.model_sha256"), rec.metadata.get("mjrig.model_sha256")
+        theirs = rec.metadata.get("mjrig.model_sha256", "")
         joints = {c for c in rec.columns if c.startswith("Joints/")}
-        same_joints = bool(joints) and joints == {c for c in base.recording.columns if c.startswith("Joints/")}
-        same = (mine == theirs) if (mine and theirs) else same_joints
-        return cls(rec, ghost=Replay(rec, base.model) if same and same_joints else None)
+        same_joints = bool(joints) and joints == {c for c, _ in joint_columns(model)}
+        same = (sha256 == theirs) if (sha256 and theirs) else same_joints
+        return cls(rec, ghost=Replay(rec, model) if same and joints else None)
 
     def signal_at(self, name: str, times: np.ndarray) -> np.ndarray:
         """Signal ``name`` at ``times`` (s), linear between recorded rows, NaN outside them."""

@@ -19,7 +19,6 @@ import collections
 import copy
 import os
 import queue
-import threading
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,6 +36,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario import load_scenario, scenario_from_doc
 from mjrig.session_outputs import Outputs
+from mjrig.plot_rows import RowQueue
 from mjrig.session_replay import ReplayMode
 from mjrig.session_timeline import Timeline
 from mjrig.session_tools import RigTools
@@ -77,9 +77,7 @@ class Session:
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
-        self._rows: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
-        self._rows_count = 0
-        self._rows_lock = threading.Lock()
+        self._rows = RowQueue(PLOT_ROWS)
         self._plot_rate = plot_rate
         self._moved = False
         self._live = self._new_live()
@@ -139,20 +137,13 @@ class Session:
         return self._snapshot
 
     def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
-        """Telemetry blocks for the live plots since the last call (oldest first)."""
-        with self._rows_lock:
-            out = list(self._rows)
-            self._rows.clear()
-            self._rows_count = 0
-        return out
+        """Telemetry blocks for the live plots since the last call (oldest first; see
+        ``mjrig.plot_rows`` for the mark a newly opened model puts between them)."""
+        return self._rows.drain()
 
     def push_rows(self, columns: list[str], block: np.ndarray) -> None:
         """Hand a block of telemetry rows to the live plots (the newest PLOT_ROWS are kept)."""
-        with self._rows_lock:
-            self._rows.append((columns, block))
-            self._rows_count += len(block)
-            while self._rows_count > PLOT_ROWS and len(self._rows) > 1:
-                self._rows_count -= len(self._rows.popleft()[1])
+        self._rows.push(columns, block)
 
     def log(self, level: str, text: str) -> None:
         """Add a message for the status area ('info', 'warning' or 'error'); any thread (a deque
@@ -208,6 +199,7 @@ class Session:
         self.rig, self._live = rig, live
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
         if not reload:
+            self._rows.mark_new_model(str(sc.model))
             self._events.clear()
             self.selection = None
         self.model_changed = True

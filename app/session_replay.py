@@ -10,9 +10,10 @@ recorded joint positions (``mj_kinematics``). ``Scrub`` goes to any time (interp
 handed to the live plots once at opening (``Session.push_rows``), so the plots show the whole
 recording with the timeline's cursor on it.
 
-``OpenComparison`` adds a second recording: ``comparison.signal_at(name, times)`` puts its signals
-on the plots' time axis, and ``ghost_qpos()`` gives the pose of its bodies at the current time
-when it is of the same model (for the viewer to draw a ghost).
+``OpenComparison`` adds a second recording, over a replay or a live run alike: the panel's plots
+draw its signals on their time axis (``TimelineInfo.compare`` names it), and ``draw_ghost``
+adds its bodies at the current time to the viewer's scene as a translucent ghost when it is of
+the same model. A comparison belongs to the model it was opened on: opening another drops it.
 
 Opening anything else (or reloading) leaves replay mode: the part is active only while the
 session's model is the one it loaded.
@@ -28,8 +29,9 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.replay import Comparison, Replay
+from mjrig.replay import Comparison, Replay, file_sha256
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.visuals import add_ghost
 
 if TYPE_CHECKING:
     from mjrig.session import Session
@@ -38,6 +40,9 @@ __all__ = ["ReplayMode", "PLOT_BLOCK"]
 
 PLOT_BLOCK = 2000
 """Rows per block handed to the plots at opening."""
+PLOT_RATE, PLOT_ROWS = 200.0, 18000
+"""The plots get the recording thinned to about PLOT_RATE rows per simulated second and at most
+PLOT_ROWS rows (they keep 20000); the 3D view and a comparison use every row."""
 
 
 class ReplayMode:
@@ -46,8 +51,10 @@ class ReplayMode:
     def __init__(self, session: "Session") -> None:
         self.session = session
         self.replay: Replay | None = None
-        self.comparison: Comparison | None = None
+        self._comparison: Comparison | None = None
         self._model: mujoco.MjModel | None = None
+        self._cmp_model: mujoco.MjModel | None = None
+        self._ghost_data: mujoco.MjData | None = None
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -73,22 +80,61 @@ class ReplayMode:
         assert s.model is not None and s.data is not None
         if s.model.nq != rp.model.nq:
             raise ConfigError(f"{rp.recording.path}: its model does not compile to the recorded joints")
-        self.replay, self.comparison, self._model = rp, None, s.model
+        self.replay, self._comparison, self._model = rp, None, s.model
         s.run.speed = s.run.speed or 1.0
         self.show(rp.start)
         rec = rp.recording
         cols = ["time", "wall_time", *rec.signals]
         table = np.column_stack([rec.columns.get(c, np.full(rec.times.size, np.nan)) for c in cols])
+        span = rp.end - rp.start
+        stride = max(1, int((rec.times.size - 1) / span // PLOT_RATE) if span > 0 else 1,
+                     -(-rec.times.size // PLOT_ROWS))
+        table = table[::stride]
         for a in range(0, table.shape[0], PLOT_BLOCK):
             s.push_rows(list(cols), table[a:a + PLOT_BLOCK].copy())
         s.log("info", f"replaying {rec.path.name}: {rp.start:.3f} ... {rp.end:.3f} s on {model_path.name}")
 
+    @property
+    def comparison(self) -> Comparison | None:
+        """The recording compared with, while the model it was opened on is shown."""
+        s = self.session
+        return self._comparison if self._comparison is not None and self._cmp_model is s.model else None
+
     def open_comparison(self, cmd: C.OpenComparison) -> None:
-        if not self.active or self.replay is None:
-            raise ConfigError("compare: open a recording first (mjrig RECORDING.parquet --compare OTHER.parquet)")
-        self.comparison = Comparison.open(cmd.path, base=self.replay)
-        ghost = "with a ghost of its bodies" if self.comparison.ghost is not None else "signals only: another model"
-        self.session.log("info", f"comparing with {Path(cmd.path).name} ({ghost})")
+        s = self.session
+        if not cmd.path:
+            if self._comparison is not None:
+                s.log("info", f"no longer comparing with {self._comparison.recording.path.name}")
+            self._comparison = self._ghost_data = None
+            return
+        if s.model is None:
+            raise ConfigError("compare: open a model or a recording first")
+        if self.active and self.replay is not None:
+            sha = self.replay.recording.metadata.get("mjrig.model_sha256", "")
+        else:
+            path = s.document.model_path
+            sha = file_sha256(Path(path)) if path is not None and Path(path).is_file() else ""
+        cmp = Comparison.open(cmd.path, model=s.model, sha256=sha)
+        self._comparison, self._cmp_model = cmp, s.model
+        self._ghost_data = mujoco.MjData(s.model) if cmp.ghost is not None else None
+        ghost = "with a ghost of its bodies" if cmp.ghost is not None else "signals only: another model"
+        s.log("info", f"comparing with {Path(cmd.path).name} ({ghost})")
+
+    def draw_ghost(self, scene: mujoco.MjvScene, *, option: mujoco.MjvOption | None = None) -> int:
+        """Add the compared recording's bodies at the current time to ``scene`` (same model only);
+        returns the geoms added."""
+        s, gd = self.session, self._ghost_data
+        cmp = self.comparison
+        if cmp is None or cmp.ghost is None or gd is None or s.data is None or s.model is None:
+            return 0
+        gd.qpos[:] = cmp.ghost.qpos_at(s.data.time)
+        mujoco.mj_kinematics(s.model, gd)
+        return add_ghost(s.model, gd, scene, option=option)
+
+    def overlay(self) -> dict[str, Any]:
+        """The timeline fields that say what is compared (``compare``, ``ghost``)."""
+        cmp = self.comparison
+        return {"compare": str(cmp.recording.path) if cmp else "", "ghost": cmp is not None and cmp.ghost is not None}
 
     # --- time ------------------------------------------------------------------------------------
     def show(self, t: float) -> None:
@@ -126,16 +172,14 @@ class ReplayMode:
 
     def ghost_qpos(self) -> np.ndarray | None:
         """The compared recording's pose at the current time (same model only), else None."""
-        s = self.session
-        if not self.active or self.comparison is None or self.comparison.ghost is None or s.data is None:
+        s, cmp = self.session, self.comparison
+        if cmp is None or cmp.ghost is None or s.data is None:
             return None
-        return self.comparison.ghost.qpos_at(s.data.time)
+        return cmp.ghost.qpos_at(s.data.time)
 
     def info(self) -> C.TimelineInfo:
         """The timeline over the recording."""
         rp, t = self.replay, self.session.data.time if self.session.data is not None else 0.0
         assert rp is not None
-        cmp = self.comparison
         return C.TimelineInfo(start=rp.start, end=rp.end, cursor=t, rows=int(rp.times.size), replay=True,
-                              recording=str(rp.recording.path), compare=str(cmp.recording.path) if cmp else "",
-                              ghost=cmp is not None and cmp.ghost is not None)
+                              recording=str(rp.recording.path), **self.overlay())

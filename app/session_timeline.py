@@ -164,7 +164,7 @@ class Timeline:
         if h is None or not len(h) or (s.model is not None and h.model is not s.model):
             return C.TimelineInfo(start=now, end=now, cursor=now, max_seconds=self.max_seconds,
                                   max_megabytes=self.max_megabytes, branches=self.branches,
-                                  branch_time=self.branch_time)
+                                  branch_time=self.branch_time, **s.replayer.overlay())
         if self.cursor is not None and h.time(self.cursor) != now:
             self.cursor = None  # a reset or a restored snapshot moved time since: live again
         cursor = h.time(self.cursor) if self.cursor is not None else now
@@ -172,4 +172,4 @@ class Timeline:
                               cursor=cursor, scrubbed=self.cursor is not None and self.cursor < len(h) - 1,
                               rows=len(h), nbytes=h.nbytes, max_seconds=self.max_seconds,
                               max_megabytes=self.max_megabytes, branches=self.branches,
-                              branch_time=self.branch_time)
+                              branch_time=self.branch_time, **s.replayer.overlay())

@@ -183,6 +183,7 @@ class SimThread:
                 scn.ngeom = 0
                 if s.rm is not None:
                     s.rm.draw(scn, s.model, s.data)
+                s.replayer.draw_ghost(scn, option=v.opt)
                 if s.outputs.pending_screenshot is not None:
                     self._screenshot(v, s.outputs.pending_screenshot)
                     s.outputs.pending_screenshot = None
@@ -208,7 +209,8 @@ class SimThread:
                 self._renderer_model = m
             arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None else ([], [])
             mediapy.write_image(str(path), render_with_rig(self._renderer, m, s.data, camera=v.cam, option=v.opt,
-                                                           arrows=arrows, lines=lines))
+                                                           arrows=arrows, lines=lines,
+                                                           extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt)))
             s.log("info", f"screenshot saved: {path}")
         except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
             s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")

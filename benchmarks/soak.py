@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mjrig import commands as C  # noqa: E402
+from mjrig.plot_rows import is_new_model  # noqa: E402
 from mjrig.session import Session  # noqa: E402
 from mjrig.sim_thread import FRAME_S  # noqa: E402
 
@@ -122,10 +123,12 @@ def main() -> int:
         try:
             while not done.is_set():
                 for cols, block in session.drain_rows():
-                    live.append(cols, block)
+                    if not is_new_model(cols):
+                        live.append(cols, block)
                 time.sleep(args.drain_ms / 1e3)
             for cols, block in session.drain_rows():
-                live.append(cols, block)
+                if not is_new_model(cols):
+                    live.append(cols, block)
         except BaseException as exc:  # noqa: BLE001
             failures.append(exc)
 

@@ -6,6 +6,8 @@ The panel keeps its own bounded history of telemetry rows (``SignalHistory``), f
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
 is checked and then only refreshed with ``set_value``; every series is decimated (min/max per
 bucket) to at most ``max_points`` points, so drawing cost does not grow with the sample rate.
+A compared recording (``TimelineInfo.compare``) adds each checked signal's dashed twin in the
+same colour (``plot_overlay``).
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import numpy as np
 import dearpygui.dearpygui as dpg
 
 from mjrig.commands import Snapshot
+from mjrig.plot_rows import is_new_model
+from mjrig.widgets.plot_overlay import Overlay, SeriesColors
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
@@ -59,6 +63,9 @@ class PlotPanel:
         self._boxes: dict[str, int | str] = {}
         self._nodes: dict[str, int | str] = {}   # signal -> its entity's tree node
         self._series: dict[str, int | str] = {}
+        self._twins: dict[str, int | str] = {}   # signal -> the compared recording's dashed line
+        self._colors = SeriesColors()
+        self._overlay = Overlay()
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
         self._hint: int | str | None = None
@@ -105,10 +112,10 @@ class PlotPanel:
     def update(self, snapshot: Snapshot) -> None:
         """Follow the snapshot's signal list and redraw the plot if anything changed (once)."""
         if snapshot.model.path != self._model_path:
-            # Another model: its signals replace the old ones, and so does what is plotted.
+            # Another model: its signals replace the old ones, and so does what is plotted (its
+            # rows replace the old ones at the new-model mark among the rows, see ``add_rows``).
             self._model_path = snapshot.model.path
             self._checked = [n for n in self._checked if n in snapshot.signals]
-            self.history.clear()
             self._view_stale = True
         if snapshot.events != self._events:
             self._events = snapshot.events
@@ -117,6 +124,8 @@ class PlotPanel:
                          if r.first_violation is not None and r.violation_value is not None)
         if failures != self._failures:
             self._failures = failures
+            self._view_stale = True
+        if self._overlay.follow(snapshot.timeline.compare):
             self._view_stale = True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
@@ -135,8 +144,11 @@ class PlotPanel:
     def add_rows(self, columns: list[str], block: np.ndarray) -> None:
         """Append telemetry rows: ``block`` is float64 rows x ``len(columns)``; columns 0 and 1 are
         ``time`` (simulated s) and ``wall_time``, then signals; NaN means no value. Cheap: the
-        drawing happens in ``update``."""
-        self.history.append(columns, block)
+        drawing happens in ``update``. A new-model mark (``mjrig.plot_rows``) clears the plots."""
+        if is_new_model(columns):
+            self.history.clear()
+        else:
+            self.history.append(columns, block)
         self._data_stale = True
 
     def checked(self) -> list[str]:
@@ -254,6 +266,9 @@ class PlotPanel:
         for name in [n for n in self._series if n not in wanted or self._series_unit.get(n) != self._unit(n)]:
             dpg.delete_item(self._series.pop(name))
             self._series_unit.pop(name, None)
+            self._colors.release(name)
+        for name in [n for n in self._twins if n not in self._series or not self._overlay.has(n)]:
+            dpg.delete_item(self._twins.pop(name))
         units = list(dict.fromkeys(self._unit(n) for n in wanted))
         for unit in [u for u in self._plots if u not in units]:
             dpg.delete_item(self._plots.pop(unit)[0])
@@ -268,11 +283,11 @@ class PlotPanel:
                     x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
                     y = dpg.add_plot_axis(dpg.mvYAxis, label=unit or "(no unit)")
                     # threshold crossings, marked on the time axis
-                    self._event_lines[unit] = dpg.add_inf_line_series([], label="events", parent=y)
+                    self._event_lines[unit] = dpg.add_inf_line_series([], label="##events", parent=y)
                     # a failed requirement's first violation, on its signal's line
-                    self._fail_marks[unit] = dpg.add_scatter_series([], [], label="failed", parent=y)
+                    self._fail_marks[unit] = dpg.add_scatter_series([], [], label="##failed", parent=y)
                     dpg.bind_item_theme(self._fail_marks[unit], self._fail_theme())
-                    self._cursor_lines[unit] = dpg.add_inf_line_series([], label="cursor", parent=y)
+                    self._cursor_lines[unit] = dpg.add_inf_line_series([], label="##cursor", parent=y)
                 with dpg.item_handler_registry() as handlers:
                     dpg.add_item_clicked_handler(callback=self._on_plot_click)
                 dpg.bind_item_handler_registry(plot, handlers)
@@ -285,10 +300,15 @@ class PlotPanel:
         if self._hint is not None:
             dpg.configure_item(self._hint, show=not wanted)
         for name in wanted:
+            short = name.split("/", 1)[-1]  # the plot says the category by its unit
             if name not in self._series:
-                short = name.split("/", 1)[-1]  # the plot says the category by its unit
                 self._series[name] = dpg.add_line_series([], [], label=short, parent=self._plots[self._unit(name)][2])
                 self._series_unit[name] = self._unit(name)
+                dpg.bind_item_theme(self._series[name], self._colors.theme(name))
+            if name not in self._twins and self._overlay.has(name):
+                self._twins[name] = dpg.add_line_series([], [], label=f"{short} ({self._overlay.label})",
+                                                        parent=self._plots[self._unit(name)][2])
+                dpg.bind_item_theme(self._twins[name], self._colors.theme(name))
         for name, box in self._boxes.items():
             if dpg.get_value(box) != (name in wanted):
                 dpg.set_value(box, name in wanted)
@@ -338,7 +358,10 @@ class PlotPanel:
             for sid in self._series.values():
                 dpg.set_value(sid, [[], []])
             return
-        t0 = end - self._window_s
+        if not self._paused and self._cursor is not None and self._cursor < end - self._window_s:
+            end = self._cursor + 0.5 * self._window_s  # a past instant out of view: centred
+        t0 = max(end - self._window_s, self.history.first_time() or 0.0)  # nothing left of the first row
+        t0 = t0 if t0 < end else end - self._window_s
         t, values = self.history.window(t0, end, names)
         bounds: dict[str, tuple[float, float]] = {}
         for j, name in enumerate(names):
@@ -350,6 +373,13 @@ class PlotPanel:
                 bounds[self._series_unit[name]] = (min(lo, float(ys.min())), max(hi, float(ys.max())))
             # Lists, not arrays: Dear PyGui reads numpy buffers as float32, too coarse for long runs.
             dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
+        for name, twin in self._twins.items():
+            xs, ys = self._overlay.sample(name, t0, end)
+            ok = np.isfinite(ys)
+            if ok.any():
+                lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
+                bounds[self._series_unit[name]] = (min(lo, float(ys[ok].min())), max(hi, float(ys[ok].max())))
+            dpg.set_value(twin, [xs.tolist(), ys.tolist()])
         marks = [t_e for t_e, _ in self._events if t0 <= t_e <= end]
         for unit, (_, x_axis, y_axis) in self._plots.items():
             if unit in self._event_lines:

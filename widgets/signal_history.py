@@ -68,6 +68,12 @@ class SignalHistory:
         self._buf = np.empty((self.capacity, 0))
         self._start = self._count = 0
 
+    def first_time(self) -> float | None:
+        """Simulated time (s) of the oldest row kept, or None when empty."""
+        if not self._count:
+            return None
+        return float(self._buf[self._start, self._index["time"]])
+
     def last_time(self) -> float | None:
         """Simulated time (s) of the newest row, or None when empty."""
         if not self._count:

@@ -1,24 +1,29 @@
 """The timeline under the plots: one slider over the kept history for the 3D view and the plots."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.file_dialog import FileDialog
 from mjrig.widgets.plot_panel import PlotPanel
 
-__all__ = ["TimelineBar", "HEIGHT"]
+__all__ = ["TimelineBar", "HEIGHT", "RECORDING_FILTERS"]
 
-HEIGHT = 84
+HEIGHT = 110
 """Pixels the bar takes under the plots."""
+
+RECORDING_FILTERS = ((".parquet", (".parquet",)), ("all files", ()))
 
 
 class TimelineBar:
     """Dragging the slider (or clicking a plot) pauses the run and shows that instant in the 3D view
     (Scrub) with a cursor on every plot and the plotted signals' values there; ``<``/``>`` (and the
     Left/Right keys in the 3D view) step one kept instant. Play from a past instant branches. The
-    history's length and memory limits are set here too (SetHistoryLimit)."""
+    history's length and memory limits are set here too (SetHistoryLimit). "Compare with..." picks a
+    recording to draw over the run (OpenComparison): dashed on the plots, a ghost in the 3D view."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, plot: PlotPanel) -> None:
         self.submit = submit
@@ -30,6 +35,10 @@ class TimelineBar:
         self._seconds: int | str = 0
         self._megabytes: int | str = 0
         self._limits: tuple[float, float] = (0.0, 0.0)
+        self._stop: int | str = 0
+        self._folder = ""
+        self._dialog = FileDialog(mode="open", title="Compare with a recording", filters=RECORDING_FILTERS,
+                                  on_done=lambda path: self.submit(C.OpenComparison(path)))
 
     def build(self, parent: int | str) -> None:
         row = dpg.add_group(parent=parent, horizontal=True)
@@ -43,12 +52,19 @@ class TimelineBar:
         with dpg.tooltip(self._slider):
             dpg.add_text("drag to go back in time: the run pauses and the 3D view and plots show that "
                          "instant; Play goes on from there (a branch)", wrap=360)
-        row2 = dpg.add_group(parent=parent, horizontal=True)
-        self._range = dpg.add_text("", parent=row2, color=(150, 150, 150))
-        self._seconds = dpg.add_input_double(label="s", parent=row2, width=70, format="%.0f", step=0,
+        self._range = dpg.add_text("", parent=parent, color=(150, 150, 150))
+        row3 = dpg.add_group(parent=parent, horizontal=True)
+        button = dpg.add_button(label="Compare with...", parent=row3, callback=self._on_compare)
+        with dpg.tooltip(button):
+            dpg.add_text("draw a recording over this run: its signals dashed on the plots, and a ghost of "
+                         "its bodies in the 3D view when it is of the same model", wrap=360)
+        self._stop = dpg.add_button(label="Stop comparing", parent=row3, show=False,
+                                    callback=lambda: self.submit(C.OpenComparison("")))
+        self._seconds = dpg.add_input_double(label="s", parent=row3, width=60, format="%.0f", step=0,
                                              on_enter=True, callback=self._on_limit)
-        self._megabytes = dpg.add_input_double(label="MB kept", parent=row2, width=70, format="%.0f", step=0,
+        self._megabytes = dpg.add_input_double(label="MB kept", parent=row3, width=60, format="%.0f", step=0,
                                                on_enter=True, callback=self._on_limit)
+        self._dialog.build()
         self._values = dpg.add_text("", parent=parent, wrap=0)
 
     # --- callbacks -------------------------------------------------------------------------------
@@ -60,6 +76,9 @@ class TimelineBar:
 
     def _on_step(self, sender: int | str, app_data: object, direction: int) -> None:
         self.submit(C.StepHistory(direction))
+
+    def _on_compare(self) -> None:
+        self._dialog.show(self._folder or None)
 
     def _on_limit(self) -> None:
         seconds, mb = dpg.get_value(self._seconds), dpg.get_value(self._megabytes)
@@ -73,6 +92,10 @@ class TimelineBar:
         if not dpg.is_item_active(self._slider):
             dpg.set_value(self._slider, tl.cursor)
         what = "recording" if tl.replay else f"{tl.rows} states, {tl.nbytes / 2**20:.1f} MB"
+        if tl.compare:
+            what += f"; compared with {Path(tl.compare).name}" + ("" if tl.ghost else " (signals only)")
+        dpg.configure_item(self._stop, show=bool(tl.compare))
+        self._folder = str(Path(tl.compare or tl.recording).parent) if (tl.compare or tl.recording) else ""
         dpg.set_value(self._range, f"{tl.start:.3f} ... {tl.end:.3f} s ({what})")
         if (tl.max_seconds, tl.max_megabytes) != self._limits:
             self._limits = (tl.max_seconds, tl.max_megabytes)

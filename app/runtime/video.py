@@ -13,7 +13,7 @@ import shutil
 import threading
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import mujoco
 import numpy as np
@@ -216,9 +216,13 @@ class VideoRecorder:
 
 def render_with_rig(renderer: mujoco.Renderer, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
                     camera: mujoco.MjvCamera | int | str, option: mujoco.MjvOption,
-                    arrows: list[ArrowConfig], lines: list[LineConfig]) -> np.ndarray:
+                    arrows: list[ArrowConfig], lines: list[LineConfig],
+                    extra: Callable[[mujoco.MjvScene], Any] | None = None) -> np.ndarray:
     """One offscreen picture (height, width, 3 uint8) of ``mj_data`` seen from ``camera``, with the
-    rig's ``arrows`` and ``lines`` drawn in (videos and screenshots alike)."""
+    rig's ``arrows`` and ``lines`` drawn in (videos and screenshots alike); ``extra`` adds more
+    to the scene before it is rendered (a compared recording's ghost)."""
     renderer.update_scene(mj_data, camera=camera, scene_option=option)
     draw_all(mj_model, renderer.scene, arrows, lines)
+    if extra is not None:
+        extra(renderer.scene)
     return renderer.render()

@@ -14,7 +14,7 @@ from typing import Any, Sequence, Union
 import mujoco
 import numpy as np
 
-__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all", "net_force_arrows"]
+__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all", "net_force_arrows", "add_ghost", "GHOST_RGBA"]
 
 
 class Color(Enum):
@@ -183,3 +183,27 @@ def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mu
             net[rbody] = net.get(rbody, np.zeros(3)) - f
     return [ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
             for b, v in net.items() if b > 0 and np.linalg.norm(v) > 1e-6]
+
+
+GHOST_RGBA = (0.78, 0.6, 1.0, 0.35)
+"""A compared recording's bodies: lavender, 35 % opaque."""
+
+
+def add_ghost(model: mujoco.MjModel, data: mujoco.MjData, scene: mujoco.MjvScene, *,
+              option: mujoco.MjvOption | None = None, rgba: RGBA = GHOST_RGBA) -> int:
+    """Add the moving bodies of ``data`` (kinematics computed) to ``scene`` as a translucent ghost,
+    one flat colour, no shadow, not selectable; the geom groups hidden in ``option`` stay hidden.
+    Returns how many geoms were added (never past ``scene.maxgeom``)."""
+    opt = mujoco.MjvOption()
+    opt.flags[:] = 0  # bodies only: no tendons, contacts, joints or labels of the ghost
+    if option is not None:
+        opt.geomgroup[:] = option.geomgroup
+    first = scene.ngeom
+    mujoco.mjv_addGeoms(model, data, opt, mujoco.MjvPerturb(), mujoco.mjtCatBit.mjCAT_DYNAMIC, scene)
+    color = rgba_of(rgba)
+    for i in range(first, scene.ngeom):
+        g = scene.geoms[i]
+        g.rgba[:] = color
+        g.matid, g.texid, g.castshadow, g.transparent = -1, -1, 0, 1
+        g.objtype, g.objid, g.segid = int(mujoco.mjtObj.mjOBJ_UNKNOWN), -1, -1
+    return scene.ngeom - first

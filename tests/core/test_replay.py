@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.headless import prepare, run
+from mjrig.plot_rows import is_new_model
 from mjrig.replay import Comparison, Replay, read_recording
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario import scenario_from_doc
@@ -111,13 +112,13 @@ def test_a_comparison_of_the_same_model_has_a_ghost_and_its_signals_on_the_same_
     a, _ = record(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
     base = Replay.open(a)
-    cmp = Comparison.open(b, base=base)
+    cmp = Comparison.open(b, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
     assert cmp.ghost is not None and np.array_equal(cmp.ghost.qpos_at(cmp.ghost.times[7]), qpos_b[7])
     t = base.times
     v = cmp.signal_at("Joints/hinge:qpos", t)
     assert np.isnan(v[-1]) and v[0] == qpos_b[0, 0]  # B is shorter: NaN past its end
     c, _ = record(tmp_path, duration=0.02, xml=XML.replace('name="hinge"', 'name="elbow"'), name="other.xml")
-    other = Comparison.open(c, base=base)
+    other = Comparison.open(c, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
     assert other.ghost is None and other.signal_at("Joints/elbow:qpos", t[:3]).size == 3  # signals only
 
 
@@ -132,8 +133,10 @@ def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeyp
     info = s.publish().timeline
     assert info.replay and info.start == 0.0 and info.end == pytest.approx(0.298) and info.rows == len(qpos)
     assert "Joints/hinge:qpos" in s.publish().signals
-    blocks = s.drain_rows()  # the whole recording for the plots
-    assert sum(len(blk) for _, blk in blocks) == len(qpos) and blocks[0][0][:2] == ["time", "wall_time"]
+    blocks = s.drain_rows()  # the whole recording for the plots, after the mark that clears them
+    assert is_new_model(blocks[0][0]) and blocks[0][0][1].endswith("joints.xml") and blocks[1][0][:2] == ["time", "wall_time"]
+    rows = np.concatenate([blk for _, blk in blocks[1:]])  # 500 rows/s thinned to the plots' 200/s: every 2nd
+    assert np.array_equal(rows[:, 0], read_recording(out).times[::2]) and len(rows) == len(qpos) // 2
     assert np.array_equal(s.data.qpos, qpos[0])
     s.handle(C.StepOnce(5))  # replay time moves by the model's timestep: rows 1..5
     assert s.data.time == pytest.approx(0.010) and np.array_equal(s.data.qpos, qpos[5])
@@ -153,4 +156,34 @@ def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeyp
     assert s.publish().state == C.RunState.PAUSED and s.data.time == pytest.approx(0.298)  # paused at the end
     s.open(tmp_path / "joints.xml")  # anything else leaves replay mode
     assert not s.publish().timeline.replay and not s.replayer.active
+    s.close()
+
+
+def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mjrig import commands as C
+    from mjrig.session import Session
+    monkeypatch.chdir(tmp_path)
+    b, qpos_b = record(tmp_path, duration=0.2)
+    s = Session()
+    s.open(tmp_path / "joints.xml")  # a live run of the recording's model
+    s.handle(C.OpenComparison(str(b)))
+    info = s.publish().timeline
+    assert not info.replay and info.compare == str(b) and info.ghost
+    s.handle(C.StepOnce(25))
+    assert np.array_equal(s.replayer.ghost_qpos(), qpos_b[25])  # the recorded pose at the live time
+    scene = mujoco.MjvScene(s.model, maxgeom=100)
+    bodies = sum(1 for g in range(s.model.ngeom) if s.model.geom_bodyid[g] > 0)
+    assert s.replayer.draw_ghost(scene) == bodies == scene.ngeom  # every moving geom, no static floor
+    ghost = mujoco.MjData(s.model)
+    ghost.qpos[:] = qpos_b[25]
+    mujoco.mj_kinematics(s.model, ghost)
+    geoms = [g for g in range(s.model.ngeom) if s.model.geom_bodyid[g] > 0]
+    for i, g in enumerate(geoms):  # where the recording had them, translucent and not selectable
+        np.testing.assert_allclose(scene.geoms[i].pos, ghost.geom_xpos[g], atol=1e-12)
+        assert scene.geoms[i].rgba[3] < 0.5 and scene.geoms[i].transparent and scene.geoms[i].objid == -1
+    (tmp_path / "other.xml").write_text(XML.replace('name="hinge"', 'name="elbow"'))
+    s.open(tmp_path / "other.xml")  # another model: the comparison goes
+    assert s.publish().timeline.compare == "" and s.replayer.draw_ghost(scene) == 0
+    with pytest.raises(ConfigError, match="not found"):
+        s.handle(C.OpenComparison(str(tmp_path / "missing.parquet")))
     s.close()

@@ -1,0 +1,71 @@
+"""A second recording over a replay, as a person uses it: ``mjrig A.parquet --compare B.parquet``
+draws B's signals dashed beside A's in the same colour and B's bodies as a ghost in the 3D view;
+"Stop comparing" takes both away and "Compare with..." brings them back from the panel."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_plots import _click_node
+from tests.gui.test_desktop_timeline import _drag_to, _text, _time
+from mjrig.widgets.plot_overlay import PALETTE
+
+
+def _record(folder, name: str, *extra: str) -> None:
+    subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "3", "--out", name, *extra],
+                   cwd=folder, check=True, capture_output=True, timeout=120)
+
+
+def _line_pixels(app: App, desktop: Desktop) -> int:
+    """Pixels of the first plotted signal's colour inside its plot."""
+    plot = next(it["rect"] for it in app.items() if it["type"] == "mvPlot")
+    x, y, w, h = plot
+    img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
+    return int((np.abs(img - np.array(PALETTE[0])).max(axis=2) < 40).sum())
+
+
+def _changed(a: np.ndarray, b: np.ndarray) -> float:
+    """Fraction of pixels that differ visibly between two grabs of one window."""
+    return float((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 24).mean())
+
+
+def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
+    _record(tmp_path, "A.parquet")
+    _record(tmp_path, "B.parquet", "--set", "k=120")  # softer: the block swings slower and wider apart
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, tmp_path / "A.parquet", "--compare", tmp_path / "B.parquet", home=tmp_path / "home")
+    try:
+        wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
+        _click_node(app, "slide_x", "mvTreeNode")
+        _click_node(app, "qpos", "mvCheckbox")
+        _drag_to(app, 0.45)  # about 1.3 s in: A and B are well apart there
+        wait_for(lambda: _text(app, "paused"), what="the replay to pause at the dragged instant")
+        t = _time(app)
+        assert 0.5 < t < 2.5, t
+        time.sleep(0.5)
+        with_cmp, view_cmp = _line_pixels(app, desktop), desktop.grab(app.viewer)
+        desktop.screenshot("compare_1920x1080")
+        app.click("Stop comparing")
+        wait_for(lambda: not _text(app, r".*compared with.*"), what="the comparison to go")
+        time.sleep(0.5)
+        alone, view_alone = _line_pixels(app, desktop), desktop.grab(app.viewer)
+        assert abs(_time(app) - t) < 1e-4  # still the same instant
+        # B's dashed line adds pixels of the same colour as A's line (over half a line's worth)
+        assert alone > 200 and with_cmp > 1.3 * alone, (with_cmp, alone)
+        # the ghost of B's block is drawn where B had it: part of the 3D view differs
+        assert _changed(view_cmp, view_alone) > 0.0005, _changed(view_cmp, view_alone)
+        app.click("Compare with...")
+        app.type_into("file name", str(tmp_path / "B.parquet"), enter=True)
+        wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the comparison back from the panel")
+        time.sleep(0.5)
+        assert _line_pixels(app, desktop) > 1.3 * alone
+        assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
+        assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
