@@ -69,3 +69,23 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
+
+
+def test_compare_on_a_laptop_screen(tmp_path):
+    _record(tmp_path, "A.parquet")
+    _record(tmp_path, "B.parquet", "--set", "k=120")
+    desktop = Desktop(1280, 800)
+    app = App(desktop, tmp_path / "A.parquet", "--compare", tmp_path / "B.parquet", home=tmp_path / "home")
+    try:
+        wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
+        app.reveal("slide_x", "qpos")
+        _click_node(app, "qpos", "mvCheckbox")
+        _drag_to(app, 0.45)
+        t = _time(app)
+        time.sleep(0.6)
+        assert _time(app) == t and 0.5 < t < 2.5, t  # paused at the dragged instant
+        assert _line_pixels(app, desktop) > 200
+        desktop.screenshot("compare_1280x800")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
