@@ -226,6 +226,10 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             cfg = dpg.get_item_configuration(item)
             if dpg.get_item_type(item).endswith("mvWindowAppItem") and cfg.get("show") and not cfg.get("modal"):
                 state = {"rect_min": dpg.get_item_pos(item), "rect_size": dpg.get_item_rect_size(item)}  # its title
+            elif (dpg.get_item_type(item).endswith("mvMenu") and "pos" in state and cfg.get("label")
+                  and dpg.get_item_type(dpg.get_item_parent(item)).endswith("mvMenuBar")):
+                tw, th = dpg.get_text_size(cfg["label"]) or (0, 0)  # a menu bar's entry: only its place is known
+                state = {"rect_min": state["pos"], "rect_size": (int(tw) + 16, int(th) + 6)}
             elif not state.get("visible") or "rect_min" not in state:
                 continue
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
