@@ -152,3 +152,25 @@ def test_nulls_sort_last_and_stay_out_of_the_scatter_with_infinities(tmp_path):
     sc = res.scatter("Params/k:value", "Requirements/r:value")
     assert sc.trials.tolist() == [0] and sc.groups["other"].tolist() == [False]  # null and inf left out
     assert res.start_target()[0] is None  # no model named: the app shows its default rig
+
+
+def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(sweep, tmp_path):
+    from mjrig.gui import _results_start
+
+    class Log:
+        def __init__(self):
+            self.lines = []
+
+        def log(self, level, text):
+            self.lines.append((level, text))
+
+    folder, scenario = sweep
+    log = Log()
+    results, start = _results_start(folder / "RESULTS.parquet", log)
+    assert results.name == "RESULTS.parquet" and start == scenario.resolve() and log.lines == []
+    old = _copy(folder / "RESULTS.parquet", tmp_path / "old.parquet", drop=(SCENARIO_KEY,))
+    results, start = _results_start(old, log)
+    assert start.name == "spring_mass.xml"
+    assert len(log.lines) == 1 and log.lines[0][0] == "warning" and "names no scenario file" in log.lines[0][1]
+    recording = folder / "RESULTS" / "trial-0.parquet"
+    assert _results_start(recording, log) == (None, recording)  # a recording stays a replay
