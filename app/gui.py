@@ -214,7 +214,8 @@ def _bind_font(dpg: Any) -> None:
 
 
 def write_widget_map(dpg: Any, path: Path) -> None:
-    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
+    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``; shown
+    non-modal windows are listed by their title, the menu bar's menus by their place.
 
     Set ``MJRIG_WIDGET_MAP=FILE`` to get it: GUI tests use it to click widgets where a person
     would, and it is handy for scripting the app with xdotool.
