@@ -108,7 +108,7 @@ class ResultsView:
                 self._y = dpg.add_combo(reqs, label="y: requirement value", width=140, callback=self._on_axes,
                                         default_value=reqs[0] if reqs else "")
             with dpg.plot(label="##scatter", height=-1, width=-1):
-                dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast)
+                dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)  # never over a point
                 xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
                 ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
                 self._plot_axes = (xa, ya)
