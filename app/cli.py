@@ -118,7 +118,7 @@ def _app_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="mjrig", description="Open the mjrig desktop app (commands: "
                         + ", ".join(SUBCOMMANDS) + ").")
     p.add_argument("path", nargs="?", help="an MJCF .xml, binary .mjb, scenario .toml, a bundled rig's name, "
-                   "or a .parquet recording to replay")
+                   "a .parquet recording to replay, or a sweep's RESULTS.parquet to browse")
     p.add_argument("--compare", type=Path, metavar="OTHER.parquet",
                    help="with a recording: overlay a second recording's signals (and a ghost of the same model)")
     p.add_argument("--record", type=Path, metavar="OUT.parquet", help="record telemetry from the first step")
@@ -251,13 +251,20 @@ def check_replay(path: Path, compare: Path | None) -> None:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    from mjrig.results import SweepResults, is_results
     from mjrig.runtime.paths import RECORDING_SUFFIXES
     from mjrig.targets import resolve_target
     path = resolve_target(args.path, recording=True) if args.path is not None else None  # one line, screen or not
     replaying = path is not None and path.suffix.lower() in RECORDING_SUFFIXES
+    results = replaying and is_results(path)  # a sweep's results: the results view, not a replay
+    if args.compare is not None and results:
+        raise ConfigError(f"{path}: a sweep's results, not a recording: --compare goes with a recording "
+                          "(open a trial's recording from the results view)")
     if args.compare is not None and not replaying:
         raise ConfigError("--compare goes with a recording: mjrig RECORDING.parquet --compare OTHER.parquet")
-    if replaying:
+    if results:
+        SweepResults.open(path)
+    elif replaying:
         check_replay(path, args.compare)
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "

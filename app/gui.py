@@ -31,8 +31,10 @@ class PanelApp:
     is closed, the simulation side closes, or ``exit_after`` seconds of wall time pass."""
 
     def __init__(self, client: Client, *, exit_after: float | None = None, title: str = "mjrig",
-                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000)) -> None:
+                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000), results: Path | None = None) -> None:
         self.client = client
+        self.results = results
+        """A sweep's results file: the results view is built over the panel (``mjrig RESULTS.parquet``)."""
         self.exit_after = exit_after
         self.title = title
         self.geometry = geometry
@@ -86,9 +88,16 @@ class PanelApp:
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         x, y, w, h = self.geometry
+        results = None
+        if self.results is not None:
+            from mjrig.results import SweepResults
+            from mjrig.widgets.results_view import ResultsView
+            results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h))
         with dpg.window(label=self.title) as main:
             with dpg.menu_bar():
                 model_panel.build_menu()
+                if results is not None:
+                    results.build_menu()
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True):
                     left = dpg.add_child_window(width=max(380, min(440, w // 2)))
@@ -109,6 +118,9 @@ class PanelApp:
             log.build(log_area)
             self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(main, True)
+        if results is not None:
+            results.build()
+            self.panels.append(results)
 
     def _on_close_request(self) -> None:
         """The window's close button: quit, or ask first when the rig has unsaved edits."""
@@ -202,7 +214,8 @@ def _bind_font(dpg: Any) -> None:
 
 
 def write_widget_map(dpg: Any, path: Path) -> None:
-    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
+    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``; shown
+    non-modal windows are listed by their title, the menu bar's menus by their place.
 
     Set ``MJRIG_WIDGET_MAP=FILE`` to get it: GUI tests use it to click widgets where a person
     would, and it is handy for scripting the app with xdotool.
@@ -211,9 +224,15 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     for item in dpg.get_all_items():
         try:
             state = dpg.get_item_state(item)
-            if not state.get("visible") or "rect_min" not in state:
-                continue
             cfg = dpg.get_item_configuration(item)
+            if dpg.get_item_type(item).endswith("mvWindowAppItem") and cfg.get("show") and not cfg.get("modal"):
+                state = {"rect_min": dpg.get_item_pos(item), "rect_size": dpg.get_item_rect_size(item)}  # its title
+            elif (dpg.get_item_type(item).endswith("mvMenu") and "pos" in state and cfg.get("label")
+                  and dpg.get_item_type(dpg.get_item_parent(item)).endswith("mvMenuBar")):
+                tw, th = dpg.get_text_size(cfg["label"]) or (0, 0)  # a menu bar's entry: only its place is known
+                state = {"rect_min": state["pos"], "rect_size": (int(tw) + 16, int(th) + 6)}
+            elif not state.get("visible") or "rect_min" not in state:
+                continue
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             kind = dpg.get_item_type(item).split("::")[-1]
@@ -223,7 +242,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)]}
             if text is not None:
                 entry["text"] = text  # what a text shows (a status line, a readout)
-            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode"):
+            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
                 entry["value"] = str(dpg.get_value(item))
             items.append(entry)
         except Exception:  # noqa: BLE001 - an item deleted while we looked
@@ -234,9 +253,9 @@ def write_widget_map(dpg: Any, path: Path) -> None:
 
 
 def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,
-                        geometry: tuple[int, int, int, int]) -> None:
+                        geometry: tuple[int, int, int, int], results: Path | None = None) -> None:
     """Entry point of the separate panel process."""
-    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry).run()
+    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry, results=results).run()
 
 
 def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -> None:
@@ -265,7 +284,8 @@ def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -
 def open_app(path: Path | None, *, record: Path | None = None, exit_after: float | None = None,
              panel_process: bool | None = None, show_viewer: bool = True, compare: Path | None = None) -> int:
     """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
-    ``compare``: with a second recording over it); returns the exit status."""
+    ``compare``: with a second recording over it; a sweep's results: the results view over the
+    sweep's scenario); returns the exit status."""
     from mjrig.bundled import default_model
     from mjrig.desktop import plan_layout, save_layout
     from mjrig.runtime import mjwarnings
@@ -277,9 +297,12 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
     session = Session()
     session.on_message = _echo  # the status log also goes to the terminal the app runs in
+    results, path = _results_start(path, session)
     # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT
     with mjwarnings.route(mjwarnings.status_sink(session.log)):
         session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
+        if results is not None:
+            session.log("info", f"results of {results.table.height} trials: {results.path}")
         if compare is not None:
             session.handle(C.OpenComparison(str(Path(compare).resolve())))
         if record is not None:
@@ -291,9 +314,11 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
         panel_at: tuple[int, int, int, int] | None = None
         try:
             if panel_process:
-                status = _run_panel_process(session, sim, exit_after, layout.panel)
+                status = _run_panel_process(session, sim, exit_after, layout.panel,
+                                            results=results.path if results else None)
             else:
-                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
+                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel,
+                                 results=results.path if results else None)
                 status = panel.run()
                 panel_at = panel.placement
         finally:
@@ -306,6 +331,20 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     if sim.failure is not None:
         raise ConfigError(f"the simulation stopped: {sim.failure}")
     return status
+
+
+def _results_start(path: Path | None, session: Any) -> tuple[Any, Path | None]:
+    """For a sweep's results file: (its SweepResults, what to open before a trial: its scenario,
+    else its model, None for the default rig), with a status line for what is missing; else
+    (None, ``path``)."""
+    from mjrig.results import SweepResults, is_results
+    if path is None or Path(path).suffix.lower() != ".parquet" or not is_results(path):
+        return None, path
+    results = SweepResults.open(path)
+    start, notes = results.start_target()
+    for note in notes:
+        session.log("warning", note)
+    return results, start
 
 
 def _echo(level: str, text: str) -> None:
@@ -330,11 +369,11 @@ def _panel_python() -> str:
 
 
 def _run_panel_process(session: Any, sim: Any, exit_after: float | None,
-                       geometry: tuple[int, int, int, int]) -> int:
+                       geometry: tuple[int, int, int, int], *, results: Path | None = None) -> int:
     ctx = mp.get_context("spawn")
     ctx.set_executable(_panel_python())
     commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
-    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry),
+    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry, results),
                        name="mjrig-panel")
     proc.start()
     stop = threading.Event()

@@ -72,6 +72,9 @@ def read_recording(path: str | os.PathLike) -> Recording:
         raise ConfigError(f"{path}: not a readable Parquet recording ({str(exc).splitlines()[0]})") from None
     raw = table.schema.metadata or {}
     metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+    if "mjrig.sweep" in metadata:  # File > Open or a drop of RESULTS.parquet in the app
+        raise ConfigError(f"{path}: a sweep's results, not a recording: browse them with `mjrig {path}` "
+                          f"and replay a trial from there (its recordings are in {path.with_suffix('')})")
     if "time" not in table.column_names:
         raise ConfigError(f"{path}: not an mjrig recording (no 'time' column)")
     columns: dict[str, np.ndarray] = {}

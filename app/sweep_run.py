@@ -136,6 +136,8 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     finally:
         log.close()
     meta["mjrig.sweep"] = _sweep_toml(sc, spec)
+    if sc.source is not None:  # the results view opens a trial's set-up from it
+        meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
     counts = _merge(parts, out, schema, meta, spec.total)
     return SweepOutcome(out, spec.total, todo, counts)
 

@@ -1,0 +1,224 @@
+"""A sweep's results read back for the results view: ``mjrig RESULTS.parquet``.
+
+``is_results(path)`` tells a sweep's results file (its key-value metadata holds ``mjrig.sweep``)
+from a recording without reading its rows. ``SweepResults.open`` reads one (one-line ConfigError
+for a missing, unreadable or non-results file) and answers what the view asks: the trials sorted
+by any column and filtered by status (``rows``), one param against one requirement's value as
+arrays grouped pass / fail / other (``scatter``), a trial's recording
+(``RESULTS/trial-<n>.parquet`` beside the file) and param values, and the commands that open a
+trial in the app -- its recording replayed (``replay_commands``), or the sweep's scenario with
+the trial's param values set (``scenario_commands``). ``start_target`` is what the app shows
+before a trial is opened: the sweep's scenario, else its model.
+
+GUI-free (polars, pyarrow, numpy). Threading: immutable once opened; any thread.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from mjrig import commands as C
+from mjrig.runtime.errors import ConfigError
+
+__all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "SCENARIO_KEY"]
+
+SWEEP_KEY = "mjrig.sweep"
+"""The metadata key that makes a Parquet file a sweep's results (the ``[sweep]`` section as TOML)."""
+SCENARIO_KEY = "mjrig.scenario_path"
+"""The metadata key naming the scenario file the sweep ran (absolute path)."""
+FILTERS = ("all", "pass", "fail", "diverged", "error")
+"""The status filters: every trial, or those of one status."""
+
+
+def _metadata(path: Path) -> dict[str, str]:
+    """The file's key-value metadata; ConfigError (one line) when it is missing or not Parquet."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    try:
+        raw = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+
+
+def is_results(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a sweep's results file (not a recording); False for anything unreadable."""
+    try:
+        return SWEEP_KEY in _metadata(Path(path).expanduser())
+    except ConfigError:
+        return False
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """Points of one param (x) against one requirement's value (y), one per trial that has both.
+
+    ``x``, ``y`` (float64) and ``trials`` (int64) have shape (points,); ``groups`` maps "pass",
+    "fail" and "other" (diverged, error) to boolean masks over the points."""
+
+    x: np.ndarray
+    y: np.ndarray
+    trials: np.ndarray
+    groups: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def group(self, name: str) -> tuple[list[float], list[float]]:
+        """The x and y lists of one group (what a plot series takes)."""
+        mask = self.groups[name]
+        return self.x[mask].tolist(), self.y[mask].tolist()
+
+
+@dataclass(frozen=True)
+class SweepResults:
+    """A sweep's results: one row per trial (``table``) and the file's metadata."""
+
+    path: Path
+    table: pl.DataFrame
+    metadata: dict[str, str]
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> "SweepResults":
+        """Read the results at ``path``; ConfigError (one line) when it is not a sweep's results."""
+        path = Path(path).expanduser().resolve()
+        meta = _metadata(path)
+        if SWEEP_KEY not in meta:
+            raise ConfigError(f"{path}: not a sweep's results (no '{SWEEP_KEY}' metadata): "
+                              "write one with `mjrig sweep SCENARIO.toml --out RESULTS.parquet`")
+        try:
+            table = pl.read_parquet(path)
+        except Exception as exc:  # polars raises its own error kinds for a damaged file
+            raise ConfigError(f"{path}: not readable ({' '.join(str(exc).split())[:200]})") from None
+        missing = [c for c in ("trial", "status") if c not in table.columns]
+        if missing:
+            raise ConfigError(f"{path}: not a sweep's results (no '{missing[0]}' column)")
+        return cls(path, table, meta)
+
+    # --- what the file holds ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def params(self) -> list[str]:
+        """The ``Params/<p>:value`` columns, in file order."""
+        return [c for c in self.table.columns if c.startswith("Params/") and c.endswith(":value")]
+
+    @property
+    def requirement_values(self) -> list[str]:
+        """The ``Requirements/<r>:value`` columns, in file order."""
+        return [c for c in self.table.columns if c.startswith("Requirements/") and c.endswith(":value")]
+
+    @property
+    def trials(self) -> list[int]:
+        return [int(t) for t in self.table["trial"]]
+
+    @property
+    def scenario_path(self) -> Path | None:
+        """The scenario file the sweep ran, as its metadata names it (it may have gone since)."""
+        raw = self.metadata.get(SCENARIO_KEY, "")
+        return Path(raw) if raw else None
+
+    @property
+    def model_path(self) -> Path | None:
+        raw = self.metadata.get("mjrig.model_path", "")
+        return Path(raw) if raw else None
+
+    def counts(self) -> dict[str, int]:
+        """How many trials of each filter ("all" and each status)."""
+        statuses = self.table["status"].to_list()
+        return {"all": len(statuses), **{s: statuses.count(s) for s in FILTERS[1:]}}
+
+    def scenario_problem(self) -> str | None:
+        """One line saying why a trial's scenario cannot be opened, or None when it can."""
+        sc = self.scenario_path
+        if sc is None:
+            return (f"{self.name} names no scenario file ('{SCENARIO_KEY}'): a trial's set-up cannot be opened; "
+                    "run the sweep again with this mjrig to record it")
+        if not sc.is_file():
+            return f"{self.name}: the sweep's scenario {sc} is missing: a trial's set-up cannot be opened"
+        return None
+
+    def start_target(self) -> tuple[Path | None, list[str]]:
+        """What the app opens before any trial: the sweep's scenario when it exists, else its model
+        (None: neither is there), and the warning lines to log about it."""
+        notes = [p for p in (self.scenario_problem(),) if p]
+        if self.scenario_path is not None and self.scenario_path.is_file():
+            return self.scenario_path, notes
+        model = self.model_path
+        if model is not None and model.is_file():
+            return model, notes
+        notes.append(f"{self.name}: the sweep's model {model or '(not named)'} is missing: showing the default rig")
+        return None, notes
+
+    # --- the table and the scatter ------------------------------------------------------------
+    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> pl.DataFrame:
+        """The trials of ``status`` ("all" or one status) sorted by column ``sort_by`` (nulls last,
+        ties by trial number); ConfigError for an unknown column or status."""
+        self._check_status(status)
+        if sort_by not in self.table.columns:
+            raise ConfigError(f"{self.name}: no column '{sort_by}' to sort by")
+        df = self.table if status == "all" else self.table.filter(pl.col("status") == status)
+        if sort_by == "trial":
+            return df.sort("trial", descending=descending)
+        return df.sort([sort_by, "trial"], descending=[descending, False], nulls_last=True)
+
+    def scatter(self, x: str, y: str, *, status: str = "all") -> Scatter:
+        """``x`` (a param column) against ``y`` (a requirement value column) over the trials of
+        ``status``; trials where either is null or not finite (nothing to plot) are left out."""
+        self._check_status(status)
+        for col, choices in ((x, self.params), (y, self.requirement_values)):
+            if col not in choices:
+                raise ConfigError(f"{self.name}: no column '{col}' (choose from {', '.join(choices) or 'none'})")
+        df = self.rows(status=status).filter(pl.col(x).is_finite() & pl.col(y).is_finite())
+        st = df["status"].to_numpy()
+        return Scatter(df[x].to_numpy().astype(np.float64), df[y].to_numpy().astype(np.float64),
+                       df["trial"].to_numpy().astype(np.int64),
+                       {"pass": st == "pass", "fail": st == "fail", "other": (st != "pass") & (st != "fail")})
+
+    def _check_status(self, status: str) -> None:
+        if status not in FILTERS:
+            raise ConfigError(f"unknown status filter '{status}' (choose from {', '.join(FILTERS)})")
+
+    # --- one trial -----------------------------------------------------------------------------
+    def row(self, trial: int) -> dict[str, object]:
+        """Trial ``trial``'s row as a dict; ConfigError when the file has no such trial."""
+        found = self.table.filter(pl.col("trial") == trial)
+        if found.height == 0:
+            raise ConfigError(f"{self.name}: no trial {trial}")
+        return found.row(0, named=True)
+
+    def recording_path(self, trial: int) -> Path:
+        """Where trial ``trial``'s recording goes (``RESULTS/trial-<n>.parquet``); it exists only
+        when the scenario had a ``[recording]``."""
+        return self.path.with_suffix("") / f"trial-{int(trial)}.parquet"
+
+    def has_recording(self, trial: int) -> bool:
+        return self.recording_path(trial).is_file()
+
+    def param_values(self, trial: int) -> dict[str, float]:
+        """Trial ``trial``'s value of each param, by param name (null values left out)."""
+        row = self.row(trial)
+        return {c[len("Params/"):-len(":value")]: float(row[c]) for c in self.params if row[c] is not None}
+
+    def replay_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:
+        """Open trial ``trial``'s recording in replay mode; ConfigError (one line) when it has none."""
+        path = self.recording_path(trial)
+        if not path.is_file():
+            raise ConfigError(f"trial {trial} has no recording ({path} is missing: the sweep's scenario "
+                              "had no [recording])")
+        return [C.OpenModel(str(path), discard=discard)]
+
+    def scenario_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:
+        """Open the sweep's scenario, then set each param to trial ``trial``'s value; ConfigError
+        (one line) when the scenario is not named or missing."""
+        problem = self.scenario_problem()
+        if problem:
+            raise ConfigError(problem)
+        values = self.param_values(trial)
+        return [C.OpenModel(str(self.scenario_path), discard=discard),
+                *(C.SetParam(name, value) for name, value in values.items())]
