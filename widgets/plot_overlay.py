@@ -96,3 +96,12 @@ class Overlay:
         assert self.comparison is not None
         times = np.linspace(t0, t1, SAMPLES)
         return dashed(times, self.comparison.signal_at(name, times))
+
+    def value_at(self, name: str, t: float) -> float | None:
+        """Signal ``name`` of the compared recording at ``t`` (s), or None (no comparison, no
+        such signal, or outside its rows)."""
+        if not self.has(name):
+            return None
+        assert self.comparison is not None
+        v = float(self.comparison.signal_at(name, np.array([t]))[0])
+        return v if np.isfinite(v) else None

@@ -333,6 +333,11 @@ class PlotPanel:
             return []
         return [(n, float(np.interp(t, times, values[:, j]))) for j, n in enumerate(names)]
 
+    @property
+    def overlay(self) -> Overlay:
+        """The compared recording drawn over the plots (``Overlay.value_at``)."""
+        return self._overlay
+
     def _on_plot_click(self, sender: int | str, app_data: object) -> None:
         if self.on_time_click is not None:
             x, _ = dpg.get_plot_mouse_pos()

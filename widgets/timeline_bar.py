@@ -108,6 +108,8 @@ class TimelineBar:
         if shown is None:
             dpg.set_value(self._values, "live")
         else:
-            values = self.plot.values_at(shown)
-            dpg.set_value(self._values, "   ".join([f"at {shown:.6f} s:"] + [f"{n.split('/', 1)[-1]} {v:.6g}"
-                                                                              for n, v in values]))
+            parts = [f"at {shown:.6f} s:"]
+            for n, v in self.plot.values_at(shown):
+                other = self.plot.overlay.value_at(n, shown)
+                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + (f" ({other:.6g})" if other is not None else ""))
+            dpg.set_value(self._values, "   ".join(parts))

@@ -9,6 +9,7 @@ import sys
 import time
 
 import numpy as np
+import polars as pl
 
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_plots import _click_node
@@ -48,6 +49,12 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         t = _time(app)
         assert 0.5 < t < 2.5, t
         time.sleep(0.5)
+        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   slide_x:qpos \S+ \(\S+\)"), what="both values at the cursor")
+        at, a, b = re.match(r"at (\S+) s:   slide_x:qpos (\S+) \((\S+)\)", shown["text"]).groups()
+        rec_a, rec_b = (pl.read_parquet(tmp_path / n) for n in ("A.parquet", "B.parquet"))
+        for rec, value in ((rec_a, a), (rec_b, b)):  # each the recorded position at that instant
+            assert abs(np.interp(float(at), rec["time"], rec["Joints/slide_x:qpos"]) - float(value)) < 2e-4
+        assert abs(float(a) - float(b)) > 5e-3  # two different runs
         with_cmp, view_cmp = _line_pixels(app, desktop), desktop.grab(app.viewer)
         desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
         time.sleep(0.5)
