@@ -5,16 +5,18 @@ button hides it and the Results menu shows it again. The table sorts by any colu
 header; again for the other way) and filters by status; the scatter plots one param (x) against
 one requirement's value (y), a point per trial, green pass, red fail, grey diverged or error.
 A trial's ``trial-<n>`` button replays its recording; its ``set-up`` button opens the sweep's
-scenario with the trial's param values (``mjrig.results`` builds the commands).
+scenario with the trial's param values (``mjrig.results`` builds the commands); a click on a
+point of the scatter opens that trial (its recording, else its set-up).
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
+import numpy as np
 
 from mjrig import commands as C
-from mjrig.results import FILTERS, SweepResults
+from mjrig.results import FILTERS, Scatter, SweepResults
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["ResultsView"]
@@ -59,6 +61,7 @@ class ResultsView:
         self._y: int | str = 0
         self._plot_axes: tuple[int | str, int | str] = (0, 0)
         self._series: dict[str, int | str] = {}
+        self._points: Scatter | None = None
         self._dirty = False
         self._source = ""
         self._ours: str | None = None  # the scenario this view opened with a trial's values
@@ -99,7 +102,7 @@ class ResultsView:
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
             self._tip(self._note, "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
-                                  "with the trial's param values")
+                                  "with the trial's param values; a click on a point opens its trial")
             params = [_short(c) for c in res.params]
             reqs = [_short(c) for c in res.requirement_values]
             with dpg.group(horizontal=True):
@@ -107,7 +110,7 @@ class ResultsView:
                                         default_value=params[0] if params else "")
                 self._y = dpg.add_combo(reqs, label="y: requirement value", width=140, callback=self._on_axes,
                                         default_value=reqs[0] if reqs else "")
-            with dpg.plot(label="##scatter", height=-1, width=-1):
+            with dpg.plot(label="##scatter", height=-1, width=-1) as plot:
                 dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)  # never over a point
                 xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
                 ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
@@ -117,6 +120,9 @@ class ResultsView:
                     self._series[group] = dpg.add_scatter_series([], [], label=label, parent=ya)
                     dpg.bind_item_theme(self._series[group], _marker_theme(
                         SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4))
+            with dpg.item_handler_registry() as handlers:
+                dpg.add_item_clicked_handler(callback=self._on_point)
+            dpg.bind_item_handler_registry(plot, handlers)
         self._fill()
 
     def _add_column(self, column: str, label: str, *, default_sort: bool = False) -> None:
@@ -165,7 +171,7 @@ class ResultsView:
         xcol, ycol = f"Params/{x}:value", f"Requirements/{y}:value"
         if xcol not in res.params or ycol not in res.requirement_values:
             return
-        points = res.scatter(xcol, ycol, status=self.status)
+        points = self._points = res.scatter(xcol, ycol, status=self.status)
         for group in ("pass", "fail", "other"):
             xs, ys = points.group(group)
             dpg.set_value(self._series[group], [xs, ys])
@@ -204,6 +210,19 @@ class ResultsView:
 
     def _on_axes(self) -> None:
         self._plot()
+
+    def _on_point(self, *args: object) -> None:
+        """A click on the scatter: the trial of the nearest point within 3 % of the plot."""
+        pts = self._points
+        if pts is None or not pts.x.size:
+            return
+        mx, my = dpg.get_plot_mouse_pos()
+        (x0, x1), (y0, y1) = (dpg.get_axis_limits(a) for a in self._plot_axes)
+        d = np.hypot((pts.x - mx) / max(x1 - x0, 1e-12), (pts.y - my) / max(y1 - y0, 1e-12))
+        k = int(np.argmin(d))
+        if d[k] <= 0.03:
+            trial = int(pts.trials[k])
+            self._open(trial, scenario=not self.results.has_recording(trial))
 
     def _on_replay(self, sender: int | str, app_data: object, trial: int) -> None:
         self._open(trial, scenario=False)

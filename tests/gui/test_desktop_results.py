@@ -7,11 +7,13 @@ from __future__ import annotations
 import re
 import time
 
+import numpy as np
 import pytest
 
 from mjrig.results import SweepResults
 from mjrig.scenario import load_scenario
 from mjrig.sweep_run import run_sweep
+from mjrig.widgets.results_view import COLOURS
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.sweep_util import write_scenario
 
@@ -106,6 +108,14 @@ def test_sort_filter_and_open_a_trial_on_a_wide_screen(results, tmp_path):
         assert wait_for(lambda: _text(app, "info: opened sweep.toml"), what="the sweep's scenario in the 3D view")
         assert _order(app) == [0, 1, 2, 3]
         desktop.screenshot("results_1920")
+        # a click on the scatter's one green point (the trial that passed) replays that trial
+        wx, wy, ww, wh = _window(app)["rect"]
+        px, py, pw, ph = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx)
+        img = desktop.grab(app.panel)[py + 40:py + ph, px:px + pw].astype(int)  # below the legend
+        ys, xs = np.nonzero(np.abs(img - np.array(COLOURS["pass"])).max(axis=2) < 30)
+        assert 10 < len(xs) < 400, len(xs)  # one marker
+        _click_at(app, px + int(xs.mean()), py + 40 + int(ys.mean()))
+        wait_for(lambda: _text(app, r"info: replaying trial-1\.parquet: .*"), what="the clicked point's trial replayed")
         # sort by the requirement's value (the 6th column: trial, status, k, c, mass, travel)
         _click_header(app, 5)
         up = results.rows(sort_by="Requirements/travel:value")["trial"].to_list()
