@@ -12,14 +12,17 @@ published; every such snapshot's timeline cursor is checked to be the expected k
 
 Baseline in the same process, interleaved in random order with the scrubs: the same round trip
 for ``SetSpeed`` to the current speed (changes nothing shown), so scrub / baseline is what the
-scrub itself adds to the frame loop. The round trip splits into the wait for the next frame's
-command drain (up to one ``FRAME_S`` of the loop's pacing, as the submit falls anywhere in a frame)
-and the rest of that frame (restore, draw, sync, publish).
+scrub itself adds to the frame loop. The round trip splits into the wait for the next frame to
+start (up to one ``FRAME_S`` of the loop's pacing, as the submit falls anywhere in a frame; slightly
+negative when it lands while a frame waits for the viewer lock), then that frame taking the viewer
+lock and running the queued commands up to the probed one, and the rest of the frame (draw,
+sync, publish).
 
 "Frame shown" is observed without changing the app: a ``Session`` subclass notes in which frame
 ``handle`` ran the probed command and a ``SimThread`` subclass time-stamps the end of ``_frame``.
 Then, with no viewer, ``Session.handle(Scrub(t))`` alone is timed in µs (the restore: pause,
-find the row, ``mj_setState`` + ``mj_forward``, the rig's own state).
+find the row, ``mj_setState`` + ``mj_forward``, the rig's own state), back to back and, as in the
+frame loop, each after sleeping one frame period.
 
     python benchmarks/scrub_latency.py [--scrubs 200] [--fill 70] [--restores 2000]
 """
@@ -54,13 +57,16 @@ from app_realtime import scenario  # noqa: E402  (the humanoid rig of the app be
 
 @dataclass
 class Probe:
-    """One round trip: ``cmd`` submitted at ``submitted``; ``handled`` when the simulation thread
-    ran it in frame ``frame``; ``shown`` when that frame ended (sync done, snapshot published),
-    whose snapshot had timeline cursor ``cursor`` (simulated s). Times: ``time.perf_counter()`` s."""
+    """One round trip: ``cmd`` submitted at ``submitted``; frame ``frame``, started at
+    ``frame_start``, ran it (done at ``handled``); ``shown`` when that frame ended (sync done,
+    snapshot published), whose snapshot had timeline cursor ``cursor`` (simulated s).
+    Times: ``time.perf_counter()`` s."""
 
     cmd: C.Command
     submitted: float = 0.0
     frame: int = -1
+    frame_start: float = 0.0
+    handle_s: float = 0.0  # how long ``Session.handle`` took (s)
     handled: float = 0.0
     shown: float = 0.0
     cursor: float = float("nan")
@@ -76,13 +82,16 @@ class TimedSession(Session):
     def __init__(self) -> None:
         super().__init__()
         self.probe: Probe | None = None
-        self.frame_no = 0  # set by TimedSimThread at each frame's start
+        self.frame_no = 0  # set by TimedSimThread at each frame's start...
+        self.frame_start = 0.0  # ...and when (perf_counter s)
 
     def handle(self, cmd: C.Command) -> None:
+        t0 = time.perf_counter()
         super().handle(cmd)
         p = self.probe
         if p is not None and cmd is p.cmd:
-            p.handled, p.frame = time.perf_counter(), self.frame_no
+            p.handled, p.frame, p.frame_start = time.perf_counter(), self.frame_no, self.frame_start
+            p.handle_s = p.handled - t0
 
 
 class TimedSimThread(SimThread):
@@ -92,6 +101,7 @@ class TimedSimThread(SimThread):
 
     def _frame(self, v: Any) -> None:
         s = self.session
+        s.frame_start = time.perf_counter()
         s.frame_no += 1
         super()._frame(v)
         p = s.probe
@@ -206,7 +216,10 @@ def viewer_run(folder: Path, *, scrubs: int, fill_s: float, seed: int) -> tuple[
 
 
 def restore_cost(folder: Path, *, fill_s: float, n: int, seed: int) -> dict[str, list[float]]:
-    """``Session.handle`` of ``Scrub(t)`` (random kept t) and of the no-op ``SetSpeed``, no viewer (s each)."""
+    """``Session.handle`` of ``Scrub(t)`` (random kept t) and of the no-op ``SetSpeed``, no viewer,
+    and ``publish()`` (s each). "hot": back to back; "woken": each after sleeping one ``FRAME_S``,
+    as the frame loop's commands run (a thread woken from sleep runs its first ~0.5 ms much slower
+    here: caches, and the virtual CPU waking up)."""
     session = Session()
     session.open(scenario(folder))
     session.handle(C.SetSpeed(0.0))
@@ -223,24 +236,25 @@ def restore_cost(folder: Path, *, fill_s: float, n: int, seed: int) -> dict[str,
     times = h.times()
     rng = random.Random(seed)
     noop = C.SetSpeed(session.run.speed)
-    out: dict[str, list[float]] = {"scrub": [], "baseline": []}
+    out: dict[str, list[float]] = {}
     perf = time.perf_counter
-    for k in range(n + 50):
-        cmd = C.Scrub(float(times[rng.randrange(len(times))]))
-        t0 = perf()
-        session.handle(cmd)
-        t1 = perf()
-        session.handle(noop)
-        t2 = perf()
-        if k >= 50:  # warm-up
-            out["scrub"].append(t1 - t0)
-            out["baseline"].append(t2 - t1)
-    publish = []
-    for _ in range(200):
-        t0 = perf()
-        session.publish()
-        publish.append(perf() - t0)
-    out["publish"] = publish
+    for how, count, sleep_s in (("hot", n, 0.0), ("woken", max(1, n // 10), FRAME_S)):
+        scrub, base, pub = (out.setdefault(f"{kind} {how}", []) for kind in ("scrub", "baseline", "publish"))
+        for k in range(count + 20):  # the first 20: warm-up
+            for cmd, into in ((C.Scrub(float(times[rng.randrange(len(times))])), scrub), (noop, base)):
+                if sleep_s:
+                    time.sleep(sleep_s)
+                t0 = perf()
+                session.handle(cmd)
+                if k >= 20:
+                    into.append(perf() - t0)
+        for k in range(count + 20):  # apart: building a snapshot would evict the restore's data from cache
+            if sleep_s:
+                time.sleep(sleep_s)
+            t0 = perf()
+            session.publish()
+            if k >= 20:
+                pub.append(perf() - t0)
     session.close()
     return out
 
@@ -271,12 +285,16 @@ def main() -> None:
     for kind, label in (("scrub", "Scrub(t)"), ("baseline", "SetSpeed(same) (baseline)")):
         ps = trips[kind]
         total = ms_stats([p.shown - p.submitted for p in ps])
-        wait = ms_stats([p.handled - p.submitted for p in ps])
+        wait = ms_stats([p.frame_start - p.submitted for p in ps])
+        run = ms_stats([p.handled - p.frame_start for p in ps])
+        cmd = ms_stats([p.handle_s for p in ps])
         rest = ms_stats([p.shown - p.handled for p in ps])
         med[kind], rest_med[kind] = total, rest
         print(f"{label + ': round trip':<34} {total[0]:7.2f} {total[1]:7.2f} {total[2]:7.2f}")
-        print(f"{'  wait for the frame + the command':<34} {wait[0]:7.2f} {wait[1]:7.2f} {wait[2]:7.2f}")
-        print(f"{'  rest of that frame (to sync+pub)':<34} {rest[0]:7.2f} {rest[1]:7.2f} {rest[2]:7.2f}")
+        print(f"{'  wait for the next frame to start':<34} {wait[0]:7.2f} {wait[1]:7.2f} {wait[2]:7.2f}")
+        print(f"{'  then viewer lock + the command':<34} {run[0]:7.2f} {run[1]:7.2f} {run[2]:7.2f}")
+        print(f"{'    of which the command (handle)':<34} {cmd[0]:7.2f} {cmd[1]:7.2f} {cmd[2]:7.2f}")
+        print(f"{'  then the rest (draw, sync, pub)':<34} {rest[0]:7.2f} {rest[1]:7.2f} {rest[2]:7.2f}")
     within = sum(p.shown - p.submitted <= 0.033 for p in trips["scrub"])
     print(f"scrub / baseline: median {med['scrub'][0] / med['baseline'][0]:.3f}, "
           f"p95 {med['scrub'][1] / med['baseline'][1]:.3f}, max {med['scrub'][2] / med['baseline'][2]:.3f}; "
@@ -285,12 +303,15 @@ def main() -> None:
           f"({rest_med['scrub'][0] - rest_med['baseline'][0]:+.2f} ms)")
     cost = restore_cost(folder, fill_s=args.fill, n=args.restores, seed=args.seed)
     shutil.rmtree(folder, ignore_errors=True)
-    print(f"session-level, no viewer ({args.restores} each, µs):  median     p95     max")
-    for kind, label in (("scrub", "handle(Scrub(t))"), ("baseline", "handle(SetSpeed(same))"),
-                        ("publish", "publish() (every frame)")):
-        a = np.asarray(cost[kind]) * 1e6
-        print(f"  {label:<28} {np.median(a):8.1f} {np.percentile(a, 95):7.1f} {a.max():7.1f}")
-    print(f"restore / frame period: {statistics.median(cost['scrub']) / FRAME_S:.4f}")
+    print(f"session-level, no viewer (µs; hot: {args.restores} back to back, woken: {max(1, args.restores // 10)} "
+          f"each after a {FRAME_S * 1e3:.1f} ms sleep)        median     p95     max")
+    for how in ("hot", "woken"):
+        for kind, label in (("scrub", "handle(Scrub(t))"), ("baseline", "handle(SetSpeed(same))"),
+                            ("publish", "publish() (every frame)")):
+            a = np.asarray(cost[f"{kind} {how}"]) * 1e6
+            print(f"  {how + ': ' + label:<33} {np.median(a):8.1f} {np.percentile(a, 95):7.1f} {a.max():7.1f}")
+    print(f"restore / frame period: {statistics.median(cost['scrub hot']) / FRAME_S:.4f} hot, "
+          f"{statistics.median(cost['scrub woken']) / FRAME_S:.4f} woken")
     print(f"end: {load_note()}")
 
 
