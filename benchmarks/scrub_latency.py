@@ -281,7 +281,8 @@ def main() -> None:
     print(f"humanoid rig, {args.fill:g} simulated s at speed max, then {args.scrubs} scrubs over {rows} kept "
           f"instants (DISPLAY={os.environ.get('DISPLAY')}, frame loop FRAME_S = {FRAME_S * 1e3:.1f} ms)")
     print(f"{'submit -> shown (ms)':<34} {'median':>7} {'p95':>7} {'max':>7}")
-    med, rest_med = {}, {}
+    med: dict[str, tuple[float, float, float]] = {}
+    rest_med: dict[str, tuple[float, float, float]] = {}
     for kind, label in (("scrub", "Scrub(t)"), ("baseline", "SetSpeed(same) (baseline)")):
         ps = trips[kind]
         total = ms_stats([p.shown - p.submitted for p in ps])
