@@ -15,8 +15,9 @@ the number of workers, their scheduling, or Ray.
 
 Local execution: ``workers`` processes (default: every core this process may use) from a
 ``ProcessPoolExecutor`` on the ``forkserver`` start method (no fork of a threaded parent); each
-builds the rig once in its initializer (``mjrig.sweep_trial``). At most ``4 x workers`` trials
-are in flight, so memory stays flat in the number of trials. ``workers=1`` runs in this process.
+builds the rig once in its initializer (``mjrig.sweep_trial``). Trials are sent in chunks of up
+to 8 and at most ``4 x workers`` chunks are in flight, so memory stays flat in the number of
+trials. ``workers=1`` runs in this process.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import pyarrow.parquet as pq
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario import Scenario
-from mjrig.sweep_trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trial
+from mjrig.sweep_trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trials
 
 __all__ = ["SweepOutcome", "run_sweep", "row_schema", "parts_dir", "default_workers"]
 
@@ -157,17 +158,22 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) ->
     if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
         ctx.set_forkserver_preload(["mjrig.sweep_trial", "mjrig.rig_builder"])
     pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker, initargs=(job,))
+    # Trials go in chunks, so a short trial's round trip to the driver is shared (up to 8 a task,
+    # while every worker still gets 4 chunks or more); at most 4 chunks a worker are in flight.
+    chunk = max(1, min(8, len(todo) // (4 * workers)))
     try:
         pending: set[cf.Future] = set()
         queue = iter(todo)
-        for i in _take(queue, 4 * workers):
-            pending.add(pool.submit(run_trial, job, i))
+        for _ in range(4 * workers):
+            if (part := _take(queue, chunk)):
+                pending.add(pool.submit(run_trials, job, part))
         while pending:
             finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
-                keep(_result(fut))
-            for i in _take(queue, len(finished)):
-                pending.add(pool.submit(run_trial, job, i))
+                for row in _result(fut):
+                    keep(row)
+                if (part := _take(queue, chunk)):
+                    pending.add(pool.submit(run_trials, job, part))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -181,7 +187,7 @@ def _take(it: Iterable[int], n: int) -> list[int]:
     return out
 
 
-def _result(fut: cf.Future) -> dict[str, Any]:
+def _result(fut: cf.Future) -> list[dict[str, Any]]:
     try:
         return fut.result()
     except cf.process.BrokenProcessPool as exc:

@@ -24,7 +24,7 @@ from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
 from mjrig.runtime.signals import SignalManager
 
-__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "init_worker", "STATUSES"]
+__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "run_trials", "init_worker", "STATUSES"]
 
 STATUSES = ("pass", "fail", "diverged", "error")
 
@@ -153,4 +153,10 @@ def init_worker(job: SweepJob) -> None:
 def run_trial(job: SweepJob, trial: int) -> dict[str, Any]:
     """Run trial ``trial`` of ``job`` on this process's runner (a pool or Ray task)."""
     return runner_for(job).run(trial)
+
+
+def run_trials(job: SweepJob, trials: list[int]) -> list[dict[str, Any]]:
+    """Run several trials of ``job`` in turn on this process's runner (one pool task)."""
+    runner = runner_for(job)
+    return [runner.run(i) for i in trials]
 

@@ -3,7 +3,8 @@
 Two rigs, each trial 1 s of simulated time: the bundled spring-mass (k swept, mass drawn from a
 normal) and dm_control's humanoid with 10 body-to-body springs (gravity drawn from a uniform).
 Each figure is the whole ``run_sweep`` call: starting the workers, building the rig once in each,
-the trials, writing the one-row parts and merging them. Then the peak resident memory of a sweep
+the trials, logging each row and merging them. The forkserver the worker processes fork from
+starts once per process, with its first pool: a 4-trial sweep first says what that costs. Then the peak resident memory of a sweep
 of short trials (driver and workers, each measured in a fresh process) at 250 and 1000 trials.
 
     python benchmarks/sweep_scaling.py [--trials 300] [--no-ray]
@@ -45,7 +46,7 @@ def humanoid_scenario(folder: Path) -> Path:
     return path
 
 
-def timed(path: Path, out: Path, *, trials: int, **how) -> float:
+def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> float:
     """Trials per second of one whole sweep of ``trials`` trials."""
     from mjrig.scenario import load_scenario
     from mjrig.sweep_run import run_sweep
@@ -54,7 +55,7 @@ def timed(path: Path, out: Path, *, trials: int, **how) -> float:
     cpu0, t0 = time.process_time(), time.perf_counter()
     outcome = run_sweep(sc, out=out, trials=per_point, **how)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    if how.get("workers", 0) > 1 or "ray" in how:
+    if (how.get("workers", 0) > 1 or "ray" in how) and not quiet:
         print(f"    (driver CPU {1000 * cpu / outcome.total:.2f} ms per trial)")
     return outcome.total / wall
 
@@ -94,6 +95,9 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} (other work on this machine takes cores too)")
     print(f"{os.cpu_count()} cores; {args.trials} trials per figure; whole run_sweep calls (start-up and merge included)")
     rates: dict[tuple[str, str], float] = {}
+    t0 = time.perf_counter()  # the first pool of this process also starts the forkserver (once)
+    timed(rigs["spring-mass, 1 s"], tmp / "warm-up.parquet", trials=4, workers=2, quiet=True)
+    print(f"first 2-worker sweep of 4 trials (forkserver start, once per process): {time.perf_counter() - t0:.2f} s")
     for rig, path in rigs.items():
         for workers in (1, 2):
             rates[rig, f"{workers}"] = timed(path, tmp / f"{workers}-{path.stem}.parquet", trials=args.trials,
