@@ -70,12 +70,14 @@ class Timeline:
         """Keep the state the coming step starts from; from a past instant, branch first."""
         h, rig = self.history, self.session.rig
         assert rig is not None
-        if h is None or h.model is not rig.model or self.cursor is not None or not self.enabled:
-            if not self.enabled:
-                return
-            h = self.ring()
-            if self.cursor is not None:
-                self._resume(h)
+        if h is not None and self.cursor is None and h.model is rig.model and self.enabled:
+            h.push(rig.data, rig.runtime.rig_state())  # the usual case: every step, so first
+            return
+        if not self.enabled:
+            return
+        h = self.ring()
+        if self.cursor is not None:
+            self._resume(h)
         h.push(rig.data, rig.runtime.rig_state())
 
     def _resume(self, h: History) -> None:

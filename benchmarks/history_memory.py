@@ -100,7 +100,7 @@ def main() -> int:
     binding = "MB" if h.capacity < seconds_rows else "seconds"
     print()
     print(f"wall time        {wall:.1f} s ({samples[-1][0] / wall:.1f} simulated s per wall s); {load_note()}")
-    print(f"row              {h.row_bytes} bytes (state of {h.width} doubles + time); ring of {h.capacity} rows "
+    print(f"row              {h.row_bytes} bytes (a state of {h.width} doubles, time first); ring of {h.capacity} rows "
           f"reserves {h.reserved_bytes / MiB:.2f} MiB; the {binding} bound binds "
           f"({tl.max_seconds:g} s = {seconds_rows} rows, {tl.max_megabytes:g} MB = {bound // h.row_bytes} rows)")
     print(f"history bytes    max {biggest / MiB:.2f} MiB of the {tl.max_megabytes:g} MB bound "

@@ -10,7 +10,7 @@ import pytest
 from mjrig.runtime import PointToPointForce, RuntimeManager, Sine
 from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.history import History
+from mjrig.runtime.history import ROW_OVERHEAD, History
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
 from mjrig.runtime.snapshots import STATE_SPEC
 
@@ -76,7 +76,7 @@ def test_the_ring_never_exceeds_its_bound_and_drops_the_oldest_first():
     data = mujoco.MjData(model)
     width = mujoco.mj_stateSize(model, STATE_SPEC)
     # bytes bound the ring: 100 rows
-    hist = History(model, interval=1e-3, max_seconds=60.0, max_bytes=100 * 8 * (width + 1) + 7)
+    hist = History(model, interval=1e-3, max_seconds=60.0, max_bytes=100 * (8 * width + ROW_OVERHEAD) + 7)
     assert hist.capacity == 100
     _pushes(model, data, hist, 1234)
     assert len(hist) == 100 and hist.nbytes == 100 * hist.row_bytes
@@ -116,3 +116,42 @@ def test_index_at_truncate_and_time_going_back():
     assert len(hist) == 3 and np.array_equal(hist.times(), times[:3])
     with pytest.raises(ConfigError, match="positive"):
         History(model, interval=1e-3, max_seconds=0)
+
+
+def test_the_ring_agrees_with_a_plain_list_over_random_pushes_resets_reads_and_rig_states():
+    """Pushes only write rows and the bookkeeping waits for a read: whatever the order of pushes,
+    reads, time going back, truncation and rig state, the ring holds what a plain list would."""
+    model = mujoco.MjModel.from_xml_string(XML)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(3)
+    hist = History(model, interval=1e-3, max_seconds=0.05, max_bytes=10**9)   # 51 rows by time
+    small = History(model, interval=1e-3, max_seconds=60.0, max_bytes=30 * hist.row_bytes)  # 30 by bytes
+    for h in (hist, small):
+        ref: list[tuple[float, dict | None]] = []
+        t = 0.0
+        for _ in range(3000):
+            op = rng.random()
+            if op < 0.9:
+                t = round(t + 1e-3, 9)
+                rig = {"pin": t} if rng.random() < 0.02 else None
+                data.time, data.qpos[0] = t, t
+                h.push(data, rig)
+                ref = [r for r in ref if r[0] < t] + [(t, rig)]
+                ref = ref[-h.capacity:]
+                ref = [r for r in ref if t - r[0] <= h.max_seconds]
+            elif op < 0.95 and ref:  # back in time (a reset or restore), then on from there
+                t = float(rng.choice([r[0] for r in ref])) - 1e-3 * rng.integers(0, 3)
+            elif op < 0.97 and ref:
+                k = int(rng.integers(-1, len(ref)))
+                h.truncate_after(k)
+                ref = ref[:k + 1]
+                t = ref[-1][0] if ref else t
+            else:  # a read in the middle
+                assert len(h) == len(ref)
+            if rng.random() < 0.1:
+                assert len(h) == len(ref) and np.array_equal(h.times(), [r[0] for r in ref])
+                if ref:
+                    i = int(rng.integers(0, len(ref)))
+                    snap = h.snapshot(i)
+                    assert snap.rig == (ref[i][1] or {}) and h.state(i)[0] == ref[i][0]
+        assert len(h) <= h.capacity and h.nbytes <= h.max_bytes
