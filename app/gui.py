@@ -105,8 +105,8 @@ class PanelApp:
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)
             else:  # a narrow panel (laptop screens): controls above plots, each full width
-                left = dpg.add_child_window(height=max(240, int(h * 0.36)))
-                plot_area = dpg.add_child_window(height=max(300, int(h * 0.42)))
+                left = dpg.add_child_window(height=max(260, int(h * 0.44)))
+                plot_area = dpg.add_child_window(height=max(260, int(h * 0.35)))
                 log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
