@@ -7,7 +7,6 @@ ends it, and decides the requirements at the end; ``write_report`` writes their 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
 from mjrig.rig_builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.signals import SignalManager
@@ -33,7 +32,7 @@ __all__ = ["RunSetup", "prepare", "run", "recording_metadata", "set_params", "wr
 
 def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
     """The Parquet key-value metadata the contract names (model path and SHA-256, scenario, versions)."""
-    digest = hashlib.sha256(model_path.read_bytes()).hexdigest() if model_path.is_file() else ""
+    digest = file_sha256(model_path) if model_path.is_file() else ""
     return {
         "mjrig.model_path": str(model_path),
         "mjrig.model_sha256": digest,

@@ -19,7 +19,6 @@ GUI-free. Threading: a Replay is used by one thread (the simulation thread in th
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +28,11 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.rigmodel import is_rig_name, load_model_file
 from mjrig.runtime.signal_sources import entity_name
 
-__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns", "file_sha256"]
+__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns"]
 
 _FREE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 _BALL = ("qw", "qx", "qy", "qz")
@@ -112,11 +112,6 @@ def _quaternions(model: mujoco.MjModel) -> np.ndarray:
         elif jt == mujoco.mjtJoint.mjJNT_FREE:
             out.append(adr + 3)
     return np.array(out, dtype=np.intp)
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, as hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class Replay:

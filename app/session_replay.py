@@ -29,8 +29,9 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.replay import Comparison, Replay, file_sha256
+from mjrig.replay import Comparison, Replay
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.visuals import add_ghost
 
 if TYPE_CHECKING:
@@ -123,11 +124,10 @@ class ReplayMode:
     def draw_ghost(self, scene: mujoco.MjvScene, *, option: mujoco.MjvOption | None = None) -> int:
         """Add the compared recording's bodies at the current time to ``scene`` (same model only);
         returns the geoms added."""
-        s, gd = self.session, self._ghost_data
-        cmp = self.comparison
-        if cmp is None or cmp.ghost is None or gd is None or s.data is None or s.model is None:
+        s, gd, qpos = self.session, self._ghost_data, self.ghost_qpos()
+        if qpos is None or gd is None or s.model is None:
             return 0
-        gd.qpos[:] = cmp.ghost.qpos_at(s.data.time)
+        gd.qpos[:] = qpos
         mujoco.mj_kinematics(s.model, gd)
         return add_ghost(s.model, gd, scene, option=option)
 

@@ -5,13 +5,14 @@ file or the app, is checked here, so the messages are the same everywhere.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path"]
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "file_sha256"]
 
 RECORDING_SUFFIXES = (".parquet",)
 VIDEO_SUFFIXES = (".mp4", ".gif")
@@ -65,6 +66,11 @@ def _check_writable(path: Path, what: str, *, create: bool) -> None:
         except OSError as exc:
             raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
 
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (a recording names its model's)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def fresh_path(path: Path) -> Path:
