@@ -18,10 +18,19 @@ Local execution: ``workers`` processes (default: every core this process may use
 builds the rig once in its initializer (``mjrig.sweep_trial``). Trials are sent in chunks of up
 to 8 and at most ``4 x workers`` chunks are in flight, so memory stays flat in the number of
 trials. ``workers=1`` runs in this process.
+
+Lifetime: a worker ends within milliseconds of this process, however it ends (SIGKILL too), and
+writes nothing after it: each worker watches this process's pidfd from a thread and SIGKILLs
+itself when it becomes readable (``mjrig.sweep_trial.end_with_driver``); with the workers gone
+the forkserver and the resource tracker see their pipes close and end too. Workers ignore
+SIGINT; on Ctrl+C, SIGTERM or an error this process stops handing out trials, keeps the rows
+already logged, and kills its workers rather than wait for the chunks they run (those trials
+run again on resume).
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -157,7 +166,8 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) ->
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
         ctx.set_forkserver_preload(["mjrig.sweep_trial", "mjrig.rig_builder"])
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker, initargs=(job,))
+    init = functools.partial(init_worker, driver_pid=os.getpid())
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
     # Trials go in chunks, so a short trial's round trip to the driver is shared (up to 8 a task,
     # while every worker still gets 4 chunks or more); at most 4 chunks a worker are in flight.
     chunk = max(1, min(8, len(todo) // (4 * workers)))
@@ -174,8 +184,26 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) ->
                     keep(row)
                 if (part := _take(queue, chunk)):
                     pending.add(pool.submit(run_trials, job, part))
+    except BaseException:  # Ctrl+C, SIGTERM (Terminated), a broken pool, a full disk...
+        _kill_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """SIGKILL ``pool``'s workers now. Why: the trials they are running are lost either way
+    (rows come back a chunk at a time; a resumed sweep runs them again), and ``shutdown(wait=True)``
+    would wait for up to a whole chunk of trials before a Ctrl+C or SIGTERM takes effect."""
+    kill = getattr(pool, "kill_workers", None)  # Python 3.14
+    if kill is not None:
+        kill()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError):  # already gone or closed
+            pass
 
 
 def _take(it: Iterable[int], n: int) -> list[int]:

@@ -10,11 +10,21 @@ re-writes every model-field binding from the values the model had when first bou
 
 Per process, runners are cached by job (``runner_for``): a pool initializer or the first Ray
 task of a process builds it; later tasks reuse it.
+
+A local worker lives no longer than its driver (``end_with_driver``): however the driver ends,
+SIGKILL included, the worker is killed within milliseconds and writes nothing after it. It
+ignores SIGINT: Ctrl+C reaches the whole process group, and the driver decides what stops.
 """
 from __future__ import annotations
 
+import ctypes
 import json
+import os
+import select
 import shutil
+import signal
+import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +34,8 @@ from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
 from mjrig.runtime.signals import SignalManager
 
-__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "run_trials", "init_worker", "STATUSES"]
+__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "run_trials", "init_worker", "end_with_driver",
+           "STATUSES"]
 
 STATUSES = ("pass", "fail", "diverged", "error")
 
@@ -145,9 +156,60 @@ def runner_for(job: SweepJob) -> TrialRunner:
     return runner
 
 
-def init_worker(job: SweepJob) -> None:
-    """Pool initializer: build the rig before the first trial arrives."""
+def init_worker(job: SweepJob, *, driver_pid: int | None = None) -> None:
+    """Pool initializer: leave Ctrl+C to the driver, end with the driver ``driver_pid`` (see
+    ``end_with_driver``), and build the rig before the first trial arrives."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl+C goes to the whole process group: the driver decides
+    if driver_pid is not None:
+        end_with_driver(driver_pid)
     runner_for(job)
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal this process gets when its parent ends (linux/prctl.h)."""
+
+
+def end_with_driver(driver_pid: int) -> bool:
+    """Kill this process as soon as process ``driver_pid`` ends, however it ends.
+
+    Why: a pool worker's parent is the forkserver, not the driver, and nothing in
+    ``concurrent.futures`` notices a driver killed by SIGKILL: its workers went on running (and
+    writing trial recordings) for good, and kept the forkserver and the resource tracker alive.
+    A daemon thread blocks on a pidfd of the driver (readable once it has exited: no polling)
+    and then SIGKILLs this process, so no cleanup runs and nothing more is written. As a belt,
+    PR_SET_PDEATHSIG kills it when its parent (the forkserver; the driver under ``spawn``) ends.
+    True when the watch is set; False where pidfds are missing (not Linux, a kernel before 5.3):
+    the worker then runs as before.
+    """
+    _die_with_parent()
+    try:
+        fd = os.pidfd_open(driver_pid)
+    except ProcessLookupError:  # the driver ended before this worker started
+        os.kill(os.getpid(), signal.SIGKILL)
+    except (AttributeError, OSError):
+        return False
+
+    def watch() -> None:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        poll.poll()  # blocks until the driver has exited (an EINTR is retried)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="mjrig-driver-watch", daemon=True).start()
+    return True
+
+
+def _die_with_parent() -> None:
+    """prctl(PR_SET_PDEATHSIG, SIGKILL) on Linux (nothing elsewhere or if libc refuses)."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent ended before the call took effect
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run_trial(job: SweepJob, trial: int) -> dict[str, Any]:
