@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from mjrig.runtime import mjwarnings
-from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, one_line
+from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, Terminated, one_line
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
@@ -147,6 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if report is not None:  # what was decided before the physics blew up
             write_report(report, setup.runtime.finish_requirements())
         raise
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
+        return _stopped(setup, exc, report)
     finally:
         for ebar in encoding:
             ebar.close()
@@ -163,6 +166,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if report is not None:
         print(f"wrote {len(setup.runtime.requirements)} requirement results to {report}", file=sys.stderr)
     return _requirements_verdict(setup)
+
+
+def _stopped(setup: RunSetup, exc: KeyboardInterrupt, report: Path | None) -> int:
+    """A run stopped by SIGINT/SIGTERM: one line naming what was kept; exit 130 or 143."""
+    if report is not None:
+        from mjrig.headless import write_report
+        write_report(report, setup.runtime.finish_requirements())
+    sm = setup.runtime.signal_manager
+    kept = [f"{sm.rows_recorded} rows in {sm.export_path or setup.out}"] if sm is not None and setup.out else []
+    kept += [f"{rec.frames_written} frames in {rec.path}" for rec in setup.runtime.video_recorders]
+    how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    print(f"mjrig: {how} at t = {setup.data.time:.6g} s of {setup.duration:g} s"
+          + (f"; kept {' and '.join(kept)}" if kept else ""), file=sys.stderr)
+    return 143 if isinstance(exc, Terminated) else 130
 
 
 def _requirements_verdict(setup: RunSetup) -> int:
@@ -290,11 +307,20 @@ def _report_warning(warning: mjwarnings.MujocoWarning) -> None:
         say(f"mjrig: MuJoCo warning: {one_line(warning.text)}")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM handler: raise Terminated where the main thread is, as SIGINT raises KeyboardInterrupt.
+    A second SIGTERM while the files are being finished is ignored (SIGKILL still ends it)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mjrig`` console command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in SUBCOMMANDS:
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # leave an embedding program's own alone
+                signal.signal(signal.SIGTERM, _terminate)
             args = _parser().parse_args(argv)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
                        "compare": cmd_compare, "sweep": cmd_sweep}[args.command]
@@ -310,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MjrigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("mjrig: terminated (SIGTERM); what was done so far is kept", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("mjrig: interrupted", file=sys.stderr)
         return 130

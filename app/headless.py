@@ -20,7 +20,8 @@ from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
 from mjrig.rig_builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256
+from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256,
+                                 fresh_path)
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.signals import SignalManager
@@ -94,7 +95,9 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
             report: Path | None = None, on_warning: Callable[[str], None] | None = None) -> RunSetup:
     """Compile the model with the rig, apply overrides, validate every name, open the recorders.
 
-    ``out``/``duration``/``video`` override the scenario's; ``params`` override param values
+    ``out``/``duration``/``video`` override the scenario's and are replaced when they exist; the
+    scenario's own paths never are (the next free name, ``NAME-2.parquet``..., is used, and
+    ``RunSetup.out`` / the video recorder's ``path`` name the file really written); ``params`` override param values
     (``set_params``; the recording's metadata keeps them as ``mjrig.set``); ``report`` is only
     checked to be writable; ``record=False`` (``mjrig check``) validates everything but creates
     nothing; ``on_warning(text)`` gets one-line warnings.
@@ -107,6 +110,8 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if out_path is not None:
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         check_writable(out_path, where, create=record)
+        if out is None and record:  # a path the command line did not name is never replaced
+            out_path = fresh_path(out_path)
     if report is not None:
         check_writable(report, "--report", create=record)
     overrides = set_params(sc, params or {}, on_warning=on_warning)
@@ -134,6 +139,8 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
     where = "--video" if video is not None else sc.where("video", "path")
     check_suffix(path, VIDEO_SUFFIXES, where=where)
     check_writable(path, where, create=create)
+    if video is None and create:  # the scenario's path: the next free name, never a replacement
+        path = fresh_path(path)
     rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,
                         height=settings.height, show_loads=settings.show_loads,
                         show_proximities=settings.show_proximities, show_contacts=settings.show_contacts,
@@ -159,7 +166,7 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
     with the simulated time done (s, up to ``setup.duration``)."""
     m, d, rm = setup.model, setup.data, setup.runtime
     n_steps = max(1, int(round(setup.duration / m.opt.timestep)))
-    report_every = max(1, n_steps // 200)
+    report_every = min(max(1, n_steps // 200), 1000)  # a huge duration still reports (and can be stopped)
     checks = bool(rm.requirements)
     mjwarnings.install()  # never MuJoCo's default: it writes MUJOCO_LOG.TXT into the working folder
     done = n_steps

@@ -8,11 +8,15 @@ fewer rows than its position it draws no line at all and prints only the final n
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
+import time
+from typing import Callable
+
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "say", "stderr_is_terminal"]
+__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "say", "stderr_is_terminal", "human_duration"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 
@@ -48,26 +52,79 @@ def _bar(desc: str, *, total: float, bar_format: str) -> tqdm:
                 mininterval=0.1, leave=True, dynamic_ncols=False)
 
 
-class SimulationBar:
-    """A bar of simulated seconds done / ``total_s`` with elapsed wall time and an ETA.
+def human_duration(seconds: float) -> str:
+    """``seconds`` of wall time as a person says it: "45 s", "12 min", "3 h 20 min", "2.1 days",
+    "3e+07 years"."""
+    if not math.isfinite(seconds):
+        return "for ever"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        h, m = divmod(int(round(seconds / 60)), 60)
+        return f"{h} h {m} min" if m else f"{h} h"
+    days = seconds / 86400
+    if days < 730:
+        return f"{days:.1f} days"
+    return f"{days / 365.25:.3g} years"
 
-    ``update(seconds)`` takes the simulated time reached (s); reaching the total ends the line
-    (so the video's encoding bar, drawn while the run closes its recorders, starts on a line of
-    its own). With stderr not a terminal nothing is drawn and every method does nothing. Leaving
-    the ``with`` block ends the line, whatever stopped the run.
+
+class SimulationBar:
+    """Progress of a headless run: simulated seconds done / ``total_s``.
+
+    On a terminal, a bar with elapsed wall time and an ETA; reaching the total ends the line (so
+    the video's encoding bar, drawn while the run closes its recorders, starts on a line of its
+    own). Either way, once the speed has been measured (after ``measure_s`` of wall time) and the
+    whole run would take over a minute, one line says how long. When stderr is not a terminal
+    (a log file, a pipe, a job scheduler) and the run is still going after ``quiet_s`` of wall
+    time, a progress line is written then, at every 10 % and at least once a minute, so a long run never
+    looks hung; a short run stays quiet. Leaving the ``with`` block ends the bar's line.
+
+    ``terminal`` (default: whether stderr is one), ``clock`` (seconds, monotonic) and ``write``
+    (a line out) are there for tests.
     """
 
-    def __init__(self, total_s: float, *, desc: str = "simulating") -> None:
+    def __init__(self, total_s: float, *, desc: str = "simulating", terminal: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic, write: Callable[[str], None] | None = None,
+                 measure_s: float = 1.0, quiet_s: float = 5.0) -> None:
+        self.total = float(total_s)
+        terminal = stderr_is_terminal() if terminal is None else terminal
         self._bar = _bar(desc, total=total_s, bar_format=(
             "{desc} {percentage:3.0f}%|{bar}| {n:.2f}/{total:.2f} s simulated [{elapsed}, ETA {remaining}]"
-        )) if stderr_is_terminal() else None
+        )) if terminal else None
+        self._piped = not terminal
+        self._clock, self._write = clock, write or say
+        self._measure_s, self._quiet_s = measure_s, quiet_s
+        self._t0 = clock()
+        self._estimated = False
+        self._last_line = self._t0
+        self._last_tenth = 0
 
     def update(self, seconds: float) -> None:
         """Show ``seconds`` of simulated time done (clamped to the total)."""
+        seconds = min(seconds, self.total)
         if self._bar is not None:
-            self._bar.update(min(seconds, self._bar.total) - self._bar.n)
-            if seconds >= self._bar.total:
+            self._bar.update(seconds - self._bar.n)
+            if seconds >= self.total:
                 self.close()
+        now = self._clock()
+        elapsed = now - self._t0
+        if not self._estimated and elapsed >= self._measure_s and 0 < seconds < self.total:
+            self._estimated = True
+            whole = elapsed * self.total / seconds
+            if whole > 60:
+                self._write(f"mjrig: {self.total:g} s simulated will take about {human_duration(whole)} at the "
+                            f"measured speed ({seconds / elapsed:.3g} simulated s per s); Ctrl+C or SIGTERM "
+                            "stops it, keeping what was recorded")
+        if self._piped and elapsed >= self._quiet_s and seconds < self.total:
+            tenth = int(10 * seconds / self.total) if self.total > 0 else 10
+            if tenth > self._last_tenth or now - self._last_line >= 60 or self._last_line == self._t0:
+                self._last_tenth = max(tenth, self._last_tenth)
+                self._last_line = now
+                left = elapsed * (self.total - seconds) / seconds if seconds > 0 else math.inf
+                self._write(f"simulating: {100 * seconds / self.total:.0f}% ({seconds:.6g}/{self.total:g} s "
+                            f"simulated, {human_duration(elapsed)} elapsed, about {human_duration(left)} left)")
 
     def close(self) -> None:
         """End the bar's line; safe twice."""

@@ -32,3 +32,9 @@ class DivergenceError(MjrigError):
 
 class LoadError(MjrigError):
     """A load raised while computing its force; the load is named in the message."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (``kill``, ``timeout``, a job scheduler). A KeyboardInterrupt, so every
+    path that finishes a recording or stops handing out trials on Ctrl+C does the same; the CLI
+    exits 143 instead of 130."""
