@@ -27,7 +27,12 @@ class LoadInfo:
     kind: str
     active: bool
     spec: dict
-    force: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    readout: tuple[tuple[float, str], ...] = ()
+    """What the load applies now: (magnitude, unit) pairs, e.g. ((2.5, "N*m"),) for a hinge torque."""
+
+    def readout_text(self) -> str:
+        """The readout as a person reads it: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
+        return ", ".join(f"{v:.3g} {u.replace('*', '·')}" for v, u in self.readout)
 
 
 @dataclass(frozen=True)

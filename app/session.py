@@ -358,8 +358,9 @@ class Session:
         rec = rm.signal_manager if rm is not None else None
         if rm is not None:
             specs, pspecs = doc.specs("loads"), doc.specs("proximities")
-            forces = rm.load_forces()
-            loads = tuple(C.LoadInfo(ld.name, ld.kind, ld.active, dict(specs.get(ld.name, {})), forces[ld.name])
+            readouts = rm.load_readouts()
+            loads = tuple(C.LoadInfo(ld.name, ld.kind, ld.active, dict(specs.get(ld.name, {})),
+                                     readouts[ld.name])
                           for ld in rm.loads)
             for p in rm.proximities:
                 while p.events:

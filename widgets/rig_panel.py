@@ -45,7 +45,7 @@ class RigPanel:
     def build(self, parent: int | str) -> None:
         self._table = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
                                     borders_innerH=True, row_background=True)
-        cols = ("name", "kind", "on", "|F| N", "") if self.what == "loads" else ("name", "a → b", "distance m", "")
+        cols = ("name", "kind", "on", "applies", "") if self.what == "loads" else ("name", "a → b", "distance m", "")
         for c in cols:
             dpg.add_table_column(label=c, parent=self._table)
         dpg.add_separator(parent=parent)
@@ -159,8 +159,7 @@ class RigPanel:
     def _refresh_values(self, items: tuple) -> None:
         for cell, it in zip(getattr(self, "_value_cells", []), items):
             if self.what == "loads":
-                fx, fy, fz = it.force
-                dpg.set_value(cell, f"{(fx * fx + fy * fy + fz * fz) ** 0.5:.3g}")
+                dpg.set_value(cell, it.readout_text())
             else:
                 dpg.set_value(cell, f"{it.distance:.4g}")
                 dpg.configure_item(cell, color=(240, 60, 60) if it.below else (220, 220, 220))

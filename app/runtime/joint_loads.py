@@ -86,6 +86,10 @@ class JointLoad(Load):
     def points(self) -> list:
         return []
 
+    def readout(self) -> tuple[tuple[float, str], ...]:
+        """The generalized force last applied, signed (a friction opposes the motion)."""
+        return ((self.value, self._unit),)
+
     def resolve_ids(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
         """Find the joint (ConfigError if unknown or not a hinge/slide)."""
         self._jnt, self._dof, self._unit = joint_dof(mj_model, self.joint)

@@ -93,6 +93,13 @@ class Load(ABC):
         """World-frame torque (N·m, shape (3,)) the load last applied."""
         return self._last_t
 
+    def readout(self) -> tuple[tuple[float, str], ...]:
+        """What the load applies now, as (magnitude, unit) pairs for a person to read: |F| in N
+        here; a torque load gives |T| in N*m, a 6-DOF load both, a joint load its generalized
+        force in N*m or N."""
+        f = self.last_force
+        return ((float(np.sqrt(f @ f)), "N"),)
+
     def report_into(self, force: np.ndarray, torque: np.ndarray) -> None:
         """Keep ``last_force``/``last_torque`` in these (3,) arrays from now on: an engine that
         evaluates many loads together hands each its rows of one array instead of copying."""

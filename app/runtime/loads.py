@@ -122,6 +122,10 @@ class VectorTorque(_WrenchLoad):
     kind: ClassVar[str] = "torque"
     _vector_of: ClassVar[str] = "torque"
 
+    def readout(self) -> tuple[tuple[float, str], ...]:
+        t = self.last_torque
+        return ((float(np.sqrt(t @ t)), "N*m"),)
+
 
 class GeneralLoad(VectorForce, VectorTorque):
     """A 6-DOF load: ``force`` [fx,fy,fz] (N) and ``torque`` [tx,ty,tz] (N·m) at the action point.
@@ -135,6 +139,10 @@ class GeneralLoad(VectorForce, VectorTorque):
     vector: ClassVar[property] = property(_no_vector)
     kind: ClassVar[str] = "general"
     _vector_of: ClassVar[str] = ""
+
+    def readout(self) -> tuple[tuple[float, str], ...]:
+        f, t = self.last_force, self.last_torque
+        return ((float(np.sqrt(f @ f)), "N"), (float(np.sqrt(t @ t)), "N*m"))
 
 
 def _site_axis(load: Load, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> np.ndarray:
@@ -180,6 +188,10 @@ class ScalarTorque(_ScalarLoad):
 
     kind: ClassVar[str] = "scalar_torque"
     _is_torque: ClassVar[bool] = True
+
+    def readout(self) -> tuple[tuple[float, str], ...]:
+        t = self.last_torque
+        return ((float(np.sqrt(t @ t)), "N*m"),)
 
 
 class PointToPointForce(Load):

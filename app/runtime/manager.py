@@ -341,11 +341,12 @@ class RuntimeManager:
             lines.extend(self._extras.lines())
         return arrows, lines
 
-    def load_forces(self) -> dict[str, tuple[float, float, float]]:
-        """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
+    def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
+        """Each load's (magnitude, unit) pairs at the current state, by name (``Load.readout``):
+        |F| in N, |T| in N*m, a joint load's generalized force in N*m or N."""
         if self._engine is not None:
             self._engine.update_outputs()
-        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2])) for ld in self.loads}
+        return {ld.name: ld.readout() for ld in self.loads}
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""

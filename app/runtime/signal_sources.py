@@ -14,7 +14,7 @@ import numpy as np
 
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["Source", "Derived", "entity_name", "model_sources", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
+__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
 
 Source = tuple[np.ndarray, list[tuple[str, int, str]]]
 """A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
@@ -96,10 +96,50 @@ def _sensor_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     return [(data.sensordata, pairs)]
 
 
+def _transmission_angular(model: mujoco.MjModel, a: int) -> bool:
+    """True when actuator ``a`` drives an angle: a hinge or ball joint, or a fixed tendon over
+    hinges only; its force is then a torque (N*m) and its length an angle (rad)."""
+    trn, target = int(model.actuator_trntype[a]), int(model.actuator_trnid[a, 0])
+    if trn in (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_JOINTINPARENT):
+        return int(model.jnt_type[target]) in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_BALL)
+    if trn == mujoco.mjtTrn.mjTRN_TENDON:
+        adr, num = int(model.tendon_adr[target]), int(model.tendon_num[target])
+        wraps = range(adr, adr + num)
+        return num > 0 and all(int(model.wrap_type[w]) == mujoco.mjtWrap.mjWRAP_JOINT
+                               and int(model.jnt_type[model.wrap_objid[w]]) == mujoco.mjtJoint.mjJNT_HINGE
+                               for w in wraps)
+    return False  # slide joints, sites, slider-cranks, bodies: a force along a length
+
+
+def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str]:
+    """(force unit, ctrl unit) of actuator ``a``.
+
+    The force (``actuator_force``) is N·m for an angular transmission and N otherwise. The input
+    depends on what the actuator does with it: a position servo (gain kp, bias −kp·length) takes
+    a target length (rad or m), a velocity servo (bias −kv·velocity) a target speed (rad/s or
+    m/s), a plain motor (fixed gain, no bias, no activation) a force in the force's unit per unit
+    of gain; anything else (muscles, filters, custom gains) a dimensionless input ("")."""
+    angular = _transmission_angular(model, a)
+    force = "N*m" if angular else "N"
+    fixed = int(model.actuator_gaintype[a]) == mujoco.mjtGain.mjGAIN_FIXED
+    if not fixed or int(model.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE:
+        return force, ""
+    bias, prm = int(model.actuator_biastype[a]), model.actuator_biasprm[a]
+    gain = float(model.actuator_gainprm[a, 0])
+    if bias == mujoco.mjtBias.mjBIAS_NONE:
+        return force, force if gain == 1.0 else ""
+    if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] != 0 and prm[1] == -gain:
+        return force, "rad" if angular else "m"
+    if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] == 0 and prm[2] != 0 and prm[2] == -gain:
+        return force, "rad/s" if angular else "m/s"
+    return force, ""
+
+
 def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
-    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, "") for i, n in enumerate(names)]),
-            (data.actuator_force, [(f"Actuators/{n}:force", i, "N") for i, n in enumerate(names)])]
+    units = [actuator_units(model, a) for a in range(model.nu)]
+    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][1]) for i, n in enumerate(names)]),
+            (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)])]
 
 
 CONTACT_COLUMNS = [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")]
