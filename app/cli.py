@@ -317,6 +317,8 @@ def _terminate(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mjrig`` console command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if (problem := mjwarnings.version_problem()) is not None:
+        print(f"mjrig: warning: {problem}", file=sys.stderr)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # leave an embedding program's own alone

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 __all__ = ["RunState", "Snapshot", "LoadInfo", "ProximityInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
            "RequirementInfo", "TimelineInfo"]
@@ -150,7 +150,7 @@ class Snapshot:
     dirty: bool = False                # rig edits not saved in a scenario yet
     pending_open: str | None = None    # a file waiting for the unsaved-edits question
     quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
-    units: dict[str, str] = field(default_factory=dict)  # signal -> unit
+    units: Mapping[str, str] = field(default_factory=dict)  # signal -> unit (a read-only copy)
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
     actuators: tuple[ActuatorInfo, ...] = ()
     requirements: tuple[RequirementInfo, ...] = ()

@@ -20,7 +20,8 @@ import copy
 import os
 import queue
 from pathlib import Path
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 import mujoco
 import numpy as np
@@ -83,6 +84,7 @@ class Session:
         self._live = self._new_live()
         self._snapshot = C.Snapshot()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
+        self._units: tuple[dict[str, str], Mapping[str, str]] | None = None  # (live units, the panel's copy)
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
             C.OpenModel: self._open_model, C.KeepRig: self._keep_rig,
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
@@ -382,10 +384,19 @@ class Session:
             signals=self.replayer.signals or tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
             camera=self.camera_choice, recording_plan=doc.recording_plan(),
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
-            quit_question=self.quit_question, units=self._live.units, events=tuple(self._events),
+            quit_question=self.quit_question, units=self._units_copy(), events=tuple(self._events),
             actuators=self.tools.actuators(), requirements=self.tools.requirements(),
             snapshot_path=str(self.tools.last_snapshot or "") or None, timeline=self.timeline.info())
         return self._snapshot
+
+    def _units_copy(self) -> Mapping[str, str]:
+        """The live recorder's units as a read-only copy for the panel: the simulation thread adds
+        a column's unit while the panel reads the last snapshot. Copied again only when a unit
+        was added or the recorder replaced (units are never removed from a recorder)."""
+        units = self._live.units
+        if self._units is None or self._units[0] is not units or len(self._units[1]) != len(units):
+            self._units = (units, MappingProxyType(dict(units)))
+        return self._units[1]
 
     def _model_info(self) -> C.ModelInfo:
         m = self.model

@@ -12,4 +12,6 @@ if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" =
   fi
 fi
 python3 -m pip install -q -e ".[test]"
+# dm_control's suite models for the foreign-model tests, without its `mujoco` pin (see pyproject.toml)
+python3 -m pip install -q --no-deps "dm_control>=1.0.20"
 exec python3 -m pytest -q "$@"

@@ -27,7 +27,7 @@ from typing import Callable
 
 import mujoco
 
-__all__ = ["MujocoWarning", "Route", "install", "installed", "route", "status_sink", "LOGGER"]
+__all__ = ["MujocoWarning", "Route", "install", "installed", "route", "status_sink", "version_problem", "LOGGER"]
 
 LOGGER = logging.getLogger("mjrig.mujoco")
 LOGGER.addHandler(logging.NullHandler())  # a library prints nothing through logging.lastResort
@@ -155,3 +155,18 @@ def status_sink(log: Callable[[str, str], None]) -> Sink:
         if not warning.divergence:
             log("warning", f"MuJoCo: {warning.text}")
     return sink
+
+
+_KNOWN_BAD = {"4.0.0": "its Newton solver factors a sparse Hessian wrongly (wrong accelerations, divergence); "
+                       "pip install 'mujoco-core>=4.0.1'"}
+
+
+def version_problem(version: str | None = None) -> str | None:
+    """One line on a MuJoCo release whose physics is known to be wrong (``version`` defaults to
+    the one imported), or None. mjrig requires mujoco-core 4.0.1 or newer; an environment can
+    still hold an older one (the `mujoco` 4.0.0 metapackage pins it), so the CLI and the app
+    say so once rather than give wrong numbers silently."""
+    version = mujoco.__version__ if version is None else version
+    why = _KNOWN_BAD.get(version)
+    return None if why is None else f"MuJoCo {version}: {why}"
+

@@ -429,3 +429,19 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
     assert "\n" not in errs[0]
     assert parts.is_file()                          # nothing tried to write through the file
     assert not leftover_threads(before), leftover_threads(before)
+
+
+def test_a_published_snapshots_units_never_change_under_the_panel(session: Session) -> None:
+    """The panel reads a snapshot's units while the simulation thread adds columns: each snapshot
+    holds its own read-only copy."""
+    before = session.publish()
+    n = len(before.units)
+    session.submit(C.AddLoad({"name": "pusher", "kind": "scalar_force", "at": "tip", "magnitude": 1.0}))
+    session.submit(C.StepOnce(3))
+    session.process_commands()
+    after = session.publish()
+    assert "Loads/pusher:fx" in after.units and after.units["Loads/pusher:fx"] == "N"
+    assert len(before.units) == n and "Loads/pusher:fx" not in before.units
+    with pytest.raises(TypeError):
+        after.units["x"] = "m"  # type: ignore[index]
+    assert session.publish().units is after.units  # nothing added: the same copy, no new one per frame
