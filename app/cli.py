@@ -11,13 +11,14 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, Terminated, one_line
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
+    from mjrig.runtime.requirements import Requirement
 
 __all__ = ["main"]
 
@@ -145,6 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         with SimulationBar(setup.duration) as bar:
             run(setup, progress=bar.update)
     except DivergenceError:
+        _say_failed(r for r in setup.runtime.requirements if r.first_violation is not None)  # before it blew up
         if report is not None:  # what was decided before the physics blew up
             write_report(report, setup.runtime.finish_requirements())
         raise
@@ -188,13 +190,18 @@ def _requirements_verdict(setup: RunSetup) -> int:
     if setup.stopped_at is not None:
         print(f"mjrig: a requirement's stop_on ended the run at t = {setup.stopped_at:.6g} s", file=sys.stderr)
     failed = [r for r in reqs if not r.passed]
+    _say_failed(failed)
+    if reqs:
+        print(f"requirements: {len(reqs) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
+    return CHECK_FAILED if failed else 0
+
+
+def _say_failed(failed: Iterable[Requirement]) -> None:
+    """One stderr line per failed requirement: what was seen against which limit, and when."""
     for r in failed:
         seen = "nothing observed in its window" if r.value is None else f"{r.value:.6g} against limit {r.limit:.6g}"
         when = "" if r.first_violation is None else f", first at t = {r.first_violation:.6g} s"
         print(f"mjrig: requirement '{r.name}' failed: {r.signal} {seen}{when}", file=sys.stderr)
-    if reqs:
-        print(f"requirements: {len(reqs) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
-    return CHECK_FAILED if failed else 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -18,8 +18,11 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
+from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["Binding", "BINDINGS", "KeyMap", "parse_key", "format_key", "mujoco_use", "load_keymap",
@@ -37,30 +40,36 @@ _NAMES.update({262: "right arrow", 263: "left arrow", 264: "down arrow", 265: "u
 
 @dataclass(frozen=True)
 class Binding:
-    """One mjrig action: its config name, default key spec and what it does (for the help)."""
+    """One mjrig action: its config name, default key spec, what it does (for the help) and the
+    command a press submits (``command()`` makes a new one each time)."""
 
     action: str
     default: str
     help: str
+    command: Callable[[], C.Command]
 
 
 BINDINGS: tuple[Binding, ...] = (
-    Binding("pause", "space", "pause / run"),
-    Binding("step", "right", "one step forward (pauses; through the kept history when scrubbed back)"),
-    Binding("step_back", "left", "one kept instant back in the history (pauses)"),
-    Binding("slower", "minus", "slower (10x ... 0.1x)"),
-    Binding("faster", "equal", "faster (0.1x ... 10x, then as fast as possible)"),
-    Binding("reset", "ctrl+backspace", "reset to the initial state"),
-    Binding("reload", "ctrl+r", "reload the model from disk, keeping the rig"),
-    Binding("fit_view", "ctrl+f", "frame the whole model in the view"),
-    Binding("camera", "ctrl+k", "next camera: free, tracking, then the model's cameras"),
-    Binding("record", "ctrl+e", "start / stop recording telemetry"),
-    Binding("video", "ctrl+v", "start / stop a video of the view with the rig drawn"),
-    Binding("screenshot", "ctrl+t", "save a PNG of the view with the rig drawn"),
-    Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)"),
-    Binding("restore", "ctrl+g", "restore the last snapshot"),
+    Binding("pause", "space", "pause / run", C.TogglePause),
+    Binding("step", "right", "one step forward (pauses; through the kept history when scrubbed back)",
+            partial(C.StepHistory, +1)),
+    Binding("step_back", "left", "one kept instant back in the history (pauses)", partial(C.StepHistory, -1)),
+    Binding("slower", "minus", "slower (10x ... 0.1x)", partial(C.ChangeSpeed, -1)),
+    Binding("faster", "equal", "faster (0.1x ... 10x, then as fast as possible)", partial(C.ChangeSpeed, +1)),
+    Binding("reset", "ctrl+backspace", "reset to the initial state", C.Reset),
+    Binding("reload", "ctrl+r", "reload the model from disk, keeping the rig", C.Reload),
+    Binding("fit_view", "ctrl+f", "frame the whole model in the view", partial(C.SetCamera, "fit")),
+    Binding("camera", "ctrl+k", "next camera: free, tracking, then the model's cameras", partial(C.SetCamera, "next")),
+    Binding("record", "ctrl+e", "start / stop recording telemetry", C.ToggleRecording),
+    Binding("video", "ctrl+v", "start / stop a video of the view with the rig drawn", C.ToggleVideo),
+    Binding("screenshot", "ctrl+t", "save a PNG of the view with the rig drawn", C.Screenshot),
+    Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)",
+            C.TakeSnapshot),
+    Binding("restore", "ctrl+g", "restore the last snapshot", C.RestoreSnapshot),
 )
-"""Every action a key can trigger, in help order."""
+"""Every action a key can trigger, in help order: the one table the bindings, the help, the
+README and the viewer's dispatch read."""
+_COMMANDS = {b.action: b.command for b in BINDINGS}
 
 # MuJoCo's own shortcuts (simulate.cc/simulate.h, engine_vis_init.c): (mods, key) -> meaning.
 _MUJOCO_CTRL = {"A": "align the view", "C": "copy state", "D": "print data", "L": "reload",
@@ -154,6 +163,11 @@ class KeyMap:
     def action(self, mods: int, key: int) -> str | None:
         """The action bound to this key press, or None."""
         return self._by_key.get((mods, key))
+
+    def command(self, mods: int, key: int) -> C.Command | None:
+        """A new command for this key press (the binding's own), or None when nothing is bound."""
+        action = self._by_key.get((mods, key))
+        return None if action is None else _COMMANDS[action]()
 
     def label(self, action: str) -> str:
         return format_key(*self.keys[action])

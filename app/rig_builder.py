@@ -13,7 +13,7 @@ import mujoco
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager, load_model_file
-from mjrig.runtime.points import find_id
+from mjrig.runtime.points import Geom, find_id
 from mjrig.runtime.requirements import UnknownSignalError
 from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.snapshots import Snapshot, load_snapshot, put_snapshot
@@ -77,6 +77,7 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     control clamped to its ctrlrange). ConfigError (one line) on any bad input.
     """
     check_names(sc)
+    warn_unreachable(sc, on_warning)
     rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder,
                     on_warning=on_warning)
     try:
@@ -102,6 +103,19 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     if sc.initial_key is not None:
         initial = rm.snapshot(data)
     return Rig(sc, rm, model, data, initial)
+
+
+def warn_unreachable(sc: Scenario, on_warning: Callable[[str], None] | None) -> None:
+    """Tell ``on_warning`` of settings that can never act: a negative proximity threshold between
+    two points (a distance between points is never negative; only two geoms' clearance is, while
+    they penetrate)."""
+    if on_warning is None:
+        return
+    for i, p in enumerate(sc.proximities):
+        if p.threshold is not None and p.threshold < 0 and not isinstance(p.a, Geom):
+            on_warning(f"{sc.where('proximities', i, 'threshold')}: {p.threshold:g} m can never be reached: the "
+                       "distance between two points is never negative (a negative threshold fits two geoms, "
+                       "whose clearance is negative while they penetrate)")
 
 
 def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:

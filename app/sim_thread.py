@@ -24,25 +24,7 @@ from mjrig.runtime.video import render_with_rig
 from mjrig.session import Session
 from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
-__all__ = ["SimThread", "ACTIONS", "run_headless_frames"]
-
-ACTIONS: dict[str, Any] = {
-    "pause": C.TogglePause,
-    "step": lambda: C.StepHistory(+1),
-    "step_back": lambda: C.StepHistory(-1),
-    "slower": lambda: C.ChangeSpeed(-1),
-    "faster": lambda: C.ChangeSpeed(+1),
-    "reset": C.Reset,
-    "reload": C.Reload,
-    "fit_view": lambda: C.SetCamera("fit"),
-    "camera": lambda: C.SetCamera("next"),
-    "record": C.ToggleRecording,
-    "video": C.ToggleVideo,
-    "screenshot": C.Screenshot,
-    "snapshot": C.TakeSnapshot,
-    "restore": C.RestoreSnapshot,
-}
-"""Key action (``app.keys.BINDINGS``) -> command factory."""
+__all__ = ["SimThread", "run_headless_frames"]
 
 FRAME_S = 1.0 / 60.0
 
@@ -80,9 +62,9 @@ class SimThread:
 
     def _key(self, keycode: int) -> None:
         """MuJoCo's key callback (render thread): a bound key submits its command."""
-        action = self.keymap.action(self.window.modifiers(), keycode)
-        if action is not None:
-            self.session.submit(ACTIONS[action]())
+        command = self.keymap.command(self.window.modifiers(), keycode)
+        if command is not None:
+            self.session.submit(command)
 
     def _open_viewer(self) -> None:
         s = self.session

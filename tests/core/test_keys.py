@@ -48,3 +48,20 @@ def test_readme_shows_the_generated_table():
     start = text.index("<!-- keys table")
     block = text[text.index("\n", start) + 1: text.index("<!-- end keys table -->")].strip()
     assert block == keys_markdown()
+
+
+def test_every_binding_submits_its_own_command():
+    """One table: each action's key press makes a fresh command of the action's type, so a binding
+    can never lack a command (the viewer's key callback runs on MuJoCo's render thread)."""
+    from mjrig import commands as C
+    keymap = KeyMap()
+    expected = {"pause": C.TogglePause, "record": C.ToggleRecording, "restore": C.RestoreSnapshot,
+                "fit_view": C.SetCamera, "step_back": C.StepHistory}
+    for b in BINDINGS:
+        first, second = keymap.command(*parse_key(b.default)), keymap.command(*parse_key(b.default))
+        assert isinstance(first, C.Command) and type(first) is type(second), b.action
+        if b.action in expected:
+            assert type(first) is expected[b.action], b.action
+    assert keymap.command(*parse_key("ctrl+f")) == C.SetCamera("fit")
+    assert keymap.command(*parse_key("left")) == C.StepHistory(-1)
+    assert keymap.command(*parse_key("ctrl+y")) is None

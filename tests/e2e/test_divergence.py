@@ -103,3 +103,25 @@ def test_divergence_later_keeps_rows_before_it(tmp_path: Path):
     assert df.height >= 30, "the quiet rows before the kick must be kept"
     assert df["time"].max() >= 0.29
     assert df.filter(pl.col("time") < 0.3)["Loads/absurd:fx"].abs().max() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_requirements_failed_before_the_divergence_are_named(tmp_path: Path):
+    """A requirement broken at the kick (0.3 s), before the spring blows up: its line comes
+    before the divergence's, and the run still exits 3."""
+    res, out = run_diverging(tmp_path, KICKED + """
+[[requirements]]
+name = "stays_put"
+signal = "Joints/slide:qpos"
+max = 1e-6
+[[requirements]]
+name = "never_decided"
+signal = "Joints/slide:qpos"
+final = 0.0
+tolerance = 1.0
+""")
+    assert res.rc == 3, res
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 2 and "Traceback" not in res.stderr, res
+    assert re.fullmatch(r"mjrig: requirement 'stays_put' failed: Joints/slide:qpos [-+0-9.e]+ against limit 1e-06, "
+                        r"first at t = 0\.3\d* s", lines[0]), lines[0]
+    assert "diverged" in lines[1] or "t =" in lines[1], lines[1]
