@@ -223,15 +223,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare
+    from mjrig.model_info import describe_model, summary
     from mjrig.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, record=False, on_warning=_warn)
-    parts = [f"{len(x)} {what}" for x, what in ((sc.loads, "loads"), (sc.proximities, "proximities"),
-                                                 (sc.params, "params"), (sc.controls, "controls"),
-                                                 (sc.tracers, "tracers"), (sc.requirements, "requirements"))
+    parts = [f"{len(x)} {what if len(x) != 1 else one}"
+             for x, one, what in ((sc.loads, "load", "loads"), (sc.proximities, "proximity", "proximities"),
+                                  (sc.params, "param", "params"), (sc.controls, "control", "controls"),
+                                  (sc.tracers, "tracer", "tracers"), (sc.requirements, "requirement", "requirements"))
              if x or what in ("loads", "params")]
-    print(f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: {setup.model.nbody - 1} bodies, "
-          f"{setup.model.njnt} joints, timestep {setup.model.opt.timestep:g} s)")
+    print(f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: "
+          f"{summary(describe_model(setup.model, path=sc.model))})")
     return 0
 
 
@@ -257,11 +259,14 @@ def cmd_recover(args: argparse.Namespace) -> int:
 
 def cmd_models(args: argparse.Namespace) -> int:
     from mjrig.bundled import bundled_models
+    import textwrap
     rows = bundled_models()
-    width = max((len(m.name) for m in rows), default=0)
-    desc = max((len(m.description) for m in rows), default=0)
-    for m in rows:
-        print(f"{m.name:<{width}}  {m.description:<{desc}}  {m.scenario}")
+    indent = " " * (max((len(m.name) for m in rows), default=0) + 2)
+    for m in rows:  # 80 columns: the name, its description wrapped beside it, the scenario's path below
+        text = textwrap.fill(m.description or "(no description)", width=80, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)
+        print(m.name + text[len(m.name):])
+        print(f"{indent}{m.scenario}")
     return 0
 
 
@@ -351,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mjrig: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `mjrig models | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from mjrig.camera import camera_choices
 from mjrig.runtime.points import model_names
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["describe_model"]
+__all__ = ["describe_model", "summary"]
 
 
 def describe_model(m: mujoco.MjModel, *, path: Path | None) -> C.ModelInfo:
@@ -23,3 +23,17 @@ def describe_model(m: mujoco.MjModel, *, path: Path | None) -> C.ModelInfo:
         joints=names(mujoco.mjtObj.mjOBJ_JOINT, m.njnt), sites=names(mujoco.mjtObj.mjOBJ_SITE, m.nsite),
         geoms=names(mujoco.mjtObj.mjOBJ_GEOM, m.ngeom), sensors=names(mujoco.mjtObj.mjOBJ_SENSOR, m.nsensor),
         cameras=tuple(camera_choices(m)), timestep=float(m.opt.timestep), nq=m.nq, nv=m.nv, nu=m.nu)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def summary(info: C.ModelInfo) -> str:
+    """One line on a model's size, the same in ``mjrig check`` and the panel: its bodies (the
+    world not counted), joints, sites, sensors, actuators and timestep."""
+    bodies = sum(1 for b in info.bodies if b != "world")
+    return (f"{_count(bodies, 'body', 'bodies')}, {_count(len(info.joints), 'joint', 'joints')}, "
+            f"{_count(len(info.sites), 'site', 'sites')}, {_count(len(info.sensors), 'sensor', 'sensors')}, "
+            f"{_count(info.nu, 'actuator', 'actuators')}, timestep {info.timestep:g} s")
+

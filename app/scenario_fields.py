@@ -7,6 +7,7 @@ ConfigError naming the file, the line and the field; ``entry`` reads a whole ``[
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterator, Protocol
 
@@ -81,7 +82,8 @@ class FieldReader:
             p = Path(self.string(value, path)).expanduser()
         except RuntimeError:  # '~user' with no such user
             raise self.fail(path, f"cannot expand '~' in {show(value)}") from None
-        return p if p.is_absolute() else (self.base / p)
+        # absolute and without '..' (symlinks kept): the path a person reads in the panel and metadata
+        return Path(os.path.abspath(p if p.is_absolute() else self.base / p))
 
     def param_or_number(self, value: Any, path: tuple, *, allow_profile: bool = False) -> Any:
         if isinstance(value, str):

@@ -1,18 +1,23 @@
 """Model: open (file dialog, bundled rigs, recent scenarios), reload, save scenario, model info.
 
-The same actions sit in the panel's File menu. Opening another file while the rig has unsaved
-edits asks first (save, open without saving, or cancel).
+The same actions sit in the panel's File menu, with their keys (``mjrig.panel_keys``) and Quit.
+Opening another file while the rig has unsaved edits asks first (save, open without saving, or
+cancel). Recent shows each file by its name, with as many parent folders as it takes to tell
+two of the same name apart; the full path is in its tooltip.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.bundled import MODELS_DIR, bundled_models
-from mjrig.recent import RecentFiles
+from mjrig.model_info import summary
+from mjrig.panel_keys import panel_key
+from mjrig.recent import RecentFiles, short_names
 from mjrig.widgets.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
@@ -42,19 +47,22 @@ class ModelPanel:
         self._pending: str | None = None
         self._folder: Path | None = None
         self._save_in = 0   # frames until the save dialog opens (after the question closes)
+        self._then_quit = False  # the save dialog shown is the quit question's "Save scenario first..."
 
     # --- building ---------------------------------------------------------------------------
-    def build_menu(self) -> None:
-        """The File menu (call inside the window's menu bar)."""
+    def build_menu(self, *, on_quit: Callable[[], Any]) -> None:
+        """The File menu (call inside the window's menu bar); Quit calls ``on_quit``."""
         with dpg.menu(label="File"):
-            dpg.add_menu_item(label="Open...", callback=self._on_open)
+            dpg.add_menu_item(label="Open...", callback=self._on_open, shortcut=panel_key("open").key)
             with dpg.menu(label="Bundled rigs"):
                 for name in self._bundled:
                     item = dpg.add_menu_item(label=name, user_data=name, callback=self._on_bundled)
                     _tip(item, self._descriptions[name])
             self._recent_menu = dpg.add_menu(label="Recent")
             dpg.add_menu_item(label="Reload", callback=self._on_reload)
-            dpg.add_menu_item(label="Save scenario...", callback=self._on_save)
+            dpg.add_menu_item(label="Save scenario...", callback=self._on_save, shortcut=panel_key("save").key)
+            dpg.add_separator()
+            dpg.add_menu_item(label="Quit", callback=on_quit, shortcut=panel_key("quit").key)
         self._fill_recent(self.recent.load())
 
     def build(self, parent: int | str) -> None:
@@ -87,18 +95,19 @@ class ModelPanel:
         if items == self._recent_items:
             return
         self._recent_items = list(items)
+        labels = short_names(items)
         if self._recent_menu:
             dpg.delete_item(self._recent_menu, children_only=True)
-            for path in items:
-                dpg.add_menu_item(label=path, parent=self._recent_menu, user_data=path, callback=self._on_recent)
+            for path, label in zip(items, labels):
+                _tip(dpg.add_menu_item(label=label, parent=self._recent_menu, user_data=path, callback=self._on_recent),
+                     path)
             if not items:
                 dpg.add_menu_item(label="(nothing yet)", parent=self._recent_menu, enabled=False)
         if self._recent_node:
             dpg.delete_item(self._recent_node, children_only=True)
-            for path in items:
-                item = dpg.add_selectable(label=Path(path).name, parent=self._recent_node, user_data=path,
-                                          callback=self._on_recent_pick)
-                _tip(item, path)
+            for path, label in zip(items, labels):
+                _tip(dpg.add_selectable(label=label, parent=self._recent_node, user_data=path,
+                                        callback=self._on_recent_pick), path)
 
     # --- callbacks --------------------------------------------------------------------------
     def _start_folder(self) -> Path:
@@ -110,20 +119,48 @@ class ModelPanel:
         return src.parent
 
     def _on_open(self) -> None:
+        self.open_dialog()
+
+    # --- what the panel's keys and other windows ask for ------------------------------------
+    def open_dialog(self) -> None:
+        """Show File > Open... (Ctrl+O)."""
         self._open.show(self._start_folder())
 
-    def _on_open_file(self, path: str) -> None:
-        self._folder = Path(path).parent
-        self.submit(C.OpenModel(path))
-
-    def _on_save(self) -> None:
-        if dpg.is_item_shown(self._ask):
+    def save_dialog(self, *, then_quit: bool = False) -> None:
+        """Show File > Save scenario... (Ctrl+S). ``then_quit``: the app quits once the file is
+        written (the quit question's *Save scenario first...*, which has just closed)."""
+        self._then_quit = then_quit
+        if then_quit or dpg.is_item_shown(self._ask):
             # One modal closes, the next opens a frame later (Dear PyGui drops a modal opened in
             # the frame another one closes).
             dpg.configure_item(self._ask, show=False)
             self._save_in = 3
             return
         self._show_save()
+
+    @property
+    def dialog_shown(self) -> bool:
+        """Whether one of this panel's dialogs (Open, Save, the unsaved-edits question) is up or
+        about to be."""
+        return self._open.shown or self._save.shown or dpg.is_item_shown(self._ask) or self._save_in > 0
+
+    def close_dialog(self) -> bool:
+        """Close the dialog that is up as its Cancel does (the Escape key); False if none was."""
+        for dialog in (self._open, self._save):
+            if dialog.shown:
+                dialog.cancel()
+                return True
+        if dpg.is_item_shown(self._ask):
+            self._on_keep()
+            return True
+        return False
+
+    def _on_open_file(self, path: str) -> None:
+        self._folder = Path(path).parent
+        self.submit(C.OpenModel(path))
+
+    def _on_save(self) -> None:
+        self.save_dialog()
 
     def _show_save(self) -> None:
         stem = Path(self._source or self._model_path or "rig").stem
@@ -133,7 +170,7 @@ class ModelPanel:
 
     def _on_save_file(self, path: str) -> None:
         self._folder = Path(path).parent
-        self.submit(C.SaveScenario(path))
+        self.submit(C.SaveScenario(path, then_quit=self._then_quit))
         self._fill_recent(self.recent.add(path))  # Recent brings the saved rig back
 
     def _on_reload(self) -> None:
@@ -190,19 +227,20 @@ class ModelPanel:
         if src:
             self._fill_recent(self.recent.add(src))
         m = snap.model
-        dpg.set_value(self._info, f"{m.path}\n{len(m.bodies)} bodies, {len(m.joints)} joints, {len(m.sites)} sites, "
-                                  f"{len(m.sensors)} sensors, {m.nu} actuators; nq={m.nq} nv={m.nv}; "
-                                  f"timestep {m.timestep:g} s")
+        dpg.set_value(self._info, f"{os.path.abspath(m.path) if m.path else ''}\n{summary(m)}; nq={m.nq} nv={m.nv}")
 
 
 def _rig_name(source: str) -> str:
-    """'rig: spring_mass (bundled)' or 'rig: /path/file.toml'."""
+    """'bundled rig: spring_mass', 'scenario: /path/file.toml', 'model: /path/m.xml' or
+    'recording: /path/r.parquet' (paths without '..')."""
     if not source:
         return "no model"
-    p = Path(source)
-    if p.parent == MODELS_DIR:
+    p = Path(os.path.abspath(source))
+    suffix = p.suffix.lower()
+    if p.parent == MODELS_DIR and suffix == ".toml":
         return f"bundled rig: {p.stem}"
-    return f"{'scenario' if p.suffix == '.toml' else 'model'}: {p}"
+    what = {".toml": "scenario", ".parquet": "recording"}.get(suffix, "model")
+    return f"{what}: {p}"
 
 
 def _tip(item: int | str, text: str) -> int | str:

@@ -3,13 +3,15 @@ outputs of bundled rigs and bare models go under the current folder, never into 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import mujoco
 import polars as pl
 import pytest
 
-from e2e_util import MODELS, bundled_scenarios, cli_env, load_model_quietly, mjrig
+from e2e_util import MODELS, REPO, bundled_scenarios, cli_env, load_model_quietly, mjrig
 
 
 def tree(folder: Path) -> set[Path]:
@@ -143,11 +145,20 @@ def test_models_prints_name_description_and_scenario_path():
     assert res.rc == 0, res
     lines = [ln for ln in res.stdout.splitlines() if ln.strip()]
     scenarios = bundled_scenarios()
-    assert len(lines) == len(scenarios), res
+    heads = [i for i, ln in enumerate(lines) if not ln.startswith(" ")]
+    assert [lines[i].split()[0] for i in heads] == [s.stem for s in sorted(scenarios, key=lambda s: (
+        s.stem != "spring_mass", s.stem))], res   # the default rig first, then by name
     starts = set()
-    for scen in scenarios:
-        line = next((ln for ln in lines if ln.split()[0] == scen.stem), None)
-        assert line is not None, f"{scen.stem} not listed:\n{res.stdout}"
-        assert line.rstrip().endswith(str(scen)), line
-        starts.add(line.rindex(str(scen)))
+    for scen, i in zip(sorted(scenarios, key=lambda s: (s.stem != "spring_mass", s.stem)), heads):
+        block = lines[i: (heads + [len(lines)])[heads.index(i) + 1]]
+        assert block[-1].strip() == str(scen), block   # the scenario's path closes its block
+        starts.add(block[-1].index("/"))
+        assert all(len(ln) <= 80 for ln in block[:-1]), block
     assert len(starts) == 1, f"the paths are not aligned in one column:\n{res.stdout}"
+
+
+def test_models_into_a_reader_that_leaves_early_prints_no_traceback():
+    # `true` reads nothing and is gone long before Python has started: every write meets a closed pipe
+    proc = subprocess.run(f"{sys.executable} -m mjrig models | true", shell=True, cwd=REPO, env=cli_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stderr == "", proc.stderr
