@@ -239,9 +239,11 @@ class RecoverRecording(Command):
 
 @dataclass(frozen=True)
 class SaveScenario(Command):
-    """Write the current rig as a scenario TOML the headless runner accepts."""
+    """Write the current rig as a scenario TOML the headless runner accepts; ``then_quit``: close
+    the app once it is written (the quit question's "save first"; a failed save keeps it open)."""
 
     path: str
+    then_quit: bool = False
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ thread for the viewer) the panel runs in its own process and the client is a pai
 """
 from __future__ import annotations
 
-import json
 import multiprocessing as mp
 import os
 import queue
@@ -20,6 +19,7 @@ from typing import Any, Callable
 
 from mjrig import commands as C
 from mjrig.panel_client import Client, QueueClient, SessionClient
+from mjrig.widget_map import write_widget_map
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
@@ -42,7 +42,9 @@ class PanelApp:
         self.placement: tuple[int, int, int, int] | None = None
         self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
         self._quit = False
-        self._ask_quit: int | str = 0
+        self._question: Any = None   # the QuitQuestion
+        self._model_panel: Any = None
+        self._main: int | str = 0
         self._dirty = False
         self._asked_for_viewer = False
         self.panels: list[Any] = []
@@ -65,15 +67,17 @@ class PanelApp:
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.model_panel import ModelPanel
         from mjrig.widgets.params_panel import ParamsPanel
+        from mjrig.widgets.quit_question import QuitQuestion
         from mjrig.widgets.plot_panel import PlotPanel
         from mjrig.widgets.recording_panel import RecordingPanel
         from mjrig.widgets.requirements_panel import RequirementsPanel
         from mjrig.widgets.rig_panel import RigPanel
+        from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
 
         submit = self.client.submit
-        model_panel = ModelPanel(submit, recent=RecentFiles())
+        self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles())
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT), LogPanel()
         timeline = TimelineBar(submit, plot=self.plot)
         sections = [
@@ -93,9 +97,9 @@ class PanelApp:
             from mjrig.results import SweepResults
             from mjrig.widgets.results_view import ResultsView
             results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h))
-        with dpg.window(label=self.title) as main:
+        with dpg.window(label=self.title) as self._main:
             with dpg.menu_bar():
-                model_panel.build_menu()
+                model_panel.build_menu(on_quit=self._on_close_request)
                 if results is not None:
                     results.build_menu()
             if w >= 780:  # controls beside plots
@@ -117,36 +121,46 @@ class PanelApp:
             dpg.add_text("Status", parent=log_area)
             log.build(log_area)
             self.panels += [self.plot, timeline, log]
-        dpg.set_primary_window(main, True)
+        dpg.set_primary_window(self._main, True)
         if results is not None:
             results.build()
             self.panels.append(results)
+        self._question = QuitQuestion(on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway,
+                                      on_keep=self._on_keep_open)
+        self._question.build()
+        Shortcuts({"open": model_panel.open_dialog, "save": model_panel.save_dialog, "quit": self._on_close_request,
+                   "close": self._on_escape}, dialog_up=self._dialog_up).build()
 
     def _on_close_request(self) -> None:
-        """The window's close button: quit, or ask first when the rig has unsaved edits."""
-        import dearpygui.dearpygui as dpg
+        """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
+        unsaved edits."""
         if not self._dirty:
             self._quit = True
-            return
-        if not self._ask_quit:
-            with dpg.window(label="Quit mjrig?", modal=True, no_saved_settings=True, width=420,
-                            on_close=self._on_keep_open) as self._ask_quit:
-                dpg.add_text("The rig has changes that are not saved in a scenario (Model > Save scenario...).",
-                             wrap=400)
-                with dpg.group(horizontal=True):
-                    dpg.add_button(label="Quit without saving", callback=self._on_quit_anyway)
-                    dpg.add_button(label="Keep working", callback=self._on_keep_open)
-        vw = dpg.get_viewport_client_width()
-        dpg.configure_item(self._ask_quit, show=True, pos=(max(0, (vw - 420) // 2), 140))
+        else:
+            self._question.show()
 
     def _on_quit_anyway(self) -> None:
         self.client.submit(C.Quit(confirmed=True))
         self._quit = True
 
-    def _on_keep_open(self, *args: Any) -> None:
-        import dearpygui.dearpygui as dpg
-        dpg.configure_item(self._ask_quit, show=False)
+    def _on_keep_open(self) -> None:
         self.client.submit(C.KeepWorking())
+
+    def _on_save_then_quit(self) -> None:
+        self.client.submit(C.KeepWorking())  # until the file is written; a cancelled save keeps working
+        self._model_panel.save_dialog(then_quit=True)
+
+    def _dialog_up(self) -> bool:
+        return self._question.shown or self._model_panel.dialog_shown
+
+    def _on_escape(self) -> None:
+        """Escape closes the dialog that is up, as its Cancel; else the open menu (focusing the
+        window closes the menus over it: ImGui's FocusWindow)."""
+        import dearpygui.dearpygui as dpg
+        if self._question.shown:
+            self._question.keep()
+        elif not self._model_panel.close_dialog():
+            dpg.focus_item(self._main)
 
     def _note_placement(self, dpg: Any) -> None:
         """Remember where the window is (saved at exit) and, for tests, where its widgets are."""
@@ -211,45 +225,6 @@ def _bind_font(dpg: Any) -> None:
             dpg.bind_font(dpg.add_font(str(font_file), 15))  # glyph ranges are loaded as needed
     except Exception:  # noqa: BLE001 - the built-in font still works, with fewer glyphs
         pass
-
-
-def write_widget_map(dpg: Any, path: Path) -> None:
-    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``; shown
-    non-modal windows are listed by their title, the menu bar's menus by their place.
-
-    Set ``MJRIG_WIDGET_MAP=FILE`` to get it: GUI tests use it to click widgets where a person
-    would, and it is handy for scripting the app with xdotool.
-    """
-    items = []
-    for item in dpg.get_all_items():
-        try:
-            state = dpg.get_item_state(item)
-            cfg = dpg.get_item_configuration(item)
-            if dpg.get_item_type(item).endswith("mvWindowAppItem") and cfg.get("show") and not cfg.get("modal"):
-                state = {"rect_min": dpg.get_item_pos(item), "rect_size": dpg.get_item_rect_size(item)}  # its title
-            elif (dpg.get_item_type(item).endswith("mvMenu") and "pos" in state and cfg.get("label")
-                  and dpg.get_item_type(dpg.get_item_parent(item)).endswith("mvMenuBar")):
-                tw, th = dpg.get_text_size(cfg["label"]) or (0, 0)  # a menu bar's entry: only its place is known
-                state = {"rect_min": state["pos"], "rect_size": (int(tw) + 16, int(th) + 6)}
-            elif not state.get("visible") or "rect_min" not in state:
-                continue
-            label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
-            (x, y), (w, h) = state["rect_min"], state["rect_size"]
-            kind = dpg.get_item_type(item).split("::")[-1]
-            text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
-            if not (label or text) or w <= 0 or h <= 0:
-                continue
-            entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)]}
-            if text is not None:
-                entry["text"] = text  # what a text shows (a status line, a readout)
-            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
-                entry["value"] = str(dpg.get_value(item))
-            items.append(entry)
-        except Exception:  # noqa: BLE001 - an item deleted while we looked
-            continue
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(items), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,

@@ -5,7 +5,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["RecentFiles"]
+__all__ = ["RecentFiles", "short_names"]
 
 
 def _config_dir() -> Path:
@@ -37,3 +37,22 @@ class RecentFiles:
         except OSError:
             pass  # a read-only home must not stop the app
         return items
+
+
+def short_names(paths: list[str]) -> list[str]:
+    """A short label per path, in order: its file name, with as many parent folders as it takes
+    to tell it from the others (``a/spring_mass.toml`` and ``b/spring_mass.toml``).
+
+    A menu or list as wide as a panel shows the end of a path that matters; the full path goes in
+    a tooltip.
+    """
+    parts = [Path(p).parts for p in paths]
+    depth = [1] * len(paths)
+    while True:
+        labels = [str(Path(*ps[-d:])) for ps, d in zip(parts, depth)]
+        clashes = {lb for lb in labels if labels.count(lb) > 1}
+        grow = [i for i, lb in enumerate(labels) if lb in clashes and depth[i] < len(parts[i])]
+        if not grow:
+            return labels
+        for i in grow:
+            depth[i] += 1

@@ -303,8 +303,9 @@ class Session:
         self.edit(self.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max, unit=cmd.unit))
 
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
-        self.outputs.save_scenario(cmd)
-        if self.pending_open:  # saved on the way to opening another file: go on
+        self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
+        self.quit = self.quit or cmd.then_quit
+        if self.pending_open and not cmd.then_quit:  # saved on the way to opening another file: go on
             pending, self.pending_open = self.pending_open, None
             self.open(pending)
 
@@ -390,9 +391,8 @@ class Session:
         return self._snapshot
 
     def _units_copy(self) -> Mapping[str, str]:
-        """The live recorder's units as a read-only copy for the panel: the simulation thread adds
-        a column's unit while the panel reads the last snapshot. Copied again only when a unit
-        was added or the recorder replaced (units are never removed from a recorder)."""
+        """The live units, copied read-only for the panel (this thread adds to them while it reads);
+        copied again only when one was added or the recorder replaced (none is ever removed)."""
         units = self._live.units
         if self._units is None or self._units[0] is not units or len(self._units[1]) != len(units):
             self._units = (units, MappingProxyType(dict(units)))

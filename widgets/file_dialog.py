@@ -1,10 +1,15 @@
 """A file dialog that behaves as desktop users expect (Dear PyGui's own one traps them).
 
 - A typed path works: absolute, ``~/...`` or relative to the folder shown; Enter accepts it; a
-  folder typed or double-clicked is entered.
+  folder typed or double-clicked is entered. The name field has the keyboard when the dialog
+  opens and keeps it after Enter, so a person types on (another name, a file in the folder just
+  entered) without reaching for the mouse.
+- A red message says what is wrong with the typed name; it goes when the folder changes (it
+  spoke of the folder left).
 - Double-clicking a file picks it (Open) or chooses its name (Save).
 - The type filter narrows the list and never touches the typed name.
 - Open and Save differ in title and button; Save adds ``.toml`` and asks before replacing.
+- ``cancel()`` closes it as its Cancel button does (the panel's Escape key).
 """
 from __future__ import annotations
 
@@ -71,16 +76,30 @@ class FileDialog:
                 dpg.add_button(label="Replace", parent=self._confirm, callback=self._on_replace)
 
     # --- showing ----------------------------------------------------------------------------
+    @property
+    def shown(self) -> bool:
+        """Whether the dialog is on screen."""
+        return bool(self._window) and dpg.is_item_shown(self._window)
+
     def show(self, folder: str | os.PathLike | None = None, name: str = "") -> None:
-        if folder is not None and Path(folder).is_dir():
-            self.folder = Path(folder).resolve()
         dpg.set_value(self._name, name)
-        dpg.set_value(self._message, "")
-        dpg.configure_item(self._confirm, show=False)
-        self._list_folder()
+        self._enter(Path(folder) if folder is not None and Path(folder).is_dir() else self.folder)
         vw, vh = dpg.get_viewport_client_width(), dpg.get_viewport_client_height()
         w, h = min(640, vw - 20), min(440, vh - 40)
         dpg.configure_item(self._window, show=True, width=w, height=h, pos=(max(0, (vw - w) // 2), max(0, (vh - h) // 3)))
+        dpg.focus_item(self._name)
+
+    def cancel(self) -> None:
+        """Close without choosing (the Cancel button, the title bar's close, the Escape key)."""
+        self._on_cancel()
+
+    def _enter(self, folder: Path) -> None:
+        """Show ``folder``; what the message and the replace question said was about the last one."""
+        self.folder = folder.resolve()
+        self._pending = None
+        dpg.set_value(self._message, "")
+        dpg.configure_item(self._confirm, show=False)
+        self._list_folder()
 
     def _list_folder(self) -> None:
         dpg.set_value(self._folder_text, str(self.folder))
@@ -112,8 +131,7 @@ class FileDialog:
         self._list_folder()  # the typed name stays as it is
 
     def _on_up(self) -> None:
-        self.folder = self.folder.parent
-        self._list_folder()
+        self._enter(self.folder.parent)
 
     def _on_pick(self, sender: int | str, value: bool, name: str) -> None:
         if not (self.folder / name).is_dir():
@@ -129,8 +147,7 @@ class FileDialog:
             return
         target = self.folder / name
         if target.is_dir():
-            self.folder = target.resolve()
-            self._list_folder()
+            self._enter(target)
         else:
             dpg.set_value(self._name, name)
             self._on_accept()
@@ -145,13 +162,15 @@ class FileDialog:
 
     def _on_accept(self, *args: object) -> None:
         target = self._resolve()
-        if target is None:
-            return
-        if target.is_dir():
-            self.folder = target.resolve()
+        if target is not None and target.is_dir():
             dpg.set_value(self._name, "")
-            self._list_folder()
-            return
+            self._enter(target)
+        elif target is not None:
+            self._choose(target)
+        if self.shown:  # Enter let go of the field (Dear PyGui does): the next keys still go in it
+            dpg.focus_item(self._name)
+
+    def _choose(self, target: Path) -> None:
         if self.mode == "open":
             if not target.is_file():
                 dpg.set_value(self._message, f"no such file: {target}")

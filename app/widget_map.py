@@ -1,0 +1,97 @@
+"""Where the panel's widgets are on screen, for GUI tests and for scripting the app with xdotool.
+
+Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes, a few times a second, every visible labelled
+widget's rectangle (viewport pixels) as JSON to FILE: tests click widgets where a person would
+and read what the panel shows (a text's words, an input's value, which windows and menus are
+open).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["write_widget_map"]
+
+# Dear ImGui's default style (Dear PyGui's theme keeps its sizes), px: a menu bar's popup is
+# placed from these (ImGui::BeginMenu), and Dear PyGui reports a menu item's place in the popup.
+_FRAME_PADDING = (4, 3)
+_ITEM_SPACING_X = 8
+_WINDOW_PADDING = 8
+
+
+def write_widget_map(dpg: Any, path: Path) -> None:
+    """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
+
+    Shown windows are listed by their title (``"modal": true`` for a dialog), the menu bar's
+    menus by their place (``"open": true`` while the menu is down), and an open menu's items by
+    their place in it.
+    """
+    items = []
+    for item in dpg.get_all_items():
+        try:
+            kind = dpg.get_item_type(item).split("::")[-1]
+            state = dpg.get_item_state(item)
+            cfg = dpg.get_item_configuration(item)
+            extra: dict[str, Any] = {}
+            if kind == "mvWindowAppItem" and cfg.get("show"):
+                state = {"rect_min": dpg.get_item_pos(item), "rect_size": dpg.get_item_rect_size(item)}  # its title
+                if cfg.get("modal"):
+                    extra["modal"] = True
+            elif kind == "mvMenu" and "pos" in state and cfg.get("label") and _in_menu_bar(dpg, item):
+                state, extra["open"] = _menu_bar_entry(dpg, item, state, cfg["label"]), _is_open(state)
+            elif kind == "mvMenuItem" and cfg.get("show"):
+                found = _open_menu_item(dpg, item, state, cfg.get("label") or "")
+                if found is None:
+                    continue
+                state = found
+            elif not state.get("visible") or "rect_min" not in state:
+                continue
+            label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
+            (x, y), (w, h) = state["rect_min"], state["rect_size"]
+            text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
+            if not (label or text) or w <= 0 or h <= 0:
+                continue
+            entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)], **extra}
+            if text is not None:
+                entry["text"] = text  # what a text shows (a status line, a readout)
+            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
+                entry["value"] = str(dpg.get_value(item))
+            items.append(entry)
+        except Exception:  # noqa: BLE001 - an item deleted while we looked
+            continue
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(items), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _in_menu_bar(dpg: Any, item: int | str) -> bool:
+    return dpg.get_item_type(dpg.get_item_parent(item)).endswith("mvMenuBar")
+
+
+def _is_open(state: dict) -> bool:
+    """Dear PyGui gives a menu the size of its popup while it is down, (0, 0) otherwise."""
+    w, h = state.get("rect_size") or (0, 0)
+    return w > 0 and h > 0
+
+
+def _menu_bar_entry(dpg: Any, item: int | str, state: dict, label: str) -> dict:
+    """A menu bar's entry: only its place is known; its size is its label's, padded."""
+    tw, th = dpg.get_text_size(label) or (0, 0)
+    return {"rect_min": state["pos"], "rect_size": (int(tw) + 2 * _ITEM_SPACING_X, int(th) + 2 * _FRAME_PADDING[1])}
+
+
+def _open_menu_item(dpg: Any, item: int | str, state: dict, label: str) -> dict | None:
+    """Screen rectangle of an item of a menu bar's open menu, else None (its menu is closed)."""
+    menu = dpg.get_item_parent(item)
+    menu_state = dpg.get_item_state(menu)
+    if "pos" not in state or not _is_open(menu_state) or not _in_menu_bar(dpg, menu):
+        return None
+    mx, my = menu_state["pos"]
+    th = (dpg.get_text_size(label) or (0, 0))[1]
+    # ImGui::BeginMenu in a menu bar: the popup's corner, from the entry's place
+    px = mx - 1 - _ITEM_SPACING_X // 2
+    py = my - _FRAME_PADDING[1] + th + 2 * _FRAME_PADDING[1]
+    x, y = state["pos"]
+    return {"rect_min": (px + x, py + y), "rect_size": (menu_state["rect_size"][0] - 2 * _WINDOW_PADDING, int(th))}

@@ -1,0 +1,60 @@
+"""The question asked before quitting with unsaved rig edits (the panel's or the 3D view's close
+button, File > Quit, Ctrl+Q): save first, quit without saving, or keep working."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import dearpygui.dearpygui as dpg
+
+__all__ = ["QuitQuestion"]
+
+WIDTH = 460
+
+
+class QuitQuestion:
+    """A modal with three answers; each button calls the callback of the same name.
+
+    ``on_save`` is expected to open the Save dialog a few frames later (Dear PyGui drops a modal
+    opened in the frame another one closes) and to quit once the file is written, as the question
+    before opening another file does.
+    """
+
+    def __init__(self, *, on_save: Callable[[], Any], on_quit: Callable[[], Any], on_keep: Callable[[], Any]) -> None:
+        self.on_save, self.on_quit, self.on_keep = on_save, on_quit, on_keep
+        self._window: int | str = 0
+
+    def build(self) -> None:
+        with dpg.window(label="Quit mjrig?", modal=True, show=False, no_saved_settings=True, width=WIDTH,
+                        on_close=self._on_keep) as self._window:
+            dpg.add_text("The rig has changes that are not saved in a scenario (File > Save scenario...).",
+                         wrap=WIDTH - 20)
+            with dpg.group(horizontal=True):
+                dpg.add_button(label="Save scenario first...", callback=self._on_save)
+                dpg.add_button(label="Quit without saving", callback=self._on_quit)
+                dpg.add_button(label="Keep working", callback=self._on_keep)
+
+    @property
+    def shown(self) -> bool:
+        return bool(self._window) and dpg.is_item_shown(self._window)
+
+    def show(self) -> None:
+        vw = dpg.get_viewport_client_width()
+        dpg.configure_item(self._window, show=True, pos=(max(0, (vw - WIDTH) // 2), 140))
+
+    def _hide(self) -> None:
+        dpg.configure_item(self._window, show=False)
+
+    def _on_save(self) -> None:
+        self._hide()
+        self.on_save()
+
+    def _on_quit(self) -> None:
+        self.on_quit()
+
+    def _on_keep(self, *args: object) -> None:
+        self._hide()
+        self.on_keep()
+
+    def keep(self) -> None:
+        """Answer "Keep working" (the Escape key)."""
+        self._on_keep()
