@@ -10,3 +10,17 @@ if "MJRIG_TEST_CONFIG" not in os.environ:
     import tempfile
     os.environ["MJRIG_TEST_CONFIG"] = tempfile.mkdtemp(prefix="mjrig-test-config-")
 os.environ["XDG_CONFIG_HOME"] = os.environ["MJRIG_TEST_CONFIG"]
+
+from pathlib import Path
+
+import pytest
+
+_GUI = Path(__file__).resolve().parent / "gui"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/gui drives the real app on a screen: marked ``gui``, so
+    ``pytest -m "not gui"`` leaves them out."""
+    for item in items:
+        if _GUI in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.gui)

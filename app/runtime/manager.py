@@ -342,8 +342,7 @@ class RuntimeManager:
         return arrows, lines
 
     def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
-        """Each load's (magnitude, unit) pairs at the current state, by name (``Load.readout``):
-        |F| in N, |T| in N*m, a joint load's generalized force in N*m or N."""
+        """Each load's ``Load.readout()`` (magnitude, unit) pairs at the current state, by name."""
         if self._engine is not None:
             self._engine.update_outputs()
         return {ld.name: ld.readout() for ld in self.loads}

@@ -117,6 +117,7 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path):
     assert pl.read_parquet(out).equals(pl.read_parquet(fresh.path))
 
 
+@pytest.mark.slow
 def test_local_and_ray_give_identical_results(tmp_path, monkeypatch):
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)

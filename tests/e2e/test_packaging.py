@@ -13,6 +13,9 @@ import pytest
 from tests.e2e.e2e_util import REPO
 
 
+pytestmark = pytest.mark.slow  # builds a wheel, installs it, and installs into a clean venv
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
