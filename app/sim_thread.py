@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import mujoco
@@ -24,7 +25,7 @@ from mjrig.runtime.video import render_with_rig
 from mjrig.session import Session
 from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
-__all__ = ["SimThread", "run_headless_frames"]
+__all__ = ["SimThread", "pick_dropped", "run_headless_frames"]
 
 FRAME_S = 1.0 / 60.0
 
@@ -152,7 +153,10 @@ class SimThread:
             return
         dropped = self.window.take_drop()
         if dropped:
-            s.submit(C.OpenModel(_pick_dropped(dropped)))
+            target, note = pick_dropped(dropped)
+            if note:
+                s.log("warning", note)
+            s.submit(C.OpenModel(target))
         with v.lock():
             s.process_commands()
             if s.model_changed:
@@ -199,9 +203,17 @@ class SimThread:
 
 
 
-def _pick_dropped(paths: list[str]) -> str:
-    """Of several dropped files, the scenario if there is one (it names its model), else the first."""
-    return next((p for p in paths if p.lower().endswith(".toml")), paths[0])
+def pick_dropped(paths: list[str]) -> tuple[str, str | None]:
+    """Of files dropped together, the one to open: the scenario if there is one (it names its
+    model, and brings the rig), else the first; with a one-line note naming the ones ignored
+    (None for a single file). The app holds one model at a time."""
+    target = next((p for p in paths if p.lower().endswith(".toml")), paths[0])
+    ignored = [Path(p).name for p in paths if p != target]
+    if not ignored:
+        return target, None
+    why = "the scenario" if target.lower().endswith(".toml") else "the first"
+    return target, (f"{len(paths)} files dropped: opening {why}, {Path(target).name}; ignored "
+                    f"{', '.join(ignored)} (one model at a time)")
 
 
 def run_headless_frames(session: Session, *, seconds: float) -> int:
