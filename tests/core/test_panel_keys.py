@@ -1,0 +1,26 @@
+"""The control panel's keys: one table, every key one Dear PyGui knows, and the README shows
+exactly the generated table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mjrig.panel_keys import PANEL_KEYS, panel_key, panel_keys_markdown
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readme_shows_the_generated_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- panel keys table")
+    block = text[text.index("\n", start) + 1: text.index("<!-- end panel keys table -->")].strip()
+    assert block == panel_keys_markdown()
+
+
+def test_keys_are_distinct_and_only_escape_acts_in_a_dialog():
+    assert len({k.key for k in PANEL_KEYS}) == len(PANEL_KEYS) == len({k.action for k in PANEL_KEYS})
+    assert [k.key for k in PANEL_KEYS if k.in_dialogs] == ["Escape"]
+    assert panel_key("save").key == "Ctrl+S" and panel_key("save").ctrl and panel_key("save").base == "S"
+    with pytest.raises(KeyError, match="one of open, save, quit, close"):
+        panel_key("nope")
