@@ -10,14 +10,17 @@ import datetime as _dt
 import json
 import math
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import mujoco
+import numpy as np
 
 import mjrig
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.framing import rig_points
 from mjrig.rig_builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256,
@@ -124,9 +127,15 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
     video_rec = _video_recorder(sc, video, rig.model, create=record)
     if record and video_rec is not None:
+        video_rec.frame_points = partial(_rig_points_of, rig.runtime)  # no camera named: frame the rig too
         rig.runtime.video_recorders.append(video_rec)
     return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
                     out_path if record else None)
+
+
+def _rig_points_of(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """The points ``rm``'s loads, proximities and tracers name (world, m, (n, 3))."""
+    return rig_points(model, data, loads=rm.loads, proximities=rm.proximities, tracers=rm.tracers)
 
 
 def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,

@@ -21,6 +21,7 @@ import mujoco
 from mjrig import commands as C
 from mjrig.camera import FREE, apply_camera, frame_model, next_camera
 from mjrig.keys import KeyMap, load_keymap
+from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
 from mjrig.session import Session
 from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
@@ -90,8 +91,20 @@ class SimThread:
         return False
 
     def _aspect(self) -> float:
+        """Width/height of the 3D view: the viewer's scene viewport (the window less MuJoCo's side
+        panels) once it has drawn, else its window."""
+        rect = getattr(self.viewer, "viewport", None)
+        if rect is not None and rect.width > 0 and rect.height > 0:
+            return rect.width / rect.height
         g = self.window.geometry
         return g[2] / g[3] if g and g[3] > 0 else 1.5
+
+    def _rig_points(self) -> Any:
+        """The rig's attachment points (world, m, (n, 3)) a framed view shows, or None."""
+        s, rm = self.session, self.session.rm
+        if rm is None:
+            return None
+        return rig_points(s.model, s.data, loads=rm.loads, proximities=rm.proximities, tracers=rm.tracers)
 
     def _apply_view(self, v: Any) -> None:
         """Carry out a camera request (under the viewer lock)."""
@@ -99,17 +112,19 @@ class SimThread:
         req, s.view_request = s.view_request, None
         if req is None or s.model is None:
             return
-        cam, aspect = v.cam, self._aspect()
+        cam, aspect, points = v.cam, self._aspect(), self._rig_points()
         if req == "open":  # a new model: frame it; follow it if one body flies freely
             tracking = int((s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE).sum()) == 1
-            s.camera_choice = apply_camera(s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect)
-        elif req == "fit":
-            frame_model(s.model, s.data, cam, aspect=aspect, track=s.camera_choice == "tracking")
+            s.camera_choice = apply_camera(s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect,
+                                           points=points)
+        elif req == "fit":  # from where the user looks now
+            frame_model(s.model, s.data, cam, aspect=aspect, track=s.camera_choice == "tracking", points=points,
+                        keep_direction=cam.type != mujoco.mjtCamera.mjCAMERA_FIXED)
             if s.camera_choice not in (FREE, "tracking"):
                 s.camera_choice = FREE
         else:
             choice = next_camera(s.model, s.camera_choice) if req == "next" else req
-            s.camera_choice = apply_camera(s.model, s.data, cam, choice, aspect=aspect)
+            s.camera_choice = apply_camera(s.model, s.data, cam, choice, aspect=aspect, points=points)
 
     def _run(self) -> None:
         s = self.session

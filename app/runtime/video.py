@@ -19,6 +19,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.framing import frame_free_camera
 from mjrig.runtime.points import find_id
 from mjrig.runtime.visuals import ArrowConfig, Color, LineConfig, draw_all
 
@@ -46,7 +47,8 @@ def find_ffmpeg() -> str:
 class VideoRecorder:
     """Records a video of a run to ``path`` (``.mp4`` or ``.gif``) from a model camera or the free camera.
 
-    ``camera_name`` None uses a free camera looking at the model. ``show_loads`` draws the rig's
+    ``camera_name`` None uses a free camera framing the model (and ``frame_points``) as it is at the
+    first frame, from the model's default direction (``mjrig.runtime.framing``). ``show_loads`` draws the rig's
     arrows, ``show_proximities`` its lines, ``show_contacts`` MuJoCo's contact points and forces,
     ``show_net_force`` the net rig force on each loaded body (violet, at its centre of mass).
     ``fps`` is frames per simulated second; ``width``/``height`` in pixels must fit the model's
@@ -68,6 +70,9 @@ class VideoRecorder:
     on_progress: Callable[[int, int], None] | None = None
     camera: mujoco.MjvCamera | None = None
     """A live camera to follow instead of ``camera_name`` (e.g. the viewer's, in the app)."""
+    frame_points: Callable[[mujoco.MjModel, mujoco.MjData], np.ndarray] | None = None
+    """Without ``camera``/``camera_name``: extra world points (m, (n, 3)) the free camera frames
+    besides the model, e.g. the rig's (``mjrig.runtime.framing.rig_points``)."""
     _frames: list = field(default_factory=list)  # the reference's field; frames are streamed instead
 
     def __post_init__(self) -> None:
@@ -121,9 +126,10 @@ class VideoRecorder:
             self._camera = self.camera
         elif self.camera_name is not None:
             self._camera = self.camera_name
-        else:
+        else:  # framed once, on the first frame, as the app's first view is
             cam = mujoco.MjvCamera()
-            mujoco.mjv_defaultFreeCamera(model, cam)
+            points = self.frame_points(model, data) if self.frame_points is not None else None
+            frame_free_camera(model, data, cam, aspect=self.width / self.height, points=points)
             self._camera = cam
         self._vopt.flags[mujoco.mjtVisFlag.mjVIS_CONTACTPOINT] = self.show_contacts
         self._vopt.flags[mujoco.mjtVisFlag.mjVIS_CONTACTFORCE] = self.show_contacts
