@@ -29,11 +29,12 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def summary(info: C.ModelInfo) -> str:
-    """One line on a model's size, the same in ``mjrig check`` and the panel: its bodies (the
-    world not counted), joints, sites, sensors, actuators and timestep."""
+def summary(info: C.ModelInfo, *, sep: str = ", ") -> str:
+    """A model's size, the same in ``mjrig check`` and the panel: its bodies (the world not
+    counted), joints, sites, sensors, actuators, then ``sep`` and its timestep (the panel puts
+    that on a line of its own, so a narrow panel never wraps inside a number)."""
     bodies = sum(1 for b in info.bodies if b != "world")
     return (f"{_count(bodies, 'body', 'bodies')}, {_count(len(info.joints), 'joint', 'joints')}, "
             f"{_count(len(info.sites), 'site', 'sites')}, {_count(len(info.sensors), 'sensor', 'sensors')}, "
-            f"{_count(info.nu, 'actuator', 'actuators')}, timestep {info.timestep:g} s")
+            f"{_count(info.nu, 'actuator', 'actuators')}{sep}timestep {info.timestep:g} s")
 

@@ -227,7 +227,8 @@ class ModelPanel:
         if src:
             self._fill_recent(self.recent.add(src))
         m = snap.model
-        dpg.set_value(self._info, f"{os.path.abspath(m.path) if m.path else ''}\n{summary(m)}; nq={m.nq} nv={m.nv}")
+        size = summary(m, sep="\n")  # the timestep on a line of its own: no wrap inside a number
+        dpg.set_value(self._info, f"{os.path.abspath(m.path) if m.path else ''}\n{size}, nq={m.nq}, nv={m.nv}")
 
 
 def _rig_name(source: str) -> str:

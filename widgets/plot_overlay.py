@@ -17,13 +17,25 @@ import numpy as np
 from mjrig.replay import Comparison, read_recording
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["SeriesColors", "Overlay", "PALETTE", "dashed"]
+__all__ = ["SeriesColors", "MarkThemes", "Overlay", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82), (129, 114, 179),
     (147, 120, 96), (218, 139, 195), (140, 140, 140), (204, 185, 116), (100, 181, 205),
 )
 """Line colours (RGB 0..255), given out in this order (seaborn's "deep")."""
+
+EVENT_COLOR = (255, 196, 64, 255)
+"""Threshold crossings: thin amber lines across a plot, a colour no signal gets."""
+CURSOR_COLOR = (230, 230, 230, 170)
+"""The timeline's cursor on the plots."""
+
+
+def tint(rgb: tuple[int, int, int], *, toward_white: float = 0.55) -> tuple[int, int, int]:
+    """``rgb`` mixed with white: a compared recording's lines (and legend swatch) in a paler shade
+    of the same signal's colour, so the pair reads as one signal, two runs."""
+    return tuple(round(c + (255 - c) * toward_white) for c in rgb)  # type: ignore[return-value]
+
 
 SAMPLES = 600
 """Points per compared signal over the visible span."""
@@ -42,23 +54,54 @@ class SeriesColors:
 
     def __init__(self) -> None:
         self._of: dict[str, int] = {}
-        self._themes: dict[int, int | str] = {}
+        self._themes: dict[tuple[int, bool], int | str] = {}
 
-    def theme(self, name: str) -> int | str:
-        """The theme of signal ``name``'s lines (given a colour on first use)."""
+    def theme(self, name: str, *, twin: bool = False) -> int | str:
+        """The theme of signal ``name``'s line (given a colour on first use); ``twin``: of its
+        compared recording's dashed line, in a paler shade (``tint``) and thinner."""
         if name not in self._of:
             used = set(self._of.values())
             self._of[name] = next(i for i in range(len(PALETTE) + len(used) + 1) if i not in used)
-        i = self._of[name]
-        if i not in self._themes:
+        key = (self._of[name], twin)
+        if key not in self._themes:
+            rgb = PALETTE[key[0] % len(PALETTE)]
             with dpg.theme() as theme, dpg.theme_component(dpg.mvLineSeries):
-                dpg.add_theme_color(dpg.mvPlotCol_Line, PALETTE[i % len(PALETTE)], category=dpg.mvThemeCat_Plots)
-            self._themes[i] = theme
-        return self._themes[i]
+                dpg.add_theme_color(dpg.mvPlotCol_Line, tint(rgb) if twin else rgb, category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_style(dpg.mvPlotStyleVar_LineWeight, 1.0 if twin else 1.6, category=dpg.mvThemeCat_Plots)
+            self._themes[key] = theme
+        return self._themes[key]
 
     def release(self, name: str) -> None:
         """``name`` is no longer plotted: its colour is free again."""
         self._of.pop(name, None)
+
+
+class MarkThemes:
+    """Themes of the marks on the plots, made once each: thin vertical lines (threshold
+    crossings, the cursor) and a failed requirement's red point."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[int, ...], int | str] = {}
+        self._failed: int | str | None = None
+
+    def line(self, rgba: tuple[int, ...]) -> int | str:
+        """A thin vertical line in ``rgba``."""
+        if rgba not in self._lines:
+            with dpg.theme() as theme, dpg.theme_component(dpg.mvInfLineSeries):
+                dpg.add_theme_color(dpg.mvPlotCol_Line, rgba, category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_style(dpg.mvPlotStyleVar_LineWeight, 1.0, category=dpg.mvThemeCat_Plots)
+            self._lines[rgba] = theme
+        return self._lines[rgba]
+
+    def failed(self) -> int | str:
+        """Red filled markers."""
+        if self._failed is None:
+            with dpg.theme() as theme, dpg.theme_component(dpg.mvScatterSeries):
+                dpg.add_theme_color(dpg.mvPlotCol_MarkerFill, (235, 70, 70), category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_color(dpg.mvPlotCol_MarkerOutline, (235, 70, 70), category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 5, category=dpg.mvThemeCat_Plots)
+            self._failed = theme
+        return self._failed
 
 
 class Overlay:

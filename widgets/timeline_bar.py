@@ -7,6 +7,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.text_fit import available_width, fit_lines
 from mjrig.widgets.file_dialog import FileDialog
 from mjrig.widgets.plot_panel import PlotPanel
 
@@ -65,7 +66,7 @@ class TimelineBar:
         self._megabytes = dpg.add_input_double(label="MB kept", parent=row3, width=60, format="%.0f", step=0,
                                                on_enter=True, callback=self._on_limit)
         self._dialog.build()
-        self._values = dpg.add_text("", parent=parent, wrap=0)
+        self._values = dpg.add_text("", parent=parent, wrap=-1)
 
     # --- callbacks -------------------------------------------------------------------------------
     def _on_drag(self, sender: int | str, value: float) -> None:
@@ -112,4 +113,4 @@ class TimelineBar:
             for n, v in self.plot.values_at(shown):
                 other = self.plot.overlay.value_at(n, shown)
                 parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + (f" ({other:.6g})" if other is not None else ""))
-            dpg.set_value(self._values, "   ".join(parts))
+            dpg.set_value(self._values, fit_lines(parts, width=available_width(self._values)))

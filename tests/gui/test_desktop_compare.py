@@ -14,7 +14,7 @@ import polars as pl
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_plots import _click_node
 from tests.gui.test_desktop_timeline import _drag_to, _text, _time
-from mjrig.widgets.plot_overlay import PALETTE
+from mjrig.widgets.plot_overlay import PALETTE, tint
 
 
 def _record(folder, name: str, *extra: str) -> None:
@@ -22,12 +22,16 @@ def _record(folder, name: str, *extra: str) -> None:
                    cwd=folder, check=True, capture_output=True, timeout=120)
 
 
-def _line_pixels(app: App, desktop: Desktop) -> int:
-    """Pixels of the first plotted signal's colour inside its plot."""
+def _line_pixels(app: App, desktop: Desktop, *, colour=PALETTE[0]) -> int:
+    """Pixels of ``colour`` (default: the first plotted signal's) inside its plot."""
     plot = next(it["rect"] for it in app.items() if it["type"] == "mvPlot")
     x, y, w, h = plot
     img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
-    return int((np.abs(img - np.array(PALETTE[0])).max(axis=2) < 40).sum())
+    return int((np.abs(img - np.array(colour)).max(axis=2) < 30).sum())
+
+
+TWIN = tint(PALETTE[0])
+"""B's line: a paler shade of A's colour, so the two runs are told apart at a glance."""
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> float:
@@ -55,24 +59,27 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         for rec, value in ((rec_a, a), (rec_b, b)):  # each the recorded position at that instant
             assert abs(np.interp(float(at), rec["time"], rec["Joints/slide_x:qpos"]) - float(value)) < 2e-4
         assert abs(float(a) - float(b)) > 5e-3  # two different runs
-        with_cmp, view_cmp = _line_pixels(app, desktop), desktop.grab(app.viewer)
+        with_cmp, view_cmp = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
+        own_cmp = _line_pixels(app, desktop)
         desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
         time.sleep(0.5)
         desktop.screenshot("compare_1920x1080")
         app.click("Stop comparing")
         wait_for(lambda: not _text(app, r".*compared with.*"), what="the comparison to go")
         time.sleep(0.5)
-        alone, view_alone = _line_pixels(app, desktop), desktop.grab(app.viewer)
+        alone, view_alone = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
         assert abs(_time(app) - t) < 1e-4  # still the same instant
-        # B's dashed line adds pixels of the same colour as A's line (over half a line's worth)
-        assert alone > 200 and with_cmp > 1.3 * alone, (with_cmp, alone)
+        # B's dashed line is drawn in its own paler shade (a dashed line's worth of pixels), A's
+        # line stays in its colour
+        assert with_cmp > 200 and alone < 0.1 * with_cmp, (with_cmp, alone)
+        assert _line_pixels(app, desktop) > 200 and own_cmp > 200
         # the ghost of B's block is drawn where B had it: part of the 3D view differs
         assert _changed(view_cmp, view_alone) > 0.0005, _changed(view_cmp, view_alone)
         app.click("Compare with...")
         app.type_into("file name", str(tmp_path / "B.parquet"), enter=True)
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the comparison back from the panel")
         time.sleep(0.5)
-        assert _line_pixels(app, desktop) > 1.3 * alone
+        assert _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
         assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
         assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))
     finally:
@@ -93,7 +100,7 @@ def test_compare_on_a_laptop_screen(tmp_path):
         t = _time(app)
         time.sleep(0.6)
         assert _time(app) == t and 0.5 < t < 2.5, t  # paused at the dragged instant
-        assert _line_pixels(app, desktop) > 200
+        assert _line_pixels(app, desktop) > 200 and _line_pixels(app, desktop, colour=TWIN) > 100
         desktop.x("xdotool", "mousemove", "5", "700")
         time.sleep(0.5)
         desktop.screenshot("compare_1280x800")

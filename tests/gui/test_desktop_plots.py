@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
+from mjrig.widgets.plot_overlay import EVENT_COLOR
 from tests.gui.desktop import App, Desktop, wait_for
 
 
@@ -36,6 +39,13 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
         assert line.startswith("mjrig: warning:") and "at t=" in line, line
         time.sleep(1.0)
         desktop.screenshot("plots_by_unit")
+        # the crossing is a thin amber line across the distance plot: not a thick line in the
+        # colour of a signal (which looked like a spike of the data)
+        x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m")
+        img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
+        amber = (np.abs(img - np.array(EVENT_COLOR[:3])).max(axis=2) < 30)
+        columns = np.flatnonzero(amber.sum(axis=0) > 0.4 * h)
+        assert 1 <= len(columns) <= 4 * 2, columns  # one or two crossings in view, each 1-2 px wide
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
