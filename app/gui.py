@@ -128,8 +128,9 @@ class PanelApp:
         self._question = QuitQuestion(on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway,
                                       on_keep=self._on_keep_open)
         self._question.build()
-        Shortcuts({"open": model_panel.open_dialog, "save": model_panel.save_dialog, "quit": self._on_close_request,
-                   "close": self._on_escape}, dialog_up=self._dialog_up).build()
+        self.panels.append(Shortcuts({"open": model_panel.open_dialog, "save": model_panel.save_dialog,
+                                      "quit": self._on_close_request, "close": self._on_escape},
+                                     dialog_up=self._dialog_up))
 
     def _on_close_request(self) -> None:
         """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
@@ -174,19 +175,27 @@ class PanelApp:
         """Show the panel and pump snapshots until it should close; returns 0."""
         import dearpygui.dearpygui as dpg
 
+        from mjrig.widgets.fonts import PanelFonts
+
         dpg.create_context()
         x, y, w, h = self.geometry
         dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y, disable_close=True)
         dpg.set_exit_callback(self._on_close_request)
         dpg.setup_dearpygui()
-        _bind_font(dpg)
+        fonts = PanelFonts(dpg, warn=lambda text: print(f"mjrig: warning: {text}", file=sys.stderr))
+        fonts.start()
         self._build()
         dpg.show_viewport()
         start = time.perf_counter()
+        shown: tuple[Any, Any] = (None, None)
         try:
             while dpg.is_dearpygui_running() and not self.client.closed and not self._quit:
                 t0 = time.perf_counter()
                 snap = self.client.latest()
+                if snap.model is not shown[0] or snap.signals is not shown[1]:  # names a font may lack
+                    shown = (snap.model, snap.signals)
+                    fonts.cover((snap.source, *snap.model.bodies, *snap.model.joints, *snap.model.sites,
+                                 *snap.model.geoms, *snap.model.sensors, *snap.model.cameras, *snap.signals))
                 self._dirty = snap.dirty
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
                     self._on_close_request()
@@ -213,18 +222,6 @@ class PanelApp:
             self.client.submit(C.Quit())
             dpg.destroy_context()
         return 0
-
-
-def _bind_font(dpg: Any) -> None:
-    """DejaVu Sans (shipped in assets: arrows, Greek, maths signs): Dear PyGui's own font has
-    ASCII only (a "→" showed as "?")."""
-    from importlib import resources
-    try:
-        path = resources.files("mjrig.assets").joinpath("DejaVuSans.ttf")
-        with resources.as_file(path) as font_file, dpg.font_registry():
-            dpg.bind_font(dpg.add_font(str(font_file), 15))  # glyph ranges are loaded as needed
-    except Exception:  # noqa: BLE001 - the built-in font still works, with fewer glyphs
-        pass
 
 
 def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,

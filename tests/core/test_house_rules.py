@@ -72,3 +72,4 @@ def test_modules_stay_small():
     big = {str(p.relative_to(REPO)): n for p in SOURCES
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 410}
     assert not big, f"modules past ~400 lines: {big}"
+

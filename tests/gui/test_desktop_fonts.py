@@ -1,0 +1,54 @@
+"""Names in Chinese, Japanese or Korean read as themselves in the panel (not "??")."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.gui.desktop import App, Desktop, wait_for
+
+MODEL = """<mujoco model="人形">
+  <worldbody>
+    <geom name="地面" type="plane" size="2 2 0.1"/>
+    <body name="躯干" pos="0 0 0.5">
+      <joint name="滑块" type="slide" axis="1 0 0"/>
+      <geom name="箱子" type="box" size="0.1 0.1 0.1"/>
+    </body>
+    <body name="ロボット" pos="0.5 0 0.5">
+      <joint name="관절" type="hinge" axis="0 1 0"/>
+      <geom type="sphere" size="0.05"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
+    if shutil.which("fc-list") is None:
+        pytest.skip("needs fontconfig and a CJK font (scripts/test.sh installs fonts-wqy-microhei)")
+    model = tmp_path / "人形.xml"
+    model.write_text(MODEL, encoding="utf-8")
+    desktop = Desktop(1280, 800)
+    app = App(desktop, model, home=tmp_path)
+    try:
+        slide = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == "滑块"), None),
+                         what="the slide joint in the signal tree")
+        hinge = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == "관절"), None),
+                         what="the hinge in the signal tree")
+        shot = desktop.grab(app.panel).astype(int)
+
+        def label(rect):  # the node's text: right of the tree arrow, as wide as two glyphs
+            x, y, w, h = rect
+            crop = shot[y:y + h, x + 22:x + 22 + 2 * 15]
+            return (np.abs(crop - crop[0, 0]).max(axis=2) > 60)  # text pixels against the background
+
+        a, b = label(slide), label(hinge)
+        assert a.sum() > 40 and b.sum() > 40, (a.sum(), b.sum())
+        # a font without these glyphs draws the same two "?" for both names
+        assert (a != b).sum() > 0.3 * max(a.sum(), b.sum()), (a != b).sum()
+        assert "need a font" not in app.output()
+        desktop.screenshot("cjk_names_1280x800")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
