@@ -1,4 +1,8 @@
-"""Recording: output path, signal groups and rate; start/stop; rows written and file size; video."""
+"""Recording: output path, signal groups and rate; start/stop; rows written and file size; video.
+
+The form is what Start and Ctrl+E (in the 3D view) record: each edit is sent to the session
+(``PlanRecording``), and the form shows the session's plan again when the session sets it (a rig
+opened with its [recording], a recording started: ``Snapshot.plan_revision``)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -12,7 +16,8 @@ __all__ = ["RecordingPanel"]
 
 
 class RecordingPanel:
-    """Start submits StartRecording with the form's settings; stop finalizes a valid Parquet."""
+    """Start submits StartRecording with the form's settings; stop finalizes a valid Parquet;
+    every edit of the form submits PlanRecording."""
 
     def __init__(self, submit: Callable[[C.Command], None]) -> None:
         self.submit = submit
@@ -26,39 +31,49 @@ class RecordingPanel:
         self._video_status: int | str = 0
         self._recover_group: int | str = 0
         self._interrupted: tuple[str, ...] = ()
-        self._plan: dict | None = None
+        self._revision = -1
 
     def build(self, parent: int | str) -> None:
-        self._path = dpg.add_input_text(label="path", parent=parent, default_value="runs/recording.parquet", width=260)
-        self._rate = dpg.add_input_text(label="rate (samples/s, empty: every step)", parent=parent, width=80)
+        self._path = dpg.add_input_text(label="path", parent=parent, width=260, callback=self._on_form)
+        self._rate = dpg.add_input_text(label="rate (samples/s, empty: every step)", parent=parent, width=80,
+                                        callback=self._on_form)
         row = None
         for i, g in enumerate(SIGNAL_GROUPS):
             if i % 3 == 0:
                 row = dpg.add_group(parent=parent, horizontal=True)
-            self._groups[g] = dpg.add_checkbox(label=g, parent=row, default_value=True)
+            self._groups[g] = dpg.add_checkbox(label=g, parent=row, default_value=True, callback=self._on_form)
+        # Each live status sits above its button: a button's tooltip opens below the pointer and
+        # would cover a status drawn under it.
+        self._status = dpg.add_text("", parent=parent)
         self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
         with dpg.tooltip(self._button):
             dpg.add_text("record the ticked groups to Parquet; an existing file is never replaced (NAME-2...)",
                          wrap=360)
-        self._status = dpg.add_text("", parent=parent)
         dpg.add_separator(parent=parent)
+        self._video_status = dpg.add_text("", parent=parent)
         self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
         with dpg.tooltip(self._video_button):
             dpg.add_text("record what the 3D view shows, with the rig drawn, to runs/video-*.mp4", wrap=360)
-        self._video_status = dpg.add_text("", parent=parent)
         self._recover_group = dpg.add_group(parent=parent)
 
-    def _on_toggle(self) -> None:
-        if self._recording:
-            self.submit(C.StopRecording())
-            return
+    def _read(self) -> tuple[str, float | None, tuple[str, ...]]:
+        """The form as it reads now: (path, rate samples/s or None, ticked groups)."""
         rate_text = dpg.get_value(self._rate).strip()
         try:
             rate = float(rate_text) if rate_text else None
         except ValueError:
             rate = None
         groups = tuple(g for g, item in self._groups.items() if dpg.get_value(item))
-        self.submit(C.StartRecording(dpg.get_value(self._path).strip(), rate, groups))
+        return dpg.get_value(self._path).strip(), rate, groups
+
+    def _on_form(self) -> None:
+        self.submit(C.PlanRecording(*self._read()))
+
+    def _on_toggle(self) -> None:
+        if self._recording:
+            self.submit(C.StopRecording())
+            return
+        self.submit(C.StartRecording(*self._read()))
 
     def _on_recover(self, sender: int, app_data: object, path: str) -> None:
         self.submit(C.RecoverRecording(path))
@@ -75,8 +90,8 @@ class RecordingPanel:
         self.submit(C.ToggleVideo())
 
     def _show_plan(self, plan: dict) -> None:
-        """Fill the form from the rig's [recording] section (what `mjrig run` would record)."""
-        dpg.set_value(self._path, str(plan.get("path", "runs/recording.parquet")))
+        """Fill the form from the session's plan (a rig's [recording]: what `mjrig run` would record)."""
+        dpg.set_value(self._path, str(plan.get("path", "")))
         rate = plan.get("rate")
         dpg.set_value(self._rate, "" if rate is None else f"{float(rate):g}")
         signals = plan.get("signals")
@@ -84,8 +99,8 @@ class RecordingPanel:
             dpg.set_value(item, signals is None or g in signals)
 
     def update(self, snap: C.Snapshot) -> None:
-        if snap.recording_plan != self._plan:
-            self._plan = snap.recording_plan
+        if snap.plan_revision != self._revision:
+            self._revision = snap.plan_revision
             self._show_plan(snap.recording_plan)
         if snap.interrupted != self._interrupted:
             self._interrupted = snap.interrupted

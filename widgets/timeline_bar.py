@@ -42,6 +42,9 @@ class TimelineBar:
                                   on_done=lambda path: self.submit(C.OpenComparison(path)))
 
     def build(self, parent: int | str) -> None:
+        # The values at the cursor come first: the tooltips of the controls below open under the
+        # pointer and would cover them.
+        self._values = dpg.add_text("", parent=parent, wrap=-1)
         row = dpg.add_group(parent=parent, horizontal=True)
         for label, direction, tip in (("<", -1, "one kept instant back (Left in the 3D view)"),
                                       (">", +1, "one instant forward (Right in the 3D view)")):
@@ -66,7 +69,6 @@ class TimelineBar:
         self._megabytes = dpg.add_input_double(label="MB kept", parent=row3, width=60, format="%.0f", step=0,
                                                on_enter=True, callback=self._on_limit)
         self._dialog.build()
-        self._values = dpg.add_text("", parent=parent, wrap=-1)
 
     # --- callbacks -------------------------------------------------------------------------------
     def _on_drag(self, sender: int | str, value: float) -> None:
