@@ -14,7 +14,8 @@ from mjrig.panel_state import (ActuatorInfo, LoadInfo, ModelInfo, ParamInfo, Pro
 __all__ = [
     "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
-    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "RecoverRecording", "SaveScenario",
+    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
+    "SaveScenario",
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
@@ -227,7 +228,20 @@ class StopRecording(Command):
 
 @dataclass(frozen=True)
 class ToggleRecording(Command):
-    """Start (with the last settings) or stop recording."""
+    """Stop recording, or start with what the Recording form shows for the rig now (the
+    session's recording plan: ``PlanRecording``, the rig's [recording] until the form is edited)."""
+
+
+@dataclass(frozen=True)
+class PlanRecording(Command):
+    """The Recording form's settings as they read now (the form sends them at every edit): what
+    ToggleRecording (Ctrl+E) starts. ``path`` .parquet (relative: to the current folder),
+    ``rate`` samples per simulated second (None: every step), ``signals`` groups (None: all).
+    Opening another rig replaces them with its own."""
+
+    path: str
+    rate: float | None = None
+    signals: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,16 @@ class Snapshot:
     steps: int = 0
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
     camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
-    recording_plan: dict[str, Any] = field(default_factory=dict)  # the rig's [recording] table
+    recording_plan: dict[str, Any] = field(default_factory=dict)
+    """What Start and Ctrl+E record: the Recording form's ``path``, ``rate`` (samples/s, None:
+    every step) and ``signals`` (groups, None: all); a rig opens with its [recording]."""
+    plan_revision: int = 0
+    """Changes when the session sets ``recording_plan`` itself (a rig opened, a recording
+    started): the form then shows the plan again. The form's own edits leave it alone, so a
+    path being typed is never overwritten by its echo."""
+    opened: int = 0
+    """Rigs opened so far (a reload is not another rig): when it changes, a panel forgets what
+    it kept for the previous rig (a filter or search typed, a frozen plot)."""
     source: str = ""                   # the file opened: a scenario, or the bare model
     dirty: bool = False                # rig edits not saved in a scenario yet
     pending_open: str | None = None    # a file waiting for the unsaved-edits question

@@ -131,8 +131,13 @@ class RigDocument:
         return (Path.cwd() if self.bundled() else Path(self.base)) / p
 
     def recording_plan(self) -> dict[str, Any]:
-        """The rig's [recording] table with its path as it will be written (absolute)."""
-        plan = dict(self.doc.get("recording", {}))
-        if isinstance(plan.get("path"), str):
-            plan["path"] = str(self.resolve_path(plan["path"]))
-        return plan
+        """What the rig records, as ``mjrig run`` would: its [recording] ``path`` as it will be
+        written (absolute; without one ``runs/<model>.parquet`` in the current folder), ``rate``
+        (samples per simulated second, None: every step) and ``signals`` (groups, None: all)."""
+        rec = self.doc.get("recording", {})
+        if isinstance(rec.get("path"), str):
+            path = self.resolve_path(rec["path"])
+        else:
+            path = Path.cwd() / "runs" / f"{self.model_path.stem if self.model_path else 'recording'}.parquet"
+        signals = rec.get("signals")
+        return {"path": str(path), "rate": rec.get("rate"), "signals": list(signals) if signals is not None else None}

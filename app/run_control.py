@@ -45,9 +45,12 @@ class RunControl:
 
     # --- transitions ---------------------------------------------------------------------------
     def opened(self, *, fresh: bool) -> None:
-        """A model was (re)loaded: run on (a paused run stays paused); ``fresh`` restarts the count."""
+        """A model was loaded. ``fresh`` (another rig): it runs, whatever the previous one was
+        doing (paused by the user, or at the end of a replay), and the count starts again; a
+        reload of the same rig runs on as it was (a paused run stays paused)."""
         self.error = None
-        self.state = C.RunState.PAUSED if self.state == C.RunState.PAUSED else C.RunState.RUNNING
+        if fresh or self.state != C.RunState.PAUSED:
+            self.state = C.RunState.RUNNING
         if fresh:
             self.steps = 0
         self.pacer.restart()

@@ -69,6 +69,7 @@ class Session:
         self.camera_choice = "free"            # set by the viewer loop
         self.camera: mujoco.MjvCamera | None = None  # the viewer's camera (videos follow it)
         self.selection: str | None = None
+        self.opened = 0                        # rigs opened so far (C.Snapshot.opened)
         # leaving, and the unsaved-edits questions
         self.quit = False
         self.quit_question = False             # the viewer was closed with unsaved edits: ask
@@ -200,10 +201,13 @@ class Session:
             self.rig.runtime.close()
         self.rig, self._live = rig, live
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
-        if not reload:
+        if not reload:  # another rig: nothing the previous one left behind carries over
             self._rows.mark_new_model(str(sc.model))
             self._events.clear()
             self.selection = None
+            self.opened += 1
+            for part in (self.outputs, self.tools, self.timeline):
+                part.rig_opened()
         self.model_changed = True
         self.run.opened(fresh=not reload)
 
@@ -383,7 +387,8 @@ class Session:
             selection=self.selection, error=self.run.error, messages=tuple(self._messages),
             video_path=str(out.video.path) if out.video is not None else None,
             signals=self.replayer.signals or tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
-            camera=self.camera_choice, recording_plan=doc.recording_plan(),
+            camera=self.camera_choice, recording_plan=out.plan, plan_revision=out.plan_revision,
+            opened=self.opened,
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
             quit_question=self.quit_question, units=self._units_copy(), events=tuple(self._events),
             actuators=self.tools.actuators(), requirements=self.tools.requirements(),

@@ -40,13 +40,17 @@ class Outputs:
         self.video: Any = None                      # the VideoRecorder while a video runs
         self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
         self.interrupted: tuple[str, ...] = ()       # recordings a crash left as segments
-        self._last_recording: C.StartRecording | None = None
+        self.plan: dict[str, Any] = {}
+        """What ToggleRecording starts: the Recording form's settings (``C.Snapshot.recording_plan``;
+        replaced, never changed in place, so a published snapshot can hold it as it is)."""
+        self.plan_revision = 0
         self.jobs = BackgroundJobs()
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
         return {C.StartRecording: self.start_recording, C.StopRecording: self.stop_recording,
-                C.ToggleRecording: self.toggle_recording, C.RecoverRecording: self.recover,
+                C.ToggleRecording: self.toggle_recording, C.PlanRecording: self.plan_recording,
+                C.RecoverRecording: self.recover,
                 C.SaveKeyframe: self.save_keyframe, C.Screenshot: self.screenshot, C.ToggleVideo: self.toggle_video}
 
     # --- recordings ------------------------------------------------------------------------------
@@ -67,7 +71,7 @@ class Outputs:
         if cmd.rate is not None:
             rec["rate"] = float(cmd.rate)
         doc.doc["recording"] = rec
-        self._last_recording = cmd
+        self._set_plan({"path": str(path), "rate": cmd.rate, "signals": list(groups)})  # the form shows the file
         note = f" ({asked.name} exists)" if path != asked else ""
         s.log("info", f"recording to {path}{note}")
 
@@ -80,15 +84,31 @@ class Outputs:
             s.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
 
     def toggle_recording(self, cmd: C.ToggleRecording) -> None:
-        s, doc = self.session, self.session.document
+        """Stop, or start exactly what the Recording form shows for this rig (``plan``)."""
+        s = self.session
         assert s.rm is not None
         if s.rm.signal_manager is not None:
             self.stop_recording(C.StopRecording())
             return
-        rec = doc.doc.get("recording", {})
-        path = str(doc.resolve_path(rec["path"])) if "path" in rec else "runs/recording.parquet"
-        self.start_recording(self._last_recording or C.StartRecording(
-            path=path, rate=rec.get("rate"), signals=tuple(rec["signals"]) if "signals" in rec else None))
+        plan = self.plan or s.document.recording_plan()
+        signals = plan.get("signals")
+        self.start_recording(C.StartRecording(str(plan["path"]), plan.get("rate"),
+                                              tuple(signals) if signals is not None else None))
+
+    def plan_recording(self, cmd: C.PlanRecording) -> None:
+        """The form was edited: its settings are the plan now (no revision: the form has them)."""
+        self.plan = {"path": cmd.path, "rate": cmd.rate,
+                     "signals": list(cmd.signals) if cmd.signals is not None else None}
+
+    def rig_opened(self) -> None:
+        """Another rig was opened: the plan is its own [recording] again; what the form held for
+        the previous rig, typed or recorded, is not carried over."""
+        self._set_plan(self.session.document.recording_plan())
+
+    def _set_plan(self, plan: dict[str, Any]) -> None:
+        """A plan the session chose: the form shows it (a new revision)."""
+        self.plan = plan
+        self.plan_revision += 1
 
     def branch_recording(self, *, time: float) -> Path | None:
         """The run goes on from an earlier instant ``time`` (s): the recording being made, if any,

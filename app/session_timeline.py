@@ -54,6 +54,12 @@ class Timeline:
         """The commands this part carries out."""
         return {C.Scrub: self.scrub, C.StepHistory: self.step_history, C.SetHistoryLimit: self.set_limit}
 
+    def rig_opened(self) -> None:
+        """Another rig was opened: its run has no history and no branches yet (the limits stay:
+        they are the user's, not the rig's)."""
+        self.history, self.cursor = None, None
+        self.branches, self.branch_time = 0, None
+
     def ring(self) -> History:
         """The history of the current model (a new, empty one after another model was opened)."""
         s = self.session

@@ -4,7 +4,8 @@
 that holds ``data.ctrl`` at it, so the panel's ordinary param slider drives the actuator live
 (and both are saved with the scenario). "Snapshot" writes the complete physics state to an
 ``.npz`` next to the scenario (in ``runs/`` for a bare model or a bundled rig); "Restore" puts
-it back, refusing a snapshot of another model with one line.
+it back, refusing a snapshot of another model with one line. A snapshot belongs to the rig it
+was taken of: after another rig is opened there is none until one is taken of it.
 
 Threading: runs on the simulation thread, like the session that owns it.
 """
@@ -45,6 +46,11 @@ class RigTools:
         return {C.Reload: self.reload, C.AddRequirement: self.add_requirement,
                 C.RemoveRequirement: self.remove_requirement, C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
+
+    def rig_opened(self) -> None:
+        """Another rig was opened: no snapshot of it yet, no requirement failure told yet."""
+        self.last_snapshot = None
+        self._noted.clear()
 
     def reload(self, cmd: C.Reload) -> None:
         """Re-read the model file keeping the rig; loads whose points vanished are dropped, named."""
@@ -168,8 +174,9 @@ class RigTools:
         s = self.session
         assert s.rm is not None and s.model is not None and s.data is not None
         path = Path(cmd.path).expanduser() if cmd.path else self.last_snapshot
-        if path is None:
-            raise ConfigError("no snapshot to restore yet: take one first (Snapshot)")
+        if path is None:  # nothing went wrong: there is just nothing to put back yet
+            s.log("info", "no snapshot of this rig to restore yet: take one first (Snapshot, Ctrl+B)")
+            return
         snap = load_snapshot(path, model=s.model)
         s.rm.restore(s.data, snap)
         s.run.reset()  # out of an error state; pacing starts from here

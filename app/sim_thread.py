@@ -172,10 +172,11 @@ class SimThread:
             if note:
                 s.log("warning", note)
             s.submit(C.OpenModel(target))
+        kept_camera: tuple[int, int, int] | None = None
         with v.lock():
             s.process_commands()
             if s.model_changed:
-                pass  # swapped below, outside the lock (simulate.load takes it itself)
+                kept_camera = self._before_swap(v)  # swapped below, outside the lock (simulate.load takes it)
             else:
                 s.advance(budget_s=0.8 * FRAME_S)
                 self._apply_view(v)
@@ -188,12 +189,31 @@ class SimThread:
                 if s.outputs.pending_screenshot is not None:
                     self._screenshot(v, s.outputs.pending_screenshot)
                     s.outputs.pending_screenshot = None
-        if s.model_changed:
-            load_into_viewer(v, s.model, s.data, str(s.document.model_path or ""))
+        if kept_camera is not None:
+            v.sync()  # the emptied overlay, while the old model is still the one shown
+            load_into_viewer(v, s.model, s.data)
             s.model_changed = False
-            s.view_request = "open"
+            with v.lock():
+                v.cam.type, v.cam.trackbodyid, v.cam.fixedcamid = kept_camera
         v.sync()
         s.publish()
+
+    def _before_swap(self, v: Any) -> tuple[int, int, int]:
+        """Under the viewer lock, before another model goes into the viewer, which draws its first
+        frame of it with the camera and overlay as they are now: the old rig's arrows and trails
+        go, and the camera takes the new model's first view already. Until the swap the old
+        model is still drawn (under MuJoCo's "LOADING" label), so the camera stays a free one
+        for now, from the same place: a tracked body's or model camera's id of the new model may
+        not exist in the old one. Returns the camera's (type, trackbodyid, fixedcamid) to put
+        back once the new model is in."""
+        s = self.session
+        v.user_scn.ngeom = 0
+        s.view_request = "open"
+        self._apply_view(v)
+        cam = v.cam
+        kept = (int(cam.type), int(cam.trackbodyid), int(cam.fixedcamid))
+        cam.type, cam.trackbodyid, cam.fixedcamid = mujoco.mjtCamera.mjCAMERA_FREE, -1, -1
+        return kept
 
     def _screenshot(self, v: Any, path: Any) -> None:
         """Render the viewer's current camera offscreen, with the rig drawn, to a PNG."""

@@ -160,11 +160,17 @@ def close_viewer(viewer: Any, *, timeout: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def load_into_viewer(viewer: Any, model: mujoco.MjModel, data: mujoco.MjData, name: str) -> None:
-    """Show another model in an open passive viewer (without closing its window)."""
+def load_into_viewer(viewer: Any, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """Show another model in an open passive viewer (without closing its window).
+
+    MuJoCo's render thread draws the first frame of the new model before ``load`` returns, with
+    the viewer's camera and the overlay (``user_scn``) as the last ``sync()`` left them: set both
+    for the new model and sync before calling this. The name handed to MuJoCo stays empty: a
+    name other than the previous one makes MuJoCo put its own default camera on that frame.
+    """
     sim = _simulate(viewer)
     if sim is not None:
-        sim.load(model, data, name)
+        sim.load(model, data, "")
 
 
 def describe_selection(model: mujoco.MjModel, data: mujoco.MjData, perturb: mujoco.MjvPerturb) -> str | None:

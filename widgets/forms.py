@@ -103,9 +103,12 @@ class SpecForm:
                 dpg.set_value(self._ids[f.name], "")  # a point of the model before
 
     def clear_points(self) -> None:
-        """Empty every point picker (another model is open: its old names mean nothing)."""
+        """Empty every point picker and the search (another rig is open: its old names mean
+        nothing, and an old search would narrow the new names to none, with no hint why)."""
         for f in self._point_fields():
             dpg.set_value(self._ids[f.name], "")
+        if self._filter:
+            dpg.set_value(self._filter, "")
 
     def set_point(self, key: str, value: str) -> None:
         if key in self._ids:

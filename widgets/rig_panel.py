@@ -125,10 +125,10 @@ class RigPanel:
     # --- updating ------------------------------------------------------------------------------
     def update(self, snapshot: C.Snapshot) -> None:
         model_changed = snapshot.model is not self._snapshot.model
-        other_model = snapshot.model.path != self._snapshot.model.path
+        other_rig = snapshot.opened != self._snapshot.opened  # not a reload
         self._snapshot = snapshot
-        if model_changed and self._form is not None:
-            if other_model:  # nothing typed for the old model carries over
+        if (model_changed or other_rig) and self._form is not None:
+            if other_rig:  # nothing typed for the old rig carries over
                 self._form.clear_points()
                 self._on_new()
             self._form.refresh_points()

@@ -16,6 +16,16 @@ def _tip(item: int | str, text: str) -> None:
         dpg.add_text(text, wrap=360)
 
 
+def _disabled_theme() -> int | str:
+    """Greyed text and frame for a button that cannot act now (Dear PyGui draws a disabled
+    button as an enabled one unless told)."""
+    with dpg.theme() as theme, dpg.theme_component(dpg.mvButton, enabled_state=False):
+        for col in (dpg.mvThemeCol_Button, dpg.mvThemeCol_ButtonHovered, dpg.mvThemeCol_ButtonActive):
+            dpg.add_theme_color(col, (45, 45, 48))
+        dpg.add_theme_color(dpg.mvThemeCol_Text, (110, 110, 110))
+    return theme
+
+
 def speed_label(speed: float) -> str:
     """'1x', '0.25x' or 'max' (as fast as possible)."""
     return "max" if speed <= 0 else f"{speed:g}x"
@@ -30,6 +40,8 @@ class SimPanel:
         self._speed: int | str = 0
         self._readout: int | str = 0
         self._snapshot: int | str = 0
+        self._restore: int | str = 0
+        self._can_restore: bool | None = None
         self._state: int | str = 0
         self._camera: int | str = 0
         self._cameras: tuple[str, ...] = ()
@@ -48,8 +60,9 @@ class SimPanel:
         state = dpg.add_group(parent=parent, horizontal=True)
         _tip(dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
              "save the complete physics state to a file next to the scenario (Ctrl+B in the 3D view)")
-        _tip(dpg.add_button(label="Restore", parent=state, callback=self._on_restore),
-             "put the last snapshot's state back (Ctrl+G in the 3D view)")
+        self._restore = dpg.add_button(label="Restore", parent=state, callback=self._on_restore)
+        _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
+        dpg.bind_item_theme(self._restore, _disabled_theme())
         self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=0)
         self._state = dpg.add_text("", parent=parent, wrap=0)
@@ -89,7 +102,11 @@ class SimPanel:
 
     def update(self, snap: C.Snapshot) -> None:
         dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
-        dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if snap.snapshot_path else "")
+        can_restore = bool(snap.snapshot_path)
+        if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another
+            self._can_restore = can_restore
+            dpg.configure_item(self._restore, enabled=can_restore)
+        dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if can_restore else "no snapshot of this rig yet")
         dpg.set_value(self._readout, f"t = {snap.time:10.3f} s    real-time factor {snap.realtime_factor:6.2f}"
                                      f"    steps {snap.steps}")
         colour = {C.RunState.RUNNING: (120, 220, 120), C.RunState.PAUSED: (230, 200, 90),

@@ -1,0 +1,225 @@
+"""Opening another rig as a person does (the panel's Bundled rigs list) leaves nothing of the
+previous one behind: Ctrl+E records what the Recording form shows for the new rig, the filter
+and search typed for the old one are gone, there is no snapshot to restore until one is taken,
+a rig opened after a replay runs, and the first frame of the new model shows neither the old
+camera nor the old rig's drawings. Screenshots: tests/artifacts/switching_*.png."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mediapy
+import numpy as np
+import polars as pl
+
+from tests.gui.desktop import ARTIFACTS, App, Desktop, wait_for
+from tests.gui.frames import Frame, FrameGrabber
+
+RATE = "rate (samples/s, empty: every step)"
+SEARCH = "search sites / bodies / geoms"
+THRUSTERS = {"joints", "bodies", "sensors", "loads", "proximities", "params", "energy"}
+"""The signal groups of thruster's [recording] (robot_arm's have no loads or proximities)."""
+GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy")
+
+
+def _read(path: Path) -> pl.DataFrame | None:
+    try:
+        return pl.read_parquet(path)
+    except Exception:  # noqa: BLE001 - not there yet, or still merging
+        return None
+
+
+def _groups(df: pl.DataFrame) -> set[str]:
+    return {c.split("/")[0].lower() for c in df.columns[2:]}
+
+
+def _step(df: pl.DataFrame) -> float:
+    return float(df["time"].diff().drop_nulls().median())
+
+
+def _texts(app: App, pattern: str) -> list[str]:
+    return [it["text"] for it in app.items() if re.search(pattern, it.get("text", ""))]
+
+
+def _settled(app: App, label: str) -> tuple[int, int, int, int]:
+    """Where ``label`` is once the panel's layout has settled (texts filled in after opening a
+    rig move what is below them)."""
+    def still() -> tuple[int, int, int, int] | None:
+        before = app.widget(label)
+        time.sleep(0.5)
+        return before if app.widget(label) == before else None
+    return wait_for(still, what=f"{label} to stay in place", timeout=20)
+
+
+def _type_into(app: App, label: str, text: str) -> None:
+    """Type ``text`` into the input labelled ``label``, clicked near its left end: a narrow input's
+    rectangle takes in its label too, whose middle is not the field."""
+    x, y, w, h = _settled(app, label)
+    app.desktop.x("xdotool", "mousemove", "--sync", str(x + 15), str(y + h // 2), check=True)
+    time.sleep(0.1)  # the panel sees the pointer over the field (a frame) before the click
+    app.desktop.x("xdotool", "click", "1", check=True)
+    time.sleep(0.3)
+    app.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
+                  check=True)
+    app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
+    wait_for(lambda: app.value(label) == text, what=f"'{text}' in {label}", timeout=10)
+
+
+def _open_bundled(app: App, name: str) -> None:
+    app.reveal("Bundled rigs", name)
+    app.click(name)
+    wait_for(lambda: app.desktop.title(app.viewer) == f"MuJoCo : {name}", what=f"{name} to open")
+
+
+def _ticked(app: App, group: str) -> bool:
+    box = next(it for it in app.items() if it["label"] == group and it["type"] == "mvCheckbox")  # the form's: first
+    return box["value"] == "True"
+
+
+def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, "robot_arm", home=tmp_path)
+    runs = tmp_path / "work" / "runs"
+    try:
+        _type_into(app, RATE, "50")  # robot_arm recorded from its form at 50 samples/s
+        app.click("Start recording")
+        time.sleep(1.5)
+        app.click("Stop recording")
+        arm = wait_for(lambda: _read(runs / "robot_arm.parquet"), what="robot_arm's recording", timeout=60)
+        assert abs(_step(arm) - 0.02) < 1e-9 and "loads" not in _groups(arm)
+        _open_bundled(app, "thruster")
+        time.sleep(1.0)
+        # the form shows thruster's own [recording]
+        assert app.value("path") == str(runs / "thruster.parquet")
+        assert app.value(RATE) == ""
+        assert {g for g in GROUPS if _ticked(app, g)} == THRUSTERS
+        app.key("ctrl+e")  # in the 3D view
+        time.sleep(2.0)
+        app.key("ctrl+e")
+        written = wait_for(lambda: sorted({p.name for p in runs.glob("*.parquet")} - {"robot_arm.parquet"}),
+                           what="Ctrl+E's recording", timeout=60)
+        assert written == ["thruster.parquet"], f"Ctrl+E recorded to {written}"
+        df = wait_for(lambda: _read(runs / "thruster.parquet"), what="thruster's recording", timeout=60)
+        assert _groups(df) == THRUSTERS, df.columns
+        assert abs(_step(df) - 0.002) < 1e-9, _step(df)  # every 2 ms step: no rate in thruster's [recording]
+        assert app.value("path") == str(runs / "thruster.parquet") and app.value(RATE) == ""
+        # the form edited: Ctrl+E records exactly that
+        _type_into(app, RATE, "100")
+        app.click("energy")
+        assert not _ticked(app, "energy")
+        app.key("ctrl+e")
+        time.sleep(2.0)
+        desktop.screenshot("switching_ctrl_e_1920x1080")
+        app.key("ctrl+e")
+        edited = wait_for(lambda: _read(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
+        assert _groups(edited) == THRUSTERS - {"energy"} and abs(_step(edited) - 0.01) < 1e-9
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path):
+    desktop = Desktop(1280, 800)
+    app = App(desktop, home=tmp_path)  # the spring-mass rig
+    try:
+        _settled(app, "Snapshot")
+        app.click("Snapshot")
+        wait_for(lambda: _texts(app, r"^spring_mass-snapshot\.npz$"), what="the snapshot's name beside Restore")
+        app.type_into("filter signals", "slide")
+        app.type_into(SEARCH, "tip")
+        app.click("pause")  # the plots frozen
+        assert app.value("pause") == "True"
+        _open_bundled(app, "clearance")
+        time.sleep(1.5)
+        assert app.value("filter signals") == "", "the plot filter of the old rig hides the new signals"
+        assert app.value(SEARCH) == "", "the Loads search of the old rig narrows the new points to none"
+        assert app.value("pause") == "False", "the plots stay frozen at the old rig's time"
+        labels = {it["label"] for it in app.items()}
+        assert "paddle_hinge" in labels, "the new signals are not in the tree"
+        app.widget("Restore")  # scrolled into view: the text beside it too
+        assert _texts(app, r"^no snapshot of this rig yet$"), "Restore still offers the old rig's snapshot"
+        app.click("Restore")  # greyed: nothing happens
+        app.key("ctrl+g")
+        said = wait_for(lambda: _texts(app, r"no snapshot of this rig"), what="the no-snapshot line")
+        assert any(t.startswith("info: no snapshot of this rig to restore yet") for t in said), said
+        assert not _texts(app, r"^error: "), _texts(app, r"^error: ")
+        assert _texts(app, r"^running$")
+        desktop.screenshot("switching_clearance_1280x800")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+def test_a_rig_opened_after_a_replay_runs(tmp_path):
+    rec = tmp_path / "rec.parquet"
+    subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.3", "--out", str(rec)],
+                   cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, rec, home=tmp_path)
+    try:
+        wait_for(lambda: _texts(app, r"^paused$"), what="the replay to end (paused)", timeout=60)
+        _open_bundled(app, "thruster")
+        wait_for(lambda: _texts(app, r"^running$"), what="thruster to run", timeout=10)
+        t0 = float(_texts(app, r"^t = ")[0].split()[2])
+        time.sleep(1.5)
+        assert float(_texts(app, r"^t = ")[0].split()[2]) > t0 + 0.3
+        desktop.screenshot("switching_after_replay_1920x1080")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+# --- the first frame of the new model --------------------------------------------------------------
+
+def _loading(f: Frame) -> bool:
+    """MuJoCo's "LOADING..." label (white, top centre): the frames drawn while the model swaps."""
+    h, w, _ = f.rgb.shape
+    band = f.rgb[0:45, w // 2 - 110:w // 2 + 110]
+    return int((band.min(axis=2) > 235).sum()) > 50
+
+
+def _magenta(f: Frame) -> int:
+    """Pixels in robot_arm's tracer colour (1, 0.2, 0.8): its tool's trail and dot."""
+    r, g, b = (f.rgb[..., i].astype(int) for i in range(3))
+    return int(((r > 170) & (b > 110) & (g < 110) & (r > g + 80)).sum())
+
+
+def _panels(f: Frame) -> tuple[int, np.ndarray]:
+    """Thruster's dark-blue solar panels: (pixels, centre as a fraction of the width and height)."""
+    r, g, b = (f.rgb[..., i].astype(int) for i in range(3))
+    mask = (r < 75) & (g < 100) & (b > 105) & (b < 210) & (b > r + 60) & (b > g + 45)
+    ys, xs = np.nonzero(mask)
+    h, w = mask.shape
+    return int(mask.sum()), np.array([xs.mean() / w, ys.mean() / h]) if len(xs) else np.array([np.nan, np.nan])
+
+
+def test_the_first_frame_of_the_new_model_shows_nothing_of_the_old_rig(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, "robot_arm", home=tmp_path)  # its tracer draws the tool's path in magenta
+    try:
+        time.sleep(4.0)
+        app.reveal("Bundled rigs", "thruster")
+        grabber = FrameGrabber(desktop.display, app.viewer).start()
+        time.sleep(0.5)
+        app.click("thruster")
+        wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : thruster", what="thruster to open")
+        time.sleep(4.0)
+        frames = grabber.stop()
+        swapping = [i for i, f in enumerate(frames) if _loading(f)]
+        assert swapping, f"the swap was not seen ({len(frames)} frames in {grabber.grabs} grabs)"
+        new = [f for f in frames[swapping[-1] + 1:] if f.title == "MuJoCo : thruster"]
+        assert len(new) >= 3, f"{len(new)} frames of thruster"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        mediapy.write_image(str(ARTIFACTS / "switching_first_frame.png"), new[0].rgb)
+        mediapy.write_image(str(ARTIFACTS / "switching_second_frame.png"), new[1].rgb)
+        desktop.screenshot("switching_thruster_1920x1080")
+        assert all(_magenta(f) < 20 for f in new[:3]), [_magenta(f) for f in new[:3]]  # no old tracer
+        (n1, c1), (n2, c2) = _panels(new[0]), _panels(new[1])
+        # the first frame is framed as the app frames the model: the craft where it is a frame later
+        assert 0.6 < n1 / max(n2, 1) < 1.6 and np.abs(c1 - c2).max() < 0.06, (n1, c1, n2, c2)
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
