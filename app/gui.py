@@ -74,6 +74,7 @@ class PanelApp:
         from mjrig.widgets.rig_panel import RigPanel
         from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
+        from mjrig.widgets.splitter import PanelLayout, Splitter
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
 
         submit = self.client.submit
@@ -102,15 +103,22 @@ class PanelApp:
                 model_panel.build_menu(on_quit=self._on_close_request)
                 if results is not None:
                     results.build_menu()
+            # A splitter after the controls gives the plots more or less room; the panel keeps it.
+            layout = PanelLayout.load()
             if w >= 780:  # controls beside plots
-                with dpg.group(horizontal=True):
-                    left = dpg.add_child_window(width=max(380, min(440, w // 2)))
+                with dpg.group(horizontal=True) as row:
+                    left = dpg.add_child_window(width=layout.controls_width or max(380, min(420, w // 2)))
+                    Splitter(left, vertical=True, least=220, most=max(240, w - 320),
+                             on_release=lambda px: self._keep_layout(layout, width=px)).build(row)
                     right = dpg.add_child_window()
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)
             else:  # a narrow panel (laptop screens): controls above plots, each full width
-                left = dpg.add_child_window(height=max(260, int(h * 0.44)))
-                plot_area = dpg.add_child_window(height=max(260, int(h * 0.35)))
+                left = dpg.add_child_window(height=max(80, int(h * (layout.controls_height or 0.44))))
+                Splitter(left, vertical=False, least=80, most=max(100, h - 330),
+                         on_release=lambda px: self._keep_layout(
+                             layout, height=px / (dpg.get_viewport_client_height() or h))).build(self._main)
+                plot_area = dpg.add_child_window(height=-max(110, int(h * 0.15)))
                 log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
@@ -162,6 +170,15 @@ class PanelApp:
             self._question.keep()
         elif not self._model_panel.close_dialog():
             dpg.focus_item(self._main)
+
+    @staticmethod
+    def _keep_layout(layout: Any, *, width: int | None = None, height: float | None = None) -> None:
+        """A splitter was let go: remember its place for the next start (``PanelLayout``)."""
+        if width is not None:
+            layout.controls_width = width
+        if height is not None:
+            layout.controls_height = height
+        layout.save()
 
     def _note_placement(self, dpg: Any) -> None:
         """Remember where the window is (saved at exit) and, for tests, where its widgets are."""

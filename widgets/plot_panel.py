@@ -18,7 +18,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig.commands import Snapshot
 from mjrig.plot_rows import is_new_model
-from mjrig.widgets.plot_overlay import Overlay, SeriesColors
+from mjrig.widgets.plot_overlay import CURSOR_COLOR, EVENT_COLOR, MarkThemes, Overlay, SeriesColors
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
@@ -68,6 +68,7 @@ class PlotPanel:
         self._overlay = Overlay()
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
+        self._box_height = 0                # px: the plots fill it again when it changes
         self._hint: int | str | None = None
         self._plots: dict[str, tuple[int | str, int | str, int | str]] = {}  # unit -> (plot, x, y)
         self._series_unit: dict[str, str] = {}
@@ -76,7 +77,7 @@ class PlotPanel:
         self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
         self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
         self._fail_marks: dict[str, int | str] = {}   # unit -> its plot's failure markers
-        self._fail_theme_id: int | str | None = None
+        self._marks = MarkThemes()
         self._below = below                 # pixels left under the plots (the timeline bar)
         self._cursor: float | None = None   # a past instant shown (s), marked on every plot
         self._cursor_lines: dict[str, int | str] = {}
@@ -139,6 +140,8 @@ class PlotPanel:
         if self._tree_stale:
             self._tree_stale = False
             self._rebuild_tree()
+        if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
+            self._box_height, self._view_stale = box, True
         if self._view_stale or (self._data_stale and not self._paused):
             self._view_stale = self._data_stale = False
             self._sync_series()
@@ -287,10 +290,12 @@ class PlotPanel:
                     y = dpg.add_plot_axis(dpg.mvYAxis, label=unit or "(no unit)")
                     # threshold crossings, marked on the time axis
                     self._event_lines[unit] = dpg.add_inf_line_series([], label="##events", parent=y)
+                    dpg.bind_item_theme(self._event_lines[unit], self._marks.line(EVENT_COLOR))
                     # a failed requirement's first violation, on its signal's line
                     self._fail_marks[unit] = dpg.add_scatter_series([], [], label="##failed", parent=y)
-                    dpg.bind_item_theme(self._fail_marks[unit], self._fail_theme())
+                    dpg.bind_item_theme(self._fail_marks[unit], self._marks.failed())
                     self._cursor_lines[unit] = dpg.add_inf_line_series([], label="##cursor", parent=y)
+                    dpg.bind_item_theme(self._cursor_lines[unit], self._marks.line(CURSOR_COLOR))
                 with dpg.item_handler_registry() as handlers:
                     dpg.add_item_clicked_handler(callback=self._on_plot_click)
                 dpg.bind_item_handler_registry(plot, handlers)
@@ -309,9 +314,9 @@ class PlotPanel:
                 self._series_unit[name] = self._unit(name)
                 dpg.bind_item_theme(self._series[name], self._colors.theme(name))
             if name not in self._twins and self._overlay.has(name):
-                self._twins[name] = dpg.add_line_series([], [], label=f"{short} ({self._overlay.label})",
+                self._twins[name] = dpg.add_line_series([], [], label=f"{short} ({self._overlay.label}, dashed)",
                                                         parent=self._plots[self._unit(name)][2])
-                dpg.bind_item_theme(self._twins[name], self._colors.theme(name))
+                dpg.bind_item_theme(self._twins[name], self._colors.theme(name, twin=True))
         for name, box in self._boxes.items():
             if dpg.get_value(box) != (name in wanted):
                 dpg.set_value(box, name in wanted)
@@ -345,16 +350,6 @@ class PlotPanel:
         if self.on_time_click is not None:
             x, _ = dpg.get_plot_mouse_pos()
             self.on_time_click(float(x))
-
-    def _fail_theme(self) -> int | str:
-        """Red filled markers, made once."""
-        if self._fail_theme_id is None:
-            with dpg.theme() as theme, dpg.theme_component(dpg.mvScatterSeries):
-                dpg.add_theme_color(dpg.mvPlotCol_MarkerFill, (235, 70, 70), category=dpg.mvThemeCat_Plots)
-                dpg.add_theme_color(dpg.mvPlotCol_MarkerOutline, (235, 70, 70), category=dpg.mvThemeCat_Plots)
-                dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 5, category=dpg.mvThemeCat_Plots)
-            self._fail_theme_id = theme
-        return self._fail_theme_id
 
     def _redraw(self) -> None:
         """Refresh every series with the visible window, decimated; set each plot's axes."""

@@ -1,0 +1,80 @@
+"""A person gives the plots more room by dragging the splitter after the controls, and the panel
+keeps that room at the next start (laptop screen: controls above plots; large screen: beside)."""
+from __future__ import annotations
+
+import json
+import time
+
+from tests.gui.desktop import App, Desktop, wait_for
+
+
+def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:
+    """Press on the grip, move in small steps as a hand does, let go."""
+    x, y, w, h = app.widget(grip)
+    d = app.desktop
+    sx, sy = x + w // 2, y + h // 2
+    d.x("xdotool", "mousemove", "--sync", str(sx), str(sy), check=True)
+    time.sleep(0.3)
+    d.x("xdotool", "mousedown", "1", check=True)
+    time.sleep(0.2)
+    for i in range(1, 11):
+        d.x("xdotool", "mousemove", "--sync", str(sx + dx * i // 10), str(sy + dy * i // 10), check=True)
+        time.sleep(0.08)
+    time.sleep(0.2)
+    d.x("xdotool", "mouseup", "1", check=True)
+    time.sleep(0.5)
+
+
+def _plot_box(app: App) -> tuple[int, int, int, int]:
+    """The rectangle of the first plot (panel pixels)."""
+    return wait_for(lambda: next((it["rect"] for it in app.items() if it["type"] == "mvPlot"), None),
+                    what="a plot")
+
+
+def _tick_position(app: App) -> None:
+    app.reveal("slide_x", "qpos")
+    app.click("qpos")
+
+
+def test_the_splitter_gives_the_plots_most_of_a_laptop_panel_and_is_remembered(tmp_path):
+    desktop = Desktop(1280, 800)
+    app = App(desktop, "spring_mass", home=tmp_path)
+    try:
+        _tick_position(app)
+        before = _plot_box(app)
+        _drag(app, "⋯", dy=-250)   # the controls give up 250 px
+        after = wait_for(lambda: (lambda r: r if r[3] > before[3] + 150 else None)(_plot_box(app)),
+                         what="taller plots after the drag")
+        saved = json.loads((tmp_path / "config" / "mjrig" / "panel.json").read_text())
+        assert 0.05 < saved["controls_height"] < 0.3, saved
+        desktop.x("xdotool", "mousemove", "5", "700")
+        time.sleep(0.5)
+        desktop.screenshot("splitter_1280x800")
+    finally:
+        assert app.close() == 0, app.output()
+    app = App(desktop, "spring_mass", home=tmp_path)   # the next start keeps the room
+    try:
+        _tick_position(app)
+        again = _plot_box(app)
+        assert abs(again[3] - after[3]) <= 20, (again, after)
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+def test_the_splitter_widens_the_plots_on_a_large_screen(tmp_path):
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, "spring_mass", home=tmp_path)
+    try:
+        _tick_position(app)
+        before = _plot_box(app)
+        _drag(app, "⋮", dx=-180)   # the controls column gives up 180 px
+        after = wait_for(lambda: (lambda r: r if r[2] > before[2] + 120 else None)(_plot_box(app)),
+                         what="wider plots after the drag")
+        assert after[0] < before[0] - 120, (before, after)
+        desktop.x("xdotool", "mousemove", "5", "700")
+        time.sleep(0.5)
+        desktop.screenshot("splitter_1920x1080")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
