@@ -25,8 +25,8 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     """Write every visible labelled widget's rectangle (viewport pixels) as JSON to ``path``.
 
     Shown windows are listed by their title (``"modal": true`` for a dialog), the menu bar's
-    menus by their place (``"open": true`` while the menu is down), and an open menu's items by
-    their place in it.
+    menus by their place (``"open": true`` while the menu is down), and an open menu's items and
+    submenus by their place in it (not a submenu's own items).
     """
     items = []
     for item in dpg.get_all_items():
@@ -41,11 +41,13 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                     extra["modal"] = True
             elif kind == "mvMenu" and "pos" in state and cfg.get("label") and _in_menu_bar(dpg, item):
                 state, extra["open"] = _menu_bar_entry(dpg, item, state, cfg["label"]), _is_open(state)
-            elif kind == "mvMenuItem" and cfg.get("show"):
+            elif kind in ("mvMenuItem", "mvMenu") and cfg.get("show"):  # in a menu bar's menu (a submenu too)
                 found = _open_menu_item(dpg, item, state, cfg.get("label") or "")
                 if found is None:
                     continue
                 state = found
+                if kind == "mvMenu":
+                    extra["open"] = _is_open(dpg.get_item_state(item))
             elif not state.get("visible") or "rect_min" not in state:
                 continue
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
@@ -90,8 +92,7 @@ def _open_menu_item(dpg: Any, item: int | str, state: dict, label: str) -> dict 
         return None
     mx, my = menu_state["pos"]
     th = (dpg.get_text_size(label) or (0, 0))[1]
-    # ImGui::BeginMenu in a menu bar: the popup's corner, from the entry's place
-    px = mx - 1 - _ITEM_SPACING_X // 2
-    py = my - _FRAME_PADDING[1] + th + 2 * _FRAME_PADDING[1]
+    # ImGui::BeginMenu in a menu bar: the popup's corner, from the entry's place (under the bar)
+    px, py = mx - 1 - _ITEM_SPACING_X // 2, my + th + 2 * _FRAME_PADDING[1]
     x, y = state["pos"]
     return {"rect_min": (px + x, py + y), "rect_size": (menu_state["rect_size"][0] - 2 * _WINDOW_PADDING, int(th))}

@@ -1,9 +1,11 @@
-"""The control panel's keys (``mjrig.panel_keys``): a Dear PyGui key handler per key that calls
+"""The control panel's keys (``mjrig.panel_keys``): each frame, a key pressed in the panel calls
 the panel's action of the same name.
 
-Dear PyGui's handlers see every key press in the window, whatever widget has the keyboard; Ctrl
-is read at the press. While a dialog is up only Escape acts, so no key opens a second dialog
-over it.
+Keys are read in ``update``, on the GUI thread once a frame, not by Dear PyGui key handlers: those
+run their callbacks on Dear PyGui's callback thread, sometimes a frame or more later, when Ctrl
+may already be up (a quick Ctrl+S was then taken for a plain S). The panel window sees every key
+press, whatever widget has the keyboard. While a dialog is up only Escape acts, so no key opens a
+second dialog over it.
 """
 from __future__ import annotations
 
@@ -25,14 +27,18 @@ class Shortcuts:
         assert not missing, f"no action for panel keys {sorted(missing)}"
         self.actions = actions
         self.dialog_up = dialog_up
+        self._codes = [(k, getattr(dpg, f"mvKey_{k.base}")) for k in PANEL_KEYS]
 
-    def build(self) -> None:
-        with dpg.handler_registry():
-            for k in PANEL_KEYS:
-                dpg.add_key_press_handler(key=getattr(dpg, f"mvKey_{k.base}"), user_data=k, callback=self._on_key)
-
-    def _on_key(self, sender: int | str, app_data: object, key: Any) -> None:
-        ctrl = any(dpg.is_key_down(code) for code in (dpg.mvKey_ModCtrl, dpg.mvKey_LControl, dpg.mvKey_RControl))
-        if ctrl != key.ctrl or (not key.in_dialogs and self.dialog_up()):
+    def update(self, snapshot: object) -> None:
+        """Act on the keys pressed in the frame just drawn."""
+        pressed = [k for k, code in self._codes if dpg.is_key_pressed(code)]
+        if not pressed:
             return
-        self.actions[key.action]()
+        # Ctrl down, or let go in this very frame: a quick Ctrl+S (xdotool's, a fast hand) can bring
+        # the S and Ctrl's release in one frame, and Dear ImGui takes both at once.
+        ctrl = any(dpg.is_key_down(code) or dpg.is_key_released(code)
+                   for code in (dpg.mvKey_ModCtrl, dpg.mvKey_LControl, dpg.mvKey_RControl))
+        for key in pressed:
+            if ctrl == key.ctrl and (key.in_dialogs or not self.dialog_up()):
+                self.actions[key.action]()
+                return  # one action a frame: the first may have opened a dialog
