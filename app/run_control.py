@@ -80,9 +80,12 @@ class RunControl:
             if not self.step():
                 break
 
-    def reset(self) -> None:
-        """The state was reset: an ERROR run becomes paused, pacing starts again."""
+    def reset(self, *, recount: bool = False) -> None:
+        """The state was reset: an ERROR run becomes paused, pacing starts again; ``recount``
+        (a Reset to the start state) counts steps from 0 again."""
         self.error = None
+        if recount:
+            self.steps = 0
         if self.state == C.RunState.ERROR:
             self.state = C.RunState.PAUSED
         self.pacer.restart()

@@ -265,7 +265,7 @@ class Session:
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
         self.rig.reset()  # the scenario's start state (initial_key/initial_state), else the model's own
-        self.run.reset()
+        self.run.reset(recount=True)
         self.log("info", "reset")
 
     def _set_speed(self, cmd: C.SetSpeed) -> None:

@@ -7,6 +7,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.text_fit import available_width, fit_lines
 
 __all__ = ["SimPanel", "speed_label"]
 
@@ -64,7 +65,7 @@ class SimPanel:
         _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
         dpg.bind_item_theme(self._restore, _disabled_theme())
         self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
-        self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=0)
+        self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)
         fit = dpg.add_button(label="Fit view", parent=view, callback=self._on_fit)
@@ -107,8 +108,8 @@ class SimPanel:
             self._can_restore = can_restore
             dpg.configure_item(self._restore, enabled=can_restore)
         dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if can_restore else "no snapshot of this rig yet")
-        dpg.set_value(self._readout, f"t = {snap.time:10.3f} s    real-time factor {snap.realtime_factor:6.2f}"
-                                     f"    steps {snap.steps}")
+        dpg.set_value(self._readout, fit_lines((f"t = {snap.time:10.3f} s", f"real-time factor {snap.realtime_factor:6.2f}",
+                                                f"steps {snap.steps}"), width=available_width(self._readout), sep="    "))
         colour = {C.RunState.RUNNING: (120, 220, 120), C.RunState.PAUSED: (230, 200, 90),
                   C.RunState.ERROR: (240, 60, 60)}.get(snap.state, (180, 180, 180))
         text = snap.state.value + (f": {snap.error}" if snap.error else "")

@@ -238,21 +238,6 @@ class RuntimeManager:
         self.loads.append(load)
         self._resolved = False
 
-    def remove_load(self, name: str) -> Load:
-        """Detach the load called ``name`` (its columns stay, null from then on)."""
-        for i, ld in enumerate(self.loads):
-            if ld.name == name:
-                self._resolved = False
-                return self.loads.pop(i)
-        raise ConfigError(f"no load named '{name}'")
-
-    def add_proximity(self, prox: Proximity) -> None:
-        """Start measuring a proximity from the next step."""
-        if any(p.name == prox.name for p in self.proximities):
-            raise ConfigError(f"a proximity named '{prox.name}' already exists")
-        self.proximities.append(prox)
-        self._resolved = False
-
     # --- stepping ----------------------------------------------------------------------------
     @property
     def engine(self) -> LoadEngine | None:
@@ -318,10 +303,6 @@ class RuntimeManager:
         ``requirements`` with their final state (``Requirement.entry()`` gives a report line)."""
         return self._checks.finish() if self._checks is not None else list(self.requirements)
 
-    def reset_timing(self) -> None:
-        """Restart real-time pacing from the current instant (after a pause or speed change)."""
-        self._pacer.restart()
-
     # --- drawing -----------------------------------------------------------------------------
     def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
         """Arrows of every active load and lines of every active proximity, at the current state."""
@@ -340,6 +321,12 @@ class RuntimeManager:
         if self._extras is not None:
             lines.extend(self._extras.lines())
         return arrows, lines
+
+    def load_forces(self) -> dict[str, tuple[float, float, float]]:
+        """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
+        if self._engine is not None:
+            self._engine.update_outputs()
+        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2])) for ld in self.loads}
 
     def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
         """Each load's ``Load.readout()`` (magnitude, unit) pairs at the current state, by name."""

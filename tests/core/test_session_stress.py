@@ -445,3 +445,13 @@ def test_a_published_snapshots_units_never_change_under_the_panel(session: Sessi
     with pytest.raises(TypeError):
         after.units["x"] = "m"  # type: ignore[index]
     assert session.publish().units is after.units  # nothing added: the same copy, no new one per frame
+
+
+def test_reset_counts_steps_from_zero_again(session: Session) -> None:
+    session.submit(C.StepOnce(25))
+    session.process_commands()
+    assert session.publish().steps == 25
+    session.submit(C.Reset())
+    session.process_commands()
+    snap = session.publish()
+    assert snap.steps == 0 and snap.time == 0.0
