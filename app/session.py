@@ -20,8 +20,7 @@ import copy
 import os
 import queue
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import mujoco
 import numpy as np
@@ -85,7 +84,6 @@ class Session:
         self._live = self._new_live()
         self._snapshot = C.Snapshot()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
-        self._units: tuple[dict[str, str], Mapping[str, str]] | None = None  # (live units, the panel's copy)
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
             C.OpenModel: self._open_model, C.KeepRig: self._keep_rig,
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
@@ -390,18 +388,10 @@ class Session:
             camera=self.camera_choice, recording_plan=out.plan, plan_revision=out.plan_revision,
             opened=self.opened,
             source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
-            quit_question=self.quit_question, units=self._units_copy(), events=tuple(self._events),
+            quit_question=self.quit_question, units=self._live.units_view(), events=tuple(self._events),
             actuators=self.tools.actuators(), requirements=self.tools.requirements(),
             snapshot_path=str(self.tools.last_snapshot or "") or None, timeline=self.timeline.info())
         return self._snapshot
-
-    def _units_copy(self) -> Mapping[str, str]:
-        """The live units, copied read-only for the panel (this thread adds to them while it reads);
-        copied again only when one was added or the recorder replaced (none is ever removed)."""
-        units = self._live.units
-        if self._units is None or self._units[0] is not units or len(self._units[1]) != len(units):
-            self._units = (units, MappingProxyType(dict(units)))
-        return self._units[1]
 
     def _model_info(self) -> C.ModelInfo:
         m = self.model

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from types import MappingProxyType
+from typing import Callable, Iterable, Mapping, Sequence
 
 import mujoco
 import numpy as np
@@ -91,6 +92,7 @@ class SignalManager:
         self.flush_seconds = flush_seconds
         self.columns: list[str] = ["time", "wall_time"]
         self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
+        self._units_view: Mapping[str, str] | None = None
         self._col_index: dict[str, int] = {"time": 0, "wall_time": 1}
         self._plan: list[_Gather] = []
         self._clock = np.zeros(2)  # time, wall_time of the row being sampled (s)
@@ -124,6 +126,13 @@ class SignalManager:
             if unit:
                 self.units[name] = unit
         return idx
+
+    def units_view(self) -> Mapping[str, str]:
+        """``units`` as a read-only copy for another thread (the panel reads it while this one adds
+        columns); made again only after a unit was added (none is ever removed)."""
+        if self._units_view is None or len(self._units_view) != len(self.units):
+            self._units_view = MappingProxyType(dict(self.units))
+        return self._units_view
 
     def _ensure_width(self) -> None:
         """Room in the block for every column and, after them, the derived columns' raw values."""
