@@ -155,7 +155,7 @@ class RigTools:
     def _default_path(self) -> Path:
         doc = self.session.document
         source = doc.source
-        if source is not None and source.suffix.lower() == ".toml":
+        if source is not None and source.suffix.lower() == ".toml" and not doc.bundled():
             return fresh_path(doc.resolve_path(f"{source.stem}-snapshot.npz"))
         return fresh_path(Path.cwd() / "runs" / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}.npz")
 

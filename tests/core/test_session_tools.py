@@ -96,3 +96,35 @@ def test_a_snapshot_of_another_model_is_refused_in_one_line(session: Session, tm
     run(session, C.RestoreSnapshot())  # none taken yet: one line says so (not an error), nothing moves
     level, text = session.publish().messages[-1]
     assert level == "info" and "no snapshot" in text and session.data.time == 0.0
+
+
+@pytest.mark.parametrize("rig", ["bundled", "own"])
+def test_snapshots_go_where_the_readme_says(rig: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scenario of one's own: ``<scenario>-snapshot.npz`` beside it; a bundled rig (whose
+    scenario lies inside the installed package): ``runs/snapshot-<time>.npz`` in the current
+    folder, never the package and never the current folder's top."""
+    import shutil
+    from mjrig.bundled import bundled_models
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    scenario = next(m.scenario for m in bundled_models() if m.name == "spring_mass")
+    if rig == "own":
+        (tmp_path / "mine").mkdir()
+        for f in ("spring_mass.toml", "spring_mass.xml"):
+            shutil.copy(scenario.parent / f, tmp_path / "mine" / f)
+        scenario = tmp_path / "mine" / "spring_mass.toml"
+    s = Session()
+    try:
+        s.open(scenario)
+        run(s, C.TakeSnapshot(), steps=0)
+        written = Path(str(s.publish().snapshot_path))
+        if rig == "own":
+            assert written == tmp_path / "mine" / "spring_mass-snapshot.npz"
+        else:
+            assert written.parent == work / "runs" and written.name.startswith("snapshot-"), written
+        assert written.is_file() and not list(work.glob("*.npz"))
+        if rig == "bundled":
+            assert not list(scenario.parent.glob("*.npz"))  # nothing inside the installed package
+    finally:
+        s.close()
