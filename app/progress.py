@@ -75,8 +75,8 @@ class SimulationBar:
 
     On a terminal, a bar with elapsed wall time and an ETA; reaching the total ends the line (so
     the video's encoding bar, drawn while the run closes its recorders, starts on a line of its
-    own). Either way, once the speed has been measured (after ``measure_s`` of wall time) and the
-    whole run would take over a minute, one line says how long. When stderr is not a terminal
+    own). Either way, once the speed has been measured (over the second ``measure_s`` of wall
+    time, past the start-up) and the whole run would take over a minute, one line says how long. When stderr is not a terminal
     (a log file, a pipe, a job scheduler) and the run is still going after ``quiet_s`` of wall
     time, a progress line is written then, at every 10 % and at least once a minute, so a long run never
     looks hung; a short run stays quiet. Leaving the ``with`` block ends the bar's line.
@@ -98,6 +98,7 @@ class SimulationBar:
         self._measure_s, self._quiet_s = measure_s, quiet_s
         self._t0 = clock()
         self._estimated = False
+        self._mark: tuple[float, float] | None = None  # (wall s, simulated s) where the speed is measured from
         self._last_line = self._t0
         self._last_tenth = 0
 
@@ -110,13 +111,15 @@ class SimulationBar:
                 self.close()
         now = self._clock()
         elapsed = now - self._t0
-        if not self._estimated and elapsed >= self._measure_s and 0 < seconds < self.total:
-            self._estimated = True
-            whole = elapsed * self.total / seconds
-            if whole > 60:
-                self._write(f"mjrig: {self.total:g} s simulated will take about {human_duration(whole)} at the "
-                            f"measured speed ({seconds / elapsed:.3g} simulated s per s); Ctrl+C or SIGTERM "
-                            "stops it, keeping what was recorded")
+        if not self._estimated and elapsed >= self._measure_s and seconds < self.total:
+            # The speed over a second of steady running: the first second holds the start-up
+            # (compiling, the video's first frame) and would make the run look far slower.
+            if self._mark is None:
+                self._mark = (now, seconds)
+            elif now - self._mark[0] >= self._measure_s and seconds > self._mark[1]:
+                self._estimated = True
+                rate = (seconds - self._mark[1]) / (now - self._mark[0])
+                self._report_estimate(elapsed + (self.total - seconds) / rate, rate)
         if self._piped and elapsed >= self._quiet_s and seconds < self.total:
             tenth = int(10 * seconds / self.total) if self.total > 0 else 10
             if tenth > self._last_tenth or now - self._last_line >= 60 or self._last_line == self._t0:
@@ -125,6 +128,13 @@ class SimulationBar:
                 left = elapsed * (self.total - seconds) / seconds if seconds > 0 else math.inf
                 self._write(f"simulating: {100 * seconds / self.total:.0f}% ({seconds:.6g}/{self.total:g} s "
                             f"simulated, {human_duration(elapsed)} elapsed, about {human_duration(left)} left)")
+
+    def _report_estimate(self, whole: float, rate: float) -> None:
+        """Say how long the whole run takes (s of wall time) when that is over a minute."""
+        if whole > 60:
+            self._write(f"mjrig: {self.total:g} s simulated will take about {human_duration(whole)} at the "
+                        f"measured speed ({rate:.3g} simulated s per s); Ctrl+C or SIGTERM stops it, "
+                        "keeping what was recorded")
 
     def close(self) -> None:
         """End the bar's line; safe twice."""
