@@ -67,8 +67,8 @@ class PanelApp:
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.model_panel import ModelPanel
         from mjrig.widgets.params_panel import ParamsPanel
-        from mjrig.widgets.quit_question import QuitQuestion
         from mjrig.widgets.plot_panel import PlotPanel
+        from mjrig.widgets.quit_question import QuitQuestion
         from mjrig.widgets.recording_panel import RecordingPanel
         from mjrig.widgets.requirements_panel import RequirementsPanel
         from mjrig.widgets.rig_panel import RigPanel

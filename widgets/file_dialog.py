@@ -171,6 +171,8 @@ class FileDialog:
             dpg.focus_item(self._name)
 
     def _choose(self, target: Path) -> None:
+        """A file typed or picked: Open needs it to exist; Save adds the suffix and asks before
+        replacing one."""
         if self.mode == "open":
             if not target.is_file():
                 dpg.set_value(self._message, f"no such file: {target}")
