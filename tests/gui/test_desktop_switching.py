@@ -54,16 +54,23 @@ def _settled(app: App, label: str) -> tuple[int, int, int, int]:
     return wait_for(still, what=f"{label} to stay in place", timeout=20)
 
 
-def _type_into(app: App, label: str, text: str) -> None:
-    """Type ``text`` into the input labelled ``label``, clicked near its left end: a narrow input's
-    rectangle takes in its label too, whose middle is not the field."""
+def _press(app: App, label: str) -> None:
+    """Click the widget labelled ``label`` near its left end, once the layout has settled: a
+    narrow input's or a checkbox's rectangle takes in its label, and a layout still moving would
+    take the click elsewhere."""
     x, y, w, h = _settled(app, label)
-    app.desktop.x("xdotool", "mousemove", "--sync", str(x + 15), str(y + h // 2), check=True)
-    time.sleep(0.1)  # the panel sees the pointer over the field (a frame) before the click
+    app.desktop.x("xdotool", "mousemove", "--sync", str(x + 12), str(y + h // 2), check=True)
+    time.sleep(0.15)  # the panel sees the pointer over the widget (a frame) before the click
     app.desktop.x("xdotool", "click", "1", check=True)
     time.sleep(0.3)
+
+
+def _type_into(app: App, label: str, text: str) -> None:
+    """Replace what the input labelled ``label`` holds with ``text``, typed."""
+    _press(app, label)
     app.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
                   check=True)
+    time.sleep(0.4)  # the panel has seen Ctrl let go before the first letter (Ctrl+S is Save...)
     app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
     wait_for(lambda: app.value(label) == text, what=f"'{text}' in {label}", timeout=10)
 
@@ -79,7 +86,8 @@ def _scroll_to(app: App, label: str) -> None:
         if app.visible(label):
             return
         app.desktop.x("xdotool", "click", "5", check=True)
-    raise AssertionError(f"widget '{label}' not found on the panel")
+    shot = app.desktop.screenshot("switching_not_found")
+    raise AssertionError(f"widget '{label}' not found on the panel (see {shot})")
 
 
 def _open_bundled(app: App, name: str) -> None:
@@ -122,8 +130,8 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         assert app.value("path") == str(runs / "thruster.parquet") and app.value(RATE) == ""
         # the form edited: Ctrl+E records exactly that
         _type_into(app, RATE, "100")
-        app.click("energy")
-        assert not _ticked(app, "energy")
+        _press(app, "energy")
+        wait_for(lambda: not _ticked(app, "energy"), what="energy unticked")
         app.key("ctrl+e")
         time.sleep(2.0)
         desktop.screenshot("switching_ctrl_e_1920x1080")
@@ -141,14 +149,16 @@ def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path)
     try:
         _settled(app, "Snapshot")
         app.click("Snapshot")
-        wait_for(lambda: _texts(app, r"^spring_mass-snapshot\.npz$"), what="the snapshot's name beside Restore")
-        app.type_into("filter signals", "slide")
-        app.type_into(SEARCH, "tip")
-        app.click("pause")  # the plots frozen
-        assert app.value("pause") == "True"
+        wait_for(lambda: _texts(app, r"^snapshot-[0-9-]+\.npz$"), what="the snapshot's name beside Restore")
+        _type_into(app, "filter signals", "slide")
+        _scroll_to(app, SEARCH)
+        _type_into(app, SEARCH, "tip")
+        _press(app, "pause")  # the plots frozen
+        wait_for(lambda: app.value("pause") == "True", what="the plots paused")
         _open_bundled(app, "clearance")
         time.sleep(1.5)
         assert app.value("filter signals") == "", "the plot filter of the old rig hides the new signals"
+        _scroll_to(app, SEARCH)
         assert app.value(SEARCH) == "", "the Loads search of the old rig narrows the new points to none"
         assert app.value("pause") == "False", "the plots stay frozen at the old rig's time"
         labels = {it["label"] for it in app.items()}
