@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
 import mujoco
@@ -128,10 +127,11 @@ class SignalManager:
         return idx
 
     def units_view(self) -> Mapping[str, str]:
-        """``units`` as a read-only copy for another thread (the panel reads it while this one adds
-        columns); made again only after a unit was added (none is ever removed)."""
+        """A copy of ``units`` for another thread (the panel reads it while this one adds columns),
+        made again only after a unit was added (none is ever removed). A plain dict, not a
+        read-only proxy: the snapshot carrying it crosses to the panel's process by pickle."""
         if self._units_view is None or len(self._units_view) != len(self.units):
-            self._units_view = MappingProxyType(dict(self.units))
+            self._units_view = dict(self.units)
         return self._units_view
 
     def _ensure_width(self) -> None:
