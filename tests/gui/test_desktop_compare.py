@@ -71,7 +71,7 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         assert abs(_time(app) - t) < 1e-4  # still the same instant
         # B's dashed line is drawn in its own paler shade (a dashed line's worth of pixels), A's
         # line stays in its colour
-        assert with_cmp > 200 and alone < 0.1 * with_cmp, (with_cmp, alone)
+        assert with_cmp > 200 and alone < 0.25 * with_cmp, (with_cmp, alone)  # (anti-aliased text comes close)
         assert _line_pixels(app, desktop) > 200 and own_cmp > 200
         # the ghost of B's block is drawn where B had it: part of the 3D view differs
         assert _changed(view_cmp, view_alone) > 0.0005, _changed(view_cmp, view_alone)

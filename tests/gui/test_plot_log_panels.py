@@ -288,8 +288,8 @@ def test_screenshot(window: int | str) -> None:
 
 def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
     """"→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
-    from mjrig.gui import _bind_font
-    _bind_font(dpg)
+    from mjrig.widgets.fonts import PanelFonts
+    PanelFonts(dpg).start()
     arrow = dpg.add_text("a → b", parent=window)
     question = dpg.add_text("a ? b", parent=window)
     render(5)
