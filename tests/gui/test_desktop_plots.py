@@ -41,10 +41,14 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
         desktop.screenshot("plots_by_unit")
         # the crossing is a thin amber line across the distance plot: not a thick line in the
         # colour of a signal (which looked like a spike of the data)
-        x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m")
-        img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
-        amber = (np.abs(img - np.array(EVENT_COLOR[:3])).max(axis=2) < 30)
-        columns = np.flatnonzero(amber.sum(axis=0) > 0.4 * h)
+        def amber_columns():
+            x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m")
+            img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
+            amber = (np.abs(img - np.array(EVENT_COLOR[:3])).max(axis=2) < 30)
+            return np.flatnonzero(amber.sum(axis=0) > 0.4 * h)
+
+        columns = wait_for(lambda: (lambda c: c if len(c) else None)(amber_columns()), what="the crossing's line",
+                           timeout=20)
         assert 1 <= len(columns) <= 4 * 2, columns  # one or two crossings in view, each 1-2 px wide
     finally:
         assert app.close() == 0, app.output()
