@@ -306,10 +306,8 @@ class RuntimeManager:
     # --- drawing -----------------------------------------------------------------------------
     def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
         """Arrows of every active load and lines of every active proximity, at the current state."""
-        if self._engine is not None:
-            self._engine.update_outputs()
         arrows: list[ArrowConfig] = []
-        for ld in self.loads:
+        for ld in self._current_loads():
             arrows.extend(ld.get_visuals(mj_model, mj_data))
         lines = []
         for p in self.proximities:
@@ -324,21 +322,22 @@ class RuntimeManager:
 
     def load_forces(self) -> dict[str, tuple[float, float, float]]:
         """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
-        if self._engine is not None:
-            self._engine.update_outputs()
-        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2])) for ld in self.loads}
+        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2]))
+                for ld in self._current_loads()}
 
     def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
         """Each load's ``Load.readout()`` (magnitude, unit) pairs at the current state, by name."""
-        if self._engine is not None:
-            self._engine.update_outputs()
-        return {ld.name: ld.readout() for ld in self.loads}
+        return {ld.name: ld.readout() for ld in self._current_loads()}
 
     def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
         """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
+        return net_force_arrows(self._current_loads(), mj_model, mj_data)
+
+    def _current_loads(self) -> list[Load]:
+        """The loads, with the engine's outputs (forces, lengths) brought up to the current state."""
         if self._engine is not None:
             self._engine.update_outputs()
-        return net_force_arrows(self.loads, mj_model, mj_data)
+        return self.loads
 
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
