@@ -133,7 +133,7 @@ def _app_parser() -> argparse.ArgumentParser:
 def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare, run, write_report
     from mjrig.progress import EncodingBar, SimulationBar
-    from mjrig.targets import load_target
+    from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
     report = args.report.resolve() if args.report else None
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
@@ -206,8 +206,8 @@ def _say_failed(failed: Iterable[Requirement]) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from mjrig.progress import SweepBar
-    from mjrig.sweep_run import run_sweep
-    from mjrig.targets import load_target
+    from mjrig.campaign.sweep import run_sweep
+    from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
     with SweepBar() as bar:
         def started(total: int, done: int) -> None:
@@ -224,7 +224,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare
     from mjrig.model_info import describe_model, summary
-    from mjrig.targets import load_target
+    from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
     setup = prepare(sc, record=False, on_warning=_warn)
     parts = [f"{len(x)} {what if len(x) != 1 else one}"
@@ -238,7 +238,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from mjrig.compare import compare_recordings
+    from mjrig.recordings.compare import compare_recordings
     result = compare_recordings(args.a, args.b, signals=args.signals, rtol=args.rtol, atol=args.atol)
     for diff in result.signals:
         print(diff.line())
@@ -258,7 +258,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from mjrig.bundled import bundled_models
+    from mjrig.scenario.bundled import bundled_models
     import textwrap
     rows = bundled_models()
     indent = " " * (max((len(m.name) for m in rows), default=0) + 2)
@@ -273,16 +273,16 @@ def cmd_models(args: argparse.Namespace) -> int:
 def check_replay(path: Path, compare: Path | None) -> None:
     """``mjrig RECORDING.parquet [--compare OTHER.parquet]``: refuse a bad recording or comparison
     with one line (ConfigError) before any window opens (the app repeats the model's SHA check)."""
-    from mjrig.replay import Comparison, Replay
+    from mjrig.recordings.replay import OverlaidRecording, Replay
     base = Replay.open(path)
     if compare is not None:
-        Comparison.open(compare, model=base.model, sha256=base.recording.metadata.get("mjrig.model_sha256", ""))
+        OverlaidRecording.open(compare, model=base.model, sha256=base.recording.metadata.get("mjrig.model_sha256", ""))
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from mjrig.results import SweepResults, is_results
+    from mjrig.campaign.results import SweepResults, is_results
     from mjrig.runtime.paths import RECORDING_SUFFIXES
-    from mjrig.targets import resolve_target
+    from mjrig.scenario.targets import resolve_target
     path = resolve_target(args.path, recording=True) if args.path is not None else None  # one line, screen or not
     replaying = path is not None and path.suffix.lower() in RECORDING_SUFFIXES
     results = replaying and is_results(path)  # a sweep's results: the results view, not a replay
@@ -299,7 +299,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise ConfigError("no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "
                           "`mjrig run TARGET` runs headless")
     try:
-        from mjrig.gui import open_app
+        from mjrig.desktop.app import open_app
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_app(path, record=args.record, exit_after=args.exit_after,

@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mjrig.panel_state import (ActuatorInfo, LoadInfo, ModelInfo, ParamInfo, ProximityInfo,
-                                RequirementInfo, RunState, Snapshot, TimelineInfo)
+                                RequirementInfo, RunState, PanelState, TimelineInfo)
 
 __all__ = [
     "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
     "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
     "SaveScenario",
-    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "Snapshot", "LoadInfo",
+    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "LoadInfo",
     "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "AddRequirement", "RemoveRequirement", "RequirementInfo",
@@ -34,7 +34,7 @@ class Command:
 class OpenModel(Command):
     """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error).
 
-    With unsaved rig edits the session asks first (``Snapshot.pending_open``) unless ``discard``."""
+    With unsaved rig edits the session asks first (``PanelState.pending_open``) unless ``discard``."""
 
     path: str
     discard: bool = False
@@ -183,7 +183,7 @@ class RestoreSnapshot(Command):
 @dataclass(frozen=True)
 class Scrub(Command):
     """Pause and show the newest kept instant at or before ``time`` (s): state restored, the
-    view and plots' cursor there. Play or Step from a past instant branches (``mjrig.session_timeline``)."""
+    view and plots' cursor there. Play or Step from a past instant branches (``mjrig.session.timeline``)."""
 
     time: float
 

@@ -21,7 +21,7 @@ import mjrig
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.framing import rig_points
-from mjrig.rig_builder import build_rig
+from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256,
                                  fresh_path)
@@ -29,7 +29,7 @@ from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.video import VideoRecorder
-from mjrig.scenario import Scenario, VideoSettings
+from mjrig.scenario.parse import Scenario, VideoSettings
 
 __all__ = ["RunSetup", "prepare", "run", "recording_metadata", "set_params", "write_report"]
 

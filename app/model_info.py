@@ -6,7 +6,7 @@ from pathlib import Path
 import mujoco
 
 from mjrig import commands as C
-from mjrig.camera import camera_choices
+from mjrig.runtime.camera import camera_choices
 from mjrig.runtime.points import model_names
 from mjrig.runtime.rigmodel import is_rig_name
 

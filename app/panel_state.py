@@ -8,7 +8,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["RunState", "Snapshot", "LoadInfo", "ProximityInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
+__all__ = ["RunState", "PanelState", "LoadInfo", "ProximityInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
            "RequirementInfo", "TimelineInfo"]
 
 
@@ -122,7 +122,7 @@ class ModelInfo:
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class PanelState:
     """What the panel shows, published by the simulation about every frame. Immutable."""
 
     state: RunState = RunState.STOPPED

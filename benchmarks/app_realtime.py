@@ -19,9 +19,9 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig import commands as C  # noqa: E402
-from mjrig.gui import PanelApp, SessionClient  # noqa: E402
-from mjrig.session import Session  # noqa: E402
-from mjrig.sim_thread import SimThread  # noqa: E402
+from mjrig.desktop.app import PanelApp, SessionClient  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
+from mjrig.desktop.sim_thread import SimThread  # noqa: E402
 
 
 def scenario(folder: Path) -> Path:

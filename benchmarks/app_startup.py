@@ -17,10 +17,10 @@ CHILD = r"""
 import time, json, sys, threading
 t0 = time.perf_counter()
 sys.path.insert(0, sys.argv[1])
-from mjrig.bundled import default_model
-from mjrig.gui import PanelApp, SessionClient
-from mjrig.session import Session
-from mjrig.sim_thread import SimThread
+from mjrig.scenario.bundled import default_model
+from mjrig.desktop.app import PanelApp, SessionClient
+from mjrig.session.kernel import Session
+from mjrig.desktop.sim_thread import SimThread
 from mjrig import commands as C
 import dm_control, pathlib
 humanoid = str(pathlib.Path(dm_control.__file__).parent / "suite" / "humanoid.xml")

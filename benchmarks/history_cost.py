@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig import commands as C  # noqa: E402
-from mjrig.session import Session  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
 
 from app_realtime import scenario  # noqa: E402  (the same humanoid rig as the app benchmark)
 

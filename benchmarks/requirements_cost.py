@@ -21,8 +21,8 @@ from pathlib import Path
 import mujoco
 
 from mjrig.headless import prepare, run
-from mjrig.rig_builder import build_rig
-from mjrig.targets import load_target
+from mjrig.scenario.builder import build_rig
+from mjrig.scenario.targets import load_target
 
 REPO = Path(__file__).resolve().parents[1]
 

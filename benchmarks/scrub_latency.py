@@ -48,9 +48,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig import commands as C  # noqa: E402
-from mjrig.panel_client import SessionClient  # noqa: E402
-from mjrig.session import Session  # noqa: E402
-from mjrig.sim_thread import FRAME_S, SimThread  # noqa: E402
+from mjrig.desktop.panel_client import SessionClient  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
+from mjrig.desktop.sim_thread import FRAME_S, SimThread  # noqa: E402
 
 from app_realtime import scenario  # noqa: E402  (the humanoid rig of the app benchmark)
 

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mjrig import commands as C  # noqa: E402
-from mjrig.plot_rows import is_new_model  # noqa: E402
-from mjrig.session import Session  # noqa: E402
-from mjrig.sim_thread import FRAME_S  # noqa: E402
+from mjrig.session.plot_rows import is_new_model  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
+from mjrig.desktop.sim_thread import FRAME_S  # noqa: E402
 
 MiB = 2**20
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from mjrig.headless import prepare, run
 from mjrig.runtime.signals import SIGNAL_GROUPS
-from mjrig.targets import load_target
+from mjrig.scenario.targets import load_target
 
 MODELS = ("cartpole", "humanoid", "quadruped", "humanoid_CMU")
 RIGS = {"none": "no loads", "world": "10 springs to world", "body": "10 springs body-body",

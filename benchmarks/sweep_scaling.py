@@ -48,8 +48,8 @@ def humanoid_scenario(folder: Path) -> Path:
 
 def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> float:
     """Trials per second of one whole sweep of ``trials`` trials."""
-    from mjrig.scenario import load_scenario
-    from mjrig.sweep_run import run_sweep
+    from mjrig.scenario.parse import load_scenario
+    from mjrig.campaign.sweep import run_sweep
     sc = load_scenario(path)
     per_point = max(1, trials // sc.sweep.points)
     cpu0, t0 = time.process_time(), time.perf_counter()
@@ -63,8 +63,8 @@ def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> 
 def peak_memory(path: Path, out: Path, trials: int) -> tuple[float, float]:
     """(driver, largest worker) peak resident memory (MiB) of a 2-worker sweep of 0.01 s trials,
     from the VmHWM of every process of the sweep's session, polled while it runs."""
-    code = ("import sys; from pathlib import Path; from mjrig.scenario import load_scenario; "
-            "from mjrig.sweep_run import run_sweep; sc = load_scenario(sys.argv[1]); "
+    code = ("import sys; from pathlib import Path; from mjrig.scenario.parse import load_scenario; "
+            "from mjrig.campaign.sweep import run_sweep; sc = load_scenario(sys.argv[1]); "
             "run_sweep(sc, out=Path(sys.argv[2]), workers=2, trials=int(sys.argv[3]) // sc.sweep.points, duration=0.01)")
     proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(out), str(trials)], start_new_session=True)
     peak: dict[int, float] = {}

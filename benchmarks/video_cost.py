@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig.runtime.video import VideoRecorder  # noqa: E402
 from mjrig.headless import prepare  # noqa: E402
-from mjrig.scenario import load_scenario  # noqa: E402
+from mjrig.scenario.parse import load_scenario  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 

@@ -34,7 +34,7 @@ class ActuatorsPanel:
     def _on_release(self, sender: int, app_data: object, name: str) -> None:
         self.submit(C.RemoveControl(name))
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         key = tuple((a.name, a.range, a.control) for a in snap.actuators)
         if key != self._key:
             self._key = key

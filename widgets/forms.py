@@ -1,4 +1,4 @@
-"""One form mechanism for every kind of every section: the inputs come from ``mjrig.kinds``.
+"""One form mechanism for every kind of every section: the inputs come from ``mjrig.scenario.kinds``.
 
 A ``SpecForm`` shows the inputs a scenario table needs (``[[loads]]`` or ``[[proximities]]``)
 and turns them back into that table. Numbers accept a value or the name of a param; points are
@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.kinds import POINT_TYPES, REGISTRY, Field, Registry
+from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Field, Registry
 
 __all__ = ["SpecForm", "form_fields", "parse_number_or_name"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-from mjrig import panel_keys
-from mjrig.keys import EXTRA_HELP, KeyMap, config_dir
+from mjrig.desktop import panel_keys
+from mjrig.desktop.keys import EXTRA_HELP, KeyMap, config_dir
 
 __all__ = ["HelpPanel"]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.commands import Snapshot
+from mjrig.commands import PanelState
 
 __all__ = ["LogPanel", "LEVEL_COLORS"]
 
@@ -49,7 +49,7 @@ class LogPanel:
             self._area = dpg.add_child_window(height=self._height, border=True)
         self._shown = None
 
-    def update(self, snapshot: Snapshot) -> None:
+    def update(self, snapshot: PanelState) -> None:
         """Render ``snapshot.messages`` if they changed since the last call (or after a clear)."""
         messages = snapshot.messages
         if self._clear_requested:

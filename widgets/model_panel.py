@@ -1,6 +1,6 @@
 """Model: open (file dialog, bundled rigs, recent scenarios), reload, save scenario, model info.
 
-The same actions sit in the panel's File menu, with their keys (``mjrig.panel_keys``) and Quit.
+The same actions sit in the panel's File menu, with their keys (``mjrig.desktop.panel_keys``) and Quit.
 Opening another file while the rig has unsaved edits asks first (save, open without saving, or
 cancel). Recent shows each file by its name, with as many parent folders as it takes to tell
 two of the same name apart; the full path is in its tooltip.
@@ -14,10 +14,10 @@ from typing import Any, Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.bundled import MODELS_DIR, bundled_models
+from mjrig.scenario.bundled import MODELS_DIR, bundled_models
 from mjrig.model_info import summary
-from mjrig.panel_keys import panel_key
-from mjrig.recent import RecentFiles, short_names
+from mjrig.desktop.panel_keys import panel_key
+from mjrig.desktop.recent import RecentFiles, short_names
 from mjrig.widgets.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
@@ -200,7 +200,7 @@ class ModelPanel:
         self.submit(C.KeepRig())
 
     # --- updating ---------------------------------------------------------------------------
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         if self._save_in > 0:
             self._save_in -= 1
             if self._save_in == 0:

@@ -43,7 +43,7 @@ class ParamsPanel:
             return
         self.submit(cmd)
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         key = tuple((p.name, p.min, p.max, p.unit) for p in snap.params)
         if key != self._key:
             self._key = key

@@ -14,7 +14,7 @@ from pathlib import Path
 import dearpygui.dearpygui as dpg
 import numpy as np
 
-from mjrig.replay import Comparison, read_recording
+from mjrig.recordings.replay import OverlaidRecording, read_recording
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["SeriesColors", "MarkThemes", "Overlay", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
@@ -109,7 +109,7 @@ class Overlay:
 
     def __init__(self) -> None:
         self.path = ""
-        self.comparison: Comparison | None = None
+        self.comparison: OverlaidRecording | None = None
         self.error = ""
 
     def follow(self, path: str) -> bool:
@@ -119,7 +119,7 @@ class Overlay:
         self.path, self.comparison, self.error = path, None, ""
         if path:
             try:
-                self.comparison = Comparison(read_recording(path), ghost=None)
+                self.comparison = OverlaidRecording(read_recording(path), ghost=None)
             except ConfigError as exc:  # the session read it a moment ago; it may have gone since
                 self.error = str(exc)
         return True

@@ -16,8 +16,8 @@ from typing import Callable
 import numpy as np
 import dearpygui.dearpygui as dpg
 
-from mjrig.commands import Snapshot
-from mjrig.plot_rows import is_new_model
+from mjrig.commands import PanelState
+from mjrig.session.plot_rows import is_new_model
 from mjrig.widgets.plot_overlay import CURSOR_COLOR, EVENT_COLOR, MarkThemes, Overlay, SeriesColors
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
 
@@ -51,7 +51,7 @@ class PlotPanel:
         self._window_s = float(window_s)
         self._max_points = int(max_points)
         self._signals: tuple[str, ...] = ()
-        self._opened = 0   # the rig shown (Snapshot.opened)
+        self._opened = 0   # the rig shown (PanelState.opened)
         self._checked: list[str] = []      # in check order: the legend follows it
         self._filter = ""
         self._paused = False
@@ -110,7 +110,7 @@ class PlotPanel:
                                           parent=self._plot_box, color=(150, 150, 150), wrap=0)
         self._tree_stale = self._view_stale = True
 
-    def update(self, snapshot: Snapshot) -> None:
+    def update(self, snapshot: PanelState) -> None:
         """Follow the snapshot's signal list and redraw the plot if anything changed (once)."""
         if snapshot.opened != self._opened:
             # Another rig: its signals and rows replace the old ones (see ``add_rows``); a filter
@@ -150,7 +150,7 @@ class PlotPanel:
     def add_rows(self, columns: list[str], block: np.ndarray) -> None:
         """Append telemetry rows: ``block`` is float64 rows x ``len(columns)``; columns 0 and 1 are
         ``time`` (simulated s) and ``wall_time``, then signals; NaN means no value. Cheap: the
-        drawing happens in ``update``. A new-model mark (``mjrig.plot_rows``) clears the plots."""
+        drawing happens in ``update``. A new-model mark (``mjrig.session.plot_rows``) clears the plots."""
         if is_new_model(columns):
             self.history.clear()
         else:

@@ -2,7 +2,7 @@
 
 The form is what Start and Ctrl+E (in the 3D view) record: each edit is sent to the session
 (``PlanRecording``), and the form shows the session's plan again when the session sets it (a rig
-opened with its [recording], a recording started: ``Snapshot.plan_revision``)."""
+opened with its [recording], a recording started: ``PanelState.plan_revision``)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -98,7 +98,7 @@ class RecordingPanel:
         for g, item in self._groups.items():
             dpg.set_value(item, signals is None or g in signals)
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         if snap.plan_revision != self._revision:
             self._revision = snap.plan_revision
             self._show_plan(snap.recording_plan)

@@ -65,7 +65,7 @@ class RequirementsPanel:
     def _on_remove(self, sender: int, app_data: object, name: str) -> None:
         self.submit(C.RemoveRequirement(name))
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         ticked = self.ticked()
         choices = ticked + [s for s in snap.signals if s not in ticked]
         if choices != self._choices:

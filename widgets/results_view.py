@@ -5,7 +5,7 @@ button hides it and the Results menu shows it again. The table sorts by any colu
 header; again for the other way) and filters by status; the scatter plots one param (x) against
 one requirement's value (y), a point per trial, green pass, red fail, grey diverged or error.
 A trial's ``trial-<n>`` button replays its recording; its ``set-up`` button opens the sweep's
-scenario with the trial's param values (``mjrig.results`` builds the commands); a click on a
+scenario with the trial's param values (``mjrig.campaign.results`` builds the commands); a click on a
 point of the scatter opens that trial (its recording, else its set-up).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.results import FILTERS, Scatter, SweepResults
+from mjrig.campaign.results import FILTERS, Scatter, SweepResults
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["ResultsView"]
@@ -258,7 +258,7 @@ class ResultsView:
         self.selected = trial
         self._plot()
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         self._dirty = snap.dirty
         self._source = snap.source
 

@@ -6,7 +6,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.kinds import POINT_TYPES, REGISTRY, Registry
+from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Registry
 from mjrig.widgets.forms import SpecForm, form_fields
 
 __all__ = ["RigPanel"]
@@ -23,7 +23,7 @@ class RigPanel:
         self.what = what
         self.section = registry.section(what)
         self.registry = registry
-        self._snapshot = C.Snapshot()
+        self._snapshot = C.PanelState()
         self._rows_key: tuple = ()
         self._table: int | str = 0
         self._name: int | str = 0
@@ -123,7 +123,7 @@ class RigPanel:
         self.submit(C.RemoveLoad(name) if self.what == "loads" else C.RemoveProximity(name))
 
     # --- updating ------------------------------------------------------------------------------
-    def update(self, snapshot: C.Snapshot) -> None:
+    def update(self, snapshot: C.PanelState) -> None:
         model_changed = snapshot.model is not self._snapshot.model
         other_rig = snapshot.opened != self._snapshot.opened  # not a reload
         self._snapshot = snapshot

@@ -101,7 +101,7 @@ class SimPanel:
     def _on_keyframe(self) -> None:
         self.submit(C.SaveKeyframe())
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
         can_restore = bool(snap.snapshot_path)
         if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another

@@ -14,7 +14,7 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.keys import config_dir
+from mjrig.desktop.keys import config_dir
 
 __all__ = ["Splitter", "PanelLayout"]
 

@@ -88,7 +88,7 @@ class TimelineBar:
         if seconds > 0 and mb > 0:
             self.submit(C.SetHistoryLimit(seconds, mb))
 
-    def update(self, snap: C.Snapshot) -> None:
+    def update(self, snap: C.PanelState) -> None:
         tl = snap.timeline
         lo, hi = tl.start, max(tl.end, tl.start + 1e-9)
         dpg.configure_item(self._slider, min_value=lo, max_value=hi)

@@ -14,7 +14,7 @@ from mjrig.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_poi
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
-from mjrig.runtime.snapshots import Snapshot, load_snapshot, save_snapshot
+from mjrig.runtime.snapshots import PhysicsState, load_snapshot, save_snapshot
 from mjrig.runtime.springs import SpringLaw
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
@@ -29,5 +29,5 @@ __all__ = [
     "SignalManager", "SignalCategory", "SIGNAL_GROUPS",
     "NamedValue", "Constant", "Step", "Ramp", "Sine", "Table",
     "ArrowConfig", "LineConfig", "Color", "RGBA", "VideoRecorder", "CameraName",
-    "JointTorque", "JointFriction", "Control", "ModelBinding", "Tracer", "Requirement", "Snapshot", "save_snapshot", "load_snapshot",
+    "JointTorque", "JointFriction", "Control", "ModelBinding", "Tracer", "Requirement", "PhysicsState", "save_snapshot", "load_snapshot",
 ]

@@ -4,7 +4,7 @@ The points framed are every body origin, site and geom (but the ground: planes a
 and any extra points (the rig's attachment points); the camera looks along a given direction at
 their centre, from the smallest distance at which each point is inside the view's frustum (the
 vertical field of view is the model's ``vis.global_.fovy``, the width set by the aspect ratio)
-with a margin. Used by the 3D view (``mjrig.camera``) and by videos with no camera named.
+with a margin. Used by the 3D view (``mjrig.runtime.camera``) and by videos with no camera named.
 
 Only mujoco and numpy: runs with no display.
 """

@@ -28,7 +28,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.snapshots import STATE_SPEC, ModelIdentity, Snapshot, model_identity
+from mjrig.runtime.snapshots import STATE_SPEC, ModelIdentity, PhysicsState, model_identity
 
 __all__ = ["History", "DEFAULT_SECONDS", "DEFAULT_BYTES"]
 
@@ -220,9 +220,9 @@ class History:
             k += int(np.searchsorted(self._times[: a + self._len - cap], t, side="right"))
         return max(0, k - 1)
 
-    def snapshot(self, i: int) -> Snapshot:
+    def snapshot(self, i: int) -> PhysicsState:
         """Row ``i`` as a snapshot (``RuntimeManager.restore`` puts it back, rig state too)."""
         if self._identity is None:
             self._identity = model_identity(self.model)
         p = self._phys(i)
-        return Snapshot(self._rows[p].copy(), self._identity, STATE_SPEC, dict(self._rig[p] or {}))
+        return PhysicsState(self._rows[p].copy(), self._identity, STATE_SPEC, dict(self._rig[p] or {}))

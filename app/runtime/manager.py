@@ -33,7 +33,7 @@ from mjrig.runtime.requirements import Requirement, RequirementSet
 from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
 from mjrig.runtime.signals import Derived, SignalManager
-from mjrig.runtime.snapshots import Snapshot, put_snapshot, take_snapshot
+from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all, net_force_arrows
@@ -345,7 +345,7 @@ class RuntimeManager:
         return draw_all(mj_model, scene, arrows, lines)
 
     # --- snapshots ---------------------------------------------------------------------------
-    def snapshot(self, mj_data: mujoco.MjData) -> Snapshot:
+    def snapshot(self, mj_data: mujoco.MjData) -> PhysicsState:
         """The complete state of the run on ``mj_data`` (physics and the rig's own), with the
         identity of its model; save it with ``mjrig.runtime.snapshots.save_snapshot``."""
         model = self._model_of(mj_data)
@@ -355,7 +355,7 @@ class RuntimeManager:
         """The rig's own part of a snapshot, cheaply (empty for most rigs): for a history ring."""
         return self._extras.state() if self._extras is not None and self._extras.pins else {}
 
-    def restore(self, mj_data: mujoco.MjData, snap: Snapshot) -> None:
+    def restore(self, mj_data: mujoco.MjData, snap: PhysicsState) -> None:
         """Put ``snap`` into ``mj_data``: stepping on repeats the run it was taken from bit for
         bit. ConfigError (one line) when it belongs to another model."""
         model = self._model_of(mj_data)

@@ -1,6 +1,6 @@
 """State snapshots: the complete physics state of a run, to restore it or to start from it.
 
-A ``Snapshot`` holds MuJoCo's integration state (``mj_getState`` with ``mjSTATE_INTEGRATION``:
+A ``PhysicsState`` holds MuJoCo's integration state (``mj_getState`` with ``mjSTATE_INTEGRATION``:
 time, qpos, qvel, act, history, warm start, plugin state, ctrl, applied forces, mocap, equality
 flags, userdata: everything ``mj_step`` reads, so stepping from a restored snapshot repeats the
 original run bit for bit), the rig's own state (e.g. the load a pin friction carries, by load
@@ -22,7 +22,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["Snapshot", "ModelIdentity", "STATE_SPEC", "model_identity", "take_snapshot", "put_snapshot",
+__all__ = ["PhysicsState", "ModelIdentity", "STATE_SPEC", "model_identity", "take_snapshot", "put_snapshot",
            "save_snapshot", "load_snapshot"]
 
 STATE_SPEC = int(mujoco.mjtState.mjSTATE_INTEGRATION)
@@ -73,7 +73,7 @@ def model_identity(model: mujoco.MjModel, *, source: str | os.PathLike = "") -> 
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class PhysicsState:
     """A run's complete state at one instant (see the module docstring).
 
     ``state`` is MuJoCo's state vector for ``spec``; ``rig`` the rig's own values by load name.
@@ -91,28 +91,28 @@ class Snapshot:
 
 
 def take_snapshot(model: mujoco.MjModel, data: mujoco.MjData, *, rig: dict[str, float] | None = None,
-                  source: str | os.PathLike = "") -> Snapshot:
+                  source: str | os.PathLike = "") -> PhysicsState:
     """The state of ``data`` now (a copy)."""
     state = np.empty(mujoco.mj_stateSize(model, STATE_SPEC))
     mujoco.mj_getState(model, data, state, STATE_SPEC)
-    return Snapshot(state, model_identity(model, source=source), STATE_SPEC, dict(rig or {}))
+    return PhysicsState(state, model_identity(model, source=source), STATE_SPEC, dict(rig or {}))
 
 
-def check_model(snap: Snapshot, model: mujoco.MjModel, *, what: str = "the snapshot") -> None:
+def check_model(snap: PhysicsState, model: mujoco.MjModel, *, what: str = "the snapshot") -> None:
     """ConfigError (one line) unless ``snap`` belongs to ``model``."""
     mine = model_identity(model)
     if not snap.model.same_model(mine) or snap.state.size != mujoco.mj_stateSize(model, snap.spec):
         raise ConfigError(f"{what} belongs to {snap.model.describe()}, not to {mine.describe()}")
 
 
-def put_snapshot(model: mujoco.MjModel, data: mujoco.MjData, snap: Snapshot) -> None:
+def put_snapshot(model: mujoco.MjModel, data: mujoco.MjData, snap: PhysicsState) -> None:
     """Set ``data``'s state to ``snap`` and recompute its kinematics (ConfigError if the snapshot
     belongs to another model). MuJoCo's own state only; the rig's part is the caller's."""
     check_model(snap, model)
     mujoco.mj_setState(model, data, np.asarray(snap.state, dtype=float), snap.spec)
 
 
-def save_snapshot(path: str | os.PathLike, snap: Snapshot) -> Path:
+def save_snapshot(path: str | os.PathLike, snap: PhysicsState) -> Path:
     """Write ``snap`` to ``path`` (``.npz``; the suffix is added if missing). Returns the path."""
     path = Path(path)
     if path.suffix.lower() != ".npz":
@@ -124,7 +124,7 @@ def save_snapshot(path: str | os.PathLike, snap: Snapshot) -> Path:
     return path
 
 
-def load_snapshot(path: str | os.PathLike, *, model: mujoco.MjModel | None = None) -> Snapshot:
+def load_snapshot(path: str | os.PathLike, *, model: mujoco.MjModel | None = None) -> PhysicsState:
     """Read a snapshot saved by :func:`save_snapshot`; with ``model``, refuse one of another model.
     ConfigError (one line) for a missing, unreadable or foreign file."""
     path = Path(path)
@@ -134,7 +134,7 @@ def load_snapshot(path: str | os.PathLike, *, model: mujoco.MjModel | None = Non
         with np.load(path, allow_pickle=False) as z:
             if str(z["format"]) != "mjrig-snapshot-1":
                 raise ValueError("not an mjrig snapshot")
-            snap = Snapshot(np.array(z["state"], dtype=float), ModelIdentity(**json.loads(str(z["model"]))),
+            snap = PhysicsState(np.array(z["state"], dtype=float), ModelIdentity(**json.loads(str(z["model"]))),
                             int(z["spec"]), {str(k): float(v) for k, v in json.loads(str(z["rig"])).items()})
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a snapshot saved by mjrig ({exc})") from None

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mjrig.runtime.visuals import ArrowConfig, Color
-from mjrig.scenario import load_scenario
+from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 

@@ -8,9 +8,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
+from mjrig.runtime.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
 from mjrig.runtime.framing import rig_points
-from mjrig.scenario import load_scenario
+from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -93,7 +93,7 @@ def _model_points(model, data):
 
 
 def _spring_mass_rig():
-    from mjrig.rig_builder import build_rig
+    from mjrig.scenario.builder import build_rig
     rig = build_rig(load_scenario(MODELS / "spring_mass.toml"))
     mujoco.mj_forward(rig.model, rig.data)
     return rig

@@ -1,13 +1,13 @@
 """Rules of the code base that keep its parts apart: no reaching into another module's privates,
-small modules."""
+small modules, a short top level, one class to a name."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = sorted([*REPO.glob("app/*.py"), *REPO.glob("app/runtime/*.py"), *REPO.glob("widgets/*.py")])
-PRIVATE_API_ADAPTER = REPO / "app" / "viewer_adapter.py"
+SOURCES = sorted(p for p in [*REPO.glob("app/**/*.py"), *REPO.glob("widgets/*.py")] if "__pycache__" not in p.parts)
+PRIVATE_API_ADAPTER = REPO / "app" / "desktop" / "viewer_adapter.py"
 """The one module allowed to use MuJoCo's private viewer API (pinned by tests/gui/test_viewer_access.py)."""
 
 
@@ -73,3 +73,22 @@ def test_modules_stay_small():
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 410}
     assert not big, f"modules past ~400 lines: {big}"
 
+
+
+def test_the_top_level_stays_short():
+    """The package's top level holds the entry points and the command channel; everything else
+    lives in the subpackage its layer names (ARCHITECTURE.md)."""
+    top = sorted(p.name for p in REPO.glob("app/*.py"))
+    assert len(top) <= 12, f"{len(top)} modules directly in app/: {top}"
+
+
+def test_no_class_name_is_defined_twice():
+    """Two classes of one name (a panel state and a physics state both called Snapshot) make
+    every reader check which one is meant."""
+    seen: dict[str, list[str]] = {}
+    for p in SOURCES:
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                seen.setdefault(node.name, []).append(f"{p.relative_to(REPO)}:{node.lineno}")
+    twice = {name: where for name, where in seen.items() if len(where) > 1}
+    assert not twice, f"class names defined more than once: {twice}"

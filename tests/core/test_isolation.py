@@ -5,9 +5,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from mjrig.desktop import _path as windows_file
-from mjrig.keys import config_dir
-from mjrig.recent import RecentFiles
+from mjrig.desktop.windows import _path as windows_file
+from mjrig.desktop.keys import config_dir
+from mjrig.desktop.recent import RecentFiles
 
 
 def test_config_goes_to_a_temporary_folder():

@@ -1,4 +1,4 @@
-"""The registry of kinds (mjrig.kinds) is the one declaration: the parser, the forms and the
+"""The registry of kinds (mjrig.scenario.kinds) is the one declaration: the parser, the forms and the
 README all follow it, and a new kind is one entry."""
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any, Mapping
 
 import pytest
 
-from mjrig.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, Field, Kind, kinds_markdown, name_field
+from mjrig.scenario.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, Field, Kind, kinds_markdown, name_field
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import SPRING_KINDS, PointToPointForce, ScalarForce
 from mjrig.runtime.values import Sine
-from mjrig.scenario import LOAD_KINDS, ScenarioLocator, parse_scenario
-from mjrig.scenario_fields import FieldReader
+from mjrig.scenario.parse import LOAD_KINDS, ScenarioLocator, parse_scenario
+from mjrig.scenario.fields import FieldReader
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mjrig.bundled import bundled_models
-from mjrig.session import Session
+from mjrig.scenario.bundled import bundled_models
+from mjrig.session.kernel import Session
 
 
 @pytest.fixture()

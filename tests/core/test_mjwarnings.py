@@ -96,8 +96,8 @@ def test_text_is_one_line(text):
 
 def test_session_status_log_gets_the_warning_as_the_app_routes_it(tmp_path):
     """As in gui.open_app: a session's status log shows MuJoCo's warning once, no file appears."""
-    from mjrig.session import Session
-    from mjrig.sim_thread import run_headless_frames
+    from mjrig.session.kernel import Session
+    from mjrig.desktop.sim_thread import run_headless_frames
 
     model = tmp_path / "crowded.xml"
     model.write_text(CROWDED)

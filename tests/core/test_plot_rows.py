@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjrig.plot_rows import RowQueue, is_new_model
+from mjrig.session.plot_rows import RowQueue, is_new_model
 
 
 def _block(t0: float, n: int) -> np.ndarray:

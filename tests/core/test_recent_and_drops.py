@@ -2,8 +2,8 @@
 dropped together one opens and the rest are named."""
 from __future__ import annotations
 
-from mjrig.recent import short_names
-from mjrig.sim_thread import pick_dropped
+from mjrig.desktop.recent import short_names
+from mjrig.desktop.sim_thread import pick_dropped
 
 
 def test_short_names_grow_only_where_names_clash():

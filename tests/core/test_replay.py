@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.plot_rows import is_new_model
-from mjrig.replay import Comparison, Replay, read_recording
+from mjrig.session.plot_rows import is_new_model
+from mjrig.recordings.replay import OverlaidRecording, Replay, read_recording
 from mjrig.runtime.errors import ConfigError
-from mjrig.scenario import scenario_from_doc
+from mjrig.scenario.parse import scenario_from_doc
 
 XML = """<mujoco model="joints"><option timestep="2e-3"/><worldbody>
   <geom name="floor" type="plane" size="2 2 .1"/>
@@ -112,19 +112,19 @@ def test_a_comparison_of_the_same_model_has_a_ghost_and_its_signals_on_the_same_
     a, _ = record(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
     base = Replay.open(a)
-    cmp = Comparison.open(b, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
+    cmp = OverlaidRecording.open(b, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
     assert cmp.ghost is not None and np.array_equal(cmp.ghost.qpos_at(cmp.ghost.times[7]), qpos_b[7])
     t = base.times
     v = cmp.signal_at("Joints/hinge:qpos", t)
     assert np.isnan(v[-1]) and v[0] == qpos_b[0, 0]  # B is shorter: NaN past its end
     c, _ = record(tmp_path, duration=0.02, xml=XML.replace('name="hinge"', 'name="elbow"'), name="other.xml")
-    other = Comparison.open(c, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
+    other = OverlaidRecording.open(c, model=base.model, sha256=base.recording.metadata["mjrig.model_sha256"])
     assert other.ghost is None and other.signal_at("Joints/elbow:qpos", t[:3]).size == 3  # signals only
 
 
 def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mjrig import commands as C
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
     monkeypatch.chdir(tmp_path)
     out, qpos = record(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
@@ -161,7 +161,7 @@ def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeyp
 
 def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mjrig import commands as C
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
     monkeypatch.chdir(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
     s = Session()

@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.rig_builder import build_rig
+from mjrig.scenario.builder import build_rig
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement, RequirementError
-from mjrig.scenario import parse_scenario
+from mjrig.scenario.parse import parse_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 DT = 0.001

@@ -1,4 +1,4 @@
-"""A sweep's results read back for the results view (``mjrig.results``), on a real small sweep of
+"""A sweep's results read back for the results view (``mjrig.campaign.results``), on a real small sweep of
 the spring-mass rig: 2 stiffnesses x 2 dampings, recorded; the ``travel`` requirement (the
 block stays above -0.15 m) holds only for the soft, damped trial."""
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig import commands as C
-from mjrig.results import SCENARIO_KEY, SweepResults, is_results
+from mjrig.campaign.results import SCENARIO_KEY, SweepResults, is_results
 from mjrig.runtime.errors import ConfigError
-from mjrig.scenario import load_scenario
-from mjrig.sweep_run import run_sweep
+from mjrig.scenario.parse import load_scenario
+from mjrig.campaign.sweep import run_sweep
 from tests.sweep_util import write_scenario
 
 GRID = "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n"
@@ -155,7 +155,7 @@ def test_nulls_sort_last_and_stay_out_of_the_scatter_with_infinities(tmp_path):
 
 
 def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(sweep, tmp_path):
-    from mjrig.gui import _results_start
+    from mjrig.desktop.app import _results_start
 
     class Log:
         def __init__(self):

@@ -5,7 +5,7 @@ data (nothing in them is evaluated, imported or unpickled). Four families of inp
 
 1. arbitrary text / bytes, and mutations of the bundled ``models/*.toml`` texts;
 2. scenario-shaped documents (always-valid ones, corrupted ones, randomly shaped ones),
-   written with ``mjrig.scenario_toml.dumps`` and with an independent hand-built TOML writer;
+   written with ``mjrig.scenario.toml_writer.dumps`` and with an independent hand-built TOML writer;
    valid ones must round-trip through ``dumps``;
 3. code-looking strings (Python, YAML tags, pickle bytes, shell and ``${ENV}`` substitutions)
    in every kind of field: no marker file appears, no exec/import/open/spawn audit event fires
@@ -37,8 +37,8 @@ from hypothesis.control import currently_in_test_context
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.signals import SIGNAL_GROUPS
-from mjrig.scenario import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
-from mjrig.scenario_toml import dumps
+from mjrig.scenario.parse import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
+from mjrig.scenario.toml_writer import dumps
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"

@@ -1,4 +1,4 @@
-"""A scenario document written by mjrig.scenario_toml loads back identically, in the contract's layout."""
+"""A scenario document written by mjrig.scenario.toml_writer loads back identically, in the contract's layout."""
 from __future__ import annotations
 
 import copy
@@ -6,8 +6,8 @@ import math
 import tomllib
 from pathlib import Path
 
-from mjrig.scenario import load_scenario, scenario_from_doc
-from mjrig.scenario_toml import dumps
+from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.scenario.toml_writer import dumps
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "spring_mass.xml"
 

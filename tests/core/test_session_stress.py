@@ -22,8 +22,8 @@ import pytest
 from mjrig import commands as C
 from mjrig.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
 from mjrig.runtime.parquet_sink import segment_dir
-from mjrig.session import Session
-from mjrig.sim_thread import run_headless_frames
+from mjrig.session.kernel import Session
+from mjrig.desktop.sim_thread import run_headless_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "models" / "spring_mass.toml"

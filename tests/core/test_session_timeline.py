@@ -13,7 +13,7 @@ import pytest
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
-from mjrig.session import Session
+from mjrig.session.kernel import Session
 
 ARM = """
 <mujoco model="arm">

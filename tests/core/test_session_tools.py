@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mjrig import commands as C
-from mjrig.session import Session
+from mjrig.session.kernel import Session
 
 ARM = """
 <mujoco model="arm">
@@ -104,7 +104,7 @@ def test_snapshots_go_where_the_readme_says(rig: str, tmp_path: Path, monkeypatc
     scenario lies inside the installed package): ``runs/snapshot-<time>.npz`` in the current
     folder, never the package and never the current folder's top."""
     import shutil
-    from mjrig.bundled import bundled_models
+    from mjrig.scenario.bundled import bundled_models
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

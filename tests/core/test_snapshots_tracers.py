@@ -7,14 +7,14 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.rig_builder import build_rig
+from mjrig.scenario.builder import build_rig
 from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, Sine
 from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
 from mjrig.runtime.tracers import SAMPLES, Tracer
-from mjrig.scenario import parse_scenario
+from mjrig.scenario.parse import parse_scenario
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")
 
@@ -90,7 +90,7 @@ def _scenario(folder: Path, simulation: str) -> Path:
 
 
 def test_the_rig_builder_starts_from_a_keyframe_or_a_snapshot(tmp_path):
-    from mjrig.scenario import load_scenario
+    from mjrig.scenario.parse import load_scenario
     r = build_rig(load_scenario(_scenario(tmp_path, 'initial_key = "launch"')))
     assert r.data.qpos[0] == 0.4 and r.data.qpos[4] == 0.3
     for _ in range(200):
@@ -107,8 +107,8 @@ def test_the_rig_builder_starts_from_a_keyframe_or_a_snapshot(tmp_path):
 
 
 def test_initial_key_and_state_are_exclusive_and_checked(tmp_path):
-    from mjrig.rig_builder import check_names
-    from mjrig.scenario import load_scenario
+    from mjrig.scenario.builder import check_names
+    from mjrig.scenario.parse import load_scenario
     with pytest.raises(ConfigError, match=r"rig.toml:3: simulation.initial_key: unknown keyframe 'lanch' "
                                           r"\(closest: launch\)"):
         load_scenario(_scenario(tmp_path, 'initial_key = "lanch"')).check_model(

@@ -1,4 +1,4 @@
-"""Sweeps (``mjrig.sweep_run``): grids, Monte Carlo draws, reproducible seeds, resume after SIGKILL,
+"""Sweeps (``mjrig.campaign.sweep``): grids, Monte Carlo draws, reproducible seeds, resume after SIGKILL,
 the same numbers locally and on a real local Ray head."""
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.scenario import load_scenario
-from mjrig.sweep_run import parts_dir, run_sweep
-from mjrig.sweep_spec import truncated_normal
-from mjrig.sweep_trial import SweepJob, TrialRunner
+from mjrig.scenario.parse import load_scenario
+from mjrig.campaign.sweep import parts_dir, run_sweep
+from mjrig.scenario.sweep import truncated_normal
+from mjrig.campaign.trial import SweepJob, TrialRunner
 from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
 
 MC = """[sweep]
@@ -90,8 +90,8 @@ def test_same_seed_same_results_whatever_the_workers_or_order(tmp_path):
 RESUME = """
 import sys
 from pathlib import Path
-from mjrig.scenario import load_scenario
-from mjrig.sweep_run import run_sweep
+from mjrig.scenario.parse import load_scenario
+from mjrig.campaign.sweep import run_sweep
 run_sweep(load_scenario(sys.argv[1]), out=Path(sys.argv[2]), workers=1)
 """
 

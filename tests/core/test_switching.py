@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from mjrig import commands as C
-from mjrig.bundled import MODELS_DIR
-from mjrig.session import Session
+from mjrig.scenario.bundled import MODELS_DIR
+from mjrig.session.kernel import Session
 
 BALL = "<mujoco model='ball'><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>"
 

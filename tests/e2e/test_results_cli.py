@@ -47,7 +47,7 @@ def test_compare_with_a_results_file_and_a_broken_results_file_exit_2_with_one_l
 
 
 def test_a_results_file_opened_as_a_recording_is_refused_in_one_line(results: Path) -> None:
-    from mjrig.replay import Replay
+    from mjrig.recordings.replay import Replay
     from mjrig.runtime.errors import ConfigError
     with pytest.raises(ConfigError, match="a sweep's results, not a recording: browse them with `mjrig .*RESULTS"):
         Replay.open(results)  # what File > Open or a drop of the file on the 3D view does

@@ -310,8 +310,8 @@ def test_robot_arm_follows_its_tables(tmp_path: Path):
         gap = tool[row] - site
         assert np.hypot(gap[0], gap[1]) < 0.02 and 0.0 < gap[2] < 0.05, (pad, gap)
 
-    from mjrig.rig_builder import build_rig
-    from mjrig.scenario import load_scenario
+    from mjrig.scenario.builder import build_rig
+    from mjrig.scenario.parse import load_scenario
     rig = build_rig(load_scenario(REPO / "models" / "robot_arm.toml"))
     (tracer,) = rig.runtime.tracers
     with rig.runtime:

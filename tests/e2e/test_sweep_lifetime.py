@@ -194,11 +194,11 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 def test_a_worker_whose_driver_already_ended_ends_at_once():
     gone = subprocess.Popen(["true"])
     gone.wait()
-    r = run_python(f"from mjrig.sweep_trial import end_with_driver; end_with_driver({gone.pid}); print('alive')")
+    r = run_python(f"from mjrig.campaign.trial import end_with_driver; end_with_driver({gone.pid}); print('alive')")
     assert r.returncode == -signal.SIGKILL and "alive" not in r.stdout, r
 
 
 def test_without_pidfds_the_watch_is_skipped_and_the_worker_runs_on():
-    r = run_python("import os; del os.pidfd_open; from mjrig.sweep_trial import end_with_driver; "
+    r = run_python("import os; del os.pidfd_open; from mjrig.campaign.trial import end_with_driver; "
                    "print(end_with_driver(os.getppid()))")
     assert r.returncode == 0 and r.stdout.strip() == "False", r

@@ -29,9 +29,9 @@ def wait_for(pred, *, timeout: float = 20.0, what: str = "condition") -> None:
 
 def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:
     """Open the app, run ``body(session, app, sim)`` on a thread, return what it reported."""
-    from mjrig.gui import PanelApp, SessionClient
-    from mjrig.session import Session
-    from mjrig.sim_thread import SimThread
+    from mjrig.desktop.app import PanelApp, SessionClient
+    from mjrig.session.kernel import Session
+    from mjrig.desktop.sim_thread import SimThread
 
     session = Session()
     session.open(scenario)

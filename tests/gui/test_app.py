@@ -51,7 +51,7 @@ def test_attach_tune_record_reload_save(xdisplay, tmp_path):
     assert df["Loads/extra:fx"].null_count() >= 1
     assert (tmp_path / "panel.png").stat().st_size > 10_000
 
-    from mjrig.scenario import load_scenario
+    from mjrig.scenario.parse import load_scenario
     sc = load_scenario(tmp_path / "saved.toml")
     assert {ld.name for ld in sc.loads} == {"main_spring", "extra"}
     assert sc.params["k2"].value == 800.0

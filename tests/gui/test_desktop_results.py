@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from mjrig.results import SweepResults
-from mjrig.scenario import load_scenario
-from mjrig.sweep_run import run_sweep
+from mjrig.campaign.results import SweepResults
+from mjrig.scenario.parse import load_scenario
+from mjrig.campaign.sweep import run_sweep
 from mjrig.widgets.results_view import COLOURS
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.sweep_util import write_scenario

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from mjrig.bundled import bundled_models
+from mjrig.scenario.bundled import bundled_models
 from tests.gui.desktop import App, Desktop, wait_for
 
 

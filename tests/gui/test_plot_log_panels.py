@@ -20,7 +20,7 @@ if not os.environ.get("DISPLAY") and shutil.which("Xvfb") is None:
 
 dpg = pytest.importorskip("dearpygui.dearpygui")
 
-from mjrig.commands import Snapshot  # noqa: E402
+from mjrig.commands import PanelState  # noqa: E402
 from mjrig.widgets.log_panel import LogPanel  # noqa: E402
 from mjrig.widgets.plot_panel import PlotPanel, decimate_minmax, split_signal  # noqa: E402
 
@@ -84,7 +84,7 @@ def feed(panel: PlotPanel, t0: float, t1: float, *, frames_every: int = 0) -> fl
     for n, (names, block) in enumerate(rows(t0, t1)):
         panel.add_rows(names, block)
         last = float(block[-1, 0])
-        panel.update(Snapshot(time=last, signals=tuple(names[2:])))
+        panel.update(PanelState(time=last, signals=tuple(names[2:])))
         if frames_every and n % frames_every == 0:
             render(1)
     return last
@@ -122,7 +122,7 @@ def test_tree_groups_filters_and_is_not_rebuilt_needlessly(window: int | str) ->
     panel = PlotPanel()
     panel.build(window)
     signals = ("Joints/slide_x:qpos", "Joints/slide_x:qvel", "Sites/arm/tip:pos_x", LATE)
-    panel.update(Snapshot(signals=signals))
+    panel.update(PanelState(signals=signals))
     render()
     assert tree_labels(panel) == {
         "Joints": {"slide_x": ["qpos", "qvel"]},
@@ -130,15 +130,15 @@ def test_tree_groups_filters_and_is_not_rebuilt_needlessly(window: int | str) ->
         "Loads": {"main_spring": ["fx"]},
     }
     box = panel.checkbox("Joints/slide_x:qvel")
-    panel.update(Snapshot(signals=tuple(signals)))            # equal list: same items
+    panel.update(PanelState(signals=tuple(signals)))            # equal list: same items
     assert panel.checkbox("Joints/slide_x:qvel") == box
 
     panel.set_checked("Joints/slide_x:qvel", True)
     panel.set_filter("SPRING")
-    panel.update(Snapshot(signals=signals))
+    panel.update(PanelState(signals=signals))
     assert tree_labels(panel) == {"Loads": {"main_spring": ["fx"]}}
     panel.set_filter("")
-    panel.update(Snapshot(signals=signals + ("Joints/slide_y:qpos",)))
+    panel.update(PanelState(signals=signals + ("Joints/slide_y:qpos",)))
     render()
     assert tree_labels(panel)["Joints"] == {"slide_x": ["qpos", "qvel"], "slide_y": ["qpos"]}
     assert dpg.get_value(panel.checkbox("Joints/slide_x:qvel")) is True   # checked state survives
@@ -170,7 +170,7 @@ def test_plot_window_decimation_late_column_and_uncheck(window: int | str) -> No
     assert "Loads" in tree_labels(panel)
     panel.set_window(20.0)
     panel.set_checked(LATE, True)
-    panel.update(Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
+    panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     assert dpg.get_value(panel.checkbox(LATE)) is True
     assert dpg.get_value(dpg.get_item_parent(panel.checkbox(LATE))) is True   # its node opened
@@ -183,7 +183,7 @@ def test_plot_window_decimation_late_column_and_uncheck(window: int | str) -> No
     assert panel.series(sine) == sid                                    # refreshed, not rebuilt
 
     panel.set_checked(sine, False)
-    panel.update(Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
+    panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     assert panel.series(sine) is None and not dpg.does_item_exist(sid)
     assert dpg.get_value(panel.checkbox(sine)) is False
@@ -205,7 +205,7 @@ def test_history_is_bounded_and_pause_freezes(window: int | str) -> None:
     np.testing.assert_allclose(y, np.sin(x), atol=1e-9)
 
     panel.set_paused(True)
-    panel.update(Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
+    panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     frozen = series_xy(panel, name)
     t_more = feed(panel, 125.0, 130.0)                       # data still accumulates
@@ -213,7 +213,7 @@ def test_history_is_bounded_and_pause_freezes(window: int | str) -> None:
     assert panel.history.last_time() == t_more
     np.testing.assert_array_equal(series_xy(panel, name)[0], frozen[0])
     panel.set_paused(False)
-    panel.update(Snapshot(time=t_more, signals=tuple(BASE[2:]) + (LATE,)))
+    panel.update(PanelState(time=t_more, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     assert series_xy(panel, name)[0].max() == pytest.approx(t_more)
 
@@ -224,7 +224,7 @@ def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     long_error = ("a long error: load 'main_spring' diverged at t=3.20 s (qacc NaN in dof 2); "
                   "the run is paused until reset. " * 3).strip()
     msgs = (("info", "opened x"), ("warning", "timestep is large"), ("error", long_error))
-    log.update(Snapshot(messages=msgs))
+    log.update(PanelState(messages=msgs))
     render()
     assert log.lines() == ["info: opened x", "warning: timestep is large", f"error: {long_error}"]
     assert log.last_error() == long_error
@@ -234,11 +234,11 @@ def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     assert amber[0] > 0.9 and 0.5 < amber[1] < 0.9 and amber[2] < 0.2
 
     ids = log.line_ids()
-    log.update(Snapshot(messages=tuple(msgs)))              # equal messages: nothing re-rendered
+    log.update(PanelState(messages=tuple(msgs)))              # equal messages: nothing re-rendered
     assert log.line_ids() == ids
 
     many = msgs + tuple(("info", f"step {i}") for i in range(60))
-    log.update(Snapshot(messages=many))
+    log.update(PanelState(messages=many))
     render(4)
     area = dpg.get_item_parent(log.line_ids()[0])
     assert dpg.get_y_scroll_max(area) > 0
@@ -246,13 +246,13 @@ def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     assert len(log.lines()) == len(many)
 
     bounded = many[-20:]                                     # the session's deque dropped old ones
-    log.update(Snapshot(messages=bounded))
+    log.update(PanelState(messages=bounded))
     assert len(log.lines()) == 20
 
     log.clear()
-    log.update(Snapshot(messages=bounded))
+    log.update(PanelState(messages=bounded))
     assert log.lines() == []
-    log.update(Snapshot(messages=bounded[1:] + (("error", "boom"),)))
+    log.update(PanelState(messages=bounded[1:] + (("error", "boom"),)))
     assert log.lines() == ["error: boom"]
 
 
@@ -273,7 +273,7 @@ def test_screenshot(window: int | str) -> None:
             ("error", "load 'main_spring' diverged at t=3.20 s: qacc is NaN in dof 2 (slide_x); the run "
                       "is paused until reset. Lower the stiffness (now 1e9 N/m, try <= 1e5) or the timestep "
                       "(now 0.01 s, try 0.002 s); recorded data up to t=3.19 s is safe in runs/spring.parquet."))
-    snap = Snapshot(time=t_end, signals=tuple(BASE[2:]) + (LATE,), messages=msgs)
+    snap = PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,), messages=msgs)
     panel.update(snap)
     log.update(snap)
     render(5)

@@ -7,7 +7,7 @@ import time
 import mujoco
 import pytest
 
-from mjrig.viewer_adapter import close_viewer, describe_selection, launch
+from mjrig.desktop.viewer_adapter import close_viewer, describe_selection, launch
 
 
 def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):

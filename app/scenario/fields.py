@@ -2,7 +2,7 @@
 
 ``FieldReader`` turns one TOML value into what the runtime takes, or raises a one-line
 ConfigError naming the file, the line and the field; ``entry`` reads a whole ``[[loads]]`` or
-``[[proximities]]`` table as ``mjrig.kinds`` describes it. Nothing here is evaluated as code.
+``[[proximities]]`` table as ``mjrig.scenario.kinds`` describes it. Nothing here is evaluated as code.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator, Protocol
 
-from mjrig.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Registry, Section
+from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Registry, Section
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.points import Point, Site, closest_names, parse_point
@@ -153,7 +153,7 @@ class FieldReader:
 
     # --- registry entries ------------------------------------------------------------------------
     def field(self, field: Field, value: Any, path: tuple) -> Any:
-        """One field's value, read as its type says (``mjrig.kinds.FIELD_TYPES``)."""
+        """One field's value, read as its type says (``mjrig.scenario.kinds.FIELD_TYPES``)."""
         t = field.type
         if t == "text":
             return self.string(value, path)

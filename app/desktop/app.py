@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mjrig import commands as C
-from mjrig.panel_client import Client, QueueClient, SessionClient
-from mjrig.widget_map import write_widget_map
+from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
+from mjrig.desktop.widget_map import write_widget_map
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
@@ -60,8 +60,8 @@ class PanelApp:
     def _build(self) -> None:
         import dearpygui.dearpygui as dpg
 
-        from mjrig.keys import load_keymap
-        from mjrig.recent import RecentFiles
+        from mjrig.desktop.keys import load_keymap
+        from mjrig.desktop.recent import RecentFiles
         from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.log_panel import LogPanel
@@ -95,7 +95,7 @@ class PanelApp:
         x, y, w, h = self.geometry
         results = None
         if self.results is not None:
-            from mjrig.results import SweepResults
+            from mjrig.campaign.results import SweepResults
             from mjrig.widgets.results_view import ResultsView
             results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h))
         with dpg.window(label=self.title) as self._main:
@@ -275,12 +275,12 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
     ``compare``: with a second recording over it; a sweep's results: the results view over the
     sweep's scenario); returns the exit status."""
-    from mjrig.bundled import default_model
-    from mjrig.desktop import plan_layout, save_layout
+    from mjrig.scenario.bundled import default_model
+    from mjrig.desktop.windows import plan_layout, save_layout
     from mjrig.runtime import mjwarnings
     from mjrig.runtime.errors import ConfigError
-    from mjrig.session import Session
-    from mjrig.sim_thread import SimThread
+    from mjrig.session.kernel import Session
+    from mjrig.desktop.sim_thread import SimThread
 
     if panel_process is None:
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
@@ -326,7 +326,7 @@ def _results_start(path: Path | None, session: Any) -> tuple[Any, Path | None]:
     """For a sweep's results file: (its SweepResults, what to open before a trial: its scenario,
     else its model, None for the default rig), with a status line for what is missing; else
     (None, ``path``)."""
-    from mjrig.results import SweepResults, is_results
+    from mjrig.campaign.results import SweepResults, is_results
     if path is None or Path(path).suffix.lower() != ".parquet" or not is_results(path):
         return None, path
     results = SweepResults.open(path)

@@ -1,9 +1,9 @@
 """Sweeps on a Ray cluster (``mjrig sweep --ray auto|ADDRESS``; ``pip install mjrig[ray]``).
 
-Each trial is a Ray task (one CPU) calling ``mjrig.sweep_trial.run_trial``: a Ray worker process
+Each trial is a Ray task (one CPU) calling ``mjrig.campaign.trial.run_trial``: a Ray worker process
 builds the rig on its first task and reuses it for every later one, exactly as a local worker
 does, so the rows are the same numbers as a local run's. Rows come back to this process, which
-writes them (the results and resume logic are ``mjrig.sweep_run``'s). Per-trial recordings are
+writes them (the results and resume logic are ``mjrig.campaign.sweep``'s). Per-trial recordings are
 written by the workers to the same path: on a multi-machine cluster that folder must be shared.
 At most ``4 x cluster CPUs`` tasks are in flight. Ray is imported only here, lazily.
 """
@@ -15,7 +15,7 @@ import socket
 from typing import Any, Callable
 
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.sweep_trial import SweepJob, run_trial
+from mjrig.campaign.trial import SweepJob, run_trial
 
 __all__ = ["connect", "run_on_ray"]
 

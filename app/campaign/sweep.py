@@ -15,13 +15,13 @@ the number of workers, their scheduling, or Ray.
 
 Local execution: ``workers`` processes (default: every core this process may use) from a
 ``ProcessPoolExecutor`` on the ``forkserver`` start method (no fork of a threaded parent); each
-builds the rig once in its initializer (``mjrig.sweep_trial``). Trials are sent in chunks of up
+builds the rig once in its initializer (``mjrig.campaign.trial``). Trials are sent in chunks of up
 to 8 and at most ``4 x workers`` chunks are in flight, so memory stays flat in the number of
 trials. ``workers=1`` runs in this process.
 
 Lifetime: a worker ends within milliseconds of this process, however it ends (SIGKILL too), and
 writes nothing after it: each worker watches this process's pidfd from a thread and SIGKILLs
-itself when it becomes readable (``mjrig.sweep_trial.end_with_driver``); with the workers gone
+itself when it becomes readable (``mjrig.campaign.trial.end_with_driver``); with the workers gone
 the forkserver and the resource tracker see their pipes close and end too. Workers ignore
 SIGINT; on Ctrl+C, SIGTERM or an error this process stops handing out trials, keeps the rows
 already logged, and kills its workers rather than wait for the chunks they run (those trials
@@ -45,8 +45,8 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
-from mjrig.scenario import Scenario
-from mjrig.sweep_trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trials
+from mjrig.scenario.parse import Scenario
+from mjrig.campaign.trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trials
 
 __all__ = ["SweepOutcome", "run_sweep", "row_schema", "parts_dir", "default_workers"]
 
@@ -114,7 +114,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
     from mjrig.headless import recording_metadata
-    from mjrig.rig_builder import build_rig
+    from mjrig.scenario.builder import build_rig
     build_rig(sc)  # every name checked here: one line, exit 2, before any worker starts
     meta = recording_metadata(sc.model, sc.text)
     job = SweepJob(text=sc.text, source=str(sc.source) if sc.source else None,
@@ -139,7 +139,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
 
     try:
         if ray is not None:
-            from mjrig.sweep_ray import run_on_ray
+            from mjrig.campaign.ray_cluster import run_on_ray
             run_on_ray(job, todo, keep, address=ray)
         else:
             run_local(job, todo, keep, workers=workers or default_workers())
@@ -165,7 +165,7 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) ->
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
-        ctx.set_forkserver_preload(["mjrig.sweep_trial", "mjrig.rig_builder"])
+        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder"])
     init = functools.partial(init_worker, driver_pid=os.getpid())
     pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
     # Trials go in chunks, so a short trial's round trip to the driver is shared (up to 8 a task,
@@ -298,7 +298,7 @@ def _merge(parts: Path, out: Path, schema: pa.Schema, meta: dict[str, str], tota
 
 def _sweep_toml(sc: Scenario, spec: Any) -> str:
     """The ``[sweep]`` section as run (trials per point and seed as used) as TOML text."""
-    from mjrig.scenario_toml import dumps
+    from mjrig.scenario.toml_writer import dumps
     section = dict(sc.doc.get("sweep", {}))
     section["trials"], section["seed"] = spec.trials, spec.seed
     return dumps({"sweep": section})

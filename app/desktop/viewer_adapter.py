@@ -24,11 +24,9 @@ from typing import Any, Callable
 
 import mujoco
 
-__all__ = ["ViewerWindow", "launch", "close_viewer", "load_into_viewer", "describe_selection",
-           "MOD_SHIFT", "MOD_CTRL", "MOD_ALT"]
+from mjrig.desktop.keys import MOD_ALT, MOD_CTRL, MOD_SHIFT
 
-MOD_SHIFT, MOD_CTRL, MOD_ALT = 1, 2, 4
-"""Modifier bits (GLFW's own values)."""
+__all__ = ["ViewerWindow", "launch", "close_viewer", "load_into_viewer", "describe_selection"]
 
 _launch_lock = threading.Lock()
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import mujoco
 
-from mjrig.kinds import REGISTRY, Registry
+from mjrig.scenario.kinds import REGISTRY, Registry
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.controls import Control
@@ -30,16 +30,16 @@ from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
-from mjrig.scenario_fields import FieldReader, model_elements, model_points
-from mjrig.scenario_fields import show as _show
-from mjrig.sweep_spec import SweepSpec, parse_sweep
+from mjrig.scenario.fields import FieldReader, model_elements, model_points
+from mjrig.scenario.fields import show as _show
+from mjrig.scenario.sweep import SweepSpec, parse_sweep
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
            "LOAD_KINDS", "ScenarioLocator"]
 
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
-"""Each load kind's allowed keys (from ``mjrig.kinds``)."""
+"""Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
 _TOP = {"model", "simulation", "params", "recording", "video", "sweep"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
@@ -342,7 +342,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
     """Parse scenario TOML ``text``; relative paths resolve against ``base`` (default: cwd).
 
     ``locate=False`` names fields only (no file:line), for documents edited in the app;
-    ``registry`` says which kinds each section holds (``mjrig.kinds``)."""
+    ``registry`` says which kinds each section holds (``mjrig.scenario.kinds``)."""
     name = str(source) if source else "<scenario>"
     try:
         doc = tomllib.loads(text)
@@ -363,7 +363,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
 
 def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> Scenario:
     """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
-    from mjrig.scenario_toml import dumps
+    from mjrig.scenario.toml_writer import dumps
     text = dumps(doc)
     return parse_scenario(text, source=source, base=base, locate=False)
 

@@ -11,7 +11,7 @@ positions at a recorded instant bit for bit and interpolates linearly between in
 (quaternions: the shorter way round, normalised); ``show(data, t)`` puts them into ``data`` and
 computes the kinematics, which is all the 3D view needs.
 
-``Comparison`` is a second recording drawn over a replay or a live run: its signals on the same
+``OverlaidRecording`` is a second recording drawn over a replay or a live run: its signals on the same
 (simulated) time axis, and, when it is of the same model (same SHA-256, or the same joint names),
 a ``Replay`` of it for a ghost of its bodies.
 
@@ -32,7 +32,7 @@ from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.rigmodel import is_rig_name, load_model_file
 from mjrig.runtime.signal_sources import entity_name
 
-__all__ = ["Recording", "Replay", "Comparison", "read_recording", "joint_columns"]
+__all__ = ["Recording", "Replay", "OverlaidRecording", "read_recording", "joint_columns"]
 
 _FREE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 _BALL = ("qw", "qx", "qy", "qz")
@@ -192,7 +192,7 @@ class Replay:
         mujoco.mj_kinematics(model if model is not None else self.model, data)
 
 
-class Comparison:
+class OverlaidRecording:
     """A second recording over the first: its signals on the same time axis, and a ghost."""
 
     def __init__(self, recording: Recording, *, ghost: Replay | None) -> None:
@@ -200,7 +200,7 @@ class Comparison:
         self.ghost = ghost
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, model: mujoco.MjModel, sha256: str = "") -> "Comparison":
+    def open(cls, path: str | os.PathLike, *, model: mujoco.MjModel, sha256: str = "") -> "OverlaidRecording":
         """Read ``path``; a ghost of its bodies when it is of ``model`` (whose file's SHA-256 is
         ``sha256``): the same SHA-256, or, when either is unknown, the same joint columns."""
         rec = read_recording(path)

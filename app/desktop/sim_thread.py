@@ -19,12 +19,12 @@ from typing import Any
 import mujoco
 
 from mjrig import commands as C
-from mjrig.camera import FREE, apply_camera, frame_model, next_camera
-from mjrig.keys import KeyMap, load_keymap
+from mjrig.runtime.camera import FREE, apply_camera, frame_model, next_camera
+from mjrig.desktop.keys import KeyMap, load_keymap
 from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
-from mjrig.session import Session
-from mjrig.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
+from mjrig.session.kernel import Session
+from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 
 __all__ = ["SimThread", "pick_dropped", "run_headless_frames"]
 

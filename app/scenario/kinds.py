@@ -5,10 +5,10 @@ sort of entry in it (``ideal_spring``, ``proximity``); a *field* is one key of t
 its type, unit, default and help. From this data alone:
 
 - the scenario parser knows the allowed and required keys and how to read and check each value
-  (``mjrig.scenario_fields``), and turns a validated table into a runtime object with the
+  (``mjrig.scenario.fields``), and turns a validated table into a runtime object with the
   kind's ``build`` function;
 - the panel's forms know which inputs to show (``mjrig.widgets.forms``);
-- the README's table of load kinds is generated (``python -m mjrig.kinds`` prints it; a test
+- the README's table of load kinds is generated (``python -m mjrig.scenario.kinds`` prints it; a test
   compares the two).
 
 Adding a load kind is one ``Kind`` in the loads section; a new section (controls, tracers,

@@ -20,7 +20,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 
-__all__ = ["SignalDiff", "Comparison", "compare_recordings", "NOT_SIGNALS"]
+__all__ = ["SignalDiff", "RecordingDiff", "compare_recordings", "NOT_SIGNALS"]
 
 NOT_SIGNALS = ("time", "wall_time")
 
@@ -47,7 +47,7 @@ class SignalDiff:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class RecordingDiff:
     """Every compared signal (A's column order) and whether B covers A's time span."""
 
     signals: list[SignalDiff]
@@ -103,7 +103,7 @@ def _pick(common: list[str], patterns: Sequence[str]) -> list[str]:
 
 
 def compare_recordings(a: Path, b: Path, *, signals: Sequence[str] = (), rtol: float = 1e-6,
-                       atol: float = 1e-9) -> Comparison:
+                       atol: float = 1e-9) -> RecordingDiff:
     """Compare recordings ``a`` and ``b`` (Parquet) signal by signal on ``a``'s time base.
 
     ``signals`` are glob patterns on column names (``Joints/*:qpos``); empty: every signal the
@@ -135,7 +135,7 @@ def compare_recordings(a: Path, b: Path, *, signals: Sequence[str] = (), rtol: f
                         f"{tb[0]:.6g}..{tb[-1]:.6g} s")
     elif ta.min() != tb[0] or ta.max() != tb[0]:
         coverage = f"{b.name} has one row (t = {tb[0]:.6g} s), {a.name} more"
-    return Comparison([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
+    return RecordingDiff([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
 
 
 def _diff(name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float,

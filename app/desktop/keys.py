@@ -6,7 +6,7 @@ Backspace...), handled before mjrig sees the key. So mjrig's defaults use keys M
 idle in a passive viewer (space, right arrow, - and =, which mean the same there) and Ctrl with
 letters MuJoCo does not use; a user binding that MuJoCo would also act on is refused with a
 one-line warning. The help panel and the README's table are generated from ``BINDINGS``
-(``python -m mjrig.keys`` prints it as Markdown).
+(``python -m mjrig.desktop.keys`` prints it as Markdown).
 
 A key spec is ``[ctrl+][shift+][alt+]KEY``: KEY is a letter, a digit, ``space``, ``right``,
 ``left``, ``up``, ``down``, ``minus``, ``equal``, ``backspace``, ``delete``, ``insert``,
@@ -26,9 +26,10 @@ from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["Binding", "BINDINGS", "KeyMap", "parse_key", "format_key", "mujoco_use", "load_keymap",
-           "keys_markdown", "config_dir"]
+           "keys_markdown", "config_dir", "MOD_SHIFT", "MOD_CTRL", "MOD_ALT"]
 
 MOD_SHIFT, MOD_CTRL, MOD_ALT = 1, 2, 4
+"""Modifier bits, GLFW's own values (the viewer window reports the keys held in them)."""
 
 _NAMED = {"space": 32, "minus": 45, "equal": 61, "right": 262, "left": 263, "down": 264, "up": 265,
           "backspace": 259, "delete": 261, "insert": 260, "home": 268, "end": 269, "pageup": 266,

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.kinds import REGISTRY
-from mjrig.scenario import Scenario, scenario_from_doc
+from mjrig.scenario.kinds import REGISTRY
+from mjrig.scenario.parse import Scenario, scenario_from_doc
 
 __all__ = ["RigDocument"]
 
@@ -118,7 +118,7 @@ class RigDocument:
     # --- where outputs named in the rig go -------------------------------------------------------
     def bundled(self) -> bool:
         """Whether the rig is one of the bundled ones (its outputs go to the current folder)."""
-        from mjrig.bundled import MODELS_DIR
+        from mjrig.scenario.bundled import MODELS_DIR
         base = Path(self.base).resolve()
         return base == MODELS_DIR or MODELS_DIR in base.parents
 

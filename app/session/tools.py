@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import mujoco
 
 from mjrig import commands as C
-from mjrig.rig_builder import check_names
+from mjrig.scenario.builder import check_names
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, fresh_path
@@ -28,7 +28,7 @@ from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
 
 if TYPE_CHECKING:
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
 
 __all__ = ["RigTools"]
 

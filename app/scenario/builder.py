@@ -16,8 +16,8 @@ from mjrig.runtime.manager import RuntimeManager, load_model_file
 from mjrig.runtime.points import Geom, find_id
 from mjrig.runtime.requirements import UnknownSignalError
 from mjrig.runtime.signals import SignalManager
-from mjrig.runtime.snapshots import Snapshot, load_snapshot, put_snapshot
-from mjrig.scenario import Scenario
+from mjrig.runtime.snapshots import PhysicsState, load_snapshot, put_snapshot
+from mjrig.scenario.parse import Scenario
 
 __all__ = ["Rig", "build_rig", "rebuild_rig", "check_names", "reset_state", "start_state"]
 
@@ -36,7 +36,7 @@ class Rig:
     runtime: RuntimeManager
     model: mujoco.MjModel
     data: mujoco.MjData
-    initial: Snapshot | None = None
+    initial: PhysicsState | None = None
 
     def reset(self) -> None:
         """Back to the start state (the app's Reset; every headless run starts there)."""
@@ -127,7 +127,7 @@ def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mu
         raise ConfigError(f"{sc.where('requirements', i, 'signal')}: {exc}") from None
 
 
-def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> Snapshot | None:
+def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> PhysicsState | None:
     """The scenario's ``initial_state`` read and checked against ``model`` (None without one)."""
     if sc.initial_state is None:
         return None
@@ -137,7 +137,7 @@ def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> Snapshot | None:
         raise ConfigError(f"{sc.where('simulation', 'initial_state')}: {exc}") from None
 
 
-def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: Snapshot | None = None) -> None:
+def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: PhysicsState | None = None) -> None:
     """Put ``data`` in the scenario's start state: its keyframe ``initial_key``, the ``snapshot``
     of its ``initial_state``, or the model's own initial state."""
     reset_state(model, data)

@@ -1,10 +1,10 @@
 """One loaded model, its rig and its run state: takes commands, steps, publishes snapshots.
 
 A Session is made of parts with one job each: ``run`` (the run-state machine and pacing,
-``mjrig.run_control``), ``document`` (the rig as a scenario document and its edits,
-``mjrig.rig_document``), ``outputs`` (recordings, videos, screenshots, scenarios and
-keyframes, ``mjrig.session_outputs``) and ``timeline`` (history, scrubbing, branching,
-``mjrig.session_timeline``). Every rig it runs is built by ``mjrig.rig_builder``, as
+``mjrig.session.run_control``), ``document`` (the rig as a scenario document and its edits,
+``mjrig.session.document``), ``outputs`` (recordings, videos, screenshots, scenarios and
+keyframes, ``mjrig.session.outputs``) and ``timeline`` (history, scrubbing, branching,
+``mjrig.session.timeline``). Every rig it runs is built by ``mjrig.scenario.builder``, as
 ``mjrig run`` builds it. GUI-free: the simulation thread owns a Session; the panel only submits
 commands and reads snapshots.
 
@@ -27,19 +27,19 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.rig_builder import Rig, build_rig, keep_switched_off, rebuild_rig
-from mjrig.rig_document import RigDocument
-from mjrig.run_control import RunControl
+from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
+from mjrig.session.document import RigDocument
+from mjrig.session.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
-from mjrig.scenario import load_scenario, scenario_from_doc
-from mjrig.session_outputs import Outputs
-from mjrig.plot_rows import RowQueue
-from mjrig.session_replay import ReplayMode
-from mjrig.session_timeline import Timeline
-from mjrig.session_tools import RigTools
+from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.session.outputs import Outputs
+from mjrig.session.plot_rows import RowQueue
+from mjrig.session.replay_mode import ReplayMode
+from mjrig.session.timeline import Timeline
+from mjrig.session.tools import RigTools
 
 __all__ = ["Session"]
 
@@ -68,7 +68,7 @@ class Session:
         self.camera_choice = "free"            # set by the viewer loop
         self.camera: mujoco.MjvCamera | None = None  # the viewer's camera (videos follow it)
         self.selection: str | None = None
-        self.opened = 0                        # rigs opened so far (C.Snapshot.opened)
+        self.opened = 0                        # rigs opened so far (C.PanelState.opened)
         # leaving, and the unsaved-edits questions
         self.quit = False
         self.quit_question = False             # the viewer was closed with unsaved edits: ask
@@ -82,7 +82,7 @@ class Session:
         self._plot_rate = plot_rate
         self._moved = False
         self._live = self._new_live()
-        self._snapshot = C.Snapshot()
+        self._snapshot = C.PanelState()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
             C.OpenModel: self._open_model, C.KeepRig: self._keep_rig,
@@ -133,13 +133,13 @@ class Session:
         """Queue a command; it runs at the next step boundary."""
         self._commands.put(cmd)
 
-    def latest(self) -> C.Snapshot:
+    def latest(self) -> C.PanelState:
         """The last published snapshot."""
         return self._snapshot
 
     def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
         """Telemetry blocks for the live plots since the last call (oldest first; see
-        ``mjrig.plot_rows`` for the mark a newly opened model puts between them)."""
+        ``mjrig.session.plot_rows`` for the mark a newly opened model puts between them)."""
         return self._rows.drain()
 
     def push_rows(self, columns: list[str], block: np.ndarray) -> None:
@@ -353,7 +353,7 @@ class Session:
         return n
 
     # --- snapshots ---------------------------------------------------------------------------
-    def publish(self) -> C.Snapshot:
+    def publish(self) -> C.PanelState:
         """Build and store the snapshot for the panel."""
         rtf = self.run.realtime_factor()
         rm, doc, out = self.rm, self.document, self.outputs
@@ -375,7 +375,7 @@ class Session:
             proxs = tuple(C.ProximityInfo(p.name, p.distance, p.below, dict(pspecs.get(p.name, {})))
                           for p in rm.proximities)
             params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
-        self._snapshot = C.Snapshot(
+        self._snapshot = C.PanelState(
             state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
             speed=self.run.speed, model=self._model_info(), loads=loads, proximities=proxs, params=params,
             recording_path=str(rec.export_path) if rec is not None else None,

@@ -1,6 +1,6 @@
 """The files a session writes: recordings, videos, screenshots, scenarios, keyframes.
 
-One part of ``mjrig.session.Session`` (composition): it reads the session's rig and document,
+One part of ``mjrig.session.kernel.Session`` (composition): it reads the session's rig and document,
 reports through its log, and finishes recordings on background jobs whose outcome is reported
 back on the simulation thread.
 
@@ -19,15 +19,15 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.headless import recording_metadata
-from mjrig.jobs import BackgroundJobs
+from mjrig.session.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
-from mjrig.scenario import scenario_from_doc
-from mjrig.scenario_toml import dumps
+from mjrig.scenario.parse import scenario_from_doc
+from mjrig.scenario.toml_writer import dumps
 
 if TYPE_CHECKING:
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
 
 __all__ = ["Outputs"]
 
@@ -41,7 +41,7 @@ class Outputs:
         self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
         self.interrupted: tuple[str, ...] = ()       # recordings a crash left as segments
         self.plan: dict[str, Any] = {}
-        """What ToggleRecording starts: the Recording form's settings (``C.Snapshot.recording_plan``;
+        """What ToggleRecording starts: the Recording form's settings (``C.PanelState.recording_plan``;
         replaced, never changed in place, so a published snapshot can hold it as it is)."""
         self.plan_revision = 0
         self.jobs = BackgroundJobs()

@@ -19,7 +19,7 @@ class Client(Protocol):
     """What the panel needs from the simulation side."""
 
     def submit(self, cmd: C.Command) -> None: ...
-    def latest(self) -> C.Snapshot: ...
+    def latest(self) -> C.PanelState: ...
     def drain_rows(self) -> list[tuple[list[str], np.ndarray]]: ...
     @property
     def closed(self) -> bool: ...
@@ -34,7 +34,7 @@ class SessionClient:
     def submit(self, cmd: C.Command) -> None:
         self.session.submit(cmd)
 
-    def latest(self) -> C.Snapshot:
+    def latest(self) -> C.PanelState:
         return self.session.latest()
 
     def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
@@ -54,7 +54,7 @@ class QueueClient:
     def __init__(self, commands: Any, updates: Any) -> None:
         self._commands = commands
         self._updates = updates
-        self._snapshot = C.Snapshot()
+        self._snapshot = C.PanelState()
         self._rows: list[tuple[list[str], np.ndarray]] = []
         self._closed = False
 
@@ -80,7 +80,7 @@ class QueueClient:
         except (EOFError, OSError, ValueError):
             self._closed = True
 
-    def latest(self) -> C.Snapshot:
+    def latest(self) -> C.PanelState:
         self._pump()
         return self._snapshot
 

@@ -21,7 +21,7 @@ _SUFFIXES = (".toml", ".xml", ".mjb")
 
 def is_bundled(path: Path) -> bool:
     """Whether ``path`` lies in the bundled rigs' folder (inside the installed package)."""
-    from mjrig.bundled import MODELS_DIR
+    from mjrig.scenario.bundled import MODELS_DIR
     p = Path(path).resolve()
     return p.parent == MODELS_DIR or MODELS_DIR in p.parents
 
@@ -32,7 +32,7 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
 
     A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
     """
-    from mjrig.bundled import bundled_models
+    from mjrig.scenario.bundled import bundled_models
     p = Path(target).expanduser()
     if recording and p.suffix.lower() in RECORDING_SUFFIXES:
         if not p.is_file():
@@ -56,7 +56,7 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
 def load_target(target: str | os.PathLike):
     """The Scenario TARGET stands for (see ``resolve_target``); a bare model is a rig with no
     loads that records every signal group to ``runs/<model>.parquet`` under the current folder."""
-    from mjrig.scenario import load_scenario, scenario_from_doc
+    from mjrig.scenario.parse import load_scenario, scenario_from_doc
     path = resolve_target(target)
     if path.suffix.lower() != ".toml":
         doc = {"model": str(path.resolve()), "recording": {"path": str(Path.cwd() / "runs" / f"{path.stem}.parquet")}}

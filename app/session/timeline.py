@@ -27,7 +27,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.history import DEFAULT_BYTES, DEFAULT_SECONDS, History
 
 if TYPE_CHECKING:
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
 
 __all__ = ["Timeline", "TIME_TOLERANCE"]
 

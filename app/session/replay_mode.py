@@ -1,7 +1,7 @@
 """The session's replay mode: ``mjrig RECORDING.parquet [--compare OTHER.parquet]``.
 
 Opening a recording (``Session.open`` of a ``.parquet``) loads the model its metadata names as a
-bare rig (``mjrig.replay.Replay.open``: SHA-256 checked with one warning line, a recording
+bare rig (``mjrig.recordings.replay.Replay.open``: SHA-256 checked with one warning line, a recording
 without joints refused with one line) and puts the session in replay mode: stepping advances
 the replay's time by the model's timestep instead of stepping the physics (paced by the same
 ``RunControl``, so every speed works; at the end the run pauses), and each instant shows the
@@ -29,13 +29,13 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.replay import Comparison, Replay
+from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.visuals import add_ghost
 
 if TYPE_CHECKING:
-    from mjrig.session import Session
+    from mjrig.session.kernel import Session
 
 __all__ = ["ReplayMode", "PLOT_BLOCK"]
 
@@ -52,7 +52,7 @@ class ReplayMode:
     def __init__(self, session: "Session") -> None:
         self.session = session
         self.replay: Replay | None = None
-        self._comparison: Comparison | None = None
+        self._comparison: OverlaidRecording | None = None
         self._model: mujoco.MjModel | None = None
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
@@ -96,7 +96,7 @@ class ReplayMode:
         s.log("info", f"replaying {rec.path.name}: {rp.start:.3f} ... {rp.end:.3f} s on {model_path.name}")
 
     @property
-    def comparison(self) -> Comparison | None:
+    def comparison(self) -> OverlaidRecording | None:
         """The recording compared with, while the model it was opened on is shown."""
         s = self.session
         return self._comparison if self._comparison is not None and self._cmp_model is s.model else None
@@ -115,7 +115,7 @@ class ReplayMode:
         else:
             path = s.document.model_path
             sha = file_sha256(Path(path)) if path is not None and Path(path).is_file() else ""
-        cmp = Comparison.open(cmd.path, model=s.model, sha256=sha)
+        cmp = OverlaidRecording.open(cmd.path, model=s.model, sha256=sha)
         self._comparison, self._cmp_model = cmp, s.model
         self._ghost_data = mujoco.MjData(s.model) if cmp.ghost is not None else None
         ghost = "with a ghost of its bodies" if cmp.ghost is not None else "signals only: another model"

@@ -59,7 +59,7 @@ class SweepJob:
     metadata: str = "{}"
 
     def scenario(self) -> Any:
-        from mjrig.scenario import parse_scenario
+        from mjrig.scenario.parse import parse_scenario
         return parse_scenario(self.text, source=Path(self.source) if self.source else None, base=Path(self.base))
 
 
@@ -71,7 +71,7 @@ class TrialRunner:
     warnings: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from mjrig.rig_builder import build_rig
+        from mjrig.scenario.builder import build_rig
         mjwarnings.install()
         self.scenario = self.job.scenario()
         self.spec = self.scenario.sweep.with_overrides(trials=self.job.trials, seed=self.job.seed)
@@ -79,7 +79,7 @@ class TrialRunner:
         self.duration = self.job.duration if self.job.duration is not None else self.scenario.duration
 
     def run(self, trial: int) -> dict[str, Any]:
-        """Run trial ``trial``; returns its results row (see ``mjrig.sweep_run.row_schema``)."""
+        """Run trial ``trial``; returns its results row (see ``mjrig.campaign.sweep.row_schema``)."""
         sc, rig = self.scenario, self.rig
         values, tseed = self.spec.trial(trial)
         self.warnings.clear()
