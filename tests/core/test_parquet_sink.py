@@ -283,7 +283,10 @@ def test_crash_then_recover_keeps_a_prefix(tmp_path: Path) -> None:
         if not started.wait(60):
             proc.kill()
             pytest.fail(f"child did not start: {proc.communicate()[1]}")
-        time.sleep(2.0)
+        # killed once rows past the new column (2000) were handed over a second before: the
+        # writer's flush interval (0.2 s) has surely passed for them
+        wait_until(lambda: any(c >= 2000 and stamp <= time.monotonic() - 1.0 for c, stamp in list(reports)),
+                   timeout=60)
         kill_time = time.monotonic()  # CLOCK_MONOTONIC is shared by all processes
         proc.send_signal(signal.SIGKILL)
     finally:
