@@ -25,7 +25,6 @@ from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.signal_sources import Derived, Source
 from mjrig.runtime.spring_bank import SpringBank
-from mjrig.runtime.values import is_time_varying
 from mjrig.runtime.wrench_bank import WrenchBank, batchable
 
 __all__ = ["LoadEngine", "step_with_loads"]
@@ -109,9 +108,7 @@ class LoadEngine:
         self._dirty = False
         if self.bank is not None:
             self.bank.refresh(self.model, self.data.time)
-            self._varying = any(ld.law is not None and any(is_time_varying(x) for x in (
-                ld.law.stiffness, ld.law.damping, ld.law.rest_length, ld.law.preload, ld.law.max_stroke))
-                for ld in self.bank.loads)
+            self._varying = any(ld.law is not None and ld.law.varies_in_time() for ld in self.bank.loads)
         if self.wrenches is not None:
             self.wrenches.refresh(self.data.time)
         self.python = self.needs_python

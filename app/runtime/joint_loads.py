@@ -132,7 +132,6 @@ class JointTorque(JointLoad):
     """A generalized force ``magnitude`` (N·m on a hinge, N on a slide): number, param or profile."""
 
     magnitude: Scalar = 0.0
-    kind: ClassVar[str] = "joint_torque"
 
     def params(self) -> list[NamedValue]:
         return [self.magnitude] if isinstance(self.magnitude, NamedValue) else []
@@ -157,7 +156,6 @@ class JointFriction(JointLoad):
     coulomb_velocity: Scalar = DEFAULT_COULOMB_VELOCITY
     mu: Scalar | None = None
     pin_radius: Scalar | None = None
-    kind: ClassVar[str] = "joint_friction"
 
     def __post_init__(self) -> None:
         super().__post_init__()

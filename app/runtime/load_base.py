@@ -58,7 +58,6 @@ class Load(ABC):
     active: bool = True
     rel_to_site: AnySite | None = None
 
-    kind: ClassVar[str] = ""
     is_point_to_point: ClassVar[bool] = False
     reports_wrench: ClassVar[bool] = True
     """Whether the load records ``Loads/<name>:fx ... :tz`` (False: a joint load, which records
@@ -82,6 +81,17 @@ class Load(ABC):
         if not key.startswith("_"):
             for fn in getattr(self, "_listeners", ()):
                 fn(self)
+
+    @property
+    def kind(self) -> str:
+        """The scenario kind this load was built as (``ideal_spring``...): set by the kind's build
+        in ``mjrig.scenario.kinds``, the one place kinds are named; a load made in Python: its
+        class name. Shown in the app's rig panel."""
+        return self.__dict__.get("_kind") or type(self).__name__
+
+    @kind.setter
+    def kind(self, name: str) -> None:
+        object.__setattr__(self, "_kind", name)
 
     @property
     def last_force(self) -> np.ndarray:

@@ -27,12 +27,12 @@ import numpy as np
 
 from mjrig.runtime.load_base import BodyReactionForce, Load
 from mjrig.runtime.points import AnySite, Point, parse_point
-from mjrig.runtime.springs import SPRING_KINDS, SpringLaw, spring_tension
+from mjrig.runtime.springs import SpringLaw, spring_tension
 from mjrig.runtime.values import NamedValue, Scalar, value_at
 
 __all__ = [
     "Load", "BodyReactionForce", "VectorForce", "VectorTorque", "GeneralLoad", "ScalarForce",
-    "ScalarTorque", "PointToPointForce", "SpringLaw", "spring_tension", "SPRING_KINDS",
+    "ScalarTorque", "PointToPointForce", "SpringLaw", "spring_tension",
 ]
 
 def _vec3(value: Any, what: str) -> Any:
@@ -108,7 +108,6 @@ class VectorForce(_WrenchLoad):
     """
 
     vector: Any = None
-    kind: ClassVar[str] = "force"
     _vector_of: ClassVar[str] = "force"
 
 
@@ -119,7 +118,6 @@ class VectorTorque(_WrenchLoad):
     """
 
     vector: Any = None
-    kind: ClassVar[str] = "torque"
     _vector_of: ClassVar[str] = "torque"
 
     def readout(self) -> tuple[tuple[float, str], ...]:
@@ -137,7 +135,6 @@ class GeneralLoad(VectorForce, VectorTorque):
     """
 
     vector: ClassVar[property] = property(_no_vector)
-    kind: ClassVar[str] = "general"
     _vector_of: ClassVar[str] = ""
 
     def readout(self) -> tuple[tuple[float, str], ...]:
@@ -178,7 +175,6 @@ class ScalarForce(_ScalarLoad):
     """A force along the local x-axis of the action site: ``magnitude`` (N), or
     ``scalar_func(t, x_axis, model, data) -> N``. The reaction acts on ``xtion_body`` when given."""
 
-    kind: ClassVar[str] = "scalar_force"
     _is_torque: ClassVar[bool] = False
 
 
@@ -186,7 +182,6 @@ class ScalarTorque(_ScalarLoad):
     """A torque about the local x-axis of the action site: ``magnitude`` (N·m), or
     ``scalar_func(t, x_axis, model, data) -> N·m``. The reaction acts on ``xtion_body`` when given."""
 
-    kind: ClassVar[str] = "scalar_torque"
     _is_torque: ClassVar[bool] = True
 
     def readout(self) -> tuple[tuple[float, str], ...]:
@@ -214,10 +209,6 @@ class PointToPointForce(Load):
         self._r0_data: weakref.ref | None = None  # the MjData r0 was taken on
         self._last_d = 0.0
         self._last_v = 0.0
-
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.law.kind if self.law is not None else "point_to_point"
 
     @property
     def r0(self) -> float:
@@ -278,29 +269,27 @@ class PointToPointForce(Load):
         return -self.tension(d, v, mj_model, mj_data) * u, np.zeros(3)
 
     @classmethod
-    def _spring(cls, kind: str, name: str, action_site: AnySite, xtion_site: AnySite, **law: Any) -> "PointToPointForce":
-        return cls(name=name, action_site=action_site, xtion_site=xtion_site, law=SpringLaw(kind, **law))
+    def _spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, law: SpringLaw) -> "PointToPointForce":
+        return cls(name=name, action_site=action_site, xtion_site=xtion_site, law=law)
 
     @classmethod
     def ideal_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
                      damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
         """Linear spring-damper, in tension and compression: k (N/m), c (N·s/m), rest length (m)."""
-        return cls._spring("ideal_spring", name, action_site, xtion_site, stiffness=stiffness,
-                           damping=damping, rest_length=rest_length)
+        return cls._spring(name, action_site, xtion_site, SpringLaw(stiffness, damping, rest_length))
 
     @classmethod
     def compression_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
                            damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
         """Spring-damper acting only while the distance is below ``rest_length`` (bumpers, end stops)."""
-        return cls._spring("compression_spring", name, action_site, xtion_site, stiffness=stiffness,
-                           damping=damping, rest_length=rest_length)
+        law = SpringLaw(stiffness, damping, rest_length, compression_only=True)
+        return cls._spring(name, action_site, xtion_site, law)
 
     @classmethod
     def tension_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
                        damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
         """Spring-damper acting only while the distance is above ``rest_length`` (cables, bungees)."""
-        return cls._spring("tension_spring", name, action_site, xtion_site, stiffness=stiffness,
-                           damping=damping, rest_length=rest_length)
+        return cls._spring(name, action_site, xtion_site, SpringLaw(stiffness, damping, rest_length, tension_only=True))
 
     @classmethod
     def stroke_compression_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite,
@@ -308,5 +297,5 @@ class PointToPointForce(Load):
                                   max_stroke: Scalar = 0.1) -> "PointToPointForce":
         """Preloaded spring with a limited stroke: pushes apart with max(0, preload − k(d−r0) − c v)
         while r0 <= d <= r0 + max_stroke, r0 being the initial distance (m)."""
-        return cls._spring("stroke_compression_spring", name, action_site, xtion_site, stiffness=stiffness,
-                           damping=damping, preload=preload, max_stroke=max_stroke)
+        law = SpringLaw(stiffness, damping, preload=preload, max_stroke=max_stroke, stroke_limited=True)
+        return cls._spring(name, action_site, xtion_site, law)

@@ -1,22 +1,24 @@
-"""Spring laws of the point-to-point loads: the built-in spring-damper kinds and their tension.
+"""Spring laws of the point-to-point loads: a spring-damper and the side it acts on, and its tension.
 
-``spring_tension`` evaluates many springs at once over arrays (the engine's fast path);
-``SpringLaw.tension`` evaluates one through the same code, so both paths agree exactly.
-Units: stiffness N/m, damping N·s/m, lengths m, preload N; a positive tension pushes the two
-points apart.
+A law is data: its numbers (stiffness N/m, damping N·s/m, lengths m, preload N) and its
+behaviour flags (``tension_only``, ``compression_only``, ``stroke_limited``; none of them: an
+ideal spring acting both ways). The scenario kinds that name these behaviours are declared once,
+in ``mjrig.scenario.kinds``. ``spring_tension`` evaluates many springs at once over arrays (the
+engine's fast path); ``SpringLaw.tension`` evaluates one through the same code, so both paths
+agree exactly. A positive tension pushes the two points apart.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from mjrig.runtime.values import NamedValue, Scalar, is_time_varying, value_at
 
-__all__ = ["SPRING_KINDS", "SpringLaw", "spring_tension"]
+__all__ = ["SpringLaw", "spring_tension"]
 
-SPRING_KINDS = ("ideal_spring", "compression_spring", "tension_spring", "stroke_compression_spring")
 _INF = math.inf
 
 
@@ -43,14 +45,29 @@ def spring_tension(s: np.ndarray, v: np.ndarray, k: np.ndarray, c: np.ndarray, p
 
 @dataclass(eq=False)
 class SpringLaw:
-    """A built-in spring-damper: stiffness (N/m), damping (N·s/m), lengths (m), preload (N)."""
+    """A built-in spring-damper: stiffness (N/m), damping (N·s/m), lengths (m), preload (N).
 
-    kind: str
+    Where it acts is data, at most one flag: ``tension_only`` (only while longer than
+    ``rest_length``: cables, bungees), ``compression_only`` (only while shorter: bumpers, end
+    stops), ``stroke_limited`` (preloaded, from the initial distance r0 over ``max_stroke``,
+    pushing apart only; ``rest_length`` unused); none: both ways (an ideal spring).
+    """
+
     stiffness: Scalar = 0.0
     damping: Scalar = 0.0
     rest_length: Scalar = 0.0
     preload: Scalar = 0.0
     max_stroke: Scalar = 0.1
+    tension_only: bool = field(default=False, kw_only=True)
+    compression_only: bool = field(default=False, kw_only=True)
+    stroke_limited: bool = field(default=False, kw_only=True)
+
+    numbers: ClassVar[tuple[str, ...]] = ("stiffness", "damping", "rest_length", "preload", "max_stroke")
+    """The law's numeric fields (each a number, a param or a profile)."""
+
+    def __post_init__(self) -> None:
+        if self.tension_only + self.compression_only + self.stroke_limited > 1:
+            raise ValueError("a spring law is at most one of tension_only, compression_only, stroke_limited")
 
     def coefficients(self, r0: float, t: float) -> tuple[float, float, float, float, float, float, float]:
         """(reference length, preload, k, c, minimum tension, window lo, window hi) at time t.
@@ -59,12 +76,11 @@ class SpringLaw:
         """
         k = value_at(self.stiffness, t)
         c = value_at(self.damping, t)
-        if self.kind == "stroke_compression_spring":
+        if self.stroke_limited:
             return r0, value_at(self.preload, t), k, c, 0.0, 0.0, value_at(self.max_stroke, t)
-        rest = value_at(self.rest_length, t)
-        lo, hi = {"ideal_spring": (-_INF, _INF), "tension_spring": (0.0, _INF),
-                  "compression_spring": (-_INF, 0.0)}[self.kind]
-        return rest, 0.0, k, c, -_INF, lo, hi
+        lo = 0.0 if self.tension_only else -_INF
+        hi = 0.0 if self.compression_only else _INF
+        return value_at(self.rest_length, t), 0.0, k, c, -_INF, lo, hi
 
     def native_band(self, t: float) -> tuple[float, float] | None:
         """MuJoCo's tendon dead band for this law, as (low, high) offsets from the rest length
@@ -74,12 +90,12 @@ class SpringLaw:
         without damping (MuJoCo's damping acts on both sides), with numbers that do not vary
         in time. A stroke window, a preload or a profile stays with mjrig's array path.
         """
-        if any(is_time_varying(x) for x in (self.stiffness, self.damping, self.rest_length)):
+        if self.stroke_limited or any(is_time_varying(x) for x in (self.stiffness, self.damping, self.rest_length)):
             return None
-        if self.kind == "ideal_spring":
+        if not (self.tension_only or self.compression_only):
             return 0.0, 0.0
-        if self.kind in ("tension_spring", "compression_spring") and value_at(self.damping, t) == 0.0:
-            return (-_INF, 0.0) if self.kind == "tension_spring" else (0.0, _INF)
+        if value_at(self.damping, t) == 0.0:
+            return (-_INF, 0.0) if self.tension_only else (0.0, _INF)
         return None
 
     def tension(self, d: float, v: float, r0: float, t: float) -> float:
@@ -92,7 +108,10 @@ class SpringLaw:
                        out=out, tmp=tmp, mask=m1, mask2=m2)
         return float(out[0])
 
+    def varies_in_time(self) -> bool:
+        """Whether any of its numbers is a profile (re-read every step)."""
+        return any(is_time_varying(getattr(self, n)) for n in self.numbers)
+
     def params(self) -> list[NamedValue]:
         """The params this law reads (so the engine can listen to them)."""
-        return [x for x in (self.stiffness, self.damping, self.rest_length, self.preload, self.max_stroke)
-                if isinstance(x, NamedValue)]
+        return [x for x in (getattr(self, n) for n in self.numbers) if isinstance(x, NamedValue)]

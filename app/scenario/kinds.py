@@ -25,6 +25,7 @@ from typing import Any, Callable, Literal, Mapping, get_args
 from mjrig.runtime.controls import Control
 from mjrig.runtime.joint_loads import (DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction,
                                        JointTorque)
+from mjrig.runtime.load_base import Load
 from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
                                  VectorTorque)
 from mjrig.runtime.points import Geom
@@ -33,7 +34,7 @@ from mjrig.runtime.requirements import Requirement, RequirementError
 from mjrig.runtime.tracers import Tracer
 
 __all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
-           "name_field", "kinds_markdown"]
+           "SPRING_KINDS", "name_field", "kinds_markdown"]
 
 FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector",
                     "color"]
@@ -191,7 +192,7 @@ def _scalar(cls: type) -> Callable[[Mapping[str, Any]], Any]:
     return build
 
 
-_LAW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SpringLaw) if f.name != "kind"}
+_LAW_DEFAULTS = {f.name: f.default for f in dataclasses.fields(SpringLaw) if f.name in SpringLaw.numbers}
 
 
 def _law(name: str, unit: str, help: str, *, initial: float | None = None) -> Field:
@@ -204,19 +205,36 @@ _DAMPING = _law("damping", "N·s/m", "damping c, times the rate of change of len
 _REST = _law("rest_length", "m", "length at which the spring is relaxed")
 
 
-def _spring(kind: str) -> Callable[[Mapping[str, Any]], PointToPointForce]:
+def _load(kind: str, doc: str, build: Callable[[Mapping[str, Any]], Load], *fields: Field) -> Kind:
+    def named(v: Mapping[str, Any]) -> Load:  # the load carries its kind's name (``Load.kind``)
+        load = build(v)
+        load.kind = kind
+        return load
+    return Kind(kind, (name_field("load"), *fields), named, doc)
+
+
+def _spring_kind(kind: str, doc: str, behaviour: Mapping[str, bool], law: tuple[Field, ...]) -> Kind:
+    numbers = [f.name for f in (_STIFFNESS, _DAMPING, *law)]
+
     def build(v: Mapping[str, Any]) -> PointToPointForce:
-        law = SpringLaw(kind, **{k: v[k] for k in _LAW_DEFAULTS if k in v})
-        return PointToPointForce(name=v["name"], action_site=v["at"], xtion_site=v["to"], law=law)
-    return build
+        return PointToPointForce(name=v["name"], action_site=v["at"], xtion_site=v["to"],
+                                 law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour))
+    return _load(kind, doc, build, _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
 
 
-def _load(kind: str, doc: str, build: Callable[[Mapping[str, Any]], Any], *fields: Field) -> Kind:
-    return Kind(kind, (name_field("load"), *fields), build, doc)
+_SPRINGS = (  # every spring kind, once: name, what it does, its law's behaviour, the law's other fields
+    ("ideal_spring", "linear spring-damper along the line between the points, in tension and compression",
+     {}, (_REST,)),
+    ("compression_spring", "as `ideal_spring`, acting only while the distance is below `rest_length`",
+     {"compression_only": True}, (_REST,)),
+    ("tension_spring", "as `ideal_spring`, acting only while the distance is above `rest_length`",
+     {"tension_only": True}, (_REST,)),
+    ("stroke_compression_spring", "acts while the distance d is between the initial distance r0 and r0 + "
+     "`max_stroke`, pushing apart with max(0, preload − k(d − r0) − c·v)", {"stroke_limited": True},
+     (_law("preload", "N", "push at the start of the stroke"), _law("max_stroke", "m", "length of the stroke"))),
+)
 
-
-def _spring_kind(kind: str, doc: str, *law: Field) -> Kind:
-    return _load(kind, doc, _spring(kind), _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
+SPRING_KINDS: tuple[str, ...] = tuple(row[0] for row in _SPRINGS)  # SpringLaw's behaviours as scenarios name them
 
 
 def _proximity(v: Mapping[str, Any]) -> Proximity:
@@ -268,17 +286,7 @@ LOADS = Section("loads", "load", "load", default_kind="ideal_spring", kinds=(
     _load("scalar_torque", "a torque about the local x-axis of site `at`", _scalar(ScalarTorque), _AT_SITE,
           Field("magnitude", "profile", "N·m", required=True, help="torque about the site's x-axis", initial=1.0),
           _TO),
-    _spring_kind("ideal_spring", "linear spring-damper along the line between the points, in tension and "
-                                 "compression", _REST),
-    _spring_kind("compression_spring", "as `ideal_spring`, acting only while the distance is below "
-                                       "`rest_length`", _REST),
-    _spring_kind("tension_spring", "as `ideal_spring`, acting only while the distance is above `rest_length`",
-                 _REST),
-    _spring_kind("stroke_compression_spring",
-                 "acts while the distance d is between the initial distance r0 and r0 + `max_stroke`, pushing "
-                 "apart with max(0, preload − k(d − r0) − c·v)",
-                 _law("preload", "N", "push at the start of the stroke"),
-                 _law("max_stroke", "m", "length of the stroke")),
+    *(_spring_kind(*row) for row in _SPRINGS),
     _load("joint_torque", "a generalized force on a hinge (N·m) or slide (N) joint", _joint_torque, _JOINT,
           Field("magnitude", "profile", "N·m or N", required=True, help="the generalized force", initial=1.0)),
     _load("joint_friction", "friction opposing the joint's velocity v: −[(Fc + (breakaway − Fc)·exp(−(v/vs)²))·"

@@ -7,9 +7,10 @@ from typing import Any, Mapping
 
 import pytest
 
-from mjrig.scenario.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, Field, Kind, kinds_markdown, name_field
+from mjrig.scenario.kinds import (FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KINDS, Field, Kind, kinds_markdown,
+                                  name_field)
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.loads import SPRING_KINDS, PointToPointForce, ScalarForce
+from mjrig.runtime.loads import PointToPointForce, ScalarForce
 from mjrig.runtime.values import Sine
 from mjrig.scenario.parse import LOAD_KINDS, ScenarioLocator, parse_scenario
 from mjrig.scenario.fields import FieldReader
