@@ -1,25 +1,26 @@
 """Commands (GUI/keys -> simulation) and snapshots (simulation -> GUI).
 
 Every command is a small frozen, picklable dataclass, so the same objects cross a thread queue
-or a process pipe. Loads and proximities travel as scenario-format tables (``dict``), so the app
-validates them with exactly the code that validates scenario files.
+or a process pipe. Rig entries of every section (loads, proximities, requirements, controls,
+tracers) travel as scenario-format tables (``dict``) in one command pair, ``PutEntry`` /
+``RemoveEntry``, so the app validates them with exactly the code that validates scenario files.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mjrig.panel_state import (ActuatorInfo, LoadInfo, ModelInfo, ParamInfo, ProximityInfo,
-                                RequirementInfo, RunState, PanelState, TimelineInfo)
+from mjrig.panel_state import (ActuatorInfo, EntryInfo, ModelInfo, ParamInfo, PanelState, RequirementInfo,
+                               RunState, TimelineInfo)
 
 __all__ = [
     "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
-    "SetSpeed", "ChangeSpeed", "AddLoad", "RemoveLoad", "SetLoadActive", "AddProximity", "RemoveProximity",
+    "SetSpeed", "ChangeSpeed", "PutEntry", "RemoveEntry", "SetEntryActive",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
     "SaveScenario",
-    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "LoadInfo",
-    "ProximityInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "RemoveControl", "TakeSnapshot",
+    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "EntryInfo",
+    "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "AddRequirement", "RemoveRequirement", "RequirementInfo",
+    "OpenComparison", "RequirementInfo",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -92,35 +93,31 @@ class ChangeSpeed(Command):
 
 
 @dataclass(frozen=True)
-class AddLoad(Command):
-    """Attach a load given as a scenario ``[[loads]]`` table; ``replace`` edits the one of that name."""
+class PutEntry(Command):
+    """Add ``spec`` (a scenario table) to the rig's ``section`` (``"loads"``, ``"proximities"``,
+    ``"requirements"``, ``"controls"``, ``"tracers"``: any section of ``mjrig.scenario.kinds``);
+    ``replace``: it replaces the entry of the same name (a control's: of the same actuator)."""
 
+    section: str
     spec: dict
     replace: bool = False
 
 
 @dataclass(frozen=True)
-class RemoveLoad(Command):
+class RemoveEntry(Command):
+    """Remove the entry ``name`` (a control: its actuator) from the rig's ``section``."""
+
+    section: str
     name: str
 
 
 @dataclass(frozen=True)
-class SetLoadActive(Command):
+class SetEntryActive(Command):
+    """Switch an entry off or back on without removing it (loads: the rest apply nothing)."""
+
+    section: str
     name: str
     active: bool
-
-
-@dataclass(frozen=True)
-class AddProximity(Command):
-    """Start a proximity given as a scenario ``[[proximities]]`` table."""
-
-    spec: dict
-    replace: bool = False
-
-
-@dataclass(frozen=True)
-class RemoveProximity(Command):
-    name: str
 
 
 @dataclass(frozen=True)
@@ -145,25 +142,6 @@ class BindActuator(Command):
     """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
 
     actuator: str
-
-
-@dataclass(frozen=True)
-class RemoveControl(Command):
-    """Stop driving an actuator (its input stays where it was)."""
-
-    actuator: str
-
-
-@dataclass(frozen=True)
-class AddRequirement(Command):
-    """Check a requirement given as a scenario ``[[requirements]]`` table from the next step."""
-
-    spec: dict
-
-
-@dataclass(frozen=True)
-class RemoveRequirement(Command):
-    name: str
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ ends it, and decides the requirements at the end; ``write_report`` writes their 
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 from dataclasses import dataclass
@@ -17,34 +16,19 @@ from typing import Callable, Mapping, Sequence
 import mujoco
 import numpy as np
 
-import mjrig
+from mjrig.recordings.recorder import open_recorder
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, file_sha256,
-                                 fresh_path)
+from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
-from mjrig.runtime.signals import SignalManager
 from mjrig.runtime.video import VideoRecorder
 from mjrig.scenario.parse import Scenario, VideoSettings
 
-__all__ = ["RunSetup", "prepare", "run", "recording_metadata", "set_params", "write_report"]
-
-
-def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
-    """The Parquet key-value metadata the contract names (model path and SHA-256, scenario, versions)."""
-    digest = file_sha256(model_path) if model_path.is_file() else ""
-    return {
-        "mjrig.model_path": str(model_path),
-        "mjrig.model_sha256": digest,
-        "mjrig.scenario": scenario_text,
-        "mjrig.mujoco_version": mujoco.__version__,
-        "mjrig.version": mjrig.__version__,
-        "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-    }
+__all__ = ["RunSetup", "prepare", "run", "set_params", "write_report"]
 
 
 @dataclass
@@ -120,10 +104,9 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     overrides = set_params(sc, params or {}, on_warning=on_warning)
     recorder = None
     if record and out_path is not None:  # its file is only opened at the first flush
-        meta = recording_metadata(sc.model, sc.text)
-        if overrides:
-            meta["mjrig.set"] = json.dumps(overrides)
-        recorder = SignalManager(out_path, rate=sc.recording.rate, groups=sc.recording.signals, metadata=meta)
+        recorder = open_recorder(out_path, model_path=sc.model, scenario_text=sc.toml(), rate=sc.recording.rate,
+                                 groups=sc.recording.signals,
+                                 extra_metadata={"mjrig.set": json.dumps(overrides)} if overrides else None)
     rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
     video_rec = _video_recorder(sc, video, rig.model, create=record)
     if record and video_rec is not None:

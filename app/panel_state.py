@@ -8,7 +8,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["RunState", "PanelState", "LoadInfo", "ProximityInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
+__all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
            "RequirementInfo", "TimelineInfo"]
 
 
@@ -22,25 +22,27 @@ class RunState(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class LoadInfo:
+class EntryInfo:
+    """One entry of the rig, of any section of the registry (a load, a proximity, a requirement,
+    a control, a tracer): its scenario table and what it does now.
+
+    ``section`` is the scenario section (``"loads"``), ``kind`` the entry's kind (the section's
+    only kind when it has no kind key), ``spec`` the table as the scenario holds it. ``active``
+    is None for entries that cannot be switched off. ``readout``: (magnitude, unit) pairs of what
+    it applies or measures now, e.g. ((2.5, "N*m"),) for a hinge torque or ((0.012, "m"),) for a
+    proximity; ``alarm``: it is past its threshold (a proximity below its limit)."""
+
+    section: str
     name: str
     kind: str
-    active: bool
     spec: dict
+    active: bool | None = None
     readout: tuple[tuple[float, str], ...] = ()
-    """What the load applies now: (magnitude, unit) pairs, e.g. ((2.5, "N*m"),) for a hinge torque."""
+    alarm: bool = False
 
     def readout_text(self) -> str:
         """The readout as a person reads it: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
         return ", ".join(f"{v:.3g} {u.replace('*', '·')}" for v, u in self.readout)
-
-
-@dataclass(frozen=True)
-class ProximityInfo:
-    name: str
-    distance: float
-    below: bool
-    spec: dict
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,8 @@ class PanelState:
     realtime_factor: float = 0.0
     speed: float = 1.0
     model: ModelInfo = field(default_factory=ModelInfo)
-    loads: tuple[LoadInfo, ...] = ()
-    proximities: tuple[ProximityInfo, ...] = ()
+    entries: tuple[EntryInfo, ...] = ()
+    """Every entry of the rig, section by section in the registry's order."""
     params: tuple[ParamInfo, ...] = ()
     recording_path: str | None = None
     recording_rows: int = 0
@@ -165,4 +167,15 @@ class PanelState:
     requirements: tuple[RequirementInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, key: str) -> tuple[EntryInfo, ...]:
+        """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""
+        return tuple(e for e in self.entries if e.section == key)
+
+    @property
+    def loads(self) -> tuple[EntryInfo, ...]:
+        return self.section("loads")
+
+    @property
+    def proximities(self) -> tuple[EntryInfo, ...]:
+        return self.section("proximities")

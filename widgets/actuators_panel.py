@@ -12,7 +12,7 @@ __all__ = ["ActuatorsPanel"]
 
 class ActuatorsPanel:
     """A row per actuator: name, input (ctrl), range, and "Slider" (BindActuator: a param over its
-    ctrlrange drives it, shown in Params) or "Release" (RemoveControl) when the rig drives it."""
+    ctrlrange drives it, shown in Params) or "Release" (RemoveEntry of its control) when the rig drives it."""
 
     def __init__(self, submit: Callable[[C.Command], None]) -> None:
         self.submit = submit
@@ -32,7 +32,7 @@ class ActuatorsPanel:
         self.submit(C.BindActuator(name))
 
     def _on_release(self, sender: int, app_data: object, name: str) -> None:
-        self.submit(C.RemoveControl(name))
+        self.submit(C.RemoveEntry("controls", name))
 
     def update(self, snap: C.PanelState) -> None:
         key = tuple((a.name, a.range, a.control) for a in snap.actuators)

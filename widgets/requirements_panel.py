@@ -19,7 +19,7 @@ def _fmt(x: float | None) -> str:
 class RequirementsPanel:
     """A row per requirement: name, signal, bound, observed value, badge (PASS / FAIL, or "holds"
     while its window is open) and the first violation's time; ``x`` removes it. The form adds one
-    (AddRequirement) on a signal picked from ``ticked()`` (the plotted signals) or any signal."""
+    (PutEntry) on a signal picked from ``ticked()`` (the plotted signals) or any signal."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]]) -> None:
         self.submit = submit
@@ -60,10 +60,10 @@ class RequirementsPanel:
                     spec[key] = float(text)
         except ValueError:
             return
-        self.submit(C.AddRequirement(spec))
+        self.submit(C.PutEntry("requirements", spec))
 
     def _on_remove(self, sender: int, app_data: object, name: str) -> None:
-        self.submit(C.RemoveRequirement(name))
+        self.submit(C.RemoveEntry("requirements", name))
 
     def update(self, snap: C.PanelState) -> None:
         ticked = self.ticked()

@@ -1,4 +1,5 @@
-"""Loads and proximities: list, add, edit, enable/disable, remove — one panel class for both."""
+"""A section of the rig (loads, proximities, or any other section of the registry): list, add,
+edit, switch off, remove — one panel class for every section, driven by ``mjrig.scenario.kinds``."""
 from __future__ import annotations
 
 from typing import Callable
@@ -13,12 +14,13 @@ __all__ = ["RigPanel"]
 
 
 class RigPanel:
-    """``what`` is 'loads' or 'proximities': a section of ``registry``, whose kinds the panel
-    offers; forms come from ``widgets.forms``. Every change is a command (AddLoad/AddProximity
-    with ``replace`` for edits, SetLoadActive, Remove*)."""
+    """``what`` is a section of ``registry`` ('loads', 'proximities'...), whose kinds the panel
+    offers; forms come from ``widgets.forms``. Every change is a command (PutEntry, with
+    ``replace`` for edits; SetEntryActive; RemoveEntry). The table's columns follow the section:
+    its kind when it has several, an on/off box for loads (they act on the model), and what each
+    entry applies or measures now (``readout``, headed by the section's ``readout`` label)."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, what: str, registry: Registry = REGISTRY) -> None:
-        assert what in ("loads", "proximities")
         self.submit = submit
         self.what = what
         self.section = registry.section(what)
@@ -45,7 +47,9 @@ class RigPanel:
     def build(self, parent: int | str) -> None:
         self._table = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
                                     borders_innerH=True, row_background=True)
-        cols = ("name", "kind", "on", "applies", "") if self.what == "loads" else ("name", "a → b", "distance m", "")
+        sec = self.section
+        cols = ("name", *(("kind",) if sec.kind_key else ()), *(("on",) if sec.role == "load" else ()),
+                sec.readout, "")
         for c in cols:
             dpg.add_table_column(label=c, parent=self._table)
         dpg.add_separator(parent=parent)
@@ -88,8 +92,7 @@ class RigPanel:
     def _on_apply(self) -> None:
         spec = self._spec()
         replace = self._editing is not None and self._editing == spec["name"]
-        cmd = C.AddLoad(spec, replace=replace) if self.what == "loads" else C.AddProximity(spec, replace=replace)
-        self.submit(cmd)
+        self.submit(C.PutEntry(self.what, spec, replace=replace))
 
     def _on_attach_here(self) -> None:
         if self._snapshot.selection and self._form is not None:
@@ -103,7 +106,7 @@ class RigPanel:
         dpg.configure_item(self._add_button, label="Add")
 
     def _on_edit(self, sender: int, app_data: object, name: str) -> None:
-        items = self._snapshot.loads if self.what == "loads" else self._snapshot.proximities
+        items = self._snapshot.section(self.what)
         item = next((i for i in items if i.name == name), None)
         if item is None:
             return
@@ -117,10 +120,10 @@ class RigPanel:
         dpg.configure_item(self._add_button, label="Apply")
 
     def _on_active(self, sender: int, value: bool, name: str) -> None:
-        self.submit(C.SetLoadActive(name, bool(value)))
+        self.submit(C.SetEntryActive(self.what, name, bool(value)))
 
     def _on_remove(self, sender: int, app_data: object, name: str) -> None:
-        self.submit(C.RemoveLoad(name) if self.what == "loads" else C.RemoveProximity(name))
+        self.submit(C.RemoveEntry(self.what, name))
 
     # --- updating ------------------------------------------------------------------------------
     def update(self, snapshot: C.PanelState) -> None:
@@ -134,32 +137,28 @@ class RigPanel:
             self._form.refresh_points()
         sel = snapshot.selection
         dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")
-        items = snapshot.loads if self.what == "loads" else snapshot.proximities
-        key = tuple((i.name, getattr(i, "active", True), str(i.spec)) for i in items)
+        items = snapshot.section(self.what)
+        key = tuple((i.name, i.active, str(i.spec)) for i in items)
         if key != self._rows_key:
             self._rows_key = key
             self._rebuild_rows(items)
         self._refresh_values(items)
 
-    def _rebuild_rows(self, items: tuple) -> None:
+    def _rebuild_rows(self, items: tuple[C.EntryInfo, ...]) -> None:
         for child in dpg.get_item_children(self._table, 1) or []:
             dpg.delete_item(child)
         self._value_cells: list[int | str] = []
         for it in items:
             with dpg.table_row(parent=self._table):
                 dpg.add_button(label=it.name, callback=self._on_edit, user_data=it.name, small=True)
-                if self.what == "loads":
+                if self.section.kind_key:
                     dpg.add_text(it.kind)
-                    dpg.add_checkbox(default_value=it.active, callback=self._on_active, user_data=it.name)
-                else:
-                    dpg.add_text(f"{it.spec.get('a', '')} → {it.spec.get('b', '')}")
+                if self.section.role == "load":
+                    dpg.add_checkbox(default_value=bool(it.active), callback=self._on_active, user_data=it.name)
                 self._value_cells.append(dpg.add_text(""))
                 dpg.add_button(label="x", callback=self._on_remove, user_data=it.name, small=True)
 
-    def _refresh_values(self, items: tuple) -> None:
+    def _refresh_values(self, items: tuple[C.EntryInfo, ...]) -> None:
         for cell, it in zip(getattr(self, "_value_cells", []), items):
-            if self.what == "loads":
-                dpg.set_value(cell, it.readout_text())
-            else:
-                dpg.set_value(cell, f"{it.distance:.4g}")
-                dpg.configure_item(cell, color=(240, 60, 60) if it.below else (220, 220, 220))
+            dpg.set_value(cell, it.readout_text())
+            dpg.configure_item(cell, color=(240, 60, 60) if it.alarm else (220, 220, 220))

@@ -113,11 +113,11 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     out = Path(out)
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
-    from mjrig.headless import recording_metadata
+    from mjrig.recordings.recorder import recording_metadata
     from mjrig.scenario.builder import build_rig
     build_rig(sc)  # every name checked here: one line, exit 2, before any worker starts
-    meta = recording_metadata(sc.model, sc.text)
-    job = SweepJob(text=sc.text, source=str(sc.source) if sc.source else None,
+    meta = recording_metadata(sc.model, sc.toml())
+    job = SweepJob(text=sc.toml(), source=str(sc.source) if sc.source else None,
                    base=str(sc.source.resolve().parent if sc.source else Path.cwd()), trials=trials, seed=seed,
                    duration=duration, record_dir=str(out.with_suffix("")) if "recording" in sc.doc else None,
                    metadata=json.dumps(meta))

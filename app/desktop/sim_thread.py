@@ -173,6 +173,7 @@ class SimThread:
                 s.log("warning", note)
             s.submit(C.OpenModel(target))
         kept_camera: tuple[int, int, int] | None = None
+        s.process_commands(off_lock=True)  # opening a model compiles it while the view goes on drawing
         with v.lock():
             s.process_commands()
             if s.model_changed:

@@ -105,10 +105,13 @@ class RuntimeManager:
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------
-    def load_model(self, source: str | os.PathLike | mujoco.MjSpec) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    def load_model(self, source: str | os.PathLike | mujoco.MjSpec, *,
+                   skip_unknown: bool = False) -> tuple[mujoco.MjModel, mujoco.MjData]:
         """Compile ``source`` (MJCF path, .mjb path or MjSpec) with the rig; returns (model, data).
 
         Point-to-point loads get hidden helper tendons so they are evaluated array-wise.
+        ``skip_unknown``: a load naming something the model lacks gets no tendon instead of an
+        error (the caller checks every name against the model next, reporting it at its field).
         """
         if isinstance(source, mujoco.MjSpec):
             spec = source
@@ -120,7 +123,7 @@ class RuntimeManager:
         else:
             spec = load_spec(source)
             self._source = str(source)
-        model, layout = compile_rig(spec, self.loads)
+        model, layout = compile_rig(spec, self.loads, skip_unknown=skip_unknown)
         self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], _points_key(ld))
                                   for ld in self.loads if ld.name in layout.tendon_of})
         data = mujoco.MjData(model)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import mujoco
@@ -67,16 +68,22 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     return name
 
 
-def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel, RigLayout]:
+def compile_rig(spec: mujoco.MjSpec, loads: list[Load], *,
+                skip_unknown: bool = False) -> tuple[mujoco.MjModel, RigLayout]:
     """Compile ``spec`` with a hidden tendon for every point-to-point load.
 
     The spec is modified in place only in a copy; the caller's spec keeps no rig elements.
+    ``skip_unknown``: a load naming a site or body the spec lacks gets no tendon (instead of a
+    ConfigError), so a caller that checks every name against the compiled model afterwards
+    reports it at its own field with one compile.
     """
     spec = spec.copy()
     cache: dict[str, str] = {}
     tendons: list[tuple[str, str]] = []
     for load in loads:
         if not load.is_point_to_point:
+            continue
+        if skip_unknown and not all(_known(spec, p) for p in (load.action_site, load.reaction)):
             continue
         a = _site_for(spec, load.action_site, cache)
         b = _site_for(spec, load.reaction, cache)  # type: ignore[arg-type]
@@ -95,6 +102,15 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load]) -> tuple[mujoco.MjModel,
         raise ConfigError(f"MuJoCo refused the model: {exception_text(exc)}") from None
     layout = RigLayout({ln: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tn) for ln, tn in tendons})
     return model, layout
+
+
+def _known(spec: mujoco.MjSpec, point: Any) -> bool:
+    """Whether ``point`` names a site or body ``spec`` has (a geom carries no load)."""
+    if isinstance(point, Site):
+        return spec.site(point.name) is not None
+    if isinstance(point, Geom):
+        return False
+    return point.name == "world" or spec.body(point.name) is not None
 
 
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:

@@ -110,7 +110,8 @@ class Section:
     """A scenario array of tables. ``kind_key`` names the key that picks the kind (None: the
     section has one kind and no such key); ``noun`` is how errors call one entry; ``role`` is
     'load' (acts on the model) or 'monitor' (only measures); ``name_key`` is the field that must
-    be unique among the entries (a control is named by its actuator)."""
+    be unique among the entries (a control is named by its actuator); ``readout`` heads the
+    panel's column of what each entry applies or measures now."""
 
     key: str
     noun: str
@@ -119,6 +120,7 @@ class Section:
     kind_key: str | None = "kind"
     default_kind: str = ""
     name_key: str = "name"
+    readout: str = "now"
 
     @property
     def kind_names(self) -> list[str]:
@@ -269,7 +271,7 @@ _END = "a site, body:NAME, body:NAME@x,y,z or geom:NAME (both ends geoms: surfac
 
 _IN_FRAME = "in the world frame or in the frame of site `frame`"
 
-LOADS = Section("loads", "load", "load", default_kind="ideal_spring", kinds=(
+LOADS = Section("loads", "load", "load", default_kind="ideal_spring", readout="applies", kinds=(
     _load("force", f"a force on `at`, {_IN_FRAME}", _vector_load(VectorForce), _AT,
           Field("vector", "vector", "N", required=True, help="force [fx, fy, fz]", initial=(0.0, 0.0, 10.0)),
           _frame("vector is"), _TO),
@@ -304,7 +306,8 @@ LOADS = Section("loads", "load", "load", default_kind="ideal_spring", kinds=(
 ))
 """Forces, torques and springs; the reaction on ``to`` is always equal and opposite."""
 
-PROXIMITIES = Section("proximities", "proximity", "monitor", kind_key=None, default_kind="proximity", kinds=(
+PROXIMITIES = Section("proximities", "proximity", "monitor", kind_key=None, default_kind="proximity",
+                      readout="distance", kinds=(
     Kind("proximity", (name_field("proximity"), Field("a", "point_or_geom", required=True, help=_END),
                        Field("b", "point_or_geom", required=True, help=_END),
                        Field("threshold", "number", "m", help="below it the line turns red and an event is logged")),

@@ -103,6 +103,13 @@ class Scenario:
     doc: dict = field(default_factory=dict)
     """The scenario as a TOML document (tables, lists, numbers, strings), as read."""
 
+    def toml(self) -> str:
+        """The scenario as TOML text: the file as read, or a document built in memory written out."""
+        if not self.text:
+            from mjrig.scenario.toml_writer import dumps
+            self.text = dumps(self.doc)
+        return self.text
+
     def where(self, *fieldpath: str | int) -> str:
         """'FILE:LINE: field' prefix for an error about ``fieldpath`` (e.g. 'loads', 2, 'at')."""
         if self.locator is None:
@@ -361,11 +368,25 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
     return sc
 
 
-def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None) -> Scenario:
-    """Validate a scenario document (as ``tomllib`` returns it) built in memory, e.g. by the app."""
-    from mjrig.scenario.toml_writer import dumps
-    text = dumps(doc)
-    return parse_scenario(text, source=source, base=base, locate=False)
+def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None,
+                      registry: Registry = REGISTRY) -> Scenario:
+    """Validate a scenario document built in memory (e.g. by the app's edits), as ``tomllib``
+    would return it, directly: no TOML text is written and parsed back. Errors name fields
+    only (there is no file line to point at)."""
+    doc = _plain(doc)
+    locator = ScenarioLocator("", None)
+    sc = _Parser(doc, locator, base, registry=registry).scenario()
+    sc.source, sc.text, sc.locator, sc.doc = source, "", locator, doc
+    return sc
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy of a document with tuples as lists (what ``tomllib`` gives for arrays)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def load_scenario(path: str | os.PathLike) -> Scenario:

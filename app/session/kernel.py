@@ -1,12 +1,17 @@
-"""One loaded model, its rig and its run state: takes commands, steps, publishes snapshots.
+"""The session kernel: one loaded model, its rig and its run state; takes commands, steps,
+publishes the panel state.
 
-A Session is made of parts with one job each: ``run`` (the run-state machine and pacing,
-``mjrig.session.run_control``), ``document`` (the rig as a scenario document and its edits,
-``mjrig.session.document``), ``outputs`` (recordings, videos, screenshots, scenarios and
-keyframes, ``mjrig.session.outputs``) and ``timeline`` (history, scrubbing, branching,
-``mjrig.session.timeline``). Every rig it runs is built by ``mjrig.scenario.builder``, as
-``mjrig run`` builds it. GUI-free: the simulation thread owns a Session; the panel only submits
-commands and reads snapshots.
+The kernel owns the rig (``mjrig.scenario.builder``: every rig is built as ``mjrig run`` builds
+it), the run-state machine (``run``, ``mjrig.session.run_control``) and the document (the rig as
+a scenario document, ``mjrig.session.document``). Features plug in, each with one
+``RigContext`` and no sibling (``mjrig.session.context`` states the contract): ``entries``
+(editing any section of the rig), ``outputs`` (recordings, videos, screenshots, scenarios,
+keyframes), ``timeline`` (history, scrubbing, branching: the live step source), ``replayer``
+(recordings replayed, the step source it swaps in, comparisons) and ``tools`` (reload, actuator
+sliders, snapshots, requirement verdicts). The kernel dispatches each command to the feature
+that registered it (the step source first), and builds the panel state from its own fields and
+each feature's ``publish()``. GUI-free: the simulation thread owns a Session; the panel only
+submits commands and reads panel states.
 
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import dataclasses
 import os
 import queue
 from pathlib import Path
@@ -30,14 +36,16 @@ from mjrig.model_info import describe_model
 from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.session.document import RigDocument
 from mjrig.session.run_control import RunControl
-from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError
+from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.session.context import RigContext
+from mjrig.session.entries import RigEntries
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import RowQueue
-from mjrig.session.replay_mode import ReplayMode
+from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -49,6 +57,10 @@ PLOT_ROWS = 20000
 """Rows of recent telemetry kept for the plots (older rows are dropped)."""
 
 _NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking)
+OFF_LOCK = (C.OpenModel, C.Reload)
+"""Commands that compile a new model and data and never write the current ones: they may run
+without the viewer's lock (the viewer draws its own references to the old ones until the
+viewer loop swaps the new model in), so opening a large model does not freeze the view."""
 
 
 class Session:
@@ -58,10 +70,18 @@ class Session:
         self.rig: Rig | None = None
         self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
-        self.outputs = Outputs(self)
-        self.tools = RigTools(self)
-        self.timeline = Timeline(self)
-        self.replayer = ReplayMode(self)
+        self.context = RigContext(rig=lambda: self.rig, document=self.document, run=self.run, log=self.log,
+                                  note_event=self.note_event, rebuild=self.edit, load=self.load,
+                                  push_rows=self.push_rows, camera=lambda: self.camera,
+                                  source=lambda: self.source, use_source=self._use_source)
+        # the features: each sees the context, none another
+        self.entries = RigEntries(self.context)
+        self.outputs = Outputs(self.context)
+        self.tools = RigTools(self.context)
+        self.timeline = Timeline(self.context)
+        self.replayer = ReplayMode(self.context)
+        self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
+        self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # the viewer loop's side of the session (it owns the window and the camera)
         self.model_changed = False             # the viewer must load the new model
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
@@ -76,6 +96,7 @@ class Session:
         self.pending_open: str | None = None   # waits for the unsaved-edits answer
         self.on_message: Callable[[str, str], None] | None = None
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
+        self._held: C.Command | None = None  # taken from the queue by an off-lock pass, runs next
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
         self._rows = RowQueue(PLOT_ROWS)
@@ -89,9 +110,7 @@ class Session:
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
             C.TogglePause: lambda cmd: self.run.toggle(), C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
             C.Reset: self._reset, C.SetSpeed: self._set_speed, C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
-            C.AddLoad: self._add_load, C.RemoveLoad: self._remove_load, C.SetLoadActive: self._set_load_active,
-            C.AddProximity: self._add_proximity, C.RemoveProximity: self._remove_proximity,
-            C.SetParam: self._set_param, C.AddParam: self._add_param, C.SaveScenario: self._save_scenario,
+            C.SaveScenario: self._save_scenario, **self.entries.handlers(),
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
         }
@@ -198,6 +217,7 @@ class Session:
             rig.runtime.set_recorder(self.rig.runtime.set_recorder(None))
             self.rig.runtime.close()
         self.rig, self._live = rig, live
+        self.source = self.timeline  # a replay opens its model, then swaps itself in
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
         if not reload:  # another rig: nothing the previous one left behind carries over
             self._rows.mark_new_model(str(sc.model))
@@ -224,13 +244,22 @@ class Session:
         self.log("error", f"load '{load.name}' raised {type(exc).__name__}: {exc}; it was disabled")
 
     # --- commands --------------------------------------------------------------------------
-    def process_commands(self) -> None:
-        """Run every queued command (call at a step boundary), then report finished jobs."""
+    def process_commands(self, *, off_lock: bool = False) -> None:
+        """Run every queued command (call at a step boundary), then report finished jobs.
+
+        ``off_lock``: run only the commands at the head of the queue that need no viewer lock
+        (OFF_LOCK), in order, up to the first one that does (kept for the next call)."""
         while True:
-            try:
-                cmd = self._commands.get_nowait()
-            except queue.Empty:
-                break
+            if self._held is not None:
+                cmd, self._held = self._held, None
+            else:
+                try:
+                    cmd = self._commands.get_nowait()
+                except queue.Empty:
+                    break
+            if off_lock and not isinstance(cmd, OFF_LOCK):
+                self._held = cmd
+                return
             try:
                 self.handle(cmd)
             except MjrigError as exc:
@@ -241,7 +270,7 @@ class Session:
 
     def handle(self, cmd: C.Command) -> None:
         """Carry out one command now."""
-        handler = self._handlers.get(type(cmd))
+        handler = self.source.handlers().get(type(cmd)) or self._handlers.get(type(cmd))
         if handler is None:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
         if self.rig is None and not isinstance(cmd, _NO_MODEL_NEEDED):
@@ -269,41 +298,6 @@ class Session:
     def _set_speed(self, cmd: C.SetSpeed) -> None:
         self.run.speed = cmd.speed
 
-    def _add_load(self, cmd: C.AddLoad) -> None:
-        spec = {k: v for k, v in cmd.spec.items() if k != "active"}
-        self.edit(self.document.with_item("loads", spec, replace=cmd.replace))
-        self.log("info", f"{'updated' if cmd.replace else 'attached'} load '{spec.get('name')}'")
-
-    def _remove_load(self, cmd: C.RemoveLoad) -> None:
-        self.edit(self.document.without_item("loads", cmd.name))
-        self.log("info", f"removed load '{cmd.name}'")
-
-    def _set_load_active(self, cmd: C.SetLoadActive) -> None:
-        assert self.rm is not None
-        for ld in self.rm.loads:
-            if ld.name == cmd.name:
-                ld.active = cmd.active
-                return
-        raise ConfigError(f"no load named '{cmd.name}'")
-
-    def _add_proximity(self, cmd: C.AddProximity) -> None:
-        self.edit(self.document.with_item("proximities", dict(cmd.spec), replace=cmd.replace))
-        self.log("info", f"measuring proximity '{cmd.spec.get('name')}'")
-
-    def _remove_proximity(self, cmd: C.RemoveProximity) -> None:
-        self.edit(self.document.without_item("proximities", cmd.name))
-
-    def _set_param(self, cmd: C.SetParam) -> None:
-        assert self.rm is not None
-        nv = next((p for p in self.rm.params if p.name == cmd.name), None)
-        if nv is None:
-            raise ConfigError(f"no param named '{cmd.name}'")
-        nv.value = cmd.value
-        self.document.set_param_value(cmd.name, nv.value)
-
-    def _add_param(self, cmd: C.AddParam) -> None:
-        self.edit(self.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max, unit=cmd.unit))
-
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
         self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
         self.quit = self.quit or cmd.then_quit
@@ -323,20 +317,12 @@ class Session:
 
     # --- stepping --------------------------------------------------------------------------
     def _step(self) -> bool:
-        """One timestep of the rig (RunControl's step); a divergence pauses with its message."""
-        assert self.rig is not None
-        if self.replayer.active:
-            return self.replayer.step()
-        self.timeline.before_step()
-        try:
-            self.rig.runtime.step(self.rig.model, self.rig.data)
-        except DivergenceError as exc:
-            self.run.fail(str(exc))
-            self.log("error", f"{exc}; paused (reset to go on)")
-            if self.rig.runtime.signal_manager is not None:
-                self.rig.runtime.signal_manager.flush()
-            return False
-        return True
+        """One timestep from the step source (RunControl's step): the live rig's, or a replay's."""
+        return self.source.step()
+
+    def _use_source(self, source: Timeline | ReplaySource) -> None:
+        """Take steps (and Scrub / StepHistory) from ``source`` until another rig is loaded."""
+        self.source = source
 
     def advance(self, *, budget_s: float = 0.014) -> int:
         """Step while running, paced to the speed (or as fast as possible within ``budget_s``
@@ -356,41 +342,22 @@ class Session:
     def publish(self) -> C.PanelState:
         """Build and store the snapshot for the panel."""
         rtf = self.run.realtime_factor()
-        rm, doc, out = self.rm, self.document, self.outputs
-        loads: tuple[C.LoadInfo, ...] = ()
-        proxs: tuple[C.ProximityInfo, ...] = ()
-        params: tuple[C.ParamInfo, ...] = ()
-        rec = rm.signal_manager if rm is not None else None
+        rm, doc = self.rm, self.document
         if rm is not None:
-            specs, pspecs = doc.specs("loads"), doc.specs("proximities")
-            readouts = rm.load_readouts()
-            loads = tuple(C.LoadInfo(ld.name, ld.kind, ld.active, dict(specs.get(ld.name, {})),
-                                     readouts[ld.name])
-                          for ld in rm.loads)
             for p in rm.proximities:
                 while p.events:
                     t_event, text = p.events.popleft()
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
-            proxs = tuple(C.ProximityInfo(p.name, p.distance, p.below, dict(pspecs.get(p.name, {})))
-                          for p in rm.proximities)
-            params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
         self._snapshot = C.PanelState(
             state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
-            speed=self.run.speed, model=self._model_info(), loads=loads, proximities=proxs, params=params,
-            recording_path=str(rec.export_path) if rec is not None else None,
-            recording_rows=rec.rows_recorded if rec is not None else 0,
-            recording_bytes=rec.bytes_written if rec is not None else 0,
-            recording_error=rec.error if rec is not None else None,
-            selection=self.selection, error=self.run.error, messages=tuple(self._messages),
-            video_path=str(out.video.path) if out.video is not None else None,
-            signals=self.replayer.signals or tuple(self._live.columns[2:]), steps=self.run.steps, interrupted=out.interrupted,
-            camera=self.camera_choice, recording_plan=out.plan, plan_revision=out.plan_revision,
-            opened=self.opened,
-            source=str(doc.source or ""), dirty=doc.dirty, pending_open=self.pending_open,
-            quit_question=self.quit_question, units=self._live.units_view(), events=tuple(self._events),
-            actuators=self.tools.actuators(), requirements=self.tools.requirements(),
-            snapshot_path=str(self.tools.last_snapshot or "") or None, timeline=self.timeline.info())
+            speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,
+            messages=tuple(self._messages), signals=self.source.signals() or tuple(self._live.columns[2:]),
+            steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
+            dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
+            units=self._live.units_view(), events=tuple(self._events),
+            timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
+            **self.entries.publish(), **self.outputs.publish(), **self.tools.publish())
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

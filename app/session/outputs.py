@@ -13,12 +13,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import mujoco
 
 from mjrig import commands as C
-from mjrig.headless import recording_metadata
+from mjrig.recordings.recorder import open_recorder
+from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
@@ -26,17 +27,14 @@ from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
 
-if TYPE_CHECKING:
-    from mjrig.session.kernel import Session
-
 __all__ = ["Outputs"]
 
 
 class Outputs:
     """Recording, video, screenshot, scenario and keyframe commands of one session."""
 
-    def __init__(self, session: "Session") -> None:
-        self.session = session
+    def __init__(self, ctx: RigContext) -> None:
+        self.ctx = ctx
         self.video: Any = None                      # the VideoRecorder while a video runs
         self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
         self.interrupted: tuple[str, ...] = ()       # recordings a crash left as segments
@@ -53,20 +51,32 @@ class Outputs:
                 C.RecoverRecording: self.recover,
                 C.SaveKeyframe: self.save_keyframe, C.Screenshot: self.screenshot, C.ToggleVideo: self.toggle_video}
 
+    def publish(self) -> dict[str, Any]:
+        """Its fields of the panel state: the recording being made, its plan, the video, the
+        interrupted recordings found."""
+        rm = self.ctx.runtime_or_none
+        rec = rm.signal_manager if rm is not None else None
+        return {"recording_path": str(rec.export_path) if rec is not None else None,
+                "recording_rows": rec.rows_recorded if rec is not None else 0,
+                "recording_bytes": rec.bytes_written if rec is not None else 0,
+                "recording_error": rec.error if rec is not None else None,
+                "video_path": str(self.video.path) if self.video is not None else None,
+                "interrupted": self.interrupted, "recording_plan": self.plan, "plan_revision": self.plan_revision}
+
     # --- recordings ------------------------------------------------------------------------------
     def start_recording(self, cmd: C.StartRecording) -> None:
-        s, doc = self.session, self.session.document
-        assert s.rm is not None and doc.model_path is not None
+        s, doc = self.ctx, self.ctx.document
+        assert doc.model_path is not None
         asked = Path(cmd.path).expanduser()
         asked = asked if asked.is_absolute() else Path.cwd() / asked
         check_suffix(asked, RECORDING_SUFFIXES, where="recording path")
-        self._finish(s.rm.set_recorder(None))
+        self._finish(s.runtime.set_recorder(None))
         path = fresh_path(asked)
         check_writable(path, "recording path")
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
-        sm = SignalManager(path, rate=cmd.rate, groups=groups,
-                           metadata=recording_metadata(doc.model_path, dumps(doc.doc)))
-        self._finish(s.rm.set_recorder(sm))
+        sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=cmd.rate,
+                           groups=groups)
+        self._finish(s.runtime.set_recorder(sm))
         rec: dict[str, Any] = {"path": str(path), "signals": list(groups)}
         if cmd.rate is not None:
             rec["rate"] = float(cmd.rate)
@@ -76,18 +86,16 @@ class Outputs:
         s.log("info", f"recording to {path}{note}")
 
     def stop_recording(self, cmd: C.StopRecording) -> None:
-        s = self.session
-        assert s.rm is not None
-        old = s.rm.set_recorder(None)
+        s = self.ctx
+        old = s.runtime.set_recorder(None)
         if old is not None:
             self._finish(old)
             s.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
 
     def toggle_recording(self, cmd: C.ToggleRecording) -> None:
         """Stop, or start exactly what the Recording form shows for this rig (``plan``)."""
-        s = self.session
-        assert s.rm is not None
-        if s.rm.signal_manager is not None:
+        s = self.ctx
+        if s.runtime.signal_manager is not None:
             self.stop_recording(C.StopRecording())
             return
         plan = self.plan or s.document.recording_plan()
@@ -103,7 +111,7 @@ class Outputs:
     def rig_opened(self) -> None:
         """Another rig was opened: the plan is its own [recording] again; what the form held for
         the previous rig, typed or recorded, is not carried over."""
-        self._set_plan(self.session.document.recording_plan())
+        self._set_plan(self.ctx.document.recording_plan())
 
     def _set_plan(self, plan: dict[str, Any]) -> None:
         """A plan the session chose: the form shows it (a new revision)."""
@@ -121,18 +129,19 @@ class Outputs:
 
         A new file, not a new part of the same one: every recording keeps time increasing, so
         replay, ``mjrig compare`` and the plots read a branch like any recording."""
-        s, doc = self.session, self.session.document
-        old = s.rm.signal_manager if s.rm is not None else None
+        s, doc = self.ctx, self.ctx.document
+        rm = s.runtime_or_none
+        old = rm.signal_manager if rm is not None else None
         if old is None or old.export_path is None or doc.model_path is None:
             return None
         prev = old.export_path
         stem = prev.stem.split("-branch-")[0]
         path = fresh_path(prev.with_name(f"{stem}-branch-{time:.4f}s{prev.suffix}"))
-        meta = recording_metadata(doc.model_path, dumps(doc.doc))
-        meta["mjrig.branched_from"] = json.dumps({"time": float(time), "recording": str(prev),
-                                                  "branched_from": json.loads(old.metadata.get(
-                                                      "mjrig.branched_from", "null"))})
-        self._finish(s.rm.set_recorder(SignalManager(path, rate=old.rate, groups=old.groups, metadata=meta)))
+        branch = json.dumps({"time": float(time), "recording": str(prev),
+                             "branched_from": json.loads(old.metadata.get("mjrig.branched_from", "null"))})
+        sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=old.rate,
+                           groups=old.groups, extra_metadata={"mjrig.branched_from": branch})
+        self._finish(s.runtime.set_recorder(sm))
         s.log("info", f"branched at t = {time:.4f} s: recording goes on in {path.name}")
         return path
 
@@ -143,23 +152,24 @@ class Outputs:
 
         def done(path: Path | None, error: BaseException | None) -> None:
             if error is not None:
-                self.session.log("error", f"recording could not be finalized: {error}")
+                self.ctx.log("error", f"recording could not be finalized: {error}")
             elif sm.error:
-                self.session.log("error", f"recording: {sm.error}")
+                self.ctx.log("error", f"recording: {sm.error}")
             elif path is not None:
-                self.session.log("info", f"recording saved: {path}")
+                self.ctx.log("info", f"recording saved: {path}")
 
         self.jobs.start("mjrig-recording-close", sm.close, done)
 
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
         from mjrig.runtime.parquet_sink import segment_dir
-        s, doc = self.session, self.session.document
+        s, doc = self.ctx, self.ctx.document
         folders = {Path.cwd() / "runs"}
         rec = doc.doc.get("recording", {})
         if isinstance(rec, dict) and isinstance(rec.get("path"), str):
             folders.add(doc.resolve_path(rec["path"]).parent)
-        active = s.rm.signal_manager.export_path if s.rm is not None and s.rm.signal_manager else None
+        rm = s.runtime_or_none
+        active = rm.signal_manager.export_path if rm is not None and rm.signal_manager else None
         found = []
         for folder in folders:
             if not folder.is_dir():
@@ -175,9 +185,9 @@ class Outputs:
 
         def done(result: tuple[Path, int] | None, error: BaseException | None) -> None:
             if error is not None:
-                self.session.log("error", f"recovery of {cmd.path} failed: {error}")
+                self.ctx.log("error", f"recovery of {cmd.path} failed: {error}")
             elif result is not None:
-                self.session.log("info", f"recovered {result[1]} rows into {result[0]}")
+                self.ctx.log("info", f"recovered {result[1]} rows into {result[0]}")
             self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
 
         self.jobs.start("mjrig-recover", lambda: recover(cmd.path), done)
@@ -185,7 +195,7 @@ class Outputs:
     # --- scenario and keyframe ---------------------------------------------------------------------
     def save_scenario(self, cmd: C.SaveScenario) -> Path:
         """Write the rig as a scenario file that ``mjrig run`` reads back; returns its path."""
-        s, rig = self.session, self.session.document
+        s, rig = self.ctx, self.ctx.document
         path = Path(cmd.path).expanduser().resolve()
         doc = copy.deepcopy(rig.doc)
         doc["model"] = os.path.relpath(rig.model_path, path.parent) if rig.model_path else doc.get("model")
@@ -205,7 +215,7 @@ class Outputs:
         return path
 
     def save_keyframe(self, cmd: C.SaveKeyframe) -> None:
-        s, rig = self.session, self.session.document
+        s, rig = self.ctx, self.ctx.document
         model, data, model_path = s.model, s.data, rig.model_path
         assert model is not None and data is not None
         if model_path is None or model_path.suffix.lower() != ".xml":
@@ -234,8 +244,7 @@ class Outputs:
         self.pending_screenshot = path
 
     def toggle_video(self, cmd: C.ToggleVideo) -> None:
-        s = self.session
-        assert s.rm is not None and s.model is not None
+        s = self.ctx
         if self.video is not None:
             self.stop_video()
             return
@@ -244,21 +253,22 @@ class Outputs:
         path = fresh_path(Path(cmd.path) if cmd.path else Path.cwd() / "runs" / f"video-{stamp}.mp4")
         check_writable(path, "video path")
         g = s.model.vis.global_
-        rec = VideoRecorder(path=path, camera=s.camera, show_loads=True, show_proximities=True,
+        rec = VideoRecorder(path=path, camera=s.camera(), show_loads=True, show_proximities=True,
                             width=min(640, int(g.offwidth)), height=min(480, int(g.offheight)))
         rec.check(s.model)
-        s.rm.video_recorders.append(rec)
+        s.runtime.video_recorders.append(rec)
         self.video = rec
         s.log("info", f"video recording to {path}")
 
     def stop_video(self) -> None:
         """Finish the video (on the simulation thread, which owns its GL context)."""
-        s = self.session
+        s = self.ctx
         rec, self.video = self.video, None
         if rec is None:
             return
-        if s.rm is not None and rec in s.rm.video_recorders:
-            s.rm.video_recorders.remove(rec)
+        rm = s.runtime_or_none
+        if rm is not None and rec in rm.video_recorders:
+            rm.video_recorders.remove(rec)
         try:
             rec.save()
             if rec.frames_written == 0 or not Path(rec.path).exists():
@@ -272,6 +282,7 @@ class Outputs:
     def close(self) -> None:
         """Finish the video and the recording and wait for them; safe twice."""
         self.stop_video()
-        if self.session.rm is not None:
-            self._finish(self.session.rm.set_recorder(None))
+        rm = self.ctx.runtime_or_none
+        if rm is not None:
+            self._finish(rm.set_recorder(None))
         self.jobs.join()

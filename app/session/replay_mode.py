@@ -15,15 +15,16 @@ draw its signals on their time axis (``TimelineInfo.compare`` names it), and ``d
 adds its bodies at the current time to the viewer's scene as a translucent ghost when it is of
 the same model. A comparison belongs to the model it was opened on: opening another drops it.
 
-Opening anything else (or reloading) leaves replay mode: the part is active only while the
-session's model is the one it loaded.
+Replay is a step source (``ReplaySource``) the kernel swaps in for the live one (the timeline)
+when a recording is opened: stepping, Scrub and StepHistory then move through the recording.
+Opening anything else (or reloading) swaps the live source back.
 
 Threading: simulation thread only.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import mujoco
 import numpy as np
@@ -33,11 +34,9 @@ from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.visuals import add_ghost
+from mjrig.session.context import RigContext
 
-if TYPE_CHECKING:
-    from mjrig.session.kernel import Session
-
-__all__ = ["ReplayMode", "PLOT_BLOCK"]
+__all__ = ["ReplayMode", "ReplaySource", "PLOT_BLOCK"]
 
 PLOT_BLOCK = 2000
 """Rows per block handed to the plots at opening."""
@@ -46,14 +45,69 @@ PLOT_RATE, PLOT_ROWS = 200.0, 18000
 PLOT_ROWS rows (they keep 20000); the 3D view and a comparison use every row."""
 
 
-class ReplayMode:
-    """The recording a session replays, and the one it compares with."""
+class ReplaySource:
+    """The step source while a recording is replayed: each step advances the replay's time by
+    the model's timestep and shows the recorded pose (paused at the end); Scrub and StepHistory
+    move through the recording."""
 
-    def __init__(self, session: "Session") -> None:
-        self.session = session
-        self.replay: Replay | None = None
+    def __init__(self, ctx: RigContext, replay: Replay) -> None:
+        self.ctx = ctx
+        self.replay = replay
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        return {C.Scrub: self.scrub, C.StepHistory: self.step_row}
+
+    def signals(self) -> tuple[str, ...]:
+        """The recording's signals (the plots' choices)."""
+        return tuple(self.replay.recording.signals)
+
+    def show(self, t: float) -> None:
+        """Show the recorded pose at ``t`` (s), clamped to the recording."""
+        rp = self.replay
+        rp.show(self.ctx.data, min(max(t, rp.start), rp.end), model=self.ctx.model)
+
+    def step(self) -> bool:
+        """One timestep of replay (RunControl's step while replaying); pauses at the end."""
+        rp, s = self.replay, self.ctx
+        t = s.data.time + s.model.opt.timestep
+        if t >= rp.end:
+            t = rp.end
+            s.run.pause()
+        self.show(t)
+        return True
+
+    def scrub(self, cmd: C.Scrub) -> None:
+        if not np.isfinite(cmd.time):
+            raise ConfigError(f"scrub time must be a number of seconds, got {cmd.time}")
+        self.ctx.run.pause()
+        self.show(cmd.time)
+
+    def step_row(self, cmd: C.StepHistory) -> None:
+        """To the neighbouring recorded row (``direction`` -1 or +1)."""
+        rp, data = self.replay, self.ctx.data
+        self.ctx.run.pause()
+        k = rp.index_at(data.time)
+        if cmd.direction > 0:
+            k += 1
+        elif data.time <= rp.times[k]:
+            k -= 1
+        self.show(float(rp.times[min(max(k, 0), rp.times.size - 1)]))
+
+    def info(self) -> C.TimelineInfo:
+        """The timeline over the recording."""
+        rp = self.replay
+        return C.TimelineInfo(start=rp.start, end=rp.end, cursor=self.ctx.data.time, rows=int(rp.times.size),
+                              replay=True, recording=str(rp.recording.path))
+
+
+class ReplayMode:
+    """Opening a recording to replay (the step source it swaps in), and the recording compared
+    with (its signals on the plots, its bodies as a ghost)."""
+
+    def __init__(self, ctx: RigContext) -> None:
+        self.ctx = ctx
+        self.source: ReplaySource | None = None
         self._comparison: OverlaidRecording | None = None
-        self._model: mujoco.MjModel | None = None
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
 
@@ -61,29 +115,27 @@ class ReplayMode:
         """The commands this part carries out."""
         return {C.OpenComparison: self.open_comparison}
 
-    @property
-    def active(self) -> bool:
-        """Whether the session replays a recording now."""
-        return self.replay is not None and self._model is not None and self._model is self.session.model
+    def rig_opened(self) -> None:
+        """A comparison belongs to the model it was opened on (``comparison`` checks that)."""
 
     @property
-    def signals(self) -> tuple[str, ...]:
-        """The recording's signals while replaying (the plots' choices), else ()."""
-        return tuple(self.replay.recording.signals) if self.active and self.replay is not None else ()
+    def active(self) -> bool:
+        """Whether the session replays a recording now (its step source is this one's)."""
+        return self.source is not None and self.ctx.source() is self.source
 
     def open(self, path: str | Path) -> None:
         """Replay the recording at ``path`` (see the module); on failure the current model stays."""
-        s = self.session
+        s = self.ctx
         rp = Replay.open(path, on_warning=s.warn)
         model_path = rp.recording.model_path
         assert model_path is not None
         s.load({"model": str(model_path)}, base=model_path.parent, source=model_path, reload=False)
-        assert s.model is not None and s.data is not None
         if s.model.nq != rp.model.nq:
             raise ConfigError(f"{rp.recording.path}: its model does not compile to the recorded joints")
-        self.replay, self._comparison, self._model = rp, None, s.model
+        self.source, self._comparison = ReplaySource(s, rp), None
+        s.use_source(self.source)
         s.run.speed = s.run.speed or 1.0
-        self.show(rp.start)
+        self.source.show(rp.start)
         rec = rp.recording
         cols = ["time", "wall_time", *rec.signals]
         table = np.column_stack([rec.columns.get(c, np.full(rec.times.size, np.nan)) for c in cols])
@@ -98,20 +150,21 @@ class ReplayMode:
     @property
     def comparison(self) -> OverlaidRecording | None:
         """The recording compared with, while the model it was opened on is shown."""
-        s = self.session
-        return self._comparison if self._comparison is not None and self._cmp_model is s.model else None
+        rig = self.ctx.rig()
+        model = rig.model if rig is not None else None
+        return self._comparison if self._comparison is not None and self._cmp_model is model else None
 
     def open_comparison(self, cmd: C.OpenComparison) -> None:
-        s = self.session
+        s = self.ctx
         if not cmd.path:
             if self._comparison is not None:
                 s.log("info", f"no longer comparing with {self._comparison.recording.path.name}")
             self._comparison = self._ghost_data = None
             return
-        if s.model is None:
+        if s.rig() is None:
             raise ConfigError("compare: open a model or a recording first")
-        if self.active and self.replay is not None:
-            sha = self.replay.recording.metadata.get("mjrig.model_sha256", "")
+        if self.active and self.source is not None:
+            sha = self.source.replay.recording.metadata.get("mjrig.model_sha256", "")
         else:
             path = s.document.model_path
             sha = file_sha256(Path(path)) if path is not None and Path(path).is_file() else ""
@@ -124,62 +177,22 @@ class ReplayMode:
     def draw_ghost(self, scene: mujoco.MjvScene, *, option: mujoco.MjvOption | None = None) -> int:
         """Add the compared recording's bodies at the current time to ``scene`` (same model only);
         returns the geoms added."""
-        s, gd, qpos = self.session, self._ghost_data, self.ghost_qpos()
-        if qpos is None or gd is None or s.model is None:
+        gd, qpos = self._ghost_data, self.ghost_qpos()
+        if qpos is None or gd is None:
             return 0
+        model = self.ctx.model
         gd.qpos[:] = qpos
-        mujoco.mj_kinematics(s.model, gd)
-        return add_ghost(s.model, gd, scene, option=option)
+        mujoco.mj_kinematics(model, gd)
+        return add_ghost(model, gd, scene, option=option)
 
     def overlay(self) -> dict[str, Any]:
         """The timeline fields that say what is compared (``compare``, ``ghost``)."""
         cmp = self.comparison
         return {"compare": str(cmp.recording.path) if cmp else "", "ghost": cmp is not None and cmp.ghost is not None}
 
-    # --- time ------------------------------------------------------------------------------------
-    def show(self, t: float) -> None:
-        """Show the recorded pose at ``t`` (s), clamped to the recording."""
-        s, rp = self.session, self.replay
-        assert rp is not None and s.model is not None and s.data is not None
-        rp.show(s.data, min(max(t, rp.start), rp.end), model=s.model)
-
-    def step(self) -> bool:
-        """One timestep of replay (RunControl's step while replaying); pauses at the end."""
-        s, rp = self.session, self.replay
-        assert rp is not None and s.model is not None and s.data is not None
-        t = s.data.time + s.model.opt.timestep
-        if t >= rp.end:
-            t = rp.end
-            s.run.pause()
-        self.show(t)
-        return True
-
-    def scrub(self, t: float) -> None:
-        self.session.run.pause()
-        self.show(t)
-
-    def step_row(self, direction: int) -> None:
-        """To the neighbouring recorded row (``direction`` -1 or +1)."""
-        s, rp = self.session, self.replay
-        assert rp is not None and s.data is not None
-        s.run.pause()
-        k = rp.index_at(s.data.time)
-        if direction > 0:
-            k += 1
-        elif s.data.time <= rp.times[k]:
-            k -= 1
-        self.show(float(rp.times[min(max(k, 0), rp.times.size - 1)]))
-
     def ghost_qpos(self) -> np.ndarray | None:
         """The compared recording's pose at the current time (same model only), else None."""
-        s, cmp = self.session, self.comparison
-        if cmp is None or cmp.ghost is None or s.data is None:
+        cmp = self.comparison
+        if cmp is None or cmp.ghost is None:
             return None
-        return cmp.ghost.qpos_at(s.data.time)
-
-    def info(self) -> C.TimelineInfo:
-        """The timeline over the recording."""
-        rp, t = self.replay, self.session.data.time if self.session.data is not None else 0.0
-        assert rp is not None
-        return C.TimelineInfo(start=rp.start, end=rp.end, cursor=t, rows=int(rp.times.size), replay=True,
-                              recording=str(rp.recording.path), **self.overlay())
+        return cmp.ghost.qpos_at(self.ctx.data.time)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import mujoco
 
@@ -26,9 +26,7 @@ from mjrig.runtime.paths import check_writable, fresh_path
 from mjrig.runtime.points import find_id
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
-
-if TYPE_CHECKING:
-    from mjrig.session.kernel import Session
+from mjrig.session.context import RigContext
 
 __all__ = ["RigTools"]
 
@@ -36,15 +34,14 @@ __all__ = ["RigTools"]
 class RigTools:
     """Actuator and snapshot commands of one session."""
 
-    def __init__(self, session: "Session") -> None:
-        self.session = session
+    def __init__(self, ctx: RigContext) -> None:
+        self.ctx = ctx
         self.last_snapshot: Path | None = None
         self._noted: set[tuple[str, float]] = set()  # (requirement, first violation) already told
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
-        return {C.Reload: self.reload, C.AddRequirement: self.add_requirement,
-                C.RemoveRequirement: self.remove_requirement, C.BindActuator: self.bind_actuator, C.RemoveControl: self.remove_control,
+        return {C.Reload: self.reload, C.BindActuator: self.bind_actuator,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
 
     def rig_opened(self) -> None:
@@ -52,9 +49,14 @@ class RigTools:
         self.last_snapshot = None
         self._noted.clear()
 
+    def publish(self) -> dict[str, Any]:
+        """Its fields of the panel state: actuators, requirement verdicts, the last snapshot."""
+        return {"actuators": self.actuators(), "requirements": self.requirements(),
+                "snapshot_path": str(self.last_snapshot or "") or None}
+
     def reload(self, cmd: C.Reload) -> None:
         """Re-read the model file keeping the rig; loads whose points vanished are dropped, named."""
-        s, rig = self.session, self.session.document
+        s, rig = self.ctx, self.ctx.document
         try:
             s.load(copy.deepcopy(rig.doc), base=rig.base, source=rig.source, reload=True)
         except ConfigError as exc:
@@ -72,26 +74,16 @@ class RigTools:
     def _survives(self, load_spec: dict) -> bool:
         """Whether one load still validates against the model file as it is now."""
         try:
-            check_names(self.session.document.scenario(dict(self.session.document.doc, loads=[load_spec])))
+            check_names(self.ctx.document.scenario(dict(self.ctx.document.doc, loads=[load_spec])))
             return True
         except ConfigError:
             return False
 
     # --- requirements ----------------------------------------------------------------------------
-    def add_requirement(self, cmd: C.AddRequirement) -> None:
-        s = self.session
-        s.edit(s.document.with_item("requirements", dict(cmd.spec), replace=False))
-        s.log("info", f"checking requirement '{cmd.spec.get('name')}' on {cmd.spec.get('signal')}")
-
-    def remove_requirement(self, cmd: C.RemoveRequirement) -> None:
-        s = self.session
-        s.edit(s.document.without_item("requirements", cmd.name))
-        s.log("info", f"removed requirement '{cmd.name}'")
-
     def requirements(self) -> tuple[C.RequirementInfo, ...]:
         """The live state of the rig's requirements; the first violation of each is also noted
         once in the session's events (marked on the plots' time axis) and its log."""
-        rm = self.session.rm
+        rm = self.ctx.runtime_or_none
         if rm is None:
             return ()
         out = []
@@ -104,7 +96,7 @@ class RigTools:
             if t_fail is not None and key not in self._noted:
                 self._noted.add(key)
                 seen = "" if r.violation_value is None else f" was {r.violation_value:.6g}"
-                self.session.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
+                self.ctx.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
                                                 f"({r.signal}{seen}; wanted {bound})", level="error")
             out.append(C.RequirementInfo(r.name, r.signal, bound, bool(r.passed), bool(r.decided), r.value, r.limit,
                                          t_fail, r.violation_value))
@@ -112,9 +104,8 @@ class RigTools:
 
     # --- actuators -------------------------------------------------------------------------------
     def bind_actuator(self, cmd: C.BindActuator) -> None:
-        s, doc = self.session, self.session.document
+        s, doc = self.ctx, self.ctx.document
         m, d = s.model, s.data
-        assert m is not None and d is not None
         a = find_id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, cmd.actuator, kind="actuator", count=m.nu)
         driven = doc.specs("controls").get(cmd.actuator)
         if driven is not None:
@@ -127,19 +118,16 @@ class RigTools:
         value = min(max(float(d.ctrl[a]), lo), hi)
         new = doc.with_param(name, value=value, min=lo, max=hi)
         new = doc.with_item("controls", {"actuator": cmd.actuator, "value": name}, replace=False, base=new)
-        s.edit(new)
+        s.rebuild(new)
         s.log("info", f"actuator '{cmd.actuator}' follows the slider '{name}' ({lo:g} ... {hi:g})")
-
-    def remove_control(self, cmd: C.RemoveControl) -> None:
-        self.session.edit(self.session.document.without_item("controls", cmd.actuator))
-        self.session.log("info", f"actuator '{cmd.actuator}' is no longer driven by the rig")
 
     def actuators(self) -> tuple[C.ActuatorInfo, ...]:
         """Every actuator of the model (the rig's own left out) with its input and driver."""
-        m, d = self.session.model, self.session.data
-        if m is None or d is None:
+        rig = self.ctx.rig()
+        if rig is None:
             return ()
-        controls = self.session.document.specs("controls")
+        m, d = rig.model, rig.data
+        controls = self.ctx.document.specs("controls")
         out = []
         for a in range(m.nu):
             name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator{a}"
@@ -153,32 +141,30 @@ class RigTools:
 
     # --- snapshots -------------------------------------------------------------------------------
     def _default_path(self) -> Path:
-        doc = self.session.document
+        doc = self.ctx.document
         source = doc.source
         if source is not None and source.suffix.lower() == ".toml" and not doc.bundled():
             return fresh_path(doc.resolve_path(f"{source.stem}-snapshot.npz"))
         return fresh_path(Path.cwd() / "runs" / f"snapshot-{time.strftime('%Y%m%d-%H%M%S')}.npz")
 
     def take_snapshot(self, cmd: C.TakeSnapshot) -> None:
-        s = self.session
-        assert s.rm is not None and s.data is not None
+        s = self.ctx
         path = Path(cmd.path).expanduser() if cmd.path else self._default_path()
         if path.suffix.lower() != ".npz":
             raise ConfigError(f"snapshot path {path}: must end in .npz")
         check_writable(path, "snapshot path")
-        snap = s.rm.snapshot(s.data)
+        snap = s.runtime.snapshot(s.data)
         self.last_snapshot = save_snapshot(path, snap)
         s.log("info", f"snapshot of t = {snap.time:.4f} s saved to {self.last_snapshot}")
 
     def restore_snapshot(self, cmd: C.RestoreSnapshot) -> None:
-        s = self.session
-        assert s.rm is not None and s.model is not None and s.data is not None
+        s = self.ctx
         path = Path(cmd.path).expanduser() if cmd.path else self.last_snapshot
         if path is None:  # nothing went wrong: there is just nothing to put back yet
             s.log("info", "no snapshot of this rig to restore yet: take one first (Snapshot, Ctrl+B)")
             return
         snap = load_snapshot(path, model=s.model)
-        s.rm.restore(s.data, snap)
+        s.runtime.restore(s.data, snap)
         s.run.reset()  # out of an error state; pacing starts from here
         self.last_snapshot = Path(path)
         s.log("info", f"restored t = {snap.time:.4f} s from {path}")

@@ -37,9 +37,9 @@ def test_joint_loads_read_in_their_own_unit(pendulum: Session) -> None:
 
 def test_point_loads_read_in_newtons_and_torques_in_newton_metres(pendulum: Session) -> None:
     from mjrig import commands as C
-    pendulum.handle(C.AddLoad({"name": "twist", "kind": "torque", "at": "body:motor_pendulum",
+    pendulum.handle(C.PutEntry("loads", {"name": "twist", "kind": "torque", "at": "body:motor_pendulum",
                                "vector": [0.0, 0.0, 2.0]}))
-    pendulum.handle(C.AddLoad({"name": "both", "kind": "general", "at": "body:motor_pendulum",
+    pendulum.handle(C.PutEntry("loads", {"name": "both", "kind": "general", "at": "body:motor_pendulum",
                                "force": [3.0, 4.0, 0.0], "torque": [0.0, 0.5, 0.0]}))
     pendulum.rm.step(pendulum.model, pendulum.data)
     loads = {ld.name: ld for ld in pendulum.publish().loads}

@@ -144,12 +144,12 @@ def clamp(v: float, lo_hi: tuple[float, float]) -> float:
 
 # Commands that must fail, each with a part of the error message it must log.
 DELIBERATE = [
-    (C.RemoveLoad("no_such_load"), "no load named 'no_such_load'"),
-    (C.SetLoadActive("no_such_load", True), "no load named 'no_such_load'"),
+    (C.RemoveEntry("loads", "no_such_load"), "no load named 'no_such_load'"),
+    (C.SetEntryActive("loads", "no_such_load", True), "no load named 'no_such_load'"),
     (C.SetParam("no_such_param", 1.0), "no param named 'no_such_param'"),
     (C.SetParam("k", math.nan), "param 'k': value must be finite"),
-    (C.AddLoad({"name": "lost", "kind": "ideal_spring", "at": "nowhere", "to": "base"}), "'nowhere'"),
-    (C.AddLoad({"name": "main_spring", "kind": "ideal_spring", "at": "tip", "to": "base"}),
+    (C.PutEntry("loads", {"name": "lost", "kind": "ideal_spring", "at": "nowhere", "to": "base"}), "'nowhere'"),
+    (C.PutEntry("loads", {"name": "main_spring", "kind": "ideal_spring", "at": "tip", "to": "base"}),
      "a load named 'main_spring' already exists"),
 ]
 
@@ -184,7 +184,7 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
                 sent_c.append(c)
                 session.submit(C.SetParam("c", c))
             if i % 7 == 0:
-                session.submit(C.SetLoadActive("main_spring", rng.random() < 0.7))
+                session.submit(C.SetEntryActive("loads", "main_spring", rng.random() < 0.7))
             if i % 400 == 0:
                 cmd, _ = DELIBERATE[(i // 400) % len(DELIBERATE)]
                 session.submit(cmd)
@@ -197,24 +197,24 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         i = 0
         while time.monotonic() < deadline:
             name = f"extra{i}"
-            session.submit(C.AddLoad(spring_spec(name, rng)))
+            session.submit(C.PutEntry("loads", spring_spec(name, rng)))
             for _ in range(20):                   # the load lives for a while, toggled
-                session.submit(C.SetLoadActive(name, rng.random() < 0.5))
+                session.submit(C.SetEntryActive("loads", name, rng.random() < 0.5))
                 time.sleep(0.004)
-            session.submit(C.SetLoadActive(name, True))
-            session.submit(C.RemoveLoad(name))
+            session.submit(C.SetEntryActive("loads", name, True))
+            session.submit(C.RemoveEntry("loads", name))
             counts["loads"] += 23
             i += 1
             if i % 3 == 0:                        # sometimes an instant add + remove (same batch)
                 name = f"flash{i}"
-                session.submit(C.AddLoad(spring_spec(name, rng)))
-                session.submit(C.RemoveLoad(name))
+                session.submit(C.PutEntry("loads", spring_spec(name, rng)))
+                session.submit(C.RemoveEntry("loads", name))
                 counts["loads"] += 2
 
     submitters = [Worker("params", params_thread), Worker("loads", loads_thread)]
     for w in submitters:
         w.join(HAMMER_S + JOIN_S)
-    session.submit(C.SetLoadActive("main_spring", True))
+    session.submit(C.SetEntryActive("loads", "main_spring", True))
     session.submit(C.StopRecording())
     wait_until(lambda: log.find("recording stopped"), "StopRecording to be processed")
     steps_after_stop = session.steps
@@ -284,11 +284,11 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
 
 
 def test_switched_off_load_stays_off_across_rig_edits(session: Session) -> None:
-    """SetLoadActive(False), then attaching or removing another load, keeps it off."""
-    session.submit(C.SetLoadActive("main_spring", False))
-    session.submit(C.AddLoad(spring_spec("other", random.Random(0))))
+    """SetEntryActive(False), then attaching or removing another load, keeps it off."""
+    session.submit(C.SetEntryActive("loads", "main_spring", False))
+    session.submit(C.PutEntry("loads", spring_spec("other", random.Random(0))))
     session.submit(C.StepOnce(5))
-    session.submit(C.RemoveLoad("other"))
+    session.submit(C.RemoveEntry("loads", "other"))
     session.submit(C.StepOnce(5))
     session.process_commands()
     snap = session.publish()
@@ -367,7 +367,7 @@ def test_raising_load_without_handler_raises_load_error(kind: str, compiled: str
 def test_raising_load_in_a_session_is_logged_and_stays_off(session: Session) -> None:
     log = Messages(session)
     # A load from the panel (so in the scenario doc) whose live function then starts to raise.
-    session.submit(C.AddLoad({"name": "pusher", "kind": "scalar_force", "at": "tip", "magnitude": 1.0}))
+    session.submit(C.PutEntry("loads", {"name": "pusher", "kind": "scalar_force", "at": "tip", "magnitude": 1.0}))
     session.process_commands()
     pusher = next(ld for ld in session.rm.loads if ld.name == "pusher")
     pusher.scalar_func = lambda t, ax, m, d: 1 / 0 if t > 0.1 else 1.0
@@ -377,7 +377,7 @@ def test_raising_load_in_a_session_is_logged_and_stays_off(session: Session) -> 
     assert session.state == C.RunState.PAUSED and session.error is None
     assert log.errors() == ["load 'pusher' raised ZeroDivisionError: division by zero; it was disabled"]
     # Editing the rig afterwards still works, and the failed load stays off.
-    session.submit(C.AddLoad(spring_spec("later", random.Random(3))))
+    session.submit(C.PutEntry("loads", spring_spec("later", random.Random(3))))
     session.submit(C.SetParam("k", 300.0))
     session.submit(C.StepOnce(10))
     session.process_commands()
@@ -436,7 +436,7 @@ def test_a_published_snapshots_units_never_change_under_the_panel(session: Sessi
     holds its own copy, which pickles (the panel may run in a process of its own)."""
     before = session.publish()
     n = len(before.units)
-    session.submit(C.AddLoad({"name": "pusher", "kind": "scalar_force", "at": "tip", "magnitude": 1.0}))
+    session.submit(C.PutEntry("loads", {"name": "pusher", "kind": "scalar_force", "at": "tip", "magnitude": 1.0}))
     session.submit(C.StepOnce(3))
     session.process_commands()
     after = session.publish()

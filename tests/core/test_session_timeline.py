@@ -111,7 +111,7 @@ def test_an_edit_made_while_scrubbed_back_acts_from_that_instant(session: Sessio
     s.handle(C.Scrub(0.1))
     qpos = s.data.qpos.copy()
     s.handle(C.SetParam("u", -1.5))
-    s.handle(C.AddLoad({"name": "push", "kind": "force", "at": "body:ball", "vector": [0.0, 0.0, 1.0]}))
+    s.handle(C.PutEntry("loads", {"name": "push", "kind": "force", "at": "body:ball", "vector": [0.0, 0.0, 1.0]}))
     assert s.data.time == pytest.approx(0.1) and np.array_equal(s.data.qpos, qpos)  # the edit kept the instant
     steps(s, 1)
     assert s.data.time == pytest.approx(0.102)
@@ -173,7 +173,7 @@ def test_after_a_divergence_the_kept_run_can_be_scrubbed_and_played_from(session
 
 def test_arrows_and_lines_are_redrawn_from_the_restored_state(session: Session) -> None:
     s = session
-    s.handle(C.AddProximity({"name": "gap", "a": "tip", "b": "anchor"}))
+    s.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "anchor"}))
     steps(s, 60)
     import mujoco
     mujoco.mj_forward(s.model, s.data)

@@ -60,7 +60,7 @@ def test_one_click_binds_a_slider_over_the_ctrlrange_that_drives_the_actuator(se
     assert session.document.dirty and session.document.doc["controls"] == [{"actuator": "drive", "value": "drive_input"}]
     with pytest.raises(Exception, match="already driven"):
         run(session, C.BindActuator("drive"))
-    run(session, C.RemoveControl("drive"), C.SetParam("drive_input", -1.0), steps=2)
+    run(session, C.RemoveEntry("controls", "drive"), C.SetParam("drive_input", -1.0), steps=2)
     assert session.data.ctrl[0] == 1.5  # released: the input stays where it was
     with pytest.raises(Exception, match="unknown actuator 'drvie'.*drive"):
         run(session, C.BindActuator("drvie"))

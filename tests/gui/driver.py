@@ -87,7 +87,7 @@ def attach_tune_record(out: Path) -> dict:
         session.submit(C.StartRecording(str(rec)))
         wait_for(lambda: session.latest().recording_rows > 50, what="the first recorded rows")
         session.submit(C.AddParam("k2", 100.0, 0.0, 2000.0, "N/m"))
-        session.submit(C.AddLoad({"name": "extra", "kind": "ideal_spring", "at": "tip",
+        session.submit(C.PutEntry("loads", {"name": "extra", "kind": "ideal_spring", "at": "tip",
                                   "to": "body:world@0,0.3,0", "stiffness": "k2", "rest_length": 0.1}))
         wait_for(lambda: any(ld.name == "extra" for ld in session.latest().loads), what="the attached spring")
         wait_for(lambda: session.latest().recording_rows > 300, what="recorded rows")
@@ -127,14 +127,14 @@ def divergence(out: Path) -> dict:
         wait_for(lambda: session.latest().time > 0.1, what="the app to run")
         session.submit(C.StartRecording(str(out / "diverged.parquet")))
         wait_for(lambda: session.latest().recording_rows > 100, what="recorded rows")
-        session.submit(C.AddLoad({"name": "wild", "kind": "ideal_spring", "at": "tip", "to": "base",
+        session.submit(C.PutEntry("loads", {"name": "wild", "kind": "ideal_spring", "at": "tip", "to": "base",
                                   "stiffness": 1e13, "rest_length": 0.0}))
         wait_for(lambda: session.latest().state == C.RunState.ERROR, what="the divergence")
         snap = session.latest()
         assert "diverged" in (snap.error or ""), snap.error
         assert any(lv == "error" and "diverged" in m for lv, m in snap.messages)
         screenshot("app_divergence")
-        session.submit(C.RemoveLoad("wild"))
+        session.submit(C.RemoveEntry("loads", "wild"))
         session.submit(C.Reset())
         wait_for(lambda: session.latest().state == C.RunState.PAUSED, what="paused after reset")
         session.submit(C.Play())
@@ -177,7 +177,7 @@ def viewer_features(out: Path) -> dict:
             v.perturb.localpos[:] = [0.01, 0.02, 0.03]
         wait_for(lambda: session.latest().selection is not None, what="the selection")
         picked = session.latest().selection
-        session.submit(C.AddLoad({"name": "picked", "kind": "ideal_spring", "at": picked, "to": "temp_site",
+        session.submit(C.PutEntry("loads", {"name": "picked", "kind": "ideal_spring", "at": picked, "to": "temp_site",
                                   "stiffness": 50.0, "rest_length": 0.0}))
         wait_for(lambda: any(ld.name == "picked" for ld in session.latest().loads), what="the attached load")
         session.submit(C.Screenshot())  # what the screenshot key submits

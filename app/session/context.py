@@ -1,0 +1,96 @@
+"""What a feature of the session sees: the feature contract.
+
+The session kernel (``mjrig.session.kernel``) owns the rig, the run state and the document; it
+hands each feature (rig entries, outputs, timeline, replay, tools) one ``RigContext`` and no
+sibling. A feature is a class with
+
+- ``handlers() -> {command type: handler}``: the commands it carries out;
+- ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one;
+- optionally ``publish() -> {PanelState field: value}``: its part of the panel state;
+- optionally ``close()``: finish its files (safe twice).
+
+Features talk to each other only through the context's hooks (``branched``), never directly.
+
+Threading: simulation thread only, like the kernel's stepping.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import mujoco
+
+from mjrig import commands as C
+from mjrig.runtime.errors import MjrigError
+from mjrig.runtime.manager import RuntimeManager
+from mjrig.scenario.builder import Rig
+from mjrig.session.document import RigDocument
+from mjrig.session.run_control import RunControl
+
+__all__ = ["RigContext", "Feature"]
+
+
+class Feature(Protocol):
+    """A part of the session with one job (see the module docstring)."""
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]: ...
+
+    def rig_opened(self) -> None: ...
+
+    def publish(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class RigContext:
+    """The current rig and the session's services, as a feature may use them.
+
+    ``rig()`` is the rig now (None before a model is open); ``rebuild(doc)`` makes ``doc`` the rig
+    on the current model and state (ConfigError: refused, nothing changed); ``load(doc, base=,
+    source=, reload=)`` builds ``doc`` on a freshly compiled model; ``log(level, text)`` and
+    ``note_event(t, text, level=)`` reach the status area and the plots' time axis;
+    ``push_rows(columns, block)`` feeds the live plots; ``camera()`` is the 3D view's camera
+    (videos follow it); ``source()`` is the step source now and ``use_source(src)`` swaps one in
+    (a replay; any load swaps the live one back); ``branched`` hooks run when the timeline
+    branches at a simulated time (s) and return the file they went on recording into, or None.
+    """
+
+    rig: Callable[[], Rig | None]
+    document: RigDocument
+    run: RunControl
+    log: Callable[[str, str], None]
+    note_event: Callable[..., None]
+    rebuild: Callable[[dict], None]
+    load: Callable[..., None]
+    push_rows: Callable[[list[str], Any], None]
+    camera: Callable[[], mujoco.MjvCamera | None]
+    source: Callable[[], Any]
+    use_source: Callable[[Any], None]
+    branched: list[Callable[[float], Path | None]] = field(default_factory=list)
+
+    def _current(self) -> Rig:
+        rig = self.rig()
+        if rig is None:
+            raise MjrigError("no model is open")
+        return rig
+
+    @property
+    def model(self) -> mujoco.MjModel:
+        return self._current().model
+
+    @property
+    def data(self) -> mujoco.MjData:
+        return self._current().data
+
+    @property
+    def runtime(self) -> RuntimeManager:
+        return self._current().runtime
+
+    @property
+    def runtime_or_none(self) -> RuntimeManager | None:
+        rig = self.rig()
+        return rig.runtime if rig is not None else None
+
+    def warn(self, text: str) -> None:
+        """A one-line warning (a control clamped to its ctrlrange)."""
+        self.log("warning", text)

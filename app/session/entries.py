@@ -1,0 +1,98 @@
+"""Rig editing over the registry: one way to add, replace, remove or switch off an entry of any
+section (loads, proximities, requirements, controls, tracers), and the params' values.
+
+A feature of the session (``mjrig.session.kernel``): every edit is made on the rig's scenario
+document and rebuilt through the one rig builder, so an entry the panel adds is validated by
+exactly the code that validates scenario files, and a refused edit changes nothing. What the
+panel lists of each entry comes from the same document plus what the runtime measures now.
+
+Threading: simulation thread only.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mjrig import commands as C
+from mjrig.runtime.errors import ConfigError
+from mjrig.scenario.kinds import REGISTRY, Registry, Section
+from mjrig.session.context import RigContext
+
+__all__ = ["RigEntries"]
+
+
+class RigEntries:
+    """Handlers for PutEntry, RemoveEntry, SetEntryActive, SetParam and AddParam; ``publish``
+    gives the panel's ``entries`` and ``params``."""
+
+    def __init__(self, ctx: RigContext, *, registry: Registry = REGISTRY) -> None:
+        self.ctx = ctx
+        self.registry = registry
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        return {C.PutEntry: self.put, C.RemoveEntry: self.remove, C.SetEntryActive: self.set_active,
+                C.SetParam: self.set_param, C.AddParam: self.add_param}
+
+    def rig_opened(self) -> None:
+        """Nothing of its own to forget."""
+
+    def _section(self, key: str) -> Section:
+        sec = next((s for s in self.registry.sections if s.key == key), None)
+        if sec is None:
+            raise ConfigError(f"no rig section '{key}' (one of {', '.join(s.key for s in self.registry.sections)})")
+        return sec
+
+    # --- commands --------------------------------------------------------------------------------
+    def put(self, cmd: C.PutEntry) -> None:
+        sec = self._section(cmd.section)
+        spec = {k: v for k, v in cmd.spec.items() if k != "active"}  # not a scenario field
+        self.ctx.rebuild(self.ctx.document.with_item(sec.key, spec, replace=cmd.replace))
+        verb = "updated" if cmd.replace else ("attached" if sec.role == "load" else "added")
+        self.ctx.log("info", f"{verb} {sec.noun} '{spec.get(sec.name_key)}'")
+
+    def remove(self, cmd: C.RemoveEntry) -> None:
+        sec = self._section(cmd.section)
+        self.ctx.rebuild(self.ctx.document.without_item(sec.key, cmd.name))
+        self.ctx.log("info", f"removed {sec.noun} '{cmd.name}'")
+
+    def set_active(self, cmd: C.SetEntryActive) -> None:
+        # "active" is not a scenario field: switching off is the run's, and survives rig edits
+        # (mjrig.scenario.builder.keep_switched_off).
+        if cmd.section != "loads":
+            raise ConfigError(f"a {self._section(cmd.section).noun} cannot be switched off; remove it instead")
+        rm = self.ctx.runtime
+        load = next((ld for ld in rm.loads if ld.name == cmd.name), None)
+        if load is None:
+            raise ConfigError(f"no load named '{cmd.name}'")
+        load.active = cmd.active
+
+    def set_param(self, cmd: C.SetParam) -> None:
+        nv = next((p for p in self.ctx.runtime.params if p.name == cmd.name), None)
+        if nv is None:
+            raise ConfigError(f"no param named '{cmd.name}'")
+        nv.value = cmd.value  # clamped to its range
+        self.ctx.document.set_param_value(cmd.name, nv.value)
+
+    def add_param(self, cmd: C.AddParam) -> None:
+        self.ctx.rebuild(self.ctx.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max,
+                                                      unit=cmd.unit))
+
+    # --- what the panel shows ----------------------------------------------------------------------
+    def publish(self) -> dict[str, Any]:
+        """The ``entries`` and ``params`` fields of the panel state."""
+        rm = self.ctx.runtime_or_none
+        if rm is None:
+            return {"entries": (), "params": ()}
+        live: dict[tuple[str, str], dict[str, Any]] = {}
+        readouts = rm.load_readouts()
+        for ld in rm.loads:
+            live["loads", ld.name] = {"active": ld.active, "readout": readouts[ld.name]}
+        for p in rm.proximities:
+            live["proximities", p.name] = {"readout": ((p.distance, "m"),), "alarm": p.below}
+        entries = []
+        for sec in self.registry.sections:
+            for name, spec in self.ctx.document.specs(sec.key).items():
+                kind = sec.kind_of(spec)
+                entries.append(C.EntryInfo(sec.key, str(name), kind.name if kind is not None else "", dict(spec),
+                                           **live.get((sec.key, name), {})))
+        params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
+        return {"entries": tuple(entries), "params": params}
