@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mjrig.recordings.recorder import open_recorder
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
@@ -134,11 +135,11 @@ class TrialRunner:
             return None
         path = Path(self.job.record_dir) / f"trial-{trial}.parquet"
         shutil.rmtree(segment_dir(path), ignore_errors=True)  # what a killed earlier attempt left
-        meta = json.loads(self.job.metadata)
-        meta["mjrig.set"] = json.dumps({n: nv.value for n, nv in self.scenario.params.items()})
-        meta["mjrig.trial"], meta["mjrig.seed"] = str(trial), str(tseed)
+        extra = {"mjrig.set": json.dumps({n: nv.value for n, nv in self.scenario.params.items()}),
+                 "mjrig.trial": str(trial), "mjrig.seed": str(tseed)}
         rec = self.scenario.recording
-        return SignalManager(path, rate=rec.rate, groups=rec.signals, metadata=meta)
+        return open_recorder(path, metadata=json.loads(self.job.metadata), rate=rec.rate, groups=rec.signals,
+                             extra_metadata=extra)
 
 
 class _Runners:

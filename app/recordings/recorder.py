@@ -1,0 +1,58 @@
+"""Opening a recording: the one place a recorder gets the contract's file metadata.
+
+``recording_metadata`` is the Parquet key-value metadata CONTRACT section 3 names (model path and
+SHA-256, scenario text, MuJoCo and mjrig versions, start time); ``open_recorder`` opens a
+``SignalManager`` with it, plus whatever a caller records besides (``mjrig.set``, a sweep's
+trial and seed, a branch's origin). ``mjrig run``, a sweep's trials and the app's recordings all
+open theirs here. GUI-free.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import mujoco
+
+import mjrig
+from mjrig.runtime.paths import file_sha256
+from mjrig.runtime.signals import SignalManager
+
+__all__ = ["open_recorder", "recording_metadata"]
+
+
+def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
+    """The Parquet key-value metadata the contract names (model path and SHA-256, scenario, versions,
+    start time: now, UTC). The SHA-256 is empty when ``model_path`` is not a file here."""
+    digest = file_sha256(model_path) if model_path.is_file() else ""
+    return {
+        "mjrig.model_path": str(model_path),
+        "mjrig.model_sha256": digest,
+        "mjrig.scenario": scenario_text,
+        "mjrig.mujoco_version": mujoco.__version__,
+        "mjrig.version": mjrig.__version__,
+        "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+    }
+
+
+def open_recorder(path: Path, *, rate: float | None, groups: Iterable[str], model_path: Path | None = None,
+                  scenario_text: str | None = None, metadata: Mapping[str, str] | None = None,
+                  extra_metadata: Mapping[str, str] | None = None) -> SignalManager:
+    """A recorder of ``groups`` (``SIGNAL_GROUPS`` names) at ``rate`` rows per simulated second
+    (None: every step) into ``path`` (opened at its first flush), its file metadata the contract's.
+
+    Give ``model_path`` and ``scenario_text`` (the metadata is made now, ``recording_metadata``),
+    or ``metadata`` made earlier by ``recording_metadata`` (a sweep's driver makes it once, where
+    the model file is, for every trial wherever it runs). ``extra_metadata`` adds keys (it wins
+    over the contract's on a clash). TypeError when both or neither way is given.
+    """
+    if metadata is not None:
+        if model_path is not None or scenario_text is not None:
+            raise TypeError("open_recorder() takes model_path and scenario_text, or metadata: not both")
+        meta = dict(metadata)
+    elif model_path is None or scenario_text is None:
+        raise TypeError("open_recorder() needs model_path and scenario_text (or metadata made earlier)")
+    else:
+        meta = recording_metadata(model_path, scenario_text)
+    meta.update(extra_metadata or {})
+    return SignalManager(path, rate=rate, groups=groups, metadata=meta)
