@@ -6,6 +6,7 @@ current state), ``apply_load`` (add them to ``qfrc_applied``, with the reaction)
 """
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Callable, ClassVar
@@ -17,19 +18,51 @@ from mjrig.runtime.points import AnySite, Point, parse_point
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, Color
 
-__all__ = ["Load", "BodyReactionForce"]
+__all__ = ["Load", "BodyReactionForce", "SCENARIO_WORDS"]
 
 _SHOWN = 1e-4
 """Smallest force (N) or torque (N·m) that gets an arrow."""
 
 
+SCENARIO_WORDS: dict[str, tuple[str, ...]] = {"at": ("action_site",), "to": ("xtion_body", "xtion_site")}
+"""The scenario's words for the reference API's point fields: ``at`` is ``action_site``, ``to`` is
+the reaction's point (``xtion_body``, or ``xtion_site`` on a point-to-point load). Every load's
+constructor takes either spelling."""
+
+
+def _accept_scenario_words(cls: type) -> None:
+    """Let ``cls(...)`` take ``at=``/``to=`` for the fields they stand for (see SCENARIO_WORDS).
+
+    Wraps the ``__init__`` the dataclass made (``@dataclass`` again keeps it: it never replaces
+    an ``__init__`` the class has). A class with its own field ``at`` or ``to`` keeps it.
+    """
+    names = {f.name for f in fields(cls)}
+    words = {w: next(f for f in fs if f in names) for w, fs in SCENARIO_WORDS.items()
+             if w not in names and any(f in names for f in fs)}
+    init = cls.__dict__["__init__"]
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        for word, name in words.items():
+            if word in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{type(self).__name__}() got '{word}' and '{name}', two names of one thing: "
+                                    "pass one")
+                kwargs[name] = kwargs.pop(word)
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__  # type: ignore[misc]
+
+
 def _as_load_dataclass(cls: type) -> None:
-    """Make ``cls`` a keyword-only dataclass (identity equality), in place.
+    """Make ``cls`` a keyword-only dataclass (identity equality) whose constructor also takes the
+    scenario's words, in place.
 
     Fields with a ``default_factory`` keep their ``Field`` as class attribute, so decorating
     the class with ``@dataclass`` again (a user's habit) sees the same fields.
     """
     dataclass(eq=False, kw_only=True)(cls)
+    _accept_scenario_words(cls)
     own = cls.__dict__.get("__annotations__", {})
     for f in fields(cls):
         if f.name in own and f.default_factory is not MISSING:
@@ -42,6 +75,8 @@ class Load(ABC):
 
     ``action_site``, ``rel_to_site`` (the frame its vectors are given in; None: world) and the
     reaction point accept Point objects or the contract's strings ("tip", "body:arm@0,0,0.1").
+    The constructor takes the scenario's words too: ``at=`` for ``action_site``, ``to=`` for the
+    reaction point (``xtion_body`` / ``xtion_site``); both spellings of one is a TypeError.
     Setting any field while the rig runs takes effect at the next step.
 
     To write your own load, subclass it, annotate fields (with defaults) and implement
@@ -204,8 +239,11 @@ class Load(ABC):
         return out
 
 
+_accept_scenario_words(Load)
+
+
 class BodyReactionForce(Load):
-    """A load whose equal and opposite reaction (−F, −T) acts on ``xtion_body``.
+    """A load whose equal and opposite reaction (−F, −T) acts on ``xtion_body`` (``to=`` too).
 
     ``xtion_body`` is a body point ("body:NAME", "body:NAME@x,y,z", a ``Body``) or a site; the
     reaction acts there. None: the reaction goes to the world (nothing is applied for it).

@@ -4,7 +4,8 @@ The classes are keyword-only dataclasses (every ``Load`` subclass is made one) d
 with the reference runtime's names, fields and bases:
 ``Load`` → ``BodyReactionForce`` (a reaction on ``xtion_body``) → ``VectorForce``,
 ``VectorTorque`` (→ ``GeneralLoad``), ``ScalarForce``, ``ScalarTorque``; and
-``Load`` → ``PointToPointForce`` (a reaction on ``xtion_site``). Each computes its world-frame
+``Load`` → ``PointToPointForce`` (a reaction on ``xtion_site``); every constructor also takes the
+scenario's words ``at=`` / ``to=`` for ``action_site`` / the reaction point. Each computes its world-frame
 force and torque on its own (``calculate``) and applies it (``apply_load``): the general,
 per-load path. Point-to-point loads whose model was compiled by the rig are also evaluated
 together, array-wise, by ``mjrig.runtime.engine.LoadEngine``; both paths share one spring law
@@ -190,7 +191,7 @@ class ScalarTorque(_ScalarLoad):
 
 
 class PointToPointForce(Load):
-    """A tension along the line between ``action_site`` and ``xtion_site``.
+    """A tension along the line between ``action_site`` (``at=``) and ``xtion_site`` (``to=``).
 
     Either a built-in ``law`` (see the factories) or ``magnitude_func(d, v, r0, model, data)``
     returning the tension in N (positive pushes the points apart), where d is the distance (m),

@@ -178,19 +178,18 @@ def _frame(what: str) -> Field:
 
 def _vector_load(cls: type) -> Callable[[Mapping[str, Any]], Any]:
     def build(v: Mapping[str, Any]) -> Any:
-        return cls(name=v["name"], action_site=v["at"], vector=v["vector"], rel_to_site=v["frame"],
-                   xtion_body=v["to"])
+        return cls(name=v["name"], at=v["at"], vector=v["vector"], rel_to_site=v["frame"], to=v["to"])
     return build
 
 
 def _general(v: Mapping[str, Any]) -> GeneralLoad:
-    return GeneralLoad(name=v["name"], action_site=v["at"], force=v["force"], torque=v["torque"],
-                       rel_to_site=v["frame"], xtion_body=v["to"])
+    return GeneralLoad(name=v["name"], at=v["at"], force=v["force"], torque=v["torque"], rel_to_site=v["frame"],
+                       to=v["to"])
 
 
 def _scalar(cls: type) -> Callable[[Mapping[str, Any]], Any]:
     def build(v: Mapping[str, Any]) -> Any:
-        return cls(name=v["name"], action_site=v["at"], magnitude=v["magnitude"], xtion_body=v["to"])
+        return cls(name=v["name"], at=v["at"], magnitude=v["magnitude"], to=v["to"])
     return build
 
 
@@ -219,7 +218,7 @@ def _spring_kind(kind: str, doc: str, behaviour: Mapping[str, bool], law: tuple[
     numbers = [f.name for f in (_STIFFNESS, _DAMPING, *law)]
 
     def build(v: Mapping[str, Any]) -> PointToPointForce:
-        return PointToPointForce(name=v["name"], action_site=v["at"], xtion_site=v["to"],
+        return PointToPointForce(name=v["name"], at=v["at"], to=v["to"],
                                  law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour))
     return _load(kind, doc, build, _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
 
