@@ -62,7 +62,8 @@ class RuntimeManager:
     disabled and the run goes on); without it the error propagates. ``controls`` hold actuator
     inputs, ``bindings`` write params into model fields, ``tracers`` draw trails (see
     ``rig_extras``); ``requirements`` are checked at every step (``stop_requested``, ``finish_requirements``;
-    each keeps its live state); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger).
+    each keeps its live state); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger);
+    ``sync_hook(model, data, arrows, lines)`` gets the rig's arrows and lines after every step (a viewer's sync).
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -81,11 +82,10 @@ class RuntimeManager:
     tracers: list[Tracer] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
     on_warning: Callable[[str], None] | None = None
-    _sync_hook: SyncHook | None = None
-    _skip_recording: bool = False
-    _resolved: bool = False
+    sync_hook: SyncHook | None = None
 
     def __post_init__(self) -> None:
+        self._resolved = False
         self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
         self._engine: LoadEngine | None = None
         self._extras: RigExtras | None = None
@@ -210,7 +210,7 @@ class RuntimeManager:
 
     def _samplers(self) -> list[SignalManager]:
         out = list(self.monitors)
-        if self.signal_manager is not None and not self._skip_recording:
+        if self.signal_manager is not None:
             out.insert(0, self.signal_manager)
         return out
 
@@ -276,9 +276,9 @@ class RuntimeManager:
         if self._checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
             hook = self._checks.evaluate
         step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
-        if self._sync_hook is not None:
+        if self.sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
-            self._sync_hook(mj_model, mj_data, arrows, lines)
+            self.sync_hook(mj_model, mj_data, arrows, lines)
         if speed > 0:
             self._pacer.wait(mj_data.time)
 

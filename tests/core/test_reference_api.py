@@ -110,7 +110,7 @@ recorder = VideoRecorder(path=Path("run.mp4"), camera_name=camera, show_loads=Tr
 proximity = Proximity(name="gap", a="tip", b="nozzle", threshold=0.5)
 
 with RuntimeManager(signal_manager=signal_manager, loads=loads, proximities=[proximity],
-                    video_recorders=[recorder], playback_speed=0.0, _sync_hook=hook) as runtime:
+                    video_recorders=[recorder], playback_speed=0.0, sync_hook=hook) as runtime:
     runtime.resolve(mj_model, mj_data)
     for load in runtime.loads:
         load.resolve_ids(mj_model, mj_data)
