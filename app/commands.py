@@ -32,6 +32,13 @@ class Command:
 
 
 @dataclass(frozen=True)
+class PathCommand(Command):
+    """A command that writes or reads one file: ``path`` (None: the command's own default)."""
+
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class OpenModel(Command):
     """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error).
 
@@ -145,17 +152,13 @@ class BindActuator(Command):
 
 
 @dataclass(frozen=True)
-class TakeSnapshot(Command):
+class TakeSnapshot(PathCommand):
     """Save the full physics state to ``path`` (None: a new file next to the scenario, or in runs/)."""
-
-    path: str | None = None
 
 
 @dataclass(frozen=True)
-class RestoreSnapshot(Command):
+class RestoreSnapshot(PathCommand):
     """Put back the state saved in ``path`` (None: the last snapshot taken or restored)."""
-
-    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,24 +242,18 @@ class SaveScenario(Command):
 
 
 @dataclass(frozen=True)
-class SaveKeyframe(Command):
+class SaveKeyframe(PathCommand):
     """Write a copy of the MJCF with the current state as a keyframe (``path``: None = next to it)."""
 
-    path: str | None = None
-
 
 @dataclass(frozen=True)
-class Screenshot(Command):
+class Screenshot(PathCommand):
     """Save a PNG of the current view (``path``: None = a timestamped file in the runs folder)."""
 
-    path: str | None = None
-
 
 @dataclass(frozen=True)
-class ToggleVideo(Command):
+class ToggleVideo(PathCommand):
     """Start (``path``: None = a timestamped .mp4 in runs/) or stop recording video of the view."""
-
-    path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.rows import Rows
 
 __all__ = ["ActuatorsPanel"]
 
@@ -18,12 +19,12 @@ class ActuatorsPanel:
         self.submit = submit
         self._table: int | str = 0
         self._empty: int | str = 0
-        self._key: tuple = ()
+        self._rows = Rows()
         self._ctrl: dict[str, int | str] = {}
 
     def build(self, parent: int | str) -> None:
         self._empty = dpg.add_text("this model has no actuators", parent=parent, color=(150, 150, 150))
-        self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
+        self._table = self._rows.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
                                     borders_innerH=True, row_background=True)
         for label in ("actuator", "input", "range", "driven by", ""):
             dpg.add_table_column(label=label, parent=self._table)
@@ -36,10 +37,7 @@ class ActuatorsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         key = tuple((a.name, a.range, a.control) for a in snap.actuators)
-        if key != self._key:
-            self._key = key
-            for row in dpg.get_item_children(self._table, 1) or []:
-                dpg.delete_item(row)
+        if self._rows.stale(key):
             self._ctrl.clear()
             for a in snap.actuators:
                 with dpg.table_row(parent=self._table):

@@ -6,6 +6,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.rows import Rows
 
 __all__ = ["ParamsPanel"]
 
@@ -17,11 +18,11 @@ class ParamsPanel:
         self.submit = submit
         self._group: int | str = 0
         self._inputs: dict[str, int | str] = {}
-        self._key: tuple = ()
+        self._rows = Rows()
         self._new: dict[str, int | str] = {}
 
     def build(self, parent: int | str) -> None:
-        self._group = dpg.add_group(parent=parent)
+        self._group = self._rows.container = dpg.add_group(parent=parent)
         row = dpg.add_group(parent=parent, horizontal=True)
         for key, hint, width in (("name", "name", 90), ("value", "value", 60), ("min", "min", 50),
                                  ("max", "max", 50), ("unit", "unit", 50)):
@@ -45,10 +46,7 @@ class ParamsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         key = tuple((p.name, p.min, p.max, p.unit) for p in snap.params)
-        if key != self._key:
-            self._key = key
-            for child in dpg.get_item_children(self._group, 1) or []:
-                dpg.delete_item(child)
+        if self._rows.stale(key):
             self._inputs.clear()
             for p in snap.params:
                 label = f"{p.name} [{p.unit}]" if p.unit else p.name

@@ -20,6 +20,7 @@ from mjrig.commands import PanelState
 from mjrig.session.plot_rows import is_new_model
 from mjrig.widgets.plot_overlay import CURSOR_COLOR, EVENT_COLOR, MarkThemes, Overlay, SeriesColors
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
+from mjrig.widgets.signal_tree import build_signal_tree
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
@@ -240,30 +241,10 @@ class PlotPanel:
 
     # ---- drawing ------------------------------------------------------------------------------
 
-    def _visible_signals(self) -> list[str]:
-        words = self._filter.lower().split()
-        return [s for s in self._signals if all(w in s.lower() for w in words)]
-
     def _rebuild_tree(self) -> None:
-        """Recreate the tree: category > entity > one checkbox per attribute."""
-        dpg.delete_item(self._tree, children_only=True)
-        self._boxes.clear()
-        self._nodes.clear()
-        groups: dict[str, dict[str, list[tuple[str, str]]]] = {}
-        for name in self._visible_signals():
-            category, entity, attribute = split_signal(name)
-            groups.setdefault(category, {}).setdefault(entity, []).append((attribute, name))
-        checked = set(self._checked)
-        for category, entities in groups.items():
-            with dpg.tree_node(label=category, parent=self._tree, default_open=True):
-                for entity, attributes in entities.items():
-                    show = bool(self._filter) or any(name in checked for _, name in attributes)
-                    with dpg.tree_node(label=entity, default_open=show) as node:
-                        for attribute, name in attributes:
-                            self._nodes[name] = node
-                            self._boxes[name] = dpg.add_checkbox(
-                                label=attribute or name, default_value=name in checked,
-                                user_data=name, callback=self._on_check)
+        """Recreate the tree of the signals the filter lets through."""
+        self._boxes, self._nodes = build_signal_tree(self._tree, self._signals, filter_text=self._filter,
+                                                     checked=set(self._checked), on_check=self._on_check)
 
     def _sync_series(self) -> None:
         """One plot per unit (its y axis labelled with it), one line series per checked signal;

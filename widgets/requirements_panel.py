@@ -6,6 +6,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.rows import Rows
 
 __all__ = ["RequirementsPanel"]
 
@@ -26,14 +27,14 @@ class RequirementsPanel:
         self.ticked = ticked
         self._table: int | str = 0
         self._rows: dict[str, tuple[int | str, int | str, int | str]] = {}
-        self._key: tuple = ()
+        self._shown = Rows()
         self._signal: int | str = 0
         self._inputs: dict[str, int | str] = {}
         self._choices: list[str] = []
         self._ticked: list[str] = []
 
     def build(self, parent: int | str) -> None:
-        self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
+        self._table = self._shown.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
                                     borders_innerH=True, row_background=True)
         for label in ("name", "signal", "wanted", "value", "state", "first failure", ""):
             dpg.add_table_column(label=label, parent=self._table)
@@ -77,10 +78,7 @@ class RequirementsPanel:
                 dpg.set_value(self._signal, choices[0] if choices else "")
         self._ticked = ticked
         key = tuple((r.name, r.signal, r.bound) for r in snap.requirements)
-        if key != self._key:
-            self._key = key
-            for row in dpg.get_item_children(self._table, 1) or []:
-                dpg.delete_item(row)
+        if self._shown.stale(key):
             self._rows.clear()
             for r in snap.requirements:
                 with dpg.table_row(parent=self._table):

@@ -7,6 +7,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.rows import Rows
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Registry
 from mjrig.widgets.forms import SpecForm, form_fields
 
@@ -26,7 +27,7 @@ class RigPanel:
         self.section = registry.section(what)
         self.registry = registry
         self._snapshot = C.PanelState()
-        self._rows_key: tuple = ()
+        self._rows = Rows()
         self._table: int | str = 0
         self._name: int | str = 0
         self._kind: int | str = 0
@@ -45,7 +46,7 @@ class RigPanel:
         return pts
 
     def build(self, parent: int | str) -> None:
-        self._table = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
+        self._table = self._rows.container = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
                                     borders_innerH=True, row_background=True)
         sec = self.section
         cols = ("name", *(("kind",) if sec.kind_key else ()), *(("on",) if sec.role == "load" else ()),
@@ -139,14 +140,11 @@ class RigPanel:
         dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")
         items = snapshot.section(self.what)
         key = tuple((i.name, i.active, str(i.spec)) for i in items)
-        if key != self._rows_key:
-            self._rows_key = key
+        if self._rows.stale(key):
             self._rebuild_rows(items)
         self._refresh_values(items)
 
     def _rebuild_rows(self, items: tuple[C.EntryInfo, ...]) -> None:
-        for child in dpg.get_item_children(self._table, 1) or []:
-            dpg.delete_item(child)
         self._value_cells: list[int | str] = []
         for it in items:
             with dpg.table_row(parent=self._table):

@@ -16,6 +16,7 @@ from typing import Any
 import mujoco
 
 from mjrig.scenario.kinds import REGISTRY, Registry
+from mjrig.scenario.locator import ScenarioLocator, dotted
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.controls import Control
@@ -113,7 +114,7 @@ class Scenario:
     def where(self, *fieldpath: str | int) -> str:
         """'FILE:LINE: field' prefix for an error about ``fieldpath`` (e.g. 'loads', 2, 'at')."""
         if self.locator is None:
-            return _dotted(fieldpath)
+            return dotted(fieldpath)
         return self.locator.where(*fieldpath)
 
     def runtime(self, **options: Any) -> RuntimeManager:
@@ -152,59 +153,6 @@ class Scenario:
             return check()
         except ConfigError as exc:
             raise ConfigError(_oneline(f"{self.where(*path)}: {exc}")) from None
-
-
-def _dotted(path: tuple) -> str:
-    out = ""
-    for p in path:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out
-
-
-class ScenarioLocator:
-    """Finds the line of a field in the TOML text, for error messages."""
-
-    _header = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.\"-]+)\s*\]\]")
-    _table = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"-]+)\s*\]")
-    _key = re.compile(r"^\s*\"?([A-Za-z0-9_-]+)\"?\s*=")
-
-    def __init__(self, text: str, source: Path | None) -> None:
-        self.source = source
-        self.lines: dict[tuple, int] = {}
-        table: tuple = ()
-        counters: dict[str, int] = {}
-        for n, line in enumerate(text.splitlines(), start=1):
-            m = self._header.match(line)
-            if m:
-                name = m.group(1)
-                counters[name] = counters.get(name, -1) + 1
-                table = (name, counters[name])
-                self.lines.setdefault(table, n)
-                continue
-            m = self._table.match(line)
-            if m:
-                table = tuple(m.group(1).split("."))
-                self.lines.setdefault(table, n)
-                continue
-            m = self._key.match(line)
-            if m:
-                self.lines.setdefault((*table, m.group(1)), n)
-
-    def line(self, *path: str | int) -> int | None:
-        """Line of the deepest known prefix of ``path``."""
-        for k in range(len(path), 0, -1):
-            n = self.lines.get(tuple(path[:k]))
-            if n is not None:
-                return n
-        return None
-
-    def where(self, *path: str | int) -> str:
-        if self.source is None and not self.lines:
-            return _dotted(path) if path else "scenario"
-        name = str(self.source) if self.source else "<scenario>"
-        n = self.line(*path)
-        loc = f"{name}:{n}" if n else name
-        return f"{loc}: {_dotted(path)}" if path else loc
 
 
 class _Parser(FieldReader):

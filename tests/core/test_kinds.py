@@ -12,7 +12,8 @@ from mjrig.scenario.kinds import (FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KIN
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import PointToPointForce, ScalarForce
 from mjrig.runtime.values import Sine
-from mjrig.scenario.parse import LOAD_KINDS, ScenarioLocator, parse_scenario
+from mjrig.scenario.locator import ScenarioLocator
+from mjrig.scenario.parse import LOAD_KINDS, parse_scenario
 from mjrig.scenario.fields import FieldReader
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,27 @@
+"""Rows a panel rebuilds only when what they show has changed (a table's rows, a group's items)."""
+from __future__ import annotations
+
+from typing import Hashable
+
+import dearpygui.dearpygui as dpg
+
+__all__ = ["Rows"]
+
+
+class Rows:
+    """The children of one container (``container``: a table or a group, set at build), keyed by
+    what they show: ``stale(key)`` says whether they must be built anew for ``key`` and, if so,
+    has already deleted the old ones. Values that change every frame (a readout) are updated in
+    place by the panel instead; the rows themselves only follow a change of names or settings."""
+
+    def __init__(self) -> None:
+        self.container: int | str = 0
+        self._key: Hashable = None
+
+    def stale(self, key: Hashable) -> bool:
+        if key == self._key:
+            return False
+        self._key = key
+        for child in dpg.get_item_children(self.container, 1) or []:
+            dpg.delete_item(child)
+        return True
