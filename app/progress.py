@@ -12,13 +12,14 @@ import math
 import os
 import sys
 import time
-from typing import Callable
+from typing import Callable, TypeVar
 
 from tqdm import tqdm
 
 __all__ = ["SimulationBar", "EncodingBar", "SweepBar", "say", "stderr_is_terminal", "human_duration"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
+_B = TypeVar("_B", bound="_LineBar")
 
 
 def stderr_is_terminal() -> bool:
@@ -70,7 +71,26 @@ def human_duration(seconds: float) -> str:
     return f"{days / 365.25:.3g} years"
 
 
-class SimulationBar:
+class _LineBar:
+    """What every bar shares: its tqdm line (``_bar``, None when not drawn) and its ending, also
+    as a ``with`` block."""
+
+    _bar: tqdm | None = None
+
+    def close(self) -> None:
+        """End the bar's line; safe twice."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self: _B) -> _B:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SimulationBar(_LineBar):
     """Progress of a headless run: simulated seconds done / ``total_s``.
 
     On a terminal, a bar with elapsed wall time and an ETA; reaching the total ends the line (so
@@ -136,20 +156,9 @@ class SimulationBar:
                         f"measured speed ({rate:.3g} simulated s per s); Ctrl+C or SIGTERM stops it, "
                         "keeping what was recorded")
 
-    def close(self) -> None:
-        """End the bar's line; safe twice."""
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-
-    def __enter__(self) -> SimulationBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
-class EncodingBar:
+class EncodingBar(_LineBar):
     """A bar of frames encoded / captured, for ``VideoRecorder.on_progress`` (called as
     ``bar(frames_encoded, frames_captured)``); it ends its line once every frame is encoded.
 
@@ -174,14 +183,12 @@ class EncodingBar:
             self.close()
 
     def close(self) -> None:
-        """End the bar's line; safe twice."""
+        """End the bar's line (no more drawing after it); safe twice."""
         self._done = True
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
+        super().close()
 
 
-class SweepBar:
+class SweepBar(_LineBar):
     """A bar of trials done / ``total`` with an ETA and the pass/fail/diverged/error counts.
 
     ``start(total, done)`` opens it (trials already done from an earlier run count as done);
@@ -206,14 +213,3 @@ class SweepBar:
             self._bar.set_postfix_str(" ".join(f"{k} {v}" for k, v in self.counts.items() if v), refresh=False)
             self._bar.update(1)
 
-    def close(self) -> None:
-        """End the bar's line; safe twice."""
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-
-    def __enter__(self) -> SweepBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
