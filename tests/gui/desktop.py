@@ -159,13 +159,51 @@ class App:
         self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)
         self.panel = wait_for(lambda: self._one("^mjrig$"), what="the panel window", timeout=60)
         wait_for(self.widget_map.exists, what="the panel's widgets", timeout=30)
-        time.sleep(0.5)
+        self._settle()
+
+    def _settle(self, timeout: float = 15.0) -> None:
+        """Until the panel's layout holds still: the same widgets in the same places in two widget
+        maps in a row (texts aside: their widths follow their words). A panel still laying itself
+        out would take a click elsewhere."""
+        def layout():
+            try:
+                items = json.loads(self.widget_map.read_text())
+            except (OSError, ValueError):
+                return None
+            return [(it["label"], it["type"], it["rect"]) for it in items if it["type"] != "mvText"]
+        end = time.monotonic() + timeout
+        last = layout()
+        while time.monotonic() < end and self.redrawn(timeout=2.0):
+            now = layout()
+            if now and now == last:
+                return
+            last = now
 
     def _one(self, regex: str) -> int | None:
         if self.proc.poll() is not None:
             raise AssertionError(f"the app exited with {self.proc.returncode}:\n{self.output()}")
         found = self.desktop.windows(regex)
         return found[0] if found else None
+
+    def _map_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.widget_map.stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns, st.st_size
+
+    def redrawn(self, times: int = 1, *, timeout: float = 5.0) -> bool:
+        """Wait until the panel has written its widget map ``times`` times from now (it does
+        every 5th frame, ~6 times a second): what it then shows was drawn after this call.
+        False (no error) when the panel did not within ``timeout`` s: it is busy or gone."""
+        end = time.monotonic() + timeout
+        for _ in range(times):
+            stamp = self._map_stamp()
+            while self._map_stamp() == stamp:
+                if time.monotonic() > end or self.proc.poll() is not None:
+                    return False
+                time.sleep(0.01)
+        return True
 
     def output(self) -> str:
         if not self._log_file.closed:
@@ -200,22 +238,22 @@ class App:
                     self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
                 else:
                     self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
-            time.sleep(0.3)
+            time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries; wheel pacing
         raise AssertionError(f"widget '{label}' not found on the panel")
 
     def click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)
         self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-        time.sleep(0.1)
+        time.sleep(0.1)  # the pointer rests over the widget for a few panel frames, so ImGui sees the hover
         self.desktop.x("xdotool", "click", "1", check=True)
-        time.sleep(0.3)
+        time.sleep(0.3)  # input pacing: the window manager's focus change and the panel's callbacks settle
 
     def double_click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)
         self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-        time.sleep(0.1)
+        time.sleep(0.1)  # the pointer rests over the widget first (see click)
         self.desktop.x("xdotool", "click", "--repeat", "2", "--delay", "80", "1", check=True)
-        time.sleep(0.3)
+        time.sleep(0.3)  # input pacing (see click)
 
     def type_into(self, label: str, text: str, *, enter: bool = False) -> None:
         """Click an input field, select what is in it, and type ``text`` (then Enter)."""
@@ -226,7 +264,7 @@ class App:
         self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
         if enter:
             self.desktop.x("xdotool", "key", "Return", check=True)
-        time.sleep(0.4)
+        time.sleep(0.4)  # the panel takes in typed keys a frame at a time, behind xdotool
 
     def pick_first(self, combo: str) -> None:
         """Open a combo box and click its first entry."""
@@ -234,7 +272,7 @@ class App:
         self.click(combo)
         self.desktop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h + 12), check=True)
         self.desktop.x("xdotool", "click", "1", check=True)
-        time.sleep(0.4)
+        time.sleep(0.4)  # input pacing: the combo closes and its callback runs
 
     def visible(self, label: str) -> bool:
         """Whether a widget labelled ``label`` is on screen now (no scrolling)."""
@@ -246,26 +284,47 @@ class App:
             self.click(node)
 
     def items(self) -> list[dict]:
-        """What the panel shows now: every visible labelled widget (label, type, rect, value)."""
-        time.sleep(0.3)
+        """What the panel shows now: every visible labelled widget (label, type, rect, value),
+        from a widget map the panel wrote after this call."""
+        self.redrawn(timeout=1.0)
         try:
             return json.loads(self.widget_map.read_text())
         except (OSError, ValueError):
-            time.sleep(0.3)
+            self.redrawn(timeout=1.0)
             return json.loads(self.widget_map.read_text())
 
+    def text(self, pattern: str) -> dict | None:
+        """The first text on screen whose words match ``pattern`` (re.fullmatch), else None."""
+        return next((it for it in self.items() if re.fullmatch(pattern, it.get("text", ""), flags=re.S)), None)
+
+    def newest_time(self) -> float:
+        """The newest instant the timeline keeps ("0.000 ... 12.345 s (...)", always in view under
+        the plots): the simulated time, while the run goes on."""
+        found = wait_for(lambda: self.text(r"[0-9.]+ \.\.\. [0-9.]+ s .*"), what="the timeline's range", timeout=10)
+        return float(found["text"].split()[2])
+
+    def run_for(self, seconds: float, *, timeout: float = 30.0) -> float:
+        """Wait until the simulation has advanced ``seconds`` of simulated time from now (what a
+        fixed sleep hoped for, also on a busy machine); the newest time then."""
+        t0 = self.newest_time()
+        return wait_for(lambda: (lambda t: t if t >= t0 + seconds else None)(self.newest_time()),
+                        what=f"the simulation to advance {seconds} s from t = {t0}", timeout=timeout)
+
     def value(self, label: str, *, index: int = 0) -> str:
-        self.widget(label, index=index)
-        hits = [it for it in self.items() if it["label"] == label]
-        return hits[index].get("value", "")
+        for _ in range(3):  # the layout may move it out of view between the two looks (a rig opening)
+            self.widget(label, index=index)
+            hits = [it for it in self.items() if it["label"] == label]
+            if len(hits) > index:
+                return hits[index].get("value", "")
+        raise AssertionError(f"widget '{label}' keeps leaving the panel's view")
 
     def key(self, spec: str, *, window: int | None = None) -> None:
         """Focus the window (default: the viewer) and press ``spec`` (xdotool syntax, e.g. ctrl+t)."""
         wid = str(window or self.viewer)
         self.desktop.x("xdotool", "windowactivate", "--sync", wid)
-        time.sleep(0.2)
+        time.sleep(0.2)  # GLFW learns of the focus change before the key comes
         self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
-        time.sleep(0.4)
+        time.sleep(0.4)  # input pacing: the viewer handles the key on its next frames
 
     def drop(self, *paths: Path) -> None:
         """Drop files on the 3D viewer as a file manager does."""
