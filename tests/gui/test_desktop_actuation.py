@@ -72,17 +72,17 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         app.click("Controls")
         app.click("Slider")  # the one actuator's row
         app.click("Start recording")
-        time.sleep(1.0)
+        app.run_for(0.3)  # a stretch recorded with the arm at rest
         before = laptop.grab(app.viewer)
         x, y, w, h = _slider(app, "shoulder_input")  # a new slider in Params, over the ctrlrange
         # Ctrl+click a slider to type a value into it (Dear ImGui), as a person sets an exact input.
         laptop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h // 2), check=True)
         laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "click", "1", "sleep", "0.15", "keyup", "ctrl", check=True)
-        time.sleep(0.3)
+        time.sleep(0.3)  # input pacing: the slider turns into a text field on the panel's next frames
         laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True)
         laptop.x("xdotool", "type", "--delay", "15", "1.2", check=True)
         laptop.x("xdotool", "key", "Return", check=True)
-        time.sleep(2.5)
+        app.run_for(1.5)  # the arm gets there (it settles in about 0.5 s)
         app.click("Stop recording")
         after = laptop.grab(app.viewer)
         laptop.screenshot("actuator_slider")
@@ -124,6 +124,28 @@ def _read(path):
         return None
 
 
+def _image(path):
+    import mediapy
+    try:
+        return mediapy.read_image(path)
+    except Exception:  # noqa: BLE001 - still being written
+        return None
+
+
+def _wait_paused(app: App) -> None:
+    """The run is paused: the status says so and the time readout holds still."""
+    seen: list[float] = []
+
+    def still() -> bool:
+        items = app.items()
+        paused = any(it.get("text") == "paused" for it in items)
+        t = next((it["text"] for it in items if it.get("text", "").startswith("t = ")), None)
+        ok = paused and t is not None and seen[-1:] == [t]
+        seen.append(t)
+        return ok
+    wait_for(still, what="the run to pause", timeout=10)
+
+
 def _magenta(img: np.ndarray) -> int:
     r, g, b = (img[..., i].astype(int) for i in range(3))
     return int(((r > 150) & (b > 150) & (g < 90)).sum())
@@ -132,16 +154,15 @@ def _magenta(img: np.ndarray) -> int:
 def test_a_tracer_draws_the_tool_path_in_the_view_and_in_screenshots(laptop, tmp_path):
     app = App(laptop, _arm(tmp_path, TRACED.format(extra="")), home=tmp_path)
     try:
-        time.sleep(3.0)  # the arm swings; the trail grows
-        view = laptop.grab(app.viewer)
+        # the arm swings; the trail grows
+        view = wait_for(lambda: (lambda v: v if _magenta(v) > 300 else None)(laptop.grab(app.viewer)),
+                        what="the trail in the 3D view", timeout=30)
         laptop.screenshot("tracer")
         assert _magenta(view) > 300, f"no trail in the 3D view ({_magenta(view)} magenta pixels)"
         app.key("ctrl+t")
         runs = tmp_path / "work" / "runs"
         shot = wait_for(lambda: next(iter(runs.glob("screenshot-*.png")), None), what="the screenshot file")
-        time.sleep(0.5)
-        import mediapy
-        img = mediapy.read_image(shot)
+        img = wait_for(lambda: _image(shot), what="the screenshot written out")
         assert _magenta(img) > 300, f"no trail in the saved screenshot ({_magenta(img)} magenta pixels)"
     finally:
         assert app.close() == 0, app.output()
@@ -151,24 +172,25 @@ def test_snapshot_then_running_on_then_restore_returns_the_view(laptop, tmp_path
     scenario = TRACED.format(extra="").split("[[tracers]]")[0]  # the swinging arm, no trail
     app = App(laptop, _arm(tmp_path, scenario), home=tmp_path)
     try:
-        time.sleep(1.5)
+        app.run_for(0.5)  # the arm is on its way
         app.key("space")  # pause
-        time.sleep(0.5)
+        _wait_paused(app)
         app.click("Snapshot")
         saved = wait_for(lambda: next(iter((tmp_path / "rig").glob("arm-snapshot*.npz")), None),
                          what="the snapshot file next to the scenario")
         t_snap = _time(app)
         first = laptop.grab(app.viewer)
         app.key("space")  # run on
-        time.sleep(1.2)
+        app.run_for(0.5)
         app.key("space")
-        time.sleep(0.5)
+        _wait_paused(app)
         moved = laptop.grab(app.viewer)
         assert _time(app) > t_snap + 0.3
         assert (first != moved).any(axis=2).mean() > 0.003, "the arm did not move after the snapshot"
         app.key("ctrl+g")  # Restore, from the 3D view
         wait_for(lambda: abs(_time(app) - t_snap) < 1e-3, what="the time to go back to the snapshot's")
-        time.sleep(0.8)
+        wait_for(lambda: ((first.astype(int) - laptop.grab(app.viewer).astype(int)).__abs__().max(axis=2) > 24).mean()
+                 < 0.001, what="the 3D view to show the snapshot", timeout=10)
         back = laptop.grab(app.viewer)
         laptop.screenshot("snapshot_restored")
         differ = (first.astype(int) - back.astype(int)).__abs__().max(axis=2) > 24

@@ -52,7 +52,6 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         wait_for(lambda: _text(app, "paused"), what="the replay to pause at the dragged instant")
         t = _time(app)
         assert 0.5 < t < 2.5, t
-        time.sleep(0.5)
         shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   slide_x:qpos \S+ \(\S+\)"), what="both values at the cursor")
         at, a, b = re.match(r"at (\S+) s:   slide_x:qpos (\S+) \((\S+)\)", shown["text"]).groups()
         rec_a, rec_b = (pl.read_parquet(tmp_path / n) for n in ("A.parquet", "B.parquet"))
@@ -62,11 +61,12 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         with_cmp, view_cmp = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
         own_cmp = _line_pixels(app, desktop)
         desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
-        time.sleep(0.5)
+        app.redrawn()  # drawn with the pointer away
         desktop.screenshot("compare_1920x1080")
         app.click("Stop comparing")
         wait_for(lambda: not _text(app, r".*compared with.*"), what="the comparison to go")
-        time.sleep(0.5)
+        wait_for(lambda: _line_pixels(app, desktop, colour=TWIN) < 0.25 * with_cmp
+                 and _changed(view_cmp, desktop.grab(app.viewer)) > 0.0005, what="B's line and ghost to go", timeout=10)
         alone, view_alone = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
         assert abs(_time(app) - t) < 1e-4  # still the same instant
         # B's dashed line is drawn in its own paler shade (a dashed line's worth of pixels), A's
@@ -78,7 +78,8 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         app.click("Compare with...")
         app.type_into("file name", str(tmp_path / "B.parquet"), enter=True)
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the comparison back from the panel")
-        time.sleep(0.5)
+        wait_for(lambda: _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
+                 and _changed(desktop.grab(app.viewer), view_cmp) < 0.0005, what="B's line and ghost back", timeout=10)
         assert _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
         assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
         assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))
@@ -98,11 +99,11 @@ def test_compare_on_a_laptop_screen(tmp_path):
         _click_node(app, "qpos", "mvCheckbox")
         _drag_to(app, 0.45)
         t = _time(app)
-        time.sleep(0.6)
+        time.sleep(0.6)  # nothing to wait for: time passes, in which a running replay would move on
         assert _time(app) == t and 0.5 < t < 2.5, t  # paused at the dragged instant
         assert _line_pixels(app, desktop) > 200 and _line_pixels(app, desktop, colour=TWIN) > 100
         desktop.x("xdotool", "mousemove", "5", "700")
-        time.sleep(0.5)
+        app.redrawn()  # drawn with the pointer away (no tooltip)
         desktop.screenshot("compare_1280x800")
     finally:
         assert app.close() == 0, app.output()

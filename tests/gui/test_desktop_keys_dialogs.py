@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.gui.desktop import REPO, App, Desktop, wait_for
+from tests.gui.test_desktop_model import _wait_unsaved
 
 MODELS = REPO / "models"
 OPEN_TITLE = "Open a model or scenario"
@@ -56,7 +57,7 @@ def _menu_entry(app: App, label: str) -> tuple[int, int, int, int]:
 def _click_menu_entry(app: App, label: str) -> None:
     x, y, w, h = _menu_entry(app, label)
     app.desktop.x("xdotool", "mousemove", "--sync", str(x + 20), str(y + h // 2), "click", "1", check=True)
-    time.sleep(0.3)
+    time.sleep(0.3)  # input pacing: the menu closes and its callback runs
 
 
 def _texts(app: App, pattern: str) -> list[str]:
@@ -73,7 +74,7 @@ def _type(app: App, text: str, *, enter: bool = False) -> None:
     app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
     if enter:
         app.desktop.x("xdotool", "key", "Return", check=True)
-    time.sleep(0.5)
+    time.sleep(0.5)  # the panel takes in typed keys a frame at a time, behind xdotool
 
 
 def _select_all(app: App) -> None:
@@ -85,7 +86,7 @@ def _edit_the_rig(app: App) -> None:
     """Move the k slider (an unsaved edit), as a person clicks on its track."""
     x, y, w, h = app.widget("k [N/m]")
     app.desktop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.8)), str(y + h // 2), "click", "1", check=True)
-    time.sleep(0.5)
+    _wait_unsaved(app)
 
 
 def _exits(app: App, *, timeout: float = 30.0) -> int | None:
@@ -148,8 +149,10 @@ def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path)
         wait_for(lambda: _window(app, SAVE_TITLE) is None, what="the Save dialog to close")
         # again, after another edit: the same name asks before replacing the file
         x, y, w, h = app.widget("k [N/m]")
+        k_shown = app.value("k [N/m]")
         laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.3)), str(y + h // 2), "click", "1", check=True)
-        time.sleep(0.5)
+        wait_for(lambda: app.value("k [N/m]") != k_shown, what="the k slider moved")
+        _wait_unsaved(app)
         _press(app, "ctrl+s")
         wait_for(lambda: _window(app, SAVE_TITLE), what="the Save dialog again")
         _press(app, "Return")
@@ -176,8 +179,8 @@ def test_quitting_with_unsaved_edits_offers_to_save_first(laptop, tmp_path):
         laptop.screenshot("keys_quit_question")
         _press(app, "Escape")  # as Keep working
         wait_for(lambda: _window(app, QUIT_TITLE) is None, what="Escape to close the question")
-        time.sleep(1.0)
-        assert app.proc.poll() is None, "the app quit with unsaved edits"
+        # the panel stops drawing at once when it quits: it still draws, fifteen frames on
+        assert app.redrawn(3) and app.proc.poll() is None, "the app quit with unsaved edits"
         # File > Quit asks the same; save first, then the app closes
         app.click("File")
         _click_menu_entry(app, "Quit")
@@ -276,7 +279,7 @@ def test_recent_tells_two_files_of_one_name_apart(laptop, tmp_path):
         laptop.x("xdotool", "mousemove", "--sync", str(rx + 20), str(ry + rh // 2), check=True)
         wait_for(lambda: next((it for it in app.items() if it["label"] == "Recent" and it.get("open")), None),
                  what="the Recent submenu open")
-        time.sleep(0.5)
+        app.redrawn()
         laptop.screenshot("keys_recent_menu")
         _press(app, "Escape")
         app.click("a/spring_mass.toml")

@@ -36,7 +36,7 @@ def test_switching_models_leaves_nothing_of_the_old_one(laptop, tmp_path):
         app.reveal("Bundled rigs", "clearance")
         app.click("clearance")
         wait_for(lambda: laptop.title(app.viewer) == "MuJoCo : clearance", what="clearance to open")
-        time.sleep(1.0)
+        wait_for(lambda: "paddle_hinge" in {it["label"] for it in app.items()}, what="the panel to show clearance")
         assert app.value("at") == "", "the load form kept a point of the old model"
         assert app.value("clearance") == "True" and app.value("spring_mass") == "False"
         labels = {it["label"] for it in app.items()}
@@ -51,18 +51,18 @@ def test_unsaved_edits_are_asked_about_and_saved_rigs_come_back_from_recent(lapt
     work = tmp_path / "work"
     try:
         app.click("Start recording")  # a recording the saved scenario must not point at
-        time.sleep(1.0)
+        app.run_for(0.2)
         app.click("Stop recording")
         wait_for((work / "runs" / "spring_mass.parquet").exists, what="the first recording")
         x, y, w, h = app.widget("k [N/m]")
         laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.8)), str(y + h // 2), "click", "1", check=True)
-        time.sleep(0.5)
+        _wait_unsaved(app)
         app.reveal("Bundled rigs", "clearance")
         app.click("clearance")
         app.widget("Open without saving")  # the question is on screen
         laptop.screenshot("unsaved_question")
         app.click("Cancel")
-        time.sleep(1.0)
+        time.sleep(1.0)  # nothing to wait for: time for a wrong switch to show (the title would change)
         assert laptop.title(app.viewer) == "MuJoCo : spring_mass", "the rig was thrown away"
         app.click("clearance")
         app.click("Save scenario first...")
@@ -127,7 +127,7 @@ def test_the_app_records_what_the_scenario_says(laptop, tmp_path):
     app = App(laptop, rig / "spring_mass.toml", home=tmp_path)
     try:
         app.click("Start recording")
-        time.sleep(2.0)
+        app.run_for(0.3)  # 30 samples at 100/s
         app.click("Stop recording")
         out = rig / "out" / "mine.parquet"
         wait_for(out.exists, what="the scenario's recording path")
@@ -138,6 +138,12 @@ def test_the_app_records_what_the_scenario_says(laptop, tmp_path):
         assert abs(float(dt.median()) - 0.01) < 1e-9, dt.median()  # 100 samples per simulated second
     finally:
         assert app.close() == 0, app.output()
+
+
+def _wait_unsaved(app: App) -> None:
+    """The edit has reached the rig: the panel marks it unsaved (under Open... Reload Save scenario...)."""
+    app.widget("Reload")  # that row in view
+    wait_for(lambda: app.text(r".*\(unsaved changes\)"), what="the rig marked '(unsaved changes)'", timeout=10)
 
 
 def _read(path: Path):
@@ -151,12 +157,13 @@ def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
     app = App(laptop, home=tmp_path)
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
-    time.sleep(0.5)
+    _wait_unsaved(app)
     laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
     laptop.x("xdotool", "key", "alt+F4")
     app.click("Keep working")
-    time.sleep(1.0)
-    assert app.proc.poll() is None, "the app closed although the rig was not saved"
+    wait_for(lambda: not app.visible("Keep working"), what="the question to close")
+    # the panel stops drawing at once when it quits: it still draws, fifteen frames on
+    assert app.redrawn(3) and app.proc.poll() is None, "the app closed although the rig was not saved"
     laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
     laptop.x("xdotool", "key", "alt+F4")
     app.click("Quit without saving")
@@ -167,10 +174,10 @@ def test_closing_the_3d_view_with_unsaved_edits_asks_too(laptop, tmp_path):
     app = App(laptop, home=tmp_path)
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
-    time.sleep(0.5)
+    _wait_unsaved(app)
     app.key("alt+F4")  # to the viewer, as a person closes it
     app.click("Keep working")
-    time.sleep(1.0)
+    time.sleep(1.0)  # nothing to wait for: time for a wrong close to show (the viewer's window would go)
     assert app.proc.poll() is None and laptop.windows("^MuJoCo"), "the 3D view closed with unsaved edits"
     app.key("alt+F4")
     app.click("Quit without saving")

@@ -2,8 +2,6 @@
 each y axis labelled with its unit; threshold crossings show in the status log (and on stderr)."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from mjrig.widgets.plot_overlay import EVENT_COLOR
@@ -18,7 +16,7 @@ def _click_node(app: App, label: str, kind: str) -> None:
     x, y, w, h = rect
     app.desktop.x("xdotool", "mousemove", "--sync", str(px + x + min(w // 2, 40)), str(py + y + h // 2), check=True)
     app.desktop.x("xdotool", "click", "1", check=True)
-    time.sleep(0.4)
+    app.redrawn(2)  # the panel has drawn ten frames since: the click is taken in
 
 
 def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
@@ -37,8 +35,6 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
         wait_for(lambda: "proximity 'clearance' below" in app.output(), what="the crossing in the log", timeout=60)
         line = next(ln for ln in app.output().splitlines() if "proximity 'clearance' below" in ln)
         assert line.startswith("mjrig: warning:") and "at t=" in line, line
-        time.sleep(1.0)
-        desktop.screenshot("plots_by_unit")
         # the crossing is a thin amber line across the distance plot: not a thick line in the
         # colour of a signal (which looked like a spike of the data)
         def amber_columns():
@@ -50,6 +46,7 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
         columns = wait_for(lambda: (lambda c: c if len(c) else None)(amber_columns()), what="the crossing's line",
                            timeout=20)
         assert 1 <= len(columns) <= 4 * 2, columns  # one or two crossings in view, each 1-2 px wide
+        desktop.screenshot("plots_by_unit")
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
@@ -63,8 +60,8 @@ def test_a_free_flyer_is_followed_and_the_models_cameras_are_offered(tmp_path):
         before = desktop.grab(app.viewer)
         app.key("ctrl+k")  # next camera: the model's own ones (overview, then chase)
         wait_for(lambda: app.value("camera") == "overview", what="the model's overview camera")
-        time.sleep(0.5)
-        assert (desktop.grab(app.viewer) != before).any(axis=2).sum() > 1000, "the view did not change"
+        wait_for(lambda: (desktop.grab(app.viewer) != before).any(axis=2).sum() > 1000, what="the view to change",
+                 timeout=10)
         app.click("Fit view")  # back to a free camera that frames the model
         wait_for(lambda: app.value("camera") == "free", what="the free camera after Fit view")
         desktop.screenshot("thruster_fit_view")

@@ -44,9 +44,20 @@ def _drag_to(app: App, fraction: float) -> None:
     d.x("xdotool", "mousedown", "1", check=True)
     for f in np.linspace(0.95, fraction, 8):
         d.x("xdotool", "mousemove", "--sync", str(x + int(frame * f)), str(y + h // 2), check=True)
-        time.sleep(0.05)
+        time.sleep(0.05)  # drag pacing: the panel (30 frames/s) sees the pointer on its way
     d.x("xdotool", "mouseup", "1", check=True)
-    time.sleep(0.8)
+    seen: list[float] = []
+
+    def settled() -> bool:
+        """Paused, with the same time in two widget maps in a row: the drag is taken in."""
+        items = app.items()
+        paused = any(it.get("text") == "paused" for it in items)
+        t = next((it["text"] for it in items if it.get("text", "").startswith("t = ")), None)
+        still = paused and t is not None and seen[-1:] == [t]
+        seen.append(t)
+        return still
+
+    wait_for(settled, what="the run paused at the dragged instant", timeout=20)
 
 
 def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
@@ -58,7 +69,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         _click_node(app, "distance", "mvCheckbox")
         app.click("Start recording")
         t_recorded = _time(app)
-        time.sleep(3.0)
+        app.run_for(3.0)  # a recorded stretch to drag back into
         _drag_to(app, 0.8)  # back into the recorded stretch
         wait_for(lambda: _text(app, "paused"), what="the run to pause when the timeline is dragged")
         shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   gap:distance [-0-9.e]+"), what="the value at the cursor")
@@ -71,12 +82,13 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         app.key("Left")
         app.key("Right")
         app.key("Right")  # two instants back and forward again: the same instant, the same view
-        time.sleep(0.8)
+        wait_for(lambda: abs(_time(app) - t_back) < 5e-4 and (np.abs(desktop.grab(app.viewer).astype(int) -
+                 view_back.astype(int)).max(axis=2) > 24).mean() < 0.001, what="the same instant and view", timeout=10)
         assert abs(_time(app) - t_back) < 5e-4  # the readout shows ms
         again = desktop.grab(app.viewer)
         assert (np.abs(again.astype(int) - view_back.astype(int)).max(axis=2) > 24).mean() < 0.001
         app.key("space")  # Play from the past instant: a branch
-        time.sleep(1.5)
+        app.run_for(0.5)
         app.click("Stop recording")
         branch = wait_for(lambda: next(iter(runs.glob("*-branch-*.parquet")), None), what="the branch recording",
                           timeout=30)
@@ -101,9 +113,8 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
     app = App(desktop, main, home=tmp_path / "replay")
     try:
         wait_for(lambda: desktop.title(app.viewer).endswith("spring_mass"), what="the replayed model")
-        time.sleep(1.0)
+        wait_for(lambda: _text(app, r"[0-9.]+ \.\.\. [0-9.]+ s .*"), what="the replay's timeline")
         _drag_to(app, 0.3)
-        time.sleep(0.8)
         assert _time(app) < 0.6 * float(first["time"][-1]), _time(app)
         desktop.screenshot("timeline_replay")
     finally:
