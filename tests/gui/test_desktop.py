@@ -53,8 +53,12 @@ def _on_screen(r, size) -> bool:
 def test_windows_tile_the_screen_and_remember_where_the_user_put_them(desktop, tmp_path):
     app = App(desktop, home=tmp_path)
     try:
-        time.sleep(1.0)
-        v, p = desktop.frame_rect(app.viewer), desktop.frame_rect(app.panel)
+        seen: list = []
+
+        def placed():  # both frames where they were the last two looks: the windows are placed
+            seen.append((desktop.frame_rect(app.viewer), desktop.frame_rect(app.panel)))
+            return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3] and seen[-1]
+        v, p = wait_for(placed, what="the windows to be placed", every=0.2)
         w, h = desktop.size
         name = f"desktop_{w}x{h}"
         desktop.screenshot(name)
@@ -68,7 +72,7 @@ def test_windows_tile_the_screen_and_remember_where_the_user_put_them(desktop, t
         desktop.x("xdotool", "windowmove", str(app.panel), str(x), str(y + 40), check=True)
         moved = wait_for(lambda: desktop.client_rect(app.panel)[1] >= y + 30 and desktop.client_rect(app.panel),
                          what="the panel to move")
-        time.sleep(1.0)  # the panel notes its placement a few times a second
+        app.redrawn(2)  # the panel notes its placement where it writes its widget map, every 5th frame
     finally:
         assert app.close() == 0, app.output()
     again = App(desktop, home=tmp_path)
@@ -101,7 +105,7 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         wait_for(lambda: laptop.title(app.viewer) == "MuJoCo : bumper_drop", what="the dropped scenario to open")
         # The scenario came with its rig: a recording (started with the key) has its loads.
         app.key("ctrl+e")
-        time.sleep(1.5)
+        app.run_for(0.2)
         app.key("ctrl+e")
         rec = wait_for(lambda: next(iter((work / "runs").glob("*.parquet")), None), what="the recording")
         cols = wait_for(lambda: _columns(rec), what="a readable recording")
@@ -113,12 +117,12 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         new = app.output()[len(before):].strip().splitlines()
         errors = [ln for ln in new if "broken.xml" in ln]
         assert len(errors) == 1 and errors[0].startswith("mjrig: error:"), new
-        time.sleep(0.5)
+        time.sleep(0.5)  # nothing to wait for: time in which a wrong switch would show in the title
         assert laptop.title(app.viewer) == "MuJoCo : bumper_drop"
         laptop.screenshot("drop_broken_file")
         # ... and keeps running: a second recording has a second of new rows.
         app.key("ctrl+e")
-        time.sleep(1.5)
+        app.run_for(1.0)  # a second of rows (500 a second)
         app.key("ctrl+e")
         second = wait_for(lambda: len(list((work / "runs").glob("*.parquet"))) == 2 and
                           sorted((work / "runs").glob("*.parquet"))[0], what="the second recording")
@@ -127,6 +131,16 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         assert rows.height > 300 and "Loads/bumper:fz" in rows.columns
     finally:
         assert app.close() == 0, app.output()
+
+
+def _steady(desktop: Desktop, wid: int):
+    """The window's pixels once two grabs in a row are the same (a still scene, drawn)."""
+    seen: list = []
+
+    def same():
+        seen.append(desktop.grab(wid))
+        return len(seen) >= 2 and np.array_equal(seen[-1], seen[-2]) and seen[-1]
+    return wait_for(same, what="a still 3D view", every=0.2, timeout=20)
 
 
 def _columns(path: Path) -> list[str] | None:
@@ -146,25 +160,26 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
     app = App(laptop, model, home=tmp_path, cwd=tmp_path / "work")
     try:
         assert "video = 'w': MuJoCo's viewer uses that key" in app.output(), app.output()
-        time.sleep(1.0)
-        base = laptop.grab(app.viewer)
+        base = _steady(laptop, app.viewer)
         for key in ("minus", "equal", "ctrl+r", "ctrl+f", "ctrl+k", "ctrl+e", "ctrl+e", "ctrl+v", "ctrl+v",
                     "ctrl+y", "Right", "space", "ctrl+BackSpace", "space"):
             app.key(key)
+            # nothing to wait for: time in which a wrong change would show (a recording, a video longer)
             time.sleep(1.5 if key in ("ctrl+e", "ctrl+v") else 0.5)
             now = laptop.grab(app.viewer)
             changed = int(np.count_nonzero(np.any(now != base, axis=2)))
             assert changed == 0, f"{key} changed {changed} pixels of the 3D view"
         # The comparison sees MuJoCo's own flags: plain S (once mjrig's "slower") toggles shadows.
         app.key("s")
-        time.sleep(0.5)
-        assert np.count_nonzero(np.any(laptop.grab(app.viewer) != base, axis=2)) > 100
+        wait_for(lambda: np.count_nonzero(np.any(laptop.grab(app.viewer) != base, axis=2)) > 100,
+                 what="S to toggle the shadows", timeout=10)
         runs = tmp_path / "work" / "runs"  # outputs go to the working folder
         assert len(list(runs.glob("screenshot-*.png"))) == 1, "Ctrl+Y (remapped) took no screenshot"
         wait_for(lambda: len(list(runs.glob("video-*.mp4"))) == 1, what=f"the Ctrl+V video\n{app.output()}")
-        for key in ("space", "ctrl+v", "ctrl+v"):  # run again; a second video never replaces the first
-            app.key(key)
-            time.sleep(1.5)
+        app.key("space")  # run again; a second video never replaces the first
+        app.key("ctrl+v")
+        app.run_for(0.5)  # half a second of video
+        app.key("ctrl+v")
         wait_for(lambda: len(list(runs.glob("video-*.mp4"))) == 2, what="a second video beside the first")
         wait_for(lambda: len(list(runs.glob("*.parquet"))) == 1, what="the Ctrl+E recording")
     finally:
@@ -177,7 +192,7 @@ def test_recording_twice_from_the_panel_keeps_both_files(laptop, tmp_path):
         for _ in range(2):
             app.click("Start recording")
             wait_for(lambda: app.widget("Stop recording"), what="recording to start")
-            time.sleep(1.0)
+            app.run_for(0.2)
             app.click("Stop recording")
             wait_for(lambda: app.widget("Start recording"), what="recording to stop")
         runs = tmp_path / "work" / "runs"
@@ -199,14 +214,15 @@ def test_buttons_explain_themselves_on_hover(laptop, tmp_path):
         px, py, _, _ = laptop.client_rect(app.panel)
         laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))  # hover shows in the focused window
         laptop.x("xdotool", "mousemove", "--sync", str(px + 5), str(py + 5), check=True)
-        time.sleep(0.8)
+        app.redrawn(2)  # drawn with the pointer away from every widget
         before = laptop.grab(app.panel)
         laptop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-        time.sleep(1.5)
-        after = laptop.grab(app.panel)
-        # the tooltip box opens just below and right of the pointer
+        # the tooltip box opens just below and right of the pointer (after the pointer rests a while)
         ry, rx = y - py + h + 4, x - px + w // 2
-        region = (before != after)[ry:ry + 30, rx:rx + 250].any(axis=2)
+        tip = lambda img: (before != img)[ry:ry + 30, rx:rx + 250].any(axis=2)  # noqa: E731
+        after = wait_for(lambda: (lambda img: img if tip(img).sum() > 500 else None)(laptop.grab(app.panel)),
+                         what="the tooltip under 'Fit view'", timeout=10)
+        region = tip(after)
         laptop.screenshot("tooltip_fit_view")
         assert region.sum() > 500, (f"no tooltip under 'Fit view' ({int(region.sum())} pixels changed; "
                                     f"{int((before != after).any(axis=2).sum())} in the panel)")

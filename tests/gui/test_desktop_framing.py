@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop
+from tests.gui.desktop import App, Desktop, wait_for
 
 pytestmark = pytest.mark.gui
 
@@ -38,6 +38,18 @@ def _anchor_x(rgb: np.ndarray) -> float | None:
     return float(np.sort(xs)[:4].mean()) if xs.size >= 4 else None
 
 
+def _still_view(desktop: Desktop, wid: int, ok=lambda rgb: True, *, what: str) -> np.ndarray:
+    """The window's pixels once two grabs in a row (0.2 s apart) are the same and ``ok`` holds
+    for them: the view has stopped changing (the run is paused, the camera has got there)."""
+    seen: list[np.ndarray] = []
+
+    def still():
+        seen[:] = [*seen[-1:], desktop.grab(wid)]
+        return len(seen) == 2 and np.array_equal(*seen) and ok(seen[-1])
+    wait_for(still, what=what, every=0.2, timeout=20)
+    return seen[-1]
+
+
 def _check_framed(rgb: np.ndarray, what: str) -> int:
     """The anchor and the block both in view, far apart across it, neither at an edge; returns
     the block's width on screen (pixels)."""
@@ -55,14 +67,15 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
     w, h = desktop.size
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
-        time.sleep(1.0)
+        wait_for(lambda: (lambda rgb: _anchor_x(rgb) is not None and _blocks_columns(rgb).size >= 4)(
+            desktop.grab(app.viewer)), what="the rig drawn in the 3D view")
         # Paused at the initial state, the block stays where the checks expect it (it swings
         # 0.1 m either way while running).
         app.key("space")
         app.key("ctrl+BackSpace")
-        time.sleep(0.5)
+        first = _still_view(desktop, app.viewer, what="the paused first view")
         desktop.screenshot(f"framing_open_{w}x{h}")
-        opened = _check_framed(desktop.grab(app.viewer), "first view")
+        opened = _check_framed(first, "first view")
         # The user zooms far out with the wheel and turns the view a little with the left button.
         x, y, vw, vh = desktop.client_rect(app.viewer)
         cx, cy = x + vw // 2, y + vh // 2
@@ -71,16 +84,18 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
         desktop.x("xdotool", "mousedown", "1", check=True)
         for step in range(1, 7):
             desktop.x("xdotool", "mousemove", "--sync", str(cx + 8 * step), str(cy), check=True)
-            time.sleep(0.05)
+            time.sleep(0.05)  # drag pacing: the viewer sees each step of the turn
         desktop.x("xdotool", "mouseup", "1", check=True)
-        time.sleep(1.0)
+        zoomed = _still_view(desktop, app.viewer, lambda rgb: _blocks_columns(rgb).size < 0.6 * opened,
+                             what="the view zoomed out and still")
         desktop.screenshot(f"framing_zoomed_out_{w}x{h}")
-        far = _blocks_columns(desktop.grab(app.viewer)).size
+        far = _blocks_columns(zoomed).size
         assert far < 0.6 * opened, f"the wheel did not zoom out (block {far} px wide, {opened} px at first)"
         app.key("ctrl+f")
-        time.sleep(1.0)
+        framed = _still_view(desktop, app.viewer, lambda rgb: _blocks_columns(rgb).size > 0.8 * opened,
+                             what="the view framed again and still")
         desktop.screenshot(f"framing_ctrl_f_{w}x{h}")
-        fitted = _check_framed(desktop.grab(app.viewer), "after Ctrl+F")
+        fitted = _check_framed(framed, "after Ctrl+F")
         assert fitted > 0.8 * opened
     finally:
         assert app.close() == 0, app.output()
@@ -106,14 +121,14 @@ def test_a_dropped_tiny_model_opens_framed_not_a_close_up_nor_a_speck(tmp_path):
             tiny = tmp_path / "tiny.xml"
             tiny.write_text(TINY)
             app.drop(tiny)
-            end = time.monotonic() + 30
-            while "tiny" not in desktop.title(app.viewer) and time.monotonic() < end:
-                time.sleep(0.2)
-            time.sleep(1.5)
+            wait_for(lambda: "tiny" in desktop.title(app.viewer), what="the dropped model to open", every=0.2)
+
+            def cube(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                r, g, b = (rgb[..., i].astype(int) for i in range(3))
+                return np.nonzero((b > 100) & (b > r + 60) & (b > g + 25))
+            rgb = _still_view(desktop, app.viewer, lambda rgb: cube(rgb)[1].size > 50, what="the cube in a still view")
             desktop.screenshot("framing_dropped_tiny_1280x800")
-            rgb = desktop.grab(app.viewer)
-            r, g, b = (rgb[..., i].astype(int) for i in range(3))
-            ys, xs = np.nonzero((b > 100) & (b > r + 60) & (b > g + 25))
+            ys, xs = cube(rgb)
             assert xs.size > 50, "the cube is not in view"
             h, w = rgb.shape[:2]
             width, height = (xs.max() - xs.min()) / w, (ys.max() - ys.min()) / h

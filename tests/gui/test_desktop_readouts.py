@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 
 import pytest
 
@@ -38,7 +37,7 @@ def test_joint_loads_read_in_newton_metres_and_readouts_break_between_parts(tmp_
             assert READOUT.sub("", line).strip() == "", readout
         panel_w = desktop.client_rect(app.panel)[2]
         assert rect[0] + rect[2] <= panel_w, (rect, panel_w)   # nothing cut off at the panel's edge
-        time.sleep(0.3)
+        app.redrawn()
         desktop.screenshot(f"readouts_{size[0]}x{size[1]}")
     finally:
         assert app.close() == 0, app.output()

@@ -56,7 +56,7 @@ def _click_at(app: App, x: int, y: int) -> None:
     app.desktop.x("xdotool", "mousemove", "--sync", str(px + x), str(py + y), check=True)
     time.sleep(0.3)  # a few panel frames with the pointer there before the press
     app.desktop.x("xdotool", "click", "1", check=True)
-    time.sleep(0.6)
+    time.sleep(0.6)  # input pacing: the table's callbacks (sort, open a trial) run
 
 
 def _click_header(app: App, column: int) -> None:
@@ -93,7 +93,8 @@ def _quit(app: App, desktop: Desktop) -> None:
     """Close the app; a trial's param values are unsaved edits of the rig, so it asks first."""
     desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
     desktop.x("xdotool", "key", "alt+F4")
-    time.sleep(1.0)
+    wait_for(lambda: app.proc.poll() is not None or app.visible("Quit without saving"),
+             what="the app to close or ask first", timeout=15)
     if app.proc.poll() is None and app.visible("Quit without saving"):
         app.click("Quit without saving")
     assert app.proc.wait(30) == 0, app.output()

@@ -2,8 +2,6 @@
 title follows, and a screenshot of each is kept in tests/artifacts/ (rig_<name>_<size>.png)."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from mjrig.scenario.bundled import bundled_models
@@ -19,7 +17,8 @@ def test_every_bundled_rig_opens_from_the_list(size, tmp_path):
             app.reveal("Bundled rigs", rig.name)
             app.click(rig.name)
             wait_for(lambda: desktop.title(app.viewer) == f"MuJoCo : {rig.name}", what=f"{rig.name} to open")
-            time.sleep(1.5)
+            wait_for(lambda: app.value(rig.name) == "True", what=f"the panel to show {rig.name} as the open rig")
+            app.redrawn()
             desktop.screenshot(f"rig_{rig.name}_{size[0]}x{size[1]}")
     finally:
         assert app.close() == 0, app.output()

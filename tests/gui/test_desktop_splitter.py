@@ -13,6 +13,8 @@ def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:
     x, y, w, h = app.widget(grip)
     d = app.desktop
     sx, sy = x + w // 2, y + h // 2
+    # drag pacing: the panel (30 frames/s) sees the pointer rest on the grip, the press, each step
+    # of the way and the last place before the release
     d.x("xdotool", "mousemove", "--sync", str(sx), str(sy), check=True)
     time.sleep(0.3)
     d.x("xdotool", "mousedown", "1", check=True)
@@ -22,7 +24,16 @@ def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:
         time.sleep(0.08)
     time.sleep(0.2)
     d.x("xdotool", "mouseup", "1", check=True)
-    time.sleep(0.5)
+    app.redrawn(2)  # ten frames past the release
+
+
+def _saved(home, ok) -> dict | None:
+    """The panel layout saved in ``home``'s config, once ``ok`` says it is the one expected."""
+    try:
+        saved = json.loads((home / "config" / "mjrig" / "panel.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return saved if ok(saved) else None
 
 
 def _plot_box(app: App) -> tuple[int, int, int, int]:
@@ -45,10 +56,11 @@ def test_the_splitter_gives_the_plots_most_of_a_laptop_panel_and_is_remembered(t
         _drag(app, "⋯", dy=-250)   # the controls give up 250 px
         after = wait_for(lambda: (lambda r: r if r[3] > before[3] + 150 else None)(_plot_box(app)),
                          what="taller plots after the drag")
-        saved = json.loads((tmp_path / "config" / "mjrig" / "panel.json").read_text())
+        saved = wait_for(lambda: _saved(tmp_path, lambda v: 0.05 < v["controls_height"] < 0.3),
+                         what="the splitter's place saved", timeout=10)
         assert 0.05 < saved["controls_height"] < 0.3, saved
         desktop.x("xdotool", "mousemove", "5", "700")
-        time.sleep(0.5)
+        app.redrawn()  # drawn with the pointer away (no tooltip)
         desktop.screenshot("splitter_1280x800")
     finally:
         assert app.close() == 0, app.output()
@@ -73,7 +85,7 @@ def test_the_splitter_widens_the_plots_on_a_large_screen(tmp_path):
                          what="wider plots after the drag")
         assert after[0] < before[0] - 120, (before, after)
         desktop.x("xdotool", "mousemove", "5", "700")
-        time.sleep(0.5)
+        app.redrawn()  # drawn with the pointer away (no tooltip)
         desktop.screenshot("splitter_1920x1080")
     finally:
         assert app.close() == 0, app.output()

@@ -2,8 +2,6 @@
 status while recording, the values at the timeline's cursor while scrubbing."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from tests.gui.desktop import App, Desktop, wait_for
@@ -14,13 +12,17 @@ def _hover_keeps(app: App, desktop: Desktop, *, button: str, text: dict) -> None
     px, py, _, _ = desktop.client_rect(app.panel)
     x, y, w, h = text["rect"]
     desktop.x("xdotool", "mousemove", "--sync", str(px + 5), str(py + 5))
-    time.sleep(0.8)
+    app.redrawn(2)  # drawn with the pointer away from every widget
     before = desktop.grab(app.panel)
     bx, by, bw, bh = app.widget(button)
     desktop.x("xdotool", "mousemove", "--sync", str(bx + bw // 2), str(by + bh // 2))
-    time.sleep(1.5)  # the tooltip is up
+    diff = lambda img: np.abs(img.astype(int) - before.astype(int)).max(axis=2) > 24  # noqa: E731
+    # the tooltip is up (after the pointer rests a while)
+    after = wait_for(lambda: (lambda img: img if diff(img).sum() > 500 else None)(desktop.grab(app.panel)),
+                     what=f"the tooltip of '{button}'", timeout=10)
+    app.redrawn()  # and drawn whole
     after = desktop.grab(app.panel)
-    changed = (np.abs(after.astype(int) - before.astype(int)).max(axis=2) > 24)
+    changed = diff(after)
     assert changed.sum() > 500, "no tooltip appeared"  # the test itself hovered something
     assert changed[y:y + h, x:x + w].mean() < 0.02, f"the tooltip of '{button}' covers '{text['text']}'"
 
