@@ -49,7 +49,7 @@ def _settled(app: App, label: str) -> tuple[int, int, int, int]:
     rig move what is below them)."""
     def still() -> tuple[int, int, int, int] | None:
         before = app.widget(label)
-        time.sleep(0.5)
+        time.sleep(0.5)  # the layout holds still this long: settled
         return before if app.widget(label) == before else None
     return wait_for(still, what=f"{label} to stay in place", timeout=20)
 
@@ -62,7 +62,7 @@ def _press(app: App, label: str) -> None:
     app.desktop.x("xdotool", "mousemove", "--sync", str(x + 12), str(y + h // 2), check=True)
     time.sleep(0.15)  # the panel sees the pointer over the widget (a frame) before the click
     app.desktop.x("xdotool", "click", "1", check=True)
-    time.sleep(0.3)
+    time.sleep(0.3)  # input pacing: the focus change and the panel's callbacks settle
 
 
 def _type_into(app: App, label: str, text: str) -> None:
@@ -89,7 +89,7 @@ def _scroll_to(app: App, label: str) -> None:
     app.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120), check=True)
     app.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4", check=True)
     for _ in range(60):
-        time.sleep(0.6)
+        app.redrawn(2)  # a widget map from after the wheel, not the frame it came in
         if app.visible(label):
             return
         app.desktop.x("xdotool", "click", "5", check=True)
@@ -115,18 +115,18 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
     try:
         _type_into(app, RATE, "50")  # robot_arm recorded from its form at 50 samples/s
         app.click("Start recording")
-        time.sleep(1.5)
+        app.run_for(0.3)  # 15 samples at 50/s
         app.click("Stop recording")
         arm = wait_for(lambda: _read(runs / "robot_arm.parquet"), what="robot_arm's recording", timeout=60)
         assert abs(_step(arm) - 0.02) < 1e-9 and "loads" not in _groups(arm)
         _open_bundled(app, "thruster")
-        time.sleep(1.0)
         # the form shows thruster's own [recording]
-        assert app.value("path") == str(runs / "thruster.parquet")
+        wait_for(lambda: app.value("path") == str(runs / "thruster.parquet"), what="thruster's recording path",
+                 timeout=20)
         assert app.value(RATE) == ""
         assert {g for g in GROUPS if _ticked(app, g)} == THRUSTERS
         app.key("ctrl+e")  # in the 3D view
-        time.sleep(2.0)
+        app.run_for(0.3)
         app.key("ctrl+e")
         written = wait_for(lambda: sorted({p.name for p in runs.glob("*.parquet")} - {"robot_arm.parquet"}),
                            what="Ctrl+E's recording", timeout=60)
@@ -140,7 +140,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         _press(app, "energy")
         wait_for(lambda: not _ticked(app, "energy"), what="energy unticked")
         app.key("ctrl+e")
-        time.sleep(2.0)
+        app.run_for(0.3)
         desktop.screenshot("switching_ctrl_e_1920x1080")
         app.key("ctrl+e")
         edited = wait_for(lambda: _read(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
@@ -163,7 +163,7 @@ def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path)
         _press(app, "pause")  # the plots frozen
         wait_for(lambda: app.value("pause") == "True", what="the plots paused")
         _open_bundled(app, "clearance")
-        time.sleep(1.5)
+        wait_for(lambda: app.value("clearance") == "True", what="the panel to show clearance as the open rig")
         assert app.value("filter signals") == "", "the plot filter of the old rig hides the new signals"
         _scroll_to(app, SEARCH)
         assert app.value(SEARCH) == "", "the Loads search of the old rig narrows the new points to none"
@@ -194,8 +194,8 @@ def test_a_rig_opened_after_a_replay_runs(tmp_path):
         _open_bundled(app, "thruster")
         wait_for(lambda: _texts(app, r"^running$"), what="thruster to run", timeout=10)
         t0 = float(_texts(app, r"^t = ")[0].split()[2])
-        time.sleep(1.5)
-        assert float(_texts(app, r"^t = ")[0].split()[2]) > t0 + 0.3
+        wait_for(lambda: float(_texts(app, r"^t = ")[0].split()[2]) > t0 + 0.3, what="thruster's time to advance",
+                 timeout=10)
         desktop.screenshot("switching_after_replay_1920x1080")
     finally:
         assert app.close() == 0, app.output()
@@ -209,6 +209,13 @@ def _loading(f: Frame) -> bool:
     h, w, _ = f.rgb.shape
     band = f.rgb[0:45, w // 2 - 110:w // 2 + 110]
     return int((band.min(axis=2) > 235).sum()) > 50
+
+
+def _after_loading(frames: list[Frame]) -> int:
+    """How many frames titled thruster came after the last "LOADING..." one (0: none seen yet)."""
+    frames = list(frames)
+    loading = [i for i, f in enumerate(frames) if _loading(f)]
+    return sum(f.title == "MuJoCo : thruster" for f in frames[loading[-1] + 1:]) if loading else 0
 
 
 def _magenta(f: Frame) -> int:
@@ -230,13 +237,16 @@ def test_the_first_frame_of_the_new_model_shows_nothing_of_the_old_rig(tmp_path)
     desktop = Desktop(1920, 1080)
     app = App(desktop, "robot_arm", home=tmp_path)  # its tracer draws the tool's path in magenta
     try:
-        time.sleep(4.0)
+        # the tool's trail is drawn: a first frame showing the old rig would show it
+        wait_for(lambda: _magenta(Frame(0.0, "", desktop.grab(app.viewer))) > 300, what="robot_arm's trail",
+                 timeout=30)
         app.reveal("Bundled rigs", "thruster")
         grabber = FrameGrabber(desktop.display, app.viewer).start()
-        time.sleep(0.5)
+        wait_for(lambda: len(grabber.frames) >= 5, what="frames of robot_arm before the swap")
         app.click("thruster")
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : thruster", what="thruster to open")
-        time.sleep(4.0)
+        wait_for(lambda: _after_loading(grabber.frames) >= 10, what="ten frames of thruster after the swap",
+                 timeout=30)
         frames = grabber.stop()
         swapping = [i for i, f in enumerate(frames) if _loading(f)]
         assert swapping, f"the swap was not seen ({len(frames)} frames in {grabber.grabs} grabs)"
