@@ -8,7 +8,7 @@ import pytest
 from mjrig.recordings.recorder import open_recorder, recording_metadata
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "spring_mass.xml"
-CONTRACT_KEYS = {"mjrig.model_path", "mjrig.model_sha256", "mjrig.scenario", "mjrig.mujoco_version",
+METADATA_KEYS = {"mjrig.model_path", "mjrig.model_sha256", "mjrig.scenario", "mjrig.mujoco_version",
                  "mjrig.version", "mjrig.start_time"}
 
 
@@ -16,7 +16,7 @@ def test_the_contracts_metadata_and_extras(tmp_path: Path) -> None:
     sm = open_recorder(tmp_path / "a.parquet", model_path=MODEL, scenario_text="x = 1\n", rate=100.0,
                        groups=("joints",), extra_metadata={"mjrig.set": "{}"})
     try:
-        assert set(sm.metadata) == CONTRACT_KEYS | {"mjrig.set"}
+        assert set(sm.metadata) == METADATA_KEYS | {"mjrig.set"}
         assert sm.metadata["mjrig.scenario"] == "x = 1\n" and len(sm.metadata["mjrig.model_sha256"]) == 64
         assert sm.rate == 100.0 and tuple(sm.groups) == ("joints",)
     finally:

@@ -1,4 +1,4 @@
-"""Actuator columns carry their real units (CONTRACT 9): N·m for hinge transmissions, N for slide
+"""Actuator columns carry their real units (README, "Telemetry columns"): N·m for hinge transmissions, N for slide
 and site ones; the input's unit follows what the actuator does with it."""
 from __future__ import annotations
 

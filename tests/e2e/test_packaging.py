@@ -1,4 +1,4 @@
-"""The wheel installs ONE import package, ``mjrig`` (CONTRACT section 1), and runs from anywhere."""
+"""The wheel installs ONE import package, ``mjrig`` (README, "Set-up"), and runs from anywhere."""
 from __future__ import annotations
 
 import os
