@@ -208,8 +208,10 @@ class PointToPointForce(Load):
         self.xtion_site = parse_point(self.xtion_site)
         self._r0_mag = math.nan
         self._r0_data: weakref.ref | None = None  # the MjData r0 was taken on
-        self._last_d = 0.0
-        self._last_v = 0.0
+        self.last_length = 0.0
+        """Distance between the points at the last evaluation (m)."""
+        self.last_velocity = 0.0
+        """Rate of change of that distance at the last evaluation (m/s)."""
 
     @property
     def r0(self) -> float:
@@ -221,16 +223,6 @@ class PointToPointForce(Load):
         mid-run keeps the stroke window where it was)."""
         self._r0_mag = r0
         self._r0_data = weakref.ref(mj_data)
-
-    @property
-    def last_length(self) -> float:
-        """Distance between the points at the last evaluation (m)."""
-        return self._last_d
-
-    @property
-    def last_velocity(self) -> float:
-        """Rate of change of that distance at the last evaluation (m/s)."""
-        return self._last_v
 
     @property
     def reaction(self) -> Point | None:
@@ -266,7 +258,7 @@ class PointToPointForce(Load):
         d = float(np.linalg.norm(delta))
         u = delta / d if d > 1e-12 else np.zeros(3)
         v = float(u @ (self.xtion_site.rt_vel(mj_model, mj_data) - self.action_site.rt_vel(mj_model, mj_data)))
-        self._last_d, self._last_v = d, v
+        self.last_length, self.last_velocity = d, v
         return -self.tension(d, v, mj_model, mj_data) * u, np.zeros(3)
 
     @classmethod

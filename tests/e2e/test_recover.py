@@ -41,7 +41,7 @@ def test_sigkill_then_recover(tmp_path: Path):
     scen = MODELS / "spring_mass.toml"
     out = tmp_path / "killed.parquet"
     parts = out.with_name(out.name + ".parts")
-    proc = mjrig_popen("run", scen, "--out", out, "--duration", 300,
+    proc = mjrig_popen("run", scen, "--out", out, "--duration", 1e6,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         t_start = time.monotonic()

@@ -153,7 +153,7 @@ class App:
         e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
              "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1", **(env or {})}
         self._log_file = open(self.log, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "240"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
                                      cwd=self.cwd, env=e, stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)
@@ -233,11 +233,15 @@ class App:
             if time.monotonic() > end:
                 break
             if attempt >= 3:
-                self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
+                # Over the controls' own left margin, not over a widget: a list or table there
+                # with a scroll of its own would take the wheel (and a field its tooltip).
+                self.desktop.x("xdotool", "mousemove", "--sync", str(px + 11), str(py + 120))
                 if attempt == 3:
                     self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
                 else:
-                    self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
+                    # ~8 wheel notches: about 200 px, less than the controls' height on a laptop
+                    # screen, so nothing is scrolled past unseen
+                    self.desktop.x("xdotool", "click", "--repeat", "8", "--delay", "20", "5")
             time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries; wheel pacing
         raise AssertionError(f"widget '{label}' not found on the panel")
 
@@ -338,7 +342,15 @@ class App:
             self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
             self.desktop.x("xdotool", "key", "alt+F4")
             try:
-                self.proc.wait(timeout)
+                try:
+                    self.proc.wait(timeout / 3)
+                except subprocess.TimeoutExpired:
+                    # A close pressed while the window manager was still busy with the window can
+                    # be lost (seldom, on a loaded machine); a person presses again.
+                    if self.desktop.windows("^mjrig$"):
+                        self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
+                        self.desktop.x("xdotool", "key", "alt+F4")
+                    self.proc.wait(timeout * 2 / 3)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
