@@ -233,15 +233,11 @@ class App:
             if time.monotonic() > end:
                 break
             if attempt >= 3:
-                # Over the controls' own left margin, not over a widget: a list or table there
-                # with a scroll of its own would take the wheel (and a field its tooltip).
-                self.desktop.x("xdotool", "mousemove", "--sync", str(px + 11), str(py + 120))
+                self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
                 if attempt == 3:
                     self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
                 else:
-                    # ~8 wheel notches: about 200 px, less than the controls' height on a laptop
-                    # screen, so nothing is scrolled past unseen
-                    self.desktop.x("xdotool", "click", "--repeat", "8", "--delay", "20", "5")
+                    self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
             time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries; wheel pacing
         raise AssertionError(f"widget '{label}' not found on the panel")
 
