@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,6 +137,14 @@ class Desktop:
         for p in (self._wm, self._xvfb):
             p.kill()
             p.wait()
+
+
+def read_recording(path: Path) -> pl.DataFrame | None:
+    """The recording at ``path``, or None while it is not there or still being finished."""
+    try:
+        return pl.read_parquet(path)
+    except Exception:  # noqa: BLE001 - not there yet, or still merging
+        return None
 
 
 class App:
@@ -255,9 +264,10 @@ class App:
         self.desktop.x("xdotool", "click", "--repeat", "2", "--delay", "80", "1", check=True)
         time.sleep(0.3)  # input pacing (see click)
 
-    def type_into(self, label: str, text: str, *, enter: bool = False) -> None:
-        """Click an input field, select what is in it, and type ``text`` (then Enter)."""
-        self.click(label)
+    def type_into(self, label: str, text: str, *, enter: bool = False, index: int = 0) -> None:
+        """Click the ``index``-th input field known by ``label``, select what is in it, and type
+        ``text`` (then Enter)."""
+        self.click(label, index=index)
         # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
         self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
                        check=True)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import polars as pl
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import read_recording, App, Desktop, wait_for
 
 ARM = """<mujoco model="arm">
   <option timestep="0.002"/>
@@ -88,7 +87,7 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         laptop.screenshot("actuator_slider")
         runs = tmp_path / "work" / "runs"
         rec = wait_for(lambda: next(iter(runs.glob("*.parquet")), None), what="the recording")
-        df = wait_for(lambda: _read(rec), what="the recording readable")
+        df = wait_for(lambda: read_recording(rec), what="the recording readable")
         ctrl, q = df["Actuators/shoulder:ctrl"].to_numpy(), df["Joints/shoulder:qpos"].to_numpy()
         target = ctrl[-1]
         assert target == pytest.approx(1.2), f"1.2 typed into the slider gave an input of {target}"
@@ -116,12 +115,6 @@ def _slider(app: App, label: str):
         app.widget("Add param")
     raise AssertionError(f"no slider '{label}' on the panel")
 
-
-def _read(path):
-    try:
-        return pl.read_parquet(path)
-    except Exception:
-        return None
 
 
 def _image(path):

@@ -5,12 +5,10 @@ from __future__ import annotations
 import shutil
 import time
 import tomllib
-from pathlib import Path
 
-import polars as pl
 import pytest
 
-from tests.gui.desktop import REPO, App, Desktop, wait_for
+from tests.gui.desktop import read_recording, REPO, App, Desktop, wait_for
 
 MODELS = REPO / "models"
 STILL = """<mujoco model="{name}"><worldbody><light pos="0 0 3"/><geom type="plane" size="2 2 .1"/>
@@ -131,7 +129,7 @@ def test_the_app_records_what_the_scenario_says(laptop, tmp_path):
         app.click("Stop recording")
         out = rig / "out" / "mine.parquet"
         wait_for(out.exists, what="the scenario's recording path")
-        df = wait_for(lambda: _read(out), what="a readable recording")
+        df = wait_for(lambda: read_recording(out), what="a readable recording")
         groups = {c.split("/")[0] for c in df.columns[2:]}
         assert groups == {"Joints", "Loads"}, df.columns
         dt = df["time"].diff().drop_nulls()
@@ -145,12 +143,6 @@ def _wait_unsaved(app: App) -> None:
     app.widget("Reload")  # that row in view
     wait_for(lambda: app.text(r".*\(unsaved changes\)"), what="the rig marked '(unsaved changes)'", timeout=10)
 
-
-def _read(path: Path):
-    try:
-        return pl.read_parquet(path)
-    except Exception:  # noqa: BLE001 - still merging
-        return None
 
 
 def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):

@@ -4,30 +4,15 @@ kind of form, both listed with what they do now, recorded, and one removed again
 from __future__ import annotations
 
 import re
-import time
 
-import polars as pl
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
-
-
-def _type(app: App, label: str, text: str, *, index: int = 0) -> None:
-    """Click the ``index``-th field known by ``label`` (two forms may be open), select what it
-    holds and type ``text``."""
-    x, y, w, h = app.widget(label, index=index)
-    app.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-    time.sleep(0.1)  # the pointer rests on the field for a few panel frames, so ImGui sees it
-    app.desktop.x("xdotool", "click", "1", check=True)
-    app.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                  check=True)
-    app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
-    time.sleep(0.4)  # the panel takes typed keys in a frame at a time
+from tests.gui.desktop import read_recording, App, Desktop, wait_for
 
 
 def _pick(app: App, combo: str, name: str, *, form: int) -> None:
     """Narrow the point pickers of form ``form`` to ``name`` with its search, then pick it."""
-    _type(app, "search sites / bodies / geoms", name, index=form)
+    app.type_into("search sites / bodies / geoms", name, index=form)
     for attempt in range(2):  # a click into a combo still opening can miss: a person clicks again
         app.pick_first(combo)
         try:
@@ -53,10 +38,10 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
     app = App(desktop, home=tmp_path)  # the spring-mass rig: main_spring and the gap monitor
     try:
         # Loads: a second ideal spring from the tip to the stop
-        _type(app, "name", "extra")
+        app.type_into("name", "extra")
         _pick(app, "at", "tip", form=0)
         _pick(app, "to", "stop", form=0)
-        _type(app, "stiffness", "300")
+        app.type_into("stiffness", "300")
         app.click("Add")
         app.widget("extra", timeout=30)  # the new spring's row (scrolled to, above the form)
         # its row says what it applies now, in newtons, next to the rig's own spring
@@ -65,7 +50,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         app.click("Proximities")
         app.widget("b")  # its form in view (scrolled to on a small screen)
         form = _forms(app) - 1  # the last form on screen is the Proximities one
-        _type(app, "name", "tip_base", index=form)
+        app.type_into("name", "tip_base", index=form)
         _pick(app, "a", "tip", form=form)
         _pick(app, "b", "base", form=form)
         app.click("Add", index=form)
@@ -78,7 +63,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         app.key("ctrl+e")
         runs = tmp_path / "work" / "runs"
         rec = wait_for(lambda: next(iter(runs.glob("*.parquet")), None), what="the recording")
-        df = wait_for(lambda: _read(rec), what="the recording readable")
+        df = wait_for(lambda: read_recording(rec), what="the recording readable")
         assert {"Loads/extra:fx", "Loads/extra:length", "Proximities/tip_base:distance"} <= set(df.columns)
         assert df["Loads/extra:length"].drop_nulls().len() > 10
         assert len(distances) >= 2, distances
@@ -94,10 +79,3 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         app.click("Quit without saving")  # the monitor is an unsaved edit of the rig
         assert app.proc.wait(30) == 0, app.output()
         desktop.close()
-
-
-def _read(path):
-    try:
-        return pl.read_parquet(path)
-    except Exception:
-        return None

@@ -9,13 +9,12 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import mediapy
 import numpy as np
 import polars as pl
 
-from tests.gui.desktop import ARTIFACTS, App, Desktop, wait_for
+from tests.gui.desktop import read_recording, ARTIFACTS, App, Desktop, wait_for
 from tests.gui.frames import Frame, FrameGrabber
 
 RATE = "rate (samples/s, empty: every step)"
@@ -24,12 +23,6 @@ THRUSTERS = {"joints", "bodies", "sensors", "loads", "proximities", "params", "e
 """The signal groups of thruster's [recording] (robot_arm's have no loads or proximities)."""
 GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy")
 
-
-def _read(path: Path) -> pl.DataFrame | None:
-    try:
-        return pl.read_parquet(path)
-    except Exception:  # noqa: BLE001 - not there yet, or still merging
-        return None
 
 
 def _groups(df: pl.DataFrame) -> set[str]:
@@ -117,7 +110,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         app.click("Start recording")
         app.run_for(0.3)  # 15 samples at 50/s
         app.click("Stop recording")
-        arm = wait_for(lambda: _read(runs / "robot_arm.parquet"), what="robot_arm's recording", timeout=60)
+        arm = wait_for(lambda: read_recording(runs / "robot_arm.parquet"), what="robot_arm's recording", timeout=60)
         assert abs(_step(arm) - 0.02) < 1e-9 and "loads" not in _groups(arm)
         _open_bundled(app, "thruster")
         # the form shows thruster's own [recording]
@@ -131,7 +124,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         written = wait_for(lambda: sorted({p.name for p in runs.glob("*.parquet")} - {"robot_arm.parquet"}),
                            what="Ctrl+E's recording", timeout=60)
         assert written == ["thruster.parquet"], f"Ctrl+E recorded to {written}"
-        df = wait_for(lambda: _read(runs / "thruster.parquet"), what="thruster's recording", timeout=60)
+        df = wait_for(lambda: read_recording(runs / "thruster.parquet"), what="thruster's recording", timeout=60)
         assert _groups(df) == THRUSTERS, df.columns
         assert abs(_step(df) - 0.002) < 1e-9, _step(df)  # every 2 ms step: no rate in thruster's [recording]
         assert app.value("path") == str(runs / "thruster.parquet") and app.value(RATE) == ""
@@ -143,7 +136,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         app.run_for(0.3)
         desktop.screenshot("switching_ctrl_e_1920x1080")
         app.key("ctrl+e")
-        edited = wait_for(lambda: _read(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
+        edited = wait_for(lambda: read_recording(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
         assert _groups(edited) == THRUSTERS - {"energy"} and abs(_step(edited) - 0.01) < 1e-9
     finally:
         assert app.close() == 0, app.output()

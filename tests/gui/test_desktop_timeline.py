@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import read_recording, App, Desktop, wait_for
 from tests.gui.test_desktop_plots import _click_node
 
 
@@ -100,7 +100,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         # The plots keep 200 samples/s: the value at the cursor is interpolated between two of them
         # (for this 2.25 Hz, 0.1 m swing, within 1e-4 m of the state itself).
         assert abs(row["Proximities/gap:distance"][0] - value_back) < 1e-4, (row, value_back)
-        b = wait_for(lambda: _read(branch), what="the branch readable")
+        b = wait_for(lambda: read_recording(branch), what="the branch readable")
         assert b["time"][0] == row["time"][0], (b["time"][0], row["time"][0])  # the branch starts there
         meta = pq.read_schema(branch).metadata
         said = json.loads(meta[b"mjrig.branched_from"])
@@ -120,10 +120,3 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
-
-
-def _read(path):
-    try:
-        return pl.read_parquet(path)
-    except Exception:
-        return None
