@@ -269,18 +269,29 @@ class App:
         ``text`` (then Enter)."""
         self.click(label, index=index)
         # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
+        # Ctrl is let go a moment before typing, as a hand does: a letter in the very frame of
+        # Ctrl's release counts as Ctrl+letter (a quick Ctrl+S), so "stop" would open Save.
         self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                       check=True)
+                       "sleep", "0.15", check=True)
         self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
         if enter:
             self.desktop.x("xdotool", "key", "Return", check=True)
         time.sleep(0.4)  # the panel takes in typed keys a frame at a time, behind xdotool
 
     def pick_first(self, combo: str) -> None:
-        """Open a combo box and click its first entry."""
+        """Open a combo box and click its first entry. A combo at the foot of the window opens
+        its list upwards, so the controls are scrolled first to give it room below, as a person
+        would; where they cannot scroll further, the entry above the combo is clicked."""
+        px, py, _, ph = self.desktop.client_rect(self.panel)
         x, y, w, h = self.widget(combo)
+        if y + h + 60 > py + ph:
+            self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
+            self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
+            self.redrawn(timeout=1.0)
+            x, y, w, h = self.widget(combo)
         self.click(combo)
-        self.desktop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h + 12), check=True)
+        below = y + h + 60 <= py + ph
+        self.desktop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h + 12 if below else y - 12), check=True)
         self.desktop.x("xdotool", "click", "1", check=True)
         time.sleep(0.4)  # input pacing: the combo closes and its callback runs
 
@@ -341,6 +352,18 @@ class App:
         p = subprocess.run([sys.executable, str(DROP_TOOL), str(self.viewer), *map(str, paths)],
                            env=self.desktop.env, capture_output=True, text=True, timeout=30)
         assert p.returncode == 0, f"the drop was refused: {p.stdout}{p.stderr}"
+
+    def quit_discarding(self, *, timeout: float = 30.0) -> int:
+        """Close the panel as a person does and, if the app asks about unsaved edits of the rig,
+        answer "Quit without saving"; the exit code."""
+        if self.proc.poll() is None:
+            self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
+            self.desktop.x("xdotool", "key", "alt+F4")
+            wait_for(lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
+                     what="the app closing or asking about unsaved edits", timeout=timeout)
+            if self.proc.poll() is None:
+                self.click("Quit without saving")
+        return self.proc.wait(timeout)
 
     def close(self, *, timeout: float = 30.0) -> int:
         """Close the panel window as a person does (the window manager's close), wait for exit."""

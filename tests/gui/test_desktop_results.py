@@ -89,17 +89,6 @@ def _close_window(app: App) -> None:
     _click_at(app, x + w - 12, y + 10)
 
 
-def _quit(app: App, desktop: Desktop) -> None:
-    """Close the app; a trial's param values are unsaved edits of the rig, so it asks first."""
-    desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
-    desktop.x("xdotool", "key", "alt+F4")
-    wait_for(lambda: app.proc.poll() is not None or app.visible("Quit without saving"),
-             what="the app to close or ask first", timeout=15)
-    if app.proc.poll() is None and app.visible("Quit without saving"):
-        app.click("Quit without saving")
-    assert app.proc.wait(30) == 0, app.output()
-
-
 def test_sort_filter_and_open_a_trial_on_a_wide_screen(results, tmp_path):
     desktop = Desktop(1920, 1080)
     app = App(desktop, results.path, home=tmp_path)
@@ -150,7 +139,7 @@ def test_sort_filter_and_open_a_trial_on_a_wide_screen(results, tmp_path):
         wait_for(lambda: _window(app), what="the results window again")
         assert _order(app) == fails  # as it was left
     finally:
-        _quit(app, desktop)
+        assert app.quit_discarding() == 0, app.output()  # a trial's values are unsaved edits
         desktop.close()
 
 
@@ -176,5 +165,5 @@ def test_on_a_laptop_screen_the_window_fits_and_a_trial_sets_the_sliders(results
                  what="trial 1's k and c on the Params sliders")
         desktop.screenshot("results_1280_setup")
     finally:
-        _quit(app, desktop)
+        assert app.quit_discarding() == 0, app.output()  # a trial's values are unsaved edits
         desktop.close()
