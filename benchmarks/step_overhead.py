@@ -138,8 +138,9 @@ class Timing:
     rows: int
 
 
-def rig_run(scenario: Path, steps: int, timestep: float) -> Timing:
-    """Run ``scenario`` for ``steps`` steps the way ``mjrig run SCENARIO --duration D`` does."""
+def rig_run(scenario: Path, steps: int, timestep: float, *, keep: bool = False) -> Timing:
+    """Run ``scenario`` for ``steps`` steps the way ``mjrig run SCENARIO --duration D`` does
+    (its recording is deleted after, unless ``keep``)."""
     sc = load_target(str(scenario))
     setup = prepare(sc, out=None, duration=steps * timestep, video=None)
     last = [0.0]
@@ -153,7 +154,7 @@ def rig_run(scenario: Path, steps: int, timestep: float) -> Timing:
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         raise RuntimeError(f"{scenario.name}: recording stopped: {sm.error}")
-    if setup.out is not None:
+    if setup.out is not None and not keep:
         setup.out.unlink(missing_ok=True)
     return Timing(n, last[0] - t0, t2 - last[0], sm.rows_recorded if sm is not None else 0)
 

@@ -1,7 +1,11 @@
-"""Reading recorder segments back and merging them into one Parquet file (streaming).
+"""The recording's Parquet file: written as the run goes (``ParquetStream``), or merged from the
+recorder's segments (``merge_dir``).
 
-Used by ``ParquetSink.close`` and ``recover``; one segment in memory at a time, row groups of at
-most ``ROW_GROUP_BYTES``; NaN becomes null; missing columns are null.
+``ParquetSink`` streams its blocks into a ``ParquetStream`` on its writer thread, so closing a
+recording only writes the last row group and the footer. ``recover`` (after a crash) and a
+recording whose columns changed mid-way merge the segments instead, one segment in memory at a
+time, row groups of at most ``ROW_GROUP_BYTES``. Either way NaN becomes null, a column missing
+from a block is null, and the file carries the same schema, metadata and units.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import exception_text
 
-__all__ = ["UNITS_KEY", "check_columns", "merge", "merge_dir"]
+__all__ = ["UNITS_KEY", "ParquetStream", "check_columns", "merge", "merge_dir", "recording_schema"]
 
 UNITS_KEY = "mjrig.units"
 """Schema metadata key of the JSON ``{column: unit}`` map."""
@@ -39,16 +43,17 @@ def check_columns(cols: tuple[str, ...]) -> None:
         raise ValueError(f"column names must be non-empty str, got {bad}")
 
 
-def _to_table(columns: tuple[str, ...], blocks: list[np.ndarray]) -> pa.Table:
-    """float64 blocks (rows x columns) -> Arrow table, NaN as null."""
+def _to_table(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Schema | None = None) -> pa.Table:
+    """float64 blocks (rows x columns) -> Arrow table, NaN as null (with ``schema``'s fields)."""
     data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     # One transposing copy makes every column a C-contiguous row, which Arrow wraps without
     # copying; slicing columns out of a Fortran array instead costs ~10x more in pa.array.
     by_column = np.ascontiguousarray(data.T)
-    arrays = []
-    for col in by_column:
-        nan = np.isnan(col)
-        arrays.append(pa.array(col, mask=nan) if nan.any() else pa.array(col))
+    nan = np.isnan(by_column)
+    has_nan = nan.any(axis=1)
+    arrays = [pa.array(col, mask=nan[i]) if has_nan[i] else pa.array(col) for i, col in enumerate(by_column)]
+    if schema is not None:
+        return pa.Table.from_arrays(arrays, schema=schema)
     return pa.Table.from_arrays(arrays, names=list(columns))
 
 
@@ -88,19 +93,78 @@ def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
     return merge(list(zip(segs, schemas)), path, metadata, units), ok
 
 
-def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
-           units: dict[str, str]) -> int:
-    """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
-    names: dict[str, None] = dict.fromkeys(_FIXED)
-    for _, columns in segs:
-        names.update(dict.fromkeys(columns))
+def recording_schema(names: tuple[str, ...], metadata: dict[str, str], units: dict[str, str]) -> pa.Schema:
+    """The schema of a recording: float64 columns ``names`` with their units as field metadata
+    ``{b"unit": ...}``, the key-value ``metadata`` and the JSON units map under ``UNITS_KEY``."""
     fields = [pa.field(n, pa.float64(), nullable=True,
                        metadata={b"unit": units[n].encode()} if n in units else None)
               for n in names]
     used_units = {n: units[n] for n in names if n in units}
     kv = {k.encode(): v.encode() for k, v in metadata.items()}
     kv[UNITS_KEY.encode()] = json.dumps(used_units).encode()
-    schema = pa.schema(fields, metadata=kv)
+    return pa.schema(fields, metadata=kv)
+
+
+class ParquetStream:
+    """The final Parquet file, written as the recording goes: each ``write`` appends row groups
+    to ``part`` (a file in the segment folder) and makes them durable; ``finish`` writes the
+    footer and moves ``part`` onto ``path``. A stream cut off before ``finish`` leaves a file
+    without a footer, which nothing reads: the segments are the recording's safe copy.
+
+    Used from one thread (the recorder's writer thread, then ``close``).
+    """
+
+    def __init__(self, path: Path, part: Path, columns: tuple[str, ...], metadata: dict[str, str],
+                 units: dict[str, str]) -> None:
+        self.path = path
+        self.part = part
+        self.columns = columns
+        self.units = {n: units[n] for n in columns if n in units}
+        """The units the file's schema was made with (a later change needs a merge)."""
+        self.rows = 0
+        self._schema = recording_schema(columns, metadata, units)
+        # The writer opens the file natively (a Python file object would take the GIL for
+        # every write); `_fd` is only for fsync, which works through any descriptor.
+        self._writer = pq.ParquetWriter(str(part), self._schema, compression="zstd", **_ENCODING)
+        self._fd = os.open(part, os.O_RDONLY)
+
+    def write(self, blocks: list[np.ndarray]) -> None:
+        """Append ``blocks`` (rows x ``columns``, float64, NaN = null) as one row group, on disk."""
+        table = _to_table(self.columns, blocks, self._schema)
+        self._writer.write_table(table, row_group_size=table.num_rows)
+        os.fsync(self._fd)
+        self.rows += table.num_rows
+
+    def finish(self) -> int:
+        """Footer, fsync, move onto ``path``; returns the rows in the file."""
+        if self.rows == 0:
+            self._writer.write_table(self._schema.empty_table())
+        self._writer.close()
+        os.fsync(self._fd)
+        os.close(self._fd)
+        os.replace(self.part, self.path)
+        return self.rows
+
+    def abandon(self) -> None:
+        """Stop writing and remove ``part`` (the segments hold the data); never raises."""
+        try:
+            self._writer.close()
+        except Exception:  # noqa: BLE001 - the disk that failed may fail again here
+            pass
+        for undo in (lambda: os.close(self._fd), lambda: self.part.unlink(missing_ok=True)):
+            try:
+                undo()
+            except OSError:
+                pass
+
+
+def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
+           units: dict[str, str]) -> int:
+    """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
+    names: dict[str, None] = dict.fromkeys(_FIXED)
+    for _, columns in segs:
+        names.update(dict.fromkeys(columns))
+    schema = recording_schema(tuple(names), metadata, units)
 
     tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0

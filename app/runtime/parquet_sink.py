@@ -1,14 +1,18 @@
 """Crash-safe Parquet telemetry writer.
 
 A Parquet file is unreadable until its footer is written, so a recording killed mid-way would
-lose everything if it streamed into one file. Instead, while recording, a writer thread turns
-queued row blocks into small *closed* segments (``seg-000001.rows``, ...) inside
-``segment_dir(path)``; a SIGKILL loses at most the rows of the last ``flush_seconds``.
-Segments are raw float64 rows behind a JSON header: writing them is one ``write`` per block,
-which releases the GIL, so the writer thread never stalls the stepping thread. All Arrow and
-Parquet work happens when the recording is closed or recovered.
-``ParquetSink.close()`` (or ``recover()`` after a crash) merges the segments, one at a time,
-into ``path``.
+lose everything if it only streamed into one file. While recording, a writer thread therefore
+does two things with the queued row blocks, on the other core:
+
+- it appends them to small *closed* segments (``seg-000001.rows``, ...) inside
+  ``segment_dir(path)``, the recording's safe copy: a SIGKILL loses at most the rows of the last
+  ``flush_seconds``, and ``recover(path)`` merges the segments into ``path``;
+- it encodes them into the final Parquet file (``stream.parquet`` in the same folder) as row
+  groups of about ``ROW_GROUP_BYTES``.
+
+``ParquetSink.close()`` then writes only the last row group and the footer, moves the file onto
+``path`` and removes the folder. Where the stream cannot be finished (the columns or units
+changed mid-way, a write failed), ``close()`` merges the segments instead, as ``recover`` does.
 
 Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)::
 
@@ -17,21 +21,18 @@ Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)
                          (padded to a multiple of 8), then float64 rows (row-major, NaN = null);
                          columns may differ between segments
     seg-000002.rows      ...
+    stream.parquet       the final file while it is written (no footer yet)
 
-The merged file has the union of all columns in order of first appearance ('time' and
-'wall_time' first), null where a column did not exist yet, zstd compression, the key-value
-file metadata given by the caller, and units both as field metadata ``{b"unit": ...}`` and
-as the JSON schema metadata entry ``mjrig.units``.
+The file has the union of all columns in order of first appearance ('time' and 'wall_time'
+first), null where a column did not exist yet, zstd compression, the key-value file metadata
+given by the caller, and units both as field metadata ``{b"unit": ...}`` and as the JSON schema
+metadata entry ``mjrig.units``.
 """
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
 import threading
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,24 +40,22 @@ import numpy as np
 import pyarrow as pa
 
 from mjrig.runtime.errors import MjrigError, exception_text
-from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns, merge, merge_dir
+from mjrig.runtime.parquet_merge import UNITS_KEY, ParquetStream, check_columns, merge, merge_dir
+from mjrig.runtime.parquet_segments import (check_str_map as _check_str_map, discard, recover, segment_dir, segments,
+                                            sweep_done,
+                                            write_meta as _write_meta, write_segment as _write_segment)
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
-META_NAME = "meta.json"
-SEGMENT_TARGET_BYTES = 16 * 2**20
-"""Queued bytes that wake the writer before ``flush_seconds`` (keeps segments small)."""
+STREAM_NAME = "stream.parquet"
+SEGMENT_TARGET_BYTES = 4 * 2**20
+"""Queued bytes that wake the writer before ``flush_seconds`` (keeps segments small, and the
+rows left for ``close`` to encode few)."""
+ROW_GROUP_BYTES = 4 * 2**20
+"""Uncompressed bytes per row group of the streamed file: what ``close`` encodes at most (with
+the queue's), about 15 ms."""
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
-
-_SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
-
-
-def segment_dir(path: str | os.PathLike) -> Path:
-    """Folder holding the segments of the recording bound for ``path``: ``<path>.parts``."""
-    path = Path(path)
-    return path.with_name(path.name + ".parts")
-
 
 class ParquetSink:
     """Streams telemetry blocks to a Parquet file, crash-safe.
@@ -98,9 +97,10 @@ class ParquetSink:
         self._path = Path(path)
         self._dir = segment_dir(self._path)
         self._flush_seconds = float(flush_seconds)
-        if self._dir.is_dir() and _segments(self._dir):
+        if self._dir.is_dir() and segments(self._dir):
             raise MjrigError(f"{self._dir} holds segments of an unfinished recording; "
                              f"recover {self._path} first or delete that folder")
+        sweep_done(self._dir)
         try:
             self._dir.mkdir(parents=True, exist_ok=True)  # the output's folder too, like the CLI
             _write_meta(self._dir, self._metadata, self._units)
@@ -122,6 +122,13 @@ class ParquetSink:
         self._next_segment = 1
         self._last_columns: tuple[str, ...] | None = None
         self._closed = False
+        # The final file as it is written (writer thread only, then close): None until the
+        # first block; `_streaming` False once it cannot be finished (close merges then).
+        self._stream: ParquetStream | None = None
+        self._streaming = True
+        self._pending: list[np.ndarray] = []  # blocks of the next row group, on disk as segments
+        self._pending_bytes = 0
+        self._tail: list[tuple[tuple[str, ...], np.ndarray]] = []  # the last blocks, for close
         self._thread = threading.Thread(target=self._run, name="mjrig-parquet-writer", daemon=True)
         self._thread.start()
 
@@ -203,11 +210,12 @@ class ParquetSink:
     # --- lifecycle -----------------------------------------------------------------------
 
     def close(self) -> Path:
-        """Flush, merge segments into ``path``, remove the segment folder; returns ``path``.
+        """Flush and finish ``path``; remove the segment folder; returns ``path``.
 
-        Safe twice (the second call only returns the path). Still merges after a writer
-        error. Raises MjrigError only if no valid file can be produced; the segments are
-        then kept for ``recover``.
+        The streamed file only needs its last row group and footer. Otherwise (columns or units
+        changed mid-way, a write failed) the segments are merged into ``path``. Safe twice (the
+        second call only returns the path). Raises MjrigError only if no valid file can be
+        produced; the segments are then kept for ``recover``.
         """
         if self._closed:
             return self._path
@@ -216,26 +224,70 @@ class ParquetSink:
             self._cond.notify()
         self._thread.join()
         self._closed = True
+        if self._finish_stream():
+            return self._path
+        if self._tail:  # the stream could not take them: they go where merge reads them
+            try:
+                self._write_items(self._tail)
+            except Exception as exc:  # noqa: BLE001 - merge what is on disk, say what is not
+                self._rows_dropped += sum(b.shape[0] for _, b in self._tail)
+                self._error = self._error or exception_text(exc, with_type=True)
+            self._tail = []
         if not self._dir.is_dir():
             if self._rows_written:
                 raise MjrigError(f"segment folder {self._dir} vanished; "
                                  f"{self._rows_written} recorded rows are lost")
             rows, ok = merge([], self._path, self._metadata, self._units), True
         else:
-            segs = _segments(self._dir)
+            segs = segments(self._dir)
             try:
                 rows, ok = merge_dir(segs, self._path, self._metadata, self._units)
             except (OSError, pa.ArrowException) as exc:
                 raise MjrigError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; "
                                  f"segments kept in {self._dir}") from exc
             if ok:
-                shutil.rmtree(self._dir, ignore_errors=True)
+                discard(self._dir)
         if rows != self._rows_written and self._error is None:
             self._error = (f"only {rows} of {self._rows_written} recorded rows could be merged "
                            f"into {self._path}")
         self._rows_written = rows
         self._bytes_written = self._path.stat().st_size
         return self._path
+
+    def _finish_stream(self) -> bool:
+        """Write the last rows into the streamed file and move it onto ``path``; False (stream
+        dropped) where the file must be merged from the segments instead."""
+        stream = self._stream
+        if self._failed or not self._streaming or (stream is None and self._rows_written):
+            self._drop_stream()
+            return False
+        try:
+            if stream is None:  # all rows came in the last blocks, or none at all (an empty file)
+                stream = self._stream = self._open_stream(self._tail[0][0] if self._tail else ("time", "wall_time"))
+            blocks = self._pending + [b for cols, b in self._tail if cols == stream.columns]
+            if len(blocks) != len(self._pending) + len(self._tail):
+                raise _Unstreamable("columns changed")
+            if blocks:
+                stream.write(blocks)
+            rows = stream.finish()
+        except Exception:  # noqa: BLE001 - a disk error or a column change: merge instead
+            self._drop_stream()
+            return False
+        self._tail, self._pending = [], []
+        self._rows_written = rows
+        discard(self._dir)
+        self._bytes_written = self._path.stat().st_size
+        return True
+
+    def _open_stream(self, columns: tuple[str, ...]) -> ParquetStream:
+        return ParquetStream(self._path, self._dir / STREAM_NAME, columns, self._metadata, dict(self._units))
+
+    def _drop_stream(self) -> None:
+        self._streaming = False
+        self._pending, self._pending_bytes = [], 0
+        if self._stream is not None:
+            self._stream.abandon()
+            self._stream = None
 
     def __enter__(self) -> ParquetSink:
         return self
@@ -261,6 +313,16 @@ class ParquetSink:
                 units = dict(self._units) if self._units_dirty else None
                 self._units_dirty = False
             next_flush = time.monotonic() + self._flush_seconds
+            stream = self._stream
+            if units is not None and stream is not None and \
+                    {n: units[n] for n in stream.columns if n in units} != stream.units:
+                self._drop_stream()  # its schema has the old units: close merges
+            if closing and self._streaming and not self._failed:
+                # The last blocks go straight into the file by close(), not via a segment first.
+                self._tail = items
+                with self._cond:
+                    self._inflight_rows = 0
+                return
             try:
                 # After a failure write_block drops blocks, so `items` is empty then.
                 self._write_items(items)
@@ -271,8 +333,30 @@ class ParquetSink:
                     self._rows_dropped += self._inflight_rows
                     self._inflight_rows = 0
                     self._fail(exception_text(exc, with_type=True))
+            if self._failed:
+                self._drop_stream()
+            else:
+                self._stream_items(items)
             if closing:
                 return
+
+    def _stream_items(self, items: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
+        """Encode blocks already safe in segments into the streamed file, a row group at a time."""
+        if not self._streaming:
+            return
+        try:
+            for cols, block in items:
+                if self._stream is None:
+                    self._stream = self._open_stream(cols)
+                if cols != self._stream.columns:
+                    raise _Unstreamable("columns changed")
+                self._pending.append(block)
+                self._pending_bytes += block.nbytes
+                if self._pending_bytes >= ROW_GROUP_BYTES:
+                    self._stream.write(self._pending)
+                    self._pending, self._pending_bytes = [], 0
+        except Exception:  # noqa: BLE001 - the segments hold every row: close merges them
+            self._drop_stream()
 
     def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
         """Write queued blocks as segments, one per run of blocks with equal columns."""
@@ -298,86 +382,5 @@ class ParquetSink:
         self._queue, self._queued_rows, self._queued_bytes = [], 0, 0
 
 
-def recover(path: str | os.PathLike) -> tuple[Path, int]:
-    """After a crash: merge whatever segments exist for ``path`` into a valid ``path``.
-
-    Returns (path, rows). Removes the segment folder unless a segment was unreadable (then the
-    readable prefix is merged, a warning is issued and the folder is kept). Raises MjrigError
-    with one clear line if there is nothing to recover.
-    """
-    path = Path(path)
-    seg_dir = segment_dir(path)
-    segs = _segments(seg_dir) if seg_dir.is_dir() else []
-    if not segs:
-        raise MjrigError(f"nothing to recover for {path}: no segments in {seg_dir}")
-    metadata: dict[str, str] = {}
-    units: dict[str, str] = {}
-    try:
-        meta = json.loads((seg_dir / META_NAME).read_text(encoding="utf-8"))
-        metadata = _check_str_map(meta.get("metadata"), "metadata")
-        units = _check_str_map(meta.get("units"), "units")
-    except (OSError, ValueError, TypeError, AttributeError) as exc:
-        warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
-                      "recovering without file metadata and units", stacklevel=2)
-    metadata.pop(UNITS_KEY, None)
-    try:
-        rows, ok = merge_dir(segs, path, metadata, units)
-    except (OSError, pa.ArrowException) as exc:
-        raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
-    if rows == 0 and not ok:
-        path.unlink(missing_ok=True)
-        raise MjrigError(f"nothing to recover for {path}: no readable segment in {seg_dir}")
-    if ok:
-        shutil.rmtree(seg_dir, ignore_errors=True)
-    return path, rows
-
-
-# --- helpers -------------------------------------------------------------------------------
-
-def _segments(folder: Path) -> list[Path]:
-    """Closed segment files of ``folder`` in write order (temp files are ignored)."""
-    found = []
-    for entry in os.scandir(folder):
-        m = _SEGMENT_RE.match(entry.name)
-        if m:
-            found.append((int(m.group(1)), Path(entry.path)))
-    return [p for _, p in sorted(found)]
-
-
-def _check_str_map(value: dict[str, str] | None, what: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise TypeError(f"{what} must map str to str, got {value!r}")
-    return dict(value)
-
-
-def _write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) -> None:
-    tmp = folder / (META_NAME + ".tmp")
-    tmp.write_text(json.dumps({"metadata": metadata, "units": units}, indent=1), encoding="utf-8")
-    os.replace(tmp, folder / META_NAME)
-
-
-def _write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: Path) -> int:
-    """Write the blocks as one closed segment at ``target`` atomically; returns its size."""
-    header = json.dumps({"columns": list(columns)}).encode()
-    header += b" " * (-len(header) % 8)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(len(header).to_bytes(8, "little"))
-            f.write(header)
-            for block in blocks:
-                f.write(np.ascontiguousarray(block, dtype="<f8").data)
-            f.flush()
-            os.fsync(f.fileno())
-            size = f.tell()
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-        raise
-    return size
+class _Unstreamable(Exception):
+    """The streamed file cannot hold what came (a new column, another unit): merge instead."""

@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_merge, parquet_sink
+from mjrig.runtime import parquet_merge, parquet_segments, parquet_sink
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
@@ -67,6 +67,72 @@ def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
     meta = pq.ParquetFile(out).metadata
     assert meta.row_group(0).column(0).compression == "ZSTD"
     assert not segment_dir(out).exists()
+
+
+def _record(out: Path, blocks: list[tuple[list[str], np.ndarray]], *, units: dict[str, str] | None = None,
+            stream: bool = True, monkeypatch: pytest.MonkeyPatch | None = None) -> ParquetSink:
+    """Record ``blocks`` with the file streamed as the run goes, or (``stream=False``) merged from
+    the segments at close, as a recording whose columns change is."""
+    if not stream:
+        assert monkeypatch is not None
+        monkeypatch.setattr(ParquetSink, "_open_stream", lambda self, cols: (_ for _ in ()).throw(
+            parquet_sink._Unstreamable("merge")))
+    with ParquetSink(out, flush_seconds=0.02, units=units, metadata={"who": "test"}) as sink:
+        for i, (cols, block) in enumerate(blocks):
+            sink.write_block(cols, block)
+            if i % 3 == 0:
+                time.sleep(0.03)
+    if monkeypatch is not None:
+        monkeypatch.undo()
+    return sink
+
+
+def test_streamed_file_equals_the_merged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    cols = ["time", "wall_time", "a", "b"]
+    blocks = [(cols, rng.normal(size=(int(rng.integers(1, 2000)), 4))) for _ in range(12)]
+    blocks[4][1][3:9, 2] = np.nan
+    units = {"time": "s", "wall_time": "s", "a": "m"}
+    streamed = _record(tmp_path / "streamed.parquet", blocks, units=units)
+    merged = _record(tmp_path / "merged.parquet", blocks, units=units, stream=False, monkeypatch=monkeypatch)
+    a, b = pq.read_table(streamed.path), pq.read_table(merged.path)
+    assert a.schema.equals(b.schema, check_metadata=True)
+    assert a.equals(b)  # values, nulls, order: the same content
+    assert streamed.rows_written == merged.rows_written == a.num_rows == sum(len(x) for _, x in blocks)
+    assert streamed.bytes_written == streamed.path.stat().st_size
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["merged.parquet", "streamed.parquet"]
+
+
+def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row groups reach the disk as the run goes, so closing only adds the last one and the footer."""
+    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
+    out = tmp_path / "out.parquet"
+    part = segment_dir(out) / parquet_sink.STREAM_NAME
+    sink = ParquetSink(out, flush_seconds=0.02)
+    sizes = []
+    for i in range(6):
+        sink.write_block(["time", "wall_time", "a"], make_block(i * 4000, 4000, 1))  # 96 kB
+        wait_until(lambda: part.exists() and part.stat().st_size > (sizes[-1] if sizes else 0))
+        sizes.append(part.stat().st_size)
+    sink.write_block(["time", "wall_time", "a"], make_block(24000, 10, 1))
+    sink.close()
+    meta = pq.ParquetFile(out).metadata
+    # five or six written while recording (the sixth may still be under way when the last rows
+    # come: both then go in at close); merging at close would have made one
+    assert meta.num_row_groups in (6, 7)
+    np.testing.assert_array_equal(pq.read_table(out).column("a").to_numpy(), np.arange(24010) * 2.0)
+    assert not segment_dir(out).exists()
+
+
+def test_units_changed_mid_recording_are_the_files(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    with ParquetSink(out, units={"a": "m"}, flush_seconds=0.02) as sink:
+        sink.write_block(["time", "wall_time", "a"], make_block(0, 10, 1))
+        wait_until(lambda: sink.rows_written == 10)
+        sink.set_units({"a": "mm"})
+        sink.write_block(["time", "wall_time", "a"], make_block(10, 10, 1))
+    assert pq.read_schema(out).field("a").metadata == {b"unit": b"mm"}
+    assert pq.read_table(out).num_rows == 20
 
 
 def test_column_added_mid_recording_is_null_before(tmp_path: Path) -> None:
@@ -403,3 +469,22 @@ def test_rate_sampling_starts_again_after_time_goes_back() -> None:
     assert len(due) == 100  # one per 10 ms over 1 s
     after_reset = [t for t in (i * 0.001 for i in range(50)) if sm.due(t)]
     assert len(after_reset) == 5 and after_reset[0] == 0.0  # a reset restarts the schedule
+
+
+def test_segments_are_cleared_away_after_close(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The segments of a finished recording go at once from where a new recording would look,
+    and from the disk soon after; what a killed process left of them goes with the next one."""
+    monkeypatch.setattr(parquet_segments, "DISCARD_NOW_BYTES", 0)  # as for a long recording's
+    out = tmp_path / "out.parquet"
+    left = tmp_path / ".out.parquet.parts.done-999999-1"  # a process killed while removing them
+    left.mkdir()
+    (left / "seg-000001.rows").write_bytes(b"x" * 1000)
+    with ParquetSink(out, flush_seconds=0.01) as sink:
+        sink.write_block(["time", "wall_time"], make_block(0, 10, 0))
+        wait_until(lambda: sink.rows_written == 10)
+        assert not left.exists()
+    assert not segment_dir(out).exists()
+    wait_until(lambda: sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"])
+    with ParquetSink(out) as again:  # the path is free for the next recording at once
+        again.write_block(["time", "wall_time"], make_block(0, 5, 0))
+    assert pq.read_table(out).num_rows == 5

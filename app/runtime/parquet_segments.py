@@ -1,0 +1,155 @@
+"""The recorder's segments: the safe copy of a recording while it runs (``ParquetSink``), and
+``recover``, which turns them into the Parquet file after a crash. The layout is described in
+``mjrig.runtime.parquet_sink``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from mjrig.runtime.errors import MjrigError, exception_text
+from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir
+
+__all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta", "write_segment"]
+
+META_NAME = "meta.json"
+_SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
+
+def segment_dir(path: str | os.PathLike) -> Path:
+    """Folder holding the segments of the recording bound for ``path``: ``<path>.parts``."""
+    path = Path(path)
+    return path.with_name(path.name + ".parts")
+
+
+def discard(folder: Path) -> None:
+    """Remove a segment folder whose rows are safe in the Parquet file.
+
+    Freeing a few hundred MB of segments takes ext4 tens of milliseconds, so a folder of more
+    than ``DISCARD_NOW_BYTES`` is renamed out of the way at once (``.NAME.parts.done-PID-N``: a new recording to the same
+    path can start) and removed by a thread the interpreter waits for at exit. Whatever a kill
+    leaves of such folders is removed by the next recording to that path (``sweep_done``)."""
+    global _discarded
+    try:
+        size = sum(e.stat().st_size for e in os.scandir(folder))
+    except OSError:
+        size = 0
+    if size < DISCARD_NOW_BYTES:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    _discarded += 1
+    done = folder.with_name(f".{folder.name}.done-{os.getpid()}-{_discarded}")
+    try:
+        os.replace(folder, done)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    threading.Thread(target=shutil.rmtree, args=(done,), kwargs={"ignore_errors": True},
+                     name="mjrig-discard-segments", daemon=False).start()
+
+
+def sweep_done(folder: Path) -> None:
+    """Remove what a killed process left of discarded segment folders of ``folder``."""
+    for left in folder.parent.glob(f".{folder.name}.done-*"):
+        pid = left.name.rsplit(".done-", 1)[1].split("-")[0]
+        if pid != str(os.getpid()):
+            shutil.rmtree(left, ignore_errors=True)
+
+
+_discarded = 0
+DISCARD_NOW_BYTES = 64 * 2**20
+"""Segments up to this size are removed at once (under about 10 ms)."""
+
+
+def recover(path: str | os.PathLike) -> tuple[Path, int]:
+    """After a crash: merge whatever segments exist for ``path`` into a valid ``path``.
+
+    Returns (path, rows). Removes the segment folder unless a segment was unreadable (then the
+    readable prefix is merged, a warning is issued and the folder is kept). Raises MjrigError
+    with one clear line if there is nothing to recover.
+    """
+    path = Path(path)
+    seg_dir = segment_dir(path)
+    segs = segments(seg_dir) if seg_dir.is_dir() else []
+    if not segs:
+        raise MjrigError(f"nothing to recover for {path}: no segments in {seg_dir}")
+    metadata: dict[str, str] = {}
+    units: dict[str, str] = {}
+    try:
+        meta = json.loads((seg_dir / META_NAME).read_text(encoding="utf-8"))
+        metadata = check_str_map(meta.get("metadata"), "metadata")
+        units = check_str_map(meta.get("units"), "units")
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
+        warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
+                      "recovering without file metadata and units", stacklevel=2)
+    metadata.pop(UNITS_KEY, None)
+    try:
+        rows, ok = merge_dir(segs, path, metadata, units)
+    except (OSError, pa.ArrowException) as exc:
+        raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
+    if rows == 0 and not ok:
+        path.unlink(missing_ok=True)
+        raise MjrigError(f"nothing to recover for {path}: no readable segment in {seg_dir}")
+    if ok:
+        shutil.rmtree(seg_dir, ignore_errors=True)
+    return path, rows
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def segments(folder: Path) -> list[Path]:
+    """Closed segment files of ``folder`` in write order (temp files are ignored)."""
+    found = []
+    for entry in os.scandir(folder):
+        m = _SEGMENT_RE.match(entry.name)
+        if m:
+            found.append((int(m.group(1)), Path(entry.path)))
+    return [p for _, p in sorted(found)]
+
+
+def check_str_map(value: dict[str, str] | None, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise TypeError(f"{what} must map str to str, got {value!r}")
+    return dict(value)
+
+
+def write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) -> None:
+    tmp = folder / (META_NAME + ".tmp")
+    tmp.write_text(json.dumps({"metadata": metadata, "units": units}, indent=1), encoding="utf-8")
+    os.replace(tmp, folder / META_NAME)
+
+
+def write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: Path) -> int:
+    """Write the blocks as one closed segment at ``target`` atomically; returns its size."""
+    header = json.dumps({"columns": list(columns)}).encode()
+    header += b" " * (-len(header) % 8)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(len(header).to_bytes(8, "little"))
+            f.write(header)
+            for block in blocks:
+                f.write(np.ascontiguousarray(block, dtype="<f8").data)
+            f.flush()
+            os.fsync(f.fileno())
+            size = f.tell()
+            if hasattr(os, "posix_fadvise"):  # read back only after a crash: out of the page cache
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # (removing it then is quick)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise
+    return size
