@@ -8,7 +8,9 @@ of the same steps, then the rig as ``mjrig run SCENARIO --duration D`` runs it (
 is best rig steps/s over best bare steps/s of the rounds. Timed: the whole ``run()`` call, which
 ends when the Parquet file is closed (the process start and ``prepare`` are out, as the same for
 every run). The close alone (from the step loop's last progress call to ``run()`` returning) is
-printed next to it, with the file's size and columns.
+printed next to it, with the file's size and columns. One more row steps the rig's compiled
+model (the springs as MuJoCo tendons) with a plain ``mj_step`` loop: what the springs cost the
+physics itself, the limit of the first row.
 
     python benchmarks/user_path.py [--steps 80000] [--repeats 3]
 
@@ -28,6 +30,9 @@ import pyarrow.parquet as pq
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from step_overhead import bare_run, machine, model_path, rig_loads, rig_run, write_scenario  # noqa: E402
 
+from mjrig.headless import prepare  # noqa: E402
+from mjrig.scenario.targets import load_target  # noqa: E402
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -39,7 +44,7 @@ def main() -> None:
     model = mujoco.MjModel.from_xml_path(str(xml))
     loads = rig_loads(model, "body")
     steps = args.steps
-    best = {"bare": 0.0, "off": 0.0, "every": 0.0}
+    best = {"bare": 0.0, "rig model": 0.0, "off": 0.0, "every": 0.0}
     closes: list[float] = []
     with tempfile.TemporaryDirectory(prefix="mjrig-bench-") as folder:
         tmp = Path(folder)
@@ -50,6 +55,8 @@ def main() -> None:
         size, columns = 0, 0
         for r in range(args.repeats):
             best["bare"] = max(best["bare"], steps / bare_run(model, steps))
+            rigged = prepare(load_target(str(scenarios["off"])), duration=1.0).model  # with the springs' tendons
+            best["rig model"] = max(best["rig model"], steps / bare_run(rigged, steps))
             for rec, path in scenarios.items():
                 t = rig_run(path, steps, model.opt.timestep, keep=rec == "every")
                 if t.steps != steps:
@@ -67,6 +74,8 @@ def main() -> None:
     print("| --- | --- |")
     print(f"| `mjrig run`, no recording / bare `mj_step` | {best['off'] / best['bare']:.2f} |")
     print(f"| `mjrig run`, every group every step, until the file is closed / bare | {best['every'] / best['bare']:.2f} |")
+    print(f"| the rig's compiled model (the springs as MuJoCo tendons), plain `mj_step` loop / bare: the physics' own cost, "
+          f"the limit of the first row | {best['rig model'] / best['bare']:.2f} |")
     print(f"\nClose of that recording: median {statistics.median(closes):.3f} s, max {max(closes):.3f} s, "
           f"of a {steps / best['every']:.2f} s run (best); the file {size / 2**20:.0f} MiB, {columns} columns.")
 

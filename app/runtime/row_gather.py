@@ -60,4 +60,4 @@ class RowGather:
 
     def take(self, offsets: np.ndarray, out: np.ndarray) -> None:
         """Gather the values at ``offsets`` into ``out`` (contiguous, same length)."""
-        np.take(self.view, offsets, out=out, mode="clip")
+        self.view.take(offsets, out=out, mode="clip")  # the method: np.take's Python wrapper costs 0.5 µs

@@ -97,6 +97,7 @@ class SignalManager:
         self._clock = np.zeros(2)  # time, wall_time of the row being sampled (s)
         self._gather: RowGather | None = None  # compiled from the plan for the current width
         self._offsets = np.zeros(0, dtype=np.intp)
+        self._rows: list[np.ndarray] = []  # views of the block's rows, as wide as a row's values
         self._raw_width = 0
         self._block = np.full((self.batch_size, 8), np.nan)
         self._row = 0
@@ -157,6 +158,8 @@ class SignalManager:
         self._offsets = np.concatenate([offsets, *raw])  # the raw values sit right after the columns
         self._raw_width = len(self._offsets) - len(offsets)
         self._gather = gather
+        width = len(self._offsets)  # each row of the block as a view, made once, not per sample
+        self._rows = [self._block[i, :width] for i in range(self.batch_size)]
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, *,
              extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]] | Derived] = (),
@@ -289,7 +292,7 @@ class SignalManager:
             gather = self._gather
         if gather.mirrored:
             gather.refresh()
-        row = self._block[self._row, :len(self._offsets)]
+        row = self._rows[self._row]
         gather.take(self._offsets, row)
         if self._posted:
             for idx, val in self._posted.items():
