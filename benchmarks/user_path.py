@@ -12,7 +12,11 @@ printed next to it, with the file's size and columns. One more row steps the rig
 model (the springs as MuJoCo tendons) with a plain ``mj_step`` loop: what the springs cost the
 physics itself, the limit of the first row.
 
-    python benchmarks/user_path.py [--steps 80000] [--repeats 3]
+``--pieces`` then prints where the recorded run's time goes, in µs per step: the recorded run
+again with the writer's segments, its Parquet encoding, or both switched off (monkeypatched in
+this process, for the measurement only).
+
+    python benchmarks/user_path.py [--steps 80000] [--repeats 3] [--pieces]
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
@@ -38,6 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=80_000, help="steps per run (default 80000)")
     ap.add_argument("--repeats", type=int, default=3, help="rounds, best kept (default 3)")
+    ap.add_argument("--pieces", action="store_true", help="also: the writer's halves switched off in turn")
     args = ap.parse_args()
     print(machine())
     xml = model_path("humanoid")
@@ -78,6 +83,28 @@ def main() -> None:
           f"the limit of the first row | {best['rig model'] / best['bare']:.2f} |")
     print(f"\nClose of that recording: median {statistics.median(closes):.3f} s, max {max(closes):.3f} s, "
           f"of a {steps / best['every']:.2f} s run (best); the file {size / 2**20:.0f} MiB, {columns} columns.")
+    if args.pieces:
+        pieces(model, xml, loads, steps, args.repeats, best)
+
+
+def pieces(model: mujoco.MjModel, xml: Path, loads: list, steps: int, repeats: int, best: dict[str, float]) -> None:
+    """µs per step of the recorded run with the writer's segments and/or its encoding switched off."""
+    from mjrig.runtime import parquet_merge, parquet_sink
+    real_segment, real_write = parquet_sink._write_segment, parquet_merge.ParquetStream.write
+    us = {k: 1e6 / v for k, v in best.items()}
+    with tempfile.TemporaryDirectory(prefix="mjrig-bench-") as folder:
+        path = Path(folder) / "every.toml"
+        write_scenario(path, xml, loads, "every", Path(folder) / "run.parquet")
+        for label, segments, encoding in (("no segments", False, True), ("no encoding", True, False),
+                                          ("neither", False, False)):
+            parquet_sink._write_segment = real_segment if segments else (lambda columns, blocks, target: 0)
+            parquet_merge.ParquetStream.write = real_write if encoding else (lambda self, blocks: None)
+            try:
+                us[label] = min((lambda t: (t.stepping + t.closing) / steps * 1e6)(
+                    rig_run(path, steps, model.opt.timestep)) for _ in range(repeats))
+            finally:
+                parquet_sink._write_segment, parquet_merge.ParquetStream.write = real_segment, real_write
+    print("\nµs per step: " + ", ".join(f"{k} {v:.2f}" for k, v in us.items()))
 
 
 if __name__ == "__main__":
