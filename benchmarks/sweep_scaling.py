@@ -7,7 +7,12 @@ the trials, logging each row and merging them. The forkserver the worker process
 starts once per process, with its first pool: a 4-trial sweep first says what that costs. Then the peak resident memory of a sweep
 of short trials (driver and workers, each measured in a fresh process) at 250 and 1000 trials.
 
-    python benchmarks/sweep_scaling.py [--trials 300] [--no-ray]
+Last, each rig's 2-worker sweep in steps per second against MuJoCo's own limit on the same
+compiled model (the rig's springs as MuJoCo tendons): for the spring-mass, ``mujoco.rollout``
+with 2 threads stepping as many 1 s trials; for the humanoid, twice a plain ``mj_step`` loop on
+one core.
+
+    python benchmarks/sweep_scaling.py [--trials 300] [--no-ray] [--limits-only]
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
@@ -60,6 +65,38 @@ def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> 
     return outcome.total / wall
 
 
+def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int]:
+    """(steps/s, steps per trial) of MuJoCo alone on the rig's compiled model: ``mujoco.rollout``
+    with 2 threads over ``trials`` trials of 1 s (``threads``), or 2 x a plain ``mj_step`` loop."""
+    import numpy as np
+    from mujoco import rollout
+
+    from mjrig.scenario.builder import build_rig
+    from mjrig.scenario.parse import load_scenario
+    rig = build_rig(load_scenario(path))
+    model, data = rig.model, rig.data
+    steps = int(round(1.0 / model.opt.timestep))
+    if threads:
+        mujoco.mj_resetData(model, data)
+        spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+        state = np.empty(mujoco.mj_stateSize(model, spec))
+        mujoco.mj_getState(model, data, state, spec)
+        initial = np.tile(state, (trials, 1))
+        datas = [mujoco.MjData(model) for _ in range(2)]
+        with rollout.Rollout(nthread=2) as pool:
+            pool.rollout(model, datas, initial[:2], nstep=steps)  # warm-up
+            t = time.perf_counter()
+            pool.rollout(model, datas, initial, nstep=steps)
+            return trials * steps / (time.perf_counter() - t), steps
+    d = mujoco.MjData(model)
+    t = time.perf_counter()
+    for _ in range(max(1, trials // 20)):
+        mujoco.mj_resetData(model, d)
+        for _ in range(steps):
+            mujoco.mj_step(model, d)
+    return 2 * max(1, trials // 20) * steps / (time.perf_counter() - t), steps
+
+
 def peak_memory(path: Path, out: Path, trials: int) -> tuple[float, float]:
     """(driver, largest worker) peak resident memory (MiB) of a 2-worker sweep of 0.01 s trials,
     from the VmHWM of every process of the sweep's session, polled while it runs."""
@@ -88,6 +125,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=300)
     ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--limits-only", action="store_true", help="only the 2-worker sweeps against MuJoCo's limit")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="mjrig-sweep-bench-"))
     rigs = {"spring-mass, 1 s": write_scenario(tmp, SPRING_SWEEP),
@@ -95,6 +133,9 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} (other work on this machine takes cores too)")
     print(f"{os.cpu_count()} cores; {args.trials} trials per figure; whole run_sweep calls (start-up and merge included)")
     rates: dict[tuple[str, str], float] = {}
+    if args.limits_only:
+        limits(rigs, tmp, args.trials)
+        return
     t0 = time.perf_counter()  # the first pool of this process also starts the forkserver (once)
     timed(rigs["spring-mass, 1 s"], tmp / "warm-up.parquet", trials=4, workers=2, quiet=True)
     print(f"first 2-worker sweep of 4 trials (forkserver start, once per process): {time.perf_counter() - t0:.2f} s")
@@ -116,7 +157,18 @@ def main() -> None:
     for n in (250, 1000):
         me, kid = peak_memory(rigs["spring-mass, 1 s"], tmp / f"mem-{n}.parquet", n)
         print(f"peak memory, {n:4d} trials of 0.01 s, 2 workers: driver {me:6.1f} MiB, largest worker {kid:6.1f} MiB")
+    limits(rigs, tmp, args.trials)
     print(f"(scratch files in {tmp})")
+
+
+def limits(rigs: dict[str, Path], tmp: Path, trials: int) -> None:
+    """Each rig's 2-worker sweep in steps/s against MuJoCo alone on the same compiled model."""
+    timed(rigs["spring-mass, 1 s"], tmp / "warm-up.parquet", trials=4, workers=2, quiet=True)
+    for (rig, path), threads in zip(rigs.items(), (True, False)):
+        limit, steps = physics_limit(path, trials, threads=threads)
+        sweep = timed(path, tmp / f"limit-{path.stem}.parquet", trials=trials, workers=2, quiet=True) * steps
+        what = "mujoco.rollout, 2 threads" if threads else "2 x a plain mj_step loop"
+        print(f"{rig:28s} 2 workers {sweep:10,.0f} steps/s; {what} {limit:10,.0f} steps/s; ratio {sweep / limit:.2f}")
 
 
 if __name__ == "__main__":
