@@ -488,3 +488,27 @@ def test_segments_are_cleared_away_after_close(tmp_path: Path, monkeypatch: pyte
     with ParquetSink(out) as again:  # the path is free for the next recording at once
         again.write_block(["time", "wall_time"], make_block(0, 5, 0))
     assert pq.read_table(out).num_rows == 5
+
+
+def test_a_failing_stream_falls_back_to_the_segments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The streamed file hits a full disk; the segments did not: close merges them, nothing lost."""
+    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 1024)
+    real = parquet_merge.ParquetStream.write
+    calls = []
+
+    def write(self, blocks):  # type: ignore[no-untyped-def]
+        calls.append(len(blocks))
+        if len(calls) >= 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, blocks)
+
+    monkeypatch.setattr(parquet_merge.ParquetStream, "write", write)
+    out = tmp_path / "out.parquet"
+    with ParquetSink(out, flush_seconds=0.01) as sink:
+        for i in range(5):
+            sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
+            wait_until(lambda: sink.rows_written == (i + 1) * 100)
+    assert len(calls) == 2  # the stream was given up at its first failure
+    assert sink.error is None and sink.rows_written == 500
+    np.testing.assert_array_equal(pq.read_table(out).column("a").to_numpy(), np.arange(500) * 2.0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
