@@ -88,13 +88,13 @@ def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int
             t = time.perf_counter()
             pool.rollout(model, datas, initial, nstep=steps)
             return trials * steps / (time.perf_counter() - t), steps
-    d = mujoco.MjData(model)
+    d, runs = mujoco.MjData(model), max(1, trials // 20)
     t = time.perf_counter()
-    for _ in range(max(1, trials // 20)):
+    for _ in range(runs):
         mujoco.mj_resetData(model, d)
         for _ in range(steps):
             mujoco.mj_step(model, d)
-    return 2 * max(1, trials // 20) * steps / (time.perf_counter() - t), steps
+    return 2 * runs * steps / (time.perf_counter() - t), steps
 
 
 def peak_memory(path: Path, out: Path, trials: int) -> tuple[float, float]:

@@ -119,7 +119,7 @@ class ParquetStream:
         self.path = path
         self.part = part
         self.columns = columns
-        self.units = {n: units[n] for n in columns if n in units}
+        self.units = self._units_of(units)
         """The units the file's schema was made with (a later change needs a merge)."""
         self.rows = 0
         self._schema = recording_schema(columns, metadata, units)
@@ -127,6 +127,13 @@ class ParquetStream:
         # every write); `_fd` is only for fsync, which works through any descriptor.
         self._writer = pq.ParquetWriter(str(part), self._schema, compression="zstd", **_ENCODING)
         self._fd = os.open(part, os.O_RDONLY)
+
+    def _units_of(self, units: dict[str, str]) -> dict[str, str]:
+        return {n: units[n] for n in self.columns if n in units}
+
+    def has_units(self, units: dict[str, str]) -> bool:
+        """Whether ``units`` give this file's columns the units its schema was made with."""
+        return self._units_of(units) == self.units
 
     def write(self, blocks: list[np.ndarray]) -> None:
         """Append ``blocks`` (rows x ``columns``, float64, NaN = null) as one row group, on disk."""

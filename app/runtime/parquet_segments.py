@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import itertools
 import shutil
 import threading
 import warnings
@@ -36,7 +37,6 @@ def discard(folder: Path) -> None:
     than ``DISCARD_NOW_BYTES`` is renamed out of the way at once (``.NAME.parts.done-PID-N``: a new recording to the same
     path can start) and removed by a thread the interpreter waits for at exit. Whatever a kill
     leaves of such folders is removed by the next recording to that path (``sweep_done``)."""
-    global _discarded
     try:
         size = sum(e.stat().st_size for e in os.scandir(folder))
     except OSError:
@@ -44,8 +44,7 @@ def discard(folder: Path) -> None:
     if size < DISCARD_NOW_BYTES:
         shutil.rmtree(folder, ignore_errors=True)
         return
-    _discarded += 1
-    done = folder.with_name(f".{folder.name}.done-{os.getpid()}-{_discarded}")
+    done = folder.with_name(f".{folder.name}.done-{os.getpid()}-{next(_discarded)}")
     try:
         os.replace(folder, done)
     except OSError:
@@ -63,7 +62,7 @@ def sweep_done(folder: Path) -> None:
             shutil.rmtree(left, ignore_errors=True)
 
 
-_discarded = 0
+_discarded = itertools.count(1)
 DISCARD_NOW_BYTES = 64 * 2**20
 """Segments up to this size are removed at once (under about 10 ms)."""
 

@@ -257,20 +257,19 @@ class ParquetSink:
     def _finish_stream(self) -> bool:
         """Write the last rows into the streamed file and move it onto ``path``; False (stream
         dropped) where the file must be merged from the segments instead."""
-        stream = self._stream
-        if self._failed or not self._streaming or (stream is None and self._rows_written):
+        if self._failed or not self._streaming:
             self._drop_stream()
             return False
+        self._stream_items(self._tail)  # drops the stream if the columns changed
+        if not self._streaming:
+            return False
         try:
-            if stream is None:  # all rows came in the last blocks, or none at all (an empty file)
-                stream = self._stream = self._open_stream(self._tail[0][0] if self._tail else ("time", "wall_time"))
-            blocks = self._pending + [b for cols, b in self._tail if cols == stream.columns]
-            if len(blocks) != len(self._pending) + len(self._tail):
-                raise _Unstreamable("columns changed")
-            if blocks:
-                stream.write(blocks)
-            rows = stream.finish()
-        except Exception:  # noqa: BLE001 - a disk error or a column change: merge instead
+            if self._stream is None:  # nothing was recorded: an empty file
+                self._stream = self._open_stream(("time", "wall_time"))
+            if self._pending:
+                self._stream.write(self._pending)
+            rows = self._stream.finish()
+        except Exception:  # noqa: BLE001 - a disk error: merge instead
             self._drop_stream()
             return False
         self._tail, self._pending = [], []
@@ -313,9 +312,7 @@ class ParquetSink:
                 units = dict(self._units) if self._units_dirty else None
                 self._units_dirty = False
             next_flush = time.monotonic() + self._flush_seconds
-            stream = self._stream
-            if units is not None and stream is not None and \
-                    {n: units[n] for n in stream.columns if n in units} != stream.units:
+            if units is not None and self._stream is not None and not self._stream.has_units(units):
                 self._drop_stream()  # its schema has the old units: close merges
             if closing and self._streaming and not self._failed:
                 # The last blocks go straight into the file by close(), not via a segment first.
@@ -348,14 +345,15 @@ class ParquetSink:
             for cols, block in items:
                 if self._stream is None:
                     self._stream = self._open_stream(cols)
-                if cols != self._stream.columns:
-                    raise _Unstreamable("columns changed")
+                if cols != self._stream.columns:  # its schema lacks the new column: close merges
+                    self._drop_stream()
+                    return
                 self._pending.append(block)
                 self._pending_bytes += block.nbytes
                 if self._pending_bytes >= ROW_GROUP_BYTES:
                     self._stream.write(self._pending)
                     self._pending, self._pending_bytes = [], 0
-        except Exception:  # noqa: BLE001 - the segments hold every row: close merges them
+        except Exception:  # noqa: BLE001 - a disk error; the segments hold every row: close merges them
             self._drop_stream()
 
     def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
@@ -381,6 +379,3 @@ class ParquetSink:
         self._rows_dropped += self._queued_rows
         self._queue, self._queued_rows, self._queued_bytes = [], 0, 0
 
-
-class _Unstreamable(Exception):
-    """The streamed file cannot hold what came (a new column, another unit): merge instead."""

@@ -76,7 +76,7 @@ def _record(out: Path, blocks: list[tuple[list[str], np.ndarray]], *, units: dic
     if not stream:
         assert monkeypatch is not None
         monkeypatch.setattr(ParquetSink, "_open_stream", lambda self, cols: (_ for _ in ()).throw(
-            parquet_sink._Unstreamable("merge")))
+            RuntimeError("the file merged at close")))
     with ParquetSink(out, flush_seconds=0.02, units=units, metadata={"who": "test"}) as sink:
         for i, (cols, block) in enumerate(blocks):
             sink.write_block(cols, block)

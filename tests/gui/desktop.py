@@ -268,15 +268,20 @@ class App:
         """Click the ``index``-th input field known by ``label``, select what is in it, and type
         ``text`` (then Enter)."""
         self.click(label, index=index)
-        # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
-        # Ctrl is let go a moment before typing, as a hand does: a letter in the very frame of
-        # Ctrl's release counts as Ctrl+letter (a quick Ctrl+S), so "stop" would open Save.
-        self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                       "sleep", "0.15", check=True)
-        self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
+        self.replace_text(text)
         if enter:
             self.desktop.x("xdotool", "key", "Return", check=True)
         time.sleep(0.4)  # the panel takes in typed keys a frame at a time, behind xdotool
+
+    def replace_text(self, text: str) -> None:
+        """Select all in the focused input (Ctrl+A) and type ``text`` over it. Ctrl is let go a
+        moment before typing, as a hand does: a letter in the very frame of Ctrl's release counts
+        as Ctrl+letter (a quick Ctrl+S), so "stop" would open Save."""
+        # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
+        self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
+                       check=True)
+        time.sleep(0.4)
+        self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
 
     def pick_first(self, combo: str) -> None:
         """Open a combo box and click its first entry. A combo at the foot of the window opens

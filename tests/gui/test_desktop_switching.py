@@ -63,10 +63,7 @@ def _type_into(app: App, label: str, text: str) -> None:
     again once, as a person would, when a panel busy starting took the first click elsewhere)."""
     for attempt in range(2):
         _press(app, label)
-        app.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                      check=True)
-        time.sleep(0.4)  # the panel has seen Ctrl let go before the first letter (Ctrl+S is Save...)
-        app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
+        app.replace_text(text)
         try:
             wait_for(lambda: app.value(label) == text, what=f"'{text}' in {label}", timeout=6)
             return
