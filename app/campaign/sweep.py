@@ -46,6 +46,7 @@ import pyarrow.parquet as pq
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.parse import Scenario
+from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trials
 
 __all__ = ["SweepOutcome", "run_sweep", "row_schema", "parts_dir", "default_workers"]
@@ -99,11 +100,13 @@ def row_schema(sc: Scenario) -> pa.Schema:
 def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str | None = None,
               trials: int | None = None, seed: int | None = None, duration: float | None = None,
               progress: Callable[[dict[str, Any]], None] | None = None,
-              on_start: Callable[[int, int], None] | None = None) -> SweepOutcome:
+              on_start: Callable[[int, int], None] | None = None, lockstep: bool = True) -> SweepOutcome:
     """Run ``sc``'s sweep into ``out`` (RESULTS.parquet); resume what an earlier run of the same
     sweep left. ``trials`` (per grid point) and ``seed`` override the scenario's; ``ray``
     (``"auto"`` or an address) runs the trials as Ray tasks instead of local processes;
-    ``on_start(total, already_done)`` is told before trials run, ``progress(row)`` after each.
+    ``on_start(total, already_done)`` is told before trials run, ``progress(row)`` after each;
+    ``lockstep=False`` runs every trial on its own even where lock-step could (the results are
+    the same: see ``mjrig.campaign.lockstep``).
     ConfigError (one line) for bad input, before any trial runs."""
     if sc.sweep is None:
         raise ConfigError(f"{sc.where()}: no [sweep] section: nothing to sweep (see [sweep] in the README)")
@@ -142,7 +145,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
             from mjrig.campaign.ray_cluster import run_on_ray
             run_on_ray(job, todo, keep, address=ray)
         else:
-            run_local(job, todo, keep, workers=workers or default_workers())
+            run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep)
     finally:
         log.close()
     meta["mjrig.sweep"] = _sweep_toml(sc, spec)
@@ -152,13 +155,18 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     return SweepOutcome(out, spec.total, todo, counts)
 
 
-def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int) -> None:
-    """Run ``todo`` on ``workers`` local processes (this one when 1), handing each row to ``keep``."""
+def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lockstep: bool = True) -> None:
+    """Run ``todo`` on ``workers`` cores, handing each row to ``keep``: in lock-step on as many
+    C threads of this process when the rig allows (``mjrig.campaign.lockstep``; ``lockstep=False``
+    never), else on ``workers`` local processes (this one when 1)."""
     if not todo:
         return
     workers = min(workers, len(todo))
+    runner = TrialRunner(job) if lockstep or workers == 1 else None
+    if lockstep and lockstep_refusal(runner) is None:
+        LockStep(runner, nthread=workers).run(todo, keep)
+        return
     if workers == 1:
-        runner = TrialRunner(job)
         for i in todo:
             keep(runner.run(i))
         return

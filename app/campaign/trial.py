@@ -81,20 +81,12 @@ class TrialRunner:
 
     def run(self, trial: int) -> dict[str, Any]:
         """Run trial ``trial``; returns its results row (see ``mjrig.campaign.sweep.row_schema``)."""
-        sc, rig = self.scenario, self.rig
         values, tseed = self.spec.trial(trial)
         self.warnings.clear()
-        row: dict[str, Any] = {"trial": trial, "seed": tseed}
         status, message = "pass", None
         recorder = None
         try:
-            rig.reset()
-            for name, v in values.items():
-                sc.params[name].value = v
-            for r in sc.requirements:
-                r.reset()
-            recorder = self._recorder(trial, tseed)
-            rig.runtime.set_recorder(recorder)  # re-resolved at the first step, on the same model
+            recorder = self.begin(trial, values, tseed)
             self._step()
         except DivergenceError as exc:
             status, message = "diverged", one_line(str(exc))
@@ -106,6 +98,26 @@ class TrialRunner:
                     recorder.close()
                 except Exception as exc:
                     status, message = "error", one_line(f"recording: {exc}")
+        return self.row(trial, tseed, status, message)
+
+    def begin(self, trial: int, values: dict[str, float], tseed: int) -> SignalManager | None:
+        """Set the rig up for a trial with param ``values``: the start state, the params, the
+        requirements' state and the recorder (returned; the caller closes it). The rig is
+        re-resolved at the first step, on the same compiled model."""
+        self.rig.reset()
+        for name, v in values.items():
+            self.scenario.params[name].value = v
+        for r in self.scenario.requirements:
+            r.reset()
+        recorder = self._recorder(trial, tseed)
+        self.rig.runtime.set_recorder(recorder)
+        return recorder
+
+    def row(self, trial: int, tseed: int, status: str, message: str | None) -> dict[str, Any]:
+        """The results row of a trial that ended with ``status``: the params' values now, and
+        each requirement decided now (when the trial passed or diverged)."""
+        sc, rig = self.scenario, self.rig
+        row: dict[str, Any] = {"trial": trial, "seed": tseed}
         for name, nv in sc.params.items():
             row[f"Params/{name}:value"] = float(nv.value)
         decided = status in ("pass", "diverged")

@@ -35,7 +35,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names, find_id
 from mjrig.runtime.values import NamedValue
 
-__all__ = ["ModelField", "ModelBinding", "BindingSet", "parse_model_field", "MODEL_FIELDS"]
+__all__ = ["ModelField", "ModelBinding", "BindingSet", "parse_model_field", "MODEL_FIELDS", "WRITTEN", "needs_setconst"]
 
 MODEL_FIELDS: dict[str, tuple[str, ...]] = {
     "body": ("mass",),
@@ -51,6 +51,15 @@ _OBJ = {"body": (mujoco.mjtObj.mjOBJ_BODY, "nbody"), "joint": (mujoco.mjtObj.mjO
         "geom": (mujoco.mjtObj.mjOBJ_GEOM, "ngeom"), "actuator": (mujoco.mjtObj.mjOBJ_ACTUATOR, "nu"),
         "tendon": (mujoco.mjtObj.mjOBJ_TENDON, "ntendon")}
 _SETCONST = {("body", "mass"), ("joint", "armature"), ("actuator", "gear")}
+WRITTEN = ("body_mass", "body_inertia", "jnt_stiffness", "dof_damping", "dof_frictionloss", "dof_armature",
+           "geom_friction", "actuator_gear", "tendon_stiffness", "tendon_damping", "opt.gravity", "opt.timestep")
+"""Every MjModel field a binding writes (``BindingSet._write``; ``opt.*`` for MjOption's), besides
+what ``mj_setConst`` derives after a ``_SETCONST`` write: a lock-step sweep gives each trial these."""
+
+
+def needs_setconst(bindings: list["ModelBinding"]) -> bool:
+    """Whether writing ``bindings`` makes ``mj_setConst`` run (masses, armatures, gears)."""
+    return any((b.field.kind, b.field.attr) in _SETCONST for b in bindings)
 
 
 def _all_paths() -> list[str]:

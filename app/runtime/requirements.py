@@ -157,6 +157,25 @@ class Requirement:
             return self._decide() or event
         return event
 
+    def window(self) -> tuple[float, float, float]:
+        """(first, last, deciding) step times (s) of the window as matched to steps: a step at
+        time t is observed when first <= t <= last; the step at or past ``deciding`` decides it."""
+        return self._t0, self._t1, self._last_from
+
+    def state(self) -> dict[str, Any]:
+        """What it observed so far (for ``restore``): a run kept elsewhere, e.g. many trials'
+        observations side by side in arrays (``mjrig.campaign.lockstep``)."""
+        return {"passed": self.passed, "decided": self.decided, "first_violation": self.first_violation,
+                "violation_value": self.violation_value, "lo": self._lo, "hi": self._hi, "last": self._last,
+                "last_t": self._last_t, "n": self._n, "failed_bound": self._failed_bound}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Take over an observation ``state`` as ``state()`` gives it."""
+        self.passed, self.decided = bool(state["passed"]), bool(state["decided"])
+        self.first_violation, self.violation_value = state["first_violation"], state["violation_value"]
+        self._lo, self._hi, self._last = float(state["lo"]), float(state["hi"]), float(state["last"])
+        self._last_t, self._n, self._failed_bound = state["last_t"], int(state["n"]), state["failed_bound"]
+
     def finish(self) -> int:
         """Decide at the run's end (a window still open ends with the run); returns the event."""
         return 0 if self.decided else self._decide()

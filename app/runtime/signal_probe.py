@@ -17,14 +17,14 @@ import numpy as np
 from mjrig.runtime.row_gather import RowGather
 from mjrig.runtime.signal_sources import CONTACT_COLUMNS, ENERGY_COLUMNS, Derived, contact_values, model_sources
 
-__all__ = ["SignalProbe", "rig_columns"]
+__all__ = ["SignalProbe", "column_catalog", "rig_columns"]
 
 _MODEL_GROUPS = ("joints", "bodies", "sensors", "actuators")
 _PREPARED_GROUPS = ("loads", "proximities")
 """Rig groups whose arrays are only current after the rig's ``prepare()``."""
 
 
-def _catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]) -> dict[str, tuple]:
+def column_catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]) -> dict[str, tuple]:
     """Every column -> (group, array or Derived or None, index); the first source of a name wins.
     Contacts and energy (None) are filled in only when asked for (energy costs MuJoCo work)."""
     cat: dict[str, tuple] = {}
@@ -49,7 +49,7 @@ def _catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]) -
 def rig_columns(model: mujoco.MjModel, data: mujoco.MjData, *, extra: Sequence[Any] = ()) -> list[str]:
     """Every signal column (no ``time``/``wall_time``) the rig would record with every group;
     ``extra`` are its sources as ``SignalManager.bind`` takes them."""
-    return [n for n, (group, _, _) in _catalog(model, data, extra).items() if group != "requirements"]
+    return [n for n, (group, _, _) in column_catalog(model, data, extra).items() if group != "requirements"]
 
 
 class SignalProbe:
@@ -67,7 +67,7 @@ class SignalProbe:
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, names: Sequence[str], *,
                  extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None) -> None:
-        cat = _catalog(model, data, extra)
+        cat = column_catalog(model, data, extra)
         for name in names:
             if name not in cat or cat[name][0] == "requirements":
                 raise KeyError(name)

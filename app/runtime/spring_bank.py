@@ -15,7 +15,10 @@ import numpy as np
 from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.springs import spring_tension
 
-__all__ = ["SpringBank"]
+__all__ = ["SpringBank", "WRITTEN"]
+
+WRITTEN = ("tendon_stiffness", "tendon_damping", "tendon_lengthspring")
+"""Every MjModel field the bank writes (its native springs): a lock-step sweep gives each trial these."""
 
 _FAR = 1e10
 """m: the open end of a tension- or compression-only spring's dead band (no model is this big)."""
