@@ -18,6 +18,7 @@ anything (a divergence, a full contact buffer), which the one-by-one path report
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -34,9 +35,17 @@ from mjrig.runtime.spring_bank import WRITTEN as SPRING_FIELDS
 __all__ = ["LockStep", "lockstep_refusal", "BATCH"]
 
 BATCH = 256
-"""Trials stepped side by side at most (their rows reach the driver's log a batch at a time)."""
+"""Trials stepped side by side at most."""
+ROWS_EVERY = 0.5
+"""s: about how long a batch takes (its rows reach the sweep's log when it ends)."""
+_RECORD_BYTES = 32 << 20
+"""The requirements' signals are recorded for this much (bytes) of steps at a time."""
+_CALL_SECONDS = 0.1
+"""s: about how long one call into the batch steps (signals are handled between calls)."""
 
-_STATE = tuple(mujoco.batch._STATE_FIELDS)  # the fields of mjSTATE_INTEGRATION, as MjData names them
+_STATE = ("time", "qpos", "qvel", "act", "history", "qacc_warmstart", "ctrl", "qfrc_applied", "xfrc_applied",
+          "eq_active", "mocap_pos", "mocap_quat", "userdata", "plugin_state", "plastic")
+"""The fields of ``mjSTATE_INTEGRATION`` (a batch's state rows), as MjData names them."""
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
 _ACC = int(mujoco.mjtStage.mjSTAGE_ACC)
 
@@ -70,8 +79,7 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
         return "the rig has controls, tracers, videos or monitors"
     if rm.engine is None:
         rm.resolve(m, d)
-    extras = rm._extras
-    if extras is not None and (extras.pins or extras.controls is not None):
+    if any(getattr(ld, "uses_pin", False) for ld in rm.loads):
         return "the rig reads pin reactions"
     if any(b.field.kind == "opt" and b.field.attr == "timestep" for b in rm.bindings):
         return "a param sets the timestep"
@@ -96,61 +104,80 @@ class _Prepared:
 
 
 class _Watch:
-    """One requirement observed over ``n`` trials at once: the arrays of ``Requirement.state``."""
+    """One requirement observed over ``n`` trials at once: the arrays of ``Requirement.state``.
 
-    def __init__(self, r: Requirement, n: int, read: Callable[[], np.ndarray]) -> None:
-        self.r, self.read = r, read
+    ``field``/``index``: where the batch records its signal; ``before``: a state field, whose
+    value at a step is the one before it (else a field the step computes at the state it
+    started from, as ``mj_step`` leaves it)."""
+
+    def __init__(self, r: Requirement, n: int, *, field: str, index: int, before: bool) -> None:
+        self.r, self.field, self.index, self.before = r, field, index, before
         self.t0, self.t1, self.last_from = r.window()
         self.passed = np.ones(n, bool)
         self.decided = np.zeros(n, bool)
         self.n = np.zeros(n, np.int64)
         self.lo, self.hi = np.full(n, math.inf), np.full(n, -math.inf)
         self.last, self.last_t = np.full(n, math.nan), np.full(n, math.nan)
-        self.first_violation = [None] * n
-        self.violation_value = [None] * n
+        self.first_violation: list[float | None] = [None] * n
+        self.violation_value: list[float | None] = [None] * n
         self.failed_bound = [""] * n
 
     def state(self, s: int) -> dict[str, Any]:
+        """Trial ``s``'s observation, as ``Requirement.state`` gives it."""
         n = int(self.n[s])
         return {"passed": bool(self.passed[s]), "decided": bool(self.decided[s]),
                 "first_violation": self.first_violation[s], "violation_value": self.violation_value[s],
                 "lo": float(self.lo[s]), "hi": float(self.hi[s]), "last": float(self.last[s]),
                 "last_t": float(self.last_t[s]) if n else None, "n": n, "failed_bound": self.failed_bound[s]}
 
-    def _adopt(self, s: int, state: dict[str, Any]) -> None:
-        self.passed[s], self.decided[s] = state["passed"], state["decided"]
-        self.first_violation[s], self.violation_value[s] = state["first_violation"], state["violation_value"]
-        self.failed_bound[s] = state["failed_bound"]
+    def values(self, start: np.ndarray, record: np.ndarray) -> np.ndarray:
+        """The signal at each step of a block, (n, K), from the batch's ``record`` of it (n, K, ...)
+        and, for a state field, its value ``start`` (n, ...) before the block."""
+        v = record.reshape(record.shape[0], record.shape[1], -1)[:, :, self.index]
+        if not self.before:
+            return v
+        return np.concatenate([start.reshape(start.shape[0], -1)[:, self.index, None], v[:, :-1]], axis=1)
 
-    def update(self, t: float, live: np.ndarray) -> np.ndarray:
-        """Observe the signal at time ``t`` (s) in the ``live`` trials (as ``Requirement.update``);
-        returns the trials whose ``stop_on`` fired at this step."""
-        stop = np.zeros_like(live)
-        if t < self.t0 or t > self.t1:
+    def fold(self, v: np.ndarray, t: np.ndarray, live: np.ndarray) -> np.ndarray:
+        """Observe values ``v`` (n, K) at step times ``t`` (K,) (s) in the ``live`` trials, as K
+        calls of ``Requirement.update`` would; returns the trials whose ``stop_on`` fired in the
+        block (a stop takes effect after its step: blocks are one step long when one can fire)."""
+        n, k = v.shape
+        r, stop = self.r, np.zeros(n, bool)
+        window = (t >= self.t0) & (t <= self.t1)
+        rows = live & ~self.decided
+        if not window.any() or not rows.any():
             return stop
-        live = live & ~self.decided
-        if not live.any():
-            return stop
-        v, r = self.read(), self.r
-        ok = live & (v == v)
-        self.n += ok
-        np.minimum(self.lo, v, out=self.lo, where=ok)
-        np.maximum(self.hi, v, out=self.hi, where=ok)
-        for bound, bad in (("min", None if r.min is None else ok & self.passed & (v < r.min)),
-                           ("max", None if r.max is None else ok & self.passed & (v > r.max))):
-            if bad is not None and bad.any():
-                for s in np.flatnonzero(bad):
-                    self.passed[s] = False
-                    self.first_violation[s], self.violation_value[s] = t, float(v[s])
-                    self.failed_bound[s] = bound
-                    stop[s] |= r.stop_on == "fail"
-        np.copyto(self.last, v, where=ok)
-        np.copyto(self.last_t, t, where=ok)
-        if t >= self.last_from:
-            for s in np.flatnonzero(live):
+        ends = np.flatnonzero(window & (t >= self.last_from))
+        decide = int(ends[0]) if ends.size else k  # the step that decides the window
+        window[decide + 1:] = False
+        ok = rows[:, None] & window[None, :] & (v == v)  # NaN: the signal does not exist then
+        self.n += ok.sum(axis=1)
+        np.minimum(self.lo, np.where(ok, v, math.inf).min(axis=1), out=self.lo)
+        np.maximum(self.hi, np.where(ok, v, -math.inf).max(axis=1), out=self.hi)
+        bad = np.zeros_like(ok)
+        if r.min is not None:
+            bad |= v < r.min
+        if r.max is not None:
+            bad |= v > r.max
+        bad &= ok & self.passed[:, None]
+        for s in np.flatnonzero(bad.any(axis=1)):  # the first violation (once a trial)
+            j = int(bad[s].argmax())
+            self.passed[s] = False
+            self.first_violation[s], self.violation_value[s] = float(t[j]), float(v[s, j])
+            self.failed_bound[s] = "min" if r.min is not None and v[s, j] < r.min else "max"
+            stop[s] |= r.stop_on == "fail"
+        seen = np.flatnonzero(ok.any(axis=1))
+        last = k - 1 - ok[seen, ::-1].argmax(axis=1)
+        self.last[seen], self.last_t[seen] = v[seen, last], t[last]
+        if decide < k:
+            for s in np.flatnonzero(rows):
                 r.restore(self.state(s))
                 event = r.finish()
-                self._adopt(s, r.state())
+                after = r.state()
+                self.passed[s], self.decided[s] = after["passed"], after["decided"]
+                self.first_violation[s], self.violation_value[s] = after["first_violation"], after["violation_value"]
+                self.failed_bound[s] = after["failed_bound"]
                 stop[s] |= (event == FAILED and r.stop_on == "fail") or (event == PASSED and r.stop_on == "pass")
         return stop
 
@@ -168,10 +195,19 @@ class LockStep:
         self.setconst = needs_setconst(rig.runtime.bindings)
 
     def run(self, trials: list[int], keep: Callable[[dict[str, Any]], None]) -> None:
-        """Run ``trials``, ``BATCH`` at a time, handing each row to ``keep``."""
-        for k in range(0, len(trials), BATCH):
-            for row in self._run(trials[k:k + BATCH]):
+        """Run ``trials`` a batch at a time, handing each row to ``keep`` as its batch ends: the
+        first batch is one trial a thread, each next one as many as take about ``ROWS_EVERY``
+        seconds at the pace so far (at most ``BATCH``), so rows reach the sweep's log (and its
+        progress bar) steadily and a killed sweep loses little."""
+        k, size = 0, self.nthread
+        while k < len(trials):
+            part = trials[k:k + size]
+            t0 = time.perf_counter()
+            for row in self._run(part):
                 keep(row)
+            per_trial = max(1e-9, (time.perf_counter() - t0) / len(part))
+            k += len(part)
+            size = int(min(BATCH, max(1, ROWS_EVERY / per_trial)))
 
     def _run(self, trials: list[int]) -> list[dict[str, Any]]:
         runner = self.runner
@@ -208,7 +244,7 @@ class LockStep:
             return None
         if eng.python or eng.dirty or eng.after_step:
             return None
-        state = {name: np.array(getattr(d, name), dtype=float).reshape(-1) for name in _STATE}
+        state = {name: np.array(getattr(d, name), dtype=float).reshape(-1) for name in _STATE if hasattr(d, name)}
         fields = {f: np.array(_field(m, f)) for f in self.fields}
         return _Prepared(trial, tseed, values, fields, state, list(runner.warnings))
 
@@ -217,72 +253,70 @@ class LockStep:
         its requirements' states by name."""
         n, runner = len(prepared), self.runner
         base = runner.rig.model
-        batch = mujoco.batch.Batch(base, nsim=n, nthread=self.nthread, persistent=True)
+        batch = mujoco.batch.Batch(base, nsim=n, nthread=self.nthread)
         for f in self.fields:
             values = np.stack([p.fields[f] for p in prepared])
             if not (values == np.asarray(_field(base, f))).all():
                 batch.expand(f)[:] = values.reshape(batch.expand(f).shape)
         if self.setconst:
             batch.set_const()
-        for name in _STATE:
+        for name in prepared[0].state:
             if prepared[0].state[name].size:
                 batch.bind(name).reshape(n, -1)[:] = np.stack([p.state[name] for p in prepared])
-        t = float(prepared[0].state["time"][0])
-        ends = np.full(n, math.nan)
-        watches = self._watches(batch, n)
-        if not watches or any(p.state["time"][0] != t for p in prepared):
-            batch.step(nstep=self.steps)
-            for _ in range(self.steps):
-                t += base.opt.timestep  # as mj_step advances time
-            ends[:] = t
-        else:
-            ends = self._watched(batch, watches, t, n)
+        watches = self._watches(n)
+        t = self._times(float(prepared[0].state["time"][0]))
+        if any(p.state["time"][0] != t[0] for p in prepared):
+            return [(False, {})] * n  # not one start time: each runs alone
+        end = self._watched(batch, watches, t, n)
+        # A rollout stops a simulation at its first MuJoCo warning (a divergence, a full buffer):
+        # its time then falls short, and the trial runs alone, as it reports such things itself.
         time = batch.bind("time").reshape(-1)
-        out, scratch = [], mujoco.MjData(base)
-        for s in range(n):
-            warned = batch.get_data(s, data=scratch).warning.number.any()
-            out.append((not warned and time[s] == ends[s], {w.r.name: w.state(s) for w in watches}))
-        return out
+        return [(bool(time[s] == end), {w.r.name: w.state(s) for w in watches}) for s in range(n)]
 
-    def _watches(self, batch: mujoco.batch.Batch, n: int) -> list[_Watch]:
+    def _times(self, t0: float) -> np.ndarray:
+        """The time (s) at each step and after the last, summed as ``mj_step`` advances it."""
+        dt, t = self.runner.rig.model.opt.timestep, [t0]
+        for _ in range(self.steps):
+            t.append(t[-1] + dt)
+        return np.array(t)
+
+    def _watches(self, n: int) -> list[_Watch]:
         m, d = self.runner.rig.model, self.runner.rig.data
         cat = column_catalog(m, d, [])
-        self._before: list[tuple[np.ndarray, int, np.ndarray]] = []
         watches = []
         for r in self.runner.scenario.requirements:
             group, source, index = cat[r.signal]
             field, before = _column_field(m, d, source, group, index)  # type: ignore[misc]
-            bound = batch.bind(field).reshape(n, -1)
-            if before:  # a state field: read before the step, into a buffer of its own
-                buf = np.empty(n)
-                self._before.append((bound, index, buf))
-                watches.append(_Watch(r, n, lambda buf=buf: buf))
-            else:  # computed by the step, at the state it started from
-                watches.append(_Watch(r, n, lambda bound=bound, index=index: bound[:, index]))
+            watches.append(_Watch(r, n, field=field, index=index, before=before))
         return watches
 
-    def _watched(self, batch: mujoco.batch.Batch, watches: list[_Watch], t: float, n: int) -> np.ndarray:
-        """Step with the requirements observed between steps; each trial's end time (s)."""
+    def _watched(self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int) -> float:
+        """Step in blocks, recording the requirements' signals, and observe them a block at a
+        time; the time (s) the trials ended at (all stopped, or the last step). A block is at
+        most ``_RECORD_BYTES`` of records and about ``_CALL_SECONDS`` of stepping (a Ctrl+C or
+        SIGTERM takes effect between blocks)."""
+        fields = list(dict.fromkeys(w.field for w in watches))
+        starts = {f: batch.bind(f) for f in fields if any(w.before and w.field == f for w in watches)}
+        width = sum(batch.bind(f)[0].size for f in fields)
+        stops = any(r.stop_on for r in self.runner.scenario.requirements)
+        most = 1 if stops else max(1, min(self.steps, _RECORD_BYTES // (8 * n * max(1, width))))
         live = np.ones(n, bool)
-        ends = np.full(n, math.nan)
-        dt = self.runner.rig.model.opt.timestep
-        ids = None
-        for _ in range(self.steps):
-            for bound, index, buf in self._before:
-                np.copyto(buf, bound[:, index])
-            batch.step(ids=ids)
+        k, block = 0, min(most, 100)
+        while k < self.steps:
+            size = min(block, self.steps - k)
+            start = {f: a.copy() for f, a in starts.items()}
+            t0 = time.perf_counter()
+            record = batch.rollout(nstep=size, record=fields)
+            per_step = max(1e-9, (time.perf_counter() - t0) / size)
+            block = int(min(most, max(1, _CALL_SECONDS / per_step)))
             stop = np.zeros(n, bool)
             for w in watches:
-                stop |= w.update(t, live)
-            t += dt
-            if stop.any():
-                ends[stop & live] = t
-                live &= ~stop
-                if not live.any():
-                    break
-                ids = np.flatnonzero(live)
-        ends[live] = t
-        return ends
+                stop |= w.fold(w.values(start.get(w.field), record[w.field]), t[k:k + size], live)
+            k += size
+            live &= ~stop
+            if not live.any():
+                break
+        return float(t[k])
 
     def _row(self, p: _Prepared, states: dict[str, dict[str, Any]]) -> dict[str, Any]:
         runner = self.runner

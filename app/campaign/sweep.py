@@ -13,7 +13,10 @@ first: writing and re-reading it cost the driver 11 ms a trial, more than a 1 s 
 The rows hold no wall time, so the same scenario and seed give the same file contents whatever
 the number of workers, their scheduling, or Ray.
 
-Local execution: ``workers`` processes (default: every core this process may use) from a
+Local execution, on ``workers`` cores (default: every core this process may use). A rig whose
+loads are all MuJoCo's own and that runs no Python between steps is run in lock-step by this
+process on ``workers`` C threads (``mjrig.campaign.lockstep``: the same rows, bit for bit; rows
+reach the log a batch of about half a second at a time). Otherwise: ``workers`` processes from a
 ``ProcessPoolExecutor`` on the ``forkserver`` start method (no fork of a threaded parent); each
 builds the rig once in its initializer (``mjrig.campaign.trial``). Trials are sent in chunks of up
 to 8 and at most ``4 x workers`` chunks are in flight, so memory stays flat in the number of
@@ -117,13 +120,17 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
     from mjrig.recordings.recorder import recording_metadata
-    from mjrig.scenario.builder import build_rig
-    build_rig(sc)  # every name checked here: one line, exit 2, before any worker starts
     meta = recording_metadata(sc.model, sc.toml())
     job = SweepJob(text=sc.toml(), source=str(sc.source) if sc.source else None,
                    base=str(sc.source.resolve().parent if sc.source else Path.cwd()), trials=trials, seed=seed,
                    duration=duration, record_dir=str(out.with_suffix("")) if "recording" in sc.doc else None,
                    metadata=json.dumps(meta))
+    # Every name is checked here (one line, exit 2) before any worker starts, by building the
+    # rig: on Ray from the scenario; locally as the runner this process may run trials on.
+    runner = TrialRunner(job) if ray is None else None
+    if runner is None:
+        from mjrig.scenario.builder import build_rig
+        build_rig(sc)
     schema = row_schema(sc)
     parts = parts_dir(out)
     done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
@@ -145,7 +152,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
             from mjrig.campaign.ray_cluster import run_on_ray
             run_on_ray(job, todo, keep, address=ray)
         else:
-            run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep)
+            run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep, runner=runner)
     finally:
         log.close()
     meta["mjrig.sweep"] = _sweep_toml(sc, spec)
@@ -155,14 +162,17 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     return SweepOutcome(out, spec.total, todo, counts)
 
 
-def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lockstep: bool = True) -> None:
+def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lockstep: bool = True,
+              runner: TrialRunner | None = None) -> None:
     """Run ``todo`` on ``workers`` cores, handing each row to ``keep``: in lock-step on as many
     C threads of this process when the rig allows (``mjrig.campaign.lockstep``; ``lockstep=False``
-    never), else on ``workers`` local processes (this one when 1)."""
+    never), else on ``workers`` local processes (this one when 1). ``runner``: this process's
+    runner of ``job`` if one was built already."""
     if not todo:
         return
     workers = min(workers, len(todo))
-    runner = TrialRunner(job) if lockstep or workers == 1 else None
+    if runner is None and (lockstep or workers == 1):
+        runner = TrialRunner(job)
     if lockstep and lockstep_refusal(runner) is None:
         LockStep(runner, nthread=workers).run(todo, keep)
         return

@@ -92,15 +92,19 @@ import sys
 from pathlib import Path
 from mjrig.scenario.parse import load_scenario
 from mjrig.campaign.sweep import run_sweep
-run_sweep(load_scenario(sys.argv[1]), out=Path(sys.argv[2]), workers=1)
+run_sweep(load_scenario(sys.argv[1]), out=Path(sys.argv[2]), workers=1, lockstep=sys.argv[3] == "lockstep",
+          duration=float(sys.argv[4]))
 """
 
 
-def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path):
-    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 12 }\n")
+@pytest.mark.parametrize("how, trials, duration", [("one by one", 12, 1.0), ("lockstep", 40, 30.0)])
+def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path, how, trials, duration):
+    """Killed after some rows reached the log (one by one: a row a trial; in lock-step: a batch
+    of about half a second at a time), the same sweep started again runs only the rest."""
+    path = write_scenario(tmp_path, f"[sweep]\n[sweep.params]\nk = {{ range = [100.0, 400.0], steps = {trials} }}\n")
     out = tmp_path / "res.parquet"
-    proc = subprocess.Popen([sys.executable, "-c", RESUME, str(path), str(out)], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-c", RESUME, str(path), str(out), how, str(duration)],
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = parts_dir(out)
     deadline = time.monotonic() + 60
     while done_trials(parts) < 3 and time.monotonic() < deadline and proc.poll() is None:
@@ -108,12 +112,13 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     done = sorted(done_trials(parts, which=True))
-    assert 3 <= len(done) < 12 and not out.exists()
+    assert 3 <= len(done) < trials and not out.exists()
     with open(parts / "trials.jsonl", "a", encoding="utf-8") as f:
-        f.write('{"trial": 11, "seed": 12')  # a row a kill cut short is dropped, not misread
-    outcome = run_sweep(load_scenario(path), out=out, workers=2)
-    assert sorted(outcome.ran) == [i for i in range(12) if i not in done]
-    fresh = run_sweep(load_scenario(path), out=tmp_path / "fresh.parquet", workers=1)
+        f.write(f'{{"trial": {trials - 1}, "seed": 12')  # a row a kill cut short is dropped, not misread
+    outcome = run_sweep(load_scenario(path), out=out, workers=2, duration=duration)
+    assert sorted(outcome.ran) == [i for i in range(trials) if i not in done]
+    fresh = run_sweep(load_scenario(path), out=tmp_path / "fresh.parquet", workers=1, lockstep=False,
+                      duration=duration)
     assert pl.read_parquet(out).equals(pl.read_parquet(fresh.path))
 
 

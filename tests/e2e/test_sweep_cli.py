@@ -44,7 +44,9 @@ def test_sweep_local_writes_one_row_per_trial_and_recordings(tmp_path):
 
 
 def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
-    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 10 }\n")
+    """Trials of 30 s: in lock-step, rows reach the log a batch of about half a second at a time."""
+    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 40 }\n")
+    path.write_text(path.read_text().replace("duration = 1.0", "duration = 30.0"))
     out = tmp_path / "res.parquet"
     proc = mjrig_popen("sweep", path, "--out", out, "--workers", "1", start_new_session=True)
     parts = tmp_path / "res.parquet.parts"
@@ -54,12 +56,12 @@ def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     done = done_trials(parts)
-    assert 2 <= done < 10
+    assert 2 <= done < 40
     r = mjrig("sweep", path, "--out", out, "--workers", "2")
     assert r.rc == 0, r
-    assert f"resuming: {done} of 10 trials already done, running {10 - done}" in r.stderr
-    assert f"ran {10 - done} now" in r.stderr
-    assert pl.read_parquet(out)["trial"].to_list() == list(range(10))
+    assert f"resuming: {done} of 40 trials already done, running {40 - done}" in r.stderr
+    assert f"ran {40 - done} now" in r.stderr
+    assert pl.read_parquet(out)["trial"].to_list() == list(range(40))
     assert not parts.exists()
 
 
