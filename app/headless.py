@@ -18,6 +18,7 @@ import numpy as np
 
 from mjrig.recordings.recorder import open_recorder
 from mjrig.runtime import mjwarnings
+from mjrig.runtime.engine import step_plain, steps_plainly
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
@@ -66,6 +67,15 @@ def set_params(sc: Scenario, values: Mapping[str, float], *,
             on_warning(f"--set {name}={value:g} is outside the param's range [{lo}, {hi}]: clamped to {nv.value:g}")
         done[name] = nv.value
     return done
+
+
+def _plain(rm: RuntimeManager) -> bool:
+    """Whether the next steps need nothing but MuJoCo: no recorder, monitor, requirement, video,
+    pacing, viewer or actuator input, and every load MuJoCo's own (``steps_plainly``)."""
+    eng = rm.engine
+    return (eng is not None and rm.signal_manager is None and not rm.monitors and not rm.requirements
+            and not rm.video_recorders and rm.playback_speed <= 0 and rm.sync_hook is None and not rm.controls
+            and steps_plainly(eng))
 
 
 def write_report(path: Path, requirements: Sequence[Requirement]) -> None:
@@ -163,12 +173,22 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
     mjwarnings.install()  # never MuJoCo's default: it writes MUJOCO_LOG.TXT into the working folder
     done = n_steps
     with rm:
-        for i in range(n_steps):
+        i = alone = 0  # steps up to ``alone`` go one by one (a block found a divergence there)
+        while i < n_steps:
+            if i >= alone and i and _plain(rm):  # a block of steps in one call into MuJoCo
+                block = min(report_every - i % report_every, n_steps - i)
+                if step_plain(rm.engine, block):  # type: ignore[arg-type]
+                    i += block
+                    if progress is not None and i % report_every == 0 and i < n_steps:
+                        progress(setup.duration * i / n_steps)
+                    continue
+                alone = i + block  # step by step to the divergence, which raises where it happened
             rm.step(m, d)
             if progress is not None and i % report_every == 0:
                 progress(setup.duration * i / n_steps)
+            i += 1
             if checks and rm.stop_requested:
-                done, setup.stopped_at = i + 1, d.time
+                done, setup.stopped_at = i, d.time
                 break
         if progress is not None:
             progress(setup.duration * done / n_steps)

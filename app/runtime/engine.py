@@ -27,7 +27,7 @@ from mjrig.runtime.signal_sources import Derived, Source
 from mjrig.runtime.spring_bank import SpringBank
 from mjrig.runtime.wrench_bank import WrenchBank, batchable
 
-__all__ = ["LoadEngine", "step_with_loads"]
+__all__ = ["LoadEngine", "step_with_loads", "step_plain", "steps_plainly"]
 
 class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
@@ -232,6 +232,33 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         fn()
 
 
+def steps_plainly(engine: LoadEngine) -> bool:
+    """Whether a step of ``engine`` is a plain ``mj_step`` at the moment: every load is MuJoCo's
+    own, nothing changed, and nothing runs after a step (the caller knows whether a recorder,
+    requirement, video, pacer or actuator input wants the time between steps)."""
+    return not (engine.python or engine.dirty or engine.after_step)
+
+
+def step_plain(engine: LoadEngine, n: int) -> bool:
+    """Advance ``engine.data`` by ``n`` timesteps in one call into MuJoCo (``mj_step``'s
+    ``nstep``), for a rig that ``steps_plainly``: bit for bit what ``n`` calls of
+    ``step_with_loads`` give. False when MuJoCo found a divergence on the way: the state and
+    MuJoCo's warning counters are then as before the call, and the caller steps again one step
+    at a time, which raises the DivergenceError at the step it happened."""
+    m, d = engine.model, engine.data
+    state = np.empty(mujoco.mj_stateSize(m, _INTEGRATION))
+    mujoco.mj_getState(m, d, state, _INTEGRATION)
+    counts, infos = d.warning.number.copy(), d.warning.lastinfo.copy()
+    bad, t_before = _bad_count(d), d.time
+    mujoco.mj_step(m, d, nstep=n)
+    if _bad_count(d) == bad and d.time > t_before and math.isfinite(d.time):
+        return True
+    mujoco.mj_setState(m, d, state, _INTEGRATION)
+    d.warning.number[:], d.warning.lastinfo[:] = counts, infos
+    return False
+
+
+_INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
 _BAD_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQACC), int(mujoco.mjtWarning.mjWARN_BADQVEL),
                  int(mujoco.mjtWarning.mjWARN_BADQPOS)]

@@ -11,6 +11,15 @@ non-negative 63-bit integer (the results' ``seed`` column); its distributions ar
 order, from ``numpy.random.default_rng(trial_seed)``. So a trial reproduces anywhere from
 (seed, i), or from its row's ``seed`` alone, whatever ran before it and wherever it runs.
 
+Samplers (``sampler``): ``random`` (the default) draws each trial's values as above. ``lhs``
+(Latin hypercube) and ``sobol`` (scrambled Sobol points) spread the ``trials`` of one grid point
+over the distributions' quantiles: the point's ``trials`` x (distribution params) uniform sample
+comes from ``scipy.stats.qmc.LatinHypercube``/``Sobol`` seeded with
+``numpy.random.default_rng([seed, point])`` (``sample_seed``), repetition ``r`` takes row ``r``,
+and each value is its distribution's inverse CDF at that quantile. LHS puts exactly one trial of
+the point in each of the ``trials`` equal-probability strata of every param; Sobol points are
+balanced for a power-of-two ``trials``.
+
 Distributions: ``normal`` (mean, std), ``uniform`` (low, high), ``lognormal`` (mu, sigma: the
 mean and std of ln x), ``truncated_normal`` (mean, std, low, high: a normal restricted to
 [low, high], drawn by inverse CDF -- one uniform draw per value, no rejection loop, so the draw
@@ -19,6 +28,7 @@ count is fixed).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -27,7 +37,7 @@ import numpy as np
 
 from mjrig.runtime.points import closest_names
 
-__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "parse_sweep", "trial_seed"]
+__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "SAMPLERS", "parse_sweep", "trial_seed", "sample_seed"]
 
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "normal": ("mean", "std"),
@@ -36,7 +46,9 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "truncated_normal": ("mean", "std", "low", "high"),
 }
 """Each distribution's (required) parameters."""
-_SWEEP_KEYS = {"trials", "seed", "params"}
+_SWEEP_KEYS = {"trials", "seed", "params", "sampler"}
+SAMPLERS = ("random", "lhs", "sobol")
+"""The ``sampler`` values."""
 _STD = NormalDist()
 
 
@@ -44,6 +56,12 @@ def trial_seed(seed: int, trial: int) -> int:
     """The seed of trial ``trial`` of a sweep seeded ``seed`` (a non-negative 63-bit integer)."""
     lo, hi = np.random.SeedSequence([seed, trial]).generate_state(2, np.uint32)
     return ((int(hi) << 32) | int(lo)) & (2**63 - 1)
+
+
+def sample_seed(seed: int, point: int) -> np.random.Generator:
+    """The generator a stratified sampler of grid point ``point`` of a sweep seeded ``seed`` is
+    seeded with (``scipy.stats.qmc``'s ``seed=``)."""
+    return np.random.default_rng([seed, point])
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,18 @@ class Distribution:
         if self.kind == "lognormal":
             return float(rng.lognormal(a["mu"], a["sigma"]))
         return truncated_normal(float(rng.random()), **a)
+
+    def at(self, u: float) -> float:
+        """The value at quantile ``u`` in [0, 1) (the inverse CDF; the ends are nudged inside)."""
+        a = self.args
+        if self.kind == "uniform":
+            return a["low"] + (a["high"] - a["low"]) * u
+        if self.kind == "truncated_normal":
+            return truncated_normal(u, **a)
+        z = _STD.inv_cdf(min(max(u, 1e-300), 1 - 1e-16))
+        if self.kind == "normal":
+            return a["mean"] + a["std"] * z
+        return math.exp(a["mu"] + a["sigma"] * z)
 
 
 def truncated_normal(u: float, *, mean: float, std: float, low: float, high: float) -> float:
@@ -93,6 +123,7 @@ class SweepSpec:
     grids: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
     distributions: list[tuple[str, Distribution]] = field(default_factory=list)
     trials_given: bool = False
+    sampler: str = "random"
 
     @property
     def points(self) -> int:
@@ -108,7 +139,7 @@ class SweepSpec:
         """A copy with the command line's ``--trials`` (per grid point) and ``--seed``."""
         return SweepSpec(trials=self.trials if trials is None else trials, seed=self.seed if seed is None else seed,
                          grids=list(self.grids), distributions=list(self.distributions),
-                         trials_given=self.trials_given or trials is not None)
+                         trials_given=self.trials_given or trials is not None, sampler=self.sampler)
 
     def grid_point(self, index: int) -> dict[str, float]:
         """The values of grid point ``index`` (the last grid varies fastest)."""
@@ -122,12 +153,36 @@ class SweepSpec:
         """(param values, trial seed) of trial ``i`` (0-based, < ``total``)."""
         if not 0 <= i < self.total:
             raise IndexError(f"trial {i} is outside 0..{self.total - 1}")
-        values = self.grid_point(i // self.trials)
+        point, rep = divmod(i, self.trials)
+        values = self.grid_point(point)
         tseed = trial_seed(self.seed, i)
-        rng = np.random.default_rng(tseed)
-        for name, dist in self.distributions:
-            values[name] = dist.draw(rng)
+        if self.sampler == "random":
+            rng = np.random.default_rng(tseed)
+            for name, dist in self.distributions:
+                values[name] = dist.draw(rng)
+        elif self.distributions:
+            u = self.quantiles(point)[rep]
+            for (name, dist), q in zip(self.distributions, u):
+                values[name] = dist.at(float(q))
         return values, tseed
+
+    def quantiles(self, point: int) -> np.ndarray:
+        """Grid point ``point``'s stratified sample: (trials, distribution params) in [0, 1)."""
+        key = (self.sampler, self.seed, self.trials, len(self.distributions), point)
+        cached = _QUANTILES.get(key)
+        if cached is None:
+            from scipy.stats import qmc
+            d, rng = len(self.distributions), sample_seed(self.seed, point)
+            engine = qmc.LatinHypercube(d=d, seed=rng) if self.sampler == "lhs" else qmc.Sobol(d=d, seed=rng)
+            with warnings.catch_warnings():  # Sobol's balance warning for trials that are not 2^m
+                warnings.simplefilter("ignore", UserWarning)
+                cached = engine.random(self.trials)
+            _QUANTILES.clear()  # one point at a time is what a worker needs
+            _QUANTILES[key] = cached
+        return cached
+
+
+_QUANTILES: dict[tuple, np.ndarray] = {}
 
 
 def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
@@ -140,6 +195,11 @@ def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
         out.trials, out.trials_given = _whole(reader, table["trials"], (*path, "trials"), least=1), True
     if "seed" in table:
         out.seed = _whole(reader, table["seed"], (*path, "seed"), least=0)
+    if "sampler" in table:
+        sampler = table["sampler"]
+        if not isinstance(sampler, str) or sampler not in SAMPLERS:
+            raise reader.fail((*path, "sampler"), f"unknown sampler {sampler!r}{closest_names(str(sampler), list(SAMPLERS))}")
+        out.sampler = sampler
     entries = table.get("params", {})
     if not isinstance(entries, dict):
         raise reader.fail((*path, "params"), "must be a table of param = { values | range | distribution }")

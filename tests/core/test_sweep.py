@@ -126,8 +126,12 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path, how, trials
 def test_local_and_ray_give_identical_results(tmp_path, monkeypatch):
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)
-    path = write_scenario(tmp_path, MC)
-    local = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "local.parquet", workers=2).path)
+    paths = [write_scenario(tmp_path, MC), write_scenario(tmp_path, MC.replace("trials = 3", 'trials = 3\nsampler = "lhs"'),
+                                                         name="lhs.toml")]
+    local = [pl.read_parquet(run_sweep(load_scenario(p), out=tmp_path / f"local-{p.stem}.parquet", workers=2).path)
+             for p in paths]
+    assert not local[0].equals(local[1])  # the sampler changed the masses
     with ray_head() as address:
-        on_ray = run_sweep(load_scenario(path), out=tmp_path / "ray.parquet", ray=address)
-    assert pl.read_parquet(on_ray.path).equals(local)
+        for path, here in zip(paths, local):
+            on_ray = run_sweep(load_scenario(path), out=tmp_path / f"ray-{path.stem}.parquet", ray=address)
+            assert pl.read_parquet(on_ray.path).equals(here)

@@ -100,6 +100,13 @@ def test_bad_sweep_fields_exit_2_with_one_line(tmp_path, entry, words):
     assert not (tmp_path / "res.parquet.parts").exists()
 
 
+def test_an_unknown_sampler_exits_2_naming_the_line_and_the_closest(tmp_path):
+    path = write_scenario(tmp_path, '[sweep]\nsampler = "lhc"\n[sweep.params]\nk = { values = [100.0] }\n')
+    msg = one_line(mjrig("sweep", path, "--out", tmp_path / "res.parquet"), "unknown sampler", "lhs")
+    line = path.read_text().splitlines().index('sampler = "lhc"') + 1
+    assert f"{path}:{line}:" in msg and "sweep.sampler" in msg
+
+
 def test_bad_sweep_command_lines_exit_2_with_one_line(tmp_path):
     path = write_scenario(tmp_path, GRID)
     one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--ray", "127.0.0.1:9"), "--ray", "127.0.0.1:9")
