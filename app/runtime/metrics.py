@@ -1,0 +1,187 @@
+"""Metrics: a signal reduced over a window to the one number an engineer reads off a run.
+
+``Metric`` is a ``[[metrics]]`` entry (CONTRACT 6): a telemetry column, a kind, an optional
+window of simulated time and the kind's own settings. ``metric_value`` reduces a window's samples
+(every step's, not a thinned recording) to the value; ``metric_unit`` gives its unit from the
+signal's. Crossing times are interpolated linearly between steps.
+
+Kinds: ``max``, ``min``, ``mean``, ``final``, ``rms`` (sqrt of the mean square), ``peak_to_peak``,
+``integral`` (trapezoidal, unit·s), ``time_of_max``/``time_of_min`` (the first), ``first_crossing``
+(``level``), ``settling_time`` (``band`` as a fraction of abs(final), or ``band_abs``: the time
+from which the signal stays within final ± band), ``overshoot`` (%: beyond the final value, as a
+share of the step from the first value), ``period``/``frequency`` (from the upward crossings of
+the window's mean: the mean time between them; NaN with fewer than two full periods).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Metric", "MetricError", "METRIC_KINDS", "metric_value", "metric_unit"]
+
+METRIC_KINDS: dict[str, tuple[str, ...]] = {
+    "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
+    "time_of_max": (), "time_of_min": (), "first_crossing": ("level",), "settling_time": ("band", "band_abs"),
+    "overshoot": (), "period": (), "frequency": (),
+}
+"""Each kind and the settings it takes (settling_time: one of the two)."""
+
+_TIMES = {"time_of_max", "time_of_min", "first_crossing", "settling_time", "period"}
+
+
+class MetricError(ValueError):
+    """A bad metric entry; ``field`` names the entry's field at fault (None: the entry)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(eq=False, kw_only=True)
+class Metric:
+    """``kind`` of telemetry column ``signal`` over ``start``..``end`` (simulated s; ``end``
+    None: to the run's end). ``level`` for first_crossing; ``band`` (fraction of abs(final)) or
+    ``band_abs`` (the signal's unit) for settling_time."""
+
+    name: str
+    signal: str
+    kind: str
+    start: float = 0.0
+    end: float | None = None
+    level: float | None = None
+    band: float | None = None
+    band_abs: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise MetricError("a metric needs a non-empty name", field="name")
+        if not isinstance(self.signal, str) or not self.signal.strip():
+            raise MetricError(f"metric '{self.name}' needs a signal", field="signal")
+        if self.kind not in METRIC_KINDS:
+            from mjrig.runtime.points import closest_names
+            raise MetricError(f"unknown metric kind {self.kind!r}{closest_names(str(self.kind), list(METRIC_KINDS))}",
+                              field="kind")
+        for f in ("start", "end", "level", "band", "band_abs"):
+            v = getattr(self, f)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+                raise MetricError(f"must be a finite number, got {v!r}", field=f)
+        self.start = float(self.start or 0.0)
+        if self.start < 0:
+            raise MetricError(f"must not be negative, got {self.start:g}", field="start")
+        if self.end is not None and self.end <= self.start:
+            raise MetricError(f"end ({self.end:g} s) must be after start ({self.start:g} s)", field="end")
+        takes = METRIC_KINDS[self.kind]
+        for f in ("level", "band", "band_abs"):
+            if getattr(self, f) is not None and f not in takes:
+                raise MetricError(f"'{f}' goes with {self._owner(f)}, not {self.kind}", field=f)
+        if self.kind == "first_crossing" and self.level is None:
+            raise MetricError("a first_crossing metric needs 'level' (the signal's unit)")
+        if self.kind == "settling_time":
+            if (self.band is None) == (self.band_abs is None):
+                raise MetricError("a settling_time metric needs one of 'band' (fraction of the final value) "
+                                  "or 'band_abs' (the signal's unit)")
+            for f in ("band", "band_abs"):
+                v = getattr(self, f)
+                if v is not None and v <= 0:
+                    raise MetricError(f"must be positive, got {v:g}", field=f)
+
+    @staticmethod
+    def _owner(f: str) -> str:
+        return "first_crossing" if f == "level" else "settling_time"
+
+    def window(self, t: np.ndarray) -> slice:
+        """The steps of times ``t`` (sorted, s) inside the window (a thousandth of a step of slack)."""
+        dt = float(t[1] - t[0]) if len(t) > 1 else 0.0
+        eps = 1e-3 * dt if dt > 0 else 1e-12
+        lo = int(np.searchsorted(t, self.start - eps, side="left"))
+        hi = len(t) if self.end is None else int(np.searchsorted(t, self.end + eps, side="right"))
+        return slice(lo, hi)
+
+    def value(self, t: np.ndarray, x: np.ndarray) -> float:
+        """The metric of samples ``x`` at times ``t`` (every step of a run), over its window."""
+        w = self.window(t)
+        return metric_value(self.kind, t[w], x[w], level=self.level, band=self.band, band_abs=self.band_abs)
+
+    def entry(self, value: float, signal_unit: str) -> dict[str, Any]:
+        """Its line of ``--metrics METRICS.json``: value (None for NaN), unit, signal, kind."""
+        return {"value": value if math.isfinite(value) else None, "unit": metric_unit(self.kind, signal_unit),
+                "signal": self.signal, "kind": self.kind}
+
+
+def metric_unit(kind: str, signal_unit: str) -> str:
+    """The unit of a ``kind`` metric of a signal in ``signal_unit``."""
+    if kind in _TIMES:
+        return "s"
+    if kind == "frequency":
+        return "Hz"
+    if kind == "overshoot":
+        return "%"
+    if kind == "integral":
+        return f"{signal_unit}*s" if signal_unit else "s"
+    return signal_unit
+
+
+def metric_value(kind: str, t: np.ndarray, x: np.ndarray, *, level: float | None = None,
+                 band: float | None = None, band_abs: float | None = None) -> float:
+    """``kind`` of samples ``x`` at times ``t`` (s); NaN samples (a signal that did not exist
+    then) are left out; NaN when nothing is left or the kind cannot be told."""
+    t, x = np.asarray(t, float), np.asarray(x, float)
+    keep = np.isfinite(x)
+    t, x = t[keep], x[keep]
+    if x.size == 0:
+        return math.nan
+    if kind == "max":
+        return float(x.max())
+    if kind == "min":
+        return float(x.min())
+    if kind == "mean":
+        return float(x.mean())
+    if kind == "final":
+        return float(x[-1])
+    if kind == "rms":
+        return float(np.sqrt(np.mean(x * x)))
+    if kind == "peak_to_peak":
+        return float(x.max() - x.min())
+    if kind == "integral":
+        return float(np.trapezoid(x, t)) if x.size > 1 else 0.0
+    if kind == "time_of_max":
+        return float(t[int(x.argmax())])
+    if kind == "time_of_min":
+        return float(t[int(x.argmin())])
+    if kind == "first_crossing":
+        times = _crossings(t, x - float(level), upward=None)  # type: ignore[arg-type]
+        return float(times[0]) if times.size else math.nan
+    if kind == "settling_time":
+        final = float(x[-1])
+        width = band_abs if band_abs is not None else band * abs(final)  # type: ignore[operator]
+        out = np.flatnonzero(np.abs(x - final) > width)
+        return float(t[0]) if out.size == 0 else (float(t[out[-1] + 1]) if out[-1] + 1 < t.size else math.nan)
+    if kind == "overshoot":
+        first, final = float(x[0]), float(x[-1])
+        step = final - first
+        if step == 0:
+            return math.nan
+        beyond = (x.max() - final) if step > 0 else (final - x.min())
+        return float(beyond / abs(step) * 100.0)
+    if kind in ("period", "frequency"):
+        up = _crossings(t, x - x.mean(), upward=True)
+        if up.size < 3:
+            return math.nan
+        period = float((up[-1] - up[0]) / (up.size - 1))
+        return period if kind == "period" else 1.0 / period
+    raise ValueError(f"unknown metric kind {kind!r}")
+
+
+def _crossings(t: np.ndarray, y: np.ndarray, *, upward: bool | None) -> np.ndarray:
+    """Times (s) where ``y`` crosses zero between samples (linearly interpolated): upward only
+    (``upward``), or either way (None). A sample exactly at zero counts where the sign changes."""
+    a, b = y[:-1], y[1:]
+    if upward is None:
+        hit = ((a < 0) & (b >= 0)) | ((a > 0) & (b <= 0))
+    else:
+        hit = (a < 0) & (b >= 0)
+    k = np.flatnonzero(hit)
+    return t[k] + (t[k + 1] - t[k]) * (-a[k]) / (b[k] - a[k])

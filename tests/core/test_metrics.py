@@ -1,0 +1,118 @@
+"""Metric kinds (``mjrig.runtime.metrics``, CONTRACT 6) against closed forms: a sine's rms,
+peak-to-peak and period, a first-order step response's settling time, an underdamped
+spring-mass's overshoot simulated by mjrig, a ramp's integral -- and bad entries refused with
+the field at fault."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from mjrig.headless import prepare, run
+from mjrig.runtime.metrics import Metric, MetricError, metric_unit, metric_value
+from mjrig.scenario.parse import load_scenario
+from tests.sweep_util import REPO
+
+DT = 0.001
+
+
+def steps(duration: float) -> np.ndarray:
+    """Times of every step of a run, summed as MuJoCo advances them."""
+    t = [0.0]
+    for _ in range(int(round(duration / DT)) - 1):
+        t.append(t[-1] + DT)
+    return np.array(t)
+
+
+def test_a_sines_rms_peak_to_peak_period_and_frequency():
+    a, f = 2.0, 1.25  # a period of 800 steps
+    t = steps(4.0)
+    x = 0.3 + a * np.sin(2 * math.pi * f * t + 0.4)
+    m = Metric(name="m", signal="s", kind="rms", start=0.5, end=0.5 + 4 / f - DT)  # whole periods
+    assert m.value(t, x - 0.3) == pytest.approx(a / math.sqrt(2), rel=1e-5)
+    assert metric_value("peak_to_peak", t, x) == pytest.approx(2 * a, rel=1e-5)
+    assert abs(metric_value("period", t, x) - 1 / f) < DT
+    assert metric_value("frequency", t, x) == pytest.approx(f, abs=f * f * DT)
+    assert metric_value("mean", t[:2000], x[:2000]) == pytest.approx(0.3 + a * np.mean(np.sin(2 * math.pi * f * t[:2000] + 0.4)))
+    assert math.isnan(metric_value("period", t[:1500], x[:1500]))  # under two periods
+    peak = (math.pi / 2 - 0.4) / (2 * math.pi * f)
+    assert abs(metric_value("time_of_max", t, x) - peak) <= DT
+    assert math.isnan(metric_value("first_crossing", t, x, level=0.3 + 1.01 * a))  # never reached
+    cross = (math.pi - 0.4) / (2 * math.pi * f)  # the first downward pass through the mean
+    assert abs(metric_value("first_crossing", t, x, level=0.3) - cross) < 1e-6
+
+
+def test_a_first_order_step_settles_at_2_percent_after_tau_ln_50():
+    tau = 0.2
+    t = steps(5.0)
+    x = 1.0 - np.exp(-t / tau)
+    assert abs(metric_value("settling_time", t, x, band=0.02) - tau * math.log(50)) <= DT
+    assert abs(metric_value("settling_time", t, x, band_abs=0.05) - tau * math.log(20)) <= DT
+    assert metric_value("overshoot", t, x) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_ramps_integral_and_the_units():
+    t = steps(2.0 + DT)
+    assert metric_value("integral", t, 3.0 * t) == pytest.approx(1.5 * t[-1] ** 2, rel=1e-12)
+    assert Metric(name="m", signal="s", kind="integral", start=0.5, end=1.5).value(t, 3.0 * t) == \
+        pytest.approx(1.5 * (1.5 ** 2 - 0.5 ** 2), rel=1e-9)
+    assert metric_unit("integral", "N") == "N*s" and metric_unit("frequency", "m") == "Hz"
+    assert metric_unit("overshoot", "m") == "%" and metric_unit("settling_time", "m") == "s"
+    assert metric_unit("rms", "N*m") == "N*m"
+
+
+SPRING = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+
+[simulation]
+duration = 8.0
+timestep = 0.0005
+
+[params]
+c = {{ value = 4.0 }}
+
+[[loads]]
+name = "main_spring"
+kind = "ideal_spring"
+at = "tip"
+to = "base"
+stiffness = 200.0
+damping = "c"
+rest_length = 0.25
+
+[recording]
+path = "out.parquet"
+signals = ["joints"]
+"""
+
+
+def test_an_underdamped_spring_mass_overshoots_by_exp_of_minus_zeta_pi(tmp_path):
+    """The block starts 0.1 m stretched and at rest: a falling step to the rest length."""
+    path = tmp_path / "rig.toml"
+    path.write_text(SPRING, encoding="utf-8")
+    setup = prepare(load_scenario(path), out=tmp_path / "run.parquet")
+    run(setup)
+    df = pl.read_parquet(tmp_path / "run.parquet")
+    t, x = df["time"].to_numpy(), df["Joints/slide_x:qpos"].to_numpy()
+    zeta = 4.0 / (2 * math.sqrt(200.0 * 1.0))
+    expected = math.exp(-zeta * math.pi / math.sqrt(1 - zeta ** 2)) * 100
+    assert metric_value("overshoot", t, x) == pytest.approx(expected, abs=0.5)
+    assert metric_value("final", t, x) == pytest.approx(-0.1, abs=1e-6)
+
+
+@pytest.mark.parametrize("entry, field, words", [
+    ({"kind": "perod"}, "kind", "closest: period"),
+    ({"kind": "first_crossing"}, None, "needs 'level'"),
+    ({"kind": "settling_time"}, None, "one of 'band'"),
+    ({"kind": "settling_time", "band": 0.02, "band_abs": 0.1}, None, "one of 'band'"),
+    ({"kind": "settling_time", "band": -0.02}, "band", "positive"),
+    ({"kind": "max", "level": 1.0}, "level", "first_crossing"),
+    ({"kind": "max", "start": 2.0, "end": 1.0}, "end", "after start"),
+    ({"kind": "max", "end": math.nan}, "end", "finite"),
+    ({"kind": "max", "start": -1.0}, "start", "negative"),
+])
+def test_bad_metric_entries_name_the_field(entry, field, words):
+    with pytest.raises(MetricError) as err:
+        Metric(name="m", signal="Joints/slide_x:qpos", **entry)
+    assert err.value.field == field and words in str(err.value)
