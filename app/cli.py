@@ -93,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--set", dest="params", action="append", default=[], type=_assignment, metavar="NAME=VALUE",
                    help="override a param's value (repeatable); clamped to its [min, max]")
     r.add_argument("--report", type=Path, metavar="REPORT.json", help="write the requirements' results as JSON")
+    r.add_argument("--metrics", type=Path, metavar="METRICS.json", help="write the metrics' values as JSON")
     c = sub.add_parser("check", help="validate a scenario without running it")
     c.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     rc = sub.add_parser("recover", help="rebuild a recording interrupted by a crash or kill")
@@ -131,11 +132,15 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mjrig.headless import prepare, run, write_report
+    from mjrig.headless import prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
+    from mjrig.runtime.paths import check_writable
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
     report = args.report.resolve() if args.report else None
+    metrics = args.metrics.resolve() if args.metrics else None
+    if metrics is not None:
+        check_writable(metrics, "--metrics")
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
                     on_warning=_warn)
@@ -149,14 +154,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         _say_failed(r for r in setup.runtime.requirements if r.first_violation is not None)  # before it blew up
         if report is not None:  # what was decided before the physics blew up
             write_report(report, setup.runtime.finish_requirements())
+        if metrics is not None:  # over the steps before it
+            write_metrics(metrics, setup.runtime)
         raise
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
+        if metrics is not None:
+            write_metrics(metrics, setup.runtime)
         return _stopped(setup, exc, report)
     finally:
         for ebar in encoding:
             ebar.close()
     if report is not None:
         write_report(report, setup.runtime.requirements)
+    if metrics is not None:
+        write_metrics(metrics, setup.runtime)
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
@@ -167,6 +178,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
     if report is not None:
         print(f"wrote {len(setup.runtime.requirements)} requirement results to {report}", file=sys.stderr)
+    if metrics is not None:
+        print(f"wrote {len(setup.runtime.metrics)} metrics to {metrics}", file=sys.stderr)
     return _requirements_verdict(setup)
 
 

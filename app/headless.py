@@ -29,7 +29,7 @@ from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.video import VideoRecorder
 from mjrig.scenario.parse import Scenario, VideoSettings
 
-__all__ = ["RunSetup", "prepare", "run", "set_params", "write_report"]
+__all__ = ["RunSetup", "prepare", "run", "set_params", "write_metrics", "write_report"]
 
 
 @dataclass
@@ -70,12 +70,21 @@ def set_params(sc: Scenario, values: Mapping[str, float], *,
 
 
 def _plain(rm: RuntimeManager) -> bool:
-    """Whether the next steps need nothing but MuJoCo: no recorder, monitor, requirement, video,
+    """Whether the next steps need nothing but MuJoCo: no recorder, monitor, requirement, metric, video,
     pacing, viewer or actuator input, and every load MuJoCo's own (``steps_plainly``)."""
     eng = rm.engine
-    return (eng is not None and rm.signal_manager is None and not rm.monitors and not rm.requirements
+    return (eng is not None and rm.signal_manager is None and not rm.monitors and not rm.requirements and not rm.metrics
             and not rm.video_recorders and rm.playback_speed <= 0 and rm.sync_hook is None and not rm.controls
             and steps_plainly(eng))
+
+
+def write_metrics(path: Path, rm: RuntimeManager) -> None:
+    """The metrics over the run as JSON (``mjrig run --metrics``): ``{name: {value, unit, signal,
+    kind}}``, NaN as null."""
+    try:
+        path.write_text(json.dumps(rm.metric_entries(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--metrics: cannot write {path}: {exc.strerror or exc}") from None
 
 
 def write_report(path: Path, requirements: Sequence[Requirement]) -> None:
@@ -193,4 +202,6 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
         if progress is not None:
             progress(setup.duration * done / n_steps)
         rm.finish_requirements()
+        if rm.metrics and rm.signal_manager is not None:  # the recording's metadata holds them too
+            rm.signal_manager.add_metadata({"mjrig.metrics": json.dumps(rm.metric_entries())})
     return done

@@ -75,8 +75,8 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
     rm, m, d = rig.runtime, rig.model, rig.data
     if job.record_dir is not None:
         return "trials are recorded"
-    if rm.controls or rm.tracers or rm.video_recorders or rm.monitors:
-        return "the rig has controls, tracers, videos or monitors"
+    if rm.controls or rm.tracers or rm.video_recorders or rm.monitors or rm.metrics:
+        return "the rig has controls, tracers, metrics, videos or monitors"
     if rm.engine is None:
         rm.resolve(m, d)
     if any(getattr(ld, "uses_pin", False) for ld in rm.loads):

@@ -88,8 +88,8 @@ def parts_dir(out: Path) -> Path:
 
 
 def row_schema(sc: Scenario) -> pa.Schema:
-    """The results' columns: trial, seed, every param's value, status, message, and each
-    requirement's pass and value."""
+    """The results' columns: trial, seed, every param's value, status, message, each
+    requirement's pass and value, and each metric's value."""
     fields = [pa.field("trial", pa.int64()), pa.field("seed", pa.int64())]
     fields += [pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": nv.unit} if nv.unit else None)
                for n, nv in sc.params.items()]
@@ -97,6 +97,7 @@ def row_schema(sc: Scenario) -> pa.Schema:
     for r in sc.requirements:
         fields += [pa.field(f"Requirements/{r.name}:pass", pa.bool_()),
                    pa.field(f"Requirements/{r.name}:value", pa.float64())]
+    fields += [pa.field(f"Metrics/{m.name}:value", pa.float64()) for m in sc.metrics]
     return pa.schema(fields)
 
 

@@ -88,6 +88,8 @@ class TrialRunner:
         try:
             recorder = self.begin(trial, values, tseed)
             self._step()
+            if recorder is not None and self.scenario.metrics:
+                recorder.add_metadata({"mjrig.metrics": json.dumps(self.rig.runtime.metric_entries())})
         except DivergenceError as exc:
             status, message = "diverged", one_line(str(exc))
         except Exception as exc:  # a trial's failure is a row, not the end of the sweep
@@ -126,6 +128,9 @@ class TrialRunner:
             row[f"Requirements/{r.name}:pass"] = bool(r.passed) if decided else None
             v = r.value if decided else None
             row[f"Requirements/{r.name}:value"] = None if v is None else float(v)
+        metrics = rig.runtime.metric_entries() if decided else {}
+        for m in sc.metrics:
+            row[f"Metrics/{m.name}:value"] = metrics[m.name]["value"] if m.name in metrics else None
         if status == "pass" and not all(r.passed for r in reqs):
             status = "fail"
         if message is None and self.warnings:

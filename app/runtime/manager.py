@@ -8,8 +8,7 @@ Typical use::
         while data.time < 5.0:
             rm.step(model, data)
 
-A model you compiled yourself works too (``rm.step(m, d)`` resolves on first use); its
-point-to-point loads then take the general per-load path, which computes the same forces.
+A model compiled elsewhere works too (its point-to-point loads take the per-load path).
 """
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from mjrig.runtime.controls import Control
 from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load, PointToPointForce
+from mjrig.runtime.metrics import Metric
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
@@ -52,18 +52,17 @@ def _points_key(load: Load) -> tuple[str, ...]:
 class RuntimeManager:
     """Applies loads, measures proximities, records telemetry and video, paces playback.
 
-    ``playback_speed`` is the real-time factor ``step`` paces to (1.0: real time); 0 or less
-    runs as fast as possible. ``params`` lists extra NamedValues to record besides those the
-    loads use. ``monitors`` are extra SignalManagers sampled like ``signal_manager`` (e.g. a
-    file-less one feeding live plots through ``on_rows``). ``native_springs`` lets MuJoCo evaluate
-    the springs it computes exactly (ideal springs; tension-/compression-only springs without
-    damping) as tendon spring-dampers of the compiled rig, with no Python per step; False keeps
-    every spring on mjrig's array path (same forces; MuJoCo's energy then leaves them out). ``on_load_error(load, exc)``, when set, is told about a load that raised (it is
-    disabled and the run goes on); without it the error propagates. ``controls`` hold actuator
-    inputs, ``bindings`` write params into model fields, ``tracers`` draw trails (see
-    ``rig_extras``); ``requirements`` are checked at every step (``stop_requested``, ``finish_requirements``;
-    each keeps its live state); ``on_warning(text)`` receives one-line warnings (default: the ``mjrig`` logger);
-    ``sync_hook(model, data, arrows, lines)`` gets the rig's arrows and lines after every step (a viewer's sync).
+    ``playback_speed``: the real-time factor ``step`` paces to (1.0: real time; 0 or less: as fast as possible).
+    ``params``: extra NamedValues to record besides the loads'. ``monitors``: extra SignalManagers sampled like
+    ``signal_manager`` (e.g. a file-less one feeding live plots). ``native_springs``: MuJoCo evaluates the springs
+    it computes exactly (ideal springs; tension-/compression-only springs without damping) as tendon
+    spring-dampers, with no Python per step (False: mjrig's array path, same forces, left out of MuJoCo's energy).
+    ``on_load_error(load, exc)`` is told about a load that raised (it is disabled and the run goes on; unset: the
+    error propagates). ``controls`` hold actuator inputs, ``bindings`` write params into model fields, ``tracers``
+    draw trails (``rig_extras``); ``requirements`` are checked and ``metrics`` logged at every step
+    (``stop_requested``, ``finish_requirements``, ``metric_entries``); ``on_warning(text)`` receives one-line
+    warnings (default: the ``mjrig`` logger); ``sync_hook(model, data, arrows, lines)`` gets the rig's arrows and
+    lines after every step (a viewer's sync).
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -81,6 +80,7 @@ class RuntimeManager:
     bindings: list[ModelBinding] = field(default_factory=list)
     tracers: list[Tracer] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
     on_warning: Callable[[str], None] | None = None
     sync_hook: SyncHook | None = None
 
@@ -131,11 +131,8 @@ class RuntimeManager:
         return model, data
 
     def resolve(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
-        """Check every name against the model, take initial distances, build the sampling plan.
-
-        Call once after loading (``step`` does it when needed); raises ConfigError naming any
-        unknown site/body/geom.
-        """
+        """Check every name against the model (ConfigError naming an unknown one), take initial
+        distances, build the sampling plan. Once after loading (``step`` does it when needed)."""
         mujoco.mj_forward(mj_model, mj_data)
         names = [ld.name for ld in self.loads]
         dup = {n for n in names if names.count(n) > 1}
@@ -182,8 +179,9 @@ class RuntimeManager:
                       [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
         extra.append(("params", self._param_values,
                       [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
-        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra,
-                                       prepare={"loads": prepare, "proximities": before}) if self.requirements else None)
+        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra, metrics=self.metrics,
+                                       prepare={"loads": prepare, "proximities": before})
+                        if self.requirements or self.metrics else None)
         if self._checks is not None:
             extra.append(self._checks.source)
         for sm in self._samplers():
@@ -194,8 +192,7 @@ class RuntimeManager:
         self._resolved = True
 
     def inherit_layout(self, other: "RuntimeManager") -> None:
-        """Take over ``other``'s compiled model layout and initial distances, so loads that are
-        unchanged (same name and points) keep the fast path and their r0 on the same model."""
+        """Take over ``other``'s compiled layout and initial distances (unchanged loads keep both)."""
         self._compiled = other._compiled
         self._r0 = dict(other._r0)
 
@@ -249,9 +246,7 @@ class RuntimeManager:
 
     def step(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
         """Apply loads, record telemetry and video frames that are due, advance one timestep, pace.
-
-        Raises DivergenceError when the physics blows up (recorded rows stay safe).
-        """
+        DivergenceError when the physics blows up (recorded rows stay safe)."""
         bound = self._bound
         if not self._resolved or bound is None or bound[0] is not mj_model or bound[1] is not mj_data:
             self.resolve(mj_model, mj_data)
@@ -301,6 +296,10 @@ class RuntimeManager:
         """A requirement with ``stop_on`` was decided at the last step: a headless run ends here."""
         return self._checks is not None and self._checks.stop
 
+    def metric_entries(self) -> dict[str, dict[str, Any]]:
+        """Each metric over the run so far by name: value (None for NaN), unit, signal, kind."""
+        return self._checks.metrics.entries(self._checks.units) if self._checks is not None else {}
+
     def finish_requirements(self) -> list[Requirement]:
         """Decide every requirement at the run's end (now: windows still open end here); returns
         ``requirements`` with their final state (``Requirement.entry()`` gives a report line)."""
@@ -349,8 +348,7 @@ class RuntimeManager:
 
     # --- snapshots ---------------------------------------------------------------------------
     def snapshot(self, mj_data: mujoco.MjData) -> PhysicsState:
-        """The complete state of the run on ``mj_data`` (physics and the rig's own), with the
-        identity of its model; save it with ``mjrig.runtime.snapshots.save_snapshot``."""
+        """The run's whole state on ``mj_data`` (physics, the rig's own, the model's identity)."""
         model = self._model_of(mj_data)
         return take_snapshot(model, mj_data, rig=self._extras.state() if self._extras else {}, source=self._source)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Metric", "MetricError", "METRIC_KINDS", "metric_value", "metric_unit"]
+__all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit"]
 
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
@@ -109,6 +109,48 @@ class Metric:
         """Its line of ``--metrics METRICS.json``: value (None for NaN), unit, signal, kind."""
         return {"value": value if math.isfinite(value) else None, "unit": metric_unit(self.kind, signal_unit),
                 "signal": self.signal, "kind": self.kind}
+
+
+class MetricLog:
+    """Every step's values of the signals ``metrics`` read (one column per distinct signal),
+    kept so that each metric can be worked out over its window at any moment (``values``).
+
+    Memory: 8 bytes per signal and step, plus the times (a million steps of one signal: 16 MB).
+    Threading: ``add`` on the stepping thread; ``values`` may run elsewhere (it reads a prefix
+    that ``add`` no longer writes)."""
+
+    def __init__(self, metrics: list[Metric]) -> None:
+        self.metrics = list(metrics)
+        self.signals = list(dict.fromkeys(m.signal for m in self.metrics))
+        self._col = [self.signals.index(m.signal) for m in self.metrics]
+        self._t = np.empty(1024)
+        self._x = np.empty((1024, len(self.signals)))
+        self.n = 0
+
+    def add(self, t: float, values: np.ndarray) -> None:
+        """Keep the signals' ``values`` (in ``signals`` order) at simulated time ``t`` (s); a
+        time before the last one (a reset, a restored snapshot) starts the log over."""
+        n = self.n
+        if n and t < self._t[n - 1]:
+            n = 0
+        if n == len(self._t):
+            self._t = np.concatenate([self._t, np.empty(n)])
+            self._x = np.concatenate([self._x, np.empty_like(self._x)])
+        self._t[n] = t
+        self._x[n] = values
+        self.n = n + 1
+
+    def entries(self, units: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """``--metrics METRICS.json``'s content: each metric's ``Metric.entry`` by name; ``units``
+        are the signals' units by column name."""
+        values = self.values()
+        return {m.name: m.entry(values[m.name], units.get(m.signal, "")) for m in self.metrics}
+
+    def values(self) -> dict[str, float]:
+        """Each metric's value over what was logged so far (NaN before anything was)."""
+        n = self.n
+        t = self._t[:n]
+        return {m.name: (m.value(t, self._x[:n, c]) if n else math.nan) for m, c in zip(self.metrics, self._col)}
 
 
 def metric_unit(kind: str, signal_unit: str) -> str:

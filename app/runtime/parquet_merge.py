@@ -9,6 +9,7 @@ from a block is null, and the file carries the same schema, metadata and units.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import warnings
@@ -142,10 +143,17 @@ class ParquetStream:
         os.fsync(self._fd)
         self.rows += table.num_rows
 
-    def finish(self) -> int:
-        """Footer, fsync, move onto ``path``; returns the rows in the file."""
+    def finish(self, late: dict[str, str] | None = None) -> int:
+        """Footer, fsync, move onto ``path``; returns the rows in the file. ``late``: key-value
+        metadata that came after the file was opened (added to the footer, and to the Arrow
+        schema stored there, so that readers of the schema see it too)."""
         if self.rows == 0:
             self._writer.write_table(self._schema.empty_table())
+        if late:
+            kv = {**self._schema.metadata, **{k.encode(): v.encode() for k, v in late.items()}}
+            schema = self._schema.with_metadata(kv)
+            self._writer.add_key_value_metadata({**late, "ARROW:schema": base64.b64encode(
+                schema.serialize().to_pybytes()).decode("ascii")})
         self._writer.close()
         os.fsync(self._fd)
         os.close(self._fd)

@@ -89,6 +89,7 @@ class ParquetSink:
         recording that were never merged (run ``recover(path)`` first).
         """
         self._metadata = _check_str_map(metadata, "metadata")
+        self._late: dict[str, str] = {}  # added after the streamed file was opened
         if UNITS_KEY in self._metadata:
             raise ValueError(f"metadata key {UNITS_KEY!r} is reserved for the units map")
         self._units = _check_str_map(units, "units")
@@ -170,6 +171,13 @@ class ParquetSink:
             self._queued_rows += data.shape[0]
             if before < SEGMENT_TARGET_BYTES <= self._queued_bytes:
                 self._cond.notify()
+
+    def add_metadata(self, metadata: dict[str, str]) -> None:
+        """Add key-value file metadata now (e.g. a run's metrics, known at its end)."""
+        metadata = _check_str_map(metadata, "metadata")
+        with self._cond:
+            self._metadata.update(metadata)
+            self._late.update(metadata)
 
     def set_units(self, units: dict[str, str]) -> None:
         """Add or change units (column -> unit), e.g. for a column that appears mid-recording."""
@@ -268,7 +276,7 @@ class ParquetSink:
                 self._stream = self._open_stream(("time", "wall_time"))
             if self._pending:
                 self._stream.write(self._pending)
-            rows = self._stream.finish()
+            rows = self._stream.finish(self._late)
         except Exception:  # noqa: BLE001 - a disk error: merge instead
             self._drop_stream()
             return False

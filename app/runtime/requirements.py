@@ -33,8 +33,9 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.metrics import Metric, MetricLog
 from mjrig.runtime.points import closest_names
-from mjrig.runtime.signal_probe import SignalProbe, rig_columns
+from mjrig.runtime.signal_probe import SignalProbe, column_units, rig_columns
 
 __all__ = ["Requirement", "RequirementSet", "RequirementError", "UnknownSignalError", "STOP_ON", "report_entries"]
 
@@ -52,11 +53,12 @@ class RequirementError(ValueError):
 
 
 class UnknownSignalError(ConfigError):
-    """A requirement names a signal the rig does not have; ``requirement`` is its name."""
+    """A requirement (or a metric) names a signal the rig does not have; ``requirement`` is its
+    name, ``section`` "requirements" or "metrics"."""
 
-    def __init__(self, message: str, *, requirement: str) -> None:
+    def __init__(self, message: str, *, requirement: str, section: str = "requirements") -> None:
         super().__init__(message)
-        self.requirement = requirement
+        self.requirement, self.section = requirement, section
 
 
 def _num(x: Any) -> float | None:
@@ -176,6 +178,17 @@ class Requirement:
         self._lo, self._hi, self._last = float(state["lo"]), float(state["hi"]), float(state["last"])
         self._last_t, self._n, self._failed_bound = state["last_t"], int(state["n"]), state["failed_bound"]
 
+    def decide_on(self, value: float, t: float) -> int:
+        """Decide now on one ``value`` observed at ``t`` (s): a metric's, at the run's end."""
+        self.reset()
+        if value == value:
+            self._n, self._lo, self._hi, self._last, self._last_t = 1, value, value, value, t
+            if self.min is not None and value < self.min:
+                self._fail(t, "min", value)
+            elif self.max is not None and value > self.max:
+                self._fail(t, "max", value)
+        return self._decide()
+
     def finish(self) -> int:
         """Decide at the run's end (a window still open ends with the run); returns the event."""
         return 0 if self.decided else self._decide()
@@ -252,32 +265,48 @@ class RequirementSet:
     """A rig's requirements on one (model, data): reads their signals and updates them each step.
 
     ``extra`` are the rig's signal sources as the recorder gets them (``SignalManager.bind``);
-    ``prepare`` the group's functions that bring its outputs up to date (``SignalProbe``). ``pass_values`` backs the ``Requirements/<name>:pass`` columns
-    (``source``). ConfigError (``UnknownSignalError``) for a signal the rig does not have.
+    ``prepare`` the group's functions that bring its outputs up to date (``SignalProbe``).
+    ``pass_values`` backs the ``Requirements/<name>:pass`` columns (``source``). ``metrics`` are
+    logged at the same steps (``metrics``: a ``MetricLog``); a requirement whose signal is
+    ``Metrics/<name>`` is decided on that metric's value at the end (``finish``). ConfigError
+    (``UnknownSignalError``) for a signal the rig does not have.
     """
 
     def __init__(self, requirements: Sequence[Requirement], model: mujoco.MjModel, data: mujoco.MjData, *,
-                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None) -> None:
+                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None,
+                 metrics: Sequence[Metric] = ()) -> None:
         self.items = list(requirements)
         names = [r.name for r in self.items]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ConfigError(f"duplicate requirement name '{dup[0]}'")
         self.data = data
-        signals = list(dict.fromkeys(r.signal for r in self.items))
+        self.metrics = MetricLog(list(metrics))
+        named = {f"Metrics/{m.name}": m for m in self.metrics.metrics}
+        for r in self.items:
+            if r.signal.startswith("Metrics/") and r.signal not in named:
+                raise UnknownSignalError(f"unknown metric '{r.signal}'{closest_names(r.signal, sorted(named))}",
+                                         requirement=r.name)
+        self._on_metric = [(i, r) for i, r in enumerate(self.items) if r.signal in named]
+        signals = list(dict.fromkeys([*(r.signal for r in self.items if r.signal not in named), *self.metrics.signals]))
         try:
             self.probe = SignalProbe(model, data, signals, extra=extra, prepare=prepare)
         except KeyError as exc:
             bad = exc.args[0]
-            r = next(r for r in self.items if r.signal == bad)
+            r = next((r for r in self.items if r.signal == bad), None)
             known = rig_columns(model, data, extra=extra)
             raise UnknownSignalError(f"unknown signal '{bad}'{closest_names(bad, known)}",
-                                     requirement=r.name) from None
+                                     requirement=r.name if r is not None else
+                                     next(m.name for m in self.metrics.metrics if m.signal == bad),
+                                     section="requirements" if r is not None else "metrics") from None
+        self._metric_slots = np.array([signals.index(x) for x in self.metrics.signals], dtype=np.intp)
+        self.units = column_units(model, data, extra) if self.metrics.metrics else {}
+        """The signals' units by column (for the metrics' own: ``self.metrics.entries(self.units)``)."""
         timestep = float(model.opt.timestep)
         for r in self.items:
             if r.timestep != timestep:  # a new rig; a resolve of the same one keeps the state
                 r.arm(timestep)
-        self._plan = [(i, r, signals.index(r.signal)) for i, r in enumerate(self.items)]
+        self._plan = [(i, r, signals.index(r.signal)) for i, r in enumerate(self.items) if r.signal not in named]
         self.pass_values = np.array([1.0 if r.passed else 0.0 for r in self.items])
         self.stop = False
         """A ``stop_on`` requirement was decided: the run should end after this step."""
@@ -291,8 +320,11 @@ class RequirementSet:
     def evaluate(self) -> bool:
         """Read the signals at the current state and update every requirement; returns whether
         the rig's outputs were brought up to date (so a recorder sampling next need not)."""
-        values = self.probe.read().tolist()
+        read = self.probe.read()
+        values = read.tolist()
         t = self.data.time
+        if self._metric_slots.size:
+            self.metrics.add(t, read[self._metric_slots])
         for i, r, slot in self._plan:
             event = r.update(t, values[slot])
             if event or self.pass_values[i] != r.passed:
@@ -305,7 +337,13 @@ class RequirementSet:
             self.stop = True
 
     def finish(self) -> list[Requirement]:
-        """Decide every requirement at the run's end (now); returns them."""
+        """Decide every requirement at the run's end (now), those bounding a metric on its
+        value over the whole run; returns them."""
         for i, r, _ in self._plan:
             self._note(i, r, r.finish())
+        if self._on_metric:
+            values = self.metrics.values()
+            for i, r in self._on_metric:
+                if not r.decided:
+                    self._note(i, r, r.decide_on(values[r.signal[len("Metrics/"):]], self.data.time))
         return self.items

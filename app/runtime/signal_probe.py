@@ -17,7 +17,7 @@ import numpy as np
 from mjrig.runtime.row_gather import RowGather
 from mjrig.runtime.signal_sources import CONTACT_COLUMNS, ENERGY_COLUMNS, Derived, contact_values, model_sources
 
-__all__ = ["SignalProbe", "column_catalog", "rig_columns"]
+__all__ = ["SignalProbe", "column_catalog", "column_units", "rig_columns"]
 
 _MODEL_GROUPS = ("joints", "bodies", "sensors", "actuators")
 _PREPARED_GROUPS = ("loads", "proximities")
@@ -44,6 +44,21 @@ def column_catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[A
     for name, i, _ in ENERGY_COLUMNS:
         cat.setdefault(name, ("energy", None, i))
     return cat
+
+
+def column_units(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]) -> dict[str, str]:
+    """Every column's unit ("" when it has none), from the same sources as ``column_catalog``."""
+    units: dict[str, str] = {}
+    for group in _MODEL_GROUPS:
+        for _, pairs in model_sources(model, data, group):
+            for name, _, unit in pairs:
+                units.setdefault(name, unit)
+    for item in extra:
+        for name, *rest in (item.columns if isinstance(item, Derived) else item[2]):
+            units.setdefault(name, rest[-1])
+    for name, _, unit in (*CONTACT_COLUMNS, *ENERGY_COLUMNS):
+        units.setdefault(name, unit)
+    return units
 
 
 def rig_columns(model: mujoco.MjModel, data: mujoco.MjData, *, extra: Sequence[Any] = ()) -> list[str]:

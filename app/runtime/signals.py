@@ -343,6 +343,12 @@ class SignalManager:
         """Bytes on disk so far."""
         return 0 if self._sink is None else self._sink.bytes_written
 
+    def add_metadata(self, metadata: dict[str, str]) -> None:
+        """Add key-value file metadata before ``close`` (e.g. ``mjrig.metrics``, known at the end)."""
+        self.metadata.update(metadata)
+        if self._sink is not None:
+            self._sink.add_metadata(metadata)
+
     def close(self) -> Path | None:
         """Flush and finalize the Parquet file; safe twice. Returns its path (None if nothing)."""
         if self._closed:

@@ -118,12 +118,12 @@ def warn_unreachable(sc: Scenario, on_warning: Callable[[str], None] | None) -> 
 
 
 def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-    """``rm.resolve``; a requirement's unknown signal is reported at its field in ``sc``."""
+    """``rm.resolve``; a requirement's or metric's unknown signal is reported at its field in ``sc``."""
     try:
         rm.resolve(model, data)
     except UnknownSignalError as exc:
-        i = next(i for i, r in enumerate(sc.requirements) if r.name == exc.requirement)
-        raise ConfigError(f"{sc.where('requirements', i, 'signal')}: {exc}") from None
+        i = next(i for i, r in enumerate(getattr(sc, exc.section)) if r.name == exc.requirement)
+        raise ConfigError(f"{sc.where(exc.section, i, 'signal')}: {exc}") from None
 
 
 def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> PhysicsState | None:

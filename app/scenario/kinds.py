@@ -8,8 +8,8 @@ its type, unit, default and help. From this data alone:
   (``mjrig.scenario.fields``), and turns a validated table into a runtime object with the
   kind's ``build`` function;
 - the panel's forms know which inputs to show (``mjrig.widgets.forms``);
-- the README's table of load kinds is generated (``python -m mjrig.scenario.kinds`` prints it; a test
-  compares the two).
+- the README's table of load kinds is generated (``python -m mjrig.scenario.kinds_table`` prints
+  it; a test compares the two).
 
 Adding a load kind is one ``Kind`` in the loads section; a new section (controls, tracers,
 requirements) is one ``Section`` plus the ``Scenario`` field of the same name that holds its
@@ -18,7 +18,6 @@ objects. GUI-free: imports only the runtime.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, get_args
 
@@ -26,6 +25,7 @@ from mjrig.runtime.controls import Control
 from mjrig.runtime.joint_loads import (DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction,
                                        JointTorque)
 from mjrig.runtime.load_base import Load
+from mjrig.runtime.metrics import METRIC_KINDS, Metric, MetricError
 from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
                                  VectorTorque)
 from mjrig.runtime.points import Geom
@@ -34,7 +34,7 @@ from mjrig.runtime.requirements import Requirement, RequirementError
 from mjrig.runtime.tracers import Tracer
 
 __all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
-           "SPRING_KINDS", "name_field", "kinds_markdown"]
+           "SPRING_KINDS", "name_field"]
 
 FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector",
                     "color"]
@@ -360,39 +360,32 @@ REQUIREMENTS = Section("requirements", "requirement", "monitor", kind_key=None, 
 ))
 """Pass/fail checks of signals (measure only)."""
 
-REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS, REQUIREMENTS))
+_METRIC_SETTINGS = {
+    "level": Field("level", "number", required=True, help="the level whose first crossing (either way) it times"),
+    "band": Field("band", "number", positive=True, help="half-width of the settled band, as a fraction of abs(final)"),
+    "band_abs": Field("band_abs", "number", positive=True, help="half-width of the settled band, in the signal's unit"),
+}
+
+
+def _metric(kind: str) -> Callable[[Mapping[str, Any]], Metric]:
+    def build(v: Mapping[str, Any]) -> Metric:
+        try:
+            return Metric(kind=kind, **{k: v[k] for k in ("name", "signal", "start", "end", "level", "band", "band_abs")
+                                        if k in v})
+        except MetricError as exc:
+            raise EntryError(str(exc), field=exc.field) from None
+    return build
+
+
+METRICS = Section("metrics", "metric", "monitor", default_kind="max", readout="value", kinds=tuple(
+    Kind(kind, (
+        name_field("metric"),
+        Field("signal", "text", required=True, help="the telemetry column it reduces (recorded or not)"),
+        Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
+        Field("end", "number", "s", help="the window's end (left out: the run's end)"),
+        *(_METRIC_SETTINGS[k] for k in settings)), _metric(kind), f"the signal's {kind.replace('_', ' ')} over the window")
+    for kind, settings in METRIC_KINDS.items()))
+"""Numbers read off a run: a signal reduced over a window (``mjrig.runtime.metrics``)."""
+
+REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS, REQUIREMENTS, METRICS))
 """Every section and kind mjrig knows, in scenario order."""
-
-
-# --- the README's table ---------------------------------------------------------------------------
-
-def _field_text(f: Field) -> str:
-    text = f"`{f.name}`"
-    if f.type == "vector":
-        text += " [x, y, z]"
-    elif f.type == "site":
-        text += " (a site)"
-    elif f.names == "joint":
-        text += " (a hinge or slide joint)"
-    if f.unit:
-        text += f" ({f.unit})"
-    if f.default is not None:
-        d = f.default
-        text += " = " + (f"[{', '.join(f'{x:g}' for x in d)}]" if isinstance(d, tuple) else f"{d:g}")
-    return text
-
-
-def kinds_markdown(section: str = "loads", *, registry: Registry = REGISTRY) -> str:
-    """A section's kinds as a Markdown table (the README's copy is checked against this)."""
-    sec = registry.section(section)
-    lines = ["| kind | fields | does |", "| --- | --- | --- |"]
-    for kind in sec.kinds:
-        fields = [f for f in kind.fields if f.name != "name"]
-        must = ", ".join(_field_text(f) for f in fields if f.required)
-        rest = ", ".join(_field_text(f) for f in fields if not f.required)
-        lines.append(f"| `{kind.name}` | {must}{'; optional ' + rest if rest else ''} | {kind.doc} |")
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    sys.stdout.write(kinds_markdown() + "\n")

@@ -28,6 +28,7 @@ from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_probl
 from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.metrics import Metric
 from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
@@ -94,6 +95,8 @@ class Scenario:
     tracers: list[Tracer] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
     """Checks of signals, evaluated at every step (``mjrig.runtime.requirements``)."""
+    metrics: list[Metric] = field(default_factory=list)
+    """Signals reduced to numbers over every step's values (``mjrig.runtime.metrics``)."""
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
     sweep: SweepSpec | None = None
@@ -123,7 +126,7 @@ class Scenario:
         options.setdefault("playback_speed", 0.0)
         return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
                               controls=self.controls, tracers=self.tracers, bindings=self.bindings,
-                              requirements=self.requirements, **options)
+                              requirements=self.requirements, metrics=self.metrics, **options)
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""

@@ -7,7 +7,8 @@ from typing import Any, Mapping
 
 import pytest
 
-from mjrig.scenario.kinds import (FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KINDS, Field, Kind, kinds_markdown,
+from mjrig.scenario.kinds_table import kinds_markdown
+from mjrig.scenario.kinds import (FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KINDS, Field, Kind,
                                   name_field)
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import PointToPointForce, ScalarForce

@@ -116,3 +116,21 @@ def test_bad_metric_entries_name_the_field(entry, field, words):
     with pytest.raises(MetricError) as err:
         Metric(name="m", signal="Joints/slide_x:qpos", **entry)
     assert err.value.field == field and words in str(err.value)
+
+
+def test_the_log_gives_values_as_the_run_goes_and_starts_over_when_time_goes_back():
+    from mjrig.runtime.metrics import MetricLog
+    log = MetricLog([Metric(name="top", signal="a", kind="max"), Metric(name="area", signal="b", kind="integral"),
+                     Metric(name="late", signal="a", kind="mean", start=1.0)])
+    assert all(math.isnan(v) for v in log.values().values())
+    t = steps(3.0)
+    for k, tk in enumerate(t):  # past the first 1024 steps: the log grows
+        log.add(tk, np.array([math.sin(tk), 2.0]))
+        if k == 1500:
+            live = log.values()
+            assert live["top"] == pytest.approx(math.sin(t[1500]), abs=1e-12)  # still rising
+    final = log.values()
+    assert final["top"] == pytest.approx(1.0, abs=1e-6) and final["area"] == pytest.approx(2.0 * t[-1])
+    assert final["late"] == pytest.approx(np.mean(np.sin(t[t >= 1.0 - 1e-6])))
+    log.add(0.0, np.array([-5.0, 1.0]))  # a reset: the run starts over
+    assert log.values()["top"] == -5.0 and log.n == 1
