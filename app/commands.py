@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mjrig.panel_state import (ActuatorInfo, EntryInfo, ModelInfo, ParamInfo, PanelState, RequirementInfo,
-                               RunState, TimelineInfo)
+from mjrig.panel_state import (ActuatorInfo, EntryInfo, MetricInfo, ModelInfo, ParamInfo, PanelState,
+                               RequirementInfo, RunState, TimelineInfo)
 
 __all__ = [
     "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
@@ -20,7 +20,7 @@ __all__ = [
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "EntryInfo",
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "RequirementInfo",
+    "OpenComparison", "RequirementInfo", "MetricInfo",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)

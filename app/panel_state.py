@@ -107,6 +107,18 @@ class RequirementInfo:
 
 
 @dataclass(frozen=True)
+class MetricInfo:
+    """A metric's value over the run so far (None before it has one: NaN) and its unit."""
+
+    name: str
+    signal: str
+    kind: str
+    window: str
+    value: float | None
+    unit: str
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
 
@@ -165,6 +177,7 @@ class PanelState:
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
     actuators: tuple[ActuatorInfo, ...] = ()
     requirements: tuple[RequirementInfo, ...] = ()
+    metrics: tuple[MetricInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
 

@@ -65,6 +65,7 @@ class PanelApp:
         from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.log_panel import LogPanel
+        from mjrig.widgets.metrics_panel import MetricsPanel
         from mjrig.widgets.model_panel import ModelPanel
         from mjrig.widgets.params_panel import ParamsPanel
         from mjrig.widgets.plot_panel import PlotPanel
@@ -89,6 +90,7 @@ class PanelApp:
             ("Params", ParamsPanel(submit), True),
             ("Controls", ActuatorsPanel(submit), False),
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
+            ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Keys", HelpPanel(load_keymap()), False),
         ]

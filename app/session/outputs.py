@@ -146,9 +146,13 @@ class Outputs:
         return path
 
     def _finish(self, sm: SignalManager | None) -> None:
-        """Close a recorder off the simulation thread (merging segments can take a while)."""
+        """Close a recorder off the simulation thread (merging segments can take a while); its
+        metadata gets the rig's metrics over the run (``mjrig.metrics``)."""
         if sm is None:
             return
+        rm = self.ctx.runtime_or_none
+        if rm is not None and rm.metrics:
+            sm.add_metadata({"mjrig.metrics": json.dumps(rm.metric_entries())})
 
         def done(path: Path | None, error: BaseException | None) -> None:
             if error is not None:

@@ -1,4 +1,4 @@
-"""The session's model reload, actuator sliders and state snapshots.
+"""The session's model reload, actuator sliders, state snapshots, requirement verdicts and metrics.
 
 "Slider" on an actuator adds a param over the actuator's ctrlrange and a ``[[controls]]`` entry
 that holds ``data.ctrl`` at it, so the panel's ordinary param slider drives the actuator live
@@ -12,6 +12,7 @@ Threading: runs on the simulation thread, like the session that owns it.
 from __future__ import annotations
 
 import copy
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -28,7 +29,10 @@ from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
 from mjrig.session.context import RigContext
 
-__all__ = ["RigTools"]
+__all__ = ["RigTools", "METRICS_EVERY"]
+
+METRICS_EVERY = 0.25
+"""s of wall time between two workings-out of the metrics' live values."""
 
 
 class RigTools:
@@ -38,6 +42,8 @@ class RigTools:
         self.ctx = ctx
         self.last_snapshot: Path | None = None
         self._noted: set[tuple[str, float]] = set()  # (requirement, first violation) already told
+        self._metrics: tuple[C.MetricInfo, ...] = ()
+        self._metrics_at = -math.inf
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -50,9 +56,25 @@ class RigTools:
         self._noted.clear()
 
     def publish(self) -> dict[str, Any]:
-        """Its fields of the panel state: actuators, requirement verdicts, the last snapshot."""
-        return {"actuators": self.actuators(), "requirements": self.requirements(),
+        """Its fields of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
+        return {"actuators": self.actuators(), "requirements": self.requirements(), "metrics": self.metrics(),
                 "snapshot_path": str(self.last_snapshot or "") or None}
+
+    def metrics(self) -> tuple[C.MetricInfo, ...]:
+        """The rig's metrics over the run so far, worked out at most every ``METRICS_EVERY`` s of
+        wall time (each is a pass over every step's values since the last reset)."""
+        rm = self.ctx.runtime_or_none
+        if rm is None or not rm.metrics:
+            return ()
+        now = time.monotonic()
+        names = tuple(m.name for m in rm.metrics)
+        if now - self._metrics_at >= METRICS_EVERY or tuple(x.name for x in self._metrics) != names:
+            entries, self._metrics_at = rm.metric_entries(), now
+            self._metrics = tuple(
+                C.MetricInfo(m.name, m.signal, m.kind, f"{m.start:g}..{'end' if m.end is None else f'{m.end:g}'} s",
+                             entries.get(m.name, {}).get("value"), entries.get(m.name, {}).get("unit", ""))
+                for m in rm.metrics)
+        return self._metrics
 
     def reload(self, cmd: C.Reload) -> None:
         """Re-read the model file keeping the rig; loads whose points vanished are dropped, named."""

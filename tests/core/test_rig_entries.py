@@ -30,7 +30,8 @@ def test_every_section_is_edited_with_the_same_commands(session: Session, tmp_pa
     puts = {"loads": {"name": "push", "kind": "force", "at": "tip", "vector": [1.0, 0.0, 0.0]},
             "proximities": {"name": "gap2", "a": "tip", "b": "base"},
             "requirements": {"name": "clear", "signal": "Proximities/gap2:distance", "min": 0.0},
-            "tracers": {"name": "path", "at": "tip", "duration": 1.0}}
+            "tracers": {"name": "path", "at": "tip", "duration": 1.0},
+            "metrics": {"name": "swing", "signal": "Joints/slide_x:qpos", "kind": "peak_to_peak", "start": 0.1}}
     for section, spec in puts.items():
         session.handle(C.PutEntry(section, spec))
     state = session.publish()
@@ -42,6 +43,7 @@ def test_every_section_is_edited_with_the_same_commands(session: Session, tmp_pa
     assert {ld.name for ld in sc.loads} == {"main_spring", "push"}
     assert {p.name for p in sc.proximities} == {"gap", "gap2"}
     assert [r.name for r in sc.requirements] == ["clear"]
+    assert [(m.name, m.kind, m.start) for m in sc.metrics] == [("swing", "peak_to_peak", 0.1)]
     for section, spec in reversed(puts.items()):  # the requirement first: it reads gap2
         session.handle(C.RemoveEntry(section, spec["name"]))
     state = session.publish()
@@ -97,3 +99,17 @@ def test_every_registry_section_can_be_listed(session: Session) -> None:
     keys = [e.section for e in session.publish().entries]
     assert keys == sorted(keys, key=order.index)
     assert np.isfinite(session.data.time)
+
+
+def test_a_metric_added_in_the_app_shows_its_value_as_the_run_goes(session: Session, monkeypatch) -> None:
+    monkeypatch.setattr("mjrig.session.tools.METRICS_EVERY", 0.0)  # worked out at every publish
+    session.handle(C.PutEntry("metrics", {"name": "top", "signal": "Joints/slide_x:qpos", "kind": "min"}))
+    (m,) = session.publish().metrics
+    assert (m.name, m.kind, m.window, m.value) == ("top", "min", "0..end s", None)  # no step yet
+    seen = []
+    for _ in range(300):
+        session.run.step_once(1)
+        session.advance()
+        seen.append(session.data.qpos[0])
+    (m,) = session.publish().metrics
+    assert m.unit == "m" and m.value == pytest.approx(min(seen[:-1]), abs=1e-12) and m.value < -0.1

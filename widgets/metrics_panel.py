@@ -1,0 +1,102 @@
+"""Metrics: each one's value over the run so far, and a form to add one on a plotted signal."""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+from mjrig.runtime.metrics import METRIC_KINDS
+from mjrig.widgets.rows import Rows
+
+__all__ = ["MetricsPanel"]
+
+_SETTING = {"first_crossing": "level", "settling_time": "band"}
+"""The kinds that need a number, and the field it goes to."""
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.6g}"
+
+
+class MetricsPanel:
+    """A row per metric: name, signal, kind, window, value and unit (updated as the run goes);
+    ``x`` removes it. The form adds one (PutEntry, saved with the scenario) on a signal picked
+    from ``ticked()`` (the plotted signals) or any signal, with a kind, an optional window and
+    the kind's number (first_crossing's level, settling_time's band as a fraction)."""
+
+    def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]]) -> None:
+        self.submit = submit
+        self.ticked = ticked
+        self._table: int | str = 0
+        self._values: dict[str, int | str] = {}
+        self._shown = Rows()
+        self._signal: int | str = 0
+        self._kind: int | str = 0
+        self._inputs: dict[str, int | str] = {}
+        self._choices: list[str] = []
+        self._ticked: list[str] = []
+
+    def build(self, parent: int | str) -> None:
+        self._table = self._shown.container = dpg.add_table(
+            parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp, borders_innerH=True,
+            row_background=True)
+        for label in ("name", "signal", "kind", "window", "value", ""):
+            dpg.add_table_column(label=label, parent=self._table)
+        dpg.add_separator(parent=parent)
+        self._signal = dpg.add_combo([], parent=parent, width=-1, label="##metric signal")
+        with dpg.tooltip(self._signal):
+            dpg.add_text("the signal to reduce: the plotted ones first (tick them in the plots' tree), then all")
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._kind = dpg.add_combo(list(METRIC_KINDS), default_value="max", parent=row, width=130,
+                                   label="##metric kind")
+        with dpg.tooltip(self._kind):
+            dpg.add_text("what to read off the signal (first_crossing needs a level, settling_time a band)")
+        for key, hint, width in (("start", "from s", 60), ("end", "to s", 60), ("setting", "level/band", 80)):
+            self._inputs[key] = dpg.add_input_text(parent=row, hint=hint, width=width)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._inputs["name"] = dpg.add_input_text(parent=row, hint="metric name", width=160)
+        add = dpg.add_button(label="Add metric", parent=row, callback=self._on_add)
+        with dpg.tooltip(add):
+            dpg.add_text("reduce the signal over every step of the window to one number, live")
+
+    def _on_add(self) -> None:
+        kind = dpg.get_value(self._kind)
+        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": dpg.get_value(self._signal),
+                      "kind": kind}
+        try:
+            for key in ("start", "end", "setting"):
+                text = dpg.get_value(self._inputs[key]).strip()
+                if text:
+                    spec[_SETTING.get(kind, key) if key == "setting" else key] = float(text)
+        except ValueError:
+            return
+        self.submit(C.PutEntry("metrics", spec))
+
+    def _on_remove(self, sender: int, app_data: object, name: str) -> None:
+        self.submit(C.RemoveEntry("metrics", name))
+
+    def update(self, snap: C.PanelState) -> None:
+        ticked = self.ticked()
+        choices = ticked + [s for s in snap.signals if s not in ticked]
+        if choices != self._choices:
+            self._choices = choices
+            dpg.configure_item(self._signal, items=choices)
+            if ticked and ticked != self._ticked:  # a signal just ticked in the plots: offer it
+                dpg.set_value(self._signal, ticked[-1])
+            elif dpg.get_value(self._signal) not in choices:
+                dpg.set_value(self._signal, choices[0] if choices else "")
+        self._ticked = ticked
+        key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.metrics)
+        if self._shown.stale(key):
+            self._values.clear()
+            for m in snap.metrics:
+                with dpg.table_row(parent=self._table):
+                    dpg.add_text(m.name)
+                    dpg.add_text(m.signal.split("/", 1)[-1])
+                    dpg.add_text(m.kind)
+                    dpg.add_text(m.window)
+                    self._values[m.name] = dpg.add_text("")
+                    dpg.add_button(label="x", callback=self._on_remove, user_data=m.name)
+        for m in snap.metrics:
+            dpg.set_value(self._values[m.name], f"{_fmt(m.value)} {m.unit}".strip())
