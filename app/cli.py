@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize")
 CHECK_FAILED = 4
 """Exit status when a requirement (run) or a tolerance (compare) failed."""
 
@@ -114,6 +114,13 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--trials", type=_count(1), help="trials per grid point (overrides [sweep] trials)")
     sw.add_argument("--seed", type=_count(0), help="the sweep's seed (overrides [sweep] seed)")
     sw.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
+    op = sub.add_parser("optimize", help="search a scenario's [optimize] params for the best objective, resumable")
+    op.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with an [optimize] section")
+    op.add_argument("--out", type=Path, required=True, metavar="STUDY.parquet", help="one row per finished trial")
+    op.add_argument("--workers", type=_count(1), help="local processes (default: every core)")
+    op.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
+    op.add_argument("--trials", type=_count(1), help="evaluations in all (overrides [optimize] trials)")
+    op.add_argument("--seed", type=_count(0), help="the study's seed (overrides [optimize] seed)")
     return p
 
 
@@ -234,6 +241,31 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from mjrig.campaign.optimize import run_optimize
+    from mjrig.progress import StudyBar
+    from mjrig.scenario.targets import load_target
+    sc = load_target(args.scenario)
+    with StudyBar() as bar:
+        def started(total: int, done: int) -> None:
+            bar.start(total, done)
+            if done:
+                print(f"resuming: {done} of {total} trials already done, running {max(0, total - done)}",
+                      file=sys.stderr)
+        outcome = run_optimize(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
+                               seed=args.seed, progress=bar.update, on_start=started)
+    print(f"wrote {outcome.total} trials to {outcome.path} (ran {outcome.ran} now)", file=sys.stderr)
+    best = outcome.best
+    if best is None:
+        print("no feasible trial")
+        return CHECK_FAILED
+    print(f"wrote the best set-up to {outcome.best_path}", file=sys.stderr)
+    params = ", ".join(f"{n} = {best[f'Params/{n}:value']:.6g}" for n in sc.optimize.params)  # type: ignore[union-attr]
+    unit = f" {outcome.unit}" if outcome.unit else ""
+    print(f"best: trial {best['trial']}, {outcome.objective} = {best['objective']:.6g}{unit}, {params}")
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare
     from mjrig.model_info import describe_model, summary
@@ -350,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signal.SIGTERM, _terminate)
             args = _parser().parse_args(argv)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
-                       "compare": cmd_compare, "sweep": cmd_sweep}[args.command]
+                       "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize}[args.command]
             with mjwarnings.route(_report_warning):
                 return command(args)
         return cmd_open(_app_parser().parse_args(argv))

@@ -213,3 +213,23 @@ class SweepBar(_LineBar):
             self._bar.set_postfix_str(" ".join(f"{k} {v}" for k, v in self.counts.items() if v), refresh=False)
             self._bar.update(1)
 
+
+
+class StudyBar(SweepBar):
+    """A sweep's bar for a study: trials done / ``total``, and the best objective so far."""
+
+    def __init__(self, objective: str = "objective") -> None:
+        super().__init__()
+        self.objective = objective
+
+    def start(self, total: int, done: int) -> None:
+        if stderr_is_terminal() and self._bar is None:
+            self._bar = _bar("optimize", total=total, bar_format=(
+                "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"))
+            self._bar.update(done)
+
+    def update(self, row: dict, best: dict | None = None) -> None:  # type: ignore[override]
+        if self._bar is not None:
+            shown = "no feasible trial yet" if best is None else f"best {best['objective']:.6g} (trial {best['trial']})"
+            self._bar.set_postfix_str(shown, refresh=False)
+            self._bar.update(1)

@@ -26,7 +26,7 @@ import mujoco
 import mujoco.batch
 import numpy as np
 
-from mjrig.campaign.trial import TrialRunner
+from mjrig.campaign.trial import Task, TrialRunner
 from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS, needs_setconst
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.signal_probe import column_catalog
@@ -194,7 +194,7 @@ class LockStep:
         self.fields = tuple(dict.fromkeys((*BINDING_FIELDS, *SPRING_FIELDS)))
         self.setconst = needs_setconst(rig.runtime.bindings)
 
-    def run(self, trials: list[int], keep: Callable[[dict[str, Any]], None]) -> None:
+    def run(self, trials: list[Task], keep: Callable[[dict[str, Any]], None]) -> None:
         """Run ``trials`` a batch at a time, handing each row to ``keep`` as its batch ends: the
         first batch is one trial a thread, each next one as many as take about ``ROWS_EVERY``
         seconds at the pace so far (at most ``BATCH``), so rows reach the sweep's log (and its
@@ -209,7 +209,7 @@ class LockStep:
             k += len(part)
             size = int(min(BATCH, max(1, ROWS_EVERY / per_trial)))
 
-    def _run(self, trials: list[int]) -> list[dict[str, Any]]:
+    def _run(self, trials: list[Task]) -> list[dict[str, Any]]:
         runner = self.runner
         prepared, alone = [], []
         for i in trials:
@@ -218,10 +218,10 @@ class LockStep:
         rows = [runner.run(i) for i in alone]
         if prepared:
             for p, (ok, states) in zip(prepared, self._step(prepared)):
-                rows.append(self._row(p, states) if ok else runner.run(p.trial))
+                rows.append(self._row(p, states) if ok else runner.run((p.trial, p.values, p.seed)))
         return rows
 
-    def _prepare(self, trial: int) -> _Prepared | None:
+    def _prepare(self, task: Task) -> _Prepared | None:
         """Set ``trial`` up as its own first step would -- the start state, its params written
         into the model -- and take the model fields a rig writes and the start state; None when
         it must run one by one. The rig stays resolved from trial to trial: a param's change
@@ -229,7 +229,7 @@ class LockStep:
         runner = self.runner
         rig = runner.rig
         m, d, rm = rig.model, rig.data, rig.runtime
-        values, tseed = runner.spec.trial(trial)
+        trial, values, tseed = runner.task(task)
         runner.warnings.clear()
         try:
             rig.reset()

@@ -15,7 +15,7 @@ import socket
 from typing import Any, Callable
 
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.campaign.trial import SweepJob, run_trial
+from mjrig.campaign.trial import SweepJob, Task, run_trial
 
 __all__ = ["connect", "run_on_ray"]
 
@@ -56,7 +56,7 @@ def connect(address: str) -> Any:
     return ray
 
 
-def run_on_ray(job: SweepJob, todo: list[int], keep: Callable[[dict[str, Any]], None], *, address: str) -> None:
+def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str) -> None:
     """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
     gets each row as it finishes. Disconnects at the end."""
     ray = connect(address)

@@ -50,9 +50,9 @@ from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.parse import Scenario
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
-from mjrig.campaign.trial import STATUSES, SweepJob, TrialRunner, init_worker, run_trials
+from mjrig.campaign.trial import STATUSES, SweepJob, Task, TrialRunner, init_worker, run_trials
 
-__all__ = ["SweepOutcome", "run_sweep", "row_schema", "parts_dir", "default_workers"]
+__all__ = ["SweepOutcome", "run_sweep", "run_local", "row_schema", "parts_dir", "default_workers", "open_pool", "kill_workers"]
 
 FINGERPRINT = "sweep.json"
 LOG = "trials.jsonl"
@@ -163,7 +163,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     return SweepOutcome(out, spec.total, todo, counts)
 
 
-def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lockstep: bool = True,
+def run_local(job: SweepJob, todo: list[Task], keep: RowSink, *, workers: int, lockstep: bool = True,
               runner: TrialRunner | None = None) -> None:
     """Run ``todo`` on ``workers`` cores, handing each row to ``keep``: in lock-step on as many
     C threads of this process when the rig allows (``mjrig.campaign.lockstep``; ``lockstep=False``
@@ -181,12 +181,7 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lo
         for i in todo:
             keep(runner.run(i))
         return
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
-        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder"])
-    init = functools.partial(init_worker, driver_pid=os.getpid())
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
+    pool = open_pool(job, workers)
     # Trials go in chunks, so a short trial's round trip to the driver is shared (up to 8 a task,
     # while every worker still gets 4 chunks or more); at most 4 chunks a worker are in flight.
     chunk = max(1, min(8, len(todo) // (4 * workers)))
@@ -204,13 +199,24 @@ def run_local(job: SweepJob, todo: list[int], keep: RowSink, *, workers: int, lo
                 if (part := _take(queue, chunk)):
                     pending.add(pool.submit(run_trials, job, part))
     except BaseException:  # Ctrl+C, SIGTERM (Terminated), a broken pool, a full disk...
-        _kill_workers(pool)
+        kill_workers(pool)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _kill_workers(pool: cf.ProcessPoolExecutor) -> None:
+def open_pool(job: SweepJob, workers: int) -> cf.ProcessPoolExecutor:
+    """``workers`` local worker processes for ``job`` (forkserver; each builds the rig once,
+    ignores Ctrl+C and ends with this process: ``mjrig.campaign.trial.init_worker``)."""
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
+        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder"])
+    init = functools.partial(init_worker, driver_pid=os.getpid())
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
+
+
+def kill_workers(pool: cf.ProcessPoolExecutor) -> None:
     """SIGKILL ``pool``'s workers now. Why: the trials they are running are lost either way
     (rows come back a chunk at a time; a resumed sweep runs them again), and ``shutdown(wait=True)``
     would wait for up to a whole chunk of trials before a Ctrl+C or SIGTERM takes effect."""
@@ -225,7 +231,7 @@ def _kill_workers(pool: cf.ProcessPoolExecutor) -> None:
             pass
 
 
-def _take(it: Iterable[int], n: int) -> list[int]:
+def _take(it: Iterable[Task], n: int) -> list[Task]:
     out = []
     for x in it:
         out.append(x)

@@ -27,7 +27,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from mjrig.recordings.recorder import open_recorder
 from mjrig.runtime import mjwarnings
@@ -35,10 +35,13 @@ from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
 from mjrig.runtime.signals import SignalManager
 
-__all__ = ["SweepJob", "TrialRunner", "runner_for", "run_trial", "run_trials", "init_worker", "end_with_driver",
+__all__ = ["SweepJob", "TrialRunner", "Task", "runner_for", "run_trial", "run_trials", "init_worker", "end_with_driver",
            "STATUSES"]
 
 STATUSES = ("pass", "fail", "diverged", "error")
+
+Task = Union[int, tuple[int, dict[str, float], int]]
+"""A trial to run: a sweep's trial number, or (number, param values, seed) chosen by a driver."""
 
 
 @dataclass(frozen=True)
@@ -75,13 +78,23 @@ class TrialRunner:
         from mjrig.scenario.builder import build_rig
         mjwarnings.install()
         self.scenario = self.job.scenario()
-        self.spec = self.scenario.sweep.with_overrides(trials=self.job.trials, seed=self.job.seed)
+        sweep = self.scenario.sweep
+        self.spec = sweep.with_overrides(trials=self.job.trials, seed=self.job.seed) if sweep is not None else None
         self.rig = build_rig(self.scenario, on_warning=self.warnings.append)
         self.duration = self.job.duration if self.job.duration is not None else self.scenario.duration
 
-    def run(self, trial: int) -> dict[str, Any]:
-        """Run trial ``trial``; returns its results row (see ``mjrig.campaign.sweep.row_schema``)."""
-        values, tseed = self.spec.trial(trial)
+    def task(self, task: Task) -> tuple[int, dict[str, float], int]:
+        """(trial number, param values, trial seed) of ``task``: a sweep's trial number, or a
+        trial whose values and seed its driver chose (an optimisation's)."""
+        if isinstance(task, int):
+            values, tseed = self.spec.trial(task)  # type: ignore[union-attr]
+            return task, values, tseed
+        trial, values, tseed = task
+        return int(trial), dict(values), int(tseed)
+
+    def run(self, task: Task) -> dict[str, Any]:
+        """Run ``task``; returns its results row (see ``mjrig.campaign.sweep.row_schema``)."""
+        trial, values, tseed = self.task(task)
         self.warnings.clear()
         status, message = "pass", None
         recorder = None
@@ -230,13 +243,13 @@ def _die_with_parent() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def run_trial(job: SweepJob, trial: int) -> dict[str, Any]:
-    """Run trial ``trial`` of ``job`` on this process's runner (a pool or Ray task)."""
-    return runner_for(job).run(trial)
+def run_trial(job: SweepJob, task: Task) -> dict[str, Any]:
+    """Run ``task`` of ``job`` on this process's runner (a pool or Ray task)."""
+    return runner_for(job).run(task)
 
 
-def run_trials(job: SweepJob, trials: list[int]) -> list[dict[str, Any]]:
-    """Run several trials of ``job`` in turn on this process's runner (one pool task)."""
+def run_trials(job: SweepJob, tasks: list[Task]) -> list[dict[str, Any]]:
+    """Run several tasks of ``job`` in turn on this process's runner (one pool task)."""
     runner = runner_for(job)
-    return [runner.run(i) for i in trials]
+    return [runner.run(t) for t in tasks]
 

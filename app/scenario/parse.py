@@ -34,6 +34,7 @@ from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.fields import show as _show
+from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
@@ -42,7 +43,7 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
@@ -101,6 +102,8 @@ class Scenario:
     video: VideoSettings | None = None
     sweep: SweepSpec | None = None
     """The ``[sweep]`` section (``mjrig sweep``), or None."""
+    optimize: OptimizeSpec | None = None
+    """The ``[optimize]`` section (``mjrig optimize``), or None."""
     source: Path | None = None
     text: str = ""
     locator: "ScenarioLocator | None" = None
@@ -219,6 +222,8 @@ class _Parser(FieldReader):
             sc.video = self.video(doc["video"])
         if "sweep" in doc:
             sc.sweep = parse_sweep(doc["sweep"], self, sc.params)
+        if "optimize" in doc:
+            sc.optimize = parse_optimize(doc["optimize"], self, sc.params, sc.metrics)
         return sc
 
     def param(self, name: str, spec: Any) -> NamedValue:

@@ -89,9 +89,9 @@ def alone(monkeypatch):
     ran: list[int] = []
     real = TrialRunner.run
 
-    def run(self, trial):
-        ran.append(trial)
-        return real(self, trial)
+    def run(self, task):
+        ran.append(task if isinstance(task, int) else task[0])  # a number, or (number, values, seed)
+        return real(self, task)
 
     monkeypatch.setattr(TrialRunner, "run", run)
     return ran

@@ -1,0 +1,231 @@
+"""``mjrig optimize``: search a scenario's ``[optimize]`` params for the best objective, every
+requirement a constraint (CONTRACT 7), with Optuna.
+
+The study lives in ``STUDY.optuna.db`` (SQLite) beside ``STUDY.parquet``: each finished trial
+keeps its results row there (a user attribute), so a study killed at any moment (SIGKILL too)
+and started again with the same command continues -- trials asked but never told are marked
+failed and not counted, the finished ones count towards ``trials``. A database of a different
+study (other scenario, objective, params or seed) is refused with one line.
+
+Trials are asked a batch at a time (one per worker) and run as a sweep's trials are: in this
+process, on local worker processes that build the rig once, or as Ray tasks; a trial's seed is
+``trial_seed(seed, number)``. A trial whose requirements all pass is feasible; one that fails a
+requirement is told with its objective and a positive constraint (TPE ranks it below every
+feasible trial; CMA-ES and random sampling ignore constraints); a trial without an objective
+(diverged, an error, a NaN metric) is told failed. STUDY.parquet: a sweep's columns plus
+``objective`` (null when infeasible) and ``feasible``; ``STUDY-best.toml`` is the scenario with
+the best feasible trial's param values (the next free name when one exists).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema
+from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
+from mjrig.scenario.parse import Scenario
+from mjrig.scenario.sweep import trial_seed
+
+__all__ = ["StudyOutcome", "run_optimize", "study_paths"]
+
+STUDY = "mjrig"
+"""The study's name in its database."""
+
+
+@dataclass
+class StudyOutcome:
+    """What a study did: its results file, the best feasible row (None: no feasible trial) and
+    the file of its set-up, trials in all and how many ran now."""
+
+    path: Path
+    best: dict[str, Any] | None
+    best_path: Path | None
+    total: int
+    ran: int
+    objective: str
+    unit: str
+
+
+def study_paths(out: Path) -> tuple[Path, Path]:
+    """(the study's database, its best set-up's scenario) beside ``out`` (STUDY.parquet)."""
+    return out.with_name(out.stem + ".optuna.db"), out.with_name(out.stem + "-best.toml")
+
+
+def _optuna() -> Any:
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.disable_default_handler()  # its lines would not be mjrig's one-line messages
+    logging.getLogger("optuna").addHandler(logging.NullHandler())
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    return optuna
+
+
+def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: str | None = None,
+                 trials: int | None = None, seed: int | None = None,
+                 progress: Callable[[dict[str, Any], dict[str, Any] | None], None] | None = None,
+                 on_start: Callable[[int, int], None] | None = None) -> StudyOutcome:
+    """Run (or continue) ``sc``'s study into ``out`` (STUDY.parquet); ``trials`` and ``seed``
+    override the section's. ``on_start(total, done)`` is told before trials run, ``progress(row,
+    best)`` after each (best: the best feasible row so far). ConfigError (one line) for bad input."""
+    spec = sc.optimize
+    if spec is None:
+        raise ConfigError(f"{sc.where()}: no [optimize] section: nothing to optimise (see [optimize] in the README)")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    total, seed = trials or spec.trials, spec.seed if seed is None else seed
+    out = Path(out)
+    check_suffix(out, RECORDING_SUFFIXES, where="--out")
+    check_writable(out, "--out")
+    from mjrig.recordings.recorder import recording_metadata
+    meta = recording_metadata(sc.model, sc.toml())
+    job = SweepJob(text=sc.toml(), source=str(sc.source) if sc.source else None,
+                   base=str(sc.source.resolve().parent if sc.source else Path.cwd()), metadata=json.dumps(meta))
+    runner = TrialRunner(job)  # every name checked here (one line, exit 2), before the study opens
+    rm = runner.rig.runtime
+    rm.resolve(runner.rig.model, runner.rig.data)
+    unit = rm.metric_entries()[spec.metric]["unit"]
+    optuna = _optuna()
+    db, best_toml = study_paths(out)
+    fingerprint = hashlib.sha256(json.dumps([meta["mjrig.scenario"], meta["mjrig.model_sha256"], seed]).encode()).hexdigest()
+    study = _open_study(optuna, db, spec, seed, fingerprint)
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        study.tell(t.number, state=optuna.trial.TrialState.FAIL)  # asked by a run that was killed
+    finished = _finished(study)
+    if on_start is not None:
+        on_start(total, len(finished))
+    best = _best(finished, spec.maximize)
+    workers = workers or default_workers()
+    pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
+    ran = 0
+    try:
+        while len(finished) < total:
+            asked = [study.ask() for _ in range(min(workers, total - len(finished)))]
+            tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
+                      trial_seed(seed, t.number)) for t in asked]
+            for t, row in zip(asked, _run(job, tasks, runner, pool, ray)):
+                objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
+                feasible = row["status"] == "pass" and objective is not None
+                row["objective"], row["feasible"] = (objective if feasible else None), feasible
+                t.set_user_attr("mjrig.row", row)
+                if objective is None:
+                    study.tell(t, state=optuna.trial.TrialState.FAIL)
+                else:
+                    constraint = [-1.0 if feasible else 1.0]
+                    if hasattr(t, "set_constraint"):  # Optuna 5
+                        t.set_constraint("requirements", constraint[0])
+                    else:
+                        t.set_user_attr("mjrig.constraint", constraint)
+                    study.tell(t, objective)
+                finished.append(row)
+                ran += 1
+                best = _best(finished, spec.maximize)
+                if progress is not None:
+                    progress(row, best)
+    except BaseException:
+        if pool is not None:
+            kill_workers(pool)
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    _write(sc, out, finished, meta, spec)
+    best_path = _write_best(sc, best, best_toml) if best is not None else None
+    return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+
+
+def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -> Any:
+    """The study in ``db`` (created for a new one); ConfigError when it holds another study."""
+    old = {} if hasattr(optuna.trial.Trial, "set_constraint") else {"constraints_func": _constraints}  # Optuna 4
+    samplers = {"tpe": lambda: optuna.samplers.TPESampler(seed=seed, **old),
+                "cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
+                "random": lambda: optuna.samplers.RandomSampler(seed=seed)}
+    try:
+        study = optuna.create_study(study_name=STUDY, storage=f"sqlite:///{db}", load_if_exists=True,
+                                    direction="maximize" if spec.maximize else "minimize",
+                                    sampler=samplers[spec.sampler]())
+    except Exception as exc:  # not a database, or a study of another direction
+        raise ConfigError(f"{db}: cannot open the study: {' '.join(str(exc).split())[:200]}") from None
+    found = study.user_attrs.get("mjrig.fingerprint")
+    if found is None:
+        study.set_user_attr("mjrig.fingerprint", fingerprint)
+    elif found != fingerprint:
+        raise ConfigError(f"{db} holds a different study (other scenario or seed): run that study's command to "
+                          f"continue it, or delete the file")
+    return study
+
+
+def _constraints(trial: Any) -> list[float]:
+    return trial.user_attrs.get("mjrig.constraint", [1.0])
+
+
+def _finished(study: Any) -> list[dict[str, Any]]:
+    """The rows of the trials this study finished, by trial number."""
+    rows = [t.user_attrs["mjrig.row"] for t in study.get_trials(deepcopy=False) if "mjrig.row" in t.user_attrs]
+    return sorted(rows, key=lambda r: r["trial"])
+
+
+def _best(rows: list[dict[str, Any]], maximize: bool) -> dict[str, Any] | None:
+    good = [r for r in rows if r["feasible"]]
+    if not good:
+        return None
+    if maximize:  # the best objective; of equals, the first trial
+        return max(good, key=lambda r: (r["objective"], -r["trial"]))
+    return min(good, key=lambda r: (r["objective"], r["trial"]))
+
+
+def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | None) -> list[dict[str, Any]]:
+    if ray is not None:
+        from mjrig.campaign.ray_cluster import run_on_ray
+        rows: dict[int, dict[str, Any]] = {}
+        run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray)
+        return [rows[t[0]] for t in tasks]
+    if pool is None:
+        return [runner.run(t) for t in tasks]
+    try:
+        return [f.result() for f in [pool.submit(run_trial, job, t) for t in tasks]]
+    except Exception as exc:
+        raise MjrigError(f"a study worker failed: {type(exc).__name__}: {exc}; run the same command again to "
+                         f"continue") from None
+
+
+def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], spec: Any) -> None:
+    schema = row_schema(sc)
+    schema = schema.append(pa.field("objective", pa.float64())).append(pa.field("feasible", pa.bool_()))
+    table = pa.Table.from_pylist(rows, schema=schema)
+    from mjrig.scenario.toml_writer import dumps
+    meta = dict(meta, **{"mjrig.optimize": dumps({"optimize": sc.doc["optimize"]})})
+    if sc.source is not None:
+        meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
+    table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
+    tmp = out.with_name(out.name + ".tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, out)
+
+
+def _write_best(sc: Scenario, best: dict[str, Any], path: Path) -> Path:
+    """The scenario with the best trial's param values, at ``path`` or the next free name."""
+    import copy
+    from mjrig.scenario.toml_writer import dumps
+    doc = copy.deepcopy(sc.doc)
+    doc["model"] = str(sc.model)  # the file may sit elsewhere than the scenario
+    for name in sc.params:
+        value = best[f"Params/{name}:value"]
+        entry = doc["params"][name]
+        if isinstance(entry, dict):
+            entry["value"] = value
+        else:
+            doc["params"][name] = value
+    target = fresh_path(path)
+    target.write_text(dumps(doc), encoding="utf-8")
+    return target
