@@ -114,6 +114,27 @@ class SweepResults:
         return [c for c in self.table.columns if c.startswith("Requirements/") and c.endswith(":value")]
 
     @property
+    def metric_values(self) -> list[str]:
+        """The ``Metrics/<m>:value`` columns, in file order."""
+        return [c for c in self.table.columns if c.startswith("Metrics/") and c.endswith(":value")]
+
+    def sensitivity(self) -> dict[str, dict[str, float]]:
+        """Which knob matters: for each requirement's and metric's value column, each varied
+        param's Spearman rank correlation with it (-1..1) over the trials that have both (NaN
+        with fewer than 3 such trials). Params that never vary are left out."""
+        from scipy.stats import spearmanr
+        varied = [p for p in self.params if self.table[p].drop_nulls().n_unique() > 1]
+        out: dict[str, dict[str, float]] = {}
+        for col in self.requirement_values + self.metric_values:
+            out[col] = {}
+            for p in varied:
+                both = self.table.select(p, col).drop_nulls().filter(pl.col(col).is_finite())
+                x, y = both[p].to_numpy(), both[col].to_numpy()
+                ok = len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0
+                out[col][p] = float(spearmanr(x, y).statistic) if ok else float("nan")
+        return out
+
+    @property
     def trials(self) -> list[int]:
         return [int(t) for t in self.table["trial"]]
 
