@@ -24,10 +24,12 @@ import polars as pl
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "SCENARIO_KEY"]
+__all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "STUDY_KEY", "SCENARIO_KEY"]
 
 SWEEP_KEY = "mjrig.sweep"
 """The metadata key that makes a Parquet file a sweep's results (the ``[sweep]`` section as TOML)."""
+STUDY_KEY = "mjrig.optimize"
+"""The metadata key of a study's results (``mjrig optimize``: the ``[optimize]`` section as TOML)."""
 SCENARIO_KEY = "mjrig.scenario_path"
 """The metadata key naming the scenario file the sweep ran (absolute path)."""
 FILTERS = ("all", "pass", "fail", "diverged", "error")
@@ -48,9 +50,10 @@ def _metadata(path: Path) -> dict[str, str]:
 
 
 def is_results(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a sweep's results file (not a recording); False for anything unreadable."""
+    """Whether ``path`` is a sweep's or a study's results file (not a recording); False for anything unreadable."""
     try:
-        return SWEEP_KEY in _metadata(Path(path).expanduser())
+        meta = _metadata(Path(path).expanduser())
+        return SWEEP_KEY in meta or STUDY_KEY in meta
     except ConfigError:
         return False
 
@@ -86,8 +89,8 @@ class SweepResults:
         """Read the results at ``path``; ConfigError (one line) when it is not a sweep's results."""
         path = Path(path).expanduser().resolve()
         meta = _metadata(path)
-        if SWEEP_KEY not in meta:
-            raise ConfigError(f"{path}: not a sweep's results (no '{SWEEP_KEY}' metadata): "
+        if SWEEP_KEY not in meta and STUDY_KEY not in meta:
+            raise ConfigError(f"{path}: not a sweep's or study's results (no '{SWEEP_KEY}' metadata): "
                               "write one with `mjrig sweep SCENARIO.toml --out RESULTS.parquet`")
         try:
             table = pl.read_parquet(path)

@@ -126,7 +126,7 @@ def test_a_missing_scenario_is_said_in_one_line_and_the_model_shown(sweep, tmp_p
 def test_a_file_that_is_not_a_sweeps_results_is_refused_in_one_line(sweep, tmp_path):
     folder, _ = sweep
     cases = {
-        folder / "RESULTS" / "trial-0.parquet": "not a sweep's results (no 'mjrig.sweep' metadata)",
+        folder / "RESULTS" / "trial-0.parquet": "not a sweep's or study's results (no 'mjrig.sweep' metadata)",
         tmp_path / "missing.parquet": "file not found",
     }
     junk = tmp_path / "junk.parquet"
@@ -174,3 +174,19 @@ def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(s
     assert len(log.lines) == 1 and log.lines[0][0] == "warning" and "names no scenario file" in log.lines[0][1]
     recording = folder / "RESULTS" / "trial-0.parquet"
     assert _results_start(recording, log) == (None, recording)  # a recording stays a replay
+
+
+def test_a_study_opens_as_results(tmp_path):
+    """``mjrig STUDY.parquet`` opens a study in the results view: its rows, params and metric
+    columns read like a sweep's."""
+    from mjrig.campaign.optimize import run_optimize
+    from tests.sweep_util import BASE
+    path = tmp_path / "opt.toml"
+    path.write_text(BASE + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+                    '[optimize]\nminimize = "Metrics/f"\ntrials = 3\n[optimize.params]\nk = { low = 100.0, high = 400.0 }\n',
+                    encoding="utf-8")
+    outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
+    assert is_results(outcome.path)
+    res = SweepResults.open(outcome.path)
+    assert res.trials == [0, 1, 2] and "Params/k:value" in res.params and res.metric_values == ["Metrics/f:value"]
+    assert res.scenario_path == path.resolve()
