@@ -1,9 +1,11 @@
-"""The results view: a sweep's trials as a table and a scatter (``mjrig RESULTS.parquet``).
+"""The results view: a sweep's or study's trials as a table and a scatter (``mjrig RESULTS.parquet``).
 
 A window over the right part of the panel, built only when a results file is open; its close
 button hides it and the Results menu shows it again. The table sorts by any column (click its
 header; again for the other way) and filters by status; the scatter plots one param (x) against
-one requirement's value (y), a point per trial, green pass, red fail, grey diverged or error.
+one requirement's or metric's value or a study's objective (y), a point per trial, green pass
+(feasible), red fail, grey diverged or error. A study also shows its objective by trial with the
+best so far, and *Open best* opens the scenario with the best trial's param values.
 A trial's ``trial-<n>`` button replays its recording; its ``set-up`` button opens the sweep's
 scenario with the trial's param values (``mjrig.campaign.results`` builds the commands); a click on a
 point of the scatter opens that trial (its recording, else its set-up).
@@ -65,6 +67,7 @@ class ResultsView:
         self._dirty = False
         self._source = ""
         self._ours: str | None = None  # the scenario this view opened with a trial's values
+        self._y_columns: dict[str, str] = {}  # the y choices' short names -> columns
 
     # --- building --------------------------------------------------------------------------------
     def build_menu(self) -> None:
@@ -97,19 +100,23 @@ class ResultsView:
             self._add_column("status", "status")
             for col in res.params:
                 self._add_column(col, _short(col))
-            for col in res.requirement_values:
+            for col in res.values:
                 self._add_column(col, _short(col))
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
             self._tip(self._note, "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
                                   "with the trial's param values; a click on a point opens its trial")
             params = [_short(c) for c in res.params]
-            reqs = [_short(c) for c in res.requirement_values]
+            self._y_columns = {_short(c): c for c in res.values}
+            reqs = list(self._y_columns)
+            first = "objective" if res.is_study else (reqs[0] if reqs else "")
+            if res.is_study:
+                self._build_history(res)
             with dpg.group(horizontal=True):
                 self._x = dpg.add_combo(params, label="x: param", width=120, callback=self._on_axes,
                                         default_value=params[0] if params else "")
-                self._y = dpg.add_combo(reqs, label="y: requirement value", width=140, callback=self._on_axes,
-                                        default_value=reqs[0] if reqs else "")
+                self._y = dpg.add_combo(reqs, label="y: value", width=140, callback=self._on_axes,
+                                        default_value=first)
             with dpg.plot(label="##scatter", height=-1, width=-1) as plot:
                 dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)  # never over a point
                 xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
@@ -124,6 +131,25 @@ class ResultsView:
                 dpg.add_item_clicked_handler(callback=self._on_point)
             dpg.bind_item_handler_registry(plot, handlers)
         self._fill()
+
+    def _build_history(self, res: SweepResults) -> None:
+        """A study's objective by trial (points) and the best so far (a line), and Open best."""
+        trials, obj, best = res.history()
+        chosen = res.best_trial()
+        with dpg.group(horizontal=True):
+            dpg.add_text("no feasible trial" if chosen is None else
+                         f"best objective {_fmt(float(best[-1]))} at trial {chosen}")
+            button = dpg.add_button(label="Open best", callback=lambda: chosen is not None and self._open(
+                chosen, scenario=True), enabled=chosen is not None)
+            self._tip(button, "open the study's scenario with the best trial's param values on the sliders")
+        with dpg.plot(label="##history", height=150, width=-1):
+            dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)
+            dpg.add_plot_axis(dpg.mvXAxis, label="trial")
+            ya = dpg.add_plot_axis(dpg.mvYAxis, label="objective")
+            points = dpg.add_scatter_series(trials.tolist(), obj.tolist(), label="feasible trial", parent=ya)
+            dpg.bind_item_theme(points, _marker_theme(COLOURS["pass"], 3))
+            line = dpg.add_stair_series(trials.tolist(), best.tolist(), label="best so far", parent=ya)
+            dpg.bind_item_theme(line, _marker_theme(SELECTED, 2))
 
     def _add_column(self, column: str, label: str, *, default_sort: bool = False) -> None:
         item = dpg.add_table_column(label=label, parent=self._table, default_sort=default_sort,
@@ -156,8 +182,8 @@ class ResultsView:
                     self._tip(text, str(rec["message"]))
                 for col in res.params:
                     dpg.add_text(_fmt(rec[col]))
-                for col in res.requirement_values:
-                    ok = rec.get(passes[col])
+                for col in res.values:
+                    ok = rec.get(passes[col]) if col in passes else rec.get("feasible") if col == "objective" else True
                     dpg.add_text(_fmt(rec[col]), color=COLOURS["other" if ok is None else "pass" if ok else "fail"])
                 setup = dpg.add_button(label=f"set-up##{n}", user_data=n, callback=self._on_setup)
                 self._tip(setup, res.scenario_problem() or f"open {res.scenario_path.name if res.scenario_path else ''}"
@@ -168,8 +194,8 @@ class ResultsView:
     def _plot(self) -> None:
         res = self.results
         x, y = dpg.get_value(self._x), dpg.get_value(self._y)
-        xcol, ycol = f"Params/{x}:value", f"Requirements/{y}:value"
-        if xcol not in res.params or ycol not in res.requirement_values:
+        xcol, ycol = f"Params/{x}:value", self._y_columns.get(y, "")
+        if xcol not in res.params or ycol not in res.values:
             return
         points = self._points = res.scatter(xcol, ycol, status=self.status)
         for group in ("pass", "fail", "other"):

@@ -121,6 +121,31 @@ class SweepResults:
         """The ``Metrics/<m>:value`` columns, in file order."""
         return [c for c in self.table.columns if c.startswith("Metrics/") and c.endswith(":value")]
 
+    @property
+    def values(self) -> list[str]:
+        """What a trial gives: the requirements' and metrics' value columns, and a study's ``objective``."""
+        return self.requirement_values + self.metric_values + (["objective"] if self.is_study else [])
+
+    @property
+    def is_study(self) -> bool:
+        """A study's results (``mjrig optimize``), with ``objective`` and ``feasible`` columns."""
+        return STUDY_KEY in self.metadata and "objective" in self.table.columns
+
+    def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A study's objective by trial: (feasible trials, their objective, the best so far
+        after each of them) -- the best is the smallest, or the largest when maximising."""
+        df = self.table.filter(pl.col("feasible").fill_null(False)).sort("trial")
+        trials, obj = df["trial"].to_numpy().astype(np.int64), df["objective"].to_numpy().astype(np.float64)
+        import tomllib
+        maximize = "maximize" in tomllib.loads(self.metadata.get(STUDY_KEY, "")).get("optimize", {})
+        best = np.maximum.accumulate(obj) if maximize else np.minimum.accumulate(obj)
+        return trials, obj, best
+
+    def best_trial(self) -> int | None:
+        """A study's best feasible trial (the first of equals), None when none is feasible."""
+        trials, obj, best = self.history()
+        return int(trials[int(np.flatnonzero(obj == best[-1])[0])]) if trials.size else None
+
     def sensitivity(self) -> dict[str, dict[str, float]]:
         """Which knob matters: for each requirement's and metric's value column, each varied
         param's Spearman rank correlation with it (-1..1) over the trials that have both (NaN
@@ -192,10 +217,10 @@ class SweepResults:
         return df.sort([sort_by, "trial"], descending=[descending, False], nulls_last=True)
 
     def scatter(self, x: str, y: str, *, status: str = "all") -> Scatter:
-        """``x`` (a param column) against ``y`` (a requirement value column) over the trials of
+        """``x`` (a param column) against ``y`` (a requirement's, metric's or the objective's value) over the trials of
         ``status``; trials where either is null or not finite (nothing to plot) are left out."""
         self._check_status(status)
-        for col, choices in ((x, self.params), (y, self.requirement_values)):
+        for col, choices in ((x, self.params), (y, self.values)):
             if col not in choices:
                 raise ConfigError(f"{self.name}: no column '{col}' (choose from {', '.join(choices) or 'none'})")
         df = self.rows(status=status).filter(pl.col(x).is_finite() & pl.col(y).is_finite())

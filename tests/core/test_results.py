@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -182,7 +184,7 @@ def test_a_study_opens_as_results(tmp_path):
     from mjrig.campaign.optimize import run_optimize
     from tests.sweep_util import BASE
     path = tmp_path / "opt.toml"
-    path.write_text(BASE + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+    path.write_text(BASE.split("[[requirements]]")[0] + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
                     '[optimize]\nminimize = "Metrics/f"\ntrials = 3\n[optimize.params]\nk = { low = 100.0, high = 400.0 }\n',
                     encoding="utf-8")
     outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
@@ -190,3 +192,11 @@ def test_a_study_opens_as_results(tmp_path):
     res = SweepResults.open(outcome.path)
     assert res.trials == [0, 1, 2] and "Params/k:value" in res.params and res.metric_values == ["Metrics/f:value"]
     assert res.scenario_path == path.resolve()
+    assert res.is_study and res.values == ["Metrics/f:value", "objective"]
+    trials, objective, best = res.history()
+    df = pl.read_parquet(outcome.path).filter(pl.col("feasible"))
+    assert trials.tolist() == df["trial"].to_list() and objective.tolist() == df["objective"].to_list()
+    assert best.tolist() == np.minimum.accumulate(objective).tolist()
+    assert res.best_trial() == outcome.best["trial"]
+    pts = res.scatter("Params/k:value", "objective")
+    assert pts.x.size == trials.size and set(pts.trials.tolist()) == set(trials.tolist())
