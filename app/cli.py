@@ -106,21 +106,20 @@ def _parser() -> argparse.ArgumentParser:
                      help="glob on column names, e.g. 'Joints/*' (repeatable; default: every common signal)")
     cmp.add_argument("--rtol", type=_tolerance, default=1e-6, help="relative tolerance (default 1e-6)")
     cmp.add_argument("--atol", type=_tolerance, default=1e-9, help="absolute tolerance (default 1e-9)")
-    sw = sub.add_parser("sweep", help="run a scenario's [sweep] as many trials (locally or on Ray), resumable")
-    sw.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with a [sweep] section")
-    sw.add_argument("--out", type=Path, required=True, metavar="RESULTS.parquet", help="one row per trial")
-    sw.add_argument("--workers", type=_count(1), help="local processes (default: every core)")
-    sw.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
-    sw.add_argument("--trials", type=_count(1), help="trials per grid point (overrides [sweep] trials)")
-    sw.add_argument("--seed", type=_count(0), help="the sweep's seed (overrides [sweep] seed)")
-    sw.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
-    op = sub.add_parser("optimize", help="search a scenario's [optimize] params for the best objective, resumable")
-    op.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with an [optimize] section")
-    op.add_argument("--out", type=Path, required=True, metavar="STUDY.parquet", help="one row per finished trial")
-    op.add_argument("--workers", type=_count(1), help="local processes (default: every core)")
-    op.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
-    op.add_argument("--trials", type=_count(1), help="evaluations in all (overrides [optimize] trials)")
-    op.add_argument("--seed", type=_count(0), help="the study's seed (overrides [optimize] seed)")
+    for name, section, out, help_, trials in (
+            ("sweep", "[sweep]", "RESULTS.parquet", "run a scenario's [sweep] as many trials (locally or on Ray), "
+             "resumable", "trials per grid point"),
+            ("optimize", "[optimize]", "STUDY.parquet", "search a scenario's [optimize] params for the best "
+             "objective, resumable", "evaluations in all")):
+        c = sub.add_parser(name, help=help_)
+        c.add_argument("scenario", metavar="SCENARIO.toml", help=f"a scenario with a {section} section")
+        c.add_argument("--out", type=Path, required=True, metavar=out, help="one row per finished trial")
+        c.add_argument("--workers", type=_count(1), help="local cores (default: every core)")
+        c.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
+        c.add_argument("--trials", type=_count(1), help=f"{trials} (overrides {section} trials)")
+        c.add_argument("--seed", type=_count(0), help=f"the seed (overrides {section} seed)")
+        if name == "sweep":
+            c.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
     return p
 
 

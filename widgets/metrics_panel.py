@@ -8,6 +8,7 @@ import dearpygui.dearpygui as dpg
 from mjrig import commands as C
 from mjrig.runtime.metrics import METRIC_KINDS
 from mjrig.widgets.rows import Rows
+from mjrig.widgets.signal_choice import SignalChoice
 
 __all__ = ["MetricsPanel"]
 
@@ -27,15 +28,12 @@ class MetricsPanel:
 
     def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]]) -> None:
         self.submit = submit
-        self.ticked = ticked
+        self._signal = SignalChoice(ticked)
         self._table: int | str = 0
         self._values: dict[str, int | str] = {}
         self._shown = Rows()
-        self._signal: int | str = 0
         self._kind: int | str = 0
         self._inputs: dict[str, int | str] = {}
-        self._choices: list[str] = []
-        self._ticked: list[str] = []
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(
@@ -44,9 +42,9 @@ class MetricsPanel:
         for label in ("name", "signal", "kind", "window", "value", ""):
             dpg.add_table_column(label=label, parent=self._table)
         dpg.add_separator(parent=parent)
-        self._signal = dpg.add_combo([], parent=parent, width=-1, label="##metric signal")
-        with dpg.tooltip(self._signal):
-            dpg.add_text("the signal to reduce: the plotted ones first (tick them in the plots' tree), then all")
+        self._signal.build(parent, label="##metric signal",
+                           tip="the signal to reduce: the plotted ones first (tick them in the plots' "
+                               "tree), then all")
         row = dpg.add_group(parent=parent, horizontal=True)
         self._kind = dpg.add_combo(list(METRIC_KINDS), default_value="max", parent=row, width=130,
                                    label="##metric kind")
@@ -62,7 +60,7 @@ class MetricsPanel:
 
     def _on_add(self) -> None:
         kind = dpg.get_value(self._kind)
-        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": dpg.get_value(self._signal),
+        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": self._signal.value,
                       "kind": kind}
         try:
             for key in ("start", "end", "setting"):
@@ -77,16 +75,7 @@ class MetricsPanel:
         self.submit(C.RemoveEntry("metrics", name))
 
     def update(self, snap: C.PanelState) -> None:
-        ticked = self.ticked()
-        choices = ticked + [s for s in snap.signals if s not in ticked]
-        if choices != self._choices:
-            self._choices = choices
-            dpg.configure_item(self._signal, items=choices)
-            if ticked and ticked != self._ticked:  # a signal just ticked in the plots: offer it
-                dpg.set_value(self._signal, ticked[-1])
-            elif dpg.get_value(self._signal) not in choices:
-                dpg.set_value(self._signal, choices[0] if choices else "")
-        self._ticked = ticked
+        self._signal.update(snap.signals)
         key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.metrics)
         if self._shown.stale(key):
             self._values.clear()

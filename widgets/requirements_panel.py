@@ -7,6 +7,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.widgets.rows import Rows
+from mjrig.widgets.signal_choice import SignalChoice
 
 __all__ = ["RequirementsPanel"]
 
@@ -24,14 +25,11 @@ class RequirementsPanel:
 
     def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]]) -> None:
         self.submit = submit
-        self.ticked = ticked
+        self._signal = SignalChoice(ticked)
         self._table: int | str = 0
         self._rows: dict[str, tuple[int | str, int | str, int | str]] = {}
         self._shown = Rows()
-        self._signal: int | str = 0
         self._inputs: dict[str, int | str] = {}
-        self._choices: list[str] = []
-        self._ticked: list[str] = []
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
@@ -39,9 +37,9 @@ class RequirementsPanel:
         for label in ("name", "signal", "wanted", "value", "state", "first failure", ""):
             dpg.add_table_column(label=label, parent=self._table)
         dpg.add_separator(parent=parent)
-        self._signal = dpg.add_combo([], parent=parent, width=-1, label="##signal")
-        with dpg.tooltip(self._signal):
-            dpg.add_text("the signal to check: the plotted ones first (tick them in the plots' tree), then all")
+        self._signal.build(parent, label="##signal",
+                           tip="the signal to check: the plotted ones first (tick them in the plots' "
+                               "tree), then all")
         bounds = dpg.add_group(parent=parent, horizontal=True)
         for key, hint, width in (("min", ">= min", 70), ("max", "<= max", 70), ("final", "final", 70),
                                  ("tolerance", "± tol", 60)):
@@ -53,7 +51,7 @@ class RequirementsPanel:
             dpg.add_text("check the signal at every step from now on: >= min, <= max, final ± tol")
 
     def _on_add(self) -> None:
-        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": dpg.get_value(self._signal)}
+        spec: dict = {"name": dpg.get_value(self._inputs["name"]).strip(), "signal": self._signal.value}
         try:
             for key in ("min", "max", "final", "tolerance"):
                 text = dpg.get_value(self._inputs[key]).strip()
@@ -67,16 +65,7 @@ class RequirementsPanel:
         self.submit(C.RemoveEntry("requirements", name))
 
     def update(self, snap: C.PanelState) -> None:
-        ticked = self.ticked()
-        choices = ticked + [s for s in snap.signals if s not in ticked]
-        if choices != self._choices:
-            self._choices = choices
-            dpg.configure_item(self._signal, items=choices)
-            if ticked and ticked != self._ticked:  # a signal just ticked in the plots: offer it
-                dpg.set_value(self._signal, ticked[-1])
-            elif dpg.get_value(self._signal) not in choices:
-                dpg.set_value(self._signal, choices[0] if choices else "")
-        self._ticked = ticked
+        self._signal.update(snap.signals)
         key = tuple((r.name, r.signal, r.bound) for r in snap.requirements)
         if self._shown.stale(key):
             self._rows.clear()

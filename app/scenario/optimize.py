@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mjrig.runtime.points import closest_names
+from mjrig.scenario.sweep import outside_range
 
 __all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize"]
 
@@ -107,9 +108,7 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
             raise reader.fail((*where, "log"), f"must be true or false, got {log!r}")
         if log and low <= 0:
             raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
-        lo, hi = getattr(params[name], "min", None), getattr(params[name], "max", None)
-        if (lo is not None and low < lo) or (hi is not None and high > hi):
-            raise reader.fail(where, f"[{low:g}, {high:g}] goes outside the param's range "
-                                     f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]")
+        if (bounds := outside_range(params[name], low, high)) is not None:
+            raise reader.fail(where, f"[{low:g}, {high:g}] goes outside the param's range {bounds}")
         out.params[name] = SearchRange(low, high, log)
     return out

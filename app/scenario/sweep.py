@@ -37,7 +37,7 @@ import numpy as np
 
 from mjrig.runtime.points import closest_names
 
-__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "SAMPLERS", "parse_sweep", "trial_seed", "sample_seed"]
+__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "SAMPLERS", "parse_sweep", "trial_seed", "sample_seed", "outside_range"]
 
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "normal": ("mean", "std"),
@@ -244,12 +244,18 @@ def _grid(reader: Any, entry: dict, where: tuple, param: Any) -> tuple[float, ..
             raise reader.fail(where, "a range needs 'steps' (the number of values, >= 2)")
         steps = _whole(reader, entry["steps"], (*where, "steps"), least=2)
         values = tuple(float(v) for v in np.linspace(a, b, steps))
-    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
     for v in values:
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise reader.fail(where, f"grid value {v:g} is outside the param's range "
-                                     f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]")
+        if (bounds := outside_range(param, v)) is not None:
+            raise reader.fail(where, f"grid value {v:g} is outside the param's range {bounds}")
     return values
+
+
+def outside_range(param: Any, *values: float) -> str | None:
+    """The param's range as text ("[lo, hi]") when a value lies outside it, else None."""
+    lo, hi = getattr(param, "min", None), getattr(param, "max", None)
+    if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in values):
+        return f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]"
+    return None
 
 
 def _distribution(reader: Any, entry: dict, where: tuple) -> Distribution:
