@@ -103,6 +103,7 @@ class ResultsView:
             for col in res.values:
                 self._add_column(col, _short(col))
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
+            self._build_sensitivity(res)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
             self._tip(self._note, "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
                                   "with the trial's param values; a click on a point opens its trial")
@@ -131,6 +132,25 @@ class ResultsView:
                 dpg.add_item_clicked_handler(callback=self._on_point)
             dpg.bind_item_handler_registry(plot, handlers)
         self._fill()
+
+    def _build_sensitivity(self, res: SweepResults) -> None:
+        """Which knob matters: each varied param's rank correlation (Spearman) with each value."""
+        sens = {col: row for col, row in res.sensitivity().items() if row}
+        if not sens or res.table.height < 3:
+            return
+        params = list(next(iter(sens.values())))
+        with dpg.collapsing_header(label="Sensitivity (rank correlation)", default_open=False):
+            with dpg.table(header_row=True, policy=dpg.mvTable_SizingFixedFit, borders_innerH=True):
+                dpg.add_table_column(label="value")
+                for prm in params:
+                    dpg.add_table_column(label=_short(prm))
+                for col, row in sens.items():
+                    with dpg.table_row():
+                        dpg.add_text(_short(col))
+                        for prm in params:
+                            rho = row[prm]
+                            shade = 120 + int(120 * min(1.0, abs(rho))) if rho == rho else 120
+                            dpg.add_text("-" if rho != rho else f"{rho:+.2f}", color=(shade, shade, shade))
 
     def _build_history(self, res: SweepResults) -> None:
         """A study's objective by trial (points) and the best so far (a line), and Open best."""

@@ -1,5 +1,6 @@
 """A study as a person browses it: ``mjrig STUDY.parquet`` opens the results window with the
-objective by trial and the best so far; *Open best* puts the best trial's params on the sliders.
+objective by trial and the best so far, and each param's rank correlation with each value;
+*Open best* puts the best trial's params on the sliders.
 On a 1280x800 and a 1920x1080 screen."""
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
         plots = [it for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx]
         assert len(plots) == 2, plots  # the objective's history above the scatter
         assert app.text(rf"best objective [0-9.e-]+ at trial {best}")
+        app.click("Sensitivity (rank correlation)")  # which knob matters: f rises with k, rank for rank
+        wait_for(lambda: app.text(r"\+1\.00"), what="k's rank correlation with f, +1.00")
         desktop.screenshot(f"study_{size[0]}x{size[1]}")
         app.click("Open best")
         wait_for(lambda: app.text(rf"trial {best}: opened its scenario with its param values"),
