@@ -1,6 +1,6 @@
 """Metrics as a person adds them: tick a signal in the plots, add a metric on it from the Metrics
-panel, and read its value grow as the run goes -- the block's top speed of the bundled
-spring-mass, against the damped oscillator's closed form."""
+panel with a window, and read its value as the run goes -- the bundled spring-mass's highest
+point after its first swing, against the damped oscillator's closed form."""
 from __future__ import annotations
 
 import math
@@ -12,14 +12,15 @@ from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_plots import _click_node
 
 
-def top_speed(until: float) -> float:
-    """The spring-mass's largest qvel up to ``until`` s: released 0.1 m stretched, k = 200 N/m,
-    c = 1 N·s/m, m = 1 kg (its scenario's defaults)."""
+def highest_return(after: float, until: float) -> float:
+    """The spring-mass's highest position (qpos, m) between ``after`` and ``until`` s: released
+    0.1 m stretched (qpos 0, rest at -0.1 m), k = 200 N/m, c = 1 N·s/m, m = 1 kg (its scenario's
+    defaults), an underdamped oscillator about the rest point."""
     w, zeta = math.sqrt(200.0), 1.0 / (2 * math.sqrt(200.0))
     wd = w * math.sqrt(1 - zeta ** 2)
-    t = np.linspace(0.0, until, 200_001)
-    v = -0.1 * w / math.sqrt(1 - zeta ** 2) * np.exp(-zeta * w * t) * np.sin(wd * t)  # toward the base first
-    return float(v.max())
+    t = np.linspace(after, until, 200_001)
+    x = -0.1 + 0.1 * np.exp(-zeta * w * t) * (np.cos(wd * t) + zeta / math.sqrt(1 - zeta ** 2) * np.sin(wd * t))
+    return float(x.max())
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
@@ -28,17 +29,20 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
     app = App(desktop, home=tmp_path)  # the bundled spring-mass
     try:
         _click_node(app, "slide_x", "mvTreeNode")
-        _click_node(app, "qvel", "mvCheckbox")
+        _click_node(app, "qpos", "mvCheckbox")
         app.click("Metrics")
-        app.type_into("metric name", "top_speed")
-        app.click("Add metric")  # kind "max" (the first), on the ticked signal, over the whole run
-        wait_for(lambda: app.text("top_speed"), what="the metric's row")
-        assert app.text("slide_x:qvel") and app.text("max") and app.text(r"0\.\.end s")
+        app.type_into("metric name", "back_swing")
+        app.type_into("from s", "0.1")
+        app.click("Add metric")  # kind "max" (the first), on the ticked signal, from 0.1 s on
+        wait_for(lambda: app.text("back_swing"), what="the metric's row")
+        assert app.text("slide_x:qpos") and app.text("max") and app.text(r"0\.1\.\.end s")
         app.click("Reset")  # from the release: the log starts over when time goes back
         app.run_for(0.6)  # past the first return swing (half a period is 0.22 s)
-        shown = wait_for(lambda: app.text(r"[0-9.]+ m/s"), what="the metric's value in m/s", timeout=20)
+        app.widget("Add metric")  # the Metrics section back in view, as a person scrolls to it
+        shown = wait_for(lambda: app.text(r"-0\.0[0-9]+ m"), what="the metric's value in m", timeout=20)
         value = float(shown["text"].split()[0])
-        assert value == pytest.approx(top_speed(3.0), rel=0.01), (value, top_speed(3.0))
+        expected = highest_return(0.1, 0.6)  # the first swing back, at 2π/ωd = 0.44 s
+        assert value == pytest.approx(expected, abs=2e-4), (value, expected)
         desktop.screenshot(f"metric_added_{size[0]}x{size[1]}")
     finally:
         desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))

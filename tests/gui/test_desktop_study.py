@@ -18,10 +18,10 @@ TITLE = "Results — STUDY.parquet"
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> SweepResults:
-    """12 trials of the spring-mass, searching k for a 2 Hz frequency (no requirement)."""
+    """12 trials of 3 s of the spring-mass, searching k for a 2 Hz frequency (no requirement)."""
     folder = tmp_path_factory.mktemp("study")
     path = folder / "opt.toml"
-    path.write_text(BASE.split("[[requirements]]")[0] + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\n'
+    path.write_text(BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 3.0") + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\n'
                     'kind = "frequency"\n\n[optimize]\nminimize = "Metrics/f"\ntarget = 2.0\ntrials = 12\nseed = 1\n'
                     '[optimize.params]\nk = { low = 50.0, high = 500.0 }\n', encoding="utf-8")
     run_optimize(load_scenario(path), out=folder / "STUDY.parquet", workers=1)
