@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mjrig.runtime import mjwarnings
-from mjrig.runtime.errors import ConfigError, DivergenceError, MjrigError, Terminated, one_line
+from mjrig.runtime.errors import CHECK_FAILED, ConfigError, DivergenceError, MjrigError, Terminated, one_line
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize")
-CHECK_FAILED = 4
-"""Exit status when a requirement (run) or a tolerance (compare) failed."""
 
 
 class _ArgumentParser(argparse.ArgumentParser):

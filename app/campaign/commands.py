@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mjrig.runtime.errors import CHECK_FAILED
+
 __all__ = ["sweep", "optimize"]
 
 
@@ -44,7 +46,6 @@ def optimize(args: argparse.Namespace) -> int:
     best = outcome.best
     if best is None:
         print("no feasible trial")
-        from mjrig.cli import CHECK_FAILED
         return CHECK_FAILED
     print(f"wrote the best set-up to {outcome.best_path}", file=sys.stderr)
     params = ", ".join(f"{n} = {best[f'Params/{n}:value']:.6g}" for n in sc.optimize.params)  # type: ignore[union-attr]

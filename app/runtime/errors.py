@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import unicodedata
 
+CHECK_FAILED = 4
+"""Exit status when a check failed: a requirement in ``run``, a tolerance in ``compare``, no
+feasible trial in ``optimize``."""
+
 
 def one_line(msg: str) -> str:
     """``msg`` with line breaks and other control characters escaped, so an error stays one line."""
