@@ -240,7 +240,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     parts = [f"{len(x)} {what if len(x) != 1 else one}"
              for x, one, what in ((sc.loads, "load", "loads"), (sc.proximities, "proximity", "proximities"),
                                   (sc.params, "param", "params"), (sc.controls, "control", "controls"),
-                                  (sc.tracers, "tracer", "tracers"), (sc.requirements, "requirement", "requirements"))
+                                  (sc.tracers, "tracer", "tracers"), (sc.requirements, "requirement", "requirements"),
+                                  (sc.metrics, "metric", "metrics"))
              if x or what in ("loads", "params")]
     print(f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: "
           f"{summary(describe_model(setup.model, path=sc.model))})")
