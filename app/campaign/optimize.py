@@ -5,7 +5,7 @@ The study lives in ``STUDY.optuna.db`` (SQLite) beside ``STUDY.parquet``: each f
 keeps its results row there (a user attribute), so a study killed at any moment (SIGKILL too)
 and started again with the same command continues -- trials asked but never told are marked
 failed and not counted, the finished ones count towards ``trials``. A database of a different
-study (other scenario, objective, params or seed) is refused with one line.
+study (other scenario, objective, params or seed; ``trials`` may change) is refused with one line.
 
 Trials are asked a batch at a time (one per worker) and run as a sweep's trials are: in this
 process, on local worker processes that build the rig once, or as Ray tasks; a trial's seed is
@@ -97,7 +97,7 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     unit = rm.metric_entries()[spec.metric]["unit"]
     optuna = _optuna()
     db, best_toml = study_paths(out)
-    fingerprint = hashlib.sha256(json.dumps([meta["mjrig.scenario"], meta["mjrig.model_sha256"], seed]).encode()).hexdigest()
+    fingerprint = _fingerprint(sc, meta, seed)
     study = _open_study(optuna, db, spec, seed, fingerprint)
     for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
         study.tell(t.number, state=optuna.trial.TrialState.FAIL)  # asked by a run that was killed
@@ -163,6 +163,15 @@ def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -
         raise ConfigError(f"{db} holds a different study (other scenario or seed): run that study's command to "
                           f"continue it, or delete the file")
     return study
+
+
+def _fingerprint(sc: Scenario, meta: dict[str, str], seed: int) -> str:
+    """What makes a study the same study: the scenario (its ``trials`` left out: a study may be
+    given more), the model file's content and the seed."""
+    doc = {k: v for k, v in sc.doc.items() if k != "optimize"}
+    doc["optimize"] = {k: v for k, v in sc.doc.get("optimize", {}).items() if k != "trials"}
+    text = json.dumps([doc, meta["mjrig.model_sha256"], seed], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _constraints(trial: Any) -> list[float]:

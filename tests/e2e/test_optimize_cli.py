@@ -184,3 +184,12 @@ def test_a_scenario_without_optimize_exits_2(tmp_path):
     text = RIG.split("[optimize]")[0]
     r = mjrig("optimize", study(tmp_path, text), "--out", tmp_path / "study.parquet")
     assert r.rc == 2 and "no [optimize] section" in r.stderr and len(r.err_lines) == 1, r
+
+
+def test_more_trials_in_the_file_continue_the_study_another_seed_is_refused(tmp_path):
+    out = tmp_path / "study.parquet"
+    assert mjrig("optimize", study(tmp_path, RIG.replace("trials = 40", "trials = 3")), "--out", out).rc == 0
+    r = mjrig("optimize", study(tmp_path, RIG.replace("trials = 40", "trials = 5")), "--out", out)
+    assert r.rc == 0 and "resuming: 3 of 5 trials already done, running 2" in r.stderr, r
+    r = mjrig("optimize", study(tmp_path, RIG.replace("seed = 3", "seed = 4")), "--out", out)
+    assert r.rc == 2 and "holds a different study" in r.err_lines[0] and len(r.err_lines) == 1, r
