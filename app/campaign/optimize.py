@@ -68,6 +68,7 @@ def _optuna() -> Any:
     optuna.logging.disable_default_handler()  # its lines would not be mjrig's one-line messages
     logging.getLogger("optuna").addHandler(logging.NullHandler())
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    warnings.filterwarnings("ignore", module=r"optuna(\.|$)")  # its advice is not the user's business
     return optuna
 
 
@@ -122,7 +123,9 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
                     study.tell(t, state=optuna.trial.TrialState.FAIL)
                 else:
                     constraint = [-1.0 if feasible else 1.0]
-                    if hasattr(t, "set_constraint"):  # Optuna 5
+                    if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
+                        pass
+                    elif hasattr(t, "set_constraint"):  # Optuna 5
                         t.set_constraint("requirements", constraint[0])
                     else:
                         t.set_user_attr("mjrig.constraint", constraint)

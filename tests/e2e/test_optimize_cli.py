@@ -193,3 +193,17 @@ def test_more_trials_in_the_file_continue_the_study_another_seed_is_refused(tmp_
     assert r.rc == 0 and "resuming: 3 of 5 trials already done, running 2" in r.stderr, r
     r = mjrig("optimize", study(tmp_path, RIG.replace("seed = 3", "seed = 4")), "--out", out)
     assert r.rc == 2 and "holds a different study" in r.err_lines[0] and len(r.err_lines) == 1, r
+
+
+@pytest.mark.parametrize("sampler", ["cmaes", "random"])
+def test_every_sampler_runs_quietly(tmp_path, sampler):
+    text = RIG.replace("seed = 3", f'seed = 3\nsampler = "{sampler}"').replace("trials = 40", "trials = 4") + '''
+[[requirements]]
+name = "gentle"
+signal = "Joints/slide_x:qvel"
+max = 1.5
+'''
+    out = tmp_path / "study.parquet"
+    r = mjrig("optimize", study(tmp_path, text), "--out", out)
+    assert r.rc in (0, 4) and "Warning" not in r.stderr and "optuna" not in r.stderr.lower(), r
+    assert len(pl.read_parquet(out)) == 4
