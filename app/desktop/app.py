@@ -90,8 +90,8 @@ class PanelApp:
             ("Params", ParamsPanel(submit), True),
             ("Controls", ActuatorsPanel(submit), False),
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
-            ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
+            ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         x, y, w, h = self.geometry
