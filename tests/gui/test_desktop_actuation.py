@@ -94,6 +94,7 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         assert abs(q[0]) < 0.05 and abs(q[-1] - target) < 0.1, (q[0], q[-1], target)  # the arm went there
         changed = (before.astype(int) - after.astype(int)).any(axis=2).mean()
         assert changed > 0.005, f"the view did not change ({changed:.4f} of its pixels)"
+        app.widget("Release")  # the Controls row back in view, as a person scrolls up to it
         assert any(it.get("text") == "shoulder_input" for it in app.items()), "the actuator's row names its slider"
     finally:
         laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
