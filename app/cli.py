@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "report", "export", "plot")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -118,6 +118,8 @@ def _parser() -> argparse.ArgumentParser:
         c.add_argument("--seed", type=_count(0), help=f"the seed (overrides {section} seed)")
         if name == "sweep":
             c.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
+    from mjrig.exports.commands import add_parsers
+    add_parsers(sub)
     return p
 
 
@@ -348,7 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signal.SIGTERM, _terminate)
             args = _parser().parse_args(argv)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
-                       "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize}[args.command]
+                       "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize}.get(args.command)
+            if command is None:  # report, export, plot
+                from mjrig.exports import commands as exports
+                command = getattr(exports, args.command)
             with mjwarnings.route(_report_warning):
                 return command(args)
         return cmd_open(_app_parser().parse_args(argv))

@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Sequence
 import mujoco
 import numpy as np
 
-from mjrig.recordings.recorder import open_recorder
+from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.engine import step_plain, steps_plainly
 from mjrig.runtime.errors import ConfigError
@@ -202,6 +202,6 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
         if progress is not None:
             progress(setup.duration * done / n_steps)
         rm.finish_requirements()
-        if rm.metrics and rm.signal_manager is not None:  # the recording's metadata holds them too
-            rm.signal_manager.add_metadata({"mjrig.metrics": json.dumps(rm.metric_entries())})
+        if rm.signal_manager is not None:  # the recording's metadata holds the metrics and verdicts too
+            rm.signal_manager.add_metadata(outcome_metadata(rm))
     return done

@@ -16,7 +16,7 @@ from typing import Callable, TypeVar
 
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "say", "stderr_is_terminal", "human_duration"]
+__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "WorkBar", "say", "stderr_is_terminal", "human_duration"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 _B = TypeVar("_B", bound="_LineBar")
@@ -47,10 +47,10 @@ def _size() -> tuple[int, int]:
     return (cols if cols > 0 else _FALLBACK_SIZE[0]), (lines if lines > 0 else _FALLBACK_SIZE[1])
 
 
-def _bar(desc: str, *, total: float, bar_format: str) -> tqdm:
+def _bar(desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> tqdm:
     cols, lines = _size()
     return tqdm(total=total, desc=desc, file=sys.stderr, ncols=cols, nrows=lines, bar_format=bar_format,
-                mininterval=0.1, leave=True, dynamic_ncols=False)
+                mininterval=0.1, leave=True, dynamic_ncols=False, delay=delay)
 
 
 def human_duration(seconds: float) -> str:
@@ -233,3 +233,24 @@ class StudyBar(SweepBar):
             shown = "no feasible trial yet" if best is None else f"best {best['objective']:.6g} (trial {best['trial']})"
             self._bar.set_postfix_str(shown, refresh=False)
             self._bar.update(1)
+
+
+class WorkBar(_LineBar):
+    """A bar of parts done / all parts (rows exported, figures drawn), for work that may take a
+    while: drawn on a terminal only once it has taken more than a second; call it as
+    ``bar(done, total)``."""
+
+    def __init__(self, desc: str, *, unit: str = "") -> None:
+        self.desc, self.unit = desc, unit
+        self._bar = None
+        self._on = stderr_is_terminal()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._on or total <= 0:
+            return
+        if self._bar is None:
+            self._bar = _bar(self.desc, total=total, bar_format="{desc} {percentage:3.0f}%|{bar}| {n}/{total}"
+                             + (f" {self.unit}" if self.unit else "") + " [{elapsed}, ETA {remaining}]",
+                             delay=1.0)  # nothing drawn for work done within a second
+        self._bar.total = max(total, done)
+        self._bar.update(done - self._bar.n)

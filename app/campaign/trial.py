@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from mjrig.recordings.recorder import open_recorder
+from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
@@ -101,8 +101,8 @@ class TrialRunner:
         try:
             recorder = self.begin(trial, values, tseed)
             self._step()
-            if recorder is not None and self.scenario.metrics:
-                recorder.add_metadata({"mjrig.metrics": json.dumps(self.rig.runtime.metric_entries())})
+            if recorder is not None:
+                recorder.add_metadata(outcome_metadata(self.rig.runtime))
         except DivergenceError as exc:
             status, message = "diverged", one_line(str(exc))
         except Exception as exc:  # a trial's failure is a row, not the end of the sweep

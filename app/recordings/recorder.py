@@ -9,16 +9,21 @@ open theirs here. GUI-free.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import mujoco
 
 import mjrig
 from mjrig.runtime.paths import file_sha256
+from mjrig.runtime.requirements import report_entries
 from mjrig.runtime.signals import SignalManager
 
-__all__ = ["open_recorder", "recording_metadata"]
+if TYPE_CHECKING:
+    from mjrig.runtime.manager import RuntimeManager
+
+__all__ = ["open_recorder", "recording_metadata", "outcome_metadata"]
 
 
 def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
@@ -56,3 +61,13 @@ def open_recorder(path: Path, *, rate: float | None, groups: Iterable[str], mode
         meta = recording_metadata(model_path, scenario_text)
     meta.update(extra_metadata or {})
     return SignalManager(path, rate=rate, groups=groups, metadata=meta)
+
+
+def outcome_metadata(runtime: RuntimeManager) -> dict[str, str]:
+    """What a recording's metadata says of its run's outcome, as JSON, added when it closes: the
+    metrics (``mjrig.metrics``, as ``mjrig run --metrics`` writes them) and the requirements'
+    report entries as they stand (``mjrig.requirements``, as ``--report`` writes them)."""
+    meta = {"mjrig.metrics": json.dumps(runtime.metric_entries())} if runtime.metrics else {}
+    if runtime.requirements:
+        meta["mjrig.requirements"] = json.dumps(report_entries(runtime.requirements))
+    return meta

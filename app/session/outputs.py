@@ -18,7 +18,7 @@ from typing import Any, Callable
 import mujoco
 
 from mjrig import commands as C
-from mjrig.recordings.recorder import open_recorder
+from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
@@ -151,8 +151,8 @@ class Outputs:
         if sm is None:
             return
         rm = self.ctx.runtime_or_none
-        if rm is not None and rm.metrics:
-            sm.add_metadata({"mjrig.metrics": json.dumps(rm.metric_entries())})
+        if rm is not None:
+            sm.add_metadata(outcome_metadata(rm))
 
         def done(path: Path | None, error: BaseException | None) -> None:
             if error is not None:

@@ -1,0 +1,88 @@
+"""The CLI's ``mjrig report``, ``mjrig export`` and ``mjrig plot``: their arguments, and the line
+that says what was written (CONTRACT 1: a default name never replaces a file, ``-o`` does)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import check_writable, fresh_path
+
+__all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
+
+COMMANDS = ("report", "export", "plot")
+
+
+def add_parsers(sub: Any) -> None:
+    """Add the three commands to ``sub``, the ``mjrig`` parser's subparsers (``add_subparsers()``)."""
+    r = sub.add_parser("report", help="a self-contained HTML report of a recording, a sweep's results or a study")
+    r.add_argument("file", type=Path, metavar="FILE.parquet")
+    r.add_argument("-o", dest="out", type=Path, metavar="REPORT.html", help="default: FILE.html beside FILE")
+    r.add_argument("--signals", action="append", default=[], metavar="PATTERN",
+                   help="glob of more signals to plot, e.g. 'Loads/*:fx' (repeatable)")
+    e = sub.add_parser("export", help="a recording as CSV, MATLAB (.mat) or MCAP")
+    e.add_argument("file", type=Path, metavar="FILE.parquet")
+    e.add_argument("--to", required=True, metavar="csv|mat|mcap", help="the format")
+    e.add_argument("-o", dest="out", type=Path, metavar="OUT", help="default: FILE with the format's suffix")
+    p = sub.add_parser("plot", help="plots of a recording's signals, one panel per unit")
+    p.add_argument("files", type=Path, nargs="+", metavar="FILE.parquet")
+    p.add_argument("--signals", action="append", required=True, metavar="PATTERN",
+                   help="glob on column names, e.g. 'Joints/*:qpos' (repeatable)")
+    p.add_argument("-o", dest="out", type=Path, required=True, metavar="OUT.png|svg|pdf")
+
+
+def _target(given: Path | None, default: Path, what: str) -> Path:
+    """``-o`` as given (replaced when it exists), else the next free name from ``default``."""
+    out = given.expanduser().resolve() if given is not None else fresh_path(default)
+    check_writable(out, what)
+    return out
+
+
+def report(args: argparse.Namespace) -> int:
+    """``mjrig report FILE [-o OUT] [--signals P]...``."""
+    from mjrig.exports.report import default_report_path, write_report
+    from mjrig.progress import WorkBar
+    src = args.file.expanduser().resolve()
+    if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
+        raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
+    out = _target(args.out, default_report_path(src), "-o")
+    with WorkBar("drawing the report", unit="figures") as bar:
+        write_report(src, out=out, signals=args.signals, progress=bar)
+    print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """``mjrig export FILE --to FORMAT [-o OUT]``."""
+    from mjrig.exports.export import default_output, export_recording
+    from mjrig.progress import WorkBar
+    src = args.file.expanduser().resolve()
+    fmt = args.to.lower().lstrip(".")
+    from mjrig.exports.export import FORMATS
+    if fmt not in FORMATS:
+        from mjrig.runtime.points import closest_names
+        raise ConfigError(f"--to: unknown format '{args.to}'{closest_names(fmt, list(FORMATS))}")
+    out = _target(args.out, default_output(src, fmt), "-o")
+    with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
+        rows = export_recording(src, to=fmt, out=out, progress=bar)
+    print(f"wrote {rows} rows of {src.name} to {out}", file=sys.stderr)
+    return 0
+
+
+def plot(args: argparse.Namespace) -> int:
+    """``mjrig plot FILE... --signals P... -o OUT``: one figure, one panel per unit."""
+    from mjrig.exports import plotting
+    out = args.out.expanduser().resolve()
+    if out.suffix.lower() not in plotting.FIGURE_SUFFIXES:
+        raise ConfigError(f"-o {args.out}: name the figure .png, .svg or .pdf")
+    files = [f.expanduser().resolve() for f in args.files]
+    labels = plotting.names_of(files) if len(files) > 1 else [""]
+    traces = [tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals,
+                                                                                  source=label)]
+    check_writable(out, "-o")
+    plotting.save(plotting.signals_figure(traces), out)
+    units = len({tr.unit for tr in traces})
+    print(f"wrote {len(traces)} signals in {units} panel{'s' if units != 1 else ''} to {out}", file=sys.stderr)
+    return 0

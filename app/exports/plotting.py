@@ -1,0 +1,204 @@
+"""Figures of recordings and campaign results: ``mjrig plot`` and the report's plots (one look).
+
+A recording's signals are read as ``Trace`` s (time in s, values in SI with their unit from the
+file's metadata); ``signals_figure`` draws them with time on x and one panel per unit, the unit
+on each panel's y axis and a legend of signal names (the file's name in front when several files
+are overlaid). ``scatter_figure``, ``histogram_figure`` and ``history_figure`` draw a sweep's or
+study's trials. Figures are matplotlib ``Figure`` objects on the Agg canvas (no pyplot, no
+screen), saved by suffix (``save``) or inlined as a PNG data URI (``data_uri``).
+
+GUI-free; each call makes its own figure, so any thread may draw.
+"""
+from __future__ import annotations
+
+import base64
+import fnmatch
+import io
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.points import closest_names
+
+__all__ = ["Trace", "read_traces", "signal_columns", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
+           "history_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+"""What ``save`` writes, by the output's suffix."""
+NOT_SIGNALS = ("time", "wall_time")
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+STATUS_COLORS = {"pass": "#2ca02c", "fail": "#d62728", "other": "#7f7f7f", "feasible": "#1f77b4",
+                 "infeasible": "#d62728"}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One signal of one file: ``time`` (s) and ``values`` (float64, NaN where null), shape (rows,)."""
+
+    name: str
+    unit: str
+    time: np.ndarray
+    values: np.ndarray
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        """The legend entry: the signal's name, after its file's name when one is set."""
+        return f"{self.source}: {self.name}" if self.source else self.name
+
+
+def _schema(path: Path) -> tuple[list[str], dict[str, str]]:
+    """(numeric signal columns, units by column) of recording ``path``; ConfigError if it is not one."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    if not path.is_file():
+        raise ConfigError(f"{path}: {'a folder, not a recording' if path.is_dir() else 'file not found'}")
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:120]})") from None
+    meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+    if "mjrig.sweep" in meta or "mjrig.optimize" in meta:
+        raise ConfigError(f"{path}: a sweep's or study's results, not a recording (`mjrig report` shows it)")
+    if "time" not in schema.names:
+        raise ConfigError(f"{path}: not an mjrig recording (no 'time' column)")
+    numeric = [f.name for f in schema if f.name not in NOT_SIGNALS
+               and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_boolean(f.type))]
+    try:
+        units = json.loads(meta.get("mjrig.units", "{}"))
+    except ValueError:
+        units = {}
+    for f in schema:  # a field's own unit where the file-level table has none
+        if f.name not in units and f.metadata and b"unit" in f.metadata:
+            units[f.name] = f.metadata[b"unit"].decode()
+    return numeric, {k: str(v) for k, v in units.items()}
+
+
+def signal_columns(path: Path) -> list[str]:
+    """The numeric signal columns of recording ``path`` (not ``time``/``wall_time``), in file order."""
+    return _schema(Path(path))[0]
+
+
+def match_signals(names: Sequence[str], patterns: Sequence[str], *, where: str) -> list[str]:
+    """The ``names`` matching any glob of ``patterns``, in ``names``' order; ConfigError naming the
+    closest names for a pattern that matches nothing."""
+    picked: set[str] = set()
+    for pat in patterns:
+        hits = [n for n in names if fnmatch.fnmatchcase(n, pat)]
+        if not hits:
+            raise ConfigError(f"{where}: --signals '{pat}' matches no signal{closest_names(pat, list(names))}")
+        picked.update(hits)
+    return [n for n in names if n in picked]
+
+
+def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names: Sequence[str] = (),
+                source: str = "") -> list[Trace]:
+    """The signals of recording ``path`` matching the globs ``patterns`` plus the exact ``names``
+    (those the file lacks are skipped), as Traces labelled with ``source``."""
+    import polars as pl
+    path = Path(path)
+    numeric, units = _schema(path)
+    wanted = match_signals(numeric, patterns, where=str(path)) if patterns else []
+    for n in names:
+        if n in numeric and n not in wanted:
+            wanted.append(n)
+    if not wanted:
+        return []
+    df = pl.read_parquet(path, columns=["time", *wanted])
+    time = df["time"].cast(pl.Float64).to_numpy()
+    return [Trace(n, units.get(n, ""), time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy(), source)
+            for n in wanted]
+
+
+def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(width, max(2.2, height * rows)), layout="constrained")
+    return fig, [fig.add_subplot(rows, 1, i + 1) for i in range(rows)]
+
+
+def signals_figure(traces: Sequence[Trace], *, title: str = ""):
+    """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend."""
+    by_unit: dict[str, list[Trace]] = {}
+    for tr in traces:
+        by_unit.setdefault(tr.unit, []).append(tr)
+    fig, axes = _figure(max(1, len(by_unit)))
+    for ax, (unit, group) in zip(axes, by_unit.items()):
+        for i, tr in enumerate(group):
+            ax.plot(tr.time, tr.values, lw=1.2, color=COLORS[i % len(COLORS)], label=tr.label)
+        ax.set_ylabel(unit or "(no unit)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=8, framealpha=0.8)
+    axes[-1].set_xlabel("time (s)")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def scatter_figure(x: np.ndarray, y: np.ndarray, groups: dict[str, np.ndarray], *, xlabel: str, ylabel: str):
+    """One param (x) against one value (y), a colour per group (pass, fail, feasible, ...)."""
+    fig, (ax,) = _figure(1, width=4.2, height=3.0)
+    for name, mask in groups.items():
+        if np.any(mask):
+            ax.scatter(x[mask], y[mask], s=14, color=STATUS_COLORS.get(name, COLORS[0]), label=name, alpha=0.8)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, alpha=0.3)
+    if any(np.any(m) for m in groups.values()):
+        ax.legend(fontsize=7)
+    return fig
+
+
+def histogram_figure(values: np.ndarray, *, label: str):
+    """How the trials' values of one column are spread (finite values only)."""
+    fig, (ax,) = _figure(1, width=4.2, height=2.6)
+    finite = values[np.isfinite(values)]
+    ax.hist(finite, bins=min(30, max(5, int(np.sqrt(max(finite.size, 1))))), color=COLORS[0], alpha=0.85)
+    ax.set_xlabel(label, fontsize=8)
+    ax.set_ylabel("trials", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def history_figure(trials: np.ndarray, objective: np.ndarray, best: np.ndarray, *, label: str):
+    """A study's objective of each feasible trial and the best so far."""
+    fig, (ax,) = _figure(1, width=9.0, height=3.0)
+    ax.scatter(trials, objective, s=14, color=COLORS[0], label="trial")
+    ax.step(trials, best, where="post", color=COLORS[1], lw=1.5, label="best so far")
+    ax.set_xlabel("trial")
+    ax.set_ylabel(label)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def save(fig, out: Path) -> None:
+    """Write ``fig`` to ``out`` as PNG, SVG or PDF by its suffix (to a temporary file first)."""
+    fmt = out.suffix.lower().lstrip(".")
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        fig.savefig(tmp, format=fmt, dpi=120)
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def data_uri(fig, *, dpi: int = 96) -> str:
+    """``fig`` as a PNG ``data:`` URI, for an ``<img>`` that needs no other file."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def names_of(paths: Iterable[Path]) -> list[str]:
+    """Legend prefixes for several files: their names, or their paths when names repeat."""
+    paths = list(paths)
+    names = [p.name for p in paths]
+    return names if len(set(names)) == len(names) else [str(p) for p in paths]
