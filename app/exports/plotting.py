@@ -32,6 +32,7 @@ FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 """What ``save`` writes, by the output's suffix."""
 NOT_SIGNALS = ("time", "wall_time")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+STYLES = ("-", "--", ":", "-.")
 STATUS_COLORS = {"pass": "#2ca02c", "fail": "#d62728", "other": "#7f7f7f", "feasible": "#1f77b4",
                  "infeasible": "#d62728"}
 
@@ -122,14 +123,18 @@ def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):
 
 
 def signals_figure(traces: Sequence[Trace], *, title: str = ""):
-    """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend."""
+    """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend; a
+    colour per signal and, when several files are overlaid, a line style per file."""
     by_unit: dict[str, list[Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
     fig, axes = _figure(max(1, len(by_unit)))
+    sources = list(dict.fromkeys(tr.source for tr in traces))  # a line style per file, a colour per signal
     for ax, (unit, group) in zip(axes, by_unit.items()):
-        for i, tr in enumerate(group):
-            ax.plot(tr.time, tr.values, lw=1.2, color=COLORS[i % len(COLORS)], label=tr.label)
+        names = list(dict.fromkeys(tr.name for tr in group))
+        for tr in group:
+            ax.plot(tr.time, tr.values, lw=1.2, color=COLORS[names.index(tr.name) % len(COLORS)],
+                    linestyle=STYLES[sources.index(tr.source) % len(STYLES)], label=tr.label)
         ax.set_ylabel(unit or "(no unit)")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8, framealpha=0.8)
