@@ -29,6 +29,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     submenus by their place in it (not a submenu's own items).
     """
     items = []
+    clipped = _Clip(dpg)
     for item in dpg.get_all_items():
         try:
             kind = dpg.get_item_type(item).split("::")[-1]
@@ -48,7 +49,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                 state = found
                 if kind == "mvMenu":
                     extra["open"] = _is_open(dpg.get_item_state(item))
-            elif not state.get("visible") or "rect_min" not in state:
+            elif not state.get("visible") or "rect_min" not in state or clipped(item, kind, state):
                 continue
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
@@ -66,6 +67,46 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(items), encoding="utf-8")
     os.replace(tmp, path)
+
+
+class _Clip:
+    """Whether a widget is cut off by a scrolled child window it sits in (ImGui calls a widget
+    "visible" when any of it shows): a control must show whole, a text at least its middle line;
+    otherwise it is left out of the map, so a test scrolls to it as a person does rather than
+    clicking the edge of the panel. A child window's place is relative to the window it is in
+    (scrolled with it), so its screen place is summed up its windows, once per map."""
+
+    def __init__(self, dpg: Any) -> None:
+        self.dpg = dpg
+        self.tops: dict[int | str, float] = {}
+
+    def _window(self, item: int | str) -> int | str | None:
+        """The nearest window or child window holding ``item``."""
+        parent = self.dpg.get_item_parent(item)
+        while parent and not self.dpg.get_item_type(parent).endswith(("mvChildWindow", "mvWindowAppItem")):
+            parent = self.dpg.get_item_parent(parent)
+        return parent or None
+
+    def _top(self, win: int | str) -> float:
+        """The screen y of the top of window or child window ``win`` (viewport px)."""
+        if win not in self.tops:
+            y = float(self.dpg.get_item_pos(win)[1])
+            outer = self._window(win) if self.dpg.get_item_type(win).endswith("mvChildWindow") else None
+            if outer is not None:
+                y += self._top(outer) - float(self.dpg.get_item_state(outer).get("scroll_pos", (0, 0))[1])
+            self.tops[win] = y
+        return self.tops[win]
+
+    def __call__(self, item: int | str, kind: str, state: dict) -> bool:
+        y, h = state["rect_min"][1], state["rect_size"][1]
+        top, bottom = (y + h / 2, y + h / 2) if kind == "mvText" else (y, y + h)
+        win = self._window(item)
+        while win is not None and self.dpg.get_item_type(win).endswith("mvChildWindow"):
+            wy = self._top(win)
+            if top < wy - 1 or bottom > wy + self.dpg.get_item_rect_size(win)[1] + 1:
+                return True
+            win = self._window(win)
+        return False
 
 
 def _in_menu_bar(dpg: Any, item: int | str) -> bool:

@@ -247,7 +247,9 @@ class App:
                     self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
                 else:
                     self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
-            time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries; wheel pacing
+                self.redrawn(2, timeout=3.0)  # look at the panel as scrolled, however slow its frames
+            else:
+                time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries
         raise AssertionError(f"widget '{label}' not found on the panel")
 
     def click(self, label: str, *, index: int = 0) -> None:

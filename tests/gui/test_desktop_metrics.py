@@ -45,6 +45,7 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
         assert value == pytest.approx(expected, abs=2e-4), (value, expected)
         desktop.screenshot(f"metric_added_{size[0]}x{size[1]}")
     finally:
+        desktop.screenshot(f"metric_end_{size[0]}x{size[1]}")  # what was on the screen, pass or fail
         desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
         desktop.x("xdotool", "key", "alt+F4")
         app.click("Quit without saving")  # the metric is an unsaved edit of the rig
