@@ -223,6 +223,24 @@ def test_plot_writes_png_svg_and_pdf_overlaying_files(recording, tmp_path):
         assert label in svg.replace("&gt;", ">")
 
 
+def test_export_writes_beside_the_recording_never_replacing_and_reads_back(recording, tmp_path):
+    src = tmp_path / "a.parquet"
+    shutil.copy(recording, src)
+    rows = pl.read_parquet(src)
+    for fmt in ("csv", "mat", "mcap"):
+        r = mjrig("export", src, "--to", fmt, cwd=tmp_path)
+        assert r.rc == 0 and f"wrote {len(rows)} rows of a.parquet to {tmp_path / ('a.' + fmt)}" in r.stderr, r
+    r = mjrig("export", src, "--to", "CSV", cwd=tmp_path)  # again: the next free name
+    assert r.rc == 0 and str(tmp_path / "a-2.csv") in r.stderr, r
+    back = pl.read_csv(tmp_path / "a-2.csv", infer_schema_length=0).select(
+        [pl.col(c).cast(rows.schema[c]) for c in rows.columns])
+    assert back.equals(rows)
+    given = tmp_path / "given.csv"
+    given.write_text("old")
+    assert mjrig("export", src, "--to", "csv", "-o", given, cwd=tmp_path).rc == 0
+    assert pl.read_csv(given).height == len(rows)
+
+
 @pytest.mark.parametrize("args, words", [
     (["report", "{nothing}"], "file not found"),
     (["report", "{text}"], "not a readable Parquet file"),
@@ -231,7 +249,8 @@ def test_plot_writes_png_svg_and_pdf_overlaying_files(recording, tmp_path):
     (["plot", "{rec}", "--signals", "Jonts/*", "-o", "{tmp}/p.png"], "matches no signal (closest:"),
     (["plot", "{rec}", "--signals", "Joints/*", "-o", "{tmp}/p.jpg"], "name the figure .png, .svg or .pdf"),
     (["plot", "{notrec}", "--signals", "x", "-o", "{tmp}/p.png"], "not an mjrig recording (no 'time' column)"),
-    (["export", "{rec}", "--to", "xlsx"], "unknown format 'xlsx'"),
+    (["export", "{rec}", "--to", "xlsx"], "unknown export format 'xlsx': choose csv, mat, mcap"),
+    (["export", "{text}", "--to", "csv"], "not a readable Parquet file"),
 ])
 def test_bad_input_exits_2_with_one_line(recording, tmp_path, args, words):
     (tmp_path / "t.parquet").write_text("not parquet")

@@ -1,0 +1,344 @@
+"""A recording exported as CSV, MATLAB v5 (``.mat``) or MCAP: ``mjrig export FILE --to FORMAT``.
+
+``export_recording(path, to=..., out=...)`` reads an mjrig recording (a Parquet file: ``time`` in
+simulated seconds, ``wall_time``, then ``Category/Entity:attribute`` signal columns) one row group
+at a time with ``pyarrow.parquet.ParquetFile.iter_batches`` and writes:
+
+- ``csv``: a header row of the column names, then one line per recorded row. Floats are written
+  in their shortest form that reads back to the same float64 (polars' default: ``0.1``,
+  ``0.30000000000000004``, ``5e-324``, ``-0.0``; NaN as ``NaN``, infinities as ``inf``/``-inf``);
+  narrower floats are widened to float64 first. Integers as integers, booleans as ``true`` /
+  ``false``, nulls as empty fields. Streamed: one batch in memory at a time.
+- ``mat``: a MATLAB v5 file holding one struct ``mjrig`` with ``names`` (1×N cell of column
+  names), ``units`` (1×N cell, ``''`` where a column has none), ``data`` (rows×N double: booleans
+  as 0/1, integers as doubles (exact up to 2^53), NaN for null) and ``metadata`` (a struct of the
+  file's key-value metadata, each key made a MATLAB field name: ``.`` and other characters that
+  cannot appear in one become ``_``, e.g. ``mjrig_model_path``). ``scipy.io.savemat`` needs the
+  whole matrix, so ``data`` is held in memory (8 bytes × rows × columns, plus the copy savemat
+  writes from); a recording past the format's 4 GiB per variable is refused. Uncompressed.
+- ``mcap``: one topic per entity, ``/<Category>/<Entity>`` (``/Joints/slide_x``,
+  ``/Loads/main_spring``), JSON messages (message encoding ``json``) with a JSON Schema per topic
+  (schema encoding ``jsonschema``; each attribute's unit is its property's ``description``). A
+  message holds that entity's attributes in one row, ``{"fx": 1.5, "fy": 0.0, ...}``, and nothing
+  else: ``log_time`` and ``publish_time`` are the simulated time in nanoseconds
+  (``round(time * 1e9)``), the time that Foxglove and PlotJuggler plot against. A null (or NaN or
+  infinite: JSON has no such number) attribute is left out of its message; an entity with every
+  attribute left out of a row gets no message for that row. ``time`` and ``wall_time`` are not
+  entities and appear nowhere but in the times; the file's key-value metadata is an MCAP metadata
+  record named ``mjrig``. A column that does not follow the naming gets a topic as well: category
+  = text before the first ``/``, attribute = text after the last ``:`` (``value`` without one).
+
+Output goes to a temporary file beside ``out`` that replaces ``out`` only when it is complete, so
+a failure or Ctrl+C never leaves half a file. Bad input raises a one-line ``ConfigError`` naming
+the file: missing, not Parquet, a sweep's or study's results, not a recording, an unknown format.
+
+GUI-free (pyarrow, polars, numpy, scipy, mcap). Threading: no shared state; any thread.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import secrets
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Callable, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mjrig.runtime.errors import ConfigError, exception_text, one_line
+
+if TYPE_CHECKING:
+    from mcap.writer import Writer
+
+__all__ = ["FORMATS", "Progress", "default_output", "export_recording"]
+
+FORMATS: dict[str, str] = {"csv": ".csv", "mat": ".mat", "mcap": ".mcap"}
+"""The export formats and the suffix of each one's file."""
+Progress = Callable[[int, int], None]
+"""Called as ``progress(rows_done, rows_total)`` after each row group of the recording."""
+
+_NOT_SIGNALS = ("time", "wall_time")
+_CAMPAIGN_KEYS = {"mjrig.sweep": "a sweep's", "mjrig.optimize": "a study's"}
+_BATCH_ROWS = 65_536
+"""Rows read at once (a row group may be read in several batches)."""
+_MAT_MAX_BYTES = 2**32
+"""A MAT v5 variable's size field is 32 bits."""
+_MAT_NAME_MAX = 63
+"""MATLAB's longest field name (``namelengthmax``)."""
+
+
+@dataclass(frozen=True)
+class _Source:
+    """An open recording: its columns, their units ("" for none) and the file's key-value metadata."""
+
+    path: Path
+    file: pq.ParquetFile
+    names: list[str]
+    types: list[pa.DataType]
+    units: list[str]
+    metadata: dict[str, str]
+
+    @property
+    def rows(self) -> int:
+        return self.file.metadata.num_rows
+
+    def batches(self, progress: Progress | None) -> Iterator[pa.RecordBatch]:
+        """The rows, batch by batch, reporting progress after each row group."""
+        done, total = 0, self.rows
+        for group in range(self.file.num_row_groups):
+            for batch in self.file.iter_batches(batch_size=_BATCH_ROWS, row_groups=[group]):
+                done += batch.num_rows
+                yield batch
+            if progress is not None:
+                progress(done, total)
+        if self.file.num_row_groups == 0 and progress is not None:
+            progress(0, total)
+
+
+def _format(to: str, path: Path) -> str:
+    """``to`` as a key of FORMATS (case and a leading dot ignored); ConfigError naming the valid ones."""
+    fmt = to.strip().lower().lstrip(".")
+    if fmt in FORMATS:
+        return fmt
+    close = difflib.get_close_matches(fmt, list(FORMATS), n=1, cutoff=0.4)
+    hint = f" (closest: {close[0]})" if close else ""
+    raise ConfigError(one_line(f"{path}: unknown export format '{to}': choose {', '.join(FORMATS)}{hint}"))
+
+
+def default_output(path: Path, fmt: str) -> Path:
+    """``path`` with the suffix of format ``fmt`` (``rec.parquet`` -> ``rec.csv``)."""
+    path = Path(path)
+    return path.with_suffix(FORMATS[_format(fmt, path)])
+
+
+def _first_line(exc: BaseException) -> str:
+    return (exception_text(exc).splitlines() or [""])[0][:200]
+
+
+def _units(metadata: dict[str, str], schema: pa.Schema) -> list[str]:
+    """Each column's unit: from ``mjrig.units``, else the field's ``unit`` metadata, else ""."""
+    try:
+        given = json.loads(metadata.get("mjrig.units", "{}"))
+    except ValueError:
+        given = {}
+    given = given if isinstance(given, dict) else {}
+    units = []
+    for field in schema:
+        unit = given.get(field.name)
+        if unit is None and field.metadata:
+            unit = field.metadata.get(b"unit", b"").decode("utf-8", "replace")
+        units.append(str(unit or ""))
+    return units
+
+
+def _check_recording(path: Path, metadata: dict[str, str], schema: pa.Schema) -> None:
+    """ConfigError unless the schema and metadata are a recording's."""
+    for key, whose in _CAMPAIGN_KEYS.items():
+        if key in metadata:
+            raise ConfigError(one_line(f"{path}: is {whose} results, not a recording (export a trial's recording "
+                                       f"instead: {path.with_suffix('').name}/trial-<n>.parquet)"))
+    if "time" not in schema.names:
+        raise ConfigError(one_line(f"{path}: not an mjrig recording (no 'time' column)"))
+    for field in schema:
+        t = field.type
+        if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_null(t)):
+            raise ConfigError(one_line(f"{path}: not an mjrig recording (column '{field.name}' is {t}; "
+                                       "a recording holds numbers and booleans)"))
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[_Source]:
+    """The recording at ``path``, open for the block; ConfigError (one line) when it is not one."""
+    if not path.is_file():
+        raise ConfigError(one_line(f"{path}: {'a folder, not a recording' if path.is_dir() else 'file not found'}"))
+    try:
+        file = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(one_line(f"{path}: not a readable Parquet file ({_first_line(exc)})")) from None
+    try:
+        schema = file.schema_arrow
+        metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+                    for k, v in (schema.metadata or {}).items() if not k.startswith(b"ARROW:")}
+        _check_recording(path, metadata, schema)
+        yield _Source(path, file, list(schema.names), list(schema.types), _units(metadata, schema), metadata)
+    finally:
+        file.close()
+
+
+@contextmanager
+def _replacing(out: Path) -> Iterator[IO[bytes]]:
+    """A new temporary file beside ``out`` that replaces ``out`` when the block ends without error
+    (and is deleted when it raises). Opened with ``open`` so it gets the umask's permissions."""
+    tmp = out.with_name(f".{out.name}.{secrets.token_hex(4)}.part")
+    try:
+        fh = open(tmp, "xb")
+    except OSError as exc:
+        raise ConfigError(one_line(f"{out}: cannot write here ({exc.strerror or _first_line(exc)})")) from None
+    try:
+        with fh:
+            yield fh
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+# --- CSV ------------------------------------------------------------------------------------------
+def _write_csv(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
+    import polars as pl
+    import polars.selectors as cs
+
+    pl.from_arrow(src.file.schema_arrow.empty_table()).write_csv(fh)  # the header, also for 0 rows
+    rows = 0
+    for batch in src.batches(progress):
+        frame = pl.from_arrow(batch).with_columns(cs.float().cast(pl.Float64))
+        frame.write_csv(fh, include_header=False, null_value="")
+        rows += batch.num_rows
+    return rows
+
+
+# --- MATLAB ---------------------------------------------------------------------------------------
+def _mat_field(key: str) -> str:
+    """``key`` as a MATLAB field name: ``mjrig.model_path`` -> ``mjrig_model_path``."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", key)
+    if not name[:1].isalpha():
+        name = "x" + name
+    return name[:_MAT_NAME_MAX]
+
+
+def _cells(texts: list[str]) -> np.ndarray:
+    """A 1×N MATLAB cell array of char rows."""
+    cells = np.empty(len(texts), dtype=object)
+    cells[:] = texts
+    return cells
+
+
+def _write_mat(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
+    from scipy.io import savemat
+
+    shape = (src.rows, len(src.names))
+    if 8 * shape[0] * shape[1] >= _MAT_MAX_BYTES:
+        raise ConfigError(one_line(f"{src.path}: {shape[0]} rows x {shape[1]} columns is past MATLAB v5's 4 GiB "
+                                   "per variable: export it to csv or mcap"))
+    data = np.empty(shape, dtype=np.float64, order="F")
+    at = 0
+    for batch in src.batches(progress):
+        n = batch.num_rows
+        for j, column in enumerate(batch.columns):  # null -> NaN, bool -> 0/1
+            data[at:at + n, j] = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        at += n
+    struct = {"names": _cells(src.names), "units": _cells(src.units), "data": data[:at],
+              "metadata": {_mat_field(k): v for k, v in src.metadata.items()}}
+    savemat(fh, {"mjrig": struct}, long_field_names=True, do_compression=False, oned_as="row")
+    return at
+
+
+# --- MCAP -----------------------------------------------------------------------------------------
+def _topic_of(column: str) -> tuple[str, str]:
+    """(topic, attribute) of a signal column: ``Loads/main_spring:fx`` -> (``/Loads/main_spring``, ``fx``).
+    Category = text before the first ``/``, attribute = text after the last ``:``."""
+    head, colon, attribute = column.rpartition(":")
+    if not colon:
+        head, attribute = column, "value"
+    category, _, entity = head.partition("/")
+    return (f"/{category}/{entity}" if entity else f"/{category}"), attribute
+
+
+def _json_type(t: pa.DataType) -> str:
+    if pa.types.is_boolean(t):
+        return "boolean"
+    return "integer" if pa.types.is_integer(t) else "number"
+
+
+def _plan(src: _Source) -> dict[str, list[tuple[str, int]]]:
+    """Topic -> its (attribute, column index) pairs, topics in the order of their first column."""
+    topics: dict[str, list[tuple[str, int]]] = {}
+    for j, name in enumerate(src.names):
+        if name in _NOT_SIGNALS:
+            continue
+        topic, attribute = _topic_of(name)
+        attrs = topics.setdefault(topic, [])
+        if any(a == attribute for a, _ in attrs):  # a second column ending the same way: keep it whole
+            attribute = name
+        attrs.append((attribute, j))
+    return topics
+
+
+def _schema(src: _Source, topic: str, attrs: list[tuple[str, int]]) -> bytes:
+    """A topic's JSON Schema: an object of its attributes, each typed, its unit the description."""
+    props = {}
+    for attribute, j in attrs:
+        props[attribute] = {"type": _json_type(src.types[j])}
+        if src.units[j]:
+            props[attribute]["description"] = src.units[j]
+    schema = {"title": f"mjrig{topic}", "type": "object", "properties": props, "additionalProperties": False}
+    return json.dumps(schema).encode()
+
+
+def _stamp(src: _Source, t: object, row: int) -> int:
+    """Simulated time ``t`` (s) as MCAP nanoseconds; ConfigError when it is not a time MCAP holds."""
+    if not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        raise ConfigError(one_line(f"{src.path}: row {row} has time {t!r}: MCAP needs a time >= 0 s in every row"))
+    return int(round(t * 1e9))
+
+
+def _add_rows(writer: Writer, src: _Source, batch: pa.RecordBatch, channels: list[tuple[int, list[tuple[str, int]]]],
+              first: int) -> None:
+    """One message per entity per row of ``batch`` (``first`` = its first row's index in the file)."""
+    encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    columns = [column.to_pylist() for column in batch.columns]
+    times = columns[src.names.index("time")]
+    for i, t in enumerate(times):
+        stamp = _stamp(src, t, first + i)
+        for channel, attrs in channels:
+            msg = {a: v for a, j in attrs if (v := columns[j][i]) is not None and math.isfinite(v)}
+            if msg:
+                writer.add_message(channel, log_time=stamp, data=encode(msg).encode(), publish_time=stamp,
+                                   sequence=first + i)
+
+
+def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
+    from mcap.well_known import MessageEncoding, SchemaEncoding
+    from mcap.writer import Writer
+
+    import mjrig
+
+    writer = Writer(fh)
+    writer.start(profile="", library=f"mjrig {mjrig.__version__}")
+    channels = []
+    for topic, attrs in _plan(src).items():
+        schema_id = writer.register_schema(f"mjrig{topic}", SchemaEncoding.JSONSchema, _schema(src, topic, attrs))
+        channels.append((writer.register_channel(topic, MessageEncoding.JSON, schema_id), attrs))
+    writer.add_metadata("mjrig", src.metadata)
+    rows = 0
+    for batch in src.batches(progress):
+        _add_rows(writer, src, batch, channels, rows)
+        rows += batch.num_rows
+    writer.finish()
+    return rows
+
+
+_WRITERS = {"csv": _write_csv, "mat": _write_mat, "mcap": _write_mcap}
+
+
+def export_recording(path: Path, *, to: str, out: Path, progress: Progress | None = None) -> int:
+    """Write the recording at ``path`` to ``out`` in format ``to`` (a key of FORMATS); return the
+    rows written. ``out`` is replaced if it exists (the caller decides whether it may be), only
+    once the export is complete. ``progress(rows_done, rows_total)`` is called after each row group.
+
+    ConfigError (one line, naming the file): ``path`` missing, not Parquet, a sweep's or study's
+    results, not a recording (no ``time`` column, a text column); an unknown format; ``out`` not
+    writable; a recording too large for MATLAB v5; a row without a time >= 0 s (MCAP)."""
+    path, out = Path(path), Path(out)
+    fmt = _format(to, path)
+    with _open(path) as src, _replacing(out) as fh:
+        try:
+            return _WRITERS[fmt](src, fh, progress)
+        except (OSError, pa.ArrowException) as exc:
+            raise ConfigError(one_line(f"{path}: export to {out} failed ({_first_line(exc)})")) from None
