@@ -99,14 +99,14 @@ def match_signals(names: Sequence[str], patterns: Sequence[str], *, where: str) 
 
 def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names: Sequence[str] = (),
                 source: str = "") -> list[Trace]:
-    """The signals of recording ``path`` matching the globs ``patterns`` plus the exact ``names``
-    (those the file lacks are skipped), as Traces labelled with ``source``."""
+    """The exact ``names`` of recording ``path`` (those it lacks are skipped), then the signals
+    matching the globs ``patterns``, as Traces labelled with ``source``."""
     import polars as pl
     path = Path(path)
     numeric, units = _schema(path)
-    wanted = match_signals(numeric, patterns, where=str(path)) if patterns else []
-    for n in names:
-        if n in numeric and n not in wanted:
+    wanted = [n for n in dict.fromkeys(names) if n in numeric]
+    for n in match_signals(numeric, patterns, where=str(path)) if patterns else []:
+        if n not in wanted:
             wanted.append(n)
     if not wanted:
         return []
@@ -122,9 +122,10 @@ def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):
     return fig, [fig.add_subplot(rows, 1, i + 1) for i in range(rows)]
 
 
-def signals_figure(traces: Sequence[Trace], *, title: str = ""):
+def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence[tuple[str, float, str]] = ()):
     """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend; a
-    colour per signal and, when several files are overlaid, a line style per file."""
+    colour per signal and, when several files are overlaid, a line style per file. ``limits``:
+    (signal, value, label) drawn as a dashed line on that signal's panel (a requirement's bound)."""
     by_unit: dict[str, list[Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
@@ -135,6 +136,10 @@ def signals_figure(traces: Sequence[Trace], *, title: str = ""):
         for tr in group:
             ax.plot(tr.time, tr.values, lw=1.2, color=COLORS[names.index(tr.name) % len(COLORS)],
                     linestyle=STYLES[sources.index(tr.source) % len(STYLES)], label=tr.label)
+        for signal, value, label in limits:
+            if signal in names:
+                ax.axhline(value, color=COLORS[names.index(signal) % len(COLORS)], lw=1.0, ls=(0, (5, 4)), alpha=0.8,
+                           label=label)
         ax.set_ylabel(unit or "(no unit)")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8, framealpha=0.8)

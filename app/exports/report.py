@@ -150,7 +150,11 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     for i, (unit, group) in enumerate(by_unit.items()):
         if progress is not None:
             progress(i, len(by_unit))
-        figures.append({"title": unit or "(no unit)", "uri": plotting.data_uri(plotting.signals_figure(group))})
+        names = {tr.name for tr in group}
+        bounds = [(e["signal"], e["limit"], f"{e['name']} limit") for e in requirements
+                  if e.get("signal") in names and e.get("limit") is not None]
+        figures.append({"title": f"signals in {unit}" if unit else "signals without a unit",
+                        "uri": plotting.data_uri(plotting.signals_figure(group, limits=bounds))})
     loads = scenario.get("loads", [])
     return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first),
             "figures": figures, "rows": rows[0], "duration": rows[1],
