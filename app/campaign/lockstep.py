@@ -60,7 +60,7 @@ def _column_field(model: mujoco.MjModel, data: mujoco.MjData, source: Any, group
         return "qvel", True
     if group == "actuators" and source is data.ctrl:
         return "ctrl", True
-    if group == "bodies" and np.shares_memory(source, data.xpos):
+    if group == "bodies" and isinstance(source, np.ndarray) and np.shares_memory(source, data.xpos):
         return "xpos", False
     if group == "sensors" and source is data.sensordata:
         s = int(np.searchsorted(model.sensor_adr, index, side="right")) - 1

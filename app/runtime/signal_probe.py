@@ -15,11 +15,11 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.row_gather import RowGather
-from mjrig.runtime.signal_sources import CONTACT_COLUMNS, ENERGY_COLUMNS, Derived, contact_values, model_sources
+from mjrig.runtime.signal_sources import (CONTACT_COLUMNS, ENERGY_COLUMNS, MODEL_GROUPS, Derived, contact_values,
+                                          model_sources)
 
 __all__ = ["SignalProbe", "column_catalog", "column_units", "rig_columns"]
 
-_MODEL_GROUPS = ("joints", "bodies", "sensors", "actuators")
 _PREPARED_GROUPS = ("loads", "proximities")
 """Rig groups whose arrays are only current after the rig's ``prepare()``."""
 
@@ -28,10 +28,14 @@ def column_catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[A
     """Every column -> (group, array or Derived or None, index); the first source of a name wins.
     Contacts and energy (None) are filled in only when asked for (energy costs MuJoCo work)."""
     cat: dict[str, tuple] = {}
-    for group in _MODEL_GROUPS:
-        for source, pairs in model_sources(model, data, group):
-            for name, i, _ in pairs:
-                cat.setdefault(name, (group, source, i))
+    for group in MODEL_GROUPS:
+        for item in model_sources(model, data, group):
+            if isinstance(item, Derived):
+                for i, (name, _) in enumerate(item.columns):
+                    cat.setdefault(name, (group, item, i))
+            else:
+                for name, i, _ in item[1]:
+                    cat.setdefault(name, (group, item[0], i))
     for item in extra:
         if isinstance(item, Derived):
             for i, (name, _) in enumerate(item.columns):
@@ -49,10 +53,10 @@ def column_catalog(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[A
 def column_units(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]) -> dict[str, str]:
     """Every column's unit ("" when it has none), from the same sources as ``column_catalog``."""
     units: dict[str, str] = {}
-    for group in _MODEL_GROUPS:
-        for _, pairs in model_sources(model, data, group):
-            for name, _, unit in pairs:
-                units.setdefault(name, unit)
+    for group in MODEL_GROUPS:
+        for item in model_sources(model, data, group):
+            for name, *rest in (item.columns if isinstance(item, Derived) else item[1]):
+                units.setdefault(name, rest[-1])
     for item in extra:
         for name, *rest in (item.columns if isinstance(item, Derived) else item[2]):
             units.setdefault(name, rest[-1])

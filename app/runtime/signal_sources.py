@@ -14,7 +14,7 @@ import numpy as np
 
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
+__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "MODEL_GROUPS", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
 
 Source = tuple[np.ndarray, list[tuple[str, int, str]]]
 """A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
@@ -75,15 +75,54 @@ def _joint_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
             qp += [(base + a, pa + 3 + i, "") for i, a in enumerate(("qw", "qx", "qy", "qz"))]
             qv += [(base + a, va + i, "m/s") for i, a in enumerate(("vx", "vy", "vz"))]
             qv += [(base + a, va + 3 + i, "rad/s") for i, a in enumerate(("wx", "wy", "wz"))]
-    return [(data.qpos, qp), (data.qvel, qv)]
+    cons = []  # a hinge's or slide's constraint force (limits, contacts, equalities): N·m or N
+    for j in range(model.njnt):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_JOINT, j, "joint")
+        if int(model.jnt_type[j]) in _ONE_DOF and not is_rig_name(name):
+            unit = "N*m" if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_HINGE else "N"
+            cons.append((f"Joints/{name}:constraint", int(model.jnt_dofadr[j]), unit))
+    return [(data.qpos, qp), (data.qvel, qv), (data.qfrc_constraint, cons)]
 
 
-def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+_ONE_DOF = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+
+
+def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source | Derived]:
+    """Each body's world position (``:x :y :z``, m), orientation (``:qw :qx :qy :qz``, MuJoCo's
+    ``xquat``) and, worked out per block, the world velocity of its origin (``:vx :vy :vz``, m/s)
+    and its angular velocity (``:wx :wy :wz``, rad/s), as ``mj_objectVelocity`` gives them."""
+    names = [entity_name(model, mujoco.mjtObj.mjOBJ_BODY, b, "body") for b in range(model.nbody)]
+    pos = [(f"Bodies/{names[b]}:{a}", 3 * b + i, "m") for b in range(1, model.nbody) for i, a in enumerate("xyz")]
+    quat = [(f"Bodies/{names[b]}:{a}", 4 * b + i, "") for b in range(1, model.nbody)
+            for i, a in enumerate(("qw", "qx", "qy", "qz"))]
+    columns = [(f"Bodies/{names[b]}:{a}", u) for b in range(1, model.nbody)
+               for a, u in (("vx", "m/s"), ("vy", "m/s"), ("vz", "m/s"), ("wx", "rad/s"), ("wy", "rad/s"), ("wz", "rad/s"))]
+    root = np.asarray(model.body_rootid, dtype=np.intp)[1:]
+    n = model.nbody
+
+    def velocities(raw: np.ndarray) -> np.ndarray:
+        """From rows of (cvel, xpos, subtree_com): each body's (v of its origin, ω), world axes."""
+        rows = raw.shape[0]
+        cvel = raw[:, : 6 * n].reshape(rows, n, 6)[:, 1:]
+        xpos = raw[:, 6 * n: 9 * n].reshape(rows, n, 3)[:, 1:]
+        com = raw[:, 9 * n:].reshape(rows, n, 3)[:, root]
+        w = cvel[:, :, 0:3]  # cvel's linear part is the velocity of the point at the tree's com
+        v = cvel[:, :, 3:6] + np.cross(w, xpos - com)
+        return np.concatenate([v, w], axis=2).reshape(rows, 6 * (n - 1))
+
+    vel = Derived("bodies", [data.cvel.reshape(-1), data.xpos.reshape(-1), data.subtree_com.reshape(-1)],
+                  columns, velocities)
+    return [(data.xpos.reshape(-1), pos), (data.xquat.reshape(-1), quat), vel]
+
+
+def _site_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+    """Each site's world position (``Sites/<s>:x :y :z``, m); the rig's own helper sites left out."""
     pairs = []
-    for b in range(1, model.nbody):
-        name = entity_name(model, mujoco.mjtObj.mjOBJ_BODY, b, "body")
-        pairs += [(f"Bodies/{name}:{a}", 3 * b + i, "m") for i, a in enumerate("xyz")]
-    return [(data.xpos.reshape(-1), pairs)]
+    for s in range(model.nsite):
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_SITE, s, "site")
+        if not is_rig_name(name):
+            pairs += [(f"Sites/{name}:{a}", 3 * s + i, "m") for i, a in enumerate("xyz")]
+    return [(data.site_xpos.reshape(-1), pairs)]
 
 
 def _sensor_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
@@ -138,8 +177,11 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str]:
 def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
     units = [actuator_units(model, a) for a in range(model.nu)]
+    power = Derived("actuators", [data.actuator_force, data.actuator_velocity], [(f"Actuators/{n}:power", "W") for n in names],
+                    lambda raw: raw[:, : len(names)] * raw[:, len(names):])
     return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][1]) for i, n in enumerate(names)]),
-            (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)])]
+            (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)]),
+            *([power] if names else [])]
 
 
 CONTACT_COLUMNS = [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")]
@@ -164,14 +206,17 @@ def _energy_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     return [(data.energy, list(ENERGY_COLUMNS))]
 
 
-_GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source]]] = {
-    "joints": _joint_sources, "bodies": _body_sources, "sensors": _sensor_sources,
+_GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source | Derived]]] = {
+    "joints": _joint_sources, "bodies": _body_sources, "sites": _site_sources, "sensors": _sensor_sources,
     "actuators": _actuator_sources, "energy": _energy_sources,
 }
+MODEL_GROUPS = ("joints", "bodies", "sites", "sensors", "actuators")
+"""The model's own signal groups read at every row (energy, which costs MuJoCo work, apart)."""
 
 
-def model_sources(model: mujoco.MjModel, data: mujoco.MjData, group: str) -> list[Source]:
-    """The sources of one of the model's own signal groups (joints, bodies, sensors, actuators,
-    energy); empty for the rig's groups (loads, proximities, params) and contacts."""
+def model_sources(model: mujoco.MjModel, data: mujoco.MjData, group: str) -> list[Source | Derived]:
+    """The sources of one of the model's own signal groups (joints, bodies, sites, sensors,
+    actuators, energy): arrays read in place, or ``Derived`` columns worked out per block; empty
+    for the rig's groups (loads, proximities, params) and contacts."""
     fn = _GROUPS.get(group)
     return fn(model, data) if fn is not None else []

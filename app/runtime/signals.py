@@ -20,12 +20,13 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.row_gather import RowGather
-from mjrig.runtime.signal_sources import CONTACT_COLUMNS, Derived, contact_values, entity_name, model_sources
+from mjrig.runtime.signal_sources import (CONTACT_COLUMNS, MODEL_GROUPS, Derived, contact_values, entity_name,
+                                          model_sources)
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
 
 SIGNAL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params",
-                 "contacts", "energy")
+                 "contacts", "energy", "sites")
 
 
 class SignalCategory(str, Enum):
@@ -44,6 +45,7 @@ class SignalCategory(str, Enum):
     PARAMS = "Params"
     CONTACTS = "Contacts"
     ENERGY = "Energy"
+    SITES = "Sites"
 
     def __str__(self) -> str:
         return self.value
@@ -191,19 +193,18 @@ class SignalManager:
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
         g = {*self.groups, "requirements"}  # a rig's requirement columns are always recorded
-        for group in ("joints", "bodies", "sensors", "actuators"):
-            if group in g:
-                for source, pairs in model_sources(model, data, group):
-                    add(source, pairs)
         derived: list[tuple[np.ndarray, int, int, Callable[[np.ndarray], np.ndarray]]] = []
         raw: list[np.ndarray] = []
-        for item in extra:
+        own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]
+        for item in [*own, *extra]:
             if isinstance(item, Derived):
                 if item.group in g:
                     cols = np.array([self._column(n, u) for n, u in item.columns], dtype=np.intp)
                     r0 = sum(a.size for a in raw)
                     raw += item.raw
                     derived.append((cols, r0, r0 + sum(a.size for a in item.raw), item.compute))
+            elif len(item) == 2:  # the model's own (array, pairs)
+                add(item[0], item[1])
             elif item[0] in g:
                 add(item[1], item[2])
         if "contacts" in g:
@@ -212,7 +213,7 @@ class SignalManager:
         else:
             self._contacts = None
         if "energy" in g:
-            for source, pairs in model_sources(model, data, "energy"):
+            for source, pairs in model_sources(model, data, "energy"):  # type: ignore[misc]
                 add(source, pairs)
         self._derived = derived
         self._raw = raw
