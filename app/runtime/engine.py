@@ -34,8 +34,9 @@ class LoadEngine:
 
     ``tendon_of`` maps load names to their rig tendon ids (from ``compile_rig``); loads without
     one use the general path. Outputs for telemetry and drawing live in ``wrench`` (nloads, 6:
-    fx fy fz tx ty tz, world frame, on the `at` point) and ``lv`` (nloads, 2: length m,
-    rate m/s; NaN for loads that are not point-to-point), refreshed by ``update_outputs``.
+    fx fy fz tx ty tz, world frame, on the `at` point) and ``lv`` (nloads, 3: length m,
+    rate m/s, tension N pulling the points together; NaN for loads that are not point-to-point),
+    refreshed by ``update_outputs``.
     """
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
@@ -57,7 +58,7 @@ class LoadEngine:
         self.index = {id(ld): i for i, ld in enumerate(self.loads)}
         self._bank_rows = np.array([self.index[id(ld)] for ld in bank_loads], dtype=int)
         self.wrench = np.zeros((len(self.loads), 6))
-        self.lv = np.full((len(self.loads), 2), np.nan)
+        self.lv = np.full((len(self.loads), 3), np.nan)
         for i, ld in enumerate(self.loads):
             ld.report_into(self.wrench[i, 0:3], self.wrench[i, 3:6])
         batch = [ld for ld in self.general if batchable(ld)]  # they report from the bank's rows instead
@@ -135,7 +136,7 @@ class LoadEngine:
                 continue
             if ld.active and isinstance(ld, PointToPointForce):
                 i = self.index[id(ld)]
-                self.lv[i, 0], self.lv[i, 1] = ld.last_length, ld.last_velocity
+                self.lv[i] = ld.last_length, ld.last_velocity, ld.last_tension
 
     def _disable(self, ld: Load, exc: BaseException) -> None:
         ld.active = False
@@ -173,6 +174,7 @@ class LoadEngine:
             columns = [(f"Loads/{n}:{a}", "N") for n in names for a in ("fx", "fy", "fz")]
             columns += [(f"Loads/{n}:{a}", "N*m") for n in names for a in ("tx", "ty", "tz")]
             columns += [(f"Loads/{n}:length", "m") for n in names] + [(f"Loads/{n}:velocity", "m/s") for n in names]
+            columns += [(f"Loads/{n}:tension", "N") for n in names]
             sources.append(Derived("loads", b.raw(), columns, b.block_outputs, current=b.current_outputs))
         wrench, lv = self.wrench.reshape(-1), self.lv.reshape(-1)
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
@@ -184,8 +186,8 @@ class LoadEngine:
         sources.extend(src for ld in self.general for src in ld.signals())
         sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
                                  for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
-        sources.append((lv, [(f"Loads/{ld.name}:{a}", 2 * i + k, u) for i, ld in gen if ld.is_point_to_point
-                             for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s")))]))
+        sources.append((lv, [(f"Loads/{ld.name}:{a}", 3 * i + k, u) for i, ld in gen if ld.is_point_to_point
+                             for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s"), ("tension", "N")))]))
         prepare = b.copy_points if b is not None and not b.fixed_points else None
         return prepare, sources
 

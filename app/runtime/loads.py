@@ -212,6 +212,8 @@ class PointToPointForce(Load):
         """Distance between the points at the last evaluation (m)."""
         self.last_velocity = 0.0
         """Rate of change of that distance at the last evaluation (m/s)."""
+        self.last_tension = 0.0
+        """Tension at the last evaluation (N, positive pulling the points together)."""
 
     @property
     def r0(self) -> float:
@@ -259,7 +261,8 @@ class PointToPointForce(Load):
         u = delta / d if d > 1e-12 else np.zeros(3)
         v = float(u @ (self.xtion_site.rt_vel(mj_model, mj_data) - self.action_site.rt_vel(mj_model, mj_data)))
         self.last_length, self.last_velocity = d, v
-        return -self.tension(d, v, mj_model, mj_data) * u, np.zeros(3)
+        self.last_tension = -self.tension(d, v, mj_model, mj_data)
+        return self.last_tension * u, np.zeros(3)
 
     @classmethod
     def _spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, law: SpringLaw) -> "PointToPointForce":

@@ -82,7 +82,7 @@ class SpringBank:
             self.points = np.zeros((2 * n, 3))
         self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
         self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
-        self.row_out = np.zeros(8 * n)  # current_outputs' row; torques stay zero
+        self.row_out = np.zeros(9 * n)  # current_outputs' row; torques stay zero
 
     def refresh(self, model: mujoco.MjModel, t: float) -> None:
         """Re-read each law's numbers (after a param or field changed, or every step if profiled),
@@ -170,13 +170,17 @@ class SpringBank:
         return self.force
 
     def current_outputs(self) -> np.ndarray:
-        """:meth:`block_outputs`' columns at the current state, as one row (8 n), computed with
+        """:meth:`block_outputs`' columns at the current state, as one row (9 n), computed with
         the preallocated :meth:`forces` (a few µs) instead of a block pass over one row."""
         n = self.n
         out = self.row_out
         out[: 3 * n] = self.forces().reshape(-1)
         out[6 * n: 7 * n] = self.length
-        out[7 * n:] = self.rate
+        out[7 * n: 8 * n] = self.rate
+        if self.plain:
+            out[8 * n:] = self.pull
+        else:
+            np.negative(self.tension, out=out[8 * n:])
         return out
 
     def copy_points(self) -> None:
@@ -190,8 +194,9 @@ class SpringBank:
         return [self.length, self.rate, self.points, self.coef] + ([self.tension] if self.custom else [])
 
     def block_outputs(self, raw: np.ndarray) -> np.ndarray:
-        """From rows of :meth:`raw`, every spring's (fx fy fz, tx ty tz, length, velocity) as
-        (rows, 8 n) in column order: all fx fy fz, then all torques (zero), lengths, rates."""
+        """From rows of :meth:`raw`, every spring's (fx fy fz, tx ty tz, length, velocity, tension)
+        as (rows, 9 n) in column order: all fx fy fz, then all torques (zero), lengths, rates and
+        tensions (N, positive pulling the points together)."""
         n, rows = self.n, raw.shape[0]
         length, rate = raw[:, :n], raw[:, n:2 * n]
         pts = raw[:, 2 * n:8 * n].reshape(rows, n, 2, 3)
@@ -204,4 +209,4 @@ class SpringBank:
             tension[:, self.custom_rows] = raw[:, 15 * n:16 * n][:, self.custom_rows]
         scale = tension / np.maximum(length, 1e-12)
         force = (pts[:, :, 0, :] - pts[:, :, 1, :]) * scale[:, :, None]
-        return np.concatenate([force.reshape(rows, 3 * n), np.zeros((rows, 3 * n)), length, rate], axis=1)
+        return np.concatenate([force.reshape(rows, 3 * n), np.zeros((rows, 3 * n)), length, rate, -tension], axis=1)
