@@ -8,6 +8,7 @@ tracers) travel as scenario-format tables (``dict``) in one command pair, ``PutE
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mjrig.panel_state import (ActuatorInfo, EntryInfo, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
@@ -20,7 +21,7 @@ __all__ = [
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "EntryInfo",
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "RequirementInfo", "MetricInfo",
+    "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -239,6 +240,38 @@ class SaveScenario(Command):
 
     path: str
     then_quit: bool = False
+
+
+@dataclass(frozen=True)
+class ExportRecording(PathCommand):
+    """Write a recording as CSV, MATLAB (.mat) or MCAP (``mjrig.exports.export``), off the
+    simulation thread; the log says where. ``fmt`` "csv", "mat" or "mcap" (None: from ``path``'s
+    suffix, else csv); ``path`` None: beside the recording, named after it with the format's
+    suffix (a free name, never replacing a file; a ``path`` given is replaced: the dialog asked).
+    ``source`` None: the recording replayed, else the last one this session finished."""
+
+    fmt: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class WriteReport(PathCommand):
+    """Write the HTML report (``mjrig.exports.report``) of ``source`` (a recording, a sweep's
+    RESULTS.parquet or a study's STUDY.parquet; None: as ExportRecording picks one) to ``path``
+    (None: SOURCE.html beside it, a free name), off the simulation thread."""
+
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class SavePlot(PathCommand):
+    """Draw ``traces`` (the plotted signals: time in s, values in their units) as one figure, a
+    panel per unit (``mjrig.exports.plotting``), to ``path`` (.png, .svg or .pdf; None: a
+    timestamped PNG in runs/), off the simulation thread. Each trace is a
+    ``mjrig.exports.plotting.Trace`` (not imported here: campaigns, below the exports, read the
+    commands)."""
+
+    traces: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,9 @@ class PanelState:
     requirements: tuple[RequirementInfo, ...] = ()
     metrics: tuple[MetricInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
+    export_source: str | None = None
+    """The recording File > Export and File > Report read now: the one replayed, else the one
+    being finished or the last one finished (None: none yet)."""
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:

@@ -7,8 +7,12 @@
 - A red message says what is wrong with the typed name; it goes when the folder changes (it
   spoke of the folder left).
 - Double-clicking a file picks it (Open) or chooses its name (Save).
-- The type filter narrows the list and never touches the typed name.
-- Open and Save differ in title and button; Save adds ``.toml`` and asks before replacing.
+- The type filter narrows the list and never touches the typed name -- except in a Save dialog
+  made with ``choose_type`` (a "save as type"): there each filter is one file type, picking one
+  makes its suffix the one added and swaps the typed name's suffix for it, and a name typed with
+  another filter's suffix keeps it (the type follows the name: ``run.mat`` saves a .mat).
+- Open and Save differ in title and button; Save adds its suffix (``.toml``) and asks before
+  replacing.
 - ``cancel()`` closes it as its Cancel button does (the panel's Escape key).
 """
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-__all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS"]
+__all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS", "type_filters"]
 
 OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("models and scenarios", (".xml", ".mjb", ".toml")),
@@ -28,17 +32,29 @@ OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))
 
 
+def type_filters(*suffixes: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """One filter per file type, for a ``choose_type`` Save dialog: ``(".csv", (".csv",)), ...``."""
+    return tuple((s, (s,)) for s in suffixes)
+
+
 class FileDialog:
     """A modal Open or Save dialog; ``show(folder, name)``; ``on_done(path)`` gets the chosen file.
 
     ``mode`` is "open" (the file must exist) or "save" (``suffix`` is added when missing; an
-    existing file is replaced only after the user says so).
+    existing file is replaced only after the user says so). ``choose_type`` (save only): the
+    filters are file types (``type_filters``) and the one picked sets the suffix (the first at
+    first, or the one ``show`` is given a name of).
     """
 
     def __init__(self, *, mode: str, title: str, on_done: Callable[[str], None],
-                 filters: tuple[tuple[str, tuple[str, ...]], ...] = OPEN_FILTERS, suffix: str = ".toml") -> None:
+                 filters: tuple[tuple[str, tuple[str, ...]], ...] = OPEN_FILTERS, suffix: str = ".toml",
+                 choose_type: bool = False) -> None:
         assert mode in ("open", "save")
+        assert not choose_type or (mode == "save" and all(len(exts) == 1 for _, exts in filters))
         self.mode, self.title, self.on_done, self.filters, self.suffix = mode, title, on_done, filters, suffix
+        self.choose_type = choose_type
+        if choose_type:
+            self.suffix = filters[0][1][0]
         self.folder = Path.cwd()
         self._filter = 0
         self._window: int | str = 0
@@ -83,6 +99,9 @@ class FileDialog:
 
     def show(self, folder: str | os.PathLike | None = None, name: str = "") -> None:
         dpg.set_value(self._name, name)
+        if self.choose_type and Path(name).suffix.lower() in self._types():
+            self._filter = self._types().index(Path(name).suffix.lower())
+            self.suffix = self._types()[self._filter]
         self._enter(Path(folder) if folder is not None and Path(folder).is_dir() else self.folder)
         vw, vh = dpg.get_viewport_client_width(), dpg.get_viewport_client_height()
         w, h = min(640, vw - 20), min(440, vh - 40)
@@ -126,9 +145,18 @@ class FileDialog:
             dpg.bind_item_handler_registry(item, self._handlers)
 
     # --- callbacks --------------------------------------------------------------------------
+    def _types(self) -> list[str]:
+        """The suffix of each filter (``choose_type`` dialogs)."""
+        return [exts[0] for _, exts in self.filters]
+
     def _on_filter(self, sender: int | str, value: bool, index: int) -> None:
         self._filter = index
-        self._list_folder()  # the typed name stays as it is
+        if self.choose_type:  # a "save as type": the name follows the type picked
+            self.suffix = self._types()[index]
+            typed = str(dpg.get_value(self._name) or "").strip()
+            if typed and Path(typed).suffix.lower() in self._types():
+                dpg.set_value(self._name, str(Path(typed).with_suffix(self.suffix)))
+        self._list_folder()  # otherwise the typed name stays as it is
 
     def _on_up(self) -> None:
         self._enter(self.folder.parent)
@@ -179,7 +207,8 @@ class FileDialog:
                 return
             self._finish(target)
             return
-        if self.suffix and target.suffix.lower() != self.suffix:
+        keep = self._types() if self.choose_type else [self.suffix]
+        if self.suffix and target.suffix.lower() not in keep:
             target = target.with_name(target.name + self.suffix)
         if not target.parent.is_dir():
             dpg.set_value(self._message, f"no such folder: {target.parent}")

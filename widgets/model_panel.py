@@ -1,6 +1,7 @@
 """Model: open (file dialog, bundled rigs, recent scenarios), reload, save scenario, model info.
 
-The same actions sit in the panel's File menu, with their keys (``mjrig.desktop.panel_keys``) and Quit.
+The same actions sit in the panel's File menu, with their keys (``mjrig.desktop.panel_keys``),
+Export recording... and Report... (``mjrig.widgets.export_dialogs``) and Quit.
 Opening another file while the rig has unsaved edits asks first (save, open without saving, or
 cancel). Recent shows each file by its name, with as many parent folders as it takes to tell
 two of the same name apart; the full path is in its tooltip.
@@ -18,17 +19,21 @@ from mjrig.scenario.bundled import MODELS_DIR, bundled_models
 from mjrig.model_info import summary
 from mjrig.desktop.panel_keys import panel_key
 from mjrig.desktop.recent import RecentFiles, short_names
+from mjrig.widgets.export_dialogs import ExportDialogs
 from mjrig.widgets.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
 
 
 class ModelPanel:
-    """Every action is a command; the info text comes from the snapshot's ModelInfo."""
+    """Every action is a command; the info text comes from the snapshot's ModelInfo. ``exports``:
+    the export and report dialogs the File menu opens (shared with the plots and results view)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, recent: RecentFiles) -> None:
+    def __init__(self, submit: Callable[[C.Command], None], *, recent: RecentFiles,
+                 exports: ExportDialogs | None = None) -> None:
         self.submit = submit
         self.recent = recent
+        self.exports = exports or ExportDialogs(submit)
         self._bundled = {m.name: str(m.scenario) for m in bundled_models()}
         self._descriptions = {m.name: m.description for m in bundled_models()}
         self._open = FileDialog(mode="open", title="Open a model or scenario", on_done=self._on_open_file)
@@ -62,12 +67,18 @@ class ModelPanel:
             dpg.add_menu_item(label="Reload", callback=self._on_reload)
             dpg.add_menu_item(label="Save scenario...", callback=self._on_save, shortcut=panel_key("save").key)
             dpg.add_separator()
+            _tip(dpg.add_menu_item(label="Export recording...", callback=lambda: self.exports.export_dialog()),
+                 "the recording replayed, else the last one recorded, as CSV, MATLAB (.mat) or MCAP")
+            _tip(dpg.add_menu_item(label="Report...", callback=lambda: self.exports.report_dialog()),
+                 "an HTML report of the recording replayed, else of the last one recorded")
+            dpg.add_separator()
             dpg.add_menu_item(label="Quit", callback=on_quit, shortcut=panel_key("quit").key)
         self._fill_recent(self.recent.load())
 
     def build(self, parent: int | str) -> None:
         self._open.build()
         self._save.build()
+        self.exports.build()
         row = dpg.add_group(parent=parent, horizontal=True)
         _tip(dpg.add_button(label="Open...", parent=row, callback=self._on_open),
              "open an MJCF .xml, a binary .mjb or a scenario .toml (or drop it on the 3D view)")
@@ -140,9 +151,10 @@ class ModelPanel:
 
     @property
     def dialog_shown(self) -> bool:
-        """Whether one of this panel's dialogs (Open, Save, the unsaved-edits question) is up or
-        about to be."""
-        return self._open.shown or self._save.shown or dpg.is_item_shown(self._ask) or self._save_in > 0
+        """Whether one of this panel's dialogs (Open, Save, an export's, the unsaved-edits question)
+        is up or about to be."""
+        return (self._open.shown or self._save.shown or self.exports.shown or dpg.is_item_shown(self._ask)
+                or self._save_in > 0)
 
     def close_dialog(self) -> bool:
         """Close the dialog that is up as its Cancel does (the Escape key); False if none was."""
@@ -150,6 +162,8 @@ class ModelPanel:
             if dialog.shown:
                 dialog.cancel()
                 return True
+        if self.exports.close_dialog():
+            return True
         if dpg.is_item_shown(self._ask):
             self._on_keep()
             return True
@@ -201,6 +215,7 @@ class ModelPanel:
 
     # --- updating ---------------------------------------------------------------------------
     def update(self, snap: C.PanelState) -> None:
+        self.exports.update(snap)
         if self._save_in > 0:
             self._save_in -= 1
             if self._save_in == 0:

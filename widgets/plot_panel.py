@@ -7,7 +7,8 @@ simulated seconds of the checked signals once per ``update``. Series are created
 is checked and then only refreshed with ``set_value``; every series is decimated (min/max per
 bucket) to at most ``max_points`` points, so drawing cost does not grow with the sample rate.
 A compared recording (``TimelineInfo.compare``) adds each checked signal's dashed twin in the
-same colour (``plot_overlay``).
+same colour (``plot_overlay``). *Save plot...* calls ``on_save`` (the app's save dialog), which
+draws ``traces()``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import numpy as np
 import dearpygui.dearpygui as dpg
 
 from mjrig.commands import PanelState
+from mjrig.exports.plotting import Trace
 from mjrig.session.plot_rows import is_new_model
 from mjrig.widgets.plot_overlay import CURSOR_COLOR, EVENT_COLOR, MarkThemes, Overlay, SeriesColors
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
@@ -83,6 +85,7 @@ class PlotPanel:
         self._cursor: float | None = None   # a past instant shown (s), marked on every plot
         self._cursor_lines: dict[str, int | str] = {}
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
+        self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
         self._filter_input: int | str | None = None
         self._window_input: int | str | None = None
         self._autofit_box: int | str | None = None
@@ -101,6 +104,7 @@ class PlotPanel:
                                                      callback=self._on_autofit)
                 self._pause_box = dpg.add_checkbox(label="pause", default_value=self._paused,
                                                    callback=self._on_pause)
+                dpg.add_button(label="Save plot...", callback=lambda: self.on_save and self.on_save())
             with dpg.group(horizontal=True):
                 with dpg.group(width=_TREE_WIDTH):
                     self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
@@ -221,6 +225,14 @@ class PlotPanel:
 
     def _unit(self, name: str) -> str:
         return self._units.get(name, "")
+
+    def traces(self) -> list[Trace]:
+        """The plotted signals over the time span the plots show (s), every row kept (GUI thread)."""
+        if not self._checked or not self._plots:
+            return []
+        lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
+        t, values = self.history.window(lo, hi, list(self._checked))
+        return [Trace(n, self._unit(n), t.copy(), values[:, j].copy()) for j, n in enumerate(self._checked)]
 
     # ---- callbacks: read the value, record the request ---------------------------------------
 

@@ -8,10 +8,13 @@ one requirement's or metric's value or a study's objective (y), a point per tria
 best so far, and *Open best* opens the scenario with the best trial's param values.
 A trial's ``trial-<n>`` button replays its recording; its ``set-up`` button opens the sweep's
 scenario with the trial's param values (``mjrig.campaign.results`` builds the commands); a click on a
-point of the scatter opens that trial (its recording, else its set-up).
+point of the scatter opens that trial (its recording, else its set-up). *Report...* writes the
+results file's HTML report (``on_report``: the app's save dialog); the view's note says where
+(the window may cover the Status log), as the log does.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
@@ -19,6 +22,8 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.campaign.results import FILTERS, Scatter, SweepResults
+from mjrig.exports.report import default_report_path
+from mjrig.runtime.paths import fresh_path
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["ResultsView"]
@@ -42,12 +47,16 @@ def _fmt(value: Any) -> str:
 class ResultsView:
     """The results window over ``results``; every trial action is a command for ``submit``.
 
-    ``area`` is the panel's client size (width, height) in pixels: the window takes its right part."""
+    ``area`` is the panel's client size (width, height) in pixels: the window takes its right part.
+    ``on_report(path, chosen=)`` asks where to write the report of ``path`` and calls
+    ``chosen(out)`` with the file chosen (None: the report is written beside ``path``)."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, results: SweepResults,
-                 area: tuple[int, int]) -> None:
+                 area: tuple[int, int], on_report: Callable[..., None] | None = None) -> None:
         self.submit = submit
         self.results = results
+        self.on_report = on_report
+        self._report_to: str | None = None  # a report being written: the note says so when it is
         self.area = area
         self.sort: tuple[str, bool] = ("trial", False)
         """The table's order: (column, descending)."""
@@ -91,6 +100,8 @@ class ResultsView:
                         self._filters[name] = dpg.add_selectable(label=label, width=len(label) * 8, user_data=name,
                                                                  callback=self._on_filter, default_value=name == "all")
                 self._shown = dpg.add_text("", color=(150, 150, 150))
+                report = dpg.add_button(label="Report...", callback=self._on_report)
+                self._tip(report, f"an HTML report of {res.name}: trials, sensitivity, scatters, histograms")
             table_h = min(max(150, int((h - 44) * 0.42)), 32 + 25 * res.table.height)  # no empty space under few rows
             self._table = dpg.add_table(label="trials", header_row=True, sortable=True, callback=self._on_sort,
                                         policy=dpg.mvTable_SizingFixedFit, scrollX=True, scrollY=True, freeze_rows=1,
@@ -238,6 +249,28 @@ class ResultsView:
         dpg.configure_item(self._window, show=True)
         dpg.focus_item(self._window)
 
+    def _on_report(self) -> None:
+        if self.on_report is not None:
+            self.on_report(self.results.path, chosen=self._report_chosen)
+            return
+        out = fresh_path(default_report_path(self.results.path))
+        self.submit(C.WriteReport(str(out), source=str(self.results.path)))
+        self._report_chosen(str(out))
+
+    def _report_chosen(self, out: str) -> None:
+        self._report_to = out
+        dpg.set_value(self._note, f"writing the report to {out} ...")
+        dpg.configure_item(self._note, color=COLOURS["other"])
+
+    def _follow_report(self, messages: tuple[tuple[str, str], ...]) -> None:
+        """The session's line about the report being written, in the note (once it is there)."""
+        out = self._report_to
+        said = next(((level, text) for level, text in reversed(messages) if out and out in text), None)
+        if said is not None:
+            self._report_to = None
+            dpg.set_value(self._note, said[1])
+            dpg.configure_item(self._note, color=COLOURS["fail" if said[0] == "error" else "pass"])
+
     def _on_close(self, *args: object) -> None:
         dpg.configure_item(self._window, show=False)
 
@@ -307,6 +340,8 @@ class ResultsView:
     def update(self, snap: C.PanelState) -> None:
         self._dirty = snap.dirty
         self._source = snap.source
+        if self._report_to is not None:
+            self._follow_report(snap.messages)
 
 
 def _marker_theme(colour: tuple[int, int, int], size: int) -> int | str:

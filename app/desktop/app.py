@@ -63,6 +63,7 @@ class PanelApp:
         from mjrig.desktop.keys import load_keymap
         from mjrig.desktop.recent import RecentFiles
         from mjrig.widgets.actuators_panel import ActuatorsPanel
+        from mjrig.widgets.export_dialogs import ExportDialogs
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.metrics_panel import MetricsPanel
@@ -79,8 +80,10 @@ class PanelApp:
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
 
         submit = self.client.submit
-        self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles())
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT), LogPanel()
+        exports = ExportDialogs(submit, plotted=self.plot.traces)  # File > Export..., Save plot...
+        self.plot.on_save = exports.plot_dialog
+        self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles(), exports=exports)
         timeline = TimelineBar(submit, plot=self.plot)
         sections = [
             ("Model", model_panel, True),
@@ -99,7 +102,8 @@ class PanelApp:
         if self.results is not None:
             from mjrig.campaign.results import SweepResults
             from mjrig.widgets.results_view import ResultsView
-            results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h))
+            results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h),
+                                  on_report=exports.report_dialog)
         with dpg.window(label=self.title) as self._main:
             with dpg.menu_bar():
                 model_panel.build_menu(on_quit=self._on_close_request)

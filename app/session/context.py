@@ -9,7 +9,8 @@ sibling. A feature is a class with
 - optionally ``publish() -> {PanelState field: value}``: its part of the panel state;
 - optionally ``close()``: finish its files (safe twice).
 
-Features talk to each other only through the context's hooks (``branched``), never directly.
+Features talk to each other only through the context's hooks (``branched``, ``finishing``,
+``finished``), never directly.
 
 Threading: simulation thread only, like the kernel's stepping.
 """
@@ -53,6 +54,9 @@ class RigContext:
     (videos follow it); ``source()`` is the step source now and ``use_source(src)`` swaps one in
     (a replay; any load swaps the live one back); ``branched`` hooks run when the timeline
     branches at a simulated time (s) and return the file they went on recording into, or None.
+    ``finishing`` hooks run when a recording stops and its file starts being finished off the
+    simulation thread, ``finished`` hooks when that is over: ``(path, complete)``, ``complete``
+    False when the file could not be finished.
     """
 
     rig: Callable[[], Rig | None]
@@ -67,6 +71,8 @@ class RigContext:
     source: Callable[[], Any]
     use_source: Callable[[Any], None]
     branched: list[Callable[[float], Path | None]] = field(default_factory=list)
+    finishing: list[Callable[[Path], None]] = field(default_factory=list)
+    finished: list[Callable[[Path, bool], None]] = field(default_factory=list)
 
     def _current(self) -> Rig:
         rig = self.rig()

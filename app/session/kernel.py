@@ -6,17 +6,17 @@ it), the run-state machine (``run``, ``mjrig.session.run_control``) and the docu
 a scenario document, ``mjrig.session.document``). Features plug in, each with one
 ``RigContext`` and no sibling (``mjrig.session.context`` states the contract): ``entries``
 (editing any section of the rig), ``outputs`` (recordings, videos, screenshots, scenarios,
-keyframes), ``timeline`` (history, scrubbing, branching: the live step source), ``replayer``
-(recordings replayed, the step source it swaps in, comparisons) and ``tools`` (reload, actuator
-sliders, snapshots, requirement verdicts). The kernel dispatches each command to the feature
-that registered it (the step source first), and builds the panel state from its own fields and
-each feature's ``publish()``. GUI-free: the simulation thread owns a Session; the panel only
+keyframes), ``reports`` (exports, HTML reports, plot pictures), ``timeline`` (history,
+scrubbing, branching: the live step source), ``replayer`` (recordings replayed, the step source
+it swaps in, comparisons) and ``tools`` (reload, actuator sliders, snapshots, requirement
+verdicts). The kernel dispatches each command to the feature that registered it (the step
+source first), and builds the panel state from its own fields and each feature's ``publish()``. GUI-free: the simulation thread owns a Session; the panel only
 submits commands and reads panel states.
 
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
-``outputs.jobs``, drained on the simulation thread.
+``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread.
 """
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ from mjrig.session.entries import RigEntries
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import RowQueue
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
+from mjrig.session.reports import Reports
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -80,6 +81,7 @@ class Session:
         self.tools = RigTools(self.context)
         self.timeline = Timeline(self.context)
         self.replayer = ReplayMode(self.context)
+        self.reports = Reports(self.context)  # exports, reports, plot pictures
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # the viewer loop's side of the session (it owns the window and the camera)
@@ -113,6 +115,7 @@ class Session:
             C.SaveScenario: self._save_scenario, **self.entries.handlers(),
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
+            **self.reports.handlers(),
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -224,7 +227,7 @@ class Session:
             self._events.clear()
             self.selection = None
             self.opened += 1
-            for part in (self.outputs, self.tools, self.timeline):
+            for part in (self.outputs, self.tools, self.timeline, self.reports):
                 part.rig_opened()
         self.model_changed = True
         self.run.opened(fresh=not reload)
@@ -267,6 +270,7 @@ class Session:
             except Exception as exc:  # a command must never take the simulation down
                 self.log("error", f"{type(cmd).__name__} failed: {type(exc).__name__}: {exc}")
         self.outputs.jobs.finish()
+        self.reports.jobs.finish()
 
     def handle(self, cmd: C.Command) -> None:
         """Carry out one command now."""
@@ -357,7 +361,8 @@ class Session:
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
             units=self._live.units_view(), events=tuple(self._events),
             timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
-            **self.entries.publish(), **self.outputs.publish(), **self.tools.publish())
+            **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
+            **self.reports.publish())
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:
@@ -370,6 +375,7 @@ class Session:
 
     def close(self) -> None:
         """Finalize any recording and video and wait for them; safe twice."""
-        self.outputs.close()
+        self.outputs.close()  # its recordings finished first: an export may wait for one
+        self.reports.close()
         if self.rm is not None:
             self.rm.close()

@@ -153,6 +153,10 @@ class Outputs:
         rm = self.ctx.runtime_or_none
         if rm is not None:
             sm.add_metadata(outcome_metadata(rm))
+        target = sm.export_path
+        if target is not None:
+            for hook in self.ctx.finishing:
+                hook(target)
 
         def done(path: Path | None, error: BaseException | None) -> None:
             if error is not None:
@@ -161,6 +165,9 @@ class Outputs:
                 self.ctx.log("error", f"recording: {sm.error}")
             elif path is not None:
                 self.ctx.log("info", f"recording saved: {path}")
+            if target is not None:
+                for hook in self.ctx.finished:
+                    hook(target, error is None and not sm.error and path is not None)
 
         self.jobs.start("mjrig-recording-close", sm.close, done)
 
