@@ -22,6 +22,7 @@ __all__ = [
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
+    "UseCurrentAsInitial",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -150,6 +151,12 @@ class BindActuator(Command):
     """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
 
     actuator: str
+
+
+@dataclass(frozen=True)
+class UseCurrentAsInitial(Command):
+    """Make the current joint positions and velocities the rig's ``[initial]`` (saved with the
+    scenario): Reset, and every run of the scenario, starts there from now on."""
 
 
 @dataclass(frozen=True)

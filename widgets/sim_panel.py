@@ -53,7 +53,7 @@ class SimPanel:
         _tip(self._play, "pause or run the simulation (Space in the 3D view)")
         _tip(dpg.add_button(label="Step", parent=row, callback=self._on_step), "one timestep, then pause (Right arrow)")
         _tip(dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
-             "back to the model's initial state (as at open)")
+             "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own")
         self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
                                     default_value="1x", callback=self._on_speed)
         _tip(dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
@@ -64,7 +64,10 @@ class SimPanel:
         self._restore = dpg.add_button(label="Restore", parent=state, callback=self._on_restore)
         _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
         dpg.bind_item_theme(self._restore, _disabled_theme())
-        self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
+        _tip(dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
+             "start from the joints' positions and velocities now: Reset and every run of the scenario "
+             "begin here ([initial], saved with the scenario)")
+        self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150))
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)
@@ -97,6 +100,9 @@ class SimPanel:
 
     def _on_restore(self) -> None:
         self.submit(C.RestoreSnapshot())
+
+    def _on_initial(self) -> None:
+        self.submit(C.UseCurrentAsInitial())
 
     def _on_keyframe(self) -> None:
         self.submit(C.SaveKeyframe())

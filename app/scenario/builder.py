@@ -98,9 +98,11 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     resolve_at(sc, rm, model, data)  # initial distances are taken from the start state
     if snap is not None and not carried:
         rm.restore(data, snap)  # the rig's own part of the snapshot
+        if sc.initial:
+            sc.initial.apply(model, data)  # over the snapshot's joints again
     initial = snap
-    if sc.initial_key is not None:
-        initial = rm.snapshot(data)
+    if sc.initial_key is not None or (sc.initial and not carried):
+        initial = rm.snapshot(data)  # the keyframe and [initial] together: where Reset returns
     return Rig(sc, rm, model, data, initial)
 
 
@@ -138,7 +140,7 @@ def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> PhysicsState | Non
 
 def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: PhysicsState | None = None) -> None:
     """Put ``data`` in the scenario's start state: its keyframe ``initial_key``, the ``snapshot``
-    of its ``initial_state``, or the model's own initial state."""
+    of its ``initial_state``, or the model's own initial state; then ``[initial]``'s joint values."""
     reset_state(model, data)
     if sc.initial_key is not None:
         key = find_id(model, mujoco.mjtObj.mjOBJ_KEY, sc.initial_key, kind="keyframe", count=model.nkey)
@@ -147,6 +149,8 @@ def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, sna
     elif snapshot is not None:
         put_snapshot(model, data, snapshot)
         mujoco.mj_forward(model, data)
+    if sc.initial:
+        sc.initial.apply(model, data)
 
 
 def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = (),

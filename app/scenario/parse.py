@@ -33,6 +33,7 @@ from mjrig.runtime.requirements import Requirement
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
+from mjrig.scenario.initial import InitialState, read_initial
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
@@ -43,7 +44,7 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
@@ -87,6 +88,8 @@ class Scenario:
     """A keyframe of the model to start from (and reset to)."""
     initial_state: Path | None = None
     """A snapshot file (.npz, ``mjrig.runtime.snapshots``) to start from (and reset to)."""
+    initial: InitialState = field(default_factory=InitialState)
+    """``[initial]``: joint positions and velocities by name, over the keyframe or snapshot."""
     params: dict[str, NamedValue] = field(default_factory=dict)
     bindings: list[ModelBinding] = field(default_factory=list)
     """Params bound to model fields (``model = "body:block.mass"``)."""
@@ -144,6 +147,7 @@ class Scenario:
             key = self.initial_key
             self._checked(lambda: find_id(model, mujoco.mjtObj.mjOBJ_KEY, key, kind="keyframe", count=model.nkey),
                           ("simulation", "initial_key"))
+        self.initial.check(model, self.where)
         if self.video is not None and self.video.camera is not None:
             try:
                 find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera, kind="camera", count=model.ncam)
@@ -197,6 +201,8 @@ class _Parser(FieldReader):
             sc.initial_state = self.path_value(sim["initial_state"], ("simulation", "initial_state"))
             if not sc.initial_state.is_file():
                 raise self.fail(("simulation", "initial_state"), f"snapshot file not found: {sc.initial_state}")
+        if "initial" in doc:
+            sc.initial = read_initial(self, doc["initial"])
         params = doc.get("params", {})
         if not isinstance(params, dict):
             raise self.fail(("params",), "must be a table")

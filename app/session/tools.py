@@ -21,6 +21,7 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.scenario.builder import check_names
+from mjrig.scenario.initial import SIZES
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, fresh_path
@@ -48,7 +49,8 @@ class RigTools:
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
         return {C.Reload: self.reload, C.BindActuator: self.bind_actuator,
-                C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot}
+                C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot,
+                C.UseCurrentAsInitial: self.use_current_as_initial}
 
     def rig_opened(self) -> None:
         """Another rig was opened: no snapshot of it yet, no requirement failure told yet."""
@@ -190,6 +192,34 @@ class RigTools:
         s.run.reset()  # out of an error state; pacing starts from here
         self.last_snapshot = Path(path)
         s.log("info", f"restored t = {snap.time:.4f} s from {path}")
+
+
+    # --- the start state -------------------------------------------------------------------------
+    def use_current_as_initial(self, cmd: C.UseCurrentAsInitial) -> None:
+        """``[initial]`` from every named joint's position and velocity now; Reset returns here."""
+        s = self.ctx
+        m, d = s.model, s.data
+        qpos: dict[str, Any] = {}
+        qvel: dict[str, Any] = {}
+        for j in range(m.njnt):
+            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+            if not name or is_rig_name(name):
+                continue
+            npos, nvel = SIZES[int(m.jnt_type[j])]
+            pa, va = int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j])
+            pos, vel = d.qpos[pa: pa + npos].tolist(), d.qvel[va: va + nvel].tolist()
+            qpos[name], qvel[name] = (pos[0] if npos == 1 else pos), (vel[0] if nvel == 1 else vel)
+        if not qpos:
+            s.log("warning", "the model has no named joint: nothing to start from by name")
+            return
+        doc = copy.deepcopy(s.document.doc)
+        doc["initial"] = {"qpos": qpos, "qvel": qvel}
+        s.rebuild(doc)
+        rig = s.rig()
+        if rig is not None:
+            rig.initial = s.runtime.snapshot(s.data)
+        s.log("info", f"the state at t = {d.time:.4f} s is the rig's [initial] now ({len(qpos)} joints): "
+                      "Reset returns here; save the scenario to keep it")
 
 
 def _describe(value: Any) -> str:
