@@ -22,7 +22,7 @@ __all__ = [
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
-    "UseCurrentAsInitial",
+    "UseCurrentAsInitial", "SetArrowScale",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -151,6 +151,14 @@ class BindActuator(Command):
     """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
 
     actuator: str
+
+
+@dataclass(frozen=True)
+class SetArrowScale(Command):
+    """The arrows' length: ``force`` m per N (``[view] force_scale``; the torque arrows get five
+    times as much per N·m), or None: automatic (the largest arrow a quarter of the model)."""
+
+    force: float | None = None
 
 
 @dataclass(frozen=True)

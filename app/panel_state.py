@@ -179,6 +179,7 @@ class PanelState:
     requirements: tuple[RequirementInfo, ...] = ()
     metrics: tuple[MetricInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
+    force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
     export_source: str | None = None
     """The recording File > Export and File > Report read now: the one replayed, else the one
     being finished or the last one finished (None: none yet)."""

@@ -76,6 +76,11 @@ class SimPanel:
             dpg.add_text("frame the whole model in the 3D view")
         self._camera = dpg.add_combo(["free"], parent=view, width=160, default_value="free", label="camera",
                                      callback=self._on_camera)
+        self._arrows = dpg.add_input_text(parent=parent, width=120, hint="auto", label="arrows (m per N)",
+                                          on_enter=True, callback=self._on_arrows)
+        _tip(self._arrows, "metres of arrow per newton (torques: 5x per N·m); empty: automatic, the largest "
+                           "arrow a quarter of the model. Enter applies it ([view] in the scenario)")
+        self._arrows_shown: float | None = None
 
     def _on_play(self) -> None:
         self.submit(C.TogglePause())
@@ -101,6 +106,18 @@ class SimPanel:
     def _on_restore(self) -> None:
         self.submit(C.RestoreSnapshot())
 
+    def _on_arrows(self, sender: int, value: str) -> None:
+        text = value.strip().lower()
+        try:
+            force = None if text in ("", "auto") else float(text)
+        except ValueError:
+            dpg.set_value(self._arrows, "")
+            return
+        if force is not None and not force > 0:
+            dpg.set_value(self._arrows, "")
+            return
+        self.submit(C.SetArrowScale(force))
+
     def _on_initial(self) -> None:
         self.submit(C.UseCurrentAsInitial())
 
@@ -108,6 +125,9 @@ class SimPanel:
         self.submit(C.SaveKeyframe())
 
     def update(self, snap: C.PanelState) -> None:
+        if snap.force_scale != self._arrows_shown and not dpg.is_item_active(self._arrows):
+            self._arrows_shown = snap.force_scale
+            dpg.set_value(self._arrows, "" if snap.force_scale is None else f"{snap.force_scale:g}")
         dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
         can_restore = bool(snap.snapshot_path)
         if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another

@@ -232,7 +232,8 @@ class SimThread:
             arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None else ([], [])
             mediapy.write_image(str(path), render_with_rig(self._renderer, m, s.data, camera=v.cam, option=v.opt,
                                                            arrows=arrows, lines=lines,
-                                                           extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt)))
+                                                           extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt),
+                                                           scale=s.rm.arrow_scale if s.rm is not None else None))
             s.log("info", f"screenshot saved: {path}")
         except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
             s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")

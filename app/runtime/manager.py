@@ -36,7 +36,7 @@ from mjrig.runtime.signals import Derived, SignalManager
 from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
-from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all, net_force_arrows
+from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig, draw_all, net_force_arrows
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 
@@ -62,7 +62,7 @@ class RuntimeManager:
     draw trails (``rig_extras``); ``requirements`` are checked and ``metrics`` logged at every step
     (``stop_requested``, ``finish_requirements``, ``metric_entries``); ``on_warning(text)`` receives one-line
     warnings (default: the ``mjrig`` logger); ``sync_hook(model, data, arrows, lines)`` gets the rig's arrows and
-    lines after every step (a viewer's sync).
+    lines after every step (a viewer's sync); ``arrow_scale`` sets the arrows' lengths (viewer and videos).
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -83,6 +83,7 @@ class RuntimeManager:
     metrics: list[Metric] = field(default_factory=list)
     on_warning: Callable[[str], None] | None = None
     sync_hook: SyncHook | None = None
+    arrow_scale: ArrowScale = field(default_factory=ArrowScale)
 
     def __post_init__(self) -> None:
         self._resolved = False
@@ -287,7 +288,7 @@ class RuntimeManager:
             arrows, lines = self.visuals(eng.model, eng.data)
             net = self.net_force_arrows(eng.model, eng.data) if any(
                 getattr(r, "show_net_force", False) for r in self._vdue) else None
-            more = {} if net is None else {"net_forces": net}
+            more = {"arrow_scale": self.arrow_scale, **({} if net is None else {"net_forces": net})}
             for rec in self._vdue:
                 rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines, **more)
 
@@ -344,7 +345,7 @@ class RuntimeManager:
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
         arrows, lines = self.visuals(mj_model, mj_data)
-        return draw_all(mj_model, scene, arrows, lines)
+        return draw_all(mj_model, scene, arrows, lines, scale=self.arrow_scale)
 
     # --- snapshots ---------------------------------------------------------------------------
     def snapshot(self, mj_data: mujoco.MjData) -> PhysicsState:

@@ -21,7 +21,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.framing import frame_free_camera
 from mjrig.runtime.points import find_id
-from mjrig.runtime.visuals import ArrowConfig, Color, LineConfig, draw_all
+from mjrig.runtime.visuals import ArrowConfig, ArrowScale, Color, LineConfig, draw_all
 
 __all__ = ["VideoRecorder", "CameraName", "find_ffmpeg", "NET_FORCE_COLOR"]
 
@@ -149,7 +149,7 @@ class VideoRecorder:
 
     def capture_frame(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData,
                       custom_arrows: list[ArrowConfig], custom_lines: list[LineConfig],
-                      net_forces: list[ArrowConfig] | None = None) -> None:
+                      net_forces: list[ArrowConfig] | None = None, arrow_scale: ArrowScale | None = None) -> None:
         """Render and queue a frame if one is due (blocks only if the encoder is far behind)."""
         if not self.due(mj_data.time):
             return
@@ -162,7 +162,8 @@ class VideoRecorder:
         assert self._renderer is not None
         arrows = [*(custom_arrows if self.show_loads else []), *((net_forces or []) if self.show_net_force else [])]
         frame = render_with_rig(self._renderer, mj_model, mj_data, camera=self._camera, option=self._vopt,
-                                arrows=arrows, lines=custom_lines if self.show_proximities else []).copy()
+                                arrows=arrows, lines=custom_lines if self.show_proximities else [],
+                                scale=arrow_scale).copy()
         self._put(frame)
         self.frames_captured += 1
         start = self._next_time if self._next_time is not None else mj_data.time
@@ -223,12 +224,12 @@ class VideoRecorder:
 def render_with_rig(renderer: mujoco.Renderer, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
                     camera: mujoco.MjvCamera | int | str, option: mujoco.MjvOption,
                     arrows: list[ArrowConfig], lines: list[LineConfig],
-                    extra: Callable[[mujoco.MjvScene], Any] | None = None) -> np.ndarray:
+                    extra: Callable[[mujoco.MjvScene], Any] | None = None, scale: ArrowScale | None = None) -> np.ndarray:
     """One offscreen picture (height, width, 3 uint8) of ``mj_data`` seen from ``camera``, with the
     rig's ``arrows`` and ``lines`` drawn in (videos and screenshots alike); ``extra`` adds more
     to the scene before it is rendered (a compared recording's ghost)."""
     renderer.update_scene(mj_data, camera=camera, scene_option=option)
-    draw_all(mj_model, renderer.scene, arrows, lines)
+    draw_all(mj_model, renderer.scene, arrows, lines, scale=scale)
     if extra is not None:
         extra(renderer.scene)
     return renderer.render()

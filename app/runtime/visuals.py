@@ -1,8 +1,10 @@
 """Arrows and lines that loads and proximities draw into any ``MjvScene``.
 
-Arrows are scaled like MuJoCo's own force arrows: length = |F| * vis.map.force / stat.meanmass,
-width from vis.scale.forcewidth * stat.meansize; but never longer than 1.5 model extents (a large
-force stays in view) nor wider than 0.15 of their length (never a flat disc with no direction).
+An ``ArrowScale`` sets the arrows' lengths (m per N, m per N·m: fixed, or automatic with the
+largest arrow about a quarter of the model's extent); without one they are scaled like MuJoCo's
+own force arrows, length = |F| * vis.map.force / stat.meanmass. Width from vis.scale.forcewidth *
+stat.meansize; never longer than 1.5 model extents (a large force stays in view) nor wider than
+0.15 of their length (never a flat disc with no direction).
 Drawing never overflows ``scene.maxgeom``.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, Sequence, Union
 import mujoco
 import numpy as np
 
-__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "LineConfig", "draw_all", "net_force_arrows", "add_ghost", "GHOST_RGBA"]
+__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "ArrowScale", "LineConfig", "draw_all", "net_force_arrows", "add_ghost", "GHOST_RGBA"]
 
 
 class Color(Enum):
@@ -99,16 +101,19 @@ class ArrowConfig:
     def __post_init__(self) -> None:
         rgba_of(self.color)  # a bad colour fails here, not when drawn
 
-    def draw_in_scene(self, model: mujoco.MjModel, scene: mujoco.MjvScene) -> bool:
-        """Append the arrow to ``scene``; returns False when the scene is full or the arrow empty."""
+    def draw_in_scene(self, model: mujoco.MjModel, scene: mujoco.MjvScene, *, per_unit: float | None = None) -> bool:
+        """Append the arrow to ``scene``; returns False when the scene is full or the arrow empty.
+        ``per_unit``: its length in m per N (per N·m for a torque); None: MuJoCo's own scaling
+        (``vis.map.force / stat.meanmass``)."""
         if not _has_room(scene):
             return False
         vec = np.asarray(self.vec, dtype=float)
         mag = float(np.linalg.norm(vec))
         if not np.isfinite(mag) or mag < 1e-9:
             return False
-        scale = model.vis.map.torque if self.is_torque else model.vis.map.force
-        length = min(mag * scale / max(model.stat.meanmass, 1e-9), MAX_LENGTH * max(model.stat.extent, 1e-3))
+        if per_unit is None:
+            per_unit = (model.vis.map.torque if self.is_torque else model.vis.map.force) / max(model.stat.meanmass, 1e-9)
+        length = min(mag * per_unit, MAX_LENGTH * max(model.stat.extent, 1e-3))
         width = min(model.vis.scale.forcewidth * model.stat.meansize, MAX_WIDTH * length)
         start = np.asarray(self.pos, dtype=float)
         end = start + vec / mag * length
@@ -156,12 +161,60 @@ class LineConfig:
         return True
 
 
+class ArrowScale:
+    """How long the rig's arrows are: ``force`` m per N and ``torque`` m per N·m (``[view]
+    force_scale`` / ``torque_scale``), or, where one is None, automatic: the largest arrow of its
+    kind about ``fraction`` of the model's extent (``stat.extent``). The automatic scale follows
+    the loads smoothly: it keeps still while the largest arrow stays between 0.8 and 1.25 times
+    its target length, and beyond that moves a fifth of the way (geometrically) per frame drawn,
+    so arrows neither flicker nor lag far behind a load that jumps.
+
+    Threading: the drawing thread's (the viewer's loop, or a video's frames); settings may be
+    replaced from another thread.
+    """
+
+    BAND = (0.8, 1.25)
+    STEP = 0.2
+
+    def __init__(self, *, force: float | None = None, torque: float | None = None, fraction: float = 0.25) -> None:
+        self.force, self.torque, self.fraction = force, torque, fraction
+        self._auto: dict[bool, float] = {}  # is_torque -> m per unit, as followed so far
+
+    def per_unit(self, model: mujoco.MjModel, arrows: Sequence[ArrowConfig]) -> dict[bool, float | None]:
+        """m per N (False) and per N·m (True) for drawing ``arrows`` now (None: nothing to scale)."""
+        out: dict[bool, float | None] = {}
+        for torque, fixed in ((False, self.force), (True, self.torque)):
+            if fixed is not None:
+                out[torque] = fixed
+                continue
+            mags = [float(np.linalg.norm(a.vec)) for a in arrows if a.is_torque == torque]
+            biggest = max((m for m in mags if np.isfinite(m)), default=0.0)
+            if biggest < 1e-9:
+                out[torque] = self._auto.get(torque)
+                continue
+            target = self.fraction * max(model.stat.extent, 1e-3) / biggest
+            now = self._auto.get(torque)
+            if now is None:
+                now = target
+            elif not self.BAND[0] <= target / now <= self.BAND[1]:
+                now *= (target / now) ** self.STEP
+            self._auto[torque] = now
+            out[torque] = now
+        return out
+
+    def forget(self) -> None:
+        """Start the automatic scale over (another model)."""
+        self._auto.clear()
+
+
 def draw_all(model: mujoco.MjModel, scene: mujoco.MjvScene, arrows: list[ArrowConfig],
-             lines: list[LineConfig]) -> int:
-    """Draw every arrow and line that fits; returns how many were drawn."""
+             lines: list[LineConfig], *, scale: ArrowScale | None = None) -> int:
+    """Draw every arrow and line that fits; returns how many were drawn. ``scale``: the arrows'
+    lengths (None: MuJoCo's own force scaling)."""
     drawn = 0
+    per = scale.per_unit(model, arrows) if scale is not None and arrows else {}
     for a in arrows:
-        drawn += a.draw_in_scene(model, scene)
+        drawn += a.draw_in_scene(model, scene, per_unit=per.get(a.is_torque))
     for ln in lines:
         drawn += ln.draw_in_scene(scene, model=model)
     return drawn

@@ -34,6 +34,7 @@ from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.initial import InitialState, read_initial
+from mjrig.runtime.visuals import ArrowScale
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
@@ -44,7 +45,8 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view"}
+_VIEW = {"force_scale", "torque_scale"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
 _VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
@@ -90,6 +92,8 @@ class Scenario:
     """A snapshot file (.npz, ``mjrig.runtime.snapshots``) to start from (and reset to)."""
     initial: InitialState = field(default_factory=InitialState)
     """``[initial]``: joint positions and velocities by name, over the keyframe or snapshot."""
+    arrow_scales: tuple[float | None, float | None] = (None, None)
+    """``[view] force_scale`` (m/N) and ``torque_scale`` (m/(N·m)); None: automatic."""
     params: dict[str, NamedValue] = field(default_factory=dict)
     bindings: list[ModelBinding] = field(default_factory=list)
     """Params bound to model fields (``model = "body:block.mass"``)."""
@@ -130,6 +134,7 @@ class Scenario:
         """A RuntimeManager over this scenario's loads, proximities and params (not yet resolved);
         ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
         options.setdefault("playback_speed", 0.0)
+        options.setdefault("arrow_scale", ArrowScale(force=self.arrow_scales[0], torque=self.arrow_scales[1]))
         return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
                               controls=self.controls, tracers=self.tracers, bindings=self.bindings,
                               requirements=self.requirements, metrics=self.metrics, **options)
@@ -203,6 +208,9 @@ class _Parser(FieldReader):
                 raise self.fail(("simulation", "initial_state"), f"snapshot file not found: {sc.initial_state}")
         if "initial" in doc:
             sc.initial = read_initial(self, doc["initial"])
+        view = self.keys(doc.get("view", {}), _VIEW, ("view",))
+        sc.arrow_scales = tuple(self.number(view[k], ("view", k), positive=True) if k in view else None  # type: ignore[assignment]
+                                for k in ("force_scale", "torque_scale"))
         params = doc.get("params", {})
         if not isinstance(params, dict):
             raise self.fail(("params",), "must be a table")

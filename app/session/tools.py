@@ -50,7 +50,7 @@ class RigTools:
         """The commands this part carries out."""
         return {C.Reload: self.reload, C.BindActuator: self.bind_actuator,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot,
-                C.UseCurrentAsInitial: self.use_current_as_initial}
+                C.UseCurrentAsInitial: self.use_current_as_initial, C.SetArrowScale: self.set_arrow_scale}
 
     def rig_opened(self) -> None:
         """Another rig was opened: no snapshot of it yet, no requirement failure told yet."""
@@ -60,7 +60,8 @@ class RigTools:
     def publish(self) -> dict[str, Any]:
         """Its fields of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
         return {"actuators": self.actuators(), "requirements": self.requirements(), "metrics": self.metrics(),
-                "snapshot_path": str(self.last_snapshot or "") or None}
+                "snapshot_path": str(self.last_snapshot or "") or None,
+                "force_scale": self.ctx.document.doc.get("view", {}).get("force_scale")}
 
     def metrics(self) -> tuple[C.MetricInfo, ...]:
         """The rig's metrics over the run so far, worked out at most every ``METRICS_EVERY`` s of
@@ -220,6 +221,22 @@ class RigTools:
             rig.initial = s.runtime.snapshot(s.data)
         s.log("info", f"the state at t = {d.time:.4f} s is the rig's [initial] now ({len(qpos)} joints): "
                       "Reset returns here; save the scenario to keep it")
+
+
+    def set_arrow_scale(self, cmd: C.SetArrowScale) -> None:
+        """``[view]`` force_scale (and torque_scale five times it), or neither: automatic."""
+        s = self.ctx
+        if cmd.force is not None and not (math.isfinite(cmd.force) and cmd.force > 0):
+            raise ConfigError(f"arrow scale must be a positive number of m per N, got {cmd.force:g}")
+        doc = copy.deepcopy(s.document.doc)
+        view = {k: v for k, v in doc.pop("view", {}).items() if k not in ("force_scale", "torque_scale")}
+        if cmd.force is not None:
+            view.update(force_scale=cmd.force, torque_scale=5 * cmd.force)
+        if view:
+            doc["view"] = view
+        s.rebuild(doc)
+        s.log("info", "arrows: automatic (the largest a quarter of the model)" if cmd.force is None
+              else f"arrows: {cmd.force:g} m per N, {5 * cmd.force:g} m per N·m")
 
 
 def _describe(value: Any) -> str:

@@ -79,6 +79,8 @@ fps = 30
 width = 320
 height = 240
 show_loads = true
+[view]
+force_scale = 0.03   # m per N: what the model's <map force="0.03"> gives its own arrows (mean mass 1 kg)
 """
 
 
