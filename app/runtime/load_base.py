@@ -159,6 +159,10 @@ class Load(ABC):
         if fn in self._listeners:
             self._listeners.remove(fn)
 
+    def points_key(self) -> tuple[str, ...]:
+        """What its compiled helper and initial distance depend on: its class and its two points."""
+        return (type(self).__name__, str(self.action_site), str(self.reaction))
+
     @property
     def reaction(self) -> Point | None:
         """Where the reaction acts (None: the world)."""

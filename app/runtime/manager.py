@@ -23,6 +23,7 @@ import numpy as np
 
 from mjrig.runtime.controls import Control
 from mjrig.runtime.engine import LoadEngine, step_with_loads
+from mjrig.runtime.frame_signals import FrameSignal, frame_sources
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.metrics import Metric
@@ -44,10 +45,6 @@ SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[Line
 """Called after every step with (model, data, arrows, lines), e.g. to sync a viewer."""
 
 
-def _points_key(load: Load) -> tuple[str, ...]:
-    return (type(load).__name__, str(load.action_site), str(load.reaction))
-
-
 @dataclass(eq=False)
 class RuntimeManager:
     """Applies loads, measures proximities, records telemetry and video, paces playback.
@@ -60,9 +57,9 @@ class RuntimeManager:
     ``on_load_error(load, exc)`` is told about a load that raised (it is disabled and the run goes on; unset: the
     error propagates). ``controls`` hold actuator inputs, ``bindings`` write params into model fields, ``tracers``
     draw trails (``rig_extras``); ``requirements`` are checked and ``metrics`` logged at every step
-    (``stop_requested``, ``finish_requirements``, ``metric_entries``); ``on_warning(text)`` receives one-line
-    warnings (default: the ``mjrig`` logger); ``sync_hook(model, data, arrows, lines)`` gets the rig's arrows and
-    lines after every step (a viewer's sync); ``arrow_scale`` sets the arrows' lengths (viewer and videos).
+    (``stop_requested``, ``finish_requirements``, ``metric_entries``); ``frame_signals`` record in other frames;
+    ``on_warning(text)`` receives warnings (default: the ``mjrig`` logger); ``sync_hook(model, data, arrows,
+    lines)`` gets the rig's drawing after every step (a viewer's sync); ``arrow_scale``: the arrows' lengths.
 
     Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
     """
@@ -84,6 +81,7 @@ class RuntimeManager:
     on_warning: Callable[[str], None] | None = None
     sync_hook: SyncHook | None = None
     arrow_scale: ArrowScale = field(default_factory=ArrowScale)
+    frame_signals: list[FrameSignal] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._resolved = False
@@ -125,7 +123,7 @@ class RuntimeManager:
             spec = load_spec(source)
             self._source = str(source)
         model, layout = compile_rig(spec, self.loads, skip_unknown=skip_unknown)
-        self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], _points_key(ld))
+        self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], ld.points_key())
                                   for ld in self.loads if ld.name in layout.tendon_of})
         data = mujoco.MjData(model)
         self._resolved = False
@@ -145,15 +143,15 @@ class RuntimeManager:
         if self._compiled is not None and self._compiled[0] is mj_model:
             helpers = self._compiled[1]
             tendon_of = {ld.name: helpers[ld.name][0] for ld in self.loads
-                         if ld.name in helpers and helpers[ld.name][1] == _points_key(ld)}
+                         if ld.name in helpers and helpers[ld.name][1] == ld.points_key()}
         self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
                                   on_load_error=self.on_load_error, native=self.native_springs)
         for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
             kept = self._r0.get(ld.name)
-            if kept is not None and kept[0] == _points_key(ld) and isinstance(ld, PointToPointForce):
+            if kept is not None and kept[0] == ld.points_key() and isinstance(ld, PointToPointForce):
                 ld.keep_r0(kept[1], mj_data)
                 self._engine.invalidate()
-        self._r0 = {ld.name: (_points_key(ld), ld.r0) for ld in self.loads if isinstance(ld, PointToPointForce)}
+        self._r0 = {ld.name: (ld.points_key(), ld.r0) for ld in self.loads if isinstance(ld, PointToPointForce)}
         if self._extras is not None:
             self._extras.detach()
         self._extras = RigExtras(mj_model, mj_data, loads=self.loads, controls=self.controls, bindings=self.bindings,
@@ -180,6 +178,7 @@ class RuntimeManager:
                       [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
         extra.append(("params", self._param_values,
                       [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
+        extra += frame_sources(self.frame_signals, mj_model, mj_data, extra)
         self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra, metrics=self.metrics,
                                        prepare={"loads": prepare, "proximities": before})
                         if self.requirements or self.metrics else None)

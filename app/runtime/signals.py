@@ -192,7 +192,7 @@ class SignalManager:
                 for c, i in zip(cols, idx):
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
-        g = {*self.groups, "requirements"}  # a rig's requirement columns are always recorded
+        g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
         derived: list[tuple[np.ndarray, int, int, Callable[[np.ndarray], np.ndarray]]] = []
         raw: list[np.ndarray] = []
         own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]

@@ -35,6 +35,7 @@ from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.initial import InitialState, read_initial
 from mjrig.runtime.visuals import ArrowScale
+from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
@@ -105,6 +106,8 @@ class Scenario:
     """Checks of signals, evaluated at every step (``mjrig.runtime.requirements``)."""
     metrics: list[Metric] = field(default_factory=list)
     """Signals reduced to numbers over every step's values (``mjrig.runtime.metrics``)."""
+    signals: list[FrameSignal] = field(default_factory=list)
+    """Telemetry in another frame (``[[signals]]``, ``mjrig.runtime.frame_signals``)."""
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
     sweep: SweepSpec | None = None
@@ -137,7 +140,8 @@ class Scenario:
         options.setdefault("arrow_scale", ArrowScale(force=self.arrow_scales[0], torque=self.arrow_scales[1]))
         return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
                               controls=self.controls, tracers=self.tracers, bindings=self.bindings,
-                              requirements=self.requirements, metrics=self.metrics, **options)
+                              requirements=self.requirements, metrics=self.metrics, frame_signals=self.signals,
+                              **options)
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""
@@ -153,6 +157,12 @@ class Scenario:
             self._checked(lambda: find_id(model, mujoco.mjtObj.mjOBJ_KEY, key, kind="keyframe", count=model.nkey),
                           ("simulation", "initial_key"))
         self.initial.check(model, self.where)
+        for i, sig in enumerate(self.signals):
+            try:
+                sig.check(model, [ld.name for ld in self.loads])
+            except ConfigError as exc:
+                field_name, _, text = str(exc).partition(": ")
+                raise ConfigError(_oneline(f"{self.where('signals', i, field_name)}: {text}")) from None
         if self.video is not None and self.video.camera is not None:
             try:
                 find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.video.camera, kind="camera", count=model.ncam)
