@@ -22,7 +22,7 @@ __all__ = [
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
-    "UseCurrentAsInitial", "SetArrowScale",
+    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -57,7 +57,18 @@ class KeepRig(Command):
 
 @dataclass(frozen=True)
 class Reload(Command):
-    """Re-read the current model file, keeping the attached rig."""
+    """Re-read the current model file, keeping the attached rig. ``changed``: why, when the file
+    watcher asks ("model": the model file or one it includes changed on disk; "scenario": the
+    scenario file did, and the rig is read from it again unless it has unsaved edits)."""
+
+    changed: str = ""
+
+
+@dataclass(frozen=True)
+class SetHotReload(Command):
+    """Reload the model or scenario when its file changes on disk (``on``), or not."""
+
+    on: bool = True
 
 
 @dataclass(frozen=True)

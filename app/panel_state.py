@@ -180,6 +180,7 @@ class PanelState:
     metrics: tuple[MetricInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
     force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
+    hot_reload: bool = False           # the model and scenario files are watched and reloaded on change
     export_source: str | None = None
     """The recording File > Export and File > Report read now: the one replayed, else the one
     being finished or the last one finished (None: none yet)."""

@@ -44,6 +44,7 @@ class ModelPanel:
         self._bundled_items: dict[str, int | str] = {}
         self._recent_items: list[str] = []
         self._info: int | str = 0
+        self._hot: int | str = 0
         self._rig: int | str = 0
         self._ask: int | str = 0
         self._ask_text: int | str = 0
@@ -86,6 +87,10 @@ class ModelPanel:
              "read the model file again, keeping the rig and the state")
         _tip(dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
              "save the model with its loads, params and recording settings; `mjrig run` re-runs it")
+        self._hot = dpg.add_checkbox(label="reload on change", parent=parent, default_value=True,
+                                     callback=lambda _s, on: self.submit(C.SetHotReload(bool(on))))
+        _tip(self._hot, "read the model (and the files it includes) or the scenario again when it changes on "
+                        "disk, keeping the rig and the run; a model MuJoCo refuses leaves the old one running")
         self._rig = dpg.add_text("", parent=parent, wrap=0)
         with dpg.tree_node(label="Bundled rigs", parent=parent):
             for name in self._bundled:
@@ -216,6 +221,8 @@ class ModelPanel:
     # --- updating ---------------------------------------------------------------------------
     def update(self, snap: C.PanelState) -> None:
         self.exports.update(snap)
+        if dpg.get_value(self._hot) != snap.hot_reload and not dpg.is_item_active(self._hot):
+            dpg.set_value(self._hot, snap.hot_reload)
         if self._save_in > 0:
             self._save_in -= 1
             if self._save_in == 0:

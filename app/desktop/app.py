@@ -290,7 +290,7 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
 
     if panel_process is None:
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
-    session = Session()
+    session = Session(watch_files=True)
     session.on_message = _echo  # the status log also goes to the terminal the app runs in
     results, path = _results_start(path, session)
     # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT

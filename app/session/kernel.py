@@ -42,6 +42,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
 from mjrig.session.context import RigContext
+from mjrig.session.file_watch import FileWatch, model_files
 from mjrig.session.entries import RigEntries
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import RowQueue
@@ -67,7 +68,7 @@ viewer loop swaps the new model in), so opening a large model does not freeze th
 class Session:
     """A model + rig + run state, driven by commands (see ``mjrig.commands``)."""
 
-    def __init__(self, *, plot_rate: float = PLOT_RATE) -> None:
+    def __init__(self, *, plot_rate: float = PLOT_RATE, watch_files: bool = False) -> None:
         self.rig: Rig | None = None
         self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
@@ -98,6 +99,7 @@ class Session:
         self.pending_open: str | None = None   # waits for the unsaved-edits answer
         self.on_message: Callable[[str, str], None] | None = None
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
+        self.files = FileWatch(self.submit) if watch_files else None  # hot reload (the app's session)
         self._held: C.Command | None = None  # taken from the queue by an off-lock pass, runs next
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
@@ -115,7 +117,7 @@ class Session:
             C.SaveScenario: self._save_scenario, **self.entries.handlers(),
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
-            **self.reports.handlers(),
+            **self.reports.handlers(), C.SetHotReload: self._set_hot_reload,
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -231,6 +233,8 @@ class Session:
                 part.rig_opened()
         self.model_changed = True
         self.run.opened(fresh=not reload)
+        if self.files is not None:
+            self.files.follow(model_files(sc.model), source if source is not None and source.suffix == ".toml" else None)
 
     def edit(self, doc: dict) -> None:
         """Make ``doc`` the rig on the current model and data (state kept); refused: unchanged."""
@@ -299,6 +303,13 @@ class Session:
         self.run.reset(recount=True)
         self.log("info", "reset")
 
+    def _set_hot_reload(self, cmd: C.SetHotReload) -> None:
+        if self.files is None:
+            raise MjrigError("this session does not watch its files")
+        self.files.enabled = cmd.on
+        self.log("info", "the model and scenario files are watched: a change on disk reloads them" if cmd.on
+                 else "the model and scenario files are no longer watched (File > Reload reads them)")
+
     def _set_speed(self, cmd: C.SetSpeed) -> None:
         self.run.speed = cmd.speed
 
@@ -360,6 +371,7 @@ class Session:
             steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
             units=self._live.units_view(), events=tuple(self._events),
+            hot_reload=self.files is not None and self.files.enabled,
             timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
             **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
             **self.reports.publish())
@@ -377,5 +389,7 @@ class Session:
         """Finalize any recording and video and wait for them; safe twice."""
         self.outputs.close()  # its recordings finished first: an export may wait for one
         self.reports.close()
+        if self.files is not None:
+            self.files.close()
         if self.rm is not None:
             self.rm.close()

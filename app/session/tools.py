@@ -22,6 +22,7 @@ import mujoco
 from mjrig import commands as C
 from mjrig.scenario.builder import check_names
 from mjrig.scenario.initial import SIZES
+from mjrig.scenario.parse import load_scenario
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, fresh_path
@@ -80,8 +81,19 @@ class RigTools:
         return self._metrics
 
     def reload(self, cmd: C.Reload) -> None:
-        """Re-read the model file keeping the rig; loads whose points vanished are dropped, named."""
+        """Re-read the model file keeping the rig; loads whose points vanished are dropped, named.
+        The scenario file changed on disk (``changed="scenario"``): the rig is read from it, state
+        kept, unless the rig has unsaved edits (they are kept, and the log says so)."""
         s, rig = self.ctx, self.ctx.document
+        if cmd.changed == "scenario" and rig.source is not None:
+            if rig.dirty:
+                s.log("warning", f"{rig.source.name} changed on disk; the rig has unsaved edits, which are kept "
+                                 "(save them elsewhere, or open the file again to take its version)")
+                return
+            sc = load_scenario(rig.source)
+            s.load(copy.deepcopy(sc.doc), base=rig.source.parent, source=rig.source, reload=True)
+            s.log("info", f"{rig.source.name} changed on disk: reloaded, the run goes on")
+            return
         try:
             s.load(copy.deepcopy(rig.doc), base=rig.base, source=rig.source, reload=True)
         except ConfigError as exc:
@@ -94,7 +106,8 @@ class RigTools:
             s.load(dict(copy.deepcopy(rig.doc), loads=kept), base=rig.base, source=rig.source, reload=True)
             s.log("warning", f"reloaded without load(s) {', '.join(map(str, dropped))}: {exc}")
             return
-        s.log("info", f"reloaded {rig.model_path.name if rig.model_path else ''}")
+        name = rig.model_path.name if rig.model_path else ""
+        s.log("info", f"{name} changed on disk: reloaded, loads kept" if cmd.changed else f"reloaded {name}")
 
     def _survives(self, load_spec: dict) -> bool:
         """Whether one load still validates against the model file as it is now."""

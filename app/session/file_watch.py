@@ -1,0 +1,103 @@
+"""Hot reload: a thread that watches the open model file (and the files it includes) and the
+scenario file, and queues a ``Reload`` when one of them changes on disk.
+
+``watchfiles`` watches the files' folders (an editor that saves by writing a new file and
+renaming it over the old one still counts) and waits until writing has settled (its debounce)
+before it reports; ``FileWatch.follow(paths)`` changes what is watched (another model opened);
+``enabled`` switches the reloading off without stopping the thread. GUI-free.
+
+Threading: the watcher's own thread only calls ``submit`` (the session's thread-safe command
+queue); ``follow``, ``enabled`` and ``close`` are for the simulation thread.
+"""
+from __future__ import annotations
+
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Callable, Iterable
+
+from mjrig import commands as C
+
+__all__ = ["FileWatch", "model_files"]
+
+
+def model_files(model: Path) -> set[Path]:
+    """``model`` and every file its MJCF ``<include file=...>`` elements name, recursively
+    (relative to the including file's folder, else the model's); a binary ``.mjb`` is itself."""
+    found: set[Path] = set()
+    todo = [model.resolve()]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.add(path)
+        if path.suffix.lower() != ".xml" or not path.is_file():
+            continue
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, OSError):
+            continue  # a file being written, or broken: MuJoCo says what is wrong when it is reloaded
+        for inc in root.iter("include"):
+            name = inc.get("file")
+            if name:
+                for base in (path.parent, model.parent):
+                    cand = (base / name).resolve()
+                    if cand.is_file():
+                        todo.append(cand)
+                        break
+    return found
+
+
+class FileWatch:
+    """Queues ``Reload(changed="model")`` or ``Reload(changed="scenario")`` through ``submit``
+    when a followed file changes (``debounce_ms`` after the last write)."""
+
+    def __init__(self, submit: Callable[[C.Command], None], *, debounce_ms: int = 300) -> None:
+        self.submit = submit
+        self.debounce_ms = debounce_ms
+        self.enabled = True
+        self._model: frozenset[Path] = frozenset()
+        self._scenario: Path | None = None
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def follow(self, model_paths: Iterable[Path], scenario: Path | None) -> None:
+        """Watch these files from now on (the model's, and the scenario file when there is one)."""
+        model = frozenset(p.resolve() for p in model_paths)
+        scenario = scenario.resolve() if scenario is not None else None
+        if (model, scenario) == (self._model, self._scenario) and self._thread is not None:
+            return
+        self.close()
+        self._model, self._scenario = model, scenario
+        files = set(model) | ({scenario} if scenario is not None else set())
+        if not files:
+            return
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(files, self._stop), name="mjrig-file-watch",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self, files: set[Path], stop: threading.Event) -> None:
+        import watchfiles
+        folders = sorted({str(f.parent) for f in files if f.parent.is_dir()})
+        if not folders:
+            return
+        try:
+            for changes in watchfiles.watch(*folders, stop_event=stop, debounce=self.debounce_ms, step=50,
+                                            watch_filter=lambda _c, p: Path(p).resolve() in files,
+                                            raise_interrupt=False, recursive=False):
+                if not self.enabled:
+                    continue
+                paths = {Path(p).resolve() for _, p in changes}
+                if self._scenario is not None and self._scenario in paths:
+                    self.submit(C.Reload(changed="scenario"))
+                elif paths & self._model:
+                    self.submit(C.Reload(changed="model"))
+        except Exception:  # noqa: BLE001 - a watcher that fails only stops watching
+            return
+
+    def close(self) -> None:
+        """Stop watching (the thread ends within a moment)."""
+        if self._stop is not None:
+            self._stop.set()
+        self._stop, self._thread = None, None
