@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
+from mjrig.runtime.units import scenario_units
 
 if TYPE_CHECKING:
     from mcap.writer import Writer
@@ -191,16 +192,35 @@ def _replacing(out: Path) -> Iterator[IO[bytes]]:
 
 # --- CSV ------------------------------------------------------------------------------------------
 def _write_csv(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
+    """The rows as CSV; with the recording's scenario's ``[units]`` (not all SI), every column
+    with a unit is shown in the chosen one and its header says it (``Joints/x:qpos [mm]``)."""
     import polars as pl
     import polars.selectors as cs
 
-    pl.from_arrow(src.file.schema_arrow.empty_table()).write_csv(fh)  # the header, also for 0 rows
+    shown = scenario_units(src.metadata.get("mjrig.scenario", ""))
+    scale: dict[str, float] = {}
+    header = list(src.names)
+    if not shown.is_si:
+        for i, (name, unit) in enumerate(zip(src.names, src.units)):
+            factor, label = shown.convert(unit)
+            if label:
+                header[i] = f"{name} [{label}]"
+            if factor != 1.0:
+                scale[name] = factor
+    fh.write((",".join(_csv_field(h) for h in header) + "\n").encode("utf-8"))  # the header, also for 0 rows
     rows = 0
     for batch in src.batches(progress):
         frame = pl.from_arrow(batch).with_columns(cs.float().cast(pl.Float64))
+        if scale:
+            frame = frame.with_columns([pl.col(n).cast(pl.Float64) * f for n, f in scale.items()])
         frame.write_csv(fh, include_header=False, null_value="")
         rows += batch.num_rows
     return rows
+
+
+def _csv_field(text: str) -> str:
+    """A header cell as polars writes one: quoted when it holds a comma, quote or line break."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
 
 
 # --- MATLAB ---------------------------------------------------------------------------------------

@@ -24,8 +24,9 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
+from mjrig.runtime.units import DisplayUnits, scenario_units
 
-__all__ = ["Trace", "read_traces", "signal_columns", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
+__all__ = ["Trace", "read_traces", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
            "history_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -53,8 +54,9 @@ class Trace:
         return f"{self.source}: {self.name}" if self.source else self.name
 
 
-def _schema(path: Path) -> tuple[list[str], dict[str, str]]:
-    """(numeric signal columns, units by column) of recording ``path``; ConfigError if it is not one."""
+def _schema(path: Path) -> tuple[list[str], dict[str, str], DisplayUnits]:
+    """(numeric signal columns, SI units by column, the units its scenario shows values in) of
+    recording ``path``; ConfigError if it is not one."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     if not path.is_file():
@@ -77,12 +79,18 @@ def _schema(path: Path) -> tuple[list[str], dict[str, str]]:
     for f in schema:  # a field's own unit where the file-level table has none
         if f.name not in units and f.metadata and b"unit" in f.metadata:
             units[f.name] = f.metadata[b"unit"].decode()
-    return numeric, {k: str(v) for k, v in units.items()}
+    shown = scenario_units(meta.get("mjrig.scenario", ""))
+    return numeric, {k: str(v) for k, v in units.items()}, shown
 
 
 def signal_columns(path: Path) -> list[str]:
     """The numeric signal columns of recording ``path`` (not ``time``/``wall_time``), in file order."""
     return _schema(Path(path))[0]
+
+
+def display_units(path: str | os.PathLike) -> DisplayUnits:
+    """The units recording ``path``'s scenario shows values in (``[units]``; SI without)."""
+    return _schema(Path(path))[2]
 
 
 def match_signals(names: Sequence[str], patterns: Sequence[str], *, where: str) -> list[str]:
@@ -103,7 +111,7 @@ def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names:
     matching the globs ``patterns``, as Traces labelled with ``source``."""
     import polars as pl
     path = Path(path)
-    numeric, units = _schema(path)
+    numeric, units, shown = _schema(path)
     wanted = [n for n in dict.fromkeys(names) if n in numeric]
     for n in match_signals(numeric, patterns, where=str(path)) if patterns else []:
         if n not in wanted:
@@ -112,8 +120,11 @@ def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names:
         return []
     df = pl.read_parquet(path, columns=["time", *wanted])
     time = df["time"].cast(pl.Float64).to_numpy()
-    return [Trace(n, units.get(n, ""), time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy(), source)
-            for n in wanted]
+    out = []
+    for n in wanted:  # in the units the recording's scenario shows values in (SI without [units])
+        factor, label = shown.convert(units.get(n, ""))
+        out.append(Trace(n, label, time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy() * factor, source))
+    return out
 
 
 def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):

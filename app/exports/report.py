@@ -139,6 +139,9 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     metrics = _json(meta, "mjrig.metrics", {})
     wanted = [e.get("signal", "") for e in requirements] + [m.get("signal", "") for m in metrics.values()]
     traces = plotting.read_traces(path, patterns=signals, names=[w for w in wanted if w in numeric])
+    shown = plotting.display_units(path)
+    requirements = [_shown_entry(e, shown.convert(units.get(e.get("signal", ""), ""))) for e in requirements]
+    metrics = {k: _shown_metric(m, shown) for k, m in metrics.items()}
     params_cols = [c for c in numeric if c.startswith("Params/")]
     head = pl.read_parquet(path, columns=["time", *params_cols], n_rows=1)
     first = head.row(0, named=True) if head.height else {}
@@ -151,18 +154,33 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
         if progress is not None:
             progress(i, len(by_unit))
         names = {tr.name for tr in group}
-        bounds = [(e["signal"], e["limit"], f"{e['name']} limit") for e in requirements
-                  if e.get("signal") in names and e.get("limit") is not None]
+        bounds = [(e["signal"], e["limit"] * shown.convert(units.get(e["signal"], ""))[0], f"{e['name']} limit")
+                  for e in requirements if e.get("signal") in names and e.get("limit") is not None]
         figures.append({"title": f"signals in {unit}" if unit else "signals without a unit",
                         "uri": plotting.data_uri(plotting.signals_figure(group, limits=bounds))})
     loads = scenario.get("loads", [])
     return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first),
+            "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
             "figures": figures, "rows": rows[0], "duration": rows[1],
             "rig": ", ".join(_count(n, one) for n, one in (
                 (len(loads), "load"), (len(scenario.get("proximities", [])), "proximity"),
                 (len(requirements), "requirement"), (len(metrics), "metric"))),
             "passed": sum(1 for e in requirements if e.get("pass")),
             "failed": sum(1 for e in requirements if e.get("pass") is False)}
+
+
+def _shown_entry(entry: dict[str, Any], conv: tuple[float, str]) -> dict[str, Any]:
+    """A requirement's verdict with its value and limit in the units shown (and the unit)."""
+    factor, label = conv
+    return {**entry, "unit": label, **{k: entry[k] * factor for k in ("value", "limit")
+                                      if isinstance(entry.get(k), (int, float)) and not isinstance(entry[k], bool)}}
+
+
+def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:
+    """A metric's value in the units shown (a time or frequency, in s or Hz, as it is)."""
+    factor, label = shown.convert(metric.get("unit", ""))
+    value = metric.get("value")
+    return {**metric, "unit": label, "value": value * factor if isinstance(value, (int, float)) else value}
 
 
 # --- a sweep or a study ------------------------------------------------------------------------

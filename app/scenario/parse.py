@@ -35,6 +35,7 @@ from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.initial import InitialState, read_initial
 from mjrig.runtime.visuals import ArrowScale
+from mjrig.runtime.units import DisplayUnits, read_units
 from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
@@ -46,7 +47,7 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view", "units"}
 _VIEW = {"force_scale", "torque_scale"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
@@ -93,6 +94,8 @@ class Scenario:
     """A snapshot file (.npz, ``mjrig.runtime.snapshots``) to start from (and reset to)."""
     initial: InitialState = field(default_factory=InitialState)
     """``[initial]``: joint positions and velocities by name, over the keyframe or snapshot."""
+    units: DisplayUnits = field(default_factory=DisplayUnits)
+    """``[units]``: how values are shown (files stay SI)."""
     arrow_scales: tuple[float | None, float | None] = (None, None)
     """``[view] force_scale`` (m/N) and ``torque_scale`` (m/(N·m)); None: automatic."""
     params: dict[str, NamedValue] = field(default_factory=dict)
@@ -218,6 +221,8 @@ class _Parser(FieldReader):
                 raise self.fail(("simulation", "initial_state"), f"snapshot file not found: {sc.initial_state}")
         if "initial" in doc:
             sc.initial = read_initial(self, doc["initial"])
+        if "units" in doc:
+            sc.units = read_units(doc["units"], lambda key, msg: self.fail(("units",) if key is None else ("units", key), msg))
         view = self.keys(doc.get("view", {}), _VIEW, ("view",))
         sc.arrow_scales = tuple(self.number(view[k], ("view", k), positive=True) if k in view else None  # type: ignore[assignment]
                                 for k in ("force_scale", "torque_scale"))
