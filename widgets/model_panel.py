@@ -87,7 +87,7 @@ class ModelPanel:
              "read the model file again, keeping the rig and the state")
         _tip(dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
              "save the model with its loads, params and recording settings; `mjrig run` re-runs it")
-        self._hot = dpg.add_checkbox(label="reload on change", parent=parent, default_value=True,
+        self._hot = dpg.add_checkbox(label="reload on change", parent=row, default_value=True,
                                      callback=lambda _s, on: self.submit(C.SetHotReload(bool(on))))
         _tip(self._hot, "read the model (and the files it includes) or the scenario again when it changes on "
                         "disk, keeping the rig and the run; a model MuJoCo refuses leaves the old one running")

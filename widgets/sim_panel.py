@@ -67,7 +67,7 @@ class SimPanel:
         _tip(dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
              "start from the joints' positions and velocities now: Reset and every run of the scenario "
              "begin here ([initial], saved with the scenario)")
-        self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150))
+        self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)
@@ -76,7 +76,7 @@ class SimPanel:
             dpg.add_text("frame the whole model in the 3D view")
         self._camera = dpg.add_combo(["free"], parent=view, width=160, default_value="free", label="camera",
                                      callback=self._on_camera)
-        self._arrows = dpg.add_input_text(parent=parent, width=120, hint="auto", label="arrows (m per N)",
+        self._arrows = dpg.add_input_text(parent=view, width=60, hint="auto", label="arrows m/N",
                                           on_enter=True, callback=self._on_arrows)
         _tip(self._arrows, "metres of arrow per newton (torques: 5x per N·m); empty: automatic, the largest "
                            "arrow a quarter of the model. Enter applies it ([view] in the scenario)")

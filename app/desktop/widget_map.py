@@ -69,9 +69,15 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
+_CONTROLS = frozenset({"mvButton", "mvCheckbox", "mvCombo", "mvInputText", "mvInputFloat", "mvInputDouble",
+                       "mvInputInt", "mvSliderFloat", "mvSliderDouble", "mvSliderInt", "mvSelectable",
+                       "mvCollapsingHeader", "mvTreeNode", "mvRadioButton"})
+"""What a person clicks or types into: such a widget is in the map only when it shows whole."""
+
+
 class _Clip:
-    """Whether a widget is cut off by a scrolled child window it sits in (ImGui calls a widget
-    "visible" when any of it shows): a control must show whole, a text at least its middle line;
+    """Whether a control is cut off by a scrolled child window it sits in (ImGui calls a widget
+    "visible" when any of it shows): a control must show whole;
     otherwise it is left out of the map, so a test scrolls to it as a person does rather than
     clicking the edge of the panel. A child window's place is relative to the window it is in
     (scrolled with it), so its screen place is summed up its windows, once per map."""
@@ -98,8 +104,10 @@ class _Clip:
         return self.tops[win]
 
     def __call__(self, item: int | str, kind: str, state: dict) -> bool:
+        if kind not in _CONTROLS:  # texts, plots, tables: what shows of them is theirs to read
+            return False
         y, h = state["rect_min"][1], state["rect_size"][1]
-        top, bottom = (y + h / 2, y + h / 2) if kind == "mvText" else (y, y + h)
+        top, bottom = y, y + h
         win = self._window(item)
         while win is not None and self.dpg.get_item_type(win).endswith("mvChildWindow"):
             wy = self._top(win)

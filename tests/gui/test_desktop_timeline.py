@@ -70,7 +70,10 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         app.click("Start recording")
         t_recorded = _time(app)
         app.run_for(3.0)  # a recorded stretch to drag back into
-        _drag_to(app, 0.8)  # back into the recorded stretch
+        start_text = _text(app, r"[0-9.]+ \.\.\. [0-9.]+ s .*")["text"].split()
+        first, end = float(start_text[0]), float(start_text[2])
+        # back into the middle of the recorded stretch, however long the clicks before it took
+        _drag_to(app, (t_recorded + 0.5 * (end - t_recorded) - first) / (end - first))
         wait_for(lambda: _text(app, "paused"), what="the run to pause when the timeline is dragged")
         shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   gap:distance [-0-9.e]+"), what="the value at the cursor")
         t_back, value_back = float(shown["text"].split()[1]), float(shown["text"].split()[-1])
@@ -115,7 +118,8 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         wait_for(lambda: desktop.title(app.viewer).endswith("spring_mass"), what="the replayed model")
         wait_for(lambda: _text(app, r"[0-9.]+ \.\.\. [0-9.]+ s .*"), what="the replay's timeline")
         _drag_to(app, 0.3)
-        assert _time(app) < 0.6 * float(first["time"][-1]), _time(app)
+        t0, t1 = float(first["time"][0]), float(first["time"][-1])  # the recording's own span
+        assert t0 <= _time(app) < t0 + 0.6 * (t1 - t0), (_time(app), t0, t1)
         desktop.screenshot("timeline_replay")
     finally:
         assert app.close() == 0, app.output()
