@@ -24,7 +24,7 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names, find_id, parse_point
-from mjrig.runtime.signal_sources import Derived
+from mjrig.runtime.signal_sources import Derived, origin_velocity
 
 __all__ = ["FrameSignal", "frame_sources", "LOAD_ATTRS", "POINT_ATTRS"]
 
@@ -84,8 +84,8 @@ class _Body:
     def read(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """From (rows, 21): origin (rows, 3), rotation (rows, 3, 3), ω and the origin's velocity."""
         xpos, rot = raw[:, 0:3], raw[:, 3:12].reshape(-1, 3, 3)
-        w, vcom, com = raw[:, 12:15], raw[:, 15:18], raw[:, 18:21]
-        return xpos, rot, w, vcom + np.cross(w, xpos - com)
+        v, w = origin_velocity(raw[:, 12:18], xpos, raw[:, 18:21])
+        return xpos, rot, w, v
 
 
 def _frame_reader(model: mujoco.MjModel, data: mujoco.MjData, frame: str):

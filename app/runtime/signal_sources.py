@@ -14,7 +14,7 @@ import numpy as np
 
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "MODEL_GROUPS", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
+__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "MODEL_GROUPS", "origin_velocity", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
 
 Source = tuple[np.ndarray, list[tuple[str, int, str]]]
 """A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
@@ -106,13 +106,20 @@ def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source | D
         cvel = raw[:, : 6 * n].reshape(rows, n, 6)[:, 1:]
         xpos = raw[:, 6 * n: 9 * n].reshape(rows, n, 3)[:, 1:]
         com = raw[:, 9 * n:].reshape(rows, n, 3)[:, root]
-        w = cvel[:, :, 0:3]  # cvel's linear part is the velocity of the point at the tree's com
-        v = cvel[:, :, 3:6] + np.cross(w, xpos - com)
+        v, w = origin_velocity(cvel, xpos, com)
         return np.concatenate([v, w], axis=2).reshape(rows, 6 * (n - 1))
 
     vel = Derived("bodies", [data.cvel.reshape(-1), data.xpos.reshape(-1), data.subtree_com.reshape(-1)],
                   columns, velocities)
     return [(data.xpos.reshape(-1), pos), (data.xquat.reshape(-1), quat), vel]
+
+
+def origin_velocity(cvel: np.ndarray, xpos: np.ndarray, com: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(world velocity of a body frame's origin (m/s), angular velocity (rad/s)) from MuJoCo's
+    ``cvel`` (..., 6), the origin ``xpos`` and its tree's ``subtree_com`` (..., 3): cvel's linear
+    part is the velocity of the point at the tree's centre of mass (as ``mj_objectVelocity``)."""
+    w = cvel[..., 0:3]
+    return cvel[..., 3:6] + np.cross(w, xpos - com), w
 
 
 def _site_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
