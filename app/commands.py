@@ -22,7 +22,7 @@ __all__ = [
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
-    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload",
+    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -162,6 +162,15 @@ class BindActuator(Command):
     """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
 
     actuator: str
+
+
+@dataclass(frozen=True)
+class SetUnits(Command):
+    """Show ``quantity`` ("length", "angle", "force", "torque") in ``unit`` ("mm", "deg"...) in the
+    plots, sliders and tables: the rig's ``[units]`` (saved with the scenario; files stay SI)."""
+
+    quantity: str
+    unit: str
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from mjrig.runtime.units import DisplayUnits
+
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
            "RequirementInfo", "TimelineInfo"]
 
@@ -40,9 +42,9 @@ class EntryInfo:
     readout: tuple[tuple[float, str], ...] = ()
     alarm: bool = False
 
-    def readout_text(self) -> str:
-        """The readout as a person reads it: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
-        return ", ".join(f"{v:.3g} {u.replace('*', '·')}" for v, u in self.readout)
+    def readout_text(self, units: DisplayUnits = DisplayUnits()) -> str:
+        """The readout as a person reads it, in ``units``: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
+        return ", ".join(units.text(v, u, fmt=".3g") for v, u in self.readout)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,17 @@ class RequirementInfo:
     limit: float | None
     first_violation: float | None
     violation_value: float | None
+    bounds: tuple[float | None, float | None, float | None, float | None] = (None, None, None, None)
+    """(min, max, final, tolerance) as the scenario has them, in the signal's SI unit."""
+
+    def wanted(self, unit: str, units: DisplayUnits = DisplayUnits()) -> str:
+        """The bound in ``units`` (the signal is in SI ``unit``): ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
+        lo, hi, final, tol = self.bounds
+        if (lo, hi, final) == (None, None, None):
+            return self.bound
+        show = lambda x: units.text(x, unit, fmt="g")  # noqa: E731
+        return " ".join(x for x in (f">= {show(lo)}" if lo is not None else "", f"<= {show(hi)}" if hi is not None else "",
+                                    f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "") if x)
 
 
 @dataclass(frozen=True)
@@ -180,6 +193,8 @@ class PanelState:
     metrics: tuple[MetricInfo, ...] = ()
     snapshot_path: str | None = None   # the last state snapshot taken or restored
     force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
+    shown_units: DisplayUnits = field(default_factory=DisplayUnits)
+    """The rig's ``[units]``: what the plots, values at the cursor, sliders and tables show."""
     hot_reload: bool = False           # the model and scenario files are watched and reloaded on change
     export_source: str | None = None
     """The recording File > Export and File > Report read now: the one replayed, else the one

@@ -17,4 +17,6 @@ fi
 python3 -m pip install -q -e ".[test]"
 # dm_control's suite models for the foreign-model tests, without its `mujoco` pin (see pyproject.toml)
 python3 -m pip install -q --no-deps "dm_control>=1.0.20"
+# gymnasium's MuJoCo models (walker2d) for the arrows test: its model files only, without its dependencies
+python3 -m pip install -q --no-deps "gymnasium>=1.0"
 exec python3 -m pytest -q "$@"

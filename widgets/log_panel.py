@@ -39,6 +39,7 @@ class LogPanel:
         self._last_error = ""
         self._area: int | str | None = None
         self._lines: list[int | str] = []
+        self._pin = 0   # frames left to hold the view at the end (wrapped lines take a frame to lay out)
 
     def build(self, parent: int | str) -> None:
         """Create the buttons and the scrolling message area inside ``parent``."""
@@ -56,12 +57,15 @@ class LogPanel:
             self._clear_requested = False
             self._hidden = messages
             self._shown = None
+        if self._area is not None and self._pin > 0:
+            self._pin -= 1
+            dpg.set_y_scroll(self._area, -1.0)
         if self._area is None or messages == self._shown:
             return
         self._shown = messages
         errors = [text for level, text in messages if level == "error"]
         self._last_error = errors[-1] if errors else ""
-        at_bottom = dpg.get_y_scroll(self._area) >= dpg.get_y_scroll_max(self._area) - _BOTTOM_SLACK
+        at_bottom = self._pin > 0 or dpg.get_y_scroll(self._area) >= dpg.get_y_scroll_max(self._area) - _BOTTOM_SLACK
         dpg.delete_item(self._area, children_only=True)
         self._lines = []
         for level, text in _after(self._hidden, messages):
@@ -70,8 +74,9 @@ class LogPanel:
             if color is not None:
                 dpg.configure_item(line, color=color)
             self._lines.append(line)
-        if at_bottom:
-            dpg.set_y_scroll(self._area, -1.0)  # negative: the end, once the new lines are laid out
+        if at_bottom:  # negative: the end, once the new lines are laid out; a wrapped line grows a
+            dpg.set_y_scroll(self._area, -1.0)  # frame later, so the end is held for a few frames
+            self._pin = 3
 
     def clear(self) -> None:
         """Hide the messages shown so far (newer ones still appear)."""

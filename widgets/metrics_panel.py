@@ -16,10 +16,6 @@ _SETTING = {"first_crossing": "level", "settling_time": "band"}
 """The kinds that need a number, and the field it goes to."""
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.6g}"
-
-
 class MetricsPanel:
     """A row per metric: name, signal, kind, window, value and unit (updated as the run goes);
     ``x`` removes it. The form adds one (PutEntry, saved with the scenario) on a signal picked
@@ -88,4 +84,4 @@ class MetricsPanel:
                     self._values[m.name] = dpg.add_text("")
                     dpg.add_button(label="x", callback=self._on_remove, user_data=m.name)
         for m in snap.metrics:
-            dpg.set_value(self._values[m.name], f"{_fmt(m.value)} {m.unit}".strip())
+            dpg.set_value(self._values[m.name], snap.shown_units.text(m.value, m.unit, fmt=".6g"))

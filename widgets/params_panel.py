@@ -1,4 +1,7 @@
-"""Params: one slider (within min/max) or input per NamedValue, live; and a form to add one."""
+"""Params: one slider (within min/max) or input per NamedValue, live; and a form to add one.
+
+A param with a unit of a quantity ``[units]`` names (length, angle, force, torque and their
+rates) is shown in the chosen unit; the value it submits is SI again."""
 from __future__ import annotations
 
 from typing import Callable
@@ -20,6 +23,7 @@ class ParamsPanel:
         self._inputs: dict[str, int | str] = {}
         self._rows = Rows()
         self._new: dict[str, int | str] = {}
+        self._factor: dict[str, float] = {}   # param -> shown value per SI value
 
     def build(self, parent: int | str) -> None:
         self._group = self._rows.container = dpg.add_group(parent=parent)
@@ -30,7 +34,7 @@ class ParamsPanel:
         dpg.add_button(label="Add param", parent=row, callback=self._on_add)
 
     def _on_change(self, sender: int, value: float, name: str) -> None:
-        self.submit(C.SetParam(name, float(value)))
+        self.submit(C.SetParam(name, float(value) / self._factor.get(name, 1.0)))
 
     def _on_add(self) -> None:
         def num(key: str) -> float | None:
@@ -45,18 +49,22 @@ class ParamsPanel:
         self.submit(cmd)
 
     def update(self, snap: C.PanelState) -> None:
-        key = tuple((p.name, p.min, p.max, p.unit) for p in snap.params)
+        shown = snap.shown_units
+        key = (shown, *((p.name, p.min, p.max, p.unit) for p in snap.params))
         if self._rows.stale(key):
             self._inputs.clear()
             for p in snap.params:
-                label = f"{p.name} [{p.unit}]" if p.unit else p.name
+                factor, unit = shown.convert(p.unit)
+                self._factor[p.name] = factor
+                label = f"{p.name} [{unit.replace('*', '·')}]" if p.unit else p.name
                 if p.min is not None and p.max is not None:
                     self._inputs[p.name] = dpg.add_slider_double(
-                        label=label, parent=self._group, min_value=p.min, max_value=p.max, default_value=p.value,
+                        label=label, parent=self._group, min_value=p.min * factor, max_value=p.max * factor,
+                        default_value=p.value * factor,
                         width=220, callback=self._on_change, user_data=p.name, format="%.4g")
                 else:
                     self._inputs[p.name] = dpg.add_input_double(
-                        label=label, parent=self._group, default_value=p.value, width=220,
+                        label=label, parent=self._group, default_value=p.value * factor, width=220,
                         callback=self._on_change, user_data=p.name, format="%.4g", on_enter=True)
             if not snap.params:
                 dpg.add_text("no params: add one, then use its name in a load's number field",
@@ -64,4 +72,4 @@ class ParamsPanel:
         for p in snap.params:
             item = self._inputs.get(p.name)
             if item is not None and not dpg.is_item_active(item):
-                dpg.set_value(item, p.value)
+                dpg.set_value(item, p.value * self._factor.get(p.name, 1.0))

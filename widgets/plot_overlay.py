@@ -10,6 +10,7 @@ length on screen whatever the span.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import dearpygui.dearpygui as dpg
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from mjrig.recordings.replay import OverlaidRecording, read_recording
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["SeriesColors", "MarkThemes", "Overlay", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
+__all__ = ["SeriesColors", "MarkThemes", "Overlay", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82), (129, 114, 179),
@@ -148,3 +149,33 @@ class Overlay:
         assert self.comparison is not None
         v = float(self.comparison.signal_at(name, np.array([t]))[0])
         return v if np.isfinite(v) else None
+
+
+class UnitPlot(NamedTuple):
+    """Dear PyGui ids of one unit's plot: the plot, its axes and its marks' series."""
+
+    plot: int | str
+    x: int | str
+    y: int | str
+    events: int | str     # threshold crossings: vertical lines
+    failed: int | str     # failed requirements' first violations: red points
+    cursor: int | str     # the timeline's cursor: a vertical line
+
+
+def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, on_click: Callable) -> UnitPlot:
+    """A plot for the signals shown in unit ``label`` in ``parent``: legend above, time on x,
+    ``label`` on y, the marks' series, and ``on_click(sender, app_data)`` when clicked."""
+    with dpg.plot(label=label or "(no unit)", no_title=True, width=-1, height=160, parent=parent) as plot:
+        dpg.add_plot_legend(outside=True, location=dpg.mvPlot_Location_North, horizontal=True)
+        x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
+        y = dpg.add_plot_axis(dpg.mvYAxis, label=label or "(no unit)")
+        events = dpg.add_inf_line_series([], label="##events", parent=y)
+        dpg.bind_item_theme(events, marks.line(EVENT_COLOR))
+        failed = dpg.add_scatter_series([], [], label="##failed", parent=y)
+        dpg.bind_item_theme(failed, marks.failed())
+        cursor = dpg.add_inf_line_series([], label="##cursor", parent=y)
+        dpg.bind_item_theme(cursor, marks.line(CURSOR_COLOR))
+    with dpg.item_handler_registry() as handlers:
+        dpg.add_item_clicked_handler(callback=on_click)
+    dpg.bind_item_handler_registry(plot, handlers)
+    return UnitPlot(plot, x, y, events, failed, cursor)

@@ -20,7 +20,8 @@ import dearpygui.dearpygui as dpg
 from mjrig.commands import PanelState
 from mjrig.exports.plotting import Trace
 from mjrig.session.plot_rows import is_new_model
-from mjrig.widgets.plot_overlay import CURSOR_COLOR, EVENT_COLOR, MarkThemes, Overlay, SeriesColors
+from mjrig.runtime.units import DisplayUnits
+from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, unit_plot
 from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
 from mjrig.widgets.signal_tree import build_signal_tree
 
@@ -75,7 +76,8 @@ class PlotPanel:
         self._hint: int | str | None = None
         self._plots: dict[str, tuple[int | str, int | str, int | str]] = {}  # unit -> (plot, x, y)
         self._series_unit: dict[str, str] = {}
-        self._units: dict[str, str] = {}
+        self._units: dict[str, str] = {}         # signal -> its SI unit
+        self._shown = DisplayUnits()              # the units the plots show ([units])
         self._events: tuple[tuple[float, str], ...] = ()
         self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
         self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
@@ -136,6 +138,8 @@ class PlotPanel:
             self._view_stale = True
         if self._overlay.follow(snapshot.timeline.compare):
             self._view_stale = True
+        if snapshot.shown_units != self._shown:
+            self._shown, self._view_stale = snapshot.shown_units, True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
             self._units = dict(snapshot.units)
@@ -224,7 +228,12 @@ class PlotPanel:
         return {u: p for u, (p, _, _) in self._plots.items()}
 
     def _unit(self, name: str) -> str:
-        return self._units.get(name, "")
+        """The unit ``name`` is shown in (``[units]``; its SI unit without)."""
+        return self._shown.convert(self._units.get(name, ""))[1]
+
+    def _factor(self, name: str) -> float:
+        """Shown value per SI value of ``name``."""
+        return self._shown.convert(self._units.get(name, ""))[0]
 
     def traces(self) -> list[Trace]:
         """The plotted signals over the time span the plots show (s), every row kept (GUI thread)."""
@@ -232,7 +241,7 @@ class PlotPanel:
             return []
         lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
         t, values = self.history.window(lo, hi, list(self._checked))
-        return [Trace(n, self._unit(n), t.copy(), values[:, j].copy()) for j, n in enumerate(self._checked)]
+        return [Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)]
 
     # ---- callbacks: read the value, record the request ---------------------------------------
 
@@ -276,23 +285,9 @@ class PlotPanel:
             self._cursor_lines.pop(unit, None)
         for unit in units:
             if unit not in self._plots:
-                with dpg.plot(label=unit or "(no unit)", no_title=True, width=-1, height=160,
-                              parent=self._plot_box) as plot:
-                    dpg.add_plot_legend(outside=True, location=dpg.mvPlot_Location_North, horizontal=True)
-                    x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
-                    y = dpg.add_plot_axis(dpg.mvYAxis, label=unit or "(no unit)")
-                    # threshold crossings, marked on the time axis
-                    self._event_lines[unit] = dpg.add_inf_line_series([], label="##events", parent=y)
-                    dpg.bind_item_theme(self._event_lines[unit], self._marks.line(EVENT_COLOR))
-                    # a failed requirement's first violation, on its signal's line
-                    self._fail_marks[unit] = dpg.add_scatter_series([], [], label="##failed", parent=y)
-                    dpg.bind_item_theme(self._fail_marks[unit], self._marks.failed())
-                    self._cursor_lines[unit] = dpg.add_inf_line_series([], label="##cursor", parent=y)
-                    dpg.bind_item_theme(self._cursor_lines[unit], self._marks.line(CURSOR_COLOR))
-                with dpg.item_handler_registry() as handlers:
-                    dpg.add_item_clicked_handler(callback=self._on_plot_click)
-                dpg.bind_item_handler_registry(plot, handlers)
-                self._plots[unit] = (plot, x, y)
+                made = unit_plot(self._plot_box, unit, marks=self._marks, on_click=self._on_plot_click)
+                self._plots[unit] = made[:3]
+                self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:]
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
             each = max(150, int(avail / len(self._plots)) - 6)
@@ -325,19 +320,20 @@ class PlotPanel:
             self._cursor = t
             self._view_stale = True
 
-    def values_at(self, t: float) -> list[tuple[str, float]]:
-        """Each checked signal's value at ``t`` (s), interpolated linearly between the plotted
-        samples around it (the plots keep 200 samples per simulated second)."""
+    def values_at(self, t: float) -> list[tuple[str, float, float | None, str]]:
+        """Each checked signal's (name, value, the compared recording's value or None, unit) at
+        ``t`` (s), in the unit its plot shows, interpolated linearly between the plotted samples around
+        it (the plots keep 200 samples per simulated second)."""
         names = list(self._checked)
         times, values = self.history.window(t - self._window_s, t + self._window_s, names)
         if not len(times):
             return []
-        return [(n, float(np.interp(t, times, values[:, j]))) for j, n in enumerate(names)]
-
-    @property
-    def overlay(self) -> Overlay:
-        """The compared recording drawn over the plots (``Overlay.value_at``)."""
-        return self._overlay
+        out = []
+        for j, n in enumerate(names):
+            other, k = self._overlay.value_at(n, t), self._factor(n)
+            out.append((n, float(np.interp(t, times, values[:, j])) * k, None if other is None else other * k,
+                        self._unit(n).replace("*", "·")))
+        return out
 
     def _on_plot_click(self, sender: int | str, app_data: object) -> None:
         if self.on_time_click is not None:
@@ -361,7 +357,7 @@ class PlotPanel:
         t, values = self.history.window(t0, end, names)
         bounds: dict[str, tuple[float, float]] = {}
         for j, name in enumerate(names):
-            y = values[:, j]
+            y = values[:, j] * self._factor(name)
             ok = np.isfinite(y)
             xs, ys = decimate_minmax(t[ok], y[ok], self._max_points)
             if len(ys):
@@ -371,6 +367,7 @@ class PlotPanel:
             dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
         for name, twin in self._twins.items():
             xs, ys = self._overlay.sample(name, t0, end)
+            ys = ys * self._factor(name)
             ok = np.isfinite(ys)
             if ok.any():
                 lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
@@ -383,7 +380,7 @@ class PlotPanel:
             if unit in self._cursor_lines:
                 dpg.set_value(self._cursor_lines[unit], [[self._cursor] if self._cursor is not None else []])
             if unit in self._fail_marks:
-                pts = [(t_f, v) for name, t_f, v in self._failures
+                pts = [(t_f, v * self._factor(name)) for name, t_f, v in self._failures
                        if self._series_unit.get(name) == unit and t0 <= t_f <= end]
                 dpg.set_value(self._fail_marks[unit], [[p[0] for p in pts], [p[1] for p in pts]])
             if self._paused:

@@ -14,10 +14,6 @@ __all__ = ["RequirementsPanel"]
 PASS, FAIL, OPEN = (90, 200, 110), (235, 70, 70), (200, 200, 120)
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.5g}"
-
-
 class RequirementsPanel:
     """A row per requirement: name, signal, bound, observed value, badge (PASS / FAIL, or "holds"
     while its window is open) and the first violation's time; ``x`` removes it. The form adds one
@@ -66,20 +62,21 @@ class RequirementsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
-        key = tuple((r.name, r.signal, r.bound) for r in snap.requirements)
+        shown = snap.shown_units
+        key = (shown, *((r.name, r.signal, r.bound) for r in snap.requirements))
         if self._shown.stale(key):
             self._rows.clear()
             for r in snap.requirements:
                 with dpg.table_row(parent=self._table):
                     dpg.add_text(r.name)
                     dpg.add_text(r.signal.split("/", 1)[-1])
-                    dpg.add_text(r.bound)
+                    dpg.add_text(r.wanted(snap.units.get(r.signal, ""), shown))
                     value, badge, failed = dpg.add_text(""), dpg.add_text(""), dpg.add_text("")
                     dpg.add_button(label="x", callback=self._on_remove, user_data=r.name)
                 self._rows[r.name] = (value, badge, failed)
         for r in snap.requirements:
             value, badge, failed = self._rows[r.name]
-            dpg.set_value(value, _fmt(r.value))
+            dpg.set_value(value, shown.text(r.value, snap.units.get(r.signal, ""), fmt=".5g"))
             text, colour = (("PASS", PASS) if r.decided else ("holds", OPEN)) if r.passed else ("FAIL", FAIL)
             dpg.set_value(badge, text)
             dpg.configure_item(badge, color=colour)

@@ -112,7 +112,7 @@ class TimelineBar:
             dpg.set_value(self._values, "live")
         else:
             parts = [f"at {shown:.6f} s:"]
-            for n, v in self.plot.values_at(shown):
-                other = self.plot.overlay.value_at(n, shown)
-                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + (f" ({other:.6g})" if other is not None else ""))
+            for n, v, other, unit in self.plot.values_at(shown):
+                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + (f" ({other:.6g})" if other is not None else "")
+                             + (f" {unit}" if unit else ""))
             dpg.set_value(self._values, fit_lines(parts, width=available_width(self._values)))

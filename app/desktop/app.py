@@ -78,6 +78,7 @@ class PanelApp:
         from mjrig.widgets.sim_panel import SimPanel
         from mjrig.widgets.splitter import PanelLayout, Splitter
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
+        from mjrig.widgets.units_menu import UnitsMenu
 
         submit = self.client.submit
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT), LogPanel()
@@ -107,6 +108,9 @@ class PanelApp:
         with dpg.window(label=self.title) as self._main:
             with dpg.menu_bar():
                 model_panel.build_menu(on_quit=self._on_close_request)
+                units_menu = UnitsMenu(submit)
+                units_menu.build_menu()
+                self.panels.append(units_menu)
                 if results is not None:
                     results.build_menu()
             # A splitter after the controls gives the plots more or less room; the panel keeps it.

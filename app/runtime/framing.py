@@ -19,7 +19,7 @@ import numpy as np
 
 from mjrig.runtime.errors import MjrigError
 
-__all__ = ["framing_points", "rig_points", "fit_view", "view_axes", "frame_free_camera", "MARGIN", "HUGE_M"]
+__all__ = ["model_size", "framing_points", "rig_points", "fit_view", "view_axes", "frame_free_camera", "MARGIN", "HUGE_M"]
 
 HUGE_M = 1e3
 """A geom reaching further than this (m) from its centre is ground or sky, not part of the model."""
@@ -67,6 +67,17 @@ def framing_points(model: mujoco.MjModel, data: mujoco.MjData, *,
         out.append(np.asarray(points, dtype=float).reshape(-1, 3))
     pts = np.concatenate(out, axis=0)
     return pts[np.all(np.isfinite(pts), axis=1)]
+
+
+def model_size(model: mujoco.MjModel) -> float:
+    """The model's size (m): the diagonal of the box round its framing points (``framing_points``:
+    bodies, sites and geoms, not the ground) at ``qpos0``. MuJoCo's ``stat.extent`` where that box
+    is empty or a point (``stat.extent`` also counts the floor: 8 m for a 1.5 m walker on a plane)."""
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    pts = framing_points(model, data)
+    size = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0))) if len(pts) else 0.0
+    return size if size > _MIN_HALF_M else float(model.stat.extent)
 
 
 def rig_points(model: mujoco.MjModel, data: mujoco.MjData, *, loads: Iterable[Any] = (),

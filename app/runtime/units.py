@@ -16,7 +16,7 @@ shown as they are. GUI-free; immutable.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 __all__ = ["DisplayUnits", "CHOICES", "SI", "read_units", "scenario_units"]
@@ -58,6 +58,26 @@ class DisplayUnits:
                         return 1.0, si_unit
                     return CHOICES[quantity][chosen], chosen + rate
         return 1.0, si_unit
+
+    def show(self, value: float, si_unit: str) -> tuple[float, str]:
+        """(value in the shown unit, that unit's label) of ``value`` in ``si_unit``."""
+        factor, label = self.convert(si_unit)
+        return value * factor, label.replace("*", "·")
+
+    def text(self, value: float | None, si_unit: str, *, fmt: str = ".4g") -> str:
+        """``value`` (in ``si_unit``) as a person reads it in the shown unit: "12.5 mm"; "-" for None."""
+        if value is None:
+            return "-"
+        shown, label = self.show(value, si_unit)
+        return f"{shown:{fmt}} {label}".strip()
+
+    def choose(self, quantity: str, unit: str) -> "DisplayUnits":
+        """These units with ``quantity`` shown in ``unit`` (ValueError naming the choices if unknown)."""
+        if quantity not in CHOICES:
+            raise ValueError(f"unknown quantity '{quantity}' (choose {', '.join(CHOICES)})")
+        if unit not in CHOICES[quantity]:
+            raise ValueError(f"unknown {quantity} unit '{unit}' (choose {', '.join(CHOICES[quantity])})")
+        return replace(self, **{quantity: unit})
 
     def table(self) -> dict[str, str]:
         """The ``[units]`` table of these units (the quantities not in SI)."""

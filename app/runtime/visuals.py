@@ -164,8 +164,8 @@ class LineConfig:
 class ArrowScale:
     """How long the rig's arrows are: ``force`` m per N and ``torque`` m per N·m (``[view]
     force_scale`` / ``torque_scale``), or, where one is None, automatic: the largest arrow of its
-    kind about ``fraction`` of the model's extent (``stat.extent``). The automatic scale follows
-    the loads smoothly: it keeps still while the largest arrow stays between 0.8 and 1.25 times
+    kind about ``fraction`` of the model's size (``framing.model_size``: its bodies, not its
+    floor). The automatic scale follows the loads smoothly: it keeps still while the largest arrow stays between 0.8 and 1.25 times
     its target length, and beyond that moves a fifth of the way (geometrically) per frame drawn,
     so arrows neither flicker nor lag far behind a load that jumps.
 
@@ -179,6 +179,14 @@ class ArrowScale:
     def __init__(self, *, force: float | None = None, torque: float | None = None, fraction: float = 0.25) -> None:
         self.force, self.torque, self.fraction = force, torque, fraction
         self._auto: dict[bool, float] = {}  # is_torque -> m per unit, as followed so far
+        self._size: tuple[int, float] = (0, 0.0)  # (id of the model, its size in m)
+
+    def size(self, model: mujoco.MjModel) -> float:
+        """The model's size (m, ``framing.model_size``), worked out once per model."""
+        if self._size[0] != id(model):
+            from mjrig.runtime.framing import model_size
+            self._size = (id(model), model_size(model))
+        return self._size[1]
 
     def per_unit(self, model: mujoco.MjModel, arrows: Sequence[ArrowConfig]) -> dict[bool, float | None]:
         """m per N (False) and per N·m (True) for drawing ``arrows`` now (None: nothing to scale)."""
@@ -192,7 +200,7 @@ class ArrowScale:
             if biggest < 1e-9:
                 out[torque] = self._auto.get(torque)
                 continue
-            target = self.fraction * max(model.stat.extent, 1e-3) / biggest
+            target = self.fraction * max(self.size(model), 1e-3) / biggest
             now = self._auto.get(torque)
             if now is None:
                 now = target
@@ -205,6 +213,7 @@ class ArrowScale:
     def forget(self) -> None:
         """Start the automatic scale over (another model)."""
         self._auto.clear()
+        self._size = (0, 0.0)
 
 
 def draw_all(model: mujoco.MjModel, scene: mujoco.MjvScene, arrows: list[ArrowConfig],

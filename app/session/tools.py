@@ -29,6 +29,7 @@ from mjrig.runtime.paths import check_writable, fresh_path
 from mjrig.runtime.points import find_id
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+from mjrig.runtime.units import DisplayUnits, read_units
 from mjrig.session.context import RigContext
 
 __all__ = ["RigTools", "METRICS_EVERY"]
@@ -51,7 +52,8 @@ class RigTools:
         """The commands this part carries out."""
         return {C.Reload: self.reload, C.BindActuator: self.bind_actuator,
                 C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot,
-                C.UseCurrentAsInitial: self.use_current_as_initial, C.SetArrowScale: self.set_arrow_scale}
+                C.UseCurrentAsInitial: self.use_current_as_initial, C.SetArrowScale: self.set_arrow_scale,
+                C.SetUnits: self.set_units}
 
     def rig_opened(self) -> None:
         """Another rig was opened: no snapshot of it yet, no requirement failure told yet."""
@@ -62,7 +64,8 @@ class RigTools:
         """Its fields of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
         return {"actuators": self.actuators(), "requirements": self.requirements(), "metrics": self.metrics(),
                 "snapshot_path": str(self.last_snapshot or "") or None,
-                "force_scale": self.ctx.document.doc.get("view", {}).get("force_scale")}
+                "force_scale": self.ctx.document.doc.get("view", {}).get("force_scale"),
+                "shown_units": self.shown_units()}
 
     def metrics(self) -> tuple[C.MetricInfo, ...]:
         """The rig's metrics over the run so far, worked out at most every ``METRICS_EVERY`` s of
@@ -137,7 +140,7 @@ class RigTools:
                 self.ctx.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
                                                 f"({r.signal}{seen}; wanted {bound})", level="error")
             out.append(C.RequirementInfo(r.name, r.signal, bound, bool(r.passed), bool(r.decided), r.value, r.limit,
-                                         t_fail, r.violation_value))
+                                         t_fail, r.violation_value, bounds=(r.min, r.max, r.final, r.tolerance)))
         return tuple(out)
 
     # --- actuators -------------------------------------------------------------------------------
@@ -230,8 +233,10 @@ class RigTools:
         doc["initial"] = {"qpos": qpos, "qvel": qvel}
         s.rebuild(doc)
         rig = s.rig()
-        if rig is not None:
+        if rig is not None:  # as a run of the saved scenario starts: here, at t = 0
             rig.initial = s.runtime.snapshot(s.data)
+            if rig.initial.spec & int(mujoco.mjtState.mjSTATE_TIME):
+                rig.initial.state[0] = 0.0
         s.log("info", f"the state at t = {d.time:.4f} s is the rig's [initial] now ({len(qpos)} joints): "
                       "Reset returns here; save the scenario to keep it")
 
@@ -250,6 +255,29 @@ class RigTools:
         s.rebuild(doc)
         s.log("info", "arrows: automatic (the largest a quarter of the model)" if cmd.force is None
               else f"arrows: {cmd.force:g} m per N, {5 * cmd.force:g} m per N·m")
+
+
+    def shown_units(self) -> DisplayUnits:
+        """The rig's ``[units]`` (SI for a quantity it leaves out, or a table it cannot read)."""
+        try:
+            return read_units(self.ctx.document.doc.get("units", {}), lambda key, msg: ValueError(msg))
+        except ValueError:
+            return DisplayUnits()
+
+    def set_units(self, cmd: C.SetUnits) -> None:
+        """``[units]`` with ``cmd.quantity`` shown in ``cmd.unit`` (a quantity back in SI leaves the table)."""
+        s = self.ctx
+        try:
+            units = self.shown_units().choose(cmd.quantity, cmd.unit)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        doc = copy.deepcopy(s.document.doc)
+        doc.pop("units", None)
+        if units.table():
+            doc["units"] = units.table()
+        s.rebuild(doc)
+        s.log("info", f"{cmd.quantity} shown in {cmd.unit} (plots, sliders, tables, reports and exports; "
+                      "files stay SI): save the scenario to keep it")
 
 
 def _describe(value: Any) -> str:

@@ -52,8 +52,9 @@ def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
 
 def test_automatic_scale_makes_the_largest_arrow_a_quarter_of_the_model_and_does_not_flicker():
     from mjrig.runtime.visuals import ArrowScale
+    from mjrig.runtime.framing import model_size
     model = mujoco.MjModel.from_xml_path(str(MODELS / "robot_arm.xml"))
-    quarter = 0.25 * model.stat.extent
+    quarter = 0.25 * model_size(model)
     scale = ArrowScale()
     got = lengths(model, [force(38.0), force(10.0)], scale)
     np.testing.assert_allclose(got, [quarter, quarter * 10 / 38], rtol=1e-6)  # the 38 N load: visible (float32 geoms)
@@ -90,3 +91,25 @@ def test_the_panels_arrow_scale_writes_view_and_sets_the_runtime(tmp_path, monke
     assert load(tmp_path / "saved.toml").arrow_scales == (0.02, 0.1)
     s.handle(C.SetArrowScale(None))
     assert s.rm.arrow_scale.force is None and "view" not in s.document.doc
+
+
+WALKER = """<mujoco><worldbody>
+  <geom type="plane" size="40 40 40"/>
+  <body name="torso" pos="0 0 1.25"><freejoint/>
+    <geom type="capsule" size="0.05 0.2"/>
+    <body pos="0 0 -0.45"><geom type="capsule" size="0.05 0.225" pos="0.1 0 -0.3"/></body>
+  </body>
+</worldbody></mujoco>"""
+
+
+def test_the_automatic_scale_follows_the_models_bodies_not_its_floor():
+    from mjrig.runtime.framing import framing_points, model_size
+    from mjrig.runtime.visuals import ArrowScale
+    model = mujoco.MjModel.from_xml_string(WALKER)
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    pts = framing_points(model, data)
+    size = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+    assert model_size(model) == pytest.approx(size) and 1.0 < size < 2.0 < model.stat.extent
+    got = lengths(model, [force(40.0)], ArrowScale())
+    np.testing.assert_allclose(got, [0.25 * size], rtol=1e-6)  # a quarter of the walker, not of its floor

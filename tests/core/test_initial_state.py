@@ -90,6 +90,7 @@ def test_reset_returns_to_initial_and_use_current_writes_it(rig: Path) -> None:
     for _ in range(100):
         s.rm.step(s.model, s.data)
     s.handle(C.Reset())
+    assert s.data.time == 0.0  # as a run of the saved scenario starts
     np.testing.assert_array_equal(s.data.qpos, here_q)
     np.testing.assert_array_equal(s.data.qvel, here_v)
     saved = rig.with_name("saved.toml")
