@@ -38,15 +38,8 @@ FILTERS = ("all", "pass", "fail", "diverged", "error")
 
 def _metadata(path: Path) -> dict[str, str]:
     """The file's key-value metadata; ConfigError (one line) when it is missing or not Parquet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    if not path.is_file():
-        raise ConfigError(f"{path}: file not found")
-    try:
-        raw = pq.read_schema(path).metadata or {}
-    except (OSError, pa.ArrowException) as exc:
-        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
-    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+    from mjrig.runtime.parquet_merge import read_schema
+    return read_schema(path)[1]
 
 
 def is_results(path: str | os.PathLike) -> bool:

@@ -58,14 +58,8 @@ def _schema(path: Path) -> tuple[list[str], dict[str, str], DisplayUnits]:
     """(numeric signal columns, SI units by column, the units its scenario shows values in) of
     recording ``path``; ConfigError if it is not one."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
-    if not path.is_file():
-        raise ConfigError(f"{path}: {'a folder, not a recording' if path.is_dir() else 'file not found'}")
-    try:
-        schema = pq.read_schema(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:120]})") from None
-    meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+    from mjrig.runtime.parquet_merge import read_schema
+    schema, meta = read_schema(path)
     if "mjrig.sweep" in meta or "mjrig.optimize" in meta:
         raise ConfigError(f"{path}: a sweep's or study's results, not a recording (`mjrig report` shows it)")
     if "time" not in schema.names:

@@ -46,15 +46,8 @@ def default_report_path(path: Path) -> Path:
 
 
 def _meta(path: Path) -> dict[str, str]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    if not path.is_file():
-        raise ConfigError(f"{path}: {'a folder, not a recording' if path.is_dir() else 'file not found'}")
-    try:
-        raw = pq.read_schema(path).metadata or {}
-    except (OSError, pa.ArrowException) as exc:
-        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:120]})") from None
-    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+    from mjrig.runtime.parquet_merge import read_schema
+    return read_schema(path)[1]
 
 
 def _json(meta: dict[str, str], key: str, default: Any) -> Any:

@@ -70,8 +70,8 @@ def read_recording(path: str | os.PathLike) -> Recording:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
         raise ConfigError(f"{path}: not a readable Parquet recording ({str(exc).splitlines()[0]})") from None
-    raw = table.schema.metadata or {}
-    metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in raw.items()}
+    from mjrig.runtime.parquet_merge import text_metadata
+    metadata = text_metadata(table.schema)
     if "mjrig.sweep" in metadata:  # File > Open or a drop of RESULTS.parquet in the app
         raise ConfigError(f"{path}: a sweep's results, not a recording: browse them with `mjrig {path}` "
                           f"and replay a trial from there (its recordings are in {path.with_suffix('')})")

@@ -19,9 +19,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.errors import exception_text
+from mjrig.runtime.errors import ConfigError, exception_text
 
-__all__ = ["UNITS_KEY", "ParquetStream", "check_columns", "merge", "merge_dir", "recording_schema"]
+__all__ = ["UNITS_KEY", "ParquetStream", "check_columns", "merge", "merge_dir", "recording_schema",
+           "read_schema", "text_metadata"]
 
 UNITS_KEY = "mjrig.units"
 """Schema metadata key of the JSON ``{column: unit}`` map."""
@@ -213,3 +214,21 @@ def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[s
         raise
     return rows
 
+
+
+def text_metadata(schema: pa.Schema) -> dict[str, str]:
+    """A Parquet schema's key-value metadata as text (undecodable bytes replaced)."""
+    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (schema.metadata or {}).items()}
+
+
+def read_schema(path: str | os.PathLike) -> tuple[pa.Schema, dict[str, str]]:
+    """The schema of Parquet file ``path`` and its key-value metadata as text; ConfigError (one
+    line naming the file) when it is missing, a folder or not readable as Parquet."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"{path}: {'a folder, not a recording' if path.is_dir() else 'file not found'}")
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:120]})") from None
+    return schema, text_metadata(schema)

@@ -61,6 +61,30 @@ class _Gather:
     stop: int
 
 
+def _place(arrays: Sequence[np.ndarray], raw: list[np.ndarray], placed: list[tuple[int, int, int]]) -> slice | np.ndarray:
+    """Where ``arrays`` sit in the hidden raw part of a row: appended to ``raw``, unless their
+    memory lies inside an array copied there already (a body's pose read by several
+    ``[[signals]]``, inside the ``cvel`` the bodies group reads whole). ``placed`` holds
+    (address, bytes, position) of every contiguous float64 array in ``raw``. A slice when they
+    sit side by side, else their positions."""
+    pos: list[np.ndarray] = []
+    for a in arrays:
+        addr = a.__array_interface__["data"][0]
+        flat = a.dtype == np.float64 and a.flags.c_contiguous
+        at = next((p + (addr - start) // 8 for start, nbytes, p in placed
+                   if flat and start <= addr and addr + a.nbytes <= start + nbytes and (addr - start) % 8 == 0), None)
+        if at is None:
+            at = sum(x.size for x in raw)
+            raw.append(a)
+            if flat:
+                placed.append((addr, a.nbytes, at))
+        pos.append(np.arange(at, at + a.size))
+    out = np.concatenate(pos) if pos else np.zeros(0, dtype=np.intp)
+    if len(out) and np.array_equal(out, np.arange(out[0], out[0] + len(out))):
+        return slice(int(out[0]), int(out[0]) + len(out))
+    return out
+
+
 class SignalManager:
     """Records telemetry rows and streams them to ``export_path`` (Parquet), crash-safe.
 
@@ -193,16 +217,15 @@ class SignalManager:
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
         g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
-        derived: list[tuple[np.ndarray, int, int, Callable[[np.ndarray], np.ndarray]]] = []
+        derived: list[tuple[np.ndarray, slice | np.ndarray, Callable[[np.ndarray], np.ndarray]]] = []
         raw: list[np.ndarray] = []
+        placed: list[tuple[int, int, int]] = []  # memory read by several derived columns is copied once
         own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]
         for item in [*own, *extra]:
             if isinstance(item, Derived):
                 if item.group in g:
                     cols = np.array([self._column(n, u) for n, u in item.columns], dtype=np.intp)
-                    r0 = sum(a.size for a in raw)
-                    raw += item.raw
-                    derived.append((cols, r0, r0 + sum(a.size for a in item.raw), item.compute))
+                    derived.append((cols, _place(item.raw, raw, placed), item.compute))
             elif len(item) == 2:  # the model's own (array, pairs)
                 add(item[0], item[1])
             elif item[0] in g:
@@ -320,8 +343,8 @@ class SignalManager:
         block = self._block[: self._row, :width]
         if self._derived:
             raw = self._block[: self._row, width:width + self._raw_width]
-            for cols, r0, r1, compute in self._derived:
-                block[:, cols] = compute(raw[:, r0:r1])
+            for cols, where, compute in self._derived:
+                block[:, cols] = compute(raw[:, where])
         sink = self._open_sink()
         if sink is not None:
             sink.write_block(self.columns, block)

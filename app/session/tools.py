@@ -275,7 +275,8 @@ class RigTools:
         doc.pop("units", None)
         if units.table():
             doc["units"] = units.table()
-        s.rebuild(doc)
+        s.document.scenario(doc)  # valid as a scenario; the rig itself is unchanged (no rebuild:
+        s.document.edited(doc)    # the loads keep their outputs, a paused run shows the same values)
         s.log("info", f"{cmd.quantity} shown in {cmd.unit} (plots, sliders, tables, reports and exports; "
                       "files stay SI): save the scenario to keep it")
 

@@ -115,9 +115,12 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         assert unit == "mm"
         desktop.screenshot(f"units_mm_{tag}")
 
-        _units(app, "Force: lbf", r"info: force shown in lbf .*")
         app.widget("main_spring")  # its row in Loads, scrolled to as a person does
-        wait_for(lambda: app.text(r"-?[0-9.e+-]+ lbf"), what="the spring's readout in lbf")
+        newton = float(wait_for(lambda: app.text(r"-?[0-9.e+-]+ N"), what="the spring's readout in N")["text"].split()[0])
+        _units(app, "Force: lbf", r"info: force shown in lbf .*")
+        app.widget("main_spring")
+        lbf = float(wait_for(lambda: app.text(r"-?[0-9.e+-]+ lbf"), what="the spring's readout in lbf")["text"].split()[0])
+        assert newton != 0 and lbf == pytest.approx(newton / 4.4482216152605, rel=1e-2)  # paused: the same force
         desktop.screenshot(f"units_lbf_{tag}")
 
         _units(app, "Length: m", r"info: length shown in m .*")
