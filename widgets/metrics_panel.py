@@ -30,6 +30,7 @@ class MetricsPanel:
         self._shown = Rows()
         self._kind: int | str = 0
         self._inputs: dict[str, int | str] = {}
+        self._factor = 1.0  # the chosen signal's shown value per SI value ([units])
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(
@@ -61,8 +62,9 @@ class MetricsPanel:
         try:
             for key in ("start", "end", "setting"):
                 text = dpg.get_value(self._inputs[key]).strip()
-                if text:
-                    spec[_SETTING.get(kind, key) if key == "setting" else key] = float(text)
+                if text:  # a level is typed in the unit the signal is shown in (a band is a fraction)
+                    scale = self._factor if kind == "first_crossing" and key == "setting" else 1.0
+                    spec[_SETTING.get(kind, key) if key == "setting" else key] = float(text) / scale
         except ValueError:
             return
         self.submit(C.PutEntry("metrics", spec))
@@ -72,6 +74,7 @@ class MetricsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
+        self._factor = snap.shown_units.convert(snap.units.get(self._signal.value, ""))[0]
         key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.metrics)
         if self._shown.stale(key):
             self._values.clear()

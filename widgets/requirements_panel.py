@@ -26,6 +26,8 @@ class RequirementsPanel:
         self._rows: dict[str, tuple[int | str, int | str, int | str]] = {}
         self._shown = Rows()
         self._inputs: dict[str, int | str] = {}
+        self._unit: tuple[float, str] = (1.0, "")  # the chosen signal's shown unit: (per SI unit, label)
+        self._unit_text: int | str = 0
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
@@ -40,6 +42,7 @@ class RequirementsPanel:
         for key, hint, width in (("min", ">= min", 70), ("max", "<= max", 70), ("final", "final", 70),
                                  ("tolerance", "± tol", 60)):
             self._inputs[key] = dpg.add_input_text(parent=bounds, hint=hint, width=width)
+        self._unit_text = dpg.add_text("", parent=bounds, color=(150, 150, 150))
         row = dpg.add_group(parent=parent, horizontal=True)
         self._inputs["name"] = dpg.add_input_text(parent=row, hint="requirement name", width=160)
         add = dpg.add_button(label="Add requirement", parent=row, callback=self._on_add)
@@ -51,8 +54,8 @@ class RequirementsPanel:
         try:
             for key in ("min", "max", "final", "tolerance"):
                 text = dpg.get_value(self._inputs[key]).strip()
-                if text:
-                    spec[key] = float(text)
+                if text:  # typed in the unit the signal is shown in; the scenario holds SI
+                    spec[key] = float(text) / self._unit[0]
         except ValueError:
             return
         self.submit(C.PutEntry("requirements", spec))
@@ -63,6 +66,10 @@ class RequirementsPanel:
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
         shown = snap.shown_units
+        unit = shown.convert(snap.units.get(self._signal.value, ""))
+        if unit != self._unit:  # the bounds are typed in the signal's shown unit, named beside them
+            self._unit = unit
+            dpg.set_value(self._unit_text, unit[1].replace("*", "·"))
         key = (shown, *((r.name, r.signal, r.bound) for r in snap.requirements))
         if self._shown.stale(key):
             self._rows.clear()

@@ -1,6 +1,7 @@
 """Display units as a person chooses them: Units > Length: mm turns the plot's axis, the value at
 the cursor and a length slider into millimetres; Units > Force: lbf turns the spring's readout into
-pounds-force; a value typed into the slider in mm is the SI value the rig gets; the chosen units
+pounds-force; a value typed into the slider or a requirement's bound in mm is the SI value the
+rig gets; the chosen units
 are saved with the scenario as ``[units]``. Real input only (clicks on the menu bar, the signal
 tree, Ctrl+click typing into the slider, keys to the viewer); checks are what the panel shows and
 the scenario file written."""
@@ -107,6 +108,13 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         desktop.x("xdotool", "key", "Return", check=True)
         wait_for(lambda: float(_slider(app, "rest [mm]")[1]) == pytest.approx(300.0), what="300 mm on the slider")
 
+        # a requirement's bound typed in mm: its row says it in mm, the scenario holds m
+        app.click("Requirements")
+        app.type_into("requirement name", "near")
+        app.type_into("<= max", "500")
+        app.click("Add requirement")
+        wait_for(lambda: app.text(r"<= 500 mm"), what="the requirement's bound in mm")
+
         # the value at the cursor: pause and step back one instant (a key to the 3D view)
         app.click("Pause")
         wait_for(lambda: app.visible("Play"), what="the run to pause")
@@ -124,6 +132,8 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         desktop.screenshot(f"units_lbf_{tag}")
 
         _units(app, "Length: m", r"info: length shown in m .*")
+        app.widget("<= max")  # the Requirements form, its table just above (scrolled to as a person does)
+        wait_for(lambda: app.text(r"<= 0\.5 m"), what="the requirement's bound in m")
         wait_for(lambda: _plots(app) == ["m"], what="the plot back in m")
         in_m, unit = _at_cursor(app)
         assert unit == "m" and in_mm == pytest.approx(1000 * in_m, rel=1e-5)  # the same instant, 1000x
@@ -136,6 +146,7 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         saved = wait_for(lambda: (work / "saved.toml").exists() and (work / "saved.toml"), what="saved.toml")
         doc = tomllib.loads(saved.read_text())
         assert doc["units"] == {"force": "lbf"} and doc["params"]["rest"]["value"] == pytest.approx(0.3)
+        assert doc["requirements"] == [{"name": "near", "signal": "Proximities/gap:distance", "max": pytest.approx(0.5)}]
     finally:
         assert app.quit_discarding() == 0, app.output()
         desktop.close()
