@@ -9,14 +9,15 @@ a frame: ``"world"``, ``"body:NAME"`` or a site NAME. Its columns:
 - of a point: ``Signals/<name>:x :y :z`` (m), Rᵀ(p − o), and ``:vx :vy :vz`` (m/s), the point's
   velocity relative to the moving frame in its axes, Rᵀ(v_p − v_o − ω × (p − o)).
 
-Each is one ``Derived`` (``mjrig.runtime.signal_sources``): a row copies the few numbers it needs
-in place (the frame's and the point's body pose and velocity; the load's source values), and a
-block is worked out with array operations when it is flushed. Velocities are MuJoCo's
+Each is one ``Derived`` (``mjrig.runtime.signal_sources``) worked out with array operations per
+block when it is flushed: from the same rows' ``Bodies/`` and ``Loads/`` columns and each body's
+rotation matrix where the recording has them (nothing worked out twice), else (a group not
+recorded, the world body) from the raw pose, velocity and load values a row copies. Velocities are MuJoCo's
 (``cvel``, as ``mj_objectVelocity`` uses them). GUI-free; the stepping thread.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import mujoco
@@ -24,7 +25,7 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names, find_id, parse_point
-from mjrig.runtime.signal_sources import Derived, origin_velocity
+from mjrig.runtime.signal_sources import Derived, entity_name, origin_velocity
 
 __all__ = ["FrameSignal", "frame_sources", "LOAD_ATTRS", "POINT_ATTRS"]
 
@@ -73,41 +74,50 @@ def _frame(model: mujoco.MjModel, frame: str) -> tuple[str, int]:
     return "site", find_id(model, mujoco.mjtObj.mjOBJ_SITE, frame, kind="site", count=model.nsite)
 
 
-class _Body:
-    """A body's pose and velocity at each row: raw arrays (views into MjData) and their reading."""
+class _Part:
+    """What one side of a signal (its frame, or what it expresses) reads: ``raw`` arrays copied
+    at each row, ``inputs`` columns of the same rows, and ``read(raw, inputs)`` giving its values
+    for a block (``raw``: (rows, raw size), ``inputs``: (rows, len(inputs)))."""
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, body: int) -> None:
-        root = int(model.body_rootid[body])
-        self.raw = [data.xpos[body], data.xmat[body], data.cvel[body], data.subtree_com[root]]
+    def __init__(self, raw: list[np.ndarray], inputs: Sequence[str], read: Callable) -> None:
+        self.raw, self.inputs, self.read = raw, tuple(inputs), read
+        self.size = sum(a.size for a in raw)
 
-    @staticmethod
-    def read(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """From (rows, 21): origin (rows, 3), rotation (rows, 3, 3), ω and the origin's velocity."""
-        xpos, rot = raw[:, 0:3], raw[:, 3:12].reshape(-1, 3, 3)
-        v, w = origin_velocity(raw[:, 12:18], xpos, raw[:, 18:21])
+
+def _body(model: mujoco.MjModel, data: mujoco.MjData, body: int, *, columns: bool) -> _Part:
+    """A body's (origin, R, ω, v of the origin) per row: from its ``Bodies/`` columns (position,
+    velocities) and its rotation matrix (``columns``), or from raw pose and velocity alone."""
+    if columns:
+        name = entity_name(model, mujoco.mjtObj.mjOBJ_BODY, body, "body")
+        names = [f"Bodies/{name}:{a}" for a in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
+        return _Part([data.xmat[body]], names,
+                     lambda r, c: (c[:, 0:3], r.reshape(-1, 3, 3), c[:, 6:9], c[:, 3:6]))
+    root = int(model.body_rootid[body])
+
+    def read(r: np.ndarray, c: np.ndarray):
+        xpos, rot = r[:, 0:3], r[:, 3:12].reshape(-1, 3, 3)
+        v, w = origin_velocity(r[:, 12:18], xpos, r[:, 18:21])
         return xpos, rot, w, v
+    return _Part([data.xpos[body], data.xmat[body], data.cvel[body], data.subtree_com[root]], (), read)
 
 
-def _frame_reader(model: mujoco.MjModel, data: mujoco.MjData, frame: str):
-    """(raw arrays, reader) of a frame; the reader gives (origin, R, ω, v of the origin) per row."""
+def _frame_part(model: mujoco.MjModel, data: mujoco.MjData, frame: str, *, columns: bool) -> _Part:
+    """A frame's (origin, R, ω, v of the origin) per row."""
     kind, i = _frame(model, frame)
     if kind == "world":
-        def world(raw: np.ndarray):
-            rows = raw.shape[0]
-            zero = np.zeros((rows, 3))
-            return zero, np.broadcast_to(np.eye(3), (rows, 3, 3)), zero, zero
-        return [], world
-    body = i if kind == "body" else int(model.site_bodyid[i])
-    b = _Body(model, data, body)
+        def world(r: np.ndarray, c: np.ndarray):
+            zero = np.zeros((r.shape[0], 3))
+            return zero, np.broadcast_to(np.eye(3), (r.shape[0], 3, 3)), zero, zero
+        return _Part([], (), world)
+    body = _body(model, data, i if kind == "body" else int(model.site_bodyid[i]), columns=columns)
     if kind == "body":
-        return b.raw, _Body.read
-    site = [data.site_xpos[i], data.site_xmat[i]]
+        return body
 
-    def at_site(raw: np.ndarray):
-        bpos, _, w, v = _Body.read(raw[:, :21])
-        o, rot = raw[:, 21:24], raw[:, 24:33].reshape(-1, 3, 3)
+    def at_site(r: np.ndarray, c: np.ndarray):
+        bpos, _, w, v = body.read(r[:, :body.size], c)
+        o, rot = r[:, body.size:body.size + 3], r[:, body.size + 3:body.size + 12].reshape(-1, 3, 3)
         return o, rot, w, v + np.cross(w, o - bpos)
-    return b.raw + site, at_site
+    return _Part([*body.raw, data.site_xpos[i], data.site_xmat[i]], body.inputs, at_site)
 
 
 def _in_frame(vec: np.ndarray, rot: np.ndarray) -> np.ndarray:
@@ -115,41 +125,54 @@ def _in_frame(vec: np.ndarray, rot: np.ndarray) -> np.ndarray:
     return np.einsum("rji,rj->ri", rot, vec)
 
 
+def _signal(sig: FrameSignal, model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any], *,
+            columns: bool) -> Derived:
+    """``sig`` as one Derived: from the recording's own columns where it can (``columns``), else
+    from raw values alone."""
+    frame = _frame_part(model, data, sig.frame, columns=columns)
+    load = sig.of_load
+    if load is not None:
+        names = tuple(f"Loads/{load}:{a}" for a, _ in LOAD_ATTRS)
+        what = _Part([], names, lambda r, c: c) if columns else _Part(*_load_values(load, extra))
+        out = [(f"Signals/{sig.name}:{a}", u) for a, u in LOAD_ATTRS]
+
+        def values(f, wrench):
+            _, rot, _, _ = f
+            return [_in_frame(wrench[:, 0:3], rot), _in_frame(wrench[:, 3:6], rot)]
+    else:
+        body, offset = parse_point(sig.of).body_and_offset(model)
+        what = _body(model, data, body, columns=columns)
+        out = [(f"Signals/{sig.name}:{a}", u) for a, u in POINT_ATTRS]
+        local = np.asarray(offset, dtype=float)
+
+        def values(f, b):
+            o, rot, w_f, v_o = f
+            bpos, brot, w_b, v_b = b
+            p = bpos + np.einsum("rij,j->ri", brot, local)
+            r = p - o
+            return [_in_frame(r, rot), _in_frame(v_b + np.cross(w_b, p - bpos) - v_o - np.cross(w_f, r), rot)]
+    nr, ni = frame.size, len(frame.inputs)
+    nraw = nr + what.size
+
+    def compute(x: np.ndarray) -> np.ndarray:
+        raw, cols = x[:, :nraw], x[:, nraw:]
+        return np.concatenate(values(frame.read(raw[:, :nr], cols[:, :ni]), what.read(raw[:, nr:], cols[:, ni:])), axis=1)
+    return Derived("signals", [*frame.raw, *what.raw], out, compute, inputs=frame.inputs + what.inputs)
+
+
 def frame_sources(signals: Sequence[FrameSignal], model: mujoco.MjModel, data: mujoco.MjData,
                   extra: Sequence[Any]) -> list[Derived]:
-    """One ``Derived`` per signal (group ``"signals"``), reading the rig's ``extra`` sources."""
+    """One ``Derived`` per signal (group ``"signals"``), reading the rig's ``extra`` sources: from
+    the recording's ``Bodies/`` and ``Loads/`` columns of the same rows when it records them
+    (nothing worked out twice), else from raw values alone."""
     out = []
     for sig in signals:
-        fraw, frame = _frame_reader(model, data, sig.frame)
-        nf = sum(a.size for a in fraw)
-        load = sig.of_load
-        if load is not None:
-            sraw, values = _load_values(load, extra)
-            columns = [(f"Signals/{sig.name}:{a}", u) for a, u in LOAD_ATTRS]
-
-            def compute(raw: np.ndarray, nf=nf, frame=frame, values=values) -> np.ndarray:
-                _, rot, _, _ = frame(raw[:, :nf])
-                wrench = values(raw[:, nf:])
-                return np.concatenate([_in_frame(wrench[:, 0:3], rot), _in_frame(wrench[:, 3:6], rot)], axis=1)
-        else:
-            body, offset = parse_point(sig.of).body_and_offset(model)
-            b = _Body(model, data, body)
-            sraw = b.raw
-            columns = [(f"Signals/{sig.name}:{a}", u) for a, u in POINT_ATTRS]
-            local = np.asarray(offset, dtype=float)
-
-            def compute(raw: np.ndarray, nf=nf, frame=frame, local=local) -> np.ndarray:
-                o, rot, w_f, v_o = frame(raw[:, :nf])
-                bpos, brot, w_b, v_b = _Body.read(raw[:, nf:])
-                p = bpos + np.einsum("rij,j->ri", brot, local)
-                v_p = v_b + np.cross(w_b, p - bpos)
-                r = p - o
-                return np.concatenate([_in_frame(r, rot), _in_frame(v_p - v_o - np.cross(w_f, r), rot)], axis=1)
-        out.append(Derived("signals", [*fraw, *sraw], columns, compute))
+        alone = _signal(sig, model, data, extra, columns=False)
+        out.append(replace(_signal(sig, model, data, extra, columns=True), fallback=alone))
     return out
 
 
-def _load_values(load: str, extra: Sequence[Any]) -> tuple[list[np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+def _load_values(load: str, extra: Sequence[Any]) -> tuple[list[np.ndarray], tuple[()], Callable]:
     """(raw arrays, reader) of a load's six world values: the spring bank's Derived (worked out
     from its raw rows), or six entries of an array read in place (each as a one-value view)."""
     names = [f"Loads/{load}:{a}" for a, _ in LOAD_ATTRS]
@@ -158,10 +181,10 @@ def _load_values(load: str, extra: Sequence[Any]) -> tuple[list[np.ndarray], Cal
             cols = [n for n, _ in item.columns]
             if all(n in cols for n in names):
                 idx = [cols.index(n) for n in names]
-                return list(item.raw), lambda raw, d=item, idx=idx: d.compute(raw)[:, idx]
+                return list(item.raw), (), lambda raw, c, d=item, idx=idx: d.compute(raw)[:, idx]
         else:
             pairs = {n: i for n, i, _ in item[2]}
             if all(n in pairs for n in names):
                 arr = item[1]
-                return [arr[pairs[n]: pairs[n] + 1] for n in names], lambda raw: raw
+                return [arr[pairs[n]: pairs[n] + 1] for n in names], (), lambda raw, c: raw
     raise ConfigError(f"of: load '{load}' records no force and torque")

@@ -38,6 +38,11 @@ class Derived:
     columns: list[tuple[str, str]]
     compute: Callable[[np.ndarray], np.ndarray]
     current: Callable[[], np.ndarray] | None = None
+    inputs: tuple[str, ...] = ()
+    """Columns of the same rows ``compute`` also reads, after the raw values (e.g. a load's force
+    worked out by the spring bank's own Derived): used when the recording has every one of them
+    by the time this is computed; else ``fallback`` (from raw values alone) stands in."""
+    fallback: "Derived | None" = None
 
 
 _SENSOR_UNITS = {

@@ -138,7 +138,7 @@ class SignalManager:
         self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
         self._before_sample: Callable[[], None] | None = None
         self._contacts: np.ndarray | None = None
-        self._derived: list[tuple[np.ndarray, int, int, Callable[[np.ndarray], np.ndarray]]] = []
+        self._derived: list[tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]] = []
         self._raw: list[np.ndarray] = []
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
 
@@ -208,6 +208,7 @@ class SignalManager:
             if not pairs:
                 return
             cols = [self._column(n, u) for n, _, u in pairs]
+            fed.update(cols)
             idx = np.array([i for _, i, _ in pairs], dtype=np.intp)
             # Columns registered together are contiguous unless some already existed.
             if cols == list(range(cols[0], cols[0] + len(cols))):
@@ -217,15 +218,20 @@ class SignalManager:
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
         g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
-        derived: list[tuple[np.ndarray, slice | np.ndarray, Callable[[np.ndarray], np.ndarray]]] = []
+        derived: list[tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]] = []
+        fed: set[int] = set()  # columns with a value in each block (gathered, or derived before)
         raw: list[np.ndarray] = []
         placed: list[tuple[int, int, int]] = []  # memory read by several derived columns is copied once
         own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]
         for item in [*own, *extra]:
             if isinstance(item, Derived):
-                if item.group in g:
-                    cols = np.array([self._column(n, u) for n, u in item.columns], dtype=np.intp)
-                    derived.append((cols, _place(item.raw, raw, placed), item.compute))
+                inputs = [self._col_index.get(n) for n in item.inputs]
+                use = item if all(i in fed for i in inputs) else item.fallback
+                if item.group in g and use is not None:
+                    cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
+                    derived.append((cols, _place(use.raw, raw, placed),
+                                    np.array(inputs, dtype=np.intp) if use.inputs else None, use.compute))
+                    fed.update(cols.tolist())
             elif len(item) == 2:  # the model's own (array, pairs)
                 add(item[0], item[1])
             elif item[0] in g:
@@ -343,8 +349,9 @@ class SignalManager:
         block = self._block[: self._row, :width]
         if self._derived:
             raw = self._block[: self._row, width:width + self._raw_width]
-            for cols, where, compute in self._derived:
-                block[:, cols] = compute(raw[:, where])
+            for cols, where, inputs, compute in self._derived:
+                x = raw[:, where] if inputs is None else np.concatenate([raw[:, where], block[:, inputs]], axis=1)
+                block[:, cols] = compute(x)
         sink = self._open_sink()
         if sink is not None:
             sink.write_block(self.columns, block)

@@ -66,13 +66,18 @@ of = "body:world@1,0,0"
 """
 
 
-@pytest.fixture()
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pl.DataFrame:
+@pytest.fixture(params=["every group", "joints only"])
+def run(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pl.DataFrame:
+    """The spinning rig's recording: with every group (the signals read the same rows' Bodies/
+    and Loads/ columns), or the joints only (they work everything out from raw values)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "spin.xml").write_text(XML)
-    (tmp_path / "spin.toml").write_text(SCENARIO)
+    only = '\n[recording]\nsignals = ["joints"]\n' if request.param == "joints only" else ""
+    (tmp_path / "spin.toml").write_text(SCENARIO + only)
     assert main(["run", "spin.toml", "--out", "out.parquet"]) == 0
-    return pl.read_parquet("out.parquet")
+    df = pl.read_parquet("out.parquet")
+    assert any(c.startswith("Bodies/") for c in df.columns) == (request.param == "every group")
+    return df
 
 
 def rot_z(theta: np.ndarray) -> np.ndarray:
