@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo"]
+           "RequirementInfo", "TimelineInfo", "bound_text"]
 
 
 class RunState(str, enum.Enum):
@@ -111,12 +111,19 @@ class RequirementInfo:
 
     def wanted(self, unit: str, units: DisplayUnits = DisplayUnits()) -> str:
         """The bound in ``units`` (the signal is in SI ``unit``): ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
-        lo, hi, final, tol = self.bounds
-        if (lo, hi, final) == (None, None, None):
+        if self.bounds[:3] == (None, None, None):
             return self.bound
-        show = lambda x: units.text(x, unit, fmt="g")  # noqa: E731
-        return " ".join(x for x in (f">= {show(lo)}" if lo is not None else "", f"<= {show(hi)}" if hi is not None else "",
-                                    f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "") if x)
+        return bound_text(self.bounds, unit, units)
+
+
+def bound_text(bounds: tuple[float | None, float | None, float | None, float | None], unit: str = "",
+               units: DisplayUnits = DisplayUnits()) -> str:
+    """A requirement's (min, max, final, tolerance), values in SI ``unit``, as read in ``units``:
+    ">= -0.005 <= 0.02" (no unit), ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
+    lo, hi, final, tol = bounds
+    show = lambda x: units.text(x, unit, fmt="g")  # noqa: E731
+    return " ".join(x for x in (f">= {show(lo)}" if lo is not None else "", f"<= {show(hi)}" if hi is not None else "",
+                                f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "") if x)
 
 
 @dataclass(frozen=True)

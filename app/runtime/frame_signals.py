@@ -173,8 +173,9 @@ def frame_sources(signals: Sequence[FrameSignal], model: mujoco.MjModel, data: m
 
 
 def _load_values(load: str, extra: Sequence[Any]) -> tuple[list[np.ndarray], tuple[()], Callable]:
-    """(raw arrays, reader) of a load's six world values: the spring bank's Derived (worked out
-    from its raw rows), or six entries of an array read in place (each as a one-value view)."""
+    """(raw arrays, no input columns, reader) of a load's six world values, as ``_Part`` takes
+    them: the spring bank's Derived (worked out from its raw rows), or six entries of an array
+    read in place (each as a one-value view)."""
     names = [f"Loads/{load}:{a}" for a, _ in LOAD_ATTRS]
     for item in extra:
         if isinstance(item, Derived):

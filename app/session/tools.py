@@ -29,6 +29,7 @@ from mjrig.runtime.paths import check_writable, fresh_path
 from mjrig.runtime.points import find_id
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+from mjrig.panel_state import bound_text
 from mjrig.runtime.units import DisplayUnits, read_units
 from mjrig.session.context import RigContext
 
@@ -129,9 +130,8 @@ class RigTools:
             return ()
         out = []
         for r in rm.requirements:
-            bound = " ".join(x for x in (
-                f">= {r.min:g}" if r.min is not None else "", f"<= {r.max:g}" if r.max is not None else "",
-                f"final {r.final:g} ± {r.tolerance or 0:g}" if r.final is not None else "") if x)
+            bounds = (r.min, r.max, r.final, r.tolerance)
+            bound = bound_text(bounds)
             t_fail = r.first_violation
             key = (r.name, t_fail)
             if t_fail is not None and key not in self._noted:
@@ -140,7 +140,7 @@ class RigTools:
                 self.ctx.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
                                                 f"({r.signal}{seen}; wanted {bound})", level="error")
             out.append(C.RequirementInfo(r.name, r.signal, bound, bool(r.passed), bool(r.decided), r.value, r.limit,
-                                         t_fail, r.violation_value, bounds=(r.min, r.max, r.final, r.tolerance)))
+                                         t_fail, r.violation_value, bounds=bounds))
         return tuple(out)
 
     # --- actuators -------------------------------------------------------------------------------
