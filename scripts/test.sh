@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install mjrig with its test extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
-# render the HTML reports), then run
-# the whole test suite. Usage: bash scripts/test.sh [pytest args]
+# render the HTML reports), then run the whole test suite, lane by lane: `unit` and `e2e` on every
+# core (pytest-xdist), then `gui` (the real app, each test on a screen of its own), each printing
+# its 25 slowest tests. Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run
+# with them, e.g. `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -19,4 +21,15 @@ python3 -m pip install -q -e ".[test]"
 python3 -m pip install -q --no-deps "dm_control>=1.0.20"
 # gymnasium's MuJoCo models (walker2d) for the arrows test: its model files only, without its dependencies
 python3 -m pip install -q --no-deps "gymnasium>=1.0"
-exec python3 -m pytest -q "$@"
+if [ $# -gt 0 ]; then
+  exec python3 -m pytest -q "$@"
+fi
+workers="${MJRIG_TEST_WORKERS:-$(python3 -c 'import os; print(max(2, len(os.sched_getaffinity(0))))')}"
+status=0
+start=$SECONDS
+python3 -m pytest -q -p no:cacheprovider -n "$workers" -m "unit or e2e" --durations=25 || status=$?
+echo "unit + e2e lanes: $((SECONDS - start)) s"
+start=$SECONDS
+python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile -m gui --durations=25 || status=$?
+echo "gui lane: $((SECONDS - start)) s"
+exit $status

@@ -6,6 +6,7 @@ site, here undamped), so a trial's period is 2π√(m/k).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -83,6 +84,14 @@ def ray_head() -> Iterator[str]:
     exe = Path(sys.executable).with_name("ray")
     if not exe.exists():
         pytest.skip("no `ray` command beside this Python")
+    # One head at a time on this machine: `ray stop --force` ends every Ray process, so tests on
+    # parallel workers (pytest-xdist) take turns.
+    with open(Path(tempfile.gettempdir()) / "mjrig-tests-ray.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield from _ray_head(exe)
+
+
+def _ray_head(exe: Path) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

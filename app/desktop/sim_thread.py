@@ -11,6 +11,8 @@ Key callbacks run on the viewer's render thread and only submit commands.
 """
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -25,6 +27,8 @@ from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
 from mjrig.session.kernel import Session
 from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
+
+_VERBOSE = os.environ.get("MJRIG_VERBOSE") == "1"
 
 __all__ = ["SimThread", "pick_dropped", "run_headless_frames"]
 
@@ -63,7 +67,11 @@ class SimThread:
         return self._thread.is_alive()
 
     def _key(self, keycode: int) -> None:
-        """MuJoCo's key callback (render thread): a bound key submits its command."""
+        """MuJoCo's key callback (render thread): a bound key submits its command. With
+        MJRIG_VERBOSE=1 each key the viewer passes on is one line on stderr (scripts driving the
+        app with xdotool wait for it)."""
+        if _VERBOSE:
+            print(f"mjrig: viewer key {keycode}", file=sys.stderr, flush=True)
         command = self.keymap.command(self.window.modifiers(), keycode)
         if command is not None:
             self.session.submit(command)

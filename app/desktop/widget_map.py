@@ -4,6 +4,11 @@ Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes, a few times a second, every 
 widget's rectangle (viewport pixels) as JSON to FILE: tests click widgets where a person would
 and read what the panel shows (a text's words, an input's value, which windows and menus are
 open).
+
+A control the panel draws but has scrolled out of its child window's view is listed too, with
+``"offscreen": true``, where it would be, and ``"scroll"``: the rectangle of the child window to
+turn the mouse wheel over to bring it into view (as a person scrolls straight to what they see
+coming), so a test need not search by wheel turns.
 """
 from __future__ import annotations
 
@@ -49,8 +54,14 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                 state = found
                 if kind == "mvMenu":
                     extra["open"] = _is_open(dpg.get_item_state(item))
-            elif not state.get("visible") or "rect_min" not in state or clipped(item, kind, state):
+            elif "rect_min" not in state:
                 continue
+            else:
+                cut = clipped.cut_by(item, kind, state)
+                if cut is not None or not state.get("visible"):
+                    if cut is None or not clipped.drawn(item):
+                        continue  # not drawn this frame (a closed header's), or clipped by no child
+                    extra["offscreen"], extra["scroll"] = True, cut
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
@@ -84,7 +95,7 @@ class _Clip:
 
     def __init__(self, dpg: Any) -> None:
         self.dpg = dpg
-        self.tops: dict[int | str, float] = {}
+        self.tops: dict[int | str, tuple[float, float]] = {}
 
     def _window(self, item: int | str) -> int | str | None:
         """The nearest window or child window holding ``item``."""
@@ -93,28 +104,47 @@ class _Clip:
             parent = self.dpg.get_item_parent(parent)
         return parent or None
 
-    def _top(self, win: int | str) -> float:
-        """The screen y of the top of window or child window ``win`` (viewport px)."""
+    def _corner(self, win: int | str) -> tuple[float, float]:
+        """The screen x, y of the top left of window or child window ``win`` (viewport px)."""
         if win not in self.tops:
-            y = float(self.dpg.get_item_pos(win)[1])
+            x, y = (float(v) for v in self.dpg.get_item_pos(win))
             outer = self._window(win) if self.dpg.get_item_type(win).endswith("mvChildWindow") else None
             if outer is not None:
-                y += self._top(outer) - float(self.dpg.get_item_state(outer).get("scroll_pos", (0, 0))[1])
-            self.tops[win] = y
+                ox, oy = self._corner(outer)
+                sx, sy = self.dpg.get_item_state(outer).get("scroll_pos", (0, 0))
+                x, y = x + ox - float(sx), y + oy - float(sy)
+            self.tops[win] = (x, y)
         return self.tops[win]
 
-    def __call__(self, item: int | str, kind: str, state: dict) -> bool:
-        if kind not in _CONTROLS:  # texts, plots, tables: what shows of them is theirs to read
-            return False
+    def cut_by(self, item: int | str, kind: str, state: dict) -> list[int] | None:
+        """The screen rectangle [x, y, w, h] of the child window that cuts ``item`` off (a
+        control: any of it; another widget: all of it), else None."""
         y, h = state["rect_min"][1], state["rect_size"][1]
-        top, bottom = y, y + h
+        whole = kind in _CONTROLS  # texts, plots, tables: what shows of them is theirs to read
+        top, bottom = (y, y + h) if whole else (y + h, y)
         win = self._window(item)
         while win is not None and self.dpg.get_item_type(win).endswith("mvChildWindow"):
-            wy = self._top(win)
-            if top < wy - 1 or bottom > wy + self.dpg.get_item_rect_size(win)[1] + 1:
-                return True
+            wx, wy = self._corner(win)
+            ww, wh = self.dpg.get_item_rect_size(win)
+            if top < wy - 1 or bottom > wy + wh + 1:
+                return [int(wx), int(wy), int(ww), int(wh)]
             win = self._window(win)
-        return False
+        return None
+
+    def drawn(self, item: int | str) -> bool:
+        """Whether the panel drew ``item`` this frame: it and every holder shown, every header
+        and tree node above it open (a closed one's items keep their last place)."""
+        holder = False  # the item itself may be a closed header: only those above it must be open
+        while item:
+            kind = self.dpg.get_item_type(item)
+            if not self.dpg.get_item_configuration(item).get("show", True):
+                return False
+            if holder and kind.endswith(("mvCollapsingHeader", "mvTreeNode")) and not self.dpg.get_value(item):
+                return False
+            if kind.endswith("mvWindowAppItem"):
+                return True
+            item, holder = self.dpg.get_item_parent(item), True
+        return True
 
 
 def _in_menu_bar(dpg: Any, item: int | str) -> bool:

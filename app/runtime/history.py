@@ -6,7 +6,7 @@ snapshot's: time, qpos, qvel, act, history, plugin and plastic state -- ``mjSTAT
 userdata). ``mjSTATE_FULLPHYSICS`` alone is not enough: without ``qacc_warmstart`` the
 constraint solver starts from another guess and a restored run drifts from the original in
 the last bits as soon as there are contacts. With it, restoring a row and stepping on repeats
-the original run bit for bit (tests/core/test_history.py).
+the original run bit for bit (tests/unit/test_history.py).
 
 Besides MuJoCo's state a row keeps the rig's own state (``RuntimeManager.rig_state()``: the
 load a pin friction carries from one step to the next), so restoring goes through

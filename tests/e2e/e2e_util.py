@@ -1,6 +1,6 @@
 """Shared helpers of the end-to-end CLI tests: run ``python -m mjrig`` as a real subprocess.
 
-A plain module (not conftest.py) so its name cannot clash with tests/core/conftest.py.
+A plain module (not conftest.py) so its name cannot clash with tests/unit/conftest.py.
 """
 from __future__ import annotations
 

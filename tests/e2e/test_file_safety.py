@@ -1,6 +1,6 @@
 """Nothing is replaced that the command line did not name; SIGTERM keeps the recording; a long
 run says how long it will take and reports progress when stderr is not a terminal (the lines'
-timing is tested in tests/core/test_progress_lines.py)."""
+timing is tested in tests/unit/test_progress_lines.py)."""
 from __future__ import annotations
 
 import shutil

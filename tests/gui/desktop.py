@@ -57,6 +57,18 @@ def wait_for(pred, *, timeout: float = 30.0, what: str = "condition", every: flo
         time.sleep(every)
 
 
+_GLFW_KEYS = {"space": 32, "Escape": 256, "Return": 257, "Tab": 258, "BackSpace": 259, "Delete": 261,
+              "Right": 262, "Left": 263, "Down": 264, "Up": 265, "Page_Up": 266, "Page_Down": 267, "Home": 268,
+              "End": 269, **{f"F{n}": 289 + n for n in range(1, 13)}}
+
+
+def _glfw_code(name: str) -> int | None:
+    """GLFW's key code of an xdotool key name (a letter or digit, or a named key), else None."""
+    if len(name) == 1 and name.isalnum():
+        return ord(name.upper())
+    return _GLFW_KEYS.get(name)
+
+
 class Desktop:
     """An Xvfb screen WIDTHxHEIGHT with openbox managing its windows."""
 
@@ -220,51 +232,89 @@ class App:
         return self.log.read_text(errors="replace")
 
     # --- real input -----------------------------------------------------------------------
-    def _find(self, label: str, index: int) -> list[int] | None:
+    def _map(self) -> list[dict] | None:
+        """The newest widget map: what the panel drew, on screen or scrolled out of view."""
         try:
-            items = json.loads(self.widget_map.read_text())
+            return json.loads(self.widget_map.read_text())
         except (OSError, ValueError):
             return None
-        hits = [it["rect"] for it in items if it["label"] == label]
-        return hits[index] if len(hits) > index else None
 
-    def widget(self, label: str, *, index: int = 0, timeout: float = 60.0) -> Rect:
-        """Screen rectangle of the panel's ``index``-th visible widget labelled ``label``; if it
-        is not in view, scrolls the controls with the mouse wheel, as a person would: to the top,
-        then down step by step."""
+    @staticmethod
+    def _hits(items: list[dict], label: str, kind: str | None = None) -> list[dict]:
+        """The drawn widgets labelled ``label`` (of Dear PyGui type ``kind``, e.g. "mvButton"), in
+        view or scrolled out of it, in the order the panel made them."""
+        return [it for it in items if it["label"] == label and kind in (None, it["type"])]
+
+    def widget(self, label: str, *, index: int = 0, kind: str | None = None, timeout: float = 60.0) -> Rect:
+        """Screen rectangle of the panel's ``index``-th widget labelled ``label`` (in the order the
+        panel made them);
+        if it is scrolled out of view, turns the mouse wheel over its scrolled area straight
+        towards it, as a person who sees where it is does. A widget not drawn yet (a dialog
+        opening) is waited for; one still missing is searched for by wheel turns from the top."""
         px, py, _, _ = self.desktop.client_rect(self.panel)
         end = time.monotonic() + timeout
-        for attempt in range(400):
-            found = self._find(label, index)
-            if found:
-                x, y, w, h = found
-                return px + x, py + y, w, h
-            if time.monotonic() > end:
-                break
-            if attempt >= 3:
+        missing_since = time.monotonic()
+        searched = 0
+        while True:
+            items = self._map()
+            hits = self._hits(items or [], label, kind)
+            if os.environ.get("MJRIG_TRACE"):
+                print(f"widget {label!r}[{index}] {kind}: {[(h['rect'], h.get('offscreen'), h.get('scroll')) for h in hits]}", file=sys.stderr)
+            if len(hits) > index:
+                missing_since = time.monotonic()
+                hit = hits[index]
+                if not hit.get("offscreen"):
+                    x, y, w, h = hit["rect"]
+                    return px + x, py + y, w, h
+                self._scroll_towards(hit, px, py)
+            elif time.monotonic() - missing_since > 2.0:
+                # Not drawn for a while: search as a person would, from the top down.
                 self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
-                if attempt == 3:
-                    self.desktop.x("xdotool", "click", "--repeat", "60", "--delay", "5", "4")
-                else:
-                    self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
-                self.redrawn(2, timeout=3.0)  # look at the panel as scrolled, however slow its frames
+                turns = ("--repeat", "60", "--delay", "5", "4") if searched == 0 else ("--repeat", "3", "--delay", "20", "5")
+                self.desktop.x("xdotool", "click", *turns)
+                searched = (searched + 1) % 40
+                self.redrawn(2, timeout=3.0)
             else:
-                time.sleep(0.3)  # a widget just coming (a dialog opening) shows within 3 tries
-        raise AssertionError(f"widget '{label}' not found on the panel")
+                self.redrawn(timeout=1.0)  # a widget just coming shows within a few frames
+            if time.monotonic() > end:
+                raise AssertionError(f"widget '{label}' not found on the panel")
+
+    _wheel_step = 65.0
+    """How far one wheel turn scrolls (px): Dear ImGui's five lines of text; learnt from each turn."""
+
+    def _scroll_towards(self, hit: dict, px: int, py: int) -> None:
+        """Turn the wheel over ``hit``'s scrolled area (at its left edge, clear of its widgets) by
+        as many turns as bring ``hit`` to the area's middle, then look again."""
+        sx, sy, sw, sh = hit["scroll"]
+        x, y, w, h = hit["rect"]
+        delta = (y + h / 2) - (sy + sh / 2)
+        turns = max(1, min(60, round(abs(delta) / self._wheel_step)))
+        self.desktop.x("xdotool", "mousemove", "--sync", str(px + sx + 3), str(py + sy + sh // 2))
+        self.desktop.x("xdotool", "click", "--repeat", str(turns), "--delay", "10", "5" if delta > 0 else "4")
+        self.redrawn(2, timeout=3.0)  # look at the panel as scrolled, however slow its frames
+        after = next((it for it in self._hits(self._map() or [], hit["label"])
+                      if it["rect"][0] == x and it["type"] == hit["type"]), None)
+        if after is not None:
+            moved = abs(after["rect"][1] - y)
+            if moved >= 0.9 * turns * self._wheel_step:  # less would be the area's end stopping it
+                self._wheel_step = moved / turns
+
+    def _press(self, x: int, y: int, *, clicks: int = 1) -> None:
+        """Move the pointer to (x, y), let the panel draw it hovering there (ImGui acts on a
+        hovered widget), click, and wait for the panel to draw the frames that take the click in."""
+        self.desktop.x("xdotool", "mousemove", "--sync", str(x), str(y), check=True)
+        self.redrawn(timeout=2.0)
+        repeat = ("--repeat", str(clicks), "--delay", "80") if clicks > 1 else ()
+        self.desktop.x("xdotool", "click", *repeat, "1", check=True)
+        self.redrawn(2, timeout=3.0)
 
     def click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)
-        self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-        time.sleep(0.1)  # the pointer rests over the widget for a few panel frames, so ImGui sees the hover
-        self.desktop.x("xdotool", "click", "1", check=True)
-        time.sleep(0.3)  # input pacing: the window manager's focus change and the panel's callbacks settle
+        self._press(x + w // 2, y + h // 2)
 
     def double_click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)
-        self.desktop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
-        time.sleep(0.1)  # the pointer rests over the widget first (see click)
-        self.desktop.x("xdotool", "click", "--repeat", "2", "--delay", "80", "1", check=True)
-        time.sleep(0.3)  # input pacing (see click)
+        self._press(x + w // 2, y + h // 2, clicks=2)
 
     def type_into(self, label: str, text: str, *, enter: bool = False, index: int = 0) -> None:
         """Click the ``index``-th input field known by ``label``, select what is in it, and type
@@ -273,7 +323,7 @@ class App:
         self.replace_text(text)
         if enter:
             self.desktop.x("xdotool", "key", "Return", check=True)
-        time.sleep(0.4)  # the panel takes in typed keys a frame at a time, behind xdotool
+        self.redrawn(3, timeout=3.0)  # the panel takes in typed keys a frame at a time, behind xdotool
 
     def replace_text(self, text: str) -> None:
         """Select all in the focused input (Ctrl+A) and type ``text`` over it. Ctrl is let go a
@@ -282,7 +332,7 @@ class App:
         # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
         self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
                        check=True)
-        time.sleep(0.4)
+        self.redrawn(2, timeout=3.0)  # frames drawn after Ctrl's release: the letters come alone
         self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
 
     def pick_first(self, combo: str) -> None:
@@ -294,13 +344,11 @@ class App:
         if y + h + 60 > py + ph:
             self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
             self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
-            self.redrawn(timeout=1.0)
+            self.redrawn(2, timeout=3.0)
             x, y, w, h = self.widget(combo)
         self.click(combo)
         below = y + h + 60 <= py + ph
-        self.desktop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h + 12 if below else y - 12), check=True)
-        self.desktop.x("xdotool", "click", "1", check=True)
-        time.sleep(0.4)  # input pacing: the combo closes and its callback runs
+        self._press(x + 30, y + h + 12 if below else y - 12)  # the combo closes and its callback runs
 
     def visible(self, label: str) -> bool:
         """Whether a widget labelled ``label`` is on screen now (no scrolling)."""
@@ -311,15 +359,16 @@ class App:
         if not self.visible(label):
             self.click(node)
 
-    def items(self) -> list[dict]:
+    def items(self, *, offscreen: bool = False) -> list[dict]:
         """What the panel shows now: every visible labelled widget (label, type, rect, value),
-        from a widget map the panel wrote after this call."""
+        from a widget map the panel wrote after this call; with ``offscreen``, also the widgets it
+        drew scrolled out of view."""
         self.redrawn(timeout=1.0)
-        try:
-            return json.loads(self.widget_map.read_text())
-        except (OSError, ValueError):
+        items = self._map()
+        if items is None:
             self.redrawn(timeout=1.0)
-            return json.loads(self.widget_map.read_text())
+            items = json.loads(self.widget_map.read_text())
+        return items if offscreen else [it for it in items if not it.get("offscreen")]
 
     def text(self, pattern: str) -> dict | None:
         """The first text on screen whose words match ``pattern`` (re.fullmatch), else None."""
@@ -339,20 +388,36 @@ class App:
                         what=f"the simulation to advance {seconds} s from t = {t0}", timeout=timeout)
 
     def value(self, label: str, *, index: int = 0) -> str:
+        """The value the ``index``-th widget labelled ``label`` shows (scrolled into view)."""
         for _ in range(3):  # the layout may move it out of view between the two looks (a rig opening)
             self.widget(label, index=index)
-            hits = [it for it in self.items() if it["label"] == label]
-            if len(hits) > index:
+            hits = self._hits(self.items(offscreen=True), label)
+            if len(hits) > index and not hits[index].get("offscreen"):
                 return hits[index].get("value", "")
         raise AssertionError(f"widget '{label}' keeps leaving the panel's view")
 
+    def _viewer_keys(self) -> list[int]:
+        """The GLFW key codes the viewer has passed on to mjrig (a line each in the app's log)."""
+        return [int(m) for m in re.findall(r"^mjrig: viewer key (\d+)$", self.output(), flags=re.M)]
+
     def key(self, spec: str, *, window: int | None = None) -> None:
-        """Focus the window (default: the viewer) and press ``spec`` (xdotool syntax, e.g. ctrl+t)."""
-        wid = str(window or self.viewer)
-        self.desktop.x("xdotool", "windowactivate", "--sync", wid)
-        time.sleep(0.2)  # GLFW learns of the focus change before the key comes
+        """Focus the window (default: the viewer) and press ``spec`` (xdotool syntax, e.g. ctrl+t);
+        returns once the viewer has passed the key on to mjrig (or, for the panel, once it has
+        drawn the frames after it). A key the viewer keeps for itself is waited for 3 s."""
+        wid = window or self.viewer
+        self.desktop.x("xdotool", "windowactivate", "--sync", str(wid))
+        if wid != self.viewer:
+            self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
+            self.redrawn(2, timeout=3.0)
+            return
+        before = len(self._viewer_keys())
         self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
-        time.sleep(0.4)  # input pacing: the viewer handles the key on its next frames
+        code = _glfw_code(spec.split("+")[-1])
+        try:
+            wait_for(lambda: (lambda new: code in new if code else new)(self._viewer_keys()[before:]),
+                     what=f"the viewer to take {spec}", timeout=3.0, every=0.02)
+        except AssertionError:
+            pass  # one of the viewer's own keys: nothing to wait for
 
     def drop(self, *paths: Path) -> None:
         """Drop files on the 3D viewer as a file manager does."""

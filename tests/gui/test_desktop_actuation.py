@@ -3,7 +3,6 @@ tracer draws the tool's path in the 3D view; Snapshot, then running on, then Res
 view back. Real clicks and keys only; checks are pixels, the panel's text and recordings."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -77,7 +76,7 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         # Ctrl+click a slider to type a value into it (Dear ImGui), as a person sets an exact input.
         laptop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h // 2), check=True)
         laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "click", "1", "sleep", "0.15", "keyup", "ctrl", check=True)
-        time.sleep(0.3)  # input pacing: the slider turns into a text field on the panel's next frames
+        app.redrawn(2, timeout=3.0)  # the slider turns into a text field on the panel's next frames
         laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True)
         laptop.x("xdotool", "type", "--delay", "15", "1.2", check=True)
         laptop.x("xdotool", "key", "Return", check=True)
@@ -105,17 +104,8 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
 
 def _slider(app: App, label: str):
     """Screen rectangle of the Params slider ``label`` (the plots' signal tree has a node of that
-    name too)."""
-    px, py, _, _ = app.desktop.client_rect(app.panel)
-    for _ in range(3):
-        app.widget(label)  # scrolls it into view
-        hit = next((it for it in app.items() if it["label"] == label and it["type"] == "mvSliderDouble"), None)
-        if hit is not None:
-            x, y, w, h = hit["rect"]
-            return px + x, py + y, w, h
-        app.widget("Add param")
-    raise AssertionError(f"no slider '{label}' on the panel")
-
+    name too), scrolled into view."""
+    return app.widget(label, kind="mvSliderDouble")
 
 
 def _image(path):

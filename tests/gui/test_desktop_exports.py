@@ -9,7 +9,6 @@ and a 1920x1080 screen; screenshots go to tests/artifacts/."""
 from __future__ import annotations
 
 import re
-import time
 
 import polars as pl
 import pytest
@@ -107,7 +106,7 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         wait_for(lambda: _status(app, re.escape(f"info: plot saved: {png} (1 signal)")), what="the plot's Status line",
                  timeout=60)
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        time.sleep(0.5)
+        app.redrawn(2, timeout=3.0)
         desktop.screenshot(f"exports_plot_{tag}")
     finally:
         assert app.close() == 0, app.output()

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -57,7 +55,7 @@ def _menu_entry(app: App, label: str) -> tuple[int, int, int, int]:
 def _click_menu_entry(app: App, label: str) -> None:
     x, y, w, h = _menu_entry(app, label)
     app.desktop.x("xdotool", "mousemove", "--sync", str(x + 20), str(y + h // 2), "click", "1", check=True)
-    time.sleep(0.3)  # input pacing: the menu closes and its callback runs
+    app.redrawn(2, timeout=3.0)  # the menu closes and its callback runs
 
 
 def _texts(app: App, pattern: str) -> list[str]:
@@ -74,7 +72,7 @@ def _type(app: App, text: str, *, enter: bool = False) -> None:
     app.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
     if enter:
         app.desktop.x("xdotool", "key", "Return", check=True)
-    time.sleep(0.5)  # the panel takes in typed keys a frame at a time, behind xdotool
+    app.redrawn(3, timeout=3.0)  # the panel takes in typed keys a frame at a time, behind xdotool
 
 
 def _select_all(app: App) -> None:

@@ -5,7 +5,6 @@ with the trial's param values. On a 1920x1080 and a 1280x800 screen."""
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -54,9 +53,9 @@ def _order(app: App) -> list[int]:
 def _click_at(app: App, x: int, y: int) -> None:
     px, py, _, _ = app.desktop.client_rect(app.panel)
     app.desktop.x("xdotool", "mousemove", "--sync", str(px + x), str(py + y), check=True)
-    time.sleep(0.3)  # a few panel frames with the pointer there before the press
+    app.redrawn(timeout=2.0)  # a panel frame with the pointer there before the press
     app.desktop.x("xdotool", "click", "1", check=True)
-    time.sleep(0.6)  # input pacing: the table's callbacks (sort, open a trial) run
+    app.redrawn(3, timeout=3.0)  # the table's callbacks (sort, open a trial) run
 
 
 def _click_header(app: App, column: int) -> None:
@@ -157,7 +156,6 @@ def test_on_a_laptop_screen_the_window_fits_and_a_trial_sets_the_sliders(results
         assert plot[1] + plot[3] <= wy + wh and plot[3] > 200, plot
         desktop.screenshot("results_1280")
         _row_button(app, 1, "set-up")
-        time.sleep(1.0)
         _close_window(app)  # the panel behind it, as a person sees it
         wait_for(lambda: _window(app) is None, what="the results window to close")
         app.widget("k [N/m]")  # scrolled into view, as a person scrolls the controls to the Params

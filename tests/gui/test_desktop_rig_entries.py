@@ -24,8 +24,9 @@ def _pick(app: App, combo: str, name: str, *, form: int) -> None:
 
 
 def _forms(app: App) -> int:
-    """How many entry forms are on screen (the Loads one, the Proximities one)."""
-    return sum(it["label"] == "search sites / bodies / geoms" for it in app.items())
+    """How many entry forms the panel has open (the Loads one, the Proximities one), in view or
+    scrolled out of it."""
+    return sum(it["label"] == "search sites / bodies / geoms" for it in app.items(offscreen=True))
 
 
 def _row_texts(app: App, pattern: str) -> list[str]:
@@ -49,7 +50,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         # Proximities: the same kind of form, another section of the rig
         app.click("Proximities")
         app.widget("b")  # its form in view (scrolled to on a small screen)
-        form = _forms(app) - 1  # the last form on screen is the Proximities one
+        form = _forms(app) - 1  # the last form is the Proximities one
         app.type_into("name", "tip_base", index=form)
         _pick(app, "a", "tip", form=form)
         _pick(app, "b", "base", form=form)

@@ -3,7 +3,6 @@ keeps that room at the next start (laptop screen: controls above plots; large sc
 from __future__ import annotations
 
 import json
-import time
 
 from tests.gui.desktop import App, Desktop, wait_for
 
@@ -16,13 +15,12 @@ def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:
     # drag pacing: the panel (30 frames/s) sees the pointer rest on the grip, the press, each step
     # of the way and the last place before the release
     d.x("xdotool", "mousemove", "--sync", str(sx), str(sy), check=True)
-    time.sleep(0.3)
+    app.redrawn(timeout=2.0)
     d.x("xdotool", "mousedown", "1", check=True)
-    time.sleep(0.2)
+    app.redrawn(timeout=2.0)
     for i in range(1, 11):
         d.x("xdotool", "mousemove", "--sync", str(sx + dx * i // 10), str(sy + dy * i // 10), check=True)
-        time.sleep(0.08)
-    time.sleep(0.2)
+        app.redrawn(timeout=2.0)
     d.x("xdotool", "mouseup", "1", check=True)
     app.redrawn(2)  # ten frames past the release
 

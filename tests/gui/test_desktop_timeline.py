@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import numpy as np
 import polars as pl
@@ -44,7 +43,7 @@ def _drag_to(app: App, fraction: float) -> None:
     d.x("xdotool", "mousedown", "1", check=True)
     for f in np.linspace(0.95, fraction, 8):
         d.x("xdotool", "mousemove", "--sync", str(x + int(frame * f)), str(y + h // 2), check=True)
-        time.sleep(0.05)  # drag pacing: the panel (30 frames/s) sees the pointer on its way
+        app.redrawn(timeout=2.0)  # the panel sees the pointer on its way
     d.x("xdotool", "mouseup", "1", check=True)
     seen: list[float] = []
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 import tomllib
 
 import pytest
@@ -103,7 +102,7 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         # a value typed into the slider in mm: Ctrl+click makes it a text field (Dear ImGui)
         desktop.x("xdotool", "mousemove", "--sync", str(x + w // 3), str(y + h // 2), check=True)
         desktop.x("xdotool", "keydown", "ctrl", "click", "1", "keyup", "ctrl", check=True)
-        time.sleep(0.3)  # input pacing: the slider turns into a text field on the panel's next frames
+        app.redrawn(2, timeout=3.0)  # the slider turns into a text field on the panel's next frames
         app.replace_text("300")
         desktop.x("xdotool", "key", "Return", check=True)
         wait_for(lambda: float(_slider(app, "rest [mm]")[1]) == pytest.approx(300.0), what="300 mm on the slider")

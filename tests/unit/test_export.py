@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,8 +17,12 @@ import pytest
 import scipy.io
 from mcap.reader import make_reader
 
+from mjrig.headless import prepare, run
+from mjrig.scenario.parse import load_scenario
 from mjrig.exports.export import FORMATS, default_output, export_recording
 from mjrig.runtime.errors import ConfigError
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
 
 AWKWARD = [0.1 + 0.2, 1e-300, 5e-324, -0.0, 2.0**53 + 2, 1e22, 1.7976931348623157e308, 1 / 3, None,
            2.2250738585072014e-308, float("nan"), float("inf"), -12345678901234567890.0]
@@ -31,10 +33,9 @@ GROUP = 5
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory) -> Path:
-    """A real 1 s spring_mass recording."""
+    """A real 1 s spring_mass recording (the bundled rig, run as ``mjrig run`` runs it)."""
     path = tmp_path_factory.mktemp("run") / "rec.parquet"
-    subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "1", "--out", str(path)],
-                   check=True, capture_output=True)
+    assert run(prepare(load_scenario(MODELS / "spring_mass.toml"), out=path, duration=1.0)) == 1000  # steps of 1 ms
     return path
 
 
