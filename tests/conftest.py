@@ -34,3 +34,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if folder in parents:
                 item.add_marker(getattr(pytest.mark, lane))
                 break
+
+
+_REPO = _HERE.parent
+_ALLOWED = ("tests/artifacts/", ".pytest_cache/", ".hypothesis/")
+"""What a test run may leave in the source tree: screenshots for people to look at, pytest's cache."""
+
+
+def _untracked() -> set[str] | None:
+    """Files and folders in the source tree that git does not track (ignored ones too), or None
+    outside a git checkout."""
+    import subprocess
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=_REPO,
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return {line[3:] for line in out.stdout.splitlines() if line[:2] in ("??", "!!")
+            and "__pycache__" not in line and ".egg-info" not in line}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        session.config.stash[_BEFORE] = _untracked()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tests never write into the source tree (only under tests/artifacts): a run that did fails."""
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    after = _untracked() or set()
+    new = sorted(p for p in after - before if not p.startswith(_ALLOWED))
+    if new:
+        session.config.get_terminal_writer().line(
+            f"tests wrote into the source tree: {', '.join(new)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_BEFORE = pytest.StashKey[set]()

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,15 +49,28 @@ class Result:
         return f"rc={self.rc}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
 
 
+def scratch() -> Path:
+    """A working folder of this test process's own (what a command writes under the current
+    folder lands there, never in the source tree)."""
+    global _SCRATCH
+    if _SCRATCH is None or not _SCRATCH.is_dir():
+        _SCRATCH = Path(tempfile.mkdtemp(prefix="mjrig-e2e-work-"))
+    return _SCRATCH
+
+
+_SCRATCH: Path | None = None
+
+
 def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:
-    """Run ``python -m mjrig ARGS`` in ``cwd`` (default: the repo root); returns exit code and output."""
-    proc = subprocess.run([sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd or REPO, env=cli_env(),
+    """Run ``python -m mjrig ARGS`` in ``cwd`` (default: a scratch folder, see ``scratch``);
+    returns exit code and output."""
+    proc = subprocess.run([sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd or scratch(), env=cli_env(),
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
 def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=REPO, env=cli_env(),
+    return subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=scratch(), env=cli_env(),
                             stdin=subprocess.DEVNULL, **kw)
 
 

@@ -62,6 +62,10 @@ _GLFW_KEYS = {"space": 32, "Escape": 256, "Return": 257, "Tab": 258, "BackSpace"
               "End": 269, **{f"F{n}": 289 + n for n in range(1, 13)}}
 
 
+_WM_KEYS = frozenset({"alt+F4"})
+"""Keys the window manager takes (closing the window): the app sees the close, not the key."""
+
+
 def _glfw_code(name: str) -> int | None:
     """GLFW's key code of an xdotool key name (a letter or digit, or a named key), else None."""
     if len(name) == 1 and name.isalnum():
@@ -406,7 +410,7 @@ class App:
         drawn the frames after it). A key the viewer keeps for itself is waited for 3 s."""
         wid = window or self.viewer
         self.desktop.x("xdotool", "windowactivate", "--sync", str(wid))
-        if wid != self.viewer:
+        if wid != self.viewer or spec in _WM_KEYS:
             self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
             self.redrawn(2, timeout=3.0)
             return
