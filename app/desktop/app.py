@@ -41,6 +41,10 @@ class PanelApp:
         """Requested client area (x, y, width, height); ``placement`` is where it ended up."""
         self.placement: tuple[int, int, int, int] | None = None
         self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
+        every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "5")
+        self._map_every = max(1, int(every)) if every.strip().isdigit() else 5
+        """The widget map is written every this many frames (MJRIG_WIDGET_MAP_EVERY; 5, about six
+        times a second, unless set)."""
         self._quit = False
         self._question: Any = None   # the QuitQuestion
         self._model_panel: Any = None
@@ -238,7 +242,7 @@ class PanelApp:
                     self._screenshot = None
                 if self.on_frame is not None:
                     self.on_frame(self)
-                if self.frames % 5 == 0:
+                if self.frames % self._map_every == 0:
                     self._note_placement(dpg)
                 if self.exit_after is not None and t0 - start >= self.exit_after:
                     break

@@ -1,6 +1,7 @@
 """Where the panel's widgets are on screen, for GUI tests and for scripting the app with xdotool.
 
-Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes, a few times a second, every visible labelled
+Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes, a few times a second (every 5th frame, or
+every ``MJRIG_WIDGET_MAP_EVERY``-th), every visible labelled
 widget's rectangle (viewport pixels) as JSON to FILE: tests click widgets where a person would
 and read what the panel shows (a text's words, an input's value, which windows and menus are
 open).

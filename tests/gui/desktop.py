@@ -110,11 +110,27 @@ class Desktop:
                     raise
 
     def x(self, *cmd: str, check: bool = False) -> str:
-        """Run an X tool on this screen; its stdout."""
+        """Run an X tool on this screen; its stdout. ``xdotool mousemove --sync X Y`` to where the
+        pointer already is moves nothing, so it is not waited for (xdotool would wait 15 s for a
+        movement that never comes)."""
+        if cmd[:3] == ("xdotool", "mousemove", "--sync") and len(cmd) >= 5 and self.pointer() == (cmd[3], cmd[4]):
+            cmd = cmd[:2] + cmd[3:]
         p = subprocess.run(list(cmd), env=self.env, capture_output=True, text=True, timeout=30)
         if check and p.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
         return p.stdout
+
+    def active(self) -> int | None:
+        """The window the window manager has given the keyboard to."""
+        out = self.x("xdotool", "getactivewindow").strip()
+        return int(out) if out.isdigit() else None
+
+    def pointer(self) -> tuple[str, str]:
+        """Where the pointer is: (x, y) as xdotool writes them."""
+        out = subprocess.run(["xdotool", "getmouselocation", "--shell"], env=self.env, capture_output=True, text=True,
+                             timeout=30).stdout
+        found = dict(line.split("=", 1) for line in out.split() if "=" in line)
+        return found.get("X", ""), found.get("Y", "")
 
     def windows(self, name_regex: str) -> list[int]:
         out = self.x("xdotool", "search", "--onlyvisible", "--name", name_regex)
@@ -176,7 +192,8 @@ class App:
         self.widget_map.unlink(missing_ok=True)
         self.log = home / "app.log"
         e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
-             "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1", **(env or {})}
+             "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1",
+             "MJRIG_WIDGET_MAP_EVERY": "2", **(env or {})}  # a map every 2nd frame: waits on drawn frames are short
         self._log_file = open(self.log, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
                                      cwd=self.cwd, env=e, stdout=self._log_file, stderr=subprocess.STDOUT,
@@ -187,9 +204,9 @@ class App:
         self._settle()
 
     def _settle(self, timeout: float = 15.0) -> None:
-        """Until the panel's layout holds still: the same widgets in the same places in two widget
-        maps in a row (texts aside: their widths follow their words). A panel still laying itself
-        out would take a click elsewhere."""
+        """Until the panel's layout holds still: the same widgets in the same places in six widget
+        maps in a row, ten frames or more (texts aside: their widths follow their words). A panel
+        still laying itself out would take a click elsewhere."""
         def layout():
             try:
                 items = json.loads(self.widget_map.read_text())
@@ -197,10 +214,11 @@ class App:
                 return None
             return [(it["label"], it["type"], it["rect"]) for it in items if it["type"] != "mvText"]
         end = time.monotonic() + timeout
-        last = layout()
+        last, still = layout(), 0
         while time.monotonic() < end and self.redrawn(timeout=2.0):
             now = layout()
-            if now and now == last:
+            still = still + 1 if now and now == last else 0
+            if still >= 5:
                 return
             last = now
 
@@ -219,7 +237,7 @@ class App:
 
     def redrawn(self, times: int = 1, *, timeout: float = 5.0) -> bool:
         """Wait until the panel has written its widget map ``times`` times from now (it does
-        every 5th frame, ~6 times a second): what it then shows was drawn after this call.
+        every 2nd frame here, ~15 times a second): what it then shows was drawn after this call.
         False (no error) when the panel did not within ``timeout`` s: it is busy or gone."""
         end = time.monotonic() + timeout
         for _ in range(times):
@@ -310,6 +328,10 @@ class App:
         self.redrawn(timeout=2.0)
         repeat = ("--repeat", str(clicks), "--delay", "80") if clicks > 1 else ()
         self.desktop.x("xdotool", "click", *repeat, "1", check=True)
+        # a click into another window moves the keyboard there (the window manager's doing): keys
+        # typed next must not go to the window that had it
+        wait_for(lambda: self.desktop.active() == self.panel, what="the panel to take the keyboard", timeout=10,
+                 every=0.02)
         self.redrawn(2, timeout=3.0)
 
     def click(self, label: str, *, index: int = 0) -> None:
