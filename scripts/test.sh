@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install mjrig with its test extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
 # render the HTML reports), then run the whole test suite, lane by lane: `unit` and `e2e` on every
-# core (pytest-xdist), then `gui` (the real app, each test on a screen of its own), each printing
-# its 25 slowest tests. Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run
+# core (pytest-xdist), then `gui` (the real app on screens of its own, one test at a time: two
+# side by side on two cores made their timing flaky), each printing its 25 slowest tests. Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run
 # with them, e.g. `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +30,6 @@ start=$SECONDS
 python3 -m pytest -q -p no:cacheprovider -n "$workers" -m "unit or e2e" --durations=25 || status=$?
 echo "unit + e2e lanes: $((SECONDS - start)) s"
 start=$SECONDS
-python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile -m gui --durations=25 || status=$?
+python3 -m pytest -q -p no:cacheprovider -m gui --durations=25 || status=$?
 echo "gui lane: $((SECONDS - start)) s"
 exit $status

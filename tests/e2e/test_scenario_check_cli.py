@@ -17,7 +17,7 @@ import tomllib
 from tests.unit.test_scenario_fuzz import ANY, BUNDLED, FINITE, MODELS, NAME, NONNEG, ODD_POINTS, ROOT, dumps, fuzz
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def tmp_dir() -> Path:
     with tempfile.TemporaryDirectory(prefix="mjrig-fuzz-") as d:
         yield Path(d)
