@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from mjrig import commands as C
 from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
-from mjrig.desktop.widget_map import write_widget_map
+from mjrig.desktop.widget_map import map_every, write_widget_map
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
@@ -41,10 +41,7 @@ class PanelApp:
         """Requested client area (x, y, width, height); ``placement`` is where it ended up."""
         self.placement: tuple[int, int, int, int] | None = None
         self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
-        every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "5")
-        self._map_every = max(1, int(every)) if every.strip().isdigit() else 5
-        """The widget map is written every this many frames (MJRIG_WIDGET_MAP_EVERY; 5, about six
-        times a second, unless set)."""
+        self._map_every = map_every()
         self._quit = False
         self._question: Any = None   # the QuitQuestion
         self._model_panel: Any = None

@@ -88,6 +88,8 @@ def test_finds_the_stiffness_of_a_2_hz_spring_mass_on_two_workers(tmp_path):
 
 @pytest.mark.slow
 def test_finds_it_on_a_real_local_ray_head_too(tmp_path, monkeypatch):
+    """Slow (up to a minute): starts a real Ray head (about 10 s), after any other test's head
+    has stopped (one at a time, see ``ray_head``), and runs a 40-trial study on it."""
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)
     out = tmp_path / "study.parquet"

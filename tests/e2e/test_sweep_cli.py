@@ -67,6 +67,7 @@ def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
 
 @pytest.mark.slow
 def test_sweep_on_a_real_local_ray_head_matches_local(tmp_path, monkeypatch):
+    """Slow: starts a real Ray head (about 10 s), after any other test's head has stopped."""
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)  # the CLI subprocess inherits it
     path = write_scenario(tmp_path, GRID)

@@ -53,6 +53,7 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path, how, trials
 
 @pytest.mark.slow
 def test_local_and_ray_give_identical_results(tmp_path, monkeypatch):
+    """Slow: starts a real Ray head (about 10 s), after any other test's head has stopped."""
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)
     paths = [write_scenario(tmp_path, MC), write_scenario(tmp_path, MC.replace("trials = 3", 'trials = 3\nsampler = "lhs"'),
