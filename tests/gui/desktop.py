@@ -321,18 +321,24 @@ class App:
             if moved >= 0.9 * turns * self._wheel_step:  # less would be the area's end stopping it
                 self._wheel_step = moved / turns
 
+    def rest(self) -> None:
+        """Let the panel draw a few frames (four or more) with the pointer where it is now: a
+        widget or plot under it counts as hovered before a press (a redrawn(1) alone may come
+        from a frame that began before the pointer moved)."""
+        self.redrawn(3, timeout=3.0)
+
     def _press(self, x: int, y: int, *, clicks: int = 1) -> None:
         """Move the pointer to (x, y), let the panel draw it hovering there (ImGui acts on a
         hovered widget), click, and wait for the panel to draw the frames that take the click in."""
         self.desktop.x("xdotool", "mousemove", "--sync", str(x), str(y), check=True)
-        self.redrawn(timeout=2.0)
+        self.rest()
         repeat = ("--repeat", str(clicks), "--delay", "80") if clicks > 1 else ()
         self.desktop.x("xdotool", "click", *repeat, "1", check=True)
         # a click into another window moves the keyboard there (the window manager's doing): keys
         # typed next must not go to the window that had it
         wait_for(lambda: self.desktop.active() == self.panel, what="the panel to take the keyboard", timeout=10,
                  every=0.02)
-        self.redrawn(2, timeout=3.0)
+        self.redrawn(3, timeout=3.0)
 
     def click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)

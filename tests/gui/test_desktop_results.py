@@ -53,7 +53,7 @@ def _order(app: App) -> list[int]:
 def _click_at(app: App, x: int, y: int) -> None:
     px, py, _, _ = app.desktop.client_rect(app.panel)
     app.desktop.x("xdotool", "mousemove", "--sync", str(px + x), str(py + y), check=True)
-    app.redrawn(timeout=2.0)  # a panel frame with the pointer there before the press
+    app.rest()  # panel frames with the pointer there before the press
     app.desktop.x("xdotool", "click", "1", check=True)
     app.redrawn(3, timeout=3.0)  # the table's callbacks (sort, open a trial) run
 

@@ -15,14 +15,14 @@ def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:
     # drag pacing: the panel (30 frames/s) sees the pointer rest on the grip, the press, each step
     # of the way and the last place before the release
     d.x("xdotool", "mousemove", "--sync", str(sx), str(sy), check=True)
-    app.redrawn(timeout=2.0)
+    app.rest()
     d.x("xdotool", "mousedown", "1", check=True)
-    app.redrawn(timeout=2.0)
+    app.rest()
     for i in range(1, 11):
         d.x("xdotool", "mousemove", "--sync", str(sx + dx * i // 10), str(sy + dy * i // 10), check=True)
-        app.redrawn(timeout=2.0)
+        app.redrawn(2, timeout=3.0)
     d.x("xdotool", "mouseup", "1", check=True)
-    app.redrawn(2)  # ten frames past the release
+    app.redrawn(5)  # ten frames past the release
 
 
 def _saved(home, ok) -> dict | None:

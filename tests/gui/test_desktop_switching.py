@@ -53,7 +53,7 @@ def _press(app: App, label: str) -> None:
     take the click elsewhere."""
     x, y, w, h = _settled(app, label)
     app.desktop.x("xdotool", "mousemove", "--sync", str(x + 12), str(y + h // 2), check=True)
-    app.redrawn(timeout=2.0)  # the panel sees the pointer over the widget (a frame) before the click
+    app.rest()  # the panel sees the pointer over the widget before the click
     app.desktop.x("xdotool", "click", "1", check=True)
     app.redrawn(2, timeout=3.0)  # the focus change and the panel's callbacks settle
 

@@ -43,7 +43,7 @@ def _drag_to(app: App, fraction: float) -> None:
     d.x("xdotool", "mousedown", "1", check=True)
     for f in np.linspace(0.95, fraction, 8):
         d.x("xdotool", "mousemove", "--sync", str(x + int(frame * f)), str(y + h // 2), check=True)
-        app.redrawn(timeout=2.0)  # the panel sees the pointer on its way
+        app.redrawn(2, timeout=3.0)  # the panel sees the pointer on its way
     d.x("xdotool", "mouseup", "1", check=True)
     seen: list[float] = []
 
