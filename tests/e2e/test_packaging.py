@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,9 +18,20 @@ pytestmark = pytest.mark.slow  # builds a wheel, installs it, and installs into 
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def source(tmp_path_factory) -> Path:
+    """A copy of the sources to build from: setuptools leaves a build/ folder beside what it
+    builds, and tests never write into the source tree."""
+    src = tmp_path_factory.mktemp("src") / "mjrig"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
+                                                             ".venv", "artifacts", ".hypothesis", ".pytest_cache"))
+    return src
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, source) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+    src = source
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     (found,) = out.glob("mjrig-*.whl")
@@ -59,14 +71,14 @@ def test_installed_wheel_runs_a_bundled_rig_in_an_empty_folder(wheel, tmp_path):
     assert not list((target / "mjrig").rglob("*.parquet")), "outputs written inside the installed package"
 
 
-def test_a_clean_venv_gets_a_mujoco_with_correct_physics(tmp_path):
+def test_a_clean_venv_gets_a_mujoco_with_correct_physics(tmp_path, source):
     """``pip install mjrig`` in a fresh virtual environment (dependencies from the index) brings
     mujoco-core 4.0.1 or newer and no `mujoco` metapackage (whose 4.0.0 pins the core with the
     sparse-Cholesky bug), and the installed command runs a bundled rig."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     pip = [str(venv / "bin" / "python"), "-m", "pip"]
-    proc = subprocess.run([*pip, "install", "-q", str(REPO)], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run([*pip, "install", "-q", str(source)], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     listed = subprocess.run([*pip, "list", "--format", "json"], capture_output=True, text=True, timeout=120)
     versions = {p["name"].lower(): p["version"] for p in __import__("json").loads(listed.stdout)}
