@@ -2,8 +2,9 @@
 # Install mjrig with its test extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
 # render the HTML reports), then run the whole test suite, lane by lane: `unit` and `e2e` on every
 # core (pytest-xdist), then `gui` (the real app on screens of its own, one test at a time: two
-# side by side on two cores made their timing flaky), each printing its 25 slowest tests. Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run
-# with them, e.g. `bash scripts/test.sh -m unit -n 2`).
+# side by side on two cores made their timing flaky), each printing its 25 slowest tests.
+# Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run with them, e.g.
+# `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

@@ -9,10 +9,9 @@ if not os.environ.get("DISPLAY"):
 # Each pytest-xdist worker gets a config folder of its own (workers inherit the controller's
 # environment, so the controller's folder would otherwise be shared).
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-if "MJRIG_TEST_CONFIG" not in os.environ or (_WORKER and os.environ.get("MJRIG_TEST_CONFIG_OF") != _WORKER):
+if "MJRIG_TEST_CONFIG" not in os.environ or _WORKER:
     import tempfile
     os.environ["MJRIG_TEST_CONFIG"] = tempfile.mkdtemp(prefix=f"mjrig-test-config-{_WORKER or 'main'}-")
-    os.environ["MJRIG_TEST_CONFIG_OF"] = _WORKER or ""
 os.environ["XDG_CONFIG_HOME"] = os.environ["MJRIG_TEST_CONFIG"]
 
 from pathlib import Path

@@ -103,7 +103,7 @@ class _Clip:
 
     def __init__(self, dpg: Any) -> None:
         self.dpg = dpg
-        self.tops: dict[int | str, tuple[float, float]] = {}
+        self.corners: dict[int | str, tuple[float, float]] = {}
 
     def _window(self, item: int | str) -> int | str | None:
         """The nearest window or child window holding ``item``."""
@@ -114,15 +114,15 @@ class _Clip:
 
     def _corner(self, win: int | str) -> tuple[float, float]:
         """The screen x, y of the top left of window or child window ``win`` (viewport px)."""
-        if win not in self.tops:
+        if win not in self.corners:
             x, y = (float(v) for v in self.dpg.get_item_pos(win))
             outer = self._window(win) if self.dpg.get_item_type(win).endswith("mvChildWindow") else None
             if outer is not None:
                 ox, oy = self._corner(outer)
                 sx, sy = self.dpg.get_item_state(outer).get("scroll_pos", (0, 0))
                 x, y = x + ox - float(sx), y + oy - float(sy)
-            self.tops[win] = (x, y)
-        return self.tops[win]
+            self.corners[win] = (x, y)
+        return self.corners[win]
 
     def cut_by(self, item: int | str, kind: str, state: dict) -> list[int] | None:
         """The screen rectangle [x, y, w, h] of the child window that cuts ``item`` off (a

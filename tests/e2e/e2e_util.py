@@ -4,6 +4,7 @@ A plain module (not conftest.py) so its name cannot clash with tests/unit/confte
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -49,16 +50,11 @@ class Result:
         return f"rc={self.rc}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
 
 
+@functools.cache
 def scratch() -> Path:
     """A working folder of this test process's own (what a command writes under the current
     folder lands there, never in the source tree)."""
-    global _SCRATCH
-    if _SCRATCH is None or not _SCRATCH.is_dir():
-        _SCRATCH = Path(tempfile.mkdtemp(prefix="mjrig-e2e-work-"))
-    return _SCRATCH
-
-
-_SCRATCH: Path | None = None
+    return Path(tempfile.mkdtemp(prefix="mjrig-e2e-work-"))
 
 
 def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:

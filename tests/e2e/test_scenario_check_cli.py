@@ -5,22 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-import tempfile
-import tomllib
-
-from tests.unit.test_scenario_fuzz import ANY, BUNDLED, FINITE, MODELS, NAME, NONNEG, ODD_POINTS, ROOT, dumps, fuzz
-
-
-@pytest.fixture(scope="module")
-def tmp_dir() -> Path:
-    with tempfile.TemporaryDirectory(prefix="mjrig-fuzz-") as d:
-        yield Path(d)
+from tests.unit.test_scenario_fuzz import (ANY, BUNDLED, FINITE, MODELS, NAME, NONNEG, ODD_POINTS, ROOT, dumps,  # noqa: F401
+                                          fuzz, tmp_dir)  # tmp_dir: the fuzzers' module-scoped folder (a fixture)
 
 
 def _breaks(draw: st.DrawFn) -> tuple[dict | None, bytes | None]:

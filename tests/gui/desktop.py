@@ -208,11 +208,9 @@ class App:
         maps in a row, ten frames or more (texts aside: their widths follow their words). A panel
         still laying itself out would take a click elsewhere."""
         def layout():
-            try:
-                items = json.loads(self.widget_map.read_text())
-            except (OSError, ValueError):
-                return None
-            return [(it["label"], it["type"], it["rect"]) for it in items if it["type"] != "mvText"]
+            items = self._map()
+            return None if items is None else [(it["label"], it["type"], it["rect"]) for it in items
+                                               if it["type"] != "mvText"]
         end = time.monotonic() + timeout
         last, still = layout(), 0
         while time.monotonic() < end and self.redrawn(timeout=2.0):
@@ -269,9 +267,8 @@ class App:
 
     def widget(self, label: str, *, index: int = 0, kind: str | None = None, timeout: float = 60.0) -> Rect:
         """Screen rectangle of the panel's ``index``-th widget labelled ``label`` (in the order the
-        panel made them);
-        if it is scrolled out of view, turns the mouse wheel over its scrolled area straight
-        towards it, as a person who sees where it is does. A widget not drawn yet (a dialog
+        panel made them); if it is scrolled out of view, turns the mouse wheel over its scrolled
+        area straight towards it, as a person who sees where it is does. A widget not drawn yet (a dialog
         opening) is waited for; one still missing is searched for by wheel turns from the top."""
         px, py, _, _ = self.desktop.client_rect(self.panel)
         end = time.monotonic() + timeout
@@ -280,8 +277,6 @@ class App:
         while True:
             items = self._map()
             hits = self._hits(items or [], label, kind)
-            if os.environ.get("MJRIG_TRACE"):
-                print(f"widget {label!r}[{index}] {kind}: {[(h['rect'], h.get('offscreen'), h.get('scroll')) for h in hits]}", file=sys.stderr)
             if len(hits) > index:
                 missing_since = time.monotonic()
                 hit = hits[index]
