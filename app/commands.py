@@ -22,7 +22,7 @@ __all__ = [
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
-    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits",
+    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -307,6 +307,14 @@ class SavePlot(PathCommand):
     commands)."""
 
     traces: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlotSignals(Command):
+    """The live plots show ``names`` (in the order ticked): the session hands the panel these
+    signals' rows, and what it kept of those just ticked."""
+
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,10 @@ _LATIN = "Aa0.·→≥"
 
 def needs_cjk_font(texts: Iterable[str]) -> set[str]:
     """The characters of ``texts`` that DejaVu Sans lacks (CJK, kana, Hangul...)."""
-    return {ch for text in texts for ch in text if any(lo <= ord(ch) <= hi for lo, hi in _WIDE)}
+    chars = set("".join(texts))           # one pass in C over thousands of signal names
+    if not chars or max(chars) < "\u2e80":
+        return set()
+    return {ch for ch in chars if any(lo <= ord(ch) <= hi for lo, hi in _WIDE)}
 
 
 def find_font(chars: Iterable[str]) -> str | None:

@@ -17,13 +17,12 @@ from typing import Callable
 import numpy as np
 import dearpygui.dearpygui as dpg
 
-from mjrig.commands import PanelState
+from mjrig.commands import PanelState, PlotSignals, Command
 from mjrig.exports.plotting import Trace
-from mjrig.session.plot_rows import is_new_model
 from mjrig.runtime.units import DisplayUnits
 from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, unit_plot
-from mjrig.widgets.signal_history import SignalHistory, decimate_minmax, split_signal
-from mjrig.widgets.signal_tree import build_signal_tree
+from mjrig.runtime.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
+from mjrig.widgets.signal_tree import SignalTree
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
@@ -44,14 +43,16 @@ class PlotPanel:
     """
 
     def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000,
-                 below: int = 0) -> None:
+                 below: int = 0, submit: Callable[[Command], None] | None = None) -> None:
         if not window_s > 0:
             raise ValueError(f"window_s must be > 0 s, got {window_s!r} (e.g. 10.0)")
         if history_rows < 2:
             raise ValueError(f"history_rows must be >= 2, got {history_rows!r} (e.g. 20000)")
         if max_points < 2:
             raise ValueError(f"max_points must be >= 2, got {max_points!r} (e.g. 2000)")
-        self.history = SignalHistory(history_rows)
+        self.history = SignalHistory(history_rows)   # the plotted signals' rows (the session sends those)
+        self._submit = submit
+        self._told: tuple[str, ...] | None = None    # the ticks the session was last told of
         self._window_s = float(window_s)
         self._max_points = int(max_points)
         self._signals: tuple[str, ...] = ()
@@ -64,8 +65,7 @@ class PlotPanel:
         self._tree_stale = True
         self._view_stale = True   # checks, window, pause, auto-fit changed
         self._data_stale = False  # rows arrived
-        self._boxes: dict[str, int | str] = {}
-        self._nodes: dict[str, int | str] = {}   # signal -> its entity's tree node
+        self._signal_tree = SignalTree(self._on_check, is_checked=lambda n: n in self._checked)
         self._series: dict[str, int | str] = {}
         self._twins: dict[str, int | str] = {}   # signal -> the compared recording's dashed line
         self._colors = SeriesColors()
@@ -149,8 +149,12 @@ class PlotPanel:
         if self._tree_stale:
             self._tree_stale = False
             self._rebuild_tree()
+        self._signal_tree.sync()
         if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
             self._box_height, self._view_stale = box, True
+        if self._submit is not None and tuple(self._checked) != self._told:
+            self._told = tuple(self._checked)
+            self._submit(PlotSignals(self._told))
         if self._view_stale or (self._data_stale and not self._paused):
             self._view_stale = self._data_stale = False
             self._sync_series()
@@ -159,9 +163,13 @@ class PlotPanel:
     def add_rows(self, columns: list[str], block: np.ndarray) -> None:
         """Append telemetry rows: ``block`` is float64 rows x ``len(columns)``; columns 0 and 1 are
         ``time`` (simulated s) and ``wall_time``, then signals; NaN means no value. Cheap: the
-        drawing happens in ``update``. A new-model mark (``mjrig.session.plot_rows``) clears the plots."""
+        drawing happens in ``update``. A new-model mark (first column ``#new-model``,
+        ``mjrig.session.plot_rows``) clears the plots; a fill block (``#fill``, then ``time``) adds
+        the past values of signals just ticked to the rows kept."""
         if is_new_model(columns):
             self.history.clear()
+        elif is_fill(columns):
+            self.history.fill(columns[1:], block[:, 1:])
         else:
             self.history.append(columns, block)
         self._data_stale = True
@@ -208,7 +216,7 @@ class PlotPanel:
 
     def checkbox(self, name: str) -> int | str | None:
         """Dear PyGui id of the tree checkbox of ``name`` (None if filtered out or unknown)."""
-        return self._boxes.get(name)
+        return self._signal_tree.boxes.get(name)
 
     @property
     def tree(self) -> int | str | None:
@@ -264,8 +272,7 @@ class PlotPanel:
 
     def _rebuild_tree(self) -> None:
         """Recreate the tree of the signals the filter lets through."""
-        self._boxes, self._nodes = build_signal_tree(self._tree, self._signals, filter_text=self._filter,
-                                                     checked=set(self._checked), on_check=self._on_check)
+        self._signal_tree.show(self._tree, self._signals, filter_text=self._filter)
 
     def _sync_series(self) -> None:
         """One plot per unit (its y axis labelled with it), one line series per checked signal;
@@ -305,11 +312,7 @@ class PlotPanel:
                 self._twins[name] = dpg.add_line_series([], [], label=f"{short} ({self._overlay.label}, dashed)",
                                                         parent=self._plots[self._unit(name)][2])
                 dpg.bind_item_theme(self._twins[name], self._colors.theme(name, twin=True))
-        for name, box in self._boxes.items():
-            if dpg.get_value(box) != (name in wanted):
-                dpg.set_value(box, name in wanted)
-                if name in wanted:  # checked from the command API: show where it is
-                    dpg.set_value(self._nodes[name], True)
+        self._signal_tree.mark(wanted)
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
         dpg.set_value(self._pause_box, self._paused)

@@ -17,6 +17,7 @@ class SignalChoice:
         self.item: int | str = 0
         self._choices: list[str] = []
         self._ticked: list[str] = []
+        self._signals: list[str] | tuple[str, ...] | None = None
 
     def build(self, parent: int | str, *, label: str, tip: str) -> None:
         self.item = dpg.add_combo([], parent=parent, width=-1, label=label)
@@ -30,7 +31,11 @@ class SignalChoice:
     def update(self, signals: list[str] | tuple[str, ...]) -> None:
         """Follow the rig's ``signals`` and the plots' ticks (a signal just ticked is offered)."""
         ticked = self.ticked()
-        choices = ticked + [s for s in signals if s not in ticked]
+        if ticked == self._ticked and signals is self._signals:
+            return   # nothing changed: thousands of signals are not scanned every frame
+        self._signals = signals
+        picked = set(ticked)
+        choices = ticked + [s for s in signals if s not in picked]
         if choices != self._choices:
             self._choices = choices
             dpg.configure_item(self.item, items=choices)

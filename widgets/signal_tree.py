@@ -1,41 +1,127 @@
 """The plots' tree of signals: category > entity > one checkbox per attribute
-(``Loads`` > ``main_spring`` > ``fx``), narrowed by the filter's words."""
+(``Loads`` > ``main_spring`` > ``fx``), narrowed by the filter's words.
+
+Built as it is opened, so a model of thousands of signals costs what is shown: a category's
+entities are made when the category opens, an entity's checkboxes when the entity opens, and a
+category shows at most ``ENTITY_LIMIT`` entities (a line says how many more the filter reaches).
+A category with more than ``OPEN_LIMIT`` entities starts closed.
+"""
 from __future__ import annotations
 
 from typing import Callable, Iterable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.widgets.signal_history import split_signal
+from mjrig.runtime.plot_history import split_signal
 
-__all__ = ["build_signal_tree", "matching"]
+__all__ = ["SignalTree", "matching", "ENTITY_LIMIT", "OPEN_LIMIT"]
+
+ENTITY_LIMIT = 150
+"""Entities a category lists at most (the filter narrows the rest)."""
+OPEN_LIMIT = 40
+"""A category with more entities than this starts closed."""
 
 
 def matching(signals: Iterable[str], filter_text: str) -> list[str]:
     """The signals holding every word of ``filter_text`` (case-insensitive)."""
     words = filter_text.lower().split()
+    if not words:
+        return list(signals)
     return [s for s in signals if all(w in s.lower() for w in words)]
 
 
-def build_signal_tree(tree: int | str, signals: Iterable[str], *, filter_text: str, checked: set[str],
-                      on_check: Callable[..., None]) -> tuple[dict[str, int | str], dict[str, int | str]]:
-    """Fill ``tree`` (emptied first) with the signals ``filter_text`` lets through; an entity
-    opens when the filter is in use or one of its signals is ``checked``. Returns the checkbox
-    of each signal and its entity's node (signal name -> item)."""
-    dpg.delete_item(tree, children_only=True)
-    boxes: dict[str, int | str] = {}
-    nodes: dict[str, int | str] = {}
-    groups: dict[str, dict[str, list[tuple[str, str]]]] = {}
-    for name in matching(signals, filter_text):
-        category, entity, attribute = split_signal(name)
-        groups.setdefault(category, {}).setdefault(entity, []).append((attribute, name))
-    for category, entities in groups.items():
-        with dpg.tree_node(label=category, parent=tree, default_open=True):
-            for entity, attributes in entities.items():
-                show = bool(filter_text) or any(name in checked for _, name in attributes)
-                with dpg.tree_node(label=entity, default_open=show) as node:
-                    for attribute, name in attributes:
-                        nodes[name] = node
-                        boxes[name] = dpg.add_checkbox(label=attribute or name, default_value=name in checked,
-                                                       user_data=name, callback=on_check)
-    return boxes, nodes
+Groups = dict[str, dict[str, list[tuple[str, str]]]]
+
+
+class SignalTree:
+    """The tree inside one child window (GUI thread). ``sync`` looks at the nodes not filled yet
+    (a few categories, at most ``ENTITY_LIMIT`` entities each) and fills those opened."""
+
+    def __init__(self, on_check: Callable[..., None], *, is_checked: Callable[[str], bool]) -> None:
+        self._on_check = on_check
+        self._is_checked = is_checked
+        self.boxes: dict[str, int | str] = {}    # signal -> its checkbox (built ones)
+        self.nodes: dict[str, int | str] = {}    # signal -> its entity's node
+        self._tree: int | str | None = None
+        self._groups: Groups = {}
+        self._fill: dict[int | str, Callable[[], None]] = {}   # node not filled yet -> how to fill it
+        self._filtered = False
+        self._on: set[str] = set()         # the checkboxes shown ticked
+        self._revealed: set[str] = set()   # checked from the command API and shown
+
+    def show(self, tree: int | str, signals: Iterable[str], *, filter_text: str) -> None:
+        """Fill ``tree`` (emptied first) with the signals ``filter_text`` lets through; an entity
+        opens when the filter is in use (and finds few) or one of its signals is checked."""
+        dpg.delete_item(tree, children_only=True)
+        self._tree, self.boxes, self.nodes, self._fill = tree, {}, {}, {}
+        self._on, self._revealed = set(), set()
+        self._filtered = bool(filter_text.split())
+        groups: Groups = {}
+        for name in matching(signals, filter_text):
+            category, entity, attribute = split_signal(name)
+            groups.setdefault(category, {}).setdefault(entity, []).append((attribute, name))
+            self.nodes[name] = ""
+        self._groups = groups
+        for category, entities in groups.items():
+            opened = len(entities) <= OPEN_LIMIT or any(self._is_checked(n) for a in entities.values() for _, n in a)
+            node = dpg.add_tree_node(label=category, parent=tree, default_open=opened)
+            self._lazy(node, lambda node=node, category=category: self._entities(node, category))
+            if opened:
+                self._build(node)
+
+    def reveal(self, name: str) -> None:
+        """Open the entity of ``name`` (checked from the command API: show where it is)."""
+        category, entity, _ = split_signal(name)
+        for node in list(self._fill):
+            if dpg.get_item_label(node) == category and dpg.get_item_parent(node) == self._tree:
+                dpg.set_value(node, True)
+                self._build(node)
+        box_node = self.nodes.get(name)
+        if box_node:
+            dpg.set_value(box_node, True)
+            self._build(box_node)
+
+    def mark(self, wanted: list[str]) -> None:
+        """Tick exactly the boxes of ``wanted`` (looking only at those that changed); a signal
+        checked from the command API opens its entity (once)."""
+        for name in self._on ^ set(wanted):
+            if name in wanted and name not in self.boxes and name not in self._revealed:
+                self._revealed.add(name)
+                self.reveal(name)
+            if name in self.boxes and dpg.get_value(self.boxes[name]) != (name in wanted):
+                dpg.set_value(self.boxes[name], name in wanted)
+        self._on = {n for n in wanted if n in self.boxes}
+
+    def sync(self) -> None:
+        """Fill the nodes opened since the last call."""
+        for node in [n for n in self._fill if dpg.get_value(n)]:
+            self._build(node)
+
+    # ---- building ---------------------------------------------------------------------------
+
+    def _lazy(self, node: int | str, fill: Callable[[], None]) -> None:
+        self._fill[node] = fill
+
+    def _build(self, node: int | str) -> None:
+        fill = self._fill.pop(node, None)
+        if fill is not None and dpg.does_item_exist(node):
+            fill()
+
+    def _entities(self, parent: int | str, category: str) -> None:
+        entities = self._groups.get(category, {})
+        for k, (entity, attributes) in enumerate(entities.items()):
+            if k == ENTITY_LIMIT:
+                dpg.add_text(f"{len(entities) - k} more: type in the filter", parent=parent, color=(150, 150, 150))
+                break
+            show = (self._filtered and len(entities) <= OPEN_LIMIT) or any(self._is_checked(n) for _, n in attributes)
+            node = dpg.add_tree_node(label=entity, parent=parent, default_open=show)
+            for _, name in attributes:
+                self.nodes[name] = node
+            self._lazy(node, lambda node=node, attributes=attributes: self._checkboxes(node, attributes))
+            if show:
+                self._build(node)
+
+    def _checkboxes(self, parent: int | str, attributes: list[tuple[str, str]]) -> None:
+        for attribute, name in attributes:
+            self.boxes[name] = dpg.add_checkbox(label=attribute or name, default_value=self._is_checked(name),
+                                                user_data=name, callback=self._on_check, parent=parent)

@@ -53,6 +53,7 @@ class PanelApp:
         self.frames = 0
         self._screenshot: str | None = None
         self.on_frame: Callable[["PanelApp"], None] | None = None
+        self.frame_seconds = 0.0   # the last panel frame's work (s): snapshot, panels, drawing
 
     def request_screenshot(self, path: str) -> None:
         """Save the panel's frame buffer as PNG at the next frame (thread-safe)."""
@@ -82,7 +83,7 @@ class PanelApp:
         from mjrig.widgets.units_menu import UnitsMenu
 
         submit = self.client.submit
-        self.plot, log = PlotPanel(below=TIMELINE_HEIGHT), LogPanel()
+        self.plot, log = PlotPanel(below=TIMELINE_HEIGHT, submit=submit), LogPanel()
         exports = ExportDialogs(submit, plotted=self.plot.traces)  # File > Export..., Save plot...
         self.plot.on_save = exports.plot_dialog
         self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles(), exports=exports)
@@ -234,6 +235,7 @@ class PanelApp:
                     panel.update(snap)
                 dpg.render_dearpygui_frame()
                 self.frames += 1
+                self.frame_seconds = time.perf_counter() - t0
                 if self._screenshot:
                     dpg.output_frame_buffer(file=self._screenshot)
                     self._screenshot = None

@@ -45,7 +45,7 @@ from mjrig.session.context import RigContext
 from mjrig.session.file_watch import FileWatch, model_files
 from mjrig.session.entries import RigEntries
 from mjrig.session.outputs import Outputs
-from mjrig.session.plot_rows import RowQueue
+from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
 from mjrig.session.timeline import Timeline
@@ -58,7 +58,8 @@ PLOT_RATE = 200.0
 PLOT_ROWS = 20000
 """Rows of recent telemetry kept for the plots (older rows are dropped)."""
 
-_NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking)
+_NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking,
+                    C.PlotSignals)
 OFF_LOCK = (C.OpenModel, C.Reload)
 """Commands that compile a new model and data and never write the current ones: they may run
 without the viewer's lock (the viewer draws its own references to the old ones until the
@@ -103,7 +104,7 @@ class Session:
         self._held: C.Command | None = None  # taken from the queue by an off-lock pass, runs next
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
         self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
-        self._rows = RowQueue(PLOT_ROWS)
+        self.plot_feed = PlotFeed(PLOT_ROWS)  # every signal's recent rows; the plotted ones to the panel
         self._plot_rate = plot_rate
         self._moved = False
         self._live = self._new_live()
@@ -118,6 +119,7 @@ class Session:
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
             **self.reports.handlers(), C.SetHotReload: self._set_hot_reload,
+            C.PlotSignals: lambda cmd: self.plot_feed.plot(cmd.names),
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -164,11 +166,11 @@ class Session:
     def drain_rows(self) -> list[tuple[list[str], np.ndarray]]:
         """Telemetry blocks for the live plots since the last call (oldest first; see
         ``mjrig.session.plot_rows`` for the mark a newly opened model puts between them)."""
-        return self._rows.drain()
+        return self.plot_feed.drain()
 
     def push_rows(self, columns: list[str], block: np.ndarray) -> None:
-        """Hand a block of telemetry rows to the live plots (the newest PLOT_ROWS are kept)."""
-        self._rows.push(columns, block)
+        """Hand a block of telemetry rows to the live plots (``PlotFeed``: the plotted columns go on)."""
+        self.plot_feed.push(columns, block)
 
     def log(self, level: str, text: str) -> None:
         """Add a message for the status area ('info', 'warning' or 'error'); any thread (a deque
@@ -225,7 +227,7 @@ class Session:
         self.source = self.timeline  # a replay opens its model, then swaps itself in
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
         if not reload:  # another rig: nothing the previous one left behind carries over
-            self._rows.mark_new_model(str(sc.model))
+            self.plot_feed.mark_new_model(str(sc.model))
             self._events.clear()
             self.selection = None
             self.opened += 1
@@ -367,7 +369,7 @@ class Session:
         self._snapshot = C.PanelState(
             state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
             speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,
-            messages=tuple(self._messages), signals=self.source.signals() or tuple(self._live.columns[2:]),
+            messages=tuple(self._messages), signals=self.source.signals() or self.plot_feed.names(self._live.columns),
             steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
             units=self._live.units_view(), events=tuple(self._events),

@@ -1,6 +1,13 @@
 """The rows a session hands to the live plots, across threads.
 
-A bounded queue of telemetry blocks (columns, rows x columns float64): the newest ``limit`` rows
+``PlotFeed`` keeps a short history of every signal (``SignalHistory`` with a budget of values:
+a model of thousands of signals keeps seconds of them, a small one its whole ``PLOT_ROWS``) and
+hands the panel only the plotted signals' columns (``time``, ``wall_time`` and those). When a
+signal is ticked, the feed sends what it kept of it as a *fill* block (first column ``FILL``),
+which the panel adds to the rows it already has. So a panel's history and the queue between the
+threads cost what is plotted, not what the model has.
+
+``RowQueue`` is a bounded queue of telemetry blocks (columns, rows x columns float64): the newest ``limit`` rows
 are kept, older blocks drop out. When a model is opened the session puts a *new-model mark* in
 the queue (a block of no rows whose first column is ``NEW_MODEL`` and second the model's path),
 so a panel clears its plots exactly between the old model's rows and the new one's, whatever
@@ -15,15 +22,12 @@ import threading
 
 import numpy as np
 
-__all__ = ["RowQueue", "NEW_MODEL", "is_new_model"]
+from mjrig.runtime.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
 
-NEW_MODEL = "#new-model"
-"""First column of the mark that says the rows after it are of a newly opened model."""
+__all__ = ["RowQueue", "PlotFeed", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
 
-
-def is_new_model(columns: list[str]) -> bool:
-    """Whether a block with these ``columns`` is a new-model mark."""
-    return bool(columns) and columns[0] == NEW_MODEL
+BUDGET = 24_000_000
+"""Values (float64, 192 MB) the feed keeps of every signal: ``PLOT_ROWS`` rows up to 1,200 signals."""
 
 
 class RowQueue:
@@ -34,6 +38,14 @@ class RowQueue:
         self._blocks: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
         self._count = 0
         self._lock = threading.Lock()
+
+    def names(self, columns: list[str]) -> tuple[str, ...]:
+        """The signals of ``columns`` (after ``time`` and ``wall_time``; a list that only grows) as a
+        tuple that stays the same object until a column is added: the panel looks at thousands of
+        names only when they changed."""
+        if self._names[0] is not columns or self._names[1] != len(columns):
+            self._names = (columns, len(columns), tuple(columns[2:]))
+        return self._names[2]
 
     def push(self, columns: list[str], block: np.ndarray) -> None:
         """Add a block; drop the oldest ones beyond ``limit`` rows."""
@@ -59,3 +71,52 @@ class RowQueue:
             self._blocks.clear()
             self._count = 0
         return out
+
+
+class PlotFeed:
+    """Every signal's recent rows kept here; the plotted ones queued for the panel (see the module).
+
+    Threading: ``push``, ``mark_new_model`` and ``plot`` on the session's thread; ``drain`` on any.
+    """
+
+    def __init__(self, limit: int, *, budget: int = BUDGET) -> None:
+        self.queue = RowQueue(limit)
+        self.kept = SignalHistory(limit, budget=budget)
+        self._plotted: dict[str, None] = {}
+        self._names: tuple[list[str] | None, int, tuple[str, ...]] = (None, 0, ())
+
+    @property
+    def plotted(self) -> tuple[str, ...]:
+        """The signals the panel plots (``plot``)."""
+        return tuple(self._plotted)
+
+    def names(self, columns: list[str]) -> tuple[str, ...]:
+        """The signals of ``columns`` (after ``time`` and ``wall_time``; a list that only grows) as a
+        tuple that stays the same object until a column is added: the panel looks at thousands of
+        names only when they changed."""
+        if self._names[0] is not columns or self._names[1] != len(columns):
+            self._names = (columns, len(columns), tuple(columns[2:]))
+        return self._names[2]
+
+    def push(self, columns: list[str], block: np.ndarray) -> None:
+        """Keep a block of every signal; queue its ``time``, ``wall_time`` and plotted columns."""
+        self.kept.append(columns, block)
+        pick = [j for j, name in enumerate(columns) if name in ("time", "wall_time") or name in self._plotted]
+        self.queue.push([columns[j] for j in pick], block[:, pick])
+
+    def mark_new_model(self, path: str) -> None:
+        """A newly opened model: forget every kept row, and tell the panel (``RowQueue``)."""
+        self.kept.clear()
+        self.queue.mark_new_model(path)
+
+    def plot(self, names: tuple[str, ...] | list[str]) -> None:
+        """The panel plots ``names`` now: queue what is kept of those just ticked (a fill block)."""
+        new = [n for n in names if n not in self._plotted and n in self.kept.columns]
+        self._plotted = dict.fromkeys(names)
+        if new and len(self.kept):
+            t, values = self.kept.window(-np.inf, np.inf, new)
+            self.queue.push([FILL, "time", *new], np.column_stack((np.full(len(t), np.nan), t, values)))
+
+    def drain(self) -> list[tuple[list[str], np.ndarray]]:
+        """Every queued block since the last call, oldest first."""
+        return self.queue.drain()

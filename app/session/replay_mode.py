@@ -53,13 +53,16 @@ class ReplaySource:
     def __init__(self, ctx: RigContext, replay: Replay) -> None:
         self.ctx = ctx
         self.replay = replay
+        self._signals: tuple[str, ...] | None = None
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         return {C.Scrub: self.scrub, C.StepHistory: self.step_row}
 
     def signals(self) -> tuple[str, ...]:
-        """The recording's signals (the plots' choices)."""
-        return tuple(self.replay.recording.signals)
+        """The recording's signals (the plots' choices; the same tuple every time)."""
+        if self._signals is None:
+            self._signals = tuple(self.replay.recording.signals)
+        return self._signals
 
     def show(self, t: float) -> None:
         """Show the recorded pose at ``t`` (s), clamped to the recording."""

@@ -1,0 +1,91 @@
+"""The desktop on big models: open time, panel frame time and memory at 10, 100 and 1,000 bodies.
+
+Each size runs in a fresh process through the real app (``PanelApp`` on the session, the passive
+viewer in its thread, a display needed: Xvfb): the generated model ``mjrig.models.scale``
+(chains of hinged links that keep swinging) is opened, three signals are ticked in the plots,
+and the run goes on for ``--seconds``. Printed per size, and as ratios to the 10-body case:
+
+- open: process start (imports included) to the first panel frame drawn with the model shown;
+- panel frame p50/p95 (ms): a frame's work (the snapshot, every panel's update, the drawing),
+  frames after the first two seconds of the run;
+- RSS: the process's resident memory at the end (MB);
+- real-time factor of the simulation over the run.
+
+Usage: DISPLAY=:99 python benchmarks/panel_scale.py [--sizes 10 100 1000] [--seconds 15]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import time, json, sys, threading, tempfile, pathlib
+t0 = time.perf_counter()
+bodies, seconds = int(sys.argv[1]), float(sys.argv[2])
+from mjrig.models.scale import many_bodies
+from mjrig.desktop.app import PanelApp, SessionClient
+from mjrig.session.kernel import Session
+from mjrig.desktop.sim_thread import SimThread
+from mjrig import commands as C
+path = pathlib.Path(tempfile.mkdtemp()) / f"bodies_{bodies}.xml"
+path.write_text(many_bodies(bodies))
+s = Session(); s.open(path); s.run.play()
+sim = SimThread(s); sim.start()
+app = PanelApp(SessionClient(s), exit_after=seconds + 60)
+out, times = {}, []
+def on_frame(a):
+    snap = s.latest()
+    if "open_s" not in out and snap.model.path.endswith(path.name) and a.frames > 1:
+        out["open_s"] = time.perf_counter() - t0
+        out["sim_t0"], out["wall_t0"] = s.data.time, time.perf_counter()
+        for name in ("Joints/c0_j0:qpos", "Joints/c0_j9:qvel", "Bodies/c0_l9:pos_x"):
+            if name in snap.signals:
+                a.plot.set_checked(name, True)
+    elif "open_s" in out:
+        run = time.perf_counter() - out["wall_t0"]
+        if run > 2.0:
+            times.append(a.frame_seconds)
+        if run > seconds:
+            out["rtf"] = (s.data.time - out["sim_t0"]) / run
+            s.submit(C.Quit())
+app.on_frame = on_frame
+app.run(); s.submit(C.Quit()); sim.stop(); sim.join(10)
+rss = int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
+times.sort()
+out.update(p50_ms=1e3 * times[len(times) // 2], p95_ms=1e3 * times[int(0.95 * (len(times) - 1))],
+           frames=len(times), rss_mb=rss, signals=len(s.latest().signals))
+s.close()
+print(json.dumps(out))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    args = parser.parse_args()
+    rows = []
+    for n in args.sizes:
+        proc = subprocess.run([sys.executable, "-c", CHILD, str(n), str(args.seconds)], capture_output=True,
+                              text=True, timeout=600, cwd=ROOT)
+        if proc.returncode != 0:
+            raise SystemExit(proc.stderr[-3000:])
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        rows.append((n, r))
+        print(f"{n:5d} bodies ({r['signals']} signals): open {r['open_s']:.2f} s, panel frame p50 "
+              f"{r['p50_ms']:.1f} ms p95 {r['p95_ms']:.1f} ms ({r['frames']} frames), RSS {r['rss_mb']:.0f} MB, "
+              f"real-time factor {r['rtf']:.2f}", flush=True)
+    base = rows[0][1]
+    print(f"\nratios to {rows[0][0]} bodies:")
+    for n, r in rows:
+        print(f"{n:5d} bodies: open x{r['open_s'] / base['open_s']:.2f}, p50 x{r['p50_ms'] / base['p50_ms']:.2f}, "
+              f"p95 x{r['p95_ms'] / base['p95_ms']:.2f}, RSS x{r['rss_mb'] / base['rss_mb']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
