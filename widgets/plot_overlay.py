@@ -18,7 +18,7 @@ import numpy as np
 from mjrig.recordings.replay import OverlaidRecording, read_recording
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["SeriesColors", "MarkThemes", "Overlay", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
+__all__ = ["readable_range", "SeriesColors", "MarkThemes", "Overlay", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82), (129, 114, 179),
@@ -160,6 +160,19 @@ class UnitPlot(NamedTuple):
     events: int | str     # threshold crossings: vertical lines
     failed: int | str     # failed requirements' first violations: red points
     cursor: int | str     # the timeline's cursor: a vertical line
+
+
+def readable_range(lo: float, hi: float) -> tuple[float, float]:
+    """The y range to show data from ``lo`` to ``hi``: 5 % padding, and at least a thousandth of
+    the values' size (a whole unit around zero), so a steady signal (a spring at rest, float noise
+    in the last digits) gets distinct tick labels instead of an empty box labelled
+    ``-0.1 -0.1 -0.1``."""
+    least = 1e-3 * max(abs(lo), abs(hi)) or 1.0
+    if hi - lo < least:
+        mid = 0.5 * (lo + hi)
+        lo, hi = mid - 0.5 * least, mid + 0.5 * least
+    pad = 0.05 * (hi - lo)
+    return lo - pad, hi + pad
 
 
 def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, on_click: Callable) -> UnitPlot:

@@ -20,7 +20,7 @@ import dearpygui.dearpygui as dpg
 from mjrig.commands import PanelState, PlotSignals, Command
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.units import DisplayUnits
-from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, unit_plot
+from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, readable_range, unit_plot
 from mjrig.runtime.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.widgets.signal_tree import SignalTree
 
@@ -396,5 +396,4 @@ class PlotPanel:
             if not self._autofit:
                 dpg.set_axis_limits_auto(y_axis)
             elif lo <= hi:
-                pad = 0.05 * (hi - lo) if hi > lo else max(0.5 * abs(hi), 0.5)
-                dpg.set_axis_limits(y_axis, lo - pad, hi + pad)
+                dpg.set_axis_limits(y_axis, *readable_range(lo, hi))

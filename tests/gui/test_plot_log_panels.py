@@ -300,3 +300,25 @@ def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
     render(5)
     assert dpg.get_item_rect_size(arrow)[0] != dpg.get_item_rect_size(question)[0]
     dpg.bind_font(0)
+
+
+def test_a_steady_signal_gets_a_readable_axis(window: int | str) -> None:
+    """A value at rest (float noise in its last digits) is shown in a range a thousandth of its
+    size wide, centred on it: tick labels differ (an auto-fit to the noise labelled -0.1 -0.1 -0.1)."""
+    panel = PlotPanel(window_s=5.0)
+    panel.build(window)
+    name = "Joints/slide_x:qpos"
+    panel.set_checked(name, True)
+    t = np.arange(1000) / RATE_HZ
+    level = -0.1 + 1e-16 * np.sin(t)
+    panel.add_rows(["time", "wall_time", name], np.column_stack([t, t, level]))
+    panel.update(PanelState(time=float(t[-1]), signals=(name,)))
+    render()
+    lo, hi = dpg.get_axis_limits(panel.axes[1])
+    assert lo < -0.1 < hi and 1e-4 <= hi - lo <= 1e-3, (lo, hi)
+    assert abs(0.5 * (lo + hi) + 0.1) < 1e-7   # axis limits are float32
+    panel.add_rows(["time", "wall_time", name], np.column_stack([t + 5, t + 5, np.zeros_like(t)]))
+    panel.update(PanelState(time=float(t[-1] + 5), signals=(name,)))
+    render()
+    lo, hi = dpg.get_axis_limits(panel.axes[1])
+    assert lo < 0 < hi and 1.0 <= hi - lo <= 1.2, (lo, hi)   # zero: a whole unit around it
