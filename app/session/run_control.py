@@ -131,6 +131,8 @@ class RunControl:
     def realtime_factor(self) -> float:
         """Simulated seconds per wall second over the last ~2 s of calls (for the panel)."""
         now, sim_t = time.perf_counter(), self._sim_time()
+        if self._rtf_window and sim_t < self._rtf_window[-1][1]:
+            self._rtf_window.clear()   # a Reset or a jump back: the factor starts again, not 0 for 2 s
         self._rtf_window.append((now, sim_t))
         (w0, s0), (w1, s1) = self._rtf_window[0], self._rtf_window[-1]
         if len(self._rtf_window) >= 2:
