@@ -42,12 +42,16 @@ class PathCommand(Command):
 
 @dataclass(frozen=True)
 class OpenModel(Command):
-    """Open an MJCF .xml, a .mjb or a scenario .toml (the previous model keeps running on error).
+    """Open an MJCF .xml, a .mjb, a scenario .toml, a recording or a sweep's or study's results
+    .parquet (the previous model keeps running on error).
 
-    With unsaved rig edits the session asks first (``PanelState.pending_open``) unless ``discard``."""
+    With unsaved rig edits the session asks first (``PanelState.pending_open``) unless ``discard``.
+    ``params`` (name, value) are set once it is open, as a trial's values (the results view's
+    set-up, *Open best*): the rig opened so is not an unsaved edit."""
 
     path: str
     discard: bool = False
+    params: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -311,10 +315,12 @@ class SavePlot(PathCommand):
 
 @dataclass(frozen=True)
 class PlotSignals(Command):
-    """The live plots show ``names`` (in the order ticked): the session hands the panel these
-    signals' rows, and what it kept of those just ticked."""
+    """The live plots show ``names`` (in the order ticked) over ``window`` simulated seconds: the
+    session hands the panel these signals' rows, and what it kept of those just ticked; a scenario
+    saved writes them as its ``[plots]``."""
 
     names: tuple[str, ...] = ()
+    window: float | None = None
 
 
 @dataclass(frozen=True)

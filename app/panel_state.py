@@ -190,6 +190,11 @@ class PanelState:
     """Rigs opened so far (a reload is not another rig): when it changes, a panel forgets what
     it kept for the previous rig (a filter or search typed, a frozen plot)."""
     source: str = ""                   # the file opened: a scenario, or the bare model
+    results: str | None = None         # a sweep's or study's results file opened: the results view shows it
+    results_opened: int = 0            # results files opened so far (the view is made again for each)
+    plots: tuple[str, ...] = ()
+    """The rig's ``[plots] signals`` (CONTRACT 13): ticked in the plots when the rig opens."""
+    plot_window: float | None = None   # the rig's ``[plots] window`` (s), None: the panel's own
     dirty: bool = False                # rig edits not saved in a scenario yet
     pending_open: str | None = None    # a file waiting for the unsaved-edits question
     quit_question: bool = False        # the 3D view was closed with unsaved edits: ask

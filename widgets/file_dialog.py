@@ -14,6 +14,9 @@
 - Open and Save differ in title and button; Save adds its suffix (``.toml``) and asks before
   replacing.
 - ``cancel()`` closes it as its Cancel button does (the panel's Escape key).
+- A choice made with the mouse (a double-click, the Open button) closes the dialog once the
+  button is up and two more frames are drawn: the end of the click never reaches a widget
+  under the dialog.
 """
 from __future__ import annotations
 
@@ -26,8 +29,8 @@ import dearpygui.dearpygui as dpg
 __all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS", "type_filters"]
 
 OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("models and scenarios", (".xml", ".mjb", ".toml")),
-    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), ("all files", ()),
+    ("models, scenarios, recordings", (".xml", ".mjb", ".toml", ".parquet")),
+    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), (".parquet", (".parquet",)), ("all files", ()),
 )
 SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))
 
@@ -66,10 +69,13 @@ class FileDialog:
         self._confirm: int | str = 0
         self._handlers: int | str = 0
         self._pending: Path | None = None
+        self._closing: tuple[Path, int] | None = None   # chosen: (file, frames left) once the mouse is up
 
     def build(self) -> None:
         with dpg.item_handler_registry() as self._handlers:
             dpg.add_item_double_clicked_handler(callback=self._on_double)
+        with dpg.item_handler_registry() as every_frame:
+            dpg.add_item_visible_handler(callback=self._on_frame)
         with dpg.window(label=self.title, modal=True, show=False, width=640, height=440, no_saved_settings=True,
                         on_close=self._on_cancel) as self._window:
             with dpg.group(horizontal=True):
@@ -90,6 +96,7 @@ class FileDialog:
                 self._confirm = dpg.add_group(horizontal=True, show=False)
                 dpg.add_text("exists: replace it?", parent=self._confirm, color=(230, 200, 90))
                 dpg.add_button(label="Replace", parent=self._confirm, callback=self._on_replace)
+        dpg.bind_item_handler_registry(self._window, every_frame)
 
     # --- showing ----------------------------------------------------------------------------
     @property
@@ -227,9 +234,20 @@ class FileDialog:
     def _finish(self, target: Path) -> None:
         self._pending = None
         self.folder = target.parent.resolve()
+        self._closing = (target.resolve(), 2)
+
+    def _on_frame(self, *args: object) -> None:
+        """Each frame the dialog is up: close it on a choice, once the mouse button is up."""
+        if self._closing is None or dpg.is_mouse_button_down(dpg.mvMouseButton_Left):
+            return
+        target, frames = self._closing
+        if frames > 0:
+            self._closing = (target, frames - 1)
+            return
+        self._closing = None
         dpg.configure_item(self._window, show=False)
-        self.on_done(str(target.resolve()))
+        self.on_done(str(target))
 
     def _on_cancel(self, *args: object) -> None:
-        self._pending = None
+        self._pending = self._closing = None
         dpg.configure_item(self._window, show=False)

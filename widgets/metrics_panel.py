@@ -7,7 +7,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.runtime.metrics import METRIC_KINDS
-from mjrig.widgets.rows import Rows
+from mjrig.widgets.rows import NameField, Rows
 from mjrig.widgets.signal_choice import SignalChoice
 
 __all__ = ["MetricsPanel"]
@@ -31,6 +31,7 @@ class MetricsPanel:
         self._kind: int | str = 0
         self._inputs: dict[str, int | str] = {}
         self._factor = 1.0  # the chosen signal's shown value per SI value ([units])
+        self._name = NameField()
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(
@@ -50,7 +51,7 @@ class MetricsPanel:
         for key, hint, width in (("start", "from s", 60), ("end", "to s", 60), ("setting", "level/band", 80)):
             self._inputs[key] = dpg.add_input_text(parent=row, hint=hint, width=width)
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._inputs["name"] = dpg.add_input_text(parent=row, hint="metric name", width=160)
+        self._inputs["name"] = self._name.item = dpg.add_input_text(parent=row, hint="metric name", width=160)
         add = dpg.add_button(label="Add metric", parent=row, callback=self._on_add)
         with dpg.tooltip(add):
             dpg.add_text("reduce the signal over every step of the window to one number, live")
@@ -74,6 +75,7 @@ class MetricsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
+        self._name.follow({m.name for m in snap.metrics})
         self._factor = snap.shown_units.convert(snap.units.get(self._signal.value, ""))[0]
         key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.metrics)
         if self._shown.stale(key):

@@ -36,7 +36,8 @@ class ModelPanel:
         self.exports = exports or ExportDialogs(submit)
         self._bundled = {m.name: str(m.scenario) for m in bundled_models()}
         self._descriptions = {m.name: m.description for m in bundled_models()}
-        self._open = FileDialog(mode="open", title="Open a model or scenario", on_done=self._on_open_file)
+        self._open = FileDialog(mode="open", title="Open a model, scenario, recording or results",
+                                on_done=self._on_open_file)
         self._save = FileDialog(mode="save", title="Save the rig as a scenario", on_done=self._on_save_file,
                                 filters=SAVE_FILTERS)
         self._recent_menu: int | str = 0
@@ -51,6 +52,8 @@ class ModelPanel:
         self._source = ""
         self._model_path = ""
         self._pending: str | None = None
+        self._ask_due = False   # the unsaved-edits question waits for the other dialogs to be gone
+        self._quiet = 0         # frames since the last of them was up
         self._folder: Path | None = None
         self._save_in = 0   # frames until the save dialog opens (after the question closes)
         self._then_quit = False  # the save dialog shown is the quit question's "Save scenario first..."
@@ -82,7 +85,8 @@ class ModelPanel:
         self.exports.build()
         row = dpg.add_group(parent=parent, horizontal=True)
         _tip(dpg.add_button(label="Open...", parent=row, callback=self._on_open),
-             "open an MJCF .xml, a binary .mjb or a scenario .toml (or drop it on the 3D view)")
+             "open an MJCF .xml, a binary .mjb, a scenario .toml, a recording or a sweep's results .parquet (or drop it "
+             "on the 3D view)")
         _tip(dpg.add_button(label="Reload", parent=row, callback=self._on_reload),
              "read the model file again, keeping the rig and the state")
         _tip(dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
@@ -227,15 +231,18 @@ class ModelPanel:
             self._save_in -= 1
             if self._save_in == 0:
                 self._show_save()
+        others = self._open.shown or self._save.shown or self.exports.shown or self._save_in > 0
+        self._quiet = 0 if others else self._quiet + 1
         if snap.pending_open != self._pending:
-            self._pending = snap.pending_open
-            if self._pending:
-                dpg.set_value(self._ask_text, f"The rig has changes that are not saved in a scenario. "
-                                              f"Open {Path(self._pending).name} anyway, and lose them?")
-                vw = dpg.get_viewport_client_width()
-                dpg.configure_item(self._ask, show=True, pos=(max(0, (vw - 460) // 2), 120))
-            else:
+            self._pending, self._ask_due = snap.pending_open, bool(snap.pending_open)
+            if not self._pending:
                 dpg.configure_item(self._ask, show=False)
+        if self._ask_due and self._quiet >= 3:  # a modal opened as another closes is lost: wait
+            self._ask_due = False
+            dpg.set_value(self._ask_text, f"The rig has changes that are not saved in a scenario. "
+                                          f"Open {Path(self._pending or '').name} anyway, and lose them?")
+            vw = dpg.get_viewport_client_width()
+            dpg.configure_item(self._ask, show=True, pos=(max(0, (vw - 460) // 2), 120))
         src = snap.source or snap.model.path
         rig = _rig_name(src)
         current = Path(src).stem if src and Path(src).parent == MODELS_DIR else None

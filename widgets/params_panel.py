@@ -31,7 +31,7 @@ class ParamsPanel:
         for key, hint, width in (("name", "name", 90), ("value", "value", 60), ("min", "min", 50),
                                  ("max", "max", 50), ("unit", "unit", 50)):
             self._new[key] = dpg.add_input_text(parent=row, hint=hint, width=width)
-        dpg.add_button(label="Add param", parent=row, callback=self._on_add)
+        dpg.add_button(label="Add param", parent=parent, callback=self._on_add)   # its own line: never cut off
 
     def _on_change(self, sender: int, value: float, name: str) -> None:
         self.submit(C.SetParam(name, float(value) / self._factor.get(name, 1.0)))

@@ -44,15 +44,13 @@ class PlotPanel:
 
     def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000,
                  below: int = 0, submit: Callable[[Command], None] | None = None) -> None:
-        if not window_s > 0:
-            raise ValueError(f"window_s must be > 0 s, got {window_s!r} (e.g. 10.0)")
-        if history_rows < 2:
-            raise ValueError(f"history_rows must be >= 2, got {history_rows!r} (e.g. 20000)")
-        if max_points < 2:
-            raise ValueError(f"max_points must be >= 2, got {max_points!r} (e.g. 2000)")
+        for what, value, least, e_g in (("window_s", window_s, 0.0, "10.0"), ("history_rows", history_rows, 1, "20000"),
+                                        ("max_points", max_points, 1, "2000")):
+            if not value > least:
+                raise ValueError(f"{what} must be > {least}, got {value!r} (e.g. {e_g})")
         self.history = SignalHistory(history_rows)   # the plotted signals' rows (the session sends those)
         self._submit = submit
-        self._told: tuple[str, ...] | None = None    # the ticks the session was last told of
+        self._told: tuple[tuple[str, ...], float] | None = None   # the ticks and window the session knows
         self._window_s = float(window_s)
         self._max_points = int(max_points)
         self._signals: tuple[str, ...] = ()
@@ -88,10 +86,7 @@ class PlotPanel:
         self._cursor_lines: dict[str, int | str] = {}
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
         self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
-        self._filter_input: int | str | None = None
-        self._window_input: int | str | None = None
-        self._autofit_box: int | str | None = None
-        self._pause_box: int | str | None = None
+        self._filter_input = self._window_input = self._autofit_box = self._pause_box = None  # items, once built
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -100,9 +95,9 @@ class PlotPanel:
         with dpg.group(parent=parent):
             with dpg.group(horizontal=True):
                 self._window_input = dpg.add_input_float(
-                    label="window (s)", default_value=self._window_s, width=100, format="%.2f", step=1.0,
+                    label="s shown", default_value=self._window_s, width=95, format="%.1f", step=1.0,
                     min_value=0.01, min_clamped=True, on_enter=True, callback=self._on_window)
-                self._autofit_box = dpg.add_checkbox(label="auto-fit y", default_value=self._autofit,
+                self._autofit_box = dpg.add_checkbox(label="fit y", default_value=self._autofit,
                                                      callback=self._on_autofit)
                 self._pause_box = dpg.add_checkbox(label="pause", default_value=self._paused,
                                                    callback=self._on_pause)
@@ -123,7 +118,10 @@ class PlotPanel:
             # Another rig: its signals and rows replace the old ones (see ``add_rows``); a filter
             # typed for the old one would hide them with no hint why, a frozen view show old times.
             self._opened = snapshot.opened
-            self._checked = [n for n in self._checked if n in snapshot.signals]
+            known = set(snapshot.signals)   # the rig's [plots] (CONTRACT 13), else what it shares with the last
+            self._checked = [n for n in snapshot.plots or self._checked if n in known]
+            if snapshot.plot_window is not None:
+                self.set_window(snapshot.plot_window)
             self.set_filter("")
             self.set_paused(False)
             if self._filter_input is not None:
@@ -152,9 +150,9 @@ class PlotPanel:
         self._signal_tree.sync()
         if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
             self._box_height, self._view_stale = box, True
-        if self._submit is not None and tuple(self._checked) != self._told:
-            self._told = tuple(self._checked)
-            self._submit(PlotSignals(self._told))
+        if self._submit is not None and (tuple(self._checked), self._window_s) != self._told:
+            self._told = (tuple(self._checked), self._window_s)
+            self._submit(PlotSignals(*self._told))
         if self._view_stale or (self._data_stale and not self._paused):
             self._view_stale = self._data_stale = False
             self._sync_series()
@@ -297,7 +295,7 @@ class PlotPanel:
                 self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:]
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
-            each = max(150, int(avail / len(self._plots)) - 6)
+            each = max(110, int(avail / len(self._plots)) - 6)
             for plot, _, _ in self._plots.values():
                 dpg.configure_item(plot, height=each)
         if self._hint is not None:

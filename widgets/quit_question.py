@@ -22,12 +22,14 @@ class QuitQuestion:
     def __init__(self, *, on_save: Callable[[], Any], on_quit: Callable[[], Any], on_keep: Callable[[], Any]) -> None:
         self.on_save, self.on_quit, self.on_keep = on_save, on_quit, on_keep
         self._window: int | str = 0
+        self._recording: int | str = 0
 
     def build(self) -> None:
         with dpg.window(label="Quit mjrig?", modal=True, show=False, no_saved_settings=True, width=WIDTH,
                         on_close=self._on_keep) as self._window:
             dpg.add_text("The rig has changes that are not saved in a scenario (File > Save scenario...).",
                          wrap=WIDTH - 20)
+            self._recording = dpg.add_text("", wrap=WIDTH - 20, show=False, color=(230, 200, 90))
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Save scenario first...", callback=self._on_save)
                 dpg.add_button(label="Quit without saving", callback=self._on_quit)
@@ -37,7 +39,12 @@ class QuitQuestion:
     def shown(self) -> bool:
         return bool(self._window) and dpg.is_item_shown(self._window)
 
-    def show(self) -> None:
+    def show(self, *, recording: str | None = None) -> None:
+        """Ask; ``recording``: the file being recorded, which quitting closes (a complete file)."""
+        if recording:
+            dpg.set_value(self._recording, f"A recording is running: quitting closes it as a complete file, "
+                                           f"{recording}")
+        dpg.configure_item(self._recording, show=bool(recording))
         vw = dpg.get_viewport_client_width()
         dpg.configure_item(self._window, show=True, pos=(max(0, (vw - WIDTH) // 2), 140))
 

@@ -6,7 +6,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.rows import Rows
+from mjrig.widgets.rows import NameField, Rows
 from mjrig.widgets.signal_choice import SignalChoice
 
 __all__ = ["RequirementsPanel"]
@@ -28,6 +28,7 @@ class RequirementsPanel:
         self._inputs: dict[str, int | str] = {}
         self._unit: tuple[float, str] = (1.0, "")  # the chosen signal's shown unit: (per SI unit, label)
         self._unit_text: int | str = 0
+        self._name = NameField()
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
@@ -44,7 +45,7 @@ class RequirementsPanel:
             self._inputs[key] = dpg.add_input_text(parent=bounds, hint=hint, width=width)
         self._unit_text = dpg.add_text("", parent=bounds, color=(150, 150, 150))
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._inputs["name"] = dpg.add_input_text(parent=row, hint="requirement name", width=160)
+        self._inputs["name"] = self._name.item = dpg.add_input_text(parent=row, hint="requirement name", width=160)
         add = dpg.add_button(label="Add requirement", parent=row, callback=self._on_add)
         with dpg.tooltip(add):
             dpg.add_text("check the signal at every step from now on: >= min, <= max, final ± tol")
@@ -65,6 +66,7 @@ class RequirementsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
+        self._name.follow({r.name for r in snap.requirements})
         shown = snap.shown_units
         unit = shown.convert(snap.units.get(self._signal.value, ""))
         if unit != self._unit:  # the bounds are typed in the signal's shown unit, named beside them

@@ -14,7 +14,6 @@ results file's HTML report (``on_report``: the app's save dialog); the view's no
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
@@ -79,10 +78,10 @@ class ResultsView:
         self._y_columns: dict[str, str] = {}  # the y choices' short names -> columns
 
     # --- building --------------------------------------------------------------------------------
-    def build_menu(self) -> None:
-        """The Results menu (call inside the panel's menu bar)."""
-        with dpg.menu(label="Results"):
-            dpg.add_menu_item(label="Show results window", callback=self.show)
+    def close(self) -> None:
+        """Take the window away for good (another results file is shown)."""
+        if self._window and dpg.does_item_exist(self._window):
+            dpg.delete_item(self._window)
 
     def build(self, parent: int | str = 0) -> None:
         """Build the window (``parent`` is unused: the window is top level)."""

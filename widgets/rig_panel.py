@@ -7,7 +7,7 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.rows import Rows
+from mjrig.widgets.rows import NameField, Rows
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Registry
 from mjrig.widgets.forms import SpecForm, form_fields
 
@@ -36,6 +36,7 @@ class RigPanel:
         self._editing: str | None = None
         self._add_button: int | str = 0
         self._selection_text: int | str = 0
+        self._name_field = NameField()
 
     # --- building ----------------------------------------------------------------------------
     def _points(self) -> list[str]:
@@ -55,7 +56,7 @@ class RigPanel:
             dpg.add_table_column(label=c, parent=self._table)
         dpg.add_separator(parent=parent)
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._name = dpg.add_input_text(parent=row, hint="name", width=120)
+        self._name = self._name_field.item = dpg.add_input_text(parent=row, hint="name", width=120)
         if self.section.kind_key is not None:
             self._kind = dpg.add_combo(self.section.kind_names, parent=row, default_value=self.section.default_kind,
                                        width=190, callback=self._on_kind)
@@ -139,6 +140,7 @@ class RigPanel:
         sel = snapshot.selection
         dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")
         items = snapshot.section(self.what)
+        self._name_field.follow({i.name for i in items}, editing=self._editing is not None)
         key = tuple((i.name, i.active, str(i.spec)) for i in items)
         if self._rows.stale(key):
             self._rebuild_rows(items)

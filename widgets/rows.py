@@ -5,7 +5,7 @@ from typing import Hashable
 
 import dearpygui.dearpygui as dpg
 
-__all__ = ["Rows"]
+__all__ = ["Rows", "NameField"]
 
 
 class Rows:
@@ -25,3 +25,20 @@ class Rows:
         for child in dpg.get_item_children(self.container, 1) or []:
             dpg.delete_item(child)
         return True
+
+
+class NameField:
+    """The name typed in an Add form: emptied once an entry of that name appears in the rig (the
+    Add went through), so the next Add starts from an empty name rather than a clash."""
+
+    def __init__(self) -> None:
+        self.item: int | str = 0
+        self._names: set[str] | None = None
+
+    def follow(self, names: set[str], *, editing: bool = False) -> None:
+        """The rig's entries of the form's section now (``editing``: the form edits one: keep it)."""
+        if self._names is not None and self.item and not editing:
+            typed = str(dpg.get_value(self.item) or "").strip()
+            if typed and typed in names - self._names:
+                dpg.set_value(self.item, "")
+        self._names = set(names)

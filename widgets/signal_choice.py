@@ -39,8 +39,9 @@ class SignalChoice:
         if choices != self._choices:
             self._choices = choices
             dpg.configure_item(self.item, items=choices)
-            if ticked and ticked != self._ticked:
-                dpg.set_value(self.item, ticked[-1])
+            new = [t for t in ticked if t not in self._ticked]
+            if new:  # one just ticked is offered; a rig opened with several: the first of them
+                dpg.set_value(self.item, new[-1] if self._ticked else ticked[0])
             elif dpg.get_value(self.item) not in choices:
                 dpg.set_value(self.item, choices[0] if choices else "")
         self._ticked = ticked

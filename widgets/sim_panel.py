@@ -67,7 +67,7 @@ class SimPanel:
         _tip(dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
              "start from the joints' positions and velocities now: Reset and every run of the scenario "
              "begin here ([initial], saved with the scenario)")
-        self._snapshot = dpg.add_text("", parent=state, color=(150, 150, 150))
+        self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150), wrap=0)   # a line of its own
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)

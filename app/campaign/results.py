@@ -256,11 +256,10 @@ class SweepResults:
         return [C.OpenModel(str(path), discard=discard)]
 
     def scenario_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:
-        """Open the sweep's scenario, then set each param to trial ``trial``'s value; ConfigError
+        """Open the sweep's scenario with each param at trial ``trial``'s value; ConfigError
         (one line) when the scenario is not named or missing."""
         problem = self.scenario_problem()
         if problem:
             raise ConfigError(problem)
         values = self.param_values(trial)
-        return [C.OpenModel(str(self.scenario_path), discard=discard),
-                *(C.SetParam(name, value) for name, value in values.items())]
+        return [C.OpenModel(str(self.scenario_path), discard=discard, params=tuple(values.items()))]

@@ -24,6 +24,21 @@ from mjrig.desktop.widget_map import map_every, write_widget_map
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
 PANEL_FPS = 30.0
+STATUS_HEIGHT = 140
+"""Height (px) of the Status area under the plots in a narrow panel: its buttons and four lines."""
+PLOTS_LEAST = 120
+"""Height (px) the plots themselves keep at least in a narrow panel, however the splitter is set."""
+
+
+def narrow_split(height: int) -> tuple[int, int, int]:
+    """The controls' least, most and default height (px) in a narrow panel ``height`` px high: at
+    least 120 px of controls, and room under them for the plots' bar, ``PLOTS_LEAST`` of plots
+    (a third of the panel by default), the timeline and the Status area (a saved split outside
+    this is brought back inside)."""
+    from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE
+    rest = height - (20 + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, grip, plots' bar, spacing
+    most = max(120, rest - PLOTS_LEAST)
+    return 120, most, min(most, max(120, rest - height // 3 - 20))
 
 
 class PanelApp:
@@ -31,10 +46,8 @@ class PanelApp:
     is closed, the simulation side closes, or ``exit_after`` seconds of wall time pass."""
 
     def __init__(self, client: Client, *, exit_after: float | None = None, title: str = "mjrig",
-                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000), results: Path | None = None) -> None:
+                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000)) -> None:
         self.client = client
-        self.results = results
-        """A sweep's results file: the results view is built over the panel (``mjrig RESULTS.parquet``)."""
         self.exit_after = exit_after
         self.title = title
         self.geometry = geometry
@@ -47,6 +60,7 @@ class PanelApp:
         self._model_panel: Any = None
         self._main: int | str = 0
         self._dirty = False
+        self._recording: str | None = None   # the file being recorded (the quit question says so)
         self._asked_for_viewer = False
         self.panels: list[Any] = []
         self.plot: Any = None
@@ -75,6 +89,7 @@ class PanelApp:
         from mjrig.widgets.quit_question import QuitQuestion
         from mjrig.widgets.recording_panel import RecordingPanel
         from mjrig.widgets.requirements_panel import RequirementsPanel
+        from mjrig.widgets.results_slot import ResultsSlot
         from mjrig.widgets.rig_panel import RigPanel
         from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
@@ -101,36 +116,30 @@ class PanelApp:
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         x, y, w, h = self.geometry
-        results = None
-        if self.results is not None:
-            from mjrig.campaign.results import SweepResults
-            from mjrig.widgets.results_view import ResultsView
-            results = ResultsView(submit, results=SweepResults.open(self.results), area=(w, h),
-                                  on_report=exports.report_dialog)
         with dpg.window(label=self.title) as self._main:
-            with dpg.menu_bar():
+            with dpg.menu_bar() as menu_bar:
                 model_panel.build_menu(on_quit=self._on_close_request)
                 units_menu = UnitsMenu(submit)
                 units_menu.build_menu()
                 self.panels.append(units_menu)
-                if results is not None:
-                    results.build_menu()
             # A splitter after the controls gives the plots more or less room; the panel keeps it.
             layout = PanelLayout.load()
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True) as row:
-                    left = dpg.add_child_window(width=layout.controls_width or max(380, min(420, w // 2)))
+                    left = dpg.add_child_window(width=layout.controls_width or max(380, min(460, w // 2)))
                     Splitter(left, vertical=True, least=220, most=max(240, w - 320),
                              on_release=lambda px: self._keep_layout(layout, width=px)).build(row)
                     right = dpg.add_child_window()
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)
             else:  # a narrow panel (laptop screens): controls above plots, each full width
-                left = dpg.add_child_window(height=max(80, int(h * (layout.controls_height or 0.44))))
-                Splitter(left, vertical=False, least=80, most=max(100, h - 330),
+                least, most, first = narrow_split(h)
+                saved = int(h * layout.controls_height) if layout.controls_height else first
+                left = dpg.add_child_window(height=min(most, max(least, saved)))
+                Splitter(left, vertical=False, least=least, most=most,
                          on_release=lambda px: self._keep_layout(
                              layout, height=px / (dpg.get_viewport_client_height() or h))).build(self._main)
-                plot_area = dpg.add_child_window(height=-max(110, int(h * 0.15)))
+                plot_area = dpg.add_child_window(height=-STATUS_HEIGHT)
                 log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
                 header = dpg.add_collapsing_header(label=label, parent=left, default_open=open_)
@@ -142,9 +151,7 @@ class PanelApp:
             log.build(log_area)
             self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(self._main, True)
-        if results is not None:
-            results.build()
-            self.panels.append(results)
+        self.panels.append(ResultsSlot(submit, menu_bar=menu_bar, on_report=exports.report_dialog))
         self._question = QuitQuestion(on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway,
                                       on_keep=self._on_keep_open)
         self._question.build()
@@ -158,7 +165,7 @@ class PanelApp:
         if not self._dirty:
             self._quit = True
         else:
-            self._question.show()
+            self._question.show(recording=self._recording)
 
     def _on_quit_anyway(self) -> None:
         self.client.submit(C.Quit(confirmed=True))
@@ -225,7 +232,7 @@ class PanelApp:
                     shown = (snap.model, snap.signals)
                     fonts.cover((snap.source, *snap.model.bodies, *snap.model.joints, *snap.model.sites,
                                  *snap.model.geoms, *snap.model.sensors, *snap.model.cameras, *snap.signals))
-                self._dirty = snap.dirty
+                self._dirty, self._recording = snap.dirty, snap.recording_path
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
                     self._on_close_request()
                 self._asked_for_viewer = snap.quit_question
@@ -255,9 +262,9 @@ class PanelApp:
 
 
 def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,
-                        geometry: tuple[int, int, int, int], results: Path | None = None) -> None:
+                        geometry: tuple[int, int, int, int]) -> None:
     """Entry point of the separate panel process."""
-    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry, results=results).run()
+    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry).run()
 
 
 def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -> None:
@@ -299,12 +306,9 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
     session = Session(watch_files=True)
     session.on_message = _echo  # the status log also goes to the terminal the app runs in
-    results, path = _results_start(path, session)
     # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT
     with mjwarnings.route(mjwarnings.status_sink(session.log)):
         session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
-        if results is not None:
-            session.log("info", f"results of {results.table.height} trials: {results.path}")
         if compare is not None:
             session.handle(C.OpenComparison(str(Path(compare).resolve())))
         if record is not None:
@@ -316,11 +320,9 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
         panel_at: tuple[int, int, int, int] | None = None
         try:
             if panel_process:
-                status = _run_panel_process(session, sim, exit_after, layout.panel,
-                                            results=results.path if results else None)
+                status = _run_panel_process(session, sim, exit_after, layout.panel)
             else:
-                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel,
-                                 results=results.path if results else None)
+                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
                 status = panel.run()
                 panel_at = panel.placement
         finally:
@@ -333,20 +335,6 @@ def open_app(path: Path | None, *, record: Path | None = None, exit_after: float
     if sim.failure is not None:
         raise ConfigError(f"the simulation stopped: {sim.failure}")
     return status
-
-
-def _results_start(path: Path | None, session: Any) -> tuple[Any, Path | None]:
-    """For a sweep's results file: (its SweepResults, what to open before a trial: its scenario,
-    else its model, None for the default rig), with a status line for what is missing; else
-    (None, ``path``)."""
-    from mjrig.campaign.results import SweepResults, is_results
-    if path is None or Path(path).suffix.lower() != ".parquet" or not is_results(path):
-        return None, path
-    results = SweepResults.open(path)
-    start, notes = results.start_target()
-    for note in notes:
-        session.log("warning", note)
-    return results, start
 
 
 def _echo(level: str, text: str) -> None:
@@ -371,11 +359,11 @@ def _panel_python() -> str:
 
 
 def _run_panel_process(session: Any, sim: Any, exit_after: float | None,
-                       geometry: tuple[int, int, int, int], *, results: Path | None = None) -> int:
+                       geometry: tuple[int, int, int, int]) -> int:
     ctx = mp.get_context("spawn")
     ctx.set_executable(_panel_python())
     commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
-    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry, results),
+    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry),
                        name="mjrig-panel")
     proc.start()
     stop = threading.Event()

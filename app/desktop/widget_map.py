@@ -9,7 +9,8 @@ open).
 A control the panel draws but has scrolled out of its child window's view is listed too, with
 ``"offscreen": true``, where it would be, and ``"scroll"``: the rectangle of the child window to
 turn the mouse wheel over to bring it into view (as a person scrolls straight to what they see
-coming), so a test need not search by wheel turns.
+coming), so a test need not search by wheel turns. A widget that runs past its window's right
+edge (its label cut off) has ``"clipped": true``.
 """
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                     if cut is None or not clipped.drawn(item):
                         continue  # not drawn this frame (a closed header's), or clipped by no child
                     extra["offscreen"], extra["scroll"] = True, cut
+                elif clipped.cut_right(item, state):
+                    extra["clipped"] = True   # drawn past its window's right edge: cut off
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
@@ -138,6 +141,16 @@ class _Clip:
                 return [int(wx), int(wy), int(ww), int(wh)]
             win = self._window(win)
         return None
+
+    def cut_right(self, item: int | str, state: dict) -> bool:
+        """Whether ``item`` runs past the right edge of the window or child window it is in (its
+        label or text cut off; a window's scroll bar counts as outside it)."""
+        win = self._window(item)
+        if win is None:
+            return False
+        wx, _ = self._corner(win)
+        ww = self.dpg.get_item_rect_size(win)[0]
+        return state["rect_min"][0] + state["rect_size"][0] > wx + ww + 1
 
     def drawn(self, item: int | str) -> bool:
         """Whether the panel drew ``item`` this frame: it and every holder shown, every header

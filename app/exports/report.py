@@ -131,6 +131,9 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     requirements = _requirements(meta, scenario, path)
     metrics = _json(meta, "mjrig.metrics", {})
     wanted = [e.get("signal", "") for e in requirements] + [m.get("signal", "") for m in metrics.values()]
+    if not signals:  # no --signals: the rig's [plots] (CONTRACT 13)
+        plots = scenario.get("plots", {})
+        wanted += [n for n in plots.get("signals", []) if isinstance(n, str)] if isinstance(plots, dict) else []
     traces = plotting.read_traces(path, patterns=signals, names=[w for w in wanted if w in numeric])
     shown = plotting.display_units(path)
     requirements = [_shown_entry(e, shown.convert(units.get(e.get("signal", ""), ""))) for e in requirements]

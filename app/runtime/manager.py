@@ -7,9 +7,7 @@ Typical use::
     with rm:
         while data.time < 5.0:
             rm.step(model, data)
-
-A model compiled elsewhere works too (its point-to-point loads take the per-load path).
-"""
+A model compiled elsewhere works too (its point-to-point loads take the per-load path)."""
 from __future__ import annotations
 
 import logging
@@ -26,7 +24,7 @@ from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.frame_signals import FrameSignal, frame_sources
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load, PointToPointForce
-from mjrig.runtime.metrics import Metric
+from mjrig.runtime.metrics import Metric, MetricLog
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
@@ -60,9 +58,7 @@ class RuntimeManager:
     (``stop_requested``, ``finish_requirements``, ``metric_entries``); ``frame_signals`` record in other frames;
     ``on_warning(text)`` receives warnings (default: the ``mjrig`` logger); ``sync_hook(model, data, arrows,
     lines)`` gets the rig's drawing after every step (a viewer's sync); ``arrow_scale``: the arrows' lengths.
-
-    Threading: use from one stepping thread. Loads and params may be edited from elsewhere.
-    """
+    Threading: use from one stepping thread. Loads and params may be edited from elsewhere."""
 
     signal_manager: SignalManager | None = None
     loads: list[Load] = field(default_factory=list)
@@ -101,6 +97,8 @@ class RuntimeManager:
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
         self._prepare_loads: Callable[[], None] = lambda: None
         self._checks: RequirementSet | None = None
+        # what the metrics start from at resolve (MetricLog.seed): the replaced rig's log, the plots' kept rows
+        self.carried: tuple[MetricLog | None, Callable] = (None, lambda signal: (np.empty(0), np.empty(0)))
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------
@@ -179,11 +177,13 @@ class RuntimeManager:
         extra.append(("params", self._param_values,
                       [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
         extra += frame_sources(self.frame_signals, mj_model, mj_data, extra)
+        carried = self._checks.metrics if self._checks is not None else self.carried[0]  # the run so far
         self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra, metrics=self.metrics,
                                        prepare={"loads": prepare, "proximities": before})
                         if self.requirements or self.metrics else None)
         if self._checks is not None:
             extra.append(self._checks.source)
+            self._checks.metrics.seed(carried, self.carried[1])
         for sm in self._samplers():
             sm.bind(mj_model, mj_data, extra=extra, before_sample=before)
         self._bound = (mj_model, mj_data)
@@ -299,6 +299,9 @@ class RuntimeManager:
     def metric_entries(self) -> dict[str, dict[str, Any]]:
         """Each metric over the run so far by name: value (None for NaN), unit, signal, kind."""
         return self._checks.metrics.entries(self._checks.units) if self._checks is not None else {}
+
+    metric_log = property(lambda self: self._checks.metrics if self._checks is not None else None,
+                          doc="Every step's values of the metrics' signals (None: no requirement or metric).")
 
     def finish_requirements(self) -> list[Requirement]:
         """Decide every requirement at the run's end (now: windows still open end here); returns

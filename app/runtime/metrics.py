@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -147,10 +147,46 @@ class MetricLog:
         return {m.name: m.entry(values[m.name], units.get(m.signal, "")) for m in self.metrics}
 
     def values(self) -> dict[str, float]:
-        """Each metric's value over what was logged so far (NaN before anything was)."""
-        n = self.n
-        t = self._t[:n]
-        return {m.name: (m.value(t, self._x[:n, c]) if n else math.nan) for m, c in zip(self.metrics, self._col)}
+        """Each metric's value over what was logged so far (NaN before anything was), from its
+        signal's first value (``seed`` may leave earlier rows without one)."""
+        n, out = self.n, {}
+        for m, c in zip(self.metrics, self._col):
+            x = self._x[:n, c]
+            k = int(np.argmax(np.isfinite(x))) if n else 0
+            out[m.name] = m.value(self._t[k:n], x[k:]) if n and np.isfinite(x[k]) else math.nan
+        return out
+
+    def since(self, name: str) -> float | None:
+        """Simulated time (s) of metric ``name``'s first value logged, None before any."""
+        c = self._col[[m.name for m in self.metrics].index(name)]
+        ok = np.flatnonzero(np.isfinite(self._x[:self.n, c]))
+        return float(self._t[ok[0]]) if ok.size else None
+
+    def seed(self, old: "MetricLog | None", kept: Callable[[str], tuple[np.ndarray, np.ndarray]]) -> None:
+        """Start from what is known of the run so far (a rig edited while it runs): the steps
+        ``old`` logged, its signals' values at them, and for a signal it did not log, ``kept(signal)``
+        (times s, values: the rows the live plots keep) at the same times, interpolated, NaN
+        before and after them. With no ``old`` steps, the kept rows' own times."""
+        if self.n or not self.signals:
+            return
+        shared = [s for s in self.signals if old is not None and s in old.signals]
+        if old is not None and old.n and shared:
+            t = old._t[:old.n].copy()
+        else:
+            t = np.unique(np.concatenate([kept(s)[0] for s in self.signals] or [np.empty(0)]))
+        if not t.size:
+            return
+        x = np.full((t.size, len(self.signals)), np.nan)
+        for j, signal in enumerate(self.signals):
+            if signal in shared:
+                x[:, j] = old._x[:old.n, old.signals.index(signal)]
+                continue
+            kt, kx = kept(signal)
+            ok = np.isfinite(kx)
+            if ok.sum() >= 2:
+                inside = (t >= kt[ok][0]) & (t <= kt[ok][-1])
+                x[inside, j] = np.interp(t[inside], kt[ok], kx[ok])
+        self._t, self._x, self.n = np.concatenate([t, np.empty(1024)]), np.concatenate([x, np.empty((1024, x.shape[1]))]), t.size
 
 
 def metric_unit(kind: str, signal_unit: str) -> str:

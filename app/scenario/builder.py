@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import mujoco
+import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.loads import Load
@@ -154,14 +155,18 @@ def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, sna
 
 
 def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = (),
-                on_load_error: LoadErrorHook | None = None, on_warning: Callable[[str], None] | None = None) -> Rig:
+                on_load_error: LoadErrorHook | None = None, on_warning: Callable[[str], None] | None = None,
+                kept: Callable[[str], tuple[np.ndarray, np.ndarray]] | None = None) -> Rig:
     """The rig of ``sc`` on ``on``'s model and data as they are now (an edit while running).
 
     Unchanged loads keep the compiled fast path and their initial distances; the recorder and
-    video recorders move over from ``on``; loads switched off there stay off.
+    video recorders move over from ``on``; loads switched off there stay off. The metrics go on
+    from every step ``on`` logged, and a metric's new signal from ``kept(signal)`` (times s,
+    values: what the live plots keep of the run so far; ``MetricLog.seed``).
     """
     sc.check_model(on.model)
     rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
+    rm.carried = (on.runtime.metric_log, kept or rm.carried[1])
     rm.inherit_layout(on.runtime)
     rm.video_recorders = on.runtime.video_recorders
     keep_switched_off(on.runtime, rm)

@@ -39,6 +39,7 @@ from mjrig.runtime.units import DisplayUnits, read_units
 from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
+from mjrig.scenario.plots import PlotSettings, read_plots
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
 
 __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
@@ -47,7 +48,8 @@ __all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "p
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view", "units"}
+_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view", "units",
+        "plots"}
 _VIEW = {"force_scale", "torque_scale"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
@@ -96,6 +98,8 @@ class Scenario:
     """``[initial]``: joint positions and velocities by name, over the keyframe or snapshot."""
     units: DisplayUnits = field(default_factory=DisplayUnits)
     """``[units]``: how values are shown (files stay SI)."""
+    plots: PlotSettings = field(default_factory=PlotSettings)
+    """``[plots]``: the signals the app plots at opening, and the window (s)."""
     arrow_scales: tuple[float | None, float | None] = (None, None)
     """``[view] force_scale`` (m/N) and ``torque_scale`` (m/(N·m)); None: automatic."""
     params: dict[str, NamedValue] = field(default_factory=dict)
@@ -223,6 +227,8 @@ class _Parser(FieldReader):
             sc.initial = read_initial(self, doc["initial"])
         if "units" in doc:
             sc.units = read_units(doc["units"], lambda key, msg: self.fail(("units",) if key is None else ("units", key), msg))
+        if "plots" in doc:
+            sc.plots = read_plots(doc["plots"], lambda key, msg: self.fail(("plots",) if key is None else ("plots", key), msg))
         view = self.keys(doc.get("view", {}), _VIEW, ("view",))
         sc.arrow_scales = tuple(self.number(view[k], ("view", k), positive=True) if k in view else None  # type: ignore[assignment]
                                 for k in ("force_scale", "torque_scale"))

@@ -2,21 +2,19 @@
 publishes the panel state.
 
 The kernel owns the rig (``mjrig.scenario.builder``: every rig is built as ``mjrig run`` builds
-it), the run-state machine (``run``, ``mjrig.session.run_control``) and the document (the rig as
-a scenario document, ``mjrig.session.document``). Features plug in, each with one
-``RigContext`` and no sibling (``mjrig.session.context`` states the contract): ``entries``
-(editing any section of the rig), ``outputs`` (recordings, videos, screenshots, scenarios,
-keyframes), ``reports`` (exports, HTML reports, plot pictures), ``timeline`` (history,
-scrubbing, branching: the live step source), ``replayer`` (recordings replayed, the step source
-it swaps in, comparisons) and ``tools`` (reload, actuator sliders, snapshots, requirement
-verdicts). The kernel dispatches each command to the feature that registered it (the step
-source first), and builds the panel state from its own fields and each feature's ``publish()``. GUI-free: the simulation thread owns a Session; the panel only
-submits commands and reads panel states.
-
+it), the run-state machine (``run_control``) and the document (the rig as a scenario document,
+``document``). Features plug in, each with one ``RigContext`` and no sibling (``context`` states
+the contract): ``entries`` (editing any section of the rig), ``outputs`` (recordings, videos,
+screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pictures),
+``timeline`` (history, scrubbing, branching: the live step source), ``replayer`` (recordings
+replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
+actuator sliders, snapshots, verdicts) and ``plot_feed`` (the live plots' rows). The kernel
+dispatches each command to the feature that registered it (the step source first) and builds
+the panel state from its own fields and each feature's ``publish()``.
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
-``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread.
+``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread. GUI-free.
 """
 from __future__ import annotations
 
@@ -48,6 +46,7 @@ from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
+from mjrig.session.results_files import ResultsFiles, is_results
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -84,6 +83,7 @@ class Session:
         self.timeline = Timeline(self.context)
         self.replayer = ReplayMode(self.context)
         self.reports = Reports(self.context)  # exports, reports, plot pictures
+        self.results = ResultsFiles(self.context, open_target=self.open)
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # the viewer loop's side of the session (it owns the window and the camera)
@@ -111,7 +111,7 @@ class Session:
         self._snapshot = C.PanelState()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
-            C.OpenModel: self._open_model, C.KeepRig: self._keep_rig,
+            C.OpenModel: self._open_model, C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
             C.TogglePause: lambda cmd: self.run.toggle(), C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
             C.Reset: self._reset, C.SetSpeed: self._set_speed, C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
@@ -119,7 +119,7 @@ class Session:
             C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
             **self.reports.handlers(), C.SetHotReload: self._set_hot_reload,
-            C.PlotSignals: lambda cmd: self.plot_feed.plot(cmd.names),
+            C.PlotSignals: self.plot_feed.show,
         }
 
     # --- the current rig ---------------------------------------------------------------------------
@@ -190,11 +190,11 @@ class Session:
 
     # --- opening and building --------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> None:
-        """Open an .xml/.mjb model, a .toml scenario or a .parquet recording to replay (on failure
-        the current model stays)."""
+        """Open an .xml/.mjb model, a .toml scenario, a .parquet recording to replay or a sweep's or
+        study's results (on failure the current model stays)."""
         path = Path(path).expanduser().resolve()
         if path.suffix.lower() == ".parquet":
-            return self.replayer.open(path)
+            return self.results.open(path) if is_results(path) else self.replayer.open(path)
         if path.suffix.lower() == ".toml":
             sc = load_scenario(path)
             doc = copy.deepcopy(sc.doc)
@@ -224,6 +224,7 @@ class Session:
             rig.runtime.set_recorder(self.rig.runtime.set_recorder(None))
             self.rig.runtime.close()
         self.rig, self._live = rig, live
+        self.plot_feed.rig_plots(sc.plots, columns=live.columns, log=None if reload else self.log)
         self.source = self.timeline  # a replay opens its model, then swaps itself in
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
         if not reload:  # another rig: nothing the previous one left behind carries over
@@ -242,7 +243,7 @@ class Session:
         """Make ``doc`` the rig on the current model and data (state kept); refused: unchanged."""
         assert self.rig is not None
         live = self._new_live()
-        self.rig = rebuild_rig(self.document.scenario(doc), on=self.rig, monitors=[live],
+        self.rig = rebuild_rig(self.document.scenario(doc), on=self.rig, monitors=[live], kept=self.plot_feed.values,
                                on_load_error=self._load_failed, on_warning=self.warn)
         self._live = live
         self.document.edited(doc)
@@ -288,16 +289,14 @@ class Session:
         handler(cmd)
 
     def _open_model(self, cmd: C.OpenModel) -> None:
-        if self.document.dirty and not cmd.discard:
-            self.pending_open = cmd.path
-            self.log("warning", f"the rig has unsaved changes: save it as a scenario, or open {Path(cmd.path).name} "
-                                "without saving")
+        self.pending_open = None if cmd.discard or not self.document.dirty else cmd.path
+        if self.pending_open:  # the panel asks: save first, open without saving, or cancel
+            self.log("warning", f"the rig has unsaved changes: answer the question to open {Path(cmd.path).name}")
             return
-        self.pending_open = None
         self.open(cmd.path)
-
-    def _keep_rig(self, cmd: C.KeepRig) -> None:
-        self.pending_open = None
+        for name, value in cmd.params:  # a trial's values (the results view): not the user's edits
+            self.handle(C.SetParam(name, value))
+        self.document.dirty = self.document.dirty and not cmd.params
 
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
@@ -316,6 +315,7 @@ class Session:
         self.run.speed = cmd.speed
 
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
+        self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted
         self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
         self.quit = self.quit or cmd.then_quit
         if self.pending_open and not cmd.then_quit:  # saved on the way to opening another file: go on
@@ -372,11 +372,12 @@ class Session:
             messages=tuple(self._messages), signals=self.source.signals() or self.plot_feed.names(self._live.columns),
             steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
+            plots=self.plot_feed.at_opening.signals, plot_window=self.plot_feed.at_opening.window,
             units=self._live.units_view(), events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
             timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
             **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
-            **self.reports.publish())
+            **self.reports.publish(), **self.results.publish())
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

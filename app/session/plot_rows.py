@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import collections
 import threading
+from typing import Any, Callable
 
 import numpy as np
 
+from mjrig.scenario.plots import PlotSettings, plots_table
 from mjrig.runtime.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
 
 __all__ = ["RowQueue", "PlotFeed", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
@@ -38,14 +40,6 @@ class RowQueue:
         self._blocks: collections.deque[tuple[list[str], np.ndarray]] = collections.deque()
         self._count = 0
         self._lock = threading.Lock()
-
-    def names(self, columns: list[str]) -> tuple[str, ...]:
-        """The signals of ``columns`` (after ``time`` and ``wall_time``; a list that only grows) as a
-        tuple that stays the same object until a column is added: the panel looks at thousands of
-        names only when they changed."""
-        if self._names[0] is not columns or self._names[1] != len(columns):
-            self._names = (columns, len(columns), tuple(columns[2:]))
-        return self._names[2]
 
     def push(self, columns: list[str], block: np.ndarray) -> None:
         """Add a block; drop the oldest ones beyond ``limit`` rows."""
@@ -74,9 +68,11 @@ class RowQueue:
 
 
 class PlotFeed:
-    """Every signal's recent rows kept here; the plotted ones queued for the panel (see the module).
+    """Every signal's recent rows kept here; the plotted ones queued for the panel (see the
+    module). Also what the plots show for the document: the rig's ``[plots]`` at opening
+    (``at_opening``), and the signals and window plotted now, which a saved scenario keeps.
 
-    Threading: ``push``, ``mark_new_model`` and ``plot`` on the session's thread; ``drain`` on any.
+    Threading: ``drain`` on any thread; the rest on the session's.
     """
 
     def __init__(self, limit: int, *, budget: int = BUDGET) -> None:
@@ -84,6 +80,26 @@ class PlotFeed:
         self.kept = SignalHistory(limit, budget=budget)
         self._plotted: dict[str, None] = {}
         self._names: tuple[list[str] | None, int, tuple[str, ...]] = (None, 0, ())
+        self._window: float | None = None
+        self.at_opening = PlotSettings()
+        """The rig's ``[plots]``: what the panel ticks when the rig opens."""
+
+    def rig_plots(self, plots: PlotSettings, *, columns: list[str], log: Callable[[str, str], None] | None) -> None:
+        """A rig was built with ``plots`` (its ``[plots]``); ``log``: a newly opened one, whose
+        names missing from ``columns`` are said (a reload says nothing again)."""
+        self.at_opening = plots
+        for name in [n for n in plots.signals if n not in columns] if log is not None else []:
+            log("warning", f"[plots] signals: this rig has no signal '{name}'")
+
+    def show(self, cmd: Any) -> None:
+        """``PlotSignals``: the panel plots ``cmd.names`` over ``cmd.window`` s now."""
+        self.plot(cmd.names)
+        self._window = cmd.window
+
+    def into(self, doc: dict[str, Any]) -> None:
+        """Write what is plotted into ``doc`` as its ``[plots]`` (a rig being saved)."""
+        if self._plotted or "plots" in doc:
+            doc["plots"] = plots_table(tuple(self._plotted), self._window)
 
     @property
     def plotted(self) -> tuple[str, ...]:
@@ -97,6 +113,11 @@ class PlotFeed:
         if self._names[0] is not columns or self._names[1] != len(columns):
             self._names = (columns, len(columns), tuple(columns[2:]))
         return self._names[2]
+
+    def values(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
+        """What is kept of ``signal``: times (s) and values, oldest first (empty if none)."""
+        t, v = self.kept.window(-np.inf, np.inf, [signal])
+        return t, v[:, 0]
 
     def push(self, columns: list[str], block: np.ndarray) -> None:
         """Keep a block of every signal; queue its ``time``, ``wall_time`` and plotted columns."""

@@ -77,9 +77,9 @@ class RigTools:
         now = time.monotonic()
         names = tuple(m.name for m in rm.metrics)
         if now - self._metrics_at >= METRICS_EVERY or tuple(x.name for x in self._metrics) != names:
-            entries, self._metrics_at = rm.metric_entries(), now
+            entries, self._metrics_at, log = rm.metric_entries(), now, rm.metric_log
             self._metrics = tuple(
-                C.MetricInfo(m.name, m.signal, m.kind, f"{m.start:g}..{'end' if m.end is None else f'{m.end:g}'} s",
+                C.MetricInfo(m.name, m.signal, m.kind, _window(m, log.since(m.name) if log is not None else None),
                              entries.get(m.name, {}).get("value"), entries.get(m.name, {}).get("unit", ""))
                 for m in rm.metrics)
         return self._metrics
@@ -286,3 +286,13 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict):
         return f"{value.get('profile', 'profile')} profile"
     return str(value)
+
+
+def _window(m: Any, since: float | None) -> str:
+    """A metric's window as the Metrics table shows it: ``start..end s``, or from the first value
+    known when that is more than 10 ms later (a metric added while the run went on, over what the
+    plots kept: "2.350..end s (kept)"; a run's first step or plot row is within 10 ms of 0)."""
+    end = "end" if m.end is None else f"{m.end:g}"
+    if since is not None and since > m.start + 0.01 and (m.end is None or since < m.end):
+        return f"{since:.3f}..{end} s (kept)"
+    return f"{m.start:g}..{end} s"

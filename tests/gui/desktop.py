@@ -382,9 +382,19 @@ class App:
         return any(it["label"] == label for it in self.items())
 
     def reveal(self, node: str, label: str) -> None:
-        """Expand tree node ``node`` unless ``label`` (inside it) already shows."""
-        if not self.visible(label):
+        """Expand tree node ``node`` unless ``label`` (inside it) is drawn already, in view or
+        scrolled out of it (``widget`` scrolls to it)."""
+        if not any(it["label"] == label for it in self.items(offscreen=True)):
             self.click(node)
+
+    def tick(self, node: str, label: str) -> None:
+        """Make sure the plots' checkbox ``label`` under tree node ``node`` is ticked, as a person
+        does: open the node if the box is not drawn, scroll to it, click it unless it is ticked
+        already (a rig's ``[plots]`` ticks some when it opens)."""
+        self.reveal(node, label)
+        if self.value(label) != "True":
+            self.click(label)
+        wait_for(lambda: self.value(label) == "True", what=f"{label} under {node} ticked")
 
     def items(self, *, offscreen: bool = False) -> list[dict]:
         """What the panel shows now: every visible labelled widget (label, type, rect, value),

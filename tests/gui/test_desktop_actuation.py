@@ -121,7 +121,7 @@ def _wait_paused(app: App) -> None:
     seen: list[float] = []
 
     def still() -> bool:
-        items = app.items()
+        items = app.items(offscreen=True)  # the readouts may be scrolled out of view
         paused = any(it.get("text") == "paused" for it in items)
         t = next((it["text"] for it in items if it.get("text", "").startswith("t = ")), None)
         ok = paused and t is not None and seen[-1:] == [t]

@@ -12,7 +12,6 @@ import numpy as np
 import polars as pl
 
 from tests.gui.desktop import App, Desktop, wait_for
-from tests.gui.test_desktop_plots import _click_node
 from tests.gui.test_desktop_timeline import _drag_to, _text, _time
 from mjrig.widgets.plot_overlay import PALETTE, tint
 
@@ -46,8 +45,7 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
     app = App(desktop, tmp_path / "A.parquet", "--compare", tmp_path / "B.parquet", home=tmp_path / "home")
     try:
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
-        _click_node(app, "slide_x", "mvTreeNode")
-        _click_node(app, "qpos", "mvCheckbox")
+        app.tick("slide_x", "qpos")
         _drag_to(app, 0.45)  # about 1.3 s in: A and B are well apart there
         wait_for(lambda: _text(app, "paused"), what="the replay to pause at the dragged instant")
         t = _time(app)
@@ -95,8 +93,7 @@ def test_compare_on_a_laptop_screen(tmp_path):
     app = App(desktop, tmp_path / "A.parquet", "--compare", tmp_path / "B.parquet", home=tmp_path / "home")
     try:
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
-        app.reveal("slide_x", "qpos")
-        _click_node(app, "qpos", "mvCheckbox")
+        app.tick("slide_x", "qpos")
         _drag_to(app, 0.45)
         t = _time(app)
         time.sleep(0.6)  # nothing to wait for: time passes, in which a running replay would move on

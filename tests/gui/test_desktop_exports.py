@@ -18,7 +18,6 @@ from mjrig.scenario.parse import load_scenario
 from mjrig.session.reports import NO_RECORDING
 from tests.gui.desktop import App, Desktop, read_recording, wait_for
 from tests.gui.test_desktop_keys_dialogs import _click_menu_entry, _window
-from tests.gui.test_desktop_plots import _click_node
 from tests.sweep_util import write_scenario
 
 EXPORT_TITLE = "Export the recording"
@@ -96,8 +95,7 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         assert "<html" in text and "spring_mass.parquet" in text
         desktop.screenshot(f"exports_written_{tag}")
         # Save plot...: a PNG of the ticked signal
-        _click_node(app, "slide_x", "mvTreeNode")
-        _click_node(app, "qpos", "mvCheckbox")
+        app.tick("slide_x", "qpos")
         app.click("Save plot...")
         wait_for(lambda: _window(app, PLOT_TITLE), what="the plot dialog")
         assert app.value("file name") == "plot.png"

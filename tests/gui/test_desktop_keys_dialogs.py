@@ -19,7 +19,7 @@ from tests.gui.desktop import REPO, App, Desktop, wait_for
 from tests.gui.test_desktop_model import _wait_unsaved
 
 MODELS = REPO / "models"
-OPEN_TITLE = "Open a model or scenario"
+OPEN_TITLE = "Open a model, scenario, recording or results"
 SAVE_TITLE = "Save the rig as a scenario"
 QUIT_TITLE = "Quit mjrig?"
 STILL = """<mujoco model="{name}"><worldbody><light pos="0 0 3"/><geom type="plane" size="2 2 .1"/>

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from tests.gui.desktop import App, Desktop, wait_for
-from tests.gui.test_desktop_plots import _click_node
 
 
 def highest_return(after: float, until: float) -> float:
@@ -28,8 +27,7 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
     desktop = Desktop(*size)
     app = App(desktop, home=tmp_path)  # the bundled spring-mass
     try:
-        _click_node(app, "slide_x", "mvTreeNode")
-        _click_node(app, "qpos", "mvCheckbox")
+        app.tick("slide_x", "qpos")
         app.click("Metrics")
         app.type_into("metric name", "back_swing")
         app.type_into("from s", "0.1")

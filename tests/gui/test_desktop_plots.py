@@ -8,25 +8,12 @@ from mjrig.widgets.plot_overlay import EVENT_COLOR
 from tests.gui.desktop import App, Desktop, wait_for
 
 
-def _click_node(app: App, label: str, kind: str) -> None:
-    """Click the first visible widget of type ``kind`` labelled ``label``."""
-    rect = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == label and it["type"] == kind),
-                                 None), what=f"{kind} {label}")
-    px, py, _, _ = app.desktop.client_rect(app.panel)
-    x, y, w, h = rect
-    app.desktop.x("xdotool", "mousemove", "--sync", str(px + x + min(w // 2, 40)), str(py + y + h // 2), check=True)
-    app.desktop.x("xdotool", "click", "1", check=True)
-    app.redrawn(2)  # the panel has drawn ten frames since: the click is taken in
-
-
 def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
     desktop = Desktop(1920, 1080)
     app = App(desktop, "clearance", home=tmp_path)  # a bundled rig by its name
     try:
-        _click_node(app, "paddle_hinge", "mvTreeNode")
-        _click_node(app, "qpos", "mvCheckbox")
-        _click_node(app, "clearance", "mvTreeNode")
-        _click_node(app, "distance", "mvCheckbox")
+        app.tick("paddle_hinge", "qpos")
+        app.tick("clearance", "distance")
         plots = wait_for(lambda: sorted(it["label"] for it in app.items() if it["type"] == "mvPlot")
                          if sum(it["type"] == "mvPlot" for it in app.items()) == 2 else None, what="two plots")
         assert plots == ["m", "rad"], plots

@@ -7,7 +7,6 @@ import re
 import numpy as np
 
 from tests.gui.desktop import App, Desktop, wait_for
-from tests.gui.test_desktop_plots import _click_node
 
 
 def _text(app: App, pattern: str):
@@ -18,8 +17,7 @@ def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_
     desktop = Desktop(1920, 1080)
     app = App(desktop, home=tmp_path)  # the spring-mass rig: its gap closes to 0.05 m on the first swings
     try:
-        _click_node(app, "gap", "mvTreeNode")
-        _click_node(app, "distance", "mvCheckbox")
+        app.tick("gap", "distance")
         app.click("Requirements")
         app.type_into("requirement name", "keeps_clear")
         app.type_into(">= min", "0.06")

@@ -44,7 +44,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         _pick(app, "to", "stop", form=0)
         app.type_into("stiffness", "300")
         app.click("Add")
-        app.widget("extra", timeout=30)  # the new spring's row (scrolled to, above the form)
+        app.widget("extra", kind="mvButton", timeout=30)  # the new spring's row (scrolled to, above the form)
         # its row says what it applies now, in newtons, next to the rig's own spring
         wait_for(lambda: len(_row_texts(app, r"-?[0-9.e+-]+ N")) == 2, what="two loads' readouts in N")
         # Proximities: the same kind of form, another section of the rig
@@ -55,7 +55,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         _pick(app, "a", "tip", form=form)
         _pick(app, "b", "base", form=form)
         app.click("Add", index=form)
-        app.widget("tip_base", timeout=30)  # the new monitor's row
+        app.widget("tip_base", kind="mvButton", timeout=30)  # the new monitor's row (not the plots' tree node)
         distances = wait_for(lambda: _row_texts(app, r"[0-9.e+-]+ m") or None, what="distance readouts in m")
         desktop.screenshot(f"rig_entries_added_{size[0]}x{size[1]}")
         # recorded: the new load's and the new monitor's columns are in the file
@@ -69,7 +69,7 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         assert df["Loads/extra:length"].drop_nulls().len() > 10
         assert len(distances) >= 2, distances
         # removed again: the row's x (the second load's)
-        app.widget("extra")  # the Loads table in view
+        app.widget("extra", kind="mvButton")  # the Loads table in view
         app.click("x", index=1)
         wait_for(lambda: not app.visible("extra"), what="the spring's row gone")
         wait_for(lambda: "removed load 'extra'" in app.output(), what="the removal said in Status")

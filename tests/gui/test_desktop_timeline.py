@@ -11,7 +11,6 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from tests.gui.desktop import read_recording, App, Desktop, wait_for
-from tests.gui.test_desktop_plots import _click_node
 
 
 def _text(app: App, pattern: str):
@@ -49,7 +48,7 @@ def _drag_to(app: App, fraction: float) -> None:
 
     def settled() -> bool:
         """Paused, with the same time in two widget maps in a row: the drag is taken in."""
-        items = app.items()
+        items = app.items(offscreen=True)  # the readouts may be scrolled out of view
         paused = any(it.get("text") == "paused" for it in items)
         t = next((it["text"] for it in items if it.get("text", "").startswith("t = ")), None)
         still = paused and t is not None and seen[-1:] == [t]
@@ -64,8 +63,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
     app = App(desktop, home=tmp_path)  # the spring-mass rig
     runs = tmp_path / "work" / "runs"
     try:
-        _click_node(app, "gap", "mvTreeNode")
-        _click_node(app, "distance", "mvCheckbox")
+        app.tick("gap", "distance")
         app.click("Start recording")
         t_recorded = _time(app)
         app.run_for(3.0)  # a recorded stretch to drag back into

@@ -134,3 +134,27 @@ def test_the_log_gives_values_as_the_run_goes_and_starts_over_when_time_goes_bac
     assert final["late"] == pytest.approx(np.mean(np.sin(t[t >= 1.0 - 1e-6])))
     log.add(0.0, np.array([-5.0, 1.0]))  # a reset: the run starts over
     assert log.values()["top"] == -5.0 and log.n == 1
+
+
+def test_a_metric_added_mid_run_starts_from_what_was_kept():
+    """A rig edited at t = 3 s: the metrics it had go on from every step logged; a new metric's
+    signal comes from the plots' kept rows (interpolated onto those steps), and its value covers
+    the kept stretch, not only the steps since the edit."""
+    from mjrig.runtime.metrics import MetricLog
+    old = MetricLog([Metric(name="top", signal="a", kind="max")])
+    t = steps(3.0)
+    for tk in t:
+        old.add(tk, np.array([math.sin(tk)]))
+    kept_t = np.arange(int(1.0 * 200), int(3.0 * 200) + 1) / 200.0     # the plots kept 1..3 s at 200 Hz
+    new = MetricLog([Metric(name="top", signal="a", kind="max"), Metric(name="area", signal="b", kind="integral")])
+    new.seed(old, lambda s: (kept_t, 2.0 * np.ones_like(kept_t)) if s == "b" else (np.empty(0), np.empty(0)))
+    assert new.n == old.n and new.since("top") == t[0] and new.since("area") == pytest.approx(1.0)
+    t2 = t[-1] + steps(1.0)
+    for tk in t2:
+        new.add(tk, np.array([math.sin(tk), 2.0]))
+    values = new.values()
+    assert values["top"] == pytest.approx(1.0, abs=1e-6)                       # over 0..4 s, not 3..4 s
+    assert values["area"] == pytest.approx(2.0 * (t2[-1] - 1.0), rel=1e-3)   # from 1 s, where the kept rows begin
+    fresh = MetricLog([Metric(name="area", signal="b", kind="integral")])   # no old log: the kept rows' times
+    fresh.seed(None, lambda s: (kept_t, 2.0 * np.ones_like(kept_t)))
+    assert fresh.n == kept_t.size and fresh.values()["area"] == pytest.approx(4.0)

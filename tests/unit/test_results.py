@@ -3,6 +3,8 @@ the spring-mass rig: 2 stiffnesses x 2 dampings, recorded; the ``travel`` requir
 block stays above -0.15 m) holds only for the soft, damped trial."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import math
 
 import numpy as np
@@ -90,8 +92,17 @@ def test_a_trial_opens_as_its_recording_or_as_the_scenario_with_its_values(sweep
     assert res.param_values(2) == {"k": 400.0, "c": 0.0, "mass": 1.0}
     assert res.replay_commands(2) == [C.OpenModel(str(res.recording_path(2)))]
     assert res.scenario_commands(1, discard=True) == [
-        C.OpenModel(str(scenario.resolve()), discard=True),
-        C.SetParam("k", 100.0), C.SetParam("c", 5.0), C.SetParam("mass", 1.0)]
+        C.OpenModel(str(scenario.resolve()), discard=True, params=(("k", 100.0), ("c", 5.0), ("mass", 1.0)))]
+    from mjrig.session.kernel import Session
+    s = Session()   # a trial's set-up is the rig as the sweep ran it, not an unsaved edit of the user's
+    try:
+        for cmd in res.scenario_commands(1, discard=True):
+            s.handle(cmd)
+        snap = s.publish()
+        assert not snap.dirty and {p.name: p.value for p in snap.params}["k"] == 100.0
+        assert s.document.doc["params"]["k"]["value"] == 100.0   # Save scenario... keeps them
+    finally:
+        s.close()
     with pytest.raises(ConfigError, match="no trial 9"):
         res.param_values(9)
 
@@ -157,25 +168,31 @@ def test_nulls_sort_last_and_stay_out_of_the_scatter_with_infinities(tmp_path):
 
 
 def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(sweep, tmp_path):
-    from mjrig.desktop.app import _results_start
-
-    class Log:
-        def __init__(self):
-            self.lines = []
-
-        def log(self, level, text):
-            self.lines.append((level, text))
+    """A results file opened in the session (the command line, File > Open, a drop): the sweep's
+    scenario opens under the results view; an older file without it opens the model, with one
+    warning; a trial's recording opens as a replay."""
+    from mjrig.session.kernel import Session
 
     folder, scenario = sweep
-    log = Log()
-    results, start = _results_start(folder / "RESULTS.parquet", log)
-    assert results.name == "RESULTS.parquet" and start == scenario.resolve() and log.lines == []
-    old = _copy(folder / "RESULTS.parquet", tmp_path / "old.parquet", drop=(SCENARIO_KEY,))
-    results, start = _results_start(old, log)
-    assert start.name == "spring_mass.xml"
-    assert len(log.lines) == 1 and log.lines[0][0] == "warning" and "names no scenario file" in log.lines[0][1]
-    recording = folder / "RESULTS" / "trial-0.parquet"
-    assert _results_start(recording, log) == (None, recording)  # a recording stays a replay
+    s = Session()
+    try:
+        s.open(folder / "RESULTS.parquet")
+        snap = s.publish()
+        assert snap.results == str((folder / "RESULTS.parquet").resolve()) and snap.results_opened == 1
+        assert Path(snap.source) == scenario.resolve()
+        assert not [m for m in snap.messages if m[0] == "warning"]
+        old = _copy(folder / "RESULTS.parquet", tmp_path / "old.parquet", drop=(SCENARIO_KEY,))
+        s.open(old)
+        snap = s.publish()
+        assert snap.results == str(old.resolve()) and snap.results_opened == 2
+        assert Path(snap.model.path).name == "spring_mass.xml"
+        warnings = [text for level, text in snap.messages if level == "warning"]
+        assert len(warnings) == 1 and "names no scenario file" in warnings[0]
+        s.open(folder / "RESULTS" / "trial-0.parquet")   # a recording stays a replay
+        snap = s.publish()
+        assert snap.timeline.replay and snap.results_opened == 2
+    finally:
+        s.close()
 
 
 def test_a_study_opens_as_results(tmp_path):

@@ -6,6 +6,8 @@ import math
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
 
@@ -80,3 +82,19 @@ def test_values_the_hand_written_writer_escaped():
     back = tomllib.loads(dumps(doc))
     assert back == doc and str(back["x"]["zero"]) == "-0.0"
     assert math.isnan(tomllib.loads(dumps({"x": {"v": float("nan")}}))["x"]["v"])
+
+
+def test_plots_section_is_read_and_checked(tmp_path):
+    """CONTRACT 13: ``[plots] signals`` and ``window``; a bad value names its field."""
+    from mjrig.runtime.errors import ConfigError
+    from mjrig.scenario.parse import scenario_from_doc
+    model = tmp_path / "m.xml"
+    model.write_text('<mujoco><worldbody><body><joint name="j" type="slide"/><geom size="0.1"/></body></worldbody></mujoco>')
+    doc = {"model": "m.xml", "plots": {"signals": ["Joints/j:qpos", "Joints/j:qpos", "Joints/j:qvel"], "window": 4}}
+    plots = scenario_from_doc(doc, base=tmp_path, source=None).plots
+    assert plots.signals == ("Joints/j:qpos", "Joints/j:qvel") and plots.window == 4.0
+    for bad, field in (({"signals": "Joints/j:qpos"}, "plots.signals"), ({"window": 0}, "plots.window"),
+                       ({"window": True}, "plots.window"), ({"sigals": []}, "plots.sigals")):
+        with pytest.raises(ConfigError) as err:
+            scenario_from_doc({"model": "m.xml", "plots": bad}, base=tmp_path, source=None)
+        assert field in str(err.value), str(err.value)
