@@ -38,7 +38,7 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE
     rest = height - (20 + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
-    return 120, most, min(most, max(120, rest - height // 3 - 20))
+    return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
 
 
 class PanelApp:

@@ -315,6 +315,8 @@ class App:
             moved = abs(after["rect"][1] - y)
             if moved >= 0.9 * turns * self._wheel_step:  # less would be the area's end stopping it
                 self._wheel_step = moved / turns
+            elif moved == 0:  # a step learnt from a jump of the layout: start again from five lines
+                self._wheel_step = 65.0
 
     def rest(self) -> None:
         """Let the panel draw a few frames (four or more) with the pointer where it is now: a

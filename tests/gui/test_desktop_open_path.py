@@ -5,6 +5,8 @@ dialog or a drop on the 3D view, as ``mjrig STUDY.parquet`` does. On a 1280x800 
 screen."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.gui.desktop import App, Desktop, wait_for
@@ -18,9 +20,14 @@ def _shown(app: App, title: str) -> dict | None:
     return next((it for it in app.items() if it["label"] == title and it["type"] == "mvWindowAppItem"), None)
 
 
+def _says(app: App, pattern: str) -> bool:
+    """Whether a text of the panel matches ``pattern``, in view or scrolled out of it."""
+    return any(re.fullmatch(pattern, it.get("text", ""), flags=re.S) for it in app.items(offscreen=True))
+
+
 def _make_an_edit(app: App) -> None:
     app.click("Use current as initial")   # the rig's [initial] changes: an unsaved edit
-    wait_for(lambda: app.text(r".*\(unsaved changes\)"), what="the rig marked as having unsaved changes")
+    wait_for(lambda: _says(app, r".*\(unsaved changes\)"), what="the rig marked as having unsaved changes")
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
@@ -42,7 +49,7 @@ def test_open_asks_about_unsaved_edits_and_opens_a_study_in_the_results_view(stu
         window = wait_for(lambda: _shown(app, TITLE), what="the study's results window", timeout=30)
         assert app.text(rf"best objective [0-9.e-]+ at trial {study.best_trial()}")
         assert _shown(app, QUESTION) is None
-        assert app.text(r"scenario: .*opt\.toml"), "the study's scenario should be the rig shown"
+        assert _says(app, r"scenario: .*opt\.toml"), "the study's scenario should be the rig shown"
         desktop.screenshot(f"open_study_{size[0]}x{size[1]}")
         x, y, w, h = window["rect"]
         assert w > 300 and h > 200, window
@@ -62,7 +69,7 @@ def test_a_study_dropped_on_the_3d_view_opens_the_results_view_and_open_best_is_
         wait_for(lambda: app.text(rf"trial {study.best_trial()}: opened its scenario with its param values"),
                  what="the best trial opened")
         app.redrawn(5)
-        assert not app.text(r".*\(unsaved changes\)"), "a trial's own values are not the user's unsaved edits"
+        assert not _says(app, r".*\(unsaved changes\)"), "a trial's own values are not the user's unsaved edits"
     finally:
         assert app.close() == 0, app.output()   # no question: nothing of the user's to lose
         desktop.close()

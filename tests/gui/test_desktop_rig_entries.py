@@ -59,9 +59,9 @@ def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, 
         distances = wait_for(lambda: _row_texts(app, r"[0-9.e+-]+ m") or None, what="distance readouts in m")
         desktop.screenshot(f"rig_entries_added_{size[0]}x{size[1]}")
         # recorded: the new load's and the new monitor's columns are in the file
-        app.key("ctrl+e")
+        app.click("Start recording")
         app.run_for(0.2)
-        app.key("ctrl+e")
+        app.click("Stop recording")
         runs = tmp_path / "work" / "runs"
         rec = wait_for(lambda: next(iter(runs.glob("*.parquet")), None), what="the recording")
         df = wait_for(lambda: read_recording(rec), what="the recording readable")

@@ -45,10 +45,10 @@ def test_the_splitter_moves_room_between_controls_and_plots_on_a_laptop_and_is_r
     desktop = Desktop(1280, 800)
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
-        before = _plot_box(app)
+        before = app.widget("fit y")   # the plots' bar: the top of the plots
         _drag(app, "⋯", dy=120)   # the controls take 120 px from the plots
-        after = wait_for(lambda: (lambda r: r if r[3] < before[3] - 40 else None)(_plot_box(app)),
-                         what="shorter plots after the drag")
+        after = wait_for(lambda: (lambda r: r if r[1] > before[1] + 90 else None)(app.widget("fit y")),
+                         what="the plots' bar lower after the drag")
         saved = wait_for(lambda: _saved(tmp_path, lambda v: 0.3 < v["controls_height"] < 0.6),
                          what="the splitter's place saved", timeout=10)
         assert 0.3 < saved["controls_height"] < 0.6, saved
@@ -59,8 +59,8 @@ def test_the_splitter_moves_room_between_controls_and_plots_on_a_laptop_and_is_r
         assert app.close() == 0, app.output()
     app = App(desktop, "spring_mass", home=tmp_path)   # the next start keeps the room
     try:
-        again = _plot_box(app)
-        assert abs(again[3] - after[3]) <= 20, (again, after)
+        again = app.widget("fit y")
+        assert abs(again[1] - after[1]) <= 20, (again, after)
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

@@ -14,7 +14,9 @@ from tests.gui.desktop import read_recording, App, Desktop, wait_for
 
 
 def _text(app: App, pattern: str):
-    return next((it for it in app.items() if re.fullmatch(pattern, it.get("text", ""))), None)
+    """The first text matching ``pattern``, in view or scrolled out of it (a readout a person scrolls to)."""
+    return next((it for it in app.items(offscreen=True) if re.fullmatch(pattern, it.get("text", ""), flags=re.S)),
+                None)
 
 
 def _time(app: App) -> float:
@@ -72,8 +74,9 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         # back into the middle of the recorded stretch, however long the clicks before it took
         _drag_to(app, (t_recorded + 0.5 * (end - t_recorded) - first) / (end - first))
         wait_for(lambda: _text(app, "paused"), what="the run to pause when the timeline is dragged")
-        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   gap:distance [-0-9.e]+ m"), what="the value at the cursor")
-        t_back, value_back = float(shown["text"].split()[1]), float(shown["text"].split()[-2])
+        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:.*gap:distance [-0-9.e]+ m.*"), what="the value at the cursor")
+        t_back = float(shown["text"].split()[1])
+        value_back = float(re.search(r"gap:distance ([-0-9.e]+) m", shown["text"]).group(1))
         assert abs(_time(app) - t_back) < 5e-4  # the readout (ms) says the same instant
         assert t_recorded < t_back < _end(app) - 0.3, (t_recorded, t_back)
         view_back = desktop.grab(app.viewer)
