@@ -409,9 +409,11 @@ class App:
             items = json.loads(self.widget_map.read_text())
         return items if offscreen else [it for it in items if not it.get("offscreen")]
 
-    def text(self, pattern: str) -> dict | None:
-        """The first text on screen whose words match ``pattern`` (re.fullmatch), else None."""
-        return next((it for it in self.items() if re.fullmatch(pattern, it.get("text", ""), flags=re.S)), None)
+    def text(self, pattern: str, *, offscreen: bool = False) -> dict | None:
+        """The first text on screen whose words match ``pattern`` (re.fullmatch), else None;
+        ``offscreen``: also one scrolled out of view (a readout a person would scroll to)."""
+        return next((it for it in self.items(offscreen=offscreen)
+                     if re.fullmatch(pattern, it.get("text", ""), flags=re.S)), None)
 
     def newest_time(self) -> float:
         """The newest instant the timeline keeps ("0.000 ... 12.345 s (...)", always in view under

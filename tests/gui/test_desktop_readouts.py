@@ -30,8 +30,8 @@ def test_joint_loads_read_in_newton_metres_and_readouts_break_between_parts(tmp_
                  what="a joint load acting")
         assert not any(re.fullmatch(r"-?[0-9.e+-]+( N)?", t) for t in _texts(app)), _texts(app)
         app.widget("Snapshot")  # the Simulation section in view
-        item = wait_for(lambda: next((it for it in app.items() if it.get("text", "").startswith("t = ")), None),
-                        what="the readout")
+        item = wait_for(lambda: next((it for it in app.items(offscreen=True) if it.get("text", "").startswith("t = ")),
+                                     None), what="the readout")
         readout, rect = item["text"], item["rect"]
         for line in readout.split("\n"):  # every line made of whole parts: no "0.⏎001 s"
             assert READOUT.sub("", line).strip() == "", readout

@@ -139,8 +139,13 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         _press(app, "ctrl+s")
         wait_for(lambda: _window(app, SAVE_TITLE), what="the save dialog")
         app.type_into("file name", "saved.toml", enter=True)
-        saved = wait_for(lambda: (work / "saved.toml").exists() and (work / "saved.toml"), what="saved.toml")
-        doc = tomllib.loads(saved.read_text())
+        def written() -> dict | None:   # the whole file (it is written while the test looks)
+            try:
+                doc = tomllib.loads((work / "saved.toml").read_text())
+            except (OSError, tomllib.TOMLDecodeError):
+                return None
+            return doc if "requirements" in doc else None
+        doc = wait_for(written, what="saved.toml written")
         assert doc["units"] == {"force": "lbf"} and doc["params"]["rest"]["value"] == pytest.approx(0.3)
         assert doc["requirements"] == [{"name": "near", "signal": "Proximities/gap:distance", "max": pytest.approx(0.5)}]
     finally:

@@ -64,7 +64,7 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         app.click("Pause")
         wait_for(lambda: app.visible("Play"), what="the run to pause")
         app.click("Reset")
-        wait_for(lambda: app.text(r"t = +0\.000 s.*"), what="t = 0 after Reset")
+        wait_for(lambda: app.text(r"t = +0\.000 s.*", offscreen=True), what="t = 0 after Reset")
         px = view(desktop, app, f"walker_arrow_{tag}")
         arrow = arrow_mask(px)
         ys, xs = np.nonzero(arrow)
@@ -92,7 +92,7 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         app.click("Pause")
         wait_for(lambda: app.visible("Play"), what="the run to pause again")
         app.click("Reset")
-        wait_for(lambda: app.text(r"t = +0\.000 s.*"), what="t = 0 after Reset")
+        wait_for(lambda: app.text(r"t = +0\.000 s.*", offscreen=True), what="t = 0 after Reset")
         again = walker_mask(view(desktop, app, f"walker_reset_{tag}"))
         overlap = (again & fallen).sum() / max(1, (again | fallen).sum())
         assert overlap > 0.8, f"the view after Reset overlaps the fallen pose by {overlap:.2f}"
