@@ -45,6 +45,7 @@ class SignalTree:
         self._tree: int | str | None = None
         self._groups: Groups = {}
         self._fill: dict[int | str, Callable[[], None]] = {}   # node not filled yet -> how to fill it
+        self._categories: dict[str, int | str] = {}            # category -> its node
         self._filtered = False
         self._on: set[str] = set()         # the checkboxes shown ticked
         self._revealed: set[str] = set()   # checked from the command API and shown
@@ -53,33 +54,30 @@ class SignalTree:
         """Fill ``tree`` (emptied first) with the signals ``filter_text`` lets through; an entity
         opens when the filter is in use (and finds few) or one of its signals is checked."""
         dpg.delete_item(tree, children_only=True)
-        self._tree, self.boxes, self.nodes, self._fill = tree, {}, {}, {}
+        self._tree, self.boxes, self.nodes, self._fill, self._categories = tree, {}, {}, {}, {}
         self._on, self._revealed = set(), set()
         self._filtered = bool(filter_text.split())
         groups: Groups = {}
         for name in matching(signals, filter_text):
             category, entity, attribute = split_signal(name)
             groups.setdefault(category, {}).setdefault(entity, []).append((attribute, name))
-            self.nodes[name] = ""
         self._groups = groups
         for category, entities in groups.items():
             opened = len(entities) <= OPEN_LIMIT or any(self._is_checked(n) for a in entities.values() for _, n in a)
-            node = dpg.add_tree_node(label=category, parent=tree, default_open=opened)
+            node = self._categories[category] = dpg.add_tree_node(label=category, parent=tree, default_open=opened)
             self._lazy(node, lambda node=node, category=category: self._entities(node, category))
             if opened:
                 self._build(node)
 
     def reveal(self, name: str) -> None:
-        """Open the entity of ``name`` (checked from the command API: show where it is)."""
-        category, entity, _ = split_signal(name)
-        for node in list(self._fill):
-            if dpg.get_item_label(node) == category and dpg.get_item_parent(node) == self._tree:
-                dpg.set_value(node, True)
-                self._build(node)
-        box_node = self.nodes.get(name)
-        if box_node:
-            dpg.set_value(box_node, True)
-            self._build(box_node)
+        """Open the category and entity of ``name`` (checked from the command API: show where it is)."""
+        self._open(self._categories.get(split_signal(name)[0]))
+        self._open(self.nodes.get(name))   # its entity: made when its category was filled
+
+    def _open(self, node: int | str | None) -> None:
+        if node is not None:
+            dpg.set_value(node, True)
+            self._build(node)
 
     def mark(self, wanted: list[str]) -> None:
         """Tick exactly the boxes of ``wanted`` (looking only at those that changed); a signal

@@ -81,6 +81,7 @@ class PlotFeed:
         self._plotted: dict[str, None] = {}
         self._names: tuple[list[str] | None, int, tuple[str, ...]] = (None, 0, ())
         self._window: float | None = None
+        self._pick: tuple[tuple[int, str] | None, list[int], list[str]] = (None, [], [])  # the columns handed on
         self.at_opening = PlotSettings()
         """The rig's ``[plots]``: what the panel ticks when the rig opens."""
 
@@ -122,8 +123,13 @@ class PlotFeed:
     def push(self, columns: list[str], block: np.ndarray) -> None:
         """Keep a block of every signal; queue its ``time``, ``wall_time`` and plotted columns."""
         self.kept.append(columns, block)
-        pick = [j for j, name in enumerate(columns) if name in ("time", "wall_time") or name in self._plotted]
-        self.queue.push([columns[j] for j in pick], block[:, pick])
+        key, pick, names = self._pick
+        if key != (len(columns), columns[-1]) or any(columns[j] != n for j, n in zip(pick, names)):
+            # other columns (or other ticks: ``plot``): look through every name once, not at every block
+            pick = [j for j, name in enumerate(columns) if name in ("time", "wall_time") or name in self._plotted]
+            names = [columns[j] for j in pick]
+            self._pick = ((len(columns), columns[-1]), pick, names)
+        self.queue.push(list(names), block[:, pick])
 
     def mark_new_model(self, path: str) -> None:
         """A newly opened model: forget every kept row, and tell the panel (``RowQueue``)."""
@@ -134,6 +140,7 @@ class PlotFeed:
         """The panel plots ``names`` now: queue what is kept of those just ticked (a fill block)."""
         new = [n for n in names if n not in self._plotted and n in self.kept.columns]
         self._plotted = dict.fromkeys(names)
+        self._pick = (None, [], [])
         if new and len(self.kept):
             t, values = self.kept.window(-np.inf, np.inf, new)
             self.queue.push([FILL, "time", *new], np.column_stack((np.full(len(t), np.nan), t, values)))
