@@ -10,7 +10,7 @@ length on screen whatever the span.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import dearpygui.dearpygui as dpg
 import numpy as np
@@ -175,11 +175,12 @@ def readable_range(lo: float, hi: float) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, on_click: Callable) -> UnitPlot:
-    """A plot for the signals shown in unit ``label`` in ``parent``: legend above, time on x,
-    ``label`` on y, the marks' series, and ``on_click(sender, app_data)`` when clicked."""
+def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, handlers: int | str) -> UnitPlot:
+    """A plot for the signals shown in unit ``label`` in ``parent``: the legend inside its top
+    right corner (outside, it took a laptop-sized plot's whole height), time on x, ``label`` on
+    y, the marks' series, and the item handler registry ``handlers`` (clicks) bound to it."""
     with dpg.plot(label=label or "(no unit)", no_title=True, width=-1, height=160, parent=parent) as plot:
-        dpg.add_plot_legend(outside=True, location=dpg.mvPlot_Location_North, horizontal=True)
+        dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast, horizontal=True)
         x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
         y = dpg.add_plot_axis(dpg.mvYAxis, label=label or "(no unit)")
         events = dpg.add_inf_line_series([], label="##events", parent=y)
@@ -188,7 +189,5 @@ def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, on_click: Cal
         dpg.bind_item_theme(failed, marks.failed())
         cursor = dpg.add_inf_line_series([], label="##cursor", parent=y)
         dpg.bind_item_theme(cursor, marks.line(CURSOR_COLOR))
-    with dpg.item_handler_registry() as handlers:
-        dpg.add_item_clicked_handler(callback=on_click)
     dpg.bind_item_handler_registry(plot, handlers)
     return UnitPlot(plot, x, y, events, failed, cursor)

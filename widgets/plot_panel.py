@@ -1,14 +1,14 @@
 """Live plot panel: a tree of telemetry signals to check, and one plot per unit of the checked ones
-(each y axis labelled with its unit, the legend above the data).
+(each y axis labelled with its unit, the legend in its corner, time under the last one). The
+mouse (``plot_mouse``): a click goes to that time, a drag or wheel zooms and pans a frozen view,
+a double-click follows the run again.
 
 The panel keeps its own bounded history of telemetry rows (``SignalHistory``), fed by
 ``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
-is checked and then only refreshed with ``set_value``; every series is decimated (min/max per
-bucket) to at most ``max_points`` points, so drawing cost does not grow with the sample rate.
-A compared recording (``TimelineInfo.compare``) adds each checked signal's dashed twin in the
-same colour (``plot_overlay``). *Save plot...* calls ``on_save`` (the app's save dialog), which
-draws ``traces()``.
+is checked, then refreshed with ``set_value``, decimated (min/max per bucket) to ``max_points``.
+A compared recording adds each checked signal's dashed twin in the same colour
+(``plot_overlay``). *Save plot...* calls ``on_save``, which draws ``traces()``.
 """
 from __future__ import annotations
 
@@ -22,12 +22,13 @@ from mjrig.exports.plotting import Trace
 from mjrig.runtime.units import DisplayUnits
 from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, readable_range, unit_plot
 from mjrig.runtime.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
+from mjrig.widgets.plot_mouse import PlotMouse
 from mjrig.widgets.signal_tree import SignalTree
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
-_TREE_WIDTH = 150
-"""Width of the signal tree (px)."""
+_TREE_WIDTH, _TIME_AXIS = 150, 36
+"""Width of the signal tree, height of the time axis's labels under the last plot (px)."""
 
 
 class PlotPanel:
@@ -85,6 +86,9 @@ class PlotPanel:
         self._cursor: float | None = None   # a past instant shown (s), marked on every plot
         self._cursor_lines: dict[str, int | str] = {}
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
+        self._mouse = PlotMouse(on_time=lambda t: self.on_time_click and self.on_time_click(t),
+                                on_freeze=lambda: self.set_paused(True),  # a drag or wheel: ImPlot's
+                                on_follow=lambda: (self.set_paused(False), self.set_autofit(True)))  # double-click
         self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
         self._filter_input = self._window_input = self._autofit_box = self._pause_box = None  # items, once built
 
@@ -92,6 +96,7 @@ class PlotPanel:
 
     def build(self, parent: int | str) -> None:
         """Create the controls, the signal tree and the plot inside ``parent``."""
+        self._mouse.build()
         with dpg.group(parent=parent):
             with dpg.group(horizontal=True):
                 self._window_input = dpg.add_input_float(
@@ -148,6 +153,7 @@ class PlotPanel:
             self._tree_stale = False
             self._rebuild_tree()
         self._signal_tree.sync()
+        self._mouse.poll(self._plots)
         if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
             self._box_height, self._view_stale = box, True
         if self._submit is not None and (tuple(self._checked), self._window_s) != self._told:
@@ -290,14 +296,16 @@ class PlotPanel:
             self._cursor_lines.pop(unit, None)
         for unit in units:
             if unit not in self._plots:
-                made = unit_plot(self._plot_box, unit, marks=self._marks, on_click=self._on_plot_click)
+                made = unit_plot(self._plot_box, unit, marks=self._marks, handlers=self._mouse.handlers)
                 self._plots[unit] = made[:3]
                 self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:]
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
-            each = max(110, int(avail / len(self._plots)) - 6)
-            for plot, _, _ in self._plots.values():
-                dpg.configure_item(plot, height=each)
+            each = max(110, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
+            for i, (plot, x_axis, _) in enumerate(self._plots.values()):
+                last = i == len(self._plots) - 1  # the plots share the time axis: said once, under the last
+                dpg.configure_item(plot, height=each + _TIME_AXIS * last)
+                dpg.configure_item(x_axis, no_tick_labels=not last, no_label=not last)
         if self._hint is not None:
             dpg.configure_item(self._hint, show=not wanted)
         for name in wanted:
@@ -335,11 +343,6 @@ class PlotPanel:
             out.append((n, float(np.interp(t, times, values[:, j])) * k, None if other is None else other * k,
                         self._unit(n).replace("*", "·")))
         return out
-
-    def _on_plot_click(self, sender: int | str, app_data: object) -> None:
-        if self.on_time_click is not None:
-            x, _ = dpg.get_plot_mouse_pos()
-            self.on_time_click(float(x))
 
     def _redraw(self) -> None:
         """Refresh every series with the visible window, decimated; set each plot's axes."""

@@ -83,6 +83,10 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                 entry["text"] = text  # what a text shows (a status line, a readout)
             if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
                 entry["value"] = str(dpg.get_value(item))
+            if kind == "mvPlot":  # the time span it shows (s): its first axis is time
+                axes = [a for a in dpg.get_item_children(item, 1) if dpg.get_item_type(a).endswith("mvPlotAxis")]
+                if axes:
+                    entry["x_range"] = [float(v) for v in dpg.get_axis_limits(axes[0])]
             items.append(entry)
         except Exception:  # noqa: BLE001 - an item deleted while we looked
             continue
