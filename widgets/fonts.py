@@ -5,8 +5,8 @@ DejaVu has no Chinese, Japanese or Korean glyphs, and Dear PyGui cannot merge tw
 one, so a body called 躯干 showed as "??". When the texts the panel is about to show hold such
 characters, ``PanelFonts.cover`` finds an installed font that has them *and* Latin (fontconfig's
 ``fc-list :charset=...``: e.g. WenQuanYi Micro Hei, Noto Sans CJK) and makes it the panel's
-font (Dear PyGui loads glyphs as they are first drawn); with none installed it says
-once what to install. Models without such names keep DejaVu.
+font (Dear PyGui loads glyphs as they are first drawn) while such names are shown: the next
+rig without them has DejaVu back. With none installed it says once what to install.
 """
 from __future__ import annotations
 
@@ -60,21 +60,30 @@ class PanelFonts:
         self._warned = False
         self.file: str | None = None
         """The font file bound now (None: Dear PyGui's own)."""
+        self._latin: tuple[Any, str] | None = None   # DejaVu Sans: (font id, file)
+        self._wide: tuple[Any, str] | None = None    # the font with the CJK names' glyphs
 
     def start(self) -> None:
         """Bind DejaVu Sans; the built-in font stays if it cannot be loaded."""
         path = resources.files("mjrig.assets").joinpath("DejaVuSans.ttf")
         try:
             with resources.as_file(path) as font_file, self._dpg.font_registry():
-                self._dpg.bind_font(self._dpg.add_font(str(font_file), SIZE))
-            self.file = str(path)
+                self._latin = (self._dpg.add_font(str(font_file), SIZE), str(path))
+            self._bind(self._latin)
         except Exception:  # noqa: BLE001 - the built-in font still works, with fewer glyphs
             pass
 
     def cover(self, texts: Iterable[str]) -> None:
         """Make sure the characters of ``texts`` can be drawn (see the module docstring)."""
-        wanted = needs_cjk_font(texts) - self._covered
+        needed = needs_cjk_font(texts)
+        if not needed:  # a rig without such names: the panel's own font again
+            if self._latin is not None and self.file != self._latin[1]:
+                self._bind(self._latin)
+            return
+        wanted = needed - self._covered
         if not wanted:
+            if self._wide is not None:
+                self._bind(self._wide)
             return
         chars = self._covered | wanted
         file = find_font(chars)
@@ -86,6 +95,10 @@ class PanelFonts:
             return
         dpg = self._dpg
         with dpg.font_registry():  # Dear PyGui 2 loads each glyph as it is first drawn
-            font = dpg.add_font(file, SIZE)
-        dpg.bind_font(font)
-        self._covered, self.file = chars, file
+            self._wide = (dpg.add_font(file, SIZE), file)
+        self._bind(self._wide)
+        self._covered = chars
+
+    def _bind(self, font: tuple[Any, str]) -> None:
+        self._dpg.bind_font(font[0])
+        self.file = font[1]

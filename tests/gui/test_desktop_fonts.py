@@ -1,4 +1,5 @@
-"""Names in Chinese, Japanese or Korean read as themselves in the panel (not "??")."""
+"""Names in Chinese, Japanese or Korean read as themselves in the panel (not "??"), and the
+panel's own font comes back with the next rig that has no such names."""
 from __future__ import annotations
 
 import shutil
@@ -49,6 +50,22 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
         assert (a != b).sum() > 0.3 * max(a.sum(), b.sum()), (a != b).sum()
         assert "need a font" not in app.output()
         desktop.screenshot("cjk_names_1280x800")
+
+        def reload_button():  # a Latin label, as drawn now
+            x, y, w, h = app.widget("Reload")
+            px, py, _, _ = desktop.client_rect(app.panel)
+            return desktop.grab(app.panel)[y - py:y - py + h, x - px:x - px + w].astype(int)
+
+        cjk = reload_button()
+        app.reveal("Bundled rigs", "spring_mass")
+        app.click("spring_mass")
+        wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : spring_mass", what="spring_mass to open")
+        wait_for(lambda: any(it["label"] == "slide_x" for it in app.items()), what="spring_mass's signals")
+        app.redrawn(4)
+        latin = reload_button()
+        # another font draws "Reload" at another width, or other pixels at the same
+        assert latin.shape != cjk.shape or (np.abs(latin - cjk).max(axis=2) > 60).sum() > 20, \
+            "the panel should draw its labels in its own font again"
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
