@@ -301,7 +301,7 @@ class PlotPanel:
                 self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:]
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
-            each = max(110, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
+            each = max(90, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
             for i, (plot, x_axis, _) in enumerate(self._plots.values()):
                 last = i == len(self._plots) - 1  # the plots share the time axis: said once, under the last
                 dpg.configure_item(plot, height=each + _TIME_AXIS * last)

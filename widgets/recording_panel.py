@@ -12,7 +12,10 @@ import dearpygui.dearpygui as dpg
 from mjrig import commands as C
 from mjrig.runtime.signals import SIGNAL_GROUPS
 
-__all__ = ["RecordingPanel"]
+__all__ = ["RecordingPanel", "SLOW_VIDEO"]
+
+SLOW_VIDEO = 0.5
+"""Below this real-time factor while a video records, the panel says why the run is slow."""
 
 
 class RecordingPanel:
@@ -50,7 +53,7 @@ class RecordingPanel:
             dpg.add_text("record the ticked groups to Parquet; an existing file is never replaced (NAME-2...)",
                          wrap=360)
         dpg.add_separator(parent=parent)
-        self._video_status = dpg.add_text("", parent=parent)
+        self._video_status = dpg.add_text("", parent=parent, wrap=0)
         self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
         with dpg.tooltip(self._video_button):
             dpg.add_text("record what the 3D view shows, with the rig drawn, to runs/video-*.mp4", wrap=360)
@@ -107,7 +110,10 @@ class RecordingPanel:
             self._show_interrupted(snap.interrupted)
         video = snap.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
-        dpg.set_value(self._video_status, f"REC video {snap.video_path}" if video else "")
+        slow = video and snap.state == C.RunState.RUNNING and 0 < snap.realtime_factor < SLOW_VIDEO
+        dpg.set_value(self._video_status, (f"REC video {snap.video_path}" + (
+            f"\nthe run goes at {snap.realtime_factor:.2f}x real time while each frame renders; the video "
+            "plays at the simulated speed" if slow else "")) if video else "")
         self._recording = snap.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:
