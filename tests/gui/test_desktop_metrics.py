@@ -1,6 +1,7 @@
 """Metrics as a person adds them: tick a signal in the plots, add a metric on it from the Metrics
 panel with a window, and read its value as the run goes -- the bundled spring-mass's highest
-point after its first swing, against the damped oscillator's closed form."""
+point after its first swing, against the damped oscillator's closed form. Added mid-run, a
+metric covers the steps kept from before."""
 from __future__ import annotations
 
 import math
@@ -29,17 +30,22 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
     try:
         app.tick("slide_x", "qpos")
         app.click("Metrics")
+        app.run_for(0.8)  # past the first return swing (half a period is 0.22 s) before the metric is added
         app.type_into("metric name", "back_swing")
         app.type_into("from s", "0.1")
         app.click("Add metric")  # kind "max" (the first), on the ticked signal, from 0.1 s on
         wait_for(lambda: app.text("back_swing"), what="the metric's row")
         assert app.text("slide_x:qpos") and app.text("max") and app.text(r"0\.1\.\.end s")
+        expected = highest_return(0.1, 0.6)  # the first swing back, at 2π/ωd = 0.44 s
+        app.widget("Add metric")
+        shown = wait_for(lambda: app.text(r"-0\.0[0-9]+ m"), what="the metric's value in m", timeout=20)
+        # added mid-run, it covers the steps kept from before it was added (the swing it came after)
+        assert float(shown["text"].split()[0]) == pytest.approx(expected, abs=2e-4), (shown, expected)
         app.click("Reset")  # from the release: the log starts over when time goes back
-        app.run_for(0.6)  # past the first return swing (half a period is 0.22 s)
+        app.run_for(0.6)
         app.widget("Add metric")  # the Metrics section back in view, as a person scrolls to it
         shown = wait_for(lambda: app.text(r"-0\.0[0-9]+ m"), what="the metric's value in m", timeout=20)
         value = float(shown["text"].split()[0])
-        expected = highest_return(0.1, 0.6)  # the first swing back, at 2π/ωd = 0.44 s
         assert value == pytest.approx(expected, abs=2e-4), (value, expected)
         desktop.screenshot(f"metric_added_{size[0]}x{size[1]}")
     finally:
