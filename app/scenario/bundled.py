@@ -8,7 +8,7 @@ from pathlib import Path
 __all__ = ["BundledModel", "bundled_models", "default_model", "MODELS_DIR"]
 
 MODELS_DIR = Path(str(resources.files("mjrig.models"))).resolve()
-DEFAULT = "spring_mass"
+DEFAULT = "shaker"
 
 
 @dataclass(frozen=True)

@@ -147,9 +147,9 @@ def test_models_prints_name_description_and_scenario_path():
     scenarios = bundled_scenarios()
     heads = [i for i, ln in enumerate(lines) if not ln.startswith(" ")]
     assert [lines[i].split()[0] for i in heads] == [s.stem for s in sorted(scenarios, key=lambda s: (
-        s.stem != "spring_mass", s.stem))], res   # the default rig first, then by name
+        s.stem != "shaker", s.stem))], res   # the default rig first, then by name
     starts = set()
-    for scen, i in zip(sorted(scenarios, key=lambda s: (s.stem != "spring_mass", s.stem)), heads):
+    for scen, i in zip(sorted(scenarios, key=lambda s: (s.stem != "shaker", s.stem)), heads):
         block = lines[i: (heads + [len(lines)])[heads.index(i) + 1]]
         assert block[-1].strip() == str(scen), block   # the scenario's path closes its block
         starts.add(block[-1].index("/"))

@@ -96,7 +96,7 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
     broken.write_text("<mujoco><worldbody><geom type='nonsense'/></worldbody></mujoco>")
     app = App(laptop, home=tmp_path)
     try:
-        assert laptop.title(app.viewer) == "MuJoCo : spring_mass"
+        assert laptop.title(app.viewer) == "MuJoCo : shaker"  # the default rig
         app.drop(still)
         wait_for(lambda: laptop.title(app.viewer) == "MuJoCo : still", what="the dropped .xml to open")
         app.drop(mjb)
@@ -199,7 +199,7 @@ def test_recording_twice_from_the_panel_keeps_both_files(laptop, tmp_path):
         files = wait_for(lambda: sorted(p.name for p in runs.glob("*.parquet")) if len(list(runs.glob("*.parquet"))) == 2
                          else None, what="two recordings", timeout=30)
         # the bundled rig's [recording] names the file; the second one gets a new name
-        assert files == ["spring_mass-2.parquet", "spring_mass.parquet"], files
+        assert files == ["shaker-2.parquet", "shaker.parquet"], files
         for f in files:
             assert wait_for(lambda: _columns(runs / f), what=f"{f} readable")
     finally:

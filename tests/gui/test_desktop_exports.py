@@ -48,7 +48,7 @@ def _menu(app: App, entry: str, shows, what: str) -> None:
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_path, size):
     desktop = Desktop(*size)
-    app = App(desktop, home=tmp_path)  # the bundled spring-mass
+    app = App(desktop, "spring_mass", home=tmp_path)  # the bundled spring-mass
     runs = tmp_path / "work" / "runs"
     tag = f"{size[0]}x{size[1]}"
     try:

@@ -11,7 +11,7 @@ import pytest
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_splitter import _drag
 
-SPRING_PLOTS = ["Joints/slide_x:qpos", "Loads/main_spring:tension"]
+SHAKER_PLOTS = ["Joints/slide_x:qpos", "Loads/main_spring:tension"]
 
 
 def _plots(app: App) -> list[dict]:
@@ -41,9 +41,9 @@ def test_the_default_rig_opens_plotted_and_saving_keeps_the_ticks(tmp_path):
         app.key("ctrl+s", window=app.panel)
         wait_for(lambda: app.visible("Replace") or app.visible("Save"), what="the Save dialog")
         app.key("Return", window=app.panel)
-        saved = tmp_path / "work" / "spring_mass_rig.toml"
+        saved = tmp_path / "work" / "shaker_rig.toml"
         wait_for(saved.exists, what="the saved scenario")
-        assert tomllib.loads(saved.read_text())["plots"]["signals"] == [*SPRING_PLOTS, "Joints/slide_x:qvel"]
+        assert tomllib.loads(saved.read_text())["plots"]["signals"] == [*SHAKER_PLOTS, "Joints/slide_x:qvel"]
         desktop.screenshot("first_look_1920x1080")
         assert not _clipped(app), _clipped(app)
     finally:

@@ -101,7 +101,7 @@ def test_escape_closes_the_file_menu_and_the_open_dialog(size, tmp_path):
     for f in MODELS.glob("spring_mass.*"):  # something to list in the dialog
         shutil.copy(f, tmp_path / "work" / f.name)
     desktop = Desktop(*size)
-    app = App(desktop, home=tmp_path)
+    app = App(desktop, "spring_mass", home=tmp_path)
     tag = size[0]
     try:
         app.click("File")
@@ -133,7 +133,7 @@ def test_escape_closes_the_file_menu_and_the_open_dialog(size, tmp_path):
 
 def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path):
     work = tmp_path / "work"
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     try:
         _edit_the_rig(app)
         _press(app, "ctrl+s")
@@ -168,7 +168,7 @@ def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path)
 
 def test_quitting_with_unsaved_edits_offers_to_save_first(laptop, tmp_path):
     work = tmp_path / "work"
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     try:
         _edit_the_rig(app)
         _press(app, "ctrl+q")
@@ -199,7 +199,7 @@ def test_the_open_dialog_keeps_the_keyboard_and_forgets_a_stale_message(laptop, 
     (files / "sub").mkdir(parents=True)
     (files / "first.xml").write_text(STILL.format(name="first"))
     (files / "sub" / "second.xml").write_text(STILL.format(name="second"))
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     try:
         app.click("Open...")
         wait_for(lambda: _window(app, OPEN_TITLE), what="the Open dialog")
@@ -231,7 +231,7 @@ def test_dropping_two_files_opens_one_and_says_the_other_was_ignored(tmp_path):
     (files / "second.xml").write_text(STILL.format(name="second"))
     for f in MODELS.glob("bumper_drop.*"):
         shutil.copy(f, files / f.name)
-    app = App(desktop, home=tmp_path)
+    app = App(desktop, "spring_mass", home=tmp_path)
     try:
         app.drop(files / "first.xml", files / "second.xml")
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : first", what="the first dropped file to open")

@@ -26,7 +26,7 @@ def highest_return(after: float, until: float) -> float:
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size):
     desktop = Desktop(*size)
-    app = App(desktop, home=tmp_path)  # the bundled spring-mass
+    app = App(desktop, "spring_mass", home=tmp_path)  # the bundled spring-mass
     try:
         app.tick("slide_x", "qpos")
         app.click("Metrics")

@@ -24,7 +24,7 @@ def laptop():
 
 
 def test_switching_models_leaves_nothing_of_the_old_one(laptop, tmp_path):
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     try:
         app.type_into("search sites / bodies / geoms", "tip")
         app.pick_first("at")
@@ -45,7 +45,7 @@ def test_switching_models_leaves_nothing_of_the_old_one(laptop, tmp_path):
 
 
 def test_unsaved_edits_are_asked_about_and_saved_rigs_come_back_from_recent(laptop, tmp_path):
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     work = tmp_path / "work"
     try:
         app.click("Start recording")  # a recording the saved scenario must not point at
@@ -87,7 +87,7 @@ def test_the_file_dialog_takes_typed_paths_and_double_clicks(laptop, tmp_path):
     (elsewhere / "first.xml").write_text(STILL.format(name="first"))
     (elsewhere / "second.xml").write_text(STILL.format(name="second"))
     (elsewhere / "notes.toml").write_text("# not a scenario\n")
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     try:
         app.click("Open...")
         app.type_into("file name", str(elsewhere / "first.xml"), enter=True)  # an absolute path, typed
@@ -146,7 +146,7 @@ def _wait_unsaved(app: App) -> None:
 
 
 def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
     _wait_unsaved(app)
@@ -163,7 +163,7 @@ def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
 
 
 def test_closing_the_3d_view_with_unsaved_edits_asks_too(laptop, tmp_path):
-    app = App(laptop, home=tmp_path)
+    app = App(laptop, "spring_mass", home=tmp_path)
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
     _wait_unsaved(app)

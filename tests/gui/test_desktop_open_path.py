@@ -33,7 +33,7 @@ def _make_an_edit(app: App) -> None:
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_open_asks_about_unsaved_edits_and_opens_a_study_in_the_results_view(study, tmp_path, size):  # noqa: F811
     desktop = Desktop(*size)
-    app = App(desktop, home=tmp_path)
+    app = App(desktop, "spring_mass", home=tmp_path)
     try:
         _make_an_edit(app)
         app.click("Open...")
@@ -61,7 +61,7 @@ def test_open_asks_about_unsaved_edits_and_opens_a_study_in_the_results_view(stu
 def test_a_study_dropped_on_the_3d_view_opens_the_results_view_and_open_best_is_no_unsaved_edit(
         study, tmp_path):  # noqa: F811
     desktop = Desktop(1920, 1080)
-    app = App(desktop, home=tmp_path)
+    app = App(desktop, "spring_mass", home=tmp_path)
     try:
         app.drop(study.path)
         wait_for(lambda: _shown(app, TITLE), what="the results window after the drop", timeout=30)

@@ -15,7 +15,7 @@ def _text(app: App, pattern: str):
 
 def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_path):
     desktop = Desktop(1920, 1080)
-    app = App(desktop, home=tmp_path)  # the spring-mass rig: its gap closes to 0.05 m on the first swings
+    app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig: its gap closes to 0.05 m on the first swings
     try:
         app.tick("gap", "distance")
         app.click("Requirements")

@@ -36,7 +36,7 @@ def _row_texts(app: App, pattern: str) -> list[str]:
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
 def test_loads_and_proximities_are_added_and_removed_from_their_forms(tmp_path, size):
     desktop = Desktop(*size)
-    app = App(desktop, home=tmp_path)  # the spring-mass rig: main_spring and the gap monitor
+    app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig: main_spring and the gap monitor
     try:
         # Loads: a second ideal spring from the tip to the stop
         app.type_into("name", "extra")

@@ -142,7 +142,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
 
 def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path):
     desktop = Desktop(1280, 800)
-    app = App(desktop, home=tmp_path)  # the spring-mass rig
+    app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig
     try:
         _settled(app, "Snapshot")
         app.click("Snapshot")

@@ -62,7 +62,7 @@ def _drag_to(app: App, fraction: float) -> None:
 
 def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
     desktop = Desktop(1920, 1080)
-    app = App(desktop, home=tmp_path)  # the spring-mass rig
+    app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig
     runs = tmp_path / "work" / "runs"
     try:
         app.tick("gap", "distance")

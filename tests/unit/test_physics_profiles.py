@@ -228,3 +228,32 @@ def test_deactivated_spring_applies_and_records_nothing(rig, path: str, tmp_path
     fx = rig.read(out)["Loads/s:fx"].to_numpy()
     assert np.all(fx[:10] < -9.0)  # about −k·0.1 = −10 N while on (heavy mass: barely moves)
     np.testing.assert_allclose(fx[10:], 0.0, atol=1e-12)
+
+
+def test_the_bundled_shaker_settles_into_its_forced_response() -> None:
+    """The default rig keeps moving: spring_mass driven by 2 N at 2 Hz settles into the steady
+    response of a forced damped oscillator, amplitude F/sqrt((k - m w^2)^2 + (c w)^2) about the
+    rest point (-0.1 m), lagging the force by atan2(c w, k - m w^2). 25 s of simulated time
+    (25,000 steps, about a second)."""
+    from mjrig.scenario.builder import build_rig
+    from mjrig.scenario.bundled import MODELS_DIR, default_model
+    from mjrig.scenario.parse import load_scenario
+
+    assert default_model().name == "shaker"
+    rig = build_rig(load_scenario(MODELS_DIR / "shaker.toml"))
+    m, k, c, force, f = 1.0, 200.0, 1.0, 2.0, 2.0
+    w = 2 * math.pi * f
+    amplitude, lag = force / math.hypot(k - m * w * w, c * w), math.atan2(c * w, k - m * w * w)
+    rig.reset()
+    times, qpos = [], []
+    while rig.data.time < 25.0 - 1e-9:
+        rig.runtime.step(rig.model, rig.data)
+        if rig.data.time > 20.0:  # the release's free swing has died out (e^-10)
+            times.append(rig.data.time)
+            qpos.append(rig.data.qpos[0])
+    t, x = np.array(times), np.array(qpos) + 0.1
+    # least squares on sin and cos at the drive's frequency: x = a sin(w t) + b cos(w t)
+    basis = np.column_stack([np.sin(w * t), np.cos(w * t)])
+    (a, b), *_ = np.linalg.lstsq(basis, x, rcond=None)
+    assert math.hypot(a, b) == pytest.approx(amplitude, rel=5e-3)
+    assert math.atan2(-b, a) == pytest.approx(lag, abs=0.01)
