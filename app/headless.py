@@ -111,6 +111,11 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     mjwarnings.install()  # before the model compiles: no MUJOCO_LOG.TXT in the working folder
     if duration is not None and not (math.isfinite(duration) and duration > 0):
         raise ConfigError(f"--duration must be a positive number of seconds, got {duration:g}")
+    run_end = duration if duration is not None else sc.duration
+    for i, metric in enumerate(sc.metrics):
+        if metric.start >= run_end:
+            raise ConfigError(f"{sc.where('metrics', i, 'start')}: metric '{metric.name}' starts at {metric.start:g} s, "
+                              f"not before the run's end at {run_end:g} s: it would see no step")
     out_path = out if out is not None else sc.recording.path
     where = "--out" if out is not None else sc.where("recording", "path")
     if out_path is not None:

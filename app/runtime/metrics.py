@@ -9,8 +9,12 @@ Kinds: ``max``, ``min``, ``mean``, ``final``, ``rms`` (sqrt of the mean square),
 ``integral`` (trapezoidal, unit·s), ``time_of_max``/``time_of_min`` (the first), ``first_crossing``
 (``level``), ``settling_time`` (``band`` as a fraction of abs(final), or ``band_abs``: the time
 from which the signal stays within final ± band), ``overshoot`` (%: beyond the final value, as a
-share of the step from the first value), ``period``/``frequency`` (from the upward crossings of
-the window's mean: the mean time between them; NaN with fewer than two full periods).
+share of the step from the first value), ``period``/``frequency`` (the mean time between the
+oscillation's successive crests, each placed between samples by a parabola: exact for a sine and
+for a decaying one about any level, where crossings of the window's mean are not; crests smaller
+than a hundredth of the window's swing are ripple, not the oscillation; NaN with fewer than two
+full periods), ``dominant_frequency`` (the largest peak of the mean-removed power spectrum,
+Hann-windowed, zero-padded and refined between bins by a parabola through the log powers).
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ __all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value",
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
     "time_of_max": (), "time_of_min": (), "first_crossing": ("level",), "settling_time": ("band", "band_abs"),
-    "overshoot": (), "period": (), "frequency": (),
+    "overshoot": (), "period": (), "frequency": (), "dominant_frequency": (),
 }
 """Each kind and the settings it takes (settling_time: one of the two)."""
 
@@ -193,7 +197,7 @@ def metric_unit(kind: str, signal_unit: str) -> str:
     """The unit of a ``kind`` metric of a signal in ``signal_unit``."""
     if kind in _TIMES:
         return "s"
-    if kind == "frequency":
+    if kind in ("frequency", "dominant_frequency"):
         return "Hz"
     if kind == "overshoot":
         return "%"
@@ -245,12 +249,63 @@ def metric_value(kind: str, t: np.ndarray, x: np.ndarray, *, level: float | None
         beyond = (x.max() - final) if step > 0 else (final - x.min())
         return float(beyond / abs(step) * 100.0)
     if kind in ("period", "frequency"):
-        up = _crossings(t, x - x.mean(), upward=True)
-        if up.size < 3:
+        crests = _crests(t, x)
+        if crests.size < 3:
             return math.nan
-        period = float((up[-1] - up[0]) / (up.size - 1))
+        period = float((crests[-1] - crests[0]) / (crests.size - 1))
         return period if kind == "period" else 1.0 / period
+    if kind == "dominant_frequency":
+        return _dominant_frequency(t, x)
     raise ValueError(f"unknown metric kind {kind!r}")
+
+
+RIPPLE = 0.01
+"""A crest counts when it stands out by this share of the window's swing (peak to peak)."""
+
+
+def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Times (s) of the crests of ``x``: its local maxima standing out by RIPPLE of its swing,
+    each at the vertex of the parabola through it and its two neighbours."""
+    from scipy.signal import find_peaks
+
+    swing = float(x.max() - x.min()) if x.size else 0.0
+    if x.size < 3 or swing <= 0:
+        return np.empty(0)
+    k, _ = find_peaks(x, prominence=RIPPLE * swing)
+    k = k[(k > 0) & (k < x.size - 1)]
+    t0, t1, t2 = t[k - 1], t[k], t[k + 1]
+    y0, y1, y2 = x[k - 1], x[k], x[k + 1]
+    # the vertex of the parabola through the three points (unevenly spaced allowed)
+    d01, d12 = (y1 - y0) / (t1 - t0), (y2 - y1) / (t2 - t1)
+    curv = (d12 - d01) / (t2 - t0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vertex = 0.5 * (t0 + t1) - d01 / (2.0 * curv)
+    flat = ~np.isfinite(vertex) | (curv >= 0)
+    return np.where(flat, t1, np.clip(vertex, t0, t2))
+
+
+def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
+    """The frequency (Hz) of the largest peak of the mean-removed power spectrum of ``x``
+    (resampled evenly at its median step when the steps vary), NaN for fewer than 8 samples
+    or a constant signal."""
+    if x.size < 8 or t[-1] <= t[0]:
+        return math.nan
+    dt = float(np.median(np.diff(t)))
+    even = np.arange(t[0], t[-1] + 0.5 * dt, dt)
+    y = np.interp(even, t, x)
+    y = (y - y.mean()) * np.hanning(y.size)
+    if not np.any(y):
+        return math.nan
+    n = 1 << int(math.ceil(math.log2(8 * y.size)))   # zero-padded: bins 8 times finer
+    power = np.abs(np.fft.rfft(y, n)) ** 2
+    power[0] = 0.0
+    k = int(power.argmax())
+    if 0 < k < power.size - 1 and np.all(power[k - 1:k + 2] > 0):
+        a, b, c = np.log(power[k - 1:k + 2])
+        shift = 0.5 * (a - c) / (a - 2 * b + c) if a - 2 * b + c != 0 else 0.0
+    else:
+        shift = 0.0
+    return float((k + shift) / (n * dt))
 
 
 def _crossings(t: np.ndarray, y: np.ndarray, *, upward: bool | None) -> np.ndarray:

@@ -44,6 +44,48 @@ def test_a_sines_rms_peak_to_peak_period_and_frequency():
     assert abs(metric_value("first_crossing", t, x, level=0.3) - cross) < 1e-6
 
 
+def underdamped(t: np.ndarray, *, zeta: float, fn: float, x0: float = 0.0, final: float = 1.0) -> np.ndarray:
+    """A second-order system from ``x0`` (at rest) to ``final``: ``final`` + (x0 − final) ·
+    e^(−ζωn t)(cos ωd t + ζ/√(1−ζ²) sin ωd t)."""
+    wn = 2 * math.pi * fn
+    wd = wn * math.sqrt(1 - zeta ** 2)
+    return final + (x0 - final) * np.exp(-zeta * wn * t) * (np.cos(wd * t) + zeta / math.sqrt(1 - zeta ** 2)
+                                                           * np.sin(wd * t))
+
+
+@pytest.mark.parametrize("case", ["step zeta 0.2", "free decay zeta 0.035", "sine about 0.3"])
+def test_period_and_frequency_are_the_oscillations_within_half_a_percent(case):
+    """CONTRACT 6: the damped period Td = 1/(fn·√(1−ζ²)) of a step response (ζ = 0.2: crossings
+    of the window's mean gave 0.3066 s for 0.3206 s), of a free decay, and a sine's period."""
+    t = steps(4.0)
+    if case.startswith("step"):
+        fn, zeta = 3.19, 0.2
+        x = np.where(t < 0.5, 0.0, underdamped(np.clip(t - 0.5, 0, None), zeta=zeta, fn=fn))
+        expected = 1 / (fn * math.sqrt(1 - zeta ** 2))
+    elif case.startswith("free"):
+        fn, zeta = 2.25, 0.035
+        x = underdamped(t, zeta=zeta, fn=fn, x0=0.1, final=-0.1)
+        expected = 1 / (fn * math.sqrt(1 - zeta ** 2))
+    else:
+        x = 0.3 + 2.0 * np.sin(2 * math.pi * 1.7 * t + 0.4)
+        expected = 1 / 1.7
+    assert metric_value("period", t, x) == pytest.approx(expected, rel=5e-3)
+    assert metric_value("frequency", t, x) == pytest.approx(1 / expected, rel=5e-3)
+    assert metric_value("period", t, x) == pytest.approx(expected, rel=1e-4)  # parabolas between samples
+
+
+def test_the_dominant_frequency_is_the_spectrums_peak_between_bins():
+    """A sine of 2.25 Hz plus a smaller one of 7 Hz over 3 s (bins of 0.33 Hz), and a decaying
+    oscillation: the largest spectral peak, refined between bins."""
+    t = steps(3.0)
+    x = 0.5 + np.sin(2 * math.pi * 2.25 * t) + 0.3 * np.sin(2 * math.pi * 7.0 * t)
+    assert metric_value("dominant_frequency", t, x) == pytest.approx(2.25, rel=2e-3)
+    decay = underdamped(t, zeta=0.035, fn=2.25, x0=0.1, final=-0.1)
+    assert metric_value("dominant_frequency", t, decay) == pytest.approx(2.25 * math.sqrt(1 - 0.035 ** 2), rel=1e-2)
+    assert math.isnan(metric_value("dominant_frequency", t, np.full_like(t, 4.0)))
+    assert metric_unit("dominant_frequency", "m") == "Hz"
+
+
 def test_a_first_order_step_settles_at_2_percent_after_tau_ln_50():
     tau = 0.2
     t = steps(5.0)
@@ -158,3 +200,18 @@ def test_a_metric_added_mid_run_starts_from_what_was_kept():
     fresh = MetricLog([Metric(name="area", signal="b", kind="integral")])   # no old log: the kept rows' times
     fresh.seed(None, lambda s: (kept_t, 2.0 * np.ones_like(kept_t)))
     assert fresh.n == kept_t.size and fresh.values()["area"] == pytest.approx(4.0)
+
+
+def test_a_metric_window_after_the_run_is_refused_naming_the_field(tmp_path):
+    """A window wholly after the run's end gave a silent null: now one line naming the field."""
+    from mjrig.runtime.errors import ConfigError
+
+    src = (REPO / "models" / "spring_mass.toml").read_text()
+    path = tmp_path / "late.toml"
+    path.write_text(src.replace('model = "spring_mass.xml"', f'model = "{REPO / "models" / "spring_mass.xml"}"')
+                    + '\n[[metrics]]\nname = "late"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 6.0\n')
+    with pytest.raises(ConfigError) as err:
+        prepare(load_scenario(path), record=False)  # duration 5 s
+    line = str(err.value)
+    assert "\n" not in line and "late.toml:" in line and "start" in line and "'late'" in line and "5 s" in line, line
+    prepare(load_scenario(path), record=False, duration=7.0)  # a longer run covers it
