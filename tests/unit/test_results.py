@@ -201,7 +201,8 @@ def test_a_study_opens_as_results(tmp_path):
     from mjrig.campaign.optimize import run_optimize
     from tests.sweep_util import BASE
     path = tmp_path / "opt.toml"
-    path.write_text(BASE.split("[[requirements]]")[0] + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+    base = BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 2.0")  # two periods at k = 100
+    path.write_text(base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
                     '[optimize]\nminimize = "Metrics/f"\ntrials = 3\n[optimize.params]\nk = { low = 100.0, high = 400.0 }\n',
                     encoding="utf-8")
     outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
