@@ -7,7 +7,7 @@ same commands the panel submits; files dropped on the viewer open like File > Op
 
 Threading: the only code that touches MjModel/MjData/``user_scn`` and the viewer's camera;
 everything it shares with the panel goes through the Session's command queue and snapshot.
-Key callbacks run on the viewer's render thread and only submit commands.
+Callbacks on the viewer's render thread (keys, the close button) only submit commands.
 """
 from __future__ import annotations
 
@@ -91,11 +91,10 @@ class SimThread:
         s.view_request = s.view_request or "open"
 
     def _may_close(self) -> bool:
-        """The viewer's close button (render thread): with unsaved rig edits the panel asks."""
-        s = self.session
-        if not s.document.dirty or s.quit_confirmed:
-            return True
-        s.quit_question = True
+        """The viewer's close button (render thread): only a ``CloseViewer`` for the session, which
+        quits (this loop then closes the window) or asks about unsaved edits first; the window
+        stays open meanwhile."""
+        self.session.submit(C.CloseViewer())
         return False
 
     def _aspect(self) -> float:
