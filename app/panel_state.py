@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+import numpy as np
 
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo", "bound_text"]
+           "RequirementInfo", "TimelineInfo", "ComparedSignals", "OpenedResults", "bound_text"]
 
 
 class RunState(str, enum.Enum):
@@ -89,6 +92,68 @@ class TimelineInfo:
     recording: str = ""   # the recording replayed
     compare: str = ""     # the recording compared with ("": none)
     ghost: bool = False   # the compared one is of the same model: draw its bodies too
+
+
+@dataclass(frozen=True, eq=False)
+class ComparedSignals:
+    """The recording compared with (``OpenComparison``) as the live plots draw it: read once by
+    the session, off the GUI thread, and published for the plotted signals it has. ``path``: its
+    file ("": none); ``times`` (s, shape (rows,)) and ``values`` (signal -> shape (rows,), SI),
+    every row of a short recording, evenly thinned out beyond ``COMPARED_ROWS``. The same object
+    is published while neither the comparison nor the plotted signals change (compare by ``is``)."""
+
+    path: str = ""
+    times: np.ndarray = field(default_factory=lambda: np.empty(0))
+    values: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        """Whether signal ``name`` of the compared recording is here (it has it, and it is plotted)."""
+        return name in self.values
+
+    def at(self, name: str, times: np.ndarray) -> np.ndarray:
+        """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
+        not ``has(name)``)."""
+        return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
+
+
+class OpenedResults(Protocol):
+    """A sweep's or study's results as the session opened them (``mjrig.campaign.results.SweepResults``),
+    which the results view reads: the trials sorted and filtered (``rows``: a polars DataFrame),
+    a param against a value (``scatter``: ``x``, ``y``, ``trials`` arrays and ``group(name)``),
+    a study's history, and the commands that open a trial. Immutable once opened; any thread."""
+
+    path: Path
+    table: Any
+    filters: tuple[str, ...]
+    """The status filters, "all" first."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def params(self) -> list[str]: ...
+    @property
+    def values(self) -> list[str]: ...
+    @property
+    def requirement_values(self) -> list[str]: ...
+    @property
+    def is_study(self) -> bool: ...
+    @property
+    def scenario_path(self) -> Path | None: ...
+    def counts(self) -> dict[str, int]: ...
+    def sensitivity(self) -> dict[str, dict[str, float]]: ...
+    def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def best_trial(self) -> int | None: ...
+    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> Any: ...
+    def scatter(self, x: str, y: str, *, status: str = "all") -> Any: ...
+    def recording_path(self, trial: int) -> Path: ...
+    def has_recording(self, trial: int) -> bool: ...
+    def scenario_problem(self) -> str | None: ...
+    def replay_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
+    def scenario_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
+
+
+COMPARED_ROWS = 20000
+"""Rows of a compared recording the panel gets at most (as many as the live plots keep)."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +255,8 @@ class PanelState:
     """Rigs opened so far (a reload is not another rig): when it changes, a panel forgets what
     it kept for the previous rig (a filter or search typed, a frozen plot)."""
     source: str = ""                   # the file opened: a scenario, or the bare model
-    results: str | None = None         # a sweep's or study's results file opened: the results view shows it
+    results: OpenedResults | None = None
+    """The sweep's or study's results the session opened last: the results view shows them."""
     results_opened: int = 0            # results files opened so far (the view is made again for each)
     plots: tuple[str, ...] = ()
     """The rig's ``[plots] signals`` (CONTRACT 13): ticked in the plots when the rig opens."""
@@ -212,6 +278,8 @@ class PanelState:
     """The recording File > Export and File > Report read now: the one replayed, else the one
     being finished or the last one finished (None: none yet)."""
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
+    compared: ComparedSignals = field(default_factory=ComparedSignals)
+    """The compared recording's plotted signals (``timeline.compare`` names its file)."""
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:
         """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""

@@ -6,7 +6,7 @@ The panel keeps its own bounded history of telemetry rows (``SignalHistory``), f
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
 is checked and then only refreshed with ``set_value``; every series is decimated (min/max per
 bucket) to at most ``max_points`` points, so drawing cost does not grow with the sample rate.
-A compared recording (``TimelineInfo.compare``) adds each checked signal's dashed twin in the
+A compared recording (``PanelState.compared``) adds each checked signal's dashed twin in the
 same colour (``plot_overlay``). *Save plot...* calls ``on_save`` (the app's save dialog), which
 draws ``traces()``.
 """
@@ -134,7 +134,7 @@ class PlotPanel:
         if failures != self._failures:
             self._failures = failures
             self._view_stale = True
-        if self._overlay.follow(snapshot.timeline.compare):
+        if self._overlay.follow(snapshot.compared):
             self._view_stale = True
         if snapshot.shown_units != self._shown:
             self._shown, self._view_stale = snapshot.shown_units, True

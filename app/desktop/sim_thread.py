@@ -2,7 +2,7 @@
 
 Each frame (about 60 Hz) it takes the viewer lock, runs queued commands, steps the physics
 paced to the chosen speed, draws the rig's arrows and lines into ``user_scn``, then calls
-``sync()`` outside the lock and publishes a snapshot. Viewer keys (``app.keys``) become the
+``sync()`` outside the lock and publishes a snapshot. Viewer keys (``mjrig.settings.keys``) become the
 same commands the panel submits; files dropped on the viewer open like File > Open.
 
 Threading: the only code that touches MjModel/MjData/``user_scn`` and the viewer's camera;
@@ -22,7 +22,7 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.runtime.camera import FREE, apply_camera, frame_model, next_camera
-from mjrig.desktop.keys import KeyMap, load_keymap
+from mjrig.settings.keys import KeyMap, load_keymap
 from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
 from mjrig.session.kernel import Session

@@ -376,7 +376,7 @@ class Session:
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
             plots=self.plot_feed.at_opening.signals, plot_window=self.plot_feed.at_opening.window,
             units=self._live.units_view(), events=tuple(self._events),
-            hot_reload=self.files is not None and self.files.enabled,
+            hot_reload=self.files is not None and self.files.enabled, compared=self.replayer.compared(self.plot_feed.plotted),
             timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
             **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
             **self.reports.publish(), **self.results.publish())

@@ -30,6 +30,7 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
+from mjrig.panel_state import COMPARED_ROWS
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
@@ -113,6 +114,8 @@ class ReplayMode:
         self._comparison: OverlaidRecording | None = None
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
+        self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparedSignals] = (
+            None, (), C.ComparedSignals())
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -192,6 +195,20 @@ class ReplayMode:
         """The timeline fields that say what is compared (``compare``, ``ghost``)."""
         cmp = self.comparison
         return {"compare": str(cmp.recording.path) if cmp else "", "ghost": cmp is not None and cmp.ghost is not None}
+
+    def compared(self, plotted: tuple[str, ...]) -> C.ComparedSignals:
+        """The compared recording's ``plotted`` signals for the plots (the same object until the
+        comparison or ``plotted`` changes): the panel draws them and reads no file."""
+        cmp = self.comparison
+        if self._compared[0] is not cmp or self._compared[1] != plotted:
+            part = C.ComparedSignals()
+            if cmp is not None:
+                rec = cmp.recording
+                stride = max(1, -(-rec.times.size // COMPARED_ROWS))
+                part = C.ComparedSignals(str(rec.path), rec.times[::stride].copy(),
+                                         {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns})
+            self._compared = (cmp, plotted, part)
+        return self._compared[2]
 
     def ghost_qpos(self) -> np.ndarray | None:
         """The compared recording's pose at the current time (same model only), else None."""
