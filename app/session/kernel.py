@@ -10,7 +10,8 @@ screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pic
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
 actuator sliders, snapshots, verdicts) and ``plot_feed`` (the live plots' rows). The kernel
 dispatches each command to the feature that registered it (the step source first) and builds
-the panel state from its own fields and each feature's ``publish()``.
+the panel state from its own fields and each feature's ``publish()``, a typed part of it
+(``mjrig.panel_state``: ``EntriesPart``, ``OutputsPart``...).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import copy
-import dataclasses
 import os
 import queue
 from pathlib import Path
@@ -368,18 +368,18 @@ class Session:
                     t_event, text = p.events.popleft()
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
-        self._snapshot = C.PanelState(
-            state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
+        parts = (self.entries.publish(), self.outputs.publish(), self.tools.publish(), self.reports.publish(),
+                 self.results.publish(), self.replayer.publish(plotted=self.plot_feed.plotted))
+        self._snapshot = C.PanelState.of(
+            parts, state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
             speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,
             messages=tuple(self._messages), signals=self.source.signals() or self.plot_feed.names(self._live.columns),
             steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
             dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
             plots=self.plot_feed.at_opening.signals, plot_window=self.plot_feed.at_opening.window,
             units=self._live.units_view(), events=tuple(self._events),
-            hot_reload=self.files is not None and self.files.enabled, compared=self.replayer.compared(self.plot_feed.plotted),
-            timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
-            **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
-            **self.reports.publish(), **self.results.publish())
+            hot_reload=self.files is not None and self.files.enabled,
+            timeline=self.replayer.on_timeline(self.source.info()))
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

@@ -23,6 +23,7 @@ Threading: simulation thread only.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable
 
@@ -114,8 +115,8 @@ class ReplayMode:
         self._comparison: OverlaidRecording | None = None
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
-        self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparedSignals] = (
-            None, (), C.ComparedSignals())
+        self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparisonPart] = (
+            None, (), C.ComparisonPart())
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -191,14 +192,15 @@ class ReplayMode:
         mujoco.mj_kinematics(model, gd)
         return add_ghost(model, gd, scene, option=option)
 
-    def overlay(self) -> dict[str, Any]:
-        """The timeline fields that say what is compared (``compare``, ``ghost``)."""
+    def on_timeline(self, info: C.TimelineInfo) -> C.TimelineInfo:
+        """``info`` saying what is compared (``compare``, ``ghost``)."""
         cmp = self.comparison
-        return {"compare": str(cmp.recording.path) if cmp else "", "ghost": cmp is not None and cmp.ghost is not None}
+        return dataclasses.replace(info, compare=str(cmp.recording.path) if cmp else "",
+                                   ghost=cmp is not None and cmp.ghost is not None)
 
-    def compared(self, plotted: tuple[str, ...]) -> C.ComparedSignals:
-        """The compared recording's ``plotted`` signals for the plots (the same object until the
-        comparison or ``plotted`` changes): the panel draws them and reads no file."""
+    def publish(self, *, plotted: tuple[str, ...]) -> C.ComparisonPart:
+        """Its part of the panel state: the compared recording's ``plotted`` signals (the same
+        object until the comparison or ``plotted`` changes): the panel draws them and reads no file."""
         cmp = self.comparison
         if self._compared[0] is not cmp or self._compared[1] != plotted:
             part = C.ComparedSignals()
@@ -207,7 +209,7 @@ class ReplayMode:
                 stride = max(1, -(-rec.times.size // COMPARED_ROWS))
                 part = C.ComparedSignals(str(rec.path), rec.times[::stride].copy(),
                                          {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns})
-            self._compared = (cmp, plotted, part)
+            self._compared = (cmp, plotted, C.ComparisonPart(part))
         return self._compared[2]
 
     def ghost_qpos(self) -> np.ndarray | None:

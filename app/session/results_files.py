@@ -8,8 +8,9 @@ file again.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
+from mjrig import commands as C
 from mjrig.campaign.results import SweepResults, is_results
 from mjrig.scenario.bundled import default_model
 from mjrig.session.context import RigContext
@@ -37,5 +38,6 @@ class ResultsFiles:
         kind = "study" if results.is_study else "sweep"
         self.ctx.log("info", f"results of a {kind} of {results.table.height} trials: {path}")
 
-    def publish(self) -> dict[str, Any]:
-        return {"results": self.results, "results_opened": self.opened}
+    def publish(self) -> C.ResultsPart:
+        """Its part of the panel state: the results opened last, and how many were opened."""
+        return C.ResultsPart(results=self.results, results_opened=self.opened)
