@@ -30,7 +30,7 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
         app.tick("slide_x", "qpos")
         app.click("Metrics")
         app.type_into("metric name", "back_swing")
-        app.type_into("from s", "0.1")
+        app.type_into("start", "0.1")  # the form's start field (s), from the registry
         app.click("Add metric")  # kind "max" (the first), on the ticked signal, from 0.1 s on
         wait_for(lambda: app.text("back_swing"), what="the metric's row")
         assert app.text("slide_x:qpos") and app.text("max") and app.text(r"0\.1\.\.end s")
