@@ -153,6 +153,9 @@ class OpenedResults(Protocol):
     def scenario_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
 
 
+NO_COMPARISON = ComparedSignals()
+"""Nothing compared: the one object every panel state without a comparison holds."""
+
 COMPARED_ROWS = 20000
 """Rows of a compared recording the panel gets at most (as many as the live plots keep)."""
 
@@ -285,7 +288,7 @@ class ResultsPart:
 class ComparisonPart:
     """The recording compared with, as the plots draw it (``session.replay_mode``)."""
 
-    compared: ComparedSignals = field(default_factory=ComparedSignals)
+    compared: ComparedSignals = NO_COMPARISON
     """The compared recording's plotted signals (``timeline.compare`` names its file)."""
 
 

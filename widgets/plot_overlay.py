@@ -114,8 +114,8 @@ class Overlay:
     def follow(self, compared: ComparedSignals) -> bool:
         """Draw ``compared`` from now on; True when it is another one (another file, or other
         signals plotted)."""
-        if compared is self.compared:
-            return False
+        if compared is self.compared or not (compared.path or self.compared.path):
+            return False  # the same, or nothing compared before and now
         self.compared = compared
         return True
 

@@ -31,7 +31,7 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.panel_state import COMPARED_ROWS
+from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
@@ -203,7 +203,7 @@ class ReplayMode:
         object until the comparison or ``plotted`` changes): the panel draws them and reads no file."""
         cmp = self.comparison
         if self._compared[0] is not cmp or self._compared[1] != plotted:
-            part = C.ComparedSignals()
+            part = NO_COMPARISON
             if cmp is not None:
                 rec = cmp.recording
                 stride = max(1, -(-rec.times.size // COMPARED_ROWS))

@@ -41,7 +41,8 @@ sys.exit(1 if bad else 0)
 
 def check_no_gui_modules(tmp_path: Path, display: str) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DISPLAY": display, "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}  # no MUJOCO_GL: mjrig picks it
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no MUJOCO_GL: mjrig picks it
+           "PYTHONPATH": str(package_tree(tmp_path / "tree"))}  # this checkout's modules, whatever is installed
     proc = subprocess.run([sys.executable, "-c", CODE], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=180)
     assert proc.returncode == 0, proc.stdout + proc.stderr
