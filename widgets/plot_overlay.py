@@ -110,13 +110,16 @@ class Overlay:
 
     def __init__(self) -> None:
         self.compared = ComparedSignals()
+        self._key: tuple[str, tuple[str, ...]] = ("", ())
 
     def follow(self, compared: ComparedSignals) -> bool:
-        """Draw ``compared`` from now on; True when it is another one (another file, or other
-        signals plotted)."""
-        if compared is self.compared or not (compared.path or self.compared.path):
-            return False  # the same, or nothing compared before and now
+        """Draw ``compared`` from now on; True when it is another file or other signals (a panel
+        in its own process gets a copy with every snapshot: the same file and signals are no change)."""
         self.compared = compared
+        key = (compared.path, tuple(compared.values))
+        if key == self._key:
+            return False
+        self._key = key
         return True
 
     @property
