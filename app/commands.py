@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.panel_state import (ActuatorInfo, EntryInfo, MetricInfo, ModelInfo, ParamInfo, PanelState,
+from mjrig.panel_state import (ActuatorInfo, ComparedSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
+                               OutputsPart, PanelPart, ReportsPart, ResultsPart, ToolsPart, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
 
 __all__ = [
@@ -18,10 +19,11 @@ __all__ = [
     "SetSpeed", "ChangeSpeed", "PutEntry", "RemoveEntry", "SetEntryActive",
     "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
     "SaveScenario",
-    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "PanelState", "EntryInfo",
+    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "CloseViewer", "PanelState", "EntryInfo",
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
+    "OpenComparison", "ComparedSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
+    "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
     "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals",
 ]
 
@@ -351,6 +353,13 @@ class Quit(Command):
     """Close the app (``confirmed``: the user chose to lose unsaved rig edits)."""
 
     confirmed: bool = False
+
+
+@dataclass(frozen=True)
+class CloseViewer(Command):
+    """The 3D view's close button (sent by the viewer's render thread): the session quits when
+    the rig has no unsaved edits, else it asks first (``PanelState.quit_question``); the window
+    stays open until the session quits."""
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,17 @@ objects cross a thread queue or a process pipe."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping, Protocol
+
+import numpy as np
 
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo", "bound_text"]
+           "RequirementInfo", "TimelineInfo", "ComparedSignals", "OpenedResults", "bound_text",
+           "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart"]
 
 
 class RunState(str, enum.Enum):
@@ -91,6 +95,71 @@ class TimelineInfo:
     ghost: bool = False   # the compared one is of the same model: draw its bodies too
 
 
+@dataclass(frozen=True, eq=False)
+class ComparedSignals:
+    """The recording compared with (``OpenComparison``) as the live plots draw it: read once by
+    the session, off the GUI thread, and published for the plotted signals it has. ``path``: its
+    file ("": none); ``times`` (s, shape (rows,)) and ``values`` (signal -> shape (rows,), SI),
+    every row of a short recording, evenly thinned out beyond ``COMPARED_ROWS``. The same object
+    is published while neither the comparison nor the plotted signals change (compare by ``is``)."""
+
+    path: str = ""
+    times: np.ndarray = field(default_factory=lambda: np.empty(0))
+    values: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        """Whether signal ``name`` of the compared recording is here (it has it, and it is plotted)."""
+        return name in self.values
+
+    def at(self, name: str, times: np.ndarray) -> np.ndarray:
+        """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
+        not ``has(name)``)."""
+        return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
+
+
+class OpenedResults(Protocol):
+    """A sweep's or study's results as the session opened them (``mjrig.campaign.results.SweepResults``),
+    which the results view reads: the trials sorted and filtered (``rows``: a polars DataFrame),
+    a param against a value (``scatter``: ``x``, ``y``, ``trials`` arrays and ``group(name)``),
+    a study's history, and the commands that open a trial. Immutable once opened; any thread."""
+
+    path: Path
+    table: Any
+    filters: tuple[str, ...]
+    """The status filters, "all" first."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def params(self) -> list[str]: ...
+    @property
+    def values(self) -> list[str]: ...
+    @property
+    def requirement_values(self) -> list[str]: ...
+    @property
+    def is_study(self) -> bool: ...
+    @property
+    def scenario_path(self) -> Path | None: ...
+    def counts(self) -> dict[str, int]: ...
+    def sensitivity(self) -> dict[str, dict[str, float]]: ...
+    def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def best_trial(self) -> int | None: ...
+    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> Any: ...
+    def scatter(self, x: str, y: str, *, status: str = "all") -> Any: ...
+    def recording_path(self, trial: int) -> Path: ...
+    def has_recording(self, trial: int) -> bool: ...
+    def scenario_problem(self) -> str | None: ...
+    def replay_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
+    def scenario_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
+
+
+NO_COMPARISON = ComparedSignals()
+"""Nothing compared: the one object every panel state without a comparison holds."""
+
+COMPARED_ROWS = 20000
+"""Rows of a compared recording the panel gets at most (as many as the live plots keep)."""
+
+
 @dataclass(frozen=True)
 class RequirementInfo:
     """A requirement's live state: ``passed`` so far (final once ``decided``), the observed
@@ -155,30 +224,26 @@ class ModelInfo:
     nu: int = 0
 
 
+# --- each feature's part of the panel state (``mjrig.session``: its feature's ``publish()``) ------
 @dataclass(frozen=True)
-class PanelState:
-    """What the panel shows, published by the simulation about every frame. Immutable."""
+class EntriesPart:
+    """The rig's entries and params (``session.entries``)."""
 
-    state: RunState = RunState.STOPPED
-    time: float = 0.0
-    realtime_factor: float = 0.0
-    speed: float = 1.0
-    model: ModelInfo = field(default_factory=ModelInfo)
     entries: tuple[EntryInfo, ...] = ()
     """Every entry of the rig, section by section in the registry's order."""
     params: tuple[ParamInfo, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutputsPart:
+    """The recording being made, its plan, the video, the interrupted recordings (``session.outputs``)."""
+
     recording_path: str | None = None
     recording_rows: int = 0
     recording_bytes: int = 0
     recording_error: str | None = None
     video_path: str | None = None
-    selection: str | None = None
-    error: str | None = None
-    messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
-    signals: tuple[str, ...] = ()
-    steps: int = 0
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
-    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
     recording_plan: dict[str, Any] = field(default_factory=dict)
     """What Start and Ctrl+E record: the Recording form's ``path``, ``rate`` (samples/s, None:
     every step) and ``signals`` (groups, None: all); a rig opens with its [recording]."""
@@ -186,12 +251,74 @@ class PanelState:
     """Changes when the session sets ``recording_plan`` itself (a rig opened, a recording
     started): the form then shows the plan again. The form's own edits leave it alone, so a
     path being typed is never overwritten by its echo."""
+
+
+@dataclass(frozen=True)
+class ToolsPart:
+    """Actuators, requirement verdicts, metrics, the last snapshot, the view's settings (``session.tools``)."""
+
+    actuators: tuple[ActuatorInfo, ...] = ()
+    requirements: tuple[RequirementInfo, ...] = ()
+    metrics: tuple[MetricInfo, ...] = ()
+    snapshot_path: str | None = None   # the last state snapshot taken or restored
+    force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
+    shown_units: DisplayUnits = field(default_factory=DisplayUnits)
+    """The rig's ``[units]``: what the plots, values at the cursor, sliders and tables show."""
+
+
+@dataclass(frozen=True)
+class ReportsPart:
+    """What an export or report without a source reads (``session.reports``)."""
+
+    export_source: str | None = None
+    """The recording File > Export and File > Report read now: the one replayed, else the one
+    being finished or the last one finished (None: none yet)."""
+
+
+@dataclass(frozen=True)
+class ResultsPart:
+    """The sweep's or study's results opened (``session.results_files``)."""
+
+    results: OpenedResults | None = None
+    """The results the session opened last (it read the file): the results view shows them."""
+    results_opened: int = 0            # results files opened so far (the view is made again for each)
+
+
+@dataclass(frozen=True)
+class ComparisonPart:
+    """The recording compared with, as the plots draw it (``session.replay_mode``)."""
+
+    compared: ComparedSignals = NO_COMPARISON
+    """The compared recording's plotted signals (``timeline.compare`` names its file)."""
+
+
+PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart
+"""A feature's part: its fields are the panel state's own (``PanelState`` is made of the parts)."""
+
+
+@dataclass(frozen=True)
+class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart):
+    """What the panel shows, published by the simulation about every frame. Immutable.
+
+    The kernel's fields are declared here; each feature's fields in its part (the bases), so a
+    feature builds one typed object and ``of`` takes its fields over, and a widget reads every
+    field flat (``state.recording_path``)."""
+
+    state: RunState = RunState.STOPPED
+    time: float = 0.0
+    realtime_factor: float = 0.0
+    speed: float = 1.0
+    model: ModelInfo = field(default_factory=ModelInfo)
+    selection: str | None = None
+    error: str | None = None
+    messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
+    signals: tuple[str, ...] = ()
+    steps: int = 0
+    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
     opened: int = 0
     """Rigs opened so far (a reload is not another rig): when it changes, a panel forgets what
     it kept for the previous rig (a filter or search typed, a frozen plot)."""
     source: str = ""                   # the file opened: a scenario, or the bare model
-    results: str | None = None         # a sweep's or study's results file opened: the results view shows it
-    results_opened: int = 0            # results files opened so far (the view is made again for each)
     plots: tuple[str, ...] = ()
     """The rig's ``[plots] signals`` (CONTRACT 13): ticked in the plots when the rig opens."""
     plot_window: float | None = None   # the rig's ``[plots] window`` (s), None: the panel's own
@@ -200,18 +327,18 @@ class PanelState:
     quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
     units: Mapping[str, str] = field(default_factory=dict)  # signal -> unit (a read-only copy)
     events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
-    actuators: tuple[ActuatorInfo, ...] = ()
-    requirements: tuple[RequirementInfo, ...] = ()
-    metrics: tuple[MetricInfo, ...] = ()
-    snapshot_path: str | None = None   # the last state snapshot taken or restored
-    force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
-    shown_units: DisplayUnits = field(default_factory=DisplayUnits)
-    """The rig's ``[units]``: what the plots, values at the cursor, sliders and tables show."""
     hot_reload: bool = False           # the model and scenario files are watched and reloaded on change
-    export_source: str | None = None
-    """The recording File > Export and File > Report read now: the one replayed, else the one
-    being finished or the last one finished (None: none yet)."""
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
+
+    @classmethod
+    def of(cls, parts: tuple[PanelPart, ...], **own: Any) -> "PanelState":
+        """The panel state of the kernel's ``own`` fields and the features' ``parts`` (one of each
+        kind at most; a part left out keeps its defaults)."""
+        kinds = [type(p) for p in parts]
+        if len(set(kinds)) != len(kinds):
+            raise TypeError(f"one part of each kind: {[k.__name__ for k in kinds]}")
+        taken = {f.name: getattr(p, f.name) for p in parts for f in fields(p)}
+        return cls(**own, **taken)
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:
         """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""

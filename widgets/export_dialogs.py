@@ -20,8 +20,7 @@ from typing import Callable, Sequence
 from mjrig import commands as C
 from mjrig.exports.export import FORMATS, default_output
 from mjrig.exports.plotting import FIGURE_SUFFIXES, Trace
-from mjrig.exports.report import default_report_path
-from mjrig.runtime.paths import fresh_path
+from mjrig.runtime.paths import default_report_path, fresh_path
 from mjrig.widgets.file_dialog import FileDialog, type_filters
 
 __all__ = ["ExportDialogs"]

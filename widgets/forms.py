@@ -3,7 +3,8 @@
 A ``SpecForm`` shows the inputs a scenario table needs (``[[loads]]`` or ``[[proximities]]``)
 and turns them back into that table. Numbers accept a value or the name of a param; points are
 picked from the model's names or typed (``body:NAME@x,y,z``). Each input's tooltip is the
-field's help from the registry.
+field's help from the registry. A number in its entry's signal's unit (``Field.of_signal``: a
+metric's level) is typed in the unit that signal is shown in (``show_signal_unit``, ``read``).
 """
 from __future__ import annotations
 
@@ -28,8 +29,11 @@ def form_fields(section: str, kind: str, *, registry: Registry = REGISTRY) -> li
     return [f for f in found.fields if f.name != "name"]
 
 
-def _hint(f: Field) -> str:
-    """Grey text in an empty input: the unit and what else it takes."""
+def _hint(f: Field, *, signal_unit: str = "") -> str:
+    """Grey text in an empty input: the unit and what else it takes (``signal_unit``: the unit
+    the entry's signal is shown in, for a number in that unit)."""
+    if f.of_signal:
+        return signal_unit or "in the signal's unit"
     if f.type == "vector":
         return f"x, y, z ({f.unit})"
     if f.type in ("number_or_param", "profile"):
@@ -85,6 +89,12 @@ class SpecForm:
                 with dpg.tooltip(self._ids[f.name]):
                     dpg.add_text(f"{f.help} ({f.unit})" if f.unit else f.help)
 
+    def show_signal_unit(self, label: str) -> None:
+        """The entry's signal is shown in ``label`` ("" unknown): the hint of every number in its unit."""
+        for f in self.fields:
+            if f.of_signal and f.name in self._ids:
+                dpg.configure_item(self._ids[f.name], hint=_hint(f, signal_unit=label))
+
     def _point_fields(self) -> list[Field]:
         return [f for f in self.fields if _INPUT[f.type] == "point"]
 
@@ -120,9 +130,11 @@ class SpecForm:
         for f in self.fields:
             dpg.set_value(self._ids[f.name], _show(spec.get(f.name, f.default)))
 
-    def read(self) -> dict:
+    def read(self, *, signal_factor: float = 1.0) -> dict:
         """The table the inputs describe; optional empty fields are left out, other empty
-        numbers take the suggested value (an empty required point stays empty: the parser says so)."""
+        numbers take the suggested value (an empty required point stays empty: the parser says so).
+        ``signal_factor``: the shown value per SI value of the entry's signal; a number typed in
+        its unit (``Field.of_signal``) is divided by it (the scenario holds SI)."""
         out: dict[str, Any] = {}
         for f in self.fields:
             text = str(dpg.get_value(self._ids[f.name]) or "").strip()
@@ -133,7 +145,8 @@ class SpecForm:
                 if not f.optional:
                     out[f.name] = "" if kind == "point" else _toml(f.suggested)
             elif kind == "number":
-                out[f.name] = parse_number_or_name(text)
+                value = parse_number_or_name(text)
+                out[f.name] = value / signal_factor if f.of_signal and isinstance(value, float) else value
             elif kind == "vector":
                 out[f.name] = [parse_number_or_name(p) for p in text.replace(";", ",").split(",")]
             else:

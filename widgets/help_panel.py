@@ -1,11 +1,11 @@
-"""Keys: the viewer's keys, generated from the one key table (``app.keys``), as remapped, and
-the panel's own (``app.panel_keys``)."""
+"""Keys: the viewer's keys, generated from the one key table (``mjrig.settings.keys``), as remapped, and
+the panel's own (``mjrig.settings.panel_keys``)."""
 from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.desktop import panel_keys
-from mjrig.desktop.keys import EXTRA_HELP, KeyMap, config_dir
+from mjrig.settings import panel_keys
+from mjrig.settings.keys import EXTRA_HELP, KeyMap, config_dir
 
 __all__ = ["HelpPanel"]
 

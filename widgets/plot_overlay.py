@@ -2,10 +2,11 @@
 own line (``mjrig RECORDING.parquet --compare OTHER.parquet``, or "Compare with..." in the panel).
 
 ``SeriesColors`` gives every plotted signal one colour of a fixed palette for as long as it is
-plotted, as a Dear PyGui theme bound to both its lines. ``Overlay`` reads the compared recording
-(on the GUI thread, once per file) and samples a signal over the visible span with gaps cut in,
-which ImPlot draws as a dashed line (a NaN breaks a line series), so the dashes keep their
-length on screen whatever the span.
+plotted, as a Dear PyGui theme bound to both its lines. ``Overlay`` follows what the session
+published of the compared recording (``PanelState.compared``: the session reads the file, off the
+GUI thread) and samples a signal over the visible span with gaps cut in, which ImPlot draws as a
+dashed line (a NaN breaks a line series), so the dashes keep their length on screen whatever the
+span.
 """
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from typing import NamedTuple
 import dearpygui.dearpygui as dpg
 import numpy as np
 
-from mjrig.recordings.replay import OverlaidRecording, read_recording
-from mjrig.runtime.errors import ConfigError
+from mjrig.commands import ComparedSignals
 
 __all__ = ["readable_range", "SeriesColors", "MarkThemes", "Overlay", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
 
@@ -106,48 +106,43 @@ class MarkThemes:
 
 
 class Overlay:
-    """The compared recording, read once per path; ``sample`` gives a dashed signal."""
+    """The compared recording's plotted signals as published; ``sample`` gives a dashed signal."""
 
     def __init__(self) -> None:
-        self.path = ""
-        self.comparison: OverlaidRecording | None = None
-        self.error = ""
+        self.compared = ComparedSignals()
+        self._key: tuple[str, tuple[str, ...]] = ("", ())
 
-    def follow(self, path: str) -> bool:
-        """Compare with the recording at ``path`` ("" none); True when it changed."""
-        if path == self.path:
+    def follow(self, compared: ComparedSignals) -> bool:
+        """Draw ``compared`` from now on; True when it is another file or other signals (a panel
+        in its own process gets a copy with every snapshot: the same file and signals are no change)."""
+        self.compared = compared
+        key = (compared.path, tuple(compared.values))
+        if key == self._key:
             return False
-        self.path, self.comparison, self.error = path, None, ""
-        if path:
-            try:
-                self.comparison = OverlaidRecording(read_recording(path), ghost=None)
-            except ConfigError as exc:  # the session read it a moment ago; it may have gone since
-                self.error = str(exc)
+        self._key = key
         return True
 
     @property
     def label(self) -> str:
         """What the legend appends to a compared signal's name."""
-        return Path(self.path).stem if self.path else ""
+        return Path(self.compared.path).stem if self.compared.path else ""
 
     def has(self, name: str) -> bool:
-        """Whether the compared recording has signal ``name``."""
-        return self.comparison is not None and name in self.comparison.recording.columns
+        """Whether the compared recording's signal ``name`` is here (it has it, and it is plotted)."""
+        return self.compared.has(name)
 
     def sample(self, name: str, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
         """Signal ``name`` of the compared recording over ``t0``..``t1`` (s), dashed; NaN where
         it has no rows."""
-        assert self.comparison is not None
         times = np.linspace(t0, t1, SAMPLES)
-        return dashed(times, self.comparison.signal_at(name, times))
+        return dashed(times, self.compared.at(name, times))
 
     def value_at(self, name: str, t: float) -> float | None:
         """Signal ``name`` of the compared recording at ``t`` (s), or None (no comparison, no
         such signal, or outside its rows)."""
         if not self.has(name):
             return None
-        assert self.comparison is not None
-        v = float(self.comparison.signal_at(name, np.array([t]))[0])
+        v = float(self.compared.at(name, np.array([t]))[0])
         return v if np.isfinite(v) else None
 
 

@@ -7,7 +7,7 @@ The panel keeps its own bounded history of telemetry rows (``SignalHistory``), f
 ``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
 is checked, then refreshed with ``set_value``, decimated (min/max per bucket) to ``max_points``.
-A compared recording adds each checked signal's dashed twin in the same colour
+A compared recording (``PanelState.compared``) adds each checked signal's dashed twin in the same colour
 (``plot_overlay``). *Save plot...* calls ``on_save``, which draws ``traces()``.
 """
 from __future__ import annotations
@@ -139,7 +139,7 @@ class PlotPanel:
         if failures != self._failures:
             self._failures = failures
             self._view_stale = True
-        if self._overlay.follow(snapshot.timeline.compare):
+        if self._overlay.follow(snapshot.compared):
             self._view_stale = True
         if snapshot.shown_units != self._shown:
             self._shown, self._view_stale = snapshot.shown_units, True

@@ -1,6 +1,6 @@
-"""Where the results view lives: the results file the session opened last (``PanelState.results``),
-however it was opened (the command line, File > Open, Recent, a drop). Each opening makes the
-view again over the panel; the Results menu appears with the first one."""
+"""Where the results view lives: the results the session opened last (``PanelState.results``),
+however the file was opened (the command line, File > Open, Recent, a drop). Each opening makes
+the view again over the panel; the Results menu appears with the first one."""
 from __future__ import annotations
 
 from typing import Callable
@@ -8,7 +8,6 @@ from typing import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.campaign.results import SweepResults
 from mjrig.widgets.results_view import ResultsView
 
 __all__ = ["ResultsSlot"]
@@ -28,12 +27,12 @@ class ResultsSlot:
         """Nothing until a results file is opened."""
 
     def update(self, snap: C.PanelState) -> None:
-        if snap.results and snap.results_opened != self._opened:
+        if snap.results is not None and snap.results_opened != self._opened:
             self._opened = snap.results_opened
             if self.view is not None:
                 self.view.close()
             area = (dpg.get_viewport_client_width(), dpg.get_viewport_client_height())
-            self.view = ResultsView(self.submit, results=SweepResults.open(snap.results), area=area,
+            self.view = ResultsView(self.submit, results=snap.results, area=area,
                                     on_report=self.on_report)
             self.view.build()
             if not self._menu:

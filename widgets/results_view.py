@@ -7,7 +7,7 @@ one requirement's or metric's value or a study's objective (y), a point per tria
 (feasible), red fail, grey diverged or error. A study also shows its objective by trial with the
 best so far, and *Open best* opens the scenario with the best trial's param values.
 A trial's ``trial-<n>`` button replays its recording; its ``set-up`` button opens the sweep's
-scenario with the trial's param values (``mjrig.campaign.results`` builds the commands); a click on a
+scenario with the trial's param values (the opened results build the commands); a click on a
 point of the scatter opens that trial (its recording, else its set-up). *Report...* writes the
 results file's HTML report (``on_report``: the app's save dialog); the view's note says where
 (the window may cover the Status log), as the log does.
@@ -20,9 +20,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.campaign.results import FILTERS, Scatter, SweepResults
-from mjrig.exports.report import default_report_path
-from mjrig.runtime.paths import fresh_path
+from mjrig.runtime.paths import default_report_path, fresh_path
 from mjrig.runtime.errors import ConfigError
 
 __all__ = ["ResultsView"]
@@ -50,7 +48,7 @@ class ResultsView:
     ``on_report(path, chosen=)`` asks where to write the report of ``path`` and calls
     ``chosen(out)`` with the file chosen (None: the report is written beside ``path``)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, results: SweepResults,
+    def __init__(self, submit: Callable[[C.Command], None], *, results: C.OpenedResults,
                  area: tuple[int, int], on_report: Callable[..., None] | None = None) -> None:
         self.submit = submit
         self.results = results
@@ -71,7 +69,7 @@ class ResultsView:
         self._y: int | str = 0
         self._plot_axes: tuple[int | str, int | str] = (0, 0)
         self._series: dict[str, int | str] = {}
-        self._points: Scatter | None = None
+        self._points: Any = None  # the scatter drawn: x, y, trials
         self._dirty = False
         self._source = ""
         self._ours: str | None = None  # the scenario this view opened with a trial's values
@@ -93,7 +91,7 @@ class ResultsView:
             counts = res.counts()
             with dpg.group(horizontal=True):
                 dpg.add_text("show")
-                for name in FILTERS:
+                for name in res.filters:
                     if name in ("all", "pass", "fail") or counts[name]:
                         label = f"{name} ({counts[name]})"
                         self._filters[name] = dpg.add_selectable(label=label, width=len(label) * 8, user_data=name,
@@ -143,7 +141,7 @@ class ResultsView:
             dpg.bind_item_handler_registry(plot, handlers)
         self._fill()
 
-    def _build_sensitivity(self, res: SweepResults) -> None:
+    def _build_sensitivity(self, res: C.OpenedResults) -> None:
         """Which knob matters: each varied param's rank correlation (Spearman) with each value."""
         sens = {col: row for col, row in res.sensitivity().items() if row}
         if not sens or res.table.height < 3:
@@ -162,7 +160,7 @@ class ResultsView:
                             shade = 120 + int(120 * min(1.0, abs(rho))) if rho == rho else 120
                             dpg.add_text("-" if rho != rho else f"{rho:+.2f}", color=(shade, shade, shade))
 
-    def _build_history(self, res: SweepResults) -> None:
+    def _build_history(self, res: C.OpenedResults) -> None:
         """A study's objective by trial (points) and the best so far (a line), and Open best."""
         trials, obj, best = res.history()
         chosen = res.best_trial()

@@ -1,4 +1,4 @@
-"""The control panel's keys (``mjrig.desktop.panel_keys``): each frame, a key pressed in the panel calls
+"""The control panel's keys (``mjrig.settings.panel_keys``): each frame, a key pressed in the panel calls
 the panel's action of the same name.
 
 Keys are read in ``update``, on the GUI thread once a frame, not by Dear PyGui key handlers: those
@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.desktop.panel_keys import PANEL_KEYS
+from mjrig.settings.panel_keys import PANEL_KEYS
 
 __all__ = ["Shortcuts"]
 

@@ -14,7 +14,7 @@ from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.desktop.keys import config_dir
+from mjrig.settings.keys import config_dir
 
 __all__ = ["Splitter", "PanelLayout"]
 

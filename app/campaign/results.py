@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -76,6 +77,7 @@ class SweepResults:
     path: Path
     table: pl.DataFrame
     metadata: dict[str, str]
+    filters: ClassVar[tuple[str, ...]] = FILTERS
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "SweepResults":

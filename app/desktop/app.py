@@ -76,8 +76,8 @@ class PanelApp:
     def _build(self) -> None:
         import dearpygui.dearpygui as dpg
 
-        from mjrig.desktop.keys import load_keymap
-        from mjrig.desktop.recent import RecentFiles
+        from mjrig.settings.keys import load_keymap
+        from mjrig.settings.recent import RecentFiles
         from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.export_dialogs import ExportDialogs
         from mjrig.widgets.help_panel import HelpPanel

@@ -2,12 +2,12 @@
 
 Each frame (about 60 Hz) it takes the viewer lock, runs queued commands, steps the physics
 paced to the chosen speed, draws the rig's arrows and lines into ``user_scn``, then calls
-``sync()`` outside the lock and publishes a snapshot. Viewer keys (``app.keys``) become the
+``sync()`` outside the lock and publishes a snapshot. Viewer keys (``mjrig.settings.keys``) become the
 same commands the panel submits; files dropped on the viewer open like File > Open.
 
 Threading: the only code that touches MjModel/MjData/``user_scn`` and the viewer's camera;
 everything it shares with the panel goes through the Session's command queue and snapshot.
-Key callbacks run on the viewer's render thread and only submit commands.
+Callbacks on the viewer's render thread (keys, the close button) only submit commands.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.runtime.camera import FREE, apply_camera, frame_model, next_camera
-from mjrig.desktop.keys import KeyMap, load_keymap
+from mjrig.settings.keys import KeyMap, load_keymap
 from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
 from mjrig.session.kernel import Session
@@ -91,11 +91,10 @@ class SimThread:
         s.view_request = s.view_request or "open"
 
     def _may_close(self) -> bool:
-        """The viewer's close button (render thread): with unsaved rig edits the panel asks."""
-        s = self.session
-        if not s.document.dirty or s.quit_confirmed:
-            return True
-        s.quit_question = True
+        """The viewer's close button (render thread): only a ``CloseViewer`` for the session, which
+        quits (this loop then closes the window) or asks about unsaved edits first; the window
+        stays open meanwhile."""
+        self.session.submit(C.CloseViewer())
         return False
 
     def _aspect(self) -> float:

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import mujoco
 
-from mjrig.desktop.keys import MOD_ALT, MOD_CTRL, MOD_SHIFT
+from mjrig.settings.keys import MOD_ALT, MOD_CTRL, MOD_SHIFT
 
 __all__ = ["ViewerWindow", "launch", "close_viewer", "load_into_viewer", "describe_selection"]
 

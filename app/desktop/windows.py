@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from mjrig.desktop.keys import config_dir
+from mjrig.settings.keys import config_dir
 
 __all__ = ["Layout", "tile", "screen_workarea", "plan_layout", "save_layout", "FRAME_TOP", "FRAME_SIDE", "FRAME_BOTTOM"]
 

@@ -30,6 +30,7 @@ import numpy as np
 import mjrig
 from mjrig.exports import plotting
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import default_report_path
 
 __all__ = ["write_report", "default_report_path", "MAX_TABLE_ROWS", "MAX_SCATTERS"]
 
@@ -38,11 +39,6 @@ MAX_TABLE_ROWS = 500
 MAX_SCATTERS = 48
 """At most this many param-vs-value scatters in a campaign's report (in the file's column order)."""
 Progress = Callable[[int, int], None]
-
-
-def default_report_path(path: Path) -> Path:
-    """FILE.html beside FILE.parquet (the caller picks the next free name when it exists)."""
-    return path.with_suffix(".html")
 
 
 def _meta(path: Path) -> dict[str, str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "file_sha256"]
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "file_sha256",
+           "default_report_path"]
 
 RECORDING_SUFFIXES = (".parquet",)
 VIDEO_SUFFIXES = (".mp4", ".gif")
@@ -92,3 +93,9 @@ def fresh_path(path: Path) -> Path:
     while taken(path.with_name(f"{stem}-{n}{path.suffix}")):
         n += 1
     return path.with_name(f"{stem}-{n}{path.suffix}")
+
+
+def default_report_path(path: Path) -> Path:
+    """FILE.html beside FILE.parquet, the HTML report of a recording or results file (the caller
+    picks the next free name when it exists: ``fresh_path``)."""
+    return path.with_suffix(".html")

@@ -225,10 +225,12 @@ REQUIREMENTS = Section("requirements", "requirement", "monitor", kind_key=None, 
     Kind("requirement", (
         name_field("requirement"),
         Field("signal", "text", required=True, help="the telemetry column it checks (recorded or not)"),
-        Field("min", "number", help="the signal must stay >= min over the window"),
-        Field("max", "number", help="the signal must stay <= max over the window"),
-        Field("final", "number", help="its value at the window's end must be within final ± tolerance"),
-        Field("tolerance", "number", nonneg=True, help="half-width of the band around final (default 0)"),
+        Field("min", "number", help="the signal must stay >= min over the window", of_signal=True),
+        Field("max", "number", help="the signal must stay <= max over the window", of_signal=True),
+        Field("final", "number", help="its value at the window's end must be within final ± tolerance",
+              of_signal=True),
+        Field("tolerance", "number", nonneg=True, help="half-width of the band around final (default 0)",
+              of_signal=True),
         Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
         Field("end", "number", "s", help="the window's end (left out: the run's end)"),
         Field("stop_on", "text", help='"fail" or "pass": end a headless run when it fails or has passed')),
@@ -237,9 +239,11 @@ REQUIREMENTS = Section("requirements", "requirement", "monitor", kind_key=None, 
 """Pass/fail checks of signals (measure only)."""
 
 _METRIC_SETTINGS = {
-    "level": Field("level", "number", required=True, help="the level whose first crossing (either way) it times"),
+    "level": Field("level", "number", required=True, help="the level whose first crossing (either way) it times",
+                   of_signal=True),
     "band": Field("band", "number", positive=True, help="half-width of the settled band, as a fraction of abs(final)"),
-    "band_abs": Field("band_abs", "number", positive=True, help="half-width of the settled band, in the signal's unit"),
+    "band_abs": Field("band_abs", "number", positive=True, help="half-width of the settled band, in the signal's unit",
+                      of_signal=True),
 }
 
 

@@ -41,7 +41,9 @@ class Field:
     reaction point); ``required`` keys have none. ``initial`` is what a new form suggests
     (default: ``default``). ``unit`` is SI (``N/m``); ``nonneg`` rejects negative numbers,
     ``positive`` zero too. ``names`` says what model element a text field names ("joint": a hinge
-    or slide joint, "actuator"), checked against the compiled model.
+    or slide joint, "actuator"), checked against the compiled model. ``of_signal``: a number in
+    the unit of the entry's ``signal`` (a metric's level, a requirement's bounds; SI in the
+    scenario), which a form reads in the unit that signal is shown in.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Field:
     nonneg: bool = False
     positive: bool = False
     names: str = ""
+    of_signal: bool = False
 
     @property
     def optional(self) -> bool:

@@ -6,7 +6,8 @@ sibling. A feature is a class with
 
 - ``handlers() -> {command type: handler}``: the commands it carries out;
 - ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one;
-- optionally ``publish() -> {PanelState field: value}``: its part of the panel state;
+- optionally ``publish() -> C.PanelPart``: its part of the panel state, a frozen dataclass whose
+  fields the ``PanelState`` takes over (``mjrig.panel_state``: ``OutputsPart``, ``ToolsPart``...);
 - optionally ``close()``: finish its files (safe twice).
 
 Features talk to each other only through the context's hooks (``branched``, ``finishing``,
@@ -39,7 +40,7 @@ class Feature(Protocol):
 
     def rig_opened(self) -> None: ...
 
-    def publish(self) -> dict[str, Any]: ...
+    def publish(self) -> C.PanelPart: ...
 
 
 @dataclass

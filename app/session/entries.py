@@ -77,11 +77,11 @@ class RigEntries:
                                                       unit=cmd.unit))
 
     # --- what the panel shows ----------------------------------------------------------------------
-    def publish(self) -> dict[str, Any]:
-        """The ``entries`` and ``params`` fields of the panel state."""
+    def publish(self) -> C.EntriesPart:
+        """Its part of the panel state: every entry of the rig and the params."""
         rm = self.ctx.runtime_or_none
         if rm is None:
-            return {"entries": (), "params": ()}
+            return C.EntriesPart()
         live: dict[tuple[str, str], dict[str, Any]] = {}
         readouts = rm.load_readouts()
         for ld in rm.loads:
@@ -95,4 +95,4 @@ class RigEntries:
                 entries.append(C.EntryInfo(sec.key, str(name), kind.name if kind is not None else "", dict(spec),
                                            **live.get((sec.key, name), {})))
         params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
-        return {"entries": tuple(entries), "params": params}
+        return C.EntriesPart(tuple(entries), params)

@@ -10,7 +10,8 @@ screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pic
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
 actuator sliders, snapshots, verdicts) and ``plot_feed`` (the live plots' rows). The kernel
 dispatches each command to the feature that registered it (the step source first) and builds
-the panel state from its own fields and each feature's ``publish()``.
+the panel state from its own fields and each feature's ``publish()``, a typed part of it
+(``mjrig.panel_state``: ``EntriesPart``, ``OutputsPart``...).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import copy
-import dataclasses
 import os
 import queue
 from pathlib import Path
@@ -57,7 +57,7 @@ PLOT_RATE = 200.0
 PLOT_ROWS = 20000
 """Rows of recent telemetry kept for the plots (older rows are dropped)."""
 
-_NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking,
+_NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.CloseViewer, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking,
                     C.PlotSignals)
 OFF_LOCK = (C.OpenModel, C.Reload)
 """Commands that compile a new model and data and never write the current ones: they may run
@@ -86,17 +86,17 @@ class Session:
         self.results = ResultsFiles(self.context, open_target=self.open)
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
-        # the viewer loop's side of the session (it owns the window and the camera)
+        # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
+        # the window and the camera; its render thread's callbacks only submit commands.
         self.model_changed = False             # the viewer must load the new model
         self.view_request: str | None = None   # a SetCamera choice for the viewer loop
         self.camera_choice = "free"            # set by the viewer loop
         self.camera: mujoco.MjvCamera | None = None  # the viewer's camera (videos follow it)
         self.selection: str | None = None
         self.opened = 0                        # rigs opened so far (C.PanelState.opened)
-        # leaving, and the unsaved-edits questions
+        # leaving, and the unsaved-edits questions (``quit`` is also read by the panel's client)
         self.quit = False
         self.quit_question = False             # the viewer was closed with unsaved edits: ask
-        self.quit_confirmed = False            # the user said to quit without saving
         self.pending_open: str | None = None   # waits for the unsaved-edits answer
         self.on_message: Callable[[str, str], None] | None = None
         self._commands: "queue.Queue[C.Command]" = queue.Queue()
@@ -114,9 +114,11 @@ class Session:
             C.OpenModel: self._open_model, C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
             C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
             C.TogglePause: lambda cmd: self.run.toggle(), C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
-            C.Reset: self._reset, C.SetSpeed: self._set_speed, C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
+            C.Reset: self._reset, C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed), C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
             C.SaveScenario: self._save_scenario, **self.entries.handlers(),
-            C.SetCamera: self._set_camera, C.Quit: self._quit, C.KeepWorking: self._keep_working,
+            C.SetCamera: lambda cmd: setattr(self, "view_request", cmd.choice),  # the viewer loop's camera
+            C.Quit: self._quit, C.CloseViewer: self._close_viewer,
+            C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
             **self.reports.handlers(), C.SetHotReload: self._set_hot_reload,
             C.PlotSignals: self.plot_feed.show,
@@ -311,9 +313,6 @@ class Session:
         self.log("info", "the model and scenario files are watched: a change on disk reloads them" if cmd.on
                  else "the model and scenario files are no longer watched (File > Reload reads them)")
 
-    def _set_speed(self, cmd: C.SetSpeed) -> None:
-        self.run.speed = cmd.speed
-
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
         self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted
         self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
@@ -322,15 +321,18 @@ class Session:
             pending, self.pending_open = self.pending_open, None
             self.open(pending)
 
-    def _set_camera(self, cmd: C.SetCamera) -> None:
-        self.view_request = cmd.choice  # the viewer loop owns the camera
-
     def _quit(self, cmd: C.Quit) -> None:
+        if cmd.confirmed and self.document.dirty:
+            self.log("warning", "quitting without saving the rig's changes")
         self.quit = True
-        self.quit_confirmed = self.quit_confirmed or cmd.confirmed
 
-    def _keep_working(self, cmd: C.KeepWorking) -> None:
-        self.quit_question = False
+    def _close_viewer(self, cmd: C.CloseViewer) -> None:
+        """The 3D view's close button: quit, or ask first when the rig has unsaved edits."""
+        if not self.document.dirty:
+            self.quit = True
+        elif not self.quit_question:
+            self.quit_question = True
+            self.log("warning", "the rig has unsaved changes: answer the question to quit")
 
     # --- stepping --------------------------------------------------------------------------
     def _step(self) -> bool:
@@ -366,8 +368,10 @@ class Session:
                     t_event, text = p.events.popleft()
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
-        self._snapshot = C.PanelState(
-            state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
+        parts = (self.entries.publish(), self.outputs.publish(), self.tools.publish(), self.reports.publish(),
+                 self.results.publish(), self.replayer.publish(plotted=self.plot_feed.plotted))
+        self._snapshot = C.PanelState.of(
+            parts, state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
             speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,
             messages=tuple(self._messages), signals=self.source.signals() or self.plot_feed.names(self._live.columns),
             steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
@@ -375,9 +379,7 @@ class Session:
             plots=self.plot_feed.at_opening.signals, plot_window=self.plot_feed.at_opening.window,
             units=self._live.units_view(), events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
-            timeline=dataclasses.replace(self.source.info(), **self.replayer.overlay()),
-            **self.entries.publish(), **self.outputs.publish(), **self.tools.publish(),
-            **self.reports.publish(), **self.results.publish())
+            timeline=self.replayer.on_timeline(self.source.info()))
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

@@ -51,17 +51,17 @@ class Outputs:
                 C.RecoverRecording: self.recover,
                 C.SaveKeyframe: self.save_keyframe, C.Screenshot: self.screenshot, C.ToggleVideo: self.toggle_video}
 
-    def publish(self) -> dict[str, Any]:
-        """Its fields of the panel state: the recording being made, its plan, the video, the
+    def publish(self) -> C.OutputsPart:
+        """Its part of the panel state: the recording being made, its plan, the video, the
         interrupted recordings found."""
         rm = self.ctx.runtime_or_none
         rec = rm.signal_manager if rm is not None else None
-        return {"recording_path": str(rec.export_path) if rec is not None else None,
-                "recording_rows": rec.rows_recorded if rec is not None else 0,
-                "recording_bytes": rec.bytes_written if rec is not None else 0,
-                "recording_error": rec.error if rec is not None else None,
-                "video_path": str(self.video.path) if self.video is not None else None,
-                "interrupted": self.interrupted, "recording_plan": self.plan, "plan_revision": self.plan_revision}
+        video = str(self.video.path) if self.video is not None else None
+        plan = dict(interrupted=self.interrupted, recording_plan=self.plan, plan_revision=self.plan_revision)
+        if rec is None:
+            return C.OutputsPart(video_path=video, **plan)
+        return C.OutputsPart(recording_path=str(rec.export_path), recording_rows=rec.rows_recorded,
+                             recording_bytes=rec.bytes_written, recording_error=rec.error, video_path=video, **plan)
 
     # --- recordings ------------------------------------------------------------------------------
     def start_recording(self, cmd: C.StartRecording) -> None:

@@ -23,6 +23,7 @@ Threading: simulation thread only.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,6 +31,7 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
+from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
@@ -113,6 +115,8 @@ class ReplayMode:
         self._comparison: OverlaidRecording | None = None
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
+        self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparisonPart] = (
+            None, (), C.ComparisonPart())
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -188,10 +192,25 @@ class ReplayMode:
         mujoco.mj_kinematics(model, gd)
         return add_ghost(model, gd, scene, option=option)
 
-    def overlay(self) -> dict[str, Any]:
-        """The timeline fields that say what is compared (``compare``, ``ghost``)."""
+    def on_timeline(self, info: C.TimelineInfo) -> C.TimelineInfo:
+        """``info`` saying what is compared (``compare``, ``ghost``)."""
         cmp = self.comparison
-        return {"compare": str(cmp.recording.path) if cmp else "", "ghost": cmp is not None and cmp.ghost is not None}
+        return dataclasses.replace(info, compare=str(cmp.recording.path) if cmp else "",
+                                   ghost=cmp is not None and cmp.ghost is not None)
+
+    def publish(self, *, plotted: tuple[str, ...]) -> C.ComparisonPart:
+        """Its part of the panel state: the compared recording's ``plotted`` signals (the same
+        object until the comparison or ``plotted`` changes): the panel draws them and reads no file."""
+        cmp = self.comparison
+        if self._compared[0] is not cmp or self._compared[1] != plotted:
+            part = NO_COMPARISON
+            if cmp is not None:
+                rec = cmp.recording
+                stride = max(1, -(-rec.times.size // COMPARED_ROWS))
+                part = C.ComparedSignals(str(rec.path), rec.times[::stride].copy(),
+                                         {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns})
+            self._compared = (cmp, plotted, C.ComparisonPart(part))
+        return self._compared[2]
 
     def ghost_qpos(self) -> np.ndarray | None:
         """The compared recording's pose at the current time (same model only), else None."""

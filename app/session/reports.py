@@ -59,11 +59,11 @@ class Reports:
     def rig_opened(self) -> None:
         """Nothing to forget: the last finished recording stays this session's."""
 
-    def publish(self) -> dict[str, Any]:
-        """Its field of the panel state: ``export_source``, the recording an export or report
+    def publish(self) -> C.ReportsPart:
+        """Its part of the panel state: ``export_source``, the recording an export or report
         without a source would read now (None: none yet)."""
         src = self.replayed() or (self.closing[-1] if self.closing else self.finished)
-        return {"export_source": str(src) if src is not None else None}
+        return C.ReportsPart(export_source=str(src) if src is not None else None)
 
     # --- which recording -------------------------------------------------------------------------
     def replayed(self) -> Path | None:

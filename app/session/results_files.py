@@ -1,14 +1,16 @@
 """A sweep's or study's results file opened in the app (File > Open, a drop, Recent, the command line).
 
 The session opens what the results came from (the sweep's scenario, else its model, else the
-default rig: ``SweepResults.start_target``) and publishes the results file, which the panel shows
-in its results view (table, scatter, a study's history, *Open best*).
+default rig: ``SweepResults.start_target``) and publishes the results it read, which the panel
+shows in its results view (table, scatter, a study's history, *Open best*) without reading the
+file again.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
+from mjrig import commands as C
 from mjrig.campaign.results import SweepResults, is_results
 from mjrig.scenario.bundled import default_model
 from mjrig.session.context import RigContext
@@ -22,7 +24,7 @@ class ResultsFiles:
     def __init__(self, ctx: RigContext, *, open_target: Callable[[Path], None]) -> None:
         self.ctx = ctx
         self._open_target = open_target
-        self.path: Path | None = None
+        self.results: SweepResults | None = None
         self.opened = 0
 
     def open(self, path: Path) -> None:
@@ -32,9 +34,10 @@ class ResultsFiles:
         for note in notes:
             self.ctx.log("warning", note)
         self._open_target(start if start is not None else default_model().scenario)
-        self.path, self.opened = path, self.opened + 1
+        self.results, self.opened = results, self.opened + 1
         kind = "study" if results.is_study else "sweep"
         self.ctx.log("info", f"results of a {kind} of {results.table.height} trials: {path}")
 
-    def publish(self) -> dict[str, Any]:
-        return {"results": str(self.path) if self.path is not None else None, "results_opened": self.opened}
+    def publish(self) -> C.ResultsPart:
+        """Its part of the panel state: the results opened last, and how many were opened."""
+        return C.ResultsPart(results=self.results, results_opened=self.opened)

@@ -61,12 +61,12 @@ class RigTools:
         self.last_snapshot = None
         self._noted.clear()
 
-    def publish(self) -> dict[str, Any]:
-        """Its fields of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
-        return {"actuators": self.actuators(), "requirements": self.requirements(), "metrics": self.metrics(),
-                "snapshot_path": str(self.last_snapshot or "") or None,
-                "force_scale": self.ctx.document.doc.get("view", {}).get("force_scale"),
-                "shown_units": self.shown_units()}
+    def publish(self) -> C.ToolsPart:
+        """Its part of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
+        return C.ToolsPart(actuators=self.actuators(), requirements=self.requirements(), metrics=self.metrics(),
+                           snapshot_path=str(self.last_snapshot or "") or None,
+                           force_scale=self.ctx.document.doc.get("view", {}).get("force_scale"),
+                           shown_units=self.shown_units())
 
     def metrics(self) -> tuple[C.MetricInfo, ...]:
         """The rig's metrics over the run so far, worked out at most every ``METRICS_EVERY`` s of

@@ -4,8 +4,11 @@ Two checks: a subprocess imports the modules and runs `mjrig check` and `mjrig r
 video), then lists what was really loaded -- once with DISPLAY unset and once on an Xvfb
 screen, where MuJoCo's default GL backend would import glfw. And import-linter's static
 contract in pyproject.toml (`lint-imports`), which also sees imports inside functions that no
-run reaches; it cannot name ``mujoco.viewer`` (a subpackage of another project) or see
-``mjrig.widgets`` (mapped from another folder), which the subprocess check covers.
+run reaches; it cannot name ``mujoco.viewer`` (a subpackage of another project), which the
+subprocess check covers. import-linter finds a package's modules in its folder, and
+``mjrig.widgets`` is mapped from another one, so the contracts are checked on a tree of links laid
+out as the package installs (``package_tree``): the widgets' contract sees the widgets of this
+checkout.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,7 @@ CODE = """
 import sys
 import mjrig.runtime, mjrig.scenario.parse, mjrig.scenario.toml_writer, mjrig.session.kernel, mjrig.headless, mjrig.cli
 import mjrig.campaign.sweep, mjrig.campaign.results, mjrig.recordings.replay, mjrig.recordings.compare
-import mjrig.progress, mjrig.runtime.mjwarnings
+import mjrig.progress, mjrig.runtime.mjwarnings, mjrig.settings.keys, mjrig.settings.panel_keys, mjrig.settings.recent
 from mjrig.cli import main
 assert main(["check", "spring_mass"]) == 0
 assert main(["run", "spring_mass", "--duration", "0.05", "--out", "out.parquet", "--video", "out.mp4"]) == 0
@@ -37,7 +41,8 @@ sys.exit(1 if bad else 0)
 
 def check_no_gui_modules(tmp_path: Path, display: str) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DISPLAY": display, "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}  # no MUJOCO_GL: mjrig picks it
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no MUJOCO_GL: mjrig picks it
+           "PYTHONPATH": str(package_tree(tmp_path / "tree"))}  # this checkout's modules, whatever is installed
     proc = subprocess.run([sys.executable, "-c", CODE], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=180)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -74,11 +79,41 @@ def test_no_gui_modules_with_a_display(tmp_path, xvfb_display):
     check_no_gui_modules(tmp_path, xvfb_display)
 
 
-def test_import_contract():
+def package_tree(out: Path, *, extra_widgets: dict[str, str] | None = None) -> Path:
+    """The import package laid out as it installs (pyproject's ``package-dir``: ``app/`` as
+    ``mjrig``, ``widgets/`` as ``mjrig/widgets``...) as links under ``out``, which goes on
+    PYTHONPATH; ``extra_widgets``: more widget modules (name -> source). Returns ``out``."""
+    dirs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    for package, folder in sorted(dirs.items(), key=lambda kv: kv[0].count(".")):
+        target = out.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for item in (ROOT / folder).iterdir():
+            if item.name != "__pycache__" and not target.joinpath(item.name).exists():
+                target.joinpath(item.name).symlink_to(item)
+    for name, source in (extra_widgets or {}).items():
+        (out / "mjrig" / "widgets" / f"{name}.py").write_text(source)
+    return out
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess:
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if lint is None:
         pytest.skip("import-linter is not installed (pip install -e '.[test]')")
-    proc = subprocess.run([lint, "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run([lint, "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_import_contract(tmp_path):
+    proc = lint_imports(package_tree(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "2 kept, 0 broken" in proc.stdout, proc.stdout
+    assert "3 kept, 0 broken" in proc.stdout, proc.stdout
+
+
+def test_the_widgets_contract_refuses_a_widget_that_opens_files_itself(tmp_path):
+    proc = lint_imports(package_tree(tmp_path, extra_widgets={
+        "reads_itself": "from mjrig.recordings.replay import read_recording\n",
+        "asks_the_session": "def f():\n    from mjrig.session.kernel import Session\n    return Session\n"}))
+    assert proc.returncode != 0 and "2 kept, 1 broken" in proc.stdout, proc.stdout
+    assert "mjrig.widgets.reads_itself -> mjrig.recordings.replay" in proc.stdout, proc.stdout
+    assert "mjrig.widgets.asks_the_session -> mjrig.session.kernel" in proc.stdout, proc.stdout

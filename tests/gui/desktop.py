@@ -192,7 +192,7 @@ class App:
         self.widget_map.unlink(missing_ok=True)
         self.log = home / "app.log"
         e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
-             "PYTHONPATH": str(REPO), "MJRIG_VERBOSE": "1",
+             "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))), "MJRIG_VERBOSE": "1",
              "MJRIG_WIDGET_MAP_EVERY": "2", **(env or {})}  # a map every 2nd frame: waits on drawn frames are short
         self._log_file = open(self.log, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],

@@ -23,7 +23,7 @@ MODELS = ROOT / "models"
 
 
 def drive(script: str, out: Path, display: str, *, timeout: float = 180.0) -> dict:
-    env = dict(os.environ, DISPLAY=display, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, DISPLAY=display, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
     env.pop("MUJOCO_GL", None)
     proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)], cwd=out, env=env,
                           capture_output=True, text=True, timeout=timeout)
@@ -84,7 +84,7 @@ def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
             "--exit-after", "6"]
     if mode == "panel-process":
         args.append("--panel-process")
-    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
     env.pop("MUJOCO_GL", None)
     started = time.monotonic()
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -143,7 +143,7 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     for name in ("spring_mass.xml", "spring_mass.toml"):
         shutil.copy(MODELS / name, tmp_path / name)
     target = tmp_path / "runs" / "killed.parquet"
-    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
     env.pop("MUJOCO_GL", None)
     proc = subprocess.Popen([sys.executable, "-m", "mjrig", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

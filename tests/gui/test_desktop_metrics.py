@@ -32,7 +32,7 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
         app.click("Metrics")
         app.run_for(0.8)  # past the first return swing (half a period is 0.22 s) before the metric is added
         app.type_into("metric name", "back_swing")
-        app.type_into("from s", "0.1")
+        app.type_into("start", "0.1")  # the form's start field (s), from the registry
         app.click("Add metric")  # kind "max" (the first), on the ticked signal, from 0.1 s on
         wait_for(lambda: app.text("back_swing"), what="the metric's row")
         assert app.text("slide_x:qpos") and app.text("max") and app.text(r"0\.1\.\.end s")

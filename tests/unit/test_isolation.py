@@ -6,8 +6,8 @@ import tempfile
 from pathlib import Path
 
 from mjrig.desktop.windows import _path as windows_file
-from mjrig.desktop.keys import config_dir
-from mjrig.desktop.recent import RecentFiles
+from mjrig.settings.keys import config_dir
+from mjrig.settings.recent import RecentFiles
 
 
 def test_config_goes_to_a_temporary_folder():

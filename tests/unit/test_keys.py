@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mjrig.desktop.keys import BINDINGS, KeyMap, keys_markdown, load_keymap, mujoco_use, parse_key
+from mjrig.settings.keys import BINDINGS, KeyMap, keys_markdown, load_keymap, mujoco_use, parse_key
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

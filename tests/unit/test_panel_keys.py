@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mjrig.desktop.panel_keys import PANEL_KEYS, panel_key, panel_keys_markdown
+from mjrig.settings.panel_keys import PANEL_KEYS, panel_key, panel_keys_markdown
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

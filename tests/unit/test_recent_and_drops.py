@@ -2,7 +2,7 @@
 dropped together one opens and the rest are named."""
 from __future__ import annotations
 
-from mjrig.desktop.recent import short_names
+from mjrig.settings.recent import short_names
 from mjrig.desktop.sim_thread import pick_dropped
 
 

@@ -187,3 +187,35 @@ def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(tmp_path: Path
     with pytest.raises(ConfigError, match="not found"):
         s.handle(C.OpenComparison(str(tmp_path / "missing.parquet")))
     s.close()
+
+
+def test_the_session_reads_the_compared_recording_and_publishes_its_plotted_signals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plots draw a compared recording from the panel state: the session read the file (the
+    panel reads none) and hands over the plotted signals it has, the same object until the
+    comparison or the plotted signals change."""
+    from mjrig import commands as C
+    from mjrig.session.kernel import Session
+    monkeypatch.chdir(tmp_path)
+    b, _ = record(tmp_path, duration=0.2)
+    rec = read_recording(b)
+    s = Session()
+    s.open(tmp_path / "joints.xml")
+    assert s.publish().compared.path == "" and not s.publish().compared.has("Joints/hinge:qpos")
+    s.handle(C.PlotSignals(("Joints/hinge:qpos", "Joints/slide:qvel", "Loads/none:force")))
+    s.handle(C.OpenComparison(str(b)))
+    first = s.publish().compared
+    assert first.path == str(b) and s.publish().compared is first  # nothing changed: the same object
+    assert set(first.values) == {"Joints/hinge:qpos", "Joints/slide:qvel"}  # plotted, and in the recording
+    np.testing.assert_array_equal(first.times, rec.times)
+    np.testing.assert_array_equal(first.values["Joints/hinge:qpos"], rec.columns["Joints/hinge:qpos"])
+    t = np.array([rec.times[0] - 1.0, 0.5 * (rec.times[3] + rec.times[4]), rec.times[-1] + 1.0])
+    got = first.at("Joints/slide:qvel", t)
+    v = rec.columns["Joints/slide:qvel"]
+    assert np.isnan(got[0]) and np.isnan(got[2]) and got[1] == pytest.approx(0.5 * (v[3] + v[4]), rel=1e-12)
+    s.handle(C.PlotSignals(("Joints/ball:qw",)))  # other ticks: another object with those
+    ticked = s.publish().compared
+    assert ticked is not first and set(ticked.values) == {"Joints/ball:qw"}
+    s.handle(C.OpenComparison(""))
+    assert s.publish().compared.path == "" and not s.publish().compared.values
+    s.close()

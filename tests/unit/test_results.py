@@ -178,13 +178,14 @@ def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(s
     try:
         s.open(folder / "RESULTS.parquet")
         snap = s.publish()
-        assert snap.results == str((folder / "RESULTS.parquet").resolve()) and snap.results_opened == 1
+        assert snap.results.path == (folder / "RESULTS.parquet").resolve() and snap.results_opened == 1
+        assert snap.results.table.height == 4 and snap.results.filters[0] == "all"  # read once, by the session
         assert Path(snap.source) == scenario.resolve()
         assert not [m for m in snap.messages if m[0] == "warning"]
         old = _copy(folder / "RESULTS.parquet", tmp_path / "old.parquet", drop=(SCENARIO_KEY,))
         s.open(old)
         snap = s.publish()
-        assert snap.results == str(old.resolve()) and snap.results_opened == 2
+        assert snap.results.path == old.resolve() and snap.results_opened == 2
         assert Path(snap.model.path).name == "spring_mass.xml"
         warnings = [text for level, text in snap.messages if level == "warning"]
         assert len(warnings) == 1 and "names no scenario file" in warnings[0]

@@ -1,12 +1,12 @@
 """mjrig's keys in the control panel: one table for the panel's key handler, the File menu's
 shortcut labels, the *Keys* section and the README.
 
-They are fixed, unlike the 3D viewer's (``mjrig.desktop.keys``): the panel is a Dear PyGui window, where
+They are fixed, unlike the 3D viewer's (``mjrig.settings.keys``): the panel is a Dear PyGui window, where
 no key has a meaning of its own to clash with, and these are the keys every desktop app uses for
 the same actions. While a dialog is open only Escape acts (it closes the dialog), so a Ctrl+S
 typed into the Open dialog never stacks a second dialog on it.
 
-``python -m mjrig.desktop.panel_keys`` prints the table as Markdown (the README's copy is checked
+``python -m mjrig.settings.panel_keys`` prints the table as Markdown (the README's copy is checked
 against it).
 """
 from __future__ import annotations

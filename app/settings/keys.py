@@ -6,7 +6,7 @@ Backspace...), handled before mjrig sees the key. So mjrig's defaults use keys M
 idle in a passive viewer (space, right arrow, - and =, which mean the same there) and Ctrl with
 letters MuJoCo does not use; a user binding that MuJoCo would also act on is refused with a
 one-line warning. The help panel and the README's table are generated from ``BINDINGS``
-(``python -m mjrig.desktop.keys`` prints it as Markdown).
+(``python -m mjrig.settings.keys`` prints it as Markdown).
 
 A key spec is ``[ctrl+][shift+][alt+]KEY``: KEY is a letter, a digit, ``space``, ``right``,
 ``left``, ``up``, ``down``, ``minus``, ``equal``, ``backspace``, ``delete``, ``insert``,
