@@ -59,6 +59,22 @@ def xdisplay() -> Iterator[str]:
             os.environ["DISPLAY"] = old
 
 
+@pytest.fixture(scope="session")
+def dpg_viewport(xdisplay: str) -> Iterator[None]:
+    """One Dear PyGui context and viewport (1400x900) for the in-process widget tests of the whole
+    session: Dear PyGui crashes when a second context is made in a process that destroyed one."""
+    import dearpygui.dearpygui as dpg
+
+    dpg.create_context()
+    dpg.create_viewport(title="mjrig panels", width=1400, height=900, vsync=False)
+    dpg.setup_dearpygui()
+    dpg.show_viewport()
+    try:
+        yield
+    finally:
+        dpg.destroy_context()
+
+
 def screenshot(display: str, name: str) -> Path:
     """Save the whole virtual screen (both windows) to tests/artifacts/NAME.png."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -24,14 +24,10 @@ SIGNAL = "Joints/slide_x:qpos"
 
 
 @pytest.fixture
-def panel(xdisplay: str) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
-    dpg.create_context()
-    dpg.create_viewport(title="metrics form", width=700, height=700, vsync=False)
-    dpg.setup_dearpygui()
-    dpg.show_viewport()
+def panel(dpg_viewport: None) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
     sent: list[C.Command] = []
+    win = dpg.add_window(label="panels")
     try:
-        win = dpg.add_window(label="panels")
         dpg.set_primary_window(win, True)
         made = MetricsPanel(sent.append, ticked=lambda: [SIGNAL])
         made.build(win)
@@ -40,7 +36,7 @@ def panel(xdisplay: str) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
         dpg.render_dearpygui_frame()
         yield made, sent
     finally:
-        dpg.destroy_context()
+        dpg.delete_item(win)
 
 
 def _choose_kind(panel: MetricsPanel, kind: str) -> None:

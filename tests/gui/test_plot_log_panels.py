@@ -40,15 +40,9 @@ def display(xdisplay: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def viewport(display: str) -> Iterator[None]:
-    dpg.create_context()
-    dpg.create_viewport(title="mjrig panels", width=1400, height=900, vsync=False)
-    dpg.setup_dearpygui()
-    dpg.show_viewport()
-    try:
-        yield
-    finally:
-        dpg.destroy_context()
+def viewport(display: str, dpg_viewport: None) -> Iterator[None]:
+    """The session's one Dear PyGui viewport (tests/gui/conftest.py)."""
+    yield
 
 
 @pytest.fixture
