@@ -127,10 +127,13 @@ def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):
     return fig, [fig.add_subplot(rows, 1, i + 1) for i in range(rows)]
 
 
-def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence[tuple[str, float, str]] = ()):
+def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence[tuple[str, float, str]] = (),
+                   spans: Sequence[tuple[str, float, float | None, str]] = ()):
     """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend; a
     colour per signal and, when several files are overlaid, a line style per file. ``limits``:
-    (signal, value, label) drawn as a dashed line on that signal's panel (a requirement's bound)."""
+    (signal, value, label) drawn as a dashed line on that signal's panel (a requirement's bound,
+    in the unit the panel shows); ``spans``: (signal, start, end or None, label) shaded in the
+    signal's colour on its panel (a metric's window, s)."""
     by_unit: dict[str, list[Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
@@ -145,6 +148,11 @@ def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence
             if signal in names:
                 ax.axhline(value, color=COLORS[names.index(signal) % len(COLORS)], lw=1.0, ls=(0, (5, 4)), alpha=0.8,
                            label=label)
+        for signal, start, end, label in spans:
+            if signal in names:
+                last = max((float(tr.time[-1]) for tr in group if tr.name == signal and len(tr.time)), default=start)
+                ax.axvspan(start, end if end is not None else last, color=COLORS[names.index(signal) % len(COLORS)],
+                           alpha=0.12, lw=0, label=label)
         ax.set_ylabel(unit or "(no unit)")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8, framealpha=0.8)

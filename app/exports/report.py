@@ -29,6 +29,7 @@ import numpy as np
 
 import mjrig
 from mjrig.exports import plotting
+from mjrig.exports import report_marks as marks
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import default_report_path
 
@@ -108,14 +109,16 @@ def _requirements(meta: dict[str, str], scenario: dict[str, Any], path: Path) ->
     return out
 
 
-def _params(scenario: dict[str, Any], units: dict[str, str], first: dict[str, float]) -> list[dict[str, Any]]:
+def _params(scenario: dict[str, Any], units: dict[str, str], first: dict[str, float], shown: Any) -> list[dict[str, Any]]:
+    """Each param's value at the start, range and unit, in the units shown (``[units]``)."""
     out = []
     for name, spec in scenario.get("params", {}).items():
         spec = spec if isinstance(spec, dict) else {"value": spec}
         col = f"Params/{name}:value"
-        out.append({"name": name, "value": first.get(col, spec.get("value")), "min": spec.get("min"),
-                    "max": spec.get("max"), "unit": spec.get("unit") or units.get(col, ""),
-                    "model": spec.get("model", "")})
+        factor, unit = shown.convert(spec.get("unit") or units.get(col, ""))
+        scaled = lambda v: v * factor if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # noqa: E731
+        out.append({"name": name, "value": scaled(first.get(col, spec.get("value"))), "min": scaled(spec.get("min")),
+                    "max": scaled(spec.get("max")), "unit": unit, "model": spec.get("model", "")})
     return out
 
 
@@ -133,7 +136,8 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     traces = plotting.read_traces(path, patterns=signals, names=[w for w in wanted if w in numeric])
     shown = plotting.display_units(path)
     requirements = [_shown_entry(e, shown.convert(units.get(e.get("signal", ""), ""))) for e in requirements]
-    metrics = {k: _shown_metric(m, shown) for k, m in metrics.items()}
+    spans = {str(spec.get("name")): spec for spec in scenario.get("metrics", []) if isinstance(spec, dict)}
+    metrics = {k: {**_shown_metric(m, shown), "window": _window_text(spans.get(k, {}))} for k, m in metrics.items()}
     params_cols = [c for c in numeric if c.startswith("Params/")]
     head = pl.read_parquet(path, columns=["time", *params_cols], n_rows=1)
     first = head.row(0, named=True) if head.height else {}
@@ -146,12 +150,15 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
         if progress is not None:
             progress(i, len(by_unit))
         names = {tr.name for tr in group}
-        bounds = [(e["signal"], e["limit"] * shown.convert(units.get(e["signal"], ""))[0], f"{e['name']} limit")
-                  for e in requirements if e.get("signal") in names and e.get("limit") is not None]
+        bounds = [b for b in marks.requirement_bounds(scenario, units, shown) if b.signal in names]
+        windows = [w for w in marks.metric_windows(scenario) if w.signal in names]
         figures.append({"title": f"signals in {unit}" if unit else "signals without a unit",
-                        "uri": plotting.data_uri(plotting.signals_figure(group, limits=bounds))})
+                        "marks": marks.caption(bounds, windows),
+                        "uri": plotting.data_uri(plotting.signals_figure(
+                            group, limits=[(b.signal, b.value, b.label or "_nolegend_") for b in bounds],
+                            spans=[(w.signal, w.start, w.end, w.label) for w in windows]))})
     loads = scenario.get("loads", [])
-    return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first),
+    return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first, shown),
             "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
             "figures": figures, "rows": rows[0], "duration": rows[1],
             "rig": ", ".join(_count(n, one) for n, one in (
@@ -166,6 +173,14 @@ def _shown_entry(entry: dict[str, Any], conv: tuple[float, str]) -> dict[str, An
     factor, label = conv
     return {**entry, "unit": label, **{k: entry[k] * factor for k in ("value", "limit")
                                       if isinstance(entry.get(k), (int, float)) and not isinstance(entry[k], bool)}}
+
+
+def _window_text(spec: dict[str, Any]) -> str:
+    """A metric's window as read: "the whole run", "0.4..1 s", "from 2 s"."""
+    start, end = spec.get("start") or 0.0, spec.get("end")
+    if end is not None:
+        return f"{start:g}..{end:g} s"
+    return f"from {start:g} s" if start else "the whole run"
 
 
 def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:

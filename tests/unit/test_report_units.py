@@ -1,0 +1,89 @@
+"""A report of a recording whose rig shows millimetres: every figure is converted from the SI file
+exactly once -- the requirement's two bounds drawn (both, at -150 mm and 20 mm, not 1.5e5), the
+metric's window shaded and named, the params table in mm -- and the CSV export agrees with the
+report and the Parquet file. One 1.2 s run of the spring-mass (about a second)."""
+from __future__ import annotations
+
+import csv
+import html
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from mjrig.exports import plotting
+from mjrig.exports.export import export_recording
+from mjrig.exports.report import write_report
+from mjrig.headless import prepare, run
+from mjrig.scenario.parse import load_scenario
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+RIG = f"""
+model = "{MODELS / 'spring_mass.xml'}"
+
+[simulation]
+duration = 1.2
+
+[units]
+length = "mm"
+
+[params]
+k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
+gap = {{ value = 0.05, min = 0.0, max = 0.2, unit = "m" }}
+
+[[loads]]
+name = "main_spring"
+kind = "ideal_spring"
+at = "tip"
+to = "base"
+stiffness = "k"
+rest_length = 0.25
+
+[[requirements]]
+name = "travel"
+signal = "Joints/slide_x:qpos"
+min = -0.15
+max = 0.02
+
+[[metrics]]
+name = "back_swing"
+signal = "Joints/slide_x:qpos"
+kind = "max"
+start = 0.4
+end = 1.0
+"""
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("units")
+    (folder / "rig.toml").write_text(RIG, encoding="utf-8")
+    path = folder / "rec.parquet"
+    run(prepare(load_scenario(folder / "rig.toml"), out=path))
+    return path
+
+
+def test_the_report_draws_both_bounds_and_the_window_once_converted(recording: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[dict] = []
+    figure = plotting.signals_figure
+    monkeypatch.setattr(plotting, "signals_figure", lambda traces, **kw: drawn.append(kw) or figure(traces, **kw))
+    page = write_report(recording, out=tmp_path / "r.html").read_text(encoding="utf-8")
+    (mm,) = [kw for kw in drawn if any(s == "Joints/slide_x:qpos" for s, *_ in kw["limits"])]
+    assert sorted(v for _, v, _ in mm["limits"]) == pytest.approx([-150.0, 20.0], rel=1e-12)  # both, in mm
+    assert mm["spans"] == [("Joints/slide_x:qpos", 0.4, 1.0, "back_swing: 0.4..1 s")]
+    caption = html.unescape(re.search(r'<span class="marks">(.*?)</span>', page).group(1))
+    assert caption == "dashed: travel >= -150 mm, travel <= 20 mm; shaded: back_swing: 0.4..1 s", caption
+    rows = dict(re.findall(r"<tr><td>(\w+)</td><td class=\"num\">([^<]*)</td>", page))
+    assert "0.4..1 s" in page and re.search(r"<td>gap</td><td class=\"num\">50</td>", page), rows
+
+
+def test_the_csv_and_the_report_agree_with_the_si_file(recording: Path, tmp_path: Path) -> None:
+    export_recording(recording, to="csv", out=tmp_path / "r.csv")
+    with open(tmp_path / "r.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    column = table[0].index("Joints/slide_x:qpos [mm]")
+    si = pl.read_parquet(recording, columns=["Joints/slide_x:qpos"])["Joints/slide_x:qpos"].to_list()
+    assert [float(r[column]) for r in table[1:]] == pytest.approx([1000.0 * v for v in si], rel=1e-12)
