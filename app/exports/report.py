@@ -129,6 +129,7 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     units = _json(meta, "mjrig.units", {})
     requirements = _requirements(meta, scenario, path)
     metrics = _json(meta, "mjrig.metrics", {})
+    units = {**units, **{f"Metrics/{k}": m.get("unit", "") for k, m in metrics.items() if isinstance(m, dict)}}
     wanted = [e.get("signal", "") for e in requirements] + [m.get("signal", "") for m in metrics.values()]
     if not signals:  # no --signals: the rig's [plots] (CONTRACT 13)
         plots = scenario.get("plots", {})

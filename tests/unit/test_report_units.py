@@ -1,5 +1,5 @@
 """A report of a recording whose rig shows millimetres: every figure is converted from the SI file
-exactly once -- the requirement's two bounds drawn (both, at -150 mm and 20 mm, not 1.5e5), the
+exactly once -- a requirement on a metric in mm too, the requirement's two bounds drawn (both, at -150 mm and 20 mm, not 1.5e5), the
 metric's window shaded and named, the params table in mm -- and the CSV export agrees with the
 report and the Parquet file. One 1.2 s run of the spring-mass (about a second)."""
 from __future__ import annotations
@@ -47,6 +47,11 @@ signal = "Joints/slide_x:qpos"
 min = -0.15
 max = 0.02
 
+[[requirements]]
+name = "swing_ok"
+signal = "Metrics/back_swing"
+max = 0.01
+
 [[metrics]]
 name = "back_swing"
 signal = "Joints/slide_x:qpos"
@@ -78,6 +83,8 @@ def test_the_report_draws_both_bounds_and_the_window_once_converted(recording: P
     assert caption == "dashed: travel >= -150 mm, travel <= 20 mm; shaded: back_swing: 0.4..1 s", caption
     rows = dict(re.findall(r"<tr><td>(\w+)</td><td class=\"num\">([^<]*)</td>", page))
     assert "0.4..1 s" in page and re.search(r"<td>gap</td><td class=\"num\">50</td>", page), rows
+    verdict = re.sub(r"\s+", " ", page[page.index("swing_ok</td>"):][:300])  # a requirement on a metric, in mm too
+    assert re.search(r'<td class="num">-?[0-9.e-]+ mm</td><td class="num">10 mm</td>', verdict), verdict
 
 
 def test_the_csv_and_the_report_agree_with_the_si_file(recording: Path, tmp_path: Path) -> None:
