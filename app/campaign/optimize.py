@@ -142,7 +142,8 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    _write(sc, out, finished, meta, spec)
+    _write(sc, out, finished, {**meta, "mjrig.objective": json.dumps({"text": spec.objective_text(unit), "unit": unit})},
+           spec)
     best_path = _write_best(sc, best, best_toml) if best is not None else None
     return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
 

@@ -242,7 +242,9 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         trials, obj, best = res.history()
         ctx["feasible"] = int(t["feasible"].fill_null(False).sum())
         objective = tomllib.loads(section).get("optimize", {}) if section else {}
-        ctx["objective"] = objective.get("minimize") or objective.get("maximize") or "objective"
+        stated = _json(res.metadata, "mjrig.objective", {})
+        ctx["objective"] = stated.get("text") or objective.get("minimize") or objective.get("maximize") or "objective"
+        ctx["objective_unit"] = stated.get("unit", "")
         ctx["direction"] = "maximize" if "maximize" in objective else "minimize"
         ctx["history"] = (plotting.data_uri(plotting.history_figure(trials, obj, best, label="objective"))
                           if trials.size else None)

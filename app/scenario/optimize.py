@@ -49,6 +49,14 @@ class OptimizeSpec:
         column = f"Metrics/{self.metric}"
         return column if self.target is None else f"|{column} - {self.target:g}|"
 
+    def objective_text(self, unit: str = "") -> str:
+        """The objective as a person reads it, with the metric's ``unit``: ``Metrics/f (Hz)``,
+        ``|Metrics/f − 3 Hz|``."""
+        column = f"Metrics/{self.metric}"
+        if self.target is None:
+            return f"{column} ({unit})" if unit else column
+        return f"|{column} − {self.target:g}{' ' + unit if unit else ''}|"
+
     def objective_of(self, value: float | None) -> float | None:
         """The objective for a metric value (None: no value)."""
         if value is None or not math.isfinite(value):

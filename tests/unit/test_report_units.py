@@ -94,3 +94,21 @@ def test_the_csv_and_the_report_agree_with_the_si_file(recording: Path, tmp_path
     column = table[0].index("Joints/slide_x:qpos [mm]")
     si = pl.read_parquet(recording, columns=["Joints/slide_x:qpos"])["Joints/slide_x:qpos"].to_list()
     assert [float(r[column]) for r in table[1:]] == pytest.approx([1000.0 * v for v in si], rel=1e-12)
+
+
+def test_a_study_report_states_the_objective_as_written_with_its_unit(tmp_path: Path) -> None:
+    """``minimize = "Metrics/f"`` with ``target = 3``: the report says |Metrics/f − 3 Hz| and
+    gives the best objective in Hz (it said "minimize Metrics/f", a bare number). Three 2 s trials."""
+    from mjrig.campaign.optimize import run_optimize
+    from tests.sweep_util import BASE
+
+    base = BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 2.0")
+    path = tmp_path / "opt.toml"
+    path.write_text(base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+                    '[optimize]\nminimize = "Metrics/f"\ntarget = 3.0\ntrials = 3\n'
+                    '[optimize.params]\nk = { low = 100.0, high = 400.0 }\n', encoding="utf-8")
+    outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
+    page = html.unescape(write_report(outcome.path, out=tmp_path / "s.html").read_text(encoding="utf-8"))
+    assert "|Metrics/f − 3 Hz|" in page
+    best = re.search(r'<div class="big">([^ <]+) <span class="muted" style="font-size:14px">Hz</span>', page)
+    assert best and float(best.group(1)) == pytest.approx(outcome.best["objective"], rel=1e-5), best
