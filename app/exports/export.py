@@ -192,21 +192,20 @@ def _replacing(out: Path) -> Iterator[IO[bytes]]:
 
 # --- CSV ------------------------------------------------------------------------------------------
 def _write_csv(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
-    """The rows as CSV; with the recording's scenario's ``[units]`` (not all SI), every column
-    with a unit is shown in the chosen one and its header says it (``Joints/x:qpos [mm]``)."""
+    """The rows as CSV; every column with a unit says it in its header (``Joints/x:qpos [m]``),
+    shown in the unit the recording's scenario's ``[units]`` chose (``[mm]``, values converted)."""
     import polars as pl
     import polars.selectors as cs
 
     shown = scenario_units(src.metadata.get("mjrig.scenario", ""))
     scale: dict[str, float] = {}
     header = list(src.names)
-    if not shown.is_si:
-        for i, (name, unit) in enumerate(zip(src.names, src.units)):
-            factor, label = shown.convert(unit)
-            if label:
-                header[i] = f"{name} [{label}]"
-            if factor != 1.0:
-                scale[name] = factor
+    for i, (name, unit) in enumerate(zip(src.names, src.units)):
+        factor, label = shown.convert(unit)
+        if label:
+            header[i] = f"{name} [{label}]"
+        if factor != 1.0:
+            scale[name] = factor
     fh.write((",".join(_csv_field(h) for h in header) + "\n").encode("utf-8"))  # the header, also for 0 rows
     rows = 0
     for batch in src.batches(progress):

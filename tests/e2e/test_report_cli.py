@@ -232,7 +232,9 @@ def test_export_writes_beside_the_recording_never_replacing_and_reads_back(recor
         assert r.rc == 0 and f"wrote {len(rows)} rows of a.parquet to {tmp_path / ('a.' + fmt)}" in r.stderr, r
     r = mjrig("export", src, "--to", "CSV", cwd=tmp_path)  # again: the next free name
     assert r.rc == 0 and str(tmp_path / "a-2.csv") in r.stderr, r
-    back = pl.read_csv(tmp_path / "a-2.csv", infer_schema_length=0).select(
+    back = pl.read_csv(tmp_path / "a-2.csv", infer_schema_length=0)
+    assert "time [s]" in back.columns  # every column with a unit says it, SI too
+    back = back.rename({h: re.sub(r" \[[^\]]*\]$", "", h) for h in back.columns}).select(
         [pl.col(c).cast(rows.schema[c]) for c in rows.columns])
     assert back.equals(rows)
     given = tmp_path / "given.csv"

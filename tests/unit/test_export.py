@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -116,9 +117,13 @@ def test_csv_reads_back_every_value_exactly(handmade, tmp_path):
     out, _ = _export(handmade, "csv", tmp_path)
     table = pq.read_table(handmade)
     text = pl.read_csv(out, infer_schema_length=0)  # every field as written
-    assert text.columns == table.column_names
+    # each name with its unit where it has one (mjrig.units first, else the field's metadata)
+    assert text.columns[:3] == ["time [s]", "wall_time [s]", "Loads/arm/left:fx [N]"], text.columns
+    assert "Loads/arm/left:fy [N]" in text.columns and "Sensors/late:0 [m/s^2]" in text.columns
+    assert [_bare(h) for h in text.columns] == table.column_names
+    header = dict(zip(table.column_names, text.columns))
     for name in table.column_names:
-        want, col = table.column(name).to_pylist(), text[name]
+        want, col = table.column(name).to_pylist(), text[header[name]]
         t = table.schema.field(name).type
         if pa.types.is_floating(t):
             assert _reprs(col.cast(pl.Float64).to_list()) == _reprs(want), name
@@ -129,20 +134,27 @@ def test_csv_reads_back_every_value_exactly(handmade, tmp_path):
     with open(out, newline="") as f:
         rows = list(csv.reader(f))
     assert len(rows) == ROWS + 1
-    fx = rows[0].index("Loads/arm/left:fx")
+    fx = rows[0].index("Loads/arm/left:fx [N]")
     assert rows[1 + AWKWARD.index(None)][fx] == ""  # a null is an empty field
     assert rows[1][fx] == "0.30000000000000004" and rows[4][fx] == "-0.0"
-    assert all(r[rows[0].index("Sensors/never:0")] == "" for r in rows[1:])
-    assert pl.read_csv(out).schema["Requirements/r:pass"] == pl.Boolean
+    assert all(r[rows[0].index(header["Sensors/never:0"])] == "" for r in rows[1:])
+    assert pl.read_csv(out).schema[header["Requirements/r:pass"]] == pl.Boolean
 
 
 def test_csv_of_a_real_recording_equals_the_parquet(recording, tmp_path):
     out, _ = _export(recording, "csv", tmp_path)
     frame = pl.read_parquet(recording)
-    back = pl.read_csv(out, schema=frame.schema)
+    header = pl.read_csv(out, n_rows=0).columns
+    assert [_bare(h) for h in header] == frame.columns and "Joints/slide_x:qpos [m]" in header  # SI: units too
+    back = pl.read_csv(out, schema=dict(zip(header, frame.schema.values()))).rename(dict(zip(header, frame.columns)))
     assert back.equals(frame)
     for name in frame.columns:
         assert _reprs(back[name].to_list()) == _reprs(frame[name].to_list()), name
+
+
+def _bare(header: str) -> str:
+    """A CSV header's column name without its " [unit]"."""
+    return re.sub(r" \[[^\]]*\]$", "", header)
 
 
 # --- MATLAB ---------------------------------------------------------------------------------------
@@ -256,7 +268,7 @@ def test_a_failed_export_leaves_the_old_file_alone(handmade, tmp_path):
         export_recording(handmade, to="csv", out=out, progress=fail)
     assert out.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
     assert export_recording(handmade, to="csv", out=out) == ROWS  # a finished export replaces it
-    assert out.read_text().startswith("time,wall_time,")
+    assert out.read_text().startswith("time [s],wall_time [s],")
 
 
 def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str, str]]:
