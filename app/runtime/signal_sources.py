@@ -13,6 +13,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.sensor_units import angular_transmission, sensor_unit
 
 __all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "MODEL_GROUPS", "origin_velocity", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
 
@@ -43,15 +44,6 @@ class Derived:
     worked out by the spring bank's own Derived): used when the recording has every one of them
     by the time this is computed; else ``fallback`` (from raw values alone) stands in."""
     fallback: "Derived | None" = None
-
-
-_SENSOR_UNITS = {
-    "mjSENS_ACCELEROMETER": "m/s^2", "mjSENS_VELOCIMETER": "m/s", "mjSENS_GYRO": "rad/s",
-    "mjSENS_FORCE": "N", "mjSENS_TORQUE": "N*m", "mjSENS_TOUCH": "N", "mjSENS_FRAMEPOS": "m",
-    "mjSENS_FRAMELINVEL": "m/s", "mjSENS_FRAMEANGVEL": "rad/s", "mjSENS_FRAMELINACC": "m/s^2",
-    "mjSENS_FRAMEANGACC": "rad/s^2", "mjSENS_SUBTREECOM": "m", "mjSENS_SUBTREELINVEL": "m/s",
-    "mjSENS_RANGEFINDER": "m", "mjSENS_TENDONPOS": "m", "mjSENS_TENDONVEL": "m/s",
-}
 
 
 def entity_name(model: mujoco.MjModel, obj: mujoco.mjtObj, i: int, kind: str) -> str:
@@ -141,25 +133,10 @@ def _sensor_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     pairs = []
     for s in range(model.nsensor):
         name = entity_name(model, mujoco.mjtObj.mjOBJ_SENSOR, s, "sensor")
-        unit = _SENSOR_UNITS.get(mujoco.mjtSensor(int(model.sensor_type[s])).name, "")
+        unit = sensor_unit(model, s)
         adr = int(model.sensor_adr[s])
         pairs += [(f"Sensors/{name}:{i}", adr + i, unit) for i in range(int(model.sensor_dim[s]))]
     return [(data.sensordata, pairs)]
-
-
-def _transmission_angular(model: mujoco.MjModel, a: int) -> bool:
-    """True when actuator ``a`` drives an angle: a hinge or ball joint, or a fixed tendon over
-    hinges only; its force is then a torque (N*m) and its length an angle (rad)."""
-    trn, target = int(model.actuator_trntype[a]), int(model.actuator_trnid[a, 0])
-    if trn in (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_JOINTINPARENT):
-        return int(model.jnt_type[target]) in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_BALL)
-    if trn == mujoco.mjtTrn.mjTRN_TENDON:
-        adr, num = int(model.tendon_adr[target]), int(model.tendon_num[target])
-        wraps = range(adr, adr + num)
-        return num > 0 and all(int(model.wrap_type[w]) == mujoco.mjtWrap.mjWRAP_JOINT
-                               and int(model.jnt_type[model.wrap_objid[w]]) == mujoco.mjtJoint.mjJNT_HINGE
-                               for w in wraps)
-    return False  # slide joints, sites, slider-cranks, bodies: a force along a length
 
 
 def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str]:
@@ -170,7 +147,7 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str]:
     a target length (rad or m), a velocity servo (bias −kv·velocity) a target speed (rad/s or
     m/s), a plain motor (fixed gain, no bias, no activation) a force in the force's unit per unit
     of gain; anything else (muscles, filters, custom gains) a dimensionless input ("")."""
-    angular = _transmission_angular(model, a)
+    angular = angular_transmission(model, a)
     force = "N*m" if angular else "N"
     fixed = int(model.actuator_gaintype[a]) == mujoco.mjtGain.mjGAIN_FIXED
     if not fixed or int(model.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE:
