@@ -139,28 +139,31 @@ def _sensor_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     return [(data.sensordata, pairs)]
 
 
-def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str]:
-    """(force unit, ctrl unit) of actuator ``a``.
+def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str, str]:
+    """(force unit, velocity unit, ctrl unit) of actuator ``a``, in its transmission's space.
 
-    The force (``actuator_force``) is N·m for an angular transmission and N otherwise. The input
-    depends on what the actuator does with it: a position servo (gain kp, bias −kp·length) takes
-    a target length (rad or m), a velocity servo (bias −kv·velocity) a target speed (rad/s or
-    m/s), a plain motor (fixed gain, no bias, no activation) a force in the force's unit per unit
-    of gain; anything else (muscles, filters, custom gains) a dimensionless input ("")."""
+    MuJoCo's ``actuator_force`` and ``actuator_velocity`` are the actuator's own: a joint gets
+    gear × force (``qfrc_actuator``) and the actuator moves at gear × the joint's speed, so force
+    × velocity is the mechanical power either way. They are N·m and rad/s for an angular
+    transmission (a hinge, a fixed tendon over hinges), N and m/s otherwise. The input
+    (``ctrl``) is what MuJoCo is given, so it is converted only where it is a target the actuator
+    holds in joint units (a position or velocity servo with gear 1: rad or m, rad/s or m/s); a
+    motor's input, scaled by its gain and gear, and anything else (muscles, filters, custom
+    gains) has no unit ("")."""
     angular = angular_transmission(model, a)
-    force = "N*m" if angular else "N"
+    force, velocity = ("N*m", "rad/s") if angular else ("N", "m/s")
+    gear = model.actuator_gear[a]
+    plain = float(gear[0]) == 1.0 and not np.any(gear[1:])
     fixed = int(model.actuator_gaintype[a]) == mujoco.mjtGain.mjGAIN_FIXED
-    if not fixed or int(model.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE:
-        return force, ""
+    if not (plain and fixed) or int(model.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE:
+        return force, velocity, ""
     bias, prm = int(model.actuator_biastype[a]), model.actuator_biasprm[a]
     gain = float(model.actuator_gainprm[a, 0])
-    if bias == mujoco.mjtBias.mjBIAS_NONE:
-        return force, force if gain == 1.0 else ""
     if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] != 0 and prm[1] == -gain:
-        return force, "rad" if angular else "m"
+        return force, velocity, "rad" if angular else "m"
     if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] == 0 and prm[2] != 0 and prm[2] == -gain:
-        return force, "rad/s" if angular else "m/s"
-    return force, ""
+        return force, velocity, velocity
+    return force, velocity, ""
 
 
 def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
@@ -168,8 +171,9 @@ def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source
     units = [actuator_units(model, a) for a in range(model.nu)]
     power = Derived("actuators", [data.actuator_force, data.actuator_velocity], [(f"Actuators/{n}:power", "W") for n in names],
                     lambda raw: raw[:, : len(names)] * raw[:, len(names):])
-    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][1]) for i, n in enumerate(names)]),
+    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][2]) for i, n in enumerate(names)]),
             (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)]),
+            (data.actuator_velocity, [(f"Actuators/{n}:velocity", i, units[i][1]) for i, n in enumerate(names)]),
             *([power] if names else [])]
 
 

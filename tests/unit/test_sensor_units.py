@@ -71,3 +71,33 @@ def test_sensor_columns_carry_their_units_and_convert_like_qpos() -> None:
     assert shown.convert(sm.units["Sensors/stroke:0"]) == shown.convert(sm.units["Joints/slide:qpos"]) == (1000.0, "mm")
     assert shown.convert(sm.units["Sensors/angle:0"]) == pytest.approx((180 / np.pi, "deg"))
     assert shown.convert(sm.units.get("Sensors/attitude:0", "")) == (1.0, "")  # a quaternion stays as it is
+
+
+def test_an_actuators_force_times_its_velocity_is_its_power_and_a_motors_input_has_no_unit(tmp_path) -> None:
+    """A gear-10 motor on the hinge, recorded: its force is MuJoCo's actuator-space force (the
+    joint gets ten times it), its velocity ten times the joint's, and force x velocity = power,
+    row by row in the file; the motor's input is not a force to convert (no unit)."""
+    import json
+
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    from mjrig.headless import prepare, run
+    from mjrig.scenario.parse import load_scenario
+
+    (tmp_path / "arm.xml").write_text(MODEL)
+    (tmp_path / "arm.toml").write_text('model = "arm.xml"\n[simulation]\nduration = 0.2\n'
+                                       '[[controls]]\nactuator = "shoulder"\nvalue = 0.3\n'
+                                       '[recording]\nsignals = ["joints", "actuators"]\n')
+    out = tmp_path / "arm.parquet"
+    run(prepare(load_scenario(tmp_path / "arm.toml"), out=out))
+    units = json.loads(pq.read_schema(out).metadata[b"mjrig.units"])
+    assert units["Actuators/shoulder:force"] == "N*m" and units["Actuators/shoulder:velocity"] == "rad/s"
+    assert units["Actuators/pusher:force"] == "N" and units["Actuators/pusher:velocity"] == "m/s"
+    assert "Actuators/shoulder:ctrl" not in units and units["Actuators/shoulder:power"] == "W"
+    df = pl.read_parquet(out)
+    force, velocity = df["Actuators/shoulder:force"].to_numpy(), df["Actuators/shoulder:velocity"].to_numpy()
+    assert force[1:] == pytest.approx(np.full(df.height - 1, 0.3))  # from the first step the control acts
+    assert velocity == pytest.approx(10 * df["Joints/hinge:qvel"].to_numpy(), rel=1e-9, abs=1e-12)
+    assert df["Actuators/shoulder:power"].to_numpy() == pytest.approx(force * velocity, rel=1e-12, abs=1e-15)
+    assert np.abs(velocity).max() > 0.1  # it turned
