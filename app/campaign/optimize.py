@@ -100,8 +100,13 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     db, best_toml = study_paths(out)
     fingerprint = _fingerprint(sc, meta, seed)
     study = _open_study(optuna, db, spec, seed, fingerprint)
+    # asked by a run that was killed: run again first, with their numbers and params (no holes)
+    pending = []
     for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        study.tell(t.number, state=optuna.trial.TrialState.FAIL)  # asked by a run that was killed
+        if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
+            study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+        else:
+            pending.append(optuna.trial.Trial(study, t._trial_id))
     finished = _finished(study)
     if on_start is not None:
         on_start(total, len(finished))
@@ -111,7 +116,9 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     ran = 0
     try:
         while len(finished) < total:
-            asked = [study.ask() for _ in range(min(workers, total - len(finished)))]
+            room = min(workers, total - len(finished))
+            asked, pending = pending[:room], pending[room:]
+            asked += [study.ask() for _ in range(room - len(asked))]
             tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
                       trial_seed(seed, t.number)) for t in asked]
             for t, row in zip(asked, _run(job, tasks, runner, pool, ray)):
@@ -231,7 +238,13 @@ def _write_best(sc: Scenario, best: dict[str, Any], path: Path) -> Path:
     import copy
     from mjrig.scenario.toml_writer import dumps
     doc = copy.deepcopy(sc.doc)
-    doc["model"] = str(sc.model)  # the file may sit elsewhere than the scenario
+    target = fresh_path(path)
+    # the files it names, as the scenario names them: a relative path from where it is written
+    if not Path(str(doc["model"])).expanduser().is_absolute():
+        doc["model"] = Path(os.path.relpath(sc.model, target.parent.resolve())).as_posix()
+    sim = doc.get("simulation", {})
+    if sc.initial_state is not None and "initial_state" in sim and not Path(str(sim["initial_state"])).is_absolute():
+        sim["initial_state"] = Path(os.path.relpath(sc.initial_state, target.parent.resolve())).as_posix()
     for name in sc.params:
         value = best[f"Params/{name}:value"]
         entry = doc["params"][name]
@@ -239,6 +252,5 @@ def _write_best(sc: Scenario, best: dict[str, Any], path: Path) -> Path:
             entry["value"] = value
         else:
             doc["params"][name] = value
-    target = fresh_path(path)
     target.write_text(dumps(doc), encoding="utf-8")
     return target

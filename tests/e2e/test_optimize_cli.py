@@ -156,6 +156,8 @@ def test_a_study_killed_with_sigkill_continues_where_it_was(tmp_path):
     assert f"resuming: {done} of {done + 4} trials already done, running 4" in r.stderr, r.stderr
     df = pl.read_parquet(out)
     assert len(df) == done + 4 and df["trial"].n_unique() == done + 4
+    # the trial the kill interrupted ran again under its number: no holes
+    assert sorted(df["trial"].to_list()) == list(range(done + 4)), df["trial"].to_list()
 
 
 BAD = [
