@@ -29,6 +29,10 @@ from mjrig.runtime.signal_sources import Derived, entity_name, origin_velocity
 
 __all__ = ["FrameSignal", "frame_sources", "LOAD_ATTRS", "POINT_ATTRS"]
 
+_CATEGORIES = frozenset({"Joints", "Bodies", "Sites", "Sensors", "Actuators", "Proximities", "Params", "Contacts",
+                         "Energy", "Requirements", "Metrics", "Signals", "Tracers"})
+"""Telemetry categories: an ``of`` starting with one names a column, not a point."""
+
 LOAD_ATTRS = (("fx", "N"), ("fy", "N"), ("fz", "N"), ("tx", "N*m"), ("ty", "N*m"), ("tz", "N*m"))
 POINT_ATTRS = (("x", "m"), ("y", "m"), ("z", "m"), ("vx", "m/s"), ("vy", "m/s"), ("vz", "m/s"))
 
@@ -58,6 +62,10 @@ class FrameSignal:
             try:
                 parse_point(self.of).body_and_offset(model)
             except ConfigError as exc:
+                if self.of.split("/", 1)[0] in _CATEGORIES:  # a telemetry column, not a point
+                    raise ConfigError(f"of: '{self.of}' is neither a load (\"Loads/NAME\") nor a point (a site, "
+                                      "body:NAME or body:NAME@x,y,z): only a load's force and a point's position "
+                                      "have a frame to change") from None
                 raise ConfigError(f"of: {exc}") from None
         try:
             _frame(model, self.frame)

@@ -183,7 +183,12 @@ class FieldReader:
             if kind is None:
                 raise self.fail((*path, section.kind_key), f"unknown {section.noun} kind {show(name)}"
                                 f"{closest_names(str(name), section.kind_names)}")
-        self.keys(spec, section.allowed(kind), path)
+        allowed = section.allowed(kind)
+        for key in spec if isinstance(spec, dict) else ():
+            owners = [k.name for k in section.kinds if key not in allowed and key in section.allowed(k)]
+            if owners:  # a field of another kind: say which
+                raise self.fail((*path, key), f"'{key}' goes with {' or '.join(owners)}, not {kind.name}")
+        self.keys(spec, allowed, path)
         missing = sorted(section.required(kind) - set(spec))
         if missing:
             raise self.fail(path, f"{kind.name} needs '{missing[0]}'")

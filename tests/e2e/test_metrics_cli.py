@@ -87,7 +87,7 @@ def test_a_sweep_has_a_column_per_metric(tmp_path):
 BAD = [
     ('kind = "frequncy"', "kind", "closest: frequency"),
     ('kind = "first_crossing"', "metrics[0]", "needs 'level'"),
-    ('kind = "max"\nlevel = 1.0', "level", "unknown field 'level'"),
+    ('kind = "max"\nlevel = 1.0', "level", "'level' goes with first_crossing, not max"),
     ('kind = "settling_time"\nband = -0.1', "band", "positive"),
     ('kind = "max"\nend = -1.0', "end", ""),
     ('kind = "max"\nsignl = "x"', "signl", "closest: signal"),

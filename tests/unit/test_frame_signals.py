@@ -129,6 +129,7 @@ def test_a_points_velocity_in_a_rotating_frame_is_r_transpose_of_v_minus_omega_c
     ('of = "Loads/push"\nframe = "body:crt"', "signals[0].frame: unknown body 'crt' (closest: cart"),
     ('of = "Loads/push"\nframe = "armm"', "signals[0].frame: unknown site 'armm' (closest: arm"),
     ('of = "Loads/push"\nframes = "arm"', "signals[0].frames: unknown field 'frames' (closest: frame"),
+    ('of = "Joints/xc"', "signals[0].of: 'Joints/xc' is neither a load (\"Loads/NAME\") nor a point"),
 ])
 def test_bad_signal_entries_exit_2_naming_file_line_and_closest(tmp_path: Path, monkeypatch, capsys,
                                                                 entry: str, words: str) -> None:

@@ -93,6 +93,8 @@ def test_a_registered_kind_is_parsed():
     assert parse_scenario(SCENARIO.format(extra=""), base=MODELS, registry=EXTENDED).loads[1].magnitude == 3.0
     with pytest.raises(ConfigError, match=r"^s\.toml:13: loads\[1\]\.psh: unknown field 'psh' \(closest: push"):
         parse_scenario(SCENARIO.format(extra="psh = 1.0"), source=Path("s.toml"), base=MODELS, registry=EXTENDED)
+    with pytest.raises(ConfigError, match=r"^s\.toml:13: loads\[1\]\.stiffness: 'stiffness' goes with ideal_spring or "):
+        parse_scenario(SCENARIO.format(extra="stiffness = 1.0"), source=Path("s.toml"), base=MODELS, registry=EXTENDED)
     with pytest.raises(ConfigError, match=r"loads\[1\]\.push: must not be negative, got -1"):
         parse_scenario(SCENARIO.format(extra="push = -1"), base=MODELS, registry=EXTENDED)
     with pytest.raises(ConfigError, match=r"loads\[1\]\.at: 'body:block' must be a site name"):
