@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable
 
-from mjrig.runtime.errors import CHECK_FAILED
+from mjrig.runtime.errors import CHECK_FAILED, Terminated
 
 __all__ = ["sweep", "optimize"]
 
@@ -16,13 +17,20 @@ def sweep(args: argparse.Namespace) -> int:
     from mjrig.campaign.sweep import run_sweep
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
-    with SweepBar() as bar:
-        def started(total: int, done: int) -> None:
-            bar.start(total, done)
-            if done:
-                print(f"resuming: {done} of {total} trials already done, running {total - done}", file=sys.stderr)
-        outcome = run_sweep(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
-                            seed=args.seed, duration=args.duration, progress=bar.update, on_start=started)
+    count = _Count()
+    try:
+        with SweepBar() as bar:
+            def started(total: int, done: int) -> None:
+                count.start(total, done)
+                bar.start(total, done)
+                if done:
+                    print(f"resuming: {done} of {total} trials already done, running {total - done}", file=sys.stderr)
+            outcome = run_sweep(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
+                                seed=args.seed, duration=args.duration, progress=count.then(bar.update),
+                                on_start=started)
+    except KeyboardInterrupt as exc:
+        from mjrig.campaign.sweep import parts_dir
+        return count.stopped(exc, f"in {parts_dir(args.out.resolve())}")
     counts = ", ".join(f"{n} {s}" for s, n in outcome.counts.items() if n)
     print(f"wrote {outcome.total} trials to {outcome.path} ({counts}; ran {len(outcome.ran)} now)", file=sys.stderr)
     return 0
@@ -33,15 +41,21 @@ def optimize(args: argparse.Namespace) -> int:
     from mjrig.campaign.optimize import run_optimize
     from mjrig.progress import StudyBar
     from mjrig.scenario.targets import load_target
+    from mjrig.campaign.optimize import study_paths
     sc = load_target(args.scenario)
-    with StudyBar() as bar:
-        def started(total: int, done: int) -> None:
-            bar.start(total, done)
-            if done:
-                print(f"resuming: {done} of {total} trials already done, running {max(0, total - done)}",
-                      file=sys.stderr)
-        outcome = run_optimize(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
-                               seed=args.seed, progress=bar.update, on_start=started)
+    count = _Count()
+    try:
+        with StudyBar() as bar:
+            def started(total: int, done: int) -> None:
+                count.start(total, done)
+                bar.start(total, done)
+                if done:
+                    print(f"resuming: {done} of {total} trials already done, running {max(0, total - done)}",
+                          file=sys.stderr)
+            outcome = run_optimize(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
+                                   seed=args.seed, progress=count.then(bar.update), on_start=started)
+    except KeyboardInterrupt as exc:
+        return count.stopped(exc, f"in {study_paths(args.out.resolve())[0]}")
     print(f"wrote {outcome.total} trials to {outcome.path} (ran {outcome.ran} now)", file=sys.stderr)
     best = outcome.best
     if best is None:
@@ -52,3 +66,27 @@ def optimize(args: argparse.Namespace) -> int:
     unit = f" {outcome.unit}" if outcome.unit else ""
     print(f"best: trial {best['trial']}, {outcome.objective} = {best['objective']:.6g}{unit}, {params}")
     return 0
+
+
+class _Count:
+    """Trials done so far in a campaign, to say what an interruption kept."""
+
+    def __init__(self) -> None:
+        self.total, self.done = 0, 0
+
+    def start(self, total: int, done: int) -> None:
+        self.total, self.done = total, done
+
+    def then(self, progress: Callable[..., None]) -> Callable[..., None]:
+        """``progress``, counting each finished trial first."""
+        def counted(*args: object) -> None:
+            self.done += 1
+            progress(*args)
+        return counted
+
+    def stopped(self, exc: KeyboardInterrupt, where: str) -> int:
+        """One line for Ctrl+C or SIGTERM: what was kept and how to go on; exit 130 or 143."""
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        print(f"mjrig: {how} after {self.done} of {self.total} trials; the finished ones are kept {where}: "
+              f"run the same command again to run the other {max(0, self.total - self.done)}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130

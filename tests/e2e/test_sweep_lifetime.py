@@ -160,6 +160,8 @@ def test_sigterm_stops_the_sweep_keeps_finished_trials_and_the_same_command_resu
     parts = s.out.with_name(s.out.name + ".parts")
     kept = done_trials(parts, which=True)
     assert len(kept) >= done_before and len(kept) == len(set(kept)) and len(kept) < 32, kept
+    assert err.strip() == (f"mjrig: terminated (SIGTERM) after {len(kept)} of 32 trials; the finished ones are kept in "
+                           f"{parts.resolve()}: run the same command again to run the other {32 - len(kept)}"), err
     again = s.start("again")
     assert again.wait(timeout=120) == 0, s.stderr.read_text()
     err = s.stderr.read_text()
