@@ -202,11 +202,14 @@ def history_figure(trials: np.ndarray, objective: np.ndarray, best: np.ndarray, 
 
 
 def save(fig, out: Path) -> None:
-    """Write ``fig`` to ``out`` as PNG, SVG or PDF by its suffix (to a temporary file first)."""
+    """Write ``fig`` to ``out`` as PNG, SVG or PDF by its suffix (to a temporary file first). An
+    SVG keeps its words as text (``<text>``: searchable, editable, selectable), not as outlines."""
+    import matplotlib
     fmt = out.suffix.lower().lstrip(".")
     tmp = out.with_name(f".{out.name}.tmp")
     try:
-        fig.savefig(tmp, format=fmt, dpi=120)
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(tmp, format=fmt, dpi=120)
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
