@@ -27,7 +27,7 @@ from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import DisplayUnits, scenario_units
 
 __all__ = ["Trace", "read_traces", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
-           "history_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
+           "history_figure", "matrix_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 """What ``save`` writes, by the output's suffix."""
@@ -228,3 +228,20 @@ def names_of(paths: Iterable[Path]) -> list[str]:
     paths = list(paths)
     names = [p.name for p in paths]
     return names if len(set(names)) == len(names) else [str(p) for p in paths]
+
+
+def matrix_figure(trials: Sequence[int], names: Sequence[str], verdicts: Sequence[Sequence[bool | None]]):
+    """Trials (x) by requirements (y): green passed, red failed, grey no verdict (diverged,
+    errored). ``verdicts[i][j]``: requirement ``names[i]`` in trial ``trials[j]``."""
+    from matplotlib.colors import ListedColormap
+
+    grid = np.array([[np.nan if v is None else float(v) for v in row] for row in verdicts], dtype=float)
+    fig, (ax,) = _figure(1, width=7.5, height=0.5 + 0.32 * max(1, len(names)))
+    colors = ListedColormap([STATUS_COLORS["fail"], STATUS_COLORS["pass"]]).with_extremes(bad="#c8ccd4")
+    ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=colors, vmin=0, vmax=1, interpolation="nearest",
+              extent=(-0.5, len(trials) - 0.5, len(names) - 0.5, -0.5))
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    step = max(1, len(trials) // 20)
+    ax.set_xticks(range(0, len(trials), step), [str(t) for t in trials[::step]], fontsize=7)
+    ax.set_xlabel("trial", fontsize=8)
+    return fig

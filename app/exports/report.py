@@ -234,6 +234,7 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
                            "sensitivity": {short[k]: {short[p]: r for p, r in v.items()}
                                            for k, v in res.sensitivity().items()},
                            "varied": [short[p] for p in varied]}
+    ctx.update(_requirements_of_trials(t, _scenario(res.metadata)))
     shown = [c for c in t.columns if c not in ("message",)]
     table = t.sort("trial").head(MAX_TABLE_ROWS)
     ctx["table"] = {"columns": [short[c] for c in shown], "rows": table.select(shown).rows(),
@@ -253,6 +254,19 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         ctx["best"] = None if bt is None else {"trial": bt, "objective": res.row(bt)["objective"],
                                                 "params": res.param_values(bt)}
     return ctx
+
+
+def _requirements_of_trials(t: Any, scenario: dict[str, Any]) -> dict[str, Any]:
+    """Each requirement's failed trials and worst one, and the pass/fail matrix (trials by
+    requirements, a picture) of a sweep's or study's table ``t``."""
+    from mjrig.exports.campaign_checks import requirement_summary
+    summary = requirement_summary(t, scenario.get("requirements", []))
+    if not summary:
+        return {"req_summary": [], "matrix": None}
+    ordered = t.sort("trial")
+    verdicts = [ordered[f"Requirements/{r['name']}:pass"].to_list() for r in summary]
+    fig = plotting.matrix_figure(ordered["trial"].to_list(), [r["name"] for r in summary], verdicts)
+    return {"req_summary": summary, "matrix": plotting.data_uri(fig)}
 
 
 # --- the page ----------------------------------------------------------------------------------

@@ -112,3 +112,22 @@ def test_a_study_report_states_the_objective_as_written_with_its_unit(tmp_path: 
     assert "|Metrics/f − 3 Hz|" in page
     best = re.search(r'<div class="big">([^ <]+) <span class="muted" style="font-size:14px">Hz</span>', page)
     assert best and float(best.group(1)) == pytest.approx(outcome.best["objective"], rel=1e-5), best
+
+
+def test_a_sweep_report_counts_each_requirements_failures_and_names_the_worst_trial(tmp_path: Path) -> None:
+    """Four damping values of the undamped-released spring-mass (1 s each): travel >= -0.15 m
+    needs a damping ratio above 0.215 (c > 6.1 N·s/m), so c = 0 and 2 fail; the worst is c = 0,
+    whose block swings to -0.2 m, 0.05 m past the bound. And the pass/fail matrix is drawn."""
+    from mjrig.campaign.sweep import run_sweep
+    from tests.sweep_util import write_scenario
+
+    path = write_scenario(tmp_path, "[sweep]\n[sweep.params]\nc = { values = [0.0, 2.0, 10.0, 30.0] }\n")
+    outcome = run_sweep(load_scenario(path), out=tmp_path / "res.parquet", workers=1)
+    df = pl.read_parquet(outcome.path)
+    assert df["Requirements/travel:pass"].to_list() == [False, False, True, True]
+    page = write_report(outcome.path, out=tmp_path / "res.html").read_text(encoding="utf-8")
+    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>"):][:400])
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)[:6]
+    assert cells[:4] == ["travel", "Joints/slide_x:qpos", "2 of 4", "0"], cells
+    assert float(cells[4]) == pytest.approx(-0.2, abs=2e-4) and float(cells[5]) == pytest.approx(0.05, abs=2e-4)
+    assert 'alt="pass/fail of each requirement in each trial" src="data:image/png;base64,' in page
