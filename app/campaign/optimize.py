@@ -102,11 +102,13 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     study = _open_study(optuna, db, spec, seed, fingerprint)
     # asked by a run that was killed: run again first, with their numbers and params (no holes)
     pending = []
+    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
     for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
         if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
             study.tell(t.number, state=optuna.trial.TrialState.FAIL)
         else:
-            pending.append(optuna.trial.Trial(study, t._trial_id))
+            trial_id = storage.get_trial_id_from_study_id_trial_number(storage.get_study_id_from_name(STUDY), t.number)
+            pending.append(optuna.trial.Trial(study, trial_id))
     finished = _finished(study)
     if on_start is not None:
         on_start(total, len(finished))
