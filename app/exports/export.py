@@ -13,9 +13,9 @@ at a time with ``pyarrow.parquet.ParquetFile.iter_batches`` and writes:
   names), ``units`` (1×N cell, ``''`` where a column has none), ``data`` (rows×N double: booleans
   as 0/1, integers as doubles (exact up to 2^53), NaN for null) and ``metadata`` (a struct of the
   file's key-value metadata, each key made a MATLAB field name: ``.`` and other characters that
-  cannot appear in one become ``_``, e.g. ``mjrig_model_path``). ``scipy.io.savemat`` needs the
-  whole matrix, so ``data`` is held in memory (8 bytes × rows × columns, plus the copy savemat
-  writes from); a recording past the format's 4 GiB per variable is refused. Uncompressed.
+  cannot appear in one become ``_``, e.g. ``mjrig_model_path``). Written as it is read
+  (``mat_stream``): one column in memory at a time; a recording past the format's 4 GiB per
+  variable is refused. Uncompressed.
 - ``mcap``: one topic per entity, ``/<Category>/<Entity>`` (``/Joints/slide_x``,
   ``/Loads/main_spring``), JSON messages (message encoding ``json``) with a JSON Schema per topic
   (schema encoding ``jsonschema``; each attribute's unit is its property's ``description``). A
@@ -68,8 +68,6 @@ _NOT_SIGNALS = ("time", "wall_time")
 _CAMPAIGN_KEYS = {"mjrig.sweep": "a sweep's", "mjrig.optimize": "a study's"}
 _BATCH_ROWS = 65_536
 """Rows read at once (a row group may be read in several batches)."""
-_MAT_MAX_BYTES = 2**32
-"""A MAT v5 variable's size field is 32 bits."""
 _MAT_NAME_MAX = 63
 """MATLAB's longest field name (``namelengthmax``)."""
 
@@ -231,31 +229,25 @@ def _mat_field(key: str) -> str:
     return name[:_MAT_NAME_MAX]
 
 
-def _cells(texts: list[str]) -> np.ndarray:
-    """A 1×N MATLAB cell array of char rows."""
-    cells = np.empty(len(texts), dtype=object)
-    cells[:] = texts
-    return cells
-
-
 def _write_mat(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
-    from scipy.io import savemat
+    from mjrig.exports.mat_stream import MAX_BYTES, write_struct
 
-    shape = (src.rows, len(src.names))
-    if 8 * shape[0] * shape[1] >= _MAT_MAX_BYTES:
-        raise ConfigError(one_line(f"{src.path}: {shape[0]} rows x {shape[1]} columns is past MATLAB v5's 4 GiB "
+    rows, cols = src.rows, len(src.names)
+    if 8 * rows * cols >= MAX_BYTES:
+        raise ConfigError(one_line(f"{src.path}: {rows} rows x {cols} columns is past MATLAB v5's 4 GiB "
                                    "per variable: export it to csv or mcap"))
-    data = np.empty(shape, dtype=np.float64, order="F")
-    at = 0
-    for batch in src.batches(progress):
-        n = batch.num_rows
-        for j, column in enumerate(batch.columns):  # null -> NaN, bool -> 0/1
-            data[at:at + n, j] = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        at += n
-    struct = {"names": _cells(src.names), "units": _cells(src.units), "data": data[:at],
-              "metadata": {_mat_field(k): v for k, v in src.metadata.items()}}
-    savemat(fh, {"mjrig": struct}, long_field_names=True, do_compression=False, oned_as="row")
-    return at
+
+    def column(j: int) -> np.ndarray:  # null -> NaN, bool -> 0/1; one column in memory at a time
+        values = src.file.read(columns=[src.names[j]]).column(0).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        if progress is not None:
+            progress(rows * (j + 1) // max(cols, 1), rows)
+        return values
+
+    write_struct(fh, name="mjrig", names=src.names, units=src.units, rows=rows, column=column,
+                 metadata={_mat_field(k): v for k, v in src.metadata.items()})
+    if cols == 0 and progress is not None:
+        progress(rows, rows)
+    return rows
 
 
 # --- MCAP -----------------------------------------------------------------------------------------
@@ -349,7 +341,8 @@ _WRITERS = {"csv": _write_csv, "mat": _write_mat, "mcap": _write_mcap}
 def export_recording(path: Path, *, to: str, out: Path, progress: Progress | None = None) -> int:
     """Write the recording at ``path`` to ``out`` in format ``to`` (a key of FORMATS); return the
     rows written. ``out`` is replaced if it exists (the caller decides whether it may be), only
-    once the export is complete. ``progress(rows_done, rows_total)`` is called after each row group.
+    once the export is complete. ``progress(rows_done, rows_total)`` is called after each row group
+    (MATLAB: after each column of the matrix, the rows' worth of the columns written).
 
     ConfigError (one line, naming the file): ``path`` missing, not Parquet, a sweep's or study's
     results, not a recording (no ``time`` column, a text column); an unknown format; ``out`` not
