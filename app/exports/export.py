@@ -55,7 +55,7 @@ from mjrig.runtime.errors import ConfigError, exception_text, one_line
 from mjrig.runtime.units import scenario_units
 
 if TYPE_CHECKING:
-    from mcap.writer import Writer
+    import polars as pl
 
 __all__ = ["FORMATS", "Progress", "default_output", "export_recording"]
 
@@ -292,46 +292,58 @@ def _schema(src: _Source, topic: str, attrs: list[tuple[str, int]]) -> bytes:
     return json.dumps(schema).encode()
 
 
-def _stamp(src: _Source, t: object, row: int) -> int:
-    """Simulated time ``t`` (s) as MCAP nanoseconds; ConfigError when it is not a time MCAP holds."""
-    if not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
-        raise ConfigError(one_line(f"{src.path}: row {row} has time {t!r}: MCAP needs a time >= 0 s in every row"))
-    return int(round(t * 1e9))
+def _stamps(src: _Source, times: np.ndarray, first: int) -> np.ndarray:
+    """Simulated times (s) as MCAP nanoseconds; ConfigError naming the first row whose time MCAP
+    cannot hold (not a number >= 0)."""
+    bad = np.flatnonzero(~(np.isfinite(times) & (times >= 0)))
+    if bad.size:
+        raise ConfigError(one_line(f"{src.path}: row {first + int(bad[0])} has time {times[bad[0]]!r}: MCAP needs "
+                                   "a time >= 0 s in every row"))
+    return np.round(times * 1e9).astype(np.uint64)
 
 
-def _add_rows(writer: Writer, src: _Source, batch: pa.RecordBatch, channels: list[tuple[int, list[tuple[str, int]]]],
-              first: int) -> None:
-    """One message per entity per row of ``batch`` (``first`` = its first row's index in the file)."""
-    encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-    columns = [column.to_pylist() for column in batch.columns]
-    times = columns[src.names.index("time")]
-    for i, t in enumerate(times):
-        stamp = _stamp(src, t, first + i)
-        for channel, attrs in channels:
-            msg = {a: v for a, j in attrs if (v := columns[j][i]) is not None and math.isfinite(v)}
-            if msg:
-                writer.add_message(channel, log_time=stamp, data=encode(msg).encode(), publish_time=stamp,
-                                   sequence=first + i)
+def _payloads(frame: "pl.DataFrame", src: _Source, attrs: list[tuple[str, int]]) -> "pl.Series":
+    """Each row's JSON message of one entity (bytes), null where every attribute is null, NaN or
+    infinite (JSON has no such number: those are left out of the message)."""
+    import polars as pl
+    pieces = []
+    for attribute, j in attrs:
+        col = pl.col(src.names[j])
+        if pa.types.is_floating(src.types[j]):
+            col = pl.when(col.is_finite()).then(col.cast(pl.Float64))
+        pieces.append(pl.concat_str([pl.lit(json.dumps(attribute) + ":"), col.cast(pl.Utf8)]))
+    body = pl.concat_str(pieces, separator=",", ignore_nulls=True)
+    return frame.select(pl.when(body.str.len_bytes() > 0).then(pl.concat_str([pl.lit("{"), body, pl.lit("}")]))
+                        .cast(pl.Binary).alias("m")).to_series()
 
 
 def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
+    import polars as pl
     from mcap.well_known import MessageEncoding, SchemaEncoding
-    from mcap.writer import Writer
 
     import mjrig
+    from mjrig.exports.mcap_stream import McapStream
 
-    writer = Writer(fh)
-    writer.start(profile="", library=f"mjrig {mjrig.__version__}")
-    channels = []
-    for topic, attrs in _plan(src).items():
-        schema_id = writer.register_schema(f"mjrig{topic}", SchemaEncoding.JSONSchema, _schema(src, topic, attrs))
-        channels.append((writer.register_channel(topic, MessageEncoding.JSON, schema_id), attrs))
-    writer.add_metadata("mjrig", src.metadata)
+    out = McapStream(fh, library=f"mjrig {mjrig.__version__}")
+    plan = list(_plan(src).items())
+    for k, (topic, attrs) in enumerate(plan, start=1):
+        out.schema(k, f"mjrig{topic}", SchemaEncoding.JSONSchema, _schema(src, topic, attrs))
+        out.channel(k, k, topic, MessageEncoding.JSON)
+    out.metadata("mjrig", src.metadata)
+    ids = np.arange(1, len(plan) + 1, dtype=np.uint16)
     rows = 0
     for batch in src.batches(progress):
-        _add_rows(writer, src, batch, channels, rows)
-        rows += batch.num_rows
-    writer.finish()
+        frame = pl.from_arrow(batch)
+        n = batch.num_rows
+        stamps = _stamps(src, frame["time"].cast(pl.Float64).to_numpy(), rows)
+        grid = np.empty((n, len(plan)), dtype=object)
+        for k, (_, attrs) in enumerate(plan):
+            grid[:, k] = _payloads(frame, src, attrs).to_list()
+        keep = np.not_equal(grid, None).ravel()
+        out.messages(np.tile(ids, n)[keep], np.repeat(np.arange(rows, rows + n, dtype=np.uint32), len(plan))[keep],
+                     np.repeat(stamps, len(plan))[keep], grid.ravel()[keep].tolist())
+        rows += n
+    out.finish()
     return rows
 
 
