@@ -1,6 +1,6 @@
 """An MCAP file written a block of messages at a time: the messages' records are laid out with
-numpy (one header array per block, offsets and the message index by cumulative sums), and every
-other record is the ``mcap`` library's own (its ``records`` classes), so the file is what its
+numpy (one header array per block, offsets and the message indexes by cumulative sums), and
+every other record is the ``mcap`` library's own (its ``records`` classes), so the file is what its
 ``Writer`` makes -- chunked, zstd-compressed, each chunk followed by its message indexes, a summary
 with the schemas, channels, statistics and chunk and metadata indexes -- at a fraction of the
 cost: ``Writer.add_message`` spends ~30 µs of Python a message, and a recording of a million rows
@@ -11,13 +11,14 @@ GUI-free; any thread.
 from __future__ import annotations
 
 import itertools
+import struct
 from typing import IO, Mapping, Sequence
 
 import numpy as np
 from mcap.data_stream import RecordBuilder
 from mcap.opcode import Opcode
-from mcap.records import (Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, MessageIndex, Metadata, MetadataIndex,
-                          Schema, Statistics, SummaryOffset)
+from mcap.records import (Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Metadata, MetadataIndex, Schema,
+                          Statistics, SummaryOffset)
 
 __all__ = ["McapStream"]
 
@@ -118,9 +119,10 @@ class McapStream:
         cuts = np.flatnonzero(np.diff(channels)) + 1
         index_offsets, index_length = {}, 0
         for ch, t, o in zip(np.split(channels, cuts), np.split(times, cuts), np.split(offsets, cuts)):
-            at, length = self._record(MessageIndex(channel_id=int(ch[0]), records=list(zip(t.tolist(), o.tolist()))))
-            index_offsets[int(ch[0])] = at
-            index_length += length
+            pairs = np.column_stack((t, o)).astype("<u8").tobytes()   # MessageIndex, laid out at once
+            record = struct.pack("<BQHI", int(Opcode.MESSAGE_INDEX), 6 + len(pairs), int(ch[0]), len(pairs)) + pairs
+            index_offsets[int(ch[0])] = self._write(record)
+            index_length += len(record)
         self._chunk_indexes.append(ChunkIndex(
             message_start_time=start, message_end_time=end, chunk_start_offset=chunk_at, chunk_length=chunk_length,
             message_index_offsets=index_offsets, message_index_length=index_length, compression="zstd",

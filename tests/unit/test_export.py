@@ -319,3 +319,28 @@ def test_bad_input_is_a_one_line_config_error(tmp_path, case):
 def test_an_unwritable_output_is_a_config_error(handmade, tmp_path):
     with pytest.raises(ConfigError, match="cannot write here"):
         export_recording(handmade, to="csv", out=tmp_path / "no" / "such" / "dir.csv")
+
+
+def test_mcap_chunks_are_indexed_and_every_index_entry_is_its_message(recording, tmp_path):
+    """The MCAP file's chunks each come with a message index per channel whose entries point at
+    a message of that channel with that time, and its summary counts every message."""
+    import io
+
+    import zstandard
+    from mcap.records import Chunk, Message, MessageIndex
+    from mcap.stream_reader import StreamReader
+
+    out, _ = _export(recording, "mcap", tmp_path)
+    records = list(StreamReader(open(out, "rb"), emit_chunks=True).records)
+    checked, raw = 0, b""
+    for record in records:
+        if isinstance(record, Chunk):
+            raw = zstandard.ZstdDecompressor().decompress(record.data, max_output_size=record.uncompressed_size)
+        elif isinstance(record, MessageIndex):
+            for t, offset in record.records:
+                msg = next(iter(StreamReader(io.BytesIO(raw[offset:]), skip_magic=True).records))
+                assert isinstance(msg, Message) and (msg.channel_id, msg.log_time) == (record.channel_id, t)
+                checked += 1
+    with open(out, "rb") as f:
+        summary = make_reader(f).get_summary()
+    assert checked == summary.statistics.message_count == sum(summary.statistics.channel_message_counts.values()) > 0
