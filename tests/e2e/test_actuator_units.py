@@ -1,5 +1,6 @@
 """Actuator columns carry their real units (README, "Telemetry columns"): N·m for hinge transmissions, N for slide
-and site ones; the input's unit follows what the actuator does with it."""
+and site ones, their velocities in rad/s or m/s; the input's unit follows what the actuator does with it (a
+servo's target in joint units, a motor's input none)."""
 from __future__ import annotations
 
 import json
@@ -43,10 +44,10 @@ def test_actuator_force_and_input_units_read_back(tmp_path):
     result = mjrig("run", model, "--duration", "0.01", "--out", out, cwd=tmp_path)
     assert result.rc == 0, result
     units = json.loads(pq.read_schema(out).metadata[b"mjrig.units"])
-    expected = {  # actuator: (force, ctrl)
-        "hinge_motor": ("N*m", "N*m"), "rail_motor": ("N", "N"), "hinge_servo": ("N*m", "rad"),
-        "rail_speed": ("N", "m/s"), "thruster": ("N", "N"), "tendon_motor": ("N*m", "N*m"),
-        "filtered": ("N", ""),
+    expected = {  # actuator: (force, velocity, ctrl): a motor's input is scaled by its gain and gear: no unit
+        "hinge_motor": ("N*m", "rad/s", ""), "rail_motor": ("N", "m/s", ""), "hinge_servo": ("N*m", "rad/s", "rad"),
+        "rail_speed": ("N", "m/s", "m/s"), "thruster": ("N", "m/s", ""), "tendon_motor": ("N*m", "rad/s", ""),
+        "filtered": ("N", "m/s", ""),
     }
-    got = {a: (units.get(f"Actuators/{a}:force", ""), units.get(f"Actuators/{a}:ctrl", "")) for a in expected}
+    got = {a: tuple(units.get(f"Actuators/{a}:{what}", "") for what in ("force", "velocity", "ctrl")) for a in expected}
     assert got == expected
