@@ -81,6 +81,8 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         line = wait_for(lambda: _status(app, said), what="the export's Status line")
         assert _window(app, EXPORT_TITLE) is None
         csv = pl.read_csv(out)
+        assert csv.columns[0] == "time [s]"  # each column's unit in its header
+        csv = csv.rename({h: re.sub(r" \[[^\]]*\]$", "", h) for h in csv.columns})
         assert csv.height == recorded.height and csv.columns == recorded.columns
         assert int(line["text"].split()[2]) == recorded.height
         assert csv["time"].to_list() == recorded["time"].to_list()
