@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
 import re
 import secrets
