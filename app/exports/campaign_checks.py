@@ -9,12 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
+from mjrig.exports.report_marks import number
+
 
 __all__ = ["requirement_summary", "violation"]
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def violation(spec: Mapping[str, Any], value: float | None) -> float:
@@ -23,13 +21,13 @@ def violation(spec: Mapping[str, Any], value: float | None) -> float:
     if value is None or not math.isfinite(value):
         return math.nan
     past = 0.0
-    lo, hi, final = _number(spec.get("min")), _number(spec.get("max")), _number(spec.get("final"))
+    lo, hi, final = number(spec.get("min")), number(spec.get("max")), number(spec.get("final"))
     if lo is not None:
         past = max(past, lo - value)
     if hi is not None:
         past = max(past, value - hi)
     if final is not None:
-        past = max(past, abs(value - final) - (_number(spec.get("tolerance")) or 0.0))
+        past = max(past, abs(value - final) - (number(spec.get("tolerance")) or 0.0))
     return past
 
 

@@ -138,7 +138,7 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     shown = plotting.display_units(path)
     requirements = [_shown_entry(e, shown.convert(units.get(e.get("signal", ""), ""))) for e in requirements]
     spans = {str(spec.get("name")): spec for spec in scenario.get("metrics", []) if isinstance(spec, dict)}
-    metrics = {k: {**_shown_metric(m, shown), "window": _window_text(spans.get(k, {}))} for k, m in metrics.items()}
+    metrics = {k: {**_shown_metric(m, shown), "window": marks.window_text(spans.get(k, {}))} for k, m in metrics.items()}
     params_cols = [c for c in numeric if c.startswith("Params/")]
     head = pl.read_parquet(path, columns=["time", *params_cols], n_rows=1)
     first = head.row(0, named=True) if head.height else {}
@@ -174,14 +174,6 @@ def _shown_entry(entry: dict[str, Any], conv: tuple[float, str]) -> dict[str, An
     factor, label = conv
     return {**entry, "unit": label, **{k: entry[k] * factor for k in ("value", "limit")
                                       if isinstance(entry.get(k), (int, float)) and not isinstance(entry[k], bool)}}
-
-
-def _window_text(spec: dict[str, Any]) -> str:
-    """A metric's window as read: "the whole run", "0.4..1 s", "from 2 s"."""
-    start, end = spec.get("start") or 0.0, spec.get("end")
-    if end is not None:
-        return f"{start:g}..{end:g} s"
-    return f"from {start:g} s" if start else "the whole run"
 
 
 def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from mjrig.runtime.units import DisplayUnits
 
-__all__ = ["Bound", "Window", "requirement_bounds", "metric_windows", "caption"]
+__all__ = ["Bound", "Window", "requirement_bounds", "metric_windows", "window_text", "caption", "number"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class Window:
     label: str   # "back_swing: 0.4..1 s"
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """``value`` as a float when it is a number (not a bool), else None."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -49,18 +50,26 @@ def requirement_bounds(scenario: Mapping[str, Any], units: Mapping[str, str], sh
         name, signal = str(spec.get("name", "?")), str(spec.get("signal", ""))
         factor, unit = shown.convert(units.get(signal, ""))
         text = lambda v: f"{v:g} {unit}".strip()  # noqa: E731
-        lo, hi, final = _number(spec.get("min")), _number(spec.get("max")), _number(spec.get("final"))
+        lo, hi, final = number(spec.get("min")), number(spec.get("max")), number(spec.get("final"))
         if lo is not None:
             out.append(Bound(signal, lo * factor, unit, f"{name} >= {text(lo * factor)}"))
         if hi is not None:
             out.append(Bound(signal, hi * factor, unit, f"{name} <= {text(hi * factor)}"))
         if final is not None:
-            tol = _number(spec.get("tolerance")) or 0.0
+            tol = number(spec.get("tolerance")) or 0.0
             label = f"{name} final {text(final * factor)}" + (f" ± {text(tol * factor)}" if tol else "")
             out.append(Bound(signal, (final - tol) * factor, unit, label))
             if tol:  # the band's other edge: one label for the two lines
                 out.append(Bound(signal, (final + tol) * factor, unit, ""))
     return out
+
+
+def window_text(spec: Mapping[str, Any]) -> str:
+    """A metric's window as read: "0.4..1 s", "from 2 s", "the whole run"."""
+    start, end = number(spec.get("start")) or 0.0, number(spec.get("end"))
+    if end is not None:
+        return f"{start:g}..{end:g} s"
+    return f"from {start:g} s" if start else "the whole run"
 
 
 def metric_windows(scenario: Mapping[str, Any]) -> list[Window]:
@@ -69,10 +78,9 @@ def metric_windows(scenario: Mapping[str, Any]) -> list[Window]:
     for spec in scenario.get("metrics", []):
         if not isinstance(spec, Mapping):
             continue
-        start, end = _number(spec.get("start")) or 0.0, _number(spec.get("end"))
+        start, end = number(spec.get("start")) or 0.0, number(spec.get("end"))
         if start > 0 or end is not None:
-            span = f"{start:g}..{end:g} s" if end is not None else f"from {start:g} s"
-            out.append(Window(str(spec.get("signal", "")), start, end, f"{spec.get('name', '?')}: {span}"))
+            out.append(Window(str(spec.get("signal", "")), start, end, f"{spec.get('name', '?')}: {window_text(spec)}"))
     return out
 
 

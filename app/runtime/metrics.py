@@ -271,8 +271,7 @@ def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     swing = float(x.max() - x.min()) if x.size else 0.0
     if x.size < 3 or swing <= 0:
         return np.empty(0)
-    k, _ = find_peaks(x, prominence=RIPPLE * swing)
-    k = k[(k > 0) & (k < x.size - 1)]
+    k, _ = find_peaks(x, prominence=RIPPLE * swing)  # never the first or last sample
     t0, t1, t2 = t[k - 1], t[k], t[k + 1]
     y0, y1, y2 = x[k - 1], x[k], x[k + 1]
     # the vertex of the parabola through the three points (unevenly spaced allowed)
