@@ -125,6 +125,8 @@ class OpenedResults(Protocol):
 
     path: Path
     table: Any
+    units: dict[str, str]
+    """Each column's unit as ``table`` holds it (the scenario's ``[units]``); left out: none."""
     filters: tuple[str, ...]
     """The status filters, "all" first."""
 

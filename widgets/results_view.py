@@ -106,10 +106,8 @@ class ResultsView:
                                         row_background=True)
             self._add_column("trial", "trial", default_sort=True)
             self._add_column("status", "status")
-            for col in res.params:
-                self._add_column(col, _short(col))
-            for col in res.values:
-                self._add_column(col, _short(col))
+            for col in (*res.params, *res.values):
+                self._add_column(col, _short(col) + (f" [{res.units[col]}]" if res.units.get(col) else ""))
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
             self._build_sensitivity(res)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
@@ -231,8 +229,8 @@ class ResultsView:
             dpg.set_value(self._series[group], [xs, ys])
         chosen = points.trials == self.selected
         dpg.set_value(self._series["selected"], [points.x[chosen].tolist(), points.y[chosen].tolist()])
-        dpg.configure_item(self._plot_axes[0], label=x)
-        dpg.configure_item(self._plot_axes[1], label=y)
+        for axis, name, col in ((self._plot_axes[0], x, xcol), (self._plot_axes[1], y, ycol)):
+            dpg.configure_item(axis, label=name + (f" [{res.units[col]}]" if res.units.get(col) else ""))
         for axis, values in zip(self._plot_axes, (points.x, points.y)):
             if values.size:  # a margin round the points: a point on the plot's edge is half hidden
                 lo, hi = float(values.min()), float(values.max())

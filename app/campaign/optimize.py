@@ -30,7 +30,7 @@ from typing import Any, Callable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema
+from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
@@ -152,7 +152,7 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     _write(sc, out, finished, {**meta, "mjrig.objective": json.dumps({"text": spec.objective_text(unit), "unit": unit})},
-           spec)
+           row_schema(sc, value_units(runner.rig)))
     best_path = _write_best(sc, best, best_toml) if best is not None else None
     return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
 
@@ -221,9 +221,10 @@ def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | 
                          f"continue") from None
 
 
-def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], spec: Any) -> None:
-    schema = row_schema(sc)
-    schema = schema.append(pa.field("objective", pa.float64())).append(pa.field("feasible", pa.bool_()))
+def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], schema: pa.Schema) -> None:
+    unit = json.loads(meta["mjrig.objective"]).get("unit", "")
+    objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
+    schema = schema.append(objective).append(pa.field("feasible", pa.bool_()))
     table = pa.Table.from_pylist(rows, schema=schema)
     from mjrig.scenario.toml_writer import dumps
     meta = dict(meta, **{"mjrig.optimize": dumps({"optimize": sc.doc["optimize"]})})

@@ -14,6 +14,7 @@ GUI-free (polars, pyarrow, numpy). Threading: immutable once opened; any thread.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,7 @@ import polars as pl
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.units import scenario_units
 
 __all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "STUDY_KEY", "SCENARIO_KEY"]
 
@@ -77,13 +79,18 @@ class SweepResults:
     path: Path
     table: pl.DataFrame
     metadata: dict[str, str]
+    units: dict[str, str] = field(default_factory=dict)
+    """Each column's unit as ``table`` holds it (a column left out has none)."""
+    si_table: pl.DataFrame | None = None
+    """The file's values (SI) when ``table`` shows them in other units (``in_units``)."""
     filters: ClassVar[tuple[str, ...]] = FILTERS
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "SweepResults":
         """Read the results at ``path``; ConfigError (one line) when it is not a sweep's results."""
+        from mjrig.runtime.parquet_merge import read_schema, schema_units
         path = Path(path).expanduser().resolve()
-        meta = _metadata(path)
+        schema, meta = read_schema(path)
         if SWEEP_KEY not in meta and STUDY_KEY not in meta:
             raise ConfigError(f"{path}: not a sweep's or study's results (no '{SWEEP_KEY}' metadata): "
                               "write one with `mjrig sweep SCENARIO.toml --out RESULTS.parquet`")
@@ -94,7 +101,17 @@ class SweepResults:
         missing = [c for c in ("trial", "status") if c not in table.columns]
         if missing:
             raise ConfigError(f"{path}: not a sweep's results (no '{missing[0]}' column)")
-        return cls(path, table, meta)
+        units = {c: u for c, u in zip(schema.names, schema_units(meta, schema)) if u}
+        return cls(path, table, meta, units)
+
+    def in_units(self) -> "SweepResults":
+        """These results with every value in the units the scenario shows (``[units]``; the same
+        results without). The trials' param values that open a trial stay the file's."""
+        shown = scenario_units(self.metadata.get("mjrig.scenario", ""))
+        if shown.is_si or self.si_table is not None:
+            return self
+        table, labels = shown.columns(self.table, self.units)
+        return dataclasses.replace(self, table=table, units={**self.units, **labels}, si_table=self.table)
 
     # --- what the file holds ---------------------------------------------------------------------
     @property
@@ -246,7 +263,7 @@ class SweepResults:
 
     def param_values(self, trial: int) -> dict[str, float]:
         """Trial ``trial``'s value of each param, by param name (null values left out)."""
-        row = self.row(trial)
+        row = (self if self.si_table is None else dataclasses.replace(self, table=self.si_table)).row(trial)
         return {c[len("Params/"):-len(":value")]: float(row[c]) for c in self.params if row[c] is not None}
 
     def replay_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:

@@ -41,7 +41,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -87,18 +87,30 @@ def parts_dir(out: Path) -> Path:
     return out.with_name(out.name + ".parts")
 
 
-def row_schema(sc: Scenario) -> pa.Schema:
+def row_schema(sc: Scenario, units: Mapping[str, str] | None = None) -> pa.Schema:
     """The results' columns: trial, seed, every param's value, status, message, each
-    requirement's pass and value, and each metric's value."""
+    requirement's pass and value, and each metric's value; a column with a unit (a param's
+    own, else ``units``: ``RequirementSet.value_units``) carries it as the field's ``unit``."""
+    units = dict(units or {})
+    units.update({f"Params/{n}:value": nv.unit for n, nv in sc.params.items() if nv.unit})
+
+    def value(name: str) -> pa.Field:
+        unit = units.get(name, "")
+        return pa.field(name, pa.float64(), metadata={"unit": unit} if unit else None)
+
     fields = [pa.field("trial", pa.int64()), pa.field("seed", pa.int64())]
-    fields += [pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": nv.unit} if nv.unit else None)
-               for n, nv in sc.params.items()]
+    fields += [value(f"Params/{n}:value") for n in sc.params]
     fields += [pa.field("status", pa.string()), pa.field("message", pa.string())]
     for r in sc.requirements:
-        fields += [pa.field(f"Requirements/{r.name}:pass", pa.bool_()),
-                   pa.field(f"Requirements/{r.name}:value", pa.float64())]
-    fields += [pa.field(f"Metrics/{m.name}:value", pa.float64()) for m in sc.metrics]
+        fields += [pa.field(f"Requirements/{r.name}:pass", pa.bool_()), value(f"Requirements/{r.name}:value")]
+    fields += [value(f"Metrics/{m.name}:value") for m in sc.metrics]
     return pa.schema(fields)
+
+
+def value_units(rig: Any) -> dict[str, str]:
+    """The SI unit of each requirement's and metric's value column of built ``rig``'s results."""
+    checks = rig.runtime.checks
+    return checks.value_units() if checks is not None else {}
 
 
 def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str | None = None,
@@ -131,8 +143,8 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     runner = TrialRunner(job) if ray is None else None
     if runner is None:
         from mjrig.scenario.builder import build_rig
-        build_rig(sc)
-    schema = row_schema(sc)
+        rig = build_rig(sc)
+    schema = row_schema(sc, value_units(runner.rig if runner is not None else rig))
     parts = parts_dir(out)
     done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
     todo = [i for i in range(spec.total) if i not in done]

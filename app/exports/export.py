@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
+from mjrig.runtime.parquet_merge import schema_units
 from mjrig.runtime.units import scenario_units
 
 if TYPE_CHECKING:
@@ -119,22 +120,6 @@ def _first_line(exc: BaseException) -> str:
     return (exception_text(exc).splitlines() or [""])[0][:200]
 
 
-def _units(metadata: dict[str, str], schema: pa.Schema) -> list[str]:
-    """Each column's unit: from ``mjrig.units``, else the field's ``unit`` metadata, else ""."""
-    try:
-        given = json.loads(metadata.get("mjrig.units", "{}"))
-    except ValueError:
-        given = {}
-    given = given if isinstance(given, dict) else {}
-    units = []
-    for field in schema:
-        unit = given.get(field.name)
-        if unit is None and field.metadata:
-            unit = field.metadata.get(b"unit", b"").decode("utf-8", "replace")
-        units.append(str(unit or ""))
-    return units
-
-
 def _check_recording(path: Path, metadata: dict[str, str], schema: pa.Schema) -> None:
     """ConfigError unless the schema and metadata are a recording's."""
     for key, whose in _CAMPAIGN_KEYS.items():
@@ -164,7 +149,7 @@ def _open(path: Path) -> Iterator[_Source]:
         metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
                     for k, v in (schema.metadata or {}).items() if not k.startswith(b"ARROW:")}
         _check_recording(path, metadata, schema)
-        yield _Source(path, file, list(schema.names), list(schema.types), _units(metadata, schema), metadata)
+        yield _Source(path, file, list(schema.names), list(schema.types), schema_units(metadata, schema), metadata)
     finally:
         file.close()
 

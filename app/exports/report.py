@@ -32,6 +32,7 @@ from mjrig.exports import plotting
 from mjrig.exports import report_marks as marks
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import default_report_path
+from mjrig.runtime.units import scenario_units
 
 __all__ = ["write_report", "default_report_path", "MAX_TABLE_ROWS", "MAX_SCATTERS"]
 
@@ -186,11 +187,13 @@ def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:
 # --- a sweep or a study ------------------------------------------------------------------------
 def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
     from mjrig.campaign.results import STUDY_KEY, SWEEP_KEY, SweepResults
-    res = SweepResults.open(path)
-    t = res.table
+    si = SweepResults.open(path)
+    res = si.in_units()  # every figure and number below in the units shown
+    t, unit = res.table, res.units
     study = res.is_study
     section = res.metadata.get(STUDY_KEY if study else SWEEP_KEY, "")
     short = {c: c.removesuffix(":value") for c in t.columns}
+    label = {c: f"{short[c]} [{unit[c]}]" if unit.get(c) else short[c] for c in t.columns}
     varied = [p for p in res.params if t[p].drop_nulls().n_unique() > 1]
     pairs = [(p, v) for v in res.values for p in varied][:MAX_SCATTERS]
     hists = [c for c in varied + res.metric_values if t[c].drop_nulls().len()]
@@ -213,23 +216,31 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         else:
             sc = res.scatter(p, v)
             x, y, groups = sc.x, sc.y, sc.groups
-        fig = plotting.scatter_figure(x, y, groups, xlabel=short[p], ylabel=short[v])
+        fig = plotting.scatter_figure(x, y, groups, xlabel=label[p], ylabel=label[v])
         scatters.append({"title": f"{short[p]} → {short[v]}", "uri": plotting.data_uri(fig)})
         tick()
     histograms = []
     for c in hists:
-        fig = plotting.histogram_figure(t[c].cast(float).fill_null(np.nan).to_numpy(), label=short[c])
-        histograms.append({"title": short[c], "uri": plotting.data_uri(fig)})
+        fig = plotting.histogram_figure(t[c].cast(float).fill_null(np.nan).to_numpy(), label=label[c])
+        histograms.append({"title": label[c], "uri": plotting.data_uri(fig)})
         tick()
     ctx: dict[str, Any] = {"counts": res.counts(), "section": section, "scatters": scatters,
                            "histograms": histograms, "more_scatters": max(0, len(varied) * len(res.values) - len(pairs)),
                            "sensitivity": {short[k]: {short[p]: r for p, r in v.items()}
                                            for k, v in res.sensitivity().items()},
                            "varied": [short[p] for p in varied]}
-    ctx.update(_requirements_of_trials(t, _scenario(res.metadata)))
-    shown = [c for c in t.columns if c not in ("message",)]
+    checks = _requirements_of_trials(si.table, _scenario(res.metadata))
+    shown = scenario_units(res.metadata.get("mjrig.scenario", ""))
+    for r in checks["req_summary"]:  # worked out in SI (the bounds are), shown converted
+        factor, r["unit"] = shown.convert(si.units.get(f"Requirements/{r['name']}:value", ""))
+        if r["worst"] is not None:
+            r["worst"] = {**r["worst"], **{k: r["worst"][k] * factor for k in ("value", "past")
+                                           if isinstance(r["worst"][k], (int, float))}}
+    ctx.update(checks)
+    columns = [c for c in t.columns if c not in ("message",)]
     table = t.sort("trial").head(MAX_TABLE_ROWS)
-    ctx["table"] = {"columns": [short[c] for c in shown], "rows": table.select(shown).rows(),
+    ctx["units_note"] = ", ".join(f"{q} in {u}" for q, u in shown.table().items())
+    ctx["table"] = {"columns": [label[c] for c in columns], "rows": table.select(columns).rows(),
                     "hidden": max(0, t.height - MAX_TABLE_ROWS)}
     if study:
         trials, obj, best = res.history()
@@ -237,14 +248,15 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         objective = tomllib.loads(section).get("optimize", {}) if section else {}
         stated = _json(res.metadata, "mjrig.objective", {})
         ctx["objective"] = stated.get("text") or objective.get("minimize") or objective.get("maximize") or "objective"
-        ctx["objective_unit"] = stated.get("unit", "")
+        ctx["objective_unit"] = unit.get("objective", stated.get("unit", ""))
         ctx["direction"] = "maximize" if "maximize" in objective else "minimize"
         ctx["history"] = (plotting.data_uri(plotting.history_figure(trials, obj, best, label="objective"))
                           if trials.size else None)
         tick()
         bt = res.best_trial()
-        ctx["best"] = None if bt is None else {"trial": bt, "objective": res.row(bt)["objective"],
-                                                "params": res.param_values(bt)}
+        row = res.row(bt) if bt is not None else {}  # in the units shown (``param_values``: the file's)
+        params = {c[len("Params/"):-len(":value")]: (row[c], unit.get(c, "")) for c in res.params if row[c] is not None}
+        ctx["best"] = None if bt is None else {"trial": bt, "objective": row["objective"], "params": params}
     return ctx
 
 

@@ -300,8 +300,8 @@ class RuntimeManager:
         """Each metric over the run so far by name: value (None for NaN), unit, signal, kind."""
         return self._checks.metrics.entries(self._checks.units) if self._checks is not None else {}
 
-    metric_log = property(lambda self: self._checks.metrics if self._checks is not None else None,
-                          doc="Every step's values of the metrics' signals (None: no requirement or metric).")
+    checks = property(lambda self: self._checks, doc="The requirements and metrics (a RequirementSet: its metric "
+                      "log ``metrics``, ``value_units()``); None: the rig has neither.")
 
     def finish_requirements(self) -> list[Requirement]:
         """Decide every requirement at the run's end (now: windows still open end here); returns

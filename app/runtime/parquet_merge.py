@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from mjrig.runtime.errors import ConfigError, exception_text
 
 __all__ = ["UNITS_KEY", "ParquetStream", "check_columns", "merge", "merge_dir", "recording_schema",
-           "read_schema", "text_metadata"]
+           "read_schema", "schema_units", "text_metadata"]
 
 UNITS_KEY = "mjrig.units"
 """Schema metadata key of the JSON ``{column: unit}`` map."""
@@ -232,3 +232,19 @@ def read_schema(path: str | os.PathLike) -> tuple[pa.Schema, dict[str, str]]:
     except (OSError, pa.ArrowException) as exc:
         raise ConfigError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0][:120]})") from None
     return schema, text_metadata(schema)
+
+
+def schema_units(metadata: dict[str, str], schema: pa.Schema) -> list[str]:
+    """Each column's unit: from ``mjrig.units`` (``UNITS_KEY``), else the field's ``unit`` metadata, else ""."""
+    try:
+        given = json.loads(metadata.get(UNITS_KEY, "{}"))
+    except ValueError:
+        given = {}
+    given = given if isinstance(given, dict) else {}
+    units = []
+    for field in schema:
+        unit = given.get(field.name)
+        if unit is None and field.metadata:
+            unit = field.metadata.get(b"unit", b"").decode("utf-8", "replace")
+        units.append(str(unit or ""))
+    return units

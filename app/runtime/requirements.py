@@ -33,7 +33,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.metrics import Metric, MetricLog
+from mjrig.runtime.metrics import Metric, MetricLog, metric_unit
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.signal_probe import SignalProbe, column_units, rig_columns
 
@@ -272,6 +272,23 @@ class RequirementSet:
     (``UnknownSignalError``) for a signal the rig does not have.
     """
 
+    @property
+    def units(self) -> dict[str, str]:
+        """The rig's signals' units by column, worked out at the first call (for the metrics'
+        own: ``self.metrics.entries(self.units)``)."""
+        if self._units is None:
+            self._units = column_units(*self._unit_sources)
+        return self._units
+
+    def value_units(self) -> dict[str, str]:
+        """The SI unit of each ``Requirements/<name>:value`` and ``Metrics/<name>:value`` column
+        (a sweep's or study's results): a requirement's is its signal's, or its metric's."""
+        units = self.units
+        metric = {f"Metrics/{m.name}": metric_unit(m.kind, units.get(m.signal, "")) for m in self.metrics.metrics}
+        out = {f"Requirements/{r.name}:value": metric.get(r.signal, units.get(r.signal, "")) for r in self.items}
+        out.update({f"{k}:value": u for k, u in metric.items()})
+        return out
+
     def __init__(self, requirements: Sequence[Requirement], model: mujoco.MjModel, data: mujoco.MjData, *,
                  extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None,
                  metrics: Sequence[Metric] = ()) -> None:
@@ -300,8 +317,8 @@ class RequirementSet:
                                      next(m.name for m in self.metrics.metrics if m.signal == bad),
                                      section="requirements" if r is not None else "metrics") from None
         self._metric_slots = np.array([signals.index(x) for x in self.metrics.signals], dtype=np.intp)
-        self.units = column_units(model, data, extra) if self.metrics.metrics else {}
-        """The signals' units by column (for the metrics' own: ``self.metrics.entries(self.units)``)."""
+        self._unit_sources = (model, data, list(extra))
+        self._units: dict[str, str] | None = None
         timestep = float(model.opt.timestep)
         for r in self.items:
             if r.timestep != timestep:  # a new rig; a resolve of the same one keeps the state

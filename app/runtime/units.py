@@ -79,6 +79,14 @@ class DisplayUnits:
             raise ValueError(f"unknown {quantity} unit '{unit}' (choose {', '.join(CHOICES[quantity])})")
         return replace(self, **{quantity: unit})
 
+    def columns(self, frame: Any, units: Mapping[str, str]) -> tuple[Any, dict[str, str]]:
+        """A polars ``frame`` in SI (``units`` by column) in these units: (the frame with each
+        column that has a unit converted, the unit shown of each such column)."""
+        import polars as pl
+        conv = {c: self.convert(units[c]) for c in frame.columns if units.get(c)}
+        scaled = [(pl.col(c) * f).alias(c) for c, (f, _) in conv.items() if f != 1.0]
+        return (frame.with_columns(scaled) if scaled else frame), {c: u.replace("*", "·") for c, (_, u) in conv.items()}
+
     def table(self) -> dict[str, str]:
         """The ``[units]`` table of these units (the quantities not in SI)."""
         return {q: getattr(self, q) for q in SI if getattr(self, q) != SI[q]}

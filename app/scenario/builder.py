@@ -166,7 +166,7 @@ def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = ()
     """
     sc.check_model(on.model)
     rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
-    rm.carried = (on.runtime.metric_log, kept or rm.carried[1])
+    rm.carried = (on.runtime.checks.metrics if on.runtime.checks else None, kept or rm.carried[1])
     rm.inherit_layout(on.runtime)
     rm.video_recorders = on.runtime.video_recorders
     keep_switched_off(on.runtime, rm)

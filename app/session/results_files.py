@@ -29,7 +29,7 @@ class ResultsFiles:
 
     def open(self, path: Path) -> None:
         """Show the results at ``path`` over the rig they came from (ConfigError: unreadable)."""
-        results = SweepResults.open(path)
+        results = SweepResults.open(path).in_units()  # shown in the scenario's [units]
         start, notes = results.start_target()
         for note in notes:
             self.ctx.log("warning", note)

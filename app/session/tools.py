@@ -77,7 +77,7 @@ class RigTools:
         now = time.monotonic()
         names = tuple(m.name for m in rm.metrics)
         if now - self._metrics_at >= METRICS_EVERY or tuple(x.name for x in self._metrics) != names:
-            entries, self._metrics_at, log = rm.metric_entries(), now, rm.metric_log
+            entries, self._metrics_at, log = rm.metric_entries(), now, rm.checks and rm.checks.metrics
             self._metrics = tuple(
                 C.MetricInfo(m.name, m.signal, m.kind, _window(m, log.since(m.name) if log is not None else None),
                              entries.get(m.name, {}).get("value"), entries.get(m.name, {}).get("unit", ""))

@@ -1,7 +1,8 @@
 """A sweep's results as a person browses them: ``mjrig RESULTS.parquet`` opens the results window
 over the sweep's scenario; a click on a column header sorts the trials, the "fail" filter keeps
 the failed ones, a trial's button replays its recording and its set-up button opens the scenario
-with the trial's param values. On a 1920x1080 and a 1280x800 screen."""
+with the trial's param values. The scenario shows lengths in mm (``[units]``): so does the table,
+while a trial's set-up still gets the file's SI values. On a 1920x1080 and a 1280x800 screen."""
 from __future__ import annotations
 
 import re
@@ -16,7 +17,8 @@ from mjrig.widgets.results_view import COLOURS
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.sweep_util import write_scenario
 
-GRID = "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n"
+GRID = ("[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n"
+        '[units]\nlength = "mm"\n')
 TITLE = "Results — RESULTS.parquet"
 
 
@@ -155,6 +157,10 @@ def test_on_a_laptop_screen_the_window_fits_and_a_trial_sets_the_sliders(results
         plot = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx)
         assert plot[1] + plot[3] <= wy + wh and plot[3] > 200, plot
         desktop.screenshot("results_1280")
+        travel = results.row(0)["Requirements/travel:value"]  # SI in the file, mm in the table
+        _, (bx, by, bw, bh) = next(r for r in _rows(app) if r[0] == 0)
+        cells = [it["text"] for it in app.items() if it["type"] == "mvText" and abs(it["rect"][1] - by) <= 4]
+        assert f"{1000.0 * travel:.6g}" in cells and f"{travel:.6g}" not in cells, (travel, cells)
         _row_button(app, 1, "set-up")
         _close_window(app)  # the panel behind it, as a person sees it
         wait_for(lambda: _window(app) is None, what="the results window to close")

@@ -129,5 +129,36 @@ def test_a_sweep_report_counts_each_requirements_failures_and_names_the_worst_tr
     row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>"):][:400])
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)[:6]
     assert cells[:4] == ["travel", "Joints/slide_x:qpos", "2 of 4", "0"], cells
-    assert float(cells[4]) == pytest.approx(-0.2, abs=2e-4) and float(cells[5]) == pytest.approx(0.05, abs=2e-4)
+    assert cells[4].endswith(" m") and cells[5].endswith(" m"), cells
+    assert float(cells[4][:-2]) == pytest.approx(-0.2, abs=2e-4) and float(cells[5][:-2]) == pytest.approx(0.05, abs=2e-4)
     assert 'alt="pass/fail of each requirement in each trial" src="data:image/png;base64,' in page
+
+
+def test_a_sweep_report_under_units_shows_every_value_in_them_once(tmp_path: Path) -> None:
+    """The same sweep with ``[units] length = "mm"`` (two 1 s trials): the results file keeps SI
+    and says so per column (``unit`` = "m"); the report gives the worst travel as -200 mm, 50 mm
+    past its bound, and the trial table's columns in mm, 1000 times the file's values."""
+    import pyarrow.parquet as pq
+
+    from mjrig.campaign.sweep import run_sweep
+    from tests.sweep_util import write_scenario
+
+    metric = '[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n\n[units]\nlength = "mm"\n'
+    path = write_scenario(tmp_path, metric + "[sweep]\n[sweep.params]\nc = { values = [0.0, 30.0] }\n")
+    outcome = run_sweep(load_scenario(path), out=tmp_path / "res.parquet", workers=1)
+    schema = pq.read_schema(outcome.path)
+    units = {f.name: (f.metadata or {}).get(b"unit", b"").decode() for f in schema}
+    assert units["Requirements/travel:value"] == "m" and units["Metrics/low:value"] == "m", units
+    assert units["Params/k:value"] == "N/m" and units["Params/c:value"] == "", units
+    si = pl.read_parquet(outcome.path).sort("trial")
+    page = html.unescape(write_report(outcome.path, out=tmp_path / "res.html").read_text(encoding="utf-8"))
+    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>"):][:400])
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)[:6]
+    assert cells[3] == "0" and cells[4].endswith(" mm") and cells[5].endswith(" mm"), cells
+    assert float(cells[4][:-3]) == pytest.approx(-200.0, abs=0.2) and float(cells[5][:-3]) == pytest.approx(50.0, abs=0.2)
+    header = re.findall(r"<th>([^<]*)</th>", page[page.rindex("<th>trial</th>") - 10:])
+    assert "Requirements/travel [mm]" in header and "Metrics/low [mm]" in header and "Params/k [N/m]" in header, header
+    first = re.findall(r'<td class="num">([^<]*)</td>', page[page.rindex("<th>trial</th>"):])[:len(header)]
+    for name, col in (("Metrics/low [mm]", "Metrics/low:value"), ("Requirements/travel [mm]", "Requirements/travel:value")):
+        assert float(first[header.index(name)]) == pytest.approx(1000.0 * si[col][0], rel=1e-5), (name, first)
+    assert "length in mm; the file holds SI" in page
