@@ -138,8 +138,9 @@ def _app_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mjrig.headless import prepare, run, write_metrics, write_report
+    from mjrig.headless import check_not_input, prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
+    from mjrig.runtime.out_lock import same_file
     from mjrig.runtime.paths import check_writable
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
@@ -147,6 +148,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     metrics = args.metrics.resolve() if args.metrics else None
     if metrics is not None:
         check_writable(metrics, "--metrics")
+        check_not_input(metrics, "--metrics", sc, args.out.resolve() if args.out else sc.recording.path)
+        if report is not None and same_file(metrics, report):
+            raise ConfigError(f"--metrics: {metrics} is the --report file too: give each its own file")
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
                     on_warning=_warn)
@@ -264,8 +268,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
+    from mjrig.runtime.out_lock import hold
     from mjrig.runtime.parquet_sink import recover
-    path, rows = recover(args.out)
+    with hold(args.out.expanduser().resolve(), what="recover"):  # not while another process writes it
+        path, rows = recover(args.out)
     print(f"recovered {rows} rows into {path}", file=sys.stderr)
     return 0
 

@@ -23,6 +23,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.out_lock import Hold, hold, same_file
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
@@ -44,6 +45,8 @@ class RunSetup:
     out: Path | None
     stopped_at: float | None = None
     """Simulated time (s) at which a requirement's ``stop_on`` ended the run, or None."""
+    hold: Hold | None = None
+    """This process's hold on ``out`` (no other process writes it meanwhile)."""
 
 
 def set_params(sc: Scenario, values: Mapping[str, float], *,
@@ -121,23 +124,40 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if out_path is not None:
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         check_writable(out_path, where, create=record)
-        if out is None and record:  # a path the command line did not name is never replaced
-            out_path = fresh_path(out_path)
     if report is not None:
         check_writable(report, "--report", create=record)
+        check_not_input(report, "--report", sc, out_path)
     overrides = set_params(sc, params or {}, on_warning=on_warning)
-    recorder = None
-    if record and out_path is not None:  # its file is only opened at the first flush
-        recorder = open_recorder(out_path, model_path=sc.model, scenario_text=sc.toml(), rate=sc.recording.rate,
-                                 groups=sc.recording.signals,
-                                 extra_metadata={"mjrig.set": json.dumps(overrides)} if overrides else None)
-    rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
-    video_rec = _video_recorder(sc, video, rig.model, create=record)
+    out_hold = None
+    if out_path is not None and record:  # a path the command line did not name is never replaced
+        out_hold = hold(out_path, what=where, fresh=out is None)
+        out_path = out_hold.path
+    try:
+        recorder = None
+        if record and out_path is not None:  # its file is only opened at the first flush
+            recorder = open_recorder(out_path, model_path=sc.model, scenario_text=sc.toml(), rate=sc.recording.rate,
+                                     groups=sc.recording.signals,
+                                     extra_metadata={"mjrig.set": json.dumps(overrides)} if overrides else None)
+        rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
+        video_rec = _video_recorder(sc, video, rig.model, create=record)
+    except BaseException:
+        if out_hold is not None:
+            out_hold.release()
+        raise
     if record and video_rec is not None:
         video_rec.frame_points = partial(_rig_points_of, rig.runtime)  # no camera named: frame the rig too
         rig.runtime.video_recorders.append(video_rec)
     return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
-                    out_path if record else None)
+                    out_path if record else None, hold=out_hold)
+
+
+def check_not_input(path: Path, flag: str, sc: Scenario, out: Path | None) -> None:
+    """ConfigError (one line) when output ``path`` (``flag``) is the run's recording, scenario or
+    model: writing it would destroy an input or the run's own output."""
+    for what, other in (("the recording", out), ("the scenario", sc.source), ("the model", sc.model)):
+        if other is not None and same_file(path, other):
+            raise ConfigError(f"{flag}: {path} is {what} of this run; writing it there would replace it: "
+                              "choose another file")
 
 
 def _rig_points_of(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:

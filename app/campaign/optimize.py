@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.out_lock import hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.scenario.parse import Scenario
 from mjrig.scenario.sweep import trial_seed
@@ -96,65 +97,71 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     rm = runner.rig.runtime
     rm.resolve(runner.rig.model, runner.rig.data)
     unit = rm.metric_entries()[spec.metric]["unit"]
-    optuna = _optuna()
-    db, best_toml = study_paths(out)
-    fingerprint = _fingerprint(sc, meta, seed)
-    study = _open_study(optuna, db, spec, seed, fingerprint)
-    # asked by a run that was killed: run again first, with their numbers and params (no holes)
-    pending = []
-    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
-            study.tell(t.number, state=optuna.trial.TrialState.FAIL)
-        else:
-            trial_id = storage.get_trial_id_from_study_id_trial_number(storage.get_study_id_from_name(STUDY), t.number)
-            pending.append(optuna.trial.Trial(study, trial_id))
-    finished = _finished(study)
-    if on_start is not None:
-        on_start(total, len(finished))
-    best = _best(finished, spec.maximize)
-    workers = workers or default_workers()
-    pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
-    ran = 0
+    out_hold = hold(out, what="--out")  # one study at a time on this --out
     try:
-        while len(finished) < total:
-            room = min(workers, total - len(finished))
-            asked, pending = pending[:room], pending[room:]
-            asked += [study.ask() for _ in range(room - len(asked))]
-            tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
-                      trial_seed(seed, t.number)) for t in asked]
-            for t, row in zip(asked, _run(job, tasks, runner, pool, ray)):
-                objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
-                feasible = row["status"] == "pass" and objective is not None
-                row["objective"], row["feasible"] = (objective if feasible else None), feasible
-                t.set_user_attr("mjrig.row", row)
-                if objective is None:
-                    study.tell(t, state=optuna.trial.TrialState.FAIL)
-                else:
-                    constraint = [-1.0 if feasible else 1.0]
-                    if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
-                        pass
-                    elif hasattr(t, "set_constraint"):  # Optuna 5
-                        t.set_constraint("requirements", constraint[0])
+        optuna = _optuna()
+        db, best_toml = study_paths(out)
+        fingerprint = _fingerprint(sc, meta, seed)
+        study = _open_study(optuna, db, spec, seed, fingerprint)
+        # asked by a run that was killed: run again first, with their numbers and params (no holes)
+        pending = []
+        storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
+        for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+            if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
+                study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+            else:
+                study_id = storage.get_study_id_from_name(STUDY)
+                trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, t.number)
+                pending.append(optuna.trial.Trial(study, trial_id))
+        finished = _finished(study)
+        if on_start is not None:
+            on_start(total, len(finished))
+        best = _best(finished, spec.maximize)
+        workers = workers or default_workers()
+        pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
+        ran = 0
+        try:
+            while len(finished) < total:
+                room = min(workers, total - len(finished))
+                asked, pending = pending[:room], pending[room:]
+                asked += [study.ask() for _ in range(room - len(asked))]
+                tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
+                          trial_seed(seed, t.number)) for t in asked]
+                for t, row in zip(asked, _run(job, tasks, runner, pool, ray)):
+                    objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
+                    feasible = row["status"] == "pass" and objective is not None
+                    row["objective"], row["feasible"] = (objective if feasible else None), feasible
+                    t.set_user_attr("mjrig.row", row)
+                    if objective is None:
+                        study.tell(t, state=optuna.trial.TrialState.FAIL)
                     else:
-                        t.set_user_attr("mjrig.constraint", constraint)
-                    study.tell(t, objective)
-                finished.append(row)
-                ran += 1
-                best = _best(finished, spec.maximize)
-                if progress is not None:
-                    progress(row, best)
-    except BaseException:
-        if pool is not None:
-            kill_workers(pool)
-        raise
+                        constraint = [-1.0 if feasible else 1.0]
+                        if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
+                            pass
+                        elif hasattr(t, "set_constraint"):  # Optuna 5
+                            t.set_constraint("requirements", constraint[0])
+                        else:
+                            t.set_user_attr("mjrig.constraint", constraint)
+                        study.tell(t, objective)
+                    finished.append(row)
+                    ran += 1
+                    best = _best(finished, spec.maximize)
+                    if progress is not None:
+                        progress(row, best)
+        except BaseException:
+            if pool is not None:
+                kill_workers(pool)
+            raise
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
+        _write(sc, out, finished, {**meta, "mjrig.objective": stated},
+               row_schema(sc, value_units(runner.rig)))
+        best_path = _write_best(sc, best, best_toml) if best is not None else None
+        return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-    _write(sc, out, finished, {**meta, "mjrig.objective": json.dumps({"text": spec.objective_text(unit), "unit": unit})},
-           row_schema(sc, value_units(runner.rig)))
-    best_path = _write_best(sc, best, best_toml) if best is not None else None
-    return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+        out_hold.release()
 
 
 def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -> Any:

@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.out_lock import HOLDER, hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.parse import Scenario
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
@@ -145,34 +146,38 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
         from mjrig.scenario.builder import build_rig
         rig = build_rig(sc)
     schema = row_schema(sc, value_units(runner.rig if runner is not None else rig))
-    parts = parts_dir(out)
-    done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
-    todo = [i for i in range(spec.total) if i not in done]
-    log = open(parts / LOG, "a", encoding="utf-8")
-    if on_start is not None:
-        on_start(spec.total, spec.total - len(todo))
-    if job.record_dir is not None:
-        Path(job.record_dir).mkdir(parents=True, exist_ok=True)
-
-    def keep(row: dict[str, Any]) -> None:
-        log.write(json.dumps(row) + "\n")
-        log.flush()  # in the kernel's hands: a SIGKILL of this process loses nothing written
-        if progress is not None:
-            progress(row)
-
+    out_hold = hold(out, what="--out")  # one sweep at a time on this --out
     try:
-        if ray is not None:
-            from mjrig.campaign.ray_cluster import run_on_ray
-            run_on_ray(job, todo, keep, address=ray)
-        else:
-            run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep, runner=runner)
+        parts = parts_dir(out)
+        done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
+        todo = [i for i in range(spec.total) if i not in done]
+        log = open(parts / LOG, "a", encoding="utf-8")
+        if on_start is not None:
+            on_start(spec.total, spec.total - len(todo))
+        if job.record_dir is not None:
+            Path(job.record_dir).mkdir(parents=True, exist_ok=True)
+
+        def keep(row: dict[str, Any]) -> None:
+            log.write(json.dumps(row) + "\n")
+            log.flush()  # in the kernel's hands: a SIGKILL of this process loses nothing written
+            if progress is not None:
+                progress(row)
+
+        try:
+            if ray is not None:
+                from mjrig.campaign.ray_cluster import run_on_ray
+                run_on_ray(job, todo, keep, address=ray)
+            else:
+                run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep, runner=runner)
+        finally:
+            log.close()
+        meta["mjrig.sweep"] = _sweep_toml(sc, spec)
+        if sc.source is not None:  # the results view opens a trial's set-up from it
+            meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
+        counts = _merge(parts, out, schema, meta, spec.total)
+        return SweepOutcome(out, spec.total, todo, counts)
     finally:
-        log.close()
-    meta["mjrig.sweep"] = _sweep_toml(sc, spec)
-    if sc.source is not None:  # the results view opens a trial's set-up from it
-        meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
-    counts = _merge(parts, out, schema, meta, spec.total)
-    return SweepOutcome(out, spec.total, todo, counts)
+        out_hold.release()
 
 
 def run_local(job: SweepJob, todo: list[Task], keep: RowSink, *, workers: int, lockstep: bool = True,
@@ -273,7 +278,7 @@ def _open_parts(parts: Path, fingerprint: dict[str, Any]) -> set[int]:
     """The trials already done in ``parts`` (creating it for a new sweep); ConfigError when it
     holds another sweep's trials."""
     stamp = parts / FINGERPRINT
-    if parts.is_dir() and any(parts.iterdir()):
+    if parts.is_dir() and any(p.name != HOLDER for p in parts.iterdir()):
         try:
             found = json.loads(stamp.read_text(encoding="utf-8"))
         except (OSError, ValueError):

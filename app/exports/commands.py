@@ -33,9 +33,15 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-o", dest="out", type=Path, required=True, metavar="OUT.png|svg|pdf")
 
 
-def _target(given: Path | None, default: Path, what: str) -> Path:
-    """``-o`` as given (replaced when it exists), else the next free name from ``default``."""
+def _target(given: Path | None, default: Path, what: str, *, inputs: tuple[Path, ...]) -> Path:
+    """``-o`` as given (replaced when it exists), else the next free name from ``default``;
+    ConfigError when it names one of the command's ``inputs``."""
+    from mjrig.runtime.out_lock import same_file
     out = given.expanduser().resolve() if given is not None else fresh_path(default)
+    for src in inputs:
+        if same_file(out, src):
+            raise ConfigError(f"{what} {given}: that is the input {src.name}; writing there would replace it: "
+                              "choose another file")
     check_writable(out, what)
     return out
 
@@ -47,7 +53,7 @@ def report(args: argparse.Namespace) -> int:
     src = args.file.expanduser().resolve()
     if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
-    out = _target(args.out, default_report_path(src), "-o")
+    out = _target(args.out, default_report_path(src), "-o", inputs=(src,))
     with WorkBar("drawing the report", unit="figures") as bar:
         write_report(src, out=out, signals=args.signals, progress=bar)
     print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
@@ -60,7 +66,7 @@ def export(args: argparse.Namespace) -> int:
     from mjrig.progress import WorkBar
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
-    out = _target(args.out, default_output(src, fmt), "-o")  # an unknown format: one line naming the known
+    out = _target(args.out, default_output(src, fmt), "-o", inputs=(src,))  # an unknown format: one line naming the known
     with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
         rows = export_recording(src, to=fmt, out=out, progress=bar)
     print(f"wrote {rows} rows of {src.name} to {out}", file=sys.stderr)

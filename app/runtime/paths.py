@@ -9,10 +9,11 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "file_sha256",
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "file_sha256",
            "default_report_path"]
 
 RECORDING_SUFFIXES = (".parquet",)
@@ -83,16 +84,21 @@ def fresh_path(path: Path) -> Path:
     def taken(p: Path) -> bool:
         return p.exists() or Path(str(p) + ".parts").exists()
 
-    if not taken(path):
-        return path
+    return next(p for p in name_candidates(path) if not taken(p))
+
+
+def name_candidates(path: Path) -> Iterator[Path]:
+    """``path``, then ``STEM-2.EXT``, ``STEM-3.EXT``... (a ``STEM-N`` given counts on from
+    ``STEM``), without end: the names a fresh output may take."""
+    yield path
     stem = path.stem
     head, sep, tail = stem.rpartition("-")
     if sep and tail.isdigit():
         stem = head
     n = 2
-    while taken(path.with_name(f"{stem}-{n}{path.suffix}")):
+    while True:
+        yield path.with_name(f"{stem}-{n}{path.suffix}")
         n += 1
-    return path.with_name(f"{stem}-{n}{path.suffix}")
 
 
 def default_report_path(path: Path) -> Path:

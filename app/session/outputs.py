@@ -22,6 +22,7 @@ from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.out_lock import Hold, held, hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.parse import scenario_from_doc
@@ -43,6 +44,7 @@ class Outputs:
         replaced, never changed in place, so a published snapshot can hold it as it is)."""
         self.plan_revision = 0
         self.jobs = BackgroundJobs()
+        self._holds: dict[Path, Hold] = {}  # the recordings this process writes (``out_lock``)
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -71,8 +73,9 @@ class Outputs:
         asked = asked if asked.is_absolute() else Path.cwd() / asked
         check_suffix(asked, RECORDING_SUFFIXES, where="recording path")
         self._finish(s.runtime.set_recorder(None))
-        path = fresh_path(asked)
-        check_writable(path, "recording path")
+        check_writable(asked, "recording path")
+        held = hold(asked, what="recording path", fresh=True)  # a name no other process takes meanwhile
+        path = self._holds.setdefault(held.path, held).path
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
         sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=cmd.rate,
                            groups=groups)
@@ -166,6 +169,9 @@ class Outputs:
             elif path is not None:
                 self.ctx.log("info", f"recording saved: {path}")
             if target is not None:
+                held = self._holds.pop(Path(target), None)
+                if held is not None:
+                    held.release()
                 for hook in self.ctx.finished:
                     hook(target, error is None and not sm.error and path is not None)
 
@@ -187,7 +193,8 @@ class Outputs:
                 continue
             for parts in sorted(folder.glob("*.parquet.parts")):
                 target = parts.with_name(parts.name[: -len(".parts")])
-                if target != active and segment_dir(target) == parts and any(parts.glob("seg-*")):
+                if (target != active and segment_dir(target) == parts and any(parts.glob("seg-*"))
+                        and not held(target)):  # another process's recording going on
                     found.append(str(target))
         return tuple(found)
 
@@ -201,7 +208,11 @@ class Outputs:
                 self.ctx.log("info", f"recovered {result[1]} rows into {result[0]}")
             self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
 
-        self.jobs.start("mjrig-recover", lambda: recover(cmd.path), done)
+        def run() -> tuple[Path, int]:
+            with hold(Path(cmd.path), what="recover"):  # not while another process writes it
+                return recover(cmd.path)
+
+        self.jobs.start("mjrig-recover", run, done)
 
     # --- scenario and keyframe ---------------------------------------------------------------------
     def save_scenario(self, cmd: C.SaveScenario) -> Path:

@@ -82,3 +82,28 @@ def test_same_seed_same_results_whatever_the_workers_or_order(tmp_path):
     assert not c["Params/mass:value"].equals(a["Params/mass:value"])
 
 
+
+
+def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_path):
+    """Trial 1 (gravity -5 m/s²) recorded by a fresh runner and by one that ran trial 0 (gravity
+    -20 m/s²) first: every row the same, the first one's accelerometer included, which reads the
+    trial's own gravity at rest (5 m/s² up; the previous trial's 20 was read before)."""
+    path = write_scenario(tmp_path, '[params.g]\nvalue = -9.81\nmin = -30.0\nmax = 0.0\nunit = "m/s²"\n'
+                                    'model = "opt.gravity_z"\n'
+                                    '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
+                                    "[sweep]\n[sweep.params]\ng = { values = [-20.0, -5.0] }\n")
+    sc = load_scenario(path)
+
+    def job(folder: str) -> SweepJob:
+        return SweepJob(text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder),
+                        duration=0.05)
+
+    fresh = TrialRunner(job("fresh"))
+    fresh.run(1)
+    used = TrialRunner(job("used"))
+    used.run(0)
+    used.run(1)
+    a = pl.read_parquet(tmp_path / "fresh" / "trial-1.parquet").drop("wall_time")
+    b = pl.read_parquet(tmp_path / "used" / "trial-1.parquet").drop("wall_time")
+    assert b["Sensors/block_acc:2"][0] == pytest.approx(5.0, rel=1e-12), b.select("time", "Sensors/block_acc:2").head(2)
+    assert a.equals(b), [(c, a[c][0], b[c][0]) for c in a.columns if a[c][0] != b[c][0]][:5]

@@ -1,0 +1,140 @@
+"""Two at a time: an output held by the one process that writes it.
+
+A hold is an exclusive ``flock`` on ``OUT.parts/holder``, in the folder a recording's segments
+and a sweep's finished trials go to (``OUT.parquet.parts``), and the file names the holder (its
+process id and command line). The lock goes with the process however it ends (SIGKILL
+included); the file may stay (a resume or ``mjrig recover`` needs the folder) and the next
+process takes it over.
+
+- ``hold(path, fresh=True)``: ``path`` or the next free name (``NAME-2.parquet``...), reserved
+  atomically (the folder is made with ``mkdir``, which one process wins): two runs started
+  together get two names.
+- ``hold(path)``: exactly ``path`` (an explicit ``--out``); ConfigError (one line naming the
+  holder) while another process holds it.
+- ``same_file(a, b)``: whether two paths are one file (an output that is an input).
+
+Linux and macOS (``fcntl``). GUI-free; any thread.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import name_candidates
+
+__all__ = ["Hold", "hold", "held", "same_file", "work_dir", "HOLDER"]
+
+HOLDER = "holder"
+"""The lock file's name in the output's work folder."""
+
+
+def work_dir(path: str | os.PathLike) -> Path:
+    """The folder beside output ``path`` that holds its parts and its lock: ``<path>.parts``."""
+    path = Path(path)
+    return path.with_name(path.name + ".parts")
+
+
+class Hold:
+    """This process's hold on ``path`` (``hold``); ``release()`` lets it go (also at exit)."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Unlock, and remove the lock file and the work folder when nothing else is in it."""
+        if self._fd is None:
+            return
+        folder = work_dir(self.path)
+        try:
+            (folder / HOLDER).unlink(missing_ok=True)
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        except OSError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> "Hold":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def hold(path: str | os.PathLike, *, what: str, fresh: bool = False) -> Hold:
+    """Hold output ``path`` for this process (``what`` names it in messages: ``--out``).
+
+    ``fresh``: the first of ``path``, ``STEM-2.EXT``... that has neither a file nor a work folder,
+    claimed by making its work folder (``Hold.path`` is the name really taken). Otherwise
+    ``path`` itself: ConfigError naming the process that holds it."""
+    path = Path(path)
+    if not fresh:
+        try:
+            work_dir(path).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {work_dir(path)}: {exc.strerror or exc}") from None
+        return _take(path, what)
+    for candidate in name_candidates(path):
+        if candidate.exists():
+            continue
+        try:
+            os.mkdir(work_dir(candidate))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ConfigError(f"{what}: cannot create folder {work_dir(candidate)}: {exc.strerror or exc}") from None
+        try:
+            return _take(candidate, what)
+        except ConfigError:
+            shutil.rmtree(work_dir(candidate), ignore_errors=True)
+            raise
+    raise AssertionError("name_candidates never ends")  # pragma: no cover
+
+
+def _take(path: Path, what: str) -> Hold:
+    lock = work_dir(path) / HOLDER
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ConfigError(f"{what}: cannot write {lock}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        raise ConfigError(f"{what}: {path} is being written by {holder}; wait for it to end or choose "
+                          "another output") from None
+    os.ftruncate(fd, 0)
+    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300] if sys.argv and sys.argv[0] else "python"
+    os.pwrite(fd, f"process {os.getpid()} ({command})".encode("utf-8", "replace"), 0)
+    return Hold(path, fd)
+
+
+def held(path: str | os.PathLike) -> bool:
+    """Whether some process (this one included) holds output ``path`` now."""
+    try:
+        fd = os.open(work_dir(path) / HOLDER, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (links and ``..`` resolved; False when either
+    does not exist yet and they differ as paths)."""
+    a, b = Path(a).expanduser(), Path(b).expanduser()
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()

@@ -1,0 +1,92 @@
+"""Two at a time (CONTRACT 1): two processes never write the same file. Two runs started
+together on one rig get two names, both complete; a sweep, a study or a recovery on an --out
+that another process holds exits 2 naming that process; an output that is one of the command's
+inputs is bad input and the input stays as it was."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.out_lock import held, hold, work_dir
+from tests.e2e.e2e_util import MODELS, cli_env, mjrig
+from tests.sweep_util import write_scenario
+
+
+def test_two_runs_started_together_get_two_complete_recordings(tmp_path):
+    """Three pairs started at once (about 2 s a pair): each pair's two lines name two files, each
+    holding its 1500 rows (the old way both took NAME.parquet and shared its segments)."""
+    written = []
+    for _ in range(3):
+        procs = [subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "1.5"],
+                                  cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+        lines = []
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+            lines.append(err.strip().splitlines()[-1])
+        paths = [ln.removeprefix("wrote 1500 rows to ") for ln in lines]
+        assert all(ln.startswith("wrote 1500 rows to ") for ln in lines) and paths[0] != paths[1], lines
+        written += paths
+    for path in written:
+        assert pl.read_parquet(path).height == 1500
+    runs = tmp_path / "runs"
+    assert sorted(p.name for p in runs.iterdir()) == sorted(os.path.basename(p) for p in written)  # no folder left
+
+
+def test_a_held_out_is_refused_with_the_holders_name(tmp_path):
+    """This process holds RESULTS.parquet: a sweep, a study and a recovery of it exit 2 with one
+    line naming this process; once it lets go, the sweep runs."""
+    scenario = write_scenario(tmp_path, '[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n'
+                              "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
+                              "[optimize]\nminimize = \"Metrics/low\"\ntrials = 2\n"
+                              "[optimize.params]\nk = { low = 100.0, high = 400.0 }\n")
+    out = tmp_path / "RESULTS.parquet"
+    held = hold(out, what="--out")
+    try:
+        for args in (("sweep", scenario, "--out", out, "--workers", "1"),
+                     ("optimize", scenario, "--out", out, "--workers", "1"), ("recover", out)):
+            r = mjrig(*args, cwd=tmp_path)
+            assert r.rc == 2 and len(r.err_lines) == 1, r
+            assert f"{out} is being written by process {os.getpid()} (" in r.err_lines[0], r
+        assert not out.exists()
+    finally:
+        held.release()
+    assert not work_dir(out).exists()
+    r = mjrig("sweep", scenario, "--out", out, "--workers", "1", cwd=tmp_path)
+    assert r.rc == 0 and pl.read_parquet(out).height == 2, r
+
+
+def test_holding_in_one_process_twice_is_refused_and_fresh_names_count_on(tmp_path):
+    out = tmp_path / "rec.parquet"
+    first = hold(out, what="--out", fresh=True)
+    second = hold(out, what="--out", fresh=True)
+    assert (first.path.name, second.path.name) == ("rec.parquet", "rec-2.parquet")
+    assert held(out) and held(second.path) and not held(tmp_path / "rec-3.parquet")
+    with pytest.raises(ConfigError, match=r"--out: .*rec\.parquet is being written by process \d+"):
+        hold(out, what="--out")
+    first.release()
+    second.release()
+    assert not held(out) and not any(tmp_path.iterdir())
+
+
+def test_an_output_that_is_an_input_is_bad_input(tmp_path):
+    rec = tmp_path / "rec.parquet"
+    assert mjrig("run", "spring_mass", "--duration", "0.1", "--out", rec, cwd=tmp_path).rc == 0
+    before = rec.read_bytes()
+    r = mjrig("export", rec, "--to", "csv", "-o", rec, cwd=tmp_path)
+    assert r.rc == 2 and len(r.err_lines) == 1 and "is the input rec.parquet" in r.err_lines[0], r
+    assert rec.read_bytes() == before
+    scenario = tmp_path / "rig.toml"
+    scenario.write_text(f'model = "{MODELS / "spring_mass.xml"}"\n', encoding="utf-8")
+    text = scenario.read_text(encoding="utf-8")
+    for flag, target, what in (("--report", scenario, "the scenario"), ("--metrics", rec, "the recording"),
+                               ("--report", rec, "the recording")):
+        r = mjrig("run", scenario, "--duration", "0.1", "--out", rec, flag, target, cwd=tmp_path)
+        assert r.rc == 2 and len(r.err_lines) == 1 and f"is {what} of this run" in r.err_lines[0], r
+    assert scenario.read_text(encoding="utf-8") == text and rec.read_bytes() == before
