@@ -1,7 +1,7 @@
 """``python -m mjrig`` is the ``mjrig`` command."""
 import sys
 
-from mjrig.cli import main
+from mjrig.entry import main
 
 if __name__ == "__main__":  # guarded: the panel process (spawn) re-imports this module
     sys.exit(main())

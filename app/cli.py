@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import CHECK_FAILED, ConfigError, DivergenceError, MjrigError, Terminated, one_line
+from mjrig.runtime.paths import cli_path
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
@@ -86,20 +87,20 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario, a bare model or a bundled rig headless and record it")
     r.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     r.add_argument("--duration", type=_seconds, help="simulated seconds (overrides the scenario)")
-    r.add_argument("--out", type=Path, help="Parquet output (overrides the scenario)")
-    r.add_argument("--video", type=Path, help="video output, .mp4 or .gif (overrides the scenario)")
+    r.add_argument("--out", type=cli_path, help="Parquet output (overrides the scenario)")
+    r.add_argument("--video", type=cli_path, help="video output, .mp4 or .gif (overrides the scenario)")
     r.add_argument("--set", dest="params", action="append", default=[], type=_assignment, metavar="NAME=VALUE",
                    help="override a param's value (repeatable); clamped to its [min, max]")
-    r.add_argument("--report", type=Path, metavar="REPORT.json", help="write the requirements' results as JSON")
-    r.add_argument("--metrics", type=Path, metavar="METRICS.json", help="write the metrics' values as JSON")
+    r.add_argument("--report", type=cli_path, metavar="REPORT.json", help="write the requirements' results as JSON")
+    r.add_argument("--metrics", type=cli_path, metavar="METRICS.json", help="write the metrics' values as JSON")
     c = sub.add_parser("check", help="validate a scenario without running it")
     c.add_argument("scenario", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
     rc = sub.add_parser("recover", help="rebuild a recording interrupted by a crash or kill")
-    rc.add_argument("out", type=Path)
+    rc.add_argument("out", type=cli_path)
     sub.add_parser("models", help="list the bundled models")
     cmp = sub.add_parser("compare", help="compare two recordings signal by signal (exit 4 beyond tolerance)")
-    cmp.add_argument("a", type=Path, metavar="A.parquet", help="the reference: its time base is used")
-    cmp.add_argument("b", type=Path, metavar="B.parquet", help="interpolated linearly at A's times")
+    cmp.add_argument("a", type=cli_path, metavar="A.parquet", help="the reference: its time base is used")
+    cmp.add_argument("b", type=cli_path, metavar="B.parquet", help="interpolated linearly at A's times")
     cmp.add_argument("--signals", action="append", default=[], metavar="PATTERN",
                      help="glob on column names, e.g. 'Joints/*' (repeatable; default: every common signal)")
     cmp.add_argument("--rtol", type=_tolerance, default=1e-6, help="relative tolerance (default 1e-6)")
@@ -111,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
              "objective, resumable", "evaluations in all")):
         c = sub.add_parser(name, help=help_)
         c.add_argument("scenario", metavar="SCENARIO.toml", help=f"a scenario with a {section} section")
-        c.add_argument("--out", type=Path, required=True, metavar=out, help="one row per finished trial")
+        c.add_argument("--out", type=cli_path, required=True, metavar=out, help="one row per finished trial")
         c.add_argument("--workers", type=_count(1), help="local cores (default: every core)")
         c.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
         c.add_argument("--trials", type=_count(1), help=f"{trials} (overrides {section} trials)")
@@ -128,9 +129,9 @@ def _app_parser() -> argparse.ArgumentParser:
                         + ", ".join(SUBCOMMANDS) + ").")
     p.add_argument("path", nargs="?", help="an MJCF .xml, binary .mjb, scenario .toml, a bundled rig's name, "
                    "a .parquet recording to replay, or a sweep's RESULTS.parquet to browse")
-    p.add_argument("--compare", type=Path, metavar="OTHER.parquet",
+    p.add_argument("--compare", type=cli_path, metavar="OTHER.parquet",
                    help="with a recording: overlay a second recording's signals (and a ghost of the same model)")
-    p.add_argument("--record", type=Path, metavar="OUT.parquet", help="record telemetry from the first step")
+    p.add_argument("--record", type=cli_path, metavar="OUT.parquet", help="record telemetry from the first step")
     p.add_argument("--exit-after", type=_seconds, metavar="SECONDS", help="close cleanly after SECONDS of wall time")
     p.add_argument("--panel-process", action="store_true",
                    help="run the control panel in its own process (always so on macOS)")
@@ -268,10 +269,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
+    import warnings
     from mjrig.runtime.out_lock import hold
     from mjrig.runtime.parquet_sink import recover
-    with hold(args.out.expanduser().resolve(), what="recover"):  # not while another process writes it
+    with hold(args.out, what="recover"), warnings.catch_warnings(record=True) as notes:  # not while another writes it
+        warnings.simplefilter("always")
         path, rows = recover(args.out)
+    for note in notes:  # a damaged segment: what was kept, one line each
+        print(f"mjrig: warning: {one_line(str(note.message))}", file=sys.stderr)
     print(f"recovered {rows} rows into {path}", file=sys.stderr)
     return 0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import check_writable, fresh_path
+from mjrig.runtime.paths import check_writable, cli_path, fresh_path
 
 __all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
 
@@ -18,19 +18,19 @@ COMMANDS = ("report", "export", "plot")
 def add_parsers(sub: Any) -> None:
     """Add the three commands to ``sub``, the ``mjrig`` parser's subparsers (``add_subparsers()``)."""
     r = sub.add_parser("report", help="a self-contained HTML report of a recording, a sweep's results or a study")
-    r.add_argument("file", type=Path, metavar="FILE.parquet")
-    r.add_argument("-o", dest="out", type=Path, metavar="REPORT.html", help="default: FILE.html beside FILE")
+    r.add_argument("file", type=cli_path, metavar="FILE.parquet")
+    r.add_argument("-o", dest="out", type=cli_path, metavar="REPORT.html", help="default: FILE.html beside FILE")
     r.add_argument("--signals", action="append", default=[], metavar="PATTERN",
                    help="glob of more signals to plot, e.g. 'Loads/*:fx' (repeatable)")
     e = sub.add_parser("export", help="a recording as CSV, MATLAB (.mat) or MCAP")
-    e.add_argument("file", type=Path, metavar="FILE.parquet")
+    e.add_argument("file", type=cli_path, metavar="FILE.parquet")
     e.add_argument("--to", required=True, metavar="csv|mat|mcap", help="the format")
-    e.add_argument("-o", dest="out", type=Path, metavar="OUT", help="default: FILE with the format's suffix")
+    e.add_argument("-o", dest="out", type=cli_path, metavar="OUT", help="default: FILE with the format's suffix")
     p = sub.add_parser("plot", help="plots of a recording's signals, one panel per unit")
-    p.add_argument("files", type=Path, nargs="+", metavar="FILE.parquet")
+    p.add_argument("files", type=cli_path, nargs="+", metavar="FILE.parquet")
     p.add_argument("--signals", action="append", required=True, metavar="PATTERN",
                    help="glob on column names, e.g. 'Joints/*:qpos' (repeatable)")
-    p.add_argument("-o", dest="out", type=Path, required=True, metavar="OUT.png|svg|pdf")
+    p.add_argument("-o", dest="out", type=cli_path, required=True, metavar="OUT.png|svg|pdf")
 
 
 def _target(given: Path | None, default: Path, what: str, *, inputs: tuple[Path, ...]) -> Path:

@@ -157,8 +157,13 @@ def _open(path: Path) -> Iterator[_Source]:
 @contextmanager
 def _replacing(out: Path) -> Iterator[IO[bytes]]:
     """A new temporary file beside ``out`` that replaces ``out`` when the block ends without error
-    (and is deleted when it raises). Opened with ``open`` so it gets the umask's permissions."""
-    tmp = out.with_name(f".{out.name}.{secrets.token_hex(4)}.part")
+    (and is deleted when it raises). Opened with ``open`` so it gets the umask's permissions.
+    Its name carries this process's id: what a killed export left is removed here."""
+    for left in out.parent.glob(f".{out.name}.*.part"):
+        pid = left.name[len(out.name) + 2:].split(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            left.unlink(missing_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
         fh = open(tmp, "xb")
     except OSError as exc:
@@ -170,6 +175,17 @@ def _replacing(out: Path) -> Iterator[IO[bytes]]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's counts too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # --- CSV ------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import DisplayUnits, scenario_units
 
-__all__ = ["Trace", "read_traces", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
+__all__ = ["Trace", "read_traces", "read_frame", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
            "history_figure", "matrix_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -112,13 +112,23 @@ def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names:
             wanted.append(n)
     if not wanted:
         return []
-    df = pl.read_parquet(path, columns=["time", *wanted])
+    df = read_frame(path, lambda: pl.read_parquet(path, columns=["time", *wanted]))
     time = df["time"].cast(pl.Float64).to_numpy()
     out = []
     for n in wanted:  # in the units the recording's scenario shows values in (SI without [units])
         factor, label = shown.convert(units.get(n, ""))
         out.append(Trace(n, label, time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy() * factor, source))
     return out
+
+
+def read_frame(path: Path, read: Callable[[], Any]) -> Any:
+    """``read()`` of recording ``path``; ConfigError (one line naming the file) when its data
+    cannot be read (a damaged page: the footer alone read well)."""
+    try:
+        return read()
+    except Exception as exc:  # polars and pyarrow raise their own kinds for a damaged file
+        text = " ".join(str(exc).split())[:160]
+        raise ConfigError(f"{path}: its data cannot be read, the file is damaged ({text})") from None
 
 
 def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):

@@ -141,9 +141,9 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     spans = {str(spec.get("name")): spec for spec in scenario.get("metrics", []) if isinstance(spec, dict)}
     metrics = {k: {**_shown_metric(m, shown), "window": marks.window_text(spans.get(k, {}))} for k, m in metrics.items()}
     params_cols = [c for c in numeric if c.startswith("Params/")]
-    head = pl.read_parquet(path, columns=["time", *params_cols], n_rows=1)
+    head = plotting.read_frame(path, lambda: pl.read_parquet(path, columns=["time", *params_cols], n_rows=1))
     first = head.row(0, named=True) if head.height else {}
-    rows = pl.scan_parquet(path).select(pl.len(), pl.col("time").max()).collect().row(0)
+    rows = plotting.read_frame(path, lambda: pl.scan_parquet(path).select(pl.len(), pl.col("time").max()).collect()).row(0)
     by_unit: dict[str, list[plotting.Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)

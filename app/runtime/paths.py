@@ -13,7 +13,7 @@ from typing import Iterator
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "file_sha256",
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "file_sha256", "cli_path",
            "default_report_path"]
 
 RECORDING_SUFFIXES = (".parquet",)
@@ -105,3 +105,15 @@ def default_report_path(path: Path) -> Path:
     """FILE.html beside FILE.parquet, the HTML report of a recording or results file (the caller
     picks the next free name when it exists: ``fresh_path``)."""
     return path.with_suffix(".html")
+
+
+def cli_path(text: str) -> Path:
+    """A path given on the command line, resolved (``~``, ``..``, links): an argparse ``type``.
+    ``argparse.ArgumentTypeError`` (one line) for a symbolic-link loop or a name the system
+    refuses, which would otherwise surface as a traceback wherever the path is first used."""
+    import argparse
+    try:
+        return Path(text).expanduser().resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a link loop (Python 3.11/3.12)
+        why = "a symbolic-link loop" if "loop" in str(exc).lower() else getattr(exc, "strerror", None) or str(exc)
+        raise argparse.ArgumentTypeError(f"{text}: cannot be used as a path ({why})") from None

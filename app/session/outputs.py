@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -209,8 +210,12 @@ class Outputs:
             self.interrupted = tuple(p for p in self.interrupted if p != cmd.path)
 
         def run() -> tuple[Path, int]:
-            with hold(Path(cmd.path), what="recover"):  # not while another process writes it
-                return recover(cmd.path)
+            with hold(Path(cmd.path), what="recover"), warnings.catch_warnings(record=True) as notes:
+                warnings.simplefilter("always")  # a damaged segment: what was kept goes to the log
+                result = recover(cmd.path)
+            for note in notes:
+                self.ctx.log("warning", str(note.message))
+            return result
 
         self.jobs.start("mjrig-recover", run, done)
 

@@ -1,0 +1,109 @@
+"""Faults a user meets end in one line, never a traceback, and leave nothing behind: a symbolic-
+link loop as an output, a recording whose data pages are damaged, a damaged segment to recover,
+the temporary file of an export that was killed."""
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.e2e.e2e_util import cli_env, mjrig
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory) -> "os.PathLike[str]":
+    folder = tmp_path_factory.mktemp("faults")
+    out = folder / "good.parquet"
+    assert mjrig("run", "spring_mass", "--duration", "1", "--out", out, cwd=folder).rc == 0
+    return out
+
+
+def _one_line(r, *words: str) -> None:
+    assert r.rc == 2 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
+    assert all(w in r.err_lines[0] for w in words), r
+
+
+def test_a_symlink_loop_as_an_output_is_one_line(tmp_path):
+    (tmp_path / "a.parquet").symlink_to(tmp_path / "b.parquet")
+    (tmp_path / "b.parquet").symlink_to(tmp_path / "a.parquet")
+    for args in (("run", "spring_mass", "--duration", "0.1", "--out", "a.parquet"),
+                 ("export", "a.parquet", "--to", "csv"), ("report", "b.parquet")):
+        _one_line(mjrig(*args, cwd=tmp_path), "a symbolic-link loop")
+
+
+def test_damaged_data_pages_are_one_line_for_plot_report_and_export(recording, tmp_path):
+    """Every data page scrambled, the footer left whole: the schema reads, the data does not."""
+    data = bytearray(recording.read_bytes())
+    footer = struct.unpack("<i", data[-8:-4])[0]
+    for i in range(4, len(data) - footer - 8, 7):
+        data[i] ^= 0x5A
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(bytes(data))
+    for args in (("plot", bad, "--signals", "Joints/*", "-o", tmp_path / "p.png"), ("report", bad),
+                 ("export", bad, "--to", "csv")):
+        _one_line(mjrig(*args, cwd=tmp_path), str(bad))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet"]  # no figure, page or part file
+
+
+def test_recovering_a_damaged_segment_says_what_was_kept_in_one_line(tmp_path):
+    """A run killed after about 2 s; one segment in the middle is scrambled: recover keeps the
+    segments before it and says so as one warning line (it was a Python UserWarning)."""
+    proc = subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "300", "--out",
+                             "k.parquet"], cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    parts = tmp_path / "k.parquet.parts"
+    deadline = time.monotonic() + 60
+    while len(list(parts.glob("seg-*.rows"))) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    segs = sorted(parts.glob("seg-*.rows"))
+    assert len(segs) >= 4
+    with open(segs[2], "r+b") as fh:
+        fh.write(b"\xff" * 8)
+    r = mjrig("recover", tmp_path / "k.parquet", cwd=tmp_path)
+    assert r.rc == 0 and "Traceback" not in r.stderr and "UserWarning" not in r.stderr, r
+    assert len(r.err_lines) == 2 and r.err_lines[0].startswith("mjrig: warning: segment "), r
+    assert "merging the 2 segments before it" in r.err_lines[0], r
+    assert r.err_lines[1].startswith("recovered ") and (tmp_path / "k.parquet").is_file(), r
+
+
+def test_an_export_removes_what_a_killed_export_left(recording, tmp_path):
+    """A part file named for a process that is gone is removed by the next export to that file;
+    one of a live process (this one) is left alone."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    out = tmp_path / "good.csv"
+    dead = tmp_path / f".good.csv.{gone.pid}.1a2b3c4d.part"
+    live = tmp_path / f".good.csv.{os.getpid()}.1a2b3c4d.part"
+    dead.write_bytes(b"half a file")
+    live.write_bytes(b"being written")
+    r = mjrig("export", recording, "--to", "csv", "-o", out, cwd=tmp_path)
+    assert r.rc == 0, r
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, live.name])
+
+
+@pytest.mark.parametrize("how", ["KeyboardInterrupt()", "ImportError('initialization failed')"])
+def test_ctrl_c_while_mjrig_imports_is_one_line(tmp_path, how):
+    """Ctrl+C landing while MuJoCo is imported (made certain with an import hook that raises
+    there, as the signal does; a native module raises ImportError from it): one line, 130."""
+    code = ("import sys\n"
+            "class Stop:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'mujoco':\n"
+            "            try:\n"
+            "                raise KeyboardInterrupt()\n"
+            "            except KeyboardInterrupt:\n"
+            f"                raise {how}\n"
+            "sys.meta_path.insert(0, Stop())\n"
+            "sys.argv = ['mjrig', 'run', 'spring_mass']\n"
+            "from mjrig.entry import main\n"
+            "sys.exit(main())\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 130 and r.stderr.strip() == "mjrig: interrupted", r.stderr
