@@ -88,22 +88,20 @@ def main() -> None:
 
 
 def pieces(model: mujoco.MjModel, xml: Path, loads: list, steps: int, repeats: int, best: dict[str, float]) -> None:
-    """µs per step of the recorded run with the writer's segments and/or its encoding switched off."""
-    from mjrig.runtime import parquet_merge, parquet_sink
-    real_segment, real_write = parquet_sink._write_segment, parquet_merge.ParquetStream.write
+    """µs per step of the recorded run with the writer's row groups switched off (rows gathered
+    and queued, nothing encoded or written)."""
+    from mjrig.runtime import parquet_stream
+    real = parquet_stream.RowGroupFile.append
     us = {k: 1e6 / v for k, v in best.items()}
     with tempfile.TemporaryDirectory(prefix="mjrig-bench-") as folder:
         path = Path(folder) / "every.toml"
         write_scenario(path, xml, loads, "every", Path(folder) / "run.parquet")
-        for label, segments, encoding in (("no segments", False, True), ("no encoding", True, False),
-                                          ("neither", False, False)):
-            parquet_sink._write_segment = real_segment if segments else (lambda columns, blocks, target: 0)
-            parquet_merge.ParquetStream.write = real_write if encoding else (lambda self, blocks: None)
-            try:
-                us[label] = min((lambda t: (t.stepping + t.closing) / steps * 1e6)(
-                    rig_run(path, steps, model.opt.timestep)) for _ in range(repeats))
-            finally:
-                parquet_sink._write_segment, parquet_merge.ParquetStream.write = real_segment, real_write
+        parquet_stream.RowGroupFile.append = lambda self, blocks: 0
+        try:
+            us["no writing"] = min((lambda t: (t.stepping + t.closing) / steps * 1e6)(
+                rig_run(path, steps, model.opt.timestep)) for _ in range(repeats))
+        finally:
+            parquet_stream.RowGroupFile.append = real
     print("\nµs per step: " + ", ".join(f"{k} {v:.2f}" for k, v in us.items()))
 
 

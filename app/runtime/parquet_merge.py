@@ -1,15 +1,12 @@
-"""The recording's Parquet file: written as the run goes (``ParquetStream``), or merged from the
-recorder's segments (``merge_dir``).
-
-``ParquetSink`` streams its blocks into a ``ParquetStream`` on its writer thread, so closing a
-recording only writes the last row group and the footer. ``recover`` (after a crash) and a
-recording whose columns changed mid-way merge the segments instead, one segment in memory at a
-time, row groups of at most ``ROW_GROUP_BYTES``. Either way NaN becomes null, a column missing
-from a block is null, and the file carries the same schema, metadata and units.
+"""What the recording's Parquet files share: their schema (``recording_schema``: float64
+columns, units as field metadata and as the JSON map under ``UNITS_KEY``), float64 blocks as
+Arrow tables (``table_of``: NaN becomes null), the encoding, reading a file's schema; and
+``merge_dir``, which turns the raw segments an older mjrig left after a crash into a file (one
+segment in memory at a time, row groups of at most ``ROW_GROUP_BYTES``, a column missing from
+a segment null there).
 """
 from __future__ import annotations
 
-import base64
 import json
 import os
 import warnings
@@ -21,7 +18,7 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text
 
-__all__ = ["UNITS_KEY", "ParquetStream", "check_columns", "merge", "merge_dir", "recording_schema",
+__all__ = ["UNITS_KEY", "ENCODING", "check_columns", "merge", "merge_dir", "recording_schema", "table_of",
            "read_schema", "schema_units", "text_metadata"]
 
 UNITS_KEY = "mjrig.units"
@@ -30,7 +27,7 @@ ROW_GROUP_BYTES = 64 * 2**20
 """Uncompressed bytes gathered from segments into one row group of the merged file."""
 # Dictionary encoding is almost never chosen for float telemetry but costs 3-4x the write time
 # (measured: 7500 rows x 302 columns, 148 ms -> 43 ms with zstd).
-_ENCODING = dict(use_dictionary=False, write_statistics=False)
+ENCODING = dict(use_dictionary=False, write_statistics=False)
 _FIXED = ("time", "wall_time")
 
 
@@ -45,7 +42,7 @@ def check_columns(cols: tuple[str, ...]) -> None:
         raise ValueError(f"column names must be non-empty str, got {bad}")
 
 
-def _to_table(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Schema | None = None) -> pa.Table:
+def table_of(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Schema | None = None) -> pa.Table:
     """float64 blocks (rows x columns) -> Arrow table, NaN as null (with ``schema``'s fields)."""
     data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     # One transposing copy makes every column a C-contiguous row, which Arrow wraps without
@@ -77,7 +74,7 @@ def _read_header(seg: Path) -> tuple[tuple[str, ...], int]:
 def _read_segment(seg: Path) -> pa.Table:
     cols, offset = _read_header(seg)
     rows = np.fromfile(seg, dtype="<f8", offset=offset).reshape(-1, len(cols))
-    return _to_table(cols, [rows])
+    return table_of(cols, [rows])
 
 
 def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
@@ -107,73 +104,6 @@ def recording_schema(names: tuple[str, ...], metadata: dict[str, str], units: di
     return pa.schema(fields, metadata=kv)
 
 
-class ParquetStream:
-    """The final Parquet file, written as the recording goes: each ``write`` appends row groups
-    to ``part`` (a file in the segment folder) and makes them durable; ``finish`` writes the
-    footer and moves ``part`` onto ``path``. A stream cut off before ``finish`` leaves a file
-    without a footer, which nothing reads: the segments are the recording's safe copy.
-
-    Used from one thread (the recorder's writer thread, then ``close``).
-    """
-
-    def __init__(self, path: Path, part: Path, columns: tuple[str, ...], metadata: dict[str, str],
-                 units: dict[str, str]) -> None:
-        self.path = path
-        self.part = part
-        self.columns = columns
-        self.units = self._units_of(units)
-        """The units the file's schema was made with (a later change needs a merge)."""
-        self.rows = 0
-        self._schema = recording_schema(columns, metadata, units)
-        # The writer opens the file natively (a Python file object would take the GIL for
-        # every write); `_fd` is only for fsync, which works through any descriptor.
-        self._writer = pq.ParquetWriter(str(part), self._schema, compression="zstd", **_ENCODING)
-        self._fd = os.open(part, os.O_RDONLY)
-
-    def _units_of(self, units: dict[str, str]) -> dict[str, str]:
-        return {n: units[n] for n in self.columns if n in units}
-
-    def has_units(self, units: dict[str, str]) -> bool:
-        """Whether ``units`` give this file's columns the units its schema was made with."""
-        return self._units_of(units) == self.units
-
-    def write(self, blocks: list[np.ndarray]) -> None:
-        """Append ``blocks`` (rows x ``columns``, float64, NaN = null) as one row group, on disk."""
-        table = _to_table(self.columns, blocks, self._schema)
-        self._writer.write_table(table, row_group_size=table.num_rows)
-        os.fsync(self._fd)
-        self.rows += table.num_rows
-
-    def finish(self, late: dict[str, str] | None = None) -> int:
-        """Footer, fsync, move onto ``path``; returns the rows in the file. ``late``: key-value
-        metadata that came after the file was opened (added to the footer, and to the Arrow
-        schema stored there, so that readers of the schema see it too)."""
-        if self.rows == 0:
-            self._writer.write_table(self._schema.empty_table())
-        if late:
-            kv = {**self._schema.metadata, **{k.encode(): v.encode() for k, v in late.items()}}
-            schema = self._schema.with_metadata(kv)
-            self._writer.add_key_value_metadata({**late, "ARROW:schema": base64.b64encode(
-                schema.serialize().to_pybytes()).decode("ascii")})
-        self._writer.close()
-        os.fsync(self._fd)
-        os.close(self._fd)
-        os.replace(self.part, self.path)
-        return self.rows
-
-    def abandon(self) -> None:
-        """Stop writing and remove ``part`` (the segments hold the data); never raises."""
-        try:
-            self._writer.close()
-        except Exception:  # noqa: BLE001 - the disk that failed may fail again here
-            pass
-        for undo in (lambda: os.close(self._fd), lambda: self.part.unlink(missing_ok=True)):
-            try:
-                undo()
-            except OSError:
-                pass
-
-
 def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
            units: dict[str, str]) -> int:
     """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
@@ -185,7 +115,7 @@ def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[s
     tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0
     try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd", **_ENCODING) as writer:
+        with pq.ParquetWriter(tmp, schema, compression="zstd", **ENCODING) as writer:
             pending: list[pa.Table] = []
             pending_bytes = 0
             for seg, _ in segs:

@@ -1,6 +1,7 @@
-"""The recorder's segments: the safe copy of a recording while it runs (``ParquetSink``), and
-``recover``, which turns them into the Parquet file after a crash. The layout is described in
-``mjrig.runtime.parquet_sink``.
+"""A recording's work folder (``OUT.parquet.parts``): its layout is described in
+``mjrig.runtime.parquet_sink``. ``recover`` turns what a crash left there into the Parquet file:
+the parts' row groups (``parquet_stream``), or the raw segments (``seg-*.rows``) an older mjrig
+wrote; ``discard`` removes the folder of a finished recording.
 """
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ import threading
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from mjrig.runtime.errors import MjrigError, exception_text
 from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir
+from mjrig.runtime.parquet_stream import finish_parts, parts
 
-__all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta", "write_segment"]
+__all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
 
 META_NAME = "meta.json"
 _SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
@@ -76,9 +77,10 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
     """
     path = Path(path)
     seg_dir = segment_dir(path)
+    stems = parts(seg_dir)
     segs = segments(seg_dir) if seg_dir.is_dir() else []
-    if not segs:
-        raise MjrigError(f"nothing to recover for {path}: no segments in {seg_dir}")
+    if not segs and not stems:
+        raise MjrigError(f"nothing to recover for {path}: no recorded rows in {seg_dir}")
     metadata: dict[str, str] = {}
     units: dict[str, str] = {}
     try:
@@ -89,6 +91,16 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
         warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
                       "recovering without file metadata and units", stacklevel=2)
     metadata.pop(UNITS_KEY, None)
+    if stems:
+        try:
+            rows = finish_parts(stems, path, metadata, units)
+        except (OSError, ValueError, KeyError) as exc:
+            raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
+        if rows == 0:
+            path.unlink(missing_ok=True)
+            raise MjrigError(f"nothing to recover for {path}: no whole row group in {seg_dir}")
+        shutil.rmtree(seg_dir, ignore_errors=True)
+        return path, rows
     try:
         rows, ok = merge_dir(segs, path, metadata, units)
     except (OSError, pa.ArrowException) as exc:
@@ -126,29 +138,3 @@ def write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) ->
     tmp = folder / (META_NAME + ".tmp")
     tmp.write_text(json.dumps({"metadata": metadata, "units": units}, indent=1), encoding="utf-8")
     os.replace(tmp, folder / META_NAME)
-
-
-def write_segment(columns: tuple[str, ...], blocks: list[np.ndarray], target: Path) -> int:
-    """Write the blocks as one closed segment at ``target`` atomically; returns its size."""
-    header = json.dumps({"columns": list(columns)}).encode()
-    header += b" " * (-len(header) % 8)
-    tmp = target.with_name(target.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(len(header).to_bytes(8, "little"))
-            f.write(header)
-            for block in blocks:
-                f.write(np.ascontiguousarray(block, dtype="<f8").data)
-            f.flush()
-            os.fsync(f.fileno())
-            size = f.tell()
-            if hasattr(os, "posix_fadvise"):  # read back only after a crash: out of the page cache
-                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # (removing it then is quick)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-        raise
-    return size

@@ -194,7 +194,7 @@ class Outputs:
                 continue
             for parts in sorted(folder.glob("*.parquet.parts")):
                 target = parts.with_name(parts.name[: -len(".parts")])
-                if (target != active and segment_dir(target) == parts and any(parts.glob("seg-*"))
+                if (target != active and segment_dir(target) == parts and (any(parts.glob("part-*.json")) or any(parts.glob("seg-*")))
                         and not held(target)):  # another process's recording going on
                     found.append(str(target))
         return tuple(found)

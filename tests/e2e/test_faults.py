@@ -50,26 +50,26 @@ def test_damaged_data_pages_are_one_line_for_plot_report_and_export(recording, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet"]  # no figure, page or part file
 
 
-def test_recovering_a_damaged_segment_says_what_was_kept_in_one_line(tmp_path):
-    """A run killed after about 2 s; one segment in the middle is scrambled: recover keeps the
-    segments before it and says so as one warning line (it was a Python UserWarning)."""
+def test_recovering_a_damaged_recording_says_what_was_kept_in_one_line(tmp_path):
+    """A run killed after several row groups; the index record of the third is scrambled:
+    recover keeps the two before it and says so as one warning line (it was a Python
+    UserWarning), then what it wrote."""
     proc = subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "300", "--out",
                              "k.parquet"], cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    parts = tmp_path / "k.parquet.parts"
+    index = tmp_path / "k.parquet.parts" / "part-0001.index"
     deadline = time.monotonic() + 60
-    while len(list(parts.glob("seg-*.rows"))) < 4 and time.monotonic() < deadline:
+    while (not index.exists() or index.read_bytes().count(b"RGI1") < 4) and time.monotonic() < deadline:
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    segs = sorted(parts.glob("seg-*.rows"))
-    assert len(segs) >= 4
-    with open(segs[2], "r+b") as fh:
-        fh.write(b"\xff" * 8)
+    data = index.read_bytes()
+    third = [i for i in range(len(data)) if data.startswith(b"RGI1", i)][2]
+    index.write_bytes(data[:third + 10] + b"\xff" * 8 + data[third + 18:])
     r = mjrig("recover", tmp_path / "k.parquet", cwd=tmp_path)
     assert r.rc == 0 and "Traceback" not in r.stderr and "UserWarning" not in r.stderr, r
-    assert len(r.err_lines) == 2 and r.err_lines[0].startswith("mjrig: warning: segment "), r
-    assert "merging the 2 segments before it" in r.err_lines[0], r
+    assert len(r.err_lines) == 2 and r.err_lines[0].startswith("mjrig: warning: part-0001: its index is cut"), r
+    assert "after 2 row groups" in r.err_lines[0], r
     assert r.err_lines[1].startswith("recovered ") and (tmp_path / "k.parquet").is_file(), r
 
 

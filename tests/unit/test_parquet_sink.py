@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_merge, parquet_segments, parquet_sink
+from mjrig.runtime import parquet_merge, parquet_segments, parquet_sink, parquet_stream
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
@@ -28,6 +30,28 @@ def wait_until(predicate: Callable[[], bool], *, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         time.sleep(0.01)
+
+
+@pytest.fixture(autouse=True)
+def _small_row_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows go to disk at every flush, however few (the tests watch them arrive)."""
+    monkeypatch.setattr(parquet_sink, "MIN_GROUP_ROWS", 1)
+
+
+def test_few_rows_wait_for_a_fuller_row_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """10 rows wait past several flush periods (a row group's footer costs about 100 bytes a
+    column); 300 go at the next flush; ``MAX_FLUSH_SECONDS`` bounds the wait of the few."""
+    monkeypatch.setattr(parquet_sink, "MIN_GROUP_ROWS", 256)
+    monkeypatch.setattr(parquet_sink, "MAX_FLUSH_SECONDS", 0.6)
+    with ParquetSink(tmp_path / "out.parquet", flush_seconds=0.02) as sink:
+        sink.write_block(["time", "wall_time", "a"], make_block(0, 10, 1))
+        time.sleep(0.2)
+        assert sink.rows_written == 0 and sink.pending_rows == 10
+        wait_until(lambda: sink.rows_written == 10, timeout=3.0)
+        sink.write_block(["time", "wall_time", "a"], make_block(10, 300, 1))
+        time.sleep(0.2)
+        assert sink.rows_written == 310
+    assert pq.ParquetFile(sink.path).metadata.num_row_groups == 2
 
 
 def make_block(start: int, rows: int, n_signals: int) -> np.ndarray:
@@ -66,58 +90,67 @@ def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
 
 
 def _record(out: Path, blocks: list[tuple[list[str], np.ndarray]], *, units: dict[str, str] | None = None,
-            stream: bool = True, monkeypatch: pytest.MonkeyPatch | None = None) -> ParquetSink:
-    """Record ``blocks`` with the file streamed as the run goes, or (``stream=False``) merged from
-    the segments at close, as a recording whose columns change is."""
-    if not stream:
-        assert monkeypatch is not None
-        monkeypatch.setattr(ParquetSink, "_open_stream", lambda self, cols: (_ for _ in ()).throw(
-            RuntimeError("the file merged at close")))
+            ) -> ParquetSink:
     with ParquetSink(out, flush_seconds=0.02, units=units, metadata={"who": "test"}) as sink:
         for i, (cols, block) in enumerate(blocks):
             sink.write_block(cols, block)
             if i % 3 == 0:
                 time.sleep(0.03)
-    if monkeypatch is not None:
-        monkeypatch.undo()
     return sink
 
 
-def test_streamed_file_equals_the_merged_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_file_equals_the_one_pyarrow_writes_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Row groups encoded one by one, their footers put together (``parquet_footer``): the
+    same file content as pyarrow writing every row at once, and many row groups or one alike."""
     rng = np.random.default_rng(3)
     cols = ["time", "wall_time", "a", "b"]
     blocks = [(cols, rng.normal(size=(int(rng.integers(1, 2000)), 4))) for _ in range(12)]
     blocks[4][1][3:9, 2] = np.nan
     units = {"time": "s", "wall_time": "s", "a": "m"}
-    streamed = _record(tmp_path / "streamed.parquet", blocks, units=units)
-    merged = _record(tmp_path / "merged.parquet", blocks, units=units, stream=False, monkeypatch=monkeypatch)
-    a, b = pq.read_table(streamed.path), pq.read_table(merged.path)
-    assert a.schema.equals(b.schema, check_metadata=True)
-    assert a.equals(b)  # values, nulls, order: the same content
-    assert streamed.rows_written == merged.rows_written == a.num_rows == sum(len(x) for _, x in blocks)
-    assert streamed.bytes_written == streamed.path.stat().st_size
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["merged.parquet", "streamed.parquet"]
+    many = _record(tmp_path / "many.parquet", blocks, units=units)
+    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 2**40)
+    monkeypatch.setattr(parquet_sink, "MIN_GROUP_ROWS", 2**40)
+    one = _record(tmp_path / "one.parquet", blocks, units=units)
+    assert pq.ParquetFile(many.path).metadata.num_row_groups >= 4
+    assert pq.ParquetFile(one.path).metadata.num_row_groups == 1
+    reference = parquet_merge.recording_schema(tuple(cols), {"who": "test"}, units)
+    data = np.concatenate([b for _, b in blocks])
+    pq.write_table(parquet_merge.table_of(tuple(cols), [data], reference), tmp_path / "ref.parquet")
+    ref = pq.read_table(tmp_path / "ref.parquet")
+    for sink in (many, one):
+        got = pq.read_table(sink.path)
+        assert got.schema.equals(ref.schema, check_metadata=True)
+        assert got.equals(ref)  # values, nulls, order
+        assert sink.rows_written == got.num_rows == len(data) and sink.bytes_written == sink.path.stat().st_size
+        assert pl.read_parquet(sink.path).shape == (len(data), 4)  # another reader takes it too
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.parquet", "one.parquet", "ref.parquet"]
 
 
 def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Row groups reach the disk as the run goes, so closing only adds the last one and the footer."""
+    """Row groups reach the disk as the run goes, each recoverable at once: a copy of the folder
+    taken mid-run (what a SIGKILL leaves) recovers into every row group written; closing only
+    adds the last one and the footer, and leaves no second copy of the rows."""
     monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
     out = tmp_path / "out.parquet"
-    part = segment_dir(out) / parquet_sink.STREAM_NAME
+    part = segment_dir(out) / "part-0001.data"
     sink = ParquetSink(out, flush_seconds=0.02)
     sizes = []
     for i in range(6):
         sink.write_block(["time", "wall_time", "a"], make_block(i * 4000, 4000, 1))  # 96 kB
         wait_until(lambda: part.exists() and part.stat().st_size > (sizes[-1] if sizes else 0))
         sizes.append(part.stat().st_size)
+    wait_until(lambda: sink.rows_written == 24000)
+    shutil.copytree(segment_dir(out), tmp_path / "killed.parquet.parts")
     sink.write_block(["time", "wall_time", "a"], make_block(24000, 10, 1))
     sink.close()
     meta = pq.ParquetFile(out).metadata
-    # five or six written while recording (the sixth may still be under way when the last rows
-    # come: both then go in at close); merging at close would have made one
-    assert meta.num_row_groups in (6, 7)
+    assert meta.num_row_groups == 7  # six while recording, the last at close
     np.testing.assert_array_equal(pq.read_table(out).column("a").to_numpy(), np.arange(24010) * 2.0)
     assert not segment_dir(out).exists()
+    assert out.stat().st_size < sizes[-1] * 1.2  # the rows once, and a footer
+    path, rows = recover(tmp_path / "killed.parquet")
+    assert rows == 24000
+    np.testing.assert_array_equal(pq.read_table(path).column("a").to_numpy(), np.arange(24000) * 2.0)
 
 
 def test_units_changed_mid_recording_are_the_files(tmp_path: Path) -> None:
@@ -245,18 +278,19 @@ def test_bad_input_is_rejected(tmp_path: Path) -> None:
     assert (tmp_path / "new" / "folders" / "x.parquet").exists()
 
 
-def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
+def test_row_groups_are_whole_on_disk_while_recording(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     sink = ParquetSink(out, flush_seconds=0.05)
     try:
         for i in range(5):
             sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1))
             wait_until(lambda: sink.rows_written == (i + 1) * 10)
-        segs = sorted(segment_dir(out).glob("seg-*.rows"))
-        assert len(segs) == 5
-        assert [parquet_merge._read_segment(s).num_rows for s in segs] == [10] * 5
+        (stem,) = parquet_stream.parts(segment_dir(out))
+        columns, groups, end = parquet_stream.part_groups(stem)
+        assert columns == ("time", "wall_time", "a") and [g.rows for g in groups] == [10] * 5
+        assert end == stem.with_suffix(".data").stat().st_size
         assert json.loads((segment_dir(out) / "meta.json").read_text())["units"] == {}
-        # an unmerged recording blocks a new sink on the same path
+        # an unfinished recording blocks a new sink on the same path
         with pytest.raises(MjrigError, match="recover"):
             ParquetSink(out)
     finally:
@@ -266,14 +300,14 @@ def test_segments_are_closed_files_while_recording(tmp_path: Path) -> None:
 
 def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parquet_sink._write_segment
+    real = parquet_stream.RowGroupFile.append
     release = threading.Event()
 
-    def stalled(columns, blocks, target):  # type: ignore[no-untyped-def]
+    def stalled(self, blocks):  # type: ignore[no-untyped-def]
         release.wait(30)  # a disk that hangs (NFS, USB stick)
-        return real(columns, blocks, target)
+        return real(self, blocks)
 
-    monkeypatch.setattr(parquet_sink, "_write_segment", stalled)
+    monkeypatch.setattr(parquet_stream.RowGroupFile, "append", stalled)
     sink = ParquetSink(tmp_path / "out.parquet", flush_seconds=0.01)
     producer = threading.Thread(target=lambda: [
         sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1)) for i in range(100)])
@@ -323,15 +357,15 @@ def _fault_after_first_segments(tmp_path: Path, inject: Callable[[Path], None],
 
 def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parquet_sink._write_segment
+    real = parquet_stream.RowGroupFile.append
     full = threading.Event()
 
-    def write_segment(columns, blocks, target):  # type: ignore[no-untyped-def]
+    def append(self, blocks):  # type: ignore[no-untyped-def]
         if full.is_set():
-            raise OSError(errno.ENOSPC, "No space left on device", str(target))
-        return real(columns, blocks, target)
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.stem))
+        return real(self, blocks)
 
-    monkeypatch.setattr(parquet_sink, "_write_segment", write_segment)
+    monkeypatch.setattr(parquet_stream.RowGroupFile, "append", append)
     sink, before = _fault_after_first_segments(tmp_path, lambda _: full.set())
     assert "No space left on device" in (sink.error or "")
     assert "rows not recorded" in (sink.error or "")
@@ -405,25 +439,28 @@ def test_segments_are_cleared_away_after_close(tmp_path: Path, monkeypatch: pyte
     assert pq.read_table(out).num_rows == 5
 
 
-def test_a_failing_stream_falls_back_to_the_segments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The streamed file hits a full disk; the segments did not: close merges them, nothing lost."""
-    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 1024)
-    real = parquet_merge.ParquetStream.write
-    calls = []
-
-    def write(self, blocks):  # type: ignore[no-untyped-def]
-        calls.append(len(blocks))
-        if len(calls) >= 2:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(self, blocks)
-
-    monkeypatch.setattr(parquet_merge.ParquetStream, "write", write)
+def test_a_row_group_cut_short_by_a_kill_is_left_out(tmp_path: Path) -> None:
+    """A kill while a row group's bytes or its index record were being written: recover keeps
+    every whole row group before it and cuts the rest off, whichever of the two was cut."""
     out = tmp_path / "out.parquet"
-    with ParquetSink(out, flush_seconds=0.01) as sink:
-        for i in range(5):
-            sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
-            wait_until(lambda: sink.rows_written == (i + 1) * 100)
-    assert len(calls) == 2  # the stream was given up at its first failure
-    assert sink.error is None and sink.rows_written == 500
-    np.testing.assert_array_equal(pq.read_table(out).column("a").to_numpy(), np.arange(500) * 2.0)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]
+    sink = ParquetSink(out, flush_seconds=0.01)
+    for i in range(3):
+        sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
+        wait_until(lambda: sink.rows_written == (i + 1) * 100)
+    for case in ("data", "index"):
+        killed = tmp_path / f"{case}.parquet"
+        shutil.copytree(segment_dir(out), segment_dir(killed))
+        stem = segment_dir(killed) / "part-0001"
+        with open(stem.with_suffix(".data"), "ab") as fh:
+            fh.write(b"\x28\xb5\x2f\xfd half a row group")
+        if case == "index":  # its record torn too
+            index = stem.with_suffix(".index").read_bytes()
+            stem.with_suffix(".index").write_bytes(index + index[:40])
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            path, rows = recover(killed)
+        assert rows == 300, case
+        assert [str(w.message) for w in said] == ([] if case == "data" else [
+            "part-0001: its index is cut short or damaged after 3 row groups; the rows after them are left out"])
+        np.testing.assert_array_equal(pq.read_table(path).column("a").to_numpy(), np.arange(300) * 2.0)
+    sink.close()

@@ -1,6 +1,6 @@
-"""The recording's file is written as the run goes and only finished at close: on every bundled
-rig it holds exactly what merging the segments at close (the way ``recover`` builds a file, and
-the way every recording was closed before) gives: the same schema, metadata and numbers."""
+"""The recording's file is written as the run goes, a row group at a time, and its footer put
+together at close from theirs: on every bundled rig it holds exactly what one row group written
+at close holds -- the same schema, metadata and numbers."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime.parquet_sink import ParquetSink
+from mjrig.runtime import parquet_sink
 from mjrig.scenario.bundled import bundled_models
 from mjrig.scenario.targets import load_target
 
@@ -28,11 +28,15 @@ def test_streamed_recording_equals_the_merged_one(rig, tmp_path: Path, monkeypat
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    streamed = _record(rig.scenario, tmp_path / "streamed.parquet")
-    with monkeypatch.context() as m:  # the file merged from the segments at close
-        m.setattr(ParquetSink, "_open_stream", lambda self, cols: (_ for _ in ()).throw(
-            RuntimeError("the file merged at close")))
+    with monkeypatch.context() as m:  # a row group every 64 kB
+        m.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
+        m.setattr(parquet_sink, "MIN_GROUP_ROWS", 1)
+        streamed = _record(rig.scenario, tmp_path / "streamed.parquet")
+    with monkeypatch.context() as m:  # every row in one row group at close
+        m.setattr(parquet_sink, "ROW_GROUP_BYTES", 2**40)
+        m.setattr(parquet_sink, "MIN_GROUP_ROWS", 2**40)
         merged = _record(rig.scenario, tmp_path / "merged.parquet")
+    assert merged.metadata.num_row_groups == 1
     a, b = streamed.read(), merged.read()
     assert a.num_rows == b.num_rows >= 100
     assert a.column_names == b.column_names

@@ -1,0 +1,237 @@
+"""A Parquet footer put together from the footers of separately encoded row groups.
+
+The recorder encodes each row group as a small Parquet file of its own (``pyarrow``), appends
+its row-group bytes to the recording's one data file, and keeps that small file's footer. A
+footer is Thrift (compact protocol): ``FileMetaData`` with the row groups' column-chunk
+metadata, whose byte offsets count from the start of the small file. ``compose`` moves each
+row group's offsets to where its bytes went in the data file and writes one footer for them
+all, with the schema and key-value metadata of a ``template`` footer (``pyarrow`` writes it for
+an empty table of the recording's schema, so the file reads back as any other). No value is
+decoded beyond what moving offsets needs: every other field is kept byte for byte.
+
+Thrift compact protocol: a struct is a run of fields, each a header byte (id delta in the high
+nibble, type in the low one; delta 0: a zigzag varint id follows) and a value; 0 ends it.
+
+GUI-free; any thread.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Struct", "parse_footer", "compose", "footer_of", "moved_row_groups", "RowGroupMeta"]
+
+_STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
+
+# Field ids of the Parquet format's Thrift structs that move with the bytes
+_FMD_NUM_ROWS, _FMD_ROW_GROUPS = 3, 4                       # FileMetaData
+_RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7         # RowGroup
+_CC_FILE_OFFSET, _CC_META, _CC_OFFSET_INDEX, _CC_COLUMN_INDEX = 2, 3, 4, 6   # ColumnChunk
+_CMD_OFFSETS = (9, 10, 11, 14)  # ColumnMetaData: data, index and dictionary page, bloom filter
+
+
+@dataclass
+class Struct:
+    """A decoded Thrift struct: its fields as [id, type, value] in order. A value is raw bytes,
+    a Struct, or a list ``[element type, items]``."""
+
+    fields: list[list[Any]] = field(default_factory=list)
+
+    def get(self, fid: int) -> Any:
+        return next((f[2] for f in self.fields if f[0] == fid), None)
+
+    def set_i64(self, fid: int, value: int) -> None:
+        for f in self.fields:
+            if f[0] == fid:
+                f[2] = _varint(_zigzag(value))
+                return
+
+    def drop(self, fid: int) -> None:
+        self.fields = [f for f in self.fields if f[0] != fid]
+
+
+@dataclass(frozen=True)
+class RowGroupMeta:
+    """One row group of the data file: its Thrift metadata (offsets already moved) and rows."""
+
+    struct: Struct
+    rows: int
+
+
+# --- reading -------------------------------------------------------------------------------------
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = memoryview(data), 0
+
+    def byte(self) -> int:
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def varint(self) -> int:
+        shift = out = 0
+        while True:
+            b = self.byte()
+            out |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return out
+            shift += 7
+            if shift > 70:
+                raise ValueError("bad varint in a Parquet footer")
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise ValueError("a Parquet footer ends early")
+        out = bytes(self.data[self.pos:self.pos + n])
+        self.pos += n
+        return out
+
+    def value(self, ftype: int) -> Any:
+        if ftype in (_TRUE, _FALSE):
+            return b""  # a field's bool is its type
+        if ftype == _BYTE:
+            return self.take(1)
+        if ftype in (_I16, _I32, _I64):
+            start = self.pos
+            self.varint()
+            return bytes(self.data[start:self.pos])
+        if ftype == _DOUBLE:
+            return self.take(8)
+        if ftype == _BINARY:
+            start = self.pos
+            n = self.varint()
+            self.take(n)
+            return bytes(self.data[start:self.pos])
+        if ftype in (_LIST, _SET):
+            head = self.byte()
+            size, etype = head >> 4, head & 0x0F
+            if size == 15:
+                size = self.varint()
+            items = [self.take(1) if etype in (_TRUE, _FALSE) else self.value(etype) for _ in range(size)]
+            return [etype, items]
+        if ftype == _MAP:  # kept whole: nothing in it moves
+            start = self.pos
+            size = self.varint()
+            if size:
+                kinds = self.byte()
+                for _ in range(size):
+                    self.value(kinds >> 4)
+                    self.value(kinds & 0x0F)
+            return bytes(self.data[start:self.pos])
+        if ftype == _STRUCT:
+            return self.struct()
+        raise ValueError(f"unknown Thrift type {ftype} in a Parquet footer")
+
+    def struct(self) -> Struct:
+        out, last = Struct(), 0
+        while True:
+            head = self.byte()
+            ftype = head & 0x0F
+            if ftype == _STOP:
+                return out
+            delta = head >> 4
+            fid = last + delta if delta else _unzigzag(self.varint())
+            out.fields.append([fid, ftype, self.value(ftype)])
+            last = fid
+
+
+def parse_footer(thrift: bytes) -> Struct:
+    """The ``FileMetaData`` struct of a footer's Thrift bytes; ValueError when they are not one."""
+    try:
+        return _Reader(thrift).struct()
+    except IndexError:
+        raise ValueError("a Parquet footer ends early") from None
+
+
+def footer_of(parquet: bytes) -> bytes:
+    """The footer's Thrift bytes of a whole Parquet file held in memory."""
+    if parquet[:4] != b"PAR1" or parquet[-4:] != b"PAR1":
+        raise ValueError("not a Parquet file")
+    n = int.from_bytes(parquet[-8:-4], "little")
+    return bytes(parquet[len(parquet) - 8 - n:len(parquet) - 8])
+
+
+# --- writing -------------------------------------------------------------------------------------
+def _zigzag(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def _unzigzag(n: int) -> int:
+    return (n >> 1) ^ -(n & 1)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _i64(raw: bytes) -> int:
+    return _unzigzag(_Reader(raw).varint())
+
+
+def _encode_value(ftype: int, value: Any, out: bytearray) -> None:
+    if isinstance(value, Struct):
+        _encode_struct(value, out)
+    elif isinstance(value, list):
+        etype, items = value
+        out += bytes([(len(items) << 4) | etype]) if len(items) < 15 else bytes([0xF0 | etype]) + _varint(len(items))
+        for item in items:
+            _encode_value(etype, item, out)
+    else:
+        out += value
+
+
+def _encode_struct(s: Struct, out: bytearray) -> None:
+    last = 0
+    for fid, ftype, value in s.fields:
+        delta = fid - last
+        out += bytes([(delta << 4) | ftype]) if 0 < delta <= 15 else bytes([ftype]) + _varint(_zigzag(fid))
+        _encode_value(ftype, value, out)
+        last = fid
+    out.append(_STOP)
+
+
+def moved_row_groups(thrift: bytes, delta: int) -> list[RowGroupMeta]:
+    """The row groups of a small file's footer with every byte offset moved by ``delta`` (where
+    its byte 0 went in the data file)."""
+    fmd = parse_footer(thrift)
+    groups = fmd.get(_FMD_ROW_GROUPS)
+    out = []
+    for rg in (groups[1] if groups else []):
+        if rg.get(_RG_FILE_OFFSET) is not None:
+            rg.set_i64(_RG_FILE_OFFSET, _i64(rg.get(_RG_FILE_OFFSET)) + delta)
+        for cc in rg.get(_RG_COLUMNS)[1]:
+            for fid in (_CC_FILE_OFFSET, _CC_OFFSET_INDEX, _CC_COLUMN_INDEX):
+                if cc.get(fid) is not None:
+                    cc.set_i64(fid, _i64(cc.get(fid)) + delta)
+            meta = cc.get(_CC_META)
+            for fid in _CMD_OFFSETS if meta is not None else ():
+                if meta.get(fid) is not None:
+                    meta.set_i64(fid, _i64(meta.get(fid)) + delta)
+        out.append(RowGroupMeta(rg, _i64(rg.get(3))))
+    return out
+
+
+def compose(template: bytes, groups: list[RowGroupMeta]) -> bytes:
+    """The footer (Thrift bytes, its 4-byte length and ``PAR1``) of a file holding ``groups``,
+    with ``template``'s schema, key-value metadata and writer (a footer of the same columns)."""
+    fmd = parse_footer(template)
+    for i, g in enumerate(groups):  # a row group's ordinal is its place (an i16: dropped past it)
+        g.struct.drop(_RG_ORDINAL)
+        if i < 2**15:
+            g.struct.fields.append([_RG_ORDINAL, _I16, _varint(_zigzag(i))])
+            g.struct.fields.sort(key=lambda f: f[0])
+    rows = sum(g.rows for g in groups)
+    fields = [f for f in fmd.fields if f[0] not in (_FMD_NUM_ROWS, _FMD_ROW_GROUPS)]
+    fields += [[_FMD_NUM_ROWS, _I64, _varint(_zigzag(rows))], [_FMD_ROW_GROUPS, _LIST, [_STRUCT, [g.struct for g in groups]]]]
+    fmd.fields = sorted(fields, key=lambda f: f[0])
+    out = bytearray()
+    _encode_struct(fmd, out)
+    return bytes(out) + len(out).to_bytes(4, "little") + b"PAR1"
