@@ -6,6 +6,7 @@ requirement in ``run``, a tolerance in ``compare``) exits 4. No traceback reache
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import signal
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mjrig.runtime import mjwarnings
-from mjrig.runtime.errors import CHECK_FAILED, ConfigError, DivergenceError, MjrigError, Terminated, one_line
+from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ClusterLost, ConfigError, DivergenceError, MjrigError,
+                                 OutputError, Terminated, one_line)
 from mjrig.runtime.paths import cli_path
 
 if TYPE_CHECKING:
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from mjrig.runtime.requirements import Requirement
 
 __all__ = ["main"]
+
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
+"""OSErrors of an output that could not be written (exit 5)."""
 
 SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "report", "export", "plot")
 
@@ -168,6 +173,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if metrics is not None:  # over the steps before it
             write_metrics(metrics, setup.runtime)
         raise
+    except OutputError as exc:  # disk full...: stepping stopped, the recorders were closed on the way out
+        sm = setup.runtime.signal_manager
+        kept = (f"kept {sm.rows_written} rows in {setup.out}, a valid file" if sm is not None and setup.out
+                else "nothing was recorded")
+        print(f"mjrig: {one_line(str(exc))}; {kept}: free space and run again", file=sys.stderr)
+        return OUTPUT_FAILED
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
         if metrics is not None:
             write_metrics(metrics, setup.runtime)
@@ -374,9 +385,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DivergenceError as exc:
         print(f"mjrig: {one_line(str(exc))} (rows before it are kept)", file=sys.stderr)
         return 3
+    except OutputError as exc:
+        print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
+        if isinstance(exc, ClusterLost):  # Ray's teardown would wait for the lost head (or crash)
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os._exit(OUTPUT_FAILED)
+        return OUTPUT_FAILED
     except MjrigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except OSError as exc:  # an output that could not be written where no command expected it
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"mjrig: cannot write{where}: {exc.strerror}; what was finished is kept: free space (or fix "
+              "the folder) and run the same command again", file=sys.stderr)
+        return OUTPUT_FAILED
     except Terminated:
         print("mjrig: terminated (SIGTERM); what was done so far is kept", file=sys.stderr)
         return 143

@@ -19,7 +19,7 @@ import numpy as np
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.engine import step_plain, steps_plainly
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
@@ -160,6 +160,14 @@ def check_not_input(path: Path, flag: str, sc: Scenario, out: Path | None) -> No
                               "choose another file")
 
 
+def _check_outputs(rm: RuntimeManager, t: float) -> None:
+    """OutputError once the recording could not be written (disk full...): stepping stops; the
+    rows written before stay in the file, which closing the recorder finishes."""
+    sm = rm.signal_manager
+    if sm is not None and sm.error:
+        raise OutputError(f"the recording stopped at t = {t:.6g} s: {sm.error}")
+
+
 def _rig_points_of(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """The points ``rm``'s loads, proximities and tracers name (world, m, (n, 3))."""
     return rig_points(model, data, loads=rm.loads, proximities=rm.proximities, tracers=rm.tracers)
@@ -213,13 +221,16 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
                 block = min(report_every - i % report_every, n_steps - i)
                 if step_plain(rm.engine, block):  # type: ignore[arg-type]
                     i += block
+                    _check_outputs(rm, d.time)
                     if progress is not None and i % report_every == 0 and i < n_steps:
                         progress(setup.duration * i / n_steps)
                     continue
                 alone = i + block  # step by step to the divergence, which raises where it happened
             rm.step(m, d)
-            if progress is not None and i % report_every == 0:
-                progress(setup.duration * i / n_steps)
+            if i % report_every == 0:
+                _check_outputs(rm, d.time)
+                if progress is not None:
+                    progress(setup.duration * i / n_steps)
             i += 1
             if checks and rm.stop_requested:
                 done, setup.stopped_at = i, d.time

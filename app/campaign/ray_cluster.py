@@ -9,18 +9,25 @@ At most ``4 x cluster CPUs`` tasks are in flight. Ray is imported only here, laz
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import socket
+import threading
+import time
 from typing import Any, Callable
 
-from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.errors import ClusterLost, ConfigError, MjrigError
 from mjrig.campaign.trial import SweepJob, Task, run_trial
 
 __all__ = ["connect", "run_on_ray"]
 
 CONNECT_TIMEOUT_S = 3.0
 """How long an address may take to answer before ``--ray`` gives up (s)."""
+PROBE_S = 1.0
+"""How often the head is knocked at while trials run (s)."""
+LOST_AFTER_S = 5.0
+"""How long the head may stay silent before the command stops with exit 5 (s)."""
 
 
 def _import_ray() -> Any:
@@ -56,10 +63,40 @@ def connect(address: str) -> Any:
     return ray
 
 
+class HeadWatch(threading.Thread):
+    """Knocks at the Ray head's GCS port every ``PROBE_S``; ``lost`` once it has not answered
+    for ``LOST_AFTER_S`` (Ray itself would wait 60 s, then end the process with its own log)."""
+
+    def __init__(self, gcs_address: str) -> None:
+        super().__init__(name="mjrig-ray-head-watch", daemon=True)
+        host, _, port = gcs_address.rpartition(":")
+        self.where = (host, int(port))
+        self.lost = False
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        since = None
+        while not self._stop_event.wait(PROBE_S):
+            try:
+                socket.create_connection(self.where, timeout=PROBE_S).close()
+                since = None
+            except OSError:
+                since = since if since is not None else time.monotonic()
+                if time.monotonic() - since >= LOST_AFTER_S:
+                    self.lost = True
+                    return
+
+    def stop(self) -> None:
+        self._stop_event.set()
+
+
 def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str) -> None:
     """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
-    gets each row as it finishes. Disconnects at the end."""
+    gets each row as it finishes. Disconnects at the end. OutputError (one line) when the head
+    stops answering: the rows kept so far stay, the command run again resumes."""
     ray = connect(address)
+    watch = HeadWatch(ray.get_runtime_context().gcs_address)
+    watch.start()
     try:
         if not todo:
             return
@@ -69,7 +106,11 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
         queue = iter(todo)
         pending = [task.remote(job_ref, i) for _, i in zip(range(window), queue)]
         while pending:
-            finished, pending = ray.wait(pending, num_returns=1)
+            finished, pending = ray.wait(pending, num_returns=1, timeout=PROBE_S)
+            if watch.lost:
+                atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
+                raise ClusterLost(f"--ray {address}: the Ray head stopped answering; every finished trial is "
+                                  "kept: start the cluster again and run the same command to go on")
             for ref in finished:
                 try:
                     keep(ray.get(ref))
@@ -80,7 +121,8 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
                 if nxt is not None:
                     pending.append(task.remote(job_ref, nxt))
     finally:
-        if ray.is_initialized():
+        watch.stop()
+        if ray.is_initialized() and not watch.lost:
             ray.shutdown()
 
 

@@ -6,6 +6,9 @@ import unicodedata
 CHECK_FAILED = 4
 """Exit status when a check failed: a requirement in ``run``, a tolerance in ``compare``, no
 feasible trial in ``optimize``."""
+OUTPUT_FAILED = 5
+"""Exit status when an output could not be written or a cluster was lost (disk full, permission,
+Ray head gone): stepping stopped, what was written so far is kept and valid."""
 
 
 def one_line(msg: str) -> str:
@@ -32,6 +35,16 @@ class ConfigError(MjrigError):
 
 class DivergenceError(MjrigError):
     """The physics diverged (NaN/Inf state or MuJoCo's bad-acceleration warning). The CLI exits 3."""
+
+
+class OutputError(MjrigError):
+    """An output could not be written (disk full, permission) or the cluster running the trials
+    was lost; the message says what was kept and how to go on. The CLI exits 5."""
+
+
+class ClusterLost(OutputError):
+    """The Ray head stopped answering. Ray's own shutdown would wait for it (and may crash the
+    process at exit), so the CLI leaves with ``os._exit`` once its line is out."""
 
 
 class LoadError(MjrigError):

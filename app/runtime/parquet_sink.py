@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mjrig.runtime.errors import MjrigError, exception_text
+from mjrig.runtime.errors import MjrigError, OutputError, exception_text
 from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns
 from mjrig.runtime.parquet_segments import (check_str_map as _check_str_map, discard, recover, segment_dir, segments,
                                             sweep_done, write_meta as _write_meta)
@@ -234,8 +234,8 @@ class ParquetSink:
                 metadata, units = dict(self._metadata), dict(self._units)
             rows = finish_parts(stems, self._path, metadata, units)
         except (OSError, ValueError) as exc:
-            raise MjrigError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; the rows so far "
-                             f"are kept in {self._dir}: free space, then `mjrig recover {self._path}`") from exc
+            raise OutputError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; the rows so far "
+                              f"are kept in {self._dir}: free space, then `mjrig recover {self._path}`") from exc
         discard(self._dir)
         if rows != self._rows_written and self._error is None:
             self._error = f"only {rows} of {self._rows_written} recorded rows could be written into {self._path}"
