@@ -12,16 +12,13 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Sequence
 
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ClusterLost, ConfigError, DivergenceError, MjrigError,
                                  OutputError, Terminated, one_line)
 from mjrig.runtime.paths import cli_path
-
-if TYPE_CHECKING:
-    from mjrig.headless import RunSetup
-    from mjrig.runtime.requirements import Requirement
+from mjrig.run_command import cmd_run, warn
 
 __all__ = ["main"]
 
@@ -143,102 +140,6 @@ def _app_parser() -> argparse.ArgumentParser:
     return p
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from mjrig.headless import check_not_input, prepare, run, write_metrics, write_report
-    from mjrig.progress import EncodingBar, SimulationBar
-    from mjrig.runtime.out_lock import same_file
-    from mjrig.runtime.paths import check_writable
-    from mjrig.scenario.targets import load_target
-    sc = load_target(args.scenario)
-    report = args.report.resolve() if args.report else None
-    metrics = args.metrics.resolve() if args.metrics else None
-    if metrics is not None:
-        check_writable(metrics, "--metrics")
-        check_not_input(metrics, "--metrics", sc, args.out.resolve() if args.out else sc.recording.path)
-        if report is not None and same_file(metrics, report):
-            raise ConfigError(f"--metrics: {metrics} is the --report file too: give each its own file")
-    setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
-                    video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
-                    on_warning=_warn)
-    encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
-    for rec, bar in zip(setup.runtime.video_recorders, encoding):
-        rec.on_progress = bar
-    try:
-        with SimulationBar(setup.duration) as bar:
-            run(setup, progress=bar.update)
-    except DivergenceError:
-        _say_failed(r for r in setup.runtime.requirements if r.first_violation is not None)  # before it blew up
-        if report is not None:  # what was decided before the physics blew up
-            write_report(report, setup.runtime.finish_requirements())
-        if metrics is not None:  # over the steps before it
-            write_metrics(metrics, setup.runtime)
-        raise
-    except OutputError as exc:  # disk full...: stepping stopped, the recorders were closed on the way out
-        sm = setup.runtime.signal_manager
-        kept = (f"kept {sm.rows_written} rows in {setup.out}, a valid file" if sm is not None and setup.out
-                else "nothing was recorded")
-        print(f"mjrig: {one_line(str(exc))}; {kept}: free space and run again", file=sys.stderr)
-        return OUTPUT_FAILED
-    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
-        if metrics is not None:
-            write_metrics(metrics, setup.runtime)
-        return _stopped(setup, exc, report)
-    finally:
-        for ebar in encoding:
-            ebar.close()
-    if report is not None:
-        write_report(report, setup.runtime.requirements)
-    if metrics is not None:
-        write_metrics(metrics, setup.runtime)
-    sm = setup.runtime.signal_manager
-    if sm is not None and sm.error:
-        print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
-        return 1
-    if setup.out is not None:
-        print(f"wrote {sm.rows_recorded if sm else 0} rows to {setup.out}", file=sys.stderr)
-    for rec in setup.runtime.video_recorders:
-        print(f"wrote {rec.frames_written} frames to {rec.path}", file=sys.stderr)
-    if report is not None:
-        print(f"wrote {len(setup.runtime.requirements)} requirement results to {report}", file=sys.stderr)
-    if metrics is not None:
-        print(f"wrote {len(setup.runtime.metrics)} metrics to {metrics}", file=sys.stderr)
-    return _requirements_verdict(setup)
-
-
-def _stopped(setup: RunSetup, exc: KeyboardInterrupt, report: Path | None) -> int:
-    """A run stopped by SIGINT/SIGTERM: one line naming what was kept; exit 130 or 143."""
-    if report is not None:
-        from mjrig.headless import write_report
-        write_report(report, setup.runtime.finish_requirements())
-    sm = setup.runtime.signal_manager
-    kept = [f"{sm.rows_recorded} rows in {sm.export_path or setup.out}"] if sm is not None and setup.out else []
-    kept += [f"{rec.frames_written} frames in {rec.path}" for rec in setup.runtime.video_recorders]
-    how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-    print(f"mjrig: {how} at t = {setup.data.time:.6g} s of {setup.duration:g} s"
-          + (f"; kept {' and '.join(kept)}" if kept else ""), file=sys.stderr)
-    return 143 if isinstance(exc, Terminated) else 130
-
-
-def _requirements_verdict(setup: RunSetup) -> int:
-    """One stderr line per failed requirement (and for an early stop); the exit status."""
-    reqs = setup.runtime.requirements
-    if setup.stopped_at is not None:
-        print(f"mjrig: a requirement's stop_on ended the run at t = {setup.stopped_at:.6g} s", file=sys.stderr)
-    failed = [r for r in reqs if not r.passed]
-    _say_failed(failed)
-    if reqs:
-        print(f"requirements: {len(reqs) - len(failed)} passed, {len(failed)} failed", file=sys.stderr)
-    return CHECK_FAILED if failed else 0
-
-
-def _say_failed(failed: Iterable[Requirement]) -> None:
-    """One stderr line per failed requirement: what was seen against which limit, and when."""
-    for r in failed:
-        seen = "nothing observed in its window" if r.value is None else f"{r.value:.6g} against limit {r.limit:.6g}"
-        when = "" if r.first_violation is None else f", first at t = {r.first_violation:.6g} s"
-        print(f"mjrig: requirement '{r.name}' failed: {r.signal} {seen}{when}", file=sys.stderr)
-
-
 def cmd_sweep(args: argparse.Namespace) -> int:
     from mjrig.campaign.commands import sweep
     return sweep(args)
@@ -254,7 +155,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from mjrig.model_info import describe_model, summary
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
-    setup = prepare(sc, record=False, on_warning=_warn)
+    setup = prepare(sc, record=False, on_warning=warn)
     parts = [f"{len(x)} {what if len(x) != 1 else one}"
              for x, one, what in ((sc.loads, "load", "loads"), (sc.proximities, "proximity", "proximities"),
                                   (sc.params, "param", "params"), (sc.controls, "control", "controls"),
@@ -339,12 +240,6 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_app(path, record=args.record, exit_after=args.exit_after,
                     panel_process=True if args.panel_process else None, compare=args.compare)
-
-
-def _warn(text: str) -> None:
-    """A rig's warning (e.g. a control clamped to its ctrlrange): one stderr line."""
-    from mjrig.progress import say
-    say(f"mjrig: warning: {one_line(text)}")
 
 
 def _report_warning(warning: mjwarnings.MujocoWarning) -> None:

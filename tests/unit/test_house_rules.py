@@ -31,6 +31,10 @@ def _own_privates(tree: ast.AST) -> set[str]:
     return own
 
 
+DOCUMENTED = {("os", "_exit")}
+"""Names with a leading underscore that their library documents as public."""
+
+
 def reach_ins(path: Path) -> list[str]:
     """``obj._name`` where ``obj`` is not self/cls and ``_name`` is not defined in this module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -40,6 +44,8 @@ def reach_ins(path: Path) -> list[str]:
         if not (isinstance(node, ast.Attribute) and _private(node.attr)):
             continue
         if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        if isinstance(node.value, ast.Name) and (node.value.id, node.attr) in DOCUMENTED:
             continue
         if node.attr in own:
             continue
