@@ -290,13 +290,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MjrigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
-    except OSError as exc:  # an output that could not be written where no command expected it
-        if exc.errno not in _OUTPUT_ERRNOS:
-            raise
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"mjrig: cannot write{where}: {exc.strerror}; what was finished is kept: free space (or fix "
-              "the folder) and run the same command again", file=sys.stderr)
-        return OUTPUT_FAILED
     except Terminated:
         print("mjrig: terminated (SIGTERM); what was done so far is kept", file=sys.stderr)
         return 143
@@ -306,6 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `mjrig models | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # an output that could not be written where no command expected it
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"mjrig: cannot write{where}: {exc.strerror}; what was finished is kept: free space (or fix "
+              "the folder) and run the same command again", file=sys.stderr)
+        return OUTPUT_FAILED
 
 
 if __name__ == "__main__":

@@ -1,108 +1,120 @@
-"""What a user waits for, start to file: `mjrig run` through the close of its recording, as a
-ratio of a bare `mujoco.mj_step` loop on the same model, measured side by side in this process.
+"""What a user waits for: `mjrig run` as a process, start-up subtracted, as a ratio of a bare
+`mujoco.mj_step` loop on the same model measured in this process between the runs.
 
-The rig: dm_control's humanoid with 10 ideal springs between bodies (``step_overhead.rig_loads``,
-"body"), ``--steps`` steps (default 80,000). Each round runs, back to back, a bare ``mj_step`` loop
-of the same steps, then the rig as ``mjrig run SCENARIO --duration D`` runs it (``load_target``,
-``prepare``, ``run``) with recording off, and again with every signal group every step. A figure
-is best rig steps/s over best bare steps/s of the rounds. Timed: the whole ``run()`` call, which
-ends when the Parquet file is closed (the process start and ``prepare`` are out, as the same for
-every run). The close alone (from the step loop's last progress call to ``run()`` returning) is
-printed next to it, with the file's size and columns. One more row steps the rig's compiled
-model (the springs as MuJoCo tendons) with a plain ``mj_step`` loop: what the springs cost the
-physics itself, the limit of the first row.
+Rows (dm_control's suite models, rigs of ``step_overhead.rig_loads``):
 
-``--pieces`` then prints where the recorded run's time goes, in µs per step: the recorded run
-again with the writer's segments, its Parquet encoding, or both switched off (monkeypatched in
-this process, for the measurement only).
+- each of ``--models`` with 10 *mixed* loads (damped tension- and compression-only springs,
+  stroke springs with preload, sine forces), no recording;
+- humanoid with 10 body-body ideal springs, no recording, and with every signal group every
+  step until the file is closed.
 
-    python benchmarks/user_path.py [--steps 80000] [--repeats 3] [--pieces]
+A figure: ``python -m mjrig run SCENARIO --duration D`` is timed as a subprocess (wall clock,
+best of ``--repeats``), and so is the same command with a duration of one step (the start-up:
+interpreter, imports, compiling, ``prepare``, the close of an empty recording); their difference
+is what the steps cost. Ratio = steps / that difference over the bare loop's best steps/s. The
+steps per model make the bare loop last about ``--seconds``.
+
+``--busy`` runs every row again with a busy loop pinned to the last core beside it (what a
+desktop rendering the app, or another job, leaves of the machine).
+
+    python benchmarks/user_path.py [--models cartpole humanoid quadruped humanoid_CMU] [--seconds 2]
+                                   [--repeats 3] [--busy]
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import mujoco
-import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_overhead import bare_run, machine, model_path, rig_loads, rig_run, write_scenario  # noqa: E402
+from step_overhead import bare_run, machine, model_path, rig_loads, write_scenario  # noqa: E402
 
-from mjrig.headless import prepare  # noqa: E402
-from mjrig.scenario.targets import load_target  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def process_seconds(scenario: Path, duration: float, repeats: int) -> float:
+    """Best wall-clock seconds of ``mjrig run SCENARIO --duration DURATION`` as a subprocess."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mjrig", "run", str(scenario), "--duration", repr(duration)],
+                       check=True, env=env, cwd=scenario.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def row(label: str, model: mujoco.MjModel, scenario: Path, seconds: float, repeats: int) -> tuple[str, float, str]:
+    """(label, ratio, detail) of one row: the run, its start-up and the bare loop, interleaved."""
+    probe = 2000
+    per_step = bare_run(model, probe) / probe
+    steps = max(probe, int(seconds / per_step))
+    dt = float(model.opt.timestep)
+    bare = run_ = start = float("inf")
+    for _ in range(repeats):
+        bare = min(bare, bare_run(model, steps))
+        run_ = min(run_, process_seconds(scenario, steps * dt, 1))
+        start = min(start, process_seconds(scenario, dt, 1))
+    stepping = max(run_ - start, 1e-9)
+    ratio = (steps / stepping) / (steps / bare)
+    return label, ratio, f"{steps} steps: bare {bare:.2f} s, process {run_:.2f} s - start-up {start:.2f} s"
+
+
+def table(models: list[str], seconds: float, repeats: int, folder: Path) -> list[tuple[str, float, str]]:
+    rows = []
+    for name in models:
+        xml = model_path(name)
+        model = mujoco.MjModel.from_xml_path(str(xml))
+        scen = folder / f"{name}-mixed.toml"
+        write_scenario(scen, xml, rig_loads(model, "mixed"), "off", folder / "unused.parquet")
+        rows.append(row(f"{name} + 10 mixed loads, no recording", model, scen, seconds, repeats))
+        print(f"  {rows[-1][0]}: {rows[-1][1]:.2f} ({rows[-1][2]})", file=sys.stderr, flush=True)
+        if name == "humanoid":
+            for rec in ("off", "every"):
+                scen = folder / f"{name}-springs-{rec}.toml"
+                write_scenario(scen, xml, rig_loads(model, "body"), rec, folder / f"{name}-springs.parquet")
+                what = "no recording" if rec == "off" else "every group every step, until the file is closed"
+                rows.append(row(f"{name} + 10 body-body springs, {what}", model, scen, seconds, repeats))
+                print(f"  {rows[-1][0]}: {rows[-1][1]:.2f} ({rows[-1][2]})", file=sys.stderr, flush=True)
+    return rows
+
+
+def busy_loop() -> subprocess.Popen:
+    """A process spinning on the last core."""
+    code = "import os\nos.sched_setaffinity(0, {%d})\nwhile True:\n    pass\n" % (os.cpu_count() - 1)
+    return subprocess.Popen([sys.executable, "-c", code])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--steps", type=int, default=80_000, help="steps per run (default 80000)")
+    ap.add_argument("--models", nargs="+", default=["cartpole", "humanoid", "quadruped", "humanoid_CMU"])
+    ap.add_argument("--seconds", type=float, default=2.0, help="the bare loop's length per row (s)")
     ap.add_argument("--repeats", type=int, default=3, help="rounds, best kept (default 3)")
-    ap.add_argument("--pieces", action="store_true", help="also: the writer's halves switched off in turn")
+    ap.add_argument("--busy", action="store_true", help="again with a busy loop on the other core")
     args = ap.parse_args()
     print(machine())
-    xml = model_path("humanoid")
-    model = mujoco.MjModel.from_xml_path(str(xml))
-    loads = rig_loads(model, "body")
-    steps = args.steps
-    best = {"bare": 0.0, "rig model": 0.0, "off": 0.0, "every": 0.0}
-    closes: list[float] = []
     with tempfile.TemporaryDirectory(prefix="mjrig-bench-") as folder:
-        tmp = Path(folder)
-        out = tmp / "run.parquet"
-        scenarios = {rec: tmp / f"humanoid-{rec}.toml" for rec in ("off", "every")}
-        for rec, path in scenarios.items():
-            write_scenario(path, xml, loads, rec, out)
-        size, columns = 0, 0
-        for r in range(args.repeats):
-            best["bare"] = max(best["bare"], steps / bare_run(model, steps))
-            rigged = prepare(load_target(str(scenarios["off"])), duration=1.0).model  # with the springs' tendons
-            best["rig model"] = max(best["rig model"], steps / bare_run(rigged, steps))
-            for rec, path in scenarios.items():
-                t = rig_run(path, steps, model.opt.timestep, keep=rec == "every")
-                if t.steps != steps:
-                    raise RuntimeError(f"{path.name}: ran {t.steps} steps, not {steps}")
-                best[rec] = max(best[rec], steps / (t.stepping + t.closing))
-                if rec == "every":
-                    closes.append(t.closing)
-                    meta = pq.ParquetFile(out).metadata
-                    size, columns = out.stat().st_size, meta.num_columns
-                    out.unlink()
-            print(f"  round {r + 1}/{args.repeats} done", file=sys.stderr)
-    print(f"humanoid (nv {model.nv}), 10 body-body springs, {steps} steps, best of {args.repeats}; "
-          f"bare mj_step {best['bare']:,.0f} steps/s\n")
-    print("| figure | ratio |")
-    print("| --- | --- |")
-    print(f"| `mjrig run`, no recording / bare `mj_step` | {best['off'] / best['bare']:.2f} |")
-    print(f"| `mjrig run`, every group every step, until the file is closed / bare | {best['every'] / best['bare']:.2f} |")
-    print(f"| the rig's compiled model (the springs as MuJoCo tendons), plain `mj_step` loop / bare: the physics' own cost, "
-          f"the limit of the first row | {best['rig model'] / best['bare']:.2f} |")
-    print(f"\nClose of that recording: median {statistics.median(closes):.3f} s, max {max(closes):.3f} s, "
-          f"of a {steps / best['every']:.2f} s run (best); the file {size / 2**20:.0f} MiB, {columns} columns.")
-    if args.pieces:
-        pieces(model, xml, loads, steps, args.repeats, best)
-
-
-def pieces(model: mujoco.MjModel, xml: Path, loads: list, steps: int, repeats: int, best: dict[str, float]) -> None:
-    """µs per step of the recorded run with the writer's row groups switched off (rows gathered
-    and queued, nothing encoded or written)."""
-    from mjrig.runtime import parquet_stream
-    real = parquet_stream.RowGroupFile.append
-    us = {k: 1e6 / v for k, v in best.items()}
-    with tempfile.TemporaryDirectory(prefix="mjrig-bench-") as folder:
-        path = Path(folder) / "every.toml"
-        write_scenario(path, xml, loads, "every", Path(folder) / "run.parquet")
-        parquet_stream.RowGroupFile.append = lambda self, blocks: 0
-        try:
-            us["no writing"] = min((lambda t: (t.stepping + t.closing) / steps * 1e6)(
-                rig_run(path, steps, model.opt.timestep)) for _ in range(repeats))
-        finally:
-            parquet_stream.RowGroupFile.append = real
-    print("\nµs per step: " + ", ".join(f"{k} {v:.2f}" for k, v in us.items()))
+        results = {"idle": table(args.models, args.seconds, args.repeats, Path(folder))}
+        if args.busy:
+            spinner = busy_loop()
+            try:
+                results["one job beside"] = table(args.models, args.seconds, args.repeats, Path(folder))
+            finally:
+                spinner.kill()
+    names = list(results)
+    print(f"\n`mjrig run` as a process, start-up subtracted / bare `mj_step`, best of {args.repeats}\n")
+    print("| rig | " + " | ".join(names) + " |")
+    print("| --- |" + " --- |" * len(names))
+    for i, (label, _, _) in enumerate(results["idle"]):
+        print(f"| {label} | " + " | ".join(f"{results[n][i][1]:.2f}" for n in names) + " |")
 
 
 if __name__ == "__main__":
