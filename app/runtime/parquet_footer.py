@@ -1,16 +1,13 @@
-"""A Parquet footer put together from the footers of separately encoded row groups.
+"""A Parquet footer written for row groups whose own footer was never written (a recording
+killed, or stopped by a full disk, before it closed): ``rebuild_row_group`` walks a row group's
+pages (each column's page headers, up to its number of rows) and describes it as the footer
+does; ``compose`` writes one footer for such row groups with the schema and key-value metadata
+of a ``template`` footer (``pyarrow`` writes it for an empty table of the recording's schema).
 
-The recorder encodes each row group as a small Parquet file of its own (``pyarrow``), appends
-its row-group bytes to the recording's one data file, and keeps that small file's footer. A
-footer is Thrift (compact protocol): ``FileMetaData`` with the row groups' column-chunk
-metadata, whose byte offsets count from the start of the small file. ``compose`` moves each
-row group's offsets to where its bytes went in the data file and writes one footer for them
-all, with the schema and key-value metadata of a ``template`` footer (``pyarrow`` writes it for
-an empty table of the recording's schema, so the file reads back as any other). No value is
-decoded beyond what moving offsets needs: every other field is kept byte for byte.
-
-Thrift compact protocol: a struct is a run of fields, each a header byte (id delta in the high
-nibble, type in the low one; delta 0: a zigzag varint id follows) and a value; 0 ends it.
+Only what mjrig's recorder writes is read: float64 columns, zstd, no dictionary pages (v1 or v2
+data pages). A footer is Thrift (compact protocol): a struct is a run of fields, each a header
+byte (id delta in the high nibble, type in the low one; delta 0: a zigzag varint id follows) and
+a value; 0 ends it.
 
 GUI-free; any thread.
 """
@@ -19,15 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Struct", "parse_footer", "compose", "footer_of", "moved_row_groups", "RowGroupMeta"]
+__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta"]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
-# Field ids of the Parquet format's Thrift structs that move with the bytes
+# Field ids of the Parquet format's Thrift structs
 _FMD_NUM_ROWS, _FMD_ROW_GROUPS = 3, 4                       # FileMetaData
 _RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7         # RowGroup
-_CC_FILE_OFFSET, _CC_META, _CC_OFFSET_INDEX, _CC_COLUMN_INDEX = 2, 3, 4, 6   # ColumnChunk
-_CMD_OFFSETS = (9, 10, 11, 14)  # ColumnMetaData: data, index and dictionary page, bloom filter
 
 
 @dataclass
@@ -198,25 +193,57 @@ def _encode_struct(s: Struct, out: bytearray) -> None:
     out.append(_STOP)
 
 
-def moved_row_groups(thrift: bytes, delta: int) -> list[RowGroupMeta]:
-    """The row groups of a small file's footer with every byte offset moved by ``delta`` (where
-    its byte 0 went in the data file)."""
-    fmd = parse_footer(thrift)
-    groups = fmd.get(_FMD_ROW_GROUPS)
-    out = []
-    for rg in (groups[1] if groups else []):
-        if rg.get(_RG_FILE_OFFSET) is not None:
-            rg.set_i64(_RG_FILE_OFFSET, _i64(rg.get(_RG_FILE_OFFSET)) + delta)
-        for cc in rg.get(_RG_COLUMNS)[1]:
-            for fid in (_CC_FILE_OFFSET, _CC_OFFSET_INDEX, _CC_COLUMN_INDEX):
-                if cc.get(fid) is not None:
-                    cc.set_i64(fid, _i64(cc.get(fid)) + delta)
-            meta = cc.get(_CC_META)
-            for fid in _CMD_OFFSETS if meta is not None else ():
-                if meta.get(fid) is not None:
-                    meta.set_i64(fid, _i64(meta.get(fid)) + delta)
-        out.append(RowGroupMeta(rg, _i64(rg.get(3))))
-    return out
+def _i(value: int) -> bytes:
+    return _varint(_zigzag(value))
+
+
+def _bin(text: str) -> bytes:
+    raw = text.encode("utf-8")
+    return _varint(len(raw)) + raw
+
+
+_DOUBLE_TYPE, _ZSTD, _DATA_PAGE, _DICT_PAGE, _DATA_PAGE_V2 = 5, 6, 0, 2, 3
+
+
+def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int) -> tuple[RowGroupMeta, int]:
+    """The metadata of the row group of ``rows`` rows whose pages start at byte ``start`` of
+    ``data`` (columns in order, each a run of pages), and the byte where it ends. ValueError when
+    the pages do not add up (a row group cut short)."""
+    chunks, pos, total_u, total_c = [], start, 0, 0
+    for name in columns:
+        first, values, size_u, size_c, encodings = pos, 0, 0, 0, set()
+        while values < rows:
+            reader = _Reader(data[pos:pos + 65536])
+            try:
+                header = reader.struct()
+            except IndexError:
+                raise ValueError("a row group ends early") from None
+            kind, usize, csize = (_i64(header.get(f)) for f in (1, 2, 3))
+            if kind == _DATA_PAGE:
+                page = header.get(5)
+                values += _i64(page.get(1))
+                encodings.update(_i64(page.get(f)) for f in (2, 3))
+            elif kind == _DATA_PAGE_V2:
+                page = header.get(8)
+                values += _i64(page.get(1))
+                encodings.add(_i64(page.get(4)))
+            elif kind != _DICT_PAGE:
+                raise ValueError(f"unexpected page type {kind}")
+            size_u += reader.pos + usize
+            size_c += reader.pos + csize
+            pos += reader.pos + csize
+            if pos > len(data):
+                raise ValueError("a row group ends early")
+        if values != rows:
+            raise ValueError(f"column {name} has {values} values, not {rows}")
+        meta = Struct([[1, _I32, _i(_DOUBLE_TYPE)], [2, _LIST, [_I32, [_i(e) for e in sorted(encodings)]]],
+                       [3, _LIST, [_BINARY, [_bin(name)]]], [4, _I32, _i(_ZSTD)], [5, _I64, _i(values)],
+                       [6, _I64, _i(size_u)], [7, _I64, _i(size_c)], [9, _I64, _i(first)]])
+        chunks.append(Struct([[2, _I64, _i(0)], [3, _STRUCT, meta]]))
+        total_u, total_c = total_u + size_u, total_c + size_c
+    rg = Struct([[_RG_COLUMNS, _LIST, [_STRUCT, chunks]], [2, _I64, _i(total_u)], [3, _I64, _i(rows)],
+                 [_RG_FILE_OFFSET, _I64, _i(start)], [6, _I64, _i(total_c)]])
+    return RowGroupMeta(rg, rows), pos
 
 
 def compose(template: bytes, groups: list[RowGroupMeta]) -> bytes:

@@ -9,9 +9,9 @@ from the index). ``ParquetSink.close()`` writes the last row group and the foote
 data file onto ``path``: nothing is copied or encoded twice, and the crash-safe copy is the
 file itself (plus its index, about a hundred bytes per column and row group).
 
-A row group is written when ``ROW_GROUP_BYTES`` are queued, or ``flush_seconds`` after the last
-once at least ``MIN_GROUP_ROWS`` rows wait (fewer rows wait up to ``MAX_FLUSH_SECONDS``): a kill
-loses at most that, and small row groups do not bloat the footer.
+A row group is written when ``ROW_GROUP_BYTES`` are queued, or ``flush_seconds`` (5 s by
+default) after the last one: a kill loses at most that, and row groups stay big enough that the
+footer (about 100 bytes a column and row group, held in memory until close) stays small.
 
 Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)::
 
@@ -46,10 +46,6 @@ __all__ = ["ParquetSink", "recover", "segment_dir"]
 
 ROW_GROUP_BYTES = 4 * 2**20
 """Queued bytes (uncompressed) that make a row group at once, about 15 ms of encoding."""
-MIN_GROUP_ROWS = 256
-"""Rows a time-driven row group holds at least (its footer is about 100 bytes a column)."""
-MAX_FLUSH_SECONDS = 10.0
-"""Wall-clock seconds after which queued rows are written however few."""
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
 
@@ -72,14 +68,14 @@ class ParquetSink:
         *,
         metadata: dict[str, str] | None = None,
         units: dict[str, str] | None = None,
-        flush_seconds: float = 0.5,
+        flush_seconds: float = 5.0,
     ) -> None:
         """Create ``segment_dir(path)`` and its ``meta.json`` and start the writer thread.
 
         path: final Parquet file, written on ``close()`` (replaced if it exists).
         metadata: key-value file metadata, str -> str, stored under the keys as given.
         units: column -> unit (e.g. ``{"time": "s"}``); more can come via ``set_units``.
-        flush_seconds: wall-clock seconds (> 0) between row groups when rows arrive slowly.
+        flush_seconds: wall-clock seconds (> 0) after which queued rows are written however few.
 
         Raises MjrigError if the folder cannot be created or holds an earlier recording that was
         never finished (run ``recover(path)`` first).
@@ -117,8 +113,7 @@ class ParquetSink:
         self._bytes_written = 0
         self._last_columns: tuple[str, ...] | None = None
         self._closed = False
-        self._part: RowGroupFile | None = None  # the writer thread's, then close's
-        self._parts = 0
+        self._files: list[RowGroupFile] = []  # the parts (the writer thread's, then close's)
         self._thread = threading.Thread(target=self._run, name="mjrig-parquet-writer", daemon=True)
         self._thread.start()
 
@@ -217,22 +212,22 @@ class ParquetSink:
             self._cond.notify()
         self._thread.join()
         self._closed = True
-        if self._part is not None:
-            self._part.close()
         if not self._dir.is_dir():
+            for f in self._files:
+                f.close()
             if self._rows_written:
                 raise MjrigError(f"segment folder {self._dir} vanished; {self._rows_written} recorded rows are lost")
             stems = []
         else:
             stems = parts(self._dir)
+        with self._cond:
+            metadata, units = dict(self._metadata), dict(self._units)
         try:
             if not stems:  # nothing was recorded: an empty file
                 self._dir.mkdir(parents=True, exist_ok=True)
-                RowGroupFile(self._dir, 1, ("time", "wall_time")).close()
+                self._files.append(RowGroupFile(self._dir, 1, ("time", "wall_time"), metadata, units))
                 stems = parts(self._dir)
-            with self._cond:
-                metadata, units = dict(self._metadata), dict(self._units)
-            rows = finish_parts(stems, self._path, metadata, units)
+            rows = finish_parts(stems, self._path, metadata, units, open_parts={f.stem: f for f in self._files})
         except (OSError, ValueError) as exc:
             raise OutputError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; the rows so far "
                               f"are kept in {self._dir}: free space, then `mjrig recover {self._path}`") from exc
@@ -253,10 +248,8 @@ class ParquetSink:
 
     def _due(self, since: float) -> bool:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
-        waited = time.monotonic() - since
         return (self._closing or self._queued_bytes >= ROW_GROUP_BYTES
-                or (self._queued_rows >= MIN_GROUP_ROWS and waited >= self._flush_seconds)
-                or (self._queued_rows > 0 and waited >= MAX_FLUSH_SECONDS))
+                or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds))
 
     def _run(self) -> None:
         since = time.monotonic()
@@ -293,12 +286,13 @@ class ParquetSink:
         for i in range(1, len(items) + 1):
             if i == len(items) or items[i][0] != items[start][0]:
                 cols, blocks = items[start][0], [b for _, b in items[start:i]]
-                if self._part is None or self._part.columns != cols:
-                    if self._part is not None:
-                        self._part.close()
-                    self._parts += 1
-                    self._part = RowGroupFile(self._dir, self._parts, cols)
-                size = self._part.append(blocks)
+                if not self._files or self._files[-1].columns != cols:
+                    if self._files:
+                        self._files[-1].close()  # a whole file with its footer
+                    with self._cond:
+                        metadata, units = dict(self._metadata), dict(self._units)
+                    self._files.append(RowGroupFile(self._dir, len(self._files) + 1, cols, metadata, units))
+                size = self._files[-1].append(blocks)
                 rows = sum(b.shape[0] for b in blocks)
                 with self._cond:
                     self._rows_written += rows

@@ -4,22 +4,22 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 (``OUT.parquet.parts/``)::
 
     part-0001.json    {"columns": [...]}
-    part-0001.data    b"PAR1", then each row group's bytes as pyarrow encoded them (zstd)
-    part-0001.index   a record per row group: magic, offset, length, rows, its footer, CRC-32
+    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (zstd)
+    part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
-A row group is encoded once (a small Parquet file in memory), its bytes appended to the data
-file, then its footer (``parquet_footer``) to the index; both reach the kernel before the next,
-so a SIGKILL keeps every row group whose index record is whole. ``finish`` writes one footer
-for them all after the last and moves the data file onto the recording's path: the file is
-whole without a second copy of the rows. ``recover_parts`` does the same from the index after
-a crash, cutting off a row group the kill interrupted. A write that fails (disk full) cuts the
-data file back to its last whole row group, so the rows before it stay recoverable.
+``finish`` lets pyarrow write the footer (with the metadata and units as they are at the end)
+and moves the data file onto the recording's path: the rows are encoded and written once. After
+a kill, or a write that failed (disk full), the footer was never written: ``finish_parts`` then
+cuts the data file after its last row group the index vouches for and writes the footer from
+the row groups' own pages (``parquet_footer.rebuild_row_group``).
 
 Used from one thread at a time (the recorder's writer thread, then ``close``).
 """
 from __future__ import annotations
 
+import base64
 import json
+import mmap
 import os
 import re
 import struct
@@ -31,13 +31,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.parquet_footer import RowGroupMeta, compose, footer_of, moved_row_groups
+from mjrig.runtime.parquet_footer import compose, footer_of, rebuild_row_group
 from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
-_RECORD = struct.Struct("<4sQQQI")  # magic, offset, length, rows, footer length
-_MAGIC = b"RGI1"
+_RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
+_MAGIC = b"RGE1"
 _PART_RE = re.compile(r"^part-(\d{4,})\.json$")
 
 
@@ -50,64 +50,85 @@ def template_footer(columns: tuple[str, ...], metadata: dict[str, str], units: d
 
 
 class RowGroupFile:
-    """Part ``number`` of the recording in ``folder``: row groups of ``columns`` (float64)."""
+    """Part ``number`` of the recording in ``folder``: row groups of ``columns`` (float64),
+    the file's metadata and units as they were when it opened (``finish`` writes them anew)."""
 
-    def __init__(self, folder: Path, number: int, columns: tuple[str, ...]) -> None:
+    def __init__(self, folder: Path, number: int, columns: tuple[str, ...], metadata: dict[str, str],
+                 units: dict[str, str]) -> None:
         self.columns = columns
         self.stem = folder / f"part-{number:04d}"
         self.rows = 0
-        self.end = 4  # the data file's length once its last row group is whole
-        self.groups: list[RowGroupMeta] = []
-        self._schema = pa.schema([pa.field(c, pa.float64()) for c in columns])
+        self.broken = False  # a write failed: pyarrow's writer cannot go on; the footer is rebuilt
+        self.whole = False  # closed with its footer: a file as it is
+        self._schema = recording_schema(columns, metadata, units)
         tmp = self.stem.with_suffix(".json.tmp")
         tmp.write_text(json.dumps({"columns": list(columns)}), encoding="utf-8")
         os.replace(tmp, self.stem.with_suffix(".json"))
-        self._data = os.open(self.stem.with_suffix(".data"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         self._index = os.open(self.stem.with_suffix(".index"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        _write_all(self._data, b"PAR1", 0)
+        # pyarrow writes the file natively (a Python file object would take the GIL for every
+        # write); `_fd` is for its length and fdatasync, which work through any descriptor.
+        self._writer: pq.ParquetWriter | None = pq.ParquetWriter(str(self.stem.with_suffix(".data")), self._schema,
+                                                                 compression="zstd", **ENCODING)
+        self._fd = os.open(self.stem.with_suffix(".data"), os.O_RDONLY)
 
     def append(self, blocks: list[np.ndarray]) -> int:
-        """Encode ``blocks`` (rows x columns, NaN = null) as one row group and append it; returns
-        the bytes written. On an OSError the data file is cut back to its last whole row group."""
+        """Encode ``blocks`` (rows x columns, NaN = null) as one row group on disk; returns the
+        bytes it took. An OSError leaves the part ``broken`` (its rows so far stay recoverable)."""
+        if self.broken or self._writer is None:
+            raise OSError(f"{self.stem.name} could not be written before")
         table = table_of(self.columns, blocks, self._schema)
-        sink = pa.BufferOutputStream()
-        with pq.ParquetWriter(sink, self._schema, compression="zstd", **ENCODING) as writer:
-            writer.write_table(table, row_group_size=max(1, table.num_rows))
-        blob = memoryview(sink.getvalue())
-        flen = int.from_bytes(blob[-8:-4], "little")
-        footer = bytes(blob[len(blob) - 8 - flen:len(blob) - 8])
-        body = blob[4:len(blob) - 8 - flen]
+        before = os.fstat(self._fd).st_size
         try:
-            _write_all(self._data, body, self.end)
-            os.fdatasync(self._data)
-            head = _RECORD.pack(_MAGIC, self.end, len(body), table.num_rows, len(footer)) + footer
+            self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+            end = os.fstat(self._fd).st_size
+            os.fdatasync(self._fd)
+            head = _RECORD.pack(_MAGIC, end, table.num_rows)
             os.write(self._index, head + zlib.crc32(head).to_bytes(4, "little"))
-        except OSError:
-            try:
-                os.ftruncate(self._data, self.end)
-            except OSError:
-                pass
-            raise
-        self.groups += moved_row_groups(footer, self.end - 4)
-        self.end += len(body)
+        except (OSError, pa.ArrowException) as exc:
+            self.broken = True
+            raise exc if isinstance(exc, OSError) else OSError(str(exc)) from None
         self.rows += table.num_rows
-        return len(body)
+        return end - before
+
+    def finish(self, path: Path, metadata: dict[str, str], units: dict[str, str]) -> int | None:
+        """Write the footer with ``metadata`` and ``units`` and move the file onto ``path``;
+        returns the rows, or None when the part is broken (``finish_parts`` rebuilds it)."""
+        if self.whole:  # closed with pyarrow's footer already (the columns changed after it)
+            self.close()
+            os.replace(self.stem.with_suffix(".data"), path)
+            return self.rows
+        if self.broken or self._writer is None:
+            self.close()
+            return None
+        schema = recording_schema(self.columns, metadata, units)
+        kv = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+        kv["ARROW:schema"] = base64.b64encode(schema.serialize().to_pybytes()).decode("ascii")
+        if self.rows == 0:
+            self._writer.write_table(schema.empty_table())
+        self._writer.add_key_value_metadata(kv)
+        self._writer.close()
+        self._writer = None
+        os.fdatasync(self._fd)
+        self.close()
+        os.replace(self.stem.with_suffix(".data"), path)
+        return self.rows
 
     def close(self) -> None:
-        """Close the files (the part stays on disk); never raises."""
-        for fd in (self._data, self._index):
+        """Close the files without a footer (the part stays on disk); never raises."""
+        if self._writer is not None:
             try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._data = self._index = -1
-
-
-def _write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.pwrite(fd, view, offset)
-        view, offset = view[n:], offset + n
+                self._writer.close()  # a footer for what it holds, or nothing on a failed disk
+                self.whole = not self.broken
+            except Exception:  # noqa: BLE001 - the disk that failed may fail again here
+                self.broken = True
+            self._writer = None
+        for fd in (self._fd, self._index):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._fd = self._index = -1
 
 
 def parts(folder: Path) -> list[Path]:
@@ -117,57 +138,83 @@ def parts(folder: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def part_groups(stem: Path) -> tuple[tuple[str, ...], list[RowGroupMeta], int]:
-    """(columns, whole row groups, the data file's length that holds them) of a part on disk: its
-    index read up to the first record that a kill cut short or whose bytes the data file lacks."""
+def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
+    """(columns, [(end, rows)] of each row group on disk) of a part: its index read up to the
+    first record a kill cut short or that the data file does not hold."""
     columns = tuple(json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))["columns"])
     index = stem.with_suffix(".index").read_bytes()
     size = stem.with_suffix(".data").stat().st_size
-    groups, end, pos = [], 4, 0
-    while pos + _RECORD.size <= len(index):
-        magic, offset, length, _rows, flen = _RECORD.unpack_from(index, pos)
-        stop = pos + _RECORD.size + flen
-        if magic != _MAGIC or stop + 4 > len(index) or offset != end or offset + length > size:
+    groups, pos, last = [], 0, 4
+    step = _RECORD.size + 4
+    while pos + step <= len(index):
+        magic, end, rows = _RECORD.unpack_from(index, pos)
+        if magic != _MAGIC or zlib.crc32(index[pos:pos + _RECORD.size]) != int.from_bytes(
+                index[pos + _RECORD.size:pos + step], "little") or not last < end <= size:
             break
-        if zlib.crc32(index[pos:stop]) != int.from_bytes(index[stop:stop + 4], "little"):
-            break
-        groups += moved_row_groups(bytes(index[pos + _RECORD.size:stop]), offset - 4)
-        end, pos = offset + length, stop + 4
+        groups.append((end, rows))
+        pos, last = pos + step, end
     if pos < len(index):
         warnings.warn(f"{stem.name}: its index is cut short or damaged after {len(groups)} row groups; the rows "
                       "after them are left out", stacklevel=2)
-    return columns, groups, end
+    return columns, groups
 
 
-def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units: dict[str, str]) -> int:
-    """The recording at ``path`` from its parts (each row group whole in its index): one part
-    gets its footer and becomes the file; several (the columns changed) are finished one by one
-    and merged into the union of their columns. Returns the rows. The parts stay on OSError."""
+def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tuple[Path, tuple[str, ...], int]:
+    """A part without its footer made whole: cut after its last row group the index vouches for,
+    and the footer written from the row groups' pages. Returns (data file, columns, rows)."""
+    columns, groups = part_groups(stem)
+    data = stem.with_suffix(".data")
+    metas, start = [], 4
+    if groups:
+        with open(data, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            view = memoryview(mm)
+            try:
+                for end, rows in groups:
+                    meta, stop = rebuild_row_group(view, start, columns, rows)
+                    if stop != end:
+                        raise ValueError(f"{stem.name}: a row group's pages end at {stop}, not {end}")
+                    metas.append(meta)
+                    start = end
+            finally:
+                view.release()
+    tail = compose(template_footer(columns, metadata, units), metas)
+    with open(data, "r+b") as fh:
+        fh.truncate(start)
+        fh.seek(start)
+        fh.write(tail)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return data, columns, sum(m.rows for m in metas)
+
+
+def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units: dict[str, str],
+                 open_parts: dict[Path, RowGroupFile] | None = None) -> int:
+    """The recording at ``path`` from its parts: a part still open (``open_parts``) gets
+    pyarrow's footer, one left by a kill or a failed write a rebuilt one. One part becomes the
+    file; several (the columns changed) are merged into the union of their columns. Returns the
+    rows. The parts stay on an OSError."""
     finished = []
     for stem in stems:
-        columns, groups, end = part_groups(stem)
-        data = stem.with_suffix(".data")
-        tail = compose(template_footer(columns, metadata, units), groups)
-        with open(data, "r+b") as fh:
-            fh.truncate(end)
-            fh.seek(end)
-            fh.write(tail)
-            fh.flush()
-            os.fsync(fh.fileno())
-        finished.append((data, columns, sum(g.rows for g in groups)))
+        live = (open_parts or {}).get(stem)
+        own = stem.with_suffix(".whole")
+        rows = live.finish(own, metadata, units) if live is not None else None
+        if rows is None:
+            data, columns, rows = _rebuild(stem, metadata, units)
+            os.replace(data, own)
+        finished.append((own, rows))
     if len(finished) == 1:
         os.replace(finished[0][0], path)
-        return finished[0][2]
+        return finished[0][1]
     names: dict[str, None] = {}
-    for _, columns, _ in finished:
-        names.update(dict.fromkeys(columns))
+    files = [pq.ParquetFile(f) for f, _ in finished]
+    for part in files:
+        names.update(dict.fromkeys(part.schema_arrow.names))
     schema = recording_schema(tuple(names), metadata, units)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0
     try:
         with pq.ParquetWriter(tmp, schema, compression="zstd", **ENCODING) as writer:
-            for data, _, _ in finished:
-                part = pq.ParquetFile(data)
+            for part in files:
                 for i in range(part.num_row_groups):
                     t = part.read_row_group(i)
                     have = set(t.column_names)
@@ -180,4 +227,8 @@ def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        for part in files:
+            part.close()
     return rows
+

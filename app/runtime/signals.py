@@ -99,7 +99,7 @@ class SignalManager:
     def __init__(self, export_path: str | os.PathLike | None = None, *, batch_size: int = 1000,
                  record_decimation: int = 1, rate: float | None = None,
                  groups: Iterable[str] = SIGNAL_GROUPS, metadata: dict[str, str] | None = None,
-                 flush_seconds: float = 0.5) -> None:
+                 flush_seconds: float = 5.0) -> None:
         groups = tuple(groups)
         for g in groups:
             if g not in SIGNAL_GROUPS:

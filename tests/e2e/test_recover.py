@@ -24,7 +24,7 @@ def rows_on_disk(parts: Path) -> int:
     """Rows in the whole row groups of a recording's work folder (what a kill now keeps)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the last index record may be half written
-        return sum(g.rows for stem in parquet_stream.parts(parts) for g in parquet_stream.part_groups(stem)[1])
+        return sum(rows for stem in parquet_stream.parts(parts) for _, rows in parquet_stream.part_groups(stem)[1])
 
 
 def test_sigkill_then_recover(tmp_path: Path):
