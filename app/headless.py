@@ -18,7 +18,7 @@ import numpy as np
 
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
-from mjrig.runtime.engine import step_plain, steps_plainly
+from mjrig.runtime.engine import step_plain
 from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
@@ -73,12 +73,9 @@ def set_params(sc: Scenario, values: Mapping[str, float], *,
 
 
 def _plain(rm: RuntimeManager) -> bool:
-    """Whether the next steps need nothing but MuJoCo: no recorder, monitor, requirement, metric, video,
-    pacing, viewer or actuator input, and every load MuJoCo's own (``steps_plainly``)."""
-    eng = rm.engine
-    return (eng is not None and rm.signal_manager is None and not rm.monitors and not rm.requirements and not rm.metrics
-            and not rm.video_recorders and rm.playback_speed <= 0 and rm.sync_hook is None and not rm.controls
-            and steps_plainly(eng))
+    """Whether the next steps need nothing but MuJoCo (``StepPlan.between_steps`` is empty)."""
+    plan = rm.plan
+    return plan is not None and not plan.between_steps(pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None)
 
 
 def write_metrics(path: Path, rm: RuntimeManager) -> None:

@@ -31,9 +31,13 @@ from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS, needs_setconst
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.signal_probe import column_catalog
 from mjrig.runtime.spring_bank import WRITTEN as SPRING_FIELDS
+from mjrig.runtime.step_plan import WORK
 
-__all__ = ["LockStep", "lockstep_refusal", "BATCH"]
+__all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 
+BATCH_DOES = frozenset({"requirements", "model fields"})
+"""Work between steps (``StepPlan.between_steps``) that lock-step does itself: requirements on
+the signals a batch records, params written into each simulation's model fields."""
 BATCH = 256
 """Trials stepped side by side at most."""
 ROWS_EVERY = 0.5
@@ -75,10 +79,11 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
     rm, m, d = rig.runtime, rig.model, rig.data
     if job.record_dir is not None:
         return "trials are recorded"
-    if rm.controls or rm.tracers or rm.video_recorders or rm.monitors or rm.metrics:
-        return "the rig has controls, tracers, metrics, videos or monitors"
-    if rm.engine is None:
+    if rm.plan is None:
         rm.resolve(m, d)
+    work = [w for w in rm.plan.between_steps() if w not in BATCH_DOES and w != "loads"]  # loads: trial by trial
+    if work:
+        return "the rig has " + ", ".join(WORK[w] for w in work)
     if any(getattr(ld, "uses_pin", False) for ld in rm.loads):
         return "the rig reads pin reactions"
     if any(b.field.kind == "opt" and b.field.attr == "timestep" for b in rm.bindings):
@@ -242,7 +247,7 @@ class LockStep:
                 eng.prepare()
         except Exception:  # the one-by-one path reports it as that trial's row
             return None
-        if eng.python or eng.dirty or eng.after_step:
+        if set(rm.plan.between_steps()) - BATCH_DOES:  # this trial's loads need Python (a spring's damping...)
             return None
         state = {name: np.array(getattr(d, name), dtype=float).reshape(-1) for name in _STATE if hasattr(d, name)}
         fields = {f: np.array(_field(m, f)) for f in self.fields}

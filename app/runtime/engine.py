@@ -27,7 +27,7 @@ from mjrig.runtime.signal_sources import Derived, Source
 from mjrig.runtime.spring_bank import SpringBank
 from mjrig.runtime.wrench_bank import WrenchBank, batchable
 
-__all__ = ["LoadEngine", "step_with_loads", "step_plain", "steps_plainly"]
+__all__ = ["LoadEngine", "step_with_loads", "step_plain"]
 
 class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
@@ -234,17 +234,10 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         fn()
 
 
-def steps_plainly(engine: LoadEngine) -> bool:
-    """Whether a step of ``engine`` is a plain ``mj_step`` at the moment: every load is MuJoCo's
-    own, nothing changed, and nothing runs after a step (the caller knows whether a recorder,
-    requirement, video, pacer or actuator input wants the time between steps)."""
-    return not (engine.python or engine.dirty or engine.after_step)
-
-
 def step_plain(engine: LoadEngine, n: int) -> bool:
     """Advance ``engine.data`` by ``n`` timesteps in one call into MuJoCo (``mj_step``'s
-    ``nstep``), for a rig that ``steps_plainly``: bit for bit what ``n`` calls of
-    ``step_with_loads`` give. False when MuJoCo found a divergence on the way: the state and
+    ``nstep``), for a rig with nothing to do between steps (``StepPlan.between_steps``): bit
+    for bit what ``n`` calls of ``step_with_loads`` give. False when MuJoCo found a divergence on the way: the state and
     MuJoCo's warning counters are then as before the call, and the caller steps again one step
     at a time, which raises the DivergenceError at the step it happened."""
     m, d = engine.model, engine.data

@@ -29,13 +29,15 @@ from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.proximity import Proximity
 from mjrig.runtime.requirements import Requirement, RequirementSet
+from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
 from mjrig.runtime.signals import Derived, SignalManager
+from mjrig.runtime.step_plan import StepPlan
 from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
-from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig, draw_all, net_force_arrows
+from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 
@@ -44,7 +46,7 @@ SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[Line
 
 
 @dataclass(eq=False)
-class RuntimeManager:
+class RuntimeManager(RigDrawing):
     """Applies loads, measures proximities, records telemetry and video, paces playback.
 
     ``playback_speed``: the real-time factor ``step`` paces to (1.0: real time; 0 or less: as fast as possible).
@@ -84,6 +86,7 @@ class RuntimeManager:
         self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
         self._engine: LoadEngine | None = None
         self._extras: RigExtras | None = None
+        self._plan: StepPlan | None = None
         self._source = ""  # the model file, for snapshots' messages
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
         self._sampling: list[SignalManager] = []   # the samplers bound at the last resolve
@@ -189,6 +192,7 @@ class RuntimeManager:
         self._bound = (mj_model, mj_data)
         self._sampling = self._samplers()
         self._several = len(self._sampling) > 1
+        self._plan = StepPlan(self._engine, self._checks, tuple(self._sampling), self.video_recorders, self._extras)
         self._resolved = True
 
     def inherit_layout(self, other: "RuntimeManager") -> None:
@@ -300,6 +304,8 @@ class RuntimeManager:
         """Each metric over the run so far by name: value (None for NaN), unit, signal, kind."""
         return self._checks.metrics.entries(self._checks.units) if self._checks is not None else {}
 
+    plan = property(lambda self: self._plan, doc="What the rig does between steps (a StepPlan: ``between_steps``), "
+                    "as of the last resolve; None before the first.")
     checks = property(lambda self: self._checks, doc="The requirements and metrics (a RequirementSet: its metric "
                       "log ``metrics``, ``value_units()``); None: the rig has neither.")
 
@@ -307,47 +313,6 @@ class RuntimeManager:
         """Decide every requirement at the run's end (now: windows still open end here); returns
         ``requirements`` with their final state (``Requirement.entry()`` gives a report line)."""
         return self._checks.finish() if self._checks is not None else list(self.requirements)
-
-    # --- drawing -----------------------------------------------------------------------------
-    def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
-        """Arrows of every active load and lines of every active proximity, at the current state."""
-        arrows: list[ArrowConfig] = []
-        for ld in self._current_loads():
-            arrows.extend(ld.get_visuals(mj_model, mj_data))
-        lines = []
-        for p in self.proximities:
-            if p.active:
-                p.measure(mj_model, mj_data)
-                ln = p.get_visuals(mj_model, mj_data)
-                if ln is not None:
-                    lines.append(ln)
-        if self._extras is not None:
-            lines.extend(self._extras.lines())
-        return arrows, lines
-
-    def load_forces(self) -> dict[str, tuple[float, float, float]]:
-        """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
-        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2]))
-                for ld in self._current_loads()}
-
-    def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
-        """Each load's ``Load.readout()`` (magnitude, unit) pairs at the current state, by name."""
-        return {ld.name: ld.readout() for ld in self._current_loads()}
-
-    def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
-        """One arrow per loaded body: the sum of the rig's forces on it (N), at its centre of mass."""
-        return net_force_arrows(self._current_loads(), mj_model, mj_data)
-
-    def _current_loads(self) -> list[Load]:
-        """The loads, with the engine's outputs (forces, lengths) brought up to the current state."""
-        if self._engine is not None:
-            self._engine.update_outputs()
-        return self.loads
-
-    def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
-        """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""
-        arrows, lines = self.visuals(mj_model, mj_data)
-        return draw_all(mj_model, scene, arrows, lines, scale=self.arrow_scale)
 
     # --- snapshots ---------------------------------------------------------------------------
     def snapshot(self, mj_data: mujoco.MjData) -> PhysicsState:
