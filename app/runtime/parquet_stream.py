@@ -36,6 +36,7 @@ from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
+_datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
 _MAGIC = b"RGE1"
 _PART_RE = re.compile(r"^part-(\d{4,})\.json$")
@@ -66,7 +67,7 @@ class RowGroupFile:
         os.replace(tmp, self.stem.with_suffix(".json"))
         self._index = os.open(self.stem.with_suffix(".index"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         # pyarrow writes the file natively (a Python file object would take the GIL for every
-        # write); `_fd` is for its length and fdatasync, which work through any descriptor.
+        # write); `_fd` is for its length and syncing, which work through any descriptor.
         self._writer: pq.ParquetWriter | None = pq.ParquetWriter(str(self.stem.with_suffix(".data")), self._schema,
                                                                  compression="zstd", **ENCODING)
         self._fd = os.open(self.stem.with_suffix(".data"), os.O_RDONLY)
@@ -81,7 +82,7 @@ class RowGroupFile:
         try:
             self._writer.write_table(table, row_group_size=max(1, table.num_rows))
             end = os.fstat(self._fd).st_size
-            os.fdatasync(self._fd)
+            _datasync(self._fd)
             head = _RECORD.pack(_MAGIC, end, table.num_rows)
             os.write(self._index, head + zlib.crc32(head).to_bytes(4, "little"))
         except (OSError, pa.ArrowException) as exc:
@@ -108,7 +109,7 @@ class RowGroupFile:
         self._writer.add_key_value_metadata(kv)
         self._writer.close()
         self._writer = None
-        os.fdatasync(self._fd)
+        _datasync(self._fd)
         self.close()
         os.replace(self.stem.with_suffix(".data"), path)
         return self.rows
