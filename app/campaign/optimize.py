@@ -156,8 +156,9 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
         stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
-        _write(sc, out, finished, {**meta, "mjrig.objective": stated},
-               row_schema(sc, value_units(runner.rig)))
+        objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
+        schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
+        _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
         best_path = _write_best(sc, best, best_toml) if best is not None else None
         return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
     finally:
@@ -229,9 +230,7 @@ def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | 
 
 
 def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], schema: pa.Schema) -> None:
-    unit = json.loads(meta["mjrig.objective"]).get("unit", "")
-    objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
-    schema = schema.append(objective).append(pa.field("feasible", pa.bool_()))
+    """The study's rows into ``out`` with ``schema`` (the trials' columns, objective, feasible)."""
     table = pa.Table.from_pylist(rows, schema=schema)
     from mjrig.scenario.toml_writer import dumps
     meta = dict(meta, **{"mjrig.optimize": dumps({"optimize": sc.doc["optimize"]})})

@@ -48,7 +48,7 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.out_lock import HOLDER, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, work_dir as parts_dir
 from mjrig.scenario.parse import Scenario
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.trial import STATUSES, SweepJob, Task, TrialRunner, init_worker, run_trials
@@ -81,11 +81,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def parts_dir(out: Path) -> Path:
-    """Where the finished trials of a sweep bound for ``out`` wait: ``<out>.parts``."""
-    return out.with_name(out.name + ".parts")
 
 
 def row_schema(sc: Scenario, units: Mapping[str, str] | None = None) -> pa.Schema:

@@ -24,18 +24,12 @@ import sys
 from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import name_candidates
+from mjrig.runtime.paths import name_candidates, work_dir
 
 __all__ = ["Hold", "hold", "held", "same_file", "work_dir", "HOLDER"]
 
 HOLDER = "holder"
 """The lock file's name in the output's work folder."""
-
-
-def work_dir(path: str | os.PathLike) -> Path:
-    """The folder beside output ``path`` that holds its parts and its lock: ``<path>.parts``."""
-    path = Path(path)
-    return path.with_name(path.name + ".parts")
 
 
 class Hold:

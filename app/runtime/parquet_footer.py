@@ -35,19 +35,10 @@ class Struct:
     def get(self, fid: int) -> Any:
         return next((f[2] for f in self.fields if f[0] == fid), None)
 
-    def set_i64(self, fid: int, value: int) -> None:
-        for f in self.fields:
-            if f[0] == fid:
-                f[2] = _varint(_zigzag(value))
-                return
-
-    def drop(self, fid: int) -> None:
-        self.fields = [f for f in self.fields if f[0] != fid]
-
 
 @dataclass(frozen=True)
 class RowGroupMeta:
-    """One row group of the data file: its Thrift metadata (offsets already moved) and rows."""
+    """One row group of the data file: its Thrift metadata (offsets into that file) and rows."""
 
     struct: Struct
     rows: int
@@ -250,14 +241,11 @@ def compose(template: bytes, groups: list[RowGroupMeta]) -> bytes:
     """The footer (Thrift bytes, its 4-byte length and ``PAR1``) of a file holding ``groups``,
     with ``template``'s schema, key-value metadata and writer (a footer of the same columns)."""
     fmd = parse_footer(template)
-    for i, g in enumerate(groups):  # a row group's ordinal is its place (an i16: dropped past it)
-        g.struct.drop(_RG_ORDINAL)
-        if i < 2**15:
-            g.struct.fields.append([_RG_ORDINAL, _I16, _varint(_zigzag(i))])
-            g.struct.fields.sort(key=lambda f: f[0])
+    for i, g in enumerate(groups[:2**15]):  # a row group's ordinal is its place (an i16: none past it)
+        g.struct.fields.append([_RG_ORDINAL, _I16, _i(i)])  # the last field (``rebuild_row_group``)
     rows = sum(g.rows for g in groups)
     fields = [f for f in fmd.fields if f[0] not in (_FMD_NUM_ROWS, _FMD_ROW_GROUPS)]
-    fields += [[_FMD_NUM_ROWS, _I64, _varint(_zigzag(rows))], [_FMD_ROW_GROUPS, _LIST, [_STRUCT, [g.struct for g in groups]]]]
+    fields += [[_FMD_NUM_ROWS, _I64, _i(rows)], [_FMD_ROW_GROUPS, _LIST, [_STRUCT, [g.struct for g in groups]]]]
     fmd.fields = sorted(fields, key=lambda f: f[0])
     out = bytearray()
     _encode_struct(fmd, out)

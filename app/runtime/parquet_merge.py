@@ -11,6 +11,7 @@ import json
 import os
 import warnings
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -18,7 +19,7 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text
 
-__all__ = ["UNITS_KEY", "ENCODING", "check_columns", "merge", "merge_dir", "recording_schema", "table_of",
+__all__ = ["UNITS_KEY", "ENCODING", "check_columns", "merge", "merge_dir", "recording_schema", "table_of", "write_union",
            "read_schema", "schema_units", "text_metadata"]
 
 UNITS_KEY = "mjrig.units"
@@ -105,23 +106,29 @@ def recording_schema(names: tuple[str, ...], metadata: dict[str, str], units: di
 
 
 def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
-           units: dict[str, str]) -> int:
+          units: dict[str, str]) -> int:
     """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
     names: dict[str, None] = dict.fromkeys(_FIXED)
     for _, columns in segs:
         names.update(dict.fromkeys(columns))
-    schema = recording_schema(tuple(names), metadata, units)
+    return write_union(path, tuple(names), (_read_segment(seg) for seg, _ in segs), metadata, units)
 
+
+def write_union(path: Path, names: tuple[str, ...], tables: Iterable[pa.Table], metadata: dict[str, str],
+                units: dict[str, str]) -> int:
+    """``tables`` (float64 columns, each a subset of ``names``) one after another into ``path``
+    (via a temp file) with columns ``names``, null where a table lacks one, in row groups of
+    about ``ROW_GROUP_BYTES``; returns the rows. One table in memory at a time."""
+    schema = recording_schema(names, metadata, units)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0
     try:
         with pq.ParquetWriter(tmp, schema, compression="zstd", **ENCODING) as writer:
             pending: list[pa.Table] = []
             pending_bytes = 0
-            for seg, _ in segs:
-                table = _read_segment(seg)
+            for table in tables:
                 n = table.num_rows
-                # One lookup table per segment: `name in table.column_names` rebuilds that list
+                # One lookup table per table: `name in table.column_names` rebuilds that list
                 # for every name, which made merging wide recordings quadratic in the columns.
                 have = {name: i for i, name in enumerate(table.column_names)}
                 cols = [table.column(have[name]) if name in have
@@ -143,7 +150,6 @@ def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[s
         tmp.unlink(missing_ok=True)
         raise
     return rows
-
 
 
 def text_metadata(schema: pa.Schema) -> dict[str, str]:

@@ -19,17 +19,12 @@ import pyarrow as pa
 from mjrig.runtime.errors import MjrigError, exception_text
 from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir
 from mjrig.runtime.parquet_stream import finish_parts, parts
+from mjrig.runtime.paths import work_dir as segment_dir  # the recording's segments and lock
 
 __all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
 
 META_NAME = "meta.json"
 _SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
-
-def segment_dir(path: str | os.PathLike) -> Path:
-    """Folder holding the segments of the recording bound for ``path``: ``<path>.parts``."""
-    path = Path(path)
-    return path.with_name(path.name + ".parts")
-
 
 def discard(folder: Path) -> None:
     """Remove a segment folder whose rows are safe in the Parquet file.

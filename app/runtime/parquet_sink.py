@@ -104,7 +104,7 @@ class ParquetSink:
         self._queued_bytes = 0  # in _queue
         self._queued_rows = 0
         self._inflight_rows = 0  # taken off the queue by the writer, not yet on disk
-        self._units_dirty = False
+        self._meta_dirty = False
         self._closing = False
         self._failed = False  # no more blocks accepted; set by writer error or overflow
         self._error: str | None = None
@@ -161,14 +161,14 @@ class ParquetSink:
         metadata = _check_str_map(metadata, "metadata")
         with self._cond:
             self._metadata.update(metadata)
-            self._units_dirty = True  # meta.json again, for a recovery
+            self._meta_dirty = True  # meta.json again, for a recovery
 
     def set_units(self, units: dict[str, str]) -> None:
         """Add or change units (column -> unit), e.g. for a column that appears mid-recording."""
         units = _check_str_map(units, "units")
         with self._cond:
             self._units.update(units)
-            self._units_dirty = True
+            self._meta_dirty = True
 
     # --- state ---------------------------------------------------------------------------
 
@@ -261,8 +261,8 @@ class ParquetSink:
                 self._inflight_rows += self._queued_rows
                 self._queued_rows = self._queued_bytes = 0
                 closing = self._closing
-                meta = (dict(self._metadata), dict(self._units)) if self._units_dirty else None
-                self._units_dirty = False
+                meta = (dict(self._metadata), dict(self._units)) if self._meta_dirty else None
+                self._meta_dirty = False
             since = time.monotonic()
             try:
                 # After a failure write_block drops blocks, so `items` is empty then.

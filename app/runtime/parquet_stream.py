@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.parquet_footer import compose, footer_of, rebuild_row_group
-from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of
+from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of, write_union
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
@@ -115,7 +115,8 @@ class RowGroupFile:
         return self.rows
 
     def close(self) -> None:
-        """Close the files without a footer (the part stays on disk); never raises."""
+        """Close the files (the part stays on disk): pyarrow writes its footer for what the part
+        holds (``whole``), unless a write failed (``broken``); never raises."""
         if self._writer is not None:
             try:
                 self._writer.close()  # a footer for what it holds, or nothing on a failed disk
@@ -200,36 +201,18 @@ def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units:
         own = stem.with_suffix(".whole")
         rows = live.finish(own, metadata, units) if live is not None else None
         if rows is None:
-            data, columns, rows = _rebuild(stem, metadata, units)
+            data, _, rows = _rebuild(stem, metadata, units)
             os.replace(data, own)
         finished.append((own, rows))
     if len(finished) == 1:
         os.replace(finished[0][0], path)
         return finished[0][1]
-    names: dict[str, None] = {}
     files = [pq.ParquetFile(f) for f, _ in finished]
-    for part in files:
-        names.update(dict.fromkeys(part.schema_arrow.names))
-    schema = recording_schema(tuple(names), metadata, units)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
-    rows = 0
     try:
-        with pq.ParquetWriter(tmp, schema, compression="zstd", **ENCODING) as writer:
-            for part in files:
-                for i in range(part.num_row_groups):
-                    t = part.read_row_group(i)
-                    have = set(t.column_names)
-                    cols = [t.column(n) if n in have else pa.nulls(t.num_rows, pa.float64()) for n in names]
-                    writer.write_table(pa.Table.from_arrays(cols, schema=schema))
-                    rows += t.num_rows
-            if rows == 0:
-                writer.write_table(schema.empty_table())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        names = tuple(dict.fromkeys(n for part in files for n in part.schema_arrow.names))
+        tables = (part.read_row_group(i) for part in files for i in range(part.num_row_groups))
+        return write_union(path, names, tables, metadata, units)
     finally:
         for part in files:
             part.close()
-    return rows
 

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "file_sha256", "cli_path",
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "work_dir", "file_sha256", "cli_path",
            "default_report_path"]
 
 RECORDING_SUFFIXES = (".parquet",)
@@ -75,6 +75,13 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def work_dir(path: str | os.PathLike) -> Path:
+    """The folder beside output ``path`` that holds its parts while it is written, and the lock
+    of the process writing it: ``<path>.parts`` (a recording's segments, a sweep's trials)."""
+    path = Path(path)
+    return path.with_name(path.name + ".parts")
+
+
 def fresh_path(path: Path) -> Path:
     """``path`` when nothing is there yet, else the first free ``STEM-2.EXT``, ``STEM-3.EXT``...
 
@@ -82,7 +89,7 @@ def fresh_path(path: Path) -> Path:
     replaces what the user made without asking.
     """
     def taken(p: Path) -> bool:
-        return p.exists() or Path(str(p) + ".parts").exists()
+        return p.exists() or work_dir(p).exists()
 
     return next(p for p in name_candidates(path) if not taken(p))
 
