@@ -106,6 +106,7 @@ class _Prepared:
     fields: dict[str, np.ndarray]
     state: dict[str, np.ndarray]
     warnings: list[str]
+    laws: Any = None  # its copy of the compiled laws' table (named in its userdata), kept while it steps
 
 
 class _Watch:
@@ -251,7 +252,11 @@ class LockStep:
             return None
         state = {name: np.array(getattr(d, name), dtype=float).reshape(-1) for name in _STATE if hasattr(d, name)}
         fields = {f: np.array(_field(m, f)) for f in self.fields}
-        return _Prepared(trial, tseed, values, fields, state, list(runner.warnings))
+        laws = None
+        if eng.table is not None:  # this trial's param values in a table of its own
+            laws = eng.table.fork()
+            state["userdata"][-3:] = laws.userdata()
+        return _Prepared(trial, tseed, values, fields, state, list(runner.warnings), laws)
 
     def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]]]]:
         """Step every prepared trial to the end; for each, whether it ran as it would alone and

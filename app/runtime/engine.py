@@ -23,6 +23,7 @@ import numpy as np
 
 from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.loads import Load, PointToPointForce
+from mjrig.runtime.native_table import LawTable
 from mjrig.runtime.signal_sources import Derived, Source
 from mjrig.runtime.spring_bank import SpringBank
 from mjrig.runtime.wrench_bank import WrenchBank, batchable
@@ -42,7 +43,7 @@ class LoadEngine:
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
                  tendon_of: dict[str, int] | None = None,
                  on_load_error: Callable[[Load, BaseException], None] | None = None,
-                 native: bool = True) -> None:
+                 native: bool = True, compiled: bool = True) -> None:
         self.model = model
         self.data = data
         self.loads = list(loads)
@@ -77,6 +78,17 @@ class LoadEngine:
             ld.subscribe(self.invalidate)
             for p in ld.params():
                 p.subscribe(self.invalidate)
+        # The compiled laws (``native_table``): MuJoCo evaluates every load in its passive-force
+        # callback, without Python; None keeps the Python path (a user callable, a pin friction).
+        self.table: LawTable | None = None
+        if compiled and self.loads:
+            if self.bank is not None:
+                self.bank.refresh(model, data.time)
+            if self.wrenches is not None:
+                self.wrenches.refresh(data.time)
+            self.table = LawTable.make(self)
+            if self.table is not None:
+                self.table.k.install()
 
     def invalidate(self, *_: object) -> None:
         """Re-read the loads' numbers before the next step (a load, param or r0 changed)."""
@@ -91,10 +103,16 @@ class LoadEngine:
                 p.unsubscribe(self.invalidate)
         if self.bank is not None:
             self.bank.release(self.model)
+        if self.table is not None:
+            self.table.release()
+            self.table = None
 
     @property
     def needs_python(self) -> bool:
-        """Whether a step must call :meth:`apply` (False: MuJoCo evaluates every load natively)."""
+        """Whether a step must call :meth:`apply` (False: MuJoCo evaluates every load natively,
+        as tendon springs or in the compiled laws)."""
+        if self.table is not None:
+            return False
         return bool(self.general) or (self.bank is not None and self.bank.python)
 
     @property
@@ -107,11 +125,19 @@ class LoadEngine:
         if not (self._dirty or self._varying):
             return
         self._dirty = False
+        t = self.data.time
         if self.bank is not None:
-            self.bank.refresh(self.model, self.data.time)
+            self.bank.refresh(self.model, t)
             self._varying = any(ld.law is not None and ld.law.varies_in_time() for ld in self.bank.loads)
         if self.wrenches is not None:
-            self.wrenches.refresh(self.data.time)
+            self.wrenches.refresh(t)
+        if self.table is not None:
+            if self.table.pack(t):
+                self._varying = False  # profiles are evaluated in the callback
+                self.table.stamp()
+            else:  # a law can no longer be compiled (a callable was set): back to Python
+                self.table.release()
+                self.table = None
         self.python = self.needs_python
         if not self.python:
             self.qfrc.fill(0.0)  # nothing overwrites it each step any more
@@ -205,6 +231,9 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     # shows as time going back -- except in the first two steps, where the reset state steps to
     # the same time: there the warning counters tell.
     early = _bad_count(d) if t_before <= opt.timestep else -1
+    table = engine.table
+    if table is not None and not table.stamped():  # a reset clears userdata
+        table.stamp()
     for fn in engine.before_step:
         fn()
     if engine.dirty:
@@ -241,6 +270,8 @@ def step_plain(engine: LoadEngine, n: int) -> bool:
     MuJoCo's warning counters are then as before the call, and the caller steps again one step
     at a time, which raises the DivergenceError at the step it happened."""
     m, d = engine.model, engine.data
+    if engine.table is not None and not engine.table.stamped():
+        engine.table.stamp()
     state = np.empty(mujoco.mj_stateSize(m, _INTEGRATION))
     mujoco.mj_getState(m, d, state, _INTEGRATION)
     counts, infos = d.warning.number.copy(), d.warning.lastinfo.copy()

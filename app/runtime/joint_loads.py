@@ -83,6 +83,17 @@ class JointLoad(Load):
         """The generalized force last applied (N·m for a hinge, N for a slide)."""
         return float(self._value[0])
 
+    @property
+    def dof(self) -> int:
+        """The joint's dof in ``qvel``/``qfrc_applied`` (-1 until resolved)."""
+        return self._dof
+
+    def keep_value_in(self, cell: np.ndarray) -> None:
+        """Keep the generalized force last applied in ``cell`` (one float64; the compiled
+        laws' table, which writes it) from now on."""
+        cell[0] = self._value[0]
+        self._value = cell
+
     def points(self) -> list:
         return []
 

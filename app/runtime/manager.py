@@ -54,6 +54,8 @@ class RuntimeManager(RigDrawing):
     ``signal_manager`` (e.g. a file-less one feeding live plots). ``native_springs``: MuJoCo evaluates the springs
     it computes exactly (ideal springs; tension-/compression-only springs without damping) as tendon
     spring-dampers, with no Python per step (False: mjrig's array path, same forces, left out of MuJoCo's energy).
+    ``compiled_laws``: every other law runs in the compiled passive-force callback (``native_table``) when all
+    of them can (False: the Python path, their reference).
     ``on_load_error(load, exc)`` is told about a load that raised (it is disabled and the run goes on; unset: the
     error propagates). ``controls`` hold actuator inputs, ``bindings`` write params into model fields, ``tracers``
     draw trails (``rig_extras``); ``requirements`` are checked and ``metrics`` logged at every step
@@ -71,6 +73,7 @@ class RuntimeManager(RigDrawing):
     monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
     native_springs: bool = True
+    compiled_laws: bool = True
     controls: list[Control] = field(default_factory=list)
     bindings: list[ModelBinding] = field(default_factory=list)
     tracers: list[Tracer] = field(default_factory=list)
@@ -146,7 +149,8 @@ class RuntimeManager(RigDrawing):
             tendon_of = {ld.name: helpers[ld.name][0] for ld in self.loads
                          if ld.name in helpers and helpers[ld.name][1] == ld.points_key()}
         self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
-                                  on_load_error=self.on_load_error, native=self.native_springs)
+                                  on_load_error=self.on_load_error, native=self.native_springs,
+                                  compiled=self.compiled_laws)
         for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
             kept = self._r0.get(ld.name)
             if kept is not None and kept[0] == ld.points_key() and isinstance(ld, PointToPointForce):

@@ -96,6 +96,10 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load], *,
         tendon.wrap_site(a)
         tendon.wrap_site(b)
         tendons.append((load.name, tname))
+    # Three userdata words for the compiled load laws' table (see ``native_kernel``), named
+    # by a numeric element so that a model's own userdata is never taken for them.
+    spec.add_numeric(name=f"{RIG_PREFIX}userdata", data=[float(spec.nuserdata)])
+    spec.nuserdata += 3
     try:
         model = spec.compile()
     except Exception as exc:

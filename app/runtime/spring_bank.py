@@ -53,6 +53,13 @@ class SpringBank:
         self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
         self.bind(model, data)
 
+    def keep_numbers_in(self, block: np.ndarray) -> None:
+        """Keep the laws' numbers (7, n) in ``block`` from now on (the compiled laws' table,
+        which writes a profiled number's value at each evaluation); its values are copied over."""
+        block[...] = self.coef
+        self.coef = block
+        self.ref, self.p, self.k, self.c, self.tmin, self.lo, self.hi = self.coef
+
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Cache views of ``data`` (valid for the life of that MjData)."""
         n, nv = self.n, model.nv

@@ -60,6 +60,15 @@ class WrenchBank:
         self.rcalls: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
         self.time_varying = False
 
+    def keep_values_in(self, block: np.ndarray) -> None:
+        """Keep the wrenches (n, 6) in ``block`` from now on (the compiled laws' table, which
+        writes them at each evaluation); its values are copied over, the loads report from it."""
+        block[...] = self.values
+        self.values = block
+        for i, ld in enumerate(self.loads):
+            ld.report_into(block[i, 0:3], block[i, 3:6])
+        self._build_calls(self.on)
+
     def refresh(self, t: float) -> None:
         """Re-read every load's numbers and which loads are on (after any change)."""
         self.varying = []

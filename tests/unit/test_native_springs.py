@@ -45,11 +45,15 @@ def _spring(kind: str) -> PointToPointForce:
     return factory("s", "tip", "base", **kw)
 
 
-def _run(kind: str, integrator: str, *, native: bool, seconds: float = 0.6, out: Path | None = None):
-    """(times, positions, recorded x-forces) of the slide run on one path."""
+def _run(kind: str, integrator: str, *, native: bool, compiled: bool = False, seconds: float = 0.6,
+         out: Path | None = None):
+    """(times, positions, recorded x-forces, whether a step runs Python) of the slide run on one
+    path: MuJoCo's tendon springs where exact (``native``), the compiled laws (``compiled``), the
+    rest in Python."""
     _, x0, _ = KINDS[kind]
     sm = SignalManager(out, groups=("joints", "loads")) if out is not None else None
-    rm = RuntimeManager(loads=[_spring(kind)], playback_speed=0, native_springs=native, signal_manager=sm)
+    rm = RuntimeManager(loads=[_spring(kind)], playback_speed=0, native_springs=native, compiled_laws=compiled,
+                        signal_manager=sm)
     model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
     data.qpos[0] = x0
     mujoco.mj_forward(model, data)
@@ -69,9 +73,14 @@ def _run(kind: str, integrator: str, *, native: bool, seconds: float = 0.6, out:
 def test_native_and_array_paths_move_alike(kind: str, integrator: str) -> None:
     t_n, x_n, f_n, python_n = _run(kind, integrator, native=True)
     t_a, x_a, f_a, python_a = _run(kind, integrator, native=False)
+    t_c, x_c, f_c, python_c = _run(kind, integrator, native=False, compiled=True)
     assert python_a, "the array path evaluates its springs in Python"
     assert python_n == (not KINDS[kind][2]), "native exactly for the kinds MuJoCo computes exactly"
+    assert not python_c, "the compiled laws take every spring out of Python"
     np.testing.assert_array_equal(t_n, t_a)
+    # The compiled laws are the array path's arithmetic in the same order: the same run.
+    np.testing.assert_allclose(x_c, x_a, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(f_c, f_a, rtol=0, atol=1e-9)
     amplitude = float(np.ptp(x_a))
     assert amplitude > 0.01, "the spring must move the mass"
     # Same motion: implicit integrators treat MuJoCo's own damping implicitly, hence a tolerance

@@ -17,11 +17,16 @@ FEATURES = {
     '[[requirements]]\nname = "r"\nsignal = "Joints/slide_x:qpos"\nmin = -1.0\n': ("requirements",),
     '[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n': ("metrics",),
     '[[tracers]]\nname = "path"\nat = "tip"\nduration = 1.0\n': ("tracers",),
-    '[[loads]]\nname = "rub"\nkind = "joint_friction"\njoint = "slide_x"\ncoulomb = 0.5\n': ("loads",),
+    # compiled: no Python between steps
+    '[[loads]]\nname = "rub"\nkind = "joint_friction"\njoint = "slide_x"\ncoulomb = 0.5\n': (),
+    # a pin's friction level follows the reaction of the step before: Python
+    '[[loads]]\nname = "pin"\nkind = "joint_friction"\njoint = "slide_x"\nmu = 0.2\npin_radius = 0.01\n':
+        ("loads", "pin reactions"),
 }
 
 
-@pytest.mark.parametrize("extra", list(FEATURES), ids=["plain", "requirements", "metrics", "tracers", "friction"])
+@pytest.mark.parametrize("extra", list(FEATURES), ids=["plain", "requirements", "metrics", "tracers", "friction",
+                                                       "pin"])
 def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     path = tmp_path / "rig.toml"
     path.write_text(PLAIN + extra, encoding="utf-8")
@@ -35,7 +40,8 @@ def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     if not set(work) - {"requirements", "loads"}:  # requirements in the batch; loads: trial by trial
         assert refusal is None
     else:
-        assert refusal == "the rig has " + lockstep.WORK[work[0]]
+        first = next(w for w in work if w != "loads")
+        assert refusal == "the rig has " + lockstep.WORK[first]
 
 
 def test_a_recorder_is_work_between_steps(tmp_path):

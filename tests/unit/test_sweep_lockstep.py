@@ -83,6 +83,42 @@ stop_on = "pass"
 """
 
 
+MIXED = """
+[[loads]]
+name = "cable"
+kind = "tension_spring"
+at = "tip"
+to = "base"
+stiffness = "k"
+damping = "c"
+rest_length = 0.3
+
+[[loads]]
+name = "stop"
+kind = "stroke_compression_spring"
+at = "tip"
+to = "base"
+stiffness = 150.0
+damping = "c"
+preload = 2.0
+max_stroke = 0.05
+
+[[loads]]
+name = "shake"
+kind = "force"
+at = "tip"
+vector = [{ profile = "sine", amplitude = 3.0, frequency = 4.0 }, 0.0, 0.0]
+
+[[loads]]
+name = "rub"
+kind = "joint_friction"
+joint = "slide_x"
+coulomb = 0.3
+"""
+"""Laws MuJoCo's tendon springs do not compute (damping on one side, a stroke window with
+preload, a profile, joint friction), with the swept params: the compiled laws, in lock-step."""
+
+
 @pytest.fixture
 def alone(monkeypatch):
     """The trials that ran on their own (``TrialRunner.run``) while the fixture is in use."""
@@ -97,7 +133,7 @@ def alone(monkeypatch):
     return ran
 
 
-@pytest.mark.parametrize("extra", ["", STOPS], ids=["blocks", "stop_on"])
+@pytest.mark.parametrize("extra", ["", STOPS, MIXED], ids=["blocks", "stop_on", "mixed_loads"])
 def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     path = tmp_path / "rig.toml"
     path.write_text(RIG.replace("{extra}", extra), encoding="utf-8")
@@ -110,12 +146,12 @@ def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     diverged = one.filter(pl.col("status") == "diverged")["trial"].to_list()
     assert diverged and sorted(alone) == diverged  # only those ran alone: the rest in lock-step
     # the rows say different things, so equal rows mean something
-    varied = (["Requirements/quick_fail:pass"] if extra else
+    varied = (["Requirements/quick_fail:pass"] if extra == STOPS else
               ["Requirements/travel:pass", "Requirements/settles:pass", "Requirements/block_height:pass"])
     for col in ["status", *varied]:
         assert one[col].n_unique() > 1, col
     assert one["Requirements/travel:value"].n_unique() > 10
-    if extra:  # early_pass ends every trial at 0.1 s: the window of speed_late never opened
+    if extra == STOPS:  # early_pass ends every trial at 0.1 s: the window of speed_late never opened
         assert one.filter(pl.col("status") != "diverged")["Requirements/early_pass:pass"].all()
         assert one["Requirements/speed_late:value"].is_null().all()
 
