@@ -63,7 +63,14 @@ class LawTable:
         joints = [ld for ld in engine.slow if type(ld) in (JointTorque, JointFriction) and not getattr(ld, "uses_pin", False)]
         if bank is not None and (bank.custom or any(ld.law is None for ld in bank.loads)):
             return None
-        if len(joints) != len(engine.slow) or (bank is None and wrenches is None and not joints):
+        if len(joints) != len(engine.slow):
+            return None
+        # Ideal springs are always MuJoCo's tendon springs: a rig of only those needs no table
+        # (and no compiling); a one-sided spring may need one when a param gives it damping.
+        one_sided = bank is not None and (not bank.allow_native or any(
+            ld.law.stroke_limited or ld.law.tension_only or ld.law.compression_only or ld.law.varies_in_time()
+            for ld in bank.loads))
+        if not (one_sided or wrenches is not None or joints):
             return None
         k = kernel()
         if k is None:

@@ -12,7 +12,6 @@ import mujoco
 import numpy as np
 import polars as pl
 import pytest
-
 from mjrig.headless import prepare
 from mjrig.runtime.engine import step_with_loads
 from mjrig.runtime.values import Ramp
@@ -117,7 +116,7 @@ def _setup(tmp_path: Path, integrator: str, *, compiled: bool, loads: str = LOAD
 
 
 def _trajectory(setup, steps: int) -> np.ndarray:
-    m, d, eng = setup.model, setup.data, setup.runtime.engine
+    d, eng = setup.data, setup.runtime.engine
     rows = []
     for _ in range(steps):
         step_with_loads(eng)
