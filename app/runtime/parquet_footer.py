@@ -4,7 +4,7 @@ pages (each column's page headers, up to its number of rows) and describes it as
 does; ``compose`` writes one footer for such row groups with the schema and key-value metadata
 of a ``template`` footer (``pyarrow`` writes it for an empty table of the recording's schema).
 
-Only what mjrig's recorder writes is read: float64 columns, zstd, no dictionary pages (v1 or v2
+Only what mjrig's recorder writes is read: float64 columns, LZ4 (zstd before), no dictionary pages (v1 or v2
 data pages). A footer is Thrift (compact protocol): a struct is a run of fields, each a header
 byte (id delta in the high nibble, type in the low one; delta 0: a zigzag varint id follows) and
 a value; 0 ends it.
@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta"]
+__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta", "CODEC_ZSTD",
+           "CODEC_LZ4_RAW"]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
@@ -193,10 +194,13 @@ def _bin(text: str) -> bytes:
     return _varint(len(raw)) + raw
 
 
-_DOUBLE_TYPE, _ZSTD, _DATA_PAGE, _DICT_PAGE, _DATA_PAGE_V2 = 5, 6, 0, 2, 3
+_DOUBLE_TYPE, _DATA_PAGE, _DICT_PAGE, _DATA_PAGE_V2 = 5, 0, 2, 3
+CODEC_ZSTD, CODEC_LZ4_RAW = 6, 7
+"""Parquet's compression codecs of recordings (pyarrow's "zstd" and "lz4")."""
 
 
-def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int) -> tuple[RowGroupMeta, int]:
+def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int, *,
+                      codec: int = CODEC_LZ4_RAW) -> tuple[RowGroupMeta, int]:
     """The metadata of the row group of ``rows`` rows whose pages start at byte ``start`` of
     ``data`` (columns in order, each a run of pages), and the byte where it ends. ValueError when
     the pages do not add up (a row group cut short)."""
@@ -228,7 +232,7 @@ def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], ro
         if values != rows:
             raise ValueError(f"column {name} has {values} values, not {rows}")
         meta = Struct([[1, _I32, _i(_DOUBLE_TYPE)], [2, _LIST, [_I32, [_i(e) for e in sorted(encodings)]]],
-                       [3, _LIST, [_BINARY, [_bin(name)]]], [4, _I32, _i(_ZSTD)], [5, _I64, _i(values)],
+                       [3, _LIST, [_BINARY, [_bin(name)]]], [4, _I32, _i(codec)], [5, _I64, _i(values)],
                        [6, _I64, _i(size_u)], [7, _I64, _i(size_c)], [9, _I64, _i(first)]])
         chunks.append(Struct([[2, _I64, _i(0)], [3, _STRUCT, meta]]))
         total_u, total_c = total_u + size_u, total_c + size_c

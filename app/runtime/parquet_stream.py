@@ -4,7 +4,7 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 (``OUT.parquet.parts/``)::
 
     part-0001.json    {"columns": [...]}
-    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (zstd)
+    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (LZ4)
     part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
 ``finish`` lets pyarrow write the footer (with the metadata and units as they are at the end)
@@ -31,14 +31,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.parquet_footer import compose, footer_of, rebuild_row_group
+from mjrig.runtime.parquet_footer import CODEC_LZ4_RAW, CODEC_ZSTD, compose, footer_of, rebuild_row_group
 from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of, write_union
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
-_MAGIC = b"RGE1"
+_MAGIC = b"RGE2"
+_CODECS = {b"RGE1": CODEC_ZSTD, b"RGE2": CODEC_LZ4_RAW}
+"""Each index magic's page compression (parts written before recordings used LZ4 say RGE1)."""
 _PART_RE = re.compile(r"^part-(\d{4,})\.json$")
 
 
@@ -46,7 +48,7 @@ def template_footer(columns: tuple[str, ...], metadata: dict[str, str], units: d
     """The footer (Thrift bytes) pyarrow writes for an empty table of the recording's schema:
     its schema, key-value metadata (units included) and writer, for ``compose``."""
     sink = pa.BufferOutputStream()
-    pq.write_table(recording_schema(columns, metadata, units).empty_table(), sink, compression="zstd", **ENCODING)
+    pq.write_table(recording_schema(columns, metadata, units).empty_table(), sink, **ENCODING)
     return footer_of(sink.getvalue().to_pybytes())
 
 
@@ -69,7 +71,7 @@ class RowGroupFile:
         # pyarrow writes the file natively (a Python file object would take the GIL for every
         # write); `_fd` is for its length and syncing, which work through any descriptor.
         self._writer: pq.ParquetWriter | None = pq.ParquetWriter(str(self.stem.with_suffix(".data")), self._schema,
-                                                                 compression="zstd", **ENCODING)
+                                                                 **ENCODING)
         self._fd = os.open(self.stem.with_suffix(".data"), os.O_RDONLY)
 
     def append(self, blocks: list[np.ndarray]) -> int:
@@ -140,17 +142,20 @@ def parts(folder: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
-    """(columns, [(end, rows)] of each row group on disk) of a part: its index read up to the
-    first record a kill cut short or that the data file does not hold."""
+def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]], int]:
+    """(columns, [(end, rows)] of each row group on disk, Parquet compression codec) of a part:
+    its index read up to the first record a kill cut short or that the data file does not hold."""
     columns = tuple(json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))["columns"])
     index = stem.with_suffix(".index").read_bytes()
     size = stem.with_suffix(".data").stat().st_size
     groups, pos, last = [], 0, 4
     step = _RECORD.size + 4
+    codec = _CODECS[_MAGIC]
     while pos + step <= len(index):
         magic, end, rows = _RECORD.unpack_from(index, pos)
-        if magic != _MAGIC or zlib.crc32(index[pos:pos + _RECORD.size]) != int.from_bytes(
+        if not pos:
+            codec = _CODECS.get(magic, codec)
+        if _CODECS.get(magic) != codec or zlib.crc32(index[pos:pos + _RECORD.size]) != int.from_bytes(
                 index[pos + _RECORD.size:pos + step], "little") or not last < end <= size:
             break
         groups.append((end, rows))
@@ -158,13 +163,13 @@ def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
     if pos < len(index):
         warnings.warn(f"{stem.name}: its index is cut short or damaged after {len(groups)} row groups; the rows "
                       "after them are left out", stacklevel=2)
-    return columns, groups
+    return columns, groups, codec
 
 
 def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tuple[Path, tuple[str, ...], int]:
     """A part without its footer made whole: cut after its last row group the index vouches for,
     and the footer written from the row groups' pages. Returns (data file, columns, rows)."""
-    columns, groups = part_groups(stem)
+    columns, groups, codec = part_groups(stem)
     data = stem.with_suffix(".data")
     metas, start = [], 4
     if groups:
@@ -172,7 +177,7 @@ def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tup
             view = memoryview(mm)
             try:
                 for end, rows in groups:
-                    meta, stop = rebuild_row_group(view, start, columns, rows)
+                    meta, stop = rebuild_row_group(view, start, columns, rows, codec=codec)
                     if stop != end:
                         raise ValueError(f"{stem.name}: a row group's pages end at {stop}, not {end}")
                     metas.append(meta)
