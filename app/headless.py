@@ -19,6 +19,8 @@ import numpy as np
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.engine import step_plain
+from mjrig.runtime.native_kernel import kernel
+from mjrig.runtime.native_rows import RowTable
 from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
@@ -76,6 +78,21 @@ def _plain(rm: RuntimeManager) -> bool:
     """Whether the next steps need nothing but MuJoCo (``StepPlan.between_steps`` is empty)."""
     plan = rm.plan
     return plan is not None and not plan.between_steps(pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None)
+
+
+ROWS_IN_BLOCKS_FROM = 20_000
+"""Steps from which a recorded run has its rows written by the compiled callback (it pays for
+compiling it, about a second, after some 20,000 steps of Python sampling)."""
+
+
+def _row_table(rm: RuntimeManager) -> RowTable | None:
+    """A recorder table when the only work between steps is one recording (rows written by
+    MuJoCo's control callback in blocks of steps: ``native_rows``)."""
+    plan = rm.plan
+    if plan is None or len(plan.samplers) != 1 or rm.engine is None or plan.between_steps(
+            pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None) != ("recording",):
+        return None
+    return RowTable.make(plan.samplers[0], rm.engine.model, rm.engine.data)
 
 
 def write_metrics(path: Path, rm: RuntimeManager) -> None:
@@ -211,18 +228,27 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
     checks = bool(rm.requirements)
     mjwarnings.install()  # never MuJoCo's default: it writes MUJOCO_LOG.TXT into the working folder
     done = n_steps
+    rows: RowTable | None = None
+    blocks_of_rows = n_steps >= ROWS_IN_BLOCKS_FROM and rm.signal_manager is not None
+    if blocks_of_rows:
+        kernel()  # compiled (about a second, once) before the first row's clock starts
     with rm:
         i = alone = 0  # steps up to ``alone`` go one by one (a block found a divergence there)
         while i < n_steps:
-            if i >= alone and i and _plain(rm):  # a block of steps in one call into MuJoCo
+            if i >= alone and i:  # a block of steps in one call into MuJoCo, recording in it or not
                 block = min(report_every - i % report_every, n_steps - i)
-                if step_plain(rm.engine, block):  # type: ignore[arg-type]
-                    i += block
+                if i == 1 and blocks_of_rows:  # the rig resolved and prepared by its first step
+                    rows = _row_table(rm)
+                went = (block if step_plain(rm.engine, block) else 0) if _plain(rm) else (  # type: ignore[arg-type]
+                    rows.steps(rm.engine, block, step_plain) if rows is not None else None)
+                if went:
+                    i += went
                     _check_outputs(rm, d.time)
                     if progress is not None and i % report_every == 0 and i < n_steps:
                         progress(setup.duration * i / n_steps)
                     continue
-                alone = i + block  # step by step to the divergence, which raises where it happened
+                if went == 0:
+                    alone = i + block  # step by step to the divergence, which raises where it happened
             rm.step(m, d)
             if i % report_every == 0:
                 _check_outputs(rm, d.time)
@@ -232,6 +258,8 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
             if checks and rm.stop_requested:
                 done, setup.stopped_at = i, d.time
                 break
+        if rows is not None:
+            rows.release()
         if progress is not None:
             progress(setup.duration * done / n_steps)
         rm.finish_requirements()

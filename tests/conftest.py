@@ -13,6 +13,12 @@ if "MJRIG_TEST_CONFIG" not in os.environ or _WORKER:
     import tempfile
     os.environ["MJRIG_TEST_CONFIG"] = tempfile.mkdtemp(prefix=f"mjrig-test-config-{_WORKER or 'main'}-")
 os.environ["XDG_CONFIG_HOME"] = os.environ["MJRIG_TEST_CONFIG"]
+# Compiled code (mjrig's callbacks, numba's cache) is kept in one cache folder of the test session,
+# shared by its workers and the processes they start, never the user's.
+if "MJRIG_TEST_CACHE" not in os.environ:
+    import tempfile
+    os.environ["MJRIG_TEST_CACHE"] = tempfile.mkdtemp(prefix="mjrig-test-cache-")
+os.environ["XDG_CACHE_HOME"] = os.environ["MJRIG_TEST_CACHE"]
 
 from pathlib import Path
 

@@ -255,7 +255,7 @@ class LockStep:
         laws = None
         if eng.table is not None:  # this trial's param values in a table of its own
             laws = eng.table.fork()
-            state["userdata"][-3:] = laws.userdata()
+            state["userdata"][-len(laws.userdata(d.userdata)):] = laws.userdata(d.userdata)
         return _Prepared(trial, tseed, values, fields, state, list(runner.warnings), laws)
 
     def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]]]]:

@@ -14,9 +14,9 @@ from llvmlite import ir
 from numba import cfunc, njit, types
 from numba.extending import intrinsic
 
-from mjrig.runtime.native_kernel import H, NUM
+from mjrig.runtime.native_kernel import MAGIC, NUM, USERDATA_WORDS, H, R
 
-__all__ = ["compile_callback"]
+__all__ = ["CALLBACKS", "evaluate", "locate", "record"]
 
 _INF = math.inf
 _TINY = 1e-9
@@ -195,25 +195,135 @@ def evaluate(m: int, d: int, tab: int) -> None:
         _joints(T, I, dw, q, t)
 
 
-def compile_callback(pool: int, words: int, userdata: int, nuserdata: int, magic: float) -> Any:
-    """The ``mjcb_passive`` cfunc for a pool at address ``pool`` of ``words`` float64 words;
-    ``userdata``/``nuserdata``: word offsets of ``mjData.userdata`` and ``mjModel.nuserdata``."""
+@intrinsic
+def _clock_now(typingctx: Any, fn: Any, clock: Any, ts: Any) -> Any:
+    """Call ``clock_gettime(clock, ts)`` at address ``fn``."""
+    sig = types.void(types.int64, types.int64, types.int64)
 
-    @cfunc(types.void(types.int64, types.int64), cache=False)
-    def passive(m: int, d: int) -> None:
-        n = _i64(m)[nuserdata]
-        if n < 3:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), ir.IntType(8).as_pointer()])
+        fp = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(fp, [builder.trunc(args[1], ir.IntType(32)), builder.inttoptr(args[2], ir.IntType(8).as_pointer())])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@intrinsic
+def _i32(typingctx: Any, addr: Any) -> Any:
+    """An int64 address as an int32 pointer."""
+    sig = types.CPointer(types.int32)(types.int64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+    return sig, codegen
+
+
+(_R_ARMED, _R_MODE, _R_DEC, _R_COUNT, _R_INV, _R_NEXT, _R_CON, _R_CLOCK, _R_BASE, _R_OFFS, _R_WIDTH, _R_ROWS,
+ _R_STRIDE, _R_ROW, _R_WALL0, _R_TIME, _R_NCON, _R_CPTR, _R_CSIZE, _R_FN, _R_CID, _R_TS) = (
+    R[k] for k in ("armed", "mode", "decimation", "count", "inv_rate", "next", "contacts", "clock", "base",
+                   "offsets", "width", "rows", "stride", "row", "wall0", "time", "ncon", "contact", "contact_size",
+                   "clock_fn", "clock_id", "timespec"))
+
+
+@njit(cache=True)
+def record(d: int, tab: int) -> None:
+    """One telemetry row of MjData ``d`` into the recorder table at ``tab`` when one is due, as
+    ``SignalManager.sample`` gathers it (only while the table is armed: steps stepped in a block)."""
+    Ri, F = _i64(tab), _f64(tab)
+    if Ri[_R_ARMED] <= 0:
+        return
+    Ri[_R_ARMED] -= 1
+    t = _f64(d)[Ri[_R_TIME]]
+    if Ri[_R_MODE] == 1:  # a rate: SignalManager.due's schedule
+        inv, nxt = F[_R_INV], F[_R_NEXT]
+        if t + inv < nxt - inv:
+            nxt = -_INF
+        if not t + 1e-12 >= nxt:
             return
-        ud = _f64(_i64(d)[userdata])
-        if ud[n - 3] != magic:
+        if nxt == -_INF:
+            nxt = t
+        F[_R_NEXT] = nxt + inv
+    else:
+        Ri[_R_COUNT] += 1
+        if Ri[_R_COUNT] % Ri[_R_DEC] != 0:
             return
-        off = ud[n - 2]
-        if not (off >= 0.0 and off < words - 64):
-            return
-        tab = pool + 8 * int(off)
-        head = _i64(tab)
-        if float(head[0]) != ud[n - 1] or head[0] == 0 or int(off) + head[1] > words:
-            return
+    if Ri[_R_CON]:  # contact_values: the count and the deepest penetration
+        c = _f64(Ri[_R_CON])
+        n = _i32(d)[Ri[_R_NCON]]
+        c[0] = float(n)
+        c[1] = 0.0
+        if n:
+            first = _i64(d)[Ri[_R_CPTR]]
+            low = _f64(first)[0]
+            for i in range(1, n):
+                v = _f64(first + i * Ri[_R_CSIZE])[0]
+                if v < low:
+                    low = v
+            deep = -low
+            c[1] = deep if deep > 0.0 else 0.0
+    clock = _f64(Ri[_R_CLOCK])
+    clock[0] = t
+    _clock_now(Ri[_R_FN], Ri[_R_CID], tab + 8 * _R_TS)
+    clock[1] = (float(Ri[_R_TS]) + float(Ri[_R_TS + 1]) * 1e-9) - F[_R_WALL0]
+    row = _f64(Ri[_R_ROWS] + 8 * Ri[_R_ROW] * Ri[_R_STRIDE])
+    base, offsets = _f64(Ri[_R_BASE]), _i64(Ri[_R_OFFS])
+    for k in range(Ri[_R_WIDTH]):
+        row[k] = base[offsets[k]]
+    Ri[_R_ROW] += 1
+
+
+@njit(cache=True)
+def locate(m: int, d: int, ud_at: int, nud_at: int, nnum_at: int, num_at: int, which: int) -> int:
+    """The address of the table simulation ``d`` names (``which``: 2 the laws', 4 the recorder's),
+    or 0 when it names none (another model, a reset, a freed table). ``*_at``: word offsets of
+    ``mjData.userdata`` and of ``mjModel.nuserdata``, ``nnumericdata`` and ``numeric_data``.
+
+    The last six userdata words are MAGIC, where the rig's numeric ``__mjrig_userdata`` starts in
+    ``numeric_data`` (its words: the slot, the pool's address, the pool's words: written by this
+    process, so a state restored from elsewhere never names memory it does not own), then each
+    table's offset and generation."""
+    n = _i64(m)[nud_at]
+    if n < USERDATA_WORDS:
+        return 0
+    ud = _f64(_i64(d)[ud_at])
+    base = n - USERDATA_WORDS
+    if ud[base] != MAGIC:
+        return 0
+    adr = ud[base + 1]
+    if not (adr >= 0.0 and adr + 2.0 < float(_i64(m)[nnum_at])):
+        return 0
+    numeric = _f64(_i64(m)[num_at])
+    a = int(adr)
+    if numeric[a] != float(base) or numeric[a + 1] == 0.0:
+        return 0
+    pool, words = int(numeric[a + 1]), numeric[a + 2]
+    off = ud[base + which]
+    if not (off >= 0.0 and off < words - 64.0):
+        return 0
+    tab = pool + 8 * int(off)
+    head = _i64(tab)
+    if head[0] == 0 or float(head[0]) != ud[base + which + 1] or off + float(head[1]) > words:
+        return 0
+    return tab
+
+
+CALLBACKS = """\"\"\"mjrig's compiled MuJoCo callbacks for one MuJoCo build (generated: native_kernel).\"\"\"
+from numba import cfunc, types
+from mjrig.runtime.native_code import evaluate, locate, record
+
+
+@cfunc(types.void(types.int64, types.int64), cache=True)
+def passive(m, d):
+    tab = locate(m, d, {userdata}, {nuserdata}, {nnumericdata}, {numeric_data}, 2)
+    if tab:
         evaluate(m, d, tab)
 
-    return passive
+
+@cfunc(types.void(types.int64, types.int64), cache=True)
+def control(m, d):
+    tab = locate(m, d, {userdata}, {nuserdata}, {nnumericdata}, {numeric_data}, 4)
+    if tab:
+        record(d, tab)
+"""
+"""The callbacks' module, written once per MuJoCo build with its struct offsets as numbers (so
+numba's cache keeps them compiled from one process to the next)."""

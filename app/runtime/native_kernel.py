@@ -7,8 +7,9 @@ Python: in ``mj_step(nstep=...)`` blocks and in ``mujoco.batch`` rollouts on eve
 
 Which laws it evaluates, and with which numbers, is data: a *table* of float64 words (layout
 below, filled by ``native_table``) in one pool allocated once per process. Each simulation
-names its table in its own ``MjData.userdata``: the last three words are ``MAGIC``, the
-table's offset in the pool (words) and the table's generation. A simulation without them
+names its table in its own ``MjData.userdata``: the last five words are ``MAGIC``, the laws'
+table's offset in the pool (words) and generation, and the same of a recorder table (the
+``mjcb_control`` callback writes telemetry rows while a block of steps runs: ``native_rows``). A simulation without them
 (any other model, or a reset one) gets no call's work; a generation that no longer matches
 (the table was freed or reused) gets none either, so a stale state restored into a
 ``MjData`` never reads a stale table. The callback overwrites ``qfrc_applied`` with the
@@ -20,7 +21,13 @@ arrays' addresses (``fields``), never hard-coded, so another MuJoCo build gets i
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import importlib.util
+import json
 import math
+import os
+import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,10 +35,14 @@ from typing import Any
 import mujoco
 import numpy as np
 
-__all__ = ["MAGIC", "POOL_WORDS", "kernel", "H", "NUM", "SPRING", "WRENCH", "JOINT", "HEADER"]
+__all__ = ["MAGIC", "USERDATA", "USERDATA_WORDS", "POOL_WORDS", "kernel", "cache_folder", "H", "R", "RECORDER", "NUM",
+           "SPRING", "WRENCH", "JOINT", "HEADER"]
 
 MAGIC = 7.0710678118654752e-297
-"""The word before a table's offset in ``userdata`` (an improbable value for a model's own)."""
+"""The first of the rig's userdata words (an improbable value for a model's own)."""
+USERDATA_WORDS = 6
+"""The rig's userdata words at the end of ``MjData.userdata``: MAGIC, where its numeric starts,
+the laws' table (offset, generation), the recorder's (offset, generation)."""
 POOL_WORDS = 1 << 21
 """float64 words in the table pool (16 MiB of address space, touched only where used)."""
 
@@ -41,6 +52,14 @@ H = dict(gen=0, size=1, ns=2, nw=3, nj=4, springs=5, wrenches=6, joints=7, coef=
          jout=11, applyft=12, nv=13, scratch=14, time=15, qvel=16, qfrc=17, tlen=18, tvel=19, tj=20,
          xpos=21, xmat=22)
 HEADER = 24
+R = dict(gen=0, size=1, armed=2, mode=3, decimation=4, count=5, inv_rate=6, next=7, contacts=8, clock=9, base=10,
+         offsets=11, width=12, rows=13, stride=14, row=15, wall0=16, time=17, ncon=18, contact=19, contact_size=20,
+         clock_fn=21, clock_id=22, timespec=23)
+"""Words of a recorder table (``native_rows``): its generation and size, the steps it may still
+record (armed), the schedule (decimation or rate, as ``SignalManager.due``), where a row's values
+are (the gather's base address and offsets, the contacts' and clock's arrays), the block it writes
+(rows, stride, next row), the wall clock (``clock_gettime``) and MjData's offsets."""
+RECORDER = 26
 NUM = 6
 """Words of one number: kind (0 constant, 1 step, 2 ramp, 3 sine, 4 table) and its data."""
 SPRING = 7 + 5 * NUM
@@ -53,15 +72,20 @@ JOINT = 4 + 5 * NUM
 """Words of a joint load: dof, kind (0 torque, 1 friction), output index, breakaway given,
 then magnitude (torque) or coulomb, breakaway, Stribeck velocity, viscous, Coulomb velocity."""
 _TINY = 1e-9
+USERDATA = "__mjrig_userdata"
+"""The rig's numeric element (``rigmodel.compile_rig``): the first of its userdata words, the
+pool's address and size (written by ``name_pool``)."""
 
 _lock = threading.Lock()
 _kernel: Any = None
 
 
 def kernel() -> Any:
-    """The compiled callback (``.address``, ``.pool``, ``.fields``, ``.install()``), compiled on
-    first use (about a second); None where numba is missing."""
+    """The compiled callbacks (``.pool``, ``.fields``, ``.install()``, ``.install_recorder()``),
+    compiled on first use (about a second); None where numba is missing or ``MJRIG_COMPILED=0``."""
     global _kernel
+    if os.environ.get("MJRIG_COMPILED", "1") == "0":  # the Python path, everywhere
+        return None
     with _lock:
         if _kernel is None:
             try:
@@ -101,7 +125,7 @@ def _field_offsets() -> dict[str, int]:
             f"<mujoco><worldbody>{bodies}<site name='w' pos='1 1 1'/><body mocap='true'/></worldbody>"
             "<tendon><spatial><site site='s0'/><site site='w'/></spatial></tendon>"
             "<equality><joint joint1='j0' joint2='j1'/></equality><actuator><motor joint='j0'/></actuator>"
-            f"<size nuserdata='{nud}'/></mujoco>")
+            f"<custom><numeric name='n' size='{nud // 7}'/></custom><size nuserdata='{nud}'/></mujoco>")
         d = mujoco.MjData(m)
         d.time = 1234.5678125 + nud
         m_address, d_address = _struct_addresses(m, d)
@@ -113,9 +137,35 @@ def _field_offsets() -> dict[str, int]:
         hits = set(np.flatnonzero(dbl == d.time).tolist())
         found["time"] = found.get("time", hits) & hits
         mw = np.ctypeslib.as_array((ctypes.c_int64 * 4000).from_address(m_address))
-        hits = set(np.flatnonzero(mw == nud).tolist())
-        found["nuserdata"] = found.get("nuserdata", hits) & hits
-    out = {}
+        for name, value in (("nuserdata", nud), ("nnumericdata", m.nnumericdata),
+                            ("numeric_data", m.numeric_data.ctypes.data)):
+            hits = set(np.flatnonzero(mw == value).tolist())
+            found[name] = found.get(name, hits) & hits
+    for k in (26, 34):  # contacts: k spheres sunk into the floor, two to a body (no count of bodies is k)
+        balls = "".join(f"<body pos='{i} 0 0.09'><freejoint/><geom size='.1'/><geom pos='0 .3 0' size='.1'/></body>"
+                        for i in range(k // 2))
+        m = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody><geom type='plane' size='50 50 .1'/>{balls}"
+                                           "</worldbody></mujoco>")
+        d = mujoco.MjData(m)
+        mujoco.mj_forward(m, d)
+        d.qpos[2] += 1.0  # the first body lifted: two contacts fewer than the most seen
+        mujoco.mj_forward(m, d)
+        k -= 2
+        if d.ncon != k:
+            raise ImportError("cannot place mjData.ncon in this MuJoCo build")
+        m_address, d_address = _struct_addresses(m, d)
+        words = np.ctypeslib.as_array((ctypes.c_uint64 * 60000).from_address(d_address))
+        ints = words.view(np.int32)
+        for name, hits in (("ncon", np.flatnonzero(ints == k)), ("contact", np.flatnonzero(words == d.contact.dist.ctypes.data))):
+            found[name] = found.get(name, set(hits.tolist())) & set(hits.tolist())
+        found["contact_size"] = {int(d.contact.dist.strides[0])}
+    out = {"contact_size": found.pop("contact_size").pop()}
+    if len(found["ncon"]) != 1:
+        raise ImportError("cannot place mjData.ncon in this MuJoCo build")
+    contact = sorted(found.pop("contact"))
+    if not contact:
+        raise ImportError("cannot place mjData.contact in this MuJoCo build")
+    out["contact"] = contact[-1]  # contacts start the arena: ``arena``, declared before, points there too
     for name, hits in found.items():
         # An empty array has the address of the next array allocated: the field is the last of
         # a run of neighbouring hits.
@@ -126,18 +176,78 @@ def _field_offsets() -> dict[str, int]:
     return out
 
 
+def cache_folder() -> Path:
+    """Where compiled code is kept between runs: ``$XDG_CACHE_HOME/mjrig`` (``~/.cache/mjrig``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mjrig"
+
+
+def _library() -> Path:
+    return next(Path(mujoco.__file__).parent.glob("libmujoco.so*"), Path("libmujoco.so"))
+
+
+def _cached_offsets(folder: Path) -> dict[str, int]:
+    """``_field_offsets`` of this MuJoCo build, kept in ``folder`` (probing costs 0.2 s)."""
+    lib = _library()
+    stat = lib.stat() if lib.is_file() else None
+    key = f"{mujoco.__version__}-{stat.st_size if stat else 0}-{int(stat.st_mtime) if stat else 0}"
+    path = folder / f"offsets-{key}.json"
+    try:
+        return {k: int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError):
+        pass
+    found = _field_offsets()
+    _write_atomic(path, json.dumps(found))
+    return found
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: compiled again next time
+        pass
+
+
+def _callbacks(folder: Path, fields: dict[str, int]) -> Any:
+    """The module of the two cfuncs for these offsets, written into ``folder`` and imported (its
+    name carries a digest of the offsets and of the code it calls, so nothing stale is reused)."""
+    from mjrig.runtime import native_code  # imports numba (ImportError without it)
+
+    here = Path(__file__).parent
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode() + (here / "native_code.py").read_bytes()
+                            + Path(__file__).read_bytes() + mujoco.__version__.encode()).hexdigest()[:16]
+    path = folder / f"callbacks_{digest}.py"
+    source = native_code.CALLBACKS.format(**fields)
+    if not path.is_file() or path.read_text(encoding="utf-8") != source:
+        _write_atomic(path, source)
+    if not path.is_file():
+        path = Path(tempfile.mkdtemp(prefix="mjrig-callbacks-")) / path.name
+        path.write_text(source, encoding="utf-8")
+    name = f"mjrig_callbacks_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module  # numba's cache finds a function's module by its name
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 class _Kernel:
     def __init__(self) -> None:
-        from mjrig.runtime import native_code  # imports numba (ImportError without it)
-
-        self.fields = _field_offsets()
+        folder = cache_folder() / "compiled"
+        os.environ.setdefault("NUMBA_CACHE_DIR", str(folder / "numba"))  # read when numba is imported
+        self.fields = _cached_offsets(folder)
+        module = _callbacks(folder, self.fields)
+        self.callback, self.recorder = module.passive, module.control
         self.pool = np.zeros(POOL_WORDS)
-        lib = ctypes.CDLL(str(next(Path(mujoco.__file__).parent.glob("libmujoco.so*"), "libmujoco.so")))
+        lib = ctypes.CDLL(str(_library()))
         self.applyft = int(ctypes.cast(lib.mj_applyFT, ctypes.c_void_p).value or 0)
-        self.callback = native_code.compile_callback(self.pool.ctypes.data, POOL_WORDS, self.fields["userdata"],
-                                                     self.fields["nuserdata"], MAGIC)
         self.address = int(self.callback.address)
         self._pointer = ctypes.cast(self.address, _PASSIVE)
+        self._control = ctypes.cast(int(self.recorder.address), _PASSIVE)
+        libc = ctypes.CDLL(None)
+        self.clock_gettime = int(ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0)
         self.free: list[tuple[int, int]] = [(0, POOL_WORDS)]
         self.generation = 0
 
@@ -146,9 +256,25 @@ class _Kernel:
         if mujoco.get_mjcb_passive() is None or not self.installed():
             mujoco.set_mjcb_passive(self._pointer)
 
+    def install_recorder(self) -> None:
+        """Make the row callback MuJoCo's ``mjcb_control`` (process-wide; it records only into a
+        recorder table a simulation names and that is armed)."""
+        current = mujoco.get_mjcb_control()
+        if current is None or ctypes.cast(current, ctypes.c_void_p).value != int(self.recorder.address):
+            mujoco.set_mjcb_control(self._control)
+
     def installed(self) -> bool:
         current = mujoco.get_mjcb_passive()
         return current is not None and ctypes.cast(current, ctypes.c_void_p).value == self.address
+
+    def name_pool(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Write the pool's address and size into the rig's numeric of ``model`` and where it is
+        into ``data``'s userdata (with MAGIC): what the callbacks check before reading a table."""
+        i = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_NUMERIC, USERDATA)
+        adr = int(model.numeric_adr[i])
+        model.numeric_data[adr + 1], model.numeric_data[adr + 2] = float(self.pool.ctypes.data), float(POOL_WORDS)
+        ud = data.userdata
+        ud[-USERDATA_WORDS], ud[1 - USERDATA_WORDS] = MAGIC, float(adr)
 
     def allocate(self, words: int) -> tuple[int, int] | None:
         """(offset, generation) of a fresh table of ``words`` in the pool, or None when full."""

@@ -17,7 +17,6 @@ Threading: belongs to the stepping thread, as its engine.
 """
 from __future__ import annotations
 
-import os
 import weakref
 from typing import Any
 
@@ -25,20 +24,16 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
-from mjrig.runtime.native_kernel import H, HEADER, JOINT, MAGIC, NUM, SPRING, WRENCH, encode, kernel
-from mjrig.runtime.rigmodel import RIG_PREFIX
+from mjrig.runtime.native_kernel import (H, HEADER, JOINT, MAGIC, NUM, SPRING, USERDATA, USERDATA_WORDS, WRENCH, encode,
+                                         kernel)
 
-__all__ = ["LawTable", "USERDATA", "USERDATA_WORDS", "userdata_slot"]
-
-USERDATA = RIG_PREFIX + "userdata"
-"""The numeric element a rig-compiled model names its last ``USERDATA_WORDS`` userdata with."""
-USERDATA_WORDS = 3
+__all__ = ["LawTable", "userdata_slot"]
 _SLACK = 256
 """Words kept free for table profiles that grow after the table is made."""
 
 
 def userdata_slot(model: mujoco.MjModel) -> int | None:
-    """Where the callback's three userdata words start, in a model ``compile_rig`` compiled."""
+    """Where the callbacks' userdata words start, in a model ``compile_rig`` compiled."""
     i = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_NUMERIC, USERDATA)
     if i < 0 or model.nuserdata < USERDATA_WORDS:
         return None
@@ -56,8 +51,8 @@ class LawTable:
     @classmethod
     def make(cls, engine: Any) -> "LawTable | None":
         """A table covering ``engine``'s laws, or None when any of them must stay in Python (or
-        numba is missing, ``MJRIG_COMPILED_LAWS=0``, or the model has no userdata for it)."""
-        if os.environ.get("MJRIG_COMPILED_LAWS", "1") == "0" or userdata_slot(engine.model) is None:
+        numba is missing, ``MJRIG_COMPILED=0``, or the model has no userdata for it)."""
+        if userdata_slot(engine.model) is None:
             return None
         bank, wrenches = engine.bank, engine.wrenches
         joints = [ld for ld in engine.slow if type(ld) in (JointTorque, JointFriction) and not getattr(ld, "uses_pin", False)]
@@ -204,15 +199,19 @@ class LawTable:
 
     def stamp(self, d: mujoco.MjData | None = None) -> None:
         """Name this table in ``d``'s userdata (default: the engine's data)."""
-        ud = (self.data if d is None else d).userdata
-        ud[-3], ud[-2], ud[-1] = MAGIC, float(self.offset), float(self.generation)
+        d = self.data if d is None else d
+        self.k.name_pool(self.model, d)
+        d.userdata[-4], d.userdata[-3] = float(self.offset), float(self.generation)
 
     def stamped(self) -> bool:
         """Whether the engine's data names this table (a reset clears userdata)."""
-        return float(self.data.userdata[-1]) == self.generation
+        ud = self.data.userdata
+        return float(ud[-3]) == self.generation and float(ud[-USERDATA_WORDS]) == MAGIC
 
     def fork(self) -> "Fork":
-        """A copy of the table as packed now, for another simulation of the same model."""
+        """A copy of the table as packed now, for another simulation of the same model (the pool
+        named in the model, see ``Fork.userdata``)."""
+        self.k.name_pool(self.model, self.data)
         return Fork(self)
 
     def release(self) -> None:
@@ -240,9 +239,12 @@ class Fork:
         dst[1:] = table.T[1:]
         self._finalizer = weakref.finalize(self, k.release, self.offset, table.words)
 
-    def userdata(self) -> tuple[float, float, float]:
-        """The three userdata words naming this copy."""
-        return MAGIC, float(self.offset), float(self.generation)
+    def userdata(self, base: np.ndarray) -> np.ndarray:
+        """The rig's userdata words of ``base`` (a simulation's, naming the pool) naming this
+        copy as its laws' table, and no recorder table."""
+        words = np.array(base[-USERDATA_WORDS:], dtype=float)
+        words[2:] = float(self.offset), float(self.generation), 0.0, 0.0
+        return words
 
     def release(self) -> None:
         self._finalizer()

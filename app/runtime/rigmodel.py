@@ -96,10 +96,10 @@ def compile_rig(spec: mujoco.MjSpec, loads: list[Load], *,
         tendon.wrap_site(a)
         tendon.wrap_site(b)
         tendons.append((load.name, tname))
-    # Three userdata words for the compiled load laws' table (see ``native_kernel``), named
-    # by a numeric element so that a model's own userdata is never taken for them.
-    spec.add_numeric(name=f"{RIG_PREFIX}userdata", data=[float(spec.nuserdata)])
-    spec.nuserdata += 3
+    # Six userdata words for the compiled callbacks' tables (see ``native_kernel``), named by a
+    # numeric element (where they start, then the table pool's address and size).
+    spec.add_numeric(name=f"{RIG_PREFIX}userdata", data=[float(spec.nuserdata), 0.0, 0.0])
+    spec.nuserdata += 6
     try:
         model = spec.compile()
     except Exception as exc:

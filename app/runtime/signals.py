@@ -19,9 +19,9 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.native_rows import BlockRows
 from mjrig.runtime.row_gather import RowGather
-from mjrig.runtime.signal_sources import (CONTACT_COLUMNS, MODEL_GROUPS, Derived, contact_values, entity_name,
-                                          model_sources)
+from mjrig.runtime.signal_sources import CONTACT_COLUMNS, MODEL_GROUPS, Derived, contact_values, entity_name, model_sources
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
 
@@ -85,7 +85,7 @@ def _place(arrays: Sequence[np.ndarray], raw: list[np.ndarray], placed: list[tup
     return out
 
 
-class SignalManager:
+class SignalManager(BlockRows):
     """Records telemetry rows and streams them to ``export_path`` (Parquet), crash-safe.
 
     ``record_decimation`` records every n-th step; ``rate`` (samples per simulated second)
