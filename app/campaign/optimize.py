@@ -127,7 +127,7 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
                 asked += [study.ask() for _ in range(room - len(asked))]
                 tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
                           trial_seed(seed, t.number)) for t in asked]
-                for t, row in zip(asked, _run(job, tasks, runner, pool, ray)):
+                for t, row in zip(asked, _run(job, tasks, runner, pool, ray, again=ran > 0)):
                     objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
                     feasible = row["status"] == "pass" and objective is not None
                     row["objective"], row["feasible"] = (objective if feasible else None), feasible
@@ -214,11 +214,12 @@ def _best(rows: list[dict[str, Any]], maximize: bool) -> dict[str, Any] | None:
     return min(good, key=lambda r: (r["objective"], r["trial"]))
 
 
-def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | None) -> list[dict[str, Any]]:
-    if ray is not None:
+def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | None, *,
+         again: bool = False) -> list[dict[str, Any]]:
+    if ray is not None:  # ``again``: this command's trials ran on that cluster before
         from mjrig.campaign.ray_cluster import run_on_ray
         rows: dict[int, dict[str, Any]] = {}
-        run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray)
+        run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray, again=again)
         return [rows[t[0]] for t in tasks]
     if pool is None:
         return [runner.run(t) for t in tasks]

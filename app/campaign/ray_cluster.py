@@ -90,11 +90,24 @@ class HeadWatch(threading.Thread):
         self._stop_event.set()
 
 
-def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str) -> None:
+def _lost(address: str) -> ClusterLost:
+    return ClusterLost(f"--ray {address}: the Ray head stopped answering; every finished trial is kept: start the "
+                       "cluster again and run the same command to go on")
+
+
+def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str,
+               again: bool = False) -> None:
     """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
     gets each row as it finishes. Disconnects at the end. OutputError (one line) when the head
-    stops answering: the rows kept so far stay, the command run again resumes."""
-    ray = connect(address)
+    stops answering: the rows kept so far stay, the command run again resumes. ``again``: the
+    same command ran trials there before (a study's next batch), so a head that no longer
+    answers was lost, not mistyped."""
+    try:
+        ray = connect(address)
+    except ConfigError:
+        if not again:
+            raise
+        raise _lost(address) from None
     watch = HeadWatch(ray.get_runtime_context().gcs_address)
     watch.start()
     try:
@@ -109,8 +122,7 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
             finished, pending = ray.wait(pending, num_returns=1, timeout=PROBE_S)
             if watch.lost:
                 atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
-                raise ClusterLost(f"--ray {address}: the Ray head stopped answering; every finished trial is "
-                                  "kept: start the cluster again and run the same command to go on")
+                raise _lost(address)
             for ref in finished:
                 try:
                     keep(ray.get(ref))
