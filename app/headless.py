@@ -239,8 +239,10 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
                 block = min(report_every - i % report_every, n_steps - i)
                 if i == 1 and blocks_of_rows:  # the rig resolved and prepared by its first step
                     rows = _row_table(rm)
-                went = (block if step_plain(rm.engine, block) else 0) if _plain(rm) else (  # type: ignore[arg-type]
-                    rows.steps(rm.engine, block, step_plain) if rows is not None else None)
+                if _plain(rm):
+                    went: int | None = block if step_plain(rm.engine, block) else 0  # type: ignore[arg-type]
+                else:  # the recording's rows written by the control callback, or None: Python
+                    went = rows.steps(rm.engine, block) if rows is not None else None
                 if went:
                     i += went
                     _check_outputs(rm, d.time)

@@ -255,7 +255,8 @@ class LockStep:
         laws = None
         if eng.table is not None:  # this trial's param values in a table of its own
             laws = eng.table.fork()
-            state["userdata"][-len(laws.userdata(d.userdata)):] = laws.userdata(d.userdata)
+            words = laws.userdata(d.userdata)
+            state["userdata"][-len(words):] = words
         return _Prepared(trial, tseed, values, fields, state, list(runner.warnings), laws)
 
     def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]]]]:

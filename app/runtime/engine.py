@@ -80,15 +80,8 @@ class LoadEngine:
                 p.subscribe(self.invalidate)
         # The compiled laws (``native_table``): MuJoCo evaluates every load in its passive-force
         # callback, without Python; None keeps the Python path (a user callable, a pin friction).
-        self.table: LawTable | None = None
-        if compiled and self.loads:
-            if self.bank is not None:
-                self.bank.refresh(model, data.time)
-            if self.wrenches is not None:
-                self.wrenches.refresh(data.time)
-            self.table = LawTable.make(self)
-            if self.table is not None:
-                self.table.k.install()
+        # Packed at the first ``prepare`` (the engine starts dirty).
+        self.table: LawTable | None = LawTable.make(self) if compiled and self.loads else None
 
     def invalidate(self, *_: object) -> None:
         """Re-read the loads' numbers before the next step (a load, param or r0 changed)."""
@@ -132,7 +125,7 @@ class LoadEngine:
         if self.wrenches is not None:
             self.wrenches.refresh(t)
         if self.table is not None:
-            if self.table.pack(t):
+            if self.table.pack():
                 self._varying = False  # profiles are evaluated in the callback
                 self.table.stamp()
             else:  # a law can no longer be compiled (a callable was set): back to Python

@@ -14,36 +14,32 @@ from llvmlite import ir
 from numba import cfunc, njit, types
 from numba.extending import intrinsic
 
-from mjrig.runtime.native_kernel import MAGIC, NUM, USERDATA_WORDS, H, R
+from mjrig.runtime.native_kernel import JOINT, MAGIC, NUM, SPRING, USERDATA_WORDS, WRENCH, H, R
 
 __all__ = ["CALLBACKS", "evaluate", "locate", "record"]
 
 _INF = math.inf
 _TINY = 1e-9
-(_GEN, _NS, _NW, _NJ, _SPR, _WRE, _JOI, _COEF, _NB, _WOUT, _JOUT, _FT, _NV, _SCR, _TIME, _QVEL, _QFRC,
- _TLEN, _TVEL, _TJ, _XPOS, _XMAT) = (H[k] for k in ("gen", "ns", "nw", "nj", "springs", "wrenches", "joints",
+(_NS, _NW, _NJ, _SPR, _WRE, _JOI, _COEF, _NB, _WOUT, _JOUT, _FT, _NV, _SCR, _TIME, _QVEL, _QFRC,
+ _TLEN, _TVEL, _TJ, _XPOS, _XMAT) = (H[k] for k in ("ns", "nw", "nj", "springs", "wrenches", "joints",
                                                    "coef", "nb", "wout", "jout", "applyft", "nv", "scratch",
                                                    "time", "qvel", "qfrc", "tlen", "tvel", "tj", "xpos", "xmat"))
 
 
-@intrinsic
-def _f64(typingctx: Any, addr: Any) -> Any:
-    """An int64 address as a float64 pointer."""
-    sig = types.CPointer(types.float64)(types.int64)
+def _pointer(kind: Any) -> Any:
+    """An intrinsic turning an int64 address into a pointer to ``kind``."""
 
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-    return sig, codegen
+    @intrinsic
+    def cast(typingctx: Any, addr: Any) -> Any:
+        sig = types.CPointer(kind)(types.int64)
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+        return sig, codegen
+    return cast
 
 
-@intrinsic
-def _i64(typingctx: Any, addr: Any) -> Any:
-    """An int64 address as an int64 pointer."""
-    sig = types.CPointer(types.int64)(types.int64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-    return sig, codegen
+_f64, _i64, _i32 = _pointer(types.float64), _pointer(types.int64), _pointer(types.int32)
 
 
 @intrinsic
@@ -120,7 +116,7 @@ def _springs(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
         adr, nnz, cols = I[o + 4], I[o + 5], I[o + 6]
         for j in range(nnz):
             q[I[cols + j]] += out * tj[adr + j]
-        o += 7 + 5 * NUM
+        o += SPRING
 
 
 @njit(cache=True)
@@ -141,13 +137,13 @@ def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> No
                 sign = -1.0
             if b >= 0:
                 for j in range(6):
-                    T[s + j] = sign * T[out + j] if pass_ else T[out + j]
+                    T[s + j] = sign * T[out + j]
                 for i in range(3):
                     r = 9 * b + 3 * i
                     T[s + 6 + i] = xmat[r] * T[off] + xmat[r + 1] * T[off + 1] + xmat[r + 2] * T[off + 2]
                     T[s + 6 + i] += xpos[3 * b + i]
                 _apply_ft(fn, m, d, tab + 8 * s, tab + 8 * (s + 3), tab + 8 * (s + 6), b, qfrc)
-            o += 10 + 6 * NUM
+            o += WRENCH
 
 
 @njit(cache=True)
@@ -176,7 +172,7 @@ def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
             f = -(level * math.tanh(v / cv) + visc * v)
         T[j0 + I[o + 2]] = f
         q[dof] += f
-        o += 4 + 5 * NUM
+        o += JOINT
 
 
 @njit(cache=True)
@@ -205,16 +201,6 @@ def _clock_now(typingctx: Any, fn: Any, clock: Any, ts: Any) -> Any:
         fp = builder.inttoptr(args[0], fnty.as_pointer())
         builder.call(fp, [builder.trunc(args[1], ir.IntType(32)), builder.inttoptr(args[2], ir.IntType(8).as_pointer())])
         return context.get_dummy_value()
-    return sig, codegen
-
-
-@intrinsic
-def _i32(typingctx: Any, addr: Any) -> Any:
-    """An int64 address as an int32 pointer."""
-    sig = types.CPointer(types.int32)(types.int64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
     return sig, codegen
 
 

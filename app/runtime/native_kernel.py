@@ -7,16 +7,17 @@ Python: in ``mj_step(nstep=...)`` blocks and in ``mujoco.batch`` rollouts on eve
 
 Which laws it evaluates, and with which numbers, is data: a *table* of float64 words (layout
 below, filled by ``native_table``) in one pool allocated once per process. Each simulation
-names its table in its own ``MjData.userdata``: the last five words are ``MAGIC``, the laws'
-table's offset in the pool (words) and generation, and the same of a recorder table (the
-``mjcb_control`` callback writes telemetry rows while a block of steps runs: ``native_rows``). A simulation without them
+names its tables in the last ``USERDATA_WORDS`` words of its ``MjData.userdata``: ``MAGIC``,
+where the rig's numeric (the pool's address and size) starts, the laws' table's offset in the
+pool (words) and generation, and the same of a recorder table (the ``mjcb_control`` callback
+writes telemetry rows while a block of steps runs: ``native_rows``). A simulation without them
 (any other model, or a reset one) gets no call's work; a generation that no longer matches
 (the table was freed or reused) gets none either, so a stale state restored into a
 ``MjData`` never reads a stale table. The callback overwrites ``qfrc_applied`` with the
 table's loads: what mjrig's Python path writes there.
 
-Struct offsets of ``mjData``/``mjModel`` fields are found at first use by matching the
-arrays' addresses (``fields``), never hard-coded, so another MuJoCo build gets its own.
+Struct offsets of ``mjData``/``mjModel`` fields are found once per MuJoCo build by matching
+the arrays' addresses (``fields``), never hard-coded, and kept in the cache folder.
 """
 from __future__ import annotations
 
@@ -71,7 +72,6 @@ row, then fx fy fz tx ty tz."""
 JOINT = 4 + 5 * NUM
 """Words of a joint load: dof, kind (0 torque, 1 friction), output index, breakaway given,
 then magnitude (torque) or coulomb, breakaway, Stribeck velocity, viscous, Coulomb velocity."""
-_TINY = 1e-9
 USERDATA = "__mjrig_userdata"
 """The rig's numeric element (``rigmodel.compile_rig``): the first of its userdata words, the
 pool's address and size (written by ``name_pool``)."""
@@ -176,6 +176,13 @@ def _field_offsets() -> dict[str, int]:
     return out
 
 
+def _install(get: Any, set_: Any, pointer: Any) -> None:
+    """Set MuJoCo's callback (``get``/``set_``) to ``pointer`` unless it is that already."""
+    current = get()
+    if current is None or ctypes.cast(current, ctypes.c_void_p).value != ctypes.cast(pointer, ctypes.c_void_p).value:
+        set_(pointer)
+
+
 def cache_folder() -> Path:
     """Where compiled code is kept between runs: ``$XDG_CACHE_HOME/mjrig`` (``~/.cache/mjrig``)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mjrig"
@@ -243,8 +250,7 @@ class _Kernel:
         self.pool = np.zeros(POOL_WORDS)
         lib = ctypes.CDLL(str(_library()))
         self.applyft = int(ctypes.cast(lib.mj_applyFT, ctypes.c_void_p).value or 0)
-        self.address = int(self.callback.address)
-        self._pointer = ctypes.cast(self.address, _PASSIVE)
+        self._pointer = ctypes.cast(int(self.callback.address), _PASSIVE)
         self._control = ctypes.cast(int(self.recorder.address), _PASSIVE)
         libc = ctypes.CDLL(None)
         self.clock_gettime = int(ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0)
@@ -252,20 +258,14 @@ class _Kernel:
         self.generation = 0
 
     def install(self) -> None:
-        """Make the callback MuJoCo's ``mjcb_passive`` (process-wide; a no-op for other data)."""
-        if mujoco.get_mjcb_passive() is None or not self.installed():
-            mujoco.set_mjcb_passive(self._pointer)
+        """Make the laws' callback MuJoCo's ``mjcb_passive`` (process-wide; a no-op for data
+        that names no table)."""
+        _install(mujoco.get_mjcb_passive, mujoco.set_mjcb_passive, self._pointer)
 
     def install_recorder(self) -> None:
         """Make the row callback MuJoCo's ``mjcb_control`` (process-wide; it records only into a
         recorder table a simulation names and that is armed)."""
-        current = mujoco.get_mjcb_control()
-        if current is None or ctypes.cast(current, ctypes.c_void_p).value != int(self.recorder.address):
-            mujoco.set_mjcb_control(self._control)
-
-    def installed(self) -> bool:
-        current = mujoco.get_mjcb_passive()
-        return current is not None and ctypes.cast(current, ctypes.c_void_p).value == self.address
+        _install(mujoco.get_mjcb_control, mujoco.set_mjcb_control, self._control)
 
     def name_pool(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Write the pool's address and size into the rig's numeric of ``model`` and where it is

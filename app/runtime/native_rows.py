@@ -22,6 +22,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from mjrig.runtime.engine import step_plain
 from mjrig.runtime.native_kernel import R, RECORDER, kernel
 from mjrig.runtime.native_table import userdata_slot
 
@@ -93,7 +94,7 @@ class RowTable:
         return None if k is None else cls(k, sm, model, data)
 
     def __init__(self, k: Any, sm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        self.k, self.sm, self.sm_model, self.data = k, sm, model, data
+        self.k, self.sm, self.model, self.data = k, sm, model, data
         got = k.allocate(RECORDER)
         if got is None:
             raise MemoryError("the compiled laws' table pool is full")
@@ -109,7 +110,7 @@ class RowTable:
         self._finalizer = weakref.finalize(self, k.release, self.offset, RECORDER)
         k.install_recorder()
 
-    def steps(self, engine: Any, n: int, step_plain: Any) -> int | None:
+    def steps(self, engine: Any, n: int) -> int | None:
         """Step ``engine`` up to ``n`` steps (no more than the recorder has free rows) in one call
         of ``step_plain``, recording the rows due; returns the steps done, 0 when MuJoCo found a
         divergence (state and rows as before: step one at a time to it), None when a row needs
@@ -127,7 +128,7 @@ class RowTable:
         T[R["next"]] = layout["next"]
         # the wall clock of rows: seconds since the recorder's first row, read with clock_gettime
         T[R["wall0"]] = layout["wall0"] + (time.clock_gettime(time.CLOCK_MONOTONIC) - time.perf_counter())
-        self.k.name_pool(self.sm_model, self.data)
+        self.k.name_pool(self.model, self.data)
         self.data.userdata[-2], self.data.userdata[-1] = float(self.offset), float(self.generation)
         row0 = layout["row"]
         I[R["armed"]] = n

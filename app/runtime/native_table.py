@@ -63,15 +63,11 @@ class LawTable:
         # Ideal springs are always MuJoCo's tendon springs: a rig of only those needs no table
         # (and no compiling); a one-sided spring may need one when a param gives it damping.
         one_sided = bank is not None and (not bank.allow_native or any(
-            ld.law.stroke_limited or ld.law.tension_only or ld.law.compression_only or ld.law.varies_in_time()
-            for ld in bank.loads))
-        if not (one_sided or wrenches is not None or joints):
+            _flag(ld.law) or ld.law.varies_in_time() for ld in bank.loads))
+        if not (one_sided or wrenches is not None or joints) or _profile_words(engine, joints) is None:
             return None
         k = kernel()
-        if k is None:
-            return None
-        table = cls(k, engine, joints)
-        return table if table.pack(engine.data.time) else None
+        return None if k is None else cls(k, engine, joints)
 
     def __init__(self, k: Any, engine: Any, joints: list[Any]) -> None:
         self.k, self.model, self.data = k, engine.model, engine.data
@@ -93,34 +89,23 @@ class LawTable:
         self.wrench_rows = self.columns + nnz
         self.joint_rows = self.wrench_rows + WRENCH * nw
         self.extra = self.joint_rows + JOINT * nj
-        extra = self._profile_words()
-        self.words = self.extra + extra + _SLACK
+        self.words = self.extra + (_profile_words(engine, joints) or 0) + _SLACK
         got = k.allocate(self.words)
         if got is None:
             raise MemoryError("the compiled laws' table pool is full")
         self.offset, self.generation = got
         self.T = k.pool[self.offset:self.offset + self.words]
         self.I = self.T.view(np.int64)
+        f = k.fields  # the header's words that never change; ``pack`` writes the counts
+        for key, value in dict(size=self.words, coef=self.coef, nb=nb, wout=self.wout, jout=self.jout,
+                               applyft=k.applyft, nv=m.nv, scratch=self.scratch, springs=self.springs,
+                               wrenches=self.wrench_rows, joints=self.joint_rows, time=f["time"], qvel=f["qvel"],
+                               qfrc=f["qfrc_applied"], tlen=f["ten_length"], tvel=f["ten_velocity"], tj=f["ten_J"],
+                               xpos=f["xpos"], xmat=f["xmat"]).items():
+            self.I[H[key]] = value
         self._give_views(nb, nw)
         self._finalizer = weakref.finalize(self, k.release, self.offset, self.words)
-
-    def _profile_words(self) -> int:
-        scratch: list[float] = []
-        for x in self._numbers():
-            encode(x, scratch, 0)
-        return len(scratch)
-
-    def _numbers(self) -> list[Any]:
-        out: list[Any] = []
-        if self.bank is not None:
-            for ld in self.bank.loads:
-                out += [getattr(ld.law, n) for n in ld.law.numbers]
-        if self.wrenches is not None:
-            for ld in self.wrenches.loads:
-                out += [*ld.force, *ld.torque]
-        for ld in self.joints:
-            out += _joint_numbers(ld)[1]
-        return [x for x in out if x is not None]
+        k.install()
 
     def _give_views(self, nb: int, nw: int) -> None:
         """Hand the banks and loads views of the table's outputs (their values copied over)."""
@@ -131,18 +116,12 @@ class LawTable:
         for i, ld in enumerate(self.joints):
             ld.keep_value_in(self.T[self.jout + i:self.jout + i + 1])
 
-    def pack(self, t: float) -> bool:
-        """Write the header and every active law's numbers (call after the banks' refresh at
-        time ``t``); False when a law can no longer be compiled (the engine then goes back to
-        Python)."""
+    def pack(self) -> bool:
+        """Write every active law's numbers (call after the banks' refresh: which springs MuJoCo
+        computes itself); False when a law can no longer be compiled (the engine then goes back
+        to Python)."""
         m, I, T = self.model, self.I, self.T
-        f = self.k.fields
         extra: list[float] = []
-        head = dict(size=self.words, coef=self.coef, nb=self.bank.n if self.bank is not None else 0,
-                    wout=self.wout, jout=self.jout, applyft=self.k.applyft, nv=m.nv, scratch=self.scratch,
-                    springs=self.springs, wrenches=self.wrench_rows, joints=self.joint_rows,
-                    time=f["time"], qvel=f["qvel"], qfrc=f["qfrc_applied"], tlen=f["ten_length"],
-                    tvel=f["ten_velocity"], tj=f["ten_J"], xpos=f["xpos"], xmat=f["xmat"])
         ns = nw = nj = 0
         o, cols = self.springs, self.columns
         b = self.bank
@@ -192,9 +171,7 @@ class LawTable:
         if self.extra + len(extra) > self.words:
             return False
         T[self.extra:self.extra + len(extra)] = extra
-        head.update(ns=ns, nw=nw, nj=nj)
-        for key, value in head.items():
-            I[H[key]] = value
+        I[H["ns"]], I[H["nw"]], I[H["nj"]] = ns, nw, nj
         return True
 
     def stamp(self, d: mujoco.MjData | None = None) -> None:
@@ -248,6 +225,22 @@ class Fork:
 
     def release(self) -> None:
         self._finalizer()
+
+
+def _profile_words(engine: Any, joints: list[Any]) -> int | None:
+    """Words the table profiles of ``engine``'s laws take, or None when a number cannot be
+    compiled (a Python callable)."""
+    numbers: list[Any] = []
+    for ld in engine.bank.loads if engine.bank is not None else []:
+        numbers += [getattr(ld.law, n) for n in ld.law.numbers]
+    for ld in engine.wrenches.loads if engine.wrenches is not None else []:
+        numbers += [*ld.force, *ld.torque]
+    for ld in joints:
+        numbers += _joint_numbers(ld)[1]
+    words: list[float] = []
+    if any(encode(x, words, 0) is None for x in numbers if x is not None):
+        return None
+    return len(words)
 
 
 def _joint_numbers(ld: Any) -> tuple[int, list[Any]]:
