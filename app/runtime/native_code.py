@@ -58,7 +58,7 @@ def _apply_ft(typingctx: Any, fn: Any, m: Any, d: Any, f: Any, t: Any, p: Any, b
     return sig, codegen
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _num(T: Any, o: int, t: float) -> float:
     """A number of the table at word ``o`` at time ``t`` (s), as ``values`` evaluates it."""
     kind = T[o]
@@ -88,7 +88,7 @@ def _num(T: Any, o: int, t: float) -> float:
     return T[vs + i - 1] + (T[vs + i] - T[vs + i - 1]) * (t - t0) / (t1 - t0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _springs(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
     tl, tv, tj = _f64(dw[I[_TLEN]]), _f64(dw[I[_TVEL]]), _f64(dw[I[_TJ]])
     nb, c0 = I[_NB], I[_COEF]
@@ -119,7 +119,7 @@ def _springs(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
         o += SPRING
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> None:
     xpos, xmat = _f64(dw[I[_XPOS]]), _f64(dw[I[_XMAT]])
     qfrc, fn, s, w0 = dw[I[_QFRC]], I[_FT], I[_SCR], I[_WOUT]
@@ -146,7 +146,7 @@ def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> No
             o += WRENCH
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
     qvel = _f64(dw[I[_QVEL]])
     o, j0 = I[_JOI], I[_JOUT]
@@ -175,7 +175,7 @@ def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
         o += JOINT
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def evaluate(m: int, d: int, tab: int) -> None:
     """Overwrite ``qfrc_applied`` of MjData ``d`` with the loads of the table at ``tab``."""
     T, I, dw = _f64(tab), _i64(tab), _i64(d)
@@ -211,7 +211,7 @@ def _clock_now(typingctx: Any, fn: Any, clock: Any, ts: Any) -> Any:
                    "clock_fn", "clock_id", "timespec"))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def record(d: int, tab: int) -> None:
     """One telemetry row of MjData ``d`` into the recorder table at ``tab`` when one is due, as
     ``SignalManager.sample`` gathers it (only while the table is armed: steps stepped in a block)."""
@@ -258,7 +258,7 @@ def record(d: int, tab: int) -> None:
     Ri[_R_ROW] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def locate(m: int, d: int, ud_at: int, nud_at: int, nnum_at: int, num_at: int, which: int) -> int:
     """The address of the table simulation ``d`` names (``which``: 2 the laws', 4 the recorder's),
     or 0 when it names none (another model, a reset, a freed table). ``*_at``: word offsets of
@@ -298,14 +298,14 @@ from numba import cfunc, types
 from mjrig.runtime.native_code import evaluate, locate, record
 
 
-@cfunc(types.void(types.int64, types.int64), cache=True)
+@cfunc(types.void(types.int64, types.int64), error_model="numpy")
 def passive(m, d):
     tab = locate(m, d, {userdata}, {nuserdata}, {nnumericdata}, {numeric_data}, 2)
     if tab:
         evaluate(m, d, tab)
 
 
-@cfunc(types.void(types.int64, types.int64), cache=True)
+@cfunc(types.void(types.int64, types.int64), error_model="numpy")
 def control(m, d):
     tab = locate(m, d, {userdata}, {nuserdata}, {nnumericdata}, {numeric_data}, 4)
     if tab:

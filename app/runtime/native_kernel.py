@@ -217,14 +217,20 @@ def _write_atomic(path: Path, text: str) -> None:
         pass
 
 
-def _callbacks(folder: Path, fields: dict[str, int]) -> Any:
-    """The module of the two cfuncs for these offsets, written into ``folder`` and imported (its
-    name carries a digest of the offsets and of the code it calls, so nothing stale is reused)."""
+def _digest(fields: dict[str, int]) -> str:
+    """A digest of the offsets and of the code the callbacks are made of (so nothing stale is
+    reused), read from the source files: numba is not imported for it."""
+    here = Path(__file__).parent
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode() + (here / "native_code.py").read_bytes()
+                          + Path(__file__).read_bytes() + mujoco.__version__.encode()).hexdigest()[:16]
+
+
+def _callbacks(folder: Path, fields: dict[str, int], digest: str) -> Any:
+    """The module of the two cfuncs for these offsets, written into ``folder`` and imported
+    (compiled by numba: its helpers come from numba's cache, the cfuncs are compiled afresh so
+    that ``native_object`` can keep their machine code)."""
     from mjrig.runtime import native_code  # imports numba (ImportError without it)
 
-    here = Path(__file__).parent
-    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode() + (here / "native_code.py").read_bytes()
-                            + Path(__file__).read_bytes() + mujoco.__version__.encode()).hexdigest()[:16]
     path = folder / f"callbacks_{digest}.py"
     source = native_code.CALLBACKS.format(**fields)
     if not path.is_file() or path.read_text(encoding="utf-8") != source:
@@ -240,18 +246,38 @@ def _callbacks(folder: Path, fields: dict[str, int]) -> Any:
     return module
 
 
+def _addresses(folder: Path, fields: dict[str, int]) -> tuple[dict[str, int], Any]:
+    """({"passive": address, "control": address}, what keeps the code alive): the machine code
+    ``native_object`` kept, else compiled by numba now (and kept for the next process)."""
+    from mjrig.runtime import native_object
+
+    digest = _digest(fields)
+    stem = f"callbacks_{digest}"
+    try:
+        tag = native_object.key()
+    except ImportError:
+        tag = ""
+    loaded = native_object.load(folder, stem, tag) if tag else None
+    if loaded is not None:
+        return loaded
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(folder / "numba"))  # read when numba is imported
+    module = _callbacks(folder, fields, digest)
+    cfuncs = {"passive": module.passive, "control": module.control}
+    if tag:
+        native_object.save(folder, stem, cfuncs, tag)
+    return {k: int(cf.address) for k, cf in cfuncs.items()}, cfuncs
+
+
 class _Kernel:
     def __init__(self) -> None:
         folder = cache_folder() / "compiled"
-        os.environ.setdefault("NUMBA_CACHE_DIR", str(folder / "numba"))  # read when numba is imported
         self.fields = _cached_offsets(folder)
-        module = _callbacks(folder, self.fields)
-        self.callback, self.recorder = module.passive, module.control
+        addresses, self._code = _addresses(folder, self.fields)
         self.pool = np.zeros(POOL_WORDS)
         lib = ctypes.CDLL(str(_library()))
         self.applyft = int(ctypes.cast(lib.mj_applyFT, ctypes.c_void_p).value or 0)
-        self._pointer = ctypes.cast(int(self.callback.address), _PASSIVE)
-        self._control = ctypes.cast(int(self.recorder.address), _PASSIVE)
+        self._pointer = ctypes.cast(addresses["passive"], _PASSIVE)
+        self._control = ctypes.cast(addresses["control"], _PASSIVE)
         libc = ctypes.CDLL(None)
         self.clock_gettime = int(ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0)
         self.free: list[tuple[int, int]] = [(0, POOL_WORDS)]

@@ -48,16 +48,31 @@ def check_columns(cols: tuple[str, ...]) -> None:
 
 def table_of(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Schema | None = None) -> pa.Table:
     """float64 blocks (rows x columns) -> Arrow table, NaN as null (with ``schema``'s fields)."""
-    data = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
-    # One transposing copy makes every column a C-contiguous row, which Arrow wraps without
-    # copying; slicing columns out of a Fortran array instead costs ~10x more in pa.array.
-    by_column = np.ascontiguousarray(data.T)
+    # One transposing copy (block by block, no concatenated copy first) makes every column a
+    # C-contiguous row, which Arrow wraps without copying.
+    by_column = np.empty((blocks[0].shape[1], sum(len(b) for b in blocks)))
+    row = 0
+    for b in blocks:
+        by_column[:, row:row + len(b)] = b.T
+        row += len(b)
     nan = np.isnan(by_column)
     has_nan = nan.any(axis=1)
-    arrays = [pa.array(col, mask=nan[i]) if has_nan[i] else pa.array(col) for i, col in enumerate(by_column)]
+    # Arrays built from buffers (each wraps its row of ``by_column``): `pa.array` on a NumPy array
+    # would also import pandas (0.26 s, holding the GIL, in the writer thread) to ask whether it is
+    # a Series.
+    rows = by_column.shape[1]
+    arrays = [pa.Array.from_buffers(pa.float64(), rows, [_validity(nan[i]) if has_nan[i] else None,
+                                                         pa.py_buffer(col)],
+                                    null_count=int(nan[i].sum()) if has_nan[i] else 0)
+              for i, col in enumerate(by_column)]
     if schema is not None:
         return pa.Table.from_arrays(arrays, schema=schema)
     return pa.Table.from_arrays(arrays, names=list(columns))
+
+
+def _validity(nan: np.ndarray) -> pa.Buffer:
+    """Arrow's validity bitmap (LSB first, 1 = a value) of a column whose NaN are nulls."""
+    return pa.py_buffer(np.packbits(~nan, bitorder="little"))
 
 
 def _read_header(seg: Path) -> tuple[tuple[str, ...], int]:

@@ -44,8 +44,10 @@ from mjrig.runtime.parquet_stream import RowGroupFile, finish_parts, parts
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
-ROW_GROUP_BYTES = 4 * 2**20
-"""Queued bytes (uncompressed) that make a row group at once, about 15 ms of encoding."""
+ROW_GROUP_BYTES = 32 * 2**20
+"""Queued bytes (uncompressed) that make a row group at once, about 0.1 s of encoding. Each row
+group costs Parquet a column chunk (and the file a sync) per column: a humanoid's 605 columns
+written in 4 MiB groups spent a third of the writer's time on them, in 32 MiB groups a tenth."""
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
 
