@@ -3,8 +3,8 @@
 numba's own cache still needs numba in the process: importing it, its registries and the BLAS
 check (scipy) cost about 0.7 s per process, paid by every ``mjrig run`` and every sweep worker
 that has compiled laws. So the first process that compiles the callbacks also keeps each one's
-object code (the ELF numba's JIT produced, the called helpers linked in) next to a JSON of its
-symbol and the external symbols it needs. Later processes load those with llvmlite's MCJIT (the
+object code (its final LLVM module, the called helpers linked in, compiled for this host) next
+to a JSON of its symbol and the external symbols it needs. Later processes load those with llvmlite's MCJIT (the
 JIT numba itself uses; about 0.1 s), binding numba's C helpers from numba's extension modules,
 loaded as plain libraries (``_helperlib``, ``_nrt_python``), without importing numba.
 
@@ -83,14 +83,25 @@ def _bind_helpers() -> dict[str, int]:
 
 def save(folder: Path, stem: str, cfuncs: dict[str, Any], tag: str) -> bool:
     """Keep each freshly compiled ``cfuncs[name]`` as ``folder/stem-name.o`` plus ``stem.json``
-    (symbols, externals, ``tag``); False when numba no longer holds their object code (they came
-    from numba's cache) or the folder is not writable."""
+    (symbols, externals, ``tag``): its final LLVM module (numba's, the helpers it calls linked in)
+    compiled to an object for this host, as numba's JIT compiles it. False when numba no longer
+    holds the module (the cfunc came from numba's cache) or the folder is not writable."""
+    import warnings
+
+    import llvmlite.binding as llvm
+
     entries: dict[str, Any] = {}
     try:
+        _bind_helpers()
+        target = llvm.Target.from_default_triple().create_target_machine(
+            cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3,
+            codemodel="jitdefault")
         for name, cf in cfuncs.items():
-            library = cf._library  # numba's code library of the cfunc (its JIT keeps the object)
-            code = library._get_compiled_object()
-            module = library._final_module
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # "inspection disabled for cached code": nothing to keep
+                module = llvm.parse_assembly(cf.inspect_llvm())
+            module.verify()
+            code = target.emit_object(module)
             externals = sorted({f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")}
                                | {g.name for g in module.global_variables if g.is_declaration})
             path = folder / f"{stem}-{name}.o"
@@ -102,7 +113,7 @@ def save(folder: Path, stem: str, cfuncs: dict[str, Any], tag: str) -> bool:
         tmp = index.with_name(f".{index.name}.{os.getpid()}")
         tmp.write_text(json.dumps({"tag": tag, "callbacks": entries}), encoding="utf-8")
         os.replace(tmp, index)
-    except (AttributeError, RuntimeError, OSError):
+    except (UserWarning, RuntimeError, OSError, ImportError):
         return False
     return True
 
