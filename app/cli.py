@@ -25,7 +25,7 @@ __all__ = ["main"]
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
 """OSErrors of an output that could not be written (exit 5)."""
 
-SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "report", "export", "plot")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "fit", "report", "export", "plot")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -121,6 +121,11 @@ def _parser() -> argparse.ArgumentParser:
         c.add_argument("--seed", type=_count(0), help=f"the seed (overrides {section} seed)")
         if name == "sweep":
             c.add_argument("--duration", type=_seconds, help="simulated seconds of each trial (overrides the scenario)")
+    f = sub.add_parser("fit", help="estimate a scenario's [fit] params from its [[measured]] data, resumable")
+    f.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with [[measured]] data and a [fit] section")
+    f.add_argument("--out", type=cli_path, required=True, metavar="FIT.parquet", help="one row per evaluated point")
+    f.add_argument("--workers", type=_count(1), help="local cores (default: every core)")
+    f.add_argument("--ray", metavar="ADDRESS", help="run the evaluations on a Ray cluster: 'auto' or HOST:PORT")
     from mjrig.exports.commands import add_parsers
     add_parsers(sub)
     return p
@@ -148,6 +153,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_optimize(args: argparse.Namespace) -> int:
     from mjrig.campaign.commands import optimize
     return optimize(args)
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from mjrig.campaign.commands import fit
+    return fit(args)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -267,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signal.SIGTERM, _terminate)
             args = _parser().parse_args(argv)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
-                       "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize}.get(args.command)
+                       "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize,
+                       "fit": cmd_fit}.get(args.command)
             if command is None:  # report, export, plot
                 from mjrig.exports import commands as exports
                 command = getattr(exports, args.command)

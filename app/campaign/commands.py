@@ -8,7 +8,7 @@ from typing import Callable
 
 from mjrig.runtime.errors import CHECK_FAILED, Terminated
 
-__all__ = ["sweep", "optimize"]
+__all__ = ["sweep", "optimize", "fit"]
 
 
 def sweep(args: argparse.Namespace) -> int:
@@ -65,6 +65,51 @@ def optimize(args: argparse.Namespace) -> int:
     params = ", ".join(f"{n} = {best[f'Params/{n}:value']:.6g}" for n in sc.optimize.params)  # type: ignore[union-attr]
     unit = f" {outcome.unit}" if outcome.unit else ""
     print(f"best: trial {best['trial']}, {outcome.objective} = {best['objective']:.6g}{unit}, {params}")
+    return 0
+
+
+def fit(args: argparse.Namespace) -> int:
+    """``mjrig fit``: estimate the params (a bar of evaluations); the ``fit:`` line last (exit 4
+    when the estimate did not converge)."""
+    from mjrig.campaign.fit import run_fit
+    from mjrig.campaign.sweep import parts_dir
+    from mjrig.progress import WorkBar
+    from mjrig.runtime.units import DisplayUnits
+    from mjrig.scenario.targets import load_target
+    sc = load_target(args.scenario)
+    bar = WorkBar("fitting", unit="evaluations")
+    done = [0]
+
+    def step(n: int) -> None:
+        done[0] = n
+        bar(n, max(n, 1))
+
+    try:
+        with bar:
+            outcome = run_fit(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, progress=step)
+    except KeyboardInterrupt as exc:
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        print(f"mjrig: {how} after {done[0]} evaluations; they are kept in {parts_dir(args.out.resolve())}: "
+              "run the same command again to go on from them", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+    s = outcome.summary
+    reused = f", {outcome.reused} from the earlier run" if outcome.reused else ""
+    print(f"wrote {outcome.evaluations} evaluations to {outcome.path}{reused}", file=sys.stderr)
+    print(f"wrote the estimate as a scenario to {outcome.best_path}", file=sys.stderr)
+    if not outcome.converged:
+        print(f"fit: did not converge ({s['message']})")
+        return CHECK_FAILED
+    shown = sc.units if sc.units is not None else DisplayUnits()
+    parts = [f"{n} = {s['estimate'][n]:.6g} ± {s['stderr'][n]:.2g}"
+             + (f" {s['units'][n].replace('*', '·')}" if s['units'][n] else "")
+             for n in s["params"]]
+    errors: dict[str, list[float]] = {}
+    for per in s["rms"].values():
+        for sig, v in per.items():
+            errors.setdefault(sig, []).append(v)
+    rms = ", ".join(shown.text(float((sum(x * x for x in v) / len(v)) ** 0.5), s["signal_units"].get(sig, ""),
+                               fmt=".3g") + (f" ({sig})" if len(errors) > 1 else "") for sig, v in errors.items())
+    print(f"fit: {', '.join(parts)}, rms error {rms}")
     return 0
 
 

@@ -34,7 +34,8 @@ from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_s
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.out_lock import hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.scenario.best import write_with_values
 from mjrig.scenario.parse import Scenario
 from mjrig.scenario.sweep import trial_seed
 
@@ -159,7 +160,8 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
         objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
         schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
         _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
-        best_path = _write_best(sc, best, best_toml) if best is not None else None
+        best_path = (write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
+                     if best is not None else None)
         return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
     finally:
         out_hold.release()
@@ -241,26 +243,3 @@ def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, 
     tmp = out.with_name(out.name + ".tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, out)
-
-
-def _write_best(sc: Scenario, best: dict[str, Any], path: Path) -> Path:
-    """The scenario with the best trial's param values, at ``path`` or the next free name."""
-    import copy
-    from mjrig.scenario.toml_writer import dumps
-    doc = copy.deepcopy(sc.doc)
-    target = fresh_path(path)
-    # the files it names, as the scenario names them: a relative path from where it is written
-    if not Path(str(doc["model"])).expanduser().is_absolute():
-        doc["model"] = Path(os.path.relpath(sc.model, target.parent.resolve())).as_posix()
-    sim = doc.get("simulation", {})
-    if sc.initial_state is not None and "initial_state" in sim and not Path(str(sim["initial_state"])).is_absolute():
-        sim["initial_state"] = Path(os.path.relpath(sc.initial_state, target.parent.resolve())).as_posix()
-    for name in sc.params:
-        value = best[f"Params/{name}:value"]
-        entry = doc["params"][name]
-        if isinstance(entry, dict):
-            entry["value"] = value
-        else:
-            doc["params"][name] = value
-    target.write_text(dumps(doc), encoding="utf-8")
-    return target

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
+import numpy as np
+
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
@@ -61,6 +63,9 @@ class SweepJob:
     duration: float | None = None
     record_dir: str | None = None
     metadata: str = "{}"
+    traces: bool = False
+    """Rows carry ``Trace/<metric>``: each rms_error/max_error metric's simulated values at its
+    measured samples (``Metric.samples``; what ``mjrig fit`` builds its residuals from)."""
 
     def scenario(self) -> Any:
         from mjrig.scenario.parse import parse_scenario
@@ -144,6 +149,12 @@ class TrialRunner:
         metrics = rig.runtime.metric_entries() if decided else {}
         for m in sc.metrics:
             row[f"Metrics/{m.name}:value"] = metrics[m.name]["value"] if m.name in metrics else None
+        if self.job.traces:
+            log = rig.runtime.checks.metrics if rig.runtime.checks is not None else None
+            for m in sc.metrics:
+                if m.reference is not None:
+                    t, x = log.series(m.signal) if decided and log is not None else (np.empty(0), np.empty(0))
+                    row[f"Trace/{m.name}"] = m.samples(t, x).tolist()
         if status == "pass" and not all(r.passed for r in reqs):
             status = "fail"
         if message is None and self.warnings:
@@ -172,6 +183,10 @@ class TrialRunner:
                              extra_metadata=extra)
 
 
+RUNNERS_KEPT = 8
+"""Rigs a worker process keeps built (one per job: a sweep has one, a fit one per experiment)."""
+
+
 class _Runners:
     """The runners this process built, by job (a worker process serves one sweep at a time)."""
 
@@ -182,7 +197,8 @@ def runner_for(job: SweepJob) -> TrialRunner:
     """This process's runner of ``job``, built on first use."""
     runner = _Runners.by_job.get(job)
     if runner is None:
-        _Runners.by_job.clear()
+        if len(_Runners.by_job) >= RUNNERS_KEPT:  # a fit's experiments take turns: keep a few
+            _Runners.by_job.pop(next(iter(_Runners.by_job)))
         runner = _Runners.by_job[job] = TrialRunner(job)
     return runner
 

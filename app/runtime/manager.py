@@ -193,6 +193,7 @@ class RuntimeManager(RigDrawing):
             self._checks.metrics.seed(carried, self.carried[1])
         for sm in self._samplers():
             sm.bind(mj_model, mj_data, extra=extra, before_sample=before)
+        self._sources = extra
         self._bound = (mj_model, mj_data)
         self._sampling = self._samplers()
         self._several = len(self._sampling) > 1
@@ -310,6 +311,11 @@ class RuntimeManager(RigDrawing):
 
     plan = property(lambda self: self._plan, doc="What the rig does between steps (a StepPlan: ``between_steps``), "
                     "as of the last resolve; None before the first.")
+    def signal_units(self) -> dict[str, str]:
+        """Every telemetry column the resolved rig has (every signal group), with its SI unit."""
+        from mjrig.runtime.signal_probe import column_units
+        return column_units(*self._bound, self._sources)
+
     checks = property(lambda self: self._checks, doc="The requirements and metrics (a RequirementSet: its metric "
                       "log ``metrics``, ``value_units()``); None: the rig has neither.")
 

@@ -29,11 +29,14 @@ __all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value",
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
     "time_of_max": (), "time_of_min": (), "first_crossing": ("level",), "settling_time": ("band", "band_abs"),
-    "overshoot": (), "period": (), "frequency": (), "dominant_frequency": (),
+    "overshoot": (), "period": (), "frequency": (), "dominant_frequency": (), "rms_error": ("against",),
+    "max_error": ("against",),
 }
 """Each kind and the settings it takes (settling_time: one of the two)."""
 
 _TIMES = {"time_of_max", "time_of_min", "first_crossing", "settling_time", "period"}
+ERROR_KINDS = ("rms_error", "max_error")
+"""Kinds that compare the signal with measured data (``against``: a ``[[measured]]`` entry)."""
 
 
 class MetricError(ValueError):
@@ -48,7 +51,8 @@ class MetricError(ValueError):
 class Metric:
     """``kind`` of telemetry column ``signal`` over ``start``..``end`` (simulated s; ``end``
     None: to the run's end). ``level`` for first_crossing; ``band`` (fraction of abs(final)) or
-    ``band_abs`` (the signal's unit) for settling_time."""
+    ``band_abs`` (the signal's unit) for settling_time; ``against`` (a ``[[measured]]`` entry's
+    name) for rms_error/max_error, whose ``reference`` (times s, values SI) the scenario gives."""
 
     name: str
     signal: str
@@ -58,6 +62,8 @@ class Metric:
     level: float | None = None
     band: float | None = None
     band_abs: float | None = None
+    against: str | None = None
+    reference: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -81,6 +87,10 @@ class Metric:
         for f in ("level", "band", "band_abs"):
             if getattr(self, f) is not None and f not in takes:
                 raise MetricError(f"'{f}' goes with {self._owner(f)}, not {self.kind}", field=f)
+        if (self.kind in ERROR_KINDS) != (self.against is not None):
+            raise MetricError(f"a {self.kind} metric needs 'against' (a [[measured]] entry's name)"
+                              if self.kind in ERROR_KINDS else f"'against' goes with rms_error or max_error, not {self.kind}",
+                              field="against" if self.against is not None else None)
         if self.kind == "first_crossing" and self.level is None:
             raise MetricError("a first_crossing metric needs 'level' (the signal's unit)")
         if self.kind == "settling_time":
@@ -107,7 +117,40 @@ class Metric:
     def value(self, t: np.ndarray, x: np.ndarray) -> float:
         """The metric of samples ``x`` at times ``t`` (every step of a run), over its window."""
         w = self.window(t)
+        if self.kind in ERROR_KINDS:
+            return self._error(t[w], x[w])
         return metric_value(self.kind, t[w], x[w], level=self.level, band=self.band, band_abs=self.band_abs)
+
+    def _error(self, t: np.ndarray, x: np.ndarray) -> float:
+        """rms or max abs of (simulated - measured) at the measured samples inside the window and
+        the simulated span (the simulation interpolated linearly); NaN with none."""
+        if self.reference is None:
+            return math.nan
+        err = self.samples(t, x) - self.measured()[1]
+        err = err[np.isfinite(err)]
+        if not err.size:
+            return math.nan
+        return float(np.sqrt(np.mean(err * err))) if self.kind == "rms_error" else float(np.abs(err).max())
+
+    def measured(self) -> tuple[np.ndarray, np.ndarray]:
+        """(times s, values SI) of the measured samples inside the window (``reference``'s)."""
+        tm, xm = self.reference if self.reference is not None else (np.empty(0), np.empty(0))
+        inside = tm >= self.start - 1e-12
+        if self.end is not None:
+            inside &= tm <= self.end + 1e-12
+        return tm[inside], xm[inside]
+
+    def samples(self, t: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The simulated signal (``x`` at times ``t``) at each of ``measured()``'s times,
+        interpolated linearly; NaN where the simulation did not reach (or its value is NaN)."""
+        tm = self.measured()[0]
+        keep = np.isfinite(x)
+        t, x = np.asarray(t, float)[keep], np.asarray(x, float)[keep]
+        out = np.full(tm.shape, np.nan)
+        if t.size:
+            inside = (tm >= t[0] - 1e-12) & (tm <= t[-1] + 1e-12)
+            out[inside] = np.interp(tm[inside], t, x)
+        return out
 
     def entry(self, value: float, signal_unit: str) -> dict[str, Any]:
         """Its line of ``--metrics METRICS.json``: value (None for NaN), unit, signal, kind."""
@@ -159,6 +202,11 @@ class MetricLog:
             k = int(np.argmax(np.isfinite(x))) if n else 0
             out[m.name] = m.value(self._t[k:n], x[k:]) if n and np.isfinite(x[k]) else math.nan
         return out
+
+    def series(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
+        """(times s, values) of ``signal`` at every step logged so far (copies)."""
+        c = self.signals.index(signal)
+        return self._t[:self.n].copy(), self._x[:self.n, c].copy()
 
     def since(self, name: str) -> float | None:
         """Simulated time (s) of metric ``name``'s first value logged, None before any."""

@@ -127,6 +127,10 @@ def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mu
     except UnknownSignalError as exc:
         i = next(i for i, r in enumerate(getattr(sc, exc.section)) if r.name == exc.requirement)
         raise ConfigError(f"{sc.where(exc.section, i, 'signal')}: {exc}") from None
+    units = rm.signal_units() if sc.measured else {}
+    for i, m in enumerate(sc.measured):  # its signals and initial state, once the rig has its columns
+        m.initial.check(model, sc.where, at=("measured", i, "initial"))
+        m.check(units, lambda *path, i=i: sc.where("measured", i, *path))
 
 
 def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> PhysicsState | None:

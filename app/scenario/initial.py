@@ -43,19 +43,19 @@ class InitialState:
     def __bool__(self) -> bool:
         return bool(self.qpos or self.qvel)
 
-    def check(self, model: mujoco.MjModel, where: Callable[..., str]) -> None:
-        """ConfigError (one line at ``where("initial", "qpos", NAME)``) for a joint the model lacks
+    def check(self, model: mujoco.MjModel, where: Callable[..., str], *, at: tuple = ("initial",)) -> None:
+        """ConfigError (one line at ``where(*at, "qpos", NAME)``) for a joint the model lacks
         (with the closest names) or the wrong number of values for its type."""
         for which, values, slot in (("qpos", self.qpos, 0), ("qvel", self.qvel, 1)):
             for name, vals in values.items():
                 try:
                     j = find_id(model, mujoco.mjtObj.mjOBJ_JOINT, name, kind="joint", count=model.njnt)
                 except ConfigError as exc:
-                    raise ConfigError(f"{where('initial', which, name)}: {exc}") from None
+                    raise ConfigError(f"{where(*at, which, name)}: {exc}") from None
                 jt = int(model.jnt_type[j])
                 want = SIZES[jt][slot]
                 if len(vals) != want:
-                    raise ConfigError(f"{where('initial', which, name)}: a {_KIND[jt]} joint takes {want} "
+                    raise ConfigError(f"{where(*at, which, name)}: a {_KIND[jt]} joint takes {want} "
                                       f"{'value' if want == 1 else 'values'} in {which}, got {len(vals)}")
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -75,18 +75,19 @@ class InitialState:
         mujoco.mj_forward(model, data)
 
 
-def read_initial(reader: Any, table: Any) -> InitialState:
-    """``[initial]`` read with ``reader`` (a ``FieldReader``): tables of joint name -> a number or a
-    list of numbers, every one finite; ConfigError at the field otherwise."""
-    table = reader.keys(table, {"qpos", "qvel"}, ("initial",))
+def read_initial(reader: Any, table: Any, *, at: tuple = ("initial",)) -> InitialState:
+    """``[initial]`` (or the table at ``at``, e.g. a measured entry's) read with ``reader`` (a
+    ``FieldReader``): tables of joint name -> a number or a list of numbers, every one finite;
+    ConfigError at the field otherwise."""
+    table = reader.keys(table, {"qpos", "qvel"}, at)
     out: dict[str, dict[str, tuple[float, ...]]] = {"qpos": {}, "qvel": {}}
     for which in ("qpos", "qvel"):
         if which not in table:
             continue
         joints = reader.keys(table[which], set(table[which]) if isinstance(table[which], dict) else set(),
-                             ("initial", which))
+                             (*at, which))
         for name, value in joints.items():
-            path = ("initial", which, name)
+            path = (*at, which, name)
             if isinstance(value, list):
                 if not value:
                     raise reader.fail(path, "must be a number or a list of numbers, got an empty list")

@@ -244,13 +244,16 @@ _METRIC_SETTINGS = {
     "band": Field("band", "number", positive=True, help="half-width of the settled band, as a fraction of abs(final)"),
     "band_abs": Field("band_abs", "number", positive=True, help="half-width of the settled band, in the signal's unit",
                       of_signal=True),
+    "against": Field("against", "text", required=True,
+                     help="the [[measured]] entry whose samples it compares the signal with"),
 }
 
 
 def _metric(kind: str) -> Callable[[Mapping[str, Any]], Metric]:
     def build(v: Mapping[str, Any]) -> Metric:
         try:
-            return Metric(kind=kind, **{k: v[k] for k in ("name", "signal", "start", "end", "level", "band", "band_abs")
+            return Metric(kind=kind, **{k: v[k] for k in ("name", "signal", "start", "end", "level", "band", "band_abs",
+                                                                "against")
                                         if k in v})
         except MetricError as exc:
             raise EntryError(str(exc), field=exc.field) from None

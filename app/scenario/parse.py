@@ -38,6 +38,8 @@ from mjrig.runtime.visuals import ArrowScale
 from mjrig.runtime.units import DisplayUnits, read_units
 from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.scenario.fields import show as _show
+from mjrig.scenario.fit import FitSpec, parse_fit
+from mjrig.scenario.measured import Measured, link_metrics, parse_measured
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.plots import PlotSettings, read_plots
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
@@ -49,7 +51,7 @@ _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
 _TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view", "units",
-        "plots"}
+        "plots", "measured", "fit"}
 _VIEW = {"force_scale", "torque_scale"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
@@ -121,6 +123,9 @@ class Scenario:
     """The ``[sweep]`` section (``mjrig sweep``), or None."""
     optimize: OptimizeSpec | None = None
     """The ``[optimize]`` section (``mjrig optimize``), or None."""
+    measured: list[Measured] = field(default_factory=list)
+    """``[[measured]]``: bench data, each entry one experiment (``mjrig.scenario.measured``)."""
+    fit: FitSpec | None = None  # the [fit] section (mjrig fit), or None
     source: Path | None = None
     text: str = ""
     locator: "ScenarioLocator | None" = None
@@ -251,6 +256,9 @@ class _Parser(FieldReader):
                                     f"duplicate {section.noun} {section.name_key} '{item.name}'")
                 names.add(item.name)
                 getattr(sc, section.key).append(item)
+        sc.measured = parse_measured(doc.get("measured", []), self, sc.params)
+        link_metrics(sc.metrics, sc.measured, self)
+        sc.fit = parse_fit(doc["fit"], self, sc.params, sc.measured) if "fit" in doc else None
         if "recording" in doc:
             sc.recording = self.recording(doc["recording"])
         if "video" in doc:

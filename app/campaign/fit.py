@@ -1,0 +1,336 @@
+"""``mjrig fit``: estimate a scenario's ``[fit]`` params from its ``[[measured]]`` data.
+
+Method: scipy's bounded ``least_squares`` (trust-region reflective) over the params scaled to
+[0, 1] within their bounds (on a log scale where ``log = true``), from the params' values, then
+from ``[fit] starts - 1`` more points of a Sobol sequence over the bounds; the lowest cost wins.
+The Jacobian is forward differences whose points are evaluated as trials side by side: every
+experiment of every point (``fit_problem``) on ``workers`` local processes (the sweep's pool:
+each builds each experiment's rig once) or as Ray tasks.
+
+At the solution: the residual variance s² = Σr² / (m − n), the covariance s² (JᵀJ)⁻¹ with J in
+the params' own units, standard errors, 95 % intervals from Student's t (for a log-scale param,
+symmetric in log space), correlations, and the RMS error per experiment and signal before and
+after. Converged: least_squares ended on a tolerance and every sample was reached.
+
+Resume: every evaluated point's residual is appended at once to ``FIT.parquet.parts/evals.jsonl``
+(exact floats); the same command run again replays the fit from it, evaluating only points not
+there (the method is deterministic), and a folder of another fit is refused.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import math
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual
+from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
+from mjrig.campaign.trial import TrialRunner, run_trials
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.out_lock import hold
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.scenario.best import write_with_values
+
+__all__ = ["FitOutcome", "run_fit", "FIT_KEY"]
+
+FIT_KEY = "mjrig.fit"
+STEP = 1e-5
+"""The forward-difference step of the scaled params (their bounds' span is 1)."""
+_LOG = "evals.jsonl"
+
+
+@dataclass
+class FitOutcome:
+    """What a fit found; ``summary`` is the ``mjrig.fit`` metadata."""
+
+    path: Path
+    best_path: Path | None
+    summary: dict[str, Any]
+    evaluations: int
+    reused: int
+
+    @property
+    def converged(self) -> bool:
+        return bool(self.summary["converged"])
+
+
+@dataclass
+class _Scale:
+    """The params <-> [0, 1] within their bounds (log-scaled where asked)."""
+
+    names: list[str]
+    low: np.ndarray
+    high: np.ndarray
+    log: np.ndarray
+
+    exact: dict[bytes, dict[str, float]] = field(default_factory=dict)
+    """Points given as values (a start), by their scaled form: returned exactly, not re-derived."""
+
+    def values(self, u: np.ndarray) -> dict[str, float]:
+        if (hit := self.exact.get(np.asarray(u, float).tobytes())) is not None:
+            return dict(hit)
+        lo, hi = np.where(self.log, np.log(self.low), self.low), np.where(self.log, np.log(self.high), self.high)
+        v = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
+        return {n: float(x) for n, x in zip(self.names, np.where(self.log, np.exp(v), v))}
+
+    def scaled(self, values: dict[str, float]) -> np.ndarray:
+        x = np.array([values[n] for n in self.names])
+        lo, hi = np.where(self.log, np.log(self.low), self.low), np.where(self.log, np.log(self.high), self.high)
+        return (np.where(self.log, np.log(x), x) - lo) / (hi - lo)
+
+    def slope(self, values: dict[str, float]) -> np.ndarray:
+        """d param / d scaled param at ``values``."""
+        x = np.array([values[n] for n in self.names])
+        return np.where(self.log, x * np.log(self.high / self.low), self.high - self.low)
+
+
+@dataclass
+class _Evaluations:
+    """Residuals by point: computed on workers, or replayed from the log of an earlier run."""
+
+    exps: list[Experiment]
+    log: Any
+    workers: int
+    ray: str | None
+    known: dict[str, tuple[np.ndarray, str]] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    reused: int = 0
+    pool: Any = None
+    runners: dict[int, TrialRunner] = field(default_factory=dict)
+    progress: Callable[[int], None] | None = None
+
+    def many(self, points: list[dict[str, float]], start: int) -> list[tuple[np.ndarray, str]]:
+        """Each point's (residual, status), in order; a point new to this fit gets a row (its
+        trial number) and runs unless an earlier run of the same fit logged it."""
+        keys = [json.dumps(p, sort_keys=True) for p in points]
+        fresh = [(k, p) for k, p in dict(zip(keys, points)).items() if k not in self.seen]
+        numbered = {k: len(self.rows) + 1 + i for i, (k, _) in enumerate(fresh)}
+        todo = [(k, p) for k, p in fresh if k not in self.known]
+        if todo:
+            results = self._run([(numbered[k], p) for k, p in todo])
+            for (key, _), (r, status) in zip(todo, results):
+                self.known[key] = (r, status)
+                self.log.write(json.dumps({"key": key, "r": r.tolist(), "status": status}) + "\n")
+                self.log.flush()  # in the kernel's hands: a kill loses nothing logged
+        self.reused += len(fresh) - len(todo)
+        for key, p in fresh:
+            self.seen.add(key)
+            r, status = self.known[key]
+            self.rows.append({"trial": numbered[key], "start": start, **{f"Params/{n}:value": v for n, v in p.items()},
+                              "cost": float(0.5 * r @ r), "status": status})
+        if self.progress is not None and fresh:
+            self.progress(len(self.rows))
+        return [self.known[k] for k in keys]
+
+    def _run(self, points: list[tuple[int, dict[str, float]]]) -> list[tuple[np.ndarray, str]]:
+        """Every experiment of every (trial number, point): on Ray, local workers or here."""
+        tasks = [(e, (trial, p, 0)) for trial, p in points for e in range(len(self.exps))]
+        got: dict[tuple[int, int], dict[str, Any]] = {}
+        if self.ray is not None:
+            from mjrig.campaign.ray_cluster import run_on_ray
+            for e, exp in enumerate(self.exps):
+                mine = [t for ee, t in tasks if ee == e]
+                run_on_ray(exp.job, mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
+                           address=self.ray, again=bool(self.known))
+        elif self.workers > 1 and len(tasks) > 1:
+            if self.pool is None:
+                self.pool = open_pool(self.exps[0].job, self.workers)
+            futures = {self.pool.submit(run_trials, self.exps[e].job, [t]): (e, t[0]) for e, t in tasks}
+            try:
+                for fut in cf.as_completed(futures):
+                    got[futures[fut]] = fut.result()[0]
+            except BaseException:
+                kill_workers(self.pool)
+                raise
+        else:
+            for e, t in tasks:
+                runner = self.runners.get(e) or self.runners.setdefault(e, TrialRunner(self.exps[e].job))
+                got[(e, t[0])] = runner.run(t)
+        return [residual(self.exps, [got[(e, trial)] for e in range(len(self.exps))]) for trial, _ in points]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,
+            progress: Callable[[int], None] | None = None) -> FitOutcome:
+    """Fit ``sc``'s ``[fit]`` params to its ``[[measured]]`` data into ``out`` (FIT.parquet) and
+    ``FIT-best.toml`` beside it; resume what an earlier run of the same fit left.
+    ``progress(evaluations)`` after each batch. ConfigError (one line) for bad input."""
+    if sc.fit is None:
+        raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in the README)")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    out = Path(out)
+    check_suffix(out, RECORDING_SUFFIXES, where="--out")
+    check_writable(out, "--out")
+    from mjrig.scenario.builder import build_rig
+    rig = build_rig(sc)  # every name checked (one line, exit 2) before any worker starts
+    exps = experiments(sc, float(rig.model.opt.timestep))
+    if not exps:
+        raise ConfigError(f"{sc.where('fit')}: no measured samples inside the fit's window")
+    spec = sc.fit
+    scale = _Scale(list(spec.params), np.array([r.low for r in spec.params.values()]),
+                   np.array([r.high for r in spec.params.values()]), np.array([r.log for r in spec.params.values()]))
+    units = {n: sc.params[n].unit for n in scale.names}
+    out_hold = hold(out, what="--out")
+    try:
+        parts = parts_dir(out)
+        _open_parts(parts, _fingerprint(sc, exps))
+        with open(parts / _LOG, "a", encoding="utf-8") as log:
+            ev = _Evaluations(exps, log, workers or default_workers(), ray, known=_read_log(parts / _LOG),
+                              progress=progress)
+            try:
+                start_values = {n: float(sc.params[n].value) for n in scale.names}
+                runs = [_solve(ev, scale, u0, k) for k, u0 in enumerate(_starts(scale, start_values, spec.starts))]
+                best = min(runs, key=lambda r: r.cost)
+                before = ev.many([start_values], 0)[0][0]
+                status = ev.many([scale.values(best.x)], 0)[0][1]
+            finally:
+                ev.close()
+        summary = _summary(scale, best, status, units)
+        summary["rms"] = per_signal(exps, best.fun)
+        summary["rms_before"] = per_signal(exps, before)
+        summary["start"] = {n: float(sc.params[n].value) for n in scale.names}
+        summary["starts"] = spec.starts
+        summary["evaluations"] = len(ev.rows)
+        summary["signals"] = {e.name: {s.signal: {"weight": s.weight, "samples": int(s.times.size)} for s in e.signals}
+                              for e in exps}
+        known = rig.runtime.signal_units()
+        summary["signal_units"] = {s.signal: known.get(s.signal, "") for e in exps for s in e.signals}
+        _write(sc, out, ev.rows, summary, units)
+        best_path = write_with_values(sc, summary["estimate"], out.with_name(out.stem + "-best.toml"))
+        shutil.rmtree(parts, ignore_errors=True)
+        return FitOutcome(out, best_path, summary, len(ev.rows), ev.reused)
+    finally:
+        out_hold.release()
+
+
+def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
+    """scipy's least_squares (TRF) from ``u0`` (scaled), its points evaluated by ``ev``."""
+    from scipy.optimize import least_squares
+
+    cache: dict[bytes, np.ndarray] = {}
+
+    def fun(u: np.ndarray) -> np.ndarray:
+        if u.tobytes() not in cache:
+            cache[u.tobytes()] = ev.many([scale.values(u)], start)[0][0]
+        return cache[u.tobytes()]
+
+    def jac(u: np.ndarray) -> np.ndarray:
+        steps = np.where(u + STEP <= 1.0, STEP, -STEP)
+        points = [np.clip(u + np.eye(u.size)[j] * steps[j], 0.0, 1.0) for j in range(u.size)]
+        rs = ev.many([scale.values(p) for p in points], start)
+        r0 = fun(u)
+        return np.column_stack([(r - r0) / h for (r, _), h in zip(rs, steps)])
+
+    return least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-10, xtol=1e-10,
+                         gtol=1e-10, max_nfev=100)
+
+
+def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]:
+    """The fit's starts (scaled): the params' values, then a Sobol sequence over the bounds."""
+    first = [np.clip(scale.scaled(values), 0.0, 1.0)]
+    scale.exact[first[0].tobytes()] = dict(values)
+    if n <= 1:
+        return first
+    from scipy.stats import qmc
+    return first + list(qmc.Sobol(d=len(scale.names), scramble=True, seed=0).random(n - 1))
+
+
+def _summary(scale: _Scale, res: Any, status: str, units: dict[str, str]) -> dict[str, Any]:
+    """``mjrig.fit``: the estimate, standard errors, 95 % intervals, correlations, convergence."""
+    from scipy.stats import t as student
+
+    est = scale.values(res.x)
+    r = res.fun
+    m, n = res.jac.shape
+    jac = res.jac / scale.slope(est)  # residual per unit of each param
+    dof = max(m - n, 1)
+    s2 = float(r @ r) / dof
+    cov = s2 * np.linalg.pinv(jac.T @ jac)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    q = float(student.ppf(0.975, dof))
+    ci = {}
+    for i, name in enumerate(scale.names):
+        v = est[name]
+        if scale.log[i] and v > 0:
+            half = q * se[i] / v
+            ci[name] = [v * math.exp(-half), v * math.exp(half)]
+        else:
+            ci[name] = [v - q * se[i], v + q * se[i]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = cov / np.outer(se, se)
+    converged = bool(res.status > 0) and status == "ok"
+    return {"params": scale.names, "estimate": est, "stderr": dict(zip(scale.names, se.tolist())), "ci95": ci,
+            "correlation": np.nan_to_num(corr, nan=0.0).tolist(), "units": units, "cost": float(res.cost),
+            "converged": converged, "message": str(res.message) if status == "ok" else f"the best point {status}",
+            "dof": dof, "residual_std": math.sqrt(s2)}
+
+
+def _fingerprint(sc: Any, exps: list[Experiment]) -> str:
+    h = hashlib.sha256()
+    from mjrig.scenario.toml_writer import dumps
+    h.update(dumps({"fit": sc.doc["fit"]}).encode())
+    for e in exps:
+        h.update(e.job.text.encode())
+        for s in e.signals:
+            h.update(s.times.tobytes() + s.values.tobytes() + repr(s.weight).encode())
+    return h.hexdigest()
+
+
+def _open_parts(parts: Path, fingerprint: str) -> None:
+    """The work folder of this fit (ConfigError when it holds another fit's evaluations)."""
+    stamp = parts / "fit.json"
+    if stamp.is_file():
+        try:
+            same = json.loads(stamp.read_text(encoding="utf-8")).get("fingerprint") == fingerprint
+        except ValueError:
+            same = False
+        if not same:
+            raise ConfigError(f"{parts} holds the evaluations of another fit (the scenario, its data or [fit] "
+                              "changed): remove that folder to start this fit afresh")
+        return
+    parts.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(json.dumps({"fingerprint": fingerprint}), encoding="utf-8")
+
+
+def _read_log(path: Path) -> dict[str, tuple[np.ndarray, str]]:
+    """The residuals an earlier run logged (a line cut short by a kill is dropped)."""
+    known: dict[str, tuple[np.ndarray, str]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                item = json.loads(line)
+                known[item["key"]] = (np.array(item["r"], dtype=float), str(item["status"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+    return known
+
+
+def _write(sc: Any, out: Path, rows: list[dict[str, Any]], summary: dict[str, Any], units: dict[str, str]) -> None:
+    """FIT.parquet: one row per evaluated point; ``mjrig.fit`` and the scenario in its metadata."""
+    from mjrig.recordings.recorder import recording_metadata
+    fields = [pa.field("trial", pa.int64()), pa.field("start", pa.int64())]
+    fields += [pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": u} if u else None) for n, u in units.items()]
+    fields += [pa.field("cost", pa.float64()), pa.field("status", pa.string())]
+    table = pa.Table.from_pylist([{k: v for k, v in r.items() if k != "key"} for r in rows], schema=pa.schema(fields))
+    meta = recording_metadata(sc.model, sc.toml())
+    meta[FIT_KEY] = json.dumps(summary)
+    if sc.source is not None:
+        meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
+    table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
+    tmp = out.with_name(out.name + ".tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, out)

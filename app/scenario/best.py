@@ -1,0 +1,43 @@
+"""A scenario written again with other param values: a study's best set-up, a fit's estimate.
+
+The copy keeps every file the scenario names (the model, an initial state, measured data) as the
+scenario names them: a relative path is rewritten relative to where the copy is written, so the
+copy opens from there. GUI-free.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from mjrig.runtime.paths import fresh_path
+
+__all__ = ["write_with_values"]
+
+
+def write_with_values(sc: Any, values: Mapping[str, float], path: Path) -> Path:
+    """Write scenario ``sc`` with params ``values`` (by name) to ``path``, or the next free name
+    when it exists; returns the path written."""
+    from mjrig.scenario.toml_writer import dumps
+    doc = copy.deepcopy(sc.doc)
+    target = fresh_path(path)
+    here = target.parent.resolve()
+
+    def moved(text: Any, resolved: Path) -> Any:
+        return text if Path(str(text)).expanduser().is_absolute() else Path(os.path.relpath(resolved, here)).as_posix()
+
+    doc["model"] = moved(doc["model"], sc.model)
+    sim = doc.get("simulation", {})
+    if sc.initial_state is not None and "initial_state" in sim:
+        sim["initial_state"] = moved(sim["initial_state"], sc.initial_state)
+    for entry, measured in zip(doc.get("measured", []), sc.measured):
+        entry["file"] = moved(entry["file"], measured.file)
+    for name, value in values.items():
+        entry = doc["params"][name]
+        if isinstance(entry, dict):
+            entry["value"] = float(value)
+        else:
+            doc["params"][name] = float(value)
+    target.write_text(dumps(doc), encoding="utf-8")
+    return target

@@ -1,0 +1,230 @@
+"""A scenario's ``[[measured]]`` entries: data measured on the bench, mapped onto telemetry.
+
+```toml
+[[measured]]
+name = "bench"                 # unique; the overlay's label
+file = "bench/drop3.csv"       # .csv, .parquet, .mat (v5 or v7.3) or .mcap (JSON messages)
+time = "t"                     # the time column (MCAP: each topic's log_time when left out)
+time_unit = "ms"               # s (default), ms, us, ns
+offset = 0.0                   # s added to the file's time to line it up with the run
+set = { F0 = 20.0 }            # optional: param values this experiment was made with
+[measured.initial]             # optional: the experiment's initial state, as [initial]
+qpos = { slide = 0.02 }
+[measured.signals]             # a telemetry column = a column of the file, in its unit
+"Joints/slide:qpos" = { column = "x_mm", unit = "mm", scale = 1.0 }
+```
+
+Each mapped signal becomes a series in SI (``Measured.series``: times in s with the offset,
+values × scale in the signal's SI unit), its NaN samples left out. Units are the display units'
+(``[units]``: m, mm, cm, in; rad, deg; N, kN, lbf; N·m, N·mm, kN·m), their rates (``mm/s``,
+``deg/s^2``), s, ms, us for times, or the signal's own SI unit. Errors are one line at
+FILE:LINE: a file column that is missing (with the closest names), a unit that does not fit,
+a time column that does not increase; ``Measured.check`` adds the signals the rig does not have
+and units that do not fit the signal's quantity, once the model is compiled. GUI-free.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from mjrig.recordings.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.points import closest_names
+from mjrig.runtime.units import CHOICES, SI
+from mjrig.scenario.initial import InitialState, read_initial
+
+__all__ = ["Measured", "MeasuredSignal", "parse_measured", "link_metrics", "unit_factor", "TIME_UNITS"]
+
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+"""A time column's units: seconds per unit."""
+_KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals"}
+_SIGNAL_KEYS = {"column", "unit", "scale"}
+_RATES = ("", "/s", "/s^2", "/s²")
+
+
+def _norm(unit: str) -> str:
+    return unit.replace("*", "·").replace("Nm", "N·m").replace("/s²", "/s^2").strip()
+
+
+def unit_factor(unit: str) -> tuple[float, str] | None:
+    """(SI per ``unit``, the SI unit) of a known unit (a display unit, its rates, a time unit),
+    None for any other (which must then be the signal's own SI unit)."""
+    u = _norm(unit)
+    for rate in _RATES:
+        if rate and not u.endswith(rate):
+            continue
+        base = u[: len(u) - len(rate)] if rate else u
+        for quantity, choices in CHOICES.items():
+            if base in choices:
+                return 1.0 / choices[base], SI[quantity] + rate
+    if u in TIME_UNITS:
+        return TIME_UNITS[u], "s"
+    return None
+
+
+@dataclass(frozen=True)
+class MeasuredSignal:
+    """One mapped signal: the file's ``column``, its ``unit`` ("" : the signal's SI unit) and a
+    ``scale`` applied before the unit."""
+
+    signal: str
+    column: str
+    unit: str = ""
+    scale: float = 1.0
+
+
+@dataclass(eq=False)
+class Measured:
+    """One ``[[measured]]`` entry (one experiment) with its series read (``series``)."""
+
+    name: str
+    file: Path
+    time: str | None = None
+    time_unit: str = "s"
+    offset: float = 0.0
+    set: dict[str, float] = field(default_factory=dict)
+    initial: InitialState = field(default_factory=InitialState)
+    signals: dict[str, MeasuredSignal] = field(default_factory=dict)
+    data: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    """Signal -> (times s, values in SI), filled when the entry is read."""
+
+    def series(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
+        """(times s, values in SI) of a mapped signal."""
+        return self.data[signal]
+
+    def check(self, units: Mapping[str, str], where: Callable[..., str]) -> None:
+        """ConfigError for a mapped signal the rig does not have (closest names; ``units``: the
+        rig's columns' SI units) or whose unit does not fit the signal's."""
+        for sig, ms in self.signals.items():
+            if sig not in units:
+                raise ConfigError(f"{where('signals', sig)}: the rig has no signal '{sig}'"
+                                  f"{closest_names(sig, sorted(units))}")
+            have = _norm(units[sig])
+            known = unit_factor(ms.unit) if ms.unit else None
+            got = known[1] if known is not None else _norm(ms.unit or units[sig])
+            if _norm(got) != have:
+                raise ConfigError(f"{where('signals', sig, 'unit')}: unit '{ms.unit}' does not fit {sig}, whose "
+                                  f"unit is '{units[sig] or 'none'}'")
+
+
+def parse_measured(entries: Any, reader: Any, params: Mapping[str, Any]) -> list[Measured]:
+    """``[[measured]]`` read with ``reader`` (its ``fail`` gives FILE:LINE errors), each file read
+    and mapped; ``params`` are the scenario's params by name (for ``set``)."""
+    if not isinstance(entries, list):
+        raise reader.fail(("measured",), "must be an array of tables ([[measured]])")
+    out: list[Measured] = []
+    for i, spec in enumerate(entries):
+        entry = _entry(spec, reader, ("measured", i), params)
+        if any(m.name == entry.name for m in out):
+            raise reader.fail(("measured", i, "name"), f"duplicate measured name '{entry.name}'")
+        out.append(entry)
+    return out
+
+
+def _entry(spec: Any, reader: Any, path: tuple, params: Mapping[str, Any]) -> Measured:
+    table = reader.keys(spec, _KEYS, path)
+    for key in ("name", "file", "signals"):
+        if key not in table:
+            raise reader.fail(path, f"missing required field '{key}'")
+    m = Measured(name=reader.string(table["name"], (*path, "name")), file=reader.path_value(table["file"], (*path, "file")))
+    if m.file.suffix.lower() not in MEASURED_SUFFIXES:
+        raise reader.fail((*path, "file"), f"'{m.file.name}' is not measured data (choose {', '.join(MEASURED_SUFFIXES)})")
+    if not m.file.is_file():
+        raise reader.fail((*path, "file"), f"measured file not found: {m.file}")
+    if "time" in table:
+        m.time = reader.string(table["time"], (*path, "time"))
+    if "time_unit" in table:
+        unit = table["time_unit"]
+        if unit not in TIME_UNITS:
+            raise reader.fail((*path, "time_unit"), f"unknown time unit {unit!r} (choose {', '.join(TIME_UNITS)})")
+        m.time_unit = unit
+    if "offset" in table:
+        m.offset = reader.number(table["offset"], (*path, "offset"))
+    sets = reader.keys(table.get("set", {}), set(params), (*path, "set")) if "set" in table else {}
+    m.set = {k: reader.number(v, (*path, "set", k)) for k, v in sets.items()}
+    if "initial" in table:
+        m.initial = read_initial(reader, table["initial"], at=(*path, "initial"))
+    signals = table["signals"]
+    if not isinstance(signals, dict) or not signals:
+        raise reader.fail((*path, "signals"), 'needs [measured.signals]: "SIGNAL" = { column = "...", unit = "..." }')
+    for sig, s in signals.items():
+        where = (*path, "signals", sig)
+        if isinstance(s, str):
+            s = {"column": s}
+        reader.keys(s, _SIGNAL_KEYS, where)
+        if "column" not in s:
+            raise reader.fail(where, "missing required field 'column' (the file's column)")
+        unit = s.get("unit", "")
+        if not isinstance(unit, str):
+            raise reader.fail((*where, "unit"), "must be a string")
+        scale = reader.number(s["scale"], (*where, "scale")) if "scale" in s else 1.0
+        m.signals[sig] = MeasuredSignal(sig, reader.string(s["column"], (*where, "column")), unit, scale)
+    _read(m, reader, path)
+    return m
+
+
+def _read(m: Measured, reader: Any, path: tuple) -> None:
+    """Fill ``m.data`` from its file (FILE:LINE errors at the fields that name what is wrong)."""
+    try:
+        f = read_measured(m.file)
+    except MeasuredFileError as exc:
+        raise reader.fail((*path, "file"), str(exc)) from None
+    names = list(f.columns)
+    for sig, ms in m.signals.items():
+        if ms.column not in f.columns:
+            raise reader.fail((*path, "signals", sig, "column"),
+                              f"{m.file.name} has no column '{ms.column}'{closest_names(ms.column, names)}")
+    time_col = m.time
+    if time_col is None and not f.topic:
+        time_col = next((c for c in ("time", "t") if c in f.columns), None)
+        if time_col is None:
+            raise reader.fail(path, f"needs 'time': the column of {m.file.name} that holds the time"
+                                    f"{closest_names('time', names)}")
+    if time_col is not None and time_col not in f.columns:
+        raise reader.fail((*path, "time"), f"{m.file.name} has no column '{time_col}'{closest_names(time_col, names)}")
+    for sig, ms in m.signals.items():
+        if ms.unit:
+            known = unit_factor(ms.unit)
+            factor = known[0] if known is not None else 1.0
+        else:
+            factor = 1.0
+        if time_col is None:  # MCAP: the topic's own log times, in ns
+            group = f.rows_of(ms.column)
+            t_raw, scale_t, tpath = f.columns[f"{group}/log_time"], 1e-9, (*path, "signals", sig, "column")
+        else:
+            if f.rows_of(ms.column) != f.rows_of(time_col):
+                raise reader.fail((*path, "signals", sig, "column"), f"'{ms.column}' is on topic "
+                                  f"{f.rows_of(ms.column)!r}, the time column '{time_col}' on {f.rows_of(time_col)!r}")
+            t_raw, scale_t, tpath = f.columns[time_col], TIME_UNITS[m.time_unit], (*path, "time")
+        x = f.columns[ms.column] * ms.scale * factor
+        t = t_raw * scale_t + m.offset
+        keep = np.isfinite(x) & np.isfinite(t)
+        t, x = t[keep], x[keep]
+        if t.size < 2:
+            raise reader.fail((*path, "signals", sig, "column"), f"'{ms.column}' has fewer than 2 samples")
+        if np.any(np.diff(t) <= 0):
+            k = int(np.flatnonzero(np.diff(t) <= 0)[0])
+            raise reader.fail(tpath, f"time does not increase in {m.file.name} (row {k + 2}: {t_raw[keep][k + 1]:g} "
+                                     f"after {t_raw[keep][k]:g})")
+        m.data[sig] = (t, x)
+
+
+def link_metrics(metrics: list[Any], measured: list[Measured], reader: Any) -> None:
+    """Give each ``rms_error``/``max_error`` metric the series of the ``[[measured]]`` entry it
+    names in ``against`` (ConfigError at its field: an unknown entry, or one that does not map
+    the metric's signal)."""
+    by_name = {m.name: m for m in measured}
+    for i, metric in enumerate(metrics):
+        if metric.against is None:
+            continue
+        entry = by_name.get(metric.against)
+        if entry is None:
+            hint = closest_names(metric.against, sorted(by_name)) if by_name else " (the scenario has no [[measured]])"
+            raise reader.fail(("metrics", i, "against"), f"unknown measured entry '{metric.against}'{hint}")
+        if metric.signal not in entry.signals:
+            raise reader.fail(("metrics", i, "signal"), f"measured entry '{entry.name}' has no column for "
+                              f"{metric.signal}{closest_names(metric.signal, sorted(entry.signals))}")
+        metric.reference = entry.series(metric.signal)
