@@ -235,8 +235,8 @@ def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
         r0 = fun(u)
         return np.column_stack([(r - r0) / h for (r, _), h in zip(rs, steps)])
 
-    return least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-10, xtol=1e-10,
-                         gtol=1e-10, max_nfev=100)
+    return least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-8,
+                         gtol=1e-8, max_nfev=100)
 
 
 def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]:

@@ -143,7 +143,13 @@ def _entry(spec: Any, reader: Any, path: tuple, params: Mapping[str, Any]) -> Me
         m.time_unit = unit
     if "offset" in table:
         m.offset = reader.number(table["offset"], (*path, "offset"))
-    sets = reader.keys(table.get("set", {}), set(params), (*path, "set")) if "set" in table else {}
+    sets = table.get("set", {})
+    if not isinstance(sets, dict):
+        raise reader.fail((*path, "set"), "must be a table of param values: { NAME = value }")
+    for k in sets:
+        if k not in params:
+            hint = closest_names(k, sorted(params)) if params else " (the scenario has no [params])"
+            raise reader.fail((*path, "set", k), f"unknown param '{k}'{hint}")
     m.set = {k: reader.number(v, (*path, "set", k)) for k, v in sets.items()}
     if "initial" in table:
         m.initial = read_initial(reader, table["initial"], at=(*path, "initial"))
@@ -207,8 +213,8 @@ def _read(m: Measured, reader: Any, path: tuple) -> None:
             raise reader.fail((*path, "signals", sig, "column"), f"'{ms.column}' has fewer than 2 samples")
         if np.any(np.diff(t) <= 0):
             k = int(np.flatnonzero(np.diff(t) <= 0)[0])
-            raise reader.fail(tpath, f"time does not increase in {m.file.name} (row {k + 2}: {t_raw[keep][k + 1]:g} "
-                                     f"after {t_raw[keep][k]:g})")
+            raise reader.fail(tpath, f"time does not increase in {m.file.name}: sample {k + 2} of "
+                                     f"'{ms.column}' is at {t_raw[keep][k + 1]:g}, after {t_raw[keep][k]:g}")
         m.data[sig] = (t, x)
 
 

@@ -205,39 +205,3 @@ def test_a_python_callable_keeps_the_rig_on_the_python_path(tmp_path):
     rm.engine.update_outputs()
     assert rm.engine.wrench[3, 0] == pytest.approx(1.0 + setup.data.time - setup.model.opt.timestep, abs=1e-9)
 
-
-_CHILD = """
-import importlib.util, sys
-import numpy as np
-spec = importlib.util.spec_from_file_location("laws", sys.argv[1])
-laws = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(laws)
-from pathlib import Path
-setup = laws._setup(Path(sys.argv[2]), "RK4", compiled=True)
-assert setup.runtime.engine.table is not None
-np.save(sys.argv[3], laws._trajectory(setup, 300))
-print("numba imported" if "numba" in sys.modules else "numba not imported")
-"""
-
-
-def test_a_new_process_runs_the_kept_machine_code_without_numba(tmp_path):
-    """The callbacks' machine code kept by the first process that compiled them is what later
-    processes run (llvmlite's JIT, numba never imported: ``native_object``), and it moves the
-    rig as the Python path does. A subprocess: the kept code is only loaded in a fresh process
-    (about 2 s)."""
-    import subprocess
-    import sys
-
-    from mjrig.runtime.native_kernel import cache_folder, kernel
-
-    assert kernel() is not None
-    assert list((cache_folder() / "compiled").glob("callbacks_*.json")), "the machine code was not kept"
-    out = tmp_path / "traj.npy"
-    child = tmp_path / "child"
-    child.mkdir()
-    done = subprocess.run([sys.executable, "-c", _CHILD, __file__, str(child), str(out)], capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "numba not imported"
-    ref = _trajectory(_setup(tmp_path, "RK4", compiled=False), 300)
-    np.testing.assert_allclose(np.load(out), ref, rtol=0, atol=1e-11)

@@ -1,0 +1,79 @@
+"""``mjrig fit`` as a user runs it: the ``fit:`` line, FIT.parquet and FIT-best.toml, local
+workers, a kill mid-fit resumed from the evaluations kept (the same estimate, bit for bit), and
+its bad input as one line."""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from e2e_util import mjrig, mjrig_popen
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from test_measured import CSV_ENTRY, C, K, csv_bench, scenario  # noqa: E402
+
+FIT = """[fit]
+params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }
+"""
+
+
+def _bench(folder: Path) -> Path:
+    csv_bench(folder, noise=0.05, seed=2)
+    return scenario(folder, CSV_ENTRY, k=K / 2.5, c=C * 2.5, extra=FIT)
+
+
+def test_fit_on_two_workers_prints_the_estimate(tmp_path):
+    path = _bench(tmp_path)
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 2, cwd=tmp_path)
+    assert r.rc == 0, r
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("fit: k = 4") and " ± " in last and "N/m, c = " in last and "N·s/m" in last, last
+    assert "rms error 5" in last and last.endswith(" m"), last
+    meta = json.loads(pq.read_schema(tmp_path / "FIT.parquet").metadata[b"mjrig.fit"])
+    assert meta["converged"] and abs(meta["estimate"]["k"] / K - 1) < 0.01
+    assert (tmp_path / "FIT-best.toml").is_file()
+    assert f"wrote the estimate as a scenario to {tmp_path / 'FIT-best.toml'}" in r.stderr
+
+
+def test_a_killed_fit_resumes_from_what_it_evaluated(tmp_path):
+    """SIGKILL after ten evaluations; the same command again replays them (evaluating only the
+    rest) and ends on the estimate of a fit never killed."""
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    done = mjrig("fit", _bench(whole), "--out", whole / "FIT.parquet", "--workers", 1, cwd=whole)
+    assert done.rc == 0, done
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    path = _bench(killed)
+    log = killed / "FIT.parquet.parts" / "evals.jsonl"
+    proc = mjrig_popen("fit", path, "--out", killed / "FIT.parquet", "--workers", 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.is_file() or len(log.read_text().splitlines()) < 10):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    kept = len(log.read_text().splitlines())
+    assert kept >= 10 and not (killed / "FIT.parquet").exists()
+    again = mjrig("fit", path, "--out", killed / "FIT.parquet", "--workers", 1, cwd=killed)
+    assert again.rc == 0, again
+    assert f"from the earlier run" in again.stderr
+    ours = json.loads(pq.read_schema(killed / "FIT.parquet").metadata[b"mjrig.fit"])
+    theirs = json.loads(pq.read_schema(whole / "FIT.parquet").metadata[b"mjrig.fit"])
+    assert ours["estimate"] == theirs["estimate"] and ours["stderr"] == theirs["stderr"]
+    assert again.stdout.splitlines()[-1] == done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (("c = { low = 0.01", "cc = { low = 0.01"), "fit.params.cc: unknown param 'cc' (closest: c)"),
+    (("k = { low = 50.0", "k = { low = 500.0"), "fit.params.k: the param's value 160 (the fit's start) is outside"),
+])
+def test_bad_fit_input_is_one_line(tmp_path, change, words):
+    path = _bench(tmp_path)
+    path.write_text(path.read_text().replace(*change))
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", cwd=tmp_path)
+    assert r.rc == 2 and len(r.err_lines) == 1 and words in r.stderr, r
