@@ -17,6 +17,7 @@ import mujoco
 import numpy as np
 
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
+from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.engine import step_plain
 from mjrig.runtime.native_kernel import kernel
@@ -149,9 +150,11 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     try:
         recorder = None
         if record and out_path is not None:  # its file is only opened at the first flush
+            extra = {"mjrig.set": json.dumps(overrides)} if overrides else {}
+            if sc.measured:
+                extra[MEASURED_KEY] = measured_metadata(sc.measured)
             recorder = open_recorder(out_path, model_path=sc.model, scenario_text=sc.toml(), rate=sc.recording.rate,
-                                     groups=sc.recording.signals,
-                                     extra_metadata={"mjrig.set": json.dumps(overrides)} if overrides else None)
+                                     groups=sc.recording.signals, extra_metadata=extra or None)
         rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
         video_rec = _video_recorder(sc, video, rig.model, create=record)
     except BaseException:

@@ -86,5 +86,9 @@ def plot(args: argparse.Namespace) -> int:
     check_writable(out, "-o")
     plotting.save(plotting.signals_figure(traces), out)
     units = len({tr.unit for tr in traces})
-    print(f"wrote {len(traces)} signals in {units} panel{'s' if units != 1 else ''} to {out}", file=sys.stderr)
+    shown = sum(not tr.measured for tr in traces)
+    bench = len(traces) - shown
+    also = f" and {bench} measured series" if bench else ""
+    print(f"wrote {shown} signal{'s' if shown != 1 else ''}{also} in {units} panel{'s' if units != 1 else ''} to {out}",
+          file=sys.stderr)
     return 0

@@ -47,6 +47,8 @@ class Trace:
     time: np.ndarray
     values: np.ndarray
     source: str = ""
+    measured: bool = False
+    """Samples measured on the bench (a ``[[measured]]`` entry's), drawn dotted beside the signal."""
 
     @property
     def label(self) -> str:
@@ -118,6 +120,12 @@ def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names:
     for n in wanted:  # in the units the recording's scenario shows values in (SI without [units])
         factor, label = shown.convert(units.get(n, ""))
         out.append(Trace(n, label, time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy() * factor, source))
+    from mjrig.runtime.parquet_merge import read_schema
+    from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
+    for entry, sig, t, x in read_measured_metadata(read_schema(path)[1].get(MEASURED_KEY, "")):
+        if sig in wanted:  # the bench's twin of a signal shown, in the same unit
+            factor, label = shown.convert(units.get(sig, ""))
+            out.append(Trace(sig, label, t, x * factor, f"{source}: {entry}" if source else entry, measured=True))
     return out
 
 
@@ -148,12 +156,13 @@ def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
     fig, axes = _figure(max(1, len(by_unit)))
-    sources = list(dict.fromkeys(tr.source for tr in traces))  # a line style per file, a colour per signal
+    sources = list(dict.fromkeys(tr.source for tr in traces if not tr.measured))  # a line style per file, a colour per signal
     for ax, (unit, group) in zip(axes, by_unit.items()):
         names = list(dict.fromkeys(tr.name for tr in group))
         for tr in group:
-            ax.plot(tr.time, tr.values, lw=1.2, color=COLORS[names.index(tr.name) % len(COLORS)],
-                    linestyle=STYLES[sources.index(tr.source) % len(STYLES)], label=tr.label)
+            style = (0, (1, 1.6)) if tr.measured else STYLES[sources.index(tr.source) % len(STYLES)]
+            ax.plot(tr.time, tr.values, lw=1.6 if tr.measured else 1.2, color=COLORS[names.index(tr.name) % len(COLORS)],
+                    linestyle=style, label=f"{tr.label} (measured)" if tr.measured else tr.label)
         for signal, value, label in limits:
             if signal in names:
                 ax.axhline(value, color=COLORS[names.index(signal) % len(COLORS)], lw=1.0, ls=(0, (5, 4)), alpha=0.8,

@@ -24,6 +24,7 @@ and units that do not fit the signal's quantity, once the model is compiled. GUI
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -36,8 +37,13 @@ from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import CHOICES, SI
 from mjrig.scenario.initial import InitialState, read_initial
 
-__all__ = ["Measured", "MeasuredSignal", "parse_measured", "link_metrics", "unit_factor", "TIME_UNITS"]
+__all__ = ["Measured", "MeasuredSignal", "parse_measured", "link_metrics", "unit_factor", "TIME_UNITS",
+           "MEASURED_KEY", "measured_metadata", "read_measured_metadata"]
 
+MEASURED_KEY = "mjrig.measured"
+"""A recording's metadata key of its scenario's measured entries (``measured_metadata``)."""
+KEPT_SAMPLES = 20000
+"""Samples of a measured series a recording keeps (more are thinned evenly for the overlays)."""
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 """A time column's units: seconds per unit."""
 _KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals"}
@@ -234,3 +240,30 @@ def link_metrics(metrics: list[Any], measured: list[Measured], reader: Any) -> N
             raise reader.fail(("metrics", i, "signal"), f"measured entry '{entry.name}' has no column for "
                               f"{metric.signal}{closest_names(metric.signal, sorted(entry.signals))}")
         metric.reference = entry.series(metric.signal)
+
+
+def measured_metadata(measured: list[Measured]) -> str:
+    """The JSON a recording keeps under ``MEASURED_KEY``: each entry's name, file and mapping, and
+    each series in SI (times s, values), thinned evenly to ``KEPT_SAMPLES``, so that its plots,
+    replay and report show the bench again without the files."""
+    out = []
+    for m in measured:
+        signals = {}
+        for sig, ms in m.signals.items():
+            t, x = m.series(sig)
+            step = max(1, -(-t.size // KEPT_SAMPLES))
+            signals[sig] = {"column": ms.column, "unit": ms.unit, "scale": ms.scale, "t": t[::step].tolist(),
+                            "x": x[::step].tolist()}
+        out.append({"name": m.name, "file": str(m.file), "signals": signals})
+    return json.dumps(out)
+
+
+def read_measured_metadata(text: str) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """(entry name, signal, times s, values SI) of every series in ``measured_metadata``'s JSON;
+    empty for none or unreadable text."""
+    try:
+        entries = json.loads(text) if text else []
+        return [(str(e["name"]), str(sig), np.asarray(v["t"], float), np.asarray(v["x"], float))
+                for e in entries for sig, v in e["signals"].items()]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []
