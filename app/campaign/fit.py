@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual
+from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual, series
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
 from mjrig.campaign.trial import TrialRunner, run_trials
 from mjrig.runtime.errors import ConfigError
@@ -202,6 +202,7 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
         summary = _summary(scale, best, status, units)
         summary["rms"] = per_signal(exps, best.fun)
         summary["rms_before"] = per_signal(exps, before)
+        summary["series"] = series(exps, before, best.fun)
         summary["start"] = {n: float(sc.params[n].value) for n in scale.names}
         summary["starts"] = spec.starts
         summary["evaluations"] = len(ev.rows)

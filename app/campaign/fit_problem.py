@@ -23,7 +23,7 @@ import numpy as np
 
 from mjrig.campaign.trial import SweepJob
 
-__all__ = ["Experiment", "Signal", "experiments", "residual", "per_signal", "MISSING"]
+__all__ = ["Experiment", "Signal", "experiments", "residual", "per_signal", "series", "MISSING"]
 
 MISSING = 1e3
 """The residual (weighted units) of a measured sample the simulation did not reach."""
@@ -132,4 +132,24 @@ def per_signal(exps: list[Experiment], r: np.ndarray) -> dict[str, dict[str, flo
             err = r[at: at + s.times.size] / s.weight
             at += s.times.size
             out.setdefault(exp.name, {})[s.signal] = float(np.sqrt(np.mean(err * err)))
+    return out
+
+
+def series(exps: list[Experiment], before: np.ndarray, after: np.ndarray, *, most: int = 4000) -> dict[str, Any]:
+    """Each experiment's signals at the measured samples: times (s), measured, simulated from the
+    start and at the estimate (SI; None where not reached), thinned evenly to ``most`` samples."""
+    out: dict[str, Any] = {}
+    at = 0
+    for exp in exps:
+        for s in exp.signals:
+            n = s.times.size
+            step = max(1, -(-n // most))
+            sims = []
+            for r in (before, after):
+                part = r[at: at + n]
+                sim = np.where(part == MISSING, np.nan, part / s.weight + s.values)[::step]
+                sims.append([None if not np.isfinite(v) else float(v) for v in sim])
+            out.setdefault(exp.name, {})[s.signal] = {"t": s.times[::step].tolist(), "measured": s.values[::step].tolist(),
+                                                      "before": sims[0], "after": sims[1]}
+            at += n
     return out

@@ -26,7 +26,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import DisplayUnits, scenario_units
 
-__all__ = ["Trace", "read_traces", "read_frame", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
+__all__ = ["Trace", "panels", "read_traces", "read_frame", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
            "history_figure", "matrix_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -139,7 +139,8 @@ def read_frame(path: Path, read: Callable[[], Any]) -> Any:
         raise ConfigError(f"{path}: its data cannot be read, the file is damaged ({text})") from None
 
 
-def _figure(rows: int, *, width: float = 9.0, height: float = 2.6):
+def panels(rows: int, *, width: float = 9.0, height: float = 2.6):
+    """A figure of ``rows`` panels stacked (inches: ``width``, ``height`` a panel)."""
     from matplotlib.figure import Figure
     fig = Figure(figsize=(width, max(2.2, height * rows)), layout="constrained")
     return fig, [fig.add_subplot(rows, 1, i + 1) for i in range(rows)]
@@ -155,7 +156,7 @@ def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence
     by_unit: dict[str, list[Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
-    fig, axes = _figure(max(1, len(by_unit)))
+    fig, axes = panels(max(1, len(by_unit)))
     sources = list(dict.fromkeys(tr.source for tr in traces if not tr.measured))  # a line style per file, a colour per signal
     for ax, (unit, group) in zip(axes, by_unit.items()):
         names = list(dict.fromkeys(tr.name for tr in group))
@@ -183,7 +184,7 @@ def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence
 
 def scatter_figure(x: np.ndarray, y: np.ndarray, groups: dict[str, np.ndarray], *, xlabel: str, ylabel: str):
     """One param (x) against one value (y), a colour per group (pass, fail, feasible, ...)."""
-    fig, (ax,) = _figure(1, width=4.2, height=3.0)
+    fig, (ax,) = panels(1, width=4.2, height=3.0)
     for name, mask in groups.items():
         if np.any(mask):
             ax.scatter(x[mask], y[mask], s=14, color=STATUS_COLORS.get(name, COLORS[0]), label=name, alpha=0.8)
@@ -198,7 +199,7 @@ def scatter_figure(x: np.ndarray, y: np.ndarray, groups: dict[str, np.ndarray], 
 
 def histogram_figure(values: np.ndarray, *, label: str):
     """How the trials' values of one column are spread (finite values only)."""
-    fig, (ax,) = _figure(1, width=4.2, height=2.6)
+    fig, (ax,) = panels(1, width=4.2, height=2.6)
     finite = values[np.isfinite(values)]
     ax.hist(finite, bins=min(30, max(5, int(np.sqrt(max(finite.size, 1))))), color=COLORS[0], alpha=0.85)
     ax.set_xlabel(label, fontsize=8)
@@ -210,7 +211,7 @@ def histogram_figure(values: np.ndarray, *, label: str):
 
 def history_figure(trials: np.ndarray, objective: np.ndarray, best: np.ndarray, *, label: str):
     """A study's objective of each feasible trial and the best so far."""
-    fig, (ax,) = _figure(1, width=9.0, height=3.0)
+    fig, (ax,) = panels(1, width=9.0, height=3.0)
     ax.scatter(trials, objective, s=14, color=COLORS[0], label="trial")
     ax.step(trials, best, where="post", color=COLORS[1], lw=1.5, label="best so far")
     ax.set_xlabel("trial")
@@ -255,7 +256,7 @@ def matrix_figure(trials: Sequence[int], names: Sequence[str], verdicts: Sequenc
     from matplotlib.colors import ListedColormap
 
     grid = np.array([[np.nan if v is None else float(v) for v in row] for row in verdicts], dtype=float)
-    fig, (ax,) = _figure(1, width=7.5, height=0.5 + 0.32 * max(1, len(names)))
+    fig, (ax,) = panels(1, width=7.5, height=0.5 + 0.32 * max(1, len(names)))
     colors = ListedColormap([STATUS_COLORS["fail"], STATUS_COLORS["pass"]]).with_extremes(bad="#c8ccd4")
     ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=colors, vmin=0, vmax=1, interpolation="nearest",
               extent=(-0.5, len(trials) - 0.5, len(names) - 0.5, -0.5))

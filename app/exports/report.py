@@ -287,11 +287,19 @@ def write_report(path: str | os.PathLike, *, out: Path, signals: Sequence[str] =
     if campaign and signals:
         raise ConfigError(f"{path}: --signals goes with a recording; this is a sweep's or study's results")
     kind = ("study" if "mjrig.optimize" in meta else "sweep") if campaign else "recording"
+    from mjrig.exports.fit_report import FIT_KEY, fit_context
+    if FIT_KEY in meta:
+        if signals:
+            raise ConfigError(f"{path}: --signals goes with a recording; this is a fit's results")
+        kind = "fit"
     ctx = _common(path, meta, kind)
-    ctx.update(_campaign(path, progress) if campaign else _recording(path, meta, signals, progress))
+    if kind == "fit":
+        ctx.update(fit_context(path, meta))
+    else:
+        ctx.update(_campaign(path, progress) if campaign else _recording(path, meta, signals, progress))
     env = jinja2.Environment(loader=jinja2.PackageLoader("mjrig.exports", "."),
                              autoescape=jinja2.select_autoescape(default=True), trim_blocks=True, lstrip_blocks=True)
-    html = env.get_template("report.html.j2").render(**ctx)
+    html = env.get_template("fit.html.j2" if kind == "fit" else "report.html.j2").render(**ctx)
     tmp = out.with_name(f".{out.name}.tmp")
     try:
         tmp.write_text(html, encoding="utf-8")

@@ -77,3 +77,16 @@ def test_bad_fit_input_is_one_line(tmp_path, change, words):
     path.write_text(path.read_text().replace(*change))
     r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", cwd=tmp_path)
     assert r.rc == 2 and len(r.err_lines) == 1 and words in r.stderr, r
+
+
+def test_the_report_of_a_fit_shows_the_estimate_and_both_overlays(tmp_path):
+    path = _bench(tmp_path)
+    assert mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path).rc == 0
+    r = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
+    assert r.rc == 0, r
+    html = (tmp_path / "fit.html").read_text()
+    meta = json.loads(pq.read_schema(tmp_path / "FIT.parquet").metadata[b"mjrig.fit"])
+    assert "<h1>Fit: FIT.parquet</h1>" in html and "converged" in html
+    assert f"{meta['estimate']['k']:.6g}" in html and f"{meta['stderr']['k']:.3g}" in html
+    assert html.count("data:image/png;base64,") == 3  # the experiment, its residuals, the cost
+    assert "from the start" in html and "at the estimate" in html
