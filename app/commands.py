@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.panel_state import (ActuatorInfo, ComparedSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
+from mjrig.panel_state import (ActuatorInfo, ComparedSignals, MeasuredSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
                                OutputsPart, PanelPart, ReportsPart, ResultsPart, ToolsPart, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
 
@@ -22,7 +22,7 @@ __all__ = [
     "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "CloseViewer", "PanelState", "EntryInfo",
     "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "ComparedSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
+    "OpenComparison", "ComparedSignals", "MeasuredSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
     "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
     "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals",
 ]

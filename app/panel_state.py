@@ -14,7 +14,7 @@ import numpy as np
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo", "ComparedSignals", "OpenedResults", "bound_text",
+           "RequirementInfo", "TimelineInfo", "ComparedSignals", "MeasuredSignals", "OpenedResults", "bound_text",
            "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart"]
 
 
@@ -115,6 +115,25 @@ class ComparedSignals:
         """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
         not ``has(name)``)."""
         return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
+
+
+@dataclass(frozen=True, eq=False)
+class MeasuredSignals:
+    """The rig's ``[[measured]]`` series (or a replayed recording's ``mjrig.measured``) as the live
+    plots draw them: (entry, signal, times s, values SI) each. The same object is published while
+    the rig stays the same (compare by ``is``)."""
+
+    series: tuple[tuple[str, str, np.ndarray, np.ndarray], ...] = ()
+
+    def entries(self) -> list[str]:
+        return list(dict.fromkeys(e for e, *_ in self.series))
+
+    def of(self, entry: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Entry ``entry``'s series by signal."""
+        return {sig: (t, x) for e, sig, t, x in self.series if e == entry}
+
+
+NO_MEASURED = MeasuredSignals()
 
 
 class OpenedResults(Protocol):
@@ -292,6 +311,8 @@ class ComparisonPart:
 
     compared: ComparedSignals = NO_COMPARISON
     """The compared recording's plotted signals (``timeline.compare`` names its file)."""
+    measured: MeasuredSignals = NO_MEASURED
+    """Bench data the plots draw dotted beside the signals they measure."""
 
 
 PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart

@@ -16,9 +16,9 @@ from typing import NamedTuple
 import dearpygui.dearpygui as dpg
 import numpy as np
 
-from mjrig.commands import ComparedSignals
+from mjrig.commands import ComparedSignals, MeasuredSignals
 
-__all__ = ["readable_range", "SeriesColors", "MarkThemes", "Overlay", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
+__all__ = ["readable_range", "SeriesColors", "MarkThemes", "Overlay", "BenchOverlay", "bench_overlays", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
     (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82), (129, 114, 179),
@@ -144,6 +144,41 @@ class Overlay:
             return None
         v = float(self.compared.at(name, np.array([t]))[0])
         return v if np.isfinite(v) else None
+
+
+class BenchOverlay:
+    """One ``[[measured]]`` entry on the live plots: each signal it measures dotted beside the
+    signal's own line, in its colour (the bench's samples in the span, a short dash each)."""
+
+    def __init__(self, entry: str, series: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        self.entry, self._series = entry, series
+
+    @property
+    def label(self) -> str:
+        return f"{self.entry}, measured"
+
+    def has(self, name: str) -> bool:
+        return name in self._series
+
+    def series(self, name: str, factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Every sample of ``name``: (times s, values x ``factor``: the unit shown)."""
+        t, x = self._series[name]
+        return t.copy(), x * factor
+
+    def sample(self, name: str, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
+        """The entry's samples of ``name`` within ``t0``..``t1`` (s), thinned to ``SAMPLES``: a
+        short dash from every third sample to the next, so the bench reads dotted."""
+        t, x = self._series[name]
+        a, b = np.searchsorted(t, [t0, t1])
+        t, x = t[a:b], x[a:b]
+        step = max(1, -(-t.size // SAMPLES))
+        t, x = t[::step], x[::step]
+        return dashed(t, x, on=2, off=1)
+
+
+def bench_overlays(measured: MeasuredSignals) -> list[BenchOverlay]:
+    """One ``BenchOverlay`` per measured entry."""
+    return [BenchOverlay(e, measured.of(e)) for e in measured.entries()]
 
 
 class UnitPlot(NamedTuple):

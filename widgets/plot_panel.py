@@ -7,8 +7,9 @@ The panel keeps its own bounded history of telemetry rows (``SignalHistory``), f
 ``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
 is checked, then refreshed with ``set_value``, decimated (min/max per bucket) to ``max_points``.
-A compared recording (``PanelState.compared``) adds each checked signal's dashed twin in the same colour
-(``plot_overlay``). *Save plot...* calls ``on_save``, which draws ``traces()``.
+A compared recording (``PanelState.compared``) adds each checked signal's dashed twin in the same colour,
+bench data (``PanelState.measured``) a dotted one per entry (``plot_overlay``). *Save plot...* calls
+``on_save``, which draws ``traces()``.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import dearpygui.dearpygui as dpg
 from mjrig.commands import PanelState, PlotSignals, Command
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.units import DisplayUnits
-from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, readable_range, unit_plot
+from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, bench_overlays, readable_range, unit_plot
 from mjrig.runtime.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.widgets.plot_mouse import PlotMouse
 from mjrig.widgets.signal_tree import SignalTree
@@ -64,11 +65,14 @@ class PlotPanel:
         self._tree_stale = True
         self._view_stale = True   # checks, window, pause, auto-fit changed
         self._data_stale = False  # rows arrived
-        self._signal_tree = SignalTree(self._on_check, is_checked=lambda n: n in self._checked)
+        self._signal_tree = SignalTree(lambda _s, value, name: self.set_checked(name, bool(value)),
+                                       is_checked=lambda n: n in self._checked)
         self._series: dict[str, int | str] = {}
-        self._twins: dict[str, int | str] = {}   # signal -> the compared recording's dashed line
+        self._twins: dict[tuple[int, str], int | str] = {}   # (overlay, signal) -> its twin's line
         self._colors = SeriesColors()
         self._overlay = Overlay()
+        self._measured = None                    # the PanelState.measured drawn
+        self._overlays: list = [self._overlay]   # the compared recording, then each bench entry
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
         self._box_height = 0                # px: the plots fill it again when it changes
@@ -101,16 +105,18 @@ class PlotPanel:
             with dpg.group(horizontal=True):
                 self._window_input = dpg.add_input_float(
                     label="s shown", default_value=self._window_s, width=95, format="%.1f", step=1.0,
-                    min_value=0.01, min_clamped=True, on_enter=True, callback=self._on_window)
+                    min_value=0.01, min_clamped=True, on_enter=True,
+                    callback=lambda _s, value, _u: self.set_window(max(float(value), 0.01)))
                 self._autofit_box = dpg.add_checkbox(label="fit y", default_value=self._autofit,
-                                                     callback=self._on_autofit)
+                                                     callback=lambda _s, value, _u: self.set_autofit(bool(value)))
                 self._pause_box = dpg.add_checkbox(label="pause", default_value=self._paused,
-                                                   callback=self._on_pause)
+                                                   callback=lambda _s, value, _u: self.set_paused(bool(value)))
                 dpg.add_button(label="Save plot...", callback=lambda: self.on_save and self.on_save())
             with dpg.group(horizontal=True):
                 with dpg.group(width=_TREE_WIDTH):
                     self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
-                                                            default_value=self._filter, callback=self._on_filter)
+                                                            default_value=self._filter,
+                                                            callback=lambda _s, value, _u: self.set_filter(value))
                     self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1 - self._below)
                 self._plot_box = dpg.add_child_window(width=-1, height=-1 - self._below, border=False)
                 self._hint = dpg.add_text("tick signals in the tree to plot them; one plot per unit",
@@ -141,6 +147,11 @@ class PlotPanel:
             self._view_stale = True
         if self._overlay.follow(snapshot.compared):
             self._view_stale = True
+        if snapshot.measured is not self._measured:
+            self._measured, self._view_stale = snapshot.measured, True
+            self._overlays = [self._overlay, *bench_overlays(snapshot.measured)]
+            for key in list(self._twins):  # the entries' lines are made again
+                dpg.delete_item(self._twins.pop(key))
         if snapshot.shown_units != self._shown:
             self._shown, self._view_stale = snapshot.shown_units, True
         if snapshot.signals != self._signals:
@@ -253,24 +264,9 @@ class PlotPanel:
             return []
         lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
         t, values = self.history.window(lo, hi, list(self._checked))
-        return [Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)]
-
-    # ---- callbacks: read the value, record the request ---------------------------------------
-
-    def _on_filter(self, sender: int | str, value: str, user_data: object) -> None:
-        self.set_filter(value)
-
-    def _on_window(self, sender: int | str, value: float, user_data: object) -> None:
-        self.set_window(max(float(value), 0.01))
-
-    def _on_autofit(self, sender: int | str, value: bool, user_data: object) -> None:
-        self.set_autofit(bool(value))
-
-    def _on_pause(self, sender: int | str, value: bool, user_data: object) -> None:
-        self.set_paused(bool(value))
-
-    def _on_check(self, sender: int | str, value: bool, name: str) -> None:
-        self.set_checked(name, bool(value))
+        bench = [Trace(n, self._unit(n), *over.series(n, self._factor(n)), over.entry, measured=True)
+                 for over in self._overlays[1:] for n in self._checked if over.has(n)]
+        return [Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)] + bench
 
     # ---- drawing ------------------------------------------------------------------------------
 
@@ -286,8 +282,8 @@ class PlotPanel:
             dpg.delete_item(self._series.pop(name))
             self._series_unit.pop(name, None)
             self._colors.release(name)
-        for name in [n for n in self._twins if n not in self._series or not self._overlay.has(n)]:
-            dpg.delete_item(self._twins.pop(name))
+        for key in [k for k in self._twins if k[1] not in self._series or not self._overlays[k[0]].has(k[1])]:
+            dpg.delete_item(self._twins.pop(key))
         units = list(dict.fromkeys(self._unit(n) for n in wanted))
         for unit in [u for u in self._plots if u not in units]:
             dpg.delete_item(self._plots.pop(unit)[0])
@@ -314,10 +310,12 @@ class PlotPanel:
                 self._series[name] = dpg.add_line_series([], [], label=short, parent=self._plots[self._unit(name)][2])
                 self._series_unit[name] = self._unit(name)
                 dpg.bind_item_theme(self._series[name], self._colors.theme(name))
-            if name not in self._twins and self._overlay.has(name):
-                self._twins[name] = dpg.add_line_series([], [], label=f"{short} ({self._overlay.label}, dashed)",
-                                                        parent=self._plots[self._unit(name)][2])
-                dpg.bind_item_theme(self._twins[name], self._colors.theme(name, twin=True))
+            for k, over in enumerate(self._overlays):
+                if (k, name) not in self._twins and over.has(name):
+                    dash = ", dashed" if k == 0 else ""
+                    self._twins[(k, name)] = dpg.add_line_series([], [], label=f"{short} ({over.label}{dash})",
+                                                                 parent=self._plots[self._unit(name)][2])
+                    dpg.bind_item_theme(self._twins[(k, name)], self._colors.theme(name, twin=True))
         self._signal_tree.mark(wanted)
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
@@ -369,8 +367,8 @@ class PlotPanel:
                 bounds[self._series_unit[name]] = (min(lo, float(ys.min())), max(hi, float(ys.max())))
             # Lists, not arrays: Dear PyGui reads numpy buffers as float32, too coarse for long runs.
             dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
-        for name, twin in self._twins.items():
-            xs, ys = self._overlay.sample(name, t0, end)
+        for (k, name), twin in self._twins.items():
+            xs, ys = self._overlays[k].sample(name, t0, end)
             ys = ys * self._factor(name)
             ok = np.isfinite(ys)
             if ok.any():

@@ -31,11 +31,12 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
+from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON, NO_MEASURED
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256
 from mjrig.runtime.visuals import add_ghost
+from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
 from mjrig.session.context import RigContext
 
 __all__ = ["ReplayMode", "ReplaySource", "PLOT_BLOCK"]
@@ -117,6 +118,7 @@ class ReplayMode:
         self._ghost_data: mujoco.MjData | None = None
         self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparisonPart] = (
             None, (), C.ComparisonPart())
+        self._measured: tuple[Any, C.MeasuredSignals] = (None, NO_MEASURED)
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
@@ -200,17 +202,32 @@ class ReplayMode:
 
     def publish(self, *, plotted: tuple[str, ...]) -> C.ComparisonPart:
         """Its part of the panel state: the compared recording's ``plotted`` signals (the same
-        object until the comparison or ``plotted`` changes): the panel draws them and reads no file."""
+        object until the comparison or ``plotted`` changes) and the bench data of the rig or the
+        replayed recording: the panel draws them and reads no file."""
         cmp = self.comparison
-        if self._compared[0] is not cmp or self._compared[1] != plotted:
+        measured = self._bench()
+        if self._compared[0] is not cmp or self._compared[1] != plotted or self._compared[2].measured is not measured:
             part = NO_COMPARISON
             if cmp is not None:
                 rec = cmp.recording
                 stride = max(1, -(-rec.times.size // COMPARED_ROWS))
                 part = C.ComparedSignals(str(rec.path), rec.times[::stride].copy(),
                                          {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns})
-            self._compared = (cmp, plotted, C.ComparisonPart(part))
+            self._compared = (cmp, plotted, C.ComparisonPart(part, measured))
         return self._compared[2]
+
+    def _bench(self) -> C.MeasuredSignals:
+        """The measured series to draw: a replayed recording's (``mjrig.measured``), else the rig's
+        ``[[measured]]`` entries (the same object while the rig or replay stays)."""
+        key: Any = self.source if self.active else self.ctx.rig()
+        if self._measured[0] is not key:
+            series: list[tuple[str, str, np.ndarray, np.ndarray]] = []
+            if self.active and self.source is not None:
+                series = read_measured_metadata(self.source.replay.recording.metadata.get(MEASURED_KEY, ""))
+            elif key is not None:
+                series = [(m.name, sig, *m.series(sig)) for m in key.scenario.measured for sig in m.signals]
+            self._measured = (key, C.MeasuredSignals(tuple(series)) if series else NO_MEASURED)
+        return self._measured[1]
 
     def ghost_qpos(self) -> np.ndarray | None:
         """The compared recording's pose at the current time (same model only), else None."""
