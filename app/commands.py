@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.panel_state import (ActuatorInfo, ComparedSignals, MeasuredSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
+from mjrig.panel_state import (ActuatorInfo, BenchPart, ComparedSignals, MeasuredOffer, MeasuredSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
                                OutputsPart, PanelPart, ReportsPart, ResultsPart, ToolsPart, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
 
@@ -24,7 +24,8 @@ __all__ = [
     "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
     "OpenComparison", "ComparedSignals", "MeasuredSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
     "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
-    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals",
+    "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals", "AddMeasured", "MeasuredOffer",
+    "BenchPart",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -365,3 +366,17 @@ class CloseViewer(Command):
 @dataclass(frozen=True)
 class KeepWorking(Command):
     """Answer "keep working" to the quit question."""
+
+
+@dataclass(frozen=True)
+class AddMeasured(Command):
+    """Add the offered bench file to the rig as a ``[[measured]]`` entry ``name``: its ``time``
+    column ("": an MCAP's log times) in ``time_unit``, ``offset`` (s), and ``signals`` as
+    (signal, column, unit) each. ``path`` "" declines the offer."""
+
+    path: str
+    name: str = ""
+    time: str = ""
+    time_unit: str = "s"
+    offset: float = 0.0
+    signals: tuple[tuple[str, str, str], ...] = ()

@@ -14,8 +14,9 @@ import numpy as np
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo", "ComparedSignals", "MeasuredSignals", "OpenedResults", "bound_text",
-           "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart"]
+           "RequirementInfo", "TimelineInfo", "ComparedSignals", "MeasuredSignals", "MeasuredOffer", "OpenedResults", "bound_text",
+           "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart", "ComparisonPart", "BenchPart",
+           "PanelPart"]
 
 
 class RunState(str, enum.Enum):
@@ -134,6 +135,22 @@ class MeasuredSignals:
 
 
 NO_MEASURED = MeasuredSignals()
+
+
+@dataclass(frozen=True)
+class MeasuredOffer:
+    """A file of bench data opened or dropped, offered to the rig (``session.bench``): its
+    numeric ``columns``, the guessed ``time`` column ("": an MCAP's log times) and its unit, a
+    guessed entry ``name``, and per column the guessed (signal or "", unit); ``signals``: the rig's
+    signals a column may be mapped to, with their SI units."""
+
+    path: str
+    columns: tuple[str, ...]
+    time: str
+    time_unit: str
+    name: str
+    guesses: tuple[tuple[str, str, str], ...]
+    signals: tuple[tuple[str, str], ...]
 
 
 class OpenedResults(Protocol):
@@ -306,6 +323,14 @@ class ResultsPart:
 
 
 @dataclass(frozen=True)
+class BenchPart:
+    """Bench data offered to the rig (``session.bench``)."""
+
+    measured_offer: MeasuredOffer | None = None
+    """A file waiting to be mapped onto signals (the panel asks); None: none."""
+
+
+@dataclass(frozen=True)
 class ComparisonPart:
     """The recording compared with, as the plots draw it (``session.replay_mode``)."""
 
@@ -315,12 +340,12 @@ class ComparisonPart:
     """Bench data the plots draw dotted beside the signals they measure."""
 
 
-PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart
+PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart | BenchPart
 """A feature's part: its fields are the panel state's own (``PanelState`` is made of the parts)."""
 
 
 @dataclass(frozen=True)
-class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart):
+class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart, BenchPart):
     """What the panel shows, published by the simulation about every frame. Immutable.
 
     The kernel's fields are declared here; each feature's fields in its part (the bases), so a

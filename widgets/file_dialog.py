@@ -30,7 +30,8 @@ __all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS", "type_filters"]
 
 OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("models, scenarios, recordings", (".xml", ".mjb", ".toml", ".parquet")),
-    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), (".parquet", (".parquet",)), ("all files", ()),
+    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), (".parquet", (".parquet",)),
+    ("bench data (.csv .mat .mcap)", (".csv", ".mat", ".mcap")), ("all files", ()),
 )
 SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))
 

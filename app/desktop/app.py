@@ -155,6 +155,10 @@ class PanelApp:
         self._question = QuitQuestion(on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway,
                                       on_keep=self._on_keep_open)
         self._question.build()
+        from mjrig.widgets.measured_dialog import MeasuredDialog
+        bench = MeasuredDialog(submit)
+        bench.build()
+        self.panels.append(bench)
         self.panels.append(Shortcuts({"open": model_panel.open_dialog, "save": model_panel.save_dialog,
                                       "quit": self._on_close_request, "close": self._on_escape},
                                      dialog_up=self._dialog_up))

@@ -8,10 +8,9 @@ the contract): ``entries`` (editing any section of the rig), ``outputs`` (record
 screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pictures),
 ``timeline`` (history, scrubbing, branching: the live step source), ``replayer`` (recordings
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
-actuator sliders, snapshots, verdicts) and ``plot_feed`` (the live plots' rows). The kernel
-dispatches each command to the feature that registered it (the step source first) and builds
-the panel state from its own fields and each feature's ``publish()``, a typed part of it
-(``mjrig.panel_state``: ``EntriesPart``, ``OutputsPart``...).
+actuator sliders, snapshots, verdicts), ``bench`` (bench data offered) and ``plot_feed`` (the
+live plots' rows). Each command goes to the feature that registered it (the step source first);
+the panel state is the kernel's fields and each feature's ``publish()`` (``mjrig.panel_state``).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
@@ -46,16 +45,15 @@ from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
+from mjrig.session.bench import Bench, is_bench_file
 from mjrig.session.results_files import ResultsFiles, is_results
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
 __all__ = ["Session"]
 
-PLOT_RATE = 200.0
-"""Live-plot samples per simulated second (the recording has its own rate)."""
-PLOT_ROWS = 20000
-"""Rows of recent telemetry kept for the plots (older rows are dropped)."""
+PLOT_RATE = 200.0  # live-plot samples per simulated second (the recording has its own rate)
+PLOT_ROWS = 20000  # rows of recent telemetry kept for the plots (older rows are dropped)
 
 _NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.CloseViewer, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking,
                     C.PlotSignals)
@@ -84,6 +82,7 @@ class Session:
         self.replayer = ReplayMode(self.context)
         self.reports = Reports(self.context)  # exports, reports, plot pictures
         self.results = ResultsFiles(self.context, open_target=self.open)
+        self.bench = Bench(self.context)  # bench data offered to the rig
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
@@ -120,9 +119,8 @@ class Session:
             C.Quit: self._quit, C.CloseViewer: self._close_viewer,
             C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
             **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
-            **self.reports.handlers(), C.SetHotReload: self._set_hot_reload,
-            C.PlotSignals: self.plot_feed.show,
-        }
+            **self.reports.handlers(), **self.bench.handlers(), C.SetHotReload: self._set_hot_reload,
+            C.PlotSignals: self.plot_feed.show}
 
     # --- the current rig ---------------------------------------------------------------------------
     @property
@@ -234,7 +232,7 @@ class Session:
             self._events.clear()
             self.selection = None
             self.opened += 1
-            for part in (self.outputs, self.tools, self.timeline, self.reports):
+            for part in (self.outputs, self.tools, self.timeline, self.reports, self.bench):
                 part.rig_opened()
         self.model_changed = True
         self.run.opened(fresh=not reload)
@@ -291,6 +289,8 @@ class Session:
         handler(cmd)
 
     def _open_model(self, cmd: C.OpenModel) -> None:
+        if is_bench_file(cmd.path):  # bench data joins the rig: nothing is discarded, nothing to ask
+            return self.bench.offered(cmd.path)
         self.pending_open = None if cmd.discard or not self.document.dirty else cmd.path
         if self.pending_open:  # the panel asks: save first, open without saving, or cancel
             self.log("warning", f"the rig has unsaved changes: answer the question to open {Path(cmd.path).name}")
@@ -369,7 +369,7 @@ class Session:
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
         parts = (self.entries.publish(), self.outputs.publish(), self.tools.publish(), self.reports.publish(),
-                 self.results.publish(), self.replayer.publish(plotted=self.plot_feed.plotted))
+                 self.results.publish(), self.replayer.publish(plotted=self.plot_feed.plotted), self.bench.publish())
         self._snapshot = C.PanelState.of(
             parts, state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
             speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,

@@ -233,6 +233,8 @@ class Outputs:
                 # a free name: re-running the scenario must not replace what the app recorded
                 p = fresh_path(rig.resolve_path(doc[key]["path"]))
                 doc[key]["path"] = os.path.relpath(p, path.parent)
+        for entry in doc.get("measured", []):  # bench files as the saved scenario finds them
+            entry["file"] = os.path.relpath(rig.resolve_path(entry["file"]), path.parent)
         check_writable(path, "scenario path")
         text = dumps(doc)
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back

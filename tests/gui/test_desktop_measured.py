@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -56,6 +57,55 @@ def test_a_replayed_recording_shows_its_bench_again(tmp_path):
     try:
         app.tick("slide", "qpos")
         wait_for(lambda: _pixels(app, desktop, tint(PALETTE[0])) > 150, what="the replay's bench line")
+    finally:
+        app.close()
+        desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, size):
+    """Dropped on the 3D view, a CSV is offered as bench data: the dialog guesses the time column
+    and unit and the signal a column measures; *Add to rig* plots it dotted, and Save scenario
+    writes it as a [[measured]] entry that ``mjrig check`` reads back."""
+    import tomllib
+
+    path = scenario(tmp_path, "", k=250.0, extra=PLOTS)
+    bench = tmp_path / "data" / "drop3.csv"
+    bench.parent.mkdir()
+    csv_bench(bench.parent, noise=0.05)
+    rows = (bench.parent / "bench.csv").read_text().splitlines()[1:]
+    bench.write_text("t [ms],slide_qpos [mm],temperature\n" + "".join(f"{r},{20 + i * 1e-3:.3f}\n"
+                                                                      for i, r in enumerate(rows)))
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.run_for(0.5)
+        app.drop(bench)
+        wait_for(lambda: app.visible("Add to rig"), what="the measured-data dialog")
+        combo = next(it for it in app.items() if it["label"] == "slide_qpos [mm]")
+        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
+        combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
+        assert combos["time"] == "t [ms]" and combos["unit"] == "ms" and combos["temperature"] == "(not used)"
+        desktop.screenshot(str(tmp_path / f"bench-dialog-{size[0]}"))
+        app.click("Add to rig")
+        wait_for(lambda: not app.visible("Add to rig"), what="the dialog to close")
+        app.run_for(1.0)
+        app.click("pause")
+        wait_for(lambda: _pixels(app, desktop, tint(PALETTE[0])) > 150, what="the dropped bench, dotted")
+        app.key("ctrl+s", window=app.panel)
+        wait_for(lambda: app.visible("Save"), what="the Save dialog")
+        app.key("Return", window=app.panel)
+        time.sleep(1.0)
+        if app.visible("Replace"):  # the scenario's own file: asked before it is replaced
+            app.click("Replace")
+        wait_for(lambda: "measured" in tomllib.loads(path.read_text()), what="the scenario saved with its bench")
+        entry = tomllib.loads(path.read_text())["measured"][0]
+        assert entry["file"] == "data/drop3.csv" and entry["time"] == "t [ms]" and entry["time_unit"] == "ms"
+        assert entry["signals"] == {"Joints/slide:qpos": {"column": "slide_qpos [mm]", "unit": "mm"}}
+        check = subprocess.run([sys.executable, "-m", "mjrig", "check", str(path)], capture_output=True, text=True,
+                               timeout=120)
+        assert check.returncode == 0, check.stderr
     finally:
         app.close()
         desktop.close()

@@ -1,0 +1,97 @@
+"""The question asked when a file of bench data is opened or dropped (``PanelState.measured_offer``):
+which column is the time (and in which unit, with what offset), and which signal each other
+column measures, in which unit -- filled in with the session's guesses. *Add to rig* makes it a
+``[[measured]]`` entry (``AddMeasured``); *Cancel* declines."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig.commands import AddMeasured, Command, MeasuredOffer, PanelState
+
+__all__ = ["MeasuredDialog", "NOT_USED", "LOG_TIME"]
+
+WIDTH = 620
+NOT_USED = "(not used)"
+LOG_TIME = "(each message's log time)"
+TIME_UNITS = ("s", "ms", "us", "ns")
+
+
+class MeasuredDialog:
+    """A modal window mapping an offered file's columns onto signals."""
+
+    def __init__(self, submit: Callable[[Command], None]) -> None:
+        self.submit = submit
+        self._offer: MeasuredOffer | None = None
+        self._window: int | str = 0
+        self._rows: list[tuple[str, int | str, int | str]] = []   # (column, its signal combo, its unit input)
+
+    def build(self) -> None:
+        with dpg.window(label="Measured data", modal=True, show=False, no_saved_settings=True, width=WIDTH,
+                        on_close=self._cancel) as self._window:
+            self._title = dpg.add_text("", wrap=WIDTH - 20)
+            self._name = dpg.add_input_text(label="name", width=220)
+            with dpg.group(horizontal=True):
+                self._time = dpg.add_combo([], label="time", width=150)
+                self._time_unit = dpg.add_combo(TIME_UNITS, label="unit", width=55, default_value="s")
+                self._offset = dpg.add_input_float(label="offset s", width=90, default_value=0.0, step=0.0,
+                                                   format="%.4f")
+            self._hint = dpg.add_text("Each column of the file: its unit (empty: the signal's own SI unit) and the "
+                                      "signal it measures.", wrap=WIDTH - 20, color=(170, 170, 170))
+            self._table = dpg.add_child_window(height=220, width=-1)
+            with dpg.group(horizontal=True):
+                dpg.add_button(label="Add to rig", callback=self._add)
+                dpg.add_button(label="Cancel", callback=self._cancel)
+
+    @property
+    def shown(self) -> bool:
+        return bool(self._window) and dpg.is_item_shown(self._window)
+
+    def update(self, snapshot: PanelState) -> None:
+        offer = snapshot.measured_offer
+        if offer == self._offer:
+            return
+        self._offer = offer
+        if offer is None:
+            dpg.configure_item(self._window, show=False)
+            return
+        dpg.set_value(self._title, f"{Path(offer.path).name}: {len(offer.columns)} numeric columns. Map them onto "
+                                   "the rig's signals; the plots draw each one dotted beside its signal.")
+        dpg.set_value(self._name, offer.name)
+        times = [LOG_TIME] if not offer.time else list(offer.columns)
+        dpg.configure_item(self._time, items=times)
+        dpg.set_value(self._time, offer.time or LOG_TIME)
+        dpg.set_value(self._time_unit, offer.time_unit)
+        dpg.set_value(self._offset, 0.0)
+        dpg.delete_item(self._table, children_only=True)
+        names = [NOT_USED, *(s for s, _ in offer.signals)]
+        self._rows = []
+        for column, signal, unit in offer.guesses:
+            with dpg.group(horizontal=True, parent=self._table):  # [unit] [signal v] column
+                entry = dpg.add_input_text(default_value=unit, width=60, hint="unit", label=f"##unit {column}")
+                combo = dpg.add_combo(names, default_value=signal or NOT_USED, width=-170, label=column[:24])
+            self._rows.append((column, combo, entry))
+        vw = dpg.get_viewport_client_width()
+        width = min(WIDTH, vw - 12)  # a laptop's panel is narrower than the dialog would like
+        for text in (self._title, self._hint):
+            dpg.configure_item(text, wrap=width - 24)
+        dpg.configure_item(self._window, show=True, width=width, pos=(max(0, (vw - width) // 2), 80))
+
+    def _add(self) -> None:
+        offer = self._offer
+        if offer is None:
+            return
+        signals = tuple((dpg.get_value(combo), column, dpg.get_value(unit).strip())
+                        for column, combo, unit in self._rows if dpg.get_value(combo) not in (NOT_USED, ""))
+        time = dpg.get_value(self._time)
+        dpg.configure_item(self._window, show=False)
+        self.submit(AddMeasured(offer.path, name=dpg.get_value(self._name).strip() or offer.name,
+                                time="" if time == LOG_TIME else time, time_unit=dpg.get_value(self._time_unit),
+                                offset=float(dpg.get_value(self._offset)), signals=signals))
+
+    def _cancel(self, *args: object) -> None:
+        dpg.configure_item(self._window, show=False)
+        if self._offer is not None:
+            self.submit(AddMeasured(""))
