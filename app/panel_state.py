@@ -130,8 +130,7 @@ class MeasuredSignals:
         return list(dict.fromkeys(e for e, *_ in self.series))
 
     def of(self, entry: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Entry ``entry``'s series by signal."""
-        return {sig: (t, x) for e, sig, t, x in self.series if e == entry}
+        return {sig: (t, x) for e, sig, t, x in self.series if e == entry}  # an entry's series by signal
 
 
 NO_MEASURED = MeasuredSignals()

@@ -51,7 +51,7 @@ def test_each_feature_publishes_its_typed_part(tmp_path: Path, monkeypatch: pyte
         s.handle(C.StartRecording(str(tmp_path / "run.parquet")))
         s.handle(C.StepOnce(20))
         published = {type(f.publish() if f is not s.replayer else f.publish(plotted=())): f
-                     for f in (s.entries, s.outputs, s.tools, s.reports, s.results, s.replayer)}
+                     for f in (s.entries, s.outputs, s.tools, s.reports, s.results, s.replayer, s.bench)}
         assert set(published) == set(PARTS)
         snap = s.publish()
         outputs = s.outputs.publish()
