@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mjrig.bench_state import FitProgress
 from mjrig.panel_state import (ActuatorInfo, BenchPart, ComparedSignals, MeasuredOffer, MeasuredSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
                                OutputsPart, PanelPart, ReportsPart, ResultsPart, ToolsPart, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
@@ -25,7 +26,7 @@ __all__ = [
     "OpenComparison", "ComparedSignals", "MeasuredSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
     "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
     "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals", "AddMeasured", "MeasuredOffer",
-    "BenchPart",
+    "BenchPart", "FitProgress", "RunFit", "UseEstimate",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -380,3 +381,16 @@ class AddMeasured(Command):
     time_unit: str = "s"
     offset: float = 0.0
     signals: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class RunFit(Command):
+    """Fit ``params`` -- (name, low, high, log) each -- to the rig's ``[[measured]]`` data as a
+    background job (``mjrig fit``'s method; ``PanelState.fit`` follows it)."""
+
+    params: tuple[tuple[str, float, float, bool], ...]
+
+
+@dataclass(frozen=True)
+class UseEstimate(Command):
+    """Set the params to the last fit's estimate (the sliders follow)."""

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Protocol
 
 import numpy as np
 
+from mjrig.bench_state import NO_MEASURED, BenchPart, MeasuredOffer, MeasuredSignals
 from mjrig.runtime.units import DisplayUnits
 
 __all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
@@ -116,40 +117,6 @@ class ComparedSignals:
         """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
         not ``has(name)``)."""
         return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
-
-
-@dataclass(frozen=True, eq=False)
-class MeasuredSignals:
-    """The rig's ``[[measured]]`` series (or a replayed recording's ``mjrig.measured``) as the live
-    plots draw them: (entry, signal, times s, values SI) each. The same object is published while
-    the rig stays the same (compare by ``is``)."""
-
-    series: tuple[tuple[str, str, np.ndarray, np.ndarray], ...] = ()
-
-    def entries(self) -> list[str]:
-        return list(dict.fromkeys(e for e, *_ in self.series))
-
-    def of(self, entry: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {sig: (t, x) for e, sig, t, x in self.series if e == entry}  # an entry's series by signal
-
-
-NO_MEASURED = MeasuredSignals()
-
-
-@dataclass(frozen=True)
-class MeasuredOffer:
-    """A file of bench data opened or dropped, offered to the rig (``session.bench``): its
-    numeric ``columns``, the guessed ``time`` column ("": an MCAP's log times) and its unit, a
-    guessed entry ``name``, and per column the guessed (signal or "", unit); ``signals``: the rig's
-    signals a column may be mapped to, with their SI units."""
-
-    path: str
-    columns: tuple[str, ...]
-    time: str
-    time_unit: str
-    name: str
-    guesses: tuple[tuple[str, str, str], ...]
-    signals: tuple[tuple[str, str], ...]
 
 
 class OpenedResults(Protocol):
@@ -319,14 +286,6 @@ class ResultsPart:
     results: OpenedResults | None = None
     """The results the session opened last (it read the file): the results view shows them."""
     results_opened: int = 0            # results files opened so far (the view is made again for each)
-
-
-@dataclass(frozen=True)
-class BenchPart:
-    """Bench data offered to the rig (``session.bench``)."""
-
-    measured_offer: MeasuredOffer | None = None
-    """A file waiting to be mapped onto signals (the panel asks); None: none."""
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def fit(args: argparse.Namespace) -> int:
     bar = WorkBar("fitting", unit="evaluations")
     done = [0]
 
-    def step(n: int) -> None:
+    def step(n: int, cost: float) -> None:
         done[0] = n
         bar(n, max(n, 1))
 

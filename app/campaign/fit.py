@@ -107,7 +107,7 @@ class _Evaluations:
     reused: int = 0
     pool: Any = None
     runners: dict[int, TrialRunner] = field(default_factory=dict)
-    progress: Callable[[int], None] | None = None
+    progress: Callable[[int, float], None] | None = None
 
     def many(self, points: list[dict[str, float]], start: int) -> list[tuple[np.ndarray, str]]:
         """Each point's (residual, status), in order; a point new to this fit gets a row (its
@@ -129,7 +129,7 @@ class _Evaluations:
             self.rows.append({"trial": numbered[key], "start": start, **{f"Params/{n}:value": v for n, v in p.items()},
                               "cost": float(0.5 * r @ r), "status": status})
         if self.progress is not None and fresh:
-            self.progress(len(self.rows))
+            self.progress(len(self.rows), min(row["cost"] for row in self.rows))
         return [self.known[k] for k in keys]
 
     def _run(self, points: list[tuple[int, dict[str, float]]]) -> list[tuple[np.ndarray, str]]:
@@ -164,10 +164,10 @@ class _Evaluations:
 
 
 def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,
-            progress: Callable[[int], None] | None = None) -> FitOutcome:
+            progress: Callable[[int, float], None] | None = None) -> FitOutcome:
     """Fit ``sc``'s ``[fit]`` params to its ``[[measured]]`` data into ``out`` (FIT.parquet) and
     ``FIT-best.toml`` beside it; resume what an earlier run of the same fit left.
-    ``progress(evaluations)`` after each batch. ConfigError (one line) for bad input."""
+    ``progress(evaluations, lowest cost)`` after each batch. ConfigError (one line) for bad input."""
     if sc.fit is None:
         raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in the README)")
     if workers is not None and workers < 1:

@@ -96,6 +96,7 @@ class PanelApp:
         from mjrig.widgets.splitter import PanelLayout, Splitter
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
         from mjrig.widgets.units_menu import UnitsMenu
+        from mjrig.widgets.fit_panel import FitPanel
 
         submit = self.client.submit
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT, submit=submit), LogPanel()
@@ -113,6 +114,7 @@ class PanelApp:
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
+            ("Fit", FitPanel(submit), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         x, y, w, h = self.geometry

@@ -1,5 +1,6 @@
-"""Bench data brought into the app: a CSV, MAT or MCAP file (or a Parquet file that is neither a
-recording nor results) opened with File > Open or dropped on the 3D view is offered to the rig
+"""Bench data brought into the app, and params fitted to it.
+
+A CSV, MAT or MCAP file opened with File > Open or dropped on the 3D view is offered to the rig
 (``BenchPart.measured_offer``): its columns, with a guess of the time column and of the signal
 and unit each column measures. The panel asks; ``AddMeasured`` makes the answer a
 ``[[measured]]`` entry of the rig (saved with the scenario) and the plots draw it.
@@ -7,7 +8,12 @@ and unit each column measures. The panel asks; ``AddMeasured`` makes the answer 
 Guesses: a time column named like ``t``/``time`` (with a unit: ``t_ms``, ``time [s]``), else the
 first that increases; a unit from a column's suffix or brackets (``x_mm``, ``angle [deg]``); a
 signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the column's name
-(difflib), among those whose unit fits. GUI-free.
+(difflib), among those whose unit fits.
+
+``RunFit`` fits params to the rig's ``[[measured]]`` data as ``mjrig fit`` does (the rig as edited
+now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
+``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
+``UseEstimate`` sets the params to the estimate, as the sliders do. GUI-free.
 """
 from __future__ import annotations
 
@@ -21,9 +27,11 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.recordings.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, one_line
+from mjrig.runtime.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.session.context import RigContext
+from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["Bench", "is_bench_file", "guess_unit"]
 
@@ -50,16 +58,74 @@ class Bench:
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
         self.offer: C.MeasuredOffer | None = None
+        self.fit: C.FitProgress | None = None
+        self.jobs = BackgroundJobs()
+        self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
-        return {C.AddMeasured: self.add}
+        return {C.AddMeasured: self.add, C.RunFit: self.run_fit, C.UseEstimate: self.use_estimate}
 
     def rig_opened(self) -> None:
         """An offer is made to the rig it was made for."""
         self.offer = None
 
     def publish(self) -> C.BenchPart:
-        return C.BenchPart(self.offer)
+        self.jobs.finish()  # a fit that ended reports here, on the simulation thread
+        if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
+            done = list(self._costs)  # (evaluations, lowest cost) pairs its thread appended
+            self.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=self.fit.path)
+        return C.BenchPart(self.offer, self.fit)
+
+    def run_fit(self, cmd: C.RunFit) -> None:
+        s = self.ctx
+        if self.fit is not None and self.fit.running:
+            raise ConfigError("a fit is running: wait for it to end")
+        if not cmd.params:
+            raise ConfigError("fit: tick at least one param to estimate")
+        doc = copy.deepcopy(s.document.doc)
+        doc["fit"] = {"params": {n: {"low": lo, "high": hi, **({"log": True} if log else {})}
+                                 for n, lo, hi, log in cmd.params}}
+        sc = s.document.scenario(doc)  # the [fit] checked as a scenario's: one line at its field
+        stem = s.document.model_path.stem if s.document.model_path else "rig"
+        out = fresh_path(Path.cwd() / "runs" / f"{stem}-fit.parquet")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        costs = self._costs = []
+
+        def work() -> Any:
+            from mjrig.campaign.fit import run_fit
+            return run_fit(sc, out=out, progress=lambda n, cost: costs.append((n, cost)))
+
+        def done(outcome: Any, error: BaseException | None) -> None:
+            if error is not None:
+                self.fit = C.FitProgress(False, tuple(c for _, c in costs), tuple(n for n, _ in costs),
+                                         error=one_line(str(error)), path=str(out))
+                s.log("error", f"fit: {one_line(str(error))}")
+                return
+            self.fit = C.FitProgress(False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary,
+                                     path=str(outcome.path))
+            est = ", ".join(f"{n} = {v:.6g}" for n, v in outcome.summary["estimate"].items())
+            how = "converged" if outcome.converged else "did not converge"
+            s.log("info" if outcome.converged else "warning",
+                  f"fit {how}: {est} ({outcome.evaluations} evaluations, {Path(outcome.path).name})")
+
+        self.fit = C.FitProgress(True, path=str(out))
+        s.log("info", f"fitting {', '.join(n for n, *_ in cmd.params)} to the rig's measured data ...")
+        self.jobs.start("mjrig-fit", work, done)
+
+    def use_estimate(self, cmd: C.UseEstimate) -> None:
+        if self.fit is None or not self.fit.summary:
+            raise ConfigError("no fit has ended yet: run one first")
+        rm = self.ctx.runtime
+        for name, value in self.fit.summary["estimate"].items():
+            nv = next((p for p in rm.params if p.name == name), None)
+            if nv is None:
+                raise ConfigError(f"the rig has no param '{name}' any more")
+            nv.value = value
+            self.ctx.document.set_param_value(name, nv.value)
+        self.ctx.log("info", "the params are set to the fit's estimate")
+
+    def close(self) -> None:
+        self.jobs.join()
 
     def offered(self, path: str | Path) -> None:
         """Offer the bench file ``path`` to the rig (ConfigError: unreadable, or no rig open)."""

@@ -383,8 +383,7 @@ class Session:
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:
-        m = self.model
-        if m is None:
+        if (m := self.model) is None:
             return C.ModelInfo()
         if self._info is None or self._info[0] is not m:
             self._info = (m, describe_model(m, path=self.document.model_path))
@@ -393,7 +392,8 @@ class Session:
     def close(self) -> None:
         """Finalize any recording and video and wait for them; safe twice."""
         self.outputs.close()  # its recordings finished first: an export may wait for one
-        self.reports.close()
+        for part in (self.reports, self.bench):  # their background jobs
+            part.close()
         if self.files is not None:
             self.files.close()
         if self.rm is not None:

@@ -31,7 +31,8 @@ import mujoco
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON, NO_MEASURED
+from mjrig.bench_state import NO_MEASURED
+from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import file_sha256

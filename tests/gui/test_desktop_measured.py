@@ -109,3 +109,47 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
     finally:
         app.close()
         desktop.close()
+
+
+FIT_RIG = """
+[[measured]]
+name = "bench"
+file = "bench.csv"
+time = "t_ms"
+time_unit = "ms"
+offset = -0.1
+[measured.signals]
+"Joints/slide:qpos" = { column = "x_mm", unit = "mm" }
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size):
+    """Fit: tick k and c (bounds from their min and max), Run fit: it runs in the background, the
+    estimate (within 1 % and 5 % of the bench's 400 N/m and 2 N·s/m, from 160 and 5) and its
+    interval are shown; Use estimate moves the params' sliders there."""
+    csv_bench(tmp_path, noise=0.05, seed=1)
+    path = scenario(tmp_path, FIT_RIG, k=160.0, c=5.0, extra=PLOTS)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.click("Fit")
+        app.click("fit k [N/m]")
+        app.click("fit c [N·s/m]")
+        app.click("Run fit")
+        done = wait_for(lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True), timeout=180,
+                        what="the fit to converge")
+        assert done
+        cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
+        k = float(cells[cells.index("k") + 1])
+        c = float(cells[cells.index("c") + 1])
+        assert abs(k / 400.0 - 1) < 0.01 and abs(c / 2.0 - 1) < 0.05, (k, c)
+        app.widget("Use estimate")
+        desktop.screenshot(str(tmp_path / f"fit-{size[0]}"))
+        app.click("Use estimate")
+        wait_for(lambda: abs(float(app.value("k [N/m]")) - k) < 1e-3 * k, what="the k slider at the estimate")
+        assert abs(float(app.value("c [N·s/m]")) - c) < 1e-3 * c
+        assert list((tmp_path / "home" / "work" / "runs").glob("sm-fit*.parquet"))
+    finally:
+        app.quit_discarding()
+        desktop.close()

@@ -1,0 +1,133 @@
+"""Fit: the rig's params estimated from its bench data (``[[measured]]``), as ``mjrig fit`` does.
+
+A row per param: *fit* ticks it, with the bounds it is searched in (its min and max when it has
+them) and a log scale; the measured entries listed; *Run fit* starts the fit as a background
+job (``RunFit``), whose lowest cost is plotted as it goes; then the estimate with its standard
+error and 95 % interval, the first measured signal against the simulation from the start
+(dashed) and at the estimate, and *Use estimate*, which sets the params (the sliders follow).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+
+__all__ = ["FitPanel"]
+
+
+def _bounds(p: C.ParamInfo) -> tuple[float, float]:
+    """A param's search bounds: its min and max, else a decade around its value."""
+    v = float(p.value)
+    lo = p.min if p.min is not None else (v / 10 if v > 0 else v - 10 * abs(v) - 1)
+    hi = p.max if p.max is not None else (v * 10 if v > 0 else v + 10 * abs(v) + 1)
+    return float(lo), float(hi)
+
+
+class FitPanel:
+    """The params to fit, Run fit, its progress and result, Use estimate."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._params: tuple[str, ...] = ()
+        self._rows: dict[str, tuple[int | str, int | str, int | str, int | str]] = {}  # fit, low, high, log
+        self._fit: C.FitProgress | None = None
+        self._measured: C.MeasuredSignals | None = None
+
+    def build(self, parent: int | str) -> None:
+        self._data = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
+        self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
+        for label, weight in (("param (tick to fit)", 1.5), ("low", 1.0), ("high", 1.0), ("scale", 0.45)):
+            dpg.add_table_column(label=label, parent=self._table, width_stretch=True, init_width_or_weight=weight)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        dpg.add_button(label="Run fit", parent=row, callback=self._run)
+        self._use = dpg.add_button(label="Use estimate", parent=row, enabled=False,
+                                   callback=lambda: self.submit(C.UseEstimate()))
+        self._status = dpg.add_text("", parent=parent, wrap=0)
+        with dpg.plot(parent=parent, height=120, width=-1, no_title=True, label="cost") as self._cost_plot:
+            dpg.add_plot_axis(dpg.mvXAxis, label="evaluation")
+            with dpg.plot_axis(dpg.mvYAxis, label="lowest cost", scale=dpg.mvPlotScale_Log10):
+                self._cost = dpg.add_line_series([], [], label="lowest cost")
+        self._estimate = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
+        for label in ("param", "estimate", "±", "95 %", "unit"):
+            dpg.add_table_column(label=label, parent=self._estimate)
+        with dpg.plot(parent=parent, height=170, width=-1, no_title=True, label="measured and simulated") as p:
+            dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast)
+            dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
+            with dpg.plot_axis(dpg.mvYAxis, label="") as self._overlay_y:
+                self._measured_line = dpg.add_scatter_series([], [], label="measured")
+                with dpg.theme() as small, dpg.theme_component(dpg.mvScatterSeries):
+                    dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 1.5, category=dpg.mvThemeCat_Plots)
+                dpg.bind_item_theme(self._measured_line, small)
+                self._before = dpg.add_line_series([], [], label="from the start")
+                self._after = dpg.add_line_series([], [], label="at the estimate")
+        self._overlay_plot = p
+
+    def update(self, snap: C.PanelState) -> None:
+        names = tuple(p.name for p in snap.params)
+        if names != self._params:
+            self._params = names
+            self._make_rows(snap.params)
+        if snap.measured is not self._measured:
+            self._measured = snap.measured
+            entries = snap.measured.entries()
+            dpg.set_value(self._data, "bench data: " + "; ".join(
+                f"{e} ({', '.join(snap.measured.of(e))})" for e in entries) if entries else
+                "no bench data: drop a CSV, MAT or MCAP file on the 3D view (or File > Open it) to add some")
+        if snap.fit != self._fit:
+            self._fit = snap.fit
+            self._show(snap.fit, {p.name: p.unit for p in snap.params})
+
+    def _make_rows(self, params: tuple[C.ParamInfo, ...]) -> None:
+        dpg.delete_item(self._table, children_only=True, slot=1)
+        self._rows = {}
+        for p in params:
+            lo, hi = _bounds(p)
+            with dpg.table_row(parent=self._table):
+                fit = dpg.add_checkbox(label=f"fit {p.name}{f' [{p.unit}]'.replace('*', '·') if p.unit else ''}")
+                low = dpg.add_input_float(label=f"##low {p.name}", default_value=lo, width=-1, step=0.0, format="%.5g")
+                high = dpg.add_input_float(label=f"##high {p.name}", default_value=hi, width=-1, step=0.0,
+                                           format="%.5g")
+                log = dpg.add_checkbox(label=f"log##{p.name}", default_value=lo > 0 and hi / lo >= 100)
+            self._rows[p.name] = (fit, low, high, log)
+
+    def _run(self) -> None:
+        chosen = tuple((n, float(dpg.get_value(lo)), float(dpg.get_value(hi)), bool(dpg.get_value(log)))
+                       for n, (fit, lo, hi, log) in self._rows.items() if dpg.get_value(fit))
+        self.submit(C.RunFit(chosen))
+
+    def _show(self, fit: C.FitProgress | None, units: dict[str, str]) -> None:
+        if fit is None:
+            return
+        n = len(fit.costs)
+        dpg.set_value(self._cost, [list(fit.counts), [max(c, 1e-300) for c in fit.costs]])
+        if n:
+            for axis in dpg.get_item_children(self._cost_plot, 1):
+                dpg.fit_axis_data(axis)
+        s = fit.summary
+        if fit.running:
+            text = f"fitting: {fit.counts[-1]} evaluations so far, lowest cost {fit.costs[-1]:.4g}" if n else "fitting ..."
+        elif fit.error:
+            text = f"the fit failed: {fit.error}"
+        else:
+            text = (f"{'converged' if s['converged'] else 'did not converge'} after {s['evaluations']} evaluations "
+                    f"({s['message']})")
+        dpg.set_value(self._status, text)
+        dpg.configure_item(self._use, enabled=bool(s) and not fit.running)
+        dpg.delete_item(self._estimate, children_only=True, slot=1)
+        for name in s.get("params", []):
+            lo, hi = s["ci95"][name]
+            with dpg.table_row(parent=self._estimate):
+                for cell in (name, f"{s['estimate'][name]:.6g}", f"{s['stderr'][name]:.2g}", f"{lo:.5g} … {hi:.5g}",
+                             s["units"].get(name, "").replace("*", "·")):
+                    dpg.add_text(cell)
+        series = next((v for per in s.get("series", {}).values() for v in per.values()), None)
+        sig = next((k for per in s.get("series", {}).values() for k in per), "")
+        if series is not None:
+            t = series["t"]
+            for item, key in ((self._measured_line, "measured"), (self._before, "before"), (self._after, "after")):
+                dpg.set_value(item, [t, [float("nan") if x is None else float(x) for x in series[key]]])
+            dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
+            for axis in dpg.get_item_children(self._overlay_plot, 1):
+                dpg.fit_axis_data(axis)
