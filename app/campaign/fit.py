@@ -80,7 +80,7 @@ class _Scale:
             return dict(hit)
         lo, hi = np.where(self.log, np.log(self.low), self.low), np.where(self.log, np.log(self.high), self.high)
         v = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
-        return {n: float(x) for n, x in zip(self.names, np.where(self.log, np.exp(v), v))}
+        return {n: float(x) for n, x in zip(self.names, np.where(self.log, np.exp(np.where(self.log, v, 0.0)), v))}
 
     def scaled(self, values: dict[str, float]) -> np.ndarray:
         x = np.array([values[n] for n in self.names])
@@ -164,10 +164,11 @@ class _Evaluations:
 
 
 def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,
-            progress: Callable[[int, float], None] | None = None) -> FitOutcome:
+            progress: Callable[[int, float], None] | None = None, method: str = "trf") -> FitOutcome:
     """Fit ``sc``'s ``[fit]`` params to its ``[[measured]]`` data into ``out`` (FIT.parquet) and
     ``FIT-best.toml`` beside it; resume what an earlier run of the same fit left.
-    ``progress(evaluations, lowest cost)`` after each batch. ConfigError (one line) for bad input."""
+    ``progress(evaluations, lowest cost)`` after each batch; ``method``: "trf" (scipy's) or
+    "mujoco" (``mujoco.minimize``; BENCHMARKS.md compares them). ConfigError (one line) for bad input."""
     if sc.fit is None:
         raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in the README)")
     if workers is not None and workers < 1:
@@ -193,7 +194,8 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
                               progress=progress)
             try:
                 start_values = {n: float(sc.params[n].value) for n in scale.names}
-                runs = [_solve(ev, scale, u0, k) for k, u0 in enumerate(_starts(scale, start_values, spec.starts))]
+                solve = _solve_mujoco if method == "mujoco" else _solve
+                runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(_starts(scale, start_values, spec.starts))]
                 best = min(runs, key=lambda r: r.cost)
                 before = ev.many([start_values], 0)[0][0]
                 status = ev.many([scale.values(best.x)], 0)[0][1]
@@ -238,6 +240,29 @@ def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
 
     return least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-8,
                          gtol=1e-8, max_nfev=100)
+
+
+def _solve_mujoco(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
+    """MuJoCo's ``minimize.least_squares`` (Levenberg-Marquardt with box bounds) from ``u0``: its
+    residual takes a batch of points, which ``ev`` evaluates side by side."""
+    from types import SimpleNamespace
+
+    from mujoco import minimize
+
+    def residual(u: np.ndarray) -> np.ndarray:
+        us = u.reshape(u.shape[0], -1)
+        return np.column_stack([r for r, _ in ev.many([scale.values(us[:, j]) for j in range(us.shape[1])], start)])
+
+    n = u0.size
+    x, trace = minimize.least_squares(u0, residual, bounds=[np.zeros(n), np.ones(n)], eps=STEP, xtol=1e-8, gtol=1e-8,
+                                      max_iter=100, verbose=0)
+    r = residual(x)[:, 0]
+    steps = np.where(x + STEP <= 1.0, STEP, -STEP)
+    around = residual(np.column_stack([np.clip(x + np.eye(n)[j] * steps[j], 0, 1) for j in range(n)]))
+    jac = (around - r[:, None]) / steps
+    status = 1 if len(trace) < 100 else 0
+    return SimpleNamespace(x=x, fun=r, jac=jac, cost=float(0.5 * r @ r), status=status,
+                           message=f"MuJoCo's least_squares, {len(trace)} iterations" if status else "out of iterations")
 
 
 def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]:
