@@ -298,10 +298,16 @@ def _summary(scale: _Scale, res: Any, status: str, units: dict[str, str]) -> dic
             ci[name] = [v - q * se[i], v + q * se[i]]
     with np.errstate(invalid="ignore", divide="ignore"):
         corr = cov / np.outer(se, se)
-    converged = bool(res.status > 0) and status == "ok"
+    blind = [n for n, col in zip(scale.names, res.jac.T) if not np.any(col)]  # no sample moves with it
+    converged = bool(res.status > 0) and status == "ok" and not blind
+    message = str(res.message)
+    if status != "ok":
+        message = f"the best point {status}"
+    elif blind:
+        message = f"the measured signals do not change with {', '.join(blind)}: no estimate of it"
     return {"params": scale.names, "estimate": est, "stderr": dict(zip(scale.names, se.tolist())), "ci95": ci,
             "correlation": np.nan_to_num(corr, nan=0.0).tolist(), "units": units, "cost": float(res.cost),
-            "converged": converged, "message": str(res.message) if status == "ok" else f"the best point {status}",
+            "converged": converged, "message": message,
             "dof": dof, "residual_std": math.sqrt(s2)}
 
 

@@ -45,6 +45,9 @@ class Rig:
             reset_state(self.model, self.data)
         else:
             self.runtime.restore(self.data, self.initial)
+            # MuJoCo's own counters too, as mj_resetData clears them: a divergence in the next run
+            # is told by them (a sweep trial after one that diverged would not see its own).
+            self.data.warning.number[:] = 0
 
 
 def reset_state(model: mujoco.MjModel, data: mujoco.MjData) -> None:

@@ -90,3 +90,14 @@ def test_the_report_of_a_fit_shows_the_estimate_and_both_overlays(tmp_path):
     assert f"{meta['estimate']['k']:.6g}" in html and f"{meta['stderr']['k']:.3g}" in html
     assert html.count("data:image/png;base64,") == 3  # the experiment, its residuals, the cost
     assert "from the start" in html and "at the estimate" in html
+
+
+def test_a_fit_that_cannot_converge_exits_4_with_the_reason(tmp_path):
+    """Every stiffness within the bounds makes this 1 kHz model blow up: the best point diverged."""
+    path = _bench(tmp_path)
+    text = path.read_text().replace("k = { value = 160.0", "k = { value = 5e9").replace("max = 5000.0", "max = 1e10")
+    path.write_text(text.replace("k = { low = 50.0, high = 2000.0 }", "k = { low = 1e9, high = 1e10 }"))
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
+    assert r.rc == 4, r
+    assert r.stdout.strip().splitlines()[-1] == "fit: did not converge (the best point diverged)", r
+    assert (tmp_path / "FIT.parquet").is_file()

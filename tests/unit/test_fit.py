@@ -191,3 +191,41 @@ params = { k = { low = 50.0, high = 2000.0 }, m = { low = 0.2, high = 20.0, log 
     assert s["converged"], s["message"]
     assert s["estimate"]["k"] == pytest.approx(k, rel=0.01) and s["estimate"]["m"] == pytest.approx(m, rel=0.02)
     assert set(s["rms"]) == {"sag", "decay"}
+
+
+@pytest.mark.parametrize(("fit", "where", "words"), [
+    ('params = { kk = { low = 1.0, high = 2.0 } }', "fit.params.kk", "unknown param 'kk' (closest: k)"),
+    ('params = { k = { low = 500.0, high = 100.0 } }', "fit.params.k.low", "must be below high"),
+    ('params = { c = { low = 0.0, high = 10.0, log = true } }', "fit.params.c.low", "a log scale needs low > 0"),
+    ('params = { k = { low = 50.0 } }', "fit.params.k", "needs 'high'"),
+    ('params = { k = { low = 50.0, high = 2000.0 } }\nsignals = ["Joints/slide:qvel"]', "fit.signals",
+     "no [[measured]] entry maps 'Joints/slide:qvel' (closest: Joints/slide:qpos)"),
+    ('params = { k = { low = 50.0, high = 2000.0 } }\nweights = { "Joints/slide:qvel" = 1.0 }',
+     "fit.weights.Joints/slide:qvel", "unknown field"),
+    ('params = { k = { low = 50.0, high = 2000.0 } }\nstart = 2.0\nend = 1.0', "fit.end", "must be after start"),
+    ('params = { k = { low = 50.0, high = 2000.0 } }\nstarts = 0', "fit.starts", "from 1 to 64"),
+    ('params = { k = { low = 50.0, high = 2000.0 } }\nmethod = "lm"', "fit.method", "unknown field 'method'"),
+])
+def test_bad_fit_input_is_one_line_at_its_field(tmp_path, fit, where, words):
+    from mjrig.runtime.errors import ConfigError
+    csv_bench(tmp_path)
+    path = scenario(tmp_path, CSV_ENTRY, k=K, c=C, extra=f"[fit]\n{fit}\n")
+    with pytest.raises(ConfigError) as err:
+        load_scenario(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}:") and f": {where}:" in text and words in text and "\n" not in text, text
+
+
+def test_a_fit_needs_measured_data(tmp_path):
+    from mjrig.runtime.errors import ConfigError
+    path = scenario(tmp_path, "", extra=FIT)
+    with pytest.raises(ConfigError, match=r"fit: \[fit\] needs \[\[measured\]\] data to fit to"):
+        load_scenario(path)
+
+
+def test_a_param_the_data_do_not_depend_on_is_not_an_estimate(tmp_path):
+    csv_bench(tmp_path, noise=0.05, seed=1)
+    path = scenario(tmp_path, CSV_ENTRY, extra="[fit]\nparams = { idle = { low = 0.1, high = 10.0 } }\n")
+    path.write_text(path.read_text().replace("[params]\n", "[params]\nidle = { value = 1.0 }\n"))
+    s = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1).summary
+    assert not s["converged"] and s["message"] == "the measured signals do not change with idle: no estimate of it"

@@ -107,3 +107,22 @@ def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_pa
     b = pl.read_parquet(tmp_path / "used" / "trial-1.parquet").drop("wall_time")
     assert b["Sensors/block_acc:2"][0] == pytest.approx(5.0, rel=1e-12), b.select("time", "Sensors/block_acc:2").head(2)
     assert a.equals(b), [(c, a[c][0], b[c][0]) for c in a.columns if a[c][0] != b[c][0]][:5]
+
+
+def test_a_trial_after_one_that_diverged_sees_its_own_divergence(tmp_path):
+    """A rig with an [initial] restores its start state between trials: MuJoCo's warning counters,
+    by which a divergence in the first steps is told, start over too (else the second trial of
+    an unstable stiffness ran on from MuJoCo's reset as if nothing happened)."""
+    import json
+    import sys
+    from pathlib import Path as _P
+    sys.path.insert(0, str(_P(__file__).resolve().parent))
+    from test_measured import scenario
+    from mjrig.campaign.trial import SweepJob, TrialRunner
+
+    path = scenario(tmp_path, "", k=400.0)
+    path.write_text(path.read_text().replace("max = 5000.0", "max = 1e10"))
+    runner = TrialRunner(SweepJob(text=path.read_text(), source=str(path), base=str(tmp_path), duration=0.05,
+                                  metadata=json.dumps({})))
+    rows = [runner.run((i, {"k": k}, 0))["status"] for i, k in enumerate((5e9, 5e9, 400.0, 5e9))]
+    assert rows == ["diverged", "diverged", "pass", "diverged"]
