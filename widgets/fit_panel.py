@@ -11,10 +11,14 @@ from __future__ import annotations
 from typing import Callable
 
 import dearpygui.dearpygui as dpg
+import numpy as np
 
 from mjrig import commands as C
 
 __all__ = ["FitPanel"]
+
+DOTS = 160
+"""Measured samples drawn at most on the fit's plot (dots, thinned evenly)."""
 
 
 def _bounds(p: C.ParamInfo) -> tuple[float, float]:
@@ -56,12 +60,12 @@ class FitPanel:
             dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast)
             dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
             with dpg.plot_axis(dpg.mvYAxis, label="") as self._overlay_y:
-                self._measured_line = dpg.add_scatter_series([], [], label="measured")
-                with dpg.theme() as small, dpg.theme_component(dpg.mvScatterSeries):
-                    dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 1.5, category=dpg.mvThemeCat_Plots)
-                dpg.bind_item_theme(self._measured_line, small)
                 self._before = dpg.add_line_series([], [], label="from the start")
                 self._after = dpg.add_line_series([], [], label="at the estimate")
+                self._measured_line = dpg.add_scatter_series([], [], label="measured")  # drawn on top
+                with dpg.theme() as dots, dpg.theme_component(dpg.mvScatterSeries):
+                    dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, 2.0, category=dpg.mvThemeCat_Plots)
+                dpg.bind_item_theme(self._measured_line, dots)
         self._overlay_plot = p
 
     def update(self, snap: C.PanelState) -> None:
@@ -126,8 +130,12 @@ class FitPanel:
         sig = next((k for per in s.get("series", {}).values() for k in per), "")
         if series is not None:
             t = series["t"]
-            for item, key in ((self._measured_line, "measured"), (self._before, "before"), (self._after, "after")):
-                dpg.set_value(item, [t, [float("nan") if x is None else float(x) for x in series[key]]])
+            values = {k: np.array([np.nan if x is None else float(x) for x in series[k]]) for k in ("measured", "before",
+                                                                                                  "after")}
+            for item, key in ((self._before, "before"), (self._after, "after")):
+                dpg.set_value(item, [list(t), values[key].tolist()])
+            every = max(1, len(t) // DOTS)  # dots a plot this size shows apart
+            dpg.set_value(self._measured_line, [list(t[::every]), values["measured"][::every].tolist()])
             dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
             for axis in dpg.get_item_children(self._overlay_plot, 1):
                 dpg.fit_axis_data(axis)
