@@ -107,6 +107,7 @@ class _Evaluations:
     reused: int = 0
     pool: Any = None
     runners: dict[int, TrialRunner] = field(default_factory=dict)
+    ran_on_ray: bool = False
     progress: Callable[[int, float], None] | None = None
 
     def many(self, points: list[dict[str, float]], start: int) -> list[tuple[np.ndarray, str]]:
@@ -141,7 +142,8 @@ class _Evaluations:
             for e, exp in enumerate(self.exps):
                 mine = [t for ee, t in tasks if ee == e]
                 run_on_ray(exp.job, mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
-                           address=self.ray, again=bool(self.known))
+                           address=self.ray, again=self.ran_on_ray, stay=True)
+                self.ran_on_ray = True
         elif self.workers > 1 and len(tasks) > 1:
             if self.pool is None:
                 self.pool = open_pool(self.exps[0].job, self.workers)
@@ -161,6 +163,10 @@ class _Evaluations:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.ran_on_ray:
+            import ray
+            if ray.is_initialized():
+                ray.shutdown()
 
 
 def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,

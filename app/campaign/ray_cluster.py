@@ -96,12 +96,13 @@ def _lost(address: str) -> ClusterLost:
 
 
 def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str,
-               again: bool = False) -> None:
+               again: bool = False, stay: bool = False) -> None:
     """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
     gets each row as it finishes. Disconnects at the end. OutputError (one line) when the head
     stops answering: the rows kept so far stay, the command run again resumes. ``again``: the
     same command ran trials there before (a study's next batch), so a head that no longer
-    answers was lost, not mistyped."""
+    answers was lost, not mistyped. ``stay``: stay connected for more calls (a fit's batches;
+    the caller disconnects, ``ray.shutdown()``)."""
     try:
         ray = connect(address)
     except ConfigError:
@@ -134,7 +135,7 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
                     pending.append(task.remote(job_ref, nxt))
     finally:
         watch.stop()
-        if ray.is_initialized() and not watch.lost:
+        if ray.is_initialized() and not watch.lost and not stay:
             ray.shutdown()
 
 

@@ -101,3 +101,19 @@ def test_a_fit_that_cannot_converge_exits_4_with_the_reason(tmp_path):
     assert r.rc == 4, r
     assert r.stdout.strip().splitlines()[-1] == "fit: did not converge (the best point diverged)", r
     assert (tmp_path / "FIT.parquet").is_file()
+
+
+@pytest.mark.slow
+def test_a_fit_on_a_real_local_ray_head_gives_the_local_estimate(tmp_path, monkeypatch):
+    """Slow (up to a minute): starts a real Ray head (about 10 s, one at a time, see ``ray_head``)
+    and fits on it: every evaluation a Ray task, the same estimate as on local workers."""
+    from tests.sweep_util import ray_env, ray_head
+    for k, v in ray_env().items():
+        monkeypatch.setenv(k, v)
+    path = _bench(tmp_path)
+    local = mjrig("fit", path, "--out", tmp_path / "local.parquet", "--workers", 1, cwd=tmp_path)
+    assert local.rc == 0, local
+    with ray_head() as address:
+        r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--ray", address, timeout=600, cwd=tmp_path)
+    assert r.rc == 0, r
+    assert r.stdout.splitlines()[-1] == local.stdout.splitlines()[-1]
