@@ -44,10 +44,12 @@ from mjrig.runtime.parquet_stream import RowGroupFile, finish_parts, parts
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
-ROW_GROUP_BYTES = 32 * 2**20
-"""Queued bytes (uncompressed) that make a row group at once, about 0.1 s of encoding. Each row
-group costs Parquet a column chunk (and the file a sync) per column: a humanoid's 605 columns
-written in 4 MiB groups spent a third of the writer's time on them, in 32 MiB groups a tenth."""
+ROW_GROUP_BYTES = 4 * 2**20
+"""Queued bytes (uncompressed) that make a row group at once, about 15 ms of encoding..."""
+ROW_GROUP_ROWS = 4096
+"""... but never fewer rows than this: each row group costs Parquet a column chunk (and the file
+a sync) per column, so a humanoid's 605 columns in 4 MiB groups (870 rows) spent a third of the
+writer's time on them; 4096 rows (20 MiB there) a tenth. A narrow recording keeps 4 MiB groups."""
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes past which the recording stops with an error instead of growing memory."""
 
@@ -105,6 +107,7 @@ class ParquetSink:
         self._queue: list[tuple[tuple[str, ...], np.ndarray]] = []  # guarded by _cond
         self._queued_bytes = 0  # in _queue
         self._queued_rows = 0
+        self._group_bytes = ROW_GROUP_BYTES  # a row group at this much queued (``ROW_GROUP_ROWS``)
         self._inflight_rows = 0  # taken off the queue by the writer, not yet on disk
         self._meta_dirty = False
         self._closing = False
@@ -155,7 +158,8 @@ class ParquetSink:
             before = self._queued_bytes
             self._queued_bytes += data.nbytes
             self._queued_rows += data.shape[0]
-            if before < ROW_GROUP_BYTES <= self._queued_bytes:
+            self._group_bytes = max(ROW_GROUP_BYTES, ROW_GROUP_ROWS * data.shape[1] * 8)
+            if before < self._group_bytes <= self._queued_bytes:
                 self._cond.notify()
 
     def add_metadata(self, metadata: dict[str, str]) -> None:
@@ -250,7 +254,7 @@ class ParquetSink:
 
     def _due(self, since: float) -> bool:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
-        return (self._closing or self._queued_bytes >= ROW_GROUP_BYTES
+        return (self._closing or self._queued_bytes >= self._group_bytes
                 or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds))
 
     def _run(self) -> None:

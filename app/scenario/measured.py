@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from mjrig.recordings.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
+from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import CHOICES, SI

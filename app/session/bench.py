@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.recordings.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
+from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor

@@ -108,6 +108,7 @@ def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest
     taken mid-run (what a SIGKILL leaves) recovers into every row group written; closing only
     adds the last one and the footer, and leaves no second copy of the rows."""
     monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
+    monkeypatch.setattr(parquet_sink, "ROW_GROUP_ROWS", 1)
     out = tmp_path / "out.parquet"
     part = segment_dir(out) / "part-0001.data"
     sink = ParquetSink(out, flush_seconds=0.02)

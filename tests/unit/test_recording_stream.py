@@ -30,6 +30,7 @@ def test_streamed_recording_equals_the_merged_one(rig, tmp_path: Path, monkeypat
     monkeypatch.chdir(work)
     with monkeypatch.context() as m:  # a row group every 64 kB
         m.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
+        m.setattr(parquet_sink, "ROW_GROUP_ROWS", 1)
         streamed = _record(rig.scenario, tmp_path / "streamed.parquet")
     with monkeypatch.context() as m:  # every row in one row group at close
         m.setattr(parquet_sink, "ROW_GROUP_BYTES", 2**40)
