@@ -113,8 +113,8 @@ class PanelApp:
             ("Controls", ActuatorsPanel(submit), False),
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
-            ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Fit", FitPanel(submit), False),
+            ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]
         x, y, w, h = self.geometry
