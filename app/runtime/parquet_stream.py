@@ -146,8 +146,11 @@ def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]], int
     """(columns, [(end, rows)] of each row group on disk, Parquet compression codec) of a part:
     its index read up to the first record a kill cut short or that the data file does not hold."""
     columns = tuple(json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))["columns"])
-    index = stem.with_suffix(".index").read_bytes()
-    size = stem.with_suffix(".data").stat().st_size
+    try:
+        index = stem.with_suffix(".index").read_bytes()
+        size = stem.with_suffix(".data").stat().st_size
+    except FileNotFoundError:  # caught between creating the part's files: none of its rows is on disk
+        return columns, [], _CODECS[_MAGIC]
     groups, pos, last = [], 0, 4
     step = _RECORD.size + 4
     codec = _CODECS[_MAGIC]
@@ -171,6 +174,8 @@ def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tup
     and the footer written from the row groups' pages. Returns (data file, columns, rows)."""
     columns, groups, codec = part_groups(stem)
     data = stem.with_suffix(".data")
+    if not data.exists():  # killed before the part's data file was made: an empty file of its columns
+        data.write_bytes(b"PAR1")
     metas, start = [], 4
     if groups:
         with open(data, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:

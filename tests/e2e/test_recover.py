@@ -28,6 +28,8 @@ def rows_on_disk(parts: Path) -> int:
 
 
 def test_sigkill_then_recover(tmp_path: Path):
+    from mjrig.runtime.native_kernel import kernel
+    kernel()  # the compiled callbacks made beforehand (the tests' cache): a first compile, 3 s, is not what is timed
     scen = MODELS / "spring_mass.toml"
     out = tmp_path / "killed.parquet"
     parts = out.with_name(out.name + ".parts")

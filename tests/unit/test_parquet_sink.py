@@ -462,3 +462,23 @@ def test_a_part_the_zstd_recorder_left_is_recovered(tmp_path: Path, monkeypatch:
     assert rows == 200
     assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
     np.testing.assert_array_equal(pq.read_table(path).column("a").to_numpy(), np.arange(200) * 2.0)
+
+
+@pytest.mark.parametrize("missing", [(".data",), (".index", ".data")])
+def test_a_part_killed_before_its_files_were_all_made_recovers_empty(tmp_path: Path, missing) -> None:
+    """A kill between a part's first files (its columns) and its data file leaves no row of it:
+    the folder is read (``part_groups``, what `mjrig recover` and a watcher read) as no row
+    group, and recovering it says so in one line, never a traceback."""
+    out = tmp_path / "out.parquet"
+    sink = ParquetSink(out, flush_seconds=0.02)
+    sink.write_block(["time", "wall_time", "a"], make_block(0, 10, 1))
+    wait_until(lambda: sink.rows_written == 10)
+    killed = tmp_path / "killed.parquet"
+    shutil.copytree(segment_dir(out), segment_dir(killed))
+    sink.close()
+    for suffix in missing:
+        (segment_dir(killed) / f"part-0001{suffix}").unlink()
+    stem = parquet_stream.parts(segment_dir(killed))[0]
+    assert parquet_stream.part_groups(stem)[:2] == (("time", "wall_time", "a"), [])
+    with pytest.raises(MjrigError, match="nothing to recover .* no whole row group"):
+        recover(killed)
