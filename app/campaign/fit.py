@@ -363,7 +363,7 @@ def _write(sc: Any, out: Path, rows: list[dict[str, Any]], summary: dict[str, An
     fields = [pa.field("trial", pa.int64()), pa.field("start", pa.int64())]
     fields += [pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": u} if u else None) for n, u in units.items()]
     fields += [pa.field("cost", pa.float64()), pa.field("status", pa.string())]
-    table = pa.Table.from_pylist([{k: v for k, v in r.items() if k != "key"} for r in rows], schema=pa.schema(fields))
+    table = pa.Table.from_pylist(rows, schema=pa.schema(fields))
     meta = recording_metadata(sc.model, sc.toml())
     meta[FIT_KEY] = json.dumps(summary)
     if sc.source is not None:

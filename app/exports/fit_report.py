@@ -11,12 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from mjrig.campaign.fit import FIT_KEY
 from mjrig.exports import plotting
 from mjrig.runtime.units import scenario_units
 
 __all__ = ["fit_context", "FIT_KEY"]
-
-FIT_KEY = "mjrig.fit"
 
 
 def fit_context(path: Path, meta: dict[str, str]) -> dict[str, Any]:

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from mjrig.runtime.points import closest_names
-from mjrig.scenario.optimize import SearchRange
-from mjrig.scenario.sweep import outside_range
+from mjrig.scenario.optimize import SearchRange, search_ranges
 
 __all__ = ["FitSpec", "parse_fit"]
 
@@ -50,31 +49,12 @@ def parse_fit(spec: Any, reader: Any, params: Mapping[str, Any], measured: list[
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
         raise reader.fail((*path, "params"), "needs params = { NAME = { low = ..., high = ... } } (at least one)")
-    for name, entry in entries.items():
-        where = (*path, "params", name)
-        if name not in params:
-            hint = closest_names(name, sorted(params)) if params else " (the scenario has no [params])"
-            raise reader.fail(where, f"unknown param '{name}'{hint}")
-        if not isinstance(entry, dict):
-            raise reader.fail(where, "must be a table: { low = ..., high = ..., log = false }")
-        reader.keys(entry, {"low", "high", "log"}, where)
-        missing = [k for k in ("low", "high") if k not in entry]
-        if missing:
-            raise reader.fail(where, f"needs '{missing[0]}' (low and high bound the estimate)")
-        low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
-        if low >= high:
-            raise reader.fail((*where, "low"), f"low ({low:g}) must be below high ({high:g})")
-        log = entry.get("log", False)
-        if not isinstance(log, bool):
-            raise reader.fail((*where, "log"), f"must be true or false, got {log!r}")
-        if log and low <= 0:
-            raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
-        if (bounds := outside_range(params[name], low, high)) is not None:
-            raise reader.fail(where, f"[{low:g}, {high:g}] goes outside the param's range {bounds}")
+    out.params = search_ranges(entries, reader, path, params, what="the estimate")
+    for name, r in out.params.items():
         value = float(params[name].value)
-        if not low <= value <= high:
-            raise reader.fail(where, f"the param's value {value:g} (the fit's start) is outside [{low:g}, {high:g}]")
-        out.params[name] = SearchRange(low, high, log)
+        if not r.low <= value <= r.high:
+            raise reader.fail((*path, "params", name), f"the param's value {value:g} (the fit's start) is outside "
+                                                       f"[{r.low:g}, {r.high:g}]")
     mapped = sorted({s for m in measured for s in m.signals})
     if "signals" in table:
         sig = table["signals"]

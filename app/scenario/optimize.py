@@ -15,7 +15,7 @@ from typing import Any
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.sweep import outside_range
 
-__all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize"]
+__all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges"]
 
 OPTIMIZE_SAMPLERS = ("tpe", "cmaes", "random")
 _KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"}
@@ -97,6 +97,17 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
         raise reader.fail((*path, "params"), "needs [optimize.params]: param = { low = ..., high = ... } (at least one)")
+    out.params = search_ranges(entries, reader, path, params, what="the search")
+    return out
+
+
+def search_ranges(entries: dict[str, Any], reader: Any, path: tuple, params: dict[str, Any], *,
+                  what: str) -> dict[str, SearchRange]:
+    """Each ``NAME = { low, high, log = false }`` of ``entries`` (at ``path``.params) as a
+    SearchRange of the scenario's param NAME; ``what`` the bounds bound ("the search"). FILE:LINE
+    errors: an unknown param (closest names), a missing bound, low >= high, a log scale with
+    low <= 0, bounds outside the param's own range."""
+    out: dict[str, SearchRange] = {}
     for name, entry in entries.items():
         where = (*path, "params", name)
         if name not in params:
@@ -107,7 +118,7 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
         reader.keys(entry, {"low", "high", "log"}, where)
         missing = [k for k in ("low", "high") if k not in entry]
         if missing:
-            raise reader.fail(where, f"needs '{missing[0]}' (low and high bound the search)")
+            raise reader.fail(where, f"needs '{missing[0]}' (low and high bound {what})")
         low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
         if low >= high:
             raise reader.fail((*where, "low"), f"low ({low:g}) must be below high ({high:g})")
@@ -118,5 +129,5 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
             raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
         if (bounds := outside_range(params[name], low, high)) is not None:
             raise reader.fail(where, f"[{low:g}, {high:g}] goes outside the param's range {bounds}")
-        out.params[name] = SearchRange(low, high, log)
+        out[name] = SearchRange(low, high, log)
     return out
