@@ -137,6 +137,9 @@ class Overlay:
         times = np.linspace(t0, t1, SAMPLES)
         return dashed(times, self.compared.at(name, times))
 
+    tag = ""
+    """What the timeline's readout names its values by: nothing (they follow in brackets)."""
+
     def value_at(self, name: str, t: float) -> float | None:
         """Signal ``name`` of the compared recording at ``t`` (s), or None (no comparison, no
         such signal, or outside its rows)."""
@@ -152,6 +155,7 @@ class BenchOverlay:
 
     def __init__(self, entry: str, series: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         self.entry, self._series = entry, series
+        self.tag = entry  # the timeline's readout names its values by the entry
 
     @property
     def label(self) -> str:
@@ -164,6 +168,17 @@ class BenchOverlay:
         """Every sample of ``name``: (times s, values x ``factor``: the unit shown)."""
         t, x = self._series[name]
         return t.copy(), x * factor
+
+    def value_at(self, name: str, t: float) -> float | None:
+        """The entry's ``name`` at ``t`` (s) (SI), interpolated linearly between its samples;
+        None where it has no such signal or ``t`` is outside its samples."""
+        if name not in self._series:
+            return None
+        times, x = self._series[name]
+        if not times.size or not times[0] <= t <= times[-1]:
+            return None
+        v = float(np.interp(t, times, x))
+        return v if np.isfinite(v) else None
 
     def sample(self, name: str, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
         """The entry's samples of ``name`` within ``t0``..``t1`` (s), thinned to ``SAMPLES``: a

@@ -327,19 +327,19 @@ class PlotPanel:
             self._cursor = t
             self._view_stale = True
 
-    def values_at(self, t: float) -> list[tuple[str, float, float | None, str]]:
-        """Each checked signal's (name, value, the compared recording's value or None, unit) at
-        ``t`` (s), in the unit its plot shows, interpolated linearly between the plotted samples around
-        it (the plots keep 200 samples per simulated second)."""
+    def values_at(self, t: float) -> list[tuple[str, float, list[tuple[str, float]], str]]:
+        """Each checked signal's (name, value, [(tag, value)] of the compared recording (tag "")
+        and of each bench entry (its name) that has it at ``t``, unit) at ``t`` (s), in the unit its
+        plot shows, interpolated linearly between the samples around it (the plots keep 200 per s)."""
         names = list(self._checked)
         times, values = self.history.window(t - self._window_s, t + self._window_s, names)
         if not len(times):
             return []
         out = []
         for j, n in enumerate(names):
-            other, k = self._overlay.value_at(n, t), self._factor(n)
-            out.append((n, float(np.interp(t, times, values[:, j])) * k, None if other is None else other * k,
-                        self._unit(n).replace("*", "·")))
+            k = self._factor(n)
+            others = [(o.tag, v * k) for o in self._overlays if (v := o.value_at(n, t)) is not None]
+            out.append((n, float(np.interp(t, times, values[:, j])) * k, others, self._unit(n).replace("*", "·")))
         return out
 
     def _redraw(self) -> None:

@@ -112,7 +112,8 @@ class TimelineBar:
             dpg.set_value(self._values, "live")
         else:
             parts = [f"at {shown:.6f} s:"]
-            for n, v, other, unit in self.plot.values_at(shown):
-                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + (f" ({other:.6g})" if other is not None else "")
+            for n, v, others, unit in self.plot.values_at(shown):  # the compared run's (v), a bench's [entry v]
+                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + "".join(f" [{tag} {o:.6g}]" if tag else f" ({o:.6g})"
+                                                                        for tag, o in others)
                              + (f" {unit}" if unit else ""))
             dpg.set_value(self._values, fit_lines(parts, width=available_width(self._values)))

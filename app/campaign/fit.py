@@ -4,8 +4,10 @@ Method: scipy's bounded ``least_squares`` (trust-region reflective) over the par
 [0, 1] within their bounds (on a log scale where ``log = true``), from the params' values, then
 from ``[fit] starts - 1`` more points of a Sobol sequence over the bounds; the lowest cost wins.
 The Jacobian is forward differences whose points are evaluated as trials side by side: every
-experiment of every point (``fit_problem``) on ``workers`` local processes (the sweep's pool:
-each builds each experiment's rig once) or as Ray tasks.
+experiment of every point (``fit_problem``) in lock-step on ``workers`` C threads of this process
+where the experiment's rig allows (``mjrig.campaign.lockstep``: the same residuals, bit for bit),
+else on ``workers`` local processes (the sweep's pool: each builds each experiment's rig once),
+or as Ray tasks.
 
 At the solution: the residual variance s² = Σr² / (m − n), the covariance s² (JᵀJ)⁻¹ with J in
 the params' own units, standard errors, 95 % intervals from Student's t (for a log-scale param,
@@ -33,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual, series
+from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
 from mjrig.campaign.trial import TrialRunner, run_trials
 from mjrig.runtime.errors import ConfigError
@@ -109,6 +112,8 @@ class _Evaluations:
     runners: dict[int, TrialRunner] = field(default_factory=dict)
     ran_on_ray: bool = False
     progress: Callable[[int, float], None] | None = None
+    lockstep: bool = True
+    locksteps: dict[int, LockStep | None] = field(default_factory=dict)
 
     def many(self, points: list[dict[str, float]], start: int) -> list[tuple[np.ndarray, str]]:
         """Each point's (residual, status), in order; a point new to this fit gets a row (its
@@ -134,7 +139,8 @@ class _Evaluations:
         return [self.known[k] for k in keys]
 
     def _run(self, points: list[tuple[int, dict[str, float]]]) -> list[tuple[np.ndarray, str]]:
-        """Every experiment of every (trial number, point): on Ray, local workers or here."""
+        """Every experiment of every (trial number, point): on Ray, in lock-step here, on local
+        workers or one by one here."""
         tasks = [(e, (trial, p, 0)) for trial, p in points for e in range(len(self.exps))]
         got: dict[tuple[int, int], dict[str, Any]] = {}
         if self.ray is not None:
@@ -144,7 +150,14 @@ class _Evaluations:
                 run_on_ray(exp.job, mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
                            address=self.ray, again=self.ran_on_ray, stay=True)
                 self.ran_on_ray = True
-        elif self.workers > 1 and len(tasks) > 1:
+            tasks = []
+        for e in range(len(self.exps)) if self.ray is None and self.lockstep else ():
+            if (step := self._lockstep(e)) is not None:
+                mine = [t for ee, t in tasks if ee == e]
+                if mine:
+                    step.run(mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row))
+        tasks = [(e, t) for e, t in tasks if (e, t[0]) not in got]
+        if self.workers > 1 and len(tasks) > 1:
             if self.pool is None:
                 self.pool = open_pool(self.exps[0].job, self.workers)
             futures = {self.pool.submit(run_trials, self.exps[e].job, [t]): (e, t[0]) for e, t in tasks}
@@ -156,9 +169,19 @@ class _Evaluations:
                 raise
         else:
             for e, t in tasks:
-                runner = self.runners.get(e) or self.runners.setdefault(e, TrialRunner(self.exps[e].job))
-                got[(e, t[0])] = runner.run(t)
+                got[(e, t[0])] = self._runner(e).run(t)
         return [residual(self.exps, [got[(e, trial)] for e in range(len(self.exps))]) for trial, _ in points]
+
+    def _runner(self, e: int) -> TrialRunner:
+        """This process's runner of experiment ``e``, built on first use."""
+        return self.runners.get(e) or self.runners.setdefault(e, TrialRunner(self.exps[e].job))
+
+    def _lockstep(self, e: int) -> LockStep | None:
+        """Experiment ``e``'s trials in lock-step, or None when its rig does not allow it."""
+        if e not in self.locksteps:
+            runner = self._runner(e)
+            self.locksteps[e] = LockStep(runner, nthread=self.workers) if lockstep_refusal(runner) is None else None
+        return self.locksteps[e]
 
     def close(self) -> None:
         if self.pool is not None:
@@ -170,11 +193,13 @@ class _Evaluations:
 
 
 def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,
-            progress: Callable[[int, float], None] | None = None, method: str = "trf") -> FitOutcome:
+            progress: Callable[[int, float], None] | None = None, method: str = "trf",
+            lockstep: bool = True) -> FitOutcome:
     """Fit ``sc``'s ``[fit]`` params to its ``[[measured]]`` data into ``out`` (FIT.parquet) and
     ``FIT-best.toml`` beside it; resume what an earlier run of the same fit left.
     ``progress(evaluations, lowest cost)`` after each batch; ``method``: "trf" (scipy's) or
-    "mujoco" (``mujoco.minimize``; BENCHMARKS.md compares them). ConfigError (one line) for bad input."""
+    "mujoco" (``mujoco.minimize``; BENCHMARKS.md compares them); ``lockstep=False`` runs no
+    experiment in lock-step (the residuals are the same). ConfigError (one line) for bad input."""
     if sc.fit is None:
         raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in the README)")
     if workers is not None and workers < 1:
@@ -197,7 +222,7 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
         _open_parts(parts, _fingerprint(sc, exps))
         with open(parts / _LOG, "a", encoding="utf-8") as log:
             ev = _Evaluations(exps, log, workers or default_workers(), ray, known=_read_log(parts / _LOG),
-                              progress=progress)
+                              progress=progress, lockstep=lockstep)
             try:
                 start_values = {n: float(sc.params[n].value) for n in scale.names}
                 solve = _solve_mujoco if method == "mujoco" else _solve

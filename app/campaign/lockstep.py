@@ -35,9 +35,9 @@ from mjrig.runtime.step_plan import WORK
 
 __all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 
-BATCH_DOES = frozenset({"requirements", "model fields"})
-"""Work between steps (``StepPlan.between_steps``) that lock-step does itself: requirements on
-the signals a batch records, params written into each simulation's model fields."""
+BATCH_DOES = frozenset({"requirements", "metrics", "model fields"})
+"""Work between steps (``StepPlan.between_steps``) that lock-step does itself: requirements and
+metrics on the signals a batch records, params written into each simulation's model fields."""
 BATCH = 256
 """Trials stepped side by side at most."""
 ROWS_EVERY = 0.5
@@ -46,6 +46,8 @@ _RECORD_BYTES = 32 << 20
 """The requirements' signals are recorded for this much (bytes) of steps at a time."""
 _CALL_SECONDS = 0.1
 """s: about how long one call into the batch steps (signals are handled between calls)."""
+_KEEP_BYTES = 256 << 20
+"""Metrics' signals are kept whole (every step of every trial of a batch) up to this many bytes."""
 
 _STATE = ("time", "qpos", "qvel", "act", "history", "qacc_warmstart", "ctrl", "qfrc_applied", "xfrc_applied",
           "eq_active", "mocap_pos", "mocap_quat", "userdata", "plugin_state", "plastic")
@@ -57,13 +59,17 @@ _ACC = int(mujoco.mjtStage.mjSTAGE_ACC)
 def _column_field(model: mujoco.MjModel, data: mujoco.MjData, source: Any, group: str, index: int
                   ) -> tuple[str, bool] | None:
     """(MjData field, read before the step) of a model column, when the batch can give the value
-    a one-by-one trial reads between ``mj_step1`` and ``mj_step2``; None otherwise."""
+    a one-by-one trial reads between ``mj_step1`` and ``mj_step2``; None otherwise. Under RK4 a
+    field the step computes holds its last stage's values: only state fields then."""
+    rk4 = int(model.opt.integrator) == _RK4
     if group == "joints" and source is data.qpos:
         return "qpos", True
     if group == "joints" and source is data.qvel:
         return "qvel", True
     if group == "actuators" and source is data.ctrl:
         return "ctrl", True
+    if rk4:
+        return None
     if group == "bodies" and isinstance(source, np.ndarray) and np.shares_memory(source, data.xpos):
         return "xpos", False
     if group == "sensors" and source is data.sensordata:
@@ -88,14 +94,26 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
         return "the rig reads pin reactions"
     if any(b.field.kind == "opt" and b.field.attr == "timestep" for b in rm.bindings):
         return "a param sets the timestep"
-    if runner.scenario.requirements and int(m.opt.integrator) == _RK4:
-        return "requirements are read inside RK4's step"
     cat = column_catalog(m, d, [])
     for r in runner.scenario.requirements:
         found = cat.get(r.signal)
         if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
             return f"requirement '{r.name}' reads {r.signal}"
+    for mt in runner.scenario.metrics:
+        found = cat.get(mt.signal)
+        if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
+            return f"metric '{mt.name}' reads {mt.signal}"
     return None
+
+
+def _values(start: np.ndarray | None, record: np.ndarray, index: int) -> np.ndarray:
+    """A signal at each step of a block, (n, K), from the batch's ``record`` of its field
+    (n, K, ...) and, for a state field (read before the step), its value ``start`` (n, ...)
+    before the block."""
+    v = record.reshape(record.shape[0], record.shape[1], -1)[:, :, index]
+    if start is None:
+        return v
+    return np.concatenate([start.reshape(start.shape[0], -1)[:, index, None], v[:, :-1]], axis=1)
 
 
 @dataclass
@@ -107,6 +125,15 @@ class _Prepared:
     state: dict[str, np.ndarray]
     warnings: list[str]
     laws: Any = None  # its copy of the compiled laws' table (named in its userdata), kept while it steps
+
+
+@dataclass
+class _Kept:
+    """The metrics' signals of a batch's trials: ``x`` (n, steps, signals) and how many steps of
+    each trial count (``count``: up to its stop)."""
+
+    x: np.ndarray
+    count: np.ndarray
 
 
 class _Watch:
@@ -135,14 +162,6 @@ class _Watch:
                 "first_violation": self.first_violation[s], "violation_value": self.violation_value[s],
                 "lo": float(self.lo[s]), "hi": float(self.hi[s]), "last": float(self.last[s]),
                 "last_t": float(self.last_t[s]) if n else None, "n": n, "failed_bound": self.failed_bound[s]}
-
-    def values(self, start: np.ndarray, record: np.ndarray) -> np.ndarray:
-        """The signal at each step of a block, (n, K), from the batch's ``record`` of it (n, K, ...)
-        and, for a state field, its value ``start`` (n, ...) before the block."""
-        v = record.reshape(record.shape[0], record.shape[1], -1)[:, :, self.index]
-        if not self.before:
-            return v
-        return np.concatenate([start.reshape(start.shape[0], -1)[:, self.index, None], v[:, :-1]], axis=1)
 
     def fold(self, v: np.ndarray, t: np.ndarray, live: np.ndarray) -> np.ndarray:
         """Observe values ``v`` (n, K) at step times ``t`` (K,) (s) in the ``live`` trials, as K
@@ -199,6 +218,14 @@ class LockStep:
         rig.runtime.resolve(rig.model, rig.data)  # once: trials only change params (see _prepare)
         self.fields = tuple(dict.fromkeys((*BINDING_FIELDS, *SPRING_FIELDS)))
         self.setconst = needs_setconst(rig.runtime.bindings)
+        checks, m, d = rig.runtime.checks, rig.model, rig.data
+        cat = column_catalog(m, d, [])
+        self.logged: list[tuple[str, int, bool]] = []
+        """(field, index, read before the step) of each signal the metrics log, in its order."""
+        for signal in (checks.metrics.signals if checks is not None else []):
+            group, source, index = cat[signal]
+            field, before = _column_field(m, d, source, group, index)  # type: ignore[misc]
+            self.logged.append((field, index, before))
 
     def run(self, trials: list[Task], keep: Callable[[dict[str, Any]], None]) -> None:
         """Run ``trials`` a batch at a time, handing each row to ``keep`` as its batch ends: the
@@ -206,8 +233,9 @@ class LockStep:
         seconds at the pace so far (at most ``BATCH``), so rows reach the sweep's log (and its
         progress bar) steadily and a killed sweep loses little."""
         k, size = 0, self.nthread
+        most = BATCH if not self.logged else max(1, _KEEP_BYTES // (8 * (self.steps + 1) * len(self.logged)))
         while k < len(trials):
-            part = trials[k:k + size]
+            part = trials[k:k + min(size, most)]
             t0 = time.perf_counter()
             for row in self._run(part):
                 keep(row)
@@ -223,8 +251,8 @@ class LockStep:
             (alone if p is None else prepared).append(p if p is not None else i)
         rows = [runner.run(i) for i in alone]
         if prepared:
-            for p, (ok, states) in zip(prepared, self._step(prepared)):
-                rows.append(self._row(p, states) if ok else runner.run((p.trial, p.values, p.seed)))
+            for p, (ok, states, log) in zip(prepared, self._step(prepared)):
+                rows.append(self._row(p, states, log) if ok else runner.run((p.trial, p.values, p.seed)))
         return rows
 
     def _prepare(self, task: Task) -> _Prepared | None:
@@ -259,9 +287,9 @@ class LockStep:
             state["userdata"][-len(words):] = words
         return _Prepared(trial, tseed, values, fields, state, list(runner.warnings), laws)
 
-    def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]]]]:
-        """Step every prepared trial to the end; for each, whether it ran as it would alone and
-        its requirements' states by name."""
+    def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]], Any]]:
+        """Step every prepared trial to the end; for each, whether it ran as it would alone, its
+        requirements' states by name and its metrics' log (step times s, values; None without)."""
         n, runner = len(prepared), self.runner
         base = runner.rig.model
         batch = mujoco.batch.Batch(base, nsim=n, nthread=self.nthread)
@@ -277,12 +305,14 @@ class LockStep:
         watches = self._watches(n)
         t = self._times(float(prepared[0].state["time"][0]))
         if any(p.state["time"][0] != t[0] for p in prepared):
-            return [(False, {})] * n  # not one start time: each runs alone
-        end = self._watched(batch, watches, t, n)
+            return [(False, {}, None)] * n  # not one start time: each runs alone
+        kept = _Kept(np.full((n, self.steps, len(self.logged)), np.nan), np.zeros(n, np.int64)) if self.logged else None
+        end = self._watched(batch, watches, t, n, kept)
         # A rollout stops a simulation at its first MuJoCo warning (a divergence, a full buffer):
         # its time then falls short, and the trial runs alone, as it reports such things itself.
         time = batch.bind("time").reshape(-1)
-        return [(bool(time[s] == end), {w.r.name: w.state(s) for w in watches}) for s in range(n)]
+        return [(bool(time[s] == end), {w.r.name: w.state(s) for w in watches},
+                 None if kept is None else (t[:kept.count[s]], kept.x[s, :kept.count[s]])) for s in range(n)]
 
     def _times(self, t0: float) -> np.ndarray:
         """The time (s) at each step and after the last, summed as ``mj_step`` advances it."""
@@ -301,13 +331,16 @@ class LockStep:
             watches.append(_Watch(r, n, field=field, index=index, before=before))
         return watches
 
-    def _watched(self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int) -> float:
-        """Step in blocks, recording the requirements' signals, and observe them a block at a
-        time; the time (s) the trials ended at (all stopped, or the last step). A block is at
+    def _watched(self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int,
+                 kept: "_Kept | None") -> float:
+        """Step in blocks, recording the requirements' and metrics' signals, observe the former
+        a block at a time and keep the latter in ``kept``; the time (s) the trials ended at (all
+        stopped, or the last step). A block is at
         most ``_RECORD_BYTES`` of records and about ``_CALL_SECONDS`` of stepping (a Ctrl+C or
         SIGTERM takes effect between blocks)."""
-        fields = list(dict.fromkeys(w.field for w in watches))
-        starts = {f: batch.bind(f) for f in fields if any(w.before and w.field == f for w in watches)}
+        fields = list(dict.fromkeys([*(w.field for w in watches), *(f for f, _, _ in self.logged)]))
+        before = {w.field for w in watches if w.before} | {f for f, _, b in self.logged if b}
+        starts = {f: batch.bind(f) for f in fields if f in before}
         width = sum(batch.bind(f)[0].size for f in fields)
         stops = any(r.stop_on for r in self.runner.scenario.requirements)
         most = 1 if stops else max(1, min(self.steps, _RECORD_BYTES // (8 * n * max(1, width))))
@@ -322,15 +355,22 @@ class LockStep:
             block = int(min(most, max(1, _CALL_SECONDS / per_step)))
             stop = np.zeros(n, bool)
             for w in watches:
-                stop |= w.fold(w.values(start.get(w.field), record[w.field]), t[k:k + size], live)
+                stop |= w.fold(_values(start.get(w.field) if w.before else None, record[w.field], w.index),
+                               t[k:k + size], live)
+            if kept is not None:
+                for j, (f, index, before) in enumerate(self.logged):
+                    kept.x[:, k:k + size, j] = _values(start[f] if before else None, record[f], index)
+                kept.count[live] = k + size
             k += size
             live &= ~stop
             if not live.any():
                 break
         return float(t[k])
 
-    def _row(self, p: _Prepared, states: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _row(self, p: _Prepared, states: dict[str, dict[str, Any]], log: Any) -> dict[str, Any]:
         runner = self.runner
+        if log is not None:
+            runner.rig.runtime.checks.metrics.load(*log)
         for name, v in p.values.items():
             runner.scenario.params[name].value = v
         for r in runner.scenario.requirements:

@@ -181,11 +181,20 @@ class MetricLog:
         if n and t < self._t[n - 1]:
             n = 0
         if n == len(self._t):
-            self._t = np.concatenate([self._t, np.empty(n)])
-            self._x = np.concatenate([self._x, np.empty_like(self._x)])
+            grow = max(n, 1024)
+            self._t = np.concatenate([self._t, np.empty(grow)])
+            self._x = np.concatenate([self._x, np.empty((grow, self._x.shape[1]))])
         self._t[n] = t
         self._x[n] = values
         self.n = n + 1
+
+    def load(self, t: np.ndarray, x: np.ndarray) -> None:
+        """Take over a run logged elsewhere: step times ``t`` (s, (K,)) and the signals' values
+        ``x`` ((K, len(signals))), e.g. one of many trials stepped side by side
+        (``mjrig.campaign.lockstep``)."""
+        self._t = np.array(t, dtype=float)
+        self._x = np.array(x, dtype=float).reshape(self._t.size, len(self.signals))
+        self.n = self._t.size
 
     def entries(self, units: dict[str, str]) -> dict[str, dict[str, Any]]:
         """``--metrics METRICS.json``'s content: each metric's ``Metric.entry`` by name; ``units``

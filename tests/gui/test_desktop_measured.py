@@ -3,6 +3,7 @@ signal's twin dotted beside it, in a paler shade of its colour, live and when it
 replayed (the recording keeps the series); at 1280x800 and 1920x1080."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -10,7 +11,9 @@ import time
 import numpy as np
 import pytest
 
+from mjrig.scenario.parse import load_scenario
 from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_timeline import _drag_to, _text
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
 from mjrig.widgets.plot_overlay import PALETTE, tint
 
@@ -47,16 +50,28 @@ def test_the_bench_is_plotted_dotted_beside_its_signal(tmp_path, size):
 
 
 def test_a_replayed_recording_shows_its_bench_again(tmp_path):
+    """The bench's line, and its value beside the run's in the timeline's readout at the instant
+    dragged to (the entry's samples interpolated there, in the plot's unit)."""
     csv_bench(tmp_path, noise=0.05)
     path = scenario(tmp_path, CSV_ENTRY, k=250.0, extra=PLOTS)
     subprocess.run([sys.executable, "-m", "mjrig", "run", str(path), "--out", "rec.parquet"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
+    times, x = load_scenario(path).measured[0].series("Joints/slide:qpos")
     (tmp_path / "bench.csv").unlink()  # the recording holds the series itself
     desktop = Desktop(1280, 800)
     app = App(desktop, tmp_path / "rec.parquet", home=tmp_path / "home")
     try:
         app.tick("slide", "qpos")
         wait_for(lambda: _pixels(app, desktop, tint(PALETTE[0])) > 150, what="the replay's bench line")
+        _drag_to(app, 0.4)
+        pattern = r"at ([0-9.]+) s:.*slide:qpos ([-0-9.e]+) \[bench ([-0-9.e]+)\] (m|mm).*"
+        shown = wait_for(lambda: _text(app, pattern), what="the bench's value in the timeline's readout")
+        at, run, bench, unit = re.fullmatch(pattern, shown["text"], flags=re.S).groups()
+        k = 1000.0 if unit == "mm" else 1.0
+        assert 0.3 < float(at) < 1.8
+        assert float(bench) == pytest.approx(np.interp(float(at), times, x) * k, rel=1e-4, abs=1e-9)
+        assert abs(float(run) - float(bench)) > 0.05 * k * 1e-3  # the softer spring's run is elsewhere
+        desktop.screenshot(str(tmp_path / "bench-readout"))
     finally:
         app.close()
         desktop.close()

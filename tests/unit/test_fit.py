@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -43,6 +44,23 @@ def test_a_spring_mass_is_fitted_from_far_off(tmp_path):
     best = load_scenario(got.best_path)
     assert best.params["k"].value == s["estimate"]["k"] and best.measured[0].file == sc.measured[0].file
     assert not (tmp_path / "FIT.parquet.parts").exists()
+
+
+def test_a_fits_trials_run_in_lock_step_with_the_same_residuals(tmp_path, monkeypatch):
+    """The spring-mass bench (RK4, a damped spring): its evaluations run in lock-step (none one
+    by one), and FIT.parquet equals the one-by-one fit's, every residual bit for bit."""
+    from mjrig.campaign.trial import TrialRunner
+    csv_bench(tmp_path, noise=0.05, seed=2)
+    path = scenario(tmp_path, CSV_ENTRY, k=K / 2.5, c=C * 2.5, extra=FIT)
+    alone = run_fit(load_scenario(path), out=tmp_path / "alone.parquet", workers=1, lockstep=False)
+    ran: list[Any] = []
+    real = TrialRunner.run
+    monkeypatch.setattr(TrialRunner, "run", lambda self, task: ran.append(task) or real(self, task))
+    both = run_fit(load_scenario(path), out=tmp_path / "both.parquet", workers=2)
+    assert not ran and both.evaluations == alone.evaluations > 5
+    assert pq.read_table(tmp_path / "both.parquet").equals(pq.read_table(tmp_path / "alone.parquet"))
+    assert both.summary["estimate"] == alone.summary["estimate"]
+    assert both.summary["series"] == alone.summary["series"]
 
 
 def test_the_intervals_hold_the_truth_as_often_as_they_say(tmp_path):

@@ -37,7 +37,7 @@ def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     assert setup.runtime.plan.between_steps(pacing=True, viewer=True) == (*FEATURES[extra], "pacing", "viewer")
     sc = load_scenario(path)
     refusal = lockstep.lockstep_refusal(TrialRunner(SweepJob(text=sc.text, source=str(path), base=str(tmp_path))))
-    if not set(work) - {"requirements", "loads"}:  # requirements in the batch; loads: trial by trial
+    if not set(work) - {"requirements", "metrics", "loads"}:  # checks in the batch; loads: trial by trial
         assert refusal is None
     else:
         first = next(w for w in work if w != "loads")

@@ -118,6 +118,31 @@ coulomb = 0.3
 """Laws MuJoCo's tendon springs do not compute (damping on one side, a stroke window with
 preload, a profile, joint friction), with the swept params: the compiled laws, in lock-step."""
 
+METRICS = STOPS + """
+[[metrics]]
+name = "swing"
+signal = "Joints/slide_x:qpos"
+kind = "peak_to_peak"
+
+[[metrics]]
+name = "late_speed"
+signal = "Joints/slide_x:qvel"
+kind = "rms"
+start = 0.02
+
+[[metrics]]
+name = "height"
+signal = "Bodies/block:x"
+kind = "integral"
+
+[[metrics]]
+name = "sensed"
+signal = "Sensors/block_x:0"
+kind = "time_of_min"
+"""
+"""Metrics on signals read before the step (joints) and computed by it (bodies, sensors), with
+trials that end early (``stop_on``): each trial's log is its own, up to its stop."""
+
 
 @pytest.fixture
 def alone(monkeypatch):
@@ -133,7 +158,7 @@ def alone(monkeypatch):
     return ran
 
 
-@pytest.mark.parametrize("extra", ["", STOPS, MIXED], ids=["blocks", "stop_on", "mixed_loads"])
+@pytest.mark.parametrize("extra", ["", STOPS, MIXED, METRICS], ids=["blocks", "stop_on", "mixed_loads", "metrics"])
 def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     path = tmp_path / "rig.toml"
     path.write_text(RIG.replace("{extra}", extra), encoding="utf-8")
@@ -146,12 +171,15 @@ def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     diverged = one.filter(pl.col("status") == "diverged")["trial"].to_list()
     assert diverged and sorted(alone) == diverged  # only those ran alone: the rest in lock-step
     # the rows say different things, so equal rows mean something
-    varied = (["Requirements/quick_fail:pass"] if extra == STOPS else
+    varied = (["Requirements/quick_fail:pass"] if extra in (STOPS, METRICS) else
               ["Requirements/travel:pass", "Requirements/settles:pass", "Requirements/block_height:pass"])
     for col in ["status", *varied]:
         assert one[col].n_unique() > 1, col
     assert one["Requirements/travel:value"].n_unique() > 10
-    if extra == STOPS:  # early_pass ends every trial at 0.1 s: the window of speed_late never opened
+    if extra == METRICS:
+        for name in ("swing", "late_speed", "height", "sensed"):
+            assert one[f"Metrics/{name}:value"].drop_nulls().n_unique() > 5, name
+    if extra in (STOPS, METRICS):  # early_pass ends every trial at 0.1 s: the window of speed_late never opened
         assert one.filter(pl.col("status") != "diverged")["Requirements/early_pass:pass"].all()
         assert one["Requirements/speed_late:value"].is_null().all()
 
@@ -170,3 +198,5 @@ def test_lockstep_refuses_what_it_cannot_reproduce(tmp_path):
     assert refusal(rig.replace("Bodies/block:x", "Loads/main_spring:fx")) == \
         "requirement 'block_height' reads Loads/main_spring:fx"
     assert refusal(rig, record_dir=str(tmp_path / "trials")) == "trials are recorded"
+    metric = '\n[[metrics]]\nname = "pull"\nsignal = "Loads/main_spring:fx"\nkind = "max"\n'
+    assert refusal(rig.replace("[sweep]", metric + "\n[sweep]")) == "metric 'pull' reads Loads/main_spring:fx"
