@@ -25,7 +25,8 @@ __all__ = ["main"]
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
 """OSErrors of an output that could not be written (exit 5)."""
 
-SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "fit", "report", "export", "plot")
+SUBCOMMANDS = ("run", "check", "recover", "models", "compare", "sweep", "optimize", "fit", "report", "export", "plot",
+               "modes", "bode")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -128,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
     f.add_argument("--ray", metavar="ADDRESS", help="run the evaluations on a Ray cluster: 'auto' or HOST:PORT")
     from mjrig.exports.commands import add_parsers
     add_parsers(sub)
+    from mjrig.exports import linear
+    linear.add_parsers(sub)
     return p
 
 
@@ -279,7 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
                        "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize,
                        "fit": cmd_fit}.get(args.command)
-            if command is None:  # report, export, plot
+            if command is None and args.command in ("modes", "bode"):
+                from mjrig.exports import linear
+                command = linear.modes_command if args.command == "modes" else linear.bode_command
+            elif command is None:  # report, export, plot
                 from mjrig.exports import commands as exports
                 command = getattr(exports, args.command)
             with mjwarnings.route(_report_warning):

@@ -27,6 +27,7 @@ import mujoco.batch
 import numpy as np
 
 from mjrig.campaign.trial import Task, TrialRunner
+from mjrig.runtime.metrics import MODE_KINDS
 from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS, needs_setconst
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.signal_probe import column_catalog
@@ -100,6 +101,8 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
         if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
             return f"requirement '{r.name}' reads {r.signal}"
     for mt in runner.scenario.metrics:
+        if mt.kind in MODE_KINDS:
+            return f"metric '{mt.name}' linearises the rig at each trial's start"
         found = cat.get(mt.signal)
         if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
             return f"metric '{mt.name}' reads {mt.signal}"

@@ -17,7 +17,7 @@ from mjrig.runtime.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
 from mjrig.runtime.snapshots import PhysicsState, load_snapshot, save_snapshot
 from mjrig.runtime.springs import SpringLaw
 from mjrig.runtime.tracers import Tracer
-from mjrig.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
+from mjrig.runtime.values import Chirp, Constant, NamedValue, Ramp, Sine, Step, Table
 from mjrig.runtime.video import CameraName, VideoRecorder
 from mjrig.runtime.visuals import RGBA, ArrowConfig, Color, LineConfig
 
@@ -27,7 +27,7 @@ __all__ = [
     "PointToPointForce", "SpringLaw", "RuntimeManager", "SyncHook", "load_model_file",
     "AnySite", "Site", "Body", "BodyPoint", "Geom", "parse_point", "Proximity",
     "SignalManager", "SignalCategory", "SIGNAL_GROUPS",
-    "NamedValue", "Constant", "Step", "Ramp", "Sine", "Table",
+    "NamedValue", "Constant", "Step", "Ramp", "Sine", "Table", "Chirp",
     "ArrowConfig", "LineConfig", "Color", "RGBA", "VideoRecorder", "CameraName",
     "JointTorque", "JointFriction", "Control", "ModelBinding", "Tracer", "Requirement", "PhysicsState", "save_snapshot", "load_snapshot",
 ]

@@ -17,7 +17,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.points import find_id
-from mjrig.runtime.values import Constant, NamedValue, Ramp, Scalar, Sine, Step, Table, value_at
+from mjrig.runtime.values import Chirp, Constant, NamedValue, Ramp, Scalar, Sine, Step, Table, value_at
 
 __all__ = ["Control", "ControlSet", "profile_range", "ctrl_limited"]
 
@@ -57,6 +57,8 @@ def profile_range(value: Scalar) -> tuple[float, float] | None:
         return value.offset - a, value.offset + a
     if isinstance(value, Table):
         return min(value.value), max(value.value)
+    if isinstance(value, Chirp):
+        return -abs(value.amplitude), abs(value.amplitude)
     return None
 
 

@@ -97,6 +97,7 @@ class RuntimeManager(RigDrawing):
         self._pacer = Pacer(speed=self.playback_speed)
         self._distances = np.zeros(0)
         self._param_values = np.zeros(0)
+        self._modes_of: tuple = ()  # (start state, param values) the mode metrics were worked out at
         self._param_list: list[NamedValue] = []
         self._due: list[SignalManager] = []
         self._vdue: list[Any] = []
@@ -306,11 +307,27 @@ class RuntimeManager(RigDrawing):
         return self._checks is not None and self._checks.stop
 
     def metric_entries(self) -> dict[str, dict[str, Any]]:
-        """Each metric over the run so far by name: value (None for NaN), unit, signal, kind."""
-        return self._checks.metrics.entries(self._checks.units) if self._checks is not None else {}
+        """Each metric over the run so far by name: value (None for NaN), unit, signal, kind; the
+        mode metrics of the rig linearised at the run's start (once a start and params)."""
+        checks = self._checks
+        if checks is None:
+            return {}
+        if checks.metrics.modal and checks.start is not None:
+            from mjrig.runtime.modes import mode_metrics
+            key = (checks.start.tobytes(), self._param_values.tobytes())
+            if key != self._modes_of:
+                checks.metrics.fixed = mode_metrics(self, *self._bound, checks.start, checks.metrics.modal)
+                self._modes_of = key
+        return checks.metrics.entries(checks.units)
 
     plan = property(lambda self: self._plan, doc="What the rig does between steps (a StepPlan: ``between_steps``), "
                     "as of the last resolve; None before the first.")
+    def probe(self, names: list[str]) -> Any:
+        """A ``SignalProbe`` reading columns ``names`` of the resolved rig at the current state
+        (its outputs brought up to date first); KeyError(name) for a column it does not have."""
+        from mjrig.runtime.signal_probe import SignalProbe
+        return SignalProbe(*self._bound, names, extra=self._sources, prepare={"loads": self._prepare_loads})
+
     def signal_units(self) -> dict[str, str]:
         """Every telemetry column the resolved rig has (every signal group), with its SI unit."""
         from mjrig.runtime.signal_probe import column_units

@@ -30,13 +30,16 @@ METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
     "time_of_max": (), "time_of_min": (), "first_crossing": ("level",), "settling_time": ("band", "band_abs"),
     "overshoot": (), "period": (), "frequency": (), "dominant_frequency": (), "rms_error": ("against",),
-    "max_error": ("against",),
+    "max_error": ("against",), "mode_frequency": ("mode",), "mode_damping": ("mode",),
 }
 """Each kind and the settings it takes (settling_time: one of the two)."""
 
 _TIMES = {"time_of_max", "time_of_min", "first_crossing", "settling_time", "period"}
 ERROR_KINDS = ("rms_error", "max_error")
 """Kinds that compare the signal with measured data (``against``: a ``[[measured]]`` entry)."""
+MODE_KINDS = ("mode_frequency", "mode_damping")
+"""Kinds read off the rig linearised at the run's start (``mode``: 1 the lowest oscillatory
+mode; ``mjrig.runtime.modes``): its undamped frequency (Hz) and damping ratio. No signal."""
 
 
 class MetricError(ValueError):
@@ -55,8 +58,8 @@ class Metric:
     name) for rms_error/max_error, whose ``reference`` (times s, values SI) the scenario gives."""
 
     name: str
-    signal: str
     kind: str
+    signal: str = ""
     start: float = 0.0
     end: float | None = None
     level: float | None = None
@@ -64,11 +67,19 @@ class Metric:
     band_abs: float | None = None
     against: str | None = None
     reference: tuple[np.ndarray, np.ndarray] | None = None
+    mode: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise MetricError("a metric needs a non-empty name", field="name")
-        if not isinstance(self.signal, str) or not self.signal.strip():
+        if self.kind in MODE_KINDS:
+            if isinstance(self.mode, bool) or not isinstance(self.mode, int) or self.mode < 1:
+                raise MetricError(f"a {self.kind} metric needs 'mode': 1 for the lowest oscillatory mode, "
+                                  f"got {self.mode!r}", field="mode" if self.mode is not None else None)
+            self.signal = ""
+        elif self.mode is not None:
+            raise MetricError(f"'mode' goes with mode_frequency or mode_damping, not {self.kind}", field="mode")
+        elif not isinstance(self.signal, str) or not self.signal.strip():
             raise MetricError(f"metric '{self.name}' needs a signal", field="signal")
         if self.kind not in METRIC_KINDS:
             from mjrig.runtime.points import closest_names
@@ -168,8 +179,11 @@ class MetricLog:
 
     def __init__(self, metrics: list[Metric]) -> None:
         self.metrics = list(metrics)
-        self.signals = list(dict.fromkeys(m.signal for m in self.metrics))
-        self._col = [self.signals.index(m.signal) for m in self.metrics]
+        self.signals = list(dict.fromkeys(m.signal for m in self.metrics if m.kind not in MODE_KINDS))
+        self._col = [self.signals.index(m.signal) if m.kind not in MODE_KINDS else -1 for m in self.metrics]
+        self.modal = [m for m in self.metrics if m.kind in MODE_KINDS]
+        self.fixed: dict[str, float] = {}
+        """The mode metrics' values (the rig linearised at the run's start), by name."""
         self._t = np.empty(1024)
         self._x = np.empty((1024, len(self.signals)))
         self.n = 0
@@ -187,6 +201,9 @@ class MetricLog:
         self._t[n] = t
         self._x[n] = values
         self.n = n + 1
+
+    last_time = property(lambda self: float(self._t[self.n - 1]) if self.n else -math.inf,
+                         doc="The newest logged step's time (s); -inf before any.")
 
     def load(self, t: np.ndarray, x: np.ndarray) -> None:
         """Take over a run logged elsewhere: step times ``t`` (s, (K,)) and the signals' values
@@ -207,6 +224,9 @@ class MetricLog:
         signal's first value (``seed`` may leave earlier rows without one)."""
         n, out = self.n, {}
         for m, c in zip(self.metrics, self._col):
+            if c < 0:
+                out[m.name] = self.fixed.get(m.name, math.nan)
+                continue
             x = self._x[:n, c]
             k = int(np.argmax(np.isfinite(x))) if n else 0
             out[m.name] = m.value(self._t[k:n], x[k:]) if n and np.isfinite(x[k]) else math.nan
@@ -220,6 +240,8 @@ class MetricLog:
     def since(self, name: str) -> float | None:
         """Simulated time (s) of metric ``name``'s first value logged, None before any."""
         c = self._col[[m.name for m in self.metrics].index(name)]
+        if c < 0:  # a mode metric: of the run's start
+            return float(self._t[0]) if self.n else None
         ok = np.flatnonzero(np.isfinite(self._x[:self.n, c]))
         return float(self._t[ok[0]]) if ok.size else None
 
@@ -254,7 +276,9 @@ def metric_unit(kind: str, signal_unit: str) -> str:
     """The unit of a ``kind`` metric of a signal in ``signal_unit``."""
     if kind in _TIMES:
         return "s"
-    if kind in ("frequency", "dominant_frequency"):
+    if kind == "mode_damping":
+        return ""
+    if kind in ("frequency", "dominant_frequency", "mode_frequency"):
         return "Hz"
     if kind == "overshoot":
         return "%"

@@ -75,6 +75,10 @@ def _num(T: Any, o: int, t: float) -> float:
         return fr + (to - fr) * (t - start) / (end - start)
     if kind == 3.0:
         return T[o + 4] + T[o + 1] * math.sin(2.0 * math.pi * T[o + 2] * t + T[o + 3])
+    if kind == 5.0:  # a chirp: amplitude, f0, f1, duration
+        if t < 0.0 or t > T[o + 4]:
+            return 0.0
+        return T[o + 1] * math.sin(2.0 * math.pi * (T[o + 2] * t + (T[o + 3] - T[o + 2]) * t * t / (2.0 * T[o + 4])))
     ts, n = int(T[o + 1]), int(T[o + 2])
     vs = ts + n
     if t <= T[ts]:

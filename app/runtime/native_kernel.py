@@ -333,7 +333,7 @@ def encode(x: Any, t_words: list[float], base: int) -> list[float] | None:
     """The ``NUM`` words of a numeric field (a number, a param or a profile), appending a
     table profile's points to ``t_words``, which start ``base`` words into the table; None for
     a field the callback cannot evaluate (a Python callable) or a non-finite number."""
-    from mjrig.runtime.values import Constant, NamedValue, Ramp, Sine, Step, Table
+    from mjrig.runtime.values import Chirp, Constant, NamedValue, Ramp, Sine, Step, Table
 
     if isinstance(x, NamedValue):
         x = x.value
@@ -347,6 +347,8 @@ def encode(x: Any, t_words: list[float], base: int) -> list[float] | None:
         words = [2.0, x.start, x.end, x.from_, x.to, 0.0]
     elif isinstance(x, Sine):
         words = [3.0, x.amplitude, x.frequency, x.phase, x.offset, 0.0]
+    elif isinstance(x, Chirp):
+        words = [5.0, x.amplitude, x.f0, x.f1, x.duration, 0.0]
     elif isinstance(x, Table) and len(x.time) >= 1:
         words = [4.0, float(base + len(t_words)), float(len(x.time)), 0.0, 0.0, 0.0]
         t_words.extend(float(v) for v in x.time)

@@ -37,6 +37,8 @@ from mjrig.runtime.metrics import Metric, MetricLog, metric_unit
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.signal_probe import SignalProbe, column_units, rig_columns
 
+_INTEGRATION = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+
 __all__ = ["Requirement", "RequirementSet", "RequirementError", "UnknownSignalError", "STOP_ON", "report_entries"]
 
 STOP_ON = ("fail", "pass")
@@ -297,8 +299,10 @@ class RequirementSet:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ConfigError(f"duplicate requirement name '{dup[0]}'")
-        self.data = data
+        self.data, self.model = data, model
         self.metrics = MetricLog(list(metrics))
+        self.start: np.ndarray | None = None
+        """The state (``mjSTATE_INTEGRATION``) the run started from, kept for mode metrics."""
         named = {f"Metrics/{m.name}": m for m in self.metrics.metrics}
         for r in self.items:
             if r.signal.startswith("Metrics/") and r.signal not in named:
@@ -340,8 +344,12 @@ class RequirementSet:
         read = self.probe.read()
         values = read.tolist()
         t = self.data.time
-        if self._metric_slots.size:
-            self.metrics.add(t, read[self._metric_slots])
+        log = self.metrics
+        if log.modal and (not log.n or t < log.last_time):  # a run starts: the state its modes are of
+            self.start = np.empty(mujoco.mj_stateSize(self.model, _INTEGRATION))
+            mujoco.mj_getState(self.model, self.data, self.start, _INTEGRATION)
+        if self._metric_slots.size or log.modal:
+            log.add(t, read[self._metric_slots])
         for i, r, slot in self._plan:
             event = r.update(t, values[slot])
             if event or self.pass_values[i] != r.passed:

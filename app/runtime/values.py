@@ -184,6 +184,27 @@ class Table(Profile):
         return {"profile": "table", "time": list(self.time), "value": list(self.value)}
 
 
+@dataclass(frozen=True)
+class Chirp(Profile):
+    """A linear frequency sweep: ``amplitude * sin(2π (f0 t + (f1 - f0) t² / (2 duration)))``
+    from t = 0 to ``duration`` (s), its frequency going from ``f0`` to ``f1`` (Hz); 0 after it."""
+
+    amplitude: float
+    f0: float
+    f1: float
+    duration: float
+    kind = "chirp"
+
+    def __call__(self, t: float) -> float:
+        if t < 0.0 or t > self.duration:
+            return 0.0
+        return self.amplitude * math.sin(2.0 * math.pi * (self.f0 * t + (self.f1 - self.f0) * t * t / (2.0 * self.duration)))
+
+    def to_dict(self) -> dict:
+        return {"profile": "chirp", "amplitude": self.amplitude, "f0": self.f0, "f1": self.f1,
+                "duration": self.duration}
+
+
 Scalar = Union[float, int, NamedValue, Profile, Callable[[float], float]]
 """A numeric field: a number, a param, a time profile, or a Python callable of time (s)."""
 

@@ -15,7 +15,7 @@ from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Regis
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.points import Point, Site, closest_names, parse_point
-from mjrig.runtime.values import Constant, NamedValue, Profile, Ramp, Sine, Step, Table
+from mjrig.runtime.values import Chirp, Constant, NamedValue, Profile, Ramp, Sine, Step, Table
 
 __all__ = ["FieldReader", "model_points", "model_elements", "PROFILE_FIELDS"]
 
@@ -25,6 +25,7 @@ PROFILE_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "ramp": ({"start", "end", "from", "to"}, set()),
     "sine": ({"amplitude", "frequency"}, {"phase", "offset"}),
     "table": ({"time", "value"}, set()),
+    "chirp": ({"amplitude", "f0", "f1", "duration"}, set()),
 }
 """Each time profile's (required, optional) keys besides ``profile``."""
 
@@ -126,6 +127,11 @@ class FieldReader:
             if n["end"] <= n["start"]:
                 raise self.fail(path, "ramp 'end' must be after 'start'")
             return Ramp(n["start"], n["end"], n["from"], n["to"])
+        if kind == "chirp":
+            for key in ("f0", "f1", "duration"):
+                if not n[key] > 0:
+                    raise self.fail((*path, key), f"chirp '{key}' must be positive, got {n[key]:g}")
+            return Chirp(n["amplitude"], n["f0"], n["f1"], n["duration"])
         return Sine(n["amplitude"], n["frequency"], n.get("phase", 0.0), n.get("offset", 0.0))
 
     def vector(self, value: Any, path: tuple) -> list:

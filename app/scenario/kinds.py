@@ -26,7 +26,7 @@ from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.runtime.joint_loads import (DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction,
                                        JointTorque)
 from mjrig.runtime.load_base import Load
-from mjrig.runtime.metrics import METRIC_KINDS, Metric, MetricError
+from mjrig.runtime.metrics import METRIC_KINDS, MODE_KINDS, Metric, MetricError
 from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
                                  VectorTorque)
 from mjrig.runtime.points import Geom
@@ -246,14 +246,17 @@ _METRIC_SETTINGS = {
                       of_signal=True),
     "against": Field("against", "text", required=True,
                      help="the [[measured]] entry whose samples it compares the signal with"),
+    "mode": Field("mode", "number", required=True, help="which oscillatory mode: 1 the lowest"),
 }
 
 
 def _metric(kind: str) -> Callable[[Mapping[str, Any]], Metric]:
     def build(v: Mapping[str, Any]) -> Metric:
+        if isinstance(v.get("mode"), float) and v["mode"].is_integer():
+            v = {**v, "mode": int(v["mode"])}
         try:
             return Metric(kind=kind, **{k: v[k] for k in ("name", "signal", "start", "end", "level", "band", "band_abs",
-                                                                "against")
+                                                                "against", "mode")
                                         if k in v})
         except MetricError as exc:
             raise EntryError(str(exc), field=exc.field) from None
@@ -263,10 +266,13 @@ def _metric(kind: str) -> Callable[[Mapping[str, Any]], Metric]:
 METRICS = Section("metrics", "metric", "monitor", default_kind="max", readout="value", kinds=tuple(
     Kind(kind, (
         name_field("metric"),
-        Field("signal", "text", required=True, help="the telemetry column it reduces (recorded or not)"),
-        Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
-        Field("end", "number", "s", help="the window's end (left out: the run's end)"),
-        *(_METRIC_SETTINGS[k] for k in settings)), _metric(kind), f"the signal's {kind.replace('_', ' ')} over the window")
+        *(() if kind in MODE_KINDS else (
+            Field("signal", "text", required=True, help="the telemetry column it reduces (recorded or not)"),
+            Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
+            Field("end", "number", "s", help="the window's end (left out: the run's end)"))),
+        *(_METRIC_SETTINGS[k] for k in settings)), _metric(kind),
+         f"the {'rig' if kind in MODE_KINDS else 'signal'}'s {kind.replace('_', ' ')}"
+         + (" at the run's start (linearised)" if kind in MODE_KINDS else " over the window"))
     for kind, settings in METRIC_KINDS.items()))
 """Numbers read off a run: a signal reduced over a window (``mjrig.runtime.metrics``)."""
 

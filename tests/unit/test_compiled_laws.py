@@ -74,7 +74,8 @@ name = "shake"
 kind = "force"
 at = "end"
 to = "tip"
-vector = [{ profile = "sine", amplitude = 2.0, frequency = 3.0, phase = 0.4, offset = 0.5 }, 0.0,
+vector = [{ profile = "sine", amplitude = 2.0, frequency = 3.0, phase = 0.4, offset = 0.5 },
+          { profile = "chirp", amplitude = 1.5, f0 = 1.0, f1 = 20.0, duration = 0.3 },
           { profile = "table", time = [0.0, 0.1, 0.25], value = [0.0, 3.0, -1.0] }]
 
 [[loads]]
@@ -160,6 +161,8 @@ def test_the_recorded_loads_are_the_python_paths(tmp_path):
     for c in cols:
         np.testing.assert_allclose(co[c].to_numpy(), py[c].to_numpy(), rtol=0, atol=1e-9, err_msg=c)
     assert np.ptp(py["Loads/shake:fz"].to_numpy()) > 3.0  # the table profile, evaluated per step
+    fy = py["Loads/shake:fy"].to_numpy()
+    assert np.ptp(fy) > 2.5  # the chirp
 
 
 def test_a_param_moved_mid_run_reaches_the_next_compiled_step(tmp_path):

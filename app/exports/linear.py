@@ -1,0 +1,177 @@
+"""``mjrig modes`` and ``mjrig bode``: the rig linearised about its initial state (or the state
+it settles to), its modes printed and written as JSON, a signal's frequency response to a param
+plotted (CONTRACT section 12). The analysis is ``mjrig.runtime.linearise`` and ``modes``."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import check_writable, cli_path
+
+__all__ = ["add_parsers", "analyse", "Analysis", "modes_command", "bode_command", "bode_figure", "describe", "COMMANDS"]
+
+COMMANDS = ("modes", "bode")
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``modes`` and ``bode`` to ``sub``, the ``mjrig`` parser's subparsers."""
+    m = sub.add_parser("modes", help="natural frequencies, damping ratios and mode shapes of the linearised rig")
+    b = sub.add_parser("bode", help="frequency response of a signal to a param, from the linearised rig")
+    for p in (m, b):
+        p.add_argument("target", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
+        p.add_argument("--json", type=cli_path, metavar="OUT.json", help="write the numbers as JSON")
+        p.add_argument("--equilibrium", action="store_true",
+                       help="linearise about the state the rig settles to (within its duration), not its initial state")
+    b.add_argument("--input", required=True, metavar="PARAM", help="a param a load or control uses")
+    b.add_argument("--output", required=True, metavar="SIGNAL", help="a telemetry column, e.g. Joints/slide:qpos")
+    b.add_argument("-o", dest="out", type=cli_path, metavar="OUT.png|svg|pdf", help="plot magnitude and phase")
+
+
+@dataclass
+class Analysis:
+    """A rig linearised: its setup (``mjrig.headless.RunSetup``), ``Linear``, modes, and the
+    simulated time (s) it took to settle (None: about its initial state)."""
+
+    setup: Any
+    linear: Any
+    modes: list
+    settled_after: float | None
+
+
+def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = (),
+            where_input: str = "--input", where_output: str = "--output") -> Analysis:
+    """Linearise scenario ``sc``'s rig about its initial state (``equilibrium``: the state it
+    settles to) with params ``inputs`` and telemetry columns ``outputs``. ConfigError (one line)
+    for an unknown name or a rig that does not settle."""
+    from mjrig.headless import prepare
+    from mjrig.runtime.linearise import equilibrium as settle, linearise
+    from mjrig.runtime.modes import modes
+    from mjrig.runtime.points import closest_names
+    from mjrig.runtime.signal_probe import rig_columns
+    for name in inputs:
+        if name not in sc.params:
+            raise ConfigError(f"{where_input} '{name}': unknown param{closest_names(name, sorted(sc.params))}"
+                              + ("" if sc.params else " (the scenario has no [params])"))
+    setup = prepare(sc, out=None, record=False)
+    rm, m, d = setup.runtime, setup.model, setup.data
+    rm.resolve(m, d)
+    known = rig_columns(m, d, extra=[])
+    for name in outputs:
+        try:
+            rm.probe([name])
+        except KeyError:
+            raise ConfigError(f"{where_output} '{name}': unknown signal{closest_names(name, sorted(set(known) | set(rm.signal_units())))}"
+                              ) from None
+    after = settle(rm, m, d, duration=setup.duration, where="--equilibrium") if equilibrium else None
+    lin = linearise(rm, m, d, inputs=[sc.params[n] for n in inputs], outputs=list(outputs))
+    return Analysis(setup, lin, modes(lin, m), after)
+
+
+def describe(mode: Any, k: int) -> str:
+    """One line of ``mjrig modes``: mode ``k``'s frequencies, damping and the joints moving most."""
+    most = sorted(mode.shape.items(), key=lambda kv: -abs(kv[1]))[:3]
+    joints = ", ".join(f"{j} {a:+.3g}" for j, a in most) or "no joint"
+    if mode.kind == "oscillatory":
+        return (f"mode {k}: {mode.frequency_hz:.6g} Hz (undamped {mode.undamped_frequency_hz:.6g} Hz), "
+                f"damping ratio {mode.damping_ratio:.4g}: {joints}")
+    if mode.kind == "rigid":
+        return f"rigid-body mode (0 Hz): {joints}"
+    if mode.kind == "unstable":
+        return f"unstable: grows e-fold in {mode.time_constant_s:.4g} s (root +{1 / mode.time_constant_s:.4g} /s): {joints}"
+    tau = f"{mode.time_constant_s:.4g} s" if math.isfinite(mode.time_constant_s) else "inf"
+    return f"non-oscillatory: time constant {tau}: {joints}"
+
+
+def _state(an: Analysis) -> dict[str, Any]:
+    lin = an.linear
+    return {"time": lin.time, "equilibrium": an.settled_after is not None, "settled_after_s": an.settled_after,
+            "qpos": lin.qpos.tolist(), "qvel": lin.qvel.tolist()}
+
+
+def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    check_writable(path, "--json")
+    try:
+        path.write_text(json.dumps(doc, indent=1, allow_nan=False), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def modes_command(args: argparse.Namespace) -> int:
+    """``mjrig modes TARGET [--json OUT] [--equilibrium]``."""
+    from mjrig.scenario.targets import load_target
+    an = analyse(load_target(args.target), equilibrium=args.equilibrium)
+    if an.settled_after is not None:
+        print(f"at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
+    osc = [m for m in an.modes if m.kind == "oscillatory"]
+    for k, mode in enumerate(osc, 1):
+        print(describe(mode, k))
+    for mode in an.modes:
+        if mode.kind != "oscillatory":
+            print(describe(mode, 0))
+    if not osc:
+        print(f"no oscillatory mode ({len(an.modes)} non-oscillatory)")
+    if args.json is not None:
+        _write_json(args.json, {"modes": [m.entry() for m in an.modes], "state": _state(an)})
+        print(f"wrote {len(an.modes)} modes to {args.json}", file=sys.stderr)
+    return 0
+
+
+def bode_command(args: argparse.Namespace) -> int:
+    """``mjrig bode TARGET --input PARAM --output SIGNAL [--json OUT] [-o PLOT]``."""
+    from mjrig.runtime.modes import frequencies, response
+    from mjrig.scenario.targets import load_target
+    if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
+    sc = load_target(args.target)
+    an = analyse(sc, equilibrium=args.equilibrium, inputs=(args.input,), outputs=(args.output,))
+    lin = an.linear
+    if not np.any(lin.B[:, 0]) and not np.any(lin.D[:, 0]):
+        raise ConfigError(f"--input '{args.input}': neither the motion nor {args.output} depends on it at this state "
+                          "(no load or control uses it, or what it scales is zero here)")
+    f = frequencies(an.modes, lin.dt)
+    h = response(lin, f)
+    unit_out = an.setup.runtime.signal_units().get(args.output, "")
+    unit = f"{unit_out or '1'}/{sc.params[args.input].unit or '1'}"
+    doc = {"input": args.input, "output": args.output, "unit": unit, "frequency_hz": f.tolist(),
+           "magnitude": np.abs(h).tolist(), "magnitude_db": (20 * np.log10(np.abs(h))).tolist(),
+           "phase_deg": np.degrees(np.unwrap(np.angle(h))).tolist(),
+           "modes_hz": [m.frequency_hz for m in an.modes if m.kind == "oscillatory"], "state": _state(an)}
+    k = int(np.argmax(np.abs(h)))
+    print(f"bode: {args.output} / {args.input}: {f.size} frequencies {f[0]:.4g} ... {f[-1]:.4g} Hz; "
+          f"lowest {abs(h[0]):.4g} {unit}, peak {abs(h[k]):.4g} {unit} at {f[k]:.4g} Hz")
+    if args.json is not None:
+        _write_json(args.json, doc)
+        print(f"wrote the response to {args.json}", file=sys.stderr)
+    if args.out is not None:
+        from mjrig.exports.plotting import save
+        check_writable(args.out, "-o")
+        save(bode_figure(doc), args.out)
+        print(f"wrote the plot to {args.out}", file=sys.stderr)
+    return 0
+
+
+def bode_figure(doc: dict[str, Any]) -> Any:
+    """Magnitude (dB) and phase (deg) over log frequency, each mode's frequency a dotted line."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(8, 6), layout="constrained")
+    mag, ph = fig.subplots(2, 1, sharex=True)
+    f = doc["frequency_hz"]
+    mag.semilogx(f, doc["magnitude_db"], color="#1f77b4")
+    ph.semilogx(f, doc["phase_deg"], color="#d62728")
+    for ax in (mag, ph):
+        for fm in doc["modes_hz"]:
+            ax.axvline(fm, color="0.5", linestyle=":", linewidth=1)
+        ax.grid(True, which="both", alpha=0.3)
+    mag.set_ylabel(f"magnitude (dB re 1 {doc['unit']})")
+    ph.set_ylabel("phase (deg)")
+    ph.set_xlabel("frequency (Hz)")
+    mag.set_title(f"{doc['output']} / {doc['input']}")
+    return fig

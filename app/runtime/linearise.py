@@ -1,0 +1,175 @@
+"""A rig linearised about a state: its whole step differentiated by finite differences.
+
+The state is MuJoCo's tangent state x = [dq (nv), qvel (nv), act (na)] (positions as velocities
+integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_transitionFD`` gives
+them). One step of the rig maps x_k and the inputs u_k (params) to x_{k+1} = A x_k + B u_k; a
+telemetry signal read at the state is y_k = C x_k + D u_k. Every column is a central difference
+of the rig's own step (``step_with_loads``: the loads, compiled or Python, the actuator inputs,
+params written into model fields), so the rig's loads are part of the dynamics even where
+``mjd_transitionFD`` would hold them fixed (a load computed in Python before the step).
+
+``equilibrium`` steps the rig until it comes to rest. ``modes`` and ``response``
+(``mjrig.runtime.modes``) turn a ``Linear`` into modes and a frequency response.
+
+Threading: the stepping thread (it steps the rig's own data and puts its state back after).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.engine import step_with_loads
+from mjrig.runtime.errors import ConfigError
+
+__all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST"]
+
+EPS = 1e-6
+"""The central difference's half step: tangent state units (m, rad, m/s, rad/s), and relative
+for an input (times max(1, |value|))."""
+REST = (1e-5, 1e-4)
+"""At rest: every |qvel| below the first (m/s, rad/s) and every |qacc| below the second (/s²)."""
+_STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """x_{k+1} = A x_k + B u_k, y_k = C x_k + D u_k over one timestep ``dt`` (s) about the state
+    ``qpos``/``qvel`` at ``time`` (s); ``inputs``/``outputs`` name the columns of B and rows of C."""
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    dt: float
+    nv: int
+    na: int
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    qpos: np.ndarray
+    qvel: np.ndarray
+    time: float
+
+
+def _ready(rm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> Any:
+    """The rig's engine with this step's writes made (actuator inputs, model fields)."""
+    if rm.plan is None:
+        rm.resolve(model, data)
+    eng = rm.engine
+    for fn in eng.before_step:
+        fn()
+    if eng.dirty:
+        eng.prepare()
+    return eng
+
+
+def _state(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    out = np.empty(mujoco.mj_stateSize(model, _STATE))
+    mujoco.mj_getState(model, data, out, _STATE)
+    return out
+
+
+def _set(model: mujoco.MjModel, data: mujoco.MjData, saved: np.ndarray, i: int, h: float) -> None:
+    """The saved state with tangent coordinate ``i`` moved by ``h``."""
+    mujoco.mj_setState(model, data, saved, _STATE)
+    nv = model.nv
+    if i < 0:
+        return
+    if i < nv:
+        dq = np.zeros(nv)
+        dq[i] = h
+        mujoco.mj_integratePos(model, data.qpos, dq, 1.0)
+    elif i < 2 * nv:
+        data.qvel[i - nv] += h
+    else:
+        data.act[i - 2 * nv] += h
+
+
+def _after(eng: Any, model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    step_with_loads(eng)
+    return data.qpos.copy(), data.qvel.copy(), data.act.copy()
+
+
+def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> np.ndarray:
+    """(plus - minus) / 2h in tangent coordinates."""
+    dq = np.empty(model.nv)
+    mujoco.mj_differentiatePos(model, dq, 1.0, minus[0], plus[0])
+    return np.concatenate([dq, plus[1] - minus[1], plus[2] - minus[2]]) / (2 * h)
+
+
+def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Sequence[Any] = (),
+              outputs: Sequence[str] = (), eps: float = EPS) -> Linear:
+    """The rig of RuntimeManager ``rm`` linearised about ``data``'s state; ``inputs`` are params
+    (NamedValues: a load's or control's number), ``outputs`` telemetry columns. The state, and
+    every input's value, are as before when it returns. KeyError(name) for an unknown output."""
+    eng = _ready(rm, model, data)
+    saved = _state(model, data)
+    probe = rm.probe(list(outputs)) if outputs else None
+    nv, na = model.nv, model.na
+    n = 2 * nv + na
+    A, B = np.empty((n, n)), np.empty((n, len(inputs)))
+    C, D = np.empty((len(outputs), n)), np.empty((len(outputs), len(inputs)))
+
+    def read(i: int = -1, h: float = 0.0) -> np.ndarray:
+        """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``."""
+        _set(model, data, saved, i, h)
+        for fn in eng.before_step:  # the actuator inputs at these params
+            fn()
+        mujoco.mj_forward(model, data)
+        if eng.python:
+            eng.apply()
+        return probe.read().copy()
+
+    held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
+    eng.after_step.clear()
+    try:
+        for i in range(n):
+            ends = []
+            for h in (eps, -eps):
+                _set(model, data, saved, i, h)
+                ends.append(_after(eng, model, data))
+            A[:, i] = _difference(model, ends[0], ends[1], eps)
+            if probe is not None:
+                C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)
+        for j, nvalue in enumerate(inputs):
+            v0 = float(nvalue.value)
+            h = eps * max(1.0, abs(v0))
+            ends, ys = [], []
+            for dv in (h, -h):
+                nvalue.value = v0 + dv
+                eng = _ready(rm, model, data)
+                if probe is not None:
+                    ys.append(read())
+                _set(model, data, saved, -1, 0.0)
+                ends.append(_after(eng, model, data))
+            nvalue.value = v0
+            B[:, j] = _difference(model, ends[0], ends[1], h)
+            if probe is not None:
+                D[:, j] = (ys[0] - ys[1]) / (2 * h)
+    finally:
+        eng.after_step[:] = held
+        _ready(rm, model, data)
+        mujoco.mj_setState(model, data, saved, _STATE)
+        mujoco.mj_forward(model, data)
+    return Linear(A, B, C, D, float(model.opt.timestep), nv, na, tuple(x.name for x in inputs), tuple(outputs),
+                  data.qpos.copy(), data.qvel.copy(), float(data.time))
+
+
+def equilibrium(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str) -> float:
+    """Step the rig from ``data``'s state until it is at rest (``REST``), within ``duration``
+    (s of simulated time); the time (s) it took. ConfigError (one line, at ``where``) when it
+    is still moving then."""
+    eng = _ready(rm, model, data)
+    t0, steps = data.time, max(1, int(round(duration / model.opt.timestep)))
+    vel, acc = REST
+    for _ in range(steps):
+        step_with_loads(eng)
+        if model.nv == 0 or (np.abs(data.qvel).max() < vel and np.abs(data.qacc).max() < acc):
+            return float(data.time - t0)
+    k = int(np.abs(data.qvel).argmax())
+    j = int(model.dof_jntid[k])
+    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
+    raise ConfigError(f"{where}: the rig did not come to rest within {duration:g} s (joint '{name}' still moves "
+                      f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration")

@@ -1,0 +1,160 @@
+"""A linearised rig's modes and frequency response (``mjrig modes``, ``mjrig bode``).
+
+Modes: the eigenvalues z of the one-step transition A, converted to continuous time as
+s = ln(z) / dt (exact for the step's own dynamics), with A's eigenvectors as shapes. A complex
+pair is one oscillatory mode: damped frequency |Im s| / 2π, undamped |s| / 2π (Hz), damping ratio
+-Re s / |s|. A real s is non-oscillatory: decaying (time constant -1/Re s, s), unstable (a
+positive real root: the state grows by e in 1/Re s), or a rigid-body mode (|s| dt < ``RIGID``:
+a free or unconstrained coordinate; its frequency is 0, not noise). A root at the step's Nyquist
+frequency (z real and negative: an overdamped coordinate the integrator steps across) is
+non-oscillatory too.
+
+Shapes: the eigenvector's joint coordinates (dq, tangent space), turned so its largest entry is
+real and scaled so that it is 1; per joint the entry of its largest coordinate, signs kept.
+
+Frequency response: H(f) = C (z I - A)⁻¹ B + D at z = exp(j 2π f dt), the step's own transfer
+function (within (2π f dt)² of the continuous one's magnitude well below the step's rate).
+"""
+from __future__ import annotations
+
+import cmath
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.linearise import Linear, linearise
+
+__all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "RIGID"]
+
+RIGID = 1e-4
+"""A root with |s| dt below this is a rigid-body mode (frequency 0)."""
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One mode: ``kind`` "oscillatory", "decaying", "unstable" or "rigid"; ``eigenvalue`` s (1/s);
+    frequencies (Hz: 0 unless oscillatory), damping ratio (NaN for a rigid mode), time constant
+    (s: 1/|Re s|; inf for a rigid mode); ``shape`` per joint and ``dofs`` (nv, largest 1)."""
+
+    kind: str
+    eigenvalue: complex
+    frequency_hz: float
+    undamped_frequency_hz: float
+    damping_ratio: float
+    time_constant_s: float
+    shape: dict[str, float] = field(default_factory=dict)
+    dofs: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def entry(self) -> dict[str, Any]:
+        """Its JSON form (CONTRACT section 12), with ``kind`` and the eigenvalue besides."""
+        fin = (lambda v: v if math.isfinite(v) else None)
+        return {"kind": self.kind, "frequency_hz": self.frequency_hz, "undamped_frequency_hz": self.undamped_frequency_hz,
+                "damping_ratio": fin(self.damping_ratio), "time_constant_s": fin(self.time_constant_s),
+                "eigenvalue": [self.eigenvalue.real, self.eigenvalue.imag], "shape": self.shape}
+
+
+def _shape(model: mujoco.MjModel, v: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
+    nv = model.nv
+    p = v[:nv] if np.abs(v[:nv]).max(initial=0.0) > 1e-12 else v[nv:2 * nv]
+    if not p.size or np.abs(p).max() == 0:
+        return {}, np.zeros(nv)
+    p = (p / p[int(np.abs(p).argmax())]).real
+    shape = {}
+    for j in range(model.njnt):
+        a, k = int(model.jnt_dofadr[j]), {0: 6, 1: 3, 2: 1, 3: 1}[int(model.jnt_type[j])]
+        part = p[a:a + k]
+        amp = float(part[int(np.abs(part).argmax())])
+        if abs(amp) >= 1e-6:
+            shape[mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"] = amp
+    return shape, p
+
+
+def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
+    """Every mode of ``lin`` (a rig of ``model``): the oscillatory ones by undamped frequency,
+    then the rigid, unstable and decaying ones (slowest first)."""
+    if not lin.A.size:
+        return []
+    z, vectors = np.linalg.eig(lin.A)
+    dt = lin.dt
+    found = []
+    for k, zk in enumerate(z):
+        s = cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0)
+        nyquist = abs(abs(s.imag) * dt - math.pi) < 1e-6 and abs(zk.imag) < 1e-9
+        if abs(s) * dt < RIGID:
+            mode = Mode("rigid", 0j, 0.0, 0.0, math.nan, math.inf)
+        elif abs(s.imag) * dt > 1e-9 and not nyquist:
+            if s.imag < 0:
+                continue  # its conjugate stands for the pair
+            wn = abs(s)
+            mode = Mode("oscillatory", s, s.imag / (2 * math.pi), wn / (2 * math.pi), -s.real / wn,
+                        1.0 / abs(s.real) if s.real else math.inf)
+        else:
+            re = s.real
+            mode = Mode("unstable" if re > 0 else "decaying", complex(re, 0.0), 0.0, 0.0, math.nan,
+                        1.0 / abs(re) if re else math.inf)
+        shape, dofs = _shape(model, vectors[:, k])
+        found.append(Mode(mode.kind, mode.eigenvalue, mode.frequency_hz, mode.undamped_frequency_hz,
+                          mode.damping_ratio, mode.time_constant_s, shape, dofs))
+    order = {"oscillatory": 0, "rigid": 1, "unstable": 2, "decaying": 3}
+    return sorted(found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory"
+                                        else -m.time_constant_s))
+
+
+def oscillatory(found: list[Mode]) -> list[Mode]:
+    """The oscillatory modes of ``found``, lowest first."""
+    return [m for m in found if m.kind == "oscillatory"]
+
+
+def frequencies(found: list[Mode], dt: float, *, per_decade: int = 100) -> np.ndarray:
+    """Log-spaced frequencies (Hz) around the modes: a decade below the slowest to a decade above
+    the fastest (below a quarter of the step's rate), ``per_decade`` a decade, each oscillatory
+    mode's damped and undamped frequency among them."""
+    top = 0.25 / dt
+    marks = [f for m in oscillatory(found) for f in (m.frequency_hz, m.undamped_frequency_hz)]
+    marks += [1.0 / (2 * math.pi * m.time_constant_s) for m in found
+              if m.kind in ("decaying", "unstable") and 0 < m.time_constant_s < math.inf]
+    marks = [f for f in marks if 0 < f < top]
+    lo, hi = (min(marks) / 10, min(top, max(marks) * 10)) if marks else (0.1, min(top, 100.0))
+    n = max(2, int(math.ceil(per_decade * math.log10(hi / lo))) + 1)
+    return np.unique(np.concatenate([np.logspace(math.log10(lo), math.log10(hi), n),
+                                     [f for m in oscillatory(found) for f in (m.frequency_hz, m.undamped_frequency_hz)
+                                      if lo <= f <= hi]]))
+
+
+def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0) -> np.ndarray:
+    """H at ``freqs`` (Hz) from input ``input`` to output ``output`` (complex, the output's unit
+    per the input's)."""
+    n = lin.A.shape[0]
+    b, c, d = lin.B[:, input], lin.C[output], lin.D[output, input]
+    out = np.empty(freqs.size, complex)
+    eye = np.eye(n)
+    for k, f in enumerate(freqs):
+        z = cmath.exp(2j * math.pi * f * lin.dt)
+        out[k] = c @ np.linalg.solve(z * eye - lin.A, b) + d
+    return out
+
+
+def mode_metrics(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray,
+                 metrics: list) -> dict[str, float]:
+    """Each mode metric's value (``mode_frequency``: undamped frequency Hz; ``mode_damping``:
+    damping ratio) of the rig linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a
+    mode the rig does not have. ``data``'s state is as before when it returns."""
+    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+    now = np.empty(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, data, now, spec)
+    try:
+        mujoco.mj_setState(model, data, start, spec)
+        mujoco.mj_forward(model, data)
+        osc = oscillatory(modes(linearise(rm, model, data), model))
+    finally:
+        mujoco.mj_setState(model, data, now, spec)
+        mujoco.mj_forward(model, data)
+    out = {}
+    for m in metrics:
+        mode = osc[m.mode - 1] if m.mode <= len(osc) else None
+        out[m.name] = math.nan if mode is None else (
+            mode.undamped_frequency_hz if m.kind == "mode_frequency" else mode.damping_ratio)
+    return out
