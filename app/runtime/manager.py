@@ -312,13 +312,18 @@ class RuntimeManager(RigDrawing):
         checks = self._checks
         if checks is None:
             return {}
-        if checks.metrics.modal and checks.start is not None:
+        self._work_out_modes()
+        return checks.metrics.entries(checks.units)
+
+    def _work_out_modes(self) -> None:
+        """The mode metrics' values, when the run's start or the params changed since."""
+        checks = self._checks
+        if checks is not None and checks.metrics.modal and checks.start is not None:
             from mjrig.runtime.modes import mode_metrics
             key = (checks.start.tobytes(), self._param_values.tobytes())
             if key != self._modes_of:
                 checks.metrics.fixed = mode_metrics(self, *self._bound, checks.start, checks.metrics.modal)
                 self._modes_of = key
-        return checks.metrics.entries(checks.units)
 
     plan = property(lambda self: self._plan, doc="What the rig does between steps (a StepPlan: ``between_steps``), "
                     "as of the last resolve; None before the first.")
@@ -339,6 +344,7 @@ class RuntimeManager(RigDrawing):
     def finish_requirements(self) -> list[Requirement]:
         """Decide every requirement at the run's end (now: windows still open end here); returns
         ``requirements`` with their final state (``Requirement.entry()`` gives a report line)."""
+        self._work_out_modes()
         return self._checks.finish() if self._checks is not None else list(self.requirements)
 
     # --- snapshots ---------------------------------------------------------------------------

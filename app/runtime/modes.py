@@ -5,7 +5,8 @@ s = ln(z) / dt (exact for the step's own dynamics), with A's eigenvectors as sha
 pair is one oscillatory mode: damped frequency |Im s| / 2π, undamped |s| / 2π (Hz), damping ratio
 -Re s / |s|. A real s is non-oscillatory: decaying (time constant -1/Re s, s), unstable (a
 positive real root: the state grows by e in 1/Re s), or a rigid-body mode (|s| dt < ``RIGID``:
-a free or unconstrained coordinate; its frequency is 0, not noise). A root at the step's Nyquist
+a free or unconstrained coordinate, one mode for the pair of zero roots it has; its frequency
+is 0, not noise). A root at the step's Nyquist
 frequency (z real and negative: an overdamped coordinate the integrator steps across) is
 non-oscillatory too.
 
@@ -89,7 +90,8 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
             if s.imag < 0:
                 continue  # its conjugate stands for the pair
             wn = abs(s)
-            mode = Mode("oscillatory", s, s.imag / (2 * math.pi), wn / (2 * math.pi), -s.real / wn,
+            zeta = -s.real / wn if abs(s.real / wn) > 1e-9 else 0.0  # below that: finite-difference noise
+            mode = Mode("oscillatory", s, s.imag / (2 * math.pi), wn / (2 * math.pi), zeta,
                         1.0 / abs(s.real) if s.real else math.inf)
         else:
             re = s.real
@@ -98,9 +100,26 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
         shape, dofs = _shape(model, vectors[:, k])
         found.append(Mode(mode.kind, mode.eigenvalue, mode.frequency_hz, mode.undamped_frequency_hz,
                           mode.damping_ratio, mode.time_constant_s, shape, dofs))
+    found = _one_per_coordinate(found)
     order = {"oscillatory": 0, "rigid": 1, "unstable": 2, "decaying": 3}
     return sorted(found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory"
                                         else -m.time_constant_s))
+
+
+def _one_per_coordinate(found: list[Mode]) -> list[Mode]:
+    """The rigid roots come in pairs (a free coordinate's position and velocity: s = 0 twice):
+    one mode per pair, those whose shapes are independent."""
+    rigid = [m for m in found if m.kind == "rigid"]
+    kept: list[Mode] = []
+    basis: list[np.ndarray] = []
+    for m in rigid:
+        v = m.dofs.astype(float)
+        for b in basis:
+            v = v - (v @ b) * b
+        if len(kept) < (len(rigid) + 1) // 2 and np.linalg.norm(v) > 1e-3:
+            basis.append(v / np.linalg.norm(v))
+            kept.append(m)
+    return [m for m in found if m.kind != "rigid"] + kept
 
 
 def oscillatory(found: list[Mode]) -> list[Mode]:

@@ -1,0 +1,113 @@
+"""``mjrig modes`` and ``mjrig bode`` as a user runs them: one line per mode, the JSON of
+CONTRACT section 12, the Bode plot written (and looked at), mode metrics in ``mjrig run``'s
+METRICS.json and bounded by a requirement in a sweep, and bad input as one line (exit 2)."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from e2e_util import mjrig
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from test_modes import chain, pendulum  # noqa: E402
+
+K, M, ALPHA = 800.0, 2.0, 0.2
+F1 = math.sqrt(K * (3 - math.sqrt(5)) / (2 * M)) / (2 * math.pi)
+F2 = math.sqrt(K * (3 + math.sqrt(5)) / (2 * M)) / (2 * math.pi)
+
+
+def test_modes_prints_each_mode_and_writes_the_json(tmp_path):
+    path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
+    r = mjrig("modes", path, "--json", tmp_path / "modes.json", cwd=tmp_path)
+    assert r.rc == 0, r
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("mode 1: 1.967") and "x2 +1, x1 +0.618" in lines[0], lines
+    assert lines[1].startswith("mode 2: 5.150") and "x1 +1, x2 -0.618" in lines[1], lines
+    doc = json.loads((tmp_path / "modes.json").read_text())
+    first = doc["modes"][0]
+    assert set(first) >= {"frequency_hz", "undamped_frequency_hz", "damping_ratio", "time_constant_s", "shape"}
+    assert abs(first["undamped_frequency_hz"] / F1 - 1) < 0.005 and abs(doc["modes"][1]["undamped_frequency_hz"] / F2 - 1) < 0.005
+    assert first["shape"] == {"x1": first["shape"]["x1"], "x2": 1.0} and abs(first["shape"]["x1"] - 0.618034) < 1e-4
+    assert doc["state"]["time"] == 0.0 and doc["state"]["equilibrium"] is False
+
+
+def test_bode_writes_the_response_and_its_plot(tmp_path):
+    path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
+    r = mjrig("bode", path, "--input", "F", "--output", "Joints/x2:qpos", "--json", tmp_path / "bode.json",
+              "-o", tmp_path / "bode.png", cwd=tmp_path)
+    assert r.rc == 0, r
+    assert r.stdout.strip().startswith("bode: Joints/x2:qpos / F: ") and "m/N" in r.stdout, r.stdout
+    doc = json.loads((tmp_path / "bode.json").read_text())
+    assert {"input", "output", "frequency_hz", "magnitude", "magnitude_db", "phase_deg"} <= set(doc)
+    f, mag = doc["frequency_hz"], doc["magnitude"]
+    assert abs(mag[0] / (2 / K) - 1) < 0.02  # a decade below the first mode: nearly the static gain
+    k = max(range(len(f)), key=lambda i: mag[i] if f[i] < 1.5 * F1 else 0)
+    assert abs(f[k] / F1 - 1) < 0.02
+    assert abs(doc["magnitude_db"][k] - 20 * math.log10(mag[k])) < 1e-9
+    assert doc["phase_deg"][0] > -5 and -200 < doc["phase_deg"][k + 20] < -160  # in phase, then opposed
+    from PIL import Image
+    img = Image.open(tmp_path / "bode.png")
+    assert img.size[0] > 600 and img.size[1] > 400
+    (Path(__file__).resolve().parents[1] / "artifacts").mkdir(exist_ok=True)
+    img.save(Path(__file__).resolve().parents[1] / "artifacts" / "bode.png")
+
+
+def test_mode_metrics_in_a_run_and_a_sweep(tmp_path):
+    """The first mode's frequency in METRICS.json; a sweep of the stiffness whose requirement
+    "first mode above 1.5 Hz" fails for the soft spring only (f1 scales with sqrt(k))."""
+    path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
+    path.write_text(path.read_text() + """
+[[metrics]]
+name = "f1"
+kind = "mode_frequency"
+mode = 1
+
+[[metrics]]
+name = "zeta2"
+kind = "mode_damping"
+mode = 2
+
+[[requirements]]
+name = "stiff_enough"
+signal = "Metrics/f1"
+min = 1.5
+
+[sweep]
+[sweep.params]
+k = { values = [400.0, 800.0] }
+""")
+    r = mjrig("run", path, "--duration", "0.1", "--metrics", tmp_path / "m.json", cwd=tmp_path)
+    assert r.rc == 0, r
+    m = json.loads((tmp_path / "m.json").read_text())
+    assert m["f1"]["unit"] == "Hz" and abs(m["f1"]["value"] / F1 - 1) < 0.005
+    assert abs(m["zeta2"]["value"] / (ALPHA / (4 * math.pi * F2)) - 1) < 0.02
+    r = mjrig("sweep", path, "--out", tmp_path / "res.parquet", "--workers", 1, "--duration", "0.1", cwd=tmp_path)
+    assert r.rc == 0, r
+    res = pl.read_parquet(tmp_path / "res.parquet").sort("Params/k:value")
+    f1 = res["Metrics/f1:value"].to_list()
+    assert abs(f1[0] / (F1 / math.sqrt(2)) - 1) < 0.005 and abs(f1[1] / F1 - 1) < 0.005
+    assert res["Requirements/stiff_enough:pass"].to_list() == [False, True]
+
+
+def test_bad_input_is_one_line(tmp_path):
+    path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
+    cases = [
+        (("bode", path, "--input", "G", "--output", "Joints/x2:qpos"), "--input 'G': unknown param (closest: F"),
+        (("bode", path, "--input", "F", "--output", "Joints/x3:qpos"), "--output 'Joints/x3:qpos': unknown signal"),
+        (("bode", path, "--input", "k", "--output", "Joints/x2:qpos"), "--input 'k': neither the motion"),
+        (("modes", pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5), "--equilibrium"),
+         "--equilibrium: the rig did not come to rest within 30 s"),
+        (("bode", path, "--input", "F", "--output", "Joints/x2:qpos", "-o", tmp_path / "b.jpg"), "-o"),
+    ]
+    for args, words in cases:
+        r = mjrig(*args, cwd=tmp_path)
+        assert r.rc == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r)
+        assert "Traceback" not in r.stderr
+    (tmp_path / "still.xml").write_text('<mujoco><worldbody><body><joint type="slide" axis="1 0 0" damping="1"/>'
+                                        '<geom size="0.1" mass="1"/></body></worldbody></mujoco>')
+    r = mjrig("modes", tmp_path / "still.xml", cwd=tmp_path)
+    assert r.rc == 0 and r.stdout.strip().splitlines()[-1] == "no oscillatory mode (2 non-oscillatory)", r
