@@ -1,7 +1,8 @@
-"""The panel state's records of bench data: the series the plots draw beside the signals
-(``MeasuredSignals``), a file offered to the rig (``MeasuredOffer``) and a fit's progress and
-result (``FitProgress``), published by ``session.bench`` as ``BenchPart``. Part of the command
-channel: the same objects cross a thread queue or a process pipe."""
+"""The panel state's records of the rig on the bench: the series the plots draw beside the
+signals (``MeasuredSignals``), a file offered to the rig (``MeasuredOffer``), a fit's progress
+and result (``FitProgress``) and the rig's modes and frequency response (``ModesPart``),
+published by ``session.bench`` as ``BenchPart``. Part of the command channel: the same objects
+cross a thread queue or a process pipe."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MeasuredSignals", "NO_MEASURED", "MeasuredOffer", "FitProgress", "BenchPart"]
+__all__ = ["MeasuredSignals", "NO_MEASURED", "MeasuredOffer", "FitProgress", "ModeRow", "BodeCurve", "ModesPart",
+           "NO_MODES", "BenchPart"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +65,53 @@ class FitProgress:
 
 
 @dataclass(frozen=True)
+class ModeRow:
+    """One mode as the Modes section lists it (``mjrig.runtime.modes.Mode``): ``kind``
+    "oscillatory", "rigid", "unstable" or "decaying", frequencies (Hz), damping ratio and time
+    constant (s; NaN/inf where they do not apply), and the joints' shape, largest first."""
+
+    kind: str
+    frequency_hz: float
+    undamped_hz: float
+    damping_ratio: float
+    time_constant_s: float
+    shape: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class BodeCurve:
+    """A frequency response: ``output`` (a signal) to ``input`` (a param), magnitude in ``unit``."""
+
+    input: str
+    output: str
+    unit: str
+    frequency_hz: tuple[float, ...]
+    magnitude_db: tuple[float, ...]
+    phase_deg: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class ModesPart:
+    """The rig's modes (``ComputeModes``): ``running`` while they are worked out, then ``modes``
+    (the oscillatory ones first) of the state at simulated time ``at`` (s; ``equilibrium``: where
+    it came to rest), or ``error`` (one line); ``shown``: the oscillatory mode animated now (its
+    index; None: none) with its ``amplitude`` and ``arrows``; ``bode``: the last response asked for."""
+
+    running: bool = False
+    modes: tuple[ModeRow, ...] = ()
+    at: float | None = None
+    equilibrium: bool = False
+    error: str = ""
+    shown: int | None = None
+    amplitude: float = 1.0
+    arrows: bool = False
+    bode: BodeCurve | None = None
+
+
+NO_MODES = ModesPart()
+
+
+@dataclass(frozen=True)
 class BenchPart:
     """Bench data offered to the rig (``session.bench``)."""
 
@@ -70,3 +119,5 @@ class BenchPart:
     """A file waiting to be mapped onto signals (the panel asks); None: none."""
     fit: FitProgress | None = None
     """The last fit run from the app (None: none yet)."""
+    modes: ModesPart = NO_MODES
+    """The rig's modes as last worked out, and the one animated."""

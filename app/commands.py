@@ -10,23 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.bench_state import FitProgress
+from mjrig.bench_state import FitProgress, ModeRow, ModesPart
 from mjrig.panel_state import (ActuatorInfo, BenchPart, ComparedSignals, MeasuredOffer, MeasuredSignals, ComparisonPart, EntriesPart, EntryInfo, OpenedResults,
                                OutputsPart, PanelPart, ReportsPart, ResultsPart, ToolsPart, MetricInfo, ModelInfo, ParamInfo, PanelState,
                                RequirementInfo, RunState, TimelineInfo)
 
 __all__ = [
-    "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause", "StepOnce", "Reset",
-    "SetSpeed", "ChangeSpeed", "PutEntry", "RemoveEntry", "SetEntryActive",
-    "SetParam", "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
-    "SaveScenario",
-    "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "CloseViewer", "PanelState", "EntryInfo",
-    "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot",
-    "RestoreSnapshot", "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo",
-    "OpenComparison", "ComparedSignals", "MeasuredSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart",
-    "ReportsPart", "ResultsPart", "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
+    "RunState", "Command", "OpenModel", "KeepRig", "KeepWorking", "Reload", "Play", "Pause", "TogglePause",
+    "StepOnce", "Reset", "SetSpeed", "ChangeSpeed", "PutEntry", "RemoveEntry", "SetEntryActive", "SetParam",
+    "AddParam", "StartRecording", "StopRecording", "ToggleRecording", "PlanRecording", "RecoverRecording",
+    "SaveScenario", "SaveKeyframe", "Screenshot", "ToggleVideo", "SetCamera", "Quit", "CloseViewer", "PanelState",
+    "EntryInfo", "ParamInfo", "ModelInfo", "SPEEDS", "BindActuator", "TakeSnapshot", "RestoreSnapshot",
+    "ActuatorInfo", "Scrub", "StepHistory", "SetHistoryLimit", "TimelineInfo", "OpenComparison", "ComparedSignals",
+    "MeasuredSignals", "OpenedResults", "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart",
+    "ComparisonPart", "PanelPart", "RequirementInfo", "MetricInfo", "ExportRecording", "WriteReport", "SavePlot",
     "UseCurrentAsInitial", "SetArrowScale", "SetHotReload", "SetUnits", "PlotSignals", "AddMeasured", "MeasuredOffer",
-    "BenchPart", "FitProgress", "RunFit", "UseEstimate",
+    "BenchPart", "FitProgress", "RunFit", "UseEstimate", "ComputeModes", "ShowMode", "ModeRow", "ModesPart",
 ]
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
@@ -46,12 +45,9 @@ class PathCommand(Command):
 
 @dataclass(frozen=True)
 class OpenModel(Command):
-    """Open an MJCF .xml, a .mjb, a scenario .toml, a recording or a sweep's or study's results
-    .parquet (the previous model keeps running on error).
-
-    With unsaved rig edits the session asks first (``PanelState.pending_open``) unless ``discard``.
-    ``params`` (name, value) are set once it is open, as a trial's values (the results view's
-    set-up, *Open best*): the rig opened so is not an unsaved edit."""
+    """Open an MJCF .xml, a .mjb, a scenario .toml, a recording or results .parquet (the previous
+    model runs on on error); with unsaved rig edits, asks first (``pending_open``) unless ``discard``.
+    ``params`` (name, value): a trial's values set once open (*Open best*), not an unsaved edit."""
 
     path: str
     discard: bool = False
@@ -65,9 +61,8 @@ class KeepRig(Command):
 
 @dataclass(frozen=True)
 class Reload(Command):
-    """Re-read the current model file, keeping the attached rig. ``changed``: why, when the file
-    watcher asks ("model": the model file or one it includes changed on disk; "scenario": the
-    scenario file did, and the rig is read from it again unless it has unsaved edits)."""
+    """Re-read the model file, keeping the rig. ``changed``: why the file watcher asks ("model": it
+    or a file it includes changed; "scenario": the rig is read again unless it has unsaved edits)."""
 
     changed: str = ""
 
@@ -81,17 +76,17 @@ class SetHotReload(Command):
 
 @dataclass(frozen=True)
 class Play(Command):
-    pass
+    """Run on (from a past instant: a branch)."""
 
 
 @dataclass(frozen=True)
 class Pause(Command):
-    pass
+    """Stop stepping; the state stays."""
 
 
 @dataclass(frozen=True)
 class TogglePause(Command):
-    pass
+    """Play when paused, else Pause."""
 
 
 @dataclass(frozen=True)
@@ -248,21 +243,19 @@ class StartRecording(Command):
 
 @dataclass(frozen=True)
 class StopRecording(Command):
-    pass
+    """Finish the recording: every row so far in a valid file."""
 
 
 @dataclass(frozen=True)
 class ToggleRecording(Command):
-    """Stop recording, or start with what the Recording form shows for the rig now (the
-    session's recording plan: ``PlanRecording``, the rig's [recording] until the form is edited)."""
+    """Stop recording, or start as the Recording form reads now (``PlanRecording``; the rig's [recording] until edited)."""
 
 
 @dataclass(frozen=True)
 class PlanRecording(Command):
-    """The Recording form's settings as they read now (the form sends them at every edit): what
-    ToggleRecording (Ctrl+E) starts. ``path`` .parquet (relative: to the current folder),
-    ``rate`` samples per simulated second (None: every step), ``signals`` groups (None: all).
-    Opening another rig replaces them with its own."""
+    """The Recording form as it reads now (sent at every edit): what ToggleRecording (Ctrl+E) starts.
+    ``path`` .parquet (relative: to the current folder), ``rate`` per simulated second (None: every
+    step), ``signals`` groups (None: all). Opening another rig replaces them with its own."""
 
     path: str
     rate: float | None = None
@@ -287,11 +280,9 @@ class SaveScenario(Command):
 
 @dataclass(frozen=True)
 class ExportRecording(PathCommand):
-    """Write a recording as CSV, MATLAB (.mat) or MCAP (``mjrig.exports.export``), off the
-    simulation thread; the log says where. ``fmt`` "csv", "mat" or "mcap" (None: from ``path``'s
-    suffix, else csv); ``path`` None: beside the recording, named after it with the format's
-    suffix (a free name, never replacing a file; a ``path`` given is replaced: the dialog asked).
-    ``source`` None: the recording replayed, else the last one this session finished."""
+    """Write a recording as CSV, MATLAB or MCAP off the simulation thread. ``fmt`` "csv", "mat", "mcap"
+    (None: by ``path``'s suffix, else csv); ``path`` None: a free name beside the recording (a path
+    given is replaced: the dialog asked); ``source`` None: the one replayed, else the last finished."""
 
     fmt: str | None = None
     source: str | None = None
@@ -299,29 +290,25 @@ class ExportRecording(PathCommand):
 
 @dataclass(frozen=True)
 class WriteReport(PathCommand):
-    """Write the HTML report (``mjrig.exports.report``) of ``source`` (a recording, a sweep's
-    RESULTS.parquet or a study's STUDY.parquet; None: as ExportRecording picks one) to ``path``
-    (None: SOURCE.html beside it, a free name), off the simulation thread."""
+    """Write the HTML report of ``source`` (a recording, RESULTS or STUDY .parquet; None: as
+    ExportRecording picks) to ``path`` (None: a free SOURCE.html beside it), off the simulation thread."""
 
     source: str | None = None
 
 
 @dataclass(frozen=True)
 class SavePlot(PathCommand):
-    """Draw ``traces`` (the plotted signals: time in s, values in their units) as one figure, a
-    panel per unit (``mjrig.exports.plotting``), to ``path`` (.png, .svg or .pdf; None: a
-    timestamped PNG in runs/), off the simulation thread. Each trace is a
-    ``mjrig.exports.plotting.Trace`` (not imported here: campaigns, below the exports, read the
-    commands)."""
+    """Draw ``traces`` (the plotted signals, each a ``mjrig.exports.plotting.Trace``: not imported
+    here, as campaigns below the exports read the commands) as one figure, a panel per unit, to
+    ``path`` (.png, .svg or .pdf; None: a timestamped PNG in runs/), off the simulation thread."""
 
     traces: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
 class PlotSignals(Command):
-    """The live plots show ``names`` (in the order ticked) over ``window`` simulated seconds: the
-    session hands the panel these signals' rows, and what it kept of those just ticked; a scenario
-    saved writes them as its ``[plots]``."""
+    """The live plots show ``names`` (in the order ticked) over ``window`` simulated s: the session
+    hands the panel their rows (those just ticked: what it kept); a saved scenario's ``[plots]``."""
 
     names: tuple[str, ...] = ()
     window: float | None = None
@@ -344,8 +331,7 @@ class ToggleVideo(PathCommand):
 
 @dataclass(frozen=True)
 class SetCamera(Command):
-    """Point the 3D view: ``"fit"`` frames the whole model (same camera kind), ``"next"`` cycles,
-    else one of ``ModelInfo.cameras`` ("free", "tracking", or a model camera's name)."""
+    """Point the 3D view: "fit" frames the model, "next" cycles, else one of ``ModelInfo.cameras``."""
 
     choice: str = "fit"
 
@@ -359,9 +345,8 @@ class Quit(Command):
 
 @dataclass(frozen=True)
 class CloseViewer(Command):
-    """The 3D view's close button (sent by the viewer's render thread): the session quits when
-    the rig has no unsaved edits, else it asks first (``PanelState.quit_question``); the window
-    stays open until the session quits."""
+    """The 3D view's close button (from the viewer's render thread): quit, or with unsaved rig edits
+    ask first (``PanelState.quit_question``); the window stays open until the session quits."""
 
 
 @dataclass(frozen=True)
@@ -394,3 +379,22 @@ class RunFit(Command):
 @dataclass(frozen=True)
 class UseEstimate(Command):
     """Set the params to the last fit's estimate (the sliders follow)."""
+
+
+@dataclass(frozen=True)
+class ComputeModes(Command):
+    """Linearise the rig as it is now (state, params; ``equilibrium``: where it comes to rest) on a
+    background job: its modes, and with ``bode`` (input param, output signal) their response."""
+
+    equilibrium: bool = False
+    bode: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class ShowMode(Command):
+    """Animate oscillatory mode ``index`` (0: the lowest; None: stop, the run's state back) in the
+    3D view, the run paused: its shape x ``amplitude`` (1: the default swing), ``arrows`` or not."""
+
+    index: int | None = None
+    amplitude: float = 1.0
+    arrows: bool = False

@@ -97,6 +97,7 @@ class PanelApp:
         from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
         from mjrig.widgets.units_menu import UnitsMenu
         from mjrig.widgets.fit_panel import FitPanel
+        from mjrig.widgets.modes_panel import ModesPanel
 
         submit = self.client.submit
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT, submit=submit), LogPanel()
@@ -114,6 +115,7 @@ class PanelApp:
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Fit", FitPanel(submit), False),
+            ("Modes", ModesPanel(submit), False),
             ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]

@@ -180,6 +180,7 @@ class SimThread:
                 s.log("warning", note)
             s.submit(C.OpenModel(target))
         kept_camera: tuple[int, int, int] | None = None
+        shown = False  # a mode animated (Modes): its frame drawn, then the run's state put back
         s.process_commands(off_lock=True)  # opening a model compiles it while the view goes on drawing
         with v.lock():
             s.process_commands()
@@ -187,11 +188,12 @@ class SimThread:
                 kept_camera = self._before_swap(v)  # swapped below, outside the lock (simulate.load takes it)
             else:
                 s.advance(budget_s=0.8 * FRAME_S)
+                shown = s.bench.modes.display(s.model, s.data)
                 self._apply_view(v)
                 s.selection = describe_selection(s.model, s.data, v.perturb)
                 scn = v.user_scn
                 scn.ngeom = 0
-                if s.rm is not None:
+                if s.rm is not None and not s.bench.modes.arrows_hidden:
                     s.rm.draw(scn, s.model, s.data)
                 s.replayer.draw_ghost(scn, option=v.opt)
                 if s.outputs.pending_screenshot is not None:
@@ -204,6 +206,9 @@ class SimThread:
             with v.lock():
                 v.cam.type, v.cam.trackbodyid, v.cam.fixedcamid = kept_camera
         v.sync()
+        if shown:
+            with v.lock():
+                s.bench.modes.undisplay(s.model, s.data)
         s.publish()
 
     def _before_swap(self, v: Any) -> tuple[int, int, int]:
@@ -236,7 +241,7 @@ class SimThread:
                     self._renderer.close()
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
-            arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None else ([], [])
+            arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
             mediapy.write_image(str(path), render_with_rig(self._renderer, m, s.data, camera=v.cam, option=v.opt,
                                                            arrows=arrows, lines=lines,
                                                            extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt),

@@ -16,7 +16,8 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, cli_path
 
-__all__ = ["add_parsers", "analyse", "Analysis", "modes_command", "bode_command", "bode_figure", "describe", "COMMANDS"]
+__all__ = ["add_parsers", "analyse", "Analysis", "bode", "modes_command", "bode_command", "bode_figure", "describe",
+           "COMMANDS"]
 
 COMMANDS = ("modes", "bode")
 
@@ -47,10 +48,11 @@ class Analysis:
 
 
 def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = (),
-            where_input: str = "--input", where_output: str = "--output") -> Analysis:
-    """Linearise scenario ``sc``'s rig about its initial state (``equilibrium``: the state it
-    settles to) with params ``inputs`` and telemetry columns ``outputs``. ConfigError (one line)
-    for an unknown name or a rig that does not settle."""
+            where_input: str = "--input", where_output: str = "--output", state: np.ndarray | None = None) -> Analysis:
+    """Linearise scenario ``sc``'s rig about its initial state, or ``state`` (``mjSTATE_FULLPHYSICS``
+    of its model: a run's state now) (``equilibrium``: the state it settles to from there) with
+    params ``inputs`` and telemetry columns ``outputs``. ConfigError (one line) for an unknown
+    name or a rig that does not settle."""
     from mjrig.headless import prepare
     from mjrig.runtime.linearise import equilibrium as settle, linearise
     from mjrig.runtime.modes import modes
@@ -62,6 +64,10 @@ def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (),
                               + ("" if sc.params else " (the scenario has no [params])"))
     setup = prepare(sc, out=None, record=False)
     rm, m, d = setup.runtime, setup.model, setup.data
+    if state is not None:
+        import mujoco
+        mujoco.mj_setState(m, d, state, int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
+        mujoco.mj_forward(m, d)
     rm.resolve(m, d)
     known = rig_columns(m, d, extra=[])
     for name in outputs:
@@ -70,7 +76,8 @@ def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (),
         except KeyError:
             raise ConfigError(f"{where_output} '{name}': unknown signal{closest_names(name, sorted(set(known) | set(rm.signal_units())))}"
                               ) from None
-    after = settle(rm, m, d, duration=setup.duration, where="--equilibrium") if equilibrium else None
+    after = settle(rm, m, d, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium"
+                   ) if equilibrium else None
     lin = linearise(rm, m, d, inputs=[sc.params[n] for n in inputs], outputs=list(outputs))
     return Analysis(setup, lin, modes(lin, m), after)
 
@@ -126,27 +133,16 @@ def modes_command(args: argparse.Namespace) -> int:
 
 def bode_command(args: argparse.Namespace) -> int:
     """``mjrig bode TARGET --input PARAM --output SIGNAL [--json OUT] [-o PLOT]``."""
-    from mjrig.runtime.modes import frequencies, response
     from mjrig.scenario.targets import load_target
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
     sc = load_target(args.target)
     an = analyse(sc, equilibrium=args.equilibrium, inputs=(args.input,), outputs=(args.output,))
-    lin = an.linear
-    if not np.any(lin.B[:, 0]) and not np.any(lin.D[:, 0]):
-        raise ConfigError(f"--input '{args.input}': neither the motion nor {args.output} depends on it at this state "
-                          "(no load or control uses it, or what it scales is zero here)")
-    f = frequencies(an.modes, lin.dt)
-    h = response(lin, f)
-    unit_out = an.setup.runtime.signal_units().get(args.output, "")
-    unit = f"{unit_out or '1'}/{sc.params[args.input].unit or '1'}"
-    doc = {"input": args.input, "output": args.output, "unit": unit, "frequency_hz": f.tolist(),
-           "magnitude": np.abs(h).tolist(), "magnitude_db": (20 * np.log10(np.abs(h))).tolist(),
-           "phase_deg": np.degrees(np.unwrap(np.angle(h))).tolist(),
-           "modes_hz": [m.frequency_hz for m in an.modes if m.kind == "oscillatory"], "state": _state(an)}
-    k = int(np.argmax(np.abs(h)))
+    doc = bode(an, sc, where="--input")
+    f, mag, unit = np.array(doc["frequency_hz"]), np.array(doc["magnitude"]), doc["unit"]
+    k = int(np.argmax(mag))
     print(f"bode: {args.output} / {args.input}: {f.size} frequencies {f[0]:.4g} ... {f[-1]:.4g} Hz; "
-          f"lowest {abs(h[0]):.4g} {unit}, peak {abs(h[k]):.4g} {unit} at {f[k]:.4g} Hz")
+          f"lowest {mag[0]:.4g} {unit}, peak {mag[k]:.4g} {unit} at {f[k]:.4g} Hz")
     if args.json is not None:
         _write_json(args.json, doc)
         print(f"wrote the response to {args.json}", file=sys.stderr)
@@ -156,6 +152,25 @@ def bode_command(args: argparse.Namespace) -> int:
         save(bode_figure(doc), args.out)
         print(f"wrote the plot to {args.out}", file=sys.stderr)
     return 0
+
+
+def bode(an: Analysis, sc: Any, *, where: str) -> dict[str, Any]:
+    """The response of ``an``'s one output to its one input (a param of scenario ``sc``) as
+    ``--json`` writes it. ConfigError (one line, at ``where``) when neither the motion nor the
+    output depends on the input at this state."""
+    from mjrig.runtime.modes import frequencies, response
+    lin = an.linear
+    name, output = lin.inputs[0], lin.outputs[0]
+    if not np.any(lin.B[:, 0]) and not np.any(lin.D[:, 0]):
+        raise ConfigError(f"{where} '{name}': neither the motion nor {output} depends on it at this state "
+                          "(no load or control uses it, or what it scales is zero here)")
+    f = frequencies(an.modes, lin.dt)
+    h = response(lin, f)
+    unit_out = an.setup.runtime.signal_units().get(output, "")
+    return {"input": name, "output": output, "unit": f"{unit_out or '1'}/{sc.params[name].unit or '1'}",
+            "frequency_hz": f.tolist(), "magnitude": np.abs(h).tolist(), "magnitude_db": (20 * np.log10(np.abs(h))).tolist(),
+            "phase_deg": np.degrees(np.unwrap(np.angle(h))).tolist(),
+            "modes_hz": [m.frequency_hz for m in an.modes if m.kind == "oscillatory"], "state": _state(an)}
 
 
 def bode_figure(doc: dict[str, Any]) -> Any:

@@ -32,6 +32,11 @@ __all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metr
 
 RIGID = 1e-4
 """A root with |s| dt below this is a rigid-body mode (frequency 0)."""
+SLOW, DEFECTIVE = 1e-2, 1e5
+"""A root with |s| dt below ``SLOW`` whose eigenvalue's condition number (1 / |yᴴx| of its unit
+left and right eigenvectors) is above ``DEFECTIVE`` is a zero root split by rounding (a free
+coordinate under a load that turns with it: a chain of k zero roots, which finite differences
+split into roots of size ε^(1/k)): rigid too."""
 
 
 @dataclass(frozen=True)
@@ -78,13 +83,17 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
     then the rigid, unstable and decaying ones (slowest first)."""
     if not lin.A.size:
         return []
-    z, vectors = np.linalg.eig(lin.A)
+    from scipy.linalg import eig
+    z, left, vectors = eig(lin.A, left=True, right=True)
     dt = lin.dt
+    roots = [cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0) for zk in z]
+    cosine = np.abs(np.sum(left.conj() * vectors, axis=0)) / (np.linalg.norm(left, axis=0) * np.linalg.norm(vectors, axis=0))
+    split = [abs(s) * dt < SLOW and c * DEFECTIVE < 1 for s, c in zip(roots, cosine)]
     found = []
     for k, zk in enumerate(z):
-        s = cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0)
+        s = roots[k]
         nyquist = abs(abs(s.imag) * dt - math.pi) < 1e-6 and abs(zk.imag) < 1e-9
-        if abs(s) * dt < RIGID:
+        if abs(s) * dt < RIGID or split[k]:
             mode = Mode("rigid", 0j, 0.0, 0.0, math.nan, math.inf)
         elif abs(s.imag) * dt > 1e-9 and not nyquist:
             if s.imag < 0:

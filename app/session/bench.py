@@ -13,7 +13,9 @@ signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the
 ``RunFit`` fits params to the rig's ``[[measured]]`` data as ``mjrig fit`` does (the rig as edited
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
 ``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
-``UseEstimate`` sets the params to the estimate, as the sliders do. GUI-free.
+``UseEstimate`` sets the params to the estimate, as the sliders do. The rig's modes
+(``session.modes``) belong here too: what the rig's dynamics are, beside what the bench measured.
+GUI-free.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from mjrig.runtime.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
+from mjrig.session.modes import RigModes
 
 __all__ = ["Bench", "is_bench_file", "guess_unit"]
 
@@ -60,21 +63,23 @@ class Bench:
         self.offer: C.MeasuredOffer | None = None
         self.fit: C.FitProgress | None = None
         self.jobs = BackgroundJobs()
+        self.modes = RigModes(ctx)
         self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
-        return {C.AddMeasured: self.add, C.RunFit: self.run_fit, C.UseEstimate: self.use_estimate}
+        return {C.AddMeasured: self.add, C.RunFit: self.run_fit, C.UseEstimate: self.use_estimate, **self.modes.handlers()}
 
     def rig_opened(self) -> None:
         """An offer is made to the rig it was made for."""
         self.offer = None
+        self.modes.rig_opened()
 
     def publish(self) -> C.BenchPart:
         self.jobs.finish()  # a fit that ended reports here, on the simulation thread
         if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
             done = list(self._costs)  # (evaluations, lowest cost) pairs its thread appended
             self.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=self.fit.path)
-        return C.BenchPart(self.offer, self.fit)
+        return C.BenchPart(self.offer, self.fit, self.modes.publish())
 
     def run_fit(self, cmd: C.RunFit) -> None:
         s = self.ctx
@@ -126,6 +131,7 @@ class Bench:
 
     def close(self) -> None:
         self.jobs.join()
+        self.modes.close()
 
     def offered(self, path: str | Path) -> None:
         """Offer the bench file ``path`` to the rig (ConfigError: unreadable, or no rig open)."""

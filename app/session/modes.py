@@ -1,0 +1,158 @@
+"""The rig's modes in the app: worked out on demand, one animated in the 3D view.
+
+``ComputeModes`` linearises the rig as it is now (the document as edited, the params' values, the
+run's state; ``equilibrium``: where it comes to rest from there) the way ``mjrig modes`` does
+(``mjrig.exports.linear.analyse``), on a background job with a rig of its own, so the run and
+the view go on meanwhile; with ``bode`` also a signal's response to a param (``mjrig bode``).
+
+``ShowMode`` pauses the run and animates an oscillatory mode: at every frame ``display`` puts the
+joints at the linearisation state plus the mode's shape times a swing that goes back and forth
+(``SWING`` rad for a rotation, a tenth of the model's size for a translation, times the chosen
+amplitude), at the mode's own frequency up to ``SHOWN_HZ`` and at ``SHOWN_HZ`` above it;
+``undisplay`` puts the run's state back once the frame is drawn, so the state a step, a
+snapshot or a scrub sees is always the run's own. Play (or anything that steps) ends the
+animation. GUI-free; simulation thread only (the job's thread touches its own rig alone).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+from typing import Any, Callable
+
+import mujoco
+import numpy as np
+
+from mjrig import commands as C
+from mjrig.bench_state import NO_MODES, BodeCurve, ModeRow
+from mjrig.runtime.errors import ConfigError, one_line
+from mjrig.session.context import RigContext
+from mjrig.session.jobs import BackgroundJobs
+
+__all__ = ["RigModes", "SWING", "SHOWN_HZ"]
+
+SWING = 0.35
+"""rad: a rotation's swing at amplitude 1 (a translation's: a tenth of the model's extent)."""
+SHOWN_HZ = 1.0
+"""Hz: a faster mode is shown at this rate (its shape is what the eye follows)."""
+_STATE = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+_KEEP = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+
+
+class RigModes:
+    """The Modes section's state: the modes last worked out, and the one animated."""
+
+    def __init__(self, ctx: RigContext) -> None:
+        self.ctx = ctx
+        self.part = NO_MODES
+        self.jobs = BackgroundJobs()
+        self._found: list[Any] = []     # the oscillatory Modes (with their dofs), as the rows list them
+        self._q0: np.ndarray | None = None
+        self._model: mujoco.MjModel | None = None
+        self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
+        self._t0 = 0.0
+
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        return {C.ComputeModes: self.compute, C.ShowMode: self.show}
+
+    def rig_opened(self) -> None:
+        self.part, self._found, self._q0, self._model = NO_MODES, [], None, None
+
+    def publish(self) -> C.ModesPart:
+        self.jobs.finish()
+        return self.part
+
+    def close(self) -> None:
+        self.jobs.join()
+
+    # --- working them out ----------------------------------------------------------------------
+    def compute(self, cmd: C.ComputeModes) -> None:
+        s = self.ctx
+        if self.part.running:
+            raise ConfigError("modes are being worked out: wait for them")
+        rig = s.rig()
+        assert rig is not None
+        m, d = rig.model, rig.data
+        state = np.empty(mujoco.mj_stateSize(m, _STATE))
+        mujoco.mj_getState(m, d, state, _STATE)
+        sc = s.document.scenario(copy.deepcopy(s.document.doc))
+        for nv in rig.runtime.params:  # the sliders' values now
+            if nv.name in sc.params:
+                sc.params[nv.name].value = nv.value
+        inputs, outputs = ((cmd.bode[0],), (cmd.bode[1],)) if cmd.bode else ((), ())
+
+        def work() -> Any:
+            from mjrig.exports.linear import analyse, bode
+            an = analyse(sc, equilibrium=cmd.equilibrium, inputs=inputs, outputs=outputs, state=state,
+                         where_input="Bode input", where_output="Bode output")
+            return an, (bode(an, sc, where="Bode input") if cmd.bode else None)
+
+        def done(result: Any, error: BaseException | None) -> None:
+            if error is not None:
+                self.part = C.ModesPart(error=one_line(str(error)), bode=self.part.bode)
+                s.log("error", f"modes: {one_line(str(error))}")
+                return
+            an, doc = result
+            rows = tuple(ModeRow(x.kind, x.frequency_hz, x.undamped_frequency_hz, x.damping_ratio, x.time_constant_s,
+                                 tuple(sorted(x.shape.items(), key=lambda kv: -abs(kv[1])))) for x in an.modes)
+            curve = self.part.bode if doc is None else BodeCurve(
+                doc["input"], doc["output"], doc["unit"], tuple(doc["frequency_hz"]), tuple(doc["magnitude_db"]),
+                tuple(doc["phase_deg"]))
+            self._found = [x for x in an.modes if x.kind == "oscillatory"]
+            self._q0, self._model = an.linear.qpos.copy(), m
+            self.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curve)
+            osc = len(self._found)
+            s.log("info", f"modes at t = {an.linear.time:.4g} s: {osc} oscillatory"
+                  + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
+                  + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""))
+
+        self.part = C.ModesPart(running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode)
+        s.log("info", "working out the rig's modes ...")
+        self.jobs.start("mjrig-modes", work, done)
+
+    # --- showing one ---------------------------------------------------------------------------
+    def show(self, cmd: C.ShowMode) -> None:
+        if cmd.index is not None and not 0 <= cmd.index < len(self._found):
+            raise ConfigError(f"no oscillatory mode {cmd.index + 1}: work the modes out first")
+        if cmd.index is not None and self.part.shown is None:
+            self.ctx.run.pause()
+            self._t0 = time.monotonic()
+        self.part = C.ModesPart(**{**self.part.__dict__, "shown": cmd.index, "amplitude": max(0.0, cmd.amplitude),
+                                   "arrows": cmd.arrows})
+
+    @property
+    def arrows_hidden(self) -> bool:
+        """Whether the frame shown now leaves the rig's arrows out."""
+        return self._kept is not None and not self.part.arrows
+
+    def display(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+        """Put the joints where the animated mode has them now (the run's state kept for
+        ``undisplay``); False when no mode is shown (or the run plays: the animation ends)."""
+        k = self.part.shown
+        if k is None:
+            return False
+        if self.ctx.run.state == C.RunState.RUNNING or model is not self._model or self._q0 is None:
+            self.part = C.ModesPart(**{**self.part.__dict__, "shown": None})
+            return False
+        mode = self._found[k]
+        self._kept = np.empty(mujoco.mj_stateSize(model, _KEEP))
+        mujoco.mj_getState(model, data, self._kept, _KEEP)
+        f = min(mode.frequency_hz, SHOWN_HZ)
+        swing = self.part.amplitude * math.sin(2 * math.pi * f * (time.monotonic() - self._t0))
+        big = int(np.abs(mode.dofs).argmax())
+        j = int(model.dof_jntid[big])
+        moves = int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE) or (
+            int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and big - int(model.jnt_dofadr[j]) < 3)
+        scale = 0.1 * float(model.stat.extent) if moves else SWING
+        data.qpos[:] = self._q0
+        mujoco.mj_integratePos(model, data.qpos, mode.dofs * (scale * swing), 1.0)
+        data.qvel[:] = 0.0
+        mujoco.mj_forward(model, data)
+        return True
+
+    def undisplay(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Put the run's state back after a frame ``display`` showed."""
+        if self._kept is not None:
+            mujoco.mj_setState(model, data, self._kept, _KEEP)
+            mujoco.mj_forward(model, data)
+            self._kept = None

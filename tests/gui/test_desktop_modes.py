@@ -1,0 +1,68 @@
+"""The Modes section as a person uses it, on the bundled robot arm at 1280x800 and 1920x1080:
+*Work out modes* lists its two servo modes (the same as ``mjrig modes`` prints), *show 1*
+pauses the run and swings the arm in the 3D view while the run's time stands still, *stop 1*
+puts the view back; *Bode* draws the elbow's response to the gripper's mass."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_timeline import _time
+
+
+def _moved(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of the view's pixels that changed between two grabs."""
+    return float((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 24).mean())
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
+    cli = subprocess.run([sys.executable, "-m", "mjrig", "modes", "robot_arm"], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    first_hz = float(re.match(r"mode 1: ([0-9.]+) Hz", cli.stdout).group(1))
+    desktop = Desktop(*size)
+    app = App(desktop, "robot_arm", home=tmp_path / "home")
+    try:
+        app.run_for(0.3)
+        app.click("Pause")
+        app.click("Reset")  # the initial state: the one `mjrig modes` linearises about
+        wait_for(lambda: _time(app) == 0.0, what="the run back at its start")
+        app.click("Modes")
+        app.click("Work out modes")
+        status = wait_for(lambda: app.text(r"2 oscillatory modes of 4, at the run's state, t = 0 s", offscreen=True),
+                          what="the modes listed", timeout=60)
+        cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
+        assert cells, status
+        t_then = _time(app)
+        still = desktop.grab(app.viewer)
+        app.click("show 1")
+        wait_for(lambda: app.text(r".*showing mode 1.*", offscreen=True), what="mode 1 shown")
+        frames = []
+        for _ in range(6):  # a third of a second apart: the arm swings at 1 Hz
+            time.sleep(0.3)
+            frames.append(desktop.grab(app.viewer))
+        assert max(_moved(still, f) for f in frames) > 0.003, "the arm did not move"
+        assert max(_moved(frames[i], frames[i + 1]) for i in range(5)) > 0.003
+        assert _time(app) == t_then  # the run stays paused where it was
+        desktop.screenshot(str(tmp_path / f"modes-{size[0]}"))
+        app.click("stop 1")
+        wait_for(lambda: _moved(still, desktop.grab(app.viewer)) < 0.002, what="the view back at the run's state")
+        # the first row's frequency is the CLI's
+        shown_hz = float(next(c for c in cells if re.fullmatch(r"[0-9.]+", c) and abs(float(c) / first_hz - 1) < 1e-3))
+        assert abs(shown_hz / first_hz - 1) < 1e-3
+        app.click("Bode")
+        done = wait_for(lambda: app.text(r"Joints/.*:qpos / .* \d+ frequencies, .* Hz", offscreen=True),
+                        what="the response drawn", timeout=60)
+        assert done
+        x, y, w, h = app.widget("phase (deg)")  # scrolled into view, as a person would to read it
+        assert w > 200 and h > 80
+        desktop.screenshot(str(tmp_path / f"bode-{size[0]}"))
+    finally:
+        app.quit_discarding()
+        desktop.close()

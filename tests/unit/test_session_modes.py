@@ -1,0 +1,88 @@
+"""The rig's modes in the app, through the session's commands (what the Modes section's buttons
+submit; tests/gui/test_desktop_modes.py does it with real input): worked out on a background job
+at the run's state and params now, the Bode response, a mode animated about the linearisation
+state with the run's own state put back after each frame, and Play ending the animation."""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjrig import commands as C
+from mjrig.session.kernel import Session
+from test_modes import chain
+
+K, M = 800.0, 2.0
+
+
+def _settled(s: Session) -> C.PanelState:
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        part = s.publish().modes
+        if not part.running:
+            return s.publish()
+        time.sleep(0.02)
+    raise AssertionError("the modes job did not end")
+
+
+@pytest.fixture()
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
+    monkeypatch.chdir(tmp_path)
+    s = Session()
+    s.open(chain(tmp_path, k=K, m=M))
+    yield s
+    s.close()
+
+
+def test_modes_follow_the_sliders_and_give_the_bode_response(session):
+    session.handle(C.SetParam("k", 4 * K))  # a slider moved: the modes are of the rig as it is now
+    session.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    assert session.publish().modes.running
+    part = _settled(session).modes
+    first = math.sqrt(4 * K * (3 - math.sqrt(5)) / (2 * M)) / (2 * math.pi)
+    assert part.error == "" and [m.kind for m in part.modes] == ["oscillatory"] * 2
+    assert part.modes[0].undamped_hz == pytest.approx(first, rel=0.005)
+    assert dict(part.modes[0].shape) == pytest.approx({"x2": 1.0, "x1": 0.618034}, abs=1e-4)
+    bode = part.bode
+    assert bode is not None and (bode.input, bode.output, bode.unit) == ("F", "Joints/x2:qpos", "m/N")
+    assert 10 ** (bode.magnitude_db[0] / 20) == pytest.approx(2 / (4 * K), rel=0.02)
+
+
+def test_a_bad_bode_pair_is_one_line(session):
+    session.handle(C.ComputeModes(bode=("F", "Joints/x9:qpos")))
+    part = _settled(session).modes
+    assert part.error.startswith("Bode output 'Joints/x9:qpos': unknown signal") and "\n" not in part.error
+
+
+def test_a_shown_mode_moves_the_view_and_leaves_the_runs_state(session):
+    s = session
+    s.handle(C.Play())
+    s.advance(budget_s=0.05)  # a run under way: its state is what the modes are of
+    s.handle(C.ComputeModes())
+    _settled(s)
+    m, d = s.model, s.data
+    state = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_getState(m, d, state, mujoco.mjtState.mjSTATE_INTEGRATION)
+    q_run = d.qpos.copy()
+    s.handle(C.ShowMode(1, amplitude=2.0))
+    assert s.run.state == C.RunState.PAUSED and s.publish().modes.shown == 1
+    seen = []
+    for _ in range(40):  # frames over about 0.8 s: the second mode swings x1 against x2
+        assert s.bench.modes.display(m, d)
+        seen.append(d.qpos - q_run)
+        s.bench.modes.undisplay(m, d)
+        time.sleep(0.02)
+    after = np.empty_like(state)
+    mujoco.mj_getState(m, d, after, mujoco.mjtState.mjSTATE_INTEGRATION)
+    np.testing.assert_array_equal(after, state)  # the run's own state, bit for bit
+    seen = np.array(seen)
+    assert np.ptp(seen[:, 0]) > 0.05  # 2 x a tenth of the model's size, swung
+    ratio = seen[:, 1] / np.where(np.abs(seen[:, 0]) > 1e-3, seen[:, 0], np.nan)
+    assert np.nanmedian(ratio) == pytest.approx(-0.618034, abs=0.02)  # the shape: opposed, golden ratio
+    assert s.bench.modes.arrows_hidden is False  # between frames nothing is hidden
+    s.handle(C.Play())  # playing ends the animation
+    assert not s.bench.modes.display(m, d) and s.publish().modes.shown is None

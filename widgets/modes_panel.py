@@ -1,0 +1,147 @@
+"""Modes: the rig's natural frequencies, damping and mode shapes, one animated in the 3D view,
+and a signal's frequency response to a param (Bode).
+
+*Work out modes* linearises the rig as it is now (or, with *at equilibrium*, where it comes to
+rest) on a background job (``ComputeModes``); the table lists the oscillatory modes, lowest
+first (frequency, undamped frequency, damping ratio, the joints that move most), then the
+others. *show N* pauses the run and animates mode N in the 3D view (``ShowMode``), *amplitude*
+scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's state back.
+*Bode* works out the response of the chosen signal to the chosen param: magnitude (dB) and
+phase over frequency, each mode's frequency marked.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+
+__all__ = ["ModesPanel"]
+
+
+def _number(x: float, fmt: str = ".4g") -> str:
+    return format(x, fmt) if math.isfinite(x) else "–"
+
+
+class ModesPanel:
+    """Work out modes, the modes table, the animation's controls, the Bode plot."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._part: C.ModesPart | None = None
+        self._inputs: tuple[str, ...] = ()
+        self._outputs: tuple[str, ...] = ()
+
+    def build(self, parent: int | str) -> None:
+        row = dpg.add_group(parent=parent, horizontal=True)
+        dpg.add_button(label="Work out modes", parent=row, callback=lambda: self._compute(None))
+        self._equilibrium = dpg.add_checkbox(label="at equilibrium", parent=row)
+        self._status = dpg.add_text("the run's state now, linearised: press Work out modes", parent=parent, wrap=0,
+                                    color=(170, 170, 170))
+        self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
+        for label, weight in (("mode", 0.7), ("Hz", 0.8), ("undamped Hz", 0.9), ("damping", 0.8), ("shape", 2.0)):
+            dpg.add_table_column(label=label, parent=self._table, width_stretch=True, init_width_or_weight=weight)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._amplitude = dpg.add_slider_float(label="amplitude", parent=row, default_value=1.0, min_value=0.0,
+                                               max_value=3.0, width=160, callback=self._restate)
+        self._arrows = dpg.add_checkbox(label="arrows", parent=row, callback=self._restate)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        self._input = dpg.add_combo([], label="input", parent=row, width=110)
+        self._output = dpg.add_combo([], label="output", parent=row, width=190)
+        dpg.add_button(label="Bode", parent=row, callback=self._bode)
+        self._bode_status = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
+        self._plots = []
+        for label in ("magnitude (dB)", "phase (deg)"):
+            with dpg.plot(parent=parent, height=130, width=-1, no_title=True, label=label, show=False) as plot:
+                x = dpg.add_plot_axis(dpg.mvXAxis, label="frequency (Hz)" if "phase" in label else "",
+                                      scale=dpg.mvPlotScale_Log10)
+                with dpg.plot_axis(dpg.mvYAxis, label=label):
+                    line = dpg.add_line_series([], [], label=label)
+                    marks = dpg.add_inf_line_series([], label="modes")
+            self._plots.append((plot, x, line, marks))
+
+    def update(self, snap: C.PanelState) -> None:
+        params = tuple(p.name for p in snap.params)
+        if params != self._inputs:
+            self._inputs = params
+            dpg.configure_item(self._input, items=list(params))
+            if params and not dpg.get_value(self._input):
+                dpg.set_value(self._input, params[0])
+        signals = tuple(snap.signals)
+        if signals != self._outputs:
+            self._outputs = signals
+            dpg.configure_item(self._output, items=list(signals))
+            if signals and not dpg.get_value(self._output):
+                dpg.set_value(self._output, next((s for s in signals if s.endswith(":qpos")), signals[0]))
+        part = snap.modes
+        if part == self._part:
+            return
+        old, self._part = self._part, part
+        if part.running:
+            dpg.set_value(self._status, "working out the modes ...")
+        elif part.error:
+            dpg.set_value(self._status, f"modes: {part.error}")
+        elif part.at is not None:
+            osc = sum(m.kind == "oscillatory" for m in part.modes)
+            where = "at rest (equilibrium)" if part.equilibrium else "at the run's state"
+            dpg.set_value(self._status, f"{osc} oscillatory mode{'s' if osc != 1 else ''} of {len(part.modes)}, "
+                                        f"{where}, t = {part.at:.4g} s" + (f"; showing mode {part.shown + 1}"
+                                                                         if part.shown is not None else ""))
+        if old is None or old.modes != part.modes or old.shown != part.shown:
+            self._rows(part)
+        if old is None or old.bode != part.bode:
+            self._draw_bode(part)
+
+    def _rows(self, part: C.ModesPart) -> None:
+        dpg.delete_item(self._table, children_only=True, slot=1)
+        k = 0
+        for m in part.modes:
+            shape = ", ".join(f"{j} {a:+.3g}" for j, a in m.shape[:3])
+            with dpg.table_row(parent=self._table):
+                if m.kind == "oscillatory":
+                    index = k
+                    shown = part.shown == index
+                    dpg.add_button(label=f"stop {k + 1}" if shown else f"show {k + 1}",
+                                   callback=lambda *_, i=index, on=shown: self._show(None if on else i))
+                    k += 1
+                    cells = (_number(m.frequency_hz), _number(m.undamped_hz), _number(m.damping_ratio, ".3g"), shape)
+                else:
+                    dpg.add_text(m.kind)
+                    tau = f"τ {_number(m.time_constant_s)} s" if m.kind != "rigid" else "0 Hz"
+                    cells = (tau, "", "", shape)
+                for cell in cells:
+                    dpg.add_text(cell)
+
+    def _show(self, index: int | None) -> None:
+        self.submit(C.ShowMode(index, float(dpg.get_value(self._amplitude)), bool(dpg.get_value(self._arrows))))
+
+    def _restate(self) -> None:
+        if self._part is not None and self._part.shown is not None:
+            self._show(self._part.shown)
+
+    def _compute(self, bode: tuple[str, str] | None) -> None:
+        self.submit(C.ComputeModes(equilibrium=bool(dpg.get_value(self._equilibrium)), bode=bode))
+
+    def _bode(self) -> None:
+        pair = (str(dpg.get_value(self._input)), str(dpg.get_value(self._output)))
+        if not all(pair):
+            dpg.set_value(self._bode_status, "choose a param (input) and a signal (output) first")
+            return
+        self._compute(pair)
+
+    def _draw_bode(self, part: C.ModesPart) -> None:
+        curve = part.bode
+        if curve is None:
+            return
+        f = list(curve.frequency_hz)
+        modes = [m.frequency_hz for m in part.modes if m.kind == "oscillatory"]
+        for (plot, x, line, marks), values in zip(self._plots, (curve.magnitude_db, curve.phase_deg)):
+            dpg.configure_item(plot, show=True)  # hidden until there is a response to draw
+            dpg.set_value(line, [f, list(values)])
+            dpg.set_value(marks, [modes])
+            for axis in dpg.get_item_children(plot, 1):
+                dpg.fit_axis_data(axis)
+        dpg.set_value(self._bode_status, f"{curve.output} / {curve.input} ({curve.unit.replace('*', '·')}): "
+                                         f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz")
