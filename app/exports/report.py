@@ -2,7 +2,8 @@
 
 A recording's report: a summary (model, rig, PASS/FAIL counts, the metrics), then its set-up
 (model path and SHA-256, versions, date, params with values and units), the requirements table
-(name, signal, PASS/FAIL, value, limit, time of first failure), the metrics table, plots of every
+(name, signal, PASS/FAIL, value, limit, time of first failure), the metrics table, the modes
+table (``report_modes``: the rig linearised about its initial state), plots of every
 requirement's and metric's signal and of the ``--signals`` matches (one panel per unit), and the
 scenario's text. A sweep's or study's report: counts per status, for a study the objective's
 history and the best trial's params, each varied param's rank correlation with each value, a
@@ -160,7 +161,9 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
                             group, limits=[(b.signal, b.value, b.label or "_nolegend_") for b in bounds],
                             spans=[(w.signal, w.start, w.end, w.label) for w in windows]))})
     loads = scenario.get("loads", [])
+    from mjrig.exports.report_modes import modes_section
     return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first, shown),
+            "modes": modes_section(meta),
             "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
             "figures": figures, "rows": rows[0], "duration": rows[1],
             "rig": ", ".join(_count(n, one) for n, one in (

@@ -111,3 +111,23 @@ def test_bad_input_is_one_line(tmp_path):
                                         '<geom size="0.1" mass="1"/></body></worldbody></mujoco>')
     r = mjrig("modes", tmp_path / "still.xml", cwd=tmp_path)
     assert r.rc == 0 and r.stdout.strip().splitlines()[-1] == "no oscillatory mode (2 non-oscillatory)", r
+
+
+def test_a_recordings_report_shows_the_modes_table(tmp_path):
+    """The rig rebuilt from the recording (its scenario, model, --set values) and linearised: the
+    chain's two modes at k = 1600 N/m, as the run had it; looked at in Chromium."""
+    import html
+    import re
+    from test_report_cli import screenshot
+    path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
+    r = mjrig("run", path, "--duration", "0.3", "--set", "k=1600", "--out", tmp_path / "modes.parquet", cwd=tmp_path)
+    assert r.rc == 0, r
+    r = mjrig("report", tmp_path / "modes.parquet", "-o", tmp_path / "modes.html", cwd=tmp_path)
+    assert r.rc == 0, r
+    page = html.unescape((tmp_path / "modes.html").read_text())
+    section = page[page.index('<section id="modes">'):page.index('<section id="plots">')]
+    undamped = [float(x) for x in re.findall(r'<tr><td>\d</td><td class="num">[0-9.]+</td><td class="num">([0-9.]+)</td>',
+                                             section)]
+    assert len(undamped) == 2 and abs(undamped[0] / (F1 * math.sqrt(2)) - 1) < 0.005, section
+    assert abs(undamped[1] / (F2 * math.sqrt(2)) - 1) < 0.005 and "x2 +1, x1 +0.618" in section
+    screenshot(tmp_path / "modes.html")
