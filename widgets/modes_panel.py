@@ -44,7 +44,7 @@ class ModesPanel:
         for label, weight in (("mode", 0.7), ("Hz", 0.8), ("undamped Hz", 0.9), ("damping", 0.8), ("shape", 2.0)):
             dpg.add_table_column(label=label, parent=self._table, width_stretch=True, init_width_or_weight=weight)
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._amplitude = dpg.add_slider_float(label="amplitude", parent=row, default_value=1.0, min_value=0.0,
+        self._amplitude = dpg.add_slider_double(label="amplitude", parent=row, default_value=1.0, min_value=0.0,
                                                max_value=3.0, width=160, callback=self._restate)
         self._arrows = dpg.add_checkbox(label="arrows", parent=row, callback=self._restate)
         row = dpg.add_group(parent=parent, horizontal=True)

@@ -337,6 +337,10 @@ class App:
                  every=0.02)
         self.redrawn(3, timeout=3.0)
 
+    def click_at(self, x: int, y: int) -> None:
+        """Click the screen point (x, y) on the panel (a slider's end, a plot's corner)."""
+        self._press(x, y)
+
     def click(self, label: str, *, index: int = 0) -> None:
         x, y, w, h = self.widget(label, index=index)
         self._press(x + w // 2, y + h // 2)

@@ -1,6 +1,7 @@
 """The Modes section as a person uses it, on the bundled robot arm at 1280x800 and 1920x1080:
 *Work out modes* lists its two servo modes (the same as ``mjrig modes`` prints), *show 1*
-pauses the run and swings the arm in the 3D view while the run's time stands still, *stop 1*
+pauses the run and swings the arm in the 3D view while the run's time stands still, less with the
+amplitude slider at its left end, *stop 1*
 puts the view back; *Bode* draws the elbow's response to the gripper's mass."""
 from __future__ import annotations
 
@@ -47,8 +48,17 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         for _ in range(6):  # a third of a second apart: the arm swings at 1 Hz
             time.sleep(0.3)
             frames.append(desktop.grab(app.viewer))
-        assert max(_moved(still, f) for f in frames) > 0.003, "the arm did not move"
+        swung = max(_moved(still, f) for f in frames)
+        assert swung > 0.003, "the arm did not move"
         assert max(_moved(frames[i], frames[i + 1]) for i in range(5)) > 0.003
+        x, y, w, h = app.widget("amplitude")
+        app.click_at(x + 3, y + h // 2)  # the slider's left end: almost no swing
+        wait_for(lambda: float(app.value("amplitude")) < 0.2, what="the amplitude slider at its left end")
+        small = []
+        for _ in range(6):
+            time.sleep(0.3)
+            small.append(_moved(still, desktop.grab(app.viewer)))
+        assert max(small) < 0.5 * swung, (small, swung)
         assert _time(app) == t_then  # the run stays paused where it was
         desktop.screenshot(str(tmp_path / f"modes-{size[0]}"))
         app.click("stop 1")
