@@ -116,7 +116,12 @@ def origin_velocity(cvel: np.ndarray, xpos: np.ndarray, com: np.ndarray) -> tupl
     ``cvel`` (..., 6), the origin ``xpos`` and its tree's ``subtree_com`` (..., 3): cvel's linear
     part is the velocity of the point at the tree's centre of mass (as ``mj_objectVelocity``)."""
     w = cvel[..., 0:3]
-    return cvel[..., 3:6] + np.cross(w, xpos - com), w
+    r = xpos - com
+    v = cvel[..., 3:6].copy()  # + w x r, by components (np.cross costs 3x as much on these shapes)
+    v[..., 0] += w[..., 1] * r[..., 2] - w[..., 2] * r[..., 1]
+    v[..., 1] += w[..., 2] * r[..., 0] - w[..., 0] * r[..., 2]
+    v[..., 2] += w[..., 0] * r[..., 1] - w[..., 1] * r[..., 0]
+    return v, w
 
 
 def _site_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:

@@ -1,9 +1,8 @@
 """Telemetry: named signal columns sampled array-wise from MjData, streamed to Parquet.
 
-Column names follow ``Category/Entity:attribute`` (see the README for the full list). A
-*plan* of (source array, indices, column range) gathers is built once per model; recording a
-row is then one ``np.take`` per signal group into a preallocated block. Full blocks go to the
-``ParquetSink``, whose writer thread does all disk work.
+Column names follow ``Category/Entity:attribute`` (see the README). A *plan* of (source array,
+indices, column range) gathers is built once per model; recording a row is then one ``np.take``
+per signal group into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
 """
 from __future__ import annotations
 
@@ -229,7 +228,8 @@ class SignalManager(BlockRows):
                 use = item if all(i in fed for i in inputs) else item.fallback
                 if item.group in g and use is not None:
                     cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
-                    derived.append((cols, _place(use.raw, raw, placed),
+                    derived.append((slice(int(cols[0]), int(cols[-1]) + 1) if cols.size and np.all(np.diff(cols) == 1)
+                                    else cols, _place(use.raw, raw, placed),  # a slice: a run of columns
                                     np.array(inputs, dtype=np.intp) if use.inputs else None, use.compute))
                     fed.update(cols.tolist())
             elif len(item) == 2:  # the model's own (array, pairs)
