@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta", "CODEC_ZSTD",
-           "CODEC_LZ4_RAW"]
+__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta", "CODEC_SNAPPY",
+           "CODEC_ZSTD", "CODEC_LZ4_RAW"]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
@@ -195,8 +195,8 @@ def _bin(text: str) -> bytes:
 
 
 _DOUBLE_TYPE, _DATA_PAGE, _DICT_PAGE, _DATA_PAGE_V2 = 5, 0, 2, 3
-CODEC_ZSTD, CODEC_LZ4_RAW = 6, 7
-"""Parquet's compression codecs of recordings (pyarrow's "zstd" and "lz4")."""
+CODEC_SNAPPY, CODEC_ZSTD, CODEC_LZ4_RAW = 1, 6, 7
+"""Parquet's compression codecs of recordings (pyarrow's "snappy", "zstd" and "lz4")."""
 
 
 def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int, *,

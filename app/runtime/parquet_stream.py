@@ -4,7 +4,7 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 (``OUT.parquet.parts/``)::
 
     part-0001.json    {"columns": [...]}
-    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (LZ4)
+    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (Snappy)
     part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
 ``finish`` lets pyarrow write the footer (with the metadata and units as they are at the end)
@@ -31,16 +31,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.parquet_footer import CODEC_LZ4_RAW, CODEC_ZSTD, compose, footer_of, rebuild_row_group
+from mjrig.runtime.parquet_footer import CODEC_LZ4_RAW, CODEC_SNAPPY, CODEC_ZSTD, compose, footer_of, rebuild_row_group
 from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of, write_union
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
-_MAGIC = b"RGE2"
-_CODECS = {b"RGE1": CODEC_ZSTD, b"RGE2": CODEC_LZ4_RAW}
-"""Each index magic's page compression (parts written before recordings used LZ4 say RGE1)."""
+_MAGIC = b"RGE3"
+_CODECS = {b"RGE1": CODEC_ZSTD, b"RGE2": CODEC_LZ4_RAW, b"RGE3": CODEC_SNAPPY}
+"""Each index magic's page compression (parts written by earlier versions: zstd RGE1, LZ4 RGE2)."""
 _PART_RE = re.compile(r"^part-(\d{4,})\.json$")
 
 

@@ -59,12 +59,12 @@ def test_recovering_a_damaged_recording_says_what_was_kept_in_one_line(tmp_path)
                             stderr=subprocess.DEVNULL)
     index = tmp_path / "k.parquet.parts" / "part-0001.index"
     deadline = time.monotonic() + 60
-    while (not index.exists() or index.read_bytes().count(b"RGE2") < 4) and time.monotonic() < deadline:
+    while (not index.exists() or index.read_bytes().count(b"RGE3") < 4) and time.monotonic() < deadline:
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     data = index.read_bytes()
-    third = [i for i in range(len(data)) if data.startswith(b"RGE2", i)][2]
+    third = [i for i in range(len(data)) if data.startswith(b"RGE3", i)][2]
     index.write_bytes(data[:third + 10] + b"\xff" * 8 + data[third + 18:])
     r = mjrig("recover", tmp_path / "k.parquet", cwd=tmp_path)
     assert r.rc == 0 and "Traceback" not in r.stderr and "UserWarning" not in r.stderr, r

@@ -150,7 +150,7 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     parts = target.with_name("killed.parquet.parts")
     deadline = time.monotonic() + 60
     index = parts / "part-0001.index"
-    while not index.exists() or index.read_bytes().count(b"RGE2") < 2:  # two row groups on disk
+    while not index.exists() or index.read_bytes().count(b"RGE3") < 2:  # two row groups on disk
         assert time.monotonic() < deadline and proc.poll() is None, "the app did not start recording"
         time.sleep(0.1)
     time.sleep(1.0)

@@ -63,7 +63,7 @@ def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
     assert table.column(2).null_count == 1
     assert table.column(4).null_count == len(blocks[7])
     meta = pq.ParquetFile(out).metadata
-    assert meta.row_group(0).column(0).compression == "LZ4"  # LZ4_RAW
+    assert meta.row_group(0).column(0).compression == "SNAPPY"
     assert not segment_dir(out).exists()
 
 
@@ -444,11 +444,13 @@ def test_a_row_group_cut_short_by_a_kill_is_left_out(tmp_path: Path) -> None:
     sink.close()
 
 
-def test_a_part_the_zstd_recorder_left_is_recovered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Recordings are LZ4 now; a part a killed run of the zstd recorder left (index magic RGE1)
-    still gets a footer that names its pages' codec, and reads back whole."""
-    monkeypatch.setitem(parquet_stream.ENCODING, "compression", "zstd")
-    monkeypatch.setattr(parquet_stream, "_MAGIC", b"RGE1")
+@pytest.mark.parametrize(("codec", "magic", "named"), [("zstd", b"RGE1", "ZSTD"), ("lz4", b"RGE2", "LZ4")])
+def test_a_part_an_earlier_recorder_left_is_recovered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec, magic,
+                                                      named) -> None:
+    """Recordings are Snappy now; a part a killed run of the zstd (index magic RGE1) or LZ4 (RGE2)
+    recorder left still gets a footer that names its pages' codec, and reads back whole."""
+    monkeypatch.setitem(parquet_stream.ENCODING, "compression", codec)
+    monkeypatch.setattr(parquet_stream, "_MAGIC", magic)
     out = tmp_path / "old.parquet"
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(2):
@@ -460,7 +462,7 @@ def test_a_part_the_zstd_recorder_left_is_recovered(tmp_path: Path, monkeypatch:
     monkeypatch.undo()  # what a newer mjrig finds
     path, rows = recover(killed)
     assert rows == 200
-    assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == "ZSTD"
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).compression == named
     np.testing.assert_array_equal(pq.read_table(path).column("a").to_numpy(), np.arange(200) * 2.0)
 
 
