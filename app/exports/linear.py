@@ -17,7 +17,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, cli_path
 
 __all__ = ["add_parsers", "analyse", "Analysis", "bode", "modes_command", "bode_command", "bode_figure", "describe",
-           "COMMANDS"]
+           "kink_text", "COMMANDS"]
 
 COMMANDS = ("modes", "bode")
 
@@ -82,6 +82,13 @@ def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (),
     return Analysis(setup, lin, modes(lin, m), after)
 
 
+def kink_text(kinks: tuple[str, ...]) -> str:
+    """One line on joints at a corner of the rig's laws (``Linear.kinks``)."""
+    return (f"the rig's laws have a corner at this state in {', '.join(repr(k) for k in kinks[:3])}"
+            f"{' and more' if len(kinks) > 3 else ''} (a spring at its stroke's end, a contact, friction at rest): "
+            "the modes average its two sides; --equilibrium or another initial state may sit clear of it")
+
+
 def describe(mode: Any, k: int) -> str:
     """One line of ``mjrig modes``: mode ``k``'s frequencies, damping and the joints moving most."""
     most = sorted(mode.shape.items(), key=lambda kv: -abs(kv[1]))[:3]
@@ -117,6 +124,8 @@ def modes_command(args: argparse.Namespace) -> int:
     an = analyse(load_target(args.target), equilibrium=args.equilibrium)
     if an.settled_after is not None:
         print(f"at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
+    if an.linear.kinks:
+        print(f"mjrig: warning: {kink_text(an.linear.kinks)}", file=sys.stderr)
     osc = [m for m in an.modes if m.kind == "oscillatory"]
     for k, mode in enumerate(osc, 1):
         print(describe(mode, k))

@@ -24,11 +24,14 @@ import numpy as np
 from mjrig.runtime.engine import step_with_loads
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST"]
+__all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST", "KINK"]
 
 EPS = 1e-6
 """The central difference's half step: tangent state units (m, rad, m/s, rad/s), and relative
 for an input (times max(1, |value|))."""
+KINK = 1e-3
+"""A coordinate whose forward and backward differences part by more than this (relative) is at a
+corner of the rig's laws: a spring at its stroke's end, a contact, friction at rest."""
 REST = (1e-5, 1e-4)
 """At rest: every |qvel| below the first (m/s, rad/s) and every |qacc| below the second (/s²)."""
 _STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION)
@@ -51,6 +54,9 @@ class Linear:
     qpos: np.ndarray
     qvel: np.ndarray
     time: float
+    kinks: tuple[str, ...] = ()
+    """Joints whose coordinates sit at a corner of the rig's laws here (``KINK``): the central
+    difference averages the two sides of it."""
 
 
 def _ready(rm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> Any:
@@ -124,13 +130,19 @@ def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Se
 
     held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
     eng.after_step.clear()
+    kinks: list[str] = []
     try:
+        _set(model, data, saved, -1, 0.0)
+        base = _after(eng, model, data)
         for i in range(n):
             ends = []
             for h in (eps, -eps):
                 _set(model, data, saved, i, h)
                 ends.append(_after(eng, model, data))
             A[:, i] = _difference(model, ends[0], ends[1], eps)
+            ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
+            if np.linalg.norm(ahead - behind) > KINK * max(np.linalg.norm(ahead), np.linalg.norm(behind), 1e-12):
+                kinks.append(_joint_of(model, i))
             if probe is not None:
                 C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)
         for j, nvalue in enumerate(inputs):
@@ -154,7 +166,15 @@ def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Se
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
     return Linear(A, B, C, D, float(model.opt.timestep), nv, na, tuple(x.name for x in inputs), tuple(outputs),
-                  data.qpos.copy(), data.qvel.copy(), float(data.time))
+                  data.qpos.copy(), data.qvel.copy(), float(data.time), tuple(dict.fromkeys(kinks)))
+
+
+def _joint_of(model: mujoco.MjModel, i: int) -> str:
+    """The joint (or actuator activation) tangent coordinate ``i`` belongs to."""
+    if i >= 2 * model.nv:
+        return f"activation {i - 2 * model.nv}"
+    j = int(model.dof_jntid[i % model.nv])
+    return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
 
 
 def equilibrium(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str) -> float:

@@ -102,6 +102,9 @@ class RigModes:
             self._q0, self._model = an.linear.qpos.copy(), m
             self.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curve)
             osc = len(self._found)
+            if an.linear.kinks:
+                from mjrig.exports.linear import kink_text
+                s.log("warning", f"modes: {kink_text(an.linear.kinks)}")
             s.log("info", f"modes at t = {an.linear.time:.4g} s: {osc} oscillatory"
                   + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
                   + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""))

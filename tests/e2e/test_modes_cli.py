@@ -109,6 +109,8 @@ def test_bad_input_is_one_line(tmp_path):
         assert "Traceback" not in r.stderr
     (tmp_path / "still.xml").write_text('<mujoco><worldbody><body><joint type="slide" axis="1 0 0" damping="1"/>'
                                         '<geom size="0.1" mass="1"/></body></worldbody></mujoco>')
+    r = mjrig("modes", "gas_spring_door", cwd=tmp_path)  # its strut starts at its stroke's end
+    assert r.rc == 0 and "mjrig: warning: the rig's laws have a corner at this state in 'hinge'" in r.stderr, r
     r = mjrig("modes", tmp_path / "still.xml", cwd=tmp_path)
     assert r.rc == 0 and r.stdout.strip().splitlines()[-1] == "no oscillatory mode (2 non-oscillatory)", r
 

@@ -80,7 +80,7 @@ def test_a_two_mass_chain_has_its_two_modes(tmp_path):
     k, m, alpha = 800.0, 2.0, 0.2
     an = analyse(load_scenario(chain(tmp_path, k=k, m=m, alpha=alpha)))
     osc = oscillatory(an.modes)
-    assert len(osc) == 2 and len(an.modes) == 2
+    assert len(osc) == 2 and len(an.modes) == 2 and an.linear.kinks == ()
     golden = (math.sqrt(5) - 1) / 2
     for mode, sign, shape in zip(osc, (-1, 1), ({"x1": golden, "x2": 1.0}, {"x1": 1.0, "x2": -golden})):
         w = math.sqrt(k * (3 + sign * math.sqrt(5)) / (2 * m))
@@ -262,6 +262,8 @@ max_stroke = 0.02
     an = analyse(load_scenario(path), equilibrium=True)
     rise = (preload - m * G) / k
     assert an.linear.qpos[0] == pytest.approx(rise, rel=1e-3) and 0 < rise < 0.02
+    assert an.linear.kinks == ()  # inside the stroke: smooth
+    assert analyse(load_scenario(path)).linear.kinks == ("z",)  # where it starts: the stroke's end, a corner
     (mode,) = an.modes
     assert mode.undamped_frequency_hz == pytest.approx(math.sqrt(k / m) / (2 * math.pi), rel=0.005)
     assert mode.damping_ratio == pytest.approx(c / (2 * math.sqrt(k * m)), rel=0.02)
