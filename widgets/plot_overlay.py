@@ -155,7 +155,8 @@ class BenchOverlay:
 
     def __init__(self, entry: str, series: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         self.entry, self._series = entry, series
-        self.tag = entry  # the timeline's readout names its values by the entry
+
+    tag = property(lambda self: self.entry, doc="What the timeline's readout names its values by: the entry.")
 
     @property
     def label(self) -> str:

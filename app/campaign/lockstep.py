@@ -80,6 +80,15 @@ def _column_field(model: mujoco.MjModel, data: mujoco.MjData, source: Any, group
     return None  # actuator forces (computed after it), energy, contacts, the rig's own outputs
 
 
+def _recorded(model: mujoco.MjModel, data: mujoco.MjData, cat: dict[str, Any], signal: str
+              ) -> tuple[str, int, bool] | None:
+    """(MjData field, index in it, read before the step) where the batch records telemetry column
+    ``signal`` of the catalog ``cat`` (``column_catalog``); None when it cannot (``_column_field``)."""
+    found = cat.get(signal)
+    where = None if found is None else _column_field(model, data, found[1], found[0], found[2])
+    return None if where is None else (where[0], found[2], where[1])
+
+
 def lockstep_refusal(runner: TrialRunner) -> str | None:
     """Why ``runner``'s trials cannot run in lock-step, or None when they can."""
     rig, job = runner.rig, runner.job
@@ -97,14 +106,12 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
         return "a param sets the timestep"
     cat = column_catalog(m, d, [])
     for r in runner.scenario.requirements:
-        found = cat.get(r.signal)
-        if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
+        if _recorded(m, d, cat, r.signal) is None:
             return f"requirement '{r.name}' reads {r.signal}"
     for mt in runner.scenario.metrics:
         if mt.kind in MODE_KINDS:
             return f"metric '{mt.name}' linearises the rig at each trial's start"
-        found = cat.get(mt.signal)
-        if found is None or _column_field(m, d, found[1], found[0], found[2]) is None:
+        if _recorded(m, d, cat, mt.signal) is None:
             return f"metric '{mt.name}' reads {mt.signal}"
     return None
 
@@ -223,12 +230,9 @@ class LockStep:
         self.setconst = needs_setconst(rig.runtime.bindings)
         checks, m, d = rig.runtime.checks, rig.model, rig.data
         cat = column_catalog(m, d, [])
-        self.logged: list[tuple[str, int, bool]] = []
+        self.logged: list[tuple[str, int, bool]] = [  # type: ignore[misc]
+            _recorded(m, d, cat, signal) for signal in (checks.metrics.signals if checks is not None else [])]
         """(field, index, read before the step) of each signal the metrics log, in its order."""
-        for signal in (checks.metrics.signals if checks is not None else []):
-            group, source, index = cat[signal]
-            field, before = _column_field(m, d, source, group, index)  # type: ignore[misc]
-            self.logged.append((field, index, before))
 
     def run(self, trials: list[Task], keep: Callable[[dict[str, Any]], None]) -> None:
         """Run ``trials`` a batch at a time, handing each row to ``keep`` as its batch ends: the
@@ -329,8 +333,7 @@ class LockStep:
         cat = column_catalog(m, d, [])
         watches = []
         for r in self.runner.scenario.requirements:
-            group, source, index = cat[r.signal]
-            field, before = _column_field(m, d, source, group, index)  # type: ignore[misc]
+            field, index, before = _recorded(m, d, cat, r.signal)  # type: ignore[misc]
             watches.append(_Watch(r, n, field=field, index=index, before=before))
         return watches
 

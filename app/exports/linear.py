@@ -16,7 +16,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, cli_path
 
-__all__ = ["add_parsers", "analyse", "Analysis", "bode", "modes_command", "bode_command", "bode_figure", "describe",
+__all__ = ["add_parsers", "analyse", "Analysis", "TooLarge", "bode", "modes_command", "bode_command", "bode_figure", "describe",
            "kink_text", "COMMANDS"]
 
 COMMANDS = ("modes", "bode")
@@ -47,34 +47,40 @@ class Analysis:
     settled_after: float | None
 
 
+class TooLarge(ConfigError):
+    """A rig with more degrees of freedom than ``analyse`` was told to linearise."""
+
+
 def analyse(sc: Any, *, equilibrium: bool = False, inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = (),
-            where_input: str = "--input", where_output: str = "--output", state: np.ndarray | None = None) -> Analysis:
+            where_input: str = "--input", where_output: str = "--output", state: np.ndarray | None = None,
+            most_dofs: int | None = None) -> Analysis:
     """Linearise scenario ``sc``'s rig about its initial state, or ``state`` (``mjSTATE_FULLPHYSICS``
     of its model: a run's state now) (``equilibrium``: the state it settles to from there) with
     params ``inputs`` and telemetry columns ``outputs``. ConfigError (one line) for an unknown
-    name or a rig that does not settle."""
+    name or a rig that does not settle; ``TooLarge`` for one of more than ``most_dofs`` degrees
+    of freedom (found once the model is compiled, before any step)."""
     from mjrig.headless import prepare
     from mjrig.runtime.linearise import equilibrium as settle, linearise
     from mjrig.runtime.modes import modes
     from mjrig.runtime.points import closest_names
-    from mjrig.runtime.signal_probe import rig_columns
     for name in inputs:
         if name not in sc.params:
             raise ConfigError(f"{where_input} '{name}': unknown param{closest_names(name, sorted(sc.params))}"
                               + ("" if sc.params else " (the scenario has no [params])"))
     setup = prepare(sc, out=None, record=False)
     rm, m, d = setup.runtime, setup.model, setup.data
+    if most_dofs is not None and m.nv > most_dofs:
+        raise TooLarge(f"{m.nv} degrees of freedom: the modes were not worked out (run mjrig modes)")
     if state is not None:
         import mujoco
         mujoco.mj_setState(m, d, state, int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
         mujoco.mj_forward(m, d)
     rm.resolve(m, d)
-    known = rig_columns(m, d, extra=[])
     for name in outputs:
         try:
             rm.probe([name])
-        except KeyError:
-            raise ConfigError(f"{where_output} '{name}': unknown signal{closest_names(name, sorted(set(known) | set(rm.signal_units())))}"
+        except KeyError:  # every column the rig has, with units: its model's and its own
+            raise ConfigError(f"{where_output} '{name}': unknown signal{closest_names(name, sorted(rm.signal_units()))}"
                               ) from None
     after = settle(rm, m, d, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium"
                    ) if equilibrium else None
@@ -91,8 +97,8 @@ def kink_text(kinks: tuple[str, ...]) -> str:
 
 def describe(mode: Any, k: int) -> str:
     """One line of ``mjrig modes``: mode ``k``'s frequencies, damping and the joints moving most."""
-    most = sorted(mode.shape.items(), key=lambda kv: -abs(kv[1]))[:3]
-    joints = ", ".join(f"{j} {a:+.3g}" for j, a in most) or "no joint"
+    from mjrig.runtime.modes import shape_text
+    joints = shape_text(mode.shape) or "no joint"
     if mode.kind == "oscillatory":
         return (f"mode {k}: {mode.frequency_hz:.6g} Hz (undamped {mode.undamped_frequency_hz:.6g} Hz), "
                 f"damping ratio {mode.damping_ratio:.4g}: {joints}")

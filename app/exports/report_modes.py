@@ -45,23 +45,22 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
         doc.pop(key, None)
     doc["model"] = str(model)
     try:
-        from mjrig.exports.linear import analyse
+        from mjrig.exports.linear import TooLarge, analyse
+        from mjrig.runtime.modes import shape_text
         from mjrig.scenario.parse import scenario_from_doc
         sc = scenario_from_doc(doc, base=model.parent)
         for name, value in json.loads(meta.get("mjrig.set", "{}")).items():
             if name in sc.params:
                 sc.params[name].value = float(value)
-        import mujoco
-        nv = mujoco.MjModel.from_xml_path(str(model)).nv if model.suffix == ".xml" else None
-        if nv is not None and nv > MOST_DOFS:
-            return {"rows": [], "note": f"{nv} degrees of freedom: the modes were not worked out (run mjrig modes)."}
-        an = analyse(sc)
+        an = analyse(sc, most_dofs=MOST_DOFS)
+    except TooLarge as exc:
+        return {"rows": [], "note": f"{exc}."}
     except (MjrigError, ValueError, OSError) as exc:
         return {"rows": [], "note": f"The rig could not be rebuilt for its modes: {exc}"}
     rows, k = [], 0
     for m in an.modes:
         k += m.kind == "oscillatory"
-        shape = ", ".join(f"{j} {a:+.3g}" for j, a in sorted(m.shape.items(), key=lambda kv: -abs(kv[1]))[:3])
+        shape = shape_text(m.shape)
         rows.append({"mode": str(k) if m.kind == "oscillatory" else m.kind, "hz": _fmt(m.frequency_hz),
                      "undamped": _fmt(m.undamped_frequency_hz), "damping": _fmt(m.damping_ratio),
                      "tau": _fmt(m.time_constant_s) if m.kind != "oscillatory" else "", "shape": shape})

@@ -189,7 +189,5 @@ def equilibrium(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, duration
         if model.nv == 0 or (np.abs(data.qvel).max() < vel and np.abs(data.qacc).max() < acc):
             return float(data.time - t0)
     k = int(np.abs(data.qvel).argmax())
-    j = int(model.dof_jntid[k])
-    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
-    raise ConfigError(f"{where}: the rig did not come to rest within {duration:g} s (joint '{name}' still moves "
+    raise ConfigError(f"{where}: the rig did not come to rest within {duration:g} s (joint '{_joint_of(model, k)}' still moves "
                       f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration")

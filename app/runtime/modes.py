@@ -28,7 +28,7 @@ import numpy as np
 
 from mjrig.runtime.linearise import Linear, linearise
 
-__all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "RIGID"]
+__all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "shape_text", "RIGID"]
 
 RIGID = 1e-4
 """A root with |s| dt below this is a rigid-body mode (frequency 0)."""
@@ -129,6 +129,13 @@ def _one_per_coordinate(found: list[Mode]) -> list[Mode]:
             basis.append(v / np.linalg.norm(v))
             kept.append(m)
     return [m for m in found if m.kind != "rigid"] + kept
+
+
+def shape_text(shape: Any) -> str:
+    """The joints that move most in a mode's ``shape`` ({joint: amplitude} or its items), as
+    "elbow +1, wrist +0.289, shoulder +0.0707"."""
+    items = shape.items() if isinstance(shape, dict) else shape
+    return ", ".join(f"{j} {a:+.3g}" for j, a in sorted(items, key=lambda kv: -abs(kv[1]))[:3])
 
 
 def oscillatory(found: list[Mode]) -> list[Mode]:

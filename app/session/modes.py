@@ -16,6 +16,7 @@ animation. GUI-free; simulation thread only (the job's thread touches its own ri
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import time
 from typing import Any, Callable
@@ -120,8 +121,7 @@ class RigModes:
         if cmd.index is not None and self.part.shown is None:
             self.ctx.run.pause()
             self._t0 = time.monotonic()
-        self.part = C.ModesPart(**{**self.part.__dict__, "shown": cmd.index, "amplitude": max(0.0, cmd.amplitude),
-                                   "arrows": cmd.arrows})
+        self.part = dataclasses.replace(self.part, shown=cmd.index, amplitude=max(0.0, cmd.amplitude), arrows=cmd.arrows)
 
     @property
     def arrows_hidden(self) -> bool:
@@ -135,7 +135,7 @@ class RigModes:
         if k is None:
             return False
         if self.ctx.run.state == C.RunState.RUNNING or model is not self._model or self._q0 is None:
-            self.part = C.ModesPart(**{**self.part.__dict__, "shown": None})
+            self.part = dataclasses.replace(self.part, shown=None)
             return False
         mode = self._found[k]
         self._kept = np.empty(mujoco.mj_stateSize(model, _KEEP))
