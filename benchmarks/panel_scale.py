@@ -9,7 +9,10 @@ and the run goes on for ``--seconds``. Printed per size, and as ratios to the 10
 - panel frame p50/p95 (ms): a frame's work (the snapshot, every panel's update, the drawing),
   frames after the first two seconds of the run;
 - RSS: the process's resident memory at the end (MB);
-- real-time factor of the simulation over the run.
+- real-time factor of the simulation over the run;
+- the 3D view's CPU (cores): its render thread and the rasteriser threads it started, which run
+  at a lower priority (``viewer_adapter.VIEW_NICE``) and draw with what the panel and the
+  physics leave.
 
 Usage: DISPLAY=:99 python benchmarks/panel_scale.py [--sizes 10 100 1000] [--seconds 15]
 """
@@ -42,7 +45,7 @@ def on_frame(a):
     snap = s.latest()
     if "open_s" not in out and snap.model.path.endswith(path.name) and a.frames > 1:
         out["open_s"] = time.perf_counter() - t0
-        out["sim_t0"], out["wall_t0"] = s.data.time, time.perf_counter()
+        out["sim_t0"], out["wall_t0"], out["view0"] = s.data.time, time.perf_counter(), view_cpu()
         for name in ("Joints/c0_j0:qpos", "Joints/c0_j9:qvel", "Bodies/c0_l9:pos_x"):
             if name in snap.signals:
                 a.plot.set_checked(name, True)
@@ -52,8 +55,21 @@ def on_frame(a):
             times.append(a.frame_seconds)
         if run > seconds:
             out["rtf"] = (s.data.time - out["sim_t0"]) / run
+            out["view_cores"] = (view_cpu() - out["view0"]) / run
             s.submit(C.Quit())
 app.on_frame = on_frame
+import os
+from mjrig.desktop.viewer_adapter import VIEW_NICE
+def view_cpu():
+    total = 0.0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            if os.getpriority(os.PRIO_PROCESS, int(tid)) == VIEW_NICE:
+                f = open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+                total += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
 app.run(); s.submit(C.Quit()); sim.stop(); sim.join(10)
 rss = int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
 times.sort()
@@ -79,7 +95,7 @@ def main() -> None:
         rows.append((n, r))
         print(f"{n:5d} bodies ({r['signals']} signals): open {r['open_s']:.2f} s, panel frame p50 "
               f"{r['p50_ms']:.1f} ms p95 {r['p95_ms']:.1f} ms ({r['frames']} frames), RSS {r['rss_mb']:.0f} MB, "
-              f"real-time factor {r['rtf']:.2f}", flush=True)
+              f"real-time factor {r['rtf']:.2f}, 3D view {r['view_cores']:.2f} cores", flush=True)
     base = rows[0][1]
     print(f"\nratios to {rows[0][0]} bodies:")
     for n, r in rows:
