@@ -43,6 +43,7 @@ class BlockRows:
     _wall0: float | None
     _offsets: np.ndarray
     _block: np.ndarray
+    _rows: list[np.ndarray]
     _row: int
     _clock: np.ndarray
     _contacts: np.ndarray | None
@@ -71,6 +72,14 @@ class BlockRows:
                     contacts=0 if self._contacts is None else self._contacts.ctypes.data,
                     rate=self.rate, decimation=self.record_decimation, count=self._step_count,
                     next=self._next_time, wall0=self._wall0)
+
+    def _go_on_in(self, block: np.ndarray) -> None:
+        """Write the next rows into ``block`` (the writer took the last one's memory and gave a
+        written block's of the same shape back): the Python path's row views follow it."""
+        if block is not self._block:
+            self._block = block
+            if self._rows:
+                self._rows = [block[i, :len(self._rows[0])] for i in range(len(self._rows))]
 
     def block_sampled(self, rows: int, count: int, next_time: float) -> None:
         """Take ``rows`` rows the callback wrote after the last, and its schedule's state."""

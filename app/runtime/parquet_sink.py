@@ -51,10 +51,11 @@ ROW_GROUP_ROWS = 4096
 a sync) per column, so a humanoid's 605 columns in 4 MiB groups (870 rows) spent a third of the
 writer's time on them; 4096 rows (20 MiB there) a tenth. A narrow recording keeps 4 MiB groups."""
 MAX_QUEUED_BYTES = 256 * 2**20
-SPARE_BYTES = 48 * 2**20
-"""Written blocks' memory kept for the next blocks' copies (fresh memory costs a page fault a
-page: copying 150 MB of rows into new arrays took 0.09 s, into kept ones a third of that)."""
 """Queued bytes past which the recording stops with an error instead of growing memory."""
+SPARE_BYTES = 48 * 2**20
+"""Written blocks' memory kept for the next blocks (fresh memory costs a page fault a page:
+copying 150 MB of rows into new arrays took 0.09 s, into kept ones a third of that; a block
+handed over whole for a kept one of its shape costs no copy at all)."""
 
 class ParquetSink:
     """Streams telemetry blocks to a Parquet file, crash-safe, each row written once.
@@ -107,7 +108,7 @@ class ParquetSink:
             raise MjrigError(f"cannot start recording to {self._path}: {exception_text(exc, with_type=True)}") from exc
 
         self._cond = threading.Condition()
-        self._queue: list[tuple[tuple[str, ...], np.ndarray]] = []  # guarded by _cond
+        self._queue: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]] = []  # (columns, rows, their array); _cond
         self._spare: list[np.ndarray] = []  # written blocks' arrays, to copy the next into; guarded by _cond
         self._queued_bytes = 0  # in _queue
         self._queued_rows = 0
@@ -128,13 +129,19 @@ class ParquetSink:
 
     # --- stepping-thread API -------------------------------------------------------------
 
-    def write_block(self, columns: Sequence[str], block: np.ndarray) -> None:
+    def write_block(self, columns: Sequence[str], block: np.ndarray, *,
+                    whole: np.ndarray | None = None) -> np.ndarray | None:
         """Queue ``block`` for writing; returns at once.
 
         block: float64 array (rows x len(columns)); NaN means null. Column order: 'time',
         'wall_time', then signals. The caller may reuse ``block`` after the call (it is
         copied). Columns may change between calls (a new signal appended); the change starts
         a new part. After a writer error the block is dropped and counted in ``error``.
+
+        whole: the array ``block`` is the top-left corner of, offered instead of a copy. When a
+        written block's array of its shape is spare, ``block`` is queued as it is and that
+        array is returned; else ``block`` is copied and ``whole`` itself is returned. Either
+        way the caller writes its next rows into the array returned, never into the other.
         """
         if self._closed or self._closing:
             raise MjrigError(f"telemetry sink for {self._path} is closed")
@@ -145,29 +152,36 @@ class ParquetSink:
         if np.ndim(block) != 2 or np.shape(block)[1] != len(cols):
             raise ValueError(f"block shape {np.shape(block)} does not match {len(cols)} columns")
         if np.shape(block)[0] == 0:
-            return
+            return whole
+        shape = np.shape(block) if whole is None else whole.shape
         with self._cond:
-            kept = next((i for i, a in enumerate(self._spare) if a.shape == np.shape(block)), None)
-            data = self._spare.pop(kept) if kept is not None else np.empty(np.shape(block))
-        np.copyto(data, block, casting="unsafe")
+            kept = next((i for i, a in enumerate(self._spare) if a.shape == shape), None)
+            spare = self._spare.pop(kept) if kept is not None else None
+        if whole is not None and spare is not None:
+            data, base, back = block, whole, spare  # no copy: the caller goes on in a written array
+        else:
+            base = spare if spare is not None else np.empty(shape)
+            data, back = base[:block.shape[0], :block.shape[1]], whole
+            np.copyto(data, block, casting="unsafe")
         with self._cond:
             if self._closing:  # re-checked under the lock: the writer may have drained already
                 raise MjrigError(f"telemetry sink for {self._path} is closed")
             if self._failed:
                 self._rows_dropped += data.shape[0]
-                return
+                return whole
             if self._queued_bytes + data.nbytes > MAX_QUEUED_BYTES:
                 self._fail(f"telemetry writer fell behind ({MAX_QUEUED_BYTES >> 20} MiB queued); "
                            f"recording stopped before time={data[0, 0]!r} s")
                 self._rows_dropped += data.shape[0]
-                return
-            self._queue.append((cols, data))
+                return whole
+            self._queue.append((cols, data, base))
             before = self._queued_bytes
             self._queued_bytes += data.nbytes
             self._queued_rows += data.shape[0]
             self._group_bytes = max(ROW_GROUP_BYTES, ROW_GROUP_ROWS * data.shape[1] * 8)
             if before < self._group_bytes <= self._queued_bytes:
                 self._cond.notify()
+        return back
 
     def add_metadata(self, metadata: dict[str, str]) -> None:
         """Add key-value file metadata now (e.g. a run's metrics, known at its end)."""
@@ -283,9 +297,9 @@ class ParquetSink:
                 if meta is not None and not self._failed:
                     _write_meta(self._dir, *meta)
                 with self._cond:  # their memory takes the next blocks
-                    for _, block in items:
-                        if sum(a.nbytes for a in self._spare) + block.nbytes <= SPARE_BYTES:
-                            self._spare.append(block)
+                    for _, _, base in items:
+                        if sum(a.nbytes for a in self._spare) + base.nbytes <= SPARE_BYTES:
+                            self._spare.append(base)
             except Exception as exc:  # noqa: BLE001 - the stepping thread must never see it
                 with self._cond:
                     self._rows_dropped += self._inflight_rows
@@ -294,7 +308,7 @@ class ParquetSink:
             if closing:
                 return
 
-    def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray]]) -> None:
+    def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]) -> None:
         """Write queued blocks as row groups, one per run of blocks with equal columns (a new
         part when the columns change)."""
         if items and not self._dir.is_dir():  # its open files would take rows nothing could read
@@ -302,7 +316,7 @@ class ParquetSink:
         start = 0
         for i in range(1, len(items) + 1):
             if i == len(items) or items[i][0] != items[start][0]:
-                cols, blocks = items[start][0], [b for _, b in items[start:i]]
+                cols, blocks = items[start][0], [b for _, b, _ in items[start:i]]
                 if not self._files or self._files[-1].columns != cols:
                     if self._files:
                         self._files[-1].close()  # a whole file with its footer

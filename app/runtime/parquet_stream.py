@@ -73,13 +73,17 @@ class RowGroupFile:
         self._writer: pq.ParquetWriter | None = pq.ParquetWriter(str(self.stem.with_suffix(".data")), self._schema,
                                                                  **ENCODING)
         self._fd = os.open(self.stem.with_suffix(".data"), os.O_RDONLY)
+        self._scratch: np.ndarray | None = None  # the columns of the row group being written
 
     def append(self, blocks: list[np.ndarray]) -> int:
         """Encode ``blocks`` (rows x columns, NaN = null) as one row group on disk; returns the
         bytes it took. An OSError leaves the part ``broken`` (its rows so far stay recoverable)."""
         if self.broken or self._writer is None:
             raise OSError(f"{self.stem.name} could not be written before")
-        table = table_of(self.columns, blocks, self._schema)
+        rows = sum(len(b) for b in blocks)
+        if self._scratch is None or self._scratch.shape[1] < rows:  # kept: the table is written before the next
+            self._scratch = np.empty((len(self.columns), rows))
+        table = table_of(self.columns, blocks, self._schema, scratch=self._scratch)
         before = os.fstat(self._fd).st_size
         try:
             self._writer.write_table(table, row_group_size=max(1, table.num_rows))

@@ -352,11 +352,11 @@ class SignalManager(BlockRows):
             for cols, where, inputs, compute in self._derived:
                 x = raw[:, where] if inputs is None else np.concatenate([raw[:, where], block[:, inputs]], axis=1)
                 block[:, cols] = compute(x)
-        sink = self._open_sink()
-        if sink is not None:
-            sink.write_block(self.columns, block)
         if self.on_rows is not None:
             self.on_rows(list(self.columns), block.copy())
+        sink = self._open_sink()
+        if sink is not None:
+            self._go_on_in(sink.write_block(self.columns, block, whole=self._block))
         self._row = 0
 
     @property

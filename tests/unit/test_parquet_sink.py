@@ -103,6 +103,34 @@ def test_the_file_equals_the_one_pyarrow_writes_at_once(tmp_path: Path, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["many.parquet", "one.parquet", "ref.parquet"]
 
 
+def test_a_block_handed_over_whole_is_written_as_it_was(tmp_path: Path) -> None:
+    """A recorder offering its whole block (``whole=``) gets a written block's array of the same
+    shape back once one is spare and goes on in it: nothing it writes afterwards reaches rows
+    already queued, the hidden columns right of the block are not written, and a written
+    block's array of the same shape comes back for the next rows."""
+    cols = ["time", "wall_time", "a", "b"]
+    sink = ParquetSink(tmp_path / "rec.parquet", flush_seconds=0.01)
+    whole, start, swaps = np.full((50, 7), -1.0), 0, 0
+    for k in range(40):
+        rows = 50 if k < 39 else 17
+        whole[:rows, :4] = make_block(start, rows, 2)
+        whole[:rows, 4:] = 1e9  # what a recorder keeps beside its columns (derived columns' inputs)
+        back = sink.write_block(cols, whole[:rows, :4], whole=whole)
+        assert back.shape == whole.shape
+        if back is not whole:
+            swaps += 1
+            whole = back
+            whole[:] = -7.0  # all of it is the caller's now: were its rows still queued, they would show
+        else:
+            time.sleep(0.02)  # the writer gets ahead: a written block's array becomes spare
+        start += rows
+    sink.close()
+    df = pl.read_parquet(tmp_path / "rec.parquet")
+    assert swaps >= 10
+    expected = make_block(0, start, 2)
+    assert df.shape == (start, 4) and np.array_equal(df.to_numpy(), expected)
+
+
 def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Row groups reach the disk as the run goes, each recoverable at once: a copy of the folder
     taken mid-run (what a SIGKILL leaves) recovers into every row group written; closing only
