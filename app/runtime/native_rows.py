@@ -79,7 +79,7 @@ class BlockRows:
         if block is not self._block:
             self._block = block
             if self._rows:
-                self._rows = [block[i, :len(self._rows[0])] for i in range(len(self._rows))]
+                self._rows = list(block[:len(self._rows), :len(self._rows[0])])
 
     def block_sampled(self, rows: int, count: int, next_time: float) -> None:
         """Take ``rows`` rows the callback wrote after the last, and its schedule's state."""
