@@ -112,31 +112,61 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
     watch = HeadWatch(ray.get_runtime_context().gcs_address)
     watch.start()
     try:
-        if not todo:
-            return
-        task = ray.remote(num_cpus=1, max_retries=2)(run_trial)
-        job_ref = ray.put(job)
-        window = 4 * max(1, int(ray.cluster_resources().get("CPU", 1)))
-        queue = iter(todo)
-        pending = [task.remote(job_ref, i) for _, i in zip(range(window), queue)]
-        while pending:
-            finished, pending = ray.wait(pending, num_returns=1, timeout=PROBE_S)
-            if watch.lost:
-                atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
-                raise _lost(address)
-            for ref in finished:
-                try:
-                    keep(ray.get(ref))
-                except ray.exceptions.RayError as exc:
-                    raise MjrigError(f"a Ray task failed: {' '.join(str(exc).split())[:300]}; "
-                                     f"run the same command again to resume") from None
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.append(task.remote(job_ref, nxt))
-    finally:
-        watch.stop()
-        if ray.is_initialized() and not watch.lost and not stay:
-            ray.shutdown()
+        _run_tasks(ray, job, todo, keep, watch, address)
+    except BaseException:
+        _leave(ray, watch, stay=stay)
+        raise
+    if not _leave(ray, watch, stay=stay):
+        raise _lost(address)
+
+
+def _run_tasks(ray: Any, job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], watch: HeadWatch,
+               address: str) -> None:
+    """The trials as Ray tasks, at most 4 x the cluster's CPUs in flight; ClusterLost when the
+    head stops answering."""
+    if not todo:
+        return
+    task = ray.remote(num_cpus=1, max_retries=2)(run_trial)
+    job_ref = ray.put(job)
+    window = 4 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+    queue = iter(todo)
+    pending = [task.remote(job_ref, i) for _, i in zip(range(window), queue)]
+    while pending:
+        finished, pending = ray.wait(pending, num_returns=1, timeout=PROBE_S)
+        if watch.lost:
+            raise _lost(address)
+        for ref in finished:
+            try:
+                keep(ray.get(ref))
+            except ray.exceptions.RayError as exc:
+                raise MjrigError(f"a Ray task failed: {' '.join(str(exc).split())[:300]}; "
+                                 f"run the same command again to resume") from None
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.append(task.remote(job_ref, nxt))
+
+
+def _leave(ray: Any, watch: HeadWatch, *, stay: bool) -> bool:
+    """Stop watching and, unless ``stay``, disconnect; False (and no disconnecting: Ray's own
+    would wait 60 s for the head, then end the process) when the head no longer answers, as
+    when it was killed just as the last trials came back, before the watch could tell."""
+    watch.stop()
+    if not ray.is_initialized() or stay:
+        return not watch.lost
+    if watch.lost or not _answers(watch.where):
+        atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
+        return False
+    ray.shutdown()
+    return True
+
+
+def _answers(where: tuple[str, int]) -> bool:
+    """Whether the head's GCS port takes a connection within PROBE_S."""
+    try:
+        socket.create_connection(where, timeout=PROBE_S).close()
+        return True
+    except OSError:
+        return False
 
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never phone home from a sweep
