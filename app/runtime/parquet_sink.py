@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mjrig.runtime.cpu_apart import Apart, here
 from mjrig.runtime.errors import MjrigError, OutputError, exception_text
 from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns
 from mjrig.runtime.parquet_segments import (check_str_map as _check_str_map, discard, recover, segment_dir, segments,
@@ -122,6 +123,7 @@ class ParquetSink:
         self._rows_dropped = 0
         self._bytes_written = 0
         self._last_columns: tuple[str, ...] | None = None
+        self._stepper_core = -1  # where write_block's caller last ran (``cpu_apart``)
         self._closed = False
         self._files: list[RowGroupFile] = []  # the parts (the writer thread's, then close's)
         self._thread = threading.Thread(target=self._run, name="mjrig-parquet-writer", daemon=True)
@@ -154,6 +156,7 @@ class ParquetSink:
         if np.shape(block)[0] == 0:
             return whole
         shape = np.shape(block) if whole is None else whole.shape
+        self._stepper_core = here()
         with self._cond:
             kept = next((i for i, a in enumerate(self._spare) if a.shape == shape), None)
             spare = self._spare.pop(kept) if kept is not None else None
@@ -280,10 +283,12 @@ class ParquetSink:
 
     def _run(self) -> None:
         since = time.monotonic()
+        apart = Apart()  # this thread off the stepping thread's core (``cpu_apart``)
         while True:
             with self._cond:
                 while not self._due(since):
                     self._cond.wait(min(self._flush_seconds, 0.25))
+                apart.keep_off(self._stepper_core, behind=self._queued_bytes > MAX_QUEUED_BYTES // 4)
                 items, self._queue = self._queue, []
                 self._inflight_rows += self._queued_rows
                 self._queued_rows = self._queued_bytes = 0
