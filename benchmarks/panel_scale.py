@@ -41,6 +41,18 @@ s = Session(); s.open(path); s.run.play()
 sim = SimThread(s); sim.start()
 app = PanelApp(SessionClient(s), exit_after=seconds + 60)
 out, times = {}, []
+import os
+from mjrig.desktop.viewer_adapter import VIEW_NICE
+def view_cpu():
+    total = 0.0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            if os.getpriority(os.PRIO_PROCESS, int(tid)) == VIEW_NICE:
+                f = open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+                total += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
 def on_frame(a):
     snap = s.latest()
     if "open_s" not in out and snap.model.path.endswith(path.name) and a.frames > 1:
@@ -58,18 +70,6 @@ def on_frame(a):
             out["view_cores"] = (view_cpu() - out["view0"]) / run
             s.submit(C.Quit())
 app.on_frame = on_frame
-import os
-from mjrig.desktop.viewer_adapter import VIEW_NICE
-def view_cpu():
-    total = 0.0
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            if os.getpriority(os.PRIO_PROCESS, int(tid)) == VIEW_NICE:
-                f = open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()
-                total += (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-    return total
 app.run(); s.submit(C.Quit()); sim.stop(); sim.join(10)
 rss = int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
 times.sort()

@@ -151,12 +151,13 @@ def _leave(ray: Any, watch: HeadWatch, *, stay: bool) -> bool:
     would wait 60 s for the head, then end the process) when the head no longer answers, as
     when it was killed just as the last trials came back, before the watch could tell."""
     watch.stop()
-    if not ray.is_initialized() or stay:
+    if not ray.is_initialized():
         return not watch.lost
-    if watch.lost or not _answers(watch.where):
+    if watch.lost or (not stay and not _answers(watch.where)):
         atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
         return False
-    ray.shutdown()
+    if not stay:
+        ray.shutdown()
     return True
 
 

@@ -110,7 +110,7 @@ class ParquetSink:
 
         self._cond = threading.Condition()
         self._queue: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]] = []  # (columns, rows, their array); _cond
-        self._spare: list[np.ndarray] = []  # written blocks' arrays, to copy the next into; guarded by _cond
+        self._spare: list[np.ndarray] = []  # written blocks' arrays, for the next blocks; guarded by _cond
         self._queued_bytes = 0  # in _queue
         self._queued_rows = 0
         self._group_bytes = ROW_GROUP_BYTES  # a row group at this much queued (``ROW_GROUP_ROWS``)
@@ -136,8 +136,8 @@ class ParquetSink:
         """Queue ``block`` for writing; returns at once.
 
         block: float64 array (rows x len(columns)); NaN means null. Column order: 'time',
-        'wall_time', then signals. The caller may reuse ``block`` after the call (it is
-        copied). Columns may change between calls (a new signal appended); the change starts
+        'wall_time', then signals. Without ``whole`` the caller may reuse ``block`` after the
+        call (it is copied). Columns may change between calls (a new signal appended); the change starts
         a new part. After a writer error the block is dropped and counted in ``error``.
 
         whole: the array ``block`` is the top-left corner of, offered instead of a copy. When a
