@@ -116,6 +116,10 @@ class RowTable:
                            ("contact_size", f["contact_size"]), ("clock_fn", k.clock_gettime),
                            ("clock_id", time.CLOCK_MONOTONIC)):
             self.I[R[key]] = value
+        # CLOCK_MONOTONIC less perf_counter, read once: the largest of 5 pairs (perf_counter is read
+        # second, so a pair is low by the time between its reads). Read again per block, a thread
+        # switched out between the two reads set that block's rows back in time.
+        self._offset = max(time.clock_gettime(time.CLOCK_MONOTONIC) - time.perf_counter() for _ in range(5))
         self._finalizer = weakref.finalize(self, k.release, self.offset, RECORDER)
         k.install_recorder()
 
@@ -136,7 +140,7 @@ class RowTable:
         T[R["inv_rate"]] = 1.0 / rate if rate is not None else 0.0
         T[R["next"]] = layout["next"]
         # the wall clock of rows: seconds since the recorder's first row, read with clock_gettime
-        T[R["wall0"]] = layout["wall0"] + (time.clock_gettime(time.CLOCK_MONOTONIC) - time.perf_counter())
+        T[R["wall0"]] = layout["wall0"] + self._offset
         self.k.name_pool(self.model, self.data)
         self.data.userdata[-2], self.data.userdata[-1] = float(self.offset), float(self.generation)
         row0 = layout["row"]
