@@ -73,6 +73,9 @@ class LoadEngine:
         self.after_step: list[Callable[[], None]] = []   # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
+        self.stepped_to = math.nan
+        """``data.time`` (s) after this engine's last step: a step from another time starts a run
+        (a new engine, a reset, a restored state), whose first row needs its own acceleration stage."""
         for ld in self.loads:
             ld.resolve_ids(model, data)
             ld.subscribe(self.invalidate)
@@ -244,11 +247,19 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
         if python:
             engine.apply()
         if before_integrate is not None:
+            if t_before != engine.stepped_to:
+                # A row describes the step's start, but mj_step1 leaves the acceleration stage
+                # (accelerometers, forces, qacc, contact forces, actuator forces) as the last
+                # mj_step2 or mj_forward made it: at a run's first row that was a reset's, or
+                # another trial's, with other params in the model. Computed here from this state,
+                # model and loads, with the same inputs mj_step2 uses (the warm start is only
+                # written by the integrator), so the step itself is unchanged, bit for bit.
+                mujoco.mj_forwardSkip(m, d, _VEL, 0)
             before_integrate()
         mujoco.mj_step2(m, d)
     else:  # every load is MuJoCo's own: a plain step
         mujoco.mj_step(m, d)
-    t_after = d.time
+    t_after = engine.stepped_to = d.time
     if (t_after < t_before or not math.isfinite(t_after)
             or (early >= 0 and _bad_count(d) != early)):
         raise DivergenceError(_divergence_message(m, d, t_before))
@@ -271,6 +282,7 @@ def step_plain(engine: LoadEngine, n: int) -> bool:
     bad, t_before = _bad_count(d), d.time
     mujoco.mj_step(m, d, nstep=n)
     if _bad_count(d) == bad and d.time > t_before and math.isfinite(d.time):
+        engine.stepped_to = d.time
         return True
     mujoco.mj_setState(m, d, state, _INTEGRATION)
     d.warning.number[:], d.warning.lastinfo[:] = counts, infos
@@ -278,6 +290,7 @@ def step_plain(engine: LoadEngine, n: int) -> bool:
 
 
 _INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION
+_VEL = int(mujoco.mjtStage.mjSTAGE_VEL)
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
 _BAD_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQACC), int(mujoco.mjtWarning.mjWARN_BADQVEL),
                  int(mujoco.mjtWarning.mjWARN_BADQPOS)]

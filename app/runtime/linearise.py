@@ -130,6 +130,7 @@ def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Se
 
     held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
     eng.after_step.clear()
+    stepped_to = eng.stepped_to  # the run goes on from the saved state as if never perturbed
     kinks: list[str] = []
     try:
         _set(model, data, saved, -1, 0.0)
@@ -165,6 +166,7 @@ def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Se
         _ready(rm, model, data)
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
+        rm.engine.stepped_to = stepped_to
     return Linear(A, B, C, D, float(model.opt.timestep), nv, na, tuple(x.name for x in inputs), tuple(outputs),
                   data.qpos.copy(), data.qvel.copy(), float(data.time), tuple(dict.fromkeys(kinks)))
 

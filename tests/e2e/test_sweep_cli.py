@@ -70,13 +70,43 @@ def test_sweep_on_a_real_local_ray_head_matches_local(tmp_path, monkeypatch):
     """Slow: starts a real Ray head (about 10 s), after any other test's head has stopped."""
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)  # the CLI subprocess inherits it
-    path = write_scenario(tmp_path, GRID)
+    path = write_scenario(tmp_path, GRID + SENSORS)
     local = mjrig("sweep", path, "--out", tmp_path / "local.parquet", "--workers", "2")
     assert local.rc == 0, local
     with ray_head() as address:
         r = mjrig("sweep", path, "--out", tmp_path / "ray.parquet", "--ray", address, timeout=300)
     assert r.rc == 0, r
     assert pl.read_parquet(tmp_path / "ray.parquet").equals(pl.read_parquet(tmp_path / "local.parquet"))
+    for i in range(4):  # every row of each trial's recording, the first one's accelerometer included
+        a, b = (pl.read_parquet(tmp_path / run / f"trial-{i}.parquet").drop("wall_time") for run in ("ray", "local"))
+        assert a.equals(b), i
+
+
+SENSORS = '\n[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
+
+
+def test_a_trials_recording_is_a_fresh_run_of_its_params_whatever_its_worker_ran(tmp_path):
+    """Six trials on two worker processes, each recorded: every row of each, the first one's
+    accelerometer included (-k 0.1 / m at t = 0, different in each trial), is what a fresh
+    ``mjrig run --set`` of the trial's params records (about 15 s: seven processes)."""
+    sweep = "[sweep]\n[sweep.params]\nk = { values = [100.0, 250.0, 400.0] }\nmass = { values = [0.5, 3.0] }\n"
+    path = write_scenario(tmp_path, SENSORS + sweep.replace("[sweep]\n", "[sweep]\nseed = 1\n"))
+    path.write_text(path.read_text().replace("duration = 1.0", "duration = 0.02"))
+    r = mjrig("sweep", path, "--out", tmp_path / "res.parquet", "--workers", "2")
+    assert r.rc == 0, r
+    results = pl.read_parquet(tmp_path / "res.parquet")
+    firsts = set()
+    for row in results.iter_rows(named=True):
+        k, mass = row["Params/k:value"], row["Params/mass:value"]
+        fresh = tmp_path / f"fresh-{row['trial']}.parquet"
+        one = mjrig("run", path, "--set", f"k={k!r}", "--set", f"mass={mass!r}", "--out", fresh)
+        assert one.rc == 0, one
+        a = pl.read_parquet(tmp_path / "res" / f"trial-{row['trial']}.parquet").drop("wall_time")
+        b = pl.read_parquet(fresh).drop("wall_time")
+        assert a["Sensors/block_acc:0"][0] == pytest.approx(-k * 0.1 / mass, rel=1e-9), row
+        assert a.equals(b), [(c, a[c][0], b[c][0]) for c in a.columns if a[c][0] != b[c][0]]
+        firsts.add(a["Sensors/block_acc:0"][0])
+    assert len(firsts) == 6
 
 
 BAD = [

@@ -109,6 +109,35 @@ def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_pa
     assert a.equals(b), [(c, a[c][0], b[c][0]) for c in a.columns if a[c][0] != b[c][0]][:5]
 
 
+def test_a_trials_first_row_reads_its_own_spring_whatever_ran_before(tmp_path):
+    """The spring-mass starts 0.1 m stretched, so its accelerometer reads -k 0.1 / m at t = 0 (each
+    trial its own k: 180, 100, 50 N/m). Row 0 of every trial holds that, whether the trial ran
+    first in its worker, after others, or as a fresh ``mjrig run``; before, a worker's row 0 held
+    the stiffness the spring's tendon kept from the trial before (a fresh run read 0.0)."""
+    path = write_scenario(tmp_path, '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
+                                    "[sweep]\n[sweep.params]\nk = { values = [180.0, 100.0, 50.0] }\n")
+    sc = load_scenario(path)
+
+    def job(folder: str) -> SweepJob:
+        return SweepJob(text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder),
+                        duration=0.005)
+
+    for folder, order in (("fresh", [1]), ("after", [0, 2, 1]), ("each", [2, 0, 1])):
+        runner = TrialRunner(job(folder))
+        for trial in order:
+            runner.run(trial)
+    for folder, trials in (("fresh", [1]), ("after", [0, 1, 2]), ("each", [0, 1, 2])):
+        for trial in trials:
+            df = pl.read_parquet(tmp_path / folder / f"trial-{trial}.parquet")
+            k = df["Params/k:value"][0]
+            acc = df["Sensors/block_acc:0"].to_numpy()
+            assert acc[0] == pytest.approx(-k * 0.1, rel=1e-9), (folder, trial, acc[:3])
+            assert acc[1] == acc[0]  # the step from t = 0 was taken with this acceleration
+    fresh = pl.read_parquet(tmp_path / "fresh" / "trial-1.parquet").drop("wall_time")
+    after = pl.read_parquet(tmp_path / "after" / "trial-1.parquet").drop("wall_time")
+    assert fresh.equals(after)
+
+
 def test_a_trial_after_one_that_diverged_sees_its_own_divergence(tmp_path):
     """A rig with an [initial] restores its start state between trials: MuJoCo's warning counters,
     by which a divergence in the first steps is told, start over too (else the second trial of
