@@ -16,6 +16,7 @@ import mujoco
 
 from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.loads import Load
+from mjrig.runtime.model_files import check_model_files
 from mjrig.runtime.points import BodyPoint, Geom, Point, Site
 
 __all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name", "load_model_file"]
@@ -39,8 +40,7 @@ class RigLayout:
 def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
     """Parse an MJCF file into an MjSpec; ConfigError with MuJoCo's one-line reason if refused."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: model file not found")
+    check_model_files(path)
     try:
         return mujoco.MjSpec.from_file(str(path))
     except Exception as exc:  # MuJoCo raises ValueError with its parser message
@@ -125,8 +125,7 @@ def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
 def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
     """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: model file not found")
+    check_model_files(path)
     try:
         if path.suffix.lower() == ".mjb":
             return mujoco.MjModel.from_binary_path(str(path))

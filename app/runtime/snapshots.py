@@ -10,8 +10,10 @@ model. Saved as ``.npz`` (plain arrays and JSON text, no pickles).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.rigmodel import is_rig_name
 
 __all__ = ["PhysicsState", "ModelIdentity", "STATE_SPEC", "model_identity", "take_snapshot", "put_snapshot",
@@ -27,6 +29,11 @@ __all__ = ["PhysicsState", "ModelIdentity", "STATE_SPEC", "model_identity", "tak
 
 STATE_SPEC = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 """What a snapshot holds (MuJoCo's state bits)."""
+SNAPSHOT_MEMBERS = ("state", "spec", "model", "rig", "format")
+"""The arrays a snapshot file holds (``np.savez`` members, ``.npy`` each)."""
+MAX_SNAPSHOT_BYTES = 256 * 2**20
+"""Bytes a snapshot may hold, on disk and unpacked (a 1,000-body model's state is about 1 MB):
+checked before anything is decompressed, so a small file that unpacks to gigabytes is refused."""
 
 
 @dataclass(frozen=True)
@@ -128,16 +135,58 @@ def load_snapshot(path: str | os.PathLike, *, model: mujoco.MjModel | None = Non
     """Read a snapshot saved by :func:`save_snapshot`; with ``model``, refuse one of another model.
     ConfigError (one line) for a missing, unreadable or foreign file."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"snapshot file not found: {path}")
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["format"]) != "mjrig-snapshot-1":
-                raise ValueError("not an mjrig snapshot")
-            snap = PhysicsState(np.array(z["state"], dtype=float), ModelIdentity(**json.loads(str(z["model"]))),
+        mode = path.stat().st_mode
+    except OSError:
+        raise ConfigError(f"snapshot file not found: {path}") from None
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{path}: not a regular file (a snapshot is an .npz file)")
+    try:
+        z = _members(path)
+        if str(z["format"]) != "mjrig-snapshot-1":
+            raise ValueError("not an mjrig snapshot")
+        snap = PhysicsState(np.array(z["state"], dtype=float), ModelIdentity(**json.loads(str(z["model"]))),
                             int(z["spec"]), {str(k): float(v) for k, v in json.loads(str(z["rig"])).items()})
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: not a snapshot saved by mjrig ({exc})") from None
+    except (OSError, ValueError, KeyError, TypeError, MemoryError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: not a snapshot saved by mjrig ({exception_text(exc)})") from None
     if model is not None:
         check_model(snap, model, what=f"snapshot {path.name}")
     return snap
+
+
+def _members(path: Path) -> dict[str, np.ndarray]:
+    """A snapshot file's arrays, each read through a bound: the file, its members' count and
+    their unpacked sizes are checked against ``MAX_SNAPSHOT_BYTES`` before any is decompressed,
+    and no member is read past the size its zip entry declares. ValueError names what is wrong."""
+    if path.stat().st_size > MAX_SNAPSHOT_BYTES:
+        raise ValueError(f"larger than {MAX_SNAPSHOT_BYTES >> 20} MiB")
+    out: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        if len(infos) > 4 * len(SNAPSHOT_MEMBERS):
+            raise ValueError(f"{len(infos)} entries, a snapshot has {len(SNAPSHOT_MEMBERS)}")
+        if sum(i.file_size for i in infos) > MAX_SNAPSHOT_BYTES:
+            raise ValueError(f"unpacks to more than {MAX_SNAPSHOT_BYTES >> 20} MiB")
+        for info in infos:
+            name = info.filename.removesuffix(".npy")
+            if name not in SNAPSHOT_MEMBERS:
+                continue
+            with zf.open(info) as fh:
+                raw = fh.read(info.file_size + 1)
+            if len(raw) > info.file_size:
+                raise ValueError(f"entry {name!r} unpacks to more than it declares")
+            out[name] = _array(raw, name)
+    return out
+
+
+def _array(raw: bytes, name: str) -> np.ndarray:
+    """The ``.npy`` bytes ``raw`` as an array, its header's shape checked against the bytes that
+    follow it (numpy would allocate what the header claims before reading)."""
+    fh = io.BytesIO(raw)
+    version = np.lib.format.read_magic(fh)
+    header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _, dtype = header(fh)
+    if dtype.hasobject or int(np.prod(shape, dtype=np.float64)) * dtype.itemsize > len(raw) - fh.tell():
+        raise ValueError(f"entry {name!r} claims more data than it holds")
+    fh.seek(0)
+    return np.load(fh, allow_pickle=False)

@@ -391,6 +391,8 @@ def _plain(value: Any) -> Any:
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read and validate a scenario file (fields only; ``Scenario.check_model`` checks names)."""
     path = Path(path)
+    if path.exists() and not path.is_file():  # a pipe would block the read for ever
+        raise ConfigError(f"{path}: not a regular file: a scenario is a .toml file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

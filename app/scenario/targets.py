@@ -44,6 +44,9 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
         if p.suffix.lower() not in _SUFFIXES:
             raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml or .mjb)")
         return p
+    if p.exists() and str(target) not in {m.name for m in bundled_models()}:
+        raise ConfigError(f"{p}: not a regular file ({'a folder' if p.is_dir() else 'a pipe, socket or device'}); "
+                          "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`")
     rigs = {m.name: m.scenario for m in bundled_models()}
     if str(target) in rigs:
         return rigs[str(target)]

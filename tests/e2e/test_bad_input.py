@@ -59,6 +59,16 @@ def broken_xml(folder: Path) -> None:
     xml.write_text(text.replace("<joint ", "<jiont ", 1), encoding="utf-8")
 
 
+def include_a_pipe(folder: Path) -> None:
+    """The model includes a named pipe: MuJoCo would wait on it for ever (no writer comes)."""
+    import os
+    xml = folder / "spring_mass.xml"
+    text = xml.read_text(encoding="utf-8")
+    assert "<worldbody>" in text, "bundled rig changed"
+    xml.write_text(text.replace("<worldbody>", '<include file="more.xml"/>\n  <worldbody>', 1), encoding="utf-8")
+    os.mkfifo(folder / "more.xml")
+
+
 def parent_is_file(folder: Path) -> None:
     (folder / "afile").write_text("I am a file, not a folder\n")
 
@@ -69,6 +79,8 @@ CASES: dict[str, Case] = {
     "missing_scenario": Case("spring_mass", scenario="does_not_exist.toml", says=("not found",)),
     "missing_model": Case("spring_mass", sub('model = "spring_mass.xml"', 'model = "no_such_model.xml"'),
                           marker="no_such_model.xml", fields=("model",), says=("no_such_model.xml", "not found")),
+    "model_includes_a_pipe": Case("spring_mass", prepare=include_a_pipe, names_file="more.xml",
+                                  says=("spring_mass.xml", "not a regular file", "named pipe")),
     "mujoco_refuses_xml": Case("spring_mass", prepare=broken_xml, names_file="spring_mass.xml",
                                says=("jiont", "line 43")),  # MuJoCo's own line in the XML
     "unknown_load_kind": Case("spring_mass", sub('kind = "ideal_spring"', 'kind = "ideal_sprin"'),

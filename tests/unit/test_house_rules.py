@@ -75,9 +75,11 @@ def test_the_check_sees_a_reach_in(tmp_path):
 
 
 def test_modules_stay_small():
+    """One concern per module: past about 300 lines a module usually holds two, and 500 is the
+    ceiling (a module is split by concern, never squeezed to a line count)."""
     big = {str(p.relative_to(REPO)): n for p in SOURCES
-           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
-    assert not big, f"modules past 400 lines: {big}"
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert not big, f"modules past 500 lines: {big}"
 
 
 
