@@ -26,7 +26,7 @@ from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.out_lock import Hold, hold, same_file
+from mjrig.runtime.out_lock import Hold, hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
@@ -141,7 +141,6 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         check_writable(out_path, where, create=record)
     if report is not None:
         check_writable(report, "--report", create=record)
-        check_not_input(report, "--report", sc, out_path)
     overrides = set_params(sc, params or {}, on_warning=on_warning)
     out_hold = None
     if out_path is not None and record:  # a path the command line did not name is never replaced
@@ -166,15 +165,6 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         rig.runtime.video_recorders.append(video_rec)
     return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
                     out_path if record else None, hold=out_hold)
-
-
-def check_not_input(path: Path, flag: str, sc: Scenario, out: Path | None) -> None:
-    """ConfigError (one line) when output ``path`` (``flag``) is the run's recording, scenario or
-    model: writing it would destroy an input or the run's own output."""
-    for what, other in (("the recording", out), ("the scenario", sc.source), ("the model", sc.model)):
-        if other is not None and same_file(path, other):
-            raise ConfigError(f"{flag}: {path} is {what} of this run; writing it there would replace it: "
-                              "choose another file")
 
 
 def _check_outputs(rm: RuntimeManager, t: float) -> None:

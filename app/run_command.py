@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ConfigError, DivergenceError, OutputError, Terminated,
-                                 one_line)
+from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ConfigError, DivergenceError, KeptAside, OutputError,
+                                 Terminated, one_line, output_fault)
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
@@ -19,19 +19,19 @@ __all__ = ["cmd_run", "warn"]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mjrig.headless import check_not_input, prepare, run, write_metrics, write_report
+    from mjrig.headless import prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
-    from mjrig.runtime.out_lock import same_file
+    from mjrig.runtime.out_lock import check_outputs_apart
     from mjrig.runtime.paths import check_writable
+    from mjrig.scenario.inputs import scenario_inputs
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
     report = args.report.resolve() if args.report else None
     metrics = args.metrics.resolve() if args.metrics else None
+    check_outputs_apart({"--out": args.out, "--video": args.video, "--report": report, "--metrics": metrics},
+                        {**scenario_inputs(sc), "the recording of this run": None if args.out else sc.recording.path})
     if metrics is not None:
         check_writable(metrics, "--metrics")
-        check_not_input(metrics, "--metrics", sc, args.out.resolve() if args.out else sc.recording.path)
-        if report is not None and same_file(metrics, report):
-            raise ConfigError(f"--metrics: {metrics} is the --report file too: give each its own file")
     setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
                     video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
                     on_warning=warn)
@@ -50,9 +50,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise
     except OutputError as exc:  # disk full...: stepping stopped, the recorders were closed on the way out
         sm = setup.runtime.signal_manager
+        if isinstance(exc, KeptAside):  # the file could not be finished: the line says where the rows are
+            print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
+            return OUTPUT_FAILED
         kept = (f"kept {sm.rows_written} rows in {setup.out}, a valid file" if sm is not None and setup.out
-                else "nothing was recorded")
-        print(f"mjrig: {one_line(str(exc))}; {kept}: free space and run again", file=sys.stderr)
+                and setup.out.is_file() else "nothing was recorded")
+        print(f"mjrig: {one_line(str(exc))}; {kept}: {output_fault(exc).advice('run again')}", file=sys.stderr)
         return OUTPUT_FAILED
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
         if metrics is not None:

@@ -17,6 +17,7 @@ def sweep(args: argparse.Namespace) -> int:
     from mjrig.campaign.sweep import run_sweep
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
+    _apart(args, sc)
     count = _Count()
     try:
         with SweepBar() as bar:
@@ -43,6 +44,7 @@ def optimize(args: argparse.Namespace) -> int:
     from mjrig.scenario.targets import load_target
     from mjrig.campaign.optimize import study_paths
     sc = load_target(args.scenario)
+    _apart(args, sc)
     count = _Count()
     try:
         with StudyBar() as bar:
@@ -77,6 +79,7 @@ def fit(args: argparse.Namespace) -> int:
     from mjrig.runtime.units import DisplayUnits
     from mjrig.scenario.targets import load_target
     sc = load_target(args.scenario)
+    _apart(args, sc)
     bar = WorkBar("fitting", unit="evaluations")
     done = [0]
 
@@ -111,6 +114,13 @@ def fit(args: argparse.Namespace) -> int:
                                fmt=".3g") + (f" ({sig})" if len(errors) > 1 else "") for sig, v in errors.items())
     print(f"fit: {', '.join(parts)}, rms error {rms}")
     return 0
+
+
+def _apart(args: argparse.Namespace, sc: object) -> None:
+    """ConfigError (exit 2, one line) when ``--out`` is one of the scenario's inputs."""
+    from mjrig.runtime.out_lock import check_outputs_apart
+    from mjrig.scenario.inputs import scenario_inputs
+    check_outputs_apart({"--out": args.out}, scenario_inputs(sc))
 
 
 class _Count:

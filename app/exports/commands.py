@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.out_lock import check_outputs_apart
 from mjrig.runtime.paths import check_writable, cli_path, fresh_path
 
 __all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
@@ -33,15 +34,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-o", dest="out", type=cli_path, required=True, metavar="OUT.png|svg|pdf")
 
 
-def _target(given: Path | None, default: Path, what: str, *, inputs: tuple[Path, ...]) -> Path:
+def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, Path]) -> Path:
     """``-o`` as given (replaced when it exists), else the next free name from ``default``;
-    ConfigError when it names one of the command's ``inputs``."""
-    from mjrig.runtime.out_lock import same_file
+    ConfigError when it names one of the command's ``inputs`` (``{what: path}``)."""
     out = given.expanduser().resolve() if given is not None else fresh_path(default)
-    for src in inputs:
-        if same_file(out, src):
-            raise ConfigError(f"{what} {given}: that is the input {src.name}; writing there would replace it: "
-                              "choose another file")
+    check_outputs_apart({what: out}, inputs)
     check_writable(out, what)
     return out
 
@@ -51,9 +48,11 @@ def report(args: argparse.Namespace) -> int:
     from mjrig.exports.report import default_report_path, write_report
     from mjrig.progress import WorkBar
     src = args.file.expanduser().resolve()
+    inputs = {"the file reported on": src}
+    check_outputs_apart({"-o": args.out}, inputs)
     if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
-    out = _target(args.out, default_report_path(src), "-o", inputs=(src,))
+    out = _target(args.out, default_report_path(src), "-o", inputs=inputs)
     with WorkBar("drawing the report", unit="figures") as bar:
         write_report(src, out=out, signals=args.signals, progress=bar)
     print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
@@ -66,7 +65,7 @@ def export(args: argparse.Namespace) -> int:
     from mjrig.progress import WorkBar
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
-    out = _target(args.out, default_output(src, fmt), "-o", inputs=(src,))  # an unknown format: one line naming the known
+    out = _target(args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src})  # an unknown format: one line naming the known
     with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
         rows = export_recording(src, to=fmt, out=out, progress=bar)
     print(f"wrote {rows} rows of {src.name} to {out}", file=sys.stderr)
@@ -77,9 +76,10 @@ def plot(args: argparse.Namespace) -> int:
     """``mjrig plot FILE... --signals P... -o OUT``: one figure, one panel per unit."""
     from mjrig.exports import plotting
     out = args.out.expanduser().resolve()
+    files = [f.expanduser().resolve() for f in args.files]
+    check_outputs_apart({"-o": out}, [("a recording plotted", f) for f in files])
     if out.suffix.lower() not in plotting.FIGURE_SUFFIXES:
         raise ConfigError(f"-o {args.out}: name the figure .png, .svg or .pdf")
-    files = [f.expanduser().resolve() for f in args.files]
     labels = plotting.names_of(files) if len(files) > 1 else [""]
     traces = [tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals,
                                                                                   source=label)]

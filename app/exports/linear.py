@@ -124,10 +124,19 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
         raise ConfigError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
 
 
+def _apart(outputs: dict[str, Path | None], sc: Any) -> None:
+    """ConfigError (exit 2, one line) when an output is one of the scenario's inputs or another output."""
+    from mjrig.runtime.out_lock import check_outputs_apart
+    from mjrig.scenario.inputs import scenario_inputs
+    check_outputs_apart(outputs, scenario_inputs(sc))
+
+
 def modes_command(args: argparse.Namespace) -> int:
     """``mjrig modes TARGET [--json OUT] [--equilibrium]``."""
     from mjrig.scenario.targets import load_target
-    an = analyse(load_target(args.target), equilibrium=args.equilibrium)
+    sc = load_target(args.target)
+    _apart({"--json": args.json}, sc)
+    an = analyse(sc, equilibrium=args.equilibrium)
     if an.settled_after is not None:
         print(f"at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
     if an.linear.kinks:
@@ -149,9 +158,10 @@ def modes_command(args: argparse.Namespace) -> int:
 def bode_command(args: argparse.Namespace) -> int:
     """``mjrig bode TARGET --input PARAM --output SIGNAL [--json OUT] [-o PLOT]``."""
     from mjrig.scenario.targets import load_target
+    sc = load_target(args.target)
+    _apart({"--json": args.json, "-o": args.out}, sc)
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
-    sc = load_target(args.target)
     an = analyse(sc, equilibrium=args.equilibrium, inputs=(args.input,), outputs=(args.output,))
     doc = bode(an, sc, where="--input")
     f, mag, unit = np.array(doc["frequency_hz"]), np.array(doc["magnitude"]), doc["unit"]

@@ -12,6 +12,8 @@ process takes it over.
 - ``hold(path)``: exactly ``path`` (an explicit ``--out``); ConfigError (one line naming the
   holder) while another process holds it.
 - ``same_file(a, b)``: whether two paths are one file (an output that is an input).
+- ``check_outputs_apart(outputs, inputs)``: ConfigError (one line naming both) when an explicit
+  output is one of the command's inputs or another of its outputs; every command asks it.
 
 Linux and macOS (``fcntl``). GUI-free; any thread.
 """
@@ -22,11 +24,12 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Iterable, Mapping
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import name_candidates, work_dir
 
-__all__ = ["Hold", "hold", "held", "same_file", "work_dir", "HOLDER"]
+__all__ = ["Hold", "hold", "held", "same_file", "check_outputs_apart", "work_dir", "HOLDER"]
 
 HOLDER = "holder"
 """The lock file's name in the output's work folder."""
@@ -131,4 +134,28 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     try:
         return os.path.samefile(a, b)
     except OSError:
+        pass
+    try:
         return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symbolic-link loop (Python 3.11/3.12)
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_outputs_apart(outputs: Mapping[str, str | os.PathLike | None],
+                        inputs: Mapping[str, str | os.PathLike | None]
+                        | Iterable[tuple[str, str | os.PathLike | None]]) -> None:
+    """ConfigError (one line naming both) when an explicit output is an input or another output.
+
+    ``outputs``: ``{flag: path}`` as the command line gave them (``{"--out": ...}``); ``inputs``:
+    ``{what: path}``, ``what`` saying what the file is to the command (``"the scenario"``,
+    ``"the scenario's measured file 'bench'"``), or such pairs. None entries are skipped. Paths are compared as
+    files (symbolic links followed, ``os.path.samefile`` where both exist, else resolved)."""
+    given = [(flag, Path(p)) for flag, p in outputs.items() if p is not None]
+    pairs = list(inputs.items() if isinstance(inputs, Mapping) else inputs)
+    for i, (flag, out) in enumerate(given):
+        for what, src in pairs:
+            if src is not None and same_file(out, src):
+                raise ConfigError(f"{flag} {out} is {what} ({src}); choose another path")
+        for other_flag, other in given[:i]:
+            if same_file(out, other):
+                raise ConfigError(f"{flag} {out} is the {other_flag} file too; give each its own path")

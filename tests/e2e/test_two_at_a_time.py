@@ -80,13 +80,13 @@ def test_an_output_that_is_an_input_is_bad_input(tmp_path):
     assert mjrig("run", "spring_mass", "--duration", "0.1", "--out", rec, cwd=tmp_path).rc == 0
     before = rec.read_bytes()
     r = mjrig("export", rec, "--to", "csv", "-o", rec, cwd=tmp_path)
-    assert r.rc == 2 and len(r.err_lines) == 1 and "is the input rec.parquet" in r.err_lines[0], r
+    assert r.rc == 2 and len(r.err_lines) == 1 and f"-o {rec} is the recording exported ({rec})" in r.err_lines[0], r
     assert rec.read_bytes() == before
     scenario = tmp_path / "rig.toml"
     scenario.write_text(f'model = "{MODELS / "spring_mass.xml"}"\n', encoding="utf-8")
     text = scenario.read_text(encoding="utf-8")
-    for flag, target, what in (("--report", scenario, "the scenario"), ("--metrics", rec, "the recording"),
-                               ("--report", rec, "the recording")):
+    for flag, target, what in (("--report", scenario, "is the scenario"), ("--metrics", rec, "is the --out file too"),
+                               ("--report", rec, "is the --out file too")):
         r = mjrig("run", scenario, "--duration", "0.1", "--out", rec, flag, target, cwd=tmp_path)
-        assert r.rc == 2 and len(r.err_lines) == 1 and f"is {what} of this run" in r.err_lines[0], r
+        assert r.rc == 2 and len(r.err_lines) == 1 and f"{flag} {target} {what}" in r.err_lines[0], r
     assert scenario.read_text(encoding="utf-8") == text and rec.read_bytes() == before
