@@ -19,6 +19,8 @@ def _interrupted(exc: BaseException | None) -> bool:
 def main() -> int:
     """Import the command line and run it; returns the exit status."""
     try:
+        from mjrig.progress import clean_terminal
+        clean_terminal()  # no control character read from a file reaches the terminal raw
         from mjrig.cli import main as run_command
     except (KeyboardInterrupt, ImportError) as exc:
         if not _interrupted(exc):

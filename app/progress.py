@@ -16,10 +16,45 @@ from typing import Callable, TypeVar
 
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "WorkBar", "say", "stderr_is_terminal", "human_duration"]
+__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "WorkBar", "say", "stderr_is_terminal", "human_duration",
+           "CleanText", "clean_terminal"]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 _B = TypeVar("_B", bound="_LineBar")
+
+
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) not in "\n\r\t"}
+"""Control characters (C0, DEL, C1) but line feed, carriage return (progress bars) and tab, each
+written as its escape: a name or unit read from a file never moves the cursor or recolours a
+terminal (``\x1b[31m`` shows as text)."""
+_TABLE = str.maketrans({chr(c): e for c, e in _CONTROLS.items()})
+
+
+class CleanText:
+    """A text stream (stdout, stderr) that writes control characters as escapes (``_CONTROLS``);
+    everything else is the stream's own (``fileno``, ``isatty``, ``flush``...)."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(text.translate(_TABLE))  # type: ignore[attr-defined]
+        return len(text)
+
+    def writelines(self, lines: object) -> None:
+        for line in lines:  # type: ignore[attr-defined]
+            self.write(line)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def clean_terminal() -> None:
+    """Make ``sys.stdout`` and ``sys.stderr`` ``CleanText`` (once; the ``mjrig`` command's first step)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, CleanText):
+            setattr(sys, name, CleanText(stream))
 
 
 def stderr_is_terminal() -> bool:

@@ -274,3 +274,17 @@ def test_the_app_without_a_display_is_one_line():
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "no display" in lines[0] and "mjrig run" in lines[0]
+
+
+def test_control_characters_read_from_a_file_never_reach_the_terminal(tmp_path: Path):
+    """A requirement's name and a param's unit carrying escape sequences (clear the screen, red,
+    bell): every line mjrig writes shows them as text, with no control character but line ends."""
+    scen = copy_rig("spring_mass", tmp_path)
+    text = scen.read_text(encoding="utf-8").replace('unit = "N/m"', 'unit = "N/m\\u001b[31m"', 1)
+    scen.write_text(text + '\n[[requirements]]\nname = "gap\\u001b[2J\\u0007"\nsignal = "Joints/slide_x:qpos"\n'
+                    "max = -0.5\n", encoding="utf-8")
+    r = mjrig("run", scen, "--duration", "0.01", "--out", tmp_path / "x.parquet")
+    assert r.rc == 4, r
+    out = r.stdout + r.stderr
+    assert not any(ch < " " and ch not in "\n\r\t" for ch in out), repr(out)
+    assert "requirement 'gap\\x1b[2J\\x07' failed" in r.stderr, r
