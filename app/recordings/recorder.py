@@ -42,14 +42,16 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
 
 def open_recorder(path: Path, *, rate: float | None, groups: Iterable[str], model_path: Path | None = None,
                   scenario_text: str | None = None, metadata: Mapping[str, str] | None = None,
-                  extra_metadata: Mapping[str, str] | None = None) -> SignalManager:
+                  extra_metadata: Mapping[str, str] | None = None, wait_when_behind: bool = True) -> SignalManager:
     """A recorder of ``groups`` (``SIGNAL_GROUPS`` names) at ``rate`` rows per simulated second
     (None: every step) into ``path`` (opened at its first flush), its file metadata the contract's.
 
     Give ``model_path`` and ``scenario_text`` (the metadata is made now, ``recording_metadata``),
     or ``metadata`` made earlier by ``recording_metadata`` (a sweep's driver makes it once, where
     the model file is, for every trial wherever it runs). ``extra_metadata`` adds keys (it wins
-    over the contract's on a clash). TypeError when both or neither way is given.
+    over the contract's on a clash). ``wait_when_behind=False``: a writer behind the stepping never
+    makes it wait, it says so (``SignalManager.behind``; the app, which keeps real time). TypeError
+    when both or neither way is given.
     """
     if metadata is not None:
         if model_path is not None or scenario_text is not None:
@@ -60,7 +62,7 @@ def open_recorder(path: Path, *, rate: float | None, groups: Iterable[str], mode
     else:
         meta = recording_metadata(model_path, scenario_text)
     meta.update(extra_metadata or {})
-    return SignalManager(path, rate=rate, groups=groups, metadata=meta)
+    return SignalManager(path, rate=rate, groups=groups, metadata=meta, wait_when_behind=wait_when_behind)
 
 
 def outcome_metadata(runtime: RuntimeManager) -> dict[str, str]:

@@ -9,9 +9,9 @@ from the index). ``ParquetSink.close()`` writes the last row group and the foote
 data file onto ``path``: nothing is copied or encoded twice, and the crash-safe copy is the
 file itself (plus its index, about a hundred bytes per column and row group).
 
-A row group is written when ``ROW_GROUP_BYTES`` are queued, or ``flush_seconds`` (5 s by
-default) after the last one: a kill loses at most that, and row groups stay big enough that the
-footer (about 100 bytes a column and row group, held in memory until close) stays small.
+A row group is written when ``parquet_pace.group_bytes`` are queued (4 MiB, more for a wide or
+a long recording), or ``flush_seconds`` (5 s by default) after the last one: a kill loses at
+most that, and row groups stay big enough that the footer (held in memory until close) stays small.
 
 Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)::
 
@@ -36,23 +36,17 @@ from pathlib import Path
 
 import numpy as np
 
+from mjrig.runtime import parquet_pace as pace
 from mjrig.runtime.cpu_apart import Apart, here
-from mjrig.runtime.errors import MjrigError, OutputError, exception_text
+from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
 from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns
 from mjrig.runtime.parquet_segments import (check_str_map as _check_str_map, discard, recover, segment_dir, segments,
                                             sweep_done, write_meta as _write_meta)
+from mjrig.runtime.parquet_salvage import where_kept
 from mjrig.runtime.parquet_stream import RowGroupFile, finish_parts, parts
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
 
-ROW_GROUP_BYTES = 4 * 2**20
-"""Queued bytes (uncompressed) that make a row group at once, about 15 ms of encoding..."""
-ROW_GROUP_ROWS = 4096
-"""... but never fewer rows than this: each row group costs Parquet a column chunk (and the file
-a sync) per column, so a humanoid's 605 columns in 4 MiB groups (870 rows) spent a third of the
-writer's time on them; 4096 rows (20 MiB there) a tenth. A narrow recording keeps 4 MiB groups."""
-MAX_QUEUED_BYTES = 256 * 2**20
-"""Queued bytes past which the recording stops with an error instead of growing memory."""
 SPARE_BYTES = 48 * 2**20
 """Written blocks' memory kept for the next blocks (fresh memory costs a page fault a page:
 copying 150 MB of rows into new arrays took 0.09 s, into kept ones a third of that; a block
@@ -65,7 +59,11 @@ class ParquetSink:
 
     Threading: ``write_block()`` and ``set_units()`` are called from the stepping thread and
     never block on disk: they copy the block onto a queue. A daemon writer thread writes the
-    queue out as row groups (see the module). A write error in the writer thread (disk full,
+    queue out as row groups (see the module). A writer that falls behind (the queue past
+    ``pace.queue_cap``) makes ``write_block`` wait for it (``wait_when_behind``: a headless run steps
+    no faster than its disk; ``backlog`` counts it), or, for a recorder that
+    must keep real time, is said in ``behind``; then only blocks past twice the cap are dropped
+    (counted in ``rows_dropped``), never what was queued. A write error in the writer thread (disk full,
     folder removed) never raises in the stepping thread: it is recorded in ``error``, writing
     stops, and every row group written so far stays in the file. ``close()`` and the
     properties may be called from any thread.
@@ -78,13 +76,17 @@ class ParquetSink:
         metadata: dict[str, str] | None = None,
         units: dict[str, str] | None = None,
         flush_seconds: float = 5.0,
+        wait_when_behind: bool = True,
     ) -> None:
         """Create ``segment_dir(path)`` and its ``meta.json`` and start the writer thread.
 
         path: final Parquet file, written on ``close()`` (replaced if it exists).
         metadata: key-value file metadata, str -> str, stored under the keys as given.
         units: column -> unit (e.g. ``{"time": "s"}``); more can come via ``set_units``.
-        flush_seconds: wall-clock seconds (> 0) after which queued rows are written however few.
+        flush_seconds: wall-clock seconds (> 0) after which queued rows are written however few
+            (a long recording's row groups may take longer: 1/120 of its wall time, a minute at most).
+        wait_when_behind: ``write_block`` waits while the writer is behind (else it returns at
+            once and ``behind`` says so).
 
         Raises MjrigError if the folder cannot be created or holds an earlier recording that was
         never finished (run ``recover(path)`` first).
@@ -98,6 +100,8 @@ class ParquetSink:
         self._path = Path(path)
         self._dir = segment_dir(self._path)
         self._flush_seconds = float(flush_seconds)
+        self._wait_when_behind = bool(wait_when_behind)
+        self._started = time.monotonic()
         if self._dir.is_dir() and (segments(self._dir) or parts(self._dir)):
             raise MjrigError(f"{self._dir} holds rows of an unfinished recording; "
                              f"recover {self._path} first or delete that folder")
@@ -113,8 +117,11 @@ class ParquetSink:
         self._spare: list[np.ndarray] = []  # written blocks' arrays, for the next blocks; guarded by _cond
         self._queued_bytes = 0  # in _queue
         self._queued_rows = 0
-        self._group_bytes = ROW_GROUP_BYTES  # a row group at this much queued (``ROW_GROUP_ROWS``)
+        self.backlog = pace.Backlog()
+        """The row groups' size, the queue's cap, the waits for the writer (``waits``, ``waited_seconds``)."""
         self._inflight_rows = 0  # taken off the queue by the writer, not yet on disk
+        self._inflight_bytes = 0
+        self._bytes_in = 0  # uncompressed bytes of the row groups written
         self._meta_dirty = False
         self._closing = False
         self._failed = False  # no more blocks accepted; set by writer error or overflow
@@ -133,7 +140,8 @@ class ParquetSink:
 
     def write_block(self, columns: Sequence[str], block: np.ndarray, *,
                     whole: np.ndarray | None = None) -> np.ndarray | None:
-        """Queue ``block`` for writing; returns at once.
+        """Queue ``block`` for writing; returns at once, unless the writer is behind and the sink
+        waits for it (``wait_when_behind``).
 
         block: float64 array (rows x len(columns)); NaN means null. Column order: 'time',
         'wall_time', then signals. Without ``whole`` the caller may reuse ``block`` after the
@@ -169,22 +177,39 @@ class ParquetSink:
         with self._cond:
             if self._closing:  # re-checked under the lock: the writer may have drained already
                 raise MjrigError(f"telemetry sink for {self._path} is closed")
+            self.backlog.size(data.shape[1], data.nbytes, self._bytes_in)
+            if self._wait_when_behind and self._held() + data.nbytes > self.backlog.cap:
+                self._wait_for_room(data.nbytes)
             if self._failed:
                 self._rows_dropped += data.shape[0]
                 return whole
-            if self._queued_bytes + data.nbytes > MAX_QUEUED_BYTES:
-                self._fail(f"telemetry writer fell behind ({MAX_QUEUED_BYTES >> 20} MiB queued); "
-                           f"recording stopped before time={data[0, 0]!r} s")
+            if self._closing:
+                raise MjrigError(f"telemetry sink for {self._path} is closed")
+            if self._held() + data.nbytes > 2 * self.backlog.cap:  # a recorder that keeps real time, far behind
+                self.backlog.left_out(data)
                 self._rows_dropped += data.shape[0]
                 return whole
             self._queue.append((cols, data, base))
             before = self._queued_bytes
             self._queued_bytes += data.nbytes
             self._queued_rows += data.shape[0]
-            self._group_bytes = max(ROW_GROUP_BYTES, ROW_GROUP_ROWS * data.shape[1] * 8)
-            if before < self._group_bytes <= self._queued_bytes:
-                self._cond.notify()
+            if before < self.backlog.group <= self._queued_bytes:
+                self._cond.notify_all()
         return back
+
+    def _held(self) -> int:
+        """Bytes queued or being written (caller holds ``_cond``)."""
+        return self._queued_bytes + self._inflight_bytes
+
+    def _wait_for_room(self, nbytes: int) -> None:
+        """Wait (caller holds ``_cond``) until ``nbytes`` more fit the queue, the writer failed
+        or the sink closes; counted in ``backlog``."""
+        t0 = time.monotonic()
+        self._cond.notify_all()  # the writer, should a timer be all it waits for
+        while (self._held() and self._held() + nbytes > self.backlog.cap and not self._failed
+               and not self._closing):
+            self._cond.wait(0.25)
+        self.backlog.waited(time.monotonic() - t0)
 
     def add_metadata(self, metadata: dict[str, str]) -> None:
         """Add key-value file metadata now (e.g. a run's metrics, known at its end)."""
@@ -223,6 +248,18 @@ class ParquetSink:
         return self._bytes_written
 
     @property
+    def rows_dropped(self) -> int:
+        """Rows handed over that are not in the file (the writer failed, or far behind)."""
+        return self._rows_dropped
+
+    @property
+    def behind(self) -> str | None:
+        """A recorder that does not wait (``wait_when_behind=False``): one line while the writer
+        is behind or after it had to leave rows out (``recording behind: ...``), else None."""
+        with self._cond:
+            return self.backlog.status(self._held())
+
+    @property
     def error(self) -> str | None:
         """Last write error (one line, e.g. disk full), or None. Once set, writing has stopped."""
         if self._error is not None and self._rows_dropped:
@@ -239,7 +276,7 @@ class ParquetSink:
             return self._path
         with self._cond:
             self._closing = True
-            self._cond.notify()
+            self._cond.notify_all()
         self._thread.join()
         self._closed = True
         if not self._dir.is_dir():
@@ -259,8 +296,9 @@ class ParquetSink:
                 stems = parts(self._dir)
             rows = finish_parts(stems, self._path, metadata, units, open_parts={f.stem: f for f in self._files})
         except (OSError, ValueError) as exc:
-            raise OutputError(f"cannot write {self._path}: {exception_text(exc, with_type=True)}; the rows so far "
-                              f"are kept in {self._dir}: free space, then `mjrig recover {self._path}`") from exc
+            fault = output_fault(exc)
+            raise KeptAside(f"cannot write {self._path}: {fault.cause}; {where_kept(self._dir)}; `mjrig recover "
+                            f"{self._path}` once {fault.once or 'the cause is fixed'}") from exc
         discard(self._dir)
         if rows != self._rows_written and self._error is None:
             self._error = f"only {rows} of {self._rows_written} recorded rows could be written into {self._path}"
@@ -278,8 +316,24 @@ class ParquetSink:
 
     def _due(self, since: float) -> bool:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
-        return (self._closing or self._queued_bytes >= self._group_bytes
-                or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds))
+        return (self._closing or self._queued_bytes >= self.backlog.group
+                or (self._queued_rows > 0 and time.monotonic() - since
+                    >= pace.flush_after(self._flush_seconds, time.monotonic() - self._started)))
+
+    def _take(self) -> list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]:
+        """The queued blocks of the next row group, about ``Backlog.group`` (caller holds ``_cond``);
+        the rest stays queued for the next."""
+        taken, n = 0, 0
+        while n < len(self._queue) and taken < self.backlog.group:
+            taken += self._queue[n][1].nbytes
+            n += 1
+        items, self._queue = self._queue[:n], self._queue[n:]
+        rows = sum(b.shape[0] for _, b, _ in items)
+        self._inflight_rows += rows
+        self._inflight_bytes += taken
+        self._queued_rows -= rows
+        self._queued_bytes -= taken
+        return items
 
     def _run(self) -> None:
         since = time.monotonic()
@@ -288,11 +342,9 @@ class ParquetSink:
             with self._cond:
                 while not self._due(since):
                     self._cond.wait(min(self._flush_seconds, 0.25))
-                apart.keep_off(self._stepper_core, behind=self._queued_bytes > MAX_QUEUED_BYTES // 4)
-                items, self._queue = self._queue, []
-                self._inflight_rows += self._queued_rows
-                self._queued_rows = self._queued_bytes = 0
-                closing = self._closing
+                apart.keep_off(self._stepper_core, behind=self._queued_bytes > self.backlog.cap // 4)
+                items = self._take()
+                last = self._closing and not self._queue
                 meta = (dict(self._metadata), dict(self._units)) if self._meta_dirty else None
                 self._meta_dirty = False
             since = time.monotonic()
@@ -310,7 +362,10 @@ class ParquetSink:
                     self._rows_dropped += self._inflight_rows
                     self._inflight_rows = 0
                     self._fail(exception_text(exc, with_type=True))
-            if closing:
+            with self._cond:
+                self._inflight_bytes = 0
+                self._cond.notify_all()  # a write_block waiting for room
+            if last:
                 return
 
     def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]) -> None:
@@ -331,6 +386,7 @@ class ParquetSink:
                 size = self._files[-1].append(blocks)
                 rows = sum(b.shape[0] for b in blocks)
                 with self._cond:
+                    self._bytes_in += sum(b.nbytes for b in blocks)
                     self._rows_written += rows
                     self._bytes_written += size
                     self._inflight_rows -= rows
@@ -342,3 +398,4 @@ class ParquetSink:
         self._failed = True
         self._rows_dropped += self._queued_rows
         self._queue, self._queued_rows, self._queued_bytes = [], 0, 0
+        self._cond.notify_all()  # a write_block waiting for room

@@ -7,6 +7,7 @@ so gathering a row from a dozen arrays costs one C call (about 1 µs for 300 val
 one numpy call per array (about 0.25 µs each). Only the precomputed offsets are ever read, and
 each lies inside its own array; the view keeps a reference to every source, so none of them
 can be freed while it is in use.
+``place_raw`` lays out the hidden raw inputs of derived columns in a row.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["RowGather"]
+__all__ = ["RowGather", "place_raw"]
 
 
 class RowGather:
@@ -61,3 +62,28 @@ class RowGather:
     def take(self, offsets: np.ndarray, out: np.ndarray) -> None:
         """Gather the values at ``offsets`` into ``out`` (contiguous, same length)."""
         self.view.take(offsets, out=out, mode="clip")  # the method: np.take's Python wrapper costs 0.5 µs
+
+
+def place_raw(arrays: Sequence[np.ndarray], raw: list[np.ndarray],
+              placed: list[tuple[int, int, int]]) -> slice | np.ndarray:
+    """Where ``arrays`` sit in the hidden raw part of a row: appended to ``raw``, unless their
+    memory lies inside an array copied there already (a body's pose read by several
+    ``[[signals]]``, inside the ``cvel`` the bodies group reads whole). ``placed`` holds
+    (address, bytes, position) of every contiguous float64 array in ``raw``. A slice when they
+    sit side by side, else their positions."""
+    pos: list[np.ndarray] = []
+    for a in arrays:
+        addr = a.__array_interface__["data"][0]
+        flat = a.dtype == np.float64 and a.flags.c_contiguous
+        at = next((p + (addr - start) // 8 for start, nbytes, p in placed
+                   if flat and start <= addr and addr + a.nbytes <= start + nbytes and (addr - start) % 8 == 0), None)
+        if at is None:
+            at = sum(x.size for x in raw)
+            raw.append(a)
+            if flat:
+                placed.append((addr, a.nbytes, at))
+        pos.append(np.arange(at, at + a.size))
+    out = np.concatenate(pos) if pos else np.zeros(0, dtype=np.intp)
+    if len(out) and np.array_equal(out, np.arange(out[0], out[0] + len(out))):
+        return slice(int(out[0]), int(out[0]) + len(out))
+    return out

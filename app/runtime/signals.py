@@ -19,10 +19,15 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.native_rows import BlockRows
-from mjrig.runtime.row_gather import RowGather
+from mjrig.runtime.row_gather import RowGather, place_raw
 from mjrig.runtime.signal_sources import CONTACT_COLUMNS, MODEL_GROUPS, Derived, contact_values, entity_name, model_sources
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
+
+BLOCK_BYTES = 8 * 2**20
+"""A block of rows handed to the writer holds ``batch_size`` rows, or fewer when they are wider
+than this (a 600-body model's 9,606 columns: 109 rows), never fewer than ``BLOCK_MIN_ROWS``."""
+BLOCK_MIN_ROWS = 16
 
 SIGNAL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params",
                  "contacts", "energy", "sites")
@@ -60,30 +65,6 @@ class _Gather:
     stop: int
 
 
-def _place(arrays: Sequence[np.ndarray], raw: list[np.ndarray], placed: list[tuple[int, int, int]]) -> slice | np.ndarray:
-    """Where ``arrays`` sit in the hidden raw part of a row: appended to ``raw``, unless their
-    memory lies inside an array copied there already (a body's pose read by several
-    ``[[signals]]``, inside the ``cvel`` the bodies group reads whole). ``placed`` holds
-    (address, bytes, position) of every contiguous float64 array in ``raw``. A slice when they
-    sit side by side, else their positions."""
-    pos: list[np.ndarray] = []
-    for a in arrays:
-        addr = a.__array_interface__["data"][0]
-        flat = a.dtype == np.float64 and a.flags.c_contiguous
-        at = next((p + (addr - start) // 8 for start, nbytes, p in placed
-                   if flat and start <= addr and addr + a.nbytes <= start + nbytes and (addr - start) % 8 == 0), None)
-        if at is None:
-            at = sum(x.size for x in raw)
-            raw.append(a)
-            if flat:
-                placed.append((addr, a.nbytes, at))
-        pos.append(np.arange(at, at + a.size))
-    out = np.concatenate(pos) if pos else np.zeros(0, dtype=np.intp)
-    if len(out) and np.array_equal(out, np.arange(out[0], out[0] + len(out))):
-        return slice(int(out[0]), int(out[0]) + len(out))
-    return out
-
-
 class SignalManager(BlockRows):
     """Records telemetry rows and streams them to ``export_path`` (Parquet), crash-safe.
 
@@ -98,7 +79,7 @@ class SignalManager(BlockRows):
     def __init__(self, export_path: str | os.PathLike | None = None, *, batch_size: int = 1000,
                  record_decimation: int = 1, rate: float | None = None,
                  groups: Iterable[str] = SIGNAL_GROUPS, metadata: dict[str, str] | None = None,
-                 flush_seconds: float = 5.0) -> None:
+                 flush_seconds: float = 5.0, wait_when_behind: bool = True) -> None:
         groups = tuple(groups)
         for g in groups:
             if g not in SIGNAL_GROUPS:
@@ -109,11 +90,15 @@ class SignalManager(BlockRows):
             raise ConfigError(f"recording rate must be a positive number of samples per second, got {rate}")
         self.export_path = Path(export_path) if export_path is not None else None
         self.batch_size = int(batch_size)
+        self._batch_asked = self.batch_size  # ``batch_size`` while a row fits ``BLOCK_BYTES`` that often
         self.record_decimation = int(record_decimation)
         self.rate = rate
         self.groups = groups
         self.metadata = dict(metadata or {})
         self.flush_seconds = flush_seconds
+        self.wait_when_behind = wait_when_behind
+        """The recording's writer, behind, makes ``flush`` wait (a headless run), or only says so
+        in ``behind`` (the app, which keeps real time): ``ParquetSink``."""
         self.columns: list[str] = ["time", "wall_time"]
         self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
         self._units_view: Mapping[str, str] | None = None
@@ -163,10 +148,13 @@ class SignalManager(BlockRows):
     def _ensure_width(self) -> None:
         """Room in the block for every column and, after them, the derived columns' raw values."""
         width = len(self.columns) + sum(a.size for a in self._raw)
-        if width > self._block.shape[1]:
-            grown = np.full((self.batch_size, max(width, 2 * self._block.shape[1])), np.nan)
-            grown[:, : self._block.shape[1]] = self._block
-            self._block = grown
+        rows = min(self._batch_asked, max(BLOCK_MIN_ROWS, BLOCK_BYTES // (8 * width)))
+        if width > self._block.shape[1] or rows != self.batch_size:  # no row in the block (flushed before)
+            grown = np.full((rows, max(width, 2 * self._block.shape[1]) if width > self._block.shape[1]
+                             else self._block.shape[1]), np.nan)
+            n = min(rows, self.batch_size)
+            grown[:n, : self._block.shape[1]] = self._block[:n]
+            self._block, self.batch_size = grown, rows
         self._gather = None
 
     def _compile_plan(self) -> None:
@@ -229,7 +217,7 @@ class SignalManager(BlockRows):
                 if item.group in g and use is not None:
                     cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
                     derived.append((slice(int(cols[0]), int(cols[-1]) + 1) if cols.size and np.all(np.diff(cols) == 1)
-                                    else cols, _place(use.raw, raw, placed),  # a slice: a run of columns
+                                    else cols, place_raw(use.raw, raw, placed),  # a slice: a run of columns
                                     np.array(inputs, dtype=np.intp) if use.inputs else None, use.compute))
                     fed.update(cols.tolist())
             elif len(item) == 2:  # the model's own (array, pairs)
@@ -338,7 +326,7 @@ class SignalManager(BlockRows):
         if self._sink is None and self.export_path is not None:
             from mjrig.runtime.parquet_sink import ParquetSink
             self._sink = ParquetSink(self.export_path, metadata=self.metadata, units=self.units,
-                                     flush_seconds=self.flush_seconds)
+                                     flush_seconds=self.flush_seconds, wait_when_behind=self.wait_when_behind)
         return self._sink
 
     def flush(self) -> None:
@@ -363,6 +351,17 @@ class SignalManager(BlockRows):
     def error(self) -> str | None:
         """The writer's last error (disk full, folder removed), or None."""
         return None if self._sink is None else self._sink.error
+
+    @property
+    def behind(self) -> str | None:
+        """One line while the writer is behind, or after it had to leave rows out (a recorder
+        that does not wait: ``wait_when_behind``); else None."""
+        return None if self._sink is None else self._sink.behind
+
+    @property
+    def waited_seconds(self) -> float:
+        """Wall seconds the stepping waited for the writer (``wait_when_behind``)."""
+        return 0.0 if self._sink is None else self._sink.backlog.waited_seconds
 
     @property
     def rows_written(self) -> int:

@@ -64,7 +64,8 @@ class Outputs:
         if rec is None:
             return C.OutputsPart(video_path=video, **plan)
         return C.OutputsPart(recording_path=str(rec.export_path), recording_rows=rec.rows_recorded,
-                             recording_bytes=rec.bytes_written, recording_error=rec.error, video_path=video, **plan)
+                             recording_bytes=rec.bytes_written, recording_error=rec.error or rec.behind,
+                             video_path=video, **plan)
 
     # --- recordings ------------------------------------------------------------------------------
     def start_recording(self, cmd: C.StartRecording) -> None:
@@ -79,7 +80,7 @@ class Outputs:
         path = self._holds.setdefault(held.path, held).path
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
         sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=cmd.rate,
-                           groups=groups)
+                           groups=groups, wait_when_behind=False)  # real time first: a slow disk is said
         self._finish(s.runtime.set_recorder(sm))
         rec: dict[str, Any] = {"path": str(path), "signals": list(groups)}
         if cmd.rate is not None:
@@ -144,7 +145,8 @@ class Outputs:
         branch = json.dumps({"time": float(time), "recording": str(prev),
                              "branched_from": json.loads(old.metadata.get("mjrig.branched_from", "null"))})
         sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=old.rate,
-                           groups=old.groups, extra_metadata={"mjrig.branched_from": branch})
+                           groups=old.groups, extra_metadata={"mjrig.branched_from": branch},
+                           wait_when_behind=False)
         self._finish(s.runtime.set_recorder(sm))
         s.log("info", f"branched at t = {time:.4f} s: recording goes on in {path.name}")
         return path
@@ -165,8 +167,8 @@ class Outputs:
         def done(path: Path | None, error: BaseException | None) -> None:
             if error is not None:
                 self.ctx.log("error", f"recording could not be finalized: {error}")
-            elif sm.error:
-                self.ctx.log("error", f"recording: {sm.error}")
+            elif sm.error or sm.behind and "not recorded" in sm.behind:
+                self.ctx.log("error", f"recording: {sm.error or sm.behind}")
             elif path is not None:
                 self.ctx.log("info", f"recording saved: {path}")
             if target is not None:

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_merge, parquet_segments, parquet_sink, parquet_stream
+from mjrig.runtime import parquet_merge, parquet_pace, parquet_segments, parquet_sink, parquet_stream
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
@@ -86,7 +86,7 @@ def test_the_file_equals_the_one_pyarrow_writes_at_once(tmp_path: Path, monkeypa
     blocks[4][1][3:9, 2] = np.nan
     units = {"time": "s", "wall_time": "s", "a": "m"}
     many = _record(tmp_path / "many.parquet", blocks, units=units)
-    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 2**40)
+    monkeypatch.setattr(parquet_pace, "ROW_GROUP_BYTES", 2**40)
     one = _record(tmp_path / "one.parquet", blocks, units=units, flush_seconds=3600.0)
     assert pq.ParquetFile(many.path).metadata.num_row_groups >= 4
     assert pq.ParquetFile(one.path).metadata.num_row_groups == 1
@@ -135,8 +135,8 @@ def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest
     """Row groups reach the disk as the run goes, each recoverable at once: a copy of the folder
     taken mid-run (what a SIGKILL leaves) recovers into every row group written; closing only
     adds the last one and the footer, and leaves no second copy of the rows."""
-    monkeypatch.setattr(parquet_sink, "ROW_GROUP_BYTES", 64 * 1024)
-    monkeypatch.setattr(parquet_sink, "ROW_GROUP_ROWS", 1)
+    monkeypatch.setattr(parquet_pace, "ROW_GROUP_BYTES", 64 * 1024)
+    monkeypatch.setattr(parquet_pace, "ROW_GROUP_ROWS", 1)
     out = tmp_path / "out.parquet"
     part = segment_dir(out) / "part-0001.data"
     sink = ParquetSink(out, flush_seconds=0.02)
