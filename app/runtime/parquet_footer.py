@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "RowGroupMeta", "CODEC_SNAPPY",
-           "CODEC_ZSTD", "CODEC_LZ4_RAW"]
+__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "find_row_group", "RowGroupMeta",
+           "CODEC_SNAPPY", "CODEC_ZSTD", "CODEC_LZ4_RAW", "PAGE_ROWS", "CutShort", "Ambiguous"]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
@@ -43,6 +43,8 @@ class RowGroupMeta:
 
     struct: Struct
     rows: int
+    start: int = 0
+    """The byte where its pages start."""
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -199,36 +201,67 @@ CODEC_SNAPPY, CODEC_ZSTD, CODEC_LZ4_RAW = 1, 6, 7
 """Parquet's compression codecs of recordings (pyarrow's "snappy", "zstd" and "lz4")."""
 
 
+PAGE_ROWS = 20_000
+"""Values in each page of a column chunk but its last (pyarrow's ``max_rows_per_page``, which
+``parquet_merge.ENCODING`` sets): a float64 page reaches it long before pyarrow's 1 MiB."""
+
+
+class CutShort(ValueError):
+    """The data ends inside a row group (a kill while it was being written)."""
+
+
+def _page(data: memoryview, pos: int) -> tuple[int, int, set[int], int, int]:
+    """The page whose header starts at ``pos``: (values, header bytes, encodings, uncompressed
+    size, compressed size). CutShort when ``data`` ends inside it, ValueError when its header
+    is not a data page's."""
+    window = data[pos:pos + 65536]
+    reader = _Reader(window)
+    try:
+        header = reader.struct()
+        kind, usize, csize = (_i64(header.get(f)) for f in (1, 2, 3))
+    except (IndexError, ValueError, TypeError, AttributeError):
+        if pos + 65536 >= len(data):  # the header ran into the end of the data
+            raise CutShort("a row group ends early") from None
+        raise ValueError(f"no page header at byte {pos}") from None
+    try:
+        if kind == _DICT_PAGE:
+            values, encodings = 0, set()
+        elif kind == _DATA_PAGE:
+            page = header.get(5)
+            values, encodings = _i64(page.get(1)), {_i64(page.get(f)) for f in (2, 3)}
+        elif kind == _DATA_PAGE_V2:
+            page = header.get(8)
+            values, encodings = _i64(page.get(1)), {_i64(page.get(4))}
+        else:
+            raise ValueError(f"unexpected page type {kind} at byte {pos}")
+    except (AttributeError, TypeError):
+        raise ValueError(f"a page header without its values at byte {pos}") from None
+    if values < 0 or values == 0 and kind != _DICT_PAGE or usize < 0 or csize < 0:
+        raise ValueError(f"a page of {values} values and {csize} bytes at byte {pos}")
+    if pos + reader.pos + csize > len(data):
+        raise CutShort("a row group ends early")
+    return values, reader.pos, encodings, usize, csize
+
+
 def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int, *,
-                      codec: int = CODEC_LZ4_RAW) -> tuple[RowGroupMeta, int]:
+                      codec: int = CODEC_LZ4_RAW, page_rows: int | None = None) -> tuple[RowGroupMeta, int]:
     """The metadata of the row group of ``rows`` rows whose pages start at byte ``start`` of
     ``data`` (columns in order, each a run of pages), and the byte where it ends. ValueError when
-    the pages do not add up (a row group cut short)."""
+    the pages do not add up (CutShort: the data ends inside the row group). ``page_rows``: every
+    page of a column chunk but its last holds exactly that many values (the writer's rule)."""
     chunks, pos, total_u, total_c = [], start, 0, 0
     for name in columns:
         first, values, size_u, size_c, encodings = pos, 0, 0, 0, set()
         while values < rows:
-            reader = _Reader(data[pos:pos + 65536])
-            try:
-                header = reader.struct()
-            except IndexError:
-                raise ValueError("a row group ends early") from None
-            kind, usize, csize = (_i64(header.get(f)) for f in (1, 2, 3))
-            if kind == _DATA_PAGE:
-                page = header.get(5)
-                values += _i64(page.get(1))
-                encodings.update(_i64(page.get(f)) for f in (2, 3))
-            elif kind == _DATA_PAGE_V2:
-                page = header.get(8)
-                values += _i64(page.get(1))
-                encodings.add(_i64(page.get(4)))
-            elif kind != _DICT_PAGE:
-                raise ValueError(f"unexpected page type {kind}")
-            size_u += reader.pos + usize
-            size_c += reader.pos + csize
-            pos += reader.pos + csize
-            if pos > len(data):
-                raise ValueError("a row group ends early")
+            n, head, kinds, usize, csize = _page(data, pos)
+            if page_rows is not None and n != min(page_rows, rows - values):
+                raise ValueError(f"column {name}: a page of {n} values where the writer puts "
+                                 f"{min(page_rows, rows - values)}")
+            values += n
+            encodings.update(kinds)
+            size_u += head + usize
+            size_c += head + csize
+            pos += head + csize
         if values != rows:
             raise ValueError(f"column {name} has {values} values, not {rows}")
         meta = Struct([[1, _I32, _i(_DOUBLE_TYPE)], [2, _LIST, [_I32, [_i(e) for e in sorted(encodings)]]],
@@ -238,15 +271,53 @@ def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], ro
         total_u, total_c = total_u + size_u, total_c + size_c
     rg = Struct([[_RG_COLUMNS, _LIST, [_STRUCT, chunks]], [2, _I64, _i(total_u)], [3, _I64, _i(rows)],
                  [_RG_FILE_OFFSET, _I64, _i(start)], [6, _I64, _i(total_c)]])
-    return RowGroupMeta(rg, rows), pos
+    return RowGroupMeta(rg, rows, start), pos
+
+
+class Ambiguous(ValueError):
+    """The pages at a byte make whole row groups of more than one number of rows."""
+
+
+def find_row_group(data: memoryview, start: int, columns: tuple[str, ...], *,
+                   codec: int = CODEC_SNAPPY) -> tuple[RowGroupMeta, int]:
+    """The row group whose pages start at byte ``start`` of ``data`` when its number of rows is
+    not known (no index): each candidate the first column's pages allow (every page but a chunk's
+    last holds ``PAGE_ROWS`` values) is tried on every column. Returns (its metadata, the byte
+    where it ends); CutShort when the data ends inside it, Ambiguous when several numbers of
+    rows fit (chunks of whole pages only), ValueError when the bytes are no row group."""
+    candidates, pos = [], start
+    while True:
+        n, head, _, _, csize = _page(data, pos)
+        if n > PAGE_ROWS:
+            raise ValueError(f"a page of {n} values at byte {pos}, more than the writer puts in one")
+        candidates.append((candidates[-1] if candidates else 0) + n)
+        pos += head + csize
+        if n < PAGE_ROWS or len(candidates) * PAGE_ROWS >= 2**31:
+            break
+    found, cut = [], None
+    for rows in candidates:
+        try:
+            found.append(rebuild_row_group(data, start, columns, rows, codec=codec, page_rows=PAGE_ROWS))
+        except CutShort as exc:
+            cut = exc
+        except ValueError:
+            continue
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise Ambiguous(f"the pages at byte {start} make row groups of {' or '.join(str(f[0].rows) for f in found)} "
+                        "rows")
+    raise cut if cut is not None else ValueError(f"no whole row group at byte {start}")
 
 
 def compose(template: bytes, groups: list[RowGroupMeta]) -> bytes:
     """The footer (Thrift bytes, its 4-byte length and ``PAR1``) of a file holding ``groups``,
     with ``template``'s schema, key-value metadata and writer (a footer of the same columns)."""
     fmd = parse_footer(template)
-    for i, g in enumerate(groups[:2**15]):  # a row group's ordinal is its place (an i16: none past it)
-        g.struct.fields.append([_RG_ORDINAL, _I16, _i(i)])  # the last field (``rebuild_row_group``)
+    for i, g in enumerate(groups):  # a row group's ordinal is its place (an i16: none past it)
+        g.struct.fields = [f for f in g.struct.fields if f[0] != _RG_ORDINAL]  # composed before
+        if i < 2**15:
+            g.struct.fields.append([_RG_ORDINAL, _I16, _i(i)])  # the last field (``rebuild_row_group``)
     rows = sum(g.rows for g in groups)
     fields = [f for f in fmd.fields if f[0] not in (_FMD_NUM_ROWS, _FMD_ROW_GROUPS)]
     fields += [[_FMD_NUM_ROWS, _I64, _i(rows)], [_FMD_ROW_GROUPS, _LIST, [_STRUCT, [g.struct for g in groups]]]]

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text
+from mjrig.runtime.parquet_footer import PAGE_ROWS
 
 __all__ = ["UNITS_KEY", "ENCODING", "check_columns", "merge", "merge_dir", "recording_schema", "table_of", "write_union",
            "read_schema", "schema_units", "text_metadata"]
@@ -28,11 +29,12 @@ ROW_GROUP_BYTES = 64 * 2**20
 """Uncompressed bytes gathered from segments into one row group of the merged file."""
 # Dictionary encoding is almost never chosen for float telemetry but costs 3-4x the write time
 # (measured: 7500 rows x 302 columns, 148 ms -> 43 ms with zstd).
-ENCODING = dict(compression="snappy", use_dictionary=False, write_statistics=False)
+ENCODING = dict(compression="snappy", use_dictionary=False, write_statistics=False, max_rows_per_page=PAGE_ROWS)
 """How mjrig writes recordings: Snappy costs about half of zstd's encoding time for 13 % more
 bytes on a humanoid's every-group recording, and 16 % less than LZ4 for 1 % more (its files read
 twice as fast too), so a recorder keeps up when the machine's other core is busy (BENCHMARKS.md);
-no dictionaries or statistics (float columns)."""
+no dictionaries or statistics (float columns); pages of ``PAGE_ROWS`` values (pyarrow's default,
+named: a part whose index was lost is read by its pages, ``parquet_footer.find_row_group``)."""
 _FIXED = ("time", "wall_time")
 
 

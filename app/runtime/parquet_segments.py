@@ -5,21 +5,23 @@ wrote; ``discard`` removes the folder of a finished recording.
 """
 from __future__ import annotations
 
+import errno
+import itertools
 import json
 import os
 import re
-import itertools
 import shutil
 import threading
 import warnings
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from mjrig.runtime.errors import MjrigError, exception_text
-from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir
-from mjrig.runtime.parquet_stream import finish_parts, parts
-from mjrig.runtime.paths import work_dir as segment_dir  # the recording's segments and lock
+from mjrig.runtime.errors import MjrigError, OutputError, exception_text, output_fault
+from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir, write_union
+from mjrig.runtime.parquet_salvage import part_stems, read_back, salvage_part, write_salvaged
+from mjrig.runtime.paths import fresh_path, work_dir as segment_dir  # the recording's segments and lock
 
 __all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
 
@@ -64,18 +66,93 @@ DISCARD_NOW_BYTES = 64 * 2**20
 
 
 def recover(path: str | os.PathLike) -> tuple[Path, int]:
-    """After a crash: merge whatever segments exist for ``path`` into a valid ``path``.
+    """After a crash, or a run that could not finish its file: the rows in ``path``'s work folder
+    (``path.parts``) as a valid Parquet file. Returns (the file, rows).
 
-    Returns (path, rows). Removes the segment folder unless a segment was unreadable (then the
-    readable prefix is merged, a warning is issued and the folder is kept). Raises MjrigError
-    with one clear line if there is nothing to recover.
-    """
+    Only adds: every part is read as it was left (``parquet_salvage``), the file is written under
+    a new name in the folder and read back before it takes its place: ``path``, or the next free
+    name when a file is there already (it is never replaced). Then the work folder is removed,
+    or, when some of its bytes could not be read, renamed aside (``path.parts.damaged``) with a
+    warning naming them. Raises MjrigError (one line, nothing changed) when there is nothing to
+    recover or the file cannot be written."""
     path = Path(path)
     seg_dir = segment_dir(path)
-    stems = parts(seg_dir)
+    stems = part_stems(seg_dir)
     segs = segments(seg_dir) if seg_dir.is_dir() else []
     if not segs and not stems:
         raise MjrigError(f"nothing to recover for {path}: no recorded rows in {seg_dir}")
+    metadata, units = _read_meta(seg_dir)
+    final = fresh_path(path) if path.exists() else path
+    tmp = final.with_name(f".{final.name}.recover-{os.getpid()}")
+    made: list[Path] = []
+    try:
+        if stems:
+            rows, lost = _recover_parts(stems, tmp, made, metadata, units)
+        else:
+            made.append(tmp)
+            rows, ok = merge_dir(segs, tmp, metadata, units)
+            lost = [] if ok else [f"segments of {seg_dir} after the first unreadable one"]
+        if rows == 0:
+            raise MjrigError(f"nothing to recover for {path}: no whole row group in {seg_dir}" + (
+                f" ({'; '.join(lost)}; left as it is)" if lost else ""))
+        final = _place(tmp, final)
+    except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+        fault = output_fault(exc)
+        raise OutputError(f"cannot write {final}: {fault.cause}; nothing in {seg_dir} was changed: "
+                          f"{fault.advice(f'`mjrig recover {path}` again')}") from exc
+    finally:
+        for f in made:
+            f.unlink(missing_ok=True)
+    if lost:
+        aside = _set_aside(seg_dir)
+        warnings.warn(f"{'; '.join(lost)}: {rows} rows before it recovered; the parts are kept in {aside}",
+                      stacklevel=2)
+    else:
+        shutil.rmtree(seg_dir, ignore_errors=True)
+    if final != path:
+        warnings.warn(f"{path} exists and was left as it is: the rows are recovered into {final}", stacklevel=2)
+    return final, rows
+
+
+def _recover_parts(stems: list[Path], tmp: Path, made: list[Path], metadata: dict[str, str],
+                   units: dict[str, str]) -> tuple[int, list[str]]:
+    """The parts ``stems`` read (never changed) into the new file ``tmp``, its name and those of
+    the files made on the way in ``made`` (the caller removes them); returns (rows, what was lost)."""
+    found = [salvage_part(stem) for stem in stems]
+    for part in found:
+        if part.note:
+            warnings.warn(part.note, stacklevel=3)
+    files = []  # (a finished file, its rows: read back)
+    for part in found:
+        if part.rows == 0 or part.source is None:
+            continue
+        if part.whole:
+            files.append((part.source, part.rows))
+            continue
+        own = tmp.with_name(f"{tmp.name}.{part.stem.name}")
+        made.append(own)
+        rows = write_salvaged(part, own, metadata, units)
+        if rows:
+            files.append((own, rows))
+    lost = [part.lost for part in found if part.lost]
+    made.append(tmp)
+    if len(files) <= 1:
+        if files:
+            _link_or_copy(files[0][0], tmp)
+        return sum(rows for _, rows in files), lost
+    opened = [pq.ParquetFile(f) for f, _ in files]
+    try:
+        names = tuple(dict.fromkeys(n for part in opened for n in part.schema_arrow.names))
+        tables = (part.read_row_group(i) for part in opened for i in range(part.num_row_groups))
+        write_union(tmp, names, tables, metadata, units)
+    finally:
+        for part in opened:
+            part.close()
+    return sum(read_back(tmp)), lost
+
+
+def _read_meta(seg_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The recording's metadata and units from its ``meta.json`` (empty, with a warning, when unreadable)."""
     metadata: dict[str, str] = {}
     units: dict[str, str] = {}
     try:
@@ -84,28 +161,48 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
         units = check_str_map(meta.get("units"), "units")
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
-                      "recovering without file metadata and units", stacklevel=2)
+                      "recovering without file metadata and units", stacklevel=3)
     metadata.pop(UNITS_KEY, None)
-    if stems:
-        try:
-            rows = finish_parts(stems, path, metadata, units)
-        except (OSError, ValueError, KeyError) as exc:
-            raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
-        if rows == 0:
-            path.unlink(missing_ok=True)
-            raise MjrigError(f"nothing to recover for {path}: no whole row group in {seg_dir}")
-        shutil.rmtree(seg_dir, ignore_errors=True)
-        return path, rows
+    return metadata, units
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """``dst`` a new name of ``src`` (a hard link), or a copy where links are not supported."""
     try:
-        rows, ok = merge_dir(segs, path, metadata, units)
-    except (OSError, pa.ArrowException) as exc:
-        raise MjrigError(f"cannot write {path}: {exception_text(exc, with_type=True)}") from exc
-    if rows == 0 and not ok:
-        path.unlink(missing_ok=True)
-        raise MjrigError(f"nothing to recover for {path}: no readable segment in {seg_dir}")
-    if ok:
-        shutil.rmtree(seg_dir, ignore_errors=True)
-    return path, rows
+        os.link(src, dst)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+        with open(src, "rb") as a, open(dst, "xb") as b:
+            shutil.copyfileobj(a, b, 8 * 2**20)
+            b.flush()
+            os.fsync(b.fileno())
+
+
+def _place(tmp: Path, final: Path) -> Path:
+    """``tmp`` (read back) under ``final``, or the next free name should one appear there
+    meanwhile: never over a file. Returns the name taken."""
+    while True:
+        try:
+            _link_or_copy(tmp, final)
+            return final
+        except FileExistsError:
+            final = fresh_path(final)
+
+
+def _set_aside(seg_dir: Path) -> Path:
+    """``seg_dir`` renamed ``NAME.damaged`` (``NAME.damaged-2``...: none replaced); ``seg_dir``
+    itself when it cannot be renamed."""
+    for n in itertools.count(1):
+        aside = seg_dir.with_name(f"{seg_dir.name}.damaged" + (f"-{n}" if n > 1 else ""))
+        if aside.exists():
+            continue
+        try:
+            os.rename(seg_dir, aside)
+            return aside
+        except OSError:
+            return seg_dir
+    raise AssertionError("count never ends")  # pragma: no cover
 
 
 # --- helpers -------------------------------------------------------------------------------
