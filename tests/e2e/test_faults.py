@@ -112,7 +112,8 @@ def test_ctrl_c_while_mjrig_imports_is_one_line(tmp_path, how):
 def test_a_full_disk_stops_the_run_keeps_a_valid_file_and_exits_5(tmp_path):
     """Files may grow to 2 MB only (``RLIMIT_FSIZE``, SIGXFSZ ignored: every write past it fails
     as on a full disk, without needing a small file system): a 600 s run stops where its
-    recording could not go on, says in one line what it kept, and the file holds those rows."""
+    recording could not go on, says in one line what it kept and what to do about the file-size
+    limit, and the file holds those rows."""
     import re
     import resource
 
@@ -128,7 +129,8 @@ def test_a_full_disk_stops_the_run_keeps_a_valid_file_and_exits_5(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 5 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     m = re.fullmatch(r"mjrig: the recording stopped at t = ([0-9.]+) s: OSError: .*File too large.*; "
-                     rf"kept (\d+) rows in {re.escape(str(out))}, a valid file: free space and run again", lines[0])
+                     rf"kept (\d+) rows in {re.escape(str(out))}, a valid file: raise the file-size limit and run "
+                     "again", lines[0])  # the cause named, not "free space"
     assert m and float(m.group(1)) < 600, lines[0]
     assert 0 < pq.read_metadata(out).num_rows == int(m.group(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full.parquet"]
