@@ -127,6 +127,7 @@ def test_a_lost_ray_head_ends_the_study_with_exit_5_within_15_s(tmp_path, monkey
     assert lines[-1] == (f"mjrig: --ray {address}: the Ray head stopped answering; every finished trial is kept: "
                          "start the cluster again and run the same command to go on"), err
     assert "Traceback" not in err and "rpc_client" not in err
+    assert lines == lines[-1:], err  # mjrig's line, and no line of Ray's before or after it
     assert _finished(db) >= 4 and not out.exists()
 
 
