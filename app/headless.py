@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,7 @@ from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
 from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.atomic_output import atomic_output
 from mjrig.runtime.out_lock import Hold, hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.points import closest_names
@@ -99,19 +101,15 @@ def _row_table(rm: RuntimeManager) -> RowTable | None:
 def write_metrics(path: Path, rm: RuntimeManager) -> None:
     """The metrics over the run as JSON (``mjrig run --metrics``): ``{name: {value, unit, signal,
     kind}}``, NaN as null."""
-    try:
-        path.write_text(json.dumps(rm.metric_entries(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--metrics: cannot write {path}: {exc.strerror or exc}") from None
+    with atomic_output(path, what="--metrics") as tmp:
+        tmp.write_text(json.dumps(rm.metric_entries(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def write_report(path: Path, requirements: Sequence[Requirement]) -> None:
     """The requirements' results as JSON: a list with one entry per requirement (``name``,
     ``signal``, ``pass``, ``value``, ``limit``, ``time`` of the first violation or null)."""
-    try:
-        path.write_text(json.dumps(report_entries(requirements), indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
+    with atomic_output(path, what="--report") as tmp:
+        tmp.write_text(json.dumps(report_entries(requirements), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
@@ -138,7 +136,8 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     where = "--out" if out is not None else sc.where("recording", "path")
     if out_path is not None:
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
-        check_writable(out_path, where, create=record)
+        if record:  # a command that does not record (check, modes, bode) never asks the folder
+            check_writable(out_path, where)
     if report is not None:
         check_writable(report, "--report", create=record)
     overrides = set_params(sc, params or {}, on_warning=on_warning)
@@ -189,7 +188,8 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
     path = video if video is not None else settings.path
     where = "--video" if video is not None else sc.where("video", "path")
     check_suffix(path, VIDEO_SUFFIXES, where=where)
-    check_writable(path, where, create=create)
+    if create:  # a command that does not record (check, modes, bode) never asks the folder
+        check_writable(path, where)
     if video is None and create:  # the scenario's path: the next free name, never a replacement
         path = fresh_path(path)
     rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,
@@ -200,7 +200,7 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
         if create:
             rec.check(model)
         else:
-            probe = VideoRecorder(path=path.parent / ".mjrig-check.mp4", camera_name=settings.camera,
+            probe = VideoRecorder(path=Path(tempfile.gettempdir()) / ".mjrig-check.mp4", camera_name=settings.camera,
                                   width=settings.width, height=settings.height)
             probe.check(model)
     except ConfigError as exc:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ConfigError, DivergenceError, KeptAside, OutputError,
+from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, DivergenceError, KeptAside, OutputError,
                                  Terminated, one_line, output_fault)
 
 if TYPE_CHECKING:

@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
-import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +48,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.runtime.atomic_output import atomic_output, fault_errno
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
 from mjrig.runtime.parquet_merge import schema_units
 from mjrig.runtime.units import scenario_units
@@ -156,36 +155,11 @@ def _open(path: Path) -> Iterator[_Source]:
 
 @contextmanager
 def _replacing(out: Path) -> Iterator[IO[bytes]]:
-    """A new temporary file beside ``out`` that replaces ``out`` when the block ends without error
-    (and is deleted when it raises). Opened with ``open`` so it gets the umask's permissions.
-    Its name carries this process's id: what a killed export left is removed here."""
-    for left in out.parent.glob(f".{out.name}.*.part"):
-        pid = left.name[len(out.name) + 2:].split(".")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            left.unlink(missing_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
-        fh = open(tmp, "xb")
-    except OSError as exc:
-        raise ConfigError(one_line(f"{out}: cannot write here ({exc.strerror or _first_line(exc)})")) from None
-    try:
-        with fh:
-            yield fh
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (one of another user's counts too)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """A new part file beside ``out`` that replaces ``out`` when the block ends without error
+    (and is deleted when it raises): ``mjrig.runtime.atomic_output``, whose part names carry this
+    process's id (what a killed export left is removed by the next command on the folder)."""
+    with atomic_output(out, what="-o") as tmp, open(tmp, "wb") as fh:
+        yield fh
 
 
 # --- CSV ------------------------------------------------------------------------------------------
@@ -365,4 +339,6 @@ def export_recording(path: Path, *, to: str, out: Path, progress: Progress | Non
         try:
             return _WRITERS[fmt](src, fh, progress)
         except (OSError, pa.ArrowException) as exc:
+            if fault_errno(exc) is not None:  # the disk or the folder: exit 5, atomic_output's line
+                raise
             raise ConfigError(one_line(f"{path}: export to {out} failed ({_first_line(exc)})")) from None

@@ -117,11 +117,10 @@ def _state(an: Analysis) -> dict[str, Any]:
 
 
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    from mjrig.runtime.atomic_output import atomic_output
     check_writable(path, "--json")
-    try:
-        path.write_text(json.dumps(doc, indent=1, allow_nan=False), encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--json {path}: cannot write: {exc.strerror or exc}") from None
+    with atomic_output(path, what="--json") as tmp:
+        tmp.write_text(json.dumps(doc, indent=1, allow_nan=False), encoding="utf-8")
 
 
 def _apart(outputs: dict[str, Path | None], sc: Any) -> None:

@@ -225,15 +225,10 @@ def save(fig, out: Path) -> None:
     """Write ``fig`` to ``out`` as PNG, SVG or PDF by its suffix (to a temporary file first). An
     SVG keeps its words as text (``<text>``: searchable, editable, selectable), not as outlines."""
     import matplotlib
+    from mjrig.runtime.atomic_output import atomic_output
     fmt = out.suffix.lower().lstrip(".")
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        with matplotlib.rc_context({"svg.fonttype": "none"}):
-            fig.savefig(tmp, format=fmt, dpi=120)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
+    with atomic_output(out, what="-o") as tmp, matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(tmp, format=fmt, dpi=120)
 
 
 def data_uri(fig, *, dpi: int = 96) -> str:

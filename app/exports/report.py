@@ -303,11 +303,7 @@ def write_report(path: str | os.PathLike, *, out: Path, signals: Sequence[str] =
     env = jinja2.Environment(loader=jinja2.PackageLoader("mjrig.exports", "."),
                              autoescape=jinja2.select_autoescape(default=True), trim_blocks=True, lstrip_blocks=True)
     html = env.get_template("fit.html.j2" if kind == "fit" else "report.html.j2").render(**ctx)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
+    from mjrig.runtime.atomic_output import atomic_output
+    with atomic_output(out, what="-o") as tmp:
         tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
     return out

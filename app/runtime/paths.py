@@ -35,15 +35,18 @@ def check_suffix(path: Path, suffixes: tuple[str, ...], *, where: str) -> None:
 
 
 def check_writable(path: Path, what: str, *, create: bool = True) -> None:
-    """ConfigError naming ``what`` unless a file can be written at ``path``.
+    """ConfigError naming ``what`` unless a file can be written at ``path``: OutputError (exit 5,
+    the cause from the errno: permission denied, read-only file system, no space) when the
+    folder refuses it.
 
     ``create`` makes the missing folders; without it (``mjrig check``) nothing is touched and
     the nearest existing ancestor must be a writable folder.
     """
+    from mjrig.runtime.atomic_output import output_error
     try:
         _check_writable(path, what, create=create)
     except OSError as exc:  # e.g. a name too long for the file system
-        raise ConfigError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
+        raise output_error(exc, what=what, path=path) from None
 
 
 def _check_writable(path: Path, what: str, *, create: bool) -> None:
@@ -51,22 +54,14 @@ def _check_writable(path: Path, what: str, *, create: bool) -> None:
     if path.is_dir():
         raise ConfigError(f"{what}: {path} is a folder, not a file")
     if create:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+        parent.mkdir(parents=True, exist_ok=True)  # an OSError: check_writable's line
     existing = parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
         raise ConfigError(f"{what}: {existing} is a file, so no folder can be made under it")
-    if not os.access(existing, os.W_OK):
-        raise ConfigError(f"{what}: folder {existing} is not writable")
-    if not create:  # probe with a folder that is removed at once (permissions alone can lie)
-        try:
-            os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
-        except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {parent}: {exc.strerror or exc}") from None
+    if not create or not os.access(existing, os.W_OK):  # probe with a folder removed at once (permissions lie)
+        os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
 
 
 

@@ -1,0 +1,129 @@
+"""Whole files or none: an output written to a hidden part file beside it and renamed over it
+when complete, so a full disk, a file-size limit, a read-only folder or a stop never leaves a
+0-byte or half-written file.
+
+- ``atomic_output(path, what=...)``: a context manager yielding the part file's path
+  (``.NAME.PID.HEX.part`` beside ``path``, created empty); on a clean exit it replaces ``path``,
+  on any exception it is removed. An OSError of the disk or the folder (no space, file too
+  large, permission, read-only file system) becomes ``OutputError`` (exit 5) naming the cause
+  (``output_error``).
+- ``remove_stale_parts(folder)``: removes the part files in ``folder`` whose writer (the process
+  id in the name) is gone: what a killed writer left. Every command calls it for the folders it
+  reads or writes, so the next command on a folder cleans it.
+
+GUI-free; any thread.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from mjrig.runtime.errors import ConfigError, MjrigError, OutputError, output_fault
+
+__all__ = ["atomic_output", "remove_stale_parts", "output_error", "fault_errno", "OUTPUT_ERRNOS", "PART_PATTERN"]
+
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO,
+                           errno.EFBIG})
+"""OSErrors of an output that could not be written (exit 5), not of a bad name (exit 2)."""
+
+PART_PATTERN = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.part$")
+"""A part file's name: ``.NAME.PID.HEX.part`` (the writer's process id, 8 random hex digits)."""
+
+
+_ERRNO_IN_TEXT = re.compile(r"(?:os error|errno) (\d+)", re.IGNORECASE)
+
+
+def fault_errno(exc: BaseException) -> int | None:
+    """The errno of an output fault (one of ``OUTPUT_ERRNOS``) behind ``exc``, or None. Libraries
+    writing from native code raise OSError without ``errno`` (polars: "File too large (os error
+    27)") or their own errors (pyarrow: "[errno 28] No space left on device"): read from the text."""
+    code = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    if code is None:
+        m = _ERRNO_IN_TEXT.search(str(exc))
+        code = int(m.group(1)) if m else next((e for e in OUTPUT_ERRNOS if os.strerror(e) in str(exc)), None)
+    return code if code in OUTPUT_ERRNOS else None
+
+
+def output_error(exc: BaseException, *, what: str, path: str | os.PathLike,
+                 kept: str = "nothing was written") -> Exception:
+    """The error to raise for ``exc`` met writing output ``path`` (``what``: ``-o``, ``--json``):
+    OutputError (exit 5) for the disk or the folder, naming the cause from its errno
+    (``errors.output_fault``: "no space left on the device", "file too large", "permission
+    denied", "read-only file system"), what was ``kept`` and what to do; ConfigError (exit 2) for
+    anything else (a name the system refuses)."""
+    code = fault_errno(exc)
+    if code is not None:
+        fault = output_fault(OSError(code, os.strerror(code)))
+        return OutputError(f"{what} {path}: cannot write: {fault.cause}; {kept}: {fault.advice('run again')}")
+    cause = (getattr(exc, "strerror", None) or str(exc)).strip() or type(exc).__name__
+    return ConfigError(f"{what} {path}: cannot write: {' '.join(cause.split())}")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's counts too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_parts(folders: Iterable[str | os.PathLike]) -> int:
+    """Remove the part files in ``folders`` whose writer is gone (never one of a live process);
+    returns how many. Folders that cannot be listed are skipped."""
+    removed = 0
+    for folder in dict.fromkeys(Path(f) for f in folders):
+        try:
+            names = [e.name for e in os.scandir(folder) if e.name.endswith(".part") and e.name.startswith(".")]
+        except OSError:
+            continue
+        for name in names:
+            m = PART_PATTERN.match(name)
+            if m is None or int(m["pid"]) == os.getpid() or _alive(int(m["pid"])):
+                continue
+            try:
+                os.unlink(Path(folder) / name)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, what: str) -> Iterator[Path]:
+    """Write ``path`` whole or not at all: yields a new empty part file beside it to write; when
+    the block ends cleanly it replaces ``path`` (a file already there is replaced only then),
+    when it raises (a stop included) the part file is removed and ``path`` is left as it was.
+    OSErrors of the disk or folder become OutputError (``output_error``)."""
+    path = Path(path)
+    remove_stale_parts([path.parent])
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's permissions
+    except OSError as exc:
+        raise output_error(exc, what=what, path=path) from None
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except Exception as exc:
+        _remove(tmp)
+        if not isinstance(exc, MjrigError) and fault_errno(exc) is not None:
+            raise output_error(exc, what=what, path=path) from None
+        raise
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(tmp: Path) -> None:
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -1,0 +1,132 @@
+"""An output that cannot be written is exit 5 and one line naming the real cause, for every command
+that writes a file, and leaves no 0-byte or partial file: a full disk (a 64 kB tmpfs filled up),
+a read-only file system (a tmpfs mounted ``ro``), a file-size limit (``RLIMIT_FSIZE``) and a
+folder without write permission (the command run without root's permission override, through
+``setpriv``). Commands that do not record (``check``, ``modes``, ``bode``) work in a read-only
+working folder. Mounting needs root: the cases that mount are skipped elsewhere."""
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.e2e_util import MODELS, Result, cli_env, mjrig
+
+SCENARIO = f"""model = "{MODELS / 'spring_mass.xml'}"
+
+[simulation]
+duration = 0.2
+
+[[metrics]]
+name = "peak"
+signal = "Joints/slide_x:qpos"
+kind = "max"
+"""
+
+
+@pytest.fixture(scope="module")
+def rig():
+    """A world-readable folder (the permission case runs without root's override) with a
+    scenario that records nothing and a recording."""
+    folder = Path(tempfile.mkdtemp(prefix="mjrig-faults-"))
+    folder.chmod(0o755)
+    (folder / "rig.toml").write_text(SCENARIO, encoding="utf-8")
+    assert mjrig("run", "spring_mass", "--duration", "0.2", "--out", folder / "rec.parquet", cwd=folder).rc == 0
+    for f in folder.iterdir():
+        f.chmod(0o644)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _mount(folder: Path, *options: str) -> None:
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=64k", *options)), "tmpfs", str(folder)],
+                       capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode(errors='replace').strip()}")
+
+
+@contextlib.contextmanager
+def _fault(kind: str, base: Path):
+    """(output folder, command prefix, preexec_fn) for a fault of ``kind``."""
+    out = base / "out"
+    out.mkdir()
+    prefix: list[str] = []
+    preexec = None
+    mounted = False
+    if kind == "no space":
+        _mount(out)
+        mounted = True
+        with contextlib.suppress(OSError), open(out / "filler", "wb") as fh:
+            fh.write(b"\0" * 200_000)
+    elif kind == "read-only":
+        _mount(out, "ro")
+        mounted = True
+    elif kind == "file too large":
+        def preexec() -> None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    elif kind == "permission denied":
+        if not shutil.which("setpriv") or os.geteuid() != 0:
+            pytest.skip("needs root and setpriv to drop root's permission override")
+        out.chmod(0o555)
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+    try:
+        yield out, prefix, preexec
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(out)], check=False)
+
+
+def _run(prefix: list[str], preexec, cwd: Path, *args: object) -> Result:
+    proc = subprocess.run([*prefix, sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd, env=cli_env(),
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, preexec_fn=preexec)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+COMMANDS = {
+    "export": lambda rig, out: ["export", rig / "rec.parquet", "--to", "csv", "-o", out / "rec.csv"],
+    "report": lambda rig, out: ["report", rig / "rec.parquet", "-o", out / "rec.html"],
+    "plot": lambda rig, out: ["plot", rig / "rec.parquet", "--signals", "Joints/*", "-o", out / "rec.png"],
+    "modes": lambda rig, out: ["modes", "spring_mass", "--json", out / "modes.json"],
+    "bode-json": lambda rig, out: ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos",
+                                   "--json", out / "bode.json"],
+    "bode-plot": lambda rig, out: ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos",
+                                   "-o", out / "bode.png"],
+    "run-metrics": lambda rig, out: ["run", rig / "rig.toml", "--metrics", out / "metrics.json"],
+}
+FAULTS = ("no space", "read-only", "file too large", "permission denied")
+CAUSE = {"no space": "no space left on the device", "read-only": "read-only file system",
+         "file too large": "file too large", "permission denied": "permission denied"}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_an_output_fault_is_exit_5_one_line_and_no_file(rig, tmp_path, command, fault):
+    with _fault(fault, tmp_path) as (out, prefix, preexec):
+        r = _run(prefix, preexec, rig, *COMMANDS[command](rig, out))
+        left = sorted(p.name for p in out.iterdir() if p.name != "filler")
+    assert r.rc == 5 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
+    assert CAUSE[fault] in r.err_lines[0] and str(out) in r.err_lines[0], r
+    assert left == []
+
+
+@pytest.mark.parametrize("command", [["check", "spring_mass"], ["check", "clearance"], ["modes", "clearance"],
+                                     ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos"]])
+def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, command):
+    """clearance's scenario has a [video] too: neither path is asked."""
+    work = tmp_path / "work"
+    work.mkdir()
+    _mount(work, "ro")
+    try:
+        r = mjrig(*command, cwd=work)
+    finally:
+        subprocess.run(["umount", str(work)], check=False)
+    assert r.rc == 0 and "Traceback" not in r.stderr, r
