@@ -183,11 +183,24 @@ def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at:
         out.note = (f"{data.name}: {len(out.groups) - by_index} row groups ({sum(g.rows for g in out.groups[by_index:])}"
                     f" rows) found from its pages{f' after the {by_index} its index names' if by_index else ''}")
     left = size - start
+    if left and _footer_at(data, start, size):  # a part closed with its footer (its columns changed after)
+        left = 0
     torn = problem is not None and problem[0] and left <= max(biggest, TORN_FLOOR) and stop_at is None
     if left and not torn and out.lost is None:
         why = "cut short" if problem is not None and problem[0] else problem[1] if problem else "damaged"
         out.lost = f"{data.name}: the {left} bytes from byte {start} hold no row group that reads ({why})"
     return out
+
+
+def _footer_at(data: Path, start: int, size: int) -> bool:
+    """Whether bytes ``start`` to ``size`` of ``data`` are exactly a Parquet footer (its Thrift,
+    length and ``PAR1``)."""
+    if size - start < 12:
+        return False
+    with open(data, "rb") as fh:
+        fh.seek(size - 8)
+        tail = fh.read(8)
+    return tail[4:] == b"PAR1" and int.from_bytes(tail[:4], "little") + 8 == size - start
 
 
 def write_salvaged(part: Salvage, tmp: Path, metadata: dict[str, str], units: dict[str, str]) -> int:

@@ -83,6 +83,7 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
         raise MjrigError(f"nothing to recover for {path}: no recorded rows in {seg_dir}")
     metadata, units = _read_meta(seg_dir)
     final = fresh_path(path) if path.exists() else path
+    _sweep_left(path)
     tmp = final.with_name(f".{final.name}.recover-{os.getpid()}")
     made: list[Path] = []
     try:
@@ -149,6 +150,21 @@ def _recover_parts(stems: list[Path], tmp: Path, made: list[Path], metadata: dic
         for part in opened:
             part.close()
     return sum(read_back(tmp)), lost
+
+
+def _sweep_left(path: Path) -> None:
+    """Remove what a killed ``recover`` left beside ``path``: its hidden files
+    (``.NAME.recover-PID...``) of a process that is gone."""
+    for left in path.parent.glob(f".*{path.stem}*{path.suffix}.recover-*"):
+        pid = left.name.rsplit(".recover-", 1)[1].split(".")[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            left.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _read_meta(seg_dir: Path) -> tuple[dict[str, str], dict[str, str]]:

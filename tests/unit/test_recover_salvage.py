@@ -91,6 +91,32 @@ def test_a_damaged_index_recovers_every_row_group_from_the_pages(tmp_path: Path,
     assert len(said) == 1 and "found from its pages" in said[0]
 
 
+def test_a_part_closed_with_its_footer_and_its_index_lost_is_read_whole(tmp_path: Path) -> None:
+    """A part closed when the columns changed ends with pyarrow's footer (here bigger than any
+    of its row groups): read by its pages (its index gone), the footer is no damage, and both
+    parts are recovered into one file."""
+    live = tmp_path / "live.parquet"
+    wide = ["time", "wall_time"] + [f"s{k}" for k in range(70)]
+    sink = ParquetSink(live, flush_seconds=0.005)
+    for i in range(40):
+        sink.write_block(wide, make_block(i * 5, 5, 70))
+        wait_until(lambda: sink.rows_written == (i + 1) * 5)
+    sink.write_block(wide + ["b"], np.column_stack([make_block(200, 50, 70), np.ones(50)]))
+    wait_until(lambda: sink.rows_written == 250)
+    killed = tmp_path / "killed.parquet"
+    shutil.copytree(segment_dir(live), segment_dir(killed))
+    sink.close()
+    (segment_dir(killed) / "part-0001.index").unlink()
+    leftover = tmp_path / ".killed.parquet.recover-999999"  # what a killed recover left
+    leftover.write_bytes(b"half a file")
+    path, rows, said = recovered(killed)
+    table = pq.read_table(path)
+    assert rows == 250 and table.column_names == wide + ["b"]
+    np.testing.assert_array_equal(np.column_stack([table.column(c).to_numpy() for c in wide]), make_block(0, 250, 70))
+    assert said == ["part-0001.data: 40 row groups (200 rows) found from its pages"]
+    assert not segment_dir(killed).exists() and not leftover.exists()
+
+
 def test_garbage_inside_the_data_keeps_the_row_groups_before_it(tmp_path: Path) -> None:
     killed, expected = unfinished(tmp_path, SIZES)
     data = segment_dir(killed) / "part-0001.data"
