@@ -93,11 +93,12 @@ def salvage_part(stem: Path) -> Salvage:
     whole, data = stem.with_suffix(".whole"), stem.with_suffix(".data")
     if whole.exists():
         _whole(out, whole)
-        if out.source is not None and out.lost is None or not data.exists():
-            if out.source is None and out.lost is None:
-                out.lost = f"{whole.name} is not a readable Parquet file"
+        if out.source is not None and (out.lost is None or not data.exists()):
             return out
-        out = Salvage(stem)  # a data file beside a damaged finished one: that one's pages
+        out = Salvage(stem)
+        if not data.exists():  # its footer unreadable: its pages, as a data file's
+            data = whole
+            out.lost = f"{whole.name}: its footer is unreadable"
     try:
         out.columns = tuple(json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))["columns"])
     except FileNotFoundError:
@@ -111,7 +112,7 @@ def salvage_part(stem: Path) -> Salvage:
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a damaged index is said with what the pages gave
-        _, indexed, codec = part_groups(stem)
+        _, indexed, codec = part_groups(stem) if data.suffix == ".data" else (None, [], CODEC_SNAPPY)
     out.source = data
     return _pages(out, indexed, codec=codec)
 

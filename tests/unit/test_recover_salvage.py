@@ -172,6 +172,40 @@ def test_a_failed_final_rename_says_where_the_rows_are_and_recover_takes_them(
     assert not segment_dir(out).exists()
 
 
+@pytest.mark.parametrize("damage", ["a row group", "the footer"])
+def test_a_damaged_whole_part_gives_the_row_groups_before_the_damage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    damage: str) -> None:
+    out = tmp_path / "x.parquet"
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(PermissionError(
+        errno.EACCES, "Permission denied")) if Path(dst) == out else real(src, dst))
+    sink = ParquetSink(out, flush_seconds=0.01)
+    for i in range(4):
+        sink.write_block(COLS, make_block(i * 100, 100, 1))
+        wait_until(lambda: sink.rows_written == (i + 1) * 100)
+    with pytest.raises(KeptAside):
+        sink.close()
+    monkeypatch.undo()
+    whole = segment_dir(out) / "part-0001.whole"
+    raw = bytearray(whole.read_bytes())
+    third = pq.read_metadata(whole).row_group(2).column(0).data_page_offset
+    if damage == "a row group":
+        raw[third:third + 16] = b"\xff" * 16
+    else:
+        raw[-40:-8] = b"\xff" * 32
+    whole.write_bytes(bytes(raw))
+    before = snapshot(segment_dir(out))
+    path, rows, said = recovered(out)
+    assert rows == 200 if damage == "a row group" else rows == 400
+    np.testing.assert_array_equal(rows_of(path), make_block(0, rows, 1))
+    if damage == "a row group":
+        assert len(said) == 1 and f"from byte {third}" in said[0]
+    else:  # its row groups found from its pages; what follows them (the footer) was damaged
+        assert len(said) == 2 and said[1].startswith("part-0001.whole: its footer is unreadable")
+    assert f"kept in {out.with_name('x.parquet.parts.damaged')}" in said[-1]
+    assert snapshot(out.with_name("x.parquet.parts.damaged")) == before
+
+
 def test_a_file_already_there_is_never_replaced(tmp_path: Path) -> None:
     killed, expected = unfinished(tmp_path, [100, 200])
     killed.write_bytes(b"an earlier recording")
