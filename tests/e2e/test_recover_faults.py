@@ -27,7 +27,7 @@ def _immutable(folder: Path, on: bool) -> bool:
 
 
 def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: Path) -> None:
-    """Takes about 5 s on a loaded 2-core machine: a real `mjrig run`, then `mjrig recover`."""
+    """Takes about 6 s on a loaded 2-core machine: a real `mjrig run`, then `mjrig recover` twice."""
     if shutil.which("chattr") is None:
         pytest.skip("no chattr here")
     folder = tmp_path / "out"
@@ -42,6 +42,8 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
             pytest.skip("chattr +i is not supported on this file system")
         try:
             _, err = proc.communicate(timeout=120)
+            early = mjrig("recover", out)  # the advice followed too soon: nothing changes
+            parts_then = _snapshot(segment_dir(out))
         finally:
             _immutable(folder, False)
     finally:
@@ -50,6 +52,10 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
             proc.wait()
     whole = segment_dir(out) / "part-0001.whole"
     assert proc.returncode == 5, err
+    assert early.rc == 5 and early.stderr.strip() == (
+        f"mjrig: cannot write {out}: operation not permitted (permissions or an immutable folder); nothing in "
+        f"{segment_dir(out)} was changed: make the folder writable and `mjrig recover {out}` again"), early
+    assert parts_then == _snapshot(segment_dir(out)) and "part-0001.whole" in parts_then
     lines = err.decode().strip().splitlines()
     rows = pq.read_metadata(whole).num_rows
     assert rows == 5000  # 5 s of 1 ms steps
