@@ -278,35 +278,59 @@ class Ambiguous(ValueError):
     """The pages at a byte make whole row groups of more than one number of rows."""
 
 
+_MAX_PAGES = 4096
+"""Pages of the first column walked for a row group's rows (82 M rows: beyond any row group)."""
+
+
 def find_row_group(data: memoryview, start: int, columns: tuple[str, ...], *,
                    codec: int = CODEC_SNAPPY) -> tuple[RowGroupMeta, int]:
     """The row group whose pages start at byte ``start`` of ``data`` when its number of rows is
-    not known (no index): each candidate the first column's pages allow (every page but a chunk's
-    last holds ``PAGE_ROWS`` values) is tried on every column. Returns (its metadata, the byte
-    where it ends); CutShort when the data ends inside it, Ambiguous when several numbers of
-    rows fit (chunks of whole pages only), ValueError when the bytes are no row group."""
-    candidates, pos = [], start
-    while True:
-        n, head, _, _, csize = _page(data, pos)
+    not known (no index). Every page of a column chunk but its last holds ``PAGE_ROWS`` values,
+    so the first column's first shorter page ends its chunk: those rows, tried on every column,
+    are the row group's. Without a shorter page (every chunk of whole pages), each multiple of
+    ``PAGE_ROWS`` the pages allow is tried. Returns (its metadata, the byte where it ends);
+    CutShort when the data ends inside it, Ambiguous when several numbers of rows fit (a row
+    group of k x ``PAGE_ROWS`` rows, k > 1, reads as k of ``PAGE_ROWS`` rows too), ValueError
+    when the bytes are no row group."""
+    full, short, pos, cut = 0, None, start, None
+    while full < _MAX_PAGES:
+        try:
+            n, head, _, _, csize = _page(data, pos)
+        except CutShort as exc:
+            cut = exc
+            break
+        except ValueError:
+            if not full:
+                raise
+            break  # the pages of a later row group may be damaged: this one can still be whole
         if n > PAGE_ROWS:
             raise ValueError(f"a page of {n} values at byte {pos}, more than the writer puts in one")
-        candidates.append((candidates[-1] if candidates else 0) + n)
         pos += head + csize
-        if n < PAGE_ROWS or len(candidates) * PAGE_ROWS >= 2**31:
+        if n < PAGE_ROWS:
+            short = full * PAGE_ROWS + n
             break
-    found, cut = [], None
-    for rows in candidates:
+        full += 1
+    if short is not None:
         try:
-            found.append(rebuild_row_group(data, start, columns, rows, codec=codec, page_rows=PAGE_ROWS))
+            return rebuild_row_group(data, start, columns, short, codec=codec, page_rows=PAGE_ROWS)
         except CutShort as exc:
             cut = exc
         except ValueError:
+            pass  # the short page is a later row group's: this one holds whole pages only
+    found = []
+    for k in range(1, full // max(1, len(columns)) + 1):  # a row group of k whole pages a column
+        try:
+            found.append(rebuild_row_group(data, start, columns, k * PAGE_ROWS, codec=codec, page_rows=PAGE_ROWS))
+        except CutShort as exc:
+            cut = exc
+            break
+        except ValueError:
             continue
-    if len(found) == 1:
-        return found[0]
+        if len(found) > 1:
+            raise Ambiguous(f"the pages at byte {start} make row groups of {found[0][0].rows} or "
+                            f"{found[1][0].rows} rows")
     if found:
-        raise Ambiguous(f"the pages at byte {start} make row groups of {' or '.join(str(f[0].rows) for f in found)} "
-                        "rows")
+        return found[0]
     raise cut if cut is not None else ValueError(f"no whole row group at byte {start}")
 
 

@@ -59,7 +59,7 @@ def rows_of(path: Path) -> np.ndarray:
     return np.column_stack([table.column(c).to_numpy() for c in COLS])
 
 
-SIZES = [100, 2 * PAGE_ROWS + 7000, 300, PAGE_ROWS - 1, 50]
+SIZES = [100, 2 * PAGE_ROWS + 7000, 300, 3 * PAGE_ROWS + 5000, PAGE_ROWS - 1, 50]
 """Row groups of one page per column and of several (pages of PAGE_ROWS values, a shorter last)."""
 
 
