@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install mjrig with its test extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
-# render the HTML reports), then run the whole test suite, lane by lane: `unit` and `e2e` on every
-# core (pytest-xdist), then `gui` (the real app on screens of its own, one test at a time: two
-# side by side on two cores made their timing flaky), each printing its 25 slowest tests.
+# Install mjrig with its test and docs extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
+# render the HTML reports), build the manual (mkdocs build --strict), then run the whole test suite,
+# lane by lane: `unit` and `e2e` on every core (pytest-xdist), then `gui` (the real app on screens of its
+# own, one test at a time: two side by side on two cores made their timing flaky), each printing its 25
+# slowest tests.
 # Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run with them, e.g.
 # `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
@@ -17,7 +18,7 @@ if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" =
       xdotool imagemagick ffmpeg openbox x11-utils fonts-wqy-microhei fontconfig chromium >/dev/null
   fi
 fi
-python3 -m pip install -q -e ".[test]"
+python3 -m pip install -q -e ".[test,docs]"
 # dm_control's suite models for the foreign-model tests, without its `mujoco` pin (see pyproject.toml)
 python3 -m pip install -q --no-deps "dm_control>=1.0.20"
 # gymnasium's MuJoCo models (walker2d) for the arrows test: its model files only, without its dependencies
@@ -25,6 +26,15 @@ python3 -m pip install -q --no-deps "gymnasium>=1.0"
 if [ $# -gt 0 ]; then
   exec python3 -m pytest -q "$@"
 fi
+# The manual (docs/, mkdocs.yml) builds with every link and anchor resolved, into a folder outside the tree.
+site="$(mktemp -d)"
+if ! NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet -d "$site"; then
+  rm -rf "$site"
+  echo "the manual does not build: mkdocs build --strict failed (above)" >&2
+  exit 1
+fi
+rm -rf "$site"
+echo "manual: mkdocs build --strict passed"
 workers="${MJRIG_TEST_WORKERS:-$(python3 -c 'import os; print(max(2, len(os.sched_getaffinity(0))))')}"
 status=0
 start=$SECONDS

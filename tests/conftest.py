@@ -26,7 +26,7 @@ import pytest
 
 _HERE = Path(__file__).resolve().parent
 LANES = {"unit": _HERE / "unit", "e2e": _HERE / "e2e", "gui": _HERE / "gui"}
-"""Each lane is a folder: a test file's lane is where it lives (see the README's lanes)."""
+"""Each lane is a folder: a test file's lane is where it lives (see the lanes in docs/development.md)."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -8,8 +8,8 @@ its type, unit, default and help. From this data alone:
   (``mjrig.scenario.fields``), and turns a validated table into a runtime object with the
   kind's ``build`` function;
 - the panel's forms know which inputs to show (``mjrig.widgets.forms``);
-- the README's table of load kinds is generated (``python -m mjrig.scenario.kinds_table`` prints
-  it; a test compares the two).
+- the manual's table of load kinds (docs/scenario.md) is generated
+  (``python -m mjrig.scenario.kinds_table`` prints it; a test compares the two).
 
 Adding a load kind is one ``Kind`` in the loads section; a new section (controls, tracers,
 requirements) is one ``Section`` plus the ``Scenario`` field of the same name that holds its

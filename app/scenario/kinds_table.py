@@ -1,5 +1,5 @@
-"""The README's table of a section's kinds, generated from the registry
-(``python -m mjrig.scenario.kinds_table`` prints the loads'; a test compares it with the README)."""
+"""The manual's table of a section's kinds (docs/scenario.md), generated from the registry
+(``python -m mjrig.scenario.kinds_table`` prints the loads'; a test compares it with the manual)."""
 from __future__ import annotations
 
 import sys
@@ -26,7 +26,7 @@ def _field_text(f: Field) -> str:
 
 
 def kinds_markdown(section: str = "loads", *, registry: Registry = REGISTRY) -> str:
-    """A section's kinds as a Markdown table (the README's copy is checked against this)."""
+    """A section's kinds as a Markdown table (docs/scenario.md's copy is checked against this)."""
     sec = registry.section(section)
     lines = ["| kind | fields | does |", "| --- | --- | --- |"]
     for kind in sec.kinds:

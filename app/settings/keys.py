@@ -5,7 +5,7 @@ visual flag, digits toggle geom groups, Ctrl+A/C/D/L/M/P/Q, Alt+letters, F1-F7, 
 Backspace...), handled before mjrig sees the key. So mjrig's defaults use keys MuJoCo leaves
 idle in a passive viewer (space, right arrow, - and =, which mean the same there) and Ctrl with
 letters MuJoCo does not use; a user binding that MuJoCo would also act on is refused with a
-one-line warning. The help panel and the README's table are generated from ``BINDINGS``
+one-line warning. The help panel and the manual's table (docs/app.md) are generated from ``BINDINGS``
 (``python -m mjrig.settings.keys`` prints it as Markdown).
 
 A key spec is ``[ctrl+][shift+][alt+]KEY``: KEY is a letter, a digit, ``space``, ``right``,
@@ -69,7 +69,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("restore", "ctrl+g", "restore the last snapshot", C.RestoreSnapshot),
 )
 """Every action a key can trigger, in help order: the one table the bindings, the help, the
-README and the viewer's dispatch read."""
+manual and the viewer's dispatch read."""
 _COMMANDS = {b.action: b.command for b in BINDINGS}
 
 # MuJoCo's own shortcuts (simulate.cc/simulate.h, engine_vis_init.c): (mods, key) -> meaning.
@@ -174,7 +174,7 @@ class KeyMap:
         return format_key(*self.keys[action])
 
     def rows(self) -> list[tuple[str, str]]:
-        """(key label, help) in help order, as the panel and README show them."""
+        """(key label, help) in help order, as the panel and the manual show them."""
         return [(self.label(b.action), b.help) for b in BINDINGS]
 
 
@@ -208,7 +208,7 @@ EXTRA_HELP = (
 
 
 def keys_markdown(keymap: KeyMap | None = None) -> str:
-    """The keys table as Markdown (the README's copy is checked against this)."""
+    """The keys table as Markdown (docs/app.md's copy is checked against this)."""
     rows = (keymap or KeyMap()).rows() + list(EXTRA_HELP)
     lines = ["| key | does |", "| --- | --- |"] + [f"| {k} | {h} |" for k, h in rows]
     return "\n".join(lines)

@@ -1,12 +1,12 @@
 """mjrig's keys in the control panel: one table for the panel's key handler, the File menu's
-shortcut labels, the *Keys* section and the README.
+shortcut labels, the *Keys* section and the manual (docs/app.md).
 
 They are fixed, unlike the 3D viewer's (``mjrig.settings.keys``): the panel is a Dear PyGui window, where
 no key has a meaning of its own to clash with, and these are the keys every desktop app uses for
 the same actions. While a dialog is open only Escape acts (it closes the dialog), so a Ctrl+S
 typed into the Open dialog never stacks a second dialog on it.
 
-``python -m mjrig.settings.panel_keys`` prints the table as Markdown (the README's copy is checked
+``python -m mjrig.settings.panel_keys`` prints the table as Markdown (docs/app.md's copy is checked
 against it).
 """
 from __future__ import annotations
@@ -61,7 +61,7 @@ def panel_key(action: str) -> PanelKey:
 
 
 def panel_keys_markdown() -> str:
-    """The panel's keys as a Markdown table (the README's copy is checked against this)."""
+    """The panel's keys as a Markdown table (docs/app.md's copy is checked against this)."""
     rows = [(k.key, k.help) for k in PANEL_KEYS] + list(EXTRA_HELP)
     return "\n".join(["| key | does |", "| --- | --- |"] + [f"| {k} | {h} |" for k, h in rows])
 

@@ -1,4 +1,4 @@
-"""Actuator columns carry their real units (README, "Telemetry columns"): N·m for hinge transmissions, N for slide
+"""Actuator columns carry their real units (docs/outputs.md, "Telemetry columns"): N·m for hinge transmissions, N for slide
 and site ones, their velocities in rad/s or m/s; the input's unit follows what the actuator does with it (a
 servo's target in joint units, a motor's input none)."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The key table: defaults never collide with MuJoCo's viewer, user bindings are checked, and the
-README shows exactly the generated table."""
+manual (docs/app.md) shows exactly the generated table."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import pytest
 
 from mjrig.settings.keys import BINDINGS, KeyMap, keys_markdown, load_keymap, mujoco_use, parse_key
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+MANUAL = Path(__file__).resolve().parents[2] / "docs" / "app.md"
 
 
 def test_no_default_key_is_one_mujoco_uses():
@@ -43,8 +43,8 @@ def test_bad_key_files_give_one_line_and_keep_the_defaults(tmp_path, text, fragm
     assert km.label("video") == "Ctrl+V"
 
 
-def test_readme_shows_the_generated_table():
-    text = README.read_text(encoding="utf-8")
+def test_the_manual_shows_the_generated_table():
+    text = MANUAL.read_text(encoding="utf-8")
     start = text.index("<!-- keys table")
     block = text[text.index("\n", start) + 1: text.index("<!-- end keys table -->")].strip()
     assert block == keys_markdown()

@@ -1,5 +1,5 @@
 """The registry of kinds (mjrig.scenario.kinds) is the one declaration: the parser, the forms and the
-README all follow it, and a new kind is one entry."""
+manual (docs/scenario.md) all follow it, and a new kind is one entry."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,12 +18,12 @@ from mjrig.scenario.parse import LOAD_KINDS, parse_scenario
 from mjrig.scenario.fields import FieldReader
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+MANUAL = ROOT / "docs" / "scenario.md"
 MODELS = ROOT / "models"
 
 
-def test_readme_shows_the_generated_load_kinds_table():
-    text = README.read_text(encoding="utf-8")
+def test_the_manual_shows_the_generated_load_kinds_table():
+    text = MANUAL.read_text(encoding="utf-8")
     start = text.index("<!-- load kinds table")
     block = text[text.index("\n", start) + 1: text.index("<!-- end load kinds table -->")].strip()
     assert block == kinds_markdown()

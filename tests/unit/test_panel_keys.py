@@ -1,4 +1,4 @@
-"""The control panel's keys: one table, every key one Dear PyGui knows, and the README shows
+"""The control panel's keys: one table, every key one Dear PyGui knows, and the manual (docs/app.md) shows
 exactly the generated table."""
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 
 from mjrig.settings.panel_keys import PANEL_KEYS, panel_key, panel_keys_markdown
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+MANUAL = Path(__file__).resolve().parents[2] / "docs" / "app.md"
 
 
-def test_readme_shows_the_generated_table():
-    text = README.read_text(encoding="utf-8")
+def test_the_manual_shows_the_generated_table():
+    text = MANUAL.read_text(encoding="utf-8")
     start = text.index("<!-- panel keys table")
     block = text[text.index("\n", start) + 1: text.index("<!-- end panel keys table -->")].strip()
     assert block == panel_keys_markdown()

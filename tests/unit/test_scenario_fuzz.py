@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the scenario parser (README, "Scenario files").
+"""Property-based fuzzing of the scenario parser (docs/scenario.md, "Scenario files").
 
 The requirement: any input either loads or gives the one-line error, and scenario files are
 data (nothing in them is evaluated, imported or unpickled). Four families of inputs:

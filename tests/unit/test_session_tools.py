@@ -99,7 +99,7 @@ def test_a_snapshot_of_another_model_is_refused_in_one_line(session: Session, tm
 
 
 @pytest.mark.parametrize("rig", ["bundled", "own"])
-def test_snapshots_go_where_the_readme_says(rig: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_snapshots_go_where_the_manual_says(rig: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A scenario of one's own: ``<scenario>-snapshot.npz`` beside it; a bundled rig (whose
     scenario lies inside the installed package): ``runs/snapshot-<time>.npz`` in the current
     folder, never the package and never the current folder's top."""
