@@ -319,9 +319,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # an output that could not be written where no command expected it
         if exc.errno not in _OUTPUT_ERRNOS:
             raise
+        from mjrig.runtime.errors import output_fault
+        fault = output_fault(exc)
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"mjrig: cannot write{where}: {exc.strerror}; what was finished is kept: free space (or fix "
-              "the folder) and run the same command again", file=sys.stderr)
+        print(f"mjrig: cannot write{where}: {fault.cause}; what was finished is kept: "
+              f"{fault.advice('run the same command again')}", file=sys.stderr)
         return OUTPUT_FAILED
 
 

@@ -18,6 +18,8 @@ the best feasible trial's param values (the next free name when one exists).
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -25,14 +27,15 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
-from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.atomic_output import fault_errno, output_error
+from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
 from mjrig.runtime.out_lock import hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.best import write_with_values
@@ -100,71 +103,115 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     unit = rm.metric_entries()[spec.metric]["unit"]
     out_hold = hold(out, what="--out")  # one study at a time on this --out
     try:
-        optuna = _optuna()
-        db, best_toml = study_paths(out)
-        fingerprint = _fingerprint(sc, meta, seed)
-        study = _open_study(optuna, db, spec, seed, fingerprint)
-        # asked by a run that was killed: run again first, with their numbers and params (no holes)
-        pending = []
-        storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
-        for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-            if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
-                study.tell(t.number, state=optuna.trial.TrialState.FAIL)
-            else:
-                study_id = storage.get_study_id_from_name(STUDY)
-                trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, t.number)
-                pending.append(optuna.trial.Trial(study, trial_id))
-        finished = _finished(study)
-        if on_start is not None:
-            on_start(total, len(finished))
-        best = _best(finished, spec.maximize)
-        workers = workers or default_workers()
-        pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
-        ran = 0
-        try:
-            while len(finished) < total:
-                room = min(workers, total - len(finished))
-                asked, pending = pending[:room], pending[room:]
-                asked += [study.ask() for _ in range(room - len(asked))]
-                tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
-                          trial_seed(seed, t.number)) for t in asked]
-                for t, row in zip(asked, _run(job, tasks, runner, pool, ray, again=ran > 0)):
-                    objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
-                    feasible = row["status"] == "pass" and objective is not None
-                    row["objective"], row["feasible"] = (objective if feasible else None), feasible
-                    t.set_user_attr("mjrig.row", row)
-                    if objective is None:
-                        study.tell(t, state=optuna.trial.TrialState.FAIL)
-                    else:
-                        constraint = [-1.0 if feasible else 1.0]
-                        if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
-                            pass
-                        elif hasattr(t, "set_constraint"):  # Optuna 5
-                            t.set_constraint("requirements", constraint[0])
-                        else:
-                            t.set_user_attr("mjrig.constraint", constraint)
-                        study.tell(t, objective)
-                    finished.append(row)
-                    ran += 1
-                    best = _best(finished, spec.maximize)
-                    if progress is not None:
-                        progress(row, best)
-        except BaseException:
-            if pool is not None:
-                kill_workers(pool)
-            raise
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-        stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
-        objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
-        schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
-        _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
-        best_path = (write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
-                     if best is not None else None)
-        return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+        with _database_faults(study_paths(out)[0]):
+            return _study(sc, spec, out, job, runner, meta, unit, total, seed, workers, ray, progress, on_start)
     finally:
         out_hold.release()
+
+
+def _study(sc: Scenario, spec: Any, out: Path, job: SweepJob, runner: TrialRunner, meta: dict[str, str], unit: str,
+           total: int, seed: int, workers: int | None, ray: str | None, progress: Any, on_start: Any) -> StudyOutcome:
+    """The study itself, ``run_optimize``'s body once ``out`` is held."""
+    optuna = _optuna()
+    db, best_toml = study_paths(out)
+    fingerprint = _fingerprint(sc, meta, seed)
+    study = _open_study(optuna, db, spec, seed, fingerprint)
+    # asked by a run that was killed: run again first, with their numbers and params (no holes)
+    pending = []
+    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
+            study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+        else:
+            study_id = storage.get_study_id_from_name(STUDY)
+            trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, t.number)
+            pending.append(optuna.trial.Trial(study, trial_id))
+    finished = _finished(study)
+    if on_start is not None:
+        on_start(total, len(finished))
+    best = _best(finished, spec.maximize)
+    workers = workers or default_workers()
+    pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
+    ran = 0
+    try:
+        while len(finished) < total:
+            room = min(workers, total - len(finished))
+            asked, pending = pending[:room], pending[room:]
+            asked += [study.ask() for _ in range(room - len(asked))]
+            tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
+                      trial_seed(seed, t.number)) for t in asked]
+            for t, row in zip(asked, _run(job, tasks, runner, pool, ray, again=ran > 0)):
+                objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
+                feasible = row["status"] == "pass" and objective is not None
+                row["objective"], row["feasible"] = (objective if feasible else None), feasible
+                t.set_user_attr("mjrig.row", row)
+                if objective is None:
+                    study.tell(t, state=optuna.trial.TrialState.FAIL)
+                else:
+                    constraint = [-1.0 if feasible else 1.0]
+                    if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
+                        pass
+                    elif hasattr(t, "set_constraint"):  # Optuna 5
+                        t.set_constraint("requirements", constraint[0])
+                    else:
+                        t.set_user_attr("mjrig.constraint", constraint)
+                    study.tell(t, objective)
+                finished.append(row)
+                ran += 1
+                best = _best(finished, spec.maximize)
+                if progress is not None:
+                    progress(row, best)
+    except BaseException:
+        if pool is not None:
+            kill_workers(pool)
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
+    objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
+    schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
+    _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
+    best_path = (write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
+                 if best is not None else None)
+    return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+
+
+_SQLITE_FAULTS = {"database or disk is full": errno.ENOSPC, "disk i/o error": errno.EIO,
+                  "readonly database": errno.EROFS, "read-only": errno.EROFS, "permission denied": errno.EACCES,
+                  "file too large": errno.EFBIG}
+"""SQLite's words for an output fault, and the errno each means."""
+
+
+def database_error(exc: BaseException, db: Path) -> Exception | None:
+    """One line for an error of the study's database (SQLAlchemy, SQLite or Optuna's storage),
+    never its SQL statement: OutputError (exit 5, the cause named) for the disk or the folder,
+    ConfigError otherwise; None when ``exc`` is not the database's."""
+    import sqlite3
+    kinds = tuple(type(e).__module__.split(".")[0] for e in (exc, getattr(exc, "orig", None)) if e is not None)
+    if not (isinstance(exc, sqlite3.Error) or {"sqlalchemy", "optuna", "sqlite3"} & set(kinds)):
+        return None
+    text = " ".join(str(getattr(exc, "orig", None) or exc).split("[SQL:")[0].split("(Background on")[0].split())
+    text = text.removeprefix("(sqlite3.OperationalError) ")
+    code = fault_errno(exc) or next((e for words, e in _SQLITE_FAULTS.items() if words in text.lower()), None)
+    if code is not None:
+        return output_error(OSError(code, os.strerror(code)), what="the study", path=db,
+                            kept="the finished trials are kept in it")
+    return ConfigError(f"{db}: the study's database failed: {text[:200] or type(exc).__name__}")
+
+
+@contextlib.contextmanager
+def _database_faults(db: Path) -> Iterator[None]:
+    """Errors of the study's database as one line (``database_error``)."""
+    try:
+        yield
+    except MjrigError:
+        raise
+    except Exception as exc:
+        error = database_error(exc, db)
+        if error is None:
+            raise
+        raise error from None
 
 
 def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -> Any:
@@ -178,7 +225,11 @@ def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -
                                     direction="maximize" if spec.maximize else "minimize",
                                     sampler=samplers[spec.sampler]())
     except Exception as exc:  # not a database, or a study of another direction
-        raise ConfigError(f"{db}: cannot open the study: {' '.join(str(exc).split())[:200]}") from None
+        error = database_error(exc, db)
+        if isinstance(error, OutputError):
+            raise error from None
+        text = " ".join(str(getattr(exc, "orig", None) or exc).split("[SQL:")[0].split())
+        raise ConfigError(f"{db}: cannot open the study: {text[:200]}") from None
     found = study.user_attrs.get("mjrig.fingerprint")
     if found is None:
         study.set_user_attr("mjrig.fingerprint", fingerprint)

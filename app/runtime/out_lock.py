@@ -106,9 +106,14 @@ def _take(path: Path, what: str) -> Hold:
         os.close(fd)
         raise ConfigError(f"{what}: {path} is being written by {holder}; wait for it to end or choose "
                           "another output") from None
-    os.ftruncate(fd, 0)
     command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300] if sys.argv and sys.argv[0] else "python"
-    os.pwrite(fd, f"process {os.getpid()} ({command})".encode("utf-8", "replace"), 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()} ({command})".encode("utf-8", "replace"), 0)
+    except OSError as exc:  # a full disk: nothing of ours stays
+        from mjrig.runtime.atomic_output import output_error
+        Hold(path, fd).release()
+        raise output_error(exc, what=what, path=path) from None
     return Hold(path, fd)
 
 

@@ -130,3 +130,51 @@ def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, comman
     finally:
         subprocess.run(["umount", str(work)], check=False)
     assert r.rc == 0 and "Traceback" not in r.stderr, r
+
+
+STUDY = f"""model = "{MODELS / 'spring_mass.xml'}"
+
+[simulation]
+duration = 0.5
+
+[params]
+k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
+
+[[loads]]
+name = "main_spring"
+kind = "ideal_spring"
+at = "tip"
+to = "base"
+stiffness = "k"
+rest_length = 0.25
+
+[[metrics]]
+name = "peak"
+signal = "Joints/slide_x:qpos"
+kind = "max"
+
+[optimize]
+minimize = "Metrics/peak"
+trials = 40
+
+[optimize.params]
+k = {{ low = 50.0, high = 500.0 }}
+"""
+
+
+@pytest.mark.parametrize("filler", [20_000, 200_000])
+def test_a_study_on_a_disk_that_fills_is_one_line_without_sql(rig, tmp_path, filler):
+    """The study's database cannot grow (20 kB left of 64 kB: it fills after some trials) or
+    cannot be made at all (nothing left): exit 5, one line naming the cause, no SQL statement."""
+    (tmp_path / "opt.toml").write_text(STUDY, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    _mount(out)
+    try:
+        with contextlib.suppress(OSError), open(out / "filler", "wb") as fh:
+            fh.write(b"\0" * filler)
+        r = mjrig("optimize", tmp_path / "opt.toml", "--out", out / "s.parquet", "--workers", 1, cwd=tmp_path)
+    finally:
+        subprocess.run(["umount", str(out)], check=False)
+    assert r.rc == 5 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
+    assert "no space left on the device" in r.err_lines[0] and "SQL" not in r.stderr, r
