@@ -201,9 +201,12 @@ CODEC_SNAPPY, CODEC_ZSTD, CODEC_LZ4_RAW = 1, 6, 7
 """Parquet's compression codecs of recordings (pyarrow's "snappy", "zstd" and "lz4")."""
 
 
-PAGE_ROWS = 20_000
-"""Values in each page of a column chunk but its last (pyarrow's ``max_rows_per_page``, which
-``parquet_merge.ENCODING`` sets): a float64 page reaches it long before pyarrow's 1 MiB."""
+PAGE_ROWS = 20_011
+"""Values in each page of a column chunk but its last (``max_rows_per_page`` in
+``parquet_merge.ENCODING``; a float64 page reaches it long before pyarrow's 1 MiB). A prime
+near pyarrow's 20,000: a part read without its index (``find_row_group``) tells a row group of
+k x ``PAGE_ROWS`` rows from k row groups of ``PAGE_ROWS`` only by values, and row groups made of
+round blocks (1,000 or 4,096 rows) are never such a multiple below 20 million rows."""
 
 
 class CutShort(ValueError):
@@ -290,7 +293,7 @@ def find_row_group(data: memoryview, start: int, columns: tuple[str, ...], *,
     are the row group's. Without a shorter page (every chunk of whole pages), each multiple of
     ``PAGE_ROWS`` the pages allow is tried. Returns (its metadata, the byte where it ends);
     CutShort when the data ends inside it, Ambiguous when several numbers of rows fit (a row
-    group of k x ``PAGE_ROWS`` rows, k > 1, reads as k of ``PAGE_ROWS`` rows too), ValueError
+    group of k x ``PAGE_ROWS`` rows, k > 1, can read as k of ``PAGE_ROWS`` rows), ValueError
     when the bytes are no row group."""
     full, short, pos, cut = 0, None, start, None
     while full < _MAX_PAGES:

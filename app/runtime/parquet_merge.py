@@ -33,8 +33,8 @@ ENCODING = dict(compression="snappy", use_dictionary=False, write_statistics=Fal
 """How mjrig writes recordings: Snappy costs about half of zstd's encoding time for 13 % more
 bytes on a humanoid's every-group recording, and 16 % less than LZ4 for 1 % more (its files read
 twice as fast too), so a recorder keeps up when the machine's other core is busy (BENCHMARKS.md);
-no dictionaries or statistics (float columns); pages of ``PAGE_ROWS`` values (pyarrow's default,
-named: a part whose index was lost is read by its pages, ``parquet_footer.find_row_group``)."""
+no dictionaries or statistics (float columns); pages of ``PAGE_ROWS`` values (a part whose index
+was lost is read by its pages, ``parquet_footer.find_row_group``)."""
 _FIXED = ("time", "wall_time")
 
 

@@ -262,13 +262,20 @@ def test_an_output_fault_names_its_cause(code: int, cause: str, fix: str) -> Non
 
 
 def test_the_writer_splits_pages_where_the_scan_expects() -> None:
-    """The scan of a part without its index counts on pages of PAGE_ROWS values (pyarrow's)."""
+    """The scan of a part without its index counts on pages of PAGE_ROWS values (ENCODING's)."""
     import io
 
     import pyarrow as pa
 
+    from mjrig.runtime.parquet_footer import find_row_group, rebuild_row_group
     from mjrig.runtime.parquet_merge import ENCODING
+    rows = 2 * PAGE_ROWS + 123
     buf = io.BytesIO()
-    pq.write_table(pa.table({"time": np.arange(2.5 * PAGE_ROWS)}), buf, **ENCODING)
-    meta = pq.ParquetFile(io.BytesIO(buf.getvalue())).metadata.row_group(0).column(0)
-    assert meta.num_values == 2.5 * PAGE_ROWS and ENCODING["max_rows_per_page"] == PAGE_ROWS
+    pq.write_table(pa.table({"time": np.arange(rows, dtype=float), "a": np.ones(rows)}), buf, **ENCODING)
+    raw = memoryview(buf.getvalue())
+    pages = raw[:len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")]
+    meta, end = rebuild_row_group(pages, 4, ("time", "a"), rows, codec=1, page_rows=PAGE_ROWS)
+    assert end == len(pages) and meta.rows == rows
+    assert find_row_group(pages, 4, ("time", "a"))[0].rows == rows
+    with pytest.raises(ValueError, match="where the writer puts"):
+        rebuild_row_group(pages, 4, ("time", "a"), rows, codec=1, page_rows=20_000)
