@@ -1,214 +1,167 @@
-"""Soak: an hour of simulated time through a headless Session, recording, with live-plot draining.
+"""Soak: a long `mjrig run` recording every signal group, measured from outside the process.
 
-Runs the Session the way the app does, minus the windows: a simulation thread steps "as fast as
-possible" (speed 0; ``--speed 1`` paces to real time, as the app does) with recording on; another thread drains the live-plot rows every ~16 ms
-into a bounded history of the last ``--plot-rows`` rows, like the plot panel. Prints progress
-every 10 % of simulated time, then the wall time, rows written, file size, and memory: the peak
-resident set (VmHWM) and the resident set (VmRSS) sampled over the run, which should stay flat
-(the recorder streams to disk, the live rows are bounded).
+Runs ``python -m mjrig run`` (the code path users run) on the bundled ``robot_arm`` rig with every
+signal group recorded (a copy of its scenario with ``[recording] signals`` = all groups), for
+``--sim-seconds`` of simulated time (an hour by default) or ``--minutes`` of wall time (20 by
+default), whichever comes first: at the wall limit the run is stopped with SIGINT, as Ctrl+C
+does, and keeps every row so far. Every ``--every`` seconds it samples the child's resident
+memory (VmRSS, /proc) and the disk the recording takes (its ``.parts`` folder and the file).
 
-Usage: python benchmarks/soak.py [--model models/spring_mass.toml] [--sim-seconds 3600]
-       [--speed 0] [--out DIR] [--keep] [--plot-rows 20000]
+Printed: wall time, steps per second, rows kept against rows expected (every step from t = 0
+to the last row's time) and time gaps, resident memory at the start / peak / end and its slope
+(MB per hour of wall time and bytes per row, least squares over the second half of the samples),
+the disk peak while running, the final file's size and row groups, and the exit code.
+
+Usage: python benchmarks/soak.py [--sim-seconds 3600] [--minutes 20] [--every 2] [--scenario X.toml]
+       [--out DIR] [--keep]
 """
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mjrig import commands as C  # noqa: E402
-from mjrig.session.plot_rows import is_new_model  # noqa: E402
-from mjrig.session.kernel import Session  # noqa: E402
-from mjrig.desktop.sim_thread import FRAME_S  # noqa: E402
+from mjrig.runtime.signals import SIGNAL_GROUPS  # noqa: E402
 
-MiB = 2**20
+MB = 1e6
 
 
-def proc_status_kib(field: str) -> int:
-    """A ``kB`` field of /proc/self/status (VmRSS, VmHWM, ...), in KiB."""
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise KeyError(field)
+def every_group_scenario(folder: Path) -> Path:
+    """A copy of the bundled robot_arm scenario recording every signal group (model path absolute)."""
+    text = (ROOT / "models" / "robot_arm.toml").read_text(encoding="utf-8")
+    text = text.replace('model = "robot_arm.xml"', f'model = "{(ROOT / "models" / "robot_arm.xml").as_posix()}"')
+    text = re.sub(r"(?m)^signals = \[\"joints\".*$", "signals = [" + ", ".join(f'"{g}"' for g in SIGNAL_GROUPS) + "]",
+                  text)
+    out = folder / "robot_arm_every_group.toml"
+    out.write_text(text, encoding="utf-8")
+    return out
 
 
-class LiveRows:
-    """The last ``capacity`` telemetry rows, all columns (the plot panel's bounded history)."""
+def rss_bytes(pid: int) -> int | None:
+    """VmRSS of process ``pid`` in bytes, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
 
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.columns: list[str] = []
-        self.buf = np.empty((capacity, 0))
-        self.count = 0   # rows stored (<= capacity)
-        self.end = 0     # ring index after the newest row
-        self.received = 0
 
-    def append(self, columns: list[str], block: np.ndarray) -> None:
-        if columns != self.columns:  # a column appeared: widen (old rows get NaN)
-            old = {c: i for i, c in enumerate(self.columns)}
-            grown = np.full((self.capacity, len(columns)), np.nan)
-            for j, c in enumerate(columns):
-                if c in old:
-                    grown[:, j] = self.buf[:, old[c]]
-            self.buf, self.columns = grown, list(columns)
-        self.received += len(block)
-        block = block[-self.capacity:]
-        rows = (self.end + np.arange(len(block))) % self.capacity
-        self.buf[rows] = block
-        self.end = (self.end + len(block)) % self.capacity
-        self.count = min(self.capacity, self.count + len(block))
+def disk_bytes(out: Path) -> int:
+    """Bytes the recording takes now: its parts folder (while running) and the file."""
+    total = 0
+    parts = out.with_name(out.name + ".parts")
+    for p in [out, *(parts.iterdir() if parts.is_dir() else [])]:
+        try:
+            total += p.stat().st_size if p.is_file() else 0
+        except OSError:
+            pass
+    return total
+
+
+def slope_per_hour(t: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of ``y`` over ``t`` (seconds), per hour."""
+    if len(t) < 3:
+        return float("nan")
+    return float(np.polyfit(t, y, 1)[0]) * 3600
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=str(ROOT / "models" / "spring_mass.toml"),
-                    help="scenario .toml or model .xml/.mjb (default: models/spring_mass.toml)")
-    ap.add_argument("--sim-seconds", type=float, default=3600.0, help="simulated seconds to run (default 3600)")
+    ap.add_argument("--sim-seconds", type=float, default=3600.0, help="simulated seconds (default 3600)")
+    ap.add_argument("--minutes", type=float, default=20.0, help="wall-time limit in minutes (default 20)")
+    ap.add_argument("--every", type=float, default=2.0, help="sampling period, s (default 2)")
+    ap.add_argument("--scenario", default=None, help="scenario to run (default: robot_arm, every group)")
     ap.add_argument("--out", default=None, help="folder for the recording (default: a temporary folder)")
-    ap.add_argument("--keep", action="store_true", help="keep the recording (default: delete it at the end)")
-    ap.add_argument("--plot-rows", type=int, default=20000, help="live-plot rows kept (default 20000)")
-    ap.add_argument("--speed", type=float, default=0.0,
-                    help="real-time factor, as the app's speed (default 0: as fast as possible; 1: an hour of "
-                         "simulated time takes an hour, as an app left running)")
-    ap.add_argument("--drain-ms", type=float, default=16.0, help="live-plot drain period (default 16 ms)")
+    ap.add_argument("--keep", action="store_true", help="keep the recording (default: delete it)")
     args = ap.parse_args()
 
     folder = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="mjrig-soak-"))
     folder.mkdir(parents=True, exist_ok=True)
+    scenario = Path(args.scenario) if args.scenario else every_group_scenario(folder)
     out = folder / "soak.parquet"
-    rss0 = proc_status_kib("VmRSS")
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "mjrig", "run", str(scenario), "--duration", f"{args.sim_seconds:g}",
+           "--out", str(out)]
+    print(f"soak: {' '.join(cmd[1:])}; at most {args.minutes:g} min of wall time, sampled every {args.every:g} s",
+          flush=True)
+    log = folder / "soak.stderr"
+    t0 = time.perf_counter()
+    with open(log, "w", encoding="utf-8") as err:
+        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL, cwd=folder)
+    samples: list[tuple[float, int]] = []
+    disk_peak, stopped, next_line = 0, False, 60.0
+    while child.poll() is None:
+        now = time.perf_counter() - t0
+        rss = rss_bytes(child.pid)
+        if rss is not None:
+            samples.append((now, rss))
+        disk_peak = max(disk_peak, disk_bytes(out))
+        if now >= next_line:
+            print(f"  {now / 60:5.1f} min  RSS {rss / MB if rss else 0:7.1f} MB  disk {disk_bytes(out) / MB:9.1f} MB",
+                  flush=True)
+            next_line += 60.0
+        if not stopped and now >= args.minutes * 60:
+            child.send_signal(signal.SIGINT)  # Ctrl+C: the rows so far are kept in a valid file
+            stopped = True
+        time.sleep(args.every)
+    wall = time.perf_counter() - t0
+    disk_peak = max(disk_peak, disk_bytes(out))
+    rc = child.returncode
+    lines = [ln for ln in log.read_text(encoding="utf-8").splitlines() if ln.strip() and "simulating" not in ln]
 
-    session = Session()
-    session.open(args.model)
-    assert session.model is not None
-    dt = float(session.model.opt.timestep)
-    total_steps = int(round(args.sim_seconds / dt))
-    session.submit(C.SetSpeed(args.speed))
-    session.submit(C.StartRecording(str(out)))
-    print(f"soak: {Path(args.model).name}, {args.sim_seconds:g} s simulated = {total_steps} steps of "
-          f"{dt * 1e3:g} ms, recording every step to {out}", flush=True)
-
-    failures: list[BaseException] = []
-    done = threading.Event()
-    live = LiveRows(args.plot_rows)
-
-    def simulate() -> None:
-        """The simulation thread (no viewer): commands, steps, snapshot, until the last step."""
-        try:
-            while total_steps - session.steps > 5000:
-                session.process_commands()
-                session.advance(budget_s=0.8 * FRAME_S)
-                session.publish()
-            session.submit(C.StepOnce(total_steps - session.steps))   # land on the exact step
-            session.process_commands()
-            session.publish()
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failures.append(exc)
-        finally:
-            done.set()
-
-    def drain() -> None:
-        """The panel side: take the live rows every ~16 ms and keep the last N."""
-        try:
-            while not done.is_set():
-                for cols, block in session.drain_rows():
-                    if not is_new_model(cols):
-                        live.append(cols, block)
-                time.sleep(args.drain_ms / 1e3)
-            for cols, block in session.drain_rows():
-                if not is_new_model(cols):
-                    live.append(cols, block)
-        except BaseException as exc:  # noqa: BLE001
-            failures.append(exc)
-
-    wall0 = time.perf_counter()
-    threads = [threading.Thread(target=simulate, name="sim"), threading.Thread(target=drain, name="panel")]
-    for t in threads:
-        t.start()
-
-    samples: list[tuple[float, float, int]] = []   # (fraction done, wall s, VmRSS KiB)
-    marks: dict[int, tuple[float, int]] = {}       # percent -> (wall s, VmRSS KiB)
-    next_pct = 10
-    last = (0.0, 0)  # (wall s, steps) at the previous progress line
-    cpu0 = time.process_time()
-    while not done.wait(0.1):
-        steps = session.steps
-        frac = steps / total_steps
-        wall, rss = time.perf_counter() - wall0, proc_status_kib("VmRSS")
-        samples.append((frac, wall, rss))
-        if next_pct < 100 and frac * 100 >= next_pct:
-            snap = session.latest()
-            marks[next_pct] = (wall, rss)
-            rate = (steps - last[1]) / max(wall - last[0], 1e-9)
-            print(f"  {next_pct:3d} %  sim {snap.time:8.1f} s  wall {wall:7.1f} s  {rate:7.0f} steps/s  "
-                  f"rows {snap.recording_rows:>9d}  on disk {snap.recording_bytes / MiB:8.1f} MiB  "
-                  f"RSS {rss / 1024:7.1f} MiB  cpu {time.process_time() - cpu0:6.1f} s", flush=True)
-            last = (wall, steps)
-            while next_pct < 100 and frac * 100 >= next_pct:
-                next_pct += 10
-    for t in threads:
-        t.join(timeout=60)
-    wall_run = time.perf_counter() - wall0
-    rss_end, hwm_run = proc_status_kib("VmRSS"), proc_status_kib("VmHWM")
-    marks[100] = (wall_run, rss_end)
-    snap = session.publish()
-    cpu_run = time.process_time() - cpu0
-    rate = (session.steps - last[1]) / max(wall_run - last[0], 1e-9)
-    print(f"  100 %  sim {snap.time:8.1f} s  wall {wall_run:7.1f} s  {rate:7.0f} steps/s  "
-          f"rows {snap.recording_rows:>9d}  on disk {snap.recording_bytes / MiB:8.1f} MiB  "
-          f"RSS {rss_end / 1024:7.1f} MiB  cpu {cpu_run:6.1f} s", flush=True)
-
-    # Finish the recording (the segments are merged into one Parquet file) and shut down.
-    t_close = time.perf_counter()
-    session.submit(C.StopRecording())
-    session.submit(C.Quit())
-    session.process_commands()
-    session.close()
-    wall_close = time.perf_counter() - t_close
-    hwm_all = proc_status_kib("VmHWM")
-
-    errors = [text for level, text in session.publish().messages if level == "error"]
     size = out.stat().st_size if out.is_file() else 0
-    rows = pl.scan_parquet(out).select(pl.len()).collect().item() if out.is_file() else 0
-    times = pl.read_parquet(out, columns=["time"])["time"].to_numpy() if out.is_file() else np.zeros(0)
-    gaps = int(np.count_nonzero(np.abs(np.diff(times) - dt) > 1e-9)) if len(times) > 1 else 0
+    rows = groups = gaps = expected = 0
+    if out.is_file():
+        meta = pq.ParquetFile(out).metadata
+        rows, groups = meta.num_rows, meta.num_row_groups
+        times = pl.read_parquet(out, columns=["time"])["time"].to_numpy()
+        dt = float(np.median(np.diff(times[:1000]))) if len(times) > 1 else 0.0
+        if dt > 0:
+            gaps = int(np.count_nonzero(np.abs(np.diff(times) - dt) > 1e-6))
+            expected = int(round(times[-1] / dt)) + 1
+    t = np.array([s[0] for s in samples])
+    y = np.array([s[1] for s in samples], dtype=float)
+    half = t >= t[-1] / 2 if len(t) else t.astype(bool)
+    slope = slope_per_hour(t[half], y[half])
+    rate = rows / wall if wall > 0 else 0.0
 
-    after_10 = [rss for frac, _, rss in samples if frac >= 0.10] or [rss_end]
     print()
-    print(f"simulated        {snap.time:.3f} s in {session.steps} steps")
-    print(f"wall time        {wall_run:.1f} s stepping ({session.steps / wall_run:.0f} steps/s, "
-          f"real-time factor {snap.time / wall_run:.1f}; process CPU {cpu_run:.1f} s, all threads) "
-          f"+ {wall_close:.1f} s to finalize the Parquet file")
-    print(f"rows written     {rows} ({'= steps' if rows == session.steps else f'!= {session.steps} steps'}), "
-          f"{len(pl.read_parquet_schema(out)) if out.is_file() else 0} columns, {gaps} time gaps")
-    print(f"file size        {size / MiB:.1f} MiB ({size / max(rows, 1):.1f} bytes/row)")
-    print(f"live plot rows   {live.received} received, last {live.count} kept")
-    print(f"VmRSS            start {rss0 / 1024:.1f} MiB; " + ", ".join(
-        f"{p} % {marks[p][1] / 1024:.1f} MiB" for p in (10, 50, 100) if p in marks))
-    print(f"VmRSS after 10 % min {min(after_10) / 1024:.1f} / max {max(after_10) / 1024:.1f} MiB "
-          f"over {len(after_10)} samples (growth {(max(after_10) - min(after_10)) / 1024:.1f} MiB)")
-    print(f"VmHWM (peak)     {hwm_run / 1024:.1f} MiB while stepping, {hwm_all / 1024:.1f} MiB including "
-          f"the final merge")
-    if errors:
-        print("errors:", *errors, sep="\n  ")
-    if failures:
-        print("FAILED:", *(repr(f) for f in failures), sep="\n  ")
-    if not args.keep:
-        shutil.rmtree(folder, ignore_errors=True) if not args.out else out.unlink(missing_ok=True)
-    else:
+    print(f"exit code        {rc}{' (stopped at the wall-time limit, SIGINT)' if stopped else ''}")
+    print(f"last line        {lines[-1] if lines else '(none)'}")
+    print(f"wall time        {wall:.1f} s ({rate:.0f} rows/s overall)")
+    print(f"rows kept        {rows} of {expected} expected (every step to the last row's time), {gaps} time gaps")
+    if len(y):
+        print(f"RSS              start {y[0] / MB:.1f} MB, peak {y.max() / MB:.1f} MB, end {y[-1] / MB:.1f} MB "
+              f"({len(y)} samples)")
+        per_row = slope / 3600 / rate if rate else float("nan")
+        print(f"RSS slope        {slope / MB:+.1f} MB per hour of wall time over the second half "
+              f"({per_row:+.3f} bytes per row at {rate:.0f} rows/s)")
+    print(f"disk             peak {disk_peak / MB:.1f} MB while running, final file {size / MB:.1f} MB "
+          f"({groups} row groups, {size / max(rows, 1):.1f} bytes/row)")
+    if args.keep:
         print(f"recording kept: {out}")
-    ok = not failures and not errors and rows == session.steps and gaps == 0
+    elif args.out:
+        out.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+    ok = rc in (0, 130) and rows == expected and gaps == 0
     return 0 if ok else 1
 
 

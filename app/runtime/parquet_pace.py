@@ -3,8 +3,8 @@
 A row group is written once ``group_bytes`` are queued. Its row floor (fewer, wider groups cost
 Parquet less per column chunk) adapts to the width: 4096 rows of a 600-body model's 9,606 columns
 would be 315 MB, past any sane queue, so the floor is what fits ``FLOOR_BYTES``. A long
-recording's groups grow with it, so the metadata pyarrow keeps per row group until the footer
-stays bounded over hours. ``queue_cap`` is always several row groups: past it the writer is
+recording's groups grow with it, so its footer (kept in memory until close, and read whole by
+whoever opens the file) stays small over hours. ``queue_cap`` is always several row groups: past it the writer is
 behind (``ParquetSink`` then makes the stepping wait, or says so).
 
 GUI-free; any thread.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Backlog", "flush_after", "group_bytes", "queue_cap"]
+__all__ = ["Backlog", "group_bytes", "queue_cap"]
 
 ROW_GROUP_BYTES = 4 * 2**20
 """Queued bytes (uncompressed) that make a row group at once, about 15 ms of encoding..."""
@@ -26,12 +26,14 @@ FLOOR_BYTES = 32 * 2**20
 """The row floor shrinks to what fits this, down to ``ROW_GROUP_MIN_ROWS``: 4096 rows of a
 600-body model's 9,606 columns are 315 MB, 436 rows 32 MiB."""
 ROW_GROUP_MIN_ROWS = 64
-LONG_GROUP_BYTES = 64 * 2**20
+LONG_GROUP_BYTES = 16 * 2**20
 """A long recording's row groups grow to 1/``GROUPS_SCALE`` of the bytes written so far, up to
-this: pyarrow keeps about 860 bytes per column chunk in memory until the footer is written
-(statistics or not), so 4 MiB groups of 80 columns grew memory 12 bytes a row; 64 MiB ones of
-the same columns grow it under 1 byte a row."""
-GROUPS_SCALE = 64
+this (from 256 MiB written on), so an hour's footer stays small: the writer keeps about 40 bytes
+per column chunk for it (``parquet_tail``), and a reader that opens the file holds the whole
+footer too (pyarrow about 860 bytes per column chunk). 4 MiB groups of 80 columns at 23,000 rows
+a second are 12,600 row groups an hour, 16 MiB groups 3,200. Bigger ones would cost the writer
+as much memory again per row group (its queue and the columns being encoded)."""
+GROUPS_SCALE = 16
 MAX_QUEUED_BYTES = 256 * 2**20
 """Queued bytes (row groups being written included) past which ``write_block`` waits for the
 writer (``wait_when_behind``), or, in a recorder that must keep real time, says it is behind
@@ -56,13 +58,6 @@ def queue_cap(group: int, block: int) -> int:
     row groups of ``group`` bytes, within ``QUEUED_BOUND``, and always two row groups and two
     blocks of ``block`` bytes (so a writer waiting for a whole row group is never behind)."""
     return max(min(QUEUED_BOUND, max(MAX_QUEUED_BYTES, QUEUED_GROUPS * group)), 2 * group + 2 * block)
-
-
-def flush_after(seconds: float, elapsed: float) -> float:
-    """Wall seconds after the last row group that queued rows make one, however few: ``seconds``
-    (``flush_seconds``), or 1/120 of a long recording's ``elapsed`` wall time (a minute at most),
-    so an hour's row groups stay few (``LONG_GROUP_BYTES``); a kill loses at most that."""
-    return max(seconds, min(60.0, elapsed / 120))
 
 
 class Backlog:

@@ -83,8 +83,7 @@ class ParquetSink:
         path: final Parquet file, written on ``close()`` (replaced if it exists).
         metadata: key-value file metadata, str -> str, stored under the keys as given.
         units: column -> unit (e.g. ``{"time": "s"}``); more can come via ``set_units``.
-        flush_seconds: wall-clock seconds (> 0) after which queued rows are written however few
-            (a long recording's row groups may take longer: 1/120 of its wall time, a minute at most).
+        flush_seconds: wall-clock seconds (> 0) after which queued rows are written however few.
         wait_when_behind: ``write_block`` waits while the writer is behind (else it returns at
             once and ``behind`` says so).
 
@@ -101,7 +100,6 @@ class ParquetSink:
         self._dir = segment_dir(self._path)
         self._flush_seconds = float(flush_seconds)
         self._wait_when_behind = bool(wait_when_behind)
-        self._started = time.monotonic()
         if self._dir.is_dir() and (segments(self._dir) or parts(self._dir)):
             raise MjrigError(f"{self._dir} holds rows of an unfinished recording; "
                              f"recover {self._path} first or delete that folder")
@@ -317,8 +315,7 @@ class ParquetSink:
     def _due(self, since: float) -> bool:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
         return (self._closing or self._queued_bytes >= self.backlog.group
-                or (self._queued_rows > 0 and time.monotonic() - since
-                    >= pace.flush_after(self._flush_seconds, time.monotonic() - self._started)))
+                or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds))
 
     def _take(self) -> list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]:
         """The queued blocks of the next row group, about ``Backlog.group`` (caller holds ``_cond``);

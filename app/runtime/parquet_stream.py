@@ -4,10 +4,11 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 (``OUT.parquet.parts/``)::
 
     part-0001.json    {"columns": [...]}
-    part-0001.data    the Parquet file as pyarrow writes it, a row group at a time (Snappy)
+    part-0001.data    the Parquet file, a row group at a time (Snappy): each encoded alone by pyarrow
+                      and its pages copied in, so only ``parquet_tail``'s bytes of it stay in memory
     part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
-``finish`` lets pyarrow write the footer (with the metadata and units as they are at the end)
+``finish`` writes the footer (``parquet_tail``, with the metadata and units as they are at the end)
 and moves the data file onto the recording's path: the rows are encoded and written once. After
 a kill, or a write that failed (disk full), the footer was never written: ``finish_parts`` then
 cuts the data file after its last row group the index vouches for and writes the footer from
@@ -17,7 +18,6 @@ Used from one thread at a time (the recorder's writer thread, then ``close``).
 """
 from __future__ import annotations
 
-import base64
 import json
 import mmap
 import os
@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.parquet_footer import CODEC_LZ4_RAW, CODEC_SNAPPY, CODEC_ZSTD, compose, footer_of, rebuild_row_group
 from mjrig.runtime.parquet_merge import ENCODING, recording_schema, table_of, write_union
+from mjrig.runtime.parquet_tail import column_heads, footer, row_group
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
 
@@ -61,75 +62,92 @@ class RowGroupFile:
         self.columns = columns
         self.stem = folder / f"part-{number:04d}"
         self.rows = 0
-        self.broken = False  # a write failed: pyarrow's writer cannot go on; the footer is rebuilt
+        self.broken = False  # a write failed: the footer is rebuilt from the pages (``finish_parts``)
         self.whole = False  # closed with its footer: a file as it is
-        self._schema = recording_schema(columns, metadata, units)
+        self._opened = (dict(metadata), dict(units))  # the footer's on ``close``
+        self._bare = pa.schema([pa.field(c, pa.float64()) for c in columns])  # a row group's own file
         tmp = self.stem.with_suffix(".json.tmp")
         tmp.write_text(json.dumps({"columns": list(columns)}), encoding="utf-8")
         os.replace(tmp, self.stem.with_suffix(".json"))
         self._index = os.open(self.stem.with_suffix(".index"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        # pyarrow writes the file natively (a Python file object would take the GIL for every
-        # write); `_fd` is for its length and syncing, which work through any descriptor.
-        self._writer: pq.ParquetWriter | None = pq.ParquetWriter(str(self.stem.with_suffix(".data")), self._schema,
-                                                                 **ENCODING)
-        self._fd = os.open(self.stem.with_suffix(".data"), os.O_RDONLY)
+        self._fd = os.open(self.stem.with_suffix(".data"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._open = True
+        _write_all(self._fd, b"PAR1")
+        self._end = 4  # the data file's length
+        self._groups: list[bytes] = []  # each row group's footer entry (``parquet_tail.row_group``)
+        self._heads: list[bytes] | None = None  # the columns' footer entries' constant part
         self._scratch: np.ndarray | None = None  # the columns of the row group being written
 
     def append(self, blocks: list[np.ndarray]) -> int:
         """Encode ``blocks`` (rows x columns, NaN = null) as one row group on disk; returns the
         bytes it took. An OSError leaves the part ``broken`` (its rows so far stay recoverable)."""
-        if self.broken or self._writer is None:
+        if self.broken or not self._open:
             raise OSError(f"{self.stem.name} could not be written before")
         rows = sum(len(b) for b in blocks)
         if self._scratch is None or self._scratch.shape[1] < rows:  # kept: the table is written before the next
             self._scratch = np.empty((len(self.columns), rows))
-        table = table_of(self.columns, blocks, self._schema, scratch=self._scratch)
-        before = os.fstat(self._fd).st_size
+        table = table_of(self.columns, blocks, self._bare, scratch=self._scratch)
         try:
-            self._writer.write_table(table, row_group_size=max(1, table.num_rows))
-            end = os.fstat(self._fd).st_size
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, row_group_size=max(1, table.num_rows), store_schema=False, **ENCODING)
+            encoded = sink.getvalue()
+            group = pq.read_metadata(pa.BufferReader(encoded)).row_group(0)
+            chunks = [group.column(i) for i in range(len(self.columns))]
+            compressed = np.array([c.total_compressed_size for c in chunks], dtype=np.int64)
+            uncompressed = np.array([c.total_uncompressed_size for c in chunks], dtype=np.int64)
+            size = int(compressed.sum())
+            if chunks[0].data_page_offset != 4 or chunks[-1].data_page_offset != 4 + size - compressed[-1]:
+                raise ValueError(f"{self.stem.name}: a row group's column chunks are not one after the other")
+            if self._heads is None:
+                self._heads = column_heads(self.columns, _CODECS[_MAGIC], chunks[0].encodings)
+            start = self._end
+            _write_all(self._fd, memoryview(encoded)[4:4 + size])
             _datasync(self._fd)
+            end = self._end = start + size
             head = _RECORD.pack(_MAGIC, end, table.num_rows)
             os.write(self._index, head + zlib.crc32(head).to_bytes(4, "little"))
-        except (OSError, pa.ArrowException) as exc:
+        except (OSError, ValueError, pa.ArrowException) as exc:
             self.broken = True
             raise exc if isinstance(exc, OSError) else OSError(str(exc)) from None
+        self._groups.append(row_group(self._heads, start=start, rows=table.num_rows, compressed=compressed,
+                                      uncompressed=uncompressed, ordinal=len(self._groups)))
         self.rows += table.num_rows
-        return end - before
+        return size
+
+    def _write_footer(self, metadata: dict[str, str], units: dict[str, str]) -> None:
+        """The footer after the row groups: the file is whole."""
+        _write_all(self._fd, footer(template_footer(self.columns, metadata, units), self._groups, self.rows))
+        _datasync(self._fd)
 
     def finish(self, path: Path, metadata: dict[str, str], units: dict[str, str]) -> int | None:
         """Write the footer with ``metadata`` and ``units`` and move the file onto ``path``;
         returns the rows, or None when the part is broken (``finish_parts`` rebuilds it)."""
-        if self.whole:  # closed with pyarrow's footer already (the columns changed after it)
+        if self.whole:  # closed with its footer already (the columns changed after it)
             self.close()
             os.replace(self.stem.with_suffix(".data"), path)
             return self.rows
-        if self.broken or self._writer is None:
+        if self.broken or not self._open:
             self.close()
             return None
-        schema = recording_schema(self.columns, metadata, units)
-        kv = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
-        kv["ARROW:schema"] = base64.b64encode(schema.serialize().to_pybytes()).decode("ascii")
-        if self.rows == 0:
-            self._writer.write_table(schema.empty_table())
-        self._writer.add_key_value_metadata(kv)
-        self._writer.close()
-        self._writer = None
-        _datasync(self._fd)
+        self._write_footer(metadata, units)
+        self._open = False
+        self.whole = True
         self.close()
         os.replace(self.stem.with_suffix(".data"), path)
         return self.rows
 
     def close(self) -> None:
-        """Close the files (the part stays on disk): pyarrow writes its footer for what the part
-        holds (``whole``), unless a write failed (``broken``); never raises."""
-        if self._writer is not None:
-            try:
-                self._writer.close()  # a footer for what it holds, or nothing on a failed disk
-                self.whole = not self.broken
-            except Exception:  # noqa: BLE001 - the disk that failed may fail again here
-                self.broken = True
-            self._writer = None
+        """Close the files (the part stays on disk): its footer for what it holds, with the
+        metadata and units it opened with (``whole``), unless a write failed (``broken``); never
+        raises."""
+        if self._open:
+            self._open = False
+            if not self.broken:
+                try:
+                    self._write_footer(*self._opened)
+                    self.whole = True
+                except Exception:  # noqa: BLE001 - the disk that failed may fail again here
+                    self.broken = True
         for fd in (self._fd, self._index):
             if fd >= 0:
                 try:
@@ -137,6 +155,13 @@ class RowGroupFile:
                 except OSError:
                     pass
         self._fd = self._index = -1
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    """All of ``data`` at ``fd``'s position (``os.write`` may take less at a time)."""
+    view = memoryview(data)
+    while len(view):
+        view = view[os.write(fd, view):]
 
 
 def parts(folder: Path) -> list[Path]:
