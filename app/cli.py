@@ -20,7 +20,7 @@ from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, ClusterLost, Conf
 from mjrig.runtime.paths import cli_path
 from mjrig.run_command import cmd_run, warn
 
-__all__ = ["main"]
+__all__ = ["main", "terminate", "SUBCOMMANDS"]
 
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG}
 """OSErrors of an output that could not be written (exit 5)."""
@@ -262,11 +262,23 @@ def _report_warning(warning: mjwarnings.MujocoWarning) -> None:
         say(f"mjrig: MuJoCo warning: {one_line(warning.text)}")
 
 
-def _terminate(signum: int, frame: object) -> None:
+def terminate(signum: int, frame: object) -> None:
     """SIGTERM handler: raise Terminated where the main thread is, as SIGINT raises KeyboardInterrupt.
     A second SIGTERM while the files are being finished is ignored (SIGKILL still ends it)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated()
+
+
+def _tidy(args: argparse.Namespace) -> None:
+    """Remove what killed writers left in the folders of this command's files (part files of
+    a process that is gone: ``atomic_output.remove_stale_parts``)."""
+    from mjrig.runtime.atomic_output import remove_stale_parts
+    folders = []
+    for value in vars(args).values():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, Path) or (isinstance(v, str) and os.path.isfile(v)):
+                folders.append(Path(v).parent)
+    remove_stale_parts(folders)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -277,8 +289,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # leave an embedding program's own alone
-                signal.signal(signal.SIGTERM, _terminate)
+                signal.signal(signal.SIGTERM, terminate)
             args = _parser().parse_args(argv)
+            _tidy(args)
             command = {"run": cmd_run, "check": cmd_check, "recover": cmd_recover, "models": cmd_models,
                        "compare": cmd_compare, "sweep": cmd_sweep, "optimize": cmd_optimize,
                        "fit": cmd_fit}.get(args.command)
@@ -308,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except Terminated:
-        print("mjrig: terminated (SIGTERM); what was done so far is kept", file=sys.stderr)
+        print("mjrig: terminated (SIGTERM)", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
         print("mjrig: interrupted", file=sys.stderr)

@@ -1,30 +1,93 @@
-"""The ``mjrig`` command's entry point (``python -m mjrig`` too): Ctrl+C while Python is still
-importing mjrig and its libraries ends with one line and status 130, as it does once a command
-runs. (A native module interrupted while it initialises raises ImportError from the
-KeyboardInterrupt: that is the same Ctrl+C.)"""
+"""The ``mjrig`` command's entry point (``python -m mjrig`` too). Its first act is to take SIGINT
+and SIGTERM, before anything heavy is imported: a stop at any moment of the start (Python still
+importing mjrig, MuJoCo or their libraries) ends with one line and status 130 or 143, as it does
+once a command runs. (A native module interrupted while it initialises raises ImportError, or
+ctypes' ArgumentError, from the KeyboardInterrupt: the stop noted by the handler says what it was.)"""
 from __future__ import annotations
 
+import signal
 import sys
+
+_STOPS: list[int] = []
+"""The signals that arrived while mjrig started (before the command's own handlers)."""
+
+
+class _Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM while mjrig starts."""
+
+
+def _early_stop(signum: int, frame: object) -> None:
+    _STOPS.append(signum)
+    if signum == signal.SIGTERM:  # a second one while the line is written: ignored
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Stopped()
 
 
 def _interrupted(exc: BaseException | None) -> bool:
     seen = 0
     while exc is not None and seen < 20:
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, KeyboardInterrupt) or "KeyboardInterrupt" in str(exc):
             return True
         exc, seen = exc.__cause__ or exc.__context__, seen + 1
     return False
 
 
+def _terminated(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what it came from) is SIGTERM's ``Terminated`` or a SIGTERM at start."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if type(exc).__name__ == "Terminated":
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return signal.SIGTERM in _STOPS
+
+
+def _stopped(exc: BaseException | None) -> int:
+    """The one line of a stop that no command's handler answered; 130 or 143."""
+    if _terminated(exc):
+        print("mjrig: terminated (SIGTERM)", file=sys.stderr)
+        return 143
+    print("mjrig: interrupted", file=sys.stderr)
+    return 130
+
+
+def _forget_native_interrupt() -> None:
+    """A KeyboardInterrupt that went through code a native module ran with ``PyRun_String`` (as
+    MuJoCo's bindings do while they import) leaves CPython's "unhandled Ctrl+C" flag set, and
+    the interpreter would then end by SIGINT whatever status mjrig returns. Any code run the
+    same way clears it: an empty statement."""
+    try:
+        import ctypes
+        ctypes.pythonapi.PyRun_SimpleString(b"")
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 def main() -> int:
-    """Import the command line and run it; returns the exit status."""
+    """Take SIGINT and SIGTERM, import the command line and run it; returns the exit status."""
+    own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    own_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # an embedding program's own stays
+    if own_int:
+        signal.signal(signal.SIGINT, _early_stop)
+    if own_term:
+        signal.signal(signal.SIGTERM, _early_stop)
     try:
         from mjrig.progress import clean_terminal
         clean_terminal()  # no control character read from a file reaches the terminal raw
-        from mjrig.cli import main as run_command
-    except (KeyboardInterrupt, ImportError) as exc:
-        if not _interrupted(exc):
+        from mjrig import cli
+        command = sys.argv[1] if len(sys.argv) > 1 else ""
+        if own_term:  # the commands' SIGTERM raises Terminated; the app's stays the default
+            signal.signal(signal.SIGTERM, cli.terminate if command in cli.SUBCOMMANDS else signal.SIG_DFL)
+        if own_int:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except BaseException as exc:
+        if _STOPS or _interrupted(exc):
+            _forget_native_interrupt()
+            return _stopped(exc)
+        raise
+    try:
+        return cli.main()
+    except BaseException as exc:  # a stop the command did not answer: between handlers, or raised
+        if not _interrupted(exc):  # inside an import, which wraps it (``__set_name__``: RuntimeError)
             raise
-        print("mjrig: interrupted", file=sys.stderr)
-        return 130
-    return run_command()
+        return _stopped(exc)

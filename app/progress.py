@@ -82,9 +82,25 @@ def _size() -> tuple[int, int]:
     return (cols if cols > 0 else _FALLBACK_SIZE[0]), (lines if lines > 0 else _FALLBACK_SIZE[1])
 
 
+class _Bar(tqdm):
+    """tqdm whose bar, left half-made by a stop (Ctrl+C, SIGTERM) inside its constructor, closes
+    quietly: tqdm lists a bar before it sets its fields, and the half-made one's ``close`` (from
+    ``__del__``, later) would print a traceback of a missing field (``pos``, ``start_t``)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.made = True
+
+    def close(self) -> None:
+        if not vars(self).get("made"):  # stopped while being made: nothing to end
+            self.disable = True
+            return
+        super().close()
+
+
 def _bar(desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> tqdm:
     cols, lines = _size()
-    return tqdm(total=total, desc=desc, file=sys.stderr, ncols=cols, nrows=lines, bar_format=bar_format,
+    return _Bar(total=total, desc=desc, file=sys.stderr, ncols=cols, nrows=lines, bar_format=bar_format,
                 mininterval=0.1, leave=True, dynamic_ncols=False, delay=delay)
 
 

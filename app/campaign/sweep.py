@@ -37,6 +37,7 @@ import functools
 import hashlib
 import json
 import multiprocessing
+import sys
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -222,10 +223,26 @@ def open_pool(job: SweepJob, workers: int) -> cf.ProcessPoolExecutor:
     ignores Ctrl+C and ends with this process: ``mjrig.campaign.trial.init_worker``)."""
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    _quiet_tracker()
     if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
-        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder"])
+        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder",
+                                    "mjrig.campaign.forkserver_quiet"])
     init = functools.partial(init_worker, driver_pid=os.getpid())
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
+
+
+_TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _quiet_tracker() -> None:
+    """The resource tracker started for the pool says nothing of "leaked semaphore objects" when
+    this process is killed (SIGKILL leaves it no time to remove the pool's semaphores): the
+    tracker removes them, and its warning would reach the user's terminal after the driver is
+    gone. The tracker is a new interpreter given this process's ``-W`` options
+    (``sys.warnoptions``), so the filter goes there before the pool makes its first semaphore;
+    this process's own warnings are not changed."""
+    if _TRACKER_QUIET not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_QUIET)
 
 
 def kill_workers(pool: cf.ProcessPoolExecutor) -> None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, Terminated
 from mjrig.runtime.out_lock import check_outputs_apart
 from mjrig.runtime.paths import check_writable, cli_path, fresh_path
 
@@ -43,6 +43,16 @@ def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, P
     return out
 
 
+def _stopped(exc: KeyboardInterrupt, out: Path, existed: bool) -> int:
+    """A stop (Ctrl+C, SIGTERM) while ``out`` was written: one line saying truly what it left
+    (its part file is removed: ``atomic_output``): nothing, or ``out`` as it was; 130 or 143."""
+    term = isinstance(exc, Terminated)
+    left = f"{out} is as it was" if existed else f"nothing was written to {out}"
+    print(f"mjrig: {'terminated (SIGTERM)' if term else 'interrupted'}; {left} (no partial file is left)",
+          file=sys.stderr)
+    return 143 if term else 130
+
+
 def report(args: argparse.Namespace) -> int:
     """``mjrig report FILE [-o OUT] [--signals P]...``."""
     from mjrig.exports.report import default_report_path, write_report
@@ -53,8 +63,12 @@ def report(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
     out = _target(args.out, default_report_path(src), "-o", inputs=inputs)
-    with WorkBar("drawing the report", unit="figures") as bar:
-        write_report(src, out=out, signals=args.signals, progress=bar)
+    existed = out.exists()
+    try:
+        with WorkBar("drawing the report", unit="figures") as bar:
+            write_report(src, out=out, signals=args.signals, progress=bar)
+    except KeyboardInterrupt as exc:
+        return _stopped(exc, out, existed)
     print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
     return 0
 
@@ -66,8 +80,12 @@ def export(args: argparse.Namespace) -> int:
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
     out = _target(args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src})  # an unknown format: one line naming the known
-    with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
-        rows = export_recording(src, to=fmt, out=out, progress=bar)
+    existed = out.exists()
+    try:
+        with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
+            rows = export_recording(src, to=fmt, out=out, progress=bar)
+    except KeyboardInterrupt as exc:
+        return _stopped(exc, out, existed)
     print(f"wrote {rows} rows of {src.name} to {out}", file=sys.stderr)
     return 0
 
@@ -84,7 +102,11 @@ def plot(args: argparse.Namespace) -> int:
     traces = [tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals,
                                                                                   source=label)]
     check_writable(out, "-o")
-    plotting.save(plotting.signals_figure(traces), out)
+    existed = out.exists()
+    try:
+        plotting.save(plotting.signals_figure(traces), out)
+    except KeyboardInterrupt as exc:
+        return _stopped(exc, out, existed)
     units = len({tr.unit for tr in traces})
     shown = sum(not tr.measured for tr in traces)
     bench = len(traces) - shown
