@@ -89,9 +89,10 @@ class RowGroupFile:
         table = table_of(self.columns, blocks, self._bare, scratch=self._scratch)
         try:
             sink = pa.BufferOutputStream()
-            pq.write_table(table, sink, row_group_size=max(1, table.num_rows), store_schema=False, **ENCODING)
+            with pq.ParquetWriter(sink, self._bare, store_schema=False, **ENCODING) as alone:
+                alone.write_table(table, row_group_size=max(1, table.num_rows))
             encoded = sink.getvalue()
-            group = pq.read_metadata(pa.BufferReader(encoded)).row_group(0)
+            group = alone.writer.metadata.row_group(0)  # as it wrote it: no need to read the footer back
             chunks = [group.column(i) for i in range(len(self.columns))]
             compressed = np.array([c.total_compressed_size for c in chunks], dtype=np.int64)
             uncompressed = np.array([c.total_uncompressed_size for c in chunks], dtype=np.int64)
