@@ -86,8 +86,12 @@ def main() -> int:
             return _stopped(exc)
         raise
     try:
-        return cli.main()
+        status = cli.main()
+        if status in (130, 143):  # a stop the command answered may have gone through native code too
+            _forget_native_interrupt()
+        return status
     except BaseException as exc:  # a stop the command did not answer: between handlers, or raised
         if not _interrupted(exc):  # inside an import, which wraps it (``__set_name__``: RuntimeError)
             raise
+        _forget_native_interrupt()
         return _stopped(exc)

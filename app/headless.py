@@ -29,7 +29,8 @@ from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.atomic_output import atomic_output
 from mjrig.runtime.out_lock import Hold, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_suffix, check_writable, fresh_path
+from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_name, check_suffix, check_writable,
+                                 fresh_path)
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.video import VideoRecorder
@@ -138,6 +139,8 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
         check_suffix(out_path, RECORDING_SUFFIXES, where=where)
         if record:  # a command that does not record (check, modes, bode) never asks the folder
             check_writable(out_path, where)
+        else:
+            check_name(out_path, where)
     if report is not None:
         check_writable(report, "--report", create=record)
     overrides = set_params(sc, params or {}, on_warning=on_warning)
@@ -190,6 +193,8 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
     check_suffix(path, VIDEO_SUFFIXES, where=where)
     if create:  # a command that does not record (check, modes, bode) never asks the folder
         check_writable(path, where)
+    else:
+        check_name(path, where)
     if video is None and create:  # the scenario's path: the next free name, never a replacement
         path = fresh_path(path)
     rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from mjrig.runtime.atomic_output import output_error
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import name_candidates, work_dir
 
@@ -73,8 +74,8 @@ def hold(path: str | os.PathLike, *, what: str, fresh: bool = False) -> Hold:
     if not fresh:
         try:
             work_dir(path).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {work_dir(path)}: {exc.strerror or exc}") from None
+        except OSError as exc:  # exit 5 for the disk or the folder (permission, read-only), else 2
+            raise output_error(exc, what=what, path=work_dir(path)) from None
         return _take(path, what)
     for candidate in name_candidates(path):
         if candidate.exists():
@@ -84,7 +85,7 @@ def hold(path: str | os.PathLike, *, what: str, fresh: bool = False) -> Hold:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise ConfigError(f"{what}: cannot create folder {work_dir(candidate)}: {exc.strerror or exc}") from None
+            raise output_error(exc, what=what, path=work_dir(candidate)) from None
         try:
             return _take(candidate, what)
         except ConfigError:
@@ -98,7 +99,7 @@ def _take(path: Path, what: str) -> Hold:
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise ConfigError(f"{what}: cannot write {lock}: {exc.strerror or exc}") from None
+        raise output_error(exc, what=what, path=lock) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -111,7 +112,6 @@ def _take(path: Path, what: str) -> Hold:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"process {os.getpid()} ({command})".encode("utf-8", "replace"), 0)
     except OSError as exc:  # a full disk: nothing of ours stays
-        from mjrig.runtime.atomic_output import output_error
         Hold(path, fd).release()
         raise output_error(exc, what=what, path=path) from None
     return Hold(path, fd)

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "fresh_path", "name_candidates", "work_dir", "file_sha256", "cli_path",
+__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "check_name", "fresh_path", "name_candidates", "work_dir", "file_sha256", "cli_path",
            "default_report_path"]
 
 RECORDING_SUFFIXES = (".parquet",)
@@ -47,6 +47,18 @@ def check_writable(path: Path, what: str, *, create: bool = True) -> None:
         _check_writable(path, what, create=create)
     except OSError as exc:  # e.g. a name too long for the file system
         raise output_error(exc, what=what, path=path) from None
+
+
+NAME_MAX = 255
+"""Bytes of one file or folder name at most (Linux, macOS)."""
+
+
+def check_name(path: Path, what: str) -> None:
+    """ConfigError naming ``what`` when a name in ``path`` is longer than a file system takes;
+    nothing on disk is asked (``mjrig check``, ``modes`` and ``bode`` leave output folders alone)."""
+    for part in Path(path).parts:
+        if len(os.fsencode(part)) > NAME_MAX:
+            raise ConfigError(f"{what}: cannot write {path}: File name too long")
 
 
 def _check_writable(path: Path, what: str, *, create: bool) -> None:

@@ -178,3 +178,21 @@ def test_a_study_on_a_disk_that_fills_is_one_line_without_sql(rig, tmp_path, fil
         subprocess.run(["umount", str(out)], check=False)
     assert r.rc == 5 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
     assert "no space left on the device" in r.err_lines[0] and "SQL" not in r.stderr, r
+
+
+@pytest.mark.parametrize("fault", ["read-only", "permission denied"])
+@pytest.mark.parametrize("command", ["run", "sweep", "optimize"])
+def test_an_out_in_a_folder_that_refuses_it_is_exit_5(rig, tmp_path, command, fault):
+    """``--out`` in a read-only or unwritable folder: exit 5 naming the cause (it was exit 2,
+    "folder ... is not writable"), before any trial or step."""
+    scenario = rig / "campaign.toml"
+    if not scenario.exists():
+        scenario.write_text(STUDY + "\n[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n", encoding="utf-8")
+        scenario.chmod(0o644)
+    with _fault(fault, tmp_path) as (out, prefix, preexec):
+        r = _run(prefix, preexec, rig, command, scenario, "--out", out / "o.parquet",
+                 *(["--workers", "1"] if command != "run" else ["--duration", "0.1"]))
+        left = sorted(p.name for p in out.iterdir())
+    assert r.rc == 5 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
+    assert CAUSE[fault] in r.err_lines[0] and str(out) in r.err_lines[0], r
+    assert left == []
