@@ -74,16 +74,33 @@ def test_sigterm_while_mjrig_imports_mujoco_is_one_line(tmp_path):
     assert rc == 143 and err.strip() == "mjrig: terminated (SIGTERM)", (rc, err)
 
 
+def _importing(proc: subprocess.Popen) -> None:
+    """Wait until ``proc`` imports numpy (mjrig's heavy imports have begun: its handlers are in
+    place); before that the interpreter itself is starting, and nothing of mjrig has run yet."""
+    maps = Path(f"/proc/{proc.pid}/maps")
+    if not maps.parent.exists():
+        pytest.skip("needs /proc to see the process's imports")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if "numpy" in maps.read_text():
+                return
+        except OSError:
+            pass
+        time.sleep(0.005)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_stop_at_any_moment_of_a_run_is_one_line(tmp_path, sig):
-    """Five stops between 0.2 and 1.0 s after the start (imports, the model's compilation, the
-    first steps): each is one line and 130/143, never a traceback or a death by the signal. Five
-    runs of about a second each."""
+    """Five stops from the heavy imports on (0 to 0.8 s after numpy is loaded: imports, the
+    model's compilation, the first steps): each is one line and 130/143, never a traceback or a
+    death by the signal. Five runs of about a second each."""
     want, status = STOP_LINES[sig]
-    for i, delay in enumerate((0.2, 0.4, 0.6, 0.8, 1.0)):
+    for i, delay in enumerate((0.0, 0.2, 0.4, 0.6, 0.8)):
         proc = subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "60", "--out",
                                  tmp_path / f"r{i}.parquet"], cwd=tmp_path, env=cli_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _importing(proc)
         time.sleep(delay)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
@@ -146,13 +163,17 @@ def _sweep(tmp_path: Path) -> Path:
 
 
 def test_sigterm_as_the_worker_pool_starts_adds_no_forkserver_traceback(tmp_path):
-    """SIGTERM at 0.9-1.5 s, as the forkserver forks the first workers (a worker forked after the
-    driver removed the pool's semaphores printed a FileNotFoundError traceback): one line each
-    time. Six sweeps of about 1.5 s each."""
+    """SIGTERM 0-0.4 s after the sweep holds its --out, as the forkserver forks the first
+    workers (a worker forked after the driver removed the pool's semaphores printed a
+    FileNotFoundError traceback): one line each time. Five sweeps of 2-3 s each."""
     scenario = _sweep(tmp_path)
-    for i, delay in enumerate((0.9, 1.0, 1.1, 1.2, 1.35, 1.5)):
-        proc = mjrig_popen("sweep", scenario, "--out", tmp_path / f"s{i}.parquet", "--workers", 2,
+    for i, delay in enumerate((0.0, 0.1, 0.2, 0.3, 0.4)):
+        out = tmp_path / f"s{i}.parquet"
+        proc = mjrig_popen("sweep", scenario, "--out", out, "--workers", 2,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not out.with_name(out.name + ".parts").exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
