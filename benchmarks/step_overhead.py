@@ -118,7 +118,7 @@ def rig_loads(model: mujoco.MjModel, rig: str) -> list[Load]:
 
 
 def write_scenario(path: Path, xml: Path, loads: list[Load], recording: str, out: Path) -> None:
-    """Write a scenario TOML (README, "Scenario files"): the model, ``loads`` and the recording mode."""
+    """Write a scenario TOML (docs/scenario.md): the model, ``loads`` and the recording mode."""
     lines = [f"model = {toml_value(str(xml))}", "", "[simulation]", "duration = 1.0", ""]
     for i, load in enumerate(loads):
         lines += ["[[loads]]", f'name = "load{i}"'] + [f"{k} = {toml_value(v)}" for k, v in load.items()] + [""]

@@ -201,7 +201,7 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
     "mujoco" (``mujoco.minimize``; BENCHMARKS.md compares them); ``lockstep=False`` runs no
     experiment in lock-step (the residuals are the same). ConfigError (one line) for bad input."""
     if sc.fit is None:
-        raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in the README)")
+        raise ConfigError(f"{sc.where()}: no [fit] section: nothing to estimate (see [fit] in docs/fit.md)")
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     out = Path(out)

@@ -86,7 +86,7 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     best)`` after each (best: the best feasible row so far). ConfigError (one line) for bad input."""
     spec = sc.optimize
     if spec is None:
-        raise ConfigError(f"{sc.where()}: no [optimize] section: nothing to optimise (see [optimize] in the README)")
+        raise ConfigError(f"{sc.where()}: no [optimize] section: nothing to optimise (see docs/campaigns.md)")
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     total, seed = trials or spec.trials, spec.seed if seed is None else seed

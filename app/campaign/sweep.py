@@ -122,7 +122,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     the same: see ``mjrig.campaign.lockstep``).
     ConfigError (one line) for bad input, before any trial runs."""
     if sc.sweep is None:
-        raise ConfigError(f"{sc.where()}: no [sweep] section: nothing to sweep (see [sweep] in the README)")
+        raise ConfigError(f"{sc.where()}: no [sweep] section: nothing to sweep (see docs/campaigns.md)")
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     spec = sc.sweep.with_overrides(trials=trials, seed=seed)

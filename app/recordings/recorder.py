@@ -1,6 +1,6 @@
 """Opening a recording: the one place a recorder gets the contract's file metadata.
 
-``recording_metadata`` is the Parquet key-value metadata the README's "Telemetry columns" names (model path and
+``recording_metadata`` is the Parquet key-value metadata docs/outputs.md names (model path and
 SHA-256, scenario text, MuJoCo and mjrig versions, start time); ``open_recorder`` opens a
 ``SignalManager`` with it, plus whatever a caller records besides (``mjrig.set``, a sweep's
 trial and seed, a branch's origin). ``mjrig run``, a sweep's trials and the app's recordings all

@@ -2,7 +2,7 @@
 
 Each source is a flat float array read in place at every sample and the columns it feeds, as
 ``[(column name, index into the array, unit)]``. Names follow ``Category/Entity:attribute``
-(the README's "Telemetry columns"); unnamed entities are called by kind and index (``Bodies/body3:x``).
+(docs/outputs.md, "Telemetry columns"); unnamed entities are called by kind and index (``Bodies/body3:x``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Telemetry: named signal columns sampled array-wise from MjData, streamed to Parquet.
 
-Column names follow ``Category/Entity:attribute`` (see the README). A *plan* of (source array,
+Column names follow ``Category/Entity:attribute`` (see docs/outputs.md). A *plan* of (source array,
 indices, column range) gathers is built once per model; recording a row is then one ``np.take``
 per signal group into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
 """

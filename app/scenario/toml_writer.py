@@ -1,4 +1,4 @@
-"""TOML text for a scenario document, written by tomlkit in the layout of the README's "Scenario files".
+"""TOML text for a scenario document, written by tomlkit in the layout of docs/scenario.md.
 
 tomlkit does the writing (quoting, escapes, floats such as ``inf``/``nan``, unicode such as
 ``"N·s/m"``); this module only chooses the layout a person expects in a scenario file:
