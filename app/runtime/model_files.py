@@ -1,14 +1,15 @@
 """The files an MJCF model reads: the model itself, its ``<include>`` files, its assets.
 
-MuJoCo opens every one of them itself and blocks on anything that is not a regular file (a named
-pipe waits for a writer for ever), so mjrig looks at them first: ``check_model_files`` refuses a
-model that names a pipe, a device or a folder with one line naming it, before MuJoCo sees the
-model. ``model_files`` lists them (an output must never be one of a command's inputs).
+One walk serves three users: ``check_model_files`` refuses a model that names a pipe, a device or
+a folder (MuJoCo opens every file itself and blocks on a named pipe for ever) with one line
+naming it, before MuJoCo sees the model; ``mjrig.scenario.inputs`` names them as a command's
+inputs (an output must never be one); hot reload (``mjrig.session.file_watch``) watches them.
 
 Paths resolve as MuJoCo resolves them: an ``<include file=...>`` relative to the main model's
-folder, an asset's ``file`` relative to the compiler's ``assetdir``/``meshdir``/``texturedir``
-(themselves relative to the main model's folder). Only what exists is listed: a missing file is
-MuJoCo's to report, with its own message.
+folder (the including file's folder is tried first, for models that were written that way), an
+asset's ``file`` relative to the compiler's ``assetdir``/``meshdir``/``texturedir`` (themselves
+relative to the main model's folder). Only what exists is listed: a missing file is MuJoCo's to
+report, in its own words; a file that does not parse is listed, not followed. GUI-free.
 """
 from __future__ import annotations
 
@@ -28,43 +29,53 @@ _MAX_FILES = 10_000
 """Files followed at most (an include cycle MuJoCo itself would refuse ends here)."""
 
 
-def model_files(path: str | os.PathLike) -> list[Path]:
-    """The model at ``path`` and every file it includes or loads that exists, resolved
-    (symlinks followed), the model first. ConfigError when one is not a regular file."""
-    root = Path(path)
-    found: list[Path] = []
-    seen: set[Path] = set()
+def model_files(model: str | os.PathLike) -> list[tuple[str, Path]]:
+    """What the model at ``model`` reads besides itself, as ``(element, path)`` (``include``,
+    ``mesh``, ``texture``...), each that exists once (symlinks followed); a ``.mjb`` reads
+    nothing else. Includes are followed when they are regular files."""
+    root = Path(model)
+    if root.suffix.lower() != ".xml":
+        return []
+    found: list[tuple[str, Path]] = []
+    seen = {Path(os.path.realpath(root))}
     todo = [root]
     while todo and len(found) < _MAX_FILES:
-        p = todo.pop(0)
-        real = Path(os.path.realpath(p))
-        if real in seen:
-            continue
-        seen.add(real)
-        try:
-            mode = os.stat(real).st_mode
-        except OSError:
-            if p is root:
-                raise ConfigError(f"{root}: model file not found") from None
-            continue
-        if not stat.S_ISREG(mode):
-            if p is root:
-                raise ConfigError(f"{root}: not a regular file ({_kind(mode)}): a model is an .xml or .mjb file")
-            raise ConfigError(f"{root}: it reads {p}, which is not a regular file ({_kind(mode)}): a model's includes "
-                              "and assets must be files")
-        found.append(real)
-        if real.suffix.lower() == ".xml":
-            todo.extend(_referenced(real, root.parent))
+        current = todo.pop(0)
+        for tag, candidates in _referenced(current, root.parent):
+            path = next((p for p in candidates if p.exists()), None)
+            if path is None:
+                continue
+            real = Path(os.path.realpath(path))
+            if real in seen:
+                continue
+            seen.add(real)
+            found.append((tag, path))
+            if tag == "include":
+                todo.append(path)  # followed when it is a regular file (``_referenced``)
     return found
 
 
-def check_model_files(path: str | os.PathLike) -> None:
-    """ConfigError (one line) unless the model at ``path`` and what it reads are regular files."""
-    model_files(path)
+def check_model_files(model: str | os.PathLike) -> None:
+    """ConfigError (one line) unless the model at ``model`` and every file it reads are regular
+    files (a model that is missing is said as such)."""
+    root = Path(model)
+    mode = _mode(root)
+    if mode is None:
+        raise ConfigError(f"{root}: model file not found")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{root}: not a regular file ({_kind(mode)}): a model is an .xml or .mjb file")
+    for _, path in model_files(root):
+        mode = _mode(path)
+        if mode is not None and not stat.S_ISREG(mode):
+            raise ConfigError(f"{root}: it reads {path}, which is not a regular file ({_kind(mode)}): a model's "
+                              "includes and assets must be files")
 
 
-def _referenced(xml: Path, base: Path) -> list[Path]:
-    """The files ``xml`` names (includes and assets) as MuJoCo would look for them."""
+def _referenced(xml: Path, base: Path) -> list[tuple[str, list[Path]]]:
+    """The files ``xml`` names (includes and assets), each with the paths MuJoCo may mean."""
+    mode = _mode(xml)
+    if mode is None or not stat.S_ISREG(mode):
+        return []
     try:
         tree = ET.parse(xml)
     except (ET.ParseError, OSError, ValueError):
@@ -75,18 +86,26 @@ def _referenced(xml: Path, base: Path) -> list[Path]:
         if asset is not None:
             dirs = {k: base / asset for k in dirs}
         for key in ("meshdir", "texturedir"):
-            if compiler.get(key) is not None:
-                dirs[key] = base / compiler.get(key)  # type: ignore[operator]
-    out = []
+            folder = compiler.get(key)
+            if folder is not None:
+                dirs[key] = base / folder
+    out: list[tuple[str, list[Path]]] = []
     for element in tree.iter():
         name = element.get("file")
         if name is None or not isinstance(element.tag, str):
             continue
         if element.tag == "include":
-            out.append(base / name)
+            out.append(("include", list(dict.fromkeys([xml.parent / name, base / name]))))
         elif element.tag in _ASSET_TAGS:
-            out.append(dirs[_ASSET_TAGS[element.tag]] / name)
+            out.append((element.tag, [dirs[_ASSET_TAGS[element.tag]] / name]))
     return out
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return None
 
 
 def _kind(mode: int) -> str:

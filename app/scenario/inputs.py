@@ -9,73 +9,12 @@ but not followed: the model loader reports it, in its own words. GUI-free.
 """
 from __future__ import annotations
 
-import stat
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-__all__ = ["model_files", "scenario_inputs"]
+from mjrig.runtime.model_files import model_files
 
-_ASSET_DIRS = {"mesh": "meshdir", "skin": "meshdir", "texture": "texturedir", "hfield": "texturedir"}
-"""Asset elements with a ``file`` attribute, and the ``<compiler>`` folder their path is under."""
-
-_MOST_FILES = 10_000
-"""Files followed at most (a model including itself in a loop ends anyway)."""
-
-
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return False
-
-
-def model_files(model: str | Path) -> list[tuple[str, Path]]:
-    """The files model ``model`` (an MJCF ``.xml``; a ``.mjb`` holds everything) reads besides
-    itself, as ``(element, path)``: included MJCF files (``include``, recursively) and asset
-    files (``mesh``, ``texture``, ``hfield``, ``skin``) that exist on disk. Paths are
-    relative to the main file's folder (MuJoCo's rule for includes and the ``<compiler>``
-    folders)."""
-    model = Path(model)
-    if model.suffix.lower() != ".xml":
-        return []
-    base = model.parent
-    dirs: dict[str, Path] = {}
-    found: list[tuple[str, Path]] = []
-    seen = {model.resolve()}
-    todo = [model]
-    while todo and len(found) < _MOST_FILES:
-        current = todo.pop()
-        if not _regular(current):
-            continue
-        try:
-            root = ET.parse(current).getroot()
-        except (ET.ParseError, OSError, UnicodeError):
-            continue
-        for compiler in root.iter("compiler"):
-            for key in ("assetdir", "meshdir", "texturedir"):
-                if compiler.get(key):
-                    dirs[key] = base / compiler.get(key, "")
-        for el in root.iter():
-            file = el.get("file")
-            if not file or not isinstance(el.tag, str):
-                continue
-            if el.tag == "include":
-                path = base / file
-            elif el.tag in _ASSET_DIRS:
-                folder = dirs.get(_ASSET_DIRS[el.tag]) or dirs.get("assetdir") or base
-                path = folder / file
-            else:
-                continue
-            key = path.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
-            if path.exists():
-                found.append((el.tag, path))
-                if el.tag == "include":
-                    todo.append(path)
-    return found
+__all__ = ["scenario_inputs"]
 
 
 def scenario_inputs(sc: Any) -> dict[str, Path]:

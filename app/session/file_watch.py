@@ -12,40 +12,19 @@ queue); ``follow``, ``enabled`` and ``close`` are for the simulation thread.
 from __future__ import annotations
 
 import threading
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable, Iterable
 
 from mjrig import commands as C
+from mjrig.runtime.model_files import model_files as read_files
 
 __all__ = ["FileWatch", "model_files"]
 
 
 def model_files(model: Path) -> set[Path]:
     """``model`` and every file its MJCF ``<include file=...>`` elements name, recursively
-    (relative to the including file's folder, else the model's); a binary ``.mjb`` is itself."""
-    found: set[Path] = set()
-    todo = [model.resolve()]
-    while todo:
-        path = todo.pop()
-        if path in found:
-            continue
-        found.add(path)
-        if path.suffix.lower() != ".xml" or not path.is_file():
-            continue
-        try:
-            root = ET.parse(path).getroot()
-        except (ET.ParseError, OSError):
-            continue  # a file being written, or broken: MuJoCo says what is wrong when it is reloaded
-        for inc in root.iter("include"):
-            name = inc.get("file")
-            if name:
-                for base in (path.parent, model.parent):
-                    cand = (base / name).resolve()
-                    if cand.is_file():
-                        todo.append(cand)
-                        break
-    return found
+    (``mjrig.runtime.model_files``); a binary ``.mjb`` is itself."""
+    return {model.resolve()} | {p.resolve() for tag, p in read_files(model) if tag == "include"}
 
 
 class FileWatch:
