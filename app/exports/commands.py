@@ -3,6 +3,7 @@ that says what was written (CONTRACT 1: a default name never replaces a file, ``
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,29 @@ def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, P
     return out
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(inode, modification time ns) of ``path``, or None when there is no such file."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def _replaced(out: Path, before: tuple[int, int] | None) -> bool:
+    """Whether ``out`` was put in place whole since ``before`` (its identity then): a stop that
+    came after the rename and before ``_finished`` changes nothing of a finished output."""
+    now = _identity(out)
+    return now is not None and now != before
+
+
+def _finished() -> None:
+    """The output is whole: a stop from here on has nothing left to stop (the command ends with
+    its own line, not a second one saying it was stopped)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _stopped(exc: KeyboardInterrupt, out: Path, existed: bool) -> int:
     """A stop (Ctrl+C, SIGTERM) while ``out`` was written: one line saying truly what it left
     (its part file is removed: ``atomic_output``): nothing, or ``out`` as it was; 130 or 143."""
@@ -63,12 +87,14 @@ def report(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
     out = _target(args.out, default_report_path(src), "-o", inputs=inputs)
-    existed = out.exists()
+    existed = _identity(out)
     try:
         with WorkBar("drawing the report", unit="figures") as bar:
             write_report(src, out=out, signals=args.signals, progress=bar)
+        _finished()
     except KeyboardInterrupt as exc:
-        return _stopped(exc, out, existed)
+        if not _replaced(out, existed):
+            return _stopped(exc, out, existed is not None)
     print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
     return 0
 
@@ -80,13 +106,17 @@ def export(args: argparse.Namespace) -> int:
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
     out = _target(args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src})  # an unknown format: one line naming the known
-    existed = out.exists()
+    existed = _identity(out)
+    rows: int | None = None
     try:
         with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
             rows = export_recording(src, to=fmt, out=out, progress=bar)
+        _finished()
     except KeyboardInterrupt as exc:
-        return _stopped(exc, out, existed)
-    print(f"wrote {rows} rows of {src.name} to {out}", file=sys.stderr)
+        if not _replaced(out, existed):
+            return _stopped(exc, out, existed is not None)
+    print(f"wrote {rows} rows of {src.name} to {out}" if rows is not None else f"wrote {src.name} to {out}",
+          file=sys.stderr)
     return 0
 
 
@@ -102,11 +132,13 @@ def plot(args: argparse.Namespace) -> int:
     traces = [tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals,
                                                                                   source=label)]
     check_writable(out, "-o")
-    existed = out.exists()
+    existed = _identity(out)
     try:
         plotting.save(plotting.signals_figure(traces), out)
+        _finished()
     except KeyboardInterrupt as exc:
-        return _stopped(exc, out, existed)
+        if not _replaced(out, existed):
+            return _stopped(exc, out, existed is not None)
     units = len({tr.unit for tr in traces})
     shown = sum(not tr.measured for tr in traces)
     bench = len(traces) - shown
