@@ -5,6 +5,10 @@ frame (a screenshot with ``import`` takes ~100 ms and misses them).
 X connection, in a thread, keeping a frame only when it differs from the one before, with the
 window's title at that moment. A software-rendered viewer on Xvfb swaps a frame every 10-40 ms;
 one grab of a 1000x900 window takes a few ms, so consecutive frames are all caught.
+
+An X error on a grab (BadMatch while the window is resized, or gone) skips that grab: libX11's
+default handler would end the whole test process with exit(1), its message lost in pytest's
+captured stderr.
 """
 from __future__ import annotations
 
@@ -37,8 +41,20 @@ class Frame:
     rgb: np.ndarray
 
 
+_ERROR_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+
+@_ERROR_HANDLER
+def _note_x_error(_display: int, _event: int) -> int:
+    """libX11 error handler: count the error and go on (the failed call returns nothing)."""
+    FrameGrabber.x_errors += 1
+    return 0
+
+
 class FrameGrabber:
     """Grab window ``wid`` on X display ``display`` (":N") from ``start()`` to ``stop()``."""
+
+    x_errors = 0  # X errors seen by this process's grabbers (each skipped a grab)
 
     def __init__(self, display: str, wid: int) -> None:
         self._x = ctypes.CDLL(ctypes.util.find_library("X11"))
@@ -51,6 +67,9 @@ class FrameGrabber:
         self._x.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_char_p)]
         self._x.XFree.argtypes = [ctypes.c_void_p]
         self._x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        self._x.XSetErrorHandler.argtypes = [_ERROR_HANDLER]
+        self._x.XSetErrorHandler.restype = ctypes.c_void_p
+        self._x.XSetErrorHandler(_note_x_error)
         self._x.XGetGeometry.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong)] + \
             [ctypes.POINTER(ctypes.c_int)] * 2 + [ctypes.POINTER(ctypes.c_uint)] * 4
         self._dpy = self._x.XOpenDisplay(display.encode())
@@ -97,7 +116,11 @@ class FrameGrabber:
         last: np.ndarray | None = None
         while not self._stop.is_set():
             title = self.title()
-            rgb = self.grab()
+            try:
+                rgb = self.grab()
+            except RuntimeError:  # an X error (the window resized or gone): the next grab
+                time.sleep(0.005)
+                continue
             self.grabs += 1
             if last is None or rgb.shape != last.shape or not np.array_equal(rgb, last):
                 self.frames.append(Frame(time.monotonic(), title, rgb))
@@ -109,8 +132,12 @@ class FrameGrabber:
         return self
 
     def stop(self) -> list[Frame]:
-        """Stop grabbing; the distinct frames seen, oldest first."""
+        """Stop grabbing (again: nothing more); the distinct frames seen, oldest first. Call it
+        before the X server is closed, also when the test failed."""
         self._stop.set()
-        self._thread.join(10)
-        self._x.XCloseDisplay(self._dpy)
+        if self._thread.is_alive():
+            self._thread.join(10)
+        if self._dpy:  # closed before the X server goes: a lost connection would exit(1) the process
+            self._x.XCloseDisplay(self._dpy)
+            self._dpy = None
         return self.frames
