@@ -136,8 +136,6 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         edited = wait_for(lambda: read_recording(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
         assert _groups(edited) == THRUSTERS - {"energy"} and abs(_step(edited) - 0.01) < 1e-9
     finally:
-        if grabber is not None:
-            grabber.stop()
         assert app.close() == 0, app.output()
         desktop.close()
 
@@ -171,8 +169,6 @@ def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path)
         assert not _texts(app, r"^error: "), _texts(app, r"^error: ")
         desktop.screenshot("switching_clearance_1280x800")
     finally:
-        if grabber is not None:
-            grabber.stop()
         assert app.close() == 0, app.output()
         desktop.close()
 
@@ -192,8 +188,6 @@ def test_a_rig_opened_after_a_replay_runs(tmp_path):
                  timeout=10)
         desktop.screenshot("switching_after_replay_1920x1080")
     finally:
-        if grabber is not None:
-            grabber.stop()
         assert app.close() == 0, app.output()
         desktop.close()
 
