@@ -1,4 +1,5 @@
 """``python -m mjrig`` is the ``mjrig`` command."""
+
 import sys
 
 from mjrig.entry import main

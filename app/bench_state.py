@@ -3,6 +3,7 @@ signals (``MeasuredSignals``), a file offered to the rig (``MeasuredOffer``), a 
 and result (``FitProgress``) and the rig's modes and frequency response (``ModesPart``),
 published by ``session.bench`` as ``BenchPart``. Part of the command channel: the same objects
 cross a thread queue or a process pipe."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,8 +11,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MeasuredSignals", "NO_MEASURED", "MeasuredOffer", "FitProgress", "ModeRow", "BodeCurve", "ModesPart",
-           "NO_MODES", "BenchPart"]
+__all__ = [
+    "MeasuredSignals",
+    "NO_MEASURED",
+    "MeasuredOffer",
+    "FitProgress",
+    "ModeRow",
+    "BodeCurve",
+    "ModesPart",
+    "NO_MODES",
+    "BenchPart",
+]
 
 
 @dataclass(frozen=True, eq=False)

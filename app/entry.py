@@ -3,6 +3,7 @@ and SIGTERM, before anything heavy is imported: a stop at any moment of the star
 importing mjrig, MuJoCo or their libraries) ends with one line and status 130 or 143, as it does
 once a command runs. (A native module interrupted while it initialises raises ImportError, or
 ctypes' ArgumentError, from the KeyboardInterrupt: the stop noted by the handler says what it was.)"""
+
 from __future__ import annotations
 
 import signal
@@ -58,6 +59,7 @@ def _forget_native_interrupt() -> None:
     same way clears it: an empty statement."""
     try:
         import ctypes
+
         ctypes.pythonapi.PyRun_SimpleString(b"")
     except (ImportError, AttributeError, OSError):
         pass
@@ -73,8 +75,10 @@ def main() -> int:
         signal.signal(signal.SIGTERM, _early_stop)
     try:
         from mjrig.progress import clean_terminal
+
         clean_terminal()  # no control character read from a file reaches the terminal raw
         from mjrig import cli
+
         command = sys.argv[1] if len(sys.argv) > 1 else ""
         if own_term:  # the commands' SIGTERM raises Terminated; the app's stays the default
             signal.signal(signal.SIGTERM, cli.terminate if command in cli.SUBCOMMANDS else signal.SIG_DFL)

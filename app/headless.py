@@ -4,36 +4,36 @@
 and opens the recorders; ``run`` steps to the duration, or until a requirement's ``stop_on``
 ends it, and decides the requirements at the end; ``write_report`` writes their results.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import mujoco
 import numpy as np
 
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
-from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.runtime import mjwarnings
+from mjrig.runtime.atomic_output import atomic_output
 from mjrig.runtime.engine import step_plain
-from mjrig.runtime.native_kernel import kernel
-from mjrig.runtime.native_rows import RowTable
 from mjrig.runtime.errors import ConfigError, OutputError
 from mjrig.runtime.framing import rig_points
-from mjrig.scenario.builder import build_rig
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.atomic_output import atomic_output
+from mjrig.runtime.native_kernel import kernel
+from mjrig.runtime.native_rows import RowTable
 from mjrig.runtime.out_lock import Hold, hold
-from mjrig.runtime.paths import (RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_name, check_suffix, check_writable,
-                                 fresh_path)
+from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_name, check_suffix, check_writable, fresh_path
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.requirements import Requirement, report_entries
 from mjrig.runtime.video import VideoRecorder
+from mjrig.scenario.builder import build_rig
+from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import Scenario, VideoSettings
 
 __all__ = ["RunSetup", "prepare", "run", "set_params", "write_metrics", "write_report"]
@@ -55,8 +55,9 @@ class RunSetup:
     """This process's hold on ``out`` (no other process writes it meanwhile)."""
 
 
-def set_params(sc: Scenario, values: Mapping[str, float], *,
-               on_warning: Callable[[str], None] | None = None) -> dict[str, float]:
+def set_params(
+    sc: Scenario, values: Mapping[str, float], *, on_warning: Callable[[str], None] | None = None
+) -> dict[str, float]:
     """Override the values of ``sc``'s params (``mjrig run --set``); returns the values set.
 
     As everywhere a param is set (sliders, sweeps), a value outside the param's [min, max] is
@@ -93,8 +94,12 @@ def _row_table(rm: RuntimeManager) -> RowTable | None:
     """A recorder table when the only work between steps is one recording (rows written by
     MuJoCo's control callback in blocks of steps: ``native_rows``)."""
     plan = rm.plan
-    if plan is None or len(plan.samplers) != 1 or rm.engine is None or plan.between_steps(
-            pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None) != ("recording",):
+    if (
+        plan is None
+        or len(plan.samplers) != 1
+        or rm.engine is None
+        or plan.between_steps(pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None) != ("recording",)
+    ):
         return None
     return RowTable.make(plan.samplers[0], rm.engine.model, rm.engine.data)
 
@@ -113,9 +118,17 @@ def write_report(path: Path, requirements: Sequence[Requirement]) -> None:
         tmp.write_text(json.dumps(report_entries(requirements), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = None,
-            video: Path | None = None, record: bool = True, params: Mapping[str, float] | None = None,
-            report: Path | None = None, on_warning: Callable[[str], None] | None = None) -> RunSetup:
+def prepare(
+    sc: Scenario,
+    *,
+    out: Path | None = None,
+    duration: float | None = None,
+    video: Path | None = None,
+    record: bool = True,
+    params: Mapping[str, float] | None = None,
+    report: Path | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> RunSetup:
     """Compile the model with the rig, apply overrides, validate every name, open the recorders.
 
     ``out``/``duration``/``video`` override the scenario's and are replaced when they exist; the
@@ -131,8 +144,10 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     run_end = duration if duration is not None else sc.duration
     for i, metric in enumerate(sc.metrics):
         if metric.start >= run_end:
-            raise ConfigError(f"{sc.where('metrics', i, 'start')}: metric '{metric.name}' starts at {metric.start:g} s, "
-                              f"not before the run's end at {run_end:g} s: it would see no step")
+            raise ConfigError(
+                f"{sc.where('metrics', i, 'start')}: metric '{metric.name}' starts at {metric.start:g} s, "
+                f"not before the run's end at {run_end:g} s: it would see no step"
+            )
     out_path = out if out is not None else sc.recording.path
     where = "--out" if out is not None else sc.where("recording", "path")
     if out_path is not None:
@@ -154,8 +169,14 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
             extra = {"mjrig.set": json.dumps(overrides)} if overrides else {}
             if sc.measured:
                 extra[MEASURED_KEY] = measured_metadata(sc.measured)
-            recorder = open_recorder(out_path, model_path=sc.model, scenario_text=sc.toml(), rate=sc.recording.rate,
-                                     groups=sc.recording.signals, extra_metadata=extra or None)
+            recorder = open_recorder(
+                out_path,
+                model_path=sc.model,
+                scenario_text=sc.toml(),
+                rate=sc.recording.rate,
+                groups=sc.recording.signals,
+                extra_metadata=extra or None,
+            )
         rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
         video_rec = _video_recorder(sc, video, rig.model, create=record)
     except BaseException:
@@ -165,8 +186,15 @@ def prepare(sc: Scenario, *, out: Path | None = None, duration: float | None = N
     if record and video_rec is not None:
         video_rec.frame_points = partial(_rig_points_of, rig.runtime)  # no camera named: frame the rig too
         rig.runtime.video_recorders.append(video_rec)
-    return RunSetup(sc, rig.runtime, rig.model, rig.data, duration if duration is not None else sc.duration,
-                    out_path if record else None, hold=out_hold)
+    return RunSetup(
+        sc,
+        rig.runtime,
+        rig.model,
+        rig.data,
+        duration if duration is not None else sc.duration,
+        out_path if record else None,
+        hold=out_hold,
+    )
 
 
 def _check_outputs(rm: RuntimeManager, t: float) -> None:
@@ -182,8 +210,7 @@ def _rig_points_of(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjDat
     return rig_points(model, data, loads=rm.loads, proximities=rm.proximities, tracers=rm.tracers)
 
 
-def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
-                    create: bool) -> VideoRecorder | None:
+def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *, create: bool) -> VideoRecorder | None:
     """The scenario's [video] (``video`` overrides its path), checked against the model."""
     if video is None and sc.video is None:
         return None
@@ -197,16 +224,27 @@ def _video_recorder(sc: Scenario, video: Path | None, model: mujoco.MjModel, *,
         check_name(path, where)
     if video is None and create:  # the scenario's path: the next free name, never a replacement
         path = fresh_path(path)
-    rec = VideoRecorder(path=path, camera_name=settings.camera, fps=settings.fps, width=settings.width,
-                        height=settings.height, show_loads=settings.show_loads,
-                        show_proximities=settings.show_proximities, show_contacts=settings.show_contacts,
-                        show_net_force=settings.show_net_force)
+    rec = VideoRecorder(
+        path=path,
+        camera_name=settings.camera,
+        fps=settings.fps,
+        width=settings.width,
+        height=settings.height,
+        show_loads=settings.show_loads,
+        show_proximities=settings.show_proximities,
+        show_contacts=settings.show_contacts,
+        show_net_force=settings.show_net_force,
+    )
     try:
         if create:
             rec.check(model)
         else:
-            probe = VideoRecorder(path=Path(tempfile.gettempdir()) / ".mjrig-check.mp4", camera_name=settings.camera,
-                                  width=settings.width, height=settings.height)
+            probe = VideoRecorder(
+                path=Path(tempfile.gettempdir()) / ".mjrig-check.mp4",
+                camera_name=settings.camera,
+                width=settings.width,
+                height=settings.height,
+            )
             probe.check(model)
     except ConfigError as exc:
         field = "video" if video is None else "--video"

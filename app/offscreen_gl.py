@@ -7,6 +7,7 @@ depend on this), so on Linux it asks for EGL, or OSMesa when EGL is missing, whe
 there is a display. A ``MUJOCO_GL`` the user set is kept; with neither library present, or on
 another system, mujoco's default stays.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,6 +22,7 @@ def choose_offscreen_gl() -> str | None:
     if "MUJOCO_GL" in os.environ or not sys.platform.startswith("linux") or "mujoco" in sys.modules:
         return os.environ.get("MUJOCO_GL")
     import ctypes.util
+
     for name, value in (("EGL", "egl"), ("OSMesa", "osmesa")):
         if ctypes.util.find_library(name):
             os.environ["MUJOCO_GL"] = value

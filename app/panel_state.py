@@ -2,22 +2,47 @@
 and the small records inside it (loads, proximities, params, actuators, requirements, the model,
 the timeline). Part of the command channel (``mjrig.commands`` re-exports every name), so the same
 objects cross a thread queue or a process pipe."""
+
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from mjrig.bench_state import NO_MEASURED, BenchPart, MeasuredOffer, MeasuredSignals
 from mjrig.runtime.units import DisplayUnits
 
-__all__ = ["RunState", "PanelState", "EntryInfo", "ParamInfo", "ModelInfo", "ActuatorInfo",
-           "RequirementInfo", "TimelineInfo", "ComparedSignals", "MeasuredSignals", "MeasuredOffer", "OpenedResults", "bound_text",
-           "EntriesPart", "OutputsPart", "ToolsPart", "ReportsPart", "ResultsPart", "ComparisonPart", "BenchPart",
-           "PanelPart"]
+__all__ = [
+    "RunState",
+    "PanelState",
+    "EntryInfo",
+    "ParamInfo",
+    "ModelInfo",
+    "ActuatorInfo",
+    "RequirementInfo",
+    "TimelineInfo",
+    "ComparedSignals",
+    "MeasuredSignals",
+    "MeasuredOffer",
+    "OpenedResults",
+    "bound_text",
+    "EntriesPart",
+    "OutputsPart",
+    "ToolsPart",
+    "ReportsPart",
+    "ResultsPart",
+    "ComparisonPart",
+    "BenchPart",
+    "PanelPart",
+]
+
+
+SI_UNITS = DisplayUnits()
+"""Values as the scenario has them (SI): the default of every readout."""
 
 
 class RunState(str, enum.Enum):
@@ -25,8 +50,8 @@ class RunState(str, enum.Enum):
 
     RUNNING = "running"
     PAUSED = "paused"
-    STOPPED = "stopped"   # no model loaded
-    ERROR = "error"       # diverged or failed; paused until reset
+    STOPPED = "stopped"  # no model loaded
+    ERROR = "error"  # diverged or failed; paused until reset
 
 
 @dataclass(frozen=True)
@@ -48,7 +73,7 @@ class EntryInfo:
     readout: tuple[tuple[float, str], ...] = ()
     alarm: bool = False
 
-    def readout_text(self, units: DisplayUnits = DisplayUnits()) -> str:
+    def readout_text(self, units: DisplayUnits = SI_UNITS) -> str:
         """The readout as a person reads it, in ``units``: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
         return ", ".join(units.text(v, u, fmt=".3g") for v, u in self.readout)
 
@@ -92,9 +117,9 @@ class TimelineInfo:
     branches: int = 0
     branch_time: float | None = None
     replay: bool = False
-    recording: str = ""   # the recording replayed
-    compare: str = ""     # the recording compared with ("": none)
-    ghost: bool = False   # the compared one is of the same model: draw its bodies too
+    recording: str = ""  # the recording replayed
+    compare: str = ""  # the recording compared with ("": none)
+    ghost: bool = False  # the compared one is of the same model: draw its bodies too
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,21 +207,31 @@ class RequirementInfo:
     bounds: tuple[float | None, float | None, float | None, float | None] = (None, None, None, None)
     """(min, max, final, tolerance) as the scenario has them, in the signal's SI unit."""
 
-    def wanted(self, unit: str, units: DisplayUnits = DisplayUnits()) -> str:
+    def wanted(self, unit: str, units: DisplayUnits = SI_UNITS) -> str:
         """The bound in ``units`` (the signal is in SI ``unit``): ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
         if self.bounds[:3] == (None, None, None):
             return self.bound
         return bound_text(self.bounds, unit, units)
 
 
-def bound_text(bounds: tuple[float | None, float | None, float | None, float | None], unit: str = "",
-               units: DisplayUnits = DisplayUnits()) -> str:
+def bound_text(
+    bounds: tuple[float | None, float | None, float | None, float | None],
+    unit: str = "",
+    units: DisplayUnits = SI_UNITS,
+) -> str:
     """A requirement's (min, max, final, tolerance), values in SI ``unit``, as read in ``units``:
     ">= -0.005 <= 0.02" (no unit), ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
     lo, hi, final, tol = bounds
     show = lambda x: units.text(x, unit, fmt="g")  # noqa: E731
-    return " ".join(x for x in (f">= {show(lo)}" if lo is not None else "", f"<= {show(hi)}" if hi is not None else "",
-                                f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "") if x)
+    return " ".join(
+        x
+        for x in (
+            f">= {show(lo)}" if lo is not None else "",
+            f"<= {show(hi)}" if hi is not None else "",
+            f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "",
+        )
+        if x
+    )
 
 
 @dataclass(frozen=True)
@@ -221,7 +256,7 @@ class ModelInfo:
     sites: tuple[str, ...] = ()
     geoms: tuple[str, ...] = ()
     sensors: tuple[str, ...] = ()
-    cameras: tuple[str, ...] = ()     # view choices: "free", "tracking", then the model's cameras
+    cameras: tuple[str, ...] = ()  # view choices: "free", "tracking", then the model's cameras
     timestep: float = 0.0
     nq: int = 0
     nv: int = 0
@@ -264,8 +299,8 @@ class ToolsPart:
     actuators: tuple[ActuatorInfo, ...] = ()
     requirements: tuple[RequirementInfo, ...] = ()
     metrics: tuple[MetricInfo, ...] = ()
-    snapshot_path: str | None = None   # the last state snapshot taken or restored
-    force_scale: float | None = None   # [view] force_scale, m of arrow per N (None: automatic)
+    snapshot_path: str | None = None  # the last state snapshot taken or restored
+    force_scale: float | None = None  # [view] force_scale, m of arrow per N (None: automatic)
     shown_units: DisplayUnits = field(default_factory=DisplayUnits)
     """The rig's ``[units]``: what the plots, values at the cursor, sliders and tables show."""
 
@@ -285,7 +320,7 @@ class ResultsPart:
 
     results: OpenedResults | None = None
     """The results the session opened last (it read the file): the results view shows them."""
-    results_opened: int = 0            # results files opened so far (the view is made again for each)
+    results_opened: int = 0  # results files opened so far (the view is made again for each)
 
 
 @dataclass(frozen=True)
@@ -320,24 +355,24 @@ class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, 
     messages: tuple[tuple[str, str], ...] = ()  # (level, text), newest last
     signals: tuple[str, ...] = ()
     steps: int = 0
-    camera: str = "free"               # the 3D view's camera (one of ModelInfo.cameras)
+    camera: str = "free"  # the 3D view's camera (one of ModelInfo.cameras)
     opened: int = 0
     """Rigs opened so far (a reload is not another rig): when it changes, a panel forgets what
     it kept for the previous rig (a filter or search typed, a frozen plot)."""
-    source: str = ""                   # the file opened: a scenario, or the bare model
+    source: str = ""  # the file opened: a scenario, or the bare model
     plots: tuple[str, ...] = ()
     """The rig's ``[plots] signals`` (CONTRACT 13): ticked in the plots when the rig opens."""
-    plot_window: float | None = None   # the rig's ``[plots] window`` (s), None: the panel's own
-    dirty: bool = False                # rig edits not saved in a scenario yet
-    pending_open: str | None = None    # a file waiting for the unsaved-edits question
-    quit_question: bool = False        # the 3D view was closed with unsaved edits: ask
+    plot_window: float | None = None  # the rig's ``[plots] window`` (s), None: the panel's own
+    dirty: bool = False  # rig edits not saved in a scenario yet
+    pending_open: str | None = None  # a file waiting for the unsaved-edits question
+    quit_question: bool = False  # the 3D view was closed with unsaved edits: ask
     units: Mapping[str, str] = field(default_factory=dict)  # signal -> unit (a read-only copy)
-    events: tuple[tuple[float, str], ...] = ()   # (simulated time s, text): threshold crossings
-    hot_reload: bool = False           # the model and scenario files are watched and reloaded on change
+    events: tuple[tuple[float, str], ...] = ()  # (simulated time s, text): threshold crossings
+    hot_reload: bool = False  # the model and scenario files are watched and reloaded on change
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
 
     @classmethod
-    def of(cls, parts: tuple[PanelPart, ...], **own: Any) -> "PanelState":
+    def of(cls, parts: tuple[PanelPart, ...], **own: Any) -> PanelState:
         """The panel state of the kernel's ``own`` fields and the features' ``parts`` (one of each
         kind at most; a part left out keeps its defaults)."""
         kinds = [type(p) for p in parts]

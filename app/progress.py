@@ -6,18 +6,29 @@ minus one, and a terminal whose window size was never set (a fresh ``pty.openpty
 fewer rows than its position it draws no line at all and prints only the final newline -- the
 "tqdm prints nothing on a pty" once seen here. A terminal that reports 0 gets 80 x 24 instead.
 """
+
 from __future__ import annotations
 
 import math
 import os
 import sys
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from tqdm import tqdm
 
-__all__ = ["SimulationBar", "EncodingBar", "SweepBar", "WorkBar", "say", "stderr_is_terminal", "human_duration",
-           "CleanText", "clean_terminal"]
+__all__ = [
+    "SimulationBar",
+    "EncodingBar",
+    "SweepBar",
+    "WorkBar",
+    "say",
+    "stderr_is_terminal",
+    "human_duration",
+    "CleanText",
+    "clean_terminal",
+]
 
 _FALLBACK_SIZE = (80, 24)  # columns, lines
 _B = TypeVar("_B", bound="_LineBar")
@@ -100,8 +111,18 @@ class _Bar(tqdm):
 
 def _bar(desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> tqdm:
     cols, lines = _size()
-    return _Bar(total=total, desc=desc, file=sys.stderr, ncols=cols, nrows=lines, bar_format=bar_format,
-                mininterval=0.1, leave=True, dynamic_ncols=False, delay=delay)
+    return _Bar(
+        total=total,
+        desc=desc,
+        file=sys.stderr,
+        ncols=cols,
+        nrows=lines,
+        bar_format=bar_format,
+        mininterval=0.1,
+        leave=True,
+        dynamic_ncols=False,
+        delay=delay,
+    )
 
 
 def human_duration(seconds: float) -> str:
@@ -156,14 +177,30 @@ class SimulationBar(_LineBar):
     (a line out) are there for tests.
     """
 
-    def __init__(self, total_s: float, *, desc: str = "simulating", terminal: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic, write: Callable[[str], None] | None = None,
-                 measure_s: float = 1.0, quiet_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        total_s: float,
+        *,
+        desc: str = "simulating",
+        terminal: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        write: Callable[[str], None] | None = None,
+        measure_s: float = 1.0,
+        quiet_s: float = 5.0,
+    ) -> None:
         self.total = float(total_s)
         terminal = stderr_is_terminal() if terminal is None else terminal
-        self._bar = _bar(desc, total=total_s, bar_format=(
-            "{desc} {percentage:3.0f}%|{bar}| {n:.2f}/{total:.2f} s simulated [{elapsed}, ETA {remaining}]"
-        )) if terminal else None
+        self._bar = (
+            _bar(
+                desc,
+                total=total_s,
+                bar_format=(
+                    "{desc} {percentage:3.0f}%|{bar}| {n:.2f}/{total:.2f} s simulated [{elapsed}, ETA {remaining}]"
+                ),
+            )
+            if terminal
+            else None
+        )
         self._piped = not terminal
         self._clock, self._write = clock, write or say
         self._measure_s, self._quiet_s = measure_s, quiet_s
@@ -197,16 +234,19 @@ class SimulationBar(_LineBar):
                 self._last_tenth = max(tenth, self._last_tenth)
                 self._last_line = now
                 left = elapsed * (self.total - seconds) / seconds if seconds > 0 else math.inf
-                self._write(f"simulating: {100 * seconds / self.total:.0f}% ({seconds:.6g}/{self.total:g} s "
-                            f"simulated, {human_duration(elapsed)} elapsed, about {human_duration(left)} left)")
+                self._write(
+                    f"simulating: {100 * seconds / self.total:.0f}% ({seconds:.6g}/{self.total:g} s "
+                    f"simulated, {human_duration(elapsed)} elapsed, about {human_duration(left)} left)"
+                )
 
     def _report_estimate(self, whole: float, rate: float) -> None:
         """Say how long the whole run takes (s of wall time) when that is over a minute."""
         if whole > 60:
-            self._write(f"mjrig: {self.total:g} s simulated will take about {human_duration(whole)} at the "
-                        f"measured speed ({rate:.3g} simulated s per s); Ctrl+C or SIGTERM stops it, "
-                        "keeping what was recorded")
-
+            self._write(
+                f"mjrig: {self.total:g} s simulated will take about {human_duration(whole)} at the "
+                f"measured speed ({rate:.3g} simulated s per s); Ctrl+C or SIGTERM stops it, "
+                "keeping what was recorded"
+            )
 
 
 class EncodingBar(_LineBar):
@@ -226,8 +266,11 @@ class EncodingBar(_LineBar):
         if self._done or total <= 0:
             return
         if self._bar is None:
-            self._bar = _bar(self.desc, total=total, bar_format=(
-                "{desc} {percentage:3.0f}%|{bar}| {n}/{total} frames [{elapsed}, ETA {remaining}]"))
+            self._bar = _bar(
+                self.desc,
+                total=total,
+                bar_format=("{desc} {percentage:3.0f}%|{bar}| {n}/{total} frames [{elapsed}, ETA {remaining}]"),
+            )
         self._bar.total = max(total, done)
         self._bar.update(done - self._bar.n)
         if done >= total:
@@ -252,8 +295,13 @@ class SweepBar(_LineBar):
 
     def start(self, total: int, done: int) -> None:
         if stderr_is_terminal() and self._bar is None:
-            self._bar = _bar("sweep", total=total, bar_format=(
-                "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"))
+            self._bar = _bar(
+                "sweep",
+                total=total,
+                bar_format=(
+                    "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"
+                ),
+            )
             self._bar.update(done)
 
     def update(self, row: dict) -> None:
@@ -265,7 +313,6 @@ class SweepBar(_LineBar):
             self._bar.update(1)
 
 
-
 class StudyBar(SweepBar):
     """A sweep's bar for a study: trials done / ``total``, and the best objective so far."""
 
@@ -275,8 +322,13 @@ class StudyBar(SweepBar):
 
     def start(self, total: int, done: int) -> None:
         if stderr_is_terminal() and self._bar is None:
-            self._bar = _bar("optimize", total=total, bar_format=(
-                "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"))
+            self._bar = _bar(
+                "optimize",
+                total=total,
+                bar_format=(
+                    "{desc} {percentage:3.0f}%|{bar}| {n}/{total} trials [{elapsed}, ETA {remaining}] {postfix}"
+                ),
+            )
             self._bar.update(done)
 
     def update(self, row: dict, best: dict | None = None) -> None:  # type: ignore[override]
@@ -300,8 +352,13 @@ class WorkBar(_LineBar):
         if not self._on or total <= 0:
             return
         if self._bar is None:
-            self._bar = _bar(self.desc, total=total, bar_format="{desc} {percentage:3.0f}%|{bar}| {n}/{total}"
-                             + (f" {self.unit}" if self.unit else "") + " [{elapsed}, ETA {remaining}]",
-                             delay=1.0)  # nothing drawn for work done within a second
+            self._bar = _bar(
+                self.desc,
+                total=total,
+                bar_format="{desc} {percentage:3.0f}%|{bar}| {n}/{total}"
+                + (f" {self.unit}" if self.unit else "")
+                + " [{elapsed}, ETA {remaining}]",
+                delay=1.0,
+            )  # nothing drawn for work done within a second
         self._bar.total = max(total, done)
         self._bar.update(done - self._bar.n)

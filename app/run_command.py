@@ -1,15 +1,25 @@
 """``mjrig run``: a scenario headless, its recording, video, report and metrics, and the exit
 status (0; 4 when a requirement failed; 130/143 when stopped; 5 when the recording could not be
 written). The command line's parsing and its other commands are ``mjrig.cli``'s."""
+
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
-from mjrig.runtime.errors import (CHECK_FAILED, OUTPUT_FAILED, DivergenceError, KeptAside, OutputError,
-                                 Terminated, one_line, output_fault)
+from mjrig.runtime.errors import (
+    CHECK_FAILED,
+    OUTPUT_FAILED,
+    DivergenceError,
+    KeptAside,
+    OutputError,
+    Terminated,
+    one_line,
+    output_fault,
+)
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
@@ -25,16 +35,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.runtime.paths import check_writable
     from mjrig.scenario.inputs import scenario_inputs
     from mjrig.scenario.targets import load_target
+
     sc = load_target(args.scenario)
     report = args.report.resolve() if args.report else None
     metrics = args.metrics.resolve() if args.metrics else None
-    check_outputs_apart({"--out": args.out, "--video": args.video, "--report": report, "--metrics": metrics},
-                        {**scenario_inputs(sc), "the recording of this run": None if args.out else sc.recording.path})
+    check_outputs_apart(
+        {"--out": args.out, "--video": args.video, "--report": report, "--metrics": metrics},
+        {**scenario_inputs(sc), "the recording of this run": None if args.out else sc.recording.path},
+    )
     if metrics is not None:
         check_writable(metrics, "--metrics")
-    setup = prepare(sc, out=args.out.resolve() if args.out else None, duration=args.duration,
-                    video=args.video.resolve() if args.video else None, params=dict(args.params), report=report,
-                    on_warning=warn)
+    setup = prepare(
+        sc,
+        out=args.out.resolve() if args.out else None,
+        duration=args.duration,
+        video=args.video.resolve() if args.video else None,
+        params=dict(args.params),
+        report=report,
+        on_warning=warn,
+    )
     encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
     for rec, bar in zip(setup.runtime.video_recorders, encoding):
         rec.on_progress = bar
@@ -53,8 +72,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if isinstance(exc, KeptAside):  # the file could not be finished: the line says where the rows are
             print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
             return OUTPUT_FAILED
-        kept = (f"kept {sm.rows_written} rows in {setup.out}, a valid file" if sm is not None and setup.out
-                and setup.out.is_file() else "nothing was recorded")
+        kept = (
+            f"kept {sm.rows_written} rows in {setup.out}, a valid file"
+            if sm is not None and setup.out and setup.out.is_file()
+            else "nothing was recorded"
+        )
         print(f"mjrig: {one_line(str(exc))}; {kept}: {output_fault(exc).advice('run again')}", file=sys.stderr)
         return OUTPUT_FAILED
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
@@ -87,13 +109,17 @@ def _stopped(setup: RunSetup, exc: KeyboardInterrupt, report: Path | None) -> in
     """A run stopped by SIGINT/SIGTERM: one line naming what was kept; exit 130 or 143."""
     if report is not None:
         from mjrig.headless import write_report
+
         write_report(report, setup.runtime.finish_requirements())
     sm = setup.runtime.signal_manager
     kept = [f"{sm.rows_recorded} rows in {sm.export_path or setup.out}"] if sm is not None and setup.out else []
     kept += [f"{rec.frames_written} frames in {rec.path}" for rec in setup.runtime.video_recorders]
     how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-    print(f"mjrig: {how} at t = {setup.data.time:.6g} s of {setup.duration:g} s"
-          + (f"; kept {' and '.join(kept)}" if kept else ""), file=sys.stderr)
+    print(
+        f"mjrig: {how} at t = {setup.data.time:.6g} s of {setup.duration:g} s"
+        + (f"; kept {' and '.join(kept)}" if kept else ""),
+        file=sys.stderr,
+    )
     return 143 if isinstance(exc, Terminated) else 130
 
 
@@ -120,4 +146,5 @@ def _say_failed(failed: Iterable[Requirement]) -> None:
 def warn(text: str) -> None:
     """A rig's warning (e.g. a control clamped to its ctrlrange): one stderr line."""
     from mjrig.progress import say
+
     say(f"mjrig: warning: {one_line(text)}")

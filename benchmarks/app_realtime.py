@@ -5,6 +5,7 @@ signals plotted live and recording on, runs it at speed 1.0 and then "as fast as
 factor of each, measured from `time` and `wall_time` in the recorded Parquet.
 Usage: DISPLAY=:99 python benchmarks/app_realtime.py [--seconds 10]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,19 +21,39 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig import commands as C  # noqa: E402
 from mjrig.desktop.app import PanelApp, SessionClient  # noqa: E402
-from mjrig.session.kernel import Session  # noqa: E402
 from mjrig.desktop.sim_thread import SimThread  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
 
 
 def scenario(folder: Path) -> Path:
     import dm_control
+
     model = Path(dm_control.__file__).parent / "suite" / "humanoid.xml"
-    bodies = ["torso", "head", "lower_waist", "pelvis", "right_thigh", "right_shin", "left_thigh",
-              "left_shin", "right_upper_arm", "left_upper_arm"]
+    bodies = [
+        "torso",
+        "head",
+        "lower_waist",
+        "pelvis",
+        "right_thigh",
+        "right_shin",
+        "left_thigh",
+        "left_shin",
+        "right_upper_arm",
+        "left_upper_arm",
+    ]
     lines = [f'model = "{model}"', "", "[params]", 'k = { value = 60.0, min = 0.0, max = 500.0, unit = "N/m" }']
     for i, b in enumerate(bodies):
-        lines += ["", "[[loads]]", f'name = "spring{i}"', 'kind = "ideal_spring"', f'at = "body:{b}@0.02,0,0"',
-                  f'to = "body:world@{0.1 * i:.1f},0,2.5"', 'stiffness = "k"', "damping = 2.0", "rest_length = 1.0"]
+        lines += [
+            "",
+            "[[loads]]",
+            f'name = "spring{i}"',
+            'kind = "ideal_spring"',
+            f'at = "body:{b}@0.02,0,0"',
+            f'to = "body:world@{0.1 * i:.1f},0,2.5"',
+            'stiffness = "k"',
+            "damping = 2.0",
+            "rest_length = 1.0",
+        ]
     lines += ["", "[[proximities]]", 'name = "head_floor"', 'a = "body:head"', 'b = "body:world"']
     path = folder / "humanoid_rig.toml"
     path.write_text("\n".join(lines) + "\n")
@@ -61,8 +82,12 @@ def main() -> None:
         try:
             while app.frames < 5 or not session.latest().signals:
                 time.sleep(0.05)
-            for name in ("Joints/abdomen_z:qpos", "Loads/spring0:fx", "Loads/spring5:length",
-                         "Proximities/head_floor:distance"):
+            for name in (
+                "Joints/abdomen_z:qpos",
+                "Loads/spring0:fx",
+                "Loads/spring5:length",
+                "Proximities/head_floor:distance",
+            ):
                 app.plot.set_checked(name, True)  # live plots on, as a user would have them
             for label, speed in (("speed 1.0", 1.0), ("as fast as possible", 0.0)):
                 out = folder / f"{speed}.parquet"
@@ -86,7 +111,9 @@ def main() -> None:
     sim.join(10)
     session.close()
     for label in ("speed 1.0", "as fast as possible"):
-        print(f"{label:>20}: real-time factor {results[label]:7.3f}   viewer frames {results[label + ' viewer Hz']:5.1f} Hz")
+        print(
+            f"{label:>20}: real-time factor {results[label]:7.3f}   viewer frames {results[label + ' viewer Hz']:5.1f} Hz"
+        )
 
 
 if __name__ == "__main__":

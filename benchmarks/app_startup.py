@@ -4,6 +4,7 @@ Measured in a fresh process per run (imports included, interpreter start exclude
 on the default bundled rig, then switching to dm_control's humanoid and back.
 Usage: DISPLAY=:99 python benchmarks/app_startup.py
 """
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,13 @@ def main() -> None:
             raise SystemExit(proc.stderr)
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     for i, r in enumerate(runs):
-        print(f"run {i}: first viewer frame {r['first_frame_s']:.2f} s, first panel frame "
-              f"{r['first_panel_frame_s']:.2f} s, model switches " + ", ".join(f"{x:.2f} s" for x in r["switch_s"]))
-    print(f"cold start to first drawn frame (median): {sorted(r['first_frame_s'] for r in runs)[1]:.2f} s (target < 2 s)")
+        print(
+            f"run {i}: first viewer frame {r['first_frame_s']:.2f} s, first panel frame "
+            f"{r['first_panel_frame_s']:.2f} s, model switches " + ", ".join(f"{x:.2f} s" for x in r["switch_s"])
+        )
+    print(
+        f"cold start to first drawn frame (median): {sorted(r['first_frame_s'] for r in runs)[1]:.2f} s (target < 2 s)"
+    )
     worst = max(x for r in runs for x in r["switch_s"])
     print(f"model switch (worst of {3 * len(runs)}): {worst:.2f} s (target < 1 s)")
 

@@ -9,6 +9,7 @@ rows/s and of memory to CSV's.
 
 Usage: python benchmarks/export_speed.py [--seconds 400] [--formats csv mat mcap]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,21 +38,38 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rec = Path(tmp) / "arm.parquet"
-        made = subprocess.run([sys.executable, "-m", "mjrig", "run", str(ROOT / "models" / "robot_arm.toml"),
-                               "--duration", str(args.seconds), "--out", str(rec)], capture_output=True, text=True,
-                              cwd=tmp)
+        made = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mjrig",
+                "run",
+                str(ROOT / "models" / "robot_arm.toml"),
+                "--duration",
+                str(args.seconds),
+                "--out",
+                str(rec),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+        )
         if made.returncode != 0:
             raise SystemExit(made.stderr[-2000:])
         import pyarrow.parquet as pq
+
         meta = pq.ParquetFile(rec).metadata
         rows, cols = meta.num_rows, meta.num_columns
-        print(f"recording: {rows} rows x {cols} columns, {rec.stat().st_size / 1e6:.1f} MB Parquet "
-              f"({8 * rows * cols / 1e6:.0f} MB as a float64 matrix)")
+        print(
+            f"recording: {rows} rows x {cols} columns, {rec.stat().st_size / 1e6:.1f} MB Parquet "
+            f"({8 * rows * cols / 1e6:.0f} MB as a float64 matrix)"
+        )
         results = {}
         for fmt in args.formats:
             out = Path(tmp) / f"out.{fmt}"
-            proc = subprocess.run([sys.executable, "-c", CHILD, str(rec), fmt, str(out)], capture_output=True,
-                                  text=True, cwd=tmp)
+            proc = subprocess.run(
+                [sys.executable, "-c", CHILD, str(rec), fmt, str(out)], capture_output=True, text=True, cwd=tmp
+            )
             if proc.returncode != 0:
                 raise SystemExit(proc.stderr[-2000:])
             r = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -61,8 +79,10 @@ def main() -> None:
         base = results.get("csv") or next(iter(results.values()))
         for fmt, r in results.items():
             speed = rows / r["seconds"]
-            print(f"{fmt:5s}: {r['seconds']:7.2f} s, {speed:9.0f} rows/s (x{speed / (rows / base['seconds']):.2f} of csv), "
-                  f"peak RSS {r['rss_mb']:6.0f} MB (x{r['rss_mb'] / base['rss_mb']:.2f}), file {r['mb_out']:.0f} MB")
+            print(
+                f"{fmt:5s}: {r['seconds']:7.2f} s, {speed:9.0f} rows/s (x{speed / (rows / base['seconds']):.2f} of csv), "
+                f"peak RSS {r['rss_mb']:6.0f} MB (x{r['rss_mb'] / base['rss_mb']:.2f}), file {r['mb_out']:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ against the truth.
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,11 @@ def main() -> None:
     args = ap.parse_args()
     from mjrig.campaign.fit import run_fit
     from mjrig.scenario.parse import load_scenario
-    print(f"{'bench':25} {'solver':7} {'path':9} {'evaluations':>11} {'wall s':>7} {'/ trf':>6} {'k error':>8} "
-          f"{'c error':>8}")
+
+    print(
+        f"{'bench':25} {'solver':7} {'path':9} {'evaluations':>11} {'wall s':>7} {'/ trf':>6} {'k error':>8} "
+        f"{'c error':>8}"
+    )
     with tempfile.TemporaryDirectory() as folder:  # warm-up: imports, the compiled laws, the pool's first fork
         csv_bench(Path(folder), noise=0.05, seed=1)
         sc = load_scenario(scenario(Path(folder), CSV_ENTRY, k=K, c=C, extra=FIT))
@@ -47,14 +51,15 @@ def main() -> None:
                 csv_bench(folder, noise=0.05, seed=1)
                 sc = load_scenario(scenario(folder, CSV_ENTRY, k=start[0], c=start[1], extra=FIT))
                 t = time.perf_counter()
-                out = run_fit(sc, out=folder / "FIT.parquet", workers=args.workers, method=method,
-                              lockstep=lockstep)
+                out = run_fit(sc, out=folder / "FIT.parquet", workers=args.workers, method=method, lockstep=lockstep)
                 wall = time.perf_counter() - t
             base = base or wall
             est = out.summary["estimate"]
             path = "lock-step" if lockstep else "processes"
-            print(f"{label:25} {method:7} {path:9} {out.evaluations:11d} {wall:7.2f} {wall / base:6.2f} "
-                  f"{est['k'] / K - 1:+8.1e} {est['c'] / C - 1:+8.1e}{'' if out.converged else ' (not converged)'}")
+            print(
+                f"{label:25} {method:7} {path:9} {out.evaluations:11d} {wall:7.2f} {wall / base:6.2f} "
+                f"{est['k'] / K - 1:+8.1e} {est['c'] / C - 1:+8.1e}{'' if out.converged else ' (not converged)'}"
+            )
 
 
 if __name__ == "__main__":

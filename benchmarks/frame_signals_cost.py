@@ -10,6 +10,7 @@ and velocity in another body's frame. The figure is the ratio of the two runs' w
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,13 @@ def signals(model: mujoco.MjModel) -> str:
     names = [n for n in names if n]
     out = []
     for i in range(5):
-        out += ["[[signals]]", f'name = "load{i}_in_{names[i]}"', f'of = "Loads/load{i}"', f'frame = "body:{names[i]}"', ""]
+        out += [
+            "[[signals]]",
+            f'name = "load{i}_in_{names[i]}"',
+            f'of = "Loads/load{i}"',
+            f'frame = "body:{names[i]}"',
+            "",
+        ]
         a, b = names[(2 * i + 3) % len(names)], names[(3 * i + 1) % len(names)]
         out += ["[[signals]]", f'name = "point{i}"', f'of = "body:{a}@0.05,0.02,0"', f'frame = "body:{b}"', ""]
     return "\n".join(out)
@@ -60,9 +67,11 @@ def main() -> None:
             print(f"  round {r + 1}/{args.repeats} done", file=sys.stderr)
     extra = (best["framed"] - best["plain"]) / args.steps * 1e6
     print(f"humanoid + 10 springs, every group every step, {args.steps} steps, best of {args.repeats}")
-    print(f"ten [[signals]] (5 loads, 5 points in body frames): a recorded step costs "
-          f"{best['framed'] / best['plain']:.3f}x ({extra:+.2f} µs a step; the whole run "
-          f"{best['plain']:.2f} s -> {best['framed']:.2f} s, prepare and close included)")
+    print(
+        f"ten [[signals]] (5 loads, 5 points in body frames): a recorded step costs "
+        f"{best['framed'] / best['plain']:.3f}x ({extra:+.2f} µs a step; the whole run "
+        f"{best['plain']:.2f} s -> {best['framed']:.2f} s, prepare and close included)"
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ rounds' ratios. With history on, the ring keeps every step (the default bound:
 
     python benchmarks/history_cost.py [--seconds 1] [--rounds 12] [--record]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app_realtime import scenario  # noqa: E402  (the same humanoid rig as the app benchmark)
+
 from mjrig import commands as C  # noqa: E402
 from mjrig.session.kernel import Session  # noqa: E402
-
-from app_realtime import scenario  # noqa: E402  (the same humanoid rig as the app benchmark)
 
 
 def phase(session: Session, seconds: float) -> float:
@@ -63,16 +64,21 @@ def main() -> None:
             rates[on] = phase(session, args.seconds)
             best[on] = max(best[on], rates[on])
         ratios.append(rates[True] / rates[False])
-        print(f"round {r + 1:2d}: {rates[True]:7.2f} sim s / wall s with history, {rates[False]:7.2f} without",
-              flush=True)
+        print(
+            f"round {r + 1:2d}: {rates[True]:7.2f} sim s / wall s with history, {rates[False]:7.2f} without", flush=True
+        )
     h = session.timeline.history
     session.close()
     assert h is not None
-    print(f"history: {len(h)} rows ({h.capacity} at most), {h.time(-1) - h.time(0):.1f} s simulated, "
-          f"{h.nbytes / 2**20:.1f} MiB (bound {h.max_seconds:g} s / {h.max_bytes / 2**20:g} MiB)")
+    print(
+        f"history: {len(h)} rows ({h.capacity} at most), {h.time(-1) - h.time(0):.1f} s simulated, "
+        f"{h.nbytes / 2**20:.1f} MiB (bound {h.max_seconds:g} s / {h.max_bytes / 2**20:g} MiB)"
+    )
     what = f"humanoid, speed max{', recording' if args.record else ''}"
-    print(f"{what}: with history / without = {best[True] / best[False]:.3f} (best of each), "
-          f"{statistics.median(ratios):.3f} (median of rounds)")
+    print(
+        f"{what}: with history / without = {best[True] / best[False]:.3f} (best of each), "
+        f"{statistics.median(ratios):.3f} (median of rounds)"
+    )
 
 
 if __name__ == "__main__":

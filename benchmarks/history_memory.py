@@ -16,6 +16,7 @@ longest kept span against ``max_seconds``, and VmRSS at 10 / 50 / 100 % of the r
 
     python benchmarks/history_memory.py [--sim-seconds 3600] [--every 60] [--limit 60 8]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,11 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mjrig import commands as C  # noqa: E402
-from mjrig.session.kernel import Session  # noqa: E402
-
 from app_realtime import scenario  # noqa: E402  (the same humanoid rig as the app benchmark)
 from soak import proc_status_kib  # noqa: E402
+
+from mjrig import commands as C  # noqa: E402
+from mjrig.session.kernel import Session  # noqa: E402
 
 MiB = 2**20
 
@@ -44,8 +45,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sim-seconds", type=float, default=3600.0, help="simulated seconds to run (default 3600)")
     ap.add_argument("--every", type=float, default=60.0, help="simulated seconds between samples (default 60)")
-    ap.add_argument("--limit", type=float, nargs=2, metavar=("SECONDS", "MB"), default=None,
-                    help="SetHistoryLimit(SECONDS, MB) before the run (default: the app's bound)")
+    ap.add_argument(
+        "--limit",
+        type=float,
+        nargs=2,
+        metavar=("SECONDS", "MB"),
+        default=None,
+        help="SetHistoryLimit(SECONDS, MB) before the run (default: the app's bound)",
+    )
     args = ap.parse_args()
     rss0 = proc_status_kib("VmRSS")
     session = Session()
@@ -56,11 +63,16 @@ def main() -> int:
     session.submit(C.Play())
     session.process_commands()
     rss_open = proc_status_kib("VmRSS")
-    print(f"history_memory: humanoid rig, {args.sim_seconds:g} simulated s at speed max, "
-          f"{'SetHistoryLimit(%g, %g)' % tuple(args.limit) if args.limit else 'the default bound'}; "
-          f"{load_note()}", flush=True)
-    print(f"{'sim s':>7} {'wall s':>7} {'rows':>7} {'span s':>7} {'history MiB':>11} {'bound':>13} "
-          f"{'VmRSS MiB':>9}", flush=True)
+    print(
+        f"history_memory: humanoid rig, {args.sim_seconds:g} simulated s at speed max, "
+        f"{'SetHistoryLimit({:g}, {:g})'.format(*tuple(args.limit)) if args.limit else 'the default bound'}; "
+        f"{load_note()}",
+        flush=True,
+    )
+    print(
+        f"{'sim s':>7} {'wall s':>7} {'rows':>7} {'span s':>7} {'history MiB':>11} {'bound':>13} {'VmRSS MiB':>9}",
+        flush=True,
+    )
 
     # sim s, wall s, rows, kept span (s, oldest to newest row), bytes, VmRSS KiB
     samples: list[tuple[float, float, int, float, int, int]] = []
@@ -80,8 +92,11 @@ def main() -> int:
             ring = session.timeline.history
             span = ring.time(-1) - ring.time(0) if ring is not None and len(ring) else 0.0
             samples.append((snap.time, wall, tl.rows, span, tl.nbytes, rss))
-            print(f"{snap.time:7.1f} {wall:7.1f} {tl.rows:7d} {span:7.3f} {tl.nbytes / MiB:11.2f} "
-                  f"{tl.max_seconds:5g} s/{tl.max_megabytes:4g} MB {rss / 1024:9.1f}", flush=True)
+            print(
+                f"{snap.time:7.1f} {wall:7.1f} {tl.rows:7d} {span:7.3f} {tl.nbytes / MiB:11.2f} "
+                f"{tl.max_seconds:5g} s/{tl.max_megabytes:4g} MB {rss / 1024:9.1f}",
+                flush=True,
+            )
             while next_at <= snap.time:
                 next_at += args.every
         if done:
@@ -100,25 +115,35 @@ def main() -> int:
     binding = "MB" if h.capacity < seconds_rows else "seconds"
     print()
     print(f"wall time        {wall:.1f} s ({samples[-1][0] / wall:.1f} simulated s per wall s); {load_note()}")
-    print(f"row              {h.row_bytes} bytes (a state of {h.width} doubles, time first); ring of {h.capacity} rows "
-          f"reserves {h.reserved_bytes / MiB:.2f} MiB; the {binding} bound binds "
-          f"({tl.max_seconds:g} s = {seconds_rows} rows, {tl.max_megabytes:g} MB = {bound // h.row_bytes} rows)")
-    print(f"history bytes    max {biggest / MiB:.2f} MiB of the {tl.max_megabytes:g} MB bound "
-          f"({biggest / bound:.3f}); {'within' if biggest <= bound else 'OVER'} the bound")
-    print(f"kept span        max {longest:.6f} s of {tl.max_seconds:g} s (oldest to newest kept row; the slider "
-          f"reaches one step further, to the live instant); {'within' if longest <= tl.max_seconds else 'OVER'} "
-          f"the bound")
+    print(
+        f"row              {h.row_bytes} bytes (a state of {h.width} doubles, time first); ring of {h.capacity} rows "
+        f"reserves {h.reserved_bytes / MiB:.2f} MiB; the {binding} bound binds "
+        f"({tl.max_seconds:g} s = {seconds_rows} rows, {tl.max_megabytes:g} MB = {bound // h.row_bytes} rows)"
+    )
+    print(
+        f"history bytes    max {biggest / MiB:.2f} MiB of the {tl.max_megabytes:g} MB bound "
+        f"({biggest / bound:.3f}); {'within' if biggest <= bound else 'OVER'} the bound"
+    )
+    print(
+        f"kept span        max {longest:.6f} s of {tl.max_seconds:g} s (oldest to newest kept row; the slider "
+        f"reaches one step further, to the live instant); {'within' if longest <= tl.max_seconds else 'OVER'} "
+        f"the bound"
+    )
     n = len(samples)
     marks = {p: samples[max(0, min(n - 1, round(p / 100 * n) - 1))] for p in (10, 50, 100)}
-    print(f"VmRSS            start {rss0 / 1024:.1f} MiB, rig open {rss_open / 1024:.1f} MiB; "
-          + ", ".join(f"{p} % ({marks[p][0]:.0f} s) {marks[p][5] / 1024:.1f} MiB" for p in marks))
+    print(
+        f"VmRSS            start {rss0 / 1024:.1f} MiB, rig open {rss_open / 1024:.1f} MiB; "
+        + ", ".join(f"{p} % ({marks[p][0]:.0f} s) {marks[p][5] / 1024:.1f} MiB" for p in marks)
+    )
     full = [s for s in samples if s[2] >= h.capacity - 1]  # the ring has wrapped (give or take the float bound)
     if full:
         after = [s[5] for s in full]
-        print(f"VmRSS once full  from {full[0][0]:.0f} s: min {min(after) / 1024:.1f} / max {max(after) / 1024:.1f} "
-              f"MiB over {len(after)} samples (growth {(max(after) - min(after)) / 1024:.1f} MiB); end - rig open "
-              f"{(samples[-1][5] - rss_open) / 1024:.1f} MiB against the ring's {h.reserved_bytes / MiB:.1f} MiB; "
-              f"VmHWM {hwm / 1024:.1f} MiB")
+        print(
+            f"VmRSS once full  from {full[0][0]:.0f} s: min {min(after) / 1024:.1f} / max {max(after) / 1024:.1f} "
+            f"MiB over {len(after)} samples (growth {(max(after) - min(after)) / 1024:.1f} MiB); end - rig open "
+            f"{(samples[-1][5] - rss_open) / 1024:.1f} MiB against the ring's {h.reserved_bytes / MiB:.1f} MiB; "
+            f"VmHWM {hwm / 1024:.1f} MiB"
+        )
     return 0 if biggest <= bound and longest <= tl.max_seconds else 1
 
 

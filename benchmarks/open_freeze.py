@@ -18,6 +18,7 @@ once more with the rig); one build path compiles once.
 
     python benchmarks/open_freeze.py [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,8 +72,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         scen = Path(tmp) / "humanoid_cmu_springs.toml"
         write_scenario(scen, xml, rig_loads(model, "body"), "off", Path(tmp) / "out.parquet")
-        rows: dict[str, list[float]] = {"compile": [], "locked_before": [], "total_before": [],
-                                        "locked_after": [], "total_after": []}
+        rows: dict[str, list[float]] = {
+            "compile": [],
+            "locked_before": [],
+            "total_before": [],
+            "locked_after": [],
+            "total_after": [],
+        }
         open_rig(scen, off_lock=True)  # warm caches (file system, imports)
         for _ in range(args.repeats):  # interleaved, so drift hits every row alike
             rows["compile"].append(bare_compile(xml))
@@ -85,10 +91,14 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in rows.items()}
     c = med["compile"]
     print(f"humanoid_CMU + 10 springs, {args.repeats} repeats (medians); one bare compile = {c * 1e3:.1f} ms")
-    print(f"  open, all under the lock : view frozen {med['locked_before'] / c:5.2f} compiles "
-          f"({med['locked_before'] * 1e3:.1f} ms), open in all {med['total_before'] / c:5.2f} compiles")
-    print(f"  open, compile off the lock: view frozen {med['locked_after'] / c:5.2f} compiles "
-          f"({med['locked_after'] * 1e3:.1f} ms), open in all {med['total_after'] / c:5.2f} compiles")
+    print(
+        f"  open, all under the lock : view frozen {med['locked_before'] / c:5.2f} compiles "
+        f"({med['locked_before'] * 1e3:.1f} ms), open in all {med['total_before'] / c:5.2f} compiles"
+    )
+    print(
+        f"  open, compile off the lock: view frozen {med['locked_after'] / c:5.2f} compiles "
+        f"({med['locked_after'] * 1e3:.1f} ms), open in all {med['total_after'] / c:5.2f} compiles"
+    )
 
 
 if __name__ == "__main__":

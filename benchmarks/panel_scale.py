@@ -16,6 +16,7 @@ and the run goes on for ``--seconds``. Printed per size, and as ratios to the 10
 
 Usage: DISPLAY=:99 python benchmarks/panel_scale.py [--sizes 10 100 1000] [--seconds 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -87,20 +88,30 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for n in args.sizes:
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(n), str(args.seconds)], capture_output=True,
-                              text=True, timeout=600, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(n), str(args.seconds)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=ROOT,
+        )
         if proc.returncode != 0:
             raise SystemExit(proc.stderr[-3000:])
         r = json.loads(proc.stdout.strip().splitlines()[-1])
         rows.append((n, r))
-        print(f"{n:5d} bodies ({r['signals']} signals): open {r['open_s']:.2f} s, panel frame p50 "
-              f"{r['p50_ms']:.1f} ms p95 {r['p95_ms']:.1f} ms ({r['frames']} frames), RSS {r['rss_mb']:.0f} MB, "
-              f"real-time factor {r['rtf']:.2f}, 3D view {r['view_cores']:.2f} cores", flush=True)
+        print(
+            f"{n:5d} bodies ({r['signals']} signals): open {r['open_s']:.2f} s, panel frame p50 "
+            f"{r['p50_ms']:.1f} ms p95 {r['p95_ms']:.1f} ms ({r['frames']} frames), RSS {r['rss_mb']:.0f} MB, "
+            f"real-time factor {r['rtf']:.2f}, 3D view {r['view_cores']:.2f} cores",
+            flush=True,
+        )
     base = rows[0][1]
     print(f"\nratios to {rows[0][0]} bodies:")
     for n, r in rows:
-        print(f"{n:5d} bodies: open x{r['open_s'] / base['open_s']:.2f}, p50 x{r['p50_ms'] / base['p50_ms']:.2f}, "
-              f"p95 x{r['p95_ms'] / base['p95_ms']:.2f}, RSS x{r['rss_mb'] / base['rss_mb']:.2f}")
+        print(
+            f"{n:5d} bodies: open x{r['open_s'] / base['open_s']:.2f}, p50 x{r['p50_ms'] / base['p50_ms']:.2f}, "
+            f"p95 x{r['p95_ms'] / base['p95_ms']:.2f}, RSS x{r['rss_mb'] / base['rss_mb']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ The reference implementation (re-read and rewrite the whole file each flush) is 
 
     python benchmarks/parquet_throughput.py [--rows 20000] [--columns 200] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,12 +58,14 @@ def main() -> None:
         best = min(run(rows, columns=args.columns) for _ in range(args.repeat))
         times[rows] = best
         mb = rows * args.columns * 8 / 1e6
-        print(f"{rows:>8} rows x {args.columns} cols: {best:7.3f} s  "
-              f"{rows / best:>9,.0f} rows/s  {mb / best:7.1f} MB/s")
+        print(
+            f"{rows:>8} rows x {args.columns} cols: {best:7.3f} s  {rows / best:>9,.0f} rows/s  {mb / best:7.1f} MB/s"
+        )
     small, large = times[args.rows], times[4 * args.rows]
     ratio = large / small
-    print(f"time(4x rows) / time(1x rows) = {ratio:.2f}  (linear 4.00, target <= 4.4: "
-          f"{'OK' if ratio <= 4.4 else 'OVER'})")
+    print(
+        f"time(4x rows) / time(1x rows) = {ratio:.2f}  (linear 4.00, target <= 4.4: {'OK' if ratio <= 4.4 else 'OVER'})"
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ steadier than wall seconds on a noisy machine (another tenant's load slows both 
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     from mjrig.headless import prepare, run
     from mjrig.scenario.parse import load_scenario
+
     print(machine())
     xml = model_path("humanoid")
     model = mujoco.MjModel.from_xml_path(str(xml))
@@ -48,8 +50,12 @@ def main() -> None:
         for _ in range(args.rounds):
             for kind in cpu:
                 out = Path(folder) / "rec.parquet"
-                setup = prepare(load_scenario(scen), out=out if kind == "every" else None, duration=args.seconds,
-                                record=kind == "every")
+                setup = prepare(
+                    load_scenario(scen),
+                    out=out if kind == "every" else None,
+                    duration=args.seconds,
+                    record=kind == "every",
+                )
                 t = time.process_time()
                 run(setup)
                 cpu[kind].append(time.process_time() - t)
@@ -57,7 +63,9 @@ def main() -> None:
                     shutil.rmtree(p) if p.is_dir() else p.unlink()
     off, every = sorted(cpu["off"]), sorted(cpu["every"])
     mid = len(off) // 2
-    print(f"humanoid + 10 body-body springs, {args.seconds:g} s simulated, {'one core' if args.one_core else 'any core'}:")
+    print(
+        f"humanoid + 10 body-body springs, {args.seconds:g} s simulated, {'one core' if args.one_core else 'any core'}:"
+    )
     print(f"  CPU without recording {off[mid]:.3f} s, with every group every step {every[mid]:.3f} s (medians)")
     print(f"  ratio: median {off[mid] / every[mid]:.3f}, best {off[0] / every[0]:.3f}")
 

@@ -10,6 +10,7 @@ requirement's update), which the machine's noise touches far less.
 
     python benchmarks/requirements_cost.py [--steps 20000] [--repeats 3] [--models spring_mass humanoid]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,13 @@ REPO = Path(__file__).resolve().parents[1]
 SETS = {
     "none": [],
     "1 joint": [("Joints/{j}:qpos", "")],
-    "5 joint/body": [("Joints/{j}:qpos", ""), ("Joints/{j}:qvel", ""), ("Bodies/{b}:x", ""), ("Bodies/{b}:z", ""),
-                     ("Joints/{j}:qpos", "end = 0.5\n")],
+    "5 joint/body": [
+        ("Joints/{j}:qpos", ""),
+        ("Joints/{j}:qvel", ""),
+        ("Bodies/{b}:x", ""),
+        ("Bodies/{b}:z", ""),
+        ("Joints/{j}:qpos", "end = 0.5\n"),
+    ],
     "1 proximity": [("Proximities/gap:distance", "")],
     "1 spring force": [("Loads/spring:fx", "")],
 }
@@ -40,27 +46,34 @@ def model_path(name: str) -> Path:
     if name == "spring_mass":
         return REPO / "models" / "spring_mass.xml"
     import dm_control
+
     return Path(dm_control.__file__).parent / "suite" / f"{name}.xml"
 
 
 def names(xml: Path) -> tuple[str, str, str]:
     """A hinge or slide joint and the last body (twice: a point of the rig's spring is on it)."""
     m = mujoco.MjModel.from_xml_path(str(xml))
-    j = next(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, i) for i in range(m.njnt)
-             if int(m.jnt_type[i]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)))
+    j = next(
+        mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, i)
+        for i in range(m.njnt)
+        if int(m.jnt_type[i]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    )
     b = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody - 1)
     return j, b, b
 
 
 def scenario(folder: Path, xml: Path, reqs: list[tuple[str, str]], duration: float) -> Path:
     j, b, _ = names(xml)
-    text = (f'model = "{xml}"\n[simulation]\nduration = {duration}\n'
-            f'[[loads]]\nname = "spring"\nkind = "ideal_spring"\nat = "body:{b}@0,0,0.05"\nto = "body:world@0,0,2"\n'
-            'stiffness = 10.0\ndamping = 1.0\nrest_length = 0.5\n'
-            f'[[proximities]]\nname = "gap"\na = "body:{b}"\nb = "body:world@0,0,3"\n')
+    text = (
+        f'model = "{xml}"\n[simulation]\nduration = {duration}\n'
+        f'[[loads]]\nname = "spring"\nkind = "ideal_spring"\nat = "body:{b}@0,0,0.05"\nto = "body:world@0,0,2"\n'
+        "stiffness = 10.0\ndamping = 1.0\nrest_length = 0.5\n"
+        f'[[proximities]]\nname = "gap"\na = "body:{b}"\nb = "body:world@0,0,3"\n'
+    )
     for i, (signal, extra) in enumerate(reqs):
-        text += (f'[[requirements]]\nname = "r{i}"\nsignal = "{signal.format(j=j, b=b)}"\nmin = -1e9\nmax = 1e9\n'
-                 + extra)
+        text += (
+            f'[[requirements]]\nname = "r{i}"\nsignal = "{signal.format(j=j, b=b)}"\nmin = -1e9\nmax = 1e9\n' + extra
+        )
     path = folder / "rig.toml"
     path.write_text(text, encoding="utf-8")
     return path

@@ -26,6 +26,7 @@ frame loop, each after sleeping one frame period.
 
     python benchmarks/scrub_latency.py [--scrubs 200] [--fill 70] [--restores 2000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,12 +48,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app_realtime import scenario  # noqa: E402  (the humanoid rig of the app benchmark)
+
 from mjrig import commands as C  # noqa: E402
 from mjrig.desktop.panel_client import SessionClient  # noqa: E402
-from mjrig.session.kernel import Session  # noqa: E402
 from mjrig.desktop.sim_thread import FRAME_S, SimThread  # noqa: E402
-
-from app_realtime import scenario  # noqa: E402  (the humanoid rig of the app benchmark)
+from mjrig.session.kernel import Session  # noqa: E402
 
 
 @dataclass
@@ -119,8 +120,11 @@ def ensure_display(display: str) -> None:
         return
     if shutil.which("Xvfb") is None:
         sys.exit("no DISPLAY and no Xvfb: set DISPLAY to an X screen")
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     sock = Path(f"/tmp/.X11-unix/X{display.lstrip(':')}")
     deadline = time.time() + 10
     while not sock.exists() and time.time() < deadline and proc.poll() is None:
@@ -267,8 +271,12 @@ def load_note() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scrubs", type=int, default=200, help="scrubs (and as many baseline commands)")
-    ap.add_argument("--fill", type=float, default=70.0,
-                    help="simulated seconds played before scrubbing (default 70: the default 60 s ring wraps)")
+    ap.add_argument(
+        "--fill",
+        type=float,
+        default=70.0,
+        help="simulated seconds played before scrubbing (default 70: the default 60 s ring wraps)",
+    )
     ap.add_argument("--restores", type=int, default=2000, help="session-level restores timed (no viewer)")
     ap.add_argument("--display", default=":98", help="Xvfb screen to start when DISPLAY is not set")
     ap.add_argument("--seed", type=int, default=1)
@@ -278,8 +286,10 @@ def main() -> None:
     ensure_display(args.display)
     trips, rows = viewer_run(folder, scrubs=args.scrubs, fill_s=args.fill, seed=args.seed)
     print(f"after the viewer run: {load_note()}", flush=True)
-    print(f"humanoid rig, {args.fill:g} simulated s at speed max, then {args.scrubs} scrubs over {rows} kept "
-          f"instants (DISPLAY={os.environ.get('DISPLAY')}, frame loop FRAME_S = {FRAME_S * 1e3:.1f} ms)")
+    print(
+        f"humanoid rig, {args.fill:g} simulated s at speed max, then {args.scrubs} scrubs over {rows} kept "
+        f"instants (DISPLAY={os.environ.get('DISPLAY')}, frame loop FRAME_S = {FRAME_S * 1e3:.1f} ms)"
+    )
     print(f"{'submit -> shown (ms)':<34} {'median':>7} {'p95':>7} {'max':>7}")
     med: dict[str, tuple[float, float, float]] = {}
     rest_med: dict[str, tuple[float, float, float]] = {}
@@ -297,22 +307,33 @@ def main() -> None:
         print(f"{'    of which the command (handle)':<34} {cmd[0]:7.2f} {cmd[1]:7.2f} {cmd[2]:7.2f}")
         print(f"{'  then the rest (draw, sync, pub)':<34} {rest[0]:7.2f} {rest[1]:7.2f} {rest[2]:7.2f}")
     within = sum(p.shown - p.submitted <= 0.033 for p in trips["scrub"])
-    print(f"scrub / baseline: median {med['scrub'][0] / med['baseline'][0]:.3f}, "
-          f"p95 {med['scrub'][1] / med['baseline'][1]:.3f}, max {med['scrub'][2] / med['baseline'][2]:.3f}; "
-          f"scrubs shown within 33 ms: {within}/{len(trips['scrub'])}")
-    print(f"rest of the frame, scrub / baseline: median {rest_med['scrub'][0] / rest_med['baseline'][0]:.3f} "
-          f"({rest_med['scrub'][0] - rest_med['baseline'][0]:+.2f} ms)")
+    print(
+        f"scrub / baseline: median {med['scrub'][0] / med['baseline'][0]:.3f}, "
+        f"p95 {med['scrub'][1] / med['baseline'][1]:.3f}, max {med['scrub'][2] / med['baseline'][2]:.3f}; "
+        f"scrubs shown within 33 ms: {within}/{len(trips['scrub'])}"
+    )
+    print(
+        f"rest of the frame, scrub / baseline: median {rest_med['scrub'][0] / rest_med['baseline'][0]:.3f} "
+        f"({rest_med['scrub'][0] - rest_med['baseline'][0]:+.2f} ms)"
+    )
     cost = restore_cost(folder, fill_s=args.fill, n=args.restores, seed=args.seed)
     shutil.rmtree(folder, ignore_errors=True)
-    print(f"session-level, no viewer (µs; hot: {args.restores} back to back, woken: {max(1, args.restores // 10)} "
-          f"each after a {FRAME_S * 1e3:.1f} ms sleep)        median     p95     max")
+    print(
+        f"session-level, no viewer (µs; hot: {args.restores} back to back, woken: {max(1, args.restores // 10)} "
+        f"each after a {FRAME_S * 1e3:.1f} ms sleep)        median     p95     max"
+    )
     for how in ("hot", "woken"):
-        for kind, label in (("scrub", "handle(Scrub(t))"), ("baseline", "handle(SetSpeed(same))"),
-                            ("publish", "publish() (every frame)")):
+        for kind, label in (
+            ("scrub", "handle(Scrub(t))"),
+            ("baseline", "handle(SetSpeed(same))"),
+            ("publish", "publish() (every frame)"),
+        ):
             a = np.asarray(cost[f"{kind} {how}"]) * 1e6
             print(f"  {how + ': ' + label:<33} {np.median(a):8.1f} {np.percentile(a, 95):7.1f} {a.max():7.1f}")
-    print(f"restore / frame period: {statistics.median(cost['scrub hot']) / FRAME_S:.4f} hot, "
-          f"{statistics.median(cost['scrub woken']) / FRAME_S:.4f} woken")
+    print(
+        f"restore / frame period: {statistics.median(cost['scrub hot']) / FRAME_S:.4f} hot, "
+        f"{statistics.median(cost['scrub woken']) / FRAME_S:.4f} woken"
+    )
     print(f"end: {load_note()}")
 
 

@@ -15,10 +15,10 @@ the disk peak while running, the final file's size and row groups, and the exit 
 Usage: python benchmarks/soak.py [--sim-seconds 3600] [--minutes 20] [--every 2] [--scenario X.toml]
        [--out DIR] [--keep]
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import signal
@@ -44,8 +44,9 @@ def every_group_scenario(folder: Path) -> Path:
     """A copy of the bundled robot_arm scenario recording every signal group (model path absolute)."""
     text = (ROOT / "models" / "robot_arm.toml").read_text(encoding="utf-8")
     text = text.replace('model = "robot_arm.xml"', f'model = "{(ROOT / "models" / "robot_arm.xml").as_posix()}"')
-    text = re.sub(r"(?m)^signals = \[\"joints\".*$", "signals = [" + ", ".join(f'"{g}"' for g in SIGNAL_GROUPS) + "]",
-                  text)
+    text = re.sub(
+        r"(?m)^signals = \[\"joints\".*$", "signals = [" + ", ".join(f'"{g}"' for g in SIGNAL_GROUPS) + "]", text
+    )
     out = folder / "robot_arm_every_group.toml"
     out.write_text(text, encoding="utf-8")
     return out
@@ -97,10 +98,21 @@ def main() -> int:
     scenario = Path(args.scenario) if args.scenario else every_group_scenario(folder)
     out = folder / "soak.parquet"
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "mjrig", "run", str(scenario), "--duration", f"{args.sim_seconds:g}",
-           "--out", str(out)]
-    print(f"soak: {' '.join(cmd[1:])}; at most {args.minutes:g} min of wall time, sampled every {args.every:g} s",
-          flush=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "mjrig",
+        "run",
+        str(scenario),
+        "--duration",
+        f"{args.sim_seconds:g}",
+        "--out",
+        str(out),
+    ]
+    print(
+        f"soak: {' '.join(cmd[1:])}; at most {args.minutes:g} min of wall time, sampled every {args.every:g} s",
+        flush=True,
+    )
     log = folder / "soak.stderr"
     t0 = time.perf_counter()
     with open(log, "w", encoding="utf-8") as err:
@@ -114,8 +126,10 @@ def main() -> int:
             samples.append((now, rss))
         disk_peak = max(disk_peak, disk_bytes(out))
         if now >= next_line:
-            print(f"  {now / 60:5.1f} min  RSS {rss / MB if rss else 0:7.1f} MB  disk {disk_bytes(out) / MB:9.1f} MB",
-                  flush=True)
+            print(
+                f"  {now / 60:5.1f} min  RSS {rss / MB if rss else 0:7.1f} MB  disk {disk_bytes(out) / MB:9.1f} MB",
+                flush=True,
+            )
             next_line += 60.0
         if not stopped and now >= args.minutes * 60:
             child.send_signal(signal.SIGINT)  # Ctrl+C: the rows so far are kept in a valid file
@@ -148,13 +162,19 @@ def main() -> int:
     print(f"wall time        {wall:.1f} s ({rate:.0f} rows/s overall)")
     print(f"rows kept        {rows} of {expected} expected (every step to the last row's time), {gaps} time gaps")
     if len(y):
-        print(f"RSS              start {y[0] / MB:.1f} MB, peak {y.max() / MB:.1f} MB, end {y[-1] / MB:.1f} MB "
-              f"({len(y)} samples)")
+        print(
+            f"RSS              start {y[0] / MB:.1f} MB, peak {y.max() / MB:.1f} MB, end {y[-1] / MB:.1f} MB "
+            f"({len(y)} samples)"
+        )
         per_row = slope / 3600 / rate if rate else float("nan")
-        print(f"RSS slope        {slope / MB:+.1f} MB per hour of wall time over the second half "
-              f"({per_row:+.3f} bytes per row at {rate:.0f} rows/s)")
-    print(f"disk             peak {disk_peak / MB:.1f} MB while running, final file {size / MB:.1f} MB "
-          f"({groups} row groups, {size / max(rows, 1):.1f} bytes/row)")
+        print(
+            f"RSS slope        {slope / MB:+.1f} MB per hour of wall time over the second half "
+            f"({per_row:+.3f} bytes per row at {rate:.0f} rows/s)"
+        )
+    print(
+        f"disk             peak {disk_peak / MB:.1f} MB while running, final file {size / MB:.1f} MB "
+        f"({groups} row groups, {size / max(rows, 1):.1f} bytes/row)"
+    )
     if args.keep:
         print(f"recording kept: {out}")
     elif args.out:

@@ -32,6 +32,7 @@ Recording: off; every signal group every step; ``rate = 500`` (samples per simul
     python benchmarks/step_overhead.py [--steps 20000] [--repeats 3] [--models humanoid ...]
         [--rigs none world ...] [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,7 @@ from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.scenario.targets import load_target
 
 MODELS = ("cartpole", "humanoid", "quadruped", "humanoid_CMU")
-RIGS = {"none": "no loads", "world": "10 springs to world", "body": "10 springs body-body",
-        "mixed": "10 mixed loads"}
+RIGS = {"none": "no loads", "world": "10 springs to world", "body": "10 springs body-body", "mixed": "10 mixed loads"}
 RECORDINGS = {"off": "recording off", "every": "every group, every step", "500": "every group, 500/s"}
 Load = dict[str, object]
 
@@ -62,6 +62,7 @@ Load = dict[str, object]
 def model_path(name: str) -> Path:
     """The XML of dm_control's suite model ``name``."""
     import dm_control
+
     return Path(dm_control.__file__).parent / "suite" / f"{name}.xml"
 
 
@@ -100,8 +101,16 @@ def rig_loads(model: mujoco.MjModel, rig: str) -> list[Load]:
         b, pb, mb = point(i + 10, bodies[(3 * i + 1 + (i // nb) % max(1, nb - 1)) % nb])
         if rig == "world":
             up = pa + np.array([0.0, 0.0, 0.3])
-            loads.append({"kind": "ideal_spring", "at": a, "to": "body:world@" + ",".join(f"{x:.6g}" for x in up),
-                          "stiffness": 20 * ma, "damping": 0.5 * ma, "rest_length": 0.3})
+            loads.append(
+                {
+                    "kind": "ideal_spring",
+                    "at": a,
+                    "to": "body:world@" + ",".join(f"{x:.6g}" for x in up),
+                    "stiffness": 20 * ma,
+                    "damping": 0.5 * ma,
+                    "rest_length": 0.3,
+                }
+            )
             continue
         m, r0 = min(ma, mb), float(np.linalg.norm(pa - pb))
         spring: Load = {"at": a, "to": b, "stiffness": 20 * m, "damping": 0.5 * m}
@@ -112,8 +121,13 @@ def rig_loads(model: mujoco.MjModel, rig: str) -> list[Load]:
         elif i < 8:
             loads.append({"kind": "stroke_compression_spring", **spring, "preload": 2 * m, "max_stroke": 0.1})
         else:
-            loads.append({"kind": "force", "at": a,
-                          "vector": [0.0, 0.0, {"profile": "sine", "amplitude": 2 * ma, "frequency": 2.0}]})
+            loads.append(
+                {
+                    "kind": "force",
+                    "at": a,
+                    "vector": [0.0, 0.0, {"profile": "sine", "amplitude": 2 * ma, "frequency": 2.0}],
+                }
+            )
     return loads
 
 
@@ -178,8 +192,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"CPU {cpu}; {os.cpu_count()} cores; mujoco {mujoco.__version__}; "
-            f"Python {platform.python_version()}")
+    return f"CPU {cpu}; {os.cpu_count()} cores; mujoco {mujoco.__version__}; Python {platform.python_version()}"
 
 
 def main() -> None:
@@ -244,11 +257,16 @@ def measure(tmp: Path, models: list[str], rigs: list[str], steps: int, repeats: 
     print("Bare mj_step, best steps/s: " + ", ".join(f"{n} {bare_best[n]:,.0f}" for n in models) + ".")
     for rec, times in closing.items():
         if times:
-            print(f"Close (flush + Parquet merge) after {steps} steps, {RECORDINGS[rec]}: median "
-                  f"{statistics.median(times):.3f} s, max {max(times):.3f} s (not in the ratios).")
+            print(
+                f"Close (flush + Parquet merge) after {steps} steps, {RECORDINGS[rec]}: median "
+                f"{statistics.median(times):.3f} s, max {max(times):.3f} s (not in the ratios)."
+            )
     if rows_per_step:
-        print("Rows per step at 500/s: " + ", ".join(f"{n} {v:.2f}" for n, v in rows_per_step.items())
-              + " (1.00: every step).")
+        print(
+            "Rows per step at 500/s: "
+            + ", ".join(f"{n} {v:.2f}" for n, v in rows_per_step.items())
+            + " (1.00: every step)."
+        )
     if "humanoid" in models and "body" in rigs:
         scaling(tmp, steps, repeats)
 
@@ -263,9 +281,11 @@ def scaling(tmp: Path, steps: int, repeats: int) -> None:
         small.append(rig_run(scenario, steps, timestep))
         large.append(rig_run(scenario, 4 * steps, timestep))
     step_ratio = min(t.stepping for t in large) / min(t.stepping for t in small)
-    total_ratio = (min(t.stepping + t.closing for t in large) / min(t.stepping + t.closing for t in small))
-    print(f"Recording 4x the steps (humanoid, 10 springs body-body, every group every step, {steps} vs "
-          f"{4 * steps} steps): stepping time x{step_ratio:.2f}, with the close x{total_ratio:.2f} (linear: x4.00).")
+    total_ratio = min(t.stepping + t.closing for t in large) / min(t.stepping + t.closing for t in small)
+    print(
+        f"Recording 4x the steps (humanoid, 10 springs body-body, every group every step, {steps} vs "
+        f"{4 * steps} steps): stepping time x{step_ratio:.2f}, with the close x{total_ratio:.2f} (linear: x4.00)."
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ one core.
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,25 @@ from step_overhead import model_path, rig_loads, toml_value  # noqa: E402
 
 from tests.sweep_util import ray_env, write_scenario  # noqa: E402
 
-SPRING_SWEEP = ("[sweep]\nseed = 1\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 4 }\n"
-                'mass = { distribution = "normal", mean = 1.0, std = 0.05 }\n')
+SPRING_SWEEP = (
+    "[sweep]\nseed = 1\n[sweep.params]\nk = { range = [100.0, 400.0], steps = 4 }\n"
+    'mass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
+)
 
 
 def humanoid_scenario(folder: Path) -> Path:
     xml = model_path("humanoid")
     loads = rig_loads(mujoco.MjModel.from_xml_path(str(xml)), "body")
-    lines = [f"model = {toml_value(str(xml))}", "", "[simulation]", "duration = 1.0", "",
-             "[params]", 'g = { value = -9.81, model = "opt.gravity_z" }', ""]
+    lines = [
+        f"model = {toml_value(str(xml))}",
+        "",
+        "[simulation]",
+        "duration = 1.0",
+        "",
+        "[params]",
+        'g = { value = -9.81, model = "opt.gravity_z" }',
+        "",
+    ]
     for i, load in enumerate(loads):
         lines += ["[[loads]]", f'name = "spring{i}"'] + [f"{k} = {toml_value(v)}" for k, v in load.items()] + [""]
     lines += ["[sweep]", "seed = 1", "[sweep.params]", 'g = { distribution = "uniform", low = -10.0, high = -9.6 }']
@@ -53,8 +64,9 @@ def humanoid_scenario(folder: Path) -> Path:
 
 def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> float:
     """Trials per second of one whole sweep of ``trials`` trials."""
-    from mjrig.scenario.parse import load_scenario
     from mjrig.campaign.sweep import run_sweep
+    from mjrig.scenario.parse import load_scenario
+
     sc = load_scenario(path)
     per_point = max(1, trials // sc.sweep.points)
     cpu0, t0 = time.process_time(), time.perf_counter()
@@ -73,6 +85,7 @@ def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int
 
     from mjrig.scenario.builder import build_rig
     from mjrig.scenario.parse import load_scenario
+
     rig = build_rig(load_scenario(path))
     model, data = rig.model, rig.data
     steps = int(round(1.0 / model.opt.timestep))
@@ -100,9 +113,11 @@ def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int
 def peak_memory(path: Path, out: Path, trials: int) -> tuple[float, float]:
     """(driver, largest worker) peak resident memory (MiB) of a 2-worker sweep of 0.01 s trials,
     from the VmHWM of every process of the sweep's session, polled while it runs."""
-    code = ("import sys; from pathlib import Path; from mjrig.scenario.parse import load_scenario; "
-            "from mjrig.campaign.sweep import run_sweep; sc = load_scenario(sys.argv[1]); "
-            "run_sweep(sc, out=Path(sys.argv[2]), workers=2, trials=int(sys.argv[3]) // sc.sweep.points, duration=0.01)")
+    code = (
+        "import sys; from pathlib import Path; from mjrig.scenario.parse import load_scenario; "
+        "from mjrig.campaign.sweep import run_sweep; sc = load_scenario(sys.argv[1]); "
+        "run_sweep(sc, out=Path(sys.argv[2]), workers=2, trials=int(sys.argv[3]) // sc.sweep.points, duration=0.01)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(out), str(trials)], start_new_session=True)
     peak: dict[int, float] = {}
     while proc.poll() is None:
@@ -128,10 +143,11 @@ def main() -> None:
     ap.add_argument("--limits-only", action="store_true", help="only the 2-worker sweeps against MuJoCo's limit")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="mjrig-sweep-bench-"))
-    rigs = {"spring-mass, 1 s": write_scenario(tmp, SPRING_SWEEP),
-            "humanoid + 10 springs, 1 s": humanoid_scenario(tmp)}
+    rigs = {"spring-mass, 1 s": write_scenario(tmp, SPRING_SWEEP), "humanoid + 10 springs, 1 s": humanoid_scenario(tmp)}
     print(f"load average before: {os.getloadavg()[0]:.1f} (other work on this machine takes cores too)")
-    print(f"{os.cpu_count()} cores; {args.trials} trials per figure; whole run_sweep calls (start-up and merge included)")
+    print(
+        f"{os.cpu_count()} cores; {args.trials} trials per figure; whole run_sweep calls (start-up and merge included)"
+    )
     rates: dict[tuple[str, str], float] = {}
     if args.limits_only:
         limits(rigs, tmp, args.trials)
@@ -141,19 +157,23 @@ def main() -> None:
     print(f"first 2-worker sweep of 4 trials (forkserver start, once per process): {time.perf_counter() - t0:.2f} s")
     for rig, path in rigs.items():
         for workers in (1, 2):
-            rates[rig, f"{workers}"] = timed(path, tmp / f"{workers}-{path.stem}.parquet", trials=args.trials,
-                                             workers=workers)
+            rates[rig, f"{workers}"] = timed(
+                path, tmp / f"{workers}-{path.stem}.parquet", trials=args.trials, workers=workers
+            )
             print(f"{rig:28s} local, {workers} worker(s): {rates[rig, str(workers)]:8.1f} trials/s")
         print(f"{rig:28s} local scaling 2 vs 1 worker: {rates[rig, '2'] / rates[rig, '1']:.2f}x")
     if not args.no_ray:
         from tests.sweep_util import ray_head
+
         os.environ.update(ray_env())
         with ray_head() as address:
             for rig, path in rigs.items():
                 rates[rig, "ray"] = timed(path, tmp / f"ray-{path.stem}.parquet", trials=args.trials, ray=address)
                 extra_ms = 1000 * (1 / rates[rig, "ray"] - 1 / rates[rig, "2"])
-                print(f"{rig:28s} Ray head (2 CPUs):     {rates[rig, 'ray']:8.1f} trials/s; "
-                      f"overhead vs 2 local workers {extra_ms:+.1f} ms per trial (connect included)")
+                print(
+                    f"{rig:28s} Ray head (2 CPUs):     {rates[rig, 'ray']:8.1f} trials/s; "
+                    f"overhead vs 2 local workers {extra_ms:+.1f} ms per trial (connect included)"
+                )
     for n in (250, 1000):
         me, kid = peak_memory(rigs["spring-mass, 1 s"], tmp / f"mem-{n}.parquet", n)
         print(f"peak memory, {n:4d} trials of 0.01 s, 2 workers: driver {me:6.1f} MiB, largest worker {kid:6.1f} MiB")

@@ -22,6 +22,7 @@ desktop rendering the app, or another job, leaves of the machine).
 
 Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,14 @@ def process_seconds(scenario: Path, duration: float, repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mjrig", "run", str(scenario), "--duration", repr(duration)],
-                       check=True, env=env, cwd=scenario.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "mjrig", "run", str(scenario), "--duration", repr(duration)],
+            check=True,
+            env=env,
+            cwd=scenario.parent,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         best = min(best, time.perf_counter() - t)
     return best
 
@@ -89,7 +96,7 @@ def table(models: list[str], seconds: float, repeats: int, folder: Path) -> list
 
 def busy_loop() -> subprocess.Popen:
     """A process spinning on the last core."""
-    code = "import os\nos.sched_setaffinity(0, {%d})\nwhile True:\n    pass\n" % (os.cpu_count() - 1)
+    code = f"import os\nos.sched_setaffinity(0, {{{(os.cpu_count() or 1) - 1}}})\nwhile True:\n    pass\n"
     return subprocess.Popen([sys.executable, "-c", code])
 
 

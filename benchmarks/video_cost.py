@@ -5,6 +5,7 @@ RuntimeManager twice in one process and prints the ratio. Rendering is offscreen
 display), on the stepping thread; encoding runs on a writer thread.
 Usage: python benchmarks/video_cost.py [--rig clearance] [--seconds 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,8 @@ if not os.environ.get("DISPLAY"):
     os.environ.setdefault("MUJOCO_GL", "egl")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mjrig.runtime.video import VideoRecorder  # noqa: E402
 from mjrig.headless import prepare  # noqa: E402
+from mjrig.runtime.video import VideoRecorder  # noqa: E402
 from mjrig.scenario.parse import load_scenario  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -57,8 +58,10 @@ def main() -> None:
     print(f"  with video    {with_video:9.0f} steps/s")
     steps = args.seconds / setup_timestep(args.rig)
     per_frame_ms = (steps / with_video - steps / base) / max(frames, 1) * 1e3
-    print(f"ratio with/without video: {with_video / base:.3f}   (about {per_frame_ms:.0f} ms per frame on the "
-          f"stepping thread: offscreen render and read-back)")
+    print(
+        f"ratio with/without video: {with_video / base:.3f}   (about {per_frame_ms:.0f} ms per frame on the "
+        f"stepping thread: offscreen render and read-back)"
+    )
 
 
 def setup_timestep(rig: str) -> float:

@@ -10,6 +10,7 @@ the final file's size and its row groups (rows each).
 
 Usage: python benchmarks/wide_record.py [--sizes 600 1000 3000] [--duration 10]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ def main() -> int:
         out = folder / f"bodies_{n}.parquet"
         cmd = [sys.executable, "-m", "mjrig", "run", str(model), "--duration", f"{args.duration:g}", "--out", str(out)]
         t0 = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                 text=True, cwd=folder)
+        child = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=folder
+        )
         rss_peak = disk_peak = 0
         while child.poll() is None:
             rss_peak = max(rss_peak, rss_bytes(child.pid) or 0)
@@ -64,10 +66,13 @@ def main() -> int:
             sizes, step = [], 0.0
         expected = round(args.duration / step) if step else 0
         ok &= child.returncode == 0 and rows == expected
-        print(f"{n:5d} bodies ({cols} columns): exit {child.returncode}, rows kept {rows} of {expected}, "
-              f"wall {wall:.1f} s, RSS peak {rss_peak / MB:.0f} MB, disk peak {disk_peak / MB:.0f} MB / final file "
-              f"{size / MB:.0f} MB, {groups} row groups of {sizes[-1] if sizes else 0} rows (fewest "
-              f"{sizes[0] if sizes else 0})", flush=True)
+        print(
+            f"{n:5d} bodies ({cols} columns): exit {child.returncode}, rows kept {rows} of {expected}, "
+            f"wall {wall:.1f} s, RSS peak {rss_peak / MB:.0f} MB, disk peak {disk_peak / MB:.0f} MB / final file "
+            f"{size / MB:.0f} MB, {groups} row groups of {sizes[-1] if sizes else 0} rows (fewest "
+            f"{sizes[0] if sizes else 0})",
+            flush=True,
+        )
         print(f"      last line: {last}", flush=True)
         out.unlink(missing_ok=True)
     return 0 if ok else 1

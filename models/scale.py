@@ -3,6 +3,7 @@
 ``many_bodies(n)`` is ``n`` bodies hung as chains of ten hinged links (a curtain of lightly damped
 pendulums that keeps swinging), the size of a cable, a composite or a multi-robot scene.
 """
+
 from __future__ import annotations
 
 __all__ = ["many_bodies"]
@@ -20,11 +21,15 @@ def many_bodies(bodies: int, *, links: int = 10) -> str:
         body = ""
         for k in reversed(range(n)):
             at = f'pos="{x} {y} 2" euler="0 35 0"' if k == 0 else 'pos="0 0 -0.1"'
-            body = (f'<body name="c{c}_l{k}" {at}><joint name="c{c}_j{k}" type="hinge" axis="0 1 0" '
-                    f'damping="0.0005"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01" mass="0.05"/>'
-                    f"{body}</body>")
+            body = (
+                f'<body name="c{c}_l{k}" {at}><joint name="c{c}_j{k}" type="hinge" axis="0 1 0" '
+                f'damping="0.0005"/><geom type="capsule" fromto="0 0 0 0 0 -0.1" size="0.01" mass="0.05"/>'
+                f"{body}</body>"
+            )
         parts.append(body)
-    return (f'<mujoco model="many_bodies_{bodies}"><option timestep="0.002"/>'
-            f'<visual><global offwidth="640" offheight="480"/></visual><worldbody>'
-            f'<light pos="0 0 5"/><geom type="plane" size="10 10 0.1" pos="0 0 -0.2"/>'
-            f'{"".join(parts)}</worldbody></mujoco>')
+    return (
+        f'<mujoco model="many_bodies_{bodies}"><option timestep="0.002"/>'
+        f'<visual><global offwidth="640" offheight="480"/></visual><worldbody>'
+        f'<light pos="0 0 5"/><geom type="plane" size="10 10 0.1" pos="0 0 -0.2"/>'
+        f"{''.join(parts)}</worldbody></mujoco>"
+    )

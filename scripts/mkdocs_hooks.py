@@ -4,6 +4,7 @@ In a table cell GitHub needs a pipe inside a code span escaped (`` `csv\\|mat` `
 Python-Markdown keeps code spans whole when it splits a row and would print the backslash. So the site
 is given the pipes unescaped.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,5 +19,6 @@ def _unescape_code_pipes(line: str) -> str:
 
 def on_page_markdown(markdown: str, **kwargs: Any) -> str:
     """Table rows (lines that start with ``|``) with their code spans' ``\\|`` turned into ``|``."""
-    return "\n".join(_unescape_code_pipes(line) if line.lstrip().startswith("|") else line
-                     for line in markdown.split("\n"))
+    return "\n".join(
+        _unescape_code_pipes(line) if line.lstrip().startswith("|") else line for line in markdown.split("\n")
+    )

@@ -1,6 +1,10 @@
 """Test-wide set-up: with no screen, MuJoCo must render offscreen through EGL. The backend is
 fixed when mujoco is first imported, so this runs before any test module imports it."""
+
 import os
+from pathlib import Path
+
+import pytest
 
 if not os.environ.get("DISPLAY"):
     os.environ.setdefault("MUJOCO_GL", "egl")
@@ -11,18 +15,17 @@ if not os.environ.get("DISPLAY"):
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 if "MJRIG_TEST_CONFIG" not in os.environ or _WORKER:
     import tempfile
+
     os.environ["MJRIG_TEST_CONFIG"] = tempfile.mkdtemp(prefix=f"mjrig-test-config-{_WORKER or 'main'}-")
 os.environ["XDG_CONFIG_HOME"] = os.environ["MJRIG_TEST_CONFIG"]
 # Compiled code (mjrig's callbacks, numba's cache) is kept in one cache folder of the test session,
 # shared by its workers and the processes they start, never the user's.
 if "MJRIG_TEST_CACHE" not in os.environ:
     import tempfile
+
     os.environ["MJRIG_TEST_CACHE"] = tempfile.mkdtemp(prefix="mjrig-test-cache-")
 os.environ["XDG_CACHE_HOME"] = os.environ["MJRIG_TEST_CACHE"]
 
-from pathlib import Path
-
-import pytest
 
 _HERE = Path(__file__).resolve().parent
 LANES = {"unit": _HERE / "unit", "e2e": _HERE / "e2e", "gui": _HERE / "gui"}
@@ -50,15 +53,24 @@ def _untracked() -> set[str] | None:
     """Files and folders in the source tree that git does not track (ignored ones too), or None
     outside a git checkout."""
     import subprocess
+
     try:
-        out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"], cwd=_REPO,
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"],
+            cwd=_REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
         return None
-    return {line[3:] for line in out.stdout.splitlines() if line[:2] in ("??", "!!")
-            and "__pycache__" not in line and ".egg-info" not in line}
+    return {
+        line[3:]
+        for line in out.stdout.splitlines()
+        if line[:2] in ("??", "!!") and "__pycache__" not in line and ".egg-info" not in line
+    }
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -74,8 +86,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     after = _untracked() or set()
     new = sorted(p for p in after - before if not p.startswith(_ALLOWED))
     if new:
-        session.config.get_terminal_writer().line(
-            f"tests wrote into the source tree: {', '.join(new)}", red=True)
+        session.config.get_terminal_writer().line(f"tests wrote into the source tree: {', '.join(new)}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

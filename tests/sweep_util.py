@@ -3,6 +3,7 @@
 The rig is the bundled spring-mass (a 1 kg block on a slide joint, an ideal spring to a fixed
 site, here undamped), so a trial's period is 2π√(m/k).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,12 +15,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 
-BASE = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+BASE = f"""model = "{REPO / "models" / "spring_mass.xml"}"
 
 [simulation]
 duration = 1.0
@@ -80,6 +81,7 @@ def ray_head() -> Iterator[str]:
 
     Skips (pytest) when Ray is not installed: ``pip install 'mjrig[ray]'``."""
     import pytest
+
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'mjrig[ray]')")
     exe = Path(sys.executable).with_name("ray")
     if not exe.exists():
@@ -97,8 +99,20 @@ def _ray_head(exe: Path) -> Iterator[str]:
         port = s.getsockname()[1]
     temp = tempfile.mkdtemp(prefix="mjr-ray-", dir="/tmp")  # short: Ray's socket paths have a length limit
     env = {**os.environ, **ray_env()}
-    start = [str(exe), "start", "--head", "--num-cpus", "2", "--port", str(port), "--node-ip-address", "127.0.0.1",
-             "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"]
+    start = [
+        str(exe),
+        "start",
+        "--head",
+        "--num-cpus",
+        "2",
+        "--port",
+        str(port),
+        "--node-ip-address",
+        "127.0.0.1",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        f"--temp-dir={temp}",
+    ]
     proc = subprocess.run(start, env=env, capture_output=True, text=True, timeout=180)
     try:
         assert proc.returncode == 0, proc.stdout + proc.stderr

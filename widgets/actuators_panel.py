@@ -1,7 +1,8 @@
 """Actuators: each of the model's actuators with its input, and a one-click slider to drive it."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -24,8 +25,13 @@ class ActuatorsPanel:
 
     def build(self, parent: int | str) -> None:
         self._empty = dpg.add_text("this model has no actuators", parent=parent, color=(150, 150, 150))
-        self._table = self._rows.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
-                                    borders_innerH=True, row_background=True)
+        self._table = self._rows.container = dpg.add_table(
+            parent=parent,
+            header_row=True,
+            policy=dpg.mvTable_SizingStretchProp,
+            borders_innerH=True,
+            row_background=True,
+        )
         for label in ("actuator", "input", "range", "driven by", ""):
             dpg.add_table_column(label=label, parent=self._table)
 

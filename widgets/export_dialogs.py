@@ -12,10 +12,11 @@ With no recording to read (none recorded or opened yet, or only the one being re
 menu items open no dialog: they submit the command as it is and the session's log line says
 what to do.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from mjrig import commands as C
 from mjrig.exports.export import FORMATS, default_output
@@ -32,21 +33,33 @@ class ExportDialogs:
     """The export, report and plot-picture dialogs; ``plotted()`` gives the plotted signals
     (called on the GUI thread, in ``update``, once Save plot's file is chosen)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *,
-                 plotted: Callable[[], Sequence[Trace]] = lambda: ()) -> None:
+    def __init__(
+        self, submit: Callable[[C.Command], None], *, plotted: Callable[[], Sequence[Trace]] = lambda: ()
+    ) -> None:
         self.submit = submit
         self.plotted = plotted
-        self._export = FileDialog(mode="save", title="Export the recording", on_done=self._on_export,
-                                  filters=type_filters(*FORMATS.values()), choose_type=True)
-        self._report = FileDialog(mode="save", title="Write a report", on_done=self._on_report,
-                                  filters=REPORT_FILTERS, suffix=".html")
-        self._plot = FileDialog(mode="save", title="Save the plot", on_done=self._on_plot,
-                                filters=type_filters(*FIGURE_SUFFIXES), choose_type=True)
-        self._source: str | None = None        # PanelState.export_source
-        self._report_of: str | None = None     # the file the report dialog is about (None: the recording)
+        self._export = FileDialog(
+            mode="save",
+            title="Export the recording",
+            on_done=self._on_export,
+            filters=type_filters(*FORMATS.values()),
+            choose_type=True,
+        )
+        self._report = FileDialog(
+            mode="save", title="Write a report", on_done=self._on_report, filters=REPORT_FILTERS, suffix=".html"
+        )
+        self._plot = FileDialog(
+            mode="save",
+            title="Save the plot",
+            on_done=self._on_plot,
+            filters=type_filters(*FIGURE_SUFFIXES),
+            choose_type=True,
+        )
+        self._source: str | None = None  # PanelState.export_source
+        self._report_of: str | None = None  # the file the report dialog is about (None: the recording)
         self._chosen: Callable[[str], None] | None = None  # told the report's file when it is chosen
-        self._plot_to: str | None = None       # a picture's file chosen: drawn at the next update
-        self._folder: Path | None = None       # where the last picture went
+        self._plot_to: str | None = None  # a picture's file chosen: drawn at the next update
+        self._folder: Path | None = None  # where the last picture went
 
     def build(self) -> None:
         for dialog in self.dialogs:
@@ -78,8 +91,7 @@ class ExportDialogs:
         src = Path(self._source)
         self._export.show(src.parent, name=fresh_path(default_output(src, "csv")).name)
 
-    def report_dialog(self, source: str | Path | None = None, *,
-                      chosen: Callable[[str], None] | None = None) -> None:
+    def report_dialog(self, source: str | Path | None = None, *, chosen: Callable[[str], None] | None = None) -> None:
         """File > Report... (``source`` None: the recording), or a sweep's or study's results file;
         ``chosen(path)`` is told the file chosen (the results view's note follows it)."""
         self._report_of = str(source) if source is not None else None

@@ -18,11 +18,12 @@
   button is up and two more frames are drawn: the end of the click never reaches a widget
   under the dialog.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -30,8 +31,12 @@ __all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS", "type_filters"]
 
 OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("models, scenarios, recordings", (".xml", ".mjb", ".toml", ".parquet")),
-    (".xml", (".xml",)), (".mjb", (".mjb",)), (".toml", (".toml",)), (".parquet", (".parquet",)),
-    ("bench data (.csv .mat .mcap)", (".csv", ".mat", ".mcap")), ("all files", ()),
+    (".xml", (".xml",)),
+    (".mjb", (".mjb",)),
+    (".toml", (".toml",)),
+    (".parquet", (".parquet",)),
+    ("bench data (.csv .mat .mcap)", (".csv", ".mat", ".mcap")),
+    ("all files", ()),
 )
 SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))
 
@@ -50,9 +55,16 @@ class FileDialog:
     first, or the one ``show`` is given a name of).
     """
 
-    def __init__(self, *, mode: str, title: str, on_done: Callable[[str], None],
-                 filters: tuple[tuple[str, tuple[str, ...]], ...] = OPEN_FILTERS, suffix: str = ".toml",
-                 choose_type: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        mode: str,
+        title: str,
+        on_done: Callable[[str], None],
+        filters: tuple[tuple[str, tuple[str, ...]], ...] = OPEN_FILTERS,
+        suffix: str = ".toml",
+        choose_type: bool = False,
+    ) -> None:
         assert mode in ("open", "save")
         assert not choose_type or (mode == "save" and all(len(exts) == 1 for _, exts in filters))
         self.mode, self.title, self.on_done, self.filters, self.suffix = mode, title, on_done, filters, suffix
@@ -70,26 +82,44 @@ class FileDialog:
         self._confirm: int | str = 0
         self._handlers: int | str = 0
         self._pending: Path | None = None
-        self._closing: tuple[Path, int] | None = None   # chosen: (file, frames left) once the mouse is up
+        self._closing: tuple[Path, int] | None = None  # chosen: (file, frames left) once the mouse is up
 
     def build(self) -> None:
         with dpg.item_handler_registry() as self._handlers:
             dpg.add_item_double_clicked_handler(callback=self._on_double)
         with dpg.item_handler_registry() as every_frame:
             dpg.add_item_visible_handler(callback=self._on_frame)
-        with dpg.window(label=self.title, modal=True, show=False, width=640, height=440, no_saved_settings=True,
-                        on_close=self._on_cancel) as self._window:
+        with dpg.window(
+            label=self.title,
+            modal=True,
+            show=False,
+            width=640,
+            height=440,
+            no_saved_settings=True,
+            on_close=self._on_cancel,
+        ) as self._window:
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Up", callback=self._on_up)
                 self._folder_text = dpg.add_text("")
             with dpg.group(horizontal=True):
                 for i, (label, _) in enumerate(self.filters):
-                    self._filter_buttons.append(dpg.add_selectable(label=label, width=len(label) * 7 + 8,
-                                                                   user_data=i, callback=self._on_filter,
-                                                                   disable_popup_close=True))
+                    self._filter_buttons.append(
+                        dpg.add_selectable(
+                            label=label,
+                            width=len(label) * 7 + 8,
+                            user_data=i,
+                            callback=self._on_filter,
+                            disable_popup_close=True,
+                        )
+                    )
             self._list = dpg.add_child_window(height=-80)
-            self._name = dpg.add_input_text(label="file name", width=-80, on_enter=True, callback=self._on_accept,
-                                            hint="a file name, or a path (absolute, ~/..., or relative)")
+            self._name = dpg.add_input_text(
+                label="file name",
+                width=-80,
+                on_enter=True,
+                callback=self._on_accept,
+                hint="a file name, or a path (absolute, ~/..., or relative)",
+            )
             self._message = dpg.add_text("", color=(240, 80, 80), wrap=600)
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Open" if self.mode == "open" else "Save", width=80, callback=self._on_accept)
@@ -113,7 +143,9 @@ class FileDialog:
         self._enter(Path(folder) if folder is not None and Path(folder).is_dir() else self.folder)
         vw, vh = dpg.get_viewport_client_width(), dpg.get_viewport_client_height()
         w, h = min(640, vw - 20), min(440, vh - 40)
-        dpg.configure_item(self._window, show=True, width=w, height=h, pos=(max(0, (vw - w) // 2), max(0, (vh - h) // 3)))
+        dpg.configure_item(
+            self._window, show=True, width=w, height=h, pos=(max(0, (vw - w) // 2), max(0, (vh - h) // 3))
+        )
         dpg.focus_item(self._name)
 
     def cancel(self) -> None:
@@ -148,8 +180,9 @@ class FileDialog:
                 label = p.name
             else:
                 continue
-            item = dpg.add_selectable(label=label, parent=self._list, user_data=p.name, callback=self._on_pick,
-                                      disable_popup_close=True)  # a click in a modal must not close it
+            item = dpg.add_selectable(
+                label=label, parent=self._list, user_data=p.name, callback=self._on_pick, disable_popup_close=True
+            )  # a click in a modal must not close it
             dpg.bind_item_handler_registry(item, self._handlers)
 
     # --- callbacks --------------------------------------------------------------------------

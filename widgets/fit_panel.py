@@ -6,9 +6,10 @@ job (``RunFit``), whose lowest cost is plotted as it goes; then the estimate wit
 error and 95 % interval, the first measured signal against the simulation from the start
 (dashed) and at the estimate, and *Use estimate*, which sets the params (the sliders follow).
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 import numpy as np
@@ -46,8 +47,9 @@ class FitPanel:
             dpg.add_table_column(label=label, parent=self._table, width_stretch=True, init_width_or_weight=weight)
         row = dpg.add_group(parent=parent, horizontal=True)
         dpg.add_button(label="Run fit", parent=row, callback=self._run)
-        self._use = dpg.add_button(label="Use estimate", parent=row, enabled=False,
-                                   callback=lambda: self.submit(C.UseEstimate()))
+        self._use = dpg.add_button(
+            label="Use estimate", parent=row, enabled=False, callback=lambda: self.submit(C.UseEstimate())
+        )
         self._status = dpg.add_text("", parent=parent, wrap=0)
         with dpg.plot(parent=parent, height=120, width=-1, no_title=True, label="cost") as self._cost_plot:
             dpg.add_plot_axis(dpg.mvXAxis, label="evaluation")
@@ -76,9 +78,12 @@ class FitPanel:
         if snap.measured is not self._measured:
             self._measured = snap.measured
             entries = snap.measured.entries()
-            dpg.set_value(self._data, "bench data: " + "; ".join(
-                f"{e} ({', '.join(snap.measured.of(e))})" for e in entries) if entries else
-                "no bench data: drop a CSV, MAT or MCAP file on the 3D view (or File > Open it) to add some")
+            dpg.set_value(
+                self._data,
+                "bench data: " + "; ".join(f"{e} ({', '.join(snap.measured.of(e))})" for e in entries)
+                if entries
+                else "no bench data: drop a CSV, MAT or MCAP file on the 3D view (or File > Open it) to add some",
+            )
         if snap.fit != self._fit:
             self._fit = snap.fit
             self._show(snap.fit, {p.name: p.unit for p in snap.params})
@@ -91,14 +96,18 @@ class FitPanel:
             with dpg.table_row(parent=self._table):
                 fit = dpg.add_checkbox(label=f"fit {p.name}{f' [{p.unit}]'.replace('*', '·') if p.unit else ''}")
                 low = dpg.add_input_float(label=f"##low {p.name}", default_value=lo, width=-1, step=0.0, format="%.5g")
-                high = dpg.add_input_float(label=f"##high {p.name}", default_value=hi, width=-1, step=0.0,
-                                           format="%.5g")
+                high = dpg.add_input_float(
+                    label=f"##high {p.name}", default_value=hi, width=-1, step=0.0, format="%.5g"
+                )
                 log = dpg.add_checkbox(label=f"log##{p.name}", default_value=lo > 0 and hi / lo >= 100)
             self._rows[p.name] = (fit, low, high, log)
 
     def _run(self) -> None:
-        chosen = tuple((n, float(dpg.get_value(lo)), float(dpg.get_value(hi)), bool(dpg.get_value(log)))
-                       for n, (fit, lo, hi, log) in self._rows.items() if dpg.get_value(fit))
+        chosen = tuple(
+            (n, float(dpg.get_value(lo)), float(dpg.get_value(hi)), bool(dpg.get_value(log)))
+            for n, (fit, lo, hi, log) in self._rows.items()
+            if dpg.get_value(fit)
+        )
         self.submit(C.RunFit(chosen))
 
     def _show(self, fit: C.FitProgress | None, units: dict[str, str]) -> None:
@@ -111,27 +120,38 @@ class FitPanel:
                 dpg.fit_axis_data(axis)
         s = fit.summary
         if fit.running:
-            text = f"fitting: {fit.counts[-1]} evaluations so far, lowest cost {fit.costs[-1]:.4g}" if n else "fitting ..."
+            text = (
+                f"fitting: {fit.counts[-1]} evaluations so far, lowest cost {fit.costs[-1]:.4g}" if n else "fitting ..."
+            )
         elif fit.error:
             text = f"the fit failed: {fit.error}"
         else:
-            text = (f"{'converged' if s['converged'] else 'did not converge'} after {s['evaluations']} evaluations "
-                    f"({s['message']})")
+            text = (
+                f"{'converged' if s['converged'] else 'did not converge'} after {s['evaluations']} evaluations "
+                f"({s['message']})"
+            )
         dpg.set_value(self._status, text)
         dpg.configure_item(self._use, enabled=bool(s) and not fit.running)
         dpg.delete_item(self._estimate, children_only=True, slot=1)
         for name in s.get("params", []):
             lo, hi = s["ci95"][name]
             with dpg.table_row(parent=self._estimate):
-                for cell in (name, f"{s['estimate'][name]:.6g}", f"{s['stderr'][name]:.2g}", f"{lo:.5g} … {hi:.5g}",
-                             s["units"].get(name, "").replace("*", "·")):
+                for cell in (
+                    name,
+                    f"{s['estimate'][name]:.6g}",
+                    f"{s['stderr'][name]:.2g}",
+                    f"{lo:.5g} … {hi:.5g}",
+                    s["units"].get(name, "").replace("*", "·"),
+                ):
                     dpg.add_text(cell)
         series = next((v for per in s.get("series", {}).values() for v in per.values()), None)
         sig = next((k for per in s.get("series", {}).values() for k in per), "")
         if series is not None:
             t = series["t"]
-            values = {k: np.array([np.nan if x is None else float(x) for x in series[k]]) for k in ("measured", "before",
-                                                                                                  "after")}
+            values = {
+                k: np.array([np.nan if x is None else float(x) for x in series[k]])
+                for k in ("measured", "before", "after")
+            }
             for item, key in ((self._before, "before"), (self._after, "after")):
                 dpg.set_value(item, [list(t), values[key].tolist()])
             every = max(1, len(t) // DOTS)  # dots a plot this size shows apart

@@ -8,20 +8,21 @@ characters, ``PanelFonts.cover`` finds an installed font that has them *and* Lat
 font (Dear PyGui loads glyphs as they are first drawn) while such names are shown: the next
 rig without them has DejaVu back. With none installed it says once what to install.
 """
+
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable, Iterable
 from importlib import resources
-from typing import Any, Callable, Iterable
+from typing import Any
 
 __all__ = ["PanelFonts", "needs_cjk_font", "find_font"]
 
 SIZE = 15
 """Font size (px) of the whole panel."""
 
-_WIDE = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF),
-         (0x20000, 0x2FA1F))
+_WIDE = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF), (0x20000, 0x2FA1F))
 """CJK radicals, kana, ideographs, Hangul, compatibility and full-width forms: none in DejaVu."""
 _LATIN = "Aa0.·→≥"
 """What the panel's own texts need besides (units, arrows, bounds)."""
@@ -29,7 +30,7 @@ _LATIN = "Aa0.·→≥"
 
 def needs_cjk_font(texts: Iterable[str]) -> set[str]:
     """The characters of ``texts`` that DejaVu Sans lacks (CJK, kana, Hangul...)."""
-    chars = set("".join(texts))           # one pass in C over thousands of signal names
+    chars = set("".join(texts))  # one pass in C over thousands of signal names
     if not chars or max(chars) < "\u2e80":
         return set()
     return {ch for ch in chars if any(lo <= ord(ch) <= hi for lo, hi in _WIDE)}
@@ -42,8 +43,9 @@ def find_font(chars: Iterable[str]) -> str | None:
         return None
     charset = " ".join(f"{ord(c):x}" for c in sorted(set(chars) | set(_LATIN)))
     try:
-        out = subprocess.run(["fc-list", f":charset={charset}", "file"], capture_output=True, text=True,
-                             timeout=10).stdout
+        out = subprocess.run(
+            ["fc-list", f":charset={charset}", "file"], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     files = sorted(line.split(":")[0].strip() for line in out.splitlines() if line.strip())
@@ -60,8 +62,8 @@ class PanelFonts:
         self._warned = False
         self.file: str | None = None
         """The font file bound now (None: Dear PyGui's own)."""
-        self._latin: tuple[Any, str] | None = None   # DejaVu Sans: (font id, file)
-        self._wide: tuple[Any, str] | None = None    # the font with the CJK names' glyphs
+        self._latin: tuple[Any, str] | None = None  # DejaVu Sans: (font id, file)
+        self._wide: tuple[Any, str] | None = None  # the font with the CJK names' glyphs
 
     def start(self) -> None:
         """Bind DejaVu Sans; the built-in font stays if it cannot be loaded."""
@@ -89,8 +91,10 @@ class PanelFonts:
         file = find_font(chars)
         if file is None:
             if not self._warned and self._warn is not None:
-                self._warn("names with Chinese, Japanese or Korean characters need a font that has them: install "
-                           "one (e.g. `sudo apt install fonts-wqy-microhei` or fonts-noto-cjk) and open the model again")
+                self._warn(
+                    "names with Chinese, Japanese or Korean characters need a font that has them: install "
+                    "one (e.g. `sudo apt install fonts-wqy-microhei` or fonts-noto-cjk) and open the model again"
+                )
             self._warned = True
             return
         dpg = self._dpg

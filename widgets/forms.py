@@ -6,9 +6,11 @@ picked from the model's names or typed (``body:NAME@x,y,z``). Each input's toolt
 field's help from the registry. A number in its entry's signal's unit (``Field.of_signal``: a
 metric's level) is typed in the unit that signal is shown in (``show_signal_unit``, ``read``).
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dearpygui.dearpygui as dpg
 
@@ -16,8 +18,14 @@ from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Field, Registry
 
 __all__ = ["SpecForm", "form_fields", "parse_number_or_name"]
 
-_INPUT = {"text": "text", "number": "number", "number_or_param": "number", "profile": "number",
-          "vector": "vector", **{t: "point" for t in POINT_TYPES}}
+_INPUT = {
+    "text": "text",
+    "number": "number",
+    "number_or_param": "number",
+    "profile": "number",
+    "vector": "vector",
+    **{t: "point" for t in POINT_TYPES},
+}
 """The input each field type gets: a combo of the model's points, or a text box."""
 
 
@@ -75,16 +83,19 @@ class SpecForm:
     def build(self, parent: int | str) -> None:
         self.group = dpg.add_group(parent=parent)
         if self._point_fields():
-            self._filter = dpg.add_input_text(parent=self.group, hint="search sites / bodies / geoms", width=220,
-                                              callback=self._on_filter)
+            self._filter = dpg.add_input_text(
+                parent=self.group, hint="search sites / bodies / geoms", width=220, callback=self._on_filter
+            )
         for f in self.fields:
             label = f"{f.name}{'' if not f.optional else ' (opt)'}"
             if _INPUT[f.type] == "point":
-                self._ids[f.name] = dpg.add_combo(self.points(), label=label, parent=self.group, width=220,
-                                                  height_mode=dpg.mvComboHeight_Large)
+                self._ids[f.name] = dpg.add_combo(
+                    self.points(), label=label, parent=self.group, width=220, height_mode=dpg.mvComboHeight_Large
+                )
             else:
-                self._ids[f.name] = dpg.add_input_text(label=label, parent=self.group, width=220, hint=_hint(f),
-                                                       default_value=_show(f.suggested))
+                self._ids[f.name] = dpg.add_input_text(
+                    label=label, parent=self.group, width=220, hint=_hint(f), default_value=_show(f.suggested)
+                )
             if f.help:
                 with dpg.tooltip(self._ids[f.name]):
                     dpg.add_text(f"{f.help} ({f.unit})" if f.unit else f.help)

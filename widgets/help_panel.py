@@ -1,5 +1,6 @@
 """Keys: the viewer's keys, generated from the one key table (``mjrig.settings.keys``), as remapped, and
 the panel's own (``mjrig.settings.panel_keys``)."""
+
 from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
@@ -18,9 +19,13 @@ class HelpPanel:
 
     def build(self, parent: int | str) -> None:
         _table(parent, self.keymap.rows() + list(EXTRA_HELP))
-        dpg.add_text(f"Keys act in the 3D viewer window; change them in {config_dir() / 'keys.toml'}. "
-                     "Plain letters are MuJoCo's own (T transparency, F contact forces, ...).",
-                     parent=parent, wrap=400, color=(150, 150, 150))
+        dpg.add_text(
+            f"Keys act in the 3D viewer window; change them in {config_dir() / 'keys.toml'}. "
+            "Plain letters are MuJoCo's own (T transparency, F contact forces, ...).",
+            parent=parent,
+            wrap=400,
+            color=(150, 150, 150),
+        )
         dpg.add_text("In this panel:", parent=parent)
         _table(parent, [(k.key, k.help) for k in panel_keys.PANEL_KEYS] + list(panel_keys.EXTRA_HELP))
 

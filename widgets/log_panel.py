@@ -1,4 +1,5 @@
 """Status/log panel: the snapshot's messages, newest at the bottom, errors in red, warnings amber."""
+
 from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
@@ -33,13 +34,13 @@ class LogPanel:
 
     def __init__(self, *, height: int = -1) -> None:
         self._height = height
-        self._shown: tuple[tuple[str, str], ...] | None = None   # snapshot messages last rendered
-        self._hidden: tuple[tuple[str, str], ...] = ()           # messages present at the last clear
+        self._shown: tuple[tuple[str, str], ...] | None = None  # snapshot messages last rendered
+        self._hidden: tuple[tuple[str, str], ...] = ()  # messages present at the last clear
         self._clear_requested = False
         self._last_error = ""
         self._area: int | str | None = None
         self._lines: list[int | str] = []
-        self._pin = 0   # frames left to hold the view at the end (wrapped lines take a frame to lay out)
+        self._pin = 0  # frames left to hold the view at the end (wrapped lines take a frame to lay out)
 
     def build(self, parent: int | str) -> None:
         """Create the buttons and the scrolling message area inside ``parent``."""
@@ -101,8 +102,7 @@ class LogPanel:
         self.clear()
 
 
-def _after(hidden: tuple[tuple[str, str], ...],
-           messages: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+def _after(hidden: tuple[tuple[str, str], ...], messages: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """The part of ``messages`` that came after ``hidden``.
 
     The session keeps a bounded deque, so old messages fall off the front: find the longest tail
@@ -110,6 +110,6 @@ def _after(hidden: tuple[tuple[str, str], ...],
     """
     for k in range(len(hidden)):
         tail = hidden[k:]
-        if messages[:len(tail)] == tail:
-            return messages[len(tail):]
+        if messages[: len(tail)] == tail:
+            return messages[len(tail) :]
     return messages

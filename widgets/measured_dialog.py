@@ -2,10 +2,11 @@
 which column is the time (and in which unit, with what offset), and which signal each other
 column measures, in which unit -- filled in with the session's guesses. *Add to rig* makes it a
 ``[[measured]]`` entry (``AddMeasured``); *Cancel* declines."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -26,20 +27,25 @@ class MeasuredDialog:
         self.submit = submit
         self._offer: MeasuredOffer | None = None
         self._window: int | str = 0
-        self._rows: list[tuple[str, int | str, int | str]] = []   # (column, its signal combo, its unit input)
+        self._rows: list[tuple[str, int | str, int | str]] = []  # (column, its signal combo, its unit input)
 
     def build(self) -> None:
-        with dpg.window(label="Measured data", modal=True, show=False, no_saved_settings=True, width=WIDTH,
-                        on_close=self._cancel) as self._window:
+        with dpg.window(
+            label="Measured data", modal=True, show=False, no_saved_settings=True, width=WIDTH, on_close=self._cancel
+        ) as self._window:
             self._title = dpg.add_text("", wrap=WIDTH - 20)
             self._name = dpg.add_input_text(label="name", width=220)
             with dpg.group(horizontal=True):
                 self._time = dpg.add_combo([], label="time", width=150)
                 self._time_unit = dpg.add_combo(TIME_UNITS, label="unit", width=55, default_value="s")
-                self._offset = dpg.add_input_float(label="offset s", width=90, default_value=0.0, step=0.0,
-                                                   format="%.4f")
-            self._hint = dpg.add_text("Each column of the file: its unit (empty: the signal's own SI unit) and the "
-                                      "signal it measures.", wrap=WIDTH - 20, color=(170, 170, 170))
+                self._offset = dpg.add_input_float(
+                    label="offset s", width=90, default_value=0.0, step=0.0, format="%.4f"
+                )
+            self._hint = dpg.add_text(
+                "Each column of the file: its unit (empty: the signal's own SI unit) and the signal it measures.",
+                wrap=WIDTH - 20,
+                color=(170, 170, 170),
+            )
             self._table = dpg.add_child_window(height=220, width=-1)
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Add to rig", callback=self._add)
@@ -57,8 +63,11 @@ class MeasuredDialog:
         if offer is None:
             dpg.configure_item(self._window, show=False)
             return
-        dpg.set_value(self._title, f"{Path(offer.path).name}: {len(offer.columns)} numeric columns. Map them onto "
-                                   "the rig's signals; the plots draw each one dotted beside its signal.")
+        dpg.set_value(
+            self._title,
+            f"{Path(offer.path).name}: {len(offer.columns)} numeric columns. Map them onto "
+            "the rig's signals; the plots draw each one dotted beside its signal.",
+        )
         dpg.set_value(self._name, offer.name)
         times = [LOG_TIME] if not offer.time else list(offer.columns)
         dpg.configure_item(self._time, items=times)
@@ -83,13 +92,23 @@ class MeasuredDialog:
         offer = self._offer
         if offer is None:
             return
-        signals = tuple((dpg.get_value(combo), column, dpg.get_value(unit).strip())
-                        for column, combo, unit in self._rows if dpg.get_value(combo) not in (NOT_USED, ""))
+        signals = tuple(
+            (dpg.get_value(combo), column, dpg.get_value(unit).strip())
+            for column, combo, unit in self._rows
+            if dpg.get_value(combo) not in (NOT_USED, "")
+        )
         time = dpg.get_value(self._time)
         dpg.configure_item(self._window, show=False)
-        self.submit(AddMeasured(offer.path, name=dpg.get_value(self._name).strip() or offer.name,
-                                time="" if time == LOG_TIME else time, time_unit=dpg.get_value(self._time_unit),
-                                offset=float(dpg.get_value(self._offset)), signals=signals))
+        self.submit(
+            AddMeasured(
+                offer.path,
+                name=dpg.get_value(self._name).strip() or offer.name,
+                time="" if time == LOG_TIME else time,
+                time_unit=dpg.get_value(self._time_unit),
+                offset=float(dpg.get_value(self._offset)),
+                signals=signals,
+            )
+        )
 
     def _cancel(self, *args: object) -> None:
         dpg.configure_item(self._window, show=False)

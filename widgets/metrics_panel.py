@@ -1,8 +1,9 @@
 """Metrics: each one's value over the run so far, and a form to add one on a plotted signal, its
 inputs made from the registry's metrics section (``mjrig.scenario.kinds``) by ``widgets.forms``."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -27,8 +28,9 @@ class MetricsPanel:
     settling_time's band or band_abs), each with its unit and help; a number in the signal's unit
     is typed in the unit the signal is shown in."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]],
-                 registry: Registry = REGISTRY) -> None:
+    def __init__(
+        self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]], registry: Registry = REGISTRY
+    ) -> None:
         self.submit = submit
         self.registry = registry
         self.section = registry.section(SECTION)
@@ -44,17 +46,29 @@ class MetricsPanel:
 
     def build(self, parent: int | str) -> None:
         self._table = self._shown.container = dpg.add_table(
-            parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp, borders_innerH=True,
-            row_background=True)
+            parent=parent,
+            header_row=True,
+            policy=dpg.mvTable_SizingStretchProp,
+            borders_innerH=True,
+            row_background=True,
+        )
         for label in ("name", "signal", "kind", "window", "value", ""):
             dpg.add_table_column(label=label, parent=self._table)
         dpg.add_separator(parent=parent)
-        self._signal.build(parent, label="##metric signal",
-                           tip="the signal to reduce: the plotted ones first (tick them in the plots' "
-                               "tree), then all")
+        self._signal.build(
+            parent,
+            label="##metric signal",
+            tip="the signal to reduce: the plotted ones first (tick them in the plots' tree), then all",
+        )
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._kind = dpg.add_combo(self.section.kind_names, default_value=self.section.default_kind, parent=row,
-                                   width=130, label="##metric kind", callback=self._on_kind)
+        self._kind = dpg.add_combo(
+            self.section.kind_names,
+            default_value=self.section.default_kind,
+            parent=row,
+            width=130,
+            label="##metric kind",
+            callback=self._on_kind,
+        )
         with dpg.tooltip(self._kind):
             dpg.add_text("what to read off the signal; the inputs below are the kind's")
         self._name.item = dpg.add_input_text(parent=row, hint="metric name", width=160)

@@ -6,17 +6,19 @@ Opening another file while the rig has unsaved edits asks first (save, open with
 cancel). Recent shows each file by its name, with as many parent folders as it takes to tell
 two of the same name apart; the full path is in its tooltip.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.scenario.bundled import MODELS_DIR, bundled_models
 from mjrig.model_info import summary
+from mjrig.scenario.bundled import MODELS_DIR, bundled_models
 from mjrig.settings.panel_keys import panel_key
 from mjrig.settings.recent import RecentFiles, short_names
 from mjrig.widgets.export_dialogs import ExportDialogs
@@ -29,17 +31,20 @@ class ModelPanel:
     """Every action is a command; the info text comes from the snapshot's ModelInfo. ``exports``:
     the export and report dialogs the File menu opens (shared with the plots and results view)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, recent: RecentFiles,
-                 exports: ExportDialogs | None = None) -> None:
+    def __init__(
+        self, submit: Callable[[C.Command], None], *, recent: RecentFiles, exports: ExportDialogs | None = None
+    ) -> None:
         self.submit = submit
         self.recent = recent
         self.exports = exports or ExportDialogs(submit)
         self._bundled = {m.name: str(m.scenario) for m in bundled_models()}
         self._descriptions = {m.name: m.description for m in bundled_models()}
-        self._open = FileDialog(mode="open", title="Open a model, scenario, recording or results",
-                                on_done=self._on_open_file)
-        self._save = FileDialog(mode="save", title="Save the rig as a scenario", on_done=self._on_save_file,
-                                filters=SAVE_FILTERS)
+        self._open = FileDialog(
+            mode="open", title="Open a model, scenario, recording or results", on_done=self._on_open_file
+        )
+        self._save = FileDialog(
+            mode="save", title="Save the rig as a scenario", on_done=self._on_save_file, filters=SAVE_FILTERS
+        )
         self._recent_menu: int | str = 0
         self._recent_node: int | str = 0
         self._bundled_items: dict[str, int | str] = {}
@@ -52,10 +57,10 @@ class ModelPanel:
         self._source = ""
         self._model_path = ""
         self._pending: str | None = None
-        self._ask_due = False   # the unsaved-edits question waits for the other dialogs to be gone
-        self._quiet = 0         # frames since the last of them was up
+        self._ask_due = False  # the unsaved-edits question waits for the other dialogs to be gone
+        self._quiet = 0  # frames since the last of them was up
         self._folder: Path | None = None
-        self._save_in = 0   # frames until the save dialog opens (after the question closes)
+        self._save_in = 0  # frames until the save dialog opens (after the question closes)
         self._then_quit = False  # the save dialog shown is the quit question's "Save scenario first..."
 
     # --- building ---------------------------------------------------------------------------
@@ -71,10 +76,14 @@ class ModelPanel:
             dpg.add_menu_item(label="Reload", callback=self._on_reload)
             dpg.add_menu_item(label="Save scenario...", callback=self._on_save, shortcut=panel_key("save").key)
             dpg.add_separator()
-            _tip(dpg.add_menu_item(label="Export recording...", callback=lambda: self.exports.export_dialog()),
-                 "the recording replayed, else the last one recorded, as CSV, MATLAB (.mat) or MCAP")
-            _tip(dpg.add_menu_item(label="Report...", callback=lambda: self.exports.report_dialog()),
-                 "an HTML report of the recording replayed, else of the last one recorded")
+            _tip(
+                dpg.add_menu_item(label="Export recording...", callback=lambda: self.exports.export_dialog()),
+                "the recording replayed, else the last one recorded, as CSV, MATLAB (.mat) or MCAP",
+            )
+            _tip(
+                dpg.add_menu_item(label="Report...", callback=lambda: self.exports.report_dialog()),
+                "an HTML report of the recording replayed, else of the last one recorded",
+            )
             dpg.add_separator()
             dpg.add_menu_item(label="Quit", callback=on_quit, shortcut=panel_key("quit").key)
         self._fill_recent(self.recent.load())
@@ -84,17 +93,30 @@ class ModelPanel:
         self._save.build()
         self.exports.build()
         row = dpg.add_group(parent=parent, horizontal=True)
-        _tip(dpg.add_button(label="Open...", parent=row, callback=self._on_open),
-             "open an MJCF .xml, a binary .mjb, a scenario .toml, a recording or a sweep's results .parquet (or drop it "
-             "on the 3D view)")
-        _tip(dpg.add_button(label="Reload", parent=row, callback=self._on_reload),
-             "read the model file again, keeping the rig and the state")
-        _tip(dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
-             "save the model with its loads, params and recording settings; `mjrig run` re-runs it")
-        self._hot = dpg.add_checkbox(label="reload on change", parent=row, default_value=True,
-                                     callback=lambda _s, on: self.submit(C.SetHotReload(bool(on))))
-        _tip(self._hot, "read the model (and the files it includes) or the scenario again when it changes on "
-                        "disk, keeping the rig and the run; a model MuJoCo refuses leaves the old one running")
+        _tip(
+            dpg.add_button(label="Open...", parent=row, callback=self._on_open),
+            "open an MJCF .xml, a binary .mjb, a scenario .toml, a recording or a sweep's results .parquet (or drop it "
+            "on the 3D view)",
+        )
+        _tip(
+            dpg.add_button(label="Reload", parent=row, callback=self._on_reload),
+            "read the model file again, keeping the rig and the state",
+        )
+        _tip(
+            dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
+            "save the model with its loads, params and recording settings; `mjrig run` re-runs it",
+        )
+        self._hot = dpg.add_checkbox(
+            label="reload on change",
+            parent=row,
+            default_value=True,
+            callback=lambda _s, on: self.submit(C.SetHotReload(bool(on))),
+        )
+        _tip(
+            self._hot,
+            "read the model (and the files it includes) or the scenario again when it changes on "
+            "disk, keeping the rig and the run; a model MuJoCo refuses leaves the old one running",
+        )
         self._rig = dpg.add_text("", parent=parent, wrap=0)
         with dpg.tree_node(label="Bundled rigs", parent=parent):
             for name in self._bundled:
@@ -103,8 +125,14 @@ class ModelPanel:
                 self._bundled_items[name] = item
         self._recent_node = dpg.add_tree_node(label="Recent", parent=parent)
         self._info = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
-        with dpg.window(label="Unsaved rig changes", modal=True, show=False, no_saved_settings=True, width=460,
-                        on_close=self._on_keep) as self._ask:
+        with dpg.window(
+            label="Unsaved rig changes",
+            modal=True,
+            show=False,
+            no_saved_settings=True,
+            width=460,
+            on_close=self._on_keep,
+        ) as self._ask:
             self._ask_text = dpg.add_text("", wrap=440)
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Save scenario first...", callback=self._on_save)
@@ -119,15 +147,21 @@ class ModelPanel:
         if self._recent_menu:
             dpg.delete_item(self._recent_menu, children_only=True)
             for path, label in zip(items, labels):
-                _tip(dpg.add_menu_item(label=label, parent=self._recent_menu, user_data=path, callback=self._on_recent),
-                     path)
+                _tip(
+                    dpg.add_menu_item(label=label, parent=self._recent_menu, user_data=path, callback=self._on_recent),
+                    path,
+                )
             if not items:
                 dpg.add_menu_item(label="(nothing yet)", parent=self._recent_menu, enabled=False)
         if self._recent_node:
             dpg.delete_item(self._recent_node, children_only=True)
             for path, label in zip(items, labels):
-                _tip(dpg.add_selectable(label=label, parent=self._recent_node, user_data=path,
-                                        callback=self._on_recent_pick), path)
+                _tip(
+                    dpg.add_selectable(
+                        label=label, parent=self._recent_node, user_data=path, callback=self._on_recent_pick
+                    ),
+                    path,
+                )
 
     # --- callbacks --------------------------------------------------------------------------
     def _start_folder(self) -> Path:
@@ -162,8 +196,13 @@ class ModelPanel:
     def dialog_shown(self) -> bool:
         """Whether one of this panel's dialogs (Open, Save, an export's, the unsaved-edits question)
         is up or about to be."""
-        return (self._open.shown or self._save.shown or self.exports.shown or dpg.is_item_shown(self._ask)
-                or self._save_in > 0)
+        return (
+            self._open.shown
+            or self._save.shown
+            or self.exports.shown
+            or dpg.is_item_shown(self._ask)
+            or self._save_in > 0
+        )
 
     def close_dialog(self) -> bool:
         """Close the dialog that is up as its Cancel does (the Escape key); False if none was."""
@@ -188,8 +227,12 @@ class ModelPanel:
     def _show_save(self) -> None:
         stem = Path(self._source or self._model_path or "rig").stem
         folder = self._start_folder()
-        self._save.show(folder, name=f"{stem}.toml" if Path(self._source).suffix == ".toml"
-                        and Path(self._source).parent != MODELS_DIR else f"{stem}_rig.toml")
+        self._save.show(
+            folder,
+            name=f"{stem}.toml"
+            if Path(self._source).suffix == ".toml" and Path(self._source).parent != MODELS_DIR
+            else f"{stem}_rig.toml",
+        )
 
     def _on_save_file(self, path: str) -> None:
         self._folder = Path(path).parent
@@ -239,8 +282,11 @@ class ModelPanel:
                 dpg.configure_item(self._ask, show=False)
         if self._ask_due and self._quiet >= 3:  # a modal opened as another closes is lost: wait
             self._ask_due = False
-            dpg.set_value(self._ask_text, f"The rig has changes that are not saved in a scenario. "
-                                          f"Open {Path(self._pending or '').name} anyway, and lose them?")
+            dpg.set_value(
+                self._ask_text,
+                f"The rig has changes that are not saved in a scenario. "
+                f"Open {Path(self._pending or '').name} anyway, and lose them?",
+            )
             vw = dpg.get_viewport_client_width()
             dpg.configure_item(self._ask, show=True, pos=(max(0, (vw - 460) // 2), 120))
         src = snap.source or snap.model.path

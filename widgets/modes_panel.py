@@ -9,10 +9,11 @@ scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's 
 *Bode* works out the response of the chosen signal to the chosen param: magnitude (dB) and
 phase over frequency, each mode's frequency marked.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -38,14 +39,22 @@ class ModesPanel:
         row = dpg.add_group(parent=parent, horizontal=True)
         dpg.add_button(label="Work out modes", parent=row, callback=lambda: self._compute(None))
         self._equilibrium = dpg.add_checkbox(label="at equilibrium", parent=row)
-        self._status = dpg.add_text("the run's state now, linearised: press Work out modes", parent=parent, wrap=0,
-                                    color=(170, 170, 170))
+        self._status = dpg.add_text(
+            "the run's state now, linearised: press Work out modes", parent=parent, wrap=0, color=(170, 170, 170)
+        )
         self._table = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
         for label, weight in (("mode", 0.7), ("Hz", 0.8), ("undamped Hz", 0.9), ("damping", 0.8), ("shape", 2.0)):
             dpg.add_table_column(label=label, parent=self._table, width_stretch=True, init_width_or_weight=weight)
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._amplitude = dpg.add_slider_double(label="amplitude", parent=row, default_value=1.0, min_value=0.0,
-                                               max_value=3.0, width=160, callback=self._restate)
+        self._amplitude = dpg.add_slider_double(
+            label="amplitude",
+            parent=row,
+            default_value=1.0,
+            min_value=0.0,
+            max_value=3.0,
+            width=160,
+            callback=self._restate,
+        )
         self._arrows = dpg.add_checkbox(label="arrows", parent=row, callback=self._restate)
         row = dpg.add_group(parent=parent, horizontal=True)
         self._input = dpg.add_combo([], label="input", parent=row, width=110)
@@ -55,8 +64,9 @@ class ModesPanel:
         self._plots = []
         for label in ("magnitude (dB)", "phase (deg)"):
             with dpg.plot(parent=parent, height=130, width=-1, no_title=True, label=label, show=False) as plot:
-                x = dpg.add_plot_axis(dpg.mvXAxis, label="frequency (Hz)" if "phase" in label else "",
-                                      scale=dpg.mvPlotScale_Log10)
+                x = dpg.add_plot_axis(
+                    dpg.mvXAxis, label="frequency (Hz)" if "phase" in label else "", scale=dpg.mvPlotScale_Log10
+                )
                 with dpg.plot_axis(dpg.mvYAxis, label=label):
                     line = dpg.add_line_series([], [], label=label)
                     marks = dpg.add_inf_line_series([], label="modes")
@@ -86,9 +96,12 @@ class ModesPanel:
         elif part.at is not None:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
             where = "at rest (equilibrium)" if part.equilibrium else "at the run's state"
-            dpg.set_value(self._status, f"{osc} oscillatory mode{'s' if osc != 1 else ''} of {len(part.modes)}, "
-                                        f"{where}, t = {part.at:.4g} s" + (f"; showing mode {part.shown + 1}"
-                                                                         if part.shown is not None else ""))
+            dpg.set_value(
+                self._status,
+                f"{osc} oscillatory mode{'s' if osc != 1 else ''} of {len(part.modes)}, "
+                f"{where}, t = {part.at:.4g} s"
+                + (f"; showing mode {part.shown + 1}" if part.shown is not None else ""),
+            )
         if old is None or old.modes != part.modes or old.shown != part.shown:
             self._rows(part)
         if old is None or old.bode != part.bode:
@@ -103,8 +116,10 @@ class ModesPanel:
                 if m.kind == "oscillatory":
                     index = k
                     shown = part.shown == index
-                    dpg.add_button(label=f"stop {k + 1}" if shown else f"show {k + 1}",
-                                   callback=lambda *_, i=index, on=shown: self._show(None if on else i))
+                    dpg.add_button(
+                        label=f"stop {k + 1}" if shown else f"show {k + 1}",
+                        callback=lambda *_, i=index, on=shown: self._show(None if on else i),
+                    )
                     k += 1
                     cells = (_number(m.frequency_hz), _number(m.undamped_hz), _number(m.damping_ratio, ".3g"), shape)
                 else:
@@ -137,11 +152,14 @@ class ModesPanel:
             return
         f = list(curve.frequency_hz)
         modes = [m.frequency_hz for m in part.modes if m.kind == "oscillatory"]
-        for (plot, x, line, marks), values in zip(self._plots, (curve.magnitude_db, curve.phase_deg)):
+        for (plot, _x, line, marks), values in zip(self._plots, (curve.magnitude_db, curve.phase_deg)):
             dpg.configure_item(plot, show=True)  # hidden until there is a response to draw
             dpg.set_value(line, [f, list(values)])
             dpg.set_value(marks, [modes])
             for axis in dpg.get_item_children(plot, 1):
                 dpg.fit_axis_data(axis)
-        dpg.set_value(self._bode_status, f"{curve.output} / {curve.input} ({curve.unit.replace('*', '·')}): "
-                                         f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz")
+        dpg.set_value(
+            self._bode_status,
+            f"{curve.output} / {curve.input} ({curve.unit.replace('*', '·')}): "
+            f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz",
+        )

@@ -2,9 +2,10 @@
 
 A param with a unit of a quantity ``[units]`` names (length, angle, force, torque and their
 rates) is shown in the chosen unit; the value it submits is SI again."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -23,15 +24,20 @@ class ParamsPanel:
         self._inputs: dict[str, int | str] = {}
         self._rows = Rows()
         self._new: dict[str, int | str] = {}
-        self._factor: dict[str, float] = {}   # param -> shown value per SI value
+        self._factor: dict[str, float] = {}  # param -> shown value per SI value
 
     def build(self, parent: int | str) -> None:
         self._group = self._rows.container = dpg.add_group(parent=parent)
         row = dpg.add_group(parent=parent, horizontal=True)
-        for key, hint, width in (("name", "name", 90), ("value", "value", 60), ("min", "min", 50),
-                                 ("max", "max", 50), ("unit", "unit", 50)):
+        for key, hint, width in (
+            ("name", "name", 90),
+            ("value", "value", 60),
+            ("min", "min", 50),
+            ("max", "max", 50),
+            ("unit", "unit", 50),
+        ):
             self._new[key] = dpg.add_input_text(parent=row, hint=hint, width=width)
-        dpg.add_button(label="Add param", parent=parent, callback=self._on_add)   # its own line: never cut off
+        dpg.add_button(label="Add param", parent=parent, callback=self._on_add)  # its own line: never cut off
 
     def _on_change(self, sender: int, value: float, name: str) -> None:
         self.submit(C.SetParam(name, float(value) / self._factor.get(name, 1.0)))
@@ -40,10 +46,16 @@ class ParamsPanel:
         def num(key: str) -> float | None:
             text = dpg.get_value(self._new[key]).strip()
             return float(text) if text else None
+
         try:
             value = num("value")
-            cmd = C.AddParam(dpg.get_value(self._new["name"]).strip(), value if value is not None else 0.0,
-                             num("min"), num("max"), dpg.get_value(self._new["unit"]).strip())
+            cmd = C.AddParam(
+                dpg.get_value(self._new["name"]).strip(),
+                value if value is not None else 0.0,
+                num("min"),
+                num("max"),
+                dpg.get_value(self._new["unit"]).strip(),
+            )
         except ValueError:
             return
         self.submit(cmd)
@@ -59,16 +71,33 @@ class ParamsPanel:
                 label = f"{p.name} [{unit.replace('*', '·')}]" if p.unit else p.name
                 if p.min is not None and p.max is not None:
                     self._inputs[p.name] = dpg.add_slider_double(
-                        label=label, parent=self._group, min_value=p.min * factor, max_value=p.max * factor,
+                        label=label,
+                        parent=self._group,
+                        min_value=p.min * factor,
+                        max_value=p.max * factor,
                         default_value=p.value * factor,
-                        width=220, callback=self._on_change, user_data=p.name, format="%.4g")
+                        width=220,
+                        callback=self._on_change,
+                        user_data=p.name,
+                        format="%.4g",
+                    )
                 else:
                     self._inputs[p.name] = dpg.add_input_double(
-                        label=label, parent=self._group, default_value=p.value * factor, width=220,
-                        callback=self._on_change, user_data=p.name, format="%.4g", on_enter=True)
+                        label=label,
+                        parent=self._group,
+                        default_value=p.value * factor,
+                        width=220,
+                        callback=self._on_change,
+                        user_data=p.name,
+                        format="%.4g",
+                        on_enter=True,
+                    )
             if not snap.params:
-                dpg.add_text("no params: add one, then use its name in a load's number field",
-                             parent=self._group, color=(150, 150, 150))
+                dpg.add_text(
+                    "no params: add one, then use its name in a load's number field",
+                    parent=self._group,
+                    color=(150, 150, 150),
+                )
         for p in snap.params:
             item = self._inputs.get(p.name)
             if item is not None and not dpg.is_item_active(item):

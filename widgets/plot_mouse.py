@@ -8,10 +8,11 @@ GUI thread, once a frame. A press becomes a click once the button is up where it
 double-click's time has passed without a second press: the first press of a double-click, or of
 a drag, must not move the run to another time.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -31,10 +32,11 @@ class PlotMouse:
     drag or a wheel turn began on a plot (stop following the run); ``on_follow()``: a
     double-click (follow the run again, y fitted)."""
 
-    def __init__(self, *, on_time: Callable[[float], None], on_freeze: Callable[[], None],
-                 on_follow: Callable[[], None]) -> None:
+    def __init__(
+        self, *, on_time: Callable[[float], None], on_freeze: Callable[[], None], on_follow: Callable[[], None]
+    ) -> None:
         self._on_time, self._on_freeze, self._on_follow = on_time, on_freeze, on_follow
-        self.handlers: int | str = 0    # the item handler registry every plot is bound to
+        self.handlers: int | str = 0  # the item handler registry every plot is bound to
         self._press: tuple[float, int | str | None, float, Point] | None = None  # (s, plot, t under it, px)
         self._release: Point | None = None
         self._dragging = False

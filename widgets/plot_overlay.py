@@ -8,6 +8,7 @@ GUI thread) and samples a signal over the visible span with gaps cut in, which I
 dashed line (a NaN breaks a line series), so the dashes keep their length on screen whatever the
 span.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,11 +19,33 @@ import numpy as np
 
 from mjrig.commands import ComparedSignals, MeasuredSignals
 
-__all__ = ["readable_range", "SeriesColors", "MarkThemes", "Overlay", "BenchOverlay", "bench_overlays", "UnitPlot", "unit_plot", "PALETTE", "EVENT_COLOR", "CURSOR_COLOR", "dashed", "tint"]
+__all__ = [
+    "readable_range",
+    "SeriesColors",
+    "MarkThemes",
+    "Overlay",
+    "BenchOverlay",
+    "bench_overlays",
+    "UnitPlot",
+    "unit_plot",
+    "PALETTE",
+    "EVENT_COLOR",
+    "CURSOR_COLOR",
+    "dashed",
+    "tint",
+]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
-    (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82), (129, 114, 179),
-    (147, 120, 96), (218, 139, 195), (140, 140, 140), (204, 185, 116), (100, 181, 205),
+    (76, 114, 176),
+    (221, 132, 82),
+    (85, 168, 104),
+    (196, 78, 82),
+    (129, 114, 179),
+    (147, 120, 96),
+    (218, 139, 195),
+    (140, 140, 140),
+    (204, 185, 116),
+    (100, 181, 205),
 )
 """Line colours (RGB 0..255), given out in this order (seaborn's "deep")."""
 
@@ -203,9 +226,9 @@ class UnitPlot(NamedTuple):
     plot: int | str
     x: int | str
     y: int | str
-    events: int | str     # threshold crossings: vertical lines
-    failed: int | str     # failed requirements' first violations: red points
-    cursor: int | str     # the timeline's cursor: a vertical line
+    events: int | str  # threshold crossings: vertical lines
+    failed: int | str  # failed requirements' first violations: red points
+    cursor: int | str  # the timeline's cursor: a vertical line
 
 
 def readable_range(lo: float, hi: float) -> tuple[float, float]:

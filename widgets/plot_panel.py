@@ -11,19 +11,20 @@ A compared recording (``PanelState.compared``) adds each checked signal's dashed
 bench data (``PanelState.measured``) a dotted one per entry (``plot_overlay``). *Save plot...* calls
 ``on_save``, which draws ``traces()``.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-import numpy as np
 import dearpygui.dearpygui as dpg
+import numpy as np
 
-from mjrig.commands import PanelState, PlotSignals, Command
+from mjrig.commands import Command, PanelState, PlotSignals
 from mjrig.exports.plotting import Trace
-from mjrig.runtime.units import DisplayUnits
-from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, bench_overlays, readable_range, unit_plot
 from mjrig.runtime.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
+from mjrig.runtime.units import DisplayUnits
 from mjrig.widgets.plot_mouse import PlotMouse
+from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, bench_overlays, readable_range, unit_plot
 from mjrig.widgets.signal_tree import SignalTree
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
@@ -44,55 +45,68 @@ class PlotPanel:
     and the next ``update`` applies it (at most one redraw per ``update``).
     """
 
-    def __init__(self, *, window_s: float = 10.0, history_rows: int = 20000, max_points: int = 2000,
-                 below: int = 0, submit: Callable[[Command], None] | None = None) -> None:
-        for what, value, least, e_g in (("window_s", window_s, 0.0, "10.0"), ("history_rows", history_rows, 1, "20000"),
-                                        ("max_points", max_points, 1, "2000")):
+    def __init__(
+        self,
+        *,
+        window_s: float = 10.0,
+        history_rows: int = 20000,
+        max_points: int = 2000,
+        below: int = 0,
+        submit: Callable[[Command], None] | None = None,
+    ) -> None:
+        for what, value, least, e_g in (
+            ("window_s", window_s, 0.0, "10.0"),
+            ("history_rows", history_rows, 1, "20000"),
+            ("max_points", max_points, 1, "2000"),
+        ):
             if not value > least:
                 raise ValueError(f"{what} must be > {least}, got {value!r} (e.g. {e_g})")
-        self.history = SignalHistory(history_rows)   # the plotted signals' rows (the session sends those)
+        self.history = SignalHistory(history_rows)  # the plotted signals' rows (the session sends those)
         self._submit = submit
-        self._told: tuple[tuple[str, ...], float] | None = None   # the ticks and window the session knows
+        self._told: tuple[tuple[str, ...], float] | None = None  # the ticks and window the session knows
         self._window_s = float(window_s)
         self._max_points = int(max_points)
         self._signals: tuple[str, ...] = ()
-        self._opened = 0   # the rig shown (PanelState.opened)
-        self._checked: list[str] = []      # in check order: the legend follows it
+        self._opened = 0  # the rig shown (PanelState.opened)
+        self._checked: list[str] = []  # in check order: the legend follows it
         self._filter = ""
         self._paused = False
-        self._frozen_end: float | None = None   # view end (s) while paused
+        self._frozen_end: float | None = None  # view end (s) while paused
         self._autofit = True
         self._tree_stale = True
-        self._view_stale = True   # checks, window, pause, auto-fit changed
+        self._view_stale = True  # checks, window, pause, auto-fit changed
         self._data_stale = False  # rows arrived
-        self._signal_tree = SignalTree(lambda _s, value, name: self.set_checked(name, bool(value)),
-                                       is_checked=lambda n: n in self._checked)
+        self._signal_tree = SignalTree(
+            lambda _s, value, name: self.set_checked(name, bool(value)), is_checked=lambda n: n in self._checked
+        )
         self._series: dict[str, int | str] = {}
-        self._twins: dict[tuple[int, str], int | str] = {}   # (overlay, signal) -> its twin's line
+        self._twins: dict[tuple[int, str], int | str] = {}  # (overlay, signal) -> its twin's line
         self._colors = SeriesColors()
         self._overlay = Overlay()
-        self._measured = None                    # the PanelState.measured drawn
-        self._overlays: list = [self._overlay]   # the compared recording, then each bench entry
+        self._measured = None  # the PanelState.measured drawn
+        self._overlays: list = [self._overlay]  # the compared recording, then each bench entry
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
-        self._box_height = 0                # px: the plots fill it again when it changes
+        self._box_height = 0  # px: the plots fill it again when it changes
         self._hint: int | str | None = None
         self._plots: dict[str, tuple[int | str, int | str, int | str]] = {}  # unit -> (plot, x, y)
         self._series_unit: dict[str, str] = {}
-        self._units: dict[str, str] = {}         # signal -> its SI unit
-        self._shown = DisplayUnits()              # the units the plots show ([units])
+        self._units: dict[str, str] = {}  # signal -> its SI unit
+        self._shown = DisplayUnits()  # the units the plots show ([units])
         self._events: tuple[tuple[float, str], ...] = ()
         self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
         self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
-        self._fail_marks: dict[str, int | str] = {}   # unit -> its plot's failure markers
+        self._fail_marks: dict[str, int | str] = {}  # unit -> its plot's failure markers
         self._marks = MarkThemes()
-        self._below = below                 # pixels left under the plots (the timeline bar)
-        self._cursor: float | None = None   # a past instant shown (s), marked on every plot
+        self._below = below  # pixels left under the plots (the timeline bar)
+        self._cursor: float | None = None  # a past instant shown (s), marked on every plot
         self._cursor_lines: dict[str, int | str] = {}
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
-        self._mouse = PlotMouse(on_time=lambda t: self.on_time_click and self.on_time_click(t),
-                                on_freeze=lambda: self.set_paused(True),  # a drag or wheel: ImPlot's
-                                on_follow=lambda: (self.set_paused(False), self.set_autofit(True)))  # double-click
+        self._mouse = PlotMouse(
+            on_time=lambda t: self.on_time_click and self.on_time_click(t),
+            on_freeze=lambda: self.set_paused(True),  # a drag or wheel: ImPlot's
+            on_follow=lambda: (self.set_paused(False), self.set_autofit(True)),
+        )  # double-click
         self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
         self._filter_input = self._window_input = self._autofit_box = self._pause_box = None  # items, once built
 
@@ -104,23 +118,43 @@ class PlotPanel:
         with dpg.group(parent=parent):
             with dpg.group(horizontal=True):
                 self._window_input = dpg.add_input_float(
-                    label="s shown", default_value=self._window_s, width=95, format="%.1f", step=1.0,
-                    min_value=0.01, min_clamped=True, on_enter=True,
-                    callback=lambda _s, value, _u: self.set_window(max(float(value), 0.01)))
-                self._autofit_box = dpg.add_checkbox(label="fit y", default_value=self._autofit,
-                                                     callback=lambda _s, value, _u: self.set_autofit(bool(value)))
-                self._pause_box = dpg.add_checkbox(label="pause", default_value=self._paused,
-                                                   callback=lambda _s, value, _u: self.set_paused(bool(value)))
+                    label="s shown",
+                    default_value=self._window_s,
+                    width=95,
+                    format="%.1f",
+                    step=1.0,
+                    min_value=0.01,
+                    min_clamped=True,
+                    on_enter=True,
+                    callback=lambda _s, value, _u: self.set_window(max(float(value), 0.01)),
+                )
+                self._autofit_box = dpg.add_checkbox(
+                    label="fit y",
+                    default_value=self._autofit,
+                    callback=lambda _s, value, _u: self.set_autofit(bool(value)),
+                )
+                self._pause_box = dpg.add_checkbox(
+                    label="pause",
+                    default_value=self._paused,
+                    callback=lambda _s, value, _u: self.set_paused(bool(value)),
+                )
                 dpg.add_button(label="Save plot...", callback=lambda: self.on_save and self.on_save())
             with dpg.group(horizontal=True):
                 with dpg.group(width=_TREE_WIDTH):
-                    self._filter_input = dpg.add_input_text(hint="filter signals", width=_TREE_WIDTH,
-                                                            default_value=self._filter,
-                                                            callback=lambda _s, value, _u: self.set_filter(value))
+                    self._filter_input = dpg.add_input_text(
+                        hint="filter signals",
+                        width=_TREE_WIDTH,
+                        default_value=self._filter,
+                        callback=lambda _s, value, _u: self.set_filter(value),
+                    )
                     self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1 - self._below)
                 self._plot_box = dpg.add_child_window(width=-1, height=-1 - self._below, border=False)
-                self._hint = dpg.add_text("tick signals in the tree to plot them; one plot per unit",
-                                          parent=self._plot_box, color=(150, 150, 150), wrap=0)
+                self._hint = dpg.add_text(
+                    "tick signals in the tree to plot them; one plot per unit",
+                    parent=self._plot_box,
+                    color=(150, 150, 150),
+                    wrap=0,
+                )
         self._tree_stale = self._view_stale = True
 
     def update(self, snapshot: PanelState) -> None:
@@ -129,7 +163,7 @@ class PlotPanel:
             # Another rig: its signals and rows replace the old ones (see ``add_rows``); a filter
             # typed for the old one would hide them with no hint why, a frozen view show old times.
             self._opened = snapshot.opened
-            known = set(snapshot.signals)   # the rig's [plots] (CONTRACT 13), else what it shares with the last
+            known = set(snapshot.signals)  # the rig's [plots] (CONTRACT 13), else what it shares with the last
             self._checked = [n for n in snapshot.plots or self._checked if n in known]
             if snapshot.plot_window is not None:
                 self.set_window(snapshot.plot_window)
@@ -140,8 +174,11 @@ class PlotPanel:
         if snapshot.events != self._events:
             self._events = snapshot.events
             self._view_stale = True
-        failures = tuple((r.signal, r.first_violation, r.violation_value) for r in snapshot.requirements
-                         if r.first_violation is not None and r.violation_value is not None)
+        failures = tuple(
+            (r.signal, r.first_violation, r.violation_value)
+            for r in snapshot.requirements
+            if r.first_violation is not None and r.violation_value is not None
+        )
         if failures != self._failures:
             self._failures = failures
             self._view_stale = True
@@ -264,9 +301,15 @@ class PlotPanel:
             return []
         lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
         t, values = self.history.window(lo, hi, list(self._checked))
-        bench = [Trace(n, self._unit(n), *over.series(n, self._factor(n)), over.entry, measured=True)
-                 for over in self._overlays[1:] for n in self._checked if over.has(n)]
-        return [Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)] + bench
+        bench = [
+            Trace(n, self._unit(n), *over.series(n, self._factor(n)), over.entry, measured=True)
+            for over in self._overlays[1:]
+            for n in self._checked
+            if over.has(n)
+        ]
+        return [
+            Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)
+        ] + bench
 
     # ---- drawing ------------------------------------------------------------------------------
 
@@ -313,8 +356,9 @@ class PlotPanel:
             for k, over in enumerate(self._overlays):
                 if (k, name) not in self._twins and over.has(name):
                     dash = ", dashed" if k == 0 else ""
-                    self._twins[(k, name)] = dpg.add_line_series([], [], label=f"{short} ({over.label}{dash})",
-                                                                 parent=self._plots[self._unit(name)][2])
+                    self._twins[(k, name)] = dpg.add_line_series(
+                        [], [], label=f"{short} ({over.label}{dash})", parent=self._plots[self._unit(name)][2]
+                    )
                     dpg.bind_item_theme(self._twins[(k, name)], self._colors.theme(name, twin=True))
         self._signal_tree.mark(wanted)
         dpg.set_value(self._window_input, self._window_s)
@@ -382,8 +426,11 @@ class PlotPanel:
             if unit in self._cursor_lines:
                 dpg.set_value(self._cursor_lines[unit], [[self._cursor] if self._cursor is not None else []])
             if unit in self._fail_marks:
-                pts = [(t_f, v * self._factor(name)) for name, t_f, v in self._failures
-                       if self._series_unit.get(name) == unit and t0 <= t_f <= end]
+                pts = [
+                    (t_f, v * self._factor(name))
+                    for name, t_f, v in self._failures
+                    if self._series_unit.get(name) == unit and t0 <= t_f <= end
+                ]
                 dpg.set_value(self._fail_marks[unit], [[p[0] for p in pts], [p[1] for p in pts]])
             if self._paused:
                 # Frozen: the axes stay where they are and belong to the user (zoom, pan).

@@ -1,8 +1,10 @@
 """The question asked before quitting with unsaved rig edits (the panel's or the 3D view's close
 button, File > Quit, Ctrl+Q): save first, quit without saving, or keep working."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dearpygui.dearpygui as dpg
 
@@ -25,10 +27,12 @@ class QuitQuestion:
         self._recording: int | str = 0
 
     def build(self) -> None:
-        with dpg.window(label="Quit mjrig?", modal=True, show=False, no_saved_settings=True, width=WIDTH,
-                        on_close=self._on_keep) as self._window:
-            dpg.add_text("The rig has changes that are not saved in a scenario (File > Save scenario...).",
-                         wrap=WIDTH - 20)
+        with dpg.window(
+            label="Quit mjrig?", modal=True, show=False, no_saved_settings=True, width=WIDTH, on_close=self._on_keep
+        ) as self._window:
+            dpg.add_text(
+                "The rig has changes that are not saved in a scenario (File > Save scenario...).", wrap=WIDTH - 20
+            )
             self._recording = dpg.add_text("", wrap=WIDTH - 20, show=False, color=(230, 200, 90))
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Save scenario first...", callback=self._on_save)
@@ -42,8 +46,9 @@ class QuitQuestion:
     def show(self, *, recording: str | None = None) -> None:
         """Ask; ``recording``: the file being recorded, which quitting closes (a complete file)."""
         if recording:
-            dpg.set_value(self._recording, f"A recording is running: quitting closes it as a complete file, "
-                                           f"{recording}")
+            dpg.set_value(
+                self._recording, f"A recording is running: quitting closes it as a complete file, {recording}"
+            )
         dpg.configure_item(self._recording, show=bool(recording))
         vw = dpg.get_viewport_client_width()
         dpg.configure_item(self._window, show=True, pos=(max(0, (vw - WIDTH) // 2), 140))

@@ -3,9 +3,10 @@
 The form is what Start and Ctrl+E (in the 3D view) record: each edit is sent to the session
 (``PlanRecording``), and the form shows the session's plan again when the session sets it (a rig
 opened with its [recording], a recording started: ``PanelState.plan_revision``)."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -38,8 +39,9 @@ class RecordingPanel:
 
     def build(self, parent: int | str) -> None:
         self._path = dpg.add_input_text(label="path", parent=parent, width=260, callback=self._on_form)
-        self._rate = dpg.add_input_text(label="rate (samples/s, empty: every step)", parent=parent, width=80,
-                                        callback=self._on_form)
+        self._rate = dpg.add_input_text(
+            label="rate (samples/s, empty: every step)", parent=parent, width=80, callback=self._on_form
+        )
         row = None
         for i, g in enumerate(SIGNAL_GROUPS):
             if i % 3 == 0:
@@ -50,8 +52,9 @@ class RecordingPanel:
         self._status = dpg.add_text("", parent=parent)
         self._button = dpg.add_button(label="Start recording", parent=parent, callback=self._on_toggle)
         with dpg.tooltip(self._button):
-            dpg.add_text("record the ticked groups to Parquet; an existing file is never replaced (NAME-2...)",
-                         wrap=360)
+            dpg.add_text(
+                "record the ticked groups to Parquet; an existing file is never replaced (NAME-2...)", wrap=360
+            )
         dpg.add_separator(parent=parent)
         self._video_status = dpg.add_text("", parent=parent, wrap=0)
         self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
@@ -111,9 +114,20 @@ class RecordingPanel:
         video = snap.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
         slow = video and snap.state == C.RunState.RUNNING and 0 < snap.realtime_factor < SLOW_VIDEO
-        dpg.set_value(self._video_status, (f"REC video {snap.video_path}" + (
-            f"\nthe run goes at {snap.realtime_factor:.2f}x real time while each frame renders; the video "
-            "plays at the simulated speed" if slow else "")) if video else "")
+        dpg.set_value(
+            self._video_status,
+            (
+                f"REC video {snap.video_path}"
+                + (
+                    f"\nthe run goes at {snap.realtime_factor:.2f}x real time while each frame renders; the video "
+                    "plays at the simulated speed"
+                    if slow
+                    else ""
+                )
+            )
+            if video
+            else "",
+        )
         self._recording = snap.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:

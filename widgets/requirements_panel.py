@@ -1,7 +1,8 @@
 """Requirements: each one's live pass/fail badge, and a form to add one on a plotted signal."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -31,17 +32,28 @@ class RequirementsPanel:
         self._name = NameField()
 
     def build(self, parent: int | str) -> None:
-        self._table = self._shown.container = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp,
-                                    borders_innerH=True, row_background=True)
+        self._table = self._shown.container = dpg.add_table(
+            parent=parent,
+            header_row=True,
+            policy=dpg.mvTable_SizingStretchProp,
+            borders_innerH=True,
+            row_background=True,
+        )
         for label in ("name", "signal", "wanted", "value", "state", "first failure", ""):
             dpg.add_table_column(label=label, parent=self._table)
         dpg.add_separator(parent=parent)
-        self._signal.build(parent, label="##signal",
-                           tip="the signal to check: the plotted ones first (tick them in the plots' "
-                               "tree), then all")
+        self._signal.build(
+            parent,
+            label="##signal",
+            tip="the signal to check: the plotted ones first (tick them in the plots' tree), then all",
+        )
         bounds = dpg.add_group(parent=parent, horizontal=True)
-        for key, hint, width in (("min", ">= min", 70), ("max", "<= max", 70), ("final", "final", 70),
-                                 ("tolerance", "± tol", 60)):
+        for key, hint, width in (
+            ("min", ">= min", 70),
+            ("max", "<= max", 70),
+            ("final", "final", 70),
+            ("tolerance", "± tol", 60),
+        ):
             self._inputs[key] = dpg.add_input_text(parent=bounds, hint=hint, width=width)
         self._unit_text = dpg.add_text("", parent=bounds, color=(150, 150, 150))
         row = dpg.add_group(parent=parent, horizontal=True)

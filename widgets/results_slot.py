@@ -1,9 +1,10 @@
 """Where the results view lives: the results the session opened last (``PanelState.results``),
 however the file was opened (the command line, File > Open, Recent, a drop). Each opening makes
 the view again over the panel; the Results menu appears with the first one."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -16,8 +17,9 @@ __all__ = ["ResultsSlot"]
 class ResultsSlot:
     """Builds the ``ResultsView`` of each results file opened; ``menu_bar``: where its menu goes."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, menu_bar: int | str,
-                 on_report: Callable[..., None] | None = None) -> None:
+    def __init__(
+        self, submit: Callable[[C.Command], None], *, menu_bar: int | str, on_report: Callable[..., None] | None = None
+    ) -> None:
         self.submit, self.menu_bar, self.on_report = submit, menu_bar, on_report
         self.view: ResultsView | None = None
         self._opened = 0
@@ -32,8 +34,7 @@ class ResultsSlot:
             if self.view is not None:
                 self.view.close()
             area = (dpg.get_viewport_client_width(), dpg.get_viewport_client_height())
-            self.view = ResultsView(self.submit, results=snap.results, area=area,
-                                    on_report=self.on_report)
+            self.view = ResultsView(self.submit, results=snap.results, area=area, on_report=self.on_report)
             self.view.build()
             if not self._menu:
                 with dpg.menu(label="Results", parent=self.menu_bar) as self._menu:

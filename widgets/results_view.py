@@ -12,16 +12,18 @@ point of the scatter opens that trial (its recording, else its set-up). *Report.
 results file's HTML report (``on_report``: the app's save dialog); the view's note says where
 (the window may cover the Status log), as the log does.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.runtime.paths import default_report_path, fresh_path
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.paths import default_report_path, fresh_path
 
 __all__ = ["ResultsView"]
 
@@ -48,8 +50,14 @@ class ResultsView:
     ``on_report(path, chosen=)`` asks where to write the report of ``path`` and calls
     ``chosen(out)`` with the file chosen (None: the report is written beside ``path``)."""
 
-    def __init__(self, submit: Callable[[C.Command], None], *, results: C.OpenedResults,
-                 area: tuple[int, int], on_report: Callable[..., None] | None = None) -> None:
+    def __init__(
+        self,
+        submit: Callable[[C.Command], None],
+        *,
+        results: C.OpenedResults,
+        area: tuple[int, int],
+        on_report: Callable[..., None] | None = None,
+    ) -> None:
         self.submit = submit
         self.results = results
         self.on_report = on_report
@@ -86,24 +94,46 @@ class ResultsView:
         w, h = self.area
         width = min(w - 16, max(520, int(w * 0.64)))
         res = self.results
-        with dpg.window(label=f"Results — {res.name}", pos=(w - width - 8, 28), width=width, height=max(300, h - 44),
-                        no_saved_settings=True, on_close=self._on_close) as self._window:
+        with dpg.window(
+            label=f"Results — {res.name}",
+            pos=(w - width - 8, 28),
+            width=width,
+            height=max(300, h - 44),
+            no_saved_settings=True,
+            on_close=self._on_close,
+        ) as self._window:
             counts = res.counts()
             with dpg.group(horizontal=True):
                 dpg.add_text("show")
                 for name in res.filters:
                     if name in ("all", "pass", "fail") or counts[name]:
                         label = f"{name} ({counts[name]})"
-                        self._filters[name] = dpg.add_selectable(label=label, width=len(label) * 8, user_data=name,
-                                                                 callback=self._on_filter, default_value=name == "all")
+                        self._filters[name] = dpg.add_selectable(
+                            label=label,
+                            width=len(label) * 8,
+                            user_data=name,
+                            callback=self._on_filter,
+                            default_value=name == "all",
+                        )
                 self._shown = dpg.add_text("", color=(150, 150, 150))
                 report = dpg.add_button(label="Report...", callback=self._on_report)
                 self._tip(report, f"an HTML report of {res.name}: trials, sensitivity, scatters, histograms")
             table_h = min(max(150, int((h - 44) * 0.42)), 32 + 25 * res.table.height)  # no empty space under few rows
-            self._table = dpg.add_table(label="trials", header_row=True, sortable=True, callback=self._on_sort,
-                                        policy=dpg.mvTable_SizingFixedFit, scrollX=True, scrollY=True, freeze_rows=1,
-                                        freeze_columns=1, height=table_h, borders_innerH=True, borders_outerH=True,
-                                        row_background=True)
+            self._table = dpg.add_table(
+                label="trials",
+                header_row=True,
+                sortable=True,
+                callback=self._on_sort,
+                policy=dpg.mvTable_SizingFixedFit,
+                scrollX=True,
+                scrollY=True,
+                freeze_rows=1,
+                freeze_columns=1,
+                height=table_h,
+                borders_innerH=True,
+                borders_outerH=True,
+                row_background=True,
+            )
             self._add_column("trial", "trial", default_sort=True)
             self._add_column("status", "status")
             for col in (*res.params, *res.values):
@@ -111,8 +141,11 @@ class ResultsView:
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
             self._build_sensitivity(res)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
-            self._tip(self._note, "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
-                                  "with the trial's param values; a click on a point opens its trial")
+            self._tip(
+                self._note,
+                "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
+                "with the trial's param values; a click on a point opens its trial",
+            )
             params = [_short(c) for c in res.params]
             self._y_columns = {_short(c): c for c in res.values}
             reqs = list(self._y_columns)
@@ -120,20 +153,34 @@ class ResultsView:
             if res.is_study:
                 self._build_history(res)
             with dpg.group(horizontal=True):
-                self._x = dpg.add_combo(params, label="x: param", width=120, callback=self._on_axes,
-                                        default_value=params[0] if params else "")
-                self._y = dpg.add_combo(reqs, label="y: value", width=140, callback=self._on_axes,
-                                        default_value=first)
+                self._x = dpg.add_combo(
+                    params,
+                    label="x: param",
+                    width=120,
+                    callback=self._on_axes,
+                    default_value=params[0] if params else "",
+                )
+                self._y = dpg.add_combo(reqs, label="y: value", width=140, callback=self._on_axes, default_value=first)
             with dpg.plot(label="##scatter", height=-1, width=-1) as plot:
-                dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)  # never over a point
+                dpg.add_plot_legend(
+                    location=dpg.mvPlot_Location_North, outside=True, horizontal=True
+                )  # never over a point
                 xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
                 ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
                 self._plot_axes = (xa, ya)
-                for group, label in (("pass", "pass"), ("fail", "fail"), ("other", "diverged/error"),
-                                     ("selected", "opened")):
+                for group, label in (
+                    ("pass", "pass"),
+                    ("fail", "fail"),
+                    ("other", "diverged/error"),
+                    ("selected", "opened"),
+                ):
                     self._series[group] = dpg.add_scatter_series([], [], label=label, parent=ya)
-                    dpg.bind_item_theme(self._series[group], _marker_theme(
-                        SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4))
+                    dpg.bind_item_theme(
+                        self._series[group],
+                        _marker_theme(
+                            SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4
+                        ),
+                    )
             with dpg.item_handler_registry() as handlers:
                 dpg.add_item_clicked_handler(callback=self._on_point)
             dpg.bind_item_handler_registry(plot, handlers)
@@ -163,10 +210,14 @@ class ResultsView:
         trials, obj, best = res.history()
         chosen = res.best_trial()
         with dpg.group(horizontal=True):
-            dpg.add_text("no feasible trial" if chosen is None else
-                         f"best objective {_fmt(float(best[-1]))} at trial {chosen}")
-            button = dpg.add_button(label="Open best", callback=lambda: chosen is not None and self._open(
-                chosen, scenario=True), enabled=chosen is not None)
+            dpg.add_text(
+                "no feasible trial" if chosen is None else f"best objective {_fmt(float(best[-1]))} at trial {chosen}"
+            )
+            button = dpg.add_button(
+                label="Open best",
+                callback=lambda: chosen is not None and self._open(chosen, scenario=True),
+                enabled=chosen is not None,
+            )
             self._tip(button, "open the study's scenario with the best trial's param values on the sliders")
         with dpg.plot(label="##history", height=150, width=-1):
             dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)
@@ -178,8 +229,9 @@ class ResultsView:
             dpg.bind_item_theme(line, _marker_theme(SELECTED, 2))
 
     def _add_column(self, column: str, label: str, *, default_sort: bool = False) -> None:
-        item = dpg.add_table_column(label=label, parent=self._table, default_sort=default_sort,
-                                    prefer_sort_ascending=True)
+        item = dpg.add_table_column(
+            label=label, parent=self._table, default_sort=default_sort, prefer_sort_ascending=True
+        )
         self._columns[item] = column
 
     @staticmethod
@@ -200,8 +252,12 @@ class ResultsView:
             n = int(rec["trial"])
             with dpg.table_row(parent=self._table):
                 button = dpg.add_button(label=f"trial-{n}", user_data=n, callback=self._on_replay)
-                self._tip(button, f"replay {res.recording_path(n).name}" if res.has_recording(n)
-                          else "no recording of this trial (the scenario had no [recording])")
+                self._tip(
+                    button,
+                    f"replay {res.recording_path(n).name}"
+                    if res.has_recording(n)
+                    else "no recording of this trial (the scenario had no [recording])",
+                )
                 status = str(rec["status"])
                 text = dpg.add_text(status, color=COLOURS.get(status, COLOURS["other"]))
                 if rec.get("message"):
@@ -212,8 +268,11 @@ class ResultsView:
                     ok = rec.get(passes[col]) if col in passes else rec.get("feasible") if col == "objective" else True
                     dpg.add_text(_fmt(rec[col]), color=COLOURS["other" if ok is None else "pass" if ok else "fail"])
                 setup = dpg.add_button(label=f"set-up##{n}", user_data=n, callback=self._on_setup)
-                self._tip(setup, res.scenario_problem() or f"open {res.scenario_path.name if res.scenario_path else ''}"
-                          f" with trial {n}'s param values")
+                self._tip(
+                    setup,
+                    res.scenario_problem()
+                    or f"open {res.scenario_path.name if res.scenario_path else ''} with trial {n}'s param values",
+                )
         dpg.set_value(self._shown, f"{rows.height} of {res.table.height} trials")
         self._plot()
 
@@ -312,16 +371,20 @@ class ResultsView:
         ours = self._ours is not None and self._source == self._ours
         discard = not self._dirty or ours
         try:
-            cmds = res.scenario_commands(trial, discard=discard) if scenario else res.replay_commands(trial,
-                                                                                                    discard=discard)
+            cmds = (
+                res.scenario_commands(trial, discard=discard)
+                if scenario
+                else res.replay_commands(trial, discard=discard)
+            )
         except ConfigError as exc:
             dpg.set_value(self._note, str(exc))
             dpg.configure_item(self._note, color=COLOURS["fail"])
             return
         if not discard:
             cmds = cmds[:1]  # the session asks about the user's edits; the values wait for another click
-            dpg.set_value(self._note, f"the rig has unsaved changes: answer the question, then click trial {trial} "
-                                      "again")
+            dpg.set_value(
+                self._note, f"the rig has unsaved changes: answer the question, then click trial {trial} again"
+            )
         else:
             what = "its scenario with its param values" if scenario else res.recording_path(trial).name
             dpg.set_value(self._note, f"trial {trial}: opened {what}")

@@ -1,15 +1,16 @@
 """A section of the rig (loads, proximities, or any other section of the registry): list, add,
 edit, switch off, remove — one panel class for every section, driven by ``mjrig.scenario.kinds``."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.rows import NameField, Rows
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Registry
 from mjrig.widgets.forms import SpecForm, form_fields
+from mjrig.widgets.rows import NameField, Rows
 
 __all__ = ["RigPanel"]
 
@@ -47,25 +48,37 @@ class RigPanel:
         return pts
 
     def build(self, parent: int | str) -> None:
-        self._table = self._rows.container = dpg.add_table(parent=parent, header_row=True, resizable=True, policy=dpg.mvTable_SizingStretchProp,
-                                    borders_innerH=True, row_background=True)
+        self._table = self._rows.container = dpg.add_table(
+            parent=parent,
+            header_row=True,
+            resizable=True,
+            policy=dpg.mvTable_SizingStretchProp,
+            borders_innerH=True,
+            row_background=True,
+        )
         sec = self.section
-        cols = ("name", *(("kind",) if sec.kind_key else ()), *(("on",) if sec.role == "load" else ()),
-                sec.readout, "")
+        cols = ("name", *(("kind",) if sec.kind_key else ()), *(("on",) if sec.role == "load" else ()), sec.readout, "")
         for c in cols:
             dpg.add_table_column(label=c, parent=self._table)
         dpg.add_separator(parent=parent)
         row = dpg.add_group(parent=parent, horizontal=True)
         self._name = self._name_field.item = dpg.add_input_text(parent=row, hint="name", width=120)
         if self.section.kind_key is not None:
-            self._kind = dpg.add_combo(self.section.kind_names, parent=row, default_value=self.section.default_kind,
-                                       width=190, callback=self._on_kind)
+            self._kind = dpg.add_combo(
+                self.section.kind_names,
+                parent=row,
+                default_value=self.section.default_kind,
+                width=190,
+                callback=self._on_kind,
+            )
         self._form_parent = dpg.add_group(parent=parent)
         self._make_form()
         row2 = dpg.add_group(parent=parent, horizontal=True)
         self._add_button = dpg.add_button(label="Add", parent=row2, callback=self._on_apply)
-        for label, cb, text in (("Attach here", self._on_attach_here, "use the point double-clicked in the 3D view"),
-                                ("New", self._on_new, "clear the form to add another one")):
+        for label, cb, text in (
+            ("Attach here", self._on_attach_here, "use the point double-clicked in the 3D view"),
+            ("New", self._on_new, "clear the form to add another one"),
+        ):
             with dpg.tooltip(dpg.add_button(label=label, parent=row2, callback=cb)):
                 dpg.add_text(text)
         self._selection_text = dpg.add_text("", parent=parent, color=(150, 150, 150))
@@ -138,7 +151,9 @@ class RigPanel:
                 self._on_new()
             self._form.refresh_points()
         sel = snapshot.selection
-        dpg.set_value(self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point")
+        dpg.set_value(
+            self._selection_text, f"selected: {sel}" if sel else "double-click a body in the viewer to pick a point"
+        )
         items = snapshot.section(self.what)
         self._name_field.follow({i.name for i in items}, editing=self._editing is not None)
         key = tuple((i.name, i.active, str(i.spec)) for i in items)

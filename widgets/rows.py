@@ -1,7 +1,8 @@
 """Rows a panel rebuilds only when what they show has changed (a table's rows, a group's items)."""
+
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 import dearpygui.dearpygui as dpg
 

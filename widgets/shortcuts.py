@@ -7,9 +7,11 @@ may already be up (a quick Ctrl+S was then taken for a plain S). The panel windo
 press, whatever widget has the keyboard. While a dialog is up only Escape acts, so no key opens a
 second dialog over it.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dearpygui.dearpygui as dpg
 
@@ -36,8 +38,10 @@ class Shortcuts:
             return
         # Ctrl down, or let go in this very frame: a quick Ctrl+S (xdotool's, a fast hand) can bring
         # the S and Ctrl's release in one frame, and Dear ImGui takes both at once.
-        ctrl = any(dpg.is_key_down(code) or dpg.is_key_released(code)
-                   for code in (dpg.mvKey_ModCtrl, dpg.mvKey_LControl, dpg.mvKey_RControl))
+        ctrl = any(
+            dpg.is_key_down(code) or dpg.is_key_released(code)
+            for code in (dpg.mvKey_ModCtrl, dpg.mvKey_LControl, dpg.mvKey_RControl)
+        )
         for key in pressed:
             if ctrl == key.ctrl and (key.in_dialogs or not self.dialog_up()):
                 self.actions[key.action]()

@@ -1,8 +1,9 @@
 """The signal a form acts on: a combo of the plotted signals first, then every signal, offering
 a signal as soon as it is ticked in the plots' tree (the Requirements and Metrics forms)."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -32,7 +33,7 @@ class SignalChoice:
         """Follow the rig's ``signals`` and the plots' ticks (a signal just ticked is offered)."""
         ticked = self.ticked()
         if ticked == self._ticked and signals is self._signals:
-            return   # nothing changed: thousands of signals are not scanned every frame
+            return  # nothing changed: thousands of signals are not scanned every frame
         self._signals = signals
         picked = set(ticked)
         choices = ticked + [s for s in signals if s not in picked]

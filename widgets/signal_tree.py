@@ -6,9 +6,10 @@ entities are made when the category opens, an entity's checkboxes when the entit
 category shows at most ``ENTITY_LIMIT`` entities (a line says how many more the filter reaches).
 A category with more than ``OPEN_LIMIT`` entities starts closed.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import dearpygui.dearpygui as dpg
 
@@ -40,15 +41,15 @@ class SignalTree:
     def __init__(self, on_check: Callable[..., None], *, is_checked: Callable[[str], bool]) -> None:
         self._on_check = on_check
         self._is_checked = is_checked
-        self.boxes: dict[str, int | str] = {}    # signal -> its checkbox (built ones)
-        self.nodes: dict[str, int | str] = {}    # signal -> its entity's node
+        self.boxes: dict[str, int | str] = {}  # signal -> its checkbox (built ones)
+        self.nodes: dict[str, int | str] = {}  # signal -> its entity's node
         self._tree: int | str | None = None
         self._groups: Groups = {}
-        self._fill: dict[int | str, Callable[[], None]] = {}   # node not filled yet -> how to fill it
-        self._categories: dict[str, int | str] = {}            # category -> its node
+        self._fill: dict[int | str, Callable[[], None]] = {}  # node not filled yet -> how to fill it
+        self._categories: dict[str, int | str] = {}  # category -> its node
         self._filtered = False
-        self._on: set[str] = set()         # the checkboxes shown ticked
-        self._revealed: set[str] = set()   # checked from the command API and shown
+        self._on: set[str] = set()  # the checkboxes shown ticked
+        self._revealed: set[str] = set()  # checked from the command API and shown
 
     def show(self, tree: int | str, signals: Iterable[str], *, filter_text: str) -> None:
         """Fill ``tree`` (emptied first) with the signals ``filter_text`` lets through; an entity
@@ -72,7 +73,7 @@ class SignalTree:
     def reveal(self, name: str) -> None:
         """Open the category and entity of ``name`` (checked from the command API: show where it is)."""
         self._open(self._categories.get(split_signal(name)[0]))
-        self._open(self.nodes.get(name))   # its entity: made when its category was filled
+        self._open(self.nodes.get(name))  # its entity: made when its category was filled
 
     def _open(self, node: int | str | None) -> None:
         if node is not None:
@@ -121,5 +122,10 @@ class SignalTree:
 
     def _checkboxes(self, parent: int | str, attributes: list[tuple[str, str]]) -> None:
         for attribute, name in attributes:
-            self.boxes[name] = dpg.add_checkbox(label=attribute or name, default_value=self._is_checked(name),
-                                                user_data=name, callback=self._on_check, parent=parent)
+            self.boxes[name] = dpg.add_checkbox(
+                label=attribute or name,
+                default_value=self._is_checked(name),
+                user_data=name,
+                callback=self._on_check,
+                parent=parent,
+            )

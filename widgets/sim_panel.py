@@ -1,8 +1,9 @@
 """Simulation controls: play/pause, step, reset, speed, time and real-time factor readouts."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -52,34 +53,48 @@ class SimPanel:
         self._play = dpg.add_button(label="Pause", parent=row, width=70, callback=self._on_play)
         _tip(self._play, "pause or run the simulation (Space in the 3D view)")
         _tip(dpg.add_button(label="Step", parent=row, callback=self._on_step), "one timestep, then pause (Right arrow)")
-        _tip(dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
-             "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own")
-        self._speed = dpg.add_combo([speed_label(s) for s in C.SPEEDS], parent=row, width=70,
-                                    default_value="1x", callback=self._on_speed)
-        _tip(dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
-             "write a copy of the MJCF with the current state as a <key> (next to the model)")
+        _tip(
+            dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
+            "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own",
+        )
+        self._speed = dpg.add_combo(
+            [speed_label(s) for s in C.SPEEDS], parent=row, width=70, default_value="1x", callback=self._on_speed
+        )
+        _tip(
+            dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
+            "write a copy of the MJCF with the current state as a <key> (next to the model)",
+        )
         state = dpg.add_group(parent=parent, horizontal=True)
-        _tip(dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
-             "save the complete physics state to a file next to the scenario (Ctrl+B in the 3D view)")
+        _tip(
+            dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
+            "save the complete physics state to a file next to the scenario (Ctrl+B in the 3D view)",
+        )
         self._restore = dpg.add_button(label="Restore", parent=state, callback=self._on_restore)
         _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
         dpg.bind_item_theme(self._restore, _disabled_theme())
-        _tip(dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
-             "start from the joints' positions and velocities now: Reset and every run of the scenario "
-             "begin here ([initial], saved with the scenario)")
-        self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150), wrap=0)   # a line of its own
+        _tip(
+            dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
+            "start from the joints' positions and velocities now: Reset and every run of the scenario "
+            "begin here ([initial], saved with the scenario)",
+        )
+        self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150), wrap=0)  # a line of its own
         self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
         view = dpg.add_group(parent=parent, horizontal=True)
         fit = dpg.add_button(label="Fit view", parent=view, callback=self._on_fit)
         with dpg.tooltip(fit):
             dpg.add_text("frame the whole model in the 3D view")
-        self._camera = dpg.add_combo(["free"], parent=view, width=160, default_value="free", label="camera",
-                                     callback=self._on_camera)
-        self._arrows = dpg.add_input_text(parent=view, width=60, hint="auto", label="arrows m/N",
-                                          on_enter=True, callback=self._on_arrows)
-        _tip(self._arrows, "metres of arrow per newton (torques: 5x per N·m); empty: automatic, the largest "
-                           "arrow a quarter of the model. Enter applies it ([view] in the scenario)")
+        self._camera = dpg.add_combo(
+            ["free"], parent=view, width=160, default_value="free", label="camera", callback=self._on_camera
+        )
+        self._arrows = dpg.add_input_text(
+            parent=view, width=60, hint="auto", label="arrows m/N", on_enter=True, callback=self._on_arrows
+        )
+        _tip(
+            self._arrows,
+            "metres of arrow per newton (torques: 5x per N·m); empty: automatic, the largest "
+            "arrow a quarter of the model. Enter applies it ([view] in the scenario)",
+        )
         self._arrows_shown: float | None = None
 
     def _on_play(self) -> None:
@@ -134,10 +149,19 @@ class SimPanel:
             self._can_restore = can_restore
             dpg.configure_item(self._restore, enabled=can_restore)
         dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if can_restore else "no snapshot of this rig yet")
-        dpg.set_value(self._readout, fit_lines((f"t = {snap.time:10.3f} s", f"real-time factor {snap.realtime_factor:6.2f}",
-                                                f"steps {snap.steps}"), width=available_width(self._readout), sep="    "))
-        colour = {C.RunState.RUNNING: (120, 220, 120), C.RunState.PAUSED: (230, 200, 90),
-                  C.RunState.ERROR: (240, 60, 60)}.get(snap.state, (180, 180, 180))
+        dpg.set_value(
+            self._readout,
+            fit_lines(
+                (f"t = {snap.time:10.3f} s", f"real-time factor {snap.realtime_factor:6.2f}", f"steps {snap.steps}"),
+                width=available_width(self._readout),
+                sep="    ",
+            ),
+        )
+        colour = {
+            C.RunState.RUNNING: (120, 220, 120),
+            C.RunState.PAUSED: (230, 200, 90),
+            C.RunState.ERROR: (240, 60, 60),
+        }.get(snap.state, (180, 180, 180))
         text = snap.state.value + (f": {snap.error}" if snap.error else "")
         dpg.set_value(self._state, text)
         dpg.configure_item(self._state, color=colour)

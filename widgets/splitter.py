@@ -5,12 +5,13 @@ handler, every frame) the pane before it grows or shrinks by the pointer's trave
 limits; the pane after it fills the rest (a negative or no size). Letting go calls
 ``on_release(size)`` (px), where the panel remembers it (``PanelLayout``).
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -43,8 +44,10 @@ class PanelLayout:
         try:
             raw = json.loads(cls.path().read_text(encoding="utf-8"))
             height, width = raw.get("controls_height"), raw.get("controls_width")
-            return cls(float(height) if isinstance(height, (int, float)) and 0.05 < height < 0.95 else None,
-                       int(width) if isinstance(width, (int, float)) and 100 <= width <= 10000 else None)
+            return cls(
+                float(height) if isinstance(height, (int, float)) and 0.05 < height < 0.95 else None,
+                int(width) if isinstance(width, (int, float)) and 100 <= width <= 10000 else None,
+            )
         except (OSError, ValueError, AttributeError):
             return cls()
 
@@ -62,8 +65,9 @@ class Splitter:
     left and right) or horizontal (a bar between stacked panes, dragged up and down). The pane's
     size stays within ``least`` .. ``most`` px."""
 
-    def __init__(self, pane: int | str, *, vertical: bool, least: int, most: int,
-                 on_release: Callable[[int], None]) -> None:
+    def __init__(
+        self, pane: int | str, *, vertical: bool, least: int, most: int, on_release: Callable[[int], None]
+    ) -> None:
         self.pane, self.vertical = pane, vertical
         self.least, self.most = least, most
         self.on_release = on_release

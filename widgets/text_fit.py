@@ -5,9 +5,10 @@ Dear PyGui's own wrapping (ImGui's) may break a line after a '.', so a narrow pa
 the parts joined on one line while it fits the given width, a new line between two parts when
 not, and the text item itself not wrapped (``wrap=-1``).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import dearpygui.dearpygui as dpg
 

@@ -1,15 +1,16 @@
 """The timeline under the plots: one slider over the kept history for the 3D view and the plots."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.text_fit import available_width, fit_lines
 from mjrig.widgets.file_dialog import FileDialog
 from mjrig.widgets.plot_panel import PlotPanel
+from mjrig.widgets.text_fit import available_width, fit_lines
 
 __all__ = ["TimelineBar", "HEIGHT", "RECORDING_FILTERS"]
 
@@ -38,36 +39,52 @@ class TimelineBar:
         self._limits: tuple[float, float] = (0.0, 0.0)
         self._stop: int | str = 0
         self._folder = ""
-        self._dialog = FileDialog(mode="open", title="Compare with a recording", filters=RECORDING_FILTERS,
-                                  on_done=lambda path: self.submit(C.OpenComparison(path)))
+        self._dialog = FileDialog(
+            mode="open",
+            title="Compare with a recording",
+            filters=RECORDING_FILTERS,
+            on_done=lambda path: self.submit(C.OpenComparison(path)),
+        )
 
     def build(self, parent: int | str) -> None:
         # The values at the cursor come first: the tooltips of the controls below open under the
         # pointer and would cover them.
         self._values = dpg.add_text("", parent=parent, wrap=-1)
         row = dpg.add_group(parent=parent, horizontal=True)
-        for label, direction, tip in (("<", -1, "one kept instant back (Left in the 3D view)"),
-                                      (">", +1, "one instant forward (Right in the 3D view)")):
+        for label, direction, tip in (
+            ("<", -1, "one kept instant back (Left in the 3D view)"),
+            (">", +1, "one instant forward (Right in the 3D view)"),
+        ):
             button = dpg.add_button(label=label, parent=row, callback=self._on_step, user_data=direction)
             with dpg.tooltip(button):
                 dpg.add_text(tip)
-        self._slider = dpg.add_slider_double(label="timeline", parent=row, width=-80, format="t = %.4f s",
-                                             callback=self._on_drag)
+        self._slider = dpg.add_slider_double(
+            label="timeline", parent=row, width=-80, format="t = %.4f s", callback=self._on_drag
+        )
         with dpg.tooltip(self._slider):
-            dpg.add_text("drag to go back in time: the run pauses and the 3D view and plots show that "
-                         "instant; Play goes on from there (a branch)", wrap=360)
+            dpg.add_text(
+                "drag to go back in time: the run pauses and the 3D view and plots show that "
+                "instant; Play goes on from there (a branch)",
+                wrap=360,
+            )
         self._range = dpg.add_text("", parent=parent, color=(150, 150, 150))
         row3 = dpg.add_group(parent=parent, horizontal=True)
         button = dpg.add_button(label="Compare with...", parent=row3, callback=self._on_compare)
         with dpg.tooltip(button):
-            dpg.add_text("draw a recording over this run: its signals dashed on the plots, and a ghost of "
-                         "its bodies in the 3D view when it is of the same model", wrap=360)
-        self._stop = dpg.add_button(label="Stop comparing", parent=row3, show=False,
-                                    callback=lambda: self.submit(C.OpenComparison("")))
-        self._seconds = dpg.add_input_double(label="s", parent=row3, width=60, format="%.0f", step=0,
-                                             on_enter=True, callback=self._on_limit)
-        self._megabytes = dpg.add_input_double(label="MB kept", parent=row3, width=60, format="%.0f", step=0,
-                                               on_enter=True, callback=self._on_limit)
+            dpg.add_text(
+                "draw a recording over this run: its signals dashed on the plots, and a ghost of "
+                "its bodies in the 3D view when it is of the same model",
+                wrap=360,
+            )
+        self._stop = dpg.add_button(
+            label="Stop comparing", parent=row3, show=False, callback=lambda: self.submit(C.OpenComparison(""))
+        )
+        self._seconds = dpg.add_input_double(
+            label="s", parent=row3, width=60, format="%.0f", step=0, on_enter=True, callback=self._on_limit
+        )
+        self._megabytes = dpg.add_input_double(
+            label="MB kept", parent=row3, width=60, format="%.0f", step=0, on_enter=True, callback=self._on_limit
+        )
         self._dialog.build()
 
     # --- callbacks -------------------------------------------------------------------------------
@@ -113,7 +130,9 @@ class TimelineBar:
         else:
             parts = [f"at {shown:.6f} s:"]
             for n, v, others, unit in self.plot.values_at(shown):  # the compared run's (v), a bench's [entry v]
-                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}" + "".join(f" [{tag} {o:.6g}]" if tag else f" ({o:.6g})"
-                                                                        for tag, o in others)
-                             + (f" {unit}" if unit else ""))
+                parts.append(
+                    f"{n.split('/', 1)[-1]} {v:.6g}"
+                    + "".join(f" [{tag} {o:.6g}]" if tag else f" ({o:.6g})" for tag, o in others)
+                    + (f" {unit}" if unit else "")
+                )
             dpg.set_value(self._values, fit_lines(parts, width=available_width(self._values)))

@@ -1,8 +1,9 @@
 """The Units menu: which unit the plots, values at the cursor, sliders and tables show each
 quantity in. A choice is the rig's ``[units]`` (``SetUnits``; saved with the scenario, files stay SI)."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import dearpygui.dearpygui as dpg
 
@@ -28,8 +29,11 @@ class UnitsMenu:
                     dpg.add_separator()
                 for unit in units:
                     self._items[quantity, unit] = dpg.add_menu_item(
-                        label=f"{quantity.capitalize()}: {unit}", check=True, user_data=(quantity, unit),
-                        callback=self._on_choose)
+                        label=f"{quantity.capitalize()}: {unit}",
+                        check=True,
+                        user_data=(quantity, unit),
+                        callback=self._on_choose,
+                    )
 
     def build(self, parent: int | str = 0) -> None:
         """Nothing outside the menu bar."""

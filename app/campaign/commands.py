@@ -1,10 +1,11 @@
 """The campaign commands of the CLI (``mjrig sweep``, ``mjrig optimize``): progress on stderr,
 what was written, and for a study the ``best:`` line on stdout (exit 4 when no trial was feasible)."""
+
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from mjrig.runtime.errors import CHECK_FAILED, Terminated
 
@@ -13,24 +14,36 @@ __all__ = ["sweep", "optimize", "fit"]
 
 def sweep(args: argparse.Namespace) -> int:
     """``mjrig sweep``: run the sweep with a progress bar; one line saying what was written."""
-    from mjrig.progress import SweepBar
     from mjrig.campaign.sweep import run_sweep
+    from mjrig.progress import SweepBar
     from mjrig.scenario.targets import load_target
+
     sc = load_target(args.scenario)
     _apart(args, sc)
     count = _Count()
     try:
         with SweepBar() as bar:
+
             def started(total: int, done: int) -> None:
                 count.start(total, done)
                 bar.start(total, done)
                 if done:
                     print(f"resuming: {done} of {total} trials already done, running {total - done}", file=sys.stderr)
-            outcome = run_sweep(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
-                                seed=args.seed, duration=args.duration, progress=count.then(bar.update),
-                                on_start=started)
+
+            outcome = run_sweep(
+                sc,
+                out=args.out.resolve(),
+                workers=args.workers,
+                ray=args.ray,
+                trials=args.trials,
+                seed=args.seed,
+                duration=args.duration,
+                progress=count.then(bar.update),
+                on_start=started,
+            )
     except KeyboardInterrupt as exc:
         from mjrig.campaign.sweep import parts_dir
+
         return count.stopped(exc, f"in {parts_dir(args.out.resolve())}")
     counts = ", ".join(f"{n} {s}" for s, n in outcome.counts.items() if n)
     print(f"wrote {outcome.total} trials to {outcome.path} ({counts}; ran {len(outcome.ran)} now)", file=sys.stderr)
@@ -39,23 +52,35 @@ def sweep(args: argparse.Namespace) -> int:
 
 def optimize(args: argparse.Namespace) -> int:
     """``mjrig optimize``: run or continue the study with a progress bar; the ``best:`` line last."""
-    from mjrig.campaign.optimize import run_optimize
+    from mjrig.campaign.optimize import run_optimize, study_paths
     from mjrig.progress import StudyBar
     from mjrig.scenario.targets import load_target
-    from mjrig.campaign.optimize import study_paths
+
     sc = load_target(args.scenario)
     _apart(args, sc)
     count = _Count()
     try:
         with StudyBar() as bar:
+
             def started(total: int, done: int) -> None:
                 count.start(total, done)
                 bar.start(total, done)
                 if done:
-                    print(f"resuming: {done} of {total} trials already done, running {max(0, total - done)}",
-                          file=sys.stderr)
-            outcome = run_optimize(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, trials=args.trials,
-                                   seed=args.seed, progress=count.then(bar.update), on_start=started)
+                    print(
+                        f"resuming: {done} of {total} trials already done, running {max(0, total - done)}",
+                        file=sys.stderr,
+                    )
+
+            outcome = run_optimize(
+                sc,
+                out=args.out.resolve(),
+                workers=args.workers,
+                ray=args.ray,
+                trials=args.trials,
+                seed=args.seed,
+                progress=count.then(bar.update),
+                on_start=started,
+            )
     except KeyboardInterrupt as exc:
         return count.stopped(exc, f"in {study_paths(args.out.resolve())[0]}")
     print(f"wrote {outcome.total} trials to {outcome.path} (ran {outcome.ran} now)", file=sys.stderr)
@@ -78,6 +103,7 @@ def fit(args: argparse.Namespace) -> int:
     from mjrig.progress import WorkBar
     from mjrig.runtime.units import DisplayUnits
     from mjrig.scenario.targets import load_target
+
     sc = load_target(args.scenario)
     _apart(args, sc)
     bar = WorkBar("fitting", unit="evaluations")
@@ -92,8 +118,11 @@ def fit(args: argparse.Namespace) -> int:
             outcome = run_fit(sc, out=args.out.resolve(), workers=args.workers, ray=args.ray, progress=step)
     except KeyboardInterrupt as exc:
         how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-        print(f"mjrig: {how} after {done[0]} evaluations; they are kept in {parts_dir(args.out.resolve())}: "
-              "run the same command again to go on from them", file=sys.stderr)
+        print(
+            f"mjrig: {how} after {done[0]} evaluations; they are kept in {parts_dir(args.out.resolve())}: "
+            "run the same command again to go on from them",
+            file=sys.stderr,
+        )
         return 143 if isinstance(exc, Terminated) else 130
     s = outcome.summary
     reused = f", {outcome.reused} from the earlier run" if outcome.reused else ""
@@ -103,15 +132,20 @@ def fit(args: argparse.Namespace) -> int:
         print(f"fit: did not converge ({s['message']})")
         return CHECK_FAILED
     shown = sc.units if sc.units is not None else DisplayUnits()
-    parts = [f"{n} = {s['estimate'][n]:.6g} ± {s['stderr'][n]:.2g}"
-             + (f" {s['units'][n].replace('*', '·')}" if s['units'][n] else "")
-             for n in s["params"]]
+    parts = [
+        f"{n} = {s['estimate'][n]:.6g} ± {s['stderr'][n]:.2g}"
+        + (f" {s['units'][n].replace('*', '·')}" if s["units"][n] else "")
+        for n in s["params"]
+    ]
     errors: dict[str, list[float]] = {}
     for per in s["rms"].values():
         for sig, v in per.items():
             errors.setdefault(sig, []).append(v)
-    rms = ", ".join(shown.text(float((sum(x * x for x in v) / len(v)) ** 0.5), s["signal_units"].get(sig, ""),
-                               fmt=".3g") + (f" ({sig})" if len(errors) > 1 else "") for sig, v in errors.items())
+    rms = ", ".join(
+        shown.text(float((sum(x * x for x in v) / len(v)) ** 0.5), s["signal_units"].get(sig, ""), fmt=".3g")
+        + (f" ({sig})" if len(errors) > 1 else "")
+        for sig, v in errors.items()
+    )
     print(f"fit: {', '.join(parts)}, rms error {rms}")
     return 0
 
@@ -120,6 +154,7 @@ def _apart(args: argparse.Namespace, sc: object) -> None:
     """ConfigError (exit 2, one line) when ``--out`` is one of the scenario's inputs."""
     from mjrig.runtime.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
+
     check_outputs_apart({"--out": args.out}, scenario_inputs(sc))
 
 
@@ -134,14 +169,19 @@ class _Count:
 
     def then(self, progress: Callable[..., None]) -> Callable[..., None]:
         """``progress``, counting each finished trial first."""
+
         def counted(*args: object) -> None:
             self.done += 1
             progress(*args)
+
         return counted
 
     def stopped(self, exc: KeyboardInterrupt, where: str) -> int:
         """One line for Ctrl+C or SIGTERM: what was kept and how to go on; exit 130 or 143."""
         how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-        print(f"mjrig: {how} after {self.done} of {self.total} trials; the finished ones are kept {where}: "
-              f"run the same command again to run the other {max(0, self.total - self.done)}", file=sys.stderr)
+        print(
+            f"mjrig: {how} after {self.done} of {self.total} trials; the finished ones are kept {where}: "
+            f"run the same command again to run the other {max(0, self.total - self.done)}",
+            file=sys.stderr,
+        )
         return 143 if isinstance(exc, Terminated) else 130

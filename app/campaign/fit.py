@@ -18,6 +18,7 @@ Resume: every evaluated point's residual is appended at once to ``FIT.parquet.pa
 (exact floats); the same command run again replays the fit from it, evaluating only points not
 there (the method is deterministic), and a folder of another fit is refused.
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -26,9 +27,10 @@ import json
 import math
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -132,8 +134,15 @@ class _Evaluations:
         for key, p in fresh:
             self.seen.add(key)
             r, status = self.known[key]
-            self.rows.append({"trial": numbered[key], "start": start, **{f"Params/{n}:value": v for n, v in p.items()},
-                              "cost": float(0.5 * r @ r), "status": status})
+            self.rows.append(
+                {
+                    "trial": numbered[key],
+                    "start": start,
+                    **{f"Params/{n}:value": v for n, v in p.items()},
+                    "cost": float(0.5 * r @ r),
+                    "status": status,
+                }
+            )
         if self.progress is not None and fresh:
             self.progress(len(self.rows), min(row["cost"] for row in self.rows))
         return [self.known[k] for k in keys]
@@ -145,10 +154,17 @@ class _Evaluations:
         got: dict[tuple[int, int], dict[str, Any]] = {}
         if self.ray is not None:
             from mjrig.campaign.ray_cluster import run_on_ray
+
             for e, exp in enumerate(self.exps):
                 mine = [t for ee, t in tasks if ee == e]
-                run_on_ray(exp.job, mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
-                           address=self.ray, again=self.ran_on_ray, stay=True)
+                run_on_ray(
+                    exp.job,
+                    mine,
+                    lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
+                    address=self.ray,
+                    again=self.ran_on_ray,
+                    stay=True,
+                )
                 self.ran_on_ray = True
             tasks = []
         for e in range(len(self.exps)) if self.ray is None and self.lockstep else ():
@@ -188,13 +204,21 @@ class _Evaluations:
             self.pool.shutdown(wait=True, cancel_futures=True)
         if self.ran_on_ray:
             import ray
+
             if ray.is_initialized():
                 ray.shutdown()
 
 
-def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None = None,
-            progress: Callable[[int, float], None] | None = None, method: str = "trf",
-            lockstep: bool = True) -> FitOutcome:
+def run_fit(
+    sc: Any,
+    *,
+    out: Path,
+    workers: int | None = None,
+    ray: str | None = None,
+    progress: Callable[[int, float], None] | None = None,
+    method: str = "trf",
+    lockstep: bool = True,
+) -> FitOutcome:
     """Fit ``sc``'s ``[fit]`` params to its ``[[measured]]`` data into ``out`` (FIT.parquet) and
     ``FIT-best.toml`` beside it; resume what an earlier run of the same fit left.
     ``progress(evaluations, lowest cost)`` after each batch; ``method``: "trf" (scipy's) or
@@ -208,21 +232,33 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
     from mjrig.scenario.builder import build_rig
+
     rig = build_rig(sc)  # every name checked (one line, exit 2) before any worker starts
     exps = experiments(sc, float(rig.model.opt.timestep))
     if not exps:
         raise ConfigError(f"{sc.where('fit')}: no measured samples inside the fit's window")
     spec = sc.fit
-    scale = _Scale(list(spec.params), np.array([r.low for r in spec.params.values()]),
-                   np.array([r.high for r in spec.params.values()]), np.array([r.log for r in spec.params.values()]))
+    scale = _Scale(
+        list(spec.params),
+        np.array([r.low for r in spec.params.values()]),
+        np.array([r.high for r in spec.params.values()]),
+        np.array([r.log for r in spec.params.values()]),
+    )
     units = {n: sc.params[n].unit for n in scale.names}
     out_hold = hold(out, what="--out")
     try:
         parts = parts_dir(out)
         _open_parts(parts, _fingerprint(sc, exps))
         with open(parts / _LOG, "a", encoding="utf-8") as log:
-            ev = _Evaluations(exps, log, workers or default_workers(), ray, known=_read_log(parts / _LOG),
-                              progress=progress, lockstep=lockstep)
+            ev = _Evaluations(
+                exps,
+                log,
+                workers or default_workers(),
+                ray,
+                known=_read_log(parts / _LOG),
+                progress=progress,
+                lockstep=lockstep,
+            )
             try:
                 start_values = {n: float(sc.params[n].value) for n in scale.names}
                 solve = _solve_mujoco if method == "mujoco" else _solve
@@ -239,8 +275,9 @@ def run_fit(sc: Any, *, out: Path, workers: int | None = None, ray: str | None =
         summary["start"] = {n: float(sc.params[n].value) for n in scale.names}
         summary["starts"] = spec.starts
         summary["evaluations"] = len(ev.rows)
-        summary["signals"] = {e.name: {s.signal: {"weight": s.weight, "samples": int(s.times.size)} for s in e.signals}
-                              for e in exps}
+        summary["signals"] = {
+            e.name: {s.signal: {"weight": s.weight, "samples": int(s.times.size)} for s in e.signals} for e in exps
+        }
         known = rig.runtime.signal_units()
         summary["signal_units"] = {s.signal: known.get(s.signal, "") for e in exps for s in e.signals}
         _write(sc, out, ev.rows, summary, units)
@@ -269,8 +306,9 @@ def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
         r0 = fun(u)
         return np.column_stack([(r - r0) / h for (r, _), h in zip(rs, steps)])
 
-    return least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-8,
-                         gtol=1e-8, max_nfev=100)
+    return least_squares(
+        fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-8, gtol=1e-8, max_nfev=100
+    )
 
 
 def _solve_mujoco(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
@@ -285,15 +323,22 @@ def _solve_mujoco(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -
         return np.column_stack([r for r, _ in ev.many([scale.values(us[:, j]) for j in range(us.shape[1])], start)])
 
     n = u0.size
-    x, trace = minimize.least_squares(u0, residual, bounds=[np.zeros(n), np.ones(n)], eps=STEP, xtol=1e-8, gtol=1e-8,
-                                      max_iter=100, verbose=0)
+    x, trace = minimize.least_squares(
+        u0, residual, bounds=[np.zeros(n), np.ones(n)], eps=STEP, xtol=1e-8, gtol=1e-8, max_iter=100, verbose=0
+    )
     r = residual(x)[:, 0]
     steps = np.where(x + STEP <= 1.0, STEP, -STEP)
     around = residual(np.column_stack([np.clip(x + np.eye(n)[j] * steps[j], 0, 1) for j in range(n)]))
     jac = (around - r[:, None]) / steps
     status = 1 if len(trace) < 100 else 0
-    return SimpleNamespace(x=x, fun=r, jac=jac, cost=float(0.5 * r @ r), status=status,
-                           message=f"MuJoCo's least_squares, {len(trace)} iterations" if status else "out of iterations")
+    return SimpleNamespace(
+        x=x,
+        fun=r,
+        jac=jac,
+        cost=float(0.5 * r @ r),
+        status=status,
+        message=f"MuJoCo's least_squares, {len(trace)} iterations" if status else "out of iterations",
+    )
 
 
 def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]:
@@ -303,6 +348,7 @@ def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]
     if n <= 1:
         return first
     from scipy.stats import qmc
+
     return first + list(qmc.Sobol(d=len(scale.names), scramble=True, seed=0).random(n - 1))
 
 
@@ -336,15 +382,25 @@ def _summary(scale: _Scale, res: Any, status: str, units: dict[str, str]) -> dic
         message = f"the best point {status}"
     elif blind:
         message = f"the measured signals do not change with {', '.join(blind)}: no estimate of it"
-    return {"params": scale.names, "estimate": est, "stderr": dict(zip(scale.names, se.tolist())), "ci95": ci,
-            "correlation": np.nan_to_num(corr, nan=0.0).tolist(), "units": units, "cost": float(res.cost),
-            "converged": converged, "message": message,
-            "dof": dof, "residual_std": math.sqrt(s2)}
+    return {
+        "params": scale.names,
+        "estimate": est,
+        "stderr": dict(zip(scale.names, se.tolist())),
+        "ci95": ci,
+        "correlation": np.nan_to_num(corr, nan=0.0).tolist(),
+        "units": units,
+        "cost": float(res.cost),
+        "converged": converged,
+        "message": message,
+        "dof": dof,
+        "residual_std": math.sqrt(s2),
+    }
 
 
 def _fingerprint(sc: Any, exps: list[Experiment]) -> str:
     h = hashlib.sha256()
     from mjrig.scenario.toml_writer import dumps
+
     h.update(dumps({"fit": sc.doc["fit"]}).encode())
     for e in exps:
         h.update(e.job.text.encode())
@@ -362,8 +418,10 @@ def _open_parts(parts: Path, fingerprint: str) -> None:
         except ValueError:
             same = False
         if not same:
-            raise ConfigError(f"{parts} holds the evaluations of another fit (the scenario, its data or [fit] "
-                              "changed): remove that folder to start this fit afresh")
+            raise ConfigError(
+                f"{parts} holds the evaluations of another fit (the scenario, its data or [fit] "
+                "changed): remove that folder to start this fit afresh"
+            )
         return
     parts.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps({"fingerprint": fingerprint}), encoding="utf-8")
@@ -385,8 +443,11 @@ def _read_log(path: Path) -> dict[str, tuple[np.ndarray, str]]:
 def _write(sc: Any, out: Path, rows: list[dict[str, Any]], summary: dict[str, Any], units: dict[str, str]) -> None:
     """FIT.parquet: one row per evaluated point; ``mjrig.fit`` and the scenario in its metadata."""
     from mjrig.recordings.recorder import recording_metadata
+
     fields = [pa.field("trial", pa.int64()), pa.field("start", pa.int64())]
-    fields += [pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": u} if u else None) for n, u in units.items()]
+    fields += [
+        pa.field(f"Params/{n}:value", pa.float64(), metadata={"unit": u} if u else None) for n, u in units.items()
+    ]
     fields += [pa.field("cost", pa.float64()), pa.field("status", pa.string())]
     table = pa.Table.from_pylist(rows, schema=pa.schema(fields))
     meta = recording_metadata(sc.model, sc.toml())

@@ -11,6 +11,7 @@ measured) at the measured samples in the window; the weight is the ``[fit] weigh
 1 / the measured signal's standard deviation in the window. A sample the simulation did not
 reach (it diverged, or ended early) counts as ``MISSING`` weighted units. GUI-free.
 """
+
 from __future__ import annotations
 
 import copy
@@ -57,6 +58,7 @@ def experiments(sc: Any, timestep: float) -> list[Experiment]:
     """The fit's experiments of scenario ``sc`` (its ``[fit]`` and ``[[measured]]``), whose
     model steps ``timestep`` (s)."""
     from mjrig.scenario.toml_writer import dumps
+
     spec = sc.fit
     out = []
     base = str(sc.source.resolve().parent if sc.source else Path.cwd())
@@ -93,8 +95,7 @@ def experiments(sc: Any, timestep: float) -> list[Experiment]:
                 continue
             std = float(np.std(x))
             weight = spec.weights.get(sig, 1.0 / std if std > 0 else 1.0)
-            metric = {"name": f"fit{k}", "signal": sig, "kind": "rms_error", "against": entry.name,
-                      "start": spec.start}
+            metric = {"name": f"fit{k}", "signal": sig, "kind": "rms_error", "against": entry.name, "start": spec.start}
             if spec.end is not None:
                 metric["end"] = spec.end
             metrics.append(metric)
@@ -104,8 +105,13 @@ def experiments(sc: Any, timestep: float) -> list[Experiment]:
             continue
         doc["metrics"] = metrics
         sim["duration"] = last + 2 * timestep  # the run reaches past the last sample
-        out.append(Experiment(entry.name, SweepJob(text=dumps(doc), source=None, base=base, metadata=json.dumps({}),
-                                                   traces=True), tuple(signals)))
+        out.append(
+            Experiment(
+                entry.name,
+                SweepJob(text=dumps(doc), source=None, base=base, metadata=json.dumps({}), traces=True),
+                tuple(signals),
+            )
+        )
     return out
 
 
@@ -129,7 +135,7 @@ def per_signal(exps: list[Experiment], r: np.ndarray) -> dict[str, dict[str, flo
     at = 0
     for exp in exps:
         for s in exp.signals:
-            err = r[at: at + s.times.size] / s.weight
+            err = r[at : at + s.times.size] / s.weight
             at += s.times.size
             out.setdefault(exp.name, {})[s.signal] = float(np.sqrt(np.mean(err * err)))
     return out
@@ -146,10 +152,14 @@ def series(exps: list[Experiment], before: np.ndarray, after: np.ndarray, *, mos
             step = max(1, -(-n // most))
             sims = []
             for r in (before, after):
-                part = r[at: at + n]
+                part = r[at : at + n]
                 sim = np.where(part == MISSING, np.nan, part / s.weight + s.values)[::step]
                 sims.append([None if not np.isfinite(v) else float(v) for v in sim])
-            out.setdefault(exp.name, {})[s.signal] = {"t": s.times[::step].tolist(), "measured": s.values[::step].tolist(),
-                                                      "before": sims[0], "after": sims[1]}
+            out.setdefault(exp.name, {})[s.signal] = {
+                "t": s.times[::step].tolist(),
+                "measured": s.values[::step].tolist(),
+                "before": sims[0],
+                "after": sims[1],
+            }
             at += n
     return out

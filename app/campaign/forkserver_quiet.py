@@ -10,6 +10,7 @@ never ran a trial. Every other error of a forked worker is printed as before.
 
 Importing it replaces ``sys.excepthook`` in the importing process: import it nowhere else.
 """
+
 from __future__ import annotations
 
 import sys

@@ -15,12 +15,14 @@ Whatever the lock-step cannot reproduce exactly runs one by one instead, in this
 trial whose loads need Python at its param values, and a trial in which MuJoCo warned of
 anything (a divergence, a full contact buffer), which the one-by-one path reports its own way.
 """
+
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import mujoco.batch
@@ -28,7 +30,8 @@ import numpy as np
 
 from mjrig.campaign.trial import Task, TrialRunner
 from mjrig.runtime.metrics import MODE_KINDS
-from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS, needs_setconst
+from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS
+from mjrig.runtime.model_fields import needs_setconst
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.signal_probe import column_catalog
 from mjrig.runtime.spring_bank import WRITTEN as SPRING_FIELDS
@@ -50,15 +53,31 @@ _CALL_SECONDS = 0.1
 _KEEP_BYTES = 256 << 20
 """Metrics' signals are kept whole (every step of every trial of a batch) up to this many bytes."""
 
-_STATE = ("time", "qpos", "qvel", "act", "history", "qacc_warmstart", "ctrl", "qfrc_applied", "xfrc_applied",
-          "eq_active", "mocap_pos", "mocap_quat", "userdata", "plugin_state", "plastic")
+_STATE = (
+    "time",
+    "qpos",
+    "qvel",
+    "act",
+    "history",
+    "qacc_warmstart",
+    "ctrl",
+    "qfrc_applied",
+    "xfrc_applied",
+    "eq_active",
+    "mocap_pos",
+    "mocap_quat",
+    "userdata",
+    "plugin_state",
+    "plastic",
+)
 """The fields of ``mjSTATE_INTEGRATION`` (a batch's state rows), as MjData names them."""
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
 _ACC = int(mujoco.mjtStage.mjSTAGE_ACC)
 
 
-def _column_field(model: mujoco.MjModel, data: mujoco.MjData, source: Any, group: str, index: int
-                  ) -> tuple[str, bool] | None:
+def _column_field(
+    model: mujoco.MjModel, data: mujoco.MjData, source: Any, group: str, index: int
+) -> tuple[str, bool] | None:
     """(MjData field, read before the step) of a model column, when the batch can give the value
     a one-by-one trial reads between ``mj_step1`` and ``mj_step2``; None otherwise. Under RK4 a
     field the step computes holds its last stage's values: only state fields then."""
@@ -80,8 +99,9 @@ def _column_field(model: mujoco.MjModel, data: mujoco.MjData, source: Any, group
     return None  # actuator forces (computed after it), energy, contacts, the rig's own outputs
 
 
-def _recorded(model: mujoco.MjModel, data: mujoco.MjData, cat: dict[str, Any], signal: str
-              ) -> tuple[str, int, bool] | None:
+def _recorded(
+    model: mujoco.MjModel, data: mujoco.MjData, cat: dict[str, Any], signal: str
+) -> tuple[str, int, bool] | None:
     """(MjData field, index in it, read before the step) where the batch records telemetry column
     ``signal`` of the catalog ``cat`` (``column_catalog``); None when it cannot (``_column_field``)."""
     found = cat.get(signal)
@@ -168,10 +188,18 @@ class _Watch:
     def state(self, s: int) -> dict[str, Any]:
         """Trial ``s``'s observation, as ``Requirement.state`` gives it."""
         n = int(self.n[s])
-        return {"passed": bool(self.passed[s]), "decided": bool(self.decided[s]),
-                "first_violation": self.first_violation[s], "violation_value": self.violation_value[s],
-                "lo": float(self.lo[s]), "hi": float(self.hi[s]), "last": float(self.last[s]),
-                "last_t": float(self.last_t[s]) if n else None, "n": n, "failed_bound": self.failed_bound[s]}
+        return {
+            "passed": bool(self.passed[s]),
+            "decided": bool(self.decided[s]),
+            "first_violation": self.first_violation[s],
+            "violation_value": self.violation_value[s],
+            "lo": float(self.lo[s]),
+            "hi": float(self.hi[s]),
+            "last": float(self.last[s]),
+            "last_t": float(self.last_t[s]) if n else None,
+            "n": n,
+            "failed_bound": self.failed_bound[s],
+        }
 
     def fold(self, v: np.ndarray, t: np.ndarray, live: np.ndarray) -> np.ndarray:
         """Observe values ``v`` (n, K) at step times ``t`` (K,) (s) in the ``live`` trials, as K
@@ -185,7 +213,7 @@ class _Watch:
             return stop
         ends = np.flatnonzero(window & (t >= self.last_from))
         decide = int(ends[0]) if ends.size else k  # the step that decides the window
-        window[decide + 1:] = False
+        window[decide + 1 :] = False
         ok = rows[:, None] & window[None, :] & (v == v)  # NaN: the signal does not exist then
         self.n += ok.sum(axis=1)
         np.minimum(self.lo, np.where(ok, v, math.inf).min(axis=1), out=self.lo)
@@ -231,7 +259,8 @@ class LockStep:
         checks, m, d = rig.runtime.checks, rig.model, rig.data
         cat = column_catalog(m, d, [])
         self.logged: list[tuple[str, int, bool]] = [  # type: ignore[misc]
-            _recorded(m, d, cat, signal) for signal in (checks.metrics.signals if checks is not None else [])]
+            _recorded(m, d, cat, signal) for signal in (checks.metrics.signals if checks is not None else [])
+        ]
         """(field, index, read before the step) of each signal the metrics log, in its order."""
 
     def run(self, trials: list[Task], keep: Callable[[dict[str, Any]], None]) -> None:
@@ -242,7 +271,7 @@ class LockStep:
         k, size = 0, self.nthread
         most = BATCH if not self.logged else max(1, _KEEP_BYTES // (8 * (self.steps + 1) * len(self.logged)))
         while k < len(trials):
-            part = trials[k:k + min(size, most)]
+            part = trials[k : k + min(size, most)]
             t0 = time.perf_counter()
             for row in self._run(part):
                 keep(row)
@@ -291,7 +320,7 @@ class LockStep:
         if eng.table is not None:  # this trial's param values in a table of its own
             laws = eng.table.fork()
             words = laws.userdata(d.userdata)
-            state["userdata"][-len(words):] = words
+            state["userdata"][-len(words) :] = words
         return _Prepared(trial, tseed, values, fields, state, list(runner.warnings), laws)
 
     def _step(self, prepared: list[_Prepared]) -> list[tuple[bool, dict[str, dict[str, Any]], Any]]:
@@ -318,8 +347,14 @@ class LockStep:
         # A rollout stops a simulation at its first MuJoCo warning (a divergence, a full buffer):
         # its time then falls short, and the trial runs alone, as it reports such things itself.
         time = batch.bind("time").reshape(-1)
-        return [(bool(time[s] == end), {w.r.name: w.state(s) for w in watches},
-                 None if kept is None else (t[:kept.count[s]], kept.x[s, :kept.count[s]])) for s in range(n)]
+        return [
+            (
+                bool(time[s] == end),
+                {w.r.name: w.state(s) for w in watches},
+                None if kept is None else (t[: kept.count[s]], kept.x[s, : kept.count[s]]),
+            )
+            for s in range(n)
+        ]
 
     def _times(self, t0: float) -> np.ndarray:
         """The time (s) at each step and after the last, summed as ``mj_step`` advances it."""
@@ -337,8 +372,9 @@ class LockStep:
             watches.append(_Watch(r, n, field=field, index=index, before=before))
         return watches
 
-    def _watched(self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int,
-                 kept: "_Kept | None") -> float:
+    def _watched(
+        self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int, kept: _Kept | None
+    ) -> float:
         """Step in blocks, recording the requirements' and metrics' signals, observe the former
         a block at a time and keep the latter in ``kept``; the time (s) the trials ended at (all
         stopped, or the last step). A block is at
@@ -361,11 +397,12 @@ class LockStep:
             block = int(min(most, max(1, _CALL_SECONDS / per_step)))
             stop = np.zeros(n, bool)
             for w in watches:
-                stop |= w.fold(_values(start.get(w.field) if w.before else None, record[w.field], w.index),
-                               t[k:k + size], live)
+                stop |= w.fold(
+                    _values(start.get(w.field) if w.before else None, record[w.field], w.index), t[k : k + size], live
+                )
             if kept is not None:
                 for j, (f, index, before) in enumerate(self.logged):
-                    kept.x[:, k:k + size, j] = _values(start[f] if before else None, record[f], index)
+                    kept.x[:, k : k + size, j] = _values(start[f] if before else None, record[f], index)
                 kept.count[live] = k + size
             k += size
             live &= ~stop

@@ -16,6 +16,7 @@ feasible trial; CMA-ES and random sampling ignore constraints); a trial without 
 ``objective`` (null when infeasible) and ``feasible``; ``STUDY-best.toml`` is the scenario with
 the best feasible trial's param values (the next free name when one exists).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,9 +26,10 @@ import json
 import logging
 import os
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -69,6 +71,7 @@ def study_paths(out: Path) -> tuple[Path, Path]:
 
 def _optuna() -> Any:
     import optuna
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     optuna.logging.disable_default_handler()  # its lines would not be mjrig's one-line messages
     logging.getLogger("optuna").addHandler(logging.NullHandler())
@@ -77,10 +80,17 @@ def _optuna() -> Any:
     return optuna
 
 
-def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: str | None = None,
-                 trials: int | None = None, seed: int | None = None,
-                 progress: Callable[[dict[str, Any], dict[str, Any] | None], None] | None = None,
-                 on_start: Callable[[int, int], None] | None = None) -> StudyOutcome:
+def run_optimize(
+    sc: Scenario,
+    *,
+    out: Path,
+    workers: int | None = None,
+    ray: str | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    progress: Callable[[dict[str, Any], dict[str, Any] | None], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> StudyOutcome:
     """Run (or continue) ``sc``'s study into ``out`` (STUDY.parquet); ``trials`` and ``seed``
     override the section's. ``on_start(total, done)`` is told before trials run, ``progress(row,
     best)`` after each (best: the best feasible row so far). ConfigError (one line) for bad input."""
@@ -94,9 +104,14 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
     from mjrig.recordings.recorder import recording_metadata
+
     meta = recording_metadata(sc.model, sc.toml())
-    job = SweepJob(text=sc.toml(), source=str(sc.source) if sc.source else None,
-                   base=str(sc.source.resolve().parent if sc.source else Path.cwd()), metadata=json.dumps(meta))
+    job = SweepJob(
+        text=sc.toml(),
+        source=str(sc.source) if sc.source else None,
+        base=str(sc.source.resolve().parent if sc.source else Path.cwd()),
+        metadata=json.dumps(meta),
+    )
     runner = TrialRunner(job)  # every name checked here (one line, exit 2), before the study opens
     rm = runner.rig.runtime
     rm.resolve(runner.rig.model, runner.rig.data)
@@ -109,8 +124,21 @@ def run_optimize(sc: Scenario, *, out: Path, workers: int | None = None, ray: st
         out_hold.release()
 
 
-def _study(sc: Scenario, spec: Any, out: Path, job: SweepJob, runner: TrialRunner, meta: dict[str, str], unit: str,
-           total: int, seed: int, workers: int | None, ray: str | None, progress: Any, on_start: Any) -> StudyOutcome:
+def _study(
+    sc: Scenario,
+    spec: Any,
+    out: Path,
+    job: SweepJob,
+    runner: TrialRunner,
+    meta: dict[str, str],
+    unit: str,
+    total: int,
+    seed: int,
+    workers: int | None,
+    ray: str | None,
+    progress: Any,
+    on_start: Any,
+) -> StudyOutcome:
     """The study itself, ``run_optimize``'s body once ``out`` is held."""
     optuna = _optuna()
     db, best_toml = study_paths(out)
@@ -138,8 +166,14 @@ def _study(sc: Scenario, spec: Any, out: Path, job: SweepJob, runner: TrialRunne
             room = min(workers, total - len(finished))
             asked, pending = pending[:room], pending[room:]
             asked += [study.ask() for _ in range(room - len(asked))]
-            tasks = [(t.number, {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
-                      trial_seed(seed, t.number)) for t in asked]
+            tasks = [
+                (
+                    t.number,
+                    {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
+                    trial_seed(seed, t.number),
+                )
+                for t in asked
+            ]
             for t, row in zip(asked, _run(job, tasks, runner, pool, ray, again=ran > 0)):
                 objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
                 feasible = row["status"] == "pass" and objective is not None
@@ -172,14 +206,22 @@ def _study(sc: Scenario, spec: Any, out: Path, job: SweepJob, runner: TrialRunne
     objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
     schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
     _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
-    best_path = (write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
-                 if best is not None else None)
+    best_path = (
+        write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
+        if best is not None
+        else None
+    )
     return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
 
 
-_SQLITE_FAULTS = {"database or disk is full": errno.ENOSPC, "disk i/o error": errno.EIO,
-                  "readonly database": errno.EROFS, "read-only": errno.EROFS, "permission denied": errno.EACCES,
-                  "file too large": errno.EFBIG}
+_SQLITE_FAULTS = {
+    "database or disk is full": errno.ENOSPC,
+    "disk i/o error": errno.EIO,
+    "readonly database": errno.EROFS,
+    "read-only": errno.EROFS,
+    "permission denied": errno.EACCES,
+    "file too large": errno.EFBIG,
+}
 """SQLite's words for an output fault, and the errno each means."""
 
 
@@ -188,6 +230,7 @@ def database_error(exc: BaseException, db: Path) -> Exception | None:
     never its SQL statement: OutputError (exit 5, the cause named) for the disk or the folder,
     ConfigError otherwise; None when ``exc`` is not the database's."""
     import sqlite3
+
     kinds = tuple(type(e).__module__.split(".")[0] for e in (exc, getattr(exc, "orig", None)) if e is not None)
     if not (isinstance(exc, sqlite3.Error) or {"sqlalchemy", "optuna", "sqlite3"} & set(kinds)):
         return None
@@ -195,8 +238,9 @@ def database_error(exc: BaseException, db: Path) -> Exception | None:
     text = text.removeprefix("(sqlite3.OperationalError) ")
     code = fault_errno(exc) or next((e for words, e in _SQLITE_FAULTS.items() if words in text.lower()), None)
     if code is not None:
-        return output_error(OSError(code, os.strerror(code)), what="the study", path=db,
-                            kept="the finished trials are kept in it")
+        return output_error(
+            OSError(code, os.strerror(code)), what="the study", path=db, kept="the finished trials are kept in it"
+        )
     return ConfigError(f"{db}: the study's database failed: {text[:200] or type(exc).__name__}")
 
 
@@ -217,13 +261,19 @@ def _database_faults(db: Path) -> Iterator[None]:
 def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -> Any:
     """The study in ``db`` (created for a new one); ConfigError when it holds another study."""
     old = {} if hasattr(optuna.trial.Trial, "set_constraint") else {"constraints_func": _constraints}  # Optuna 4
-    samplers = {"tpe": lambda: optuna.samplers.TPESampler(seed=seed, **old),
-                "cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
-                "random": lambda: optuna.samplers.RandomSampler(seed=seed)}
+    samplers = {
+        "tpe": lambda: optuna.samplers.TPESampler(seed=seed, **old),
+        "cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
+        "random": lambda: optuna.samplers.RandomSampler(seed=seed),
+    }
     try:
-        study = optuna.create_study(study_name=STUDY, storage=f"sqlite:///{db}", load_if_exists=True,
-                                    direction="maximize" if spec.maximize else "minimize",
-                                    sampler=samplers[spec.sampler]())
+        study = optuna.create_study(
+            study_name=STUDY,
+            storage=f"sqlite:///{db}",
+            load_if_exists=True,
+            direction="maximize" if spec.maximize else "minimize",
+            sampler=samplers[spec.sampler](),
+        )
     except Exception as exc:  # not a database, or a study of another direction
         error = database_error(exc, db)
         if isinstance(error, OutputError):
@@ -234,8 +284,10 @@ def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -
     if found is None:
         study.set_user_attr("mjrig.fingerprint", fingerprint)
     elif found != fingerprint:
-        raise ConfigError(f"{db} holds a different study (other scenario or seed): run that study's command to "
-                          f"continue it, or delete the file")
+        raise ConfigError(
+            f"{db} holds a different study (other scenario or seed): run that study's command to "
+            f"continue it, or delete the file"
+        )
     return study
 
 
@@ -267,10 +319,12 @@ def _best(rows: list[dict[str, Any]], maximize: bool) -> dict[str, Any] | None:
     return min(good, key=lambda r: (r["objective"], r["trial"]))
 
 
-def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | None, *,
-         again: bool = False) -> list[dict[str, Any]]:
+def _run(
+    job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | None, *, again: bool = False
+) -> list[dict[str, Any]]:
     if ray is not None:  # ``again``: this command's trials ran on that cluster before
         from mjrig.campaign.ray_cluster import run_on_ray
+
         rows: dict[int, dict[str, Any]] = {}
         run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray, again=again)
         return [rows[t[0]] for t in tasks]
@@ -279,14 +333,16 @@ def _run(job: SweepJob, tasks: list, runner: TrialRunner, pool: Any, ray: str | 
     try:
         return [f.result() for f in [pool.submit(run_trial, job, t) for t in tasks]]
     except Exception as exc:
-        raise MjrigError(f"a study worker failed: {type(exc).__name__}: {exc}; run the same command again to "
-                         f"continue") from None
+        raise MjrigError(
+            f"a study worker failed: {type(exc).__name__}: {exc}; run the same command again to continue"
+        ) from None
 
 
 def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], schema: pa.Schema) -> None:
     """The study's rows into ``out`` with ``schema`` (the trials' columns, objective, feasible)."""
     table = pa.Table.from_pylist(rows, schema=schema)
     from mjrig.scenario.toml_writer import dumps
+
     meta = dict(meta, **{"mjrig.optimize": dumps({"optimize": sc.doc["optimize"]})})
     if sc.source is not None:
         meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())

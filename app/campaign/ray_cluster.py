@@ -7,6 +7,7 @@ writes them (the results and resume logic are ``mjrig.campaign.sweep``'s). Per-t
 written by the workers to the same path: on a multi-machine cluster that folder must be shared.
 At most ``4 x cluster CPUs`` tasks are in flight. Ray is imported only here, lazily.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -16,10 +17,11 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from mjrig.runtime.errors import OUTPUT_FAILED, ClusterLost, ConfigError, MjrigError
 from mjrig.campaign.trial import SweepJob, Task, run_trial
+from mjrig.runtime.errors import OUTPUT_FAILED, ClusterLost, ConfigError, MjrigError
 
 __all__ = ["connect", "run_on_ray"]
 
@@ -121,12 +123,21 @@ def _lost(address: str) -> ClusterLost:
 
 
 def _lost_text(address: str) -> str:
-    return (f"--ray {address}: the Ray head stopped answering; every finished trial is kept: start the cluster again "
-            "and run the same command to go on")
+    return (
+        f"--ray {address}: the Ray head stopped answering; every finished trial is kept: start the cluster again "
+        "and run the same command to go on"
+    )
 
 
-def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], *, address: str,
-               again: bool = False, stay: bool = False) -> None:
+def run_on_ray(
+    job: SweepJob,
+    todo: list[Task],
+    keep: Callable[[dict[str, Any]], None],
+    *,
+    address: str,
+    again: bool = False,
+    stay: bool = False,
+) -> None:
     """Run trials ``todo`` of ``job`` as Ray tasks on the cluster at ``address``; ``keep(row)``
     gets each row as it finishes. Disconnects at the end. OutputError (one line) when the head
     stops answering: the rows kept so far stay, the command run again resumes. ``again``: the
@@ -150,8 +161,9 @@ def run_on_ray(job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]],
         raise _lost(address)
 
 
-def _run_tasks(ray: Any, job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], watch: HeadWatch,
-               address: str) -> None:
+def _run_tasks(
+    ray: Any, job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], watch: HeadWatch, address: str
+) -> None:
     """The trials as Ray tasks, at most 4 x the cluster's CPUs in flight; ClusterLost when the
     head stops answering."""
     if not todo:
@@ -169,8 +181,9 @@ def _run_tasks(ray: Any, job: SweepJob, todo: list[Task], keep: Callable[[dict[s
             try:
                 keep(ray.get(ref))
             except ray.exceptions.RayError as exc:
-                raise MjrigError(f"a Ray task failed: {' '.join(str(exc).split())[:300]}; "
-                                 f"run the same command again to resume") from None
+                raise MjrigError(
+                    f"a Ray task failed: {' '.join(str(exc).split())[:300]}; run the same command again to resume"
+                ) from None
             nxt = next(queue, None)
             if nxt is not None:
                 pending.append(task.remote(job_ref, nxt))

@@ -12,6 +12,7 @@ before a trial is opened: the sweep's scenario, else its model.
 
 GUI-free (polars, pyarrow, numpy). Threading: immutable once opened; any thread.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,6 +43,7 @@ FILTERS = ("all", "pass", "fail", "diverged", "error")
 def _metadata(path: Path) -> dict[str, str]:
     """The file's key-value metadata; ConfigError (one line) when it is missing or not Parquet."""
     from mjrig.runtime.parquet_merge import read_schema
+
     return read_schema(path)[1]
 
 
@@ -86,14 +88,17 @@ class SweepResults:
     filters: ClassVar[tuple[str, ...]] = FILTERS
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "SweepResults":
+    def open(cls, path: str | os.PathLike) -> SweepResults:
         """Read the results at ``path``; ConfigError (one line) when it is not a sweep's results."""
         from mjrig.runtime.parquet_merge import read_schema, schema_units
+
         path = Path(path).expanduser().resolve()
         schema, meta = read_schema(path)
         if SWEEP_KEY not in meta and STUDY_KEY not in meta:
-            raise ConfigError(f"{path}: not a sweep's or study's results (no '{SWEEP_KEY}' metadata): "
-                              "write one with `mjrig sweep SCENARIO.toml --out RESULTS.parquet`")
+            raise ConfigError(
+                f"{path}: not a sweep's or study's results (no '{SWEEP_KEY}' metadata): "
+                "write one with `mjrig sweep SCENARIO.toml --out RESULTS.parquet`"
+            )
         try:
             table = pl.read_parquet(path)
         except Exception as exc:  # polars raises its own error kinds for a damaged file
@@ -104,7 +109,7 @@ class SweepResults:
         units = {c: u for c, u in zip(schema.names, schema_units(meta, schema)) if u}
         return cls(path, table, meta, units)
 
-    def in_units(self) -> "SweepResults":
+    def in_units(self) -> SweepResults:
         """These results with every value in the units the scenario shows (``[units]``; the same
         results without). The trials' param values that open a trial stay the file's."""
         shown = scenario_units(self.metadata.get("mjrig.scenario", ""))
@@ -149,6 +154,7 @@ class SweepResults:
         df = self.table.filter(pl.col("feasible").fill_null(False)).sort("trial")
         trials, obj = df["trial"].to_numpy().astype(np.int64), df["objective"].to_numpy().astype(np.float64)
         import tomllib
+
         maximize = "maximize" in tomllib.loads(self.metadata.get(STUDY_KEY, "")).get("optimize", {})
         best = np.maximum.accumulate(obj) if maximize else np.minimum.accumulate(obj)
         return trials, obj, best
@@ -163,6 +169,7 @@ class SweepResults:
         param's Spearman rank correlation with it (-1..1) over the trials that have both (NaN
         with fewer than 3 such trials). Params that never vary are left out."""
         from scipy.stats import spearmanr
+
         varied = [p for p in self.params if self.table[p].drop_nulls().n_unique() > 1]
         out: dict[str, dict[str, float]] = {}
         for col in self.requirement_values + self.metric_values:
@@ -198,8 +205,10 @@ class SweepResults:
         """One line saying why a trial's scenario cannot be opened, or None when it can."""
         sc = self.scenario_path
         if sc is None:
-            return (f"{self.name} names no scenario file ('{SCENARIO_KEY}'): a trial's set-up cannot be opened; "
-                    "run the sweep again with this mjrig to record it")
+            return (
+                f"{self.name} names no scenario file ('{SCENARIO_KEY}'): a trial's set-up cannot be opened; "
+                "run the sweep again with this mjrig to record it"
+            )
         if not sc.is_file():
             return f"{self.name}: the sweep's scenario {sc} is missing: a trial's set-up cannot be opened"
         return None
@@ -237,9 +246,12 @@ class SweepResults:
                 raise ConfigError(f"{self.name}: no column '{col}' (choose from {', '.join(choices) or 'none'})")
         df = self.rows(status=status).filter(pl.col(x).is_finite() & pl.col(y).is_finite())
         st = df["status"].to_numpy()
-        return Scatter(df[x].to_numpy().astype(np.float64), df[y].to_numpy().astype(np.float64),
-                       df["trial"].to_numpy().astype(np.int64),
-                       {"pass": st == "pass", "fail": st == "fail", "other": (st != "pass") & (st != "fail")})
+        return Scatter(
+            df[x].to_numpy().astype(np.float64),
+            df[y].to_numpy().astype(np.float64),
+            df["trial"].to_numpy().astype(np.int64),
+            {"pass": st == "pass", "fail": st == "fail", "other": (st != "pass") & (st != "fail")},
+        )
 
     def _check_status(self, status: str) -> None:
         if status not in FILTERS:
@@ -264,14 +276,15 @@ class SweepResults:
     def param_values(self, trial: int) -> dict[str, float]:
         """Trial ``trial``'s value of each param, by param name (null values left out)."""
         row = (self if self.si_table is None else dataclasses.replace(self, table=self.si_table)).row(trial)
-        return {c[len("Params/"):-len(":value")]: float(row[c]) for c in self.params if row[c] is not None}
+        return {c[len("Params/") : -len(":value")]: float(row[c]) for c in self.params if row[c] is not None}
 
     def replay_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:
         """Open trial ``trial``'s recording in replay mode; ConfigError (one line) when it has none."""
         path = self.recording_path(trial)
         if not path.is_file():
-            raise ConfigError(f"trial {trial} has no recording ({path} is missing: the sweep's scenario "
-                              "had no [recording])")
+            raise ConfigError(
+                f"trial {trial} has no recording ({path} is missing: the sweep's scenario had no [recording])"
+            )
         return [C.OpenModel(str(path), discard=discard)]
 
     def scenario_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:

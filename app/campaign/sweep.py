@@ -30,6 +30,7 @@ SIGINT; on Ctrl+C, SIGTERM or an error this process stops handing out trials, ke
 already logged, and kills its workers rather than wait for the chunks they run (those trials
 run again on resume).
 """
+
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -37,24 +38,35 @@ import functools
 import hashlib
 import json
 import multiprocessing
-import sys
 import os
 import shutil
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.out_lock import HOLDER, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, work_dir as parts_dir
-from mjrig.scenario.parse import Scenario
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.trial import STATUSES, SweepJob, Task, TrialRunner, init_worker, run_trials
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.out_lock import HOLDER, hold
+from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.paths import work_dir as parts_dir
+from mjrig.scenario.parse import Scenario
 
-__all__ = ["SweepOutcome", "run_sweep", "run_local", "row_schema", "parts_dir", "default_workers", "open_pool", "kill_workers"]
+__all__ = [
+    "SweepOutcome",
+    "run_sweep",
+    "run_local",
+    "row_schema",
+    "parts_dir",
+    "default_workers",
+    "open_pool",
+    "kill_workers",
+]
 
 FINGERPRINT = "sweep.json"
 LOG = "trials.jsonl"
@@ -110,10 +122,19 @@ def value_units(rig: Any) -> dict[str, str]:
     return checks.value_units() if checks is not None else {}
 
 
-def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str | None = None,
-              trials: int | None = None, seed: int | None = None, duration: float | None = None,
-              progress: Callable[[dict[str, Any]], None] | None = None,
-              on_start: Callable[[int, int], None] | None = None, lockstep: bool = True) -> SweepOutcome:
+def run_sweep(
+    sc: Scenario,
+    *,
+    out: Path,
+    workers: int | None = None,
+    ray: str | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    duration: float | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    lockstep: bool = True,
+) -> SweepOutcome:
     """Run ``sc``'s sweep into ``out`` (RESULTS.parquet); resume what an earlier run of the same
     sweep left. ``trials`` (per grid point) and ``seed`` override the scenario's; ``ray``
     (``"auto"`` or an address) runs the trials as Ray tasks instead of local processes;
@@ -130,16 +151,24 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
     from mjrig.recordings.recorder import recording_metadata
+
     meta = recording_metadata(sc.model, sc.toml())
-    job = SweepJob(text=sc.toml(), source=str(sc.source) if sc.source else None,
-                   base=str(sc.source.resolve().parent if sc.source else Path.cwd()), trials=trials, seed=seed,
-                   duration=duration, record_dir=str(out.with_suffix("")) if "recording" in sc.doc else None,
-                   metadata=json.dumps(meta))
+    job = SweepJob(
+        text=sc.toml(),
+        source=str(sc.source) if sc.source else None,
+        base=str(sc.source.resolve().parent if sc.source else Path.cwd()),
+        trials=trials,
+        seed=seed,
+        duration=duration,
+        record_dir=str(out.with_suffix("")) if "recording" in sc.doc else None,
+        metadata=json.dumps(meta),
+    )
     # Every name is checked here (one line, exit 2) before any worker starts, by building the
     # rig: on Ray from the scenario; locally as the runner this process may run trials on.
     runner = TrialRunner(job) if ray is None else None
     if runner is None:
         from mjrig.scenario.builder import build_rig
+
         rig = build_rig(sc)
     schema = row_schema(sc, value_units(runner.rig if runner is not None else rig))
     out_hold = hold(out, what="--out")  # one sweep at a time on this --out
@@ -162,6 +191,7 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
         try:
             if ray is not None:
                 from mjrig.campaign.ray_cluster import run_on_ray
+
                 run_on_ray(job, todo, keep, address=ray)
             else:
                 run_local(job, todo, keep, workers=workers or default_workers(), lockstep=lockstep, runner=runner)
@@ -176,8 +206,15 @@ def run_sweep(sc: Scenario, *, out: Path, workers: int | None = None, ray: str |
         out_hold.release()
 
 
-def run_local(job: SweepJob, todo: list[Task], keep: RowSink, *, workers: int, lockstep: bool = True,
-              runner: TrialRunner | None = None) -> None:
+def run_local(
+    job: SweepJob,
+    todo: list[Task],
+    keep: RowSink,
+    *,
+    workers: int,
+    lockstep: bool = True,
+    runner: TrialRunner | None = None,
+) -> None:
     """Run ``todo`` on ``workers`` cores, handing each row to ``keep``: in lock-step on as many
     C threads of this process when the rig allows (``mjrig.campaign.lockstep``; ``lockstep=False``
     never), else on ``workers`` local processes (this one when 1). ``runner``: this process's
@@ -202,14 +239,14 @@ def run_local(job: SweepJob, todo: list[Task], keep: RowSink, *, workers: int, l
         pending: set[cf.Future] = set()
         queue = iter(todo)
         for _ in range(4 * workers):
-            if (part := _take(queue, chunk)):
+            if part := _take(queue, chunk):
                 pending.add(pool.submit(run_trials, job, part))
         while pending:
             finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
                 for row in _result(fut):
                     keep(row)
-                if (part := _take(queue, chunk)):
+                if part := _take(queue, chunk):
                     pending.add(pool.submit(run_trials, job, part))
     except BaseException:  # Ctrl+C, SIGTERM (Terminated), a broken pool, a full disk...
         kill_workers(pool)
@@ -225,8 +262,9 @@ def open_pool(job: SweepJob, workers: int) -> cf.ProcessPoolExecutor:
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     _quiet_tracker()
     if ctx.get_start_method() == "forkserver":  # workers fork from a server that imported mjrig once
-        ctx.set_forkserver_preload(["mjrig.campaign.trial", "mjrig.scenario.builder",
-                                    "mjrig.campaign.forkserver_quiet"])
+        ctx.set_forkserver_preload(
+            ["mjrig.campaign.trial", "mjrig.scenario.builder", "mjrig.campaign.forkserver_quiet"]
+        )
     init = functools.partial(init_worker, driver_pid=os.getpid())
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init, initargs=(job,))
 
@@ -281,8 +319,9 @@ def _result(fut: cf.Future) -> list[dict[str, Any]]:
 
 
 def _fingerprint(meta: dict[str, str], spec: Any, duration: float, schema: pa.Schema) -> dict[str, Any]:
-    text = json.dumps([meta["mjrig.scenario"], meta["mjrig.model_sha256"], spec.seed, spec.trials, spec.total,
-                       duration, schema.names])
+    text = json.dumps(
+        [meta["mjrig.scenario"], meta["mjrig.model_sha256"], spec.seed, spec.trials, spec.total, duration, schema.names]
+    )
     return {"sweep": hashlib.sha256(text.encode()).hexdigest(), "trials": spec.total, "seed": spec.seed}
 
 
@@ -296,8 +335,10 @@ def _open_parts(parts: Path, fingerprint: dict[str, Any]) -> set[int]:
         except (OSError, ValueError):
             found = None
         if found != fingerprint:
-            raise ConfigError(f"{parts} holds the unfinished results of a different sweep (other scenario, seed "
-                              f"or trials): run that sweep's command to finish it, or delete the folder")
+            raise ConfigError(
+                f"{parts} holds the unfinished results of a different sweep (other scenario, seed "
+                f"or trials): run that sweep's command to finish it, or delete the folder"
+            )
         return set(_read_log(parts, repair=True))
     try:
         parts.mkdir(parents=True, exist_ok=True)
@@ -353,6 +394,7 @@ def _merge(parts: Path, out: Path, schema: pa.Schema, meta: dict[str, str], tota
 def _sweep_toml(sc: Scenario, spec: Any) -> str:
     """The ``[sweep]`` section as run (trials per point and seed as used) as TOML text."""
     from mjrig.scenario.toml_writer import dumps
+
     section = dict(sc.doc.get("sweep", {}))
     section["trials"], section["seed"] = spec.trials, spec.seed
     return dumps({"sweep": section})

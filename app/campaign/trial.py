@@ -15,6 +15,7 @@ A local worker lives no longer than its driver (``end_with_driver``): however th
 SIGKILL included, the worker is killed within milliseconds and writes nothing after it. It
 ignores SIGINT: Ctrl+C reaches the whole process group, and the driver decides what stops.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,7 +28,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -37,12 +38,21 @@ from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.parquet_sink import segment_dir
 from mjrig.runtime.signals import SignalManager
 
-__all__ = ["SweepJob", "TrialRunner", "Task", "runner_for", "run_trial", "run_trials", "init_worker", "end_with_driver",
-           "STATUSES"]
+__all__ = [
+    "SweepJob",
+    "TrialRunner",
+    "Task",
+    "runner_for",
+    "run_trial",
+    "run_trials",
+    "init_worker",
+    "end_with_driver",
+    "STATUSES",
+]
 
 STATUSES = ("pass", "fail", "diverged", "error")
 
-Task = Union[int, tuple[int, dict[str, float], int]]
+Task = int | tuple[int, dict[str, float], int]
 """A trial to run: a sweep's trial number, or (number, param values, seed) chosen by a driver."""
 
 
@@ -69,6 +79,7 @@ class SweepJob:
 
     def scenario(self) -> Any:
         from mjrig.scenario.parse import parse_scenario
+
         return parse_scenario(self.text, source=Path(self.source) if self.source else None, base=Path(self.base))
 
 
@@ -81,6 +92,7 @@ class TrialRunner:
 
     def __post_init__(self) -> None:
         from mjrig.scenario.builder import build_rig
+
         mjwarnings.install()
         self.scenario = self.job.scenario()
         sweep = self.scenario.sweep
@@ -176,11 +188,15 @@ class TrialRunner:
             return None
         path = Path(self.job.record_dir) / f"trial-{trial}.parquet"
         shutil.rmtree(segment_dir(path), ignore_errors=True)  # what a killed earlier attempt left
-        extra = {"mjrig.set": json.dumps({n: nv.value for n, nv in self.scenario.params.items()}),
-                 "mjrig.trial": str(trial), "mjrig.seed": str(tseed)}
+        extra = {
+            "mjrig.set": json.dumps({n: nv.value for n, nv in self.scenario.params.items()}),
+            "mjrig.trial": str(trial),
+            "mjrig.seed": str(tseed),
+        }
         rec = self.scenario.recording
-        return open_recorder(path, metadata=json.loads(self.job.metadata), rate=rec.rate, groups=rec.signals,
-                             extra_metadata=extra)
+        return open_recorder(
+            path, metadata=json.loads(self.job.metadata), rate=rec.rate, groups=rec.signals, extra_metadata=extra
+        )
 
 
 RUNNERS_KEPT = 8
@@ -268,4 +284,3 @@ def run_trials(job: SweepJob, tasks: list[Task]) -> list[dict[str, Any]]:
     """Run several tasks of ``job`` in turn on this process's runner (one pool task)."""
     runner = runner_for(job)
     return [runner.run(t) for t in tasks]
-

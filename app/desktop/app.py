@@ -6,6 +6,7 @@ snapshot, ``drain_rows()`` for the live plots, and ``closed``. In one process th
 Session itself; with ``panel_process=True`` (forced on macOS, where ``mjpython`` keeps the main
 thread for the viewer) the panel runs in its own process and the client is a pair of queues.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -14,8 +15,9 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mjrig import commands as C
 from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
@@ -36,6 +38,7 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     (a third of the panel by default), the timeline and the Status area (a saved split outside
     this is brought back inside)."""
     from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE
+
     rest = height - (20 + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
     return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
@@ -45,8 +48,14 @@ class PanelApp:
     """The control panel window. ``run()`` blocks on the calling (main) thread until the window
     is closed, the simulation side closes, or ``exit_after`` seconds of wall time pass."""
 
-    def __init__(self, client: Client, *, exit_after: float | None = None, title: str = "mjrig",
-                 geometry: tuple[int, int, int, int] = (980, 30, 930, 1000)) -> None:
+    def __init__(
+        self,
+        client: Client,
+        *,
+        exit_after: float | None = None,
+        title: str = "mjrig",
+        geometry: tuple[int, int, int, int] = (980, 30, 930, 1000),
+    ) -> None:
         self.client = client
         self.exit_after = exit_after
         self.title = title
@@ -56,18 +65,18 @@ class PanelApp:
         self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
         self._map_every = map_every()
         self._quit = False
-        self._question: Any = None   # the QuitQuestion
+        self._question: Any = None  # the QuitQuestion
         self._model_panel: Any = None
         self._main: int | str = 0
         self._dirty = False
-        self._recording: str | None = None   # the file being recorded (the quit question says so)
+        self._recording: str | None = None  # the file being recorded (the quit question says so)
         self._asked_for_viewer = False
         self.panels: list[Any] = []
         self.plot: Any = None
         self.frames = 0
         self._screenshot: str | None = None
-        self.on_frame: Callable[["PanelApp"], None] | None = None
-        self.frame_seconds = 0.0   # the last panel frame's work (s): snapshot, panels, drawing
+        self.on_frame: Callable[[PanelApp], None] | None = None
+        self.frame_seconds = 0.0  # the last panel frame's work (s): snapshot, panels, drawing
 
     def request_screenshot(self, path: str) -> None:
         """Save the panel's frame buffer as PNG at the next frame (thread-safe)."""
@@ -80,10 +89,12 @@ class PanelApp:
         from mjrig.settings.recent import RecentFiles
         from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.export_dialogs import ExportDialogs
+        from mjrig.widgets.fit_panel import FitPanel
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.metrics_panel import MetricsPanel
         from mjrig.widgets.model_panel import ModelPanel
+        from mjrig.widgets.modes_panel import ModesPanel
         from mjrig.widgets.params_panel import ParamsPanel
         from mjrig.widgets.plot_panel import PlotPanel
         from mjrig.widgets.quit_question import QuitQuestion
@@ -94,10 +105,9 @@ class PanelApp:
         from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
         from mjrig.widgets.splitter import PanelLayout, Splitter
-        from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT, TimelineBar
+        from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT
+        from mjrig.widgets.timeline_bar import TimelineBar
         from mjrig.widgets.units_menu import UnitsMenu
-        from mjrig.widgets.fit_panel import FitPanel
-        from mjrig.widgets.modes_panel import ModesPanel
 
         submit = self.client.submit
         self.plot, log = PlotPanel(below=TIMELINE_HEIGHT, submit=submit), LogPanel()
@@ -131,8 +141,13 @@ class PanelApp:
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True) as row:
                     left = dpg.add_child_window(width=layout.controls_width or max(380, min(460, w // 2)))
-                    Splitter(left, vertical=True, least=220, most=max(240, w - 320),
-                             on_release=lambda px: self._keep_layout(layout, width=px)).build(row)
+                    Splitter(
+                        left,
+                        vertical=True,
+                        least=220,
+                        most=max(240, w - 320),
+                        on_release=lambda px: self._keep_layout(layout, width=px),
+                    ).build(row)
                     right = dpg.add_child_window()
                 plot_area = dpg.add_child_window(parent=right, height=-230)
                 log_area = dpg.add_child_window(parent=right)
@@ -140,9 +155,15 @@ class PanelApp:
                 least, most, first = narrow_split(h)
                 saved = int(h * layout.controls_height) if layout.controls_height else first
                 left = dpg.add_child_window(height=min(most, max(least, saved)))
-                Splitter(left, vertical=False, least=least, most=most,
-                         on_release=lambda px: self._keep_layout(
-                             layout, height=px / (dpg.get_viewport_client_height() or h))).build(self._main)
+                Splitter(
+                    left,
+                    vertical=False,
+                    least=least,
+                    most=most,
+                    on_release=lambda px: self._keep_layout(
+                        layout, height=px / (dpg.get_viewport_client_height() or h)
+                    ),
+                ).build(self._main)
                 plot_area = dpg.add_child_window(height=-STATUS_HEIGHT)
                 log_area = dpg.add_child_window()
             for label, panel, open_ in sections:
@@ -156,16 +177,26 @@ class PanelApp:
             self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(self._main, True)
         self.panels.append(ResultsSlot(submit, menu_bar=menu_bar, on_report=exports.report_dialog))
-        self._question = QuitQuestion(on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway,
-                                      on_keep=self._on_keep_open)
+        self._question = QuitQuestion(
+            on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway, on_keep=self._on_keep_open
+        )
         self._question.build()
         from mjrig.widgets.measured_dialog import MeasuredDialog
+
         bench = MeasuredDialog(submit)
         bench.build()
         self.panels.append(bench)
-        self.panels.append(Shortcuts({"open": model_panel.open_dialog, "save": model_panel.save_dialog,
-                                      "quit": self._on_close_request, "close": self._on_escape},
-                                     dialog_up=self._dialog_up))
+        self.panels.append(
+            Shortcuts(
+                {
+                    "open": model_panel.open_dialog,
+                    "save": model_panel.save_dialog,
+                    "quit": self._on_close_request,
+                    "close": self._on_escape,
+                },
+                dialog_up=self._dialog_up,
+            )
+        )
 
     def _on_close_request(self) -> None:
         """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
@@ -193,6 +224,7 @@ class PanelApp:
         """Escape closes the dialog that is up, as its Cancel; else the open menu (focusing the
         window closes the menus over it: ImGui's FocusWindow)."""
         import dearpygui.dearpygui as dpg
+
         if self._question.shown:
             self._question.keep()
         elif not self._model_panel.close_dialog():
@@ -210,8 +242,7 @@ class PanelApp:
     def _note_placement(self, dpg: Any) -> None:
         """Remember where the window is (saved at exit) and, for tests, where its widgets are."""
         x, y = dpg.get_viewport_pos()
-        self.placement = (int(x), int(y), int(dpg.get_viewport_client_width()),
-                          int(dpg.get_viewport_client_height()))
+        self.placement = (int(x), int(y), int(dpg.get_viewport_client_width()), int(dpg.get_viewport_client_height()))
         if self._widget_map:
             write_widget_map(dpg, Path(self._widget_map))
 
@@ -238,8 +269,18 @@ class PanelApp:
                 snap = self.client.latest()
                 if snap.model is not shown[0] or snap.signals is not shown[1]:  # names a font may lack
                     shown = (snap.model, snap.signals)
-                    fonts.cover((snap.source, *snap.model.bodies, *snap.model.joints, *snap.model.sites,
-                                 *snap.model.geoms, *snap.model.sensors, *snap.model.cameras, *snap.signals))
+                    fonts.cover(
+                        (
+                            snap.source,
+                            *snap.model.bodies,
+                            *snap.model.joints,
+                            *snap.model.sites,
+                            *snap.model.geoms,
+                            *snap.model.sensors,
+                            *snap.model.cameras,
+                            *snap.signals,
+                        )
+                    )
                 self._dirty, self._recording = snap.dirty, snap.recording_path
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
                     self._on_close_request()
@@ -269,8 +310,9 @@ class PanelApp:
         return 0
 
 
-def _panel_process_main(commands: Any, updates: Any, exit_after: float | None,
-                        geometry: tuple[int, int, int, int]) -> None:
+def _panel_process_main(
+    commands: Any, updates: Any, exit_after: float | None, geometry: tuple[int, int, int, int]
+) -> None:
     """Entry point of the separate panel process."""
     PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry).run()
 
@@ -298,17 +340,24 @@ def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -
         time.sleep(1.0 / PANEL_FPS)
 
 
-def open_app(path: Path | None, *, record: Path | None = None, exit_after: float | None = None,
-             panel_process: bool | None = None, show_viewer: bool = True, compare: Path | None = None) -> int:
+def open_app(
+    path: Path | None,
+    *,
+    record: Path | None = None,
+    exit_after: float | None = None,
+    panel_process: bool | None = None,
+    show_viewer: bool = True,
+    compare: Path | None = None,
+) -> int:
     """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
     ``compare``: with a second recording over it; a sweep's results: the results view over the
     sweep's scenario); returns the exit status."""
-    from mjrig.scenario.bundled import default_model
+    from mjrig.desktop.sim_thread import SimThread
     from mjrig.desktop.windows import plan_layout, save_layout
     from mjrig.runtime import mjwarnings
     from mjrig.runtime.errors import ConfigError
+    from mjrig.scenario.bundled import default_model
     from mjrig.session.kernel import Session
-    from mjrig.desktop.sim_thread import SimThread
 
     if panel_process is None:
         panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
@@ -366,13 +415,11 @@ def _panel_python() -> str:
     return sys.executable
 
 
-def _run_panel_process(session: Any, sim: Any, exit_after: float | None,
-                       geometry: tuple[int, int, int, int]) -> int:
+def _run_panel_process(session: Any, sim: Any, exit_after: float | None, geometry: tuple[int, int, int, int]) -> int:
     ctx = mp.get_context("spawn")
     ctx.set_executable(_panel_python())
     commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
-    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry),
-                       name="mjrig-panel")
+    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry), name="mjrig-panel")
     proc.start()
     stop = threading.Event()
     pump = threading.Thread(target=_forward, args=(session, commands, updates, stop), daemon=True)

@@ -3,6 +3,7 @@
 client is the Session itself (``SessionClient``); with the panel in its own process (macOS's
 ``mjpython``, or ``--panel-process``) it is a pair of queues (``QueueClient``).
 """
+
 from __future__ import annotations
 
 import queue

@@ -9,6 +9,7 @@ Threading: the only code that touches MjModel/MjData/``user_scn`` and the viewer
 everything it shares with the panel goes through the Session's command queue and snapshot.
 Callbacks on the viewer's render thread (keys, the close button) only submit commands.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,12 +22,12 @@ from typing import Any
 import mujoco
 
 from mjrig import commands as C
+from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 from mjrig.runtime.camera import FREE, apply_camera, frame_model, next_camera
-from mjrig.settings.keys import KeyMap, load_keymap
 from mjrig.runtime.framing import rig_points
 from mjrig.runtime.video import render_with_rig
 from mjrig.session.kernel import Session
-from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
+from mjrig.settings.keys import KeyMap, load_keymap
 
 _VERBOSE = os.environ.get("MJRIG_VERBOSE") == "1"
 
@@ -38,8 +39,14 @@ FRAME_S = 1.0 / 60.0
 class SimThread:
     """Owns the viewer window and the stepping loop; ``start()``, then ``stop()``/``join()``."""
 
-    def __init__(self, session: Session, *, show_viewer: bool = True,
-                 geometry: tuple[int, int, int, int] | None = None, keymap: KeyMap | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        show_viewer: bool = True,
+        geometry: tuple[int, int, int, int] | None = None,
+        keymap: KeyMap | None = None,
+    ) -> None:
         self.session = session
         self.show_viewer = show_viewer
         self.geometry = geometry
@@ -83,8 +90,9 @@ class SimThread:
         # MuJoCo's own side panels would take most of a laptop-sized view: the left one (File,
         # Option, Simulation, Rendering...) only when the window is wide; Tab shows either.
         wide = self.geometry is None or self.geometry[2] >= 1000
-        self.viewer, self.window = launch(s.model, s.data, key_callback=self._key, geometry=self.geometry,
-                                          show_left_ui=wide, show_right_ui=False)
+        self.viewer, self.window = launch(
+            s.model, s.data, key_callback=self._key, geometry=self.geometry, show_left_ui=wide, show_right_ui=False
+        )
         self.window.may_close = self._may_close
         s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
@@ -122,11 +130,19 @@ class SimThread:
         cam, aspect, points = v.cam, self._aspect(), self._rig_points()
         if req == "open":  # a new model: frame it; follow it if one body flies freely
             tracking = int((s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE).sum()) == 1
-            s.camera_choice = apply_camera(s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect,
-                                           points=points)
+            s.camera_choice = apply_camera(
+                s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect, points=points
+            )
         elif req == "fit":  # from where the user looks now
-            frame_model(s.model, s.data, cam, aspect=aspect, track=s.camera_choice == "tracking", points=points,
-                        keep_direction=cam.type != mujoco.mjtCamera.mjCAMERA_FIXED)
+            frame_model(
+                s.model,
+                s.data,
+                cam,
+                aspect=aspect,
+                track=s.camera_choice == "tracking",
+                points=points,
+                keep_direction=cam.type != mujoco.mjtCamera.mjCAMERA_FIXED,
+            )
             if s.camera_choice not in (FREE, "tracking"):
                 s.camera_choice = FREE
         else:
@@ -233,6 +249,7 @@ class SimThread:
         s = self.session
         try:
             import mediapy
+
             m = s.model
             width = min(1280, int(m.vis.global_.offwidth))
             height = min(960, int(m.vis.global_.offheight))
@@ -241,15 +258,26 @@ class SimThread:
                     self._renderer.close()
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
-            arrows, lines = s.rm.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
-            mediapy.write_image(str(path), render_with_rig(self._renderer, m, s.data, camera=v.cam, option=v.opt,
-                                                           arrows=arrows, lines=lines,
-                                                           extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt),
-                                                           scale=s.rm.arrow_scale if s.rm is not None else None))
+            arrows, lines = (
+                s.rm.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
+            )
+            mediapy.write_image(
+                str(path),
+                render_with_rig(
+                    self._renderer,
+                    m,
+                    s.data,
+                    camera=v.cam,
+                    option=v.opt,
+                    arrows=arrows,
+                    lines=lines,
+                    extra=lambda scn: s.replayer.draw_ghost(scn, option=v.opt),
+                    scale=s.rm.arrow_scale if s.rm is not None else None,
+                ),
+            )
             s.log("info", f"screenshot saved: {path}")
         except Exception as exc:  # noqa: BLE001 - reported; the simulation goes on
             s.log("error", f"screenshot failed: {type(exc).__name__}: {exc}")
-
 
 
 def pick_dropped(paths: list[str]) -> tuple[str, str | None]:
@@ -261,8 +289,10 @@ def pick_dropped(paths: list[str]) -> tuple[str, str | None]:
     if not ignored:
         return target, None
     why = "the scenario" if target.lower().endswith(".toml") else "the first"
-    return target, (f"{len(paths)} files dropped: opening {why}, {Path(target).name}; ignored "
-                    f"{', '.join(ignored)} (one model at a time)")
+    return target, (
+        f"{len(paths)} files dropped: opening {why}, {Path(target).name}; ignored "
+        f"{', '.join(ignored)} (one model at a time)"
+    )
 
 
 def run_headless_frames(session: Session, *, seconds: float) -> int:
@@ -275,4 +305,3 @@ def run_headless_frames(session: Session, *, seconds: float) -> int:
         session.publish()
         frames += 1
     return frames
-

@@ -21,6 +21,7 @@ view drawing fewer frames when the cores are busy.
 Threading: ``ViewerWindow`` is written by the render thread (callbacks) and read by the
 simulation thread; its fields are plain values swapped atomically, the drop list is a queue.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,9 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 
@@ -65,7 +67,7 @@ class ViewerWindow:
 
     handle: Any = None
     geometry: tuple[int, int, int, int] | None = None
-    drops: "queue.Queue[list[str]]" = field(default_factory=queue.Queue)
+    drops: queue.Queue[list[str]] = field(default_factory=queue.Queue)
     may_close: Callable[[], bool] | None = None
     """Asked (render thread) when the user closes the window; False keeps it open."""
     _glfw: Any = None
@@ -76,9 +78,11 @@ class ViewerWindow:
         if g is None or self.handle is None:
             return 0
         mods = 0
-        for bit, keys in ((MOD_SHIFT, (g.KEY_LEFT_SHIFT, g.KEY_RIGHT_SHIFT)),
-                          (MOD_CTRL, (g.KEY_LEFT_CONTROL, g.KEY_RIGHT_CONTROL)),
-                          (MOD_ALT, (g.KEY_LEFT_ALT, g.KEY_RIGHT_ALT))):
+        for bit, keys in (
+            (MOD_SHIFT, (g.KEY_LEFT_SHIFT, g.KEY_RIGHT_SHIFT)),
+            (MOD_CTRL, (g.KEY_LEFT_CONTROL, g.KEY_RIGHT_CONTROL)),
+            (MOD_ALT, (g.KEY_LEFT_ALT, g.KEY_RIGHT_ALT)),
+        ):
             if any(g.get_key(self.handle, k) == g.PRESS for k in keys):
                 mods |= bit
         return mods
@@ -118,9 +122,15 @@ class ViewerWindow:
             self.geometry = (g[0], g[1], w, h)
 
 
-def launch(model: mujoco.MjModel, data: mujoco.MjData, *, key_callback: Callable[[int], None] | None = None,
-           geometry: tuple[int, int, int, int] | None = None, show_left_ui: bool = True,
-           show_right_ui: bool = True) -> tuple[Any, ViewerWindow]:
+def launch(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    *,
+    key_callback: Callable[[int], None] | None = None,
+    geometry: tuple[int, int, int, int] | None = None,
+    show_left_ui: bool = True,
+    show_right_ui: bool = True,
+) -> tuple[Any, ViewerWindow]:
     """``launch_passive`` plus the window: returns (handle, ViewerWindow).
 
     ``geometry`` (x, y, width, height of the client area, pixels) places the window as soon as
@@ -154,8 +164,9 @@ def launch(model: mujoco.MjModel, data: mujoco.MjData, *, key_callback: Callable
         if original is not None:
             mv._Simulate = _Hooked()
         try:
-            handle = mv.launch_passive(model, data, key_callback=key_callback, show_left_ui=show_left_ui,
-                                       show_right_ui=show_right_ui)
+            handle = mv.launch_passive(
+                model, data, key_callback=key_callback, show_left_ui=show_left_ui, show_right_ui=show_right_ui
+            )
         finally:
             if original is not None:
                 mv._Simulate = original

@@ -12,6 +12,7 @@ turn the mouse wheel over to bring it into view (as a person scrolls straight to
 coming), so a test need not search by wheel turns. A widget that runs past its window's right
 edge (its label cut off) has ``"clipped": true``.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,7 +73,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                         continue  # not drawn this frame (a closed header's), or clipped by no child
                     extra["offscreen"], extra["scroll"] = True, cut
                 elif clipped.cut_right(item, state):
-                    extra["clipped"] = True   # drawn past its window's right edge: cut off
+                    extra["clipped"] = True  # drawn past its window's right edge: cut off
             label = cfg.get("label") or cfg.get("hint") or ""  # an input known by its hint
             (x, y), (w, h) = state["rect_min"], state["rect_size"]
             text = str(dpg.get_value(item)) if kind == "mvText" and not label else None
@@ -95,9 +96,24 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-_CONTROLS = frozenset({"mvButton", "mvCheckbox", "mvCombo", "mvInputText", "mvInputFloat", "mvInputDouble",
-                       "mvInputInt", "mvSliderFloat", "mvSliderDouble", "mvSliderInt", "mvSelectable",
-                       "mvCollapsingHeader", "mvTreeNode", "mvRadioButton"})
+_CONTROLS = frozenset(
+    {
+        "mvButton",
+        "mvCheckbox",
+        "mvCombo",
+        "mvInputText",
+        "mvInputFloat",
+        "mvInputDouble",
+        "mvInputInt",
+        "mvSliderFloat",
+        "mvSliderDouble",
+        "mvSliderInt",
+        "mvSelectable",
+        "mvCollapsingHeader",
+        "mvTreeNode",
+        "mvRadioButton",
+    }
+)
 """What a person clicks or types into: such a widget is in the map only when it shows whole."""
 
 

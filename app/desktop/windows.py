@@ -8,6 +8,7 @@ puts them back there (a placement that no longer fits the screen is tiled afresh
 
 Geometries are client areas: (x, y, width, height) in screen pixels.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,6 +56,7 @@ def screen_workarea() -> Rect | None:
     """The primary monitor's work area as the window manager reports it, or None (no GLFW/display)."""
     try:
         import glfw
+
         if not glfw.init():
             return None
         monitor = glfw.get_primary_monitor()
@@ -91,8 +93,7 @@ def plan_layout(workarea: Rect | None = None) -> Layout:
 
 def save_layout(layout: Layout, *, viewer: Rect | None, panel: Rect | None) -> None:
     """Remember where the user left the windows (missing ones keep the planned place)."""
-    doc = {"screen": list(layout.screen), "viewer": list(viewer or layout.viewer),
-           "panel": list(panel or layout.panel)}
+    doc = {"screen": list(layout.screen), "viewer": list(viewer or layout.viewer), "panel": list(panel or layout.panel)}
     try:
         _path().parent.mkdir(parents=True, exist_ok=True)
         _path().write_text(json.dumps(doc), encoding="utf-8")

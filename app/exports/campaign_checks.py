@@ -4,13 +4,14 @@ which trial passed or failed what (``plotting.matrix_figure`` draws it).
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mjrig.exports.report_marks import number
-
 
 __all__ = ["requirement_summary", "violation"]
 
@@ -51,6 +52,13 @@ def requirement_summary(table: Any, specs: Sequence[Mapping[str, Any]]) -> list[
             known = [s for s in scored if math.isfinite(s[0])]
             past, trial, value = max(known, key=lambda s: (s[0], -s[1])) if known else (math.nan, failed[0][0], None)
             worst = {"trial": int(trial), "value": value, "past": past}
-        out.append({"name": name, "signal": str(spec.get("signal", "")), "failed": len(failed),
-                    "of": sum(ok is not None for ok in verdicts), "worst": worst})
+        out.append(
+            {
+                "name": name,
+                "signal": str(spec.get("signal", "")),
+                "failed": len(failed),
+                "of": sum(ok is not None for ok in verdicts),
+                "worst": worst,
+            }
+        )
     return out

@@ -1,5 +1,6 @@
 """The CLI's ``mjrig report``, ``mjrig export`` and ``mjrig plot``: their arguments, and the line
 that says what was written (CONTRACT 1: a default name never replaces a file, ``-o`` does)."""
+
 from __future__ import annotations
 
 import argparse
@@ -22,16 +23,26 @@ def add_parsers(sub: Any) -> None:
     r = sub.add_parser("report", help="a self-contained HTML report of a recording, a sweep's results or a study")
     r.add_argument("file", type=cli_path, metavar="FILE.parquet")
     r.add_argument("-o", dest="out", type=cli_path, metavar="REPORT.html", help="default: FILE.html beside FILE")
-    r.add_argument("--signals", action="append", default=[], metavar="PATTERN",
-                   help="glob of more signals to plot, e.g. 'Loads/*:fx' (repeatable)")
+    r.add_argument(
+        "--signals",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="glob of more signals to plot, e.g. 'Loads/*:fx' (repeatable)",
+    )
     e = sub.add_parser("export", help="a recording as CSV, MATLAB (.mat) or MCAP")
     e.add_argument("file", type=cli_path, metavar="FILE.parquet")
     e.add_argument("--to", required=True, metavar="csv|mat|mcap", help="the format")
     e.add_argument("-o", dest="out", type=cli_path, metavar="OUT", help="default: FILE with the format's suffix")
     p = sub.add_parser("plot", help="plots of a recording's signals, one panel per unit")
     p.add_argument("files", type=cli_path, nargs="+", metavar="FILE.parquet")
-    p.add_argument("--signals", action="append", required=True, metavar="PATTERN",
-                   help="glob on column names, e.g. 'Joints/*:qpos' (repeatable)")
+    p.add_argument(
+        "--signals",
+        action="append",
+        required=True,
+        metavar="PATTERN",
+        help="glob on column names, e.g. 'Joints/*:qpos' (repeatable)",
+    )
     p.add_argument("-o", dest="out", type=cli_path, required=True, metavar="OUT.png|svg|pdf")
 
 
@@ -72,8 +83,9 @@ def _stopped(exc: KeyboardInterrupt, out: Path, existed: bool) -> int:
     (its part file is removed: ``atomic_output``): nothing, or ``out`` as it was; 130 or 143."""
     term = isinstance(exc, Terminated)
     left = f"{out} is as it was" if existed else f"nothing was written to {out}"
-    print(f"mjrig: {'terminated (SIGTERM)' if term else 'interrupted'}; {left} (no partial file is left)",
-          file=sys.stderr)
+    print(
+        f"mjrig: {'terminated (SIGTERM)' if term else 'interrupted'}; {left} (no partial file is left)", file=sys.stderr
+    )
     return 143 if term else 130
 
 
@@ -81,6 +93,7 @@ def report(args: argparse.Namespace) -> int:
     """``mjrig report FILE [-o OUT] [--signals P]...``."""
     from mjrig.exports.report import default_report_path, write_report
     from mjrig.progress import WorkBar
+
     src = args.file.expanduser().resolve()
     inputs = {"the file reported on": src}
     check_outputs_apart({"-o": args.out}, inputs)
@@ -103,9 +116,12 @@ def export(args: argparse.Namespace) -> int:
     """``mjrig export FILE --to FORMAT [-o OUT]``."""
     from mjrig.exports.export import default_output, export_recording
     from mjrig.progress import WorkBar
+
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
-    out = _target(args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src})  # an unknown format: one line naming the known
+    out = _target(
+        args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src}
+    )  # an unknown format: one line naming the known
     existed = _identity(out)
     rows: int | None = None
     try:
@@ -115,22 +131,26 @@ def export(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         if not _replaced(out, existed):
             return _stopped(exc, out, existed is not None)
-    print(f"wrote {rows} rows of {src.name} to {out}" if rows is not None else f"wrote {src.name} to {out}",
-          file=sys.stderr)
+    print(
+        f"wrote {rows} rows of {src.name} to {out}" if rows is not None else f"wrote {src.name} to {out}",
+        file=sys.stderr,
+    )
     return 0
 
 
 def plot(args: argparse.Namespace) -> int:
     """``mjrig plot FILE... --signals P... -o OUT``: one figure, one panel per unit."""
     from mjrig.exports import plotting
+
     out = args.out.expanduser().resolve()
     files = [f.expanduser().resolve() for f in args.files]
     check_outputs_apart({"-o": out}, [("a recording plotted", f) for f in files])
     if out.suffix.lower() not in plotting.FIGURE_SUFFIXES:
         raise ConfigError(f"-o {args.out}: name the figure .png, .svg or .pdf")
     labels = plotting.names_of(files) if len(files) > 1 else [""]
-    traces = [tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals,
-                                                                                  source=label)]
+    traces = [
+        tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals, source=label)
+    ]
     check_writable(out, "-o")
     existed = _identity(out)
     try:
@@ -143,6 +163,8 @@ def plot(args: argparse.Namespace) -> int:
     shown = sum(not tr.measured for tr in traces)
     bench = len(traces) - shown
     also = f" and {bench} measured series" if bench else ""
-    print(f"wrote {shown} signal{'s' if shown != 1 else ''}{also} in {units} panel{'s' if units != 1 else ''} to {out}",
-          file=sys.stderr)
+    print(
+        f"wrote {shown} signal{'s' if shown != 1 else ''}{also} in {units} panel{'s' if units != 1 else ''} to {out}",
+        file=sys.stderr,
+    )
     return 0

@@ -34,15 +34,17 @@ the file: missing, not Parquet, a sweep's or study's results, not a recording, a
 
 GUI-free (pyarrow, polars, numpy, scipy, mcap). Threading: no shared state; any thread.
 """
+
 from __future__ import annotations
 
 import difflib
 import json
 import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Iterator
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -123,15 +125,23 @@ def _check_recording(path: Path, metadata: dict[str, str], schema: pa.Schema) ->
     """ConfigError unless the schema and metadata are a recording's."""
     for key, whose in _CAMPAIGN_KEYS.items():
         if key in metadata:
-            raise ConfigError(one_line(f"{path}: is {whose} results, not a recording (export a trial's recording "
-                                       f"instead: {path.with_suffix('').name}/trial-<n>.parquet)"))
+            raise ConfigError(
+                one_line(
+                    f"{path}: is {whose} results, not a recording (export a trial's recording "
+                    f"instead: {path.with_suffix('').name}/trial-<n>.parquet)"
+                )
+            )
     if "time" not in schema.names:
         raise ConfigError(one_line(f"{path}: not an mjrig recording (no 'time' column)"))
     for field in schema:
         t = field.type
         if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_null(t)):
-            raise ConfigError(one_line(f"{path}: not an mjrig recording (column '{field.name}' is {t}; "
-                                       "a recording holds numbers and booleans)"))
+            raise ConfigError(
+                one_line(
+                    f"{path}: not an mjrig recording (column '{field.name}' is {t}; "
+                    "a recording holds numbers and booleans)"
+                )
+            )
 
 
 @contextmanager
@@ -145,8 +155,11 @@ def _open(path: Path) -> Iterator[_Source]:
         raise ConfigError(one_line(f"{path}: not a readable Parquet file ({_first_line(exc)})")) from None
     try:
         schema = file.schema_arrow
-        metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
-                    for k, v in (schema.metadata or {}).items() if not k.startswith(b"ARROW:")}
+        metadata = {
+            k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+            for k, v in (schema.metadata or {}).items()
+            if not k.startswith(b"ARROW:")
+        }
         _check_recording(path, metadata, schema)
         yield _Source(path, file, list(schema.names), list(schema.types), schema_units(metadata, schema), metadata)
     finally:
@@ -208,8 +221,12 @@ def _write_mat(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
 
     rows, cols = src.rows, len(src.names)
     if 8 * rows * cols >= MAX_BYTES:
-        raise ConfigError(one_line(f"{src.path}: {rows} rows x {cols} columns is past MATLAB v5's 4 GiB "
-                                   "per variable: export it to csv or mcap"))
+        raise ConfigError(
+            one_line(
+                f"{src.path}: {rows} rows x {cols} columns is past MATLAB v5's 4 GiB "
+                "per variable: export it to csv or mcap"
+            )
+        )
 
     def column(j: int) -> np.ndarray:  # null -> NaN, bool -> 0/1; one column in memory at a time
         values = src.file.read(columns=[src.names[j]]).column(0).cast(pa.float64()).to_numpy(zero_copy_only=False)
@@ -217,8 +234,15 @@ def _write_mat(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
             progress(rows * (j + 1) // max(cols, 1), rows)
         return values
 
-    write_struct(fh, name="mjrig", names=src.names, units=src.units, rows=rows, column=column,
-                 metadata={_mat_field(k): v for k, v in src.metadata.items()})
+    write_struct(
+        fh,
+        name="mjrig",
+        names=src.names,
+        units=src.units,
+        rows=rows,
+        column=column,
+        metadata={_mat_field(k): v for k, v in src.metadata.items()},
+    )
     if cols == 0 and progress is not None:
         progress(rows, rows)
     return rows
@@ -271,15 +295,20 @@ def _stamps(src: _Source, times: np.ndarray, first: int) -> np.ndarray:
     cannot hold (not a number >= 0)."""
     bad = np.flatnonzero(~(np.isfinite(times) & (times >= 0)))
     if bad.size:
-        raise ConfigError(one_line(f"{src.path}: row {first + int(bad[0])} has time {times[bad[0]]!r}: MCAP needs "
-                                   "a time >= 0 s in every row"))
+        raise ConfigError(
+            one_line(
+                f"{src.path}: row {first + int(bad[0])} has time {times[bad[0]]!r}: MCAP needs "
+                "a time >= 0 s in every row"
+            )
+        )
     return np.round(times * 1e9).astype(np.uint64)
 
 
-def _payloads(frame: "pl.DataFrame", src: _Source, attrs: list[tuple[str, int]]) -> "pl.Series":
+def _payloads(frame: pl.DataFrame, src: _Source, attrs: list[tuple[str, int]]) -> pl.Series:
     """Each row's JSON message of one entity (bytes), null where every attribute is null, NaN or
     infinite (JSON has no such number: those are left out of the message)."""
     import polars as pl
+
     pieces = []
     for attribute, j in attrs:
         col = pl.col(src.names[j])
@@ -287,8 +316,12 @@ def _payloads(frame: "pl.DataFrame", src: _Source, attrs: list[tuple[str, int]])
             col = pl.when(col.is_finite()).then(col.cast(pl.Float64))
         pieces.append(pl.concat_str([pl.lit(json.dumps(attribute) + ":"), col.cast(pl.Utf8)]))
     body = pl.concat_str(pieces, separator=",", ignore_nulls=True)
-    return frame.select(pl.when(body.str.len_bytes() > 0).then(pl.concat_str([pl.lit("{"), body, pl.lit("}")]))
-                        .cast(pl.Binary).alias("m")).to_series()
+    return frame.select(
+        pl.when(body.str.len_bytes() > 0)
+        .then(pl.concat_str([pl.lit("{"), body, pl.lit("}")]))
+        .cast(pl.Binary)
+        .alias("m")
+    ).to_series()
 
 
 def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
@@ -314,8 +347,12 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
         for k, (_, attrs) in enumerate(plan):
             grid[:, k] = _payloads(frame, src, attrs).to_list()
         keep = np.not_equal(grid, None).ravel()
-        out.messages(np.tile(ids, n)[keep], np.repeat(np.arange(rows, rows + n, dtype=np.uint32), len(plan))[keep],
-                     np.repeat(stamps, len(plan))[keep], grid.ravel()[keep].tolist())
+        out.messages(
+            np.tile(ids, n)[keep],
+            np.repeat(np.arange(rows, rows + n, dtype=np.uint32), len(plan))[keep],
+            np.repeat(stamps, len(plan))[keep],
+            grid.ravel()[keep].tolist(),
+        )
         rows += n
     out.finish()
     return rows

@@ -3,6 +3,7 @@ errors and 95 % intervals, the correlation matrix, the RMS error per experiment 
 before and after, the cost by evaluation, and each experiment's measured samples against the
 simulation from the start and at the estimate, with the residuals left. Values in the units the
 scenario's ``[units]`` show (SI without). GUI-free; any thread."""
+
 from __future__ import annotations
 
 import json
@@ -21,31 +22,62 @@ __all__ = ["fit_context", "FIT_KEY"]
 def fit_context(path: Path, meta: dict[str, str]) -> dict[str, Any]:
     """The template's values of a fit's report."""
     import polars as pl
+
     s = json.loads(meta[FIT_KEY])
     shown = scenario_units(meta.get("mjrig.scenario", ""))
     units = s.get("signal_units", {})
-    params = [{"name": n, "start": s["start"].get(n), "value": s["estimate"][n], "se": s["stderr"][n],
-               "lo": s["ci95"][n][0], "hi": s["ci95"][n][1], "unit": s["units"].get(n, "").replace("*", "·")}
-              for n in s["params"]]
+    params = [
+        {
+            "name": n,
+            "start": s["start"].get(n),
+            "value": s["estimate"][n],
+            "se": s["stderr"][n],
+            "lo": s["ci95"][n][0],
+            "hi": s["ci95"][n][1],
+            "unit": s["units"].get(n, "").replace("*", "·"),
+        }
+        for n in s["params"]
+    ]
     errors = []
     for exp, per in s["rms"].items():
         for sig, after in per.items():
             factor, unit = shown.convert(units.get(sig, ""))
             before = s.get("rms_before", {}).get(exp, {}).get(sig)
-            errors.append({"experiment": exp, "signal": sig, "before": None if before is None else before * factor,
-                           "after": after * factor, "unit": unit.replace("*", "·")})
+            errors.append(
+                {
+                    "experiment": exp,
+                    "signal": sig,
+                    "before": None if before is None else before * factor,
+                    "after": after * factor,
+                    "unit": unit.replace("*", "·"),
+                }
+            )
     rows = pl.read_parquet(path, columns=["trial", "cost"]).sort("trial")
     trials, cost = rows["trial"].to_numpy(), rows["cost"].to_numpy()
-    figures = [{"title": f"experiment {exp}: measured (dots), from the start (dashed), at the estimate (solid)",
-                "uri": plotting.data_uri(_experiment_figure(per, units, shown))}
-               for exp, per in s.get("series", {}).items()]
-    residuals = [{"title": f"experiment {exp}: residual (at the estimate − measured)",
-                  "uri": plotting.data_uri(_residual_figure(per, units, shown))}
-                 for exp, per in s.get("series", {}).items()]
-    return {"fit": s, "fit_params": params, "fit_errors": errors, "correlation": s["correlation"],
-            "cost_figure": plotting.data_uri(_cost_figure(trials, cost)),
-            "fit_figures": figures, "residual_figures": residuals,
-            "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items())}
+    figures = [
+        {
+            "title": f"experiment {exp}: measured (dots), from the start (dashed), at the estimate (solid)",
+            "uri": plotting.data_uri(_experiment_figure(per, units, shown)),
+        }
+        for exp, per in s.get("series", {}).items()
+    ]
+    residuals = [
+        {
+            "title": f"experiment {exp}: residual (at the estimate − measured)",
+            "uri": plotting.data_uri(_residual_figure(per, units, shown)),
+        }
+        for exp, per in s.get("series", {}).items()
+    ]
+    return {
+        "fit": s,
+        "fit_params": params,
+        "fit_errors": errors,
+        "correlation": s["correlation"],
+        "cost_figure": plotting.data_uri(_cost_figure(trials, cost)),
+        "fit_figures": figures,
+        "residual_figures": residuals,
+        "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
+    }
 
 
 def _cost_figure(trials: np.ndarray, cost: np.ndarray):
@@ -60,8 +92,10 @@ def _experiment_figure(per: dict[str, Any], units: dict[str, str], shown: Any):
     for ax, (sig, v) in zip(axes, per.items()):
         factor, unit = shown.convert(units.get(sig, ""))
         t = np.asarray(v["t"], float)
-        for key, style in (("before", dict(ls="--", color="#7f7f7f", lw=1.0, label="from the start")),
-                           ("after", dict(ls="-", color="#1f77b4", lw=1.4, label="at the estimate"))):
+        for key, style in (
+            ("before", dict(ls="--", color="#7f7f7f", lw=1.0, label="from the start")),
+            ("after", dict(ls="-", color="#1f77b4", lw=1.4, label="at the estimate")),
+        ):
             y = np.array([np.nan if x is None else x for x in v[key]], float) * factor
             ax.plot(t, y, **style)
         ax.plot(t, np.asarray(v["measured"], float) * factor, ".", ms=2.5, color="#d62728", label="measured")

@@ -11,10 +11,12 @@ MATLAB's ``load``.
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import struct
-from typing import IO, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO
 
 import numpy as np
 
@@ -59,23 +61,38 @@ def _struct(fields: Mapping[str, bytes], *, name: str = "", tail: int = 0) -> tu
     each field's matrix bytes, but the last one's may be only its head, ``tail`` bytes short."""
     width = max([len(f) for f in fields] + [1]) + 1
     names = b"".join(f.encode("ascii").ljust(width, b"\0") for f in fields)
-    body = (_header(_MX_STRUCT, (1, 1), name) + _element(_MI_INT32, struct.pack("<i", width))
-            + _element(_MI_INT8, names) + b"".join(fields.values()))
+    body = (
+        _header(_MX_STRUCT, (1, 1), name)
+        + _element(_MI_INT32, struct.pack("<i", width))
+        + _element(_MI_INT8, names)
+        + b"".join(fields.values())
+    )
     return struct.pack("<II", _MI_MATRIX, len(body) + tail) + body, 8 + len(body) + tail
 
 
-def write_struct(fh: IO[bytes], *, name: str, names: list[str], units: list[str], metadata: Mapping[str, str],
-                 rows: int, column: Callable[[int], np.ndarray]) -> None:
+def write_struct(
+    fh: IO[bytes],
+    *,
+    name: str,
+    names: list[str],
+    units: list[str],
+    metadata: Mapping[str, str],
+    rows: int,
+    column: Callable[[int], np.ndarray],
+) -> None:
     """Write a v5 file holding struct ``name`` with ``names`` and ``units`` (1xN cells of text),
     ``data`` (rows x N doubles; ``column(j)`` gives column j, float64, ``rows`` long) and
     ``metadata`` (a struct of text fields, keys already MATLAB field names). ValueError past
     MAX_BYTES."""
     cols = len(names)
     data_head = _header(_MX_DOUBLE, (rows, cols)) + struct.pack("<II", _MI_DOUBLE, 8 * rows * cols)
-    data_size = len(data_head) + 8 * rows * cols   # a multiple of 8: no padding
-    fields = {"names": _cell(names), "units": _cell(units),
-              "metadata": _struct({k: _char(v) for k, v in metadata.items()})[0],
-              "data": struct.pack("<II", _MI_MATRIX, data_size) + data_head}
+    data_size = len(data_head) + 8 * rows * cols  # a multiple of 8: no padding
+    fields = {
+        "names": _cell(names),
+        "units": _cell(units),
+        "metadata": _struct({k: _char(v) for k, v in metadata.items()})[0],
+        "data": struct.pack("<II", _MI_MATRIX, data_size) + data_head,
+    }
     head, total = _struct(fields, name=name, tail=8 * rows * cols)
     if total > MAX_BYTES:
         raise ValueError(f"{total} bytes is past MATLAB v5's 4 GiB per variable")

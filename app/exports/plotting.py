@@ -9,6 +9,7 @@ screen), saved by suffix (``save``) or inlined as a PNG data URI (``data_uri``).
 
 GUI-free; each call makes its own figure, so any thread may draw.
 """
+
 from __future__ import annotations
 
 import base64
@@ -16,9 +17,10 @@ import fnmatch
 import io
 import json
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,16 +28,37 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import DisplayUnits, scenario_units
 
-__all__ = ["Trace", "panels", "read_traces", "read_frame", "signal_columns", "display_units", "match_signals", "names_of", "signals_figure", "scatter_figure", "histogram_figure",
-           "history_figure", "matrix_figure", "save", "data_uri", "FIGURE_SUFFIXES"]
+__all__ = [
+    "Trace",
+    "panels",
+    "read_traces",
+    "read_frame",
+    "signal_columns",
+    "display_units",
+    "match_signals",
+    "names_of",
+    "signals_figure",
+    "scatter_figure",
+    "histogram_figure",
+    "history_figure",
+    "matrix_figure",
+    "save",
+    "data_uri",
+    "FIGURE_SUFFIXES",
+]
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 """What ``save`` writes, by the output's suffix."""
 NOT_SIGNALS = ("time", "wall_time")
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 STYLES = ("-", "--", ":", "-.")
-STATUS_COLORS = {"pass": "#2ca02c", "fail": "#d62728", "other": "#7f7f7f", "feasible": "#1f77b4",
-                 "infeasible": "#d62728"}
+STATUS_COLORS = {
+    "pass": "#2ca02c",
+    "fail": "#d62728",
+    "other": "#7f7f7f",
+    "feasible": "#1f77b4",
+    "infeasible": "#d62728",
+}
 
 
 @dataclass(frozen=True)
@@ -60,14 +83,20 @@ def _schema(path: Path) -> tuple[list[str], dict[str, str], DisplayUnits]:
     """(numeric signal columns, SI units by column, the units its scenario shows values in) of
     recording ``path``; ConfigError if it is not one."""
     import pyarrow as pa
+
     from mjrig.runtime.parquet_merge import read_schema
+
     schema, meta = read_schema(path)
     if "mjrig.sweep" in meta or "mjrig.optimize" in meta:
         raise ConfigError(f"{path}: a sweep's or study's results, not a recording (`mjrig report` shows it)")
     if "time" not in schema.names:
         raise ConfigError(f"{path}: not an mjrig recording (no 'time' column)")
-    numeric = [f.name for f in schema if f.name not in NOT_SIGNALS
-               and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_boolean(f.type))]
+    numeric = [
+        f.name
+        for f in schema
+        if f.name not in NOT_SIGNALS
+        and (pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_boolean(f.type))
+    ]
     try:
         units = json.loads(meta.get("mjrig.units", "{}"))
     except ValueError:
@@ -101,11 +130,13 @@ def match_signals(names: Sequence[str], patterns: Sequence[str], *, where: str) 
     return [n for n in names if n in picked]
 
 
-def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names: Sequence[str] = (),
-                source: str = "") -> list[Trace]:
+def read_traces(
+    path: str | os.PathLike, *, patterns: Sequence[str] = (), names: Sequence[str] = (), source: str = ""
+) -> list[Trace]:
     """The exact ``names`` of recording ``path`` (those it lacks are skipped), then the signals
     matching the globs ``patterns``, as Traces labelled with ``source``."""
     import polars as pl
+
     path = Path(path)
     numeric, units, shown = _schema(path)
     wanted = [n for n in dict.fromkeys(names) if n in numeric]
@@ -122,6 +153,7 @@ def read_traces(path: str | os.PathLike, *, patterns: Sequence[str] = (), names:
         out.append(Trace(n, label, time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy() * factor, source))
     from mjrig.runtime.parquet_merge import read_schema
     from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
+
     for entry, sig, t, x in read_measured_metadata(read_schema(path)[1].get(MEASURED_KEY, "")):
         if sig in wanted:  # the bench's twin of a signal shown, in the same unit
             factor, label = shown.convert(units.get(sig, ""))
@@ -142,12 +174,18 @@ def read_frame(path: Path, read: Callable[[], Any]) -> Any:
 def panels(rows: int, *, width: float = 9.0, height: float = 2.6):
     """A figure of ``rows`` panels stacked (inches: ``width``, ``height`` a panel)."""
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, max(2.2, height * rows)), layout="constrained")
     return fig, [fig.add_subplot(rows, 1, i + 1) for i in range(rows)]
 
 
-def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence[tuple[str, float, str]] = (),
-                   spans: Sequence[tuple[str, float, float | None, str]] = ()):
+def signals_figure(
+    traces: Sequence[Trace],
+    *,
+    title: str = "",
+    limits: Sequence[tuple[str, float, str]] = (),
+    spans: Sequence[tuple[str, float, float | None, str]] = (),
+):
     """Time on x, one panel per unit (in first-seen order), the unit on each y axis, a legend; a
     colour per signal and, when several files are overlaid, a line style per file. ``limits``:
     (signal, value, label) drawn as a dashed line on that signal's panel (a requirement's bound,
@@ -157,22 +195,42 @@ def signals_figure(traces: Sequence[Trace], *, title: str = "", limits: Sequence
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
     fig, axes = panels(max(1, len(by_unit)))
-    sources = list(dict.fromkeys(tr.source for tr in traces if not tr.measured))  # a line style per file, a colour per signal
+    sources = list(
+        dict.fromkeys(tr.source for tr in traces if not tr.measured)
+    )  # a line style per file, a colour per signal
     for ax, (unit, group) in zip(axes, by_unit.items()):
         names = list(dict.fromkeys(tr.name for tr in group))
         for tr in group:
             style = (0, (1, 1.6)) if tr.measured else STYLES[sources.index(tr.source) % len(STYLES)]
-            ax.plot(tr.time, tr.values, lw=1.6 if tr.measured else 1.2, color=COLORS[names.index(tr.name) % len(COLORS)],
-                    linestyle=style, label=f"{tr.label} (measured)" if tr.measured else tr.label)
+            ax.plot(
+                tr.time,
+                tr.values,
+                lw=1.6 if tr.measured else 1.2,
+                color=COLORS[names.index(tr.name) % len(COLORS)],
+                linestyle=style,
+                label=f"{tr.label} (measured)" if tr.measured else tr.label,
+            )
         for signal, value, label in limits:
             if signal in names:
-                ax.axhline(value, color=COLORS[names.index(signal) % len(COLORS)], lw=1.0, ls=(0, (5, 4)), alpha=0.8,
-                           label=label)
+                ax.axhline(
+                    value,
+                    color=COLORS[names.index(signal) % len(COLORS)],
+                    lw=1.0,
+                    ls=(0, (5, 4)),
+                    alpha=0.8,
+                    label=label,
+                )
         for signal, start, end, label in spans:
             if signal in names:
                 last = max((float(tr.time[-1]) for tr in group if tr.name == signal and len(tr.time)), default=start)
-                ax.axvspan(start, end if end is not None else last, color=COLORS[names.index(signal) % len(COLORS)],
-                           alpha=0.12, lw=0, label=label)
+                ax.axvspan(
+                    start,
+                    end if end is not None else last,
+                    color=COLORS[names.index(signal) % len(COLORS)],
+                    alpha=0.12,
+                    lw=0,
+                    label=label,
+                )
         ax.set_ylabel(unit or "(no unit)")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=8, framealpha=0.8)
@@ -225,7 +283,9 @@ def save(fig, out: Path) -> None:
     """Write ``fig`` to ``out`` as PNG, SVG or PDF by its suffix (to a temporary file first). An
     SVG keeps its words as text (``<text>``: searchable, editable, selectable), not as outlines."""
     import matplotlib
+
     from mjrig.runtime.atomic_output import atomic_output
+
     fmt = out.suffix.lower().lstrip(".")
     with atomic_output(out, what="-o") as tmp, matplotlib.rc_context({"svg.fonttype": "none"}):
         fig.savefig(tmp, format=fmt, dpi=120)
@@ -253,8 +313,15 @@ def matrix_figure(trials: Sequence[int], names: Sequence[str], verdicts: Sequenc
     grid = np.array([[np.nan if v is None else float(v) for v in row] for row in verdicts], dtype=float)
     fig, (ax,) = panels(1, width=7.5, height=0.5 + 0.32 * max(1, len(names)))
     colors = ListedColormap([STATUS_COLORS["fail"], STATUS_COLORS["pass"]]).with_extremes(bad="#c8ccd4")
-    ax.imshow(np.ma.masked_invalid(grid), aspect="auto", cmap=colors, vmin=0, vmax=1, interpolation="nearest",
-              extent=(-0.5, len(trials) - 0.5, len(names) - 0.5, -0.5))
+    ax.imshow(
+        np.ma.masked_invalid(grid),
+        aspect="auto",
+        cmap=colors,
+        vmin=0,
+        vmax=1,
+        interpolation="nearest",
+        extent=(-0.5, len(trials) - 0.5, len(names) - 0.5, -0.5),
+    )
     ax.set_yticks(range(len(names)), names, fontsize=8)
     step = max(1, len(trials) // 20)
     ax.set_xticks(range(0, len(trials), step), [str(t) for t in trials[::step]], fontsize=7)

@@ -17,14 +17,16 @@ Plotly's inlined script alone is ~3.5 MiB per report and needs JavaScript; a PNG
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
 import json
 import os
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +48,7 @@ Progress = Callable[[int, int], None]
 
 def _meta(path: Path) -> dict[str, str]:
     from mjrig.runtime.parquet_merge import read_schema
+
     return read_schema(path)[1]
 
 
@@ -77,16 +80,25 @@ def _fmt(x: Any, digits: int = 6) -> str:
 
 
 def _count(n: int, one: str) -> str:
-    """"1 load", "2 loads", "3 proximities"."""
+    """ "1 load", "2 loads", "3 proximities"."""
     return f"{n} {one}" if n == 1 else f"{n} {one[:-1] + 'ies' if one.endswith('y') else one + 's'}"
 
 
 def _common(path: Path, meta: dict[str, str], kind: str) -> dict[str, Any]:
-    return {"kind": kind, "file": path.name, "path": str(path), "model": meta.get("mjrig.model_path", "(not named)"),
-            "sha256": meta.get("mjrig.model_sha256", ""), "mujoco_version": meta.get("mjrig.mujoco_version", "?"),
-            "mjrig_version": meta.get("mjrig.version", "?"), "recorded": meta.get("mjrig.start_time", ""),
-            "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "report_version": mjrig.__version__, "scenario_text": meta.get("mjrig.scenario", ""), "fmt": _fmt}
+    return {
+        "kind": kind,
+        "file": path.name,
+        "path": str(path),
+        "model": meta.get("mjrig.model_path", "(not named)"),
+        "sha256": meta.get("mjrig.model_sha256", ""),
+        "mujoco_version": meta.get("mjrig.mujoco_version", "?"),
+        "mjrig_version": meta.get("mjrig.version", "?"),
+        "recorded": meta.get("mjrig.start_time", ""),
+        "made": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "report_version": mjrig.__version__,
+        "scenario_text": meta.get("mjrig.scenario", ""),
+        "fmt": _fmt,
+    }
 
 
 # --- a recording -------------------------------------------------------------------------------
@@ -97,11 +109,19 @@ def _requirements(meta: dict[str, str], scenario: dict[str, Any], path: Path) ->
     if isinstance(entries, list):
         return entries
     import polars as pl
+
     out = []
     cols = set(plotting.signal_columns(path))
     for spec in scenario.get("requirements", []):
         name, col = spec.get("name", "?"), f"Requirements/{spec.get('name', '?')}:pass"
-        entry = {"name": name, "signal": spec.get("signal", ""), "pass": None, "value": None, "limit": None, "time": None}
+        entry = {
+            "name": name,
+            "signal": spec.get("signal", ""),
+            "pass": None,
+            "value": None,
+            "limit": None,
+            "time": None,
+        }
         if col in cols:
             df = pl.read_parquet(path, columns=["time", col]).drop_nulls()
             failed = df.filter(pl.col(col).cast(pl.Float64) < 0.5)
@@ -111,21 +131,32 @@ def _requirements(meta: dict[str, str], scenario: dict[str, Any], path: Path) ->
     return out
 
 
-def _params(scenario: dict[str, Any], units: dict[str, str], first: dict[str, float], shown: Any) -> list[dict[str, Any]]:
+def _params(
+    scenario: dict[str, Any], units: dict[str, str], first: dict[str, float], shown: Any
+) -> list[dict[str, Any]]:
     """Each param's value at the start, range and unit, in the units shown (``[units]``)."""
     out = []
     for name, spec in scenario.get("params", {}).items():
         spec = spec if isinstance(spec, dict) else {"value": spec}
         col = f"Params/{name}:value"
         factor, unit = shown.convert(spec.get("unit") or units.get(col, ""))
-        scaled = lambda v: v * factor if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # noqa: E731
-        out.append({"name": name, "value": scaled(first.get(col, spec.get("value"))), "min": scaled(spec.get("min")),
-                    "max": scaled(spec.get("max")), "unit": unit, "model": spec.get("model", "")})
+        scaled = lambda v, factor=factor: v * factor if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # noqa: E731
+        out.append(
+            {
+                "name": name,
+                "value": scaled(first.get(col, spec.get("value"))),
+                "min": scaled(spec.get("min")),
+                "max": scaled(spec.get("max")),
+                "unit": unit,
+                "model": spec.get("model", ""),
+            }
+        )
     return out
 
 
 def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progress: Progress | None) -> dict[str, Any]:
     import polars as pl
+
     scenario = _scenario(meta)
     numeric = plotting.signal_columns(path)
     units = _json(meta, "mjrig.units", {})
@@ -140,11 +171,15 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
     shown = plotting.display_units(path)
     requirements = [_shown_entry(e, shown.convert(units.get(e.get("signal", ""), ""))) for e in requirements]
     spans = {str(spec.get("name")): spec for spec in scenario.get("metrics", []) if isinstance(spec, dict)}
-    metrics = {k: {**_shown_metric(m, shown), "window": marks.window_text(spans.get(k, {}))} for k, m in metrics.items()}
+    metrics = {
+        k: {**_shown_metric(m, shown), "window": marks.window_text(spans.get(k, {}))} for k, m in metrics.items()
+    }
     params_cols = [c for c in numeric if c.startswith("Params/")]
     head = plotting.read_frame(path, lambda: pl.read_parquet(path, columns=["time", *params_cols], n_rows=1))
     first = head.row(0, named=True) if head.height else {}
-    rows = plotting.read_frame(path, lambda: pl.scan_parquet(path).select(pl.len(), pl.col("time").max()).collect()).row(0)
+    rows = plotting.read_frame(
+        path, lambda: pl.scan_parquet(path).select(pl.len(), pl.col("time").max()).collect()
+    ).row(0)
     by_unit: dict[str, list[plotting.Trace]] = {}
     for tr in traces:
         by_unit.setdefault(tr.unit, []).append(tr)
@@ -155,29 +190,57 @@ def _recording(path: Path, meta: dict[str, str], signals: Sequence[str], progres
         names = {tr.name for tr in group}
         bounds = [b for b in marks.requirement_bounds(scenario, units, shown) if b.signal in names]
         windows = [w for w in marks.metric_windows(scenario) if w.signal in names]
-        figures.append({"title": f"signals in {unit}" if unit else "signals without a unit",
-                        "marks": marks.caption(bounds, windows),
-                        "uri": plotting.data_uri(plotting.signals_figure(
-                            group, limits=[(b.signal, b.value, b.label or "_nolegend_") for b in bounds],
-                            spans=[(w.signal, w.start, w.end, w.label) for w in windows]))})
+        figures.append(
+            {
+                "title": f"signals in {unit}" if unit else "signals without a unit",
+                "marks": marks.caption(bounds, windows),
+                "uri": plotting.data_uri(
+                    plotting.signals_figure(
+                        group,
+                        limits=[(b.signal, b.value, b.label or "_nolegend_") for b in bounds],
+                        spans=[(w.signal, w.start, w.end, w.label) for w in windows],
+                    )
+                ),
+            }
+        )
     loads = scenario.get("loads", [])
     from mjrig.exports.report_modes import modes_section
-    return {"requirements": requirements, "metrics": metrics, "params": _params(scenario, units, first, shown),
-            "modes": modes_section(meta),
-            "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
-            "figures": figures, "rows": rows[0], "duration": rows[1],
-            "rig": ", ".join(_count(n, one) for n, one in (
-                (len(loads), "load"), (len(scenario.get("proximities", [])), "proximity"),
-                (len(requirements), "requirement"), (len(metrics), "metric"))),
-            "passed": sum(1 for e in requirements if e.get("pass")),
-            "failed": sum(1 for e in requirements if e.get("pass") is False)}
+
+    return {
+        "requirements": requirements,
+        "metrics": metrics,
+        "params": _params(scenario, units, first, shown),
+        "modes": modes_section(meta),
+        "units_note": ", ".join(f"{q} in {u}" for q, u in shown.table().items()),
+        "figures": figures,
+        "rows": rows[0],
+        "duration": rows[1],
+        "rig": ", ".join(
+            _count(n, one)
+            for n, one in (
+                (len(loads), "load"),
+                (len(scenario.get("proximities", [])), "proximity"),
+                (len(requirements), "requirement"),
+                (len(metrics), "metric"),
+            )
+        ),
+        "passed": sum(1 for e in requirements if e.get("pass")),
+        "failed": sum(1 for e in requirements if e.get("pass") is False),
+    }
 
 
 def _shown_entry(entry: dict[str, Any], conv: tuple[float, str]) -> dict[str, Any]:
     """A requirement's verdict with its value and limit in the units shown (and the unit)."""
     factor, label = conv
-    return {**entry, "unit": label, **{k: entry[k] * factor for k in ("value", "limit")
-                                      if isinstance(entry.get(k), (int, float)) and not isinstance(entry[k], bool)}}
+    return {
+        **entry,
+        "unit": label,
+        **{
+            k: entry[k] * factor
+            for k in ("value", "limit")
+            if isinstance(entry.get(k), (int, float)) and not isinstance(entry[k], bool)
+        },
+    }
 
 
 def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:
@@ -190,6 +253,7 @@ def _shown_metric(metric: dict[str, Any], shown: Any) -> dict[str, Any]:
 # --- a sweep or a study ------------------------------------------------------------------------
 def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
     from mjrig.campaign.results import STUDY_KEY, SWEEP_KEY, SweepResults
+
     si = SweepResults.open(path)
     res = si.in_units()  # every figure and number below in the units shown
     t, unit = res.table, res.units
@@ -227,24 +291,33 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         fig = plotting.histogram_figure(t[c].cast(float).fill_null(np.nan).to_numpy(), label=label[c])
         histograms.append({"title": label[c], "uri": plotting.data_uri(fig)})
         tick()
-    ctx: dict[str, Any] = {"counts": res.counts(), "section": section, "scatters": scatters,
-                           "histograms": histograms, "more_scatters": max(0, len(varied) * len(res.values) - len(pairs)),
-                           "sensitivity": {short[k]: {short[p]: r for p, r in v.items()}
-                                           for k, v in res.sensitivity().items()},
-                           "varied": [short[p] for p in varied]}
+    ctx: dict[str, Any] = {
+        "counts": res.counts(),
+        "section": section,
+        "scatters": scatters,
+        "histograms": histograms,
+        "more_scatters": max(0, len(varied) * len(res.values) - len(pairs)),
+        "sensitivity": {short[k]: {short[p]: r for p, r in v.items()} for k, v in res.sensitivity().items()},
+        "varied": [short[p] for p in varied],
+    }
     checks = _requirements_of_trials(si.table, _scenario(res.metadata))
     shown = scenario_units(res.metadata.get("mjrig.scenario", ""))
     for r in checks["req_summary"]:  # worked out in SI (the bounds are), shown converted
         factor, r["unit"] = shown.convert(si.units.get(f"Requirements/{r['name']}:value", ""))
         if r["worst"] is not None:
-            r["worst"] = {**r["worst"], **{k: r["worst"][k] * factor for k in ("value", "past")
-                                           if isinstance(r["worst"][k], (int, float))}}
+            r["worst"] = {
+                **r["worst"],
+                **{k: r["worst"][k] * factor for k in ("value", "past") if isinstance(r["worst"][k], (int, float))},
+            }
     ctx.update(checks)
     columns = [c for c in t.columns if c not in ("message",)]
     table = t.sort("trial").head(MAX_TABLE_ROWS)
     ctx["units_note"] = ", ".join(f"{q} in {u}" for q, u in shown.table().items())
-    ctx["table"] = {"columns": [label[c] for c in columns], "rows": table.select(columns).rows(),
-                    "hidden": max(0, t.height - MAX_TABLE_ROWS)}
+    ctx["table"] = {
+        "columns": [label[c] for c in columns],
+        "rows": table.select(columns).rows(),
+        "hidden": max(0, t.height - MAX_TABLE_ROWS),
+    }
     if study:
         trials, obj, best = res.history()
         ctx["feasible"] = int(t["feasible"].fill_null(False).sum())
@@ -253,12 +326,15 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         ctx["objective"] = stated.get("text") or objective.get("minimize") or objective.get("maximize") or "objective"
         ctx["objective_unit"] = unit.get("objective", stated.get("unit", ""))
         ctx["direction"] = "maximize" if "maximize" in objective else "minimize"
-        ctx["history"] = (plotting.data_uri(plotting.history_figure(trials, obj, best, label="objective"))
-                          if trials.size else None)
+        ctx["history"] = (
+            plotting.data_uri(plotting.history_figure(trials, obj, best, label="objective")) if trials.size else None
+        )
         tick()
         bt = res.best_trial()
         row = res.row(bt) if bt is not None else {}  # in the units shown (``param_values``: the file's)
-        params = {c[len("Params/"):-len(":value")]: (row[c], unit.get(c, "")) for c in res.params if row[c] is not None}
+        params = {
+            c[len("Params/") : -len(":value")]: (row[c], unit.get(c, "")) for c in res.params if row[c] is not None
+        }
         ctx["best"] = None if bt is None else {"trial": bt, "objective": row["objective"], "params": params}
     return ctx
 
@@ -267,6 +343,7 @@ def _requirements_of_trials(t: Any, scenario: dict[str, Any]) -> dict[str, Any]:
     """Each requirement's failed trials and worst one, and the pass/fail matrix (trials by
     requirements, a picture) of a sweep's or study's table ``t``."""
     from mjrig.exports.campaign_checks import requirement_summary
+
     summary = requirement_summary(t, scenario.get("requirements", []))
     if not summary:
         return {"req_summary": [], "matrix": None}
@@ -277,13 +354,15 @@ def _requirements_of_trials(t: Any, scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- the page ----------------------------------------------------------------------------------
-def write_report(path: str | os.PathLike, *, out: Path, signals: Sequence[str] = (),
-                 progress: Progress | None = None) -> Path:
+def write_report(
+    path: str | os.PathLike, *, out: Path, signals: Sequence[str] = (), progress: Progress | None = None
+) -> Path:
     """Write the report of ``path`` (a recording, a sweep's results or a study) to ``out``
     (through a temporary file: a failure leaves nothing half-written); returns ``out``.
     ``signals``: globs of more columns to plot (recordings only). ConfigError (one line) for a
     missing or unreadable file or a pattern matching nothing."""
     import jinja2
+
     path = Path(path).expanduser().resolve()
     meta = _meta(path)
     campaign = "mjrig.sweep" in meta or "mjrig.optimize" in meta
@@ -291,6 +370,7 @@ def write_report(path: str | os.PathLike, *, out: Path, signals: Sequence[str] =
         raise ConfigError(f"{path}: --signals goes with a recording; this is a sweep's or study's results")
     kind = ("study" if "mjrig.optimize" in meta else "sweep") if campaign else "recording"
     from mjrig.exports.fit_report import FIT_KEY, fit_context
+
     if FIT_KEY in meta:
         if signals:
             raise ConfigError(f"{path}: --signals goes with a recording; this is a fit's results")
@@ -300,10 +380,15 @@ def write_report(path: str | os.PathLike, *, out: Path, signals: Sequence[str] =
         ctx.update(fit_context(path, meta))
     else:
         ctx.update(_campaign(path, progress) if campaign else _recording(path, meta, signals, progress))
-    env = jinja2.Environment(loader=jinja2.PackageLoader("mjrig.exports", "."),
-                             autoescape=jinja2.select_autoescape(default=True), trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("mjrig.exports", "."),
+        autoescape=jinja2.select_autoescape(default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     html = env.get_template("fit.html.j2" if kind == "fit" else "report.html.j2").render(**ctx)
     from mjrig.runtime.atomic_output import atomic_output
+
     with atomic_output(out, what="-o") as tmp:
         tmp.write_text(html, encoding="utf-8")
     return out

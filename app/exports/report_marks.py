@@ -5,10 +5,12 @@ figure's caption gives them, so a reviewer reads the numbers that were drawn.
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from mjrig.runtime.units import DisplayUnits
 
@@ -22,7 +24,7 @@ class Bound:
     signal: str
     value: float
     unit: str
-    label: str   # "travel >= -150 mm" ("": the other edge of a final ± tolerance band)
+    label: str  # "travel >= -150 mm" ("": the other edge of a final ± tolerance band)
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class Window:
     signal: str
     start: float
     end: float | None
-    label: str   # "back_swing: 0.4..1 s"
+    label: str  # "back_swing: 0.4..1 s"
 
 
 def number(value: Any) -> float | None:
@@ -49,7 +51,7 @@ def requirement_bounds(scenario: Mapping[str, Any], units: Mapping[str, str], sh
             continue
         name, signal = str(spec.get("name", "?")), str(spec.get("signal", ""))
         factor, unit = shown.convert(units.get(signal, ""))
-        text = lambda v: f"{v:g} {unit}".strip()  # noqa: E731
+        text = lambda v, unit=unit: f"{v:g} {unit}".strip()  # noqa: E731
         lo, hi, final = number(spec.get("min")), number(spec.get("max")), number(spec.get("final"))
         if lo is not None:
             out.append(Bound(signal, lo * factor, unit, f"{name} >= {text(lo * factor)}"))

@@ -7,6 +7,7 @@ run was given (``mjrig.set``); what only produces files (recording, video) or re
 missing or changed, or the rig is larger than ``MOST_DOFS`` degrees of freedom, the section says
 why instead of showing numbers that might not be the run's.
 """
+
 from __future__ import annotations
 
 import copy
@@ -31,6 +32,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
     undamped frequency (Hz), damping ratio, time constant (s) and the joints moving most."""
     from mjrig.runtime.errors import MjrigError
     from mjrig.runtime.paths import file_sha256
+
     model = Path(meta.get("mjrig.model_path", ""))
     try:
         doc = tomllib.loads(meta.get("mjrig.scenario", ""))
@@ -39,7 +41,10 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
     if not model.is_file():
         return {"rows": [], "note": f"The model file {model} is not here: the modes were not worked out."}
     if meta.get("mjrig.model_sha256") and file_sha256(model) != meta["mjrig.model_sha256"]:
-        return {"rows": [], "note": f"The model file {model.name} changed since the run: the modes were not worked out."}
+        return {
+            "rows": [],
+            "note": f"The model file {model.name} changed since the run: the modes were not worked out.",
+        }
     doc = copy.deepcopy(doc)
     for key in ("recording", "video", "measured", "sweep", "optimize", "fit", "metrics", "requirements"):
         doc.pop(key, None)
@@ -48,6 +53,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
         from mjrig.exports.linear import TooLarge, analyse
         from mjrig.runtime.modes import shape_text
         from mjrig.scenario.parse import scenario_from_doc
+
         sc = scenario_from_doc(doc, base=model.parent)
         for name, value in json.loads(meta.get("mjrig.set", "{}")).items():
             if name in sc.params:
@@ -61,10 +67,19 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
     for m in an.modes:
         k += m.kind == "oscillatory"
         shape = shape_text(m.shape)
-        rows.append({"mode": str(k) if m.kind == "oscillatory" else m.kind, "hz": _fmt(m.frequency_hz),
-                     "undamped": _fmt(m.undamped_frequency_hz), "damping": _fmt(m.damping_ratio),
-                     "tau": _fmt(m.time_constant_s) if m.kind != "oscillatory" else "", "shape": shape})
+        rows.append(
+            {
+                "mode": str(k) if m.kind == "oscillatory" else m.kind,
+                "hz": _fmt(m.frequency_hz),
+                "undamped": _fmt(m.undamped_frequency_hz),
+                "damping": _fmt(m.damping_ratio),
+                "tau": _fmt(m.time_constant_s) if m.kind != "oscillatory" else "",
+                "shape": shape,
+            }
+        )
     osc = sum(m.kind == "oscillatory" for m in an.modes)
-    note = (f"The rig linearised about its initial state (t = {an.linear.time:g} s) with the run's params: "
-            f"{osc} oscillatory mode{'s' if osc != 1 else ''}, lowest first, then the others.")
+    note = (
+        f"The rig linearised about its initial state (t = {an.linear.time:g} s) with the run's params: "
+        f"{osc} oscillatory mode{'s' if osc != 1 else ''}, lowest first, then the others."
+    )
     return {"rows": rows, "note": note}

@@ -7,13 +7,14 @@ value is not. ``time`` and ``wall_time`` are not signals. Where A's samples lie 
 span, B is held at its ends; when A runs more than one of B's sample intervals past B's span,
 the recordings do not cover the same run and the comparison fails (``coverage``).
 """
+
 from __future__ import annotations
 
 import fnmatch
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -62,6 +63,7 @@ class RecordingDiff:
 def _read(path: Path, what: str) -> tuple[list[str], object]:
     """(numeric signal columns, the file's schema) of recording ``path``; ConfigError if it is not one."""
     import polars as pl
+
     if not path.exists():
         raise ConfigError(f"{what}: recording not found: {path}")
     if path.is_dir():
@@ -78,6 +80,7 @@ def _read(path: Path, what: str) -> tuple[list[str], object]:
 
 def _columns(path: Path, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     import polars as pl
+
     try:
         df = pl.read_parquet(path, columns=["time", *names])
     except Exception as exc:  # noqa: BLE001
@@ -96,14 +99,16 @@ def _pick(common: list[str], patterns: Sequence[str]) -> list[str]:
     for pat in patterns:
         hits = [n for n in common if fnmatch.fnmatchcase(n, pat)]
         if not hits:
-            raise ConfigError(f"--signals '{pat}' matches no signal the two recordings share"
-                              f"{closest_names(pat, common)}")
+            raise ConfigError(
+                f"--signals '{pat}' matches no signal the two recordings share{closest_names(pat, common)}"
+            )
         picked += [n for n in hits if n not in picked]
     return [n for n in common if n in picked]
 
 
-def compare_recordings(a: Path, b: Path, *, signals: Sequence[str] = (), rtol: float = 1e-6,
-                       atol: float = 1e-9) -> RecordingDiff:
+def compare_recordings(
+    a: Path, b: Path, *, signals: Sequence[str] = (), rtol: float = 1e-6, atol: float = 1e-9
+) -> RecordingDiff:
     """Compare recordings ``a`` and ``b`` (Parquet) signal by signal on ``a``'s time base.
 
     ``signals`` are glob patterns on column names (``Joints/*:qpos``); empty: every signal the
@@ -131,15 +136,15 @@ def compare_recordings(a: Path, b: Path, *, signals: Sequence[str] = (), rtol: f
         step = float(np.median(np.diff(tb)))
         slack = step + 1e-9
         if ta.min() < tb[0] - slack or ta.max() > tb[-1] + slack:
-            coverage = (f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} only "
-                        f"{tb[0]:.6g}..{tb[-1]:.6g} s")
+            coverage = f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} only {tb[0]:.6g}..{tb[-1]:.6g} s"
     elif ta.min() != tb[0] or ta.max() != tb[0]:
         coverage = f"{b.name} has one row (t = {tb[0]:.6g} s), {a.name} more"
     return RecordingDiff([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
 
 
-def _diff(name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float,
-          atol: float) -> SignalDiff:
+def _diff(
+    name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float, atol: float
+) -> SignalDiff:
     missing = np.isnan(b)
     bi = np.interp(ta, tb, np.where(missing, 0.0, b))
     if missing.any():  # no value where either neighbour has none

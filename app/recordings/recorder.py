@@ -6,12 +6,14 @@ SHA-256, scenario text, MuJoCo and mjrig versions, start time); ``open_recorder`
 trial and seed, a branch's origin). ``mjrig run``, a sweep's trials and the app's recordings all
 open theirs here. GUI-free.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import mujoco
 
@@ -36,13 +38,21 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
         "mjrig.scenario": scenario_text,
         "mjrig.mujoco_version": mujoco.__version__,
         "mjrig.version": mjrig.__version__,
-        "mjrig.start_time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+        "mjrig.start_time": _dt.datetime.now(_dt.UTC).isoformat(),
     }
 
 
-def open_recorder(path: Path, *, rate: float | None, groups: Iterable[str], model_path: Path | None = None,
-                  scenario_text: str | None = None, metadata: Mapping[str, str] | None = None,
-                  extra_metadata: Mapping[str, str] | None = None, wait_when_behind: bool = True) -> SignalManager:
+def open_recorder(
+    path: Path,
+    *,
+    rate: float | None,
+    groups: Iterable[str],
+    model_path: Path | None = None,
+    scenario_text: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    extra_metadata: Mapping[str, str] | None = None,
+    wait_when_behind: bool = True,
+) -> SignalManager:
     """A recorder of ``groups`` (``SIGNAL_GROUPS`` names) at ``rate`` rows per simulated second
     (None: every step) into ``path`` (opened at its first flush), its file metadata the contract's.
 

@@ -17,12 +17,13 @@ a ``Replay`` of it for a ghost of its bodies.
 
 GUI-free. Threading: a Replay is used by one thread (the simulation thread in the app).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import mujoco
 import numpy as np
@@ -63,6 +64,7 @@ def read_recording(path: str | os.PathLike) -> Recording:
     """Read an mjrig recording; ConfigError (one line) when it is missing or not one."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     path = Path(path).expanduser()
     if not path.is_file():
         raise ConfigError(f"{path}: recording not found")
@@ -71,10 +73,13 @@ def read_recording(path: str | os.PathLike) -> Recording:
     except (OSError, pa.ArrowException) as exc:
         raise ConfigError(f"{path}: not a readable Parquet recording ({str(exc).splitlines()[0]})") from None
     from mjrig.runtime.parquet_merge import text_metadata
+
     metadata = text_metadata(table.schema)
     if "mjrig.sweep" in metadata:  # File > Open or a drop of RESULTS.parquet in the app
-        raise ConfigError(f"{path}: a sweep's results, not a recording: browse them with `mjrig {path}` "
-                          f"and replay a trial from there (its recordings are in {path.with_suffix('')})")
+        raise ConfigError(
+            f"{path}: a sweep's results, not a recording: browse them with `mjrig {path}` "
+            f"and replay a trial from there (its recordings are in {path.with_suffix('')})"
+        )
     if "time" not in table.column_names:
         raise ConfigError(f"{path}: not an mjrig recording (no 'time' column)")
     columns: dict[str, np.ndarray] = {}
@@ -96,8 +101,11 @@ def joint_columns(model: mujoco.MjModel) -> list[tuple[str, int]]:
         if is_rig_name(name):
             continue
         jt, adr = int(model.jnt_type[j]), int(model.jnt_qposadr[j])
-        attrs = ("qpos",) if jt in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE) else (
-            _BALL if jt == mujoco.mjtJoint.mjJNT_BALL else _FREE)
+        attrs = (
+            ("qpos",)
+            if jt in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)
+            else (_BALL if jt == mujoco.mjtJoint.mjJNT_BALL else _FREE)
+        )
         out += [(f"Joints/{name}:{a}", adr + i) for i, a in enumerate(attrs)]
     return out
 
@@ -120,8 +128,10 @@ class Replay:
     def __init__(self, recording: Recording, model: mujoco.MjModel) -> None:
         pairs = [(c, i) for c, i in joint_columns(model) if c in recording.columns]
         if not pairs:
-            raise ConfigError(f"{recording.path}: the recording has no joint positions (the 'joints' signal "
-                              "group was not recorded), so it cannot be replayed")
+            raise ConfigError(
+                f"{recording.path}: the recording has no joint positions (the 'joints' signal "
+                "group was not recorded), so it cannot be replayed"
+            )
         self.recording = recording
         self.model = model
         self.times = recording.times
@@ -133,7 +143,7 @@ class Replay:
         self._quat = _quaternions(model)
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, on_warning: Callable[[str], None] | None = None) -> "Replay":
+    def open(cls, path: str | os.PathLike, *, on_warning: Callable[[str], None] | None = None) -> Replay:
         """Read the recording at ``path`` and load the model its metadata names (see the module)."""
         rec = read_recording(path)
         model_path = rec.model_path
@@ -143,12 +153,16 @@ class Replay:
             raise ConfigError(f"{rec.path}: its model {model_path} is not found")
         recorded = rec.metadata.get("mjrig.model_sha256", "")
         if recorded and on_warning is not None and file_sha256(model_path) != recorded:
-            on_warning(f"{model_path.name} changed since {rec.path.name} was recorded (SHA-256 differs); "
-                       "replaying on the model as it is now")
+            on_warning(
+                f"{model_path.name} changed since {rec.path.name} was recorded (SHA-256 differs); "
+                "replaying on the model as it is now"
+            )
         replay = cls(rec, load_model_file(model_path))
         if replay.missing and on_warning is not None:
-            on_warning(f"{rec.path.name} has no positions for {len(replay.missing)} joint column(s) of the model "
-                       f"(e.g. {replay.missing[0]}); they stay at the model's initial pose")
+            on_warning(
+                f"{rec.path.name} has no positions for {len(replay.missing)} joint column(s) of the model "
+                f"(e.g. {replay.missing[0]}); they stay at the model's initial pose"
+            )
         return replay
 
     @property
@@ -173,13 +187,13 @@ class Replay:
         t0, t1 = self.times[k], self.times[k + 1]
         b = self.qpos[k + 1].copy()
         for i in self._quat:
-            if np.dot(a[i:i + 4], b[i:i + 4]) < 0:
-                b[i:i + 4] *= -1.0
+            if np.dot(a[i : i + 4], b[i : i + 4]) < 0:
+                b[i : i + 4] *= -1.0
         q = a + (t - t0) / (t1 - t0) * (b - a)
         for i in self._quat:
-            n = np.linalg.norm(q[i:i + 4])
+            n = np.linalg.norm(q[i : i + 4])
             if n > 0:
-                q[i:i + 4] /= n
+                q[i : i + 4] /= n
         return q
 
     def show(self, data: mujoco.MjData, t: float, *, model: mujoco.MjModel | None = None) -> None:
@@ -200,7 +214,7 @@ class OverlaidRecording:
         self.ghost = ghost
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, model: mujoco.MjModel, sha256: str = "") -> "OverlaidRecording":
+    def open(cls, path: str | os.PathLike, *, model: mujoco.MjModel, sha256: str = "") -> OverlaidRecording:
         """Read ``path``; a ghost of its bodies when it is of ``model`` (whose file's SHA-256 is
         ``sha256``): the same SHA-256, or, when either is unknown, the same joint columns."""
         rec = read_recording(path)

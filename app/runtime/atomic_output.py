@@ -13,22 +13,22 @@ when complete, so a full disk, a file-size limit, a read-only folder or a stop n
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import errno
 import os
 import re
 import secrets
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError, output_fault
 
 __all__ = ["atomic_output", "remove_stale_parts", "output_error", "fault_errno", "OUTPUT_ERRNOS", "PART_PATTERN"]
 
-OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO,
-                           errno.EFBIG})
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG})
 """OSErrors of an output that could not be written (exit 5), not of a bad name (exit 2)."""
 
 PART_PATTERN = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.part$")
@@ -49,8 +49,9 @@ def fault_errno(exc: BaseException) -> int | None:
     return code if code in OUTPUT_ERRNOS else None
 
 
-def output_error(exc: BaseException, *, what: str, path: str | os.PathLike,
-                 kept: str = "nothing was written") -> Exception:
+def output_error(
+    exc: BaseException, *, what: str, path: str | os.PathLike, kept: str = "nothing was written"
+) -> Exception:
     """The error to raise for ``exc`` met writing output ``path`` (``what``: ``-o``, ``--json``):
     OutputError (exit 5) for the disk or the folder, naming the cause from its errno
     (``errors.output_fault``: "no space left on the device", "file too large", "permission

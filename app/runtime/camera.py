@@ -6,6 +6,7 @@ rig's attachment points, centred, with a margin (``mjrig.runtime.framing``, whic
 GUI-free (only mujoco and numpy): the simulation thread applies these to the viewer's
 ``MjvCamera`` under the viewer lock; videos and screenshots use the same camera.
 """
+
 from __future__ import annotations
 
 import mujoco
@@ -44,9 +45,16 @@ def next_camera(model: mujoco.MjModel, current: str) -> str:
     return choices[(i + 1) % len(choices)]
 
 
-def frame_model(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.MjvCamera, *,
-                aspect: float = 1.5, track: bool = False, points: np.ndarray | None = None,
-                keep_direction: bool = False) -> None:
+def frame_model(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    cam: mujoco.MjvCamera,
+    *,
+    aspect: float = 1.5,
+    track: bool = False,
+    points: np.ndarray | None = None,
+    keep_direction: bool = False,
+) -> None:
     """Point ``cam`` at the whole model: every body, site and (non-ground) geom, and ``points``
     (world, m, (n, 3): the rig's attachment points), centred in the view with a margin
     (``mjrig.runtime.framing``).
@@ -59,15 +67,29 @@ def frame_model(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.MjvCamer
     body = _moving_root(model) if track else -1
     direction = (float(cam.azimuth), float(cam.elevation)) if keep_direction else None
     # A tracking camera looks at its body's centre of mass whatever lookat says: fit round that.
-    frame_free_camera(model, data, cam, aspect=aspect, points=points, direction=direction,
-                      lookat=data.subtree_com[body] if body >= 0 else None)
+    frame_free_camera(
+        model,
+        data,
+        cam,
+        aspect=aspect,
+        points=points,
+        direction=direction,
+        lookat=data.subtree_com[body] if body >= 0 else None,
+    )
     cam.type = mujoco.mjtCamera.mjCAMERA_TRACKING if body >= 0 else mujoco.mjtCamera.mjCAMERA_FREE
     cam.fixedcamid = -1
     cam.trackbodyid = body
 
 
-def apply_camera(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.MjvCamera, choice: str, *,
-                 aspect: float = 1.5, points: np.ndarray | None = None) -> str:
+def apply_camera(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    cam: mujoco.MjvCamera,
+    choice: str,
+    *,
+    aspect: float = 1.5,
+    points: np.ndarray | None = None,
+) -> str:
     """Switch ``cam`` to ``choice`` (one of ``camera_choices``); returns the choice applied.
 
     The free and tracking cameras frame the model and ``points`` (see ``frame_model``) from the

@@ -7,11 +7,12 @@ once per step, in every integrator, RK4 included). A value outside the ``ctrlran
 (at resolve for its initial value or a profile's range, or later when a param moves out of the
 range) one warning line is reported.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import mujoco
 import numpy as np
@@ -70,15 +71,19 @@ class ControlSet:
     Threading: ``apply`` runs on the stepping thread; params may change from anywhere.
     """
 
-    def __init__(self, model: mujoco.MjModel, controls: list[Control], *,
-                 on_warning: Callable[[str], None]) -> None:
+    def __init__(self, model: mujoco.MjModel, controls: list[Control], *, on_warning: Callable[[str], None]) -> None:
         self.controls = list(controls)
-        self.ids = [find_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, c.actuator, kind="actuator", count=model.nu)
-                    for c in self.controls]
+        self.ids = [
+            find_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, c.actuator, kind="actuator", count=model.nu)
+            for c in self.controls
+        ]
         self.on_warning = on_warning
         self.ranges: list[tuple[float, float] | None] = [
             (float(model.actuator_ctrlrange[i, 0]), float(model.actuator_ctrlrange[i, 1]))
-            if ctrl_limited(model, i) else None for i in self.ids]
+            if ctrl_limited(model, i)
+            else None
+            for i in self.ids
+        ]
         for k, c in enumerate(self.controls):
             span = profile_range(c.value)
             if span is not None:
@@ -91,8 +96,10 @@ class ControlSet:
             return
         c.warned = True
         bad = lo if lo < rng[0] else hi
-        self.on_warning(f"control of actuator '{self.controls[k].actuator}': value {bad:g} is outside its "
-                        f"ctrlrange [{rng[0]:g}, {rng[1]:g}]; it is clamped")
+        self.on_warning(
+            f"control of actuator '{self.controls[k].actuator}': value {bad:g} is outside its "
+            f"ctrlrange [{rng[0]:g}, {rng[1]:g}]; it is clamped"
+        )
 
     def apply(self, data: mujoco.MjData) -> None:
         """Write every control's value at ``data.time`` into ``data.ctrl`` (clamped to ctrlrange)."""

@@ -11,6 +11,7 @@ writer, before each piece of work, allows itself every core of the process but t
 
 Threading: ``here`` on the producer; ``keep_off`` on the thread to move (it moves itself).
 """
+
 from __future__ import annotations
 
 import ctypes

@@ -13,10 +13,11 @@ and ``after_step`` hooks run at the step boundary, outside the physics, on every
 Threading: an engine belongs to the stepping thread. Params and loads may be changed from other
 threads; they only flag the engine, which re-reads them at the next step.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import mujoco
 import numpy as np
@@ -30,6 +31,7 @@ from mjrig.runtime.wrench_bank import WrenchBank, batchable
 
 __all__ = ["LoadEngine", "step_with_loads", "step_plain"]
 
+
 class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
 
@@ -40,18 +42,28 @@ class LoadEngine:
     refreshed by ``update_outputs``.
     """
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
-                 tendon_of: dict[str, int] | None = None,
-                 on_load_error: Callable[[Load, BaseException], None] | None = None,
-                 native: bool = True, compiled: bool = True) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        loads: list[Load],
+        *,
+        tendon_of: dict[str, int] | None = None,
+        on_load_error: Callable[[Load, BaseException], None] | None = None,
+        native: bool = True,
+        compiled: bool = True,
+    ) -> None:
         self.model = model
         self.data = data
         self.loads = list(loads)
         self.on_load_error = on_load_error
         tendon_of = tendon_of or {}
         bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
-        self.bank = (SpringBank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
-                     if bank_loads else None)
+        self.bank = (
+            SpringBank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
+            if bank_loads
+            else None
+        )
         if self.bank is not None:
             self.bank.on_error = self._disable
         bank_ids = {id(ld) for ld in bank_loads}
@@ -70,7 +82,7 @@ class LoadEngine:
         self._varying = False
         self.python = True  # needs_python as of the last prepare (read once a step)
         self.before_step: list[Callable[[], None]] = []  # e.g. actuator inputs, model-field writes
-        self.after_step: list[Callable[[], None]] = []   # e.g. joint reactions, tracer samples
+        self.after_step: list[Callable[[], None]] = []  # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self.stepped_to = math.nan
@@ -202,14 +214,39 @@ class LoadEngine:
         units = ("N", "N", "N", "N*m", "N*m", "N*m")
         w = self.wrenches
         if w is not None:
-            sources.append((w.values.reshape(-1), [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in
-                                                   enumerate(w.loads) for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
+            sources.append(
+                (
+                    w.values.reshape(-1),
+                    [
+                        (f"Loads/{ld.name}:{a}", 6 * i + k, units[k])
+                        for i, ld in enumerate(w.loads)
+                        for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))
+                    ],
+                )
+            )
         gen = [(self.index[id(ld)], ld) for ld in self.slow if ld.reports_wrench]
         sources.extend(src for ld in self.general for src in ld.signals())
-        sources.append((wrench, [(f"Loads/{ld.name}:{a}", 6 * i + k, units[k]) for i, ld in gen
-                                 for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))]))
-        sources.append((lv, [(f"Loads/{ld.name}:{a}", 3 * i + k, u) for i, ld in gen if ld.is_point_to_point
-                             for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s"), ("tension", "N")))]))
+        sources.append(
+            (
+                wrench,
+                [
+                    (f"Loads/{ld.name}:{a}", 6 * i + k, units[k])
+                    for i, ld in gen
+                    for k, a in enumerate(("fx", "fy", "fz", "tx", "ty", "tz"))
+                ],
+            )
+        )
+        sources.append(
+            (
+                lv,
+                [
+                    (f"Loads/{ld.name}:{a}", 3 * i + k, u)
+                    for i, ld in gen
+                    if ld.is_point_to_point
+                    for k, (a, u) in enumerate((("length", "m"), ("velocity", "m/s"), ("tension", "N")))
+                ],
+            )
+        )
         prepare = b.copy_points if b is not None and not b.fixed_points else None
         return prepare, sources
 
@@ -260,8 +297,7 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] 
     else:  # every load is MuJoCo's own: a plain step
         mujoco.mj_step(m, d)
     t_after = engine.stepped_to = d.time
-    if (t_after < t_before or not math.isfinite(t_after)
-            or (early >= 0 and _bad_count(d) != early)):
+    if t_after < t_before or not math.isfinite(t_after) or (early >= 0 and _bad_count(d) != early):
         raise DivergenceError(_divergence_message(m, d, t_before))
     for fn in engine.after_step:
         fn()
@@ -292,8 +328,11 @@ def step_plain(engine: LoadEngine, n: int) -> bool:
 _INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION
 _VEL = int(mujoco.mjtStage.mjSTAGE_VEL)
 _RK4 = int(mujoco.mjtIntegrator.mjINT_RK4)
-_BAD_WARNINGS = [int(mujoco.mjtWarning.mjWARN_BADQACC), int(mujoco.mjtWarning.mjWARN_BADQVEL),
-                 int(mujoco.mjtWarning.mjWARN_BADQPOS)]
+_BAD_WARNINGS = [
+    int(mujoco.mjtWarning.mjWARN_BADQACC),
+    int(mujoco.mjtWarning.mjWARN_BADQVEL),
+    int(mujoco.mjtWarning.mjWARN_BADQPOS),
+]
 
 
 def _bad_count(d: mujoco.MjData) -> int:
@@ -344,8 +383,11 @@ def _rk4_step_with(m: mujoco.MjModel, d: mujoco.MjData, before_integrate: Callab
 
 
 def _divergence_message(m: mujoco.MjModel, d: mujoco.MjData, t_before: float) -> str:
-    names = {mujoco.mjtWarning.mjWARN_BADQACC: "acceleration", mujoco.mjtWarning.mjWARN_BADQVEL: "velocity",
-             mujoco.mjtWarning.mjWARN_BADQPOS: "position"}
+    names = {
+        mujoco.mjtWarning.mjWARN_BADQACC: "acceleration",
+        mujoco.mjtWarning.mjWARN_BADQVEL: "velocity",
+        mujoco.mjtWarning.mjWARN_BADQPOS: "position",
+    }
     where = ""
     for w, label in names.items():
         info = d.warning[int(w)]

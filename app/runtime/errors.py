@@ -1,4 +1,5 @@
 """The one root error class of mjrig and its few specialisations."""
+
 from __future__ import annotations
 
 import errno
@@ -16,8 +17,10 @@ Ray head gone): stepping stopped, what was written so far is kept and valid."""
 
 def one_line(msg: str) -> str:
     """``msg`` with line breaks and other control characters escaped, so an error stays one line."""
-    return "".join(ch.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in msg)
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch
+        for ch in msg
+    )
 
 
 def exception_text(exc: BaseException, *, with_type: bool = False) -> str:
@@ -31,11 +34,17 @@ def exception_text(exc: BaseException, *, with_type: bool = False) -> str:
 _CAUSES = {
     errno.ENOSPC: ("no space left on the device", "free space", "there is free space"),
     errno.EDQUOT: ("disk quota exceeded", "free space within the quota", "there is room within the quota"),
-    errno.EFBIG: ("file too large: the process's file-size limit (RLIMIT_FSIZE, `ulimit -f`)",
-                  "raise the file-size limit", "the file-size limit is raised"),
+    errno.EFBIG: (
+        "file too large: the process's file-size limit (RLIMIT_FSIZE, `ulimit -f`)",
+        "raise the file-size limit",
+        "the file-size limit is raised",
+    ),
     errno.EACCES: ("permission denied", "make the folder writable", "the folder is writable"),
-    errno.EPERM: ("operation not permitted (permissions or an immutable folder)", "make the folder writable",
-                  "the folder is writable"),
+    errno.EPERM: (
+        "operation not permitted (permissions or an immutable folder)",
+        "make the folder writable",
+        "the folder is writable",
+    ),
     errno.EROFS: ("read-only file system", "write to a writable file system", "the file system is writable"),
     errno.EIO: ("input/output error", "check the disk", "the disk works again"),
 }
@@ -54,7 +63,7 @@ class OutputFault:
     once: str | None
 
     def advice(self, then: str) -> str:
-        """"{fix} and {then}" (e.g. "free space and run again"), or "{then} once the cause is
+        """ "{fix} and {then}" (e.g. "free space and run again"), or "{then} once the cause is
         fixed" when the cause is unknown."""
         return f"{self.fix} and {then}" if self.fix else f"{then} once the cause is fixed"
 

@@ -15,10 +15,12 @@ rotation matrix where the recording has them (nothing worked out twice), else (a
 recorded, the world body) from the raw pose, velocity and load values a row copies. Velocities are MuJoCo's
 (``cvel``, as ``mj_objectVelocity`` uses them). GUI-free; the stepping thread.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -29,8 +31,23 @@ from mjrig.runtime.signal_sources import Derived, entity_name, origin_velocity
 
 __all__ = ["FrameSignal", "frame_sources", "LOAD_ATTRS", "POINT_ATTRS"]
 
-_CATEGORIES = frozenset({"Joints", "Bodies", "Sites", "Sensors", "Actuators", "Proximities", "Params", "Contacts",
-                         "Energy", "Requirements", "Metrics", "Signals", "Tracers"})
+_CATEGORIES = frozenset(
+    {
+        "Joints",
+        "Bodies",
+        "Sites",
+        "Sensors",
+        "Actuators",
+        "Proximities",
+        "Params",
+        "Contacts",
+        "Energy",
+        "Requirements",
+        "Metrics",
+        "Signals",
+        "Tracers",
+    }
+)
 """Telemetry categories: an ``of`` starting with one names a column, not a point."""
 
 LOAD_ATTRS = (("fx", "N"), ("fy", "N"), ("fz", "N"), ("tx", "N*m"), ("ty", "N*m"), ("tz", "N*m"))
@@ -49,7 +66,7 @@ class FrameSignal:
     @property
     def of_load(self) -> str | None:
         """The load's name when ``of`` names one, else None (a point)."""
-        return self.of[len("Loads/"):] if self.of.startswith("Loads/") else None
+        return self.of[len("Loads/") :] if self.of.startswith("Loads/") else None
 
     def check(self, model: mujoco.MjModel, load_names: Sequence[str]) -> None:
         """ConfigError (one line, for the caller to place) naming what ``of`` or ``frame`` lacks;
@@ -63,9 +80,11 @@ class FrameSignal:
                 parse_point(self.of).body_and_offset(model)
             except ConfigError as exc:
                 if self.of.split("/", 1)[0] in _CATEGORIES:  # a telemetry column, not a point
-                    raise ConfigError(f"of: '{self.of}' is neither a load (\"Loads/NAME\") nor a point (a site, "
-                                      "body:NAME or body:NAME@x,y,z): only a load's force and a point's position "
-                                      "have a frame to change") from None
+                    raise ConfigError(
+                        f"of: '{self.of}' is neither a load (\"Loads/NAME\") nor a point (a site, "
+                        "body:NAME or body:NAME@x,y,z): only a load's force and a point's position "
+                        "have a frame to change"
+                    ) from None
                 raise ConfigError(f"of: {exc}") from None
         try:
             _frame(model, self.frame)
@@ -98,14 +117,14 @@ def _body(model: mujoco.MjModel, data: mujoco.MjData, body: int, *, columns: boo
     if columns:
         name = entity_name(model, mujoco.mjtObj.mjOBJ_BODY, body, "body")
         names = [f"Bodies/{name}:{a}" for a in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
-        return _Part([data.xmat[body]], names,
-                     lambda r, c: (c[:, 0:3], r.reshape(-1, 3, 3), c[:, 6:9], c[:, 3:6]))
+        return _Part([data.xmat[body]], names, lambda r, c: (c[:, 0:3], r.reshape(-1, 3, 3), c[:, 6:9], c[:, 3:6]))
     root = int(model.body_rootid[body])
 
     def read(r: np.ndarray, c: np.ndarray):
         xpos, rot = r[:, 0:3], r[:, 3:12].reshape(-1, 3, 3)
         v, w = origin_velocity(r[:, 12:18], xpos, r[:, 18:21])
         return xpos, rot, w, v
+
     return _Part([data.xpos[body], data.xmat[body], data.cvel[body], data.subtree_com[root]], (), read)
 
 
@@ -113,18 +132,21 @@ def _frame_part(model: mujoco.MjModel, data: mujoco.MjData, frame: str, *, colum
     """A frame's (origin, R, ω, v of the origin) per row."""
     kind, i = _frame(model, frame)
     if kind == "world":
+
         def world(r: np.ndarray, c: np.ndarray):
             zero = np.zeros((r.shape[0], 3))
             return zero, np.broadcast_to(np.eye(3), (r.shape[0], 3, 3)), zero, zero
+
         return _Part([], (), world)
     body = _body(model, data, i if kind == "body" else int(model.site_bodyid[i]), columns=columns)
     if kind == "body":
         return body
 
     def at_site(r: np.ndarray, c: np.ndarray):
-        bpos, _, w, v = body.read(r[:, :body.size], c)
-        o, rot = r[:, body.size:body.size + 3], r[:, body.size + 3:body.size + 12].reshape(-1, 3, 3)
+        bpos, _, w, v = body.read(r[:, : body.size], c)
+        o, rot = r[:, body.size : body.size + 3], r[:, body.size + 3 : body.size + 12].reshape(-1, 3, 3)
         return o, rot, w, v + np.cross(w, o - bpos)
+
     return _Part([*body.raw, data.site_xpos[i], data.site_xmat[i]], body.inputs, at_site)
 
 
@@ -133,8 +155,9 @@ def _in_frame(vec: np.ndarray, rot: np.ndarray) -> np.ndarray:
     return np.einsum("rji,rj->ri", rot, vec)
 
 
-def _signal(sig: FrameSignal, model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any], *,
-            columns: bool) -> Derived:
+def _signal(
+    sig: FrameSignal, model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any], *, columns: bool
+) -> Derived:
     """``sig`` as one Derived: from the recording's own columns where it can (``columns``), else
     from raw values alone."""
     frame = _frame_part(model, data, sig.frame, columns=columns)
@@ -159,17 +182,22 @@ def _signal(sig: FrameSignal, model: mujoco.MjModel, data: mujoco.MjData, extra:
             p = bpos + np.einsum("rij,j->ri", brot, local)
             r = p - o
             return [_in_frame(r, rot), _in_frame(v_b + np.cross(w_b, p - bpos) - v_o - np.cross(w_f, r), rot)]
+
     nr, ni = frame.size, len(frame.inputs)
     nraw = nr + what.size
 
     def compute(x: np.ndarray) -> np.ndarray:
         raw, cols = x[:, :nraw], x[:, nraw:]
-        return np.concatenate(values(frame.read(raw[:, :nr], cols[:, :ni]), what.read(raw[:, nr:], cols[:, ni:])), axis=1)
+        return np.concatenate(
+            values(frame.read(raw[:, :nr], cols[:, :ni]), what.read(raw[:, nr:], cols[:, ni:])), axis=1
+        )
+
     return Derived("signals", [*frame.raw, *what.raw], out, compute, inputs=frame.inputs + what.inputs)
 
 
-def frame_sources(signals: Sequence[FrameSignal], model: mujoco.MjModel, data: mujoco.MjData,
-                  extra: Sequence[Any]) -> list[Derived]:
+def frame_sources(
+    signals: Sequence[FrameSignal], model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any]
+) -> list[Derived]:
     """One ``Derived`` per signal (group ``"signals"``), reading the rig's ``extra`` sources: from
     the recording's ``Bodies/`` and ``Loads/`` columns of the same rows when it records them
     (nothing worked out twice), else from raw values alone."""
@@ -195,5 +223,5 @@ def _load_values(load: str, extra: Sequence[Any]) -> tuple[list[np.ndarray], tup
             pairs = {n: i for n, i, _ in item[2]}
             if all(n in pairs for n in names):
                 arr = item[1]
-                return [arr[pairs[n]: pairs[n] + 1] for n in names], (), lambda raw, c: raw
+                return [arr[pairs[n] : pairs[n] + 1] for n in names], (), lambda raw, c: raw
     raise ConfigError(f"of: load '{load}' records no force and torque")

@@ -8,18 +8,28 @@ with a margin. Used by the 3D view (``mjrig.runtime.camera``) and by videos with
 
 Only mujoco and numpy: runs with no display.
 """
+
 from __future__ import annotations
 
 import math
-
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import MjrigError
 
-__all__ = ["model_size", "framing_points", "rig_points", "fit_view", "view_axes", "frame_free_camera", "MARGIN", "HUGE_M"]
+__all__ = [
+    "model_size",
+    "framing_points",
+    "rig_points",
+    "fit_view",
+    "view_axes",
+    "frame_free_camera",
+    "MARGIN",
+    "HUGE_M",
+]
 
 HUGE_M = 1e3
 """A geom reaching further than this (m) from its centre is ground or sky, not part of the model."""
@@ -43,8 +53,7 @@ def _geom_shown(model: mujoco.MjModel, i: int) -> bool:
     return bool(alpha > 0)
 
 
-def framing_points(model: mujoco.MjModel, data: mujoco.MjData, *,
-                   points: np.ndarray | None = None) -> np.ndarray:
+def framing_points(model: mujoco.MjModel, data: mujoco.MjData, *, points: np.ndarray | None = None) -> np.ndarray:
     """The world points (m, shape (n, 3)) a framed view must show, from ``data``'s kinematics.
 
     Every body's origin (the world's only when it holds geoms or sites of its own besides planes),
@@ -55,7 +64,7 @@ def framing_points(model: mujoco.MjModel, data: mujoco.MjData, *,
     out: list[np.ndarray] = []
     shown = [i for i in range(model.ngeom) if _geom_shown(model, i)]
     world_has_own = bool(np.any(model.site_bodyid == 0)) or any(model.geom_bodyid[i] == 0 for i in shown)
-    out.append(data.xpos[0 if world_has_own else 1:])
+    out.append(data.xpos[0 if world_has_own else 1 :])
     if shown:
         ids = np.asarray(shown)
         signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
@@ -80,8 +89,14 @@ def model_size(model: mujoco.MjModel) -> float:
     return size if size > _MIN_HALF_M else float(model.stat.extent)
 
 
-def rig_points(model: mujoco.MjModel, data: mujoco.MjData, *, loads: Iterable[Any] = (),
-               proximities: Iterable[Any] = (), tracers: Iterable[Any] = ()) -> np.ndarray:
+def rig_points(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    *,
+    loads: Iterable[Any] = (),
+    proximities: Iterable[Any] = (),
+    tracers: Iterable[Any] = (),
+) -> np.ndarray:
     """World positions (m, shape (n, 3)) of every point a rig names, from ``data``'s kinematics:
     each load's points (``Load.points()``: ``at``, ``to``, a reference site), both ends of each
     proximity (``a``, ``b``) and each tracer's point, switched off or not. Pass a
@@ -109,9 +124,17 @@ def view_axes(azimuth: float, elevation: float) -> tuple[np.ndarray, np.ndarray,
     return forward, right, up
 
 
-def fit_view(pts: np.ndarray, *, azimuth: float, elevation: float, fovy: float, aspect: float,
-             margin: float = MARGIN, near: float = 0.0,
-             lookat: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def fit_view(
+    pts: np.ndarray,
+    *,
+    azimuth: float,
+    elevation: float,
+    fovy: float,
+    aspect: float,
+    margin: float = MARGIN,
+    near: float = 0.0,
+    lookat: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
     """Lookat (m, (3,)) and distance (m) of a free camera looking along ``azimuth``/``elevation``
     (degrees) that shows every point of ``pts`` (m, (n, 3)) with ``margin`` of each half-view
     left empty, centred in the view unless ``lookat`` (m, (3,)) is imposed (a tracking camera
@@ -137,8 +160,9 @@ def fit_view(pts: np.ndarray, *, azimuth: float, elevation: float, fovy: float, 
 
     def distance_for(sx: float, sy: float) -> float:
         """The nearest distance (m) at which every point is inside the narrowed view."""
-        return float(max(np.max(np.abs(x - sx) / tan_h - z), np.max(np.abs(y - sy) / tan_v - z),
-                         near - z.min(), _MIN_HALF_M))
+        return float(
+            max(np.max(np.abs(x - sx) / tan_h - z), np.max(np.abs(y - sy) / tan_v - z), near - z.min(), _MIN_HALF_M)
+        )
 
     sx = sy = 0.0
     if lookat is None:
@@ -154,9 +178,16 @@ def fit_view(pts: np.ndarray, *, azimuth: float, elevation: float, fovy: float, 
     return centre + sx * right + sy * up, distance_for(sx, sy)
 
 
-def frame_free_camera(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.MjvCamera, *,
-                      aspect: float, points: np.ndarray | None = None, direction: tuple[float, float] | None = None,
-                      lookat: np.ndarray | None = None) -> None:
+def frame_free_camera(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    cam: mujoco.MjvCamera,
+    *,
+    aspect: float,
+    points: np.ndarray | None = None,
+    direction: tuple[float, float] | None = None,
+    lookat: np.ndarray | None = None,
+) -> None:
     """Set ``cam``'s lookat, distance, azimuth and elevation (not its type) to frame the model
     in ``data``'s state and ``points`` (world, m, (n, 3)) in a view of ``aspect`` width/height.
 
@@ -174,8 +205,15 @@ def frame_free_camera(model: mujoco.MjModel, data: mujoco.MjData, cam: mujoco.Mj
     if len(pts) == 0:
         pts = np.asarray(model.stat.center, dtype=float)[None]
     near = 2.0 * float(model.vis.map.znear) * float(model.stat.extent)  # closer is clipped away
-    centre, distance = fit_view(pts, azimuth=azimuth, elevation=elevation, fovy=float(model.vis.global_.fovy),
-                                aspect=aspect, near=near, lookat=lookat)
+    centre, distance = fit_view(
+        pts,
+        azimuth=azimuth,
+        elevation=elevation,
+        fovy=float(model.vis.global_.fovy),
+        aspect=aspect,
+        near=near,
+        lookat=lookat,
+    )
     cam.lookat[:] = centre
     cam.distance = distance
     cam.azimuth = azimuth

@@ -20,6 +20,7 @@ newest row and at most ``max_bytes`` of rows, whichever is less; the oldest rows
 
 Threading: simulation thread only.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,14 @@ class History:
     time in the ring always increases (after a reset or a restore, the ring continues from there).
     """
 
-    def __init__(self, model: mujoco.MjModel, *, interval: float, max_seconds: float = DEFAULT_SECONDS,
-                 max_bytes: int = DEFAULT_BYTES) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        *,
+        interval: float,
+        max_seconds: float = DEFAULT_SECONDS,
+        max_bytes: int = DEFAULT_BYTES,
+    ) -> None:
         if not (math.isfinite(max_seconds) and max_seconds > 0):
             raise ConfigError(f"history length must be a positive number of seconds, got {max_seconds}")
         if not max_bytes > 0:
@@ -74,14 +81,14 @@ class History:
             raise ConfigError(f"history memory {max_bytes} B holds not even one state ({self.row_bytes} B)")
         self._rows = np.empty((self.capacity, self.width))
         self._views = list(self._rows)  # one view per row, made once: push is on every step's path
-        self._times = self._rows[:, 0]   # each row's time, a view: mj_getState writes it
+        self._times = self._rows[:, 0]  # each row's time, a view: mj_getState writes it
         self._rig: list[dict[str, float] | None] = [None] * self.capacity
-        self._start = 0   # physical index of the oldest row
-        self._len = 0     # rows, as of the last _settle
-        self._next = 0    # physical index the next row goes to
-        self._fresh = 0   # rows pushed since the last _settle
+        self._start = 0  # physical index of the oldest row
+        self._len = 0  # rows, as of the last _settle
+        self._next = 0  # physical index the next row goes to
+        self._fresh = 0  # rows pushed since the last _settle
         self._last = -math.inf  # time (s) of the newest row
-        self._rigged = False    # some row holds rig state: pushes take the full path
+        self._rigged = False  # some row holds rig state: pushes take the full path
         self._identity: ModelIdentity | None = None
 
     # --- filling ---------------------------------------------------------------------------
@@ -151,8 +158,11 @@ class History:
         self._settle()
         other = History(self.model, interval=interval, max_seconds=max_seconds, max_bytes=max_bytes)
         newest = self.time(-1) if self._len else 0.0
-        keep = [i for i in range(max(0, self._len - other.capacity), self._len)
-                if newest - self.time(i) <= other.max_seconds]
+        keep = [
+            i
+            for i in range(max(0, self._len - other.capacity), self._len)
+            if newest - self.time(i) <= other.max_seconds
+        ]
         for k, i in enumerate(keep):
             p = self._phys(i)
             other._rows[k] = self._rows[p]
@@ -214,7 +224,7 @@ class History:
         if not self._len:
             raise IndexError("the history is empty")
         a, cap = self._start, self.capacity
-        first = self._times[a: min(a + self._len, cap)]
+        first = self._times[a : min(a + self._len, cap)]
         k = int(np.searchsorted(first, t, side="right"))
         if k == first.size and a + self._len > cap:
             k += int(np.searchsorted(self._times[: a + self._len - cap], t, side="right"))

@@ -16,6 +16,7 @@ Both write ``qfrc_applied[dof]`` on the engine's general path, so they add to ev
 and to mouse perturbations, and RK4 evaluates them at each of its stages (the friction sees each
 stage's velocity). Each records ``Loads/<name>:value``, the generalized force it applied.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,16 @@ from mjrig.runtime.points import find_id
 from mjrig.runtime.values import NamedValue, Scalar, value_at
 from mjrig.runtime.visuals import ArrowConfig, Color
 
-__all__ = ["JointLoad", "JointTorque", "JointFriction", "friction_force", "joint_dof", "update_pin_reactions",
-           "DEFAULT_STRIBECK_VELOCITY", "DEFAULT_COULOMB_VELOCITY"]
+__all__ = [
+    "JointLoad",
+    "JointTorque",
+    "JointFriction",
+    "friction_force",
+    "joint_dof",
+    "update_pin_reactions",
+    "DEFAULT_STRIBECK_VELOCITY",
+    "DEFAULT_COULOMB_VELOCITY",
+]
 
 DEFAULT_STRIBECK_VELOCITY = 0.1
 """vs (rad/s or m/s) when left out: the breakaway excess is gone at a few tenths of a unit per second."""
@@ -42,8 +51,12 @@ Smaller is closer to ideal Coulomb friction but stiffer: keep ``Fc·timestep/(vc
 _TINY = 1e-12
 """Smallest velocity scale (rad/s or m/s) a param may set (a param can go anywhere)."""
 
-_KINDS = {int(mujoco.mjtJoint.mjJNT_HINGE): ("hinge", "N*m"), int(mujoco.mjtJoint.mjJNT_SLIDE): ("slide", "N"),
-          int(mujoco.mjtJoint.mjJNT_BALL): ("ball", ""), int(mujoco.mjtJoint.mjJNT_FREE): ("free", "")}
+_KINDS = {
+    int(mujoco.mjtJoint.mjJNT_HINGE): ("hinge", "N*m"),
+    int(mujoco.mjtJoint.mjJNT_SLIDE): ("slide", "N"),
+    int(mujoco.mjtJoint.mjJNT_BALL): ("ball", ""),
+    int(mujoco.mjtJoint.mjJNT_FREE): ("free", ""),
+}
 
 
 def joint_dof(model: mujoco.MjModel, name: str) -> tuple[int, int, str]:
@@ -56,10 +69,11 @@ def joint_dof(model: mujoco.MjModel, name: str) -> tuple[int, int, str]:
     return j, int(model.jnt_dofadr[j]), unit
 
 
-def friction_force(v: float, *, coulomb: float, breakaway: float, stribeck_velocity: float, viscous: float,
-                   coulomb_velocity: float) -> float:
+def friction_force(
+    v: float, *, coulomb: float, breakaway: float, stribeck_velocity: float, viscous: float, coulomb_velocity: float
+) -> float:
     """The friction law (N·m or N) at joint velocity ``v`` (rad/s or m/s); see the module docstring."""
-    level = coulomb + (breakaway - coulomb) * math.exp(-(v / stribeck_velocity) ** 2)
+    level = coulomb + (breakaway - coulomb) * math.exp(-((v / stribeck_velocity) ** 2))
     return -(level * math.tanh(v / coulomb_velocity) + viscous * v)
 
 
@@ -114,8 +128,7 @@ class JointLoad(Load):
     def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(3), np.zeros(3)  # no force at a point: see generalized_force
 
-    def apply_load(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
-                   qfrc: np.ndarray | None = None) -> None:
+    def apply_load(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *, qfrc: np.ndarray | None = None) -> None:
         """Add the generalized force to ``qfrc`` (default ``qfrc_applied``) at the joint's dof."""
         if not self.active:
             self._value[0] = 0.0
@@ -178,8 +191,9 @@ class JointFriction(JointLoad):
         if self.coulomb is None and not pin[0]:
             raise ValueError("needs 'coulomb' (the Coulomb level) or 'mu' + 'pin_radius' (a pin)")
         if pin[0] and self.breakaway is not None:
-            raise ValueError("'breakaway' goes with 'coulomb' (with 'mu' + 'pin_radius' the Coulomb level "
-                             "follows the pin's load)")
+            raise ValueError(
+                "'breakaway' goes with 'coulomb' (with 'mu' + 'pin_radius' the Coulomb level follows the pin's load)"
+            )
         numbers = {k: getattr(self, k) for k in ("coulomb", "breakaway", "viscous", "mu", "pin_radius")}
         for k, v in numbers.items():
             if isinstance(v, (int, float)) and v < 0:
@@ -208,8 +222,19 @@ class JointFriction(JointLoad):
         self._reaction = float(newtons)
 
     def params(self) -> list[NamedValue]:
-        return [v for v in (self.coulomb, self.breakaway, self.stribeck_velocity, self.viscous,
-                            self.coulomb_velocity, self.mu, self.pin_radius) if isinstance(v, NamedValue)]
+        return [
+            v
+            for v in (
+                self.coulomb,
+                self.breakaway,
+                self.stribeck_velocity,
+                self.viscous,
+                self.coulomb_velocity,
+                self.mu,
+                self.pin_radius,
+            )
+            if isinstance(v, NamedValue)
+        ]
 
     def update_reaction(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
         """Read |R| from ``cfrc_int`` of the joint's body (call after ``mj_rnePostConstraint``)."""
@@ -228,10 +253,14 @@ class JointFriction(JointLoad):
         t = mj_data.time
         fc = self.coulomb_level(t)
         fb = fc if self.breakaway is None else max(fc, value_at(self.breakaway, t))
-        return friction_force(float(mj_data.qvel[self._dof]), coulomb=fc, breakaway=fb,
-                              stribeck_velocity=max(_TINY, value_at(self.stribeck_velocity, t)),
-                              viscous=max(0.0, value_at(self.viscous, t)),
-                              coulomb_velocity=max(_TINY, value_at(self.coulomb_velocity, t)))
+        return friction_force(
+            float(mj_data.qvel[self._dof]),
+            coulomb=fc,
+            breakaway=fb,
+            stribeck_velocity=max(_TINY, value_at(self.stribeck_velocity, t)),
+            viscous=max(0.0, value_at(self.viscous, t)),
+            coulomb_velocity=max(_TINY, value_at(self.coulomb_velocity, t)),
+        )
 
 
 def update_pin_reactions(mj_model: mujoco.MjModel, mj_data: mujoco.MjData, loads: list[JointFriction]) -> None:

@@ -13,10 +13,12 @@ params written into model fields), so the rig's loads are part of the dynamics e
 
 Threading: the stepping thread (it steps the rig's own data and puts its state back after).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -105,8 +107,15 @@ def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> n
     return np.concatenate([dq, plus[1] - minus[1], plus[2] - minus[2]]) / (2 * h)
 
 
-def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Sequence[Any] = (),
-              outputs: Sequence[str] = (), eps: float = EPS) -> Linear:
+def linearise(
+    rm: Any,
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    *,
+    inputs: Sequence[Any] = (),
+    outputs: Sequence[str] = (),
+    eps: float = EPS,
+) -> Linear:
     """The rig of RuntimeManager ``rm`` linearised about ``data``'s state; ``inputs`` are params
     (NamedValues: a load's or control's number), ``outputs`` telemetry columns. The state, and
     every input's value, are as before when it returns. KeyError(name) for an unknown output."""
@@ -167,8 +176,21 @@ def linearise(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, inputs: Se
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
         rm.engine.stepped_to = stepped_to
-    return Linear(A, B, C, D, float(model.opt.timestep), nv, na, tuple(x.name for x in inputs), tuple(outputs),
-                  data.qpos.copy(), data.qvel.copy(), float(data.time), tuple(dict.fromkeys(kinks)))
+    return Linear(
+        A,
+        B,
+        C,
+        D,
+        float(model.opt.timestep),
+        nv,
+        na,
+        tuple(x.name for x in inputs),
+        tuple(outputs),
+        data.qpos.copy(),
+        data.qvel.copy(),
+        float(data.time),
+        tuple(dict.fromkeys(kinks)),
+    )
 
 
 def _joint_of(model: mujoco.MjModel, i: int) -> str:
@@ -191,5 +213,7 @@ def equilibrium(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, duration
         if model.nv == 0 or (np.abs(data.qvel).max() < vel and np.abs(data.qacc).max() < acc):
             return float(data.time - t0)
     k = int(np.abs(data.qvel).argmax())
-    raise ConfigError(f"{where}: the rig did not come to rest within {duration:g} s (joint '{_joint_of(model, k)}' still moves "
-                      f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration")
+    raise ConfigError(
+        f"{where}: the rig did not come to rest within {duration:g} s (joint '{_joint_of(model, k)}' still moves "
+        f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration"
+    )

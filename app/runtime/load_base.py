@@ -4,12 +4,14 @@ A load is data plus three operations: ``calculate`` (world-frame force N and tor
 current state), ``apply_load`` (add them to ``qfrc_applied``, with the reaction) and
 ``get_visuals`` (arrows for drawing). The concrete loads live in ``mjrig.runtime.loads``.
 """
+
 from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import mujoco
 import numpy as np
@@ -37,8 +39,11 @@ def _accept_scenario_words(cls: type) -> None:
     an ``__init__`` the class has). A class with its own field ``at`` or ``to`` keeps it.
     """
     names = {f.name for f in fields(cls)}
-    words = {w: next(f for f in fs if f in names) for w, fs in SCENARIO_WORDS.items()
-             if w not in names and any(f in names for f in fs)}
+    words = {
+        w: next(f for f in fs if f in names)
+        for w, fs in SCENARIO_WORDS.items()
+        if w not in names and any(f in names for f in fs)
+    }
     init = cls.__dict__["__init__"]
 
     @functools.wraps(init)
@@ -46,8 +51,9 @@ def _accept_scenario_words(cls: type) -> None:
         for word, name in words.items():
             if word in kwargs:
                 if name in kwargs:
-                    raise TypeError(f"{type(self).__name__}() got '{word}' and '{name}', two names of one thing: "
-                                    "pass one")
+                    raise TypeError(
+                        f"{type(self).__name__}() got '{word}' and '{name}', two names of one thing: pass one"
+                    )
                 kwargs[name] = kwargs.pop(word)
         init(self, *args, **kwargs)
 
@@ -150,12 +156,12 @@ class Load(ABC):
         evaluates many loads together hands each its rows of one array instead of copying."""
         self._last_f, self._last_t = force, torque
 
-    def subscribe(self, fn: Callable[["Load"], None]) -> None:
+    def subscribe(self, fn: Callable[[Load], None]) -> None:
         """Call ``fn(self)`` whenever a public field changes."""
         if fn not in self._listeners:
             self._listeners.append(fn)
 
-    def unsubscribe(self, fn: Callable[["Load"], None]) -> None:
+    def unsubscribe(self, fn: Callable[[Load], None]) -> None:
         if fn in self._listeners:
             self._listeners.remove(fn)
 
@@ -197,8 +203,7 @@ class Load(ABC):
     def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         """World-frame (force N (3,), torque N·m (3,)) on the action point at the current state."""
 
-    def apply_load(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
-                   qfrc: np.ndarray | None = None) -> None:
+    def apply_load(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *, qfrc: np.ndarray | None = None) -> None:
         """Compute the load at the current kinematics and add it to ``qfrc`` (default
         ``mj_data.qfrc_applied``) as generalized forces: the force (N) at the action point and the
         torque (N·m) on its body, and the opposite pair on the reaction point, if any.

@@ -16,12 +16,14 @@ frame is given. A point-to-point load's scalar is a *tension* along the line bet
 positive pushes the points apart; a stretched spring therefore has a negative scalar and pulls
 ``at`` toward ``to``. The reaction on ``to`` is always equal and opposite.
 """
+
 from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import field
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import mujoco
 import numpy as np
@@ -32,9 +34,18 @@ from mjrig.runtime.springs import SpringLaw, spring_tension
 from mjrig.runtime.values import NamedValue, Scalar, value_at
 
 __all__ = [
-    "Load", "BodyReactionForce", "VectorForce", "VectorTorque", "GeneralLoad", "ScalarForce",
-    "ScalarTorque", "PointToPointForce", "SpringLaw", "spring_tension",
+    "Load",
+    "BodyReactionForce",
+    "VectorForce",
+    "VectorTorque",
+    "GeneralLoad",
+    "ScalarForce",
+    "ScalarTorque",
+    "PointToPointForce",
+    "SpringLaw",
+    "spring_tension",
 ]
+
 
 def _vec3(value: Any, what: str) -> Any:
     if callable(value) and not isinstance(value, (NamedValue,)) and not hasattr(value, "to_dict"):
@@ -89,8 +100,12 @@ class _WrenchLoad(BodyReactionForce):
             object.__setattr__(self, "vector", getattr(self, self._vector_of))
 
     def params(self) -> list[NamedValue]:
-        return _params_of([*(self.force if isinstance(self.force, list) else []),
-                           *(self.torque if isinstance(self.torque, list) else [])])
+        return _params_of(
+            [
+                *(self.force if isinstance(self.force, list) else []),
+                *(self.torque if isinstance(self.torque, list) else []),
+            ]
+        )
 
     def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         t = mj_data.time
@@ -166,8 +181,11 @@ class _ScalarLoad(BodyReactionForce):
     def calculate(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         axis = _site_axis(self, mj_model, mj_data)
         t = mj_data.time
-        mag = (float(self.scalar_func(t, axis, mj_model, mj_data)) if self.scalar_func is not None
-               else value_at(self.magnitude, t))
+        mag = (
+            float(self.scalar_func(t, axis, mj_model, mj_data))
+            if self.scalar_func is not None
+            else value_at(self.magnitude, t)
+        )
         zero = np.zeros(3)
         return (zero, mag * axis) if self._is_torque else (mag * axis, zero)
 
@@ -265,32 +283,60 @@ class PointToPointForce(Load):
         return self.last_tension * u, np.zeros(3)
 
     @classmethod
-    def _spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, law: SpringLaw) -> "PointToPointForce":
+    def _spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, law: SpringLaw) -> PointToPointForce:
         return cls(name=name, action_site=action_site, xtion_site=xtion_site, law=law)
 
     @classmethod
-    def ideal_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
-                     damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
+    def ideal_spring(
+        cls,
+        name: str,
+        action_site: AnySite,
+        xtion_site: AnySite,
+        stiffness: Scalar = 0.0,
+        damping: Scalar = 0.0,
+        rest_length: Scalar = 0.0,
+    ) -> PointToPointForce:
         """Linear spring-damper, in tension and compression: k (N/m), c (N·s/m), rest length (m)."""
         return cls._spring(name, action_site, xtion_site, SpringLaw(stiffness, damping, rest_length))
 
     @classmethod
-    def compression_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
-                           damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
+    def compression_spring(
+        cls,
+        name: str,
+        action_site: AnySite,
+        xtion_site: AnySite,
+        stiffness: Scalar = 0.0,
+        damping: Scalar = 0.0,
+        rest_length: Scalar = 0.0,
+    ) -> PointToPointForce:
         """Spring-damper acting only while the distance is below ``rest_length`` (bumpers, end stops)."""
         law = SpringLaw(stiffness, damping, rest_length, compression_only=True)
         return cls._spring(name, action_site, xtion_site, law)
 
     @classmethod
-    def tension_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite, stiffness: Scalar = 0.0,
-                       damping: Scalar = 0.0, rest_length: Scalar = 0.0) -> "PointToPointForce":
+    def tension_spring(
+        cls,
+        name: str,
+        action_site: AnySite,
+        xtion_site: AnySite,
+        stiffness: Scalar = 0.0,
+        damping: Scalar = 0.0,
+        rest_length: Scalar = 0.0,
+    ) -> PointToPointForce:
         """Spring-damper acting only while the distance is above ``rest_length`` (cables, bungees)."""
         return cls._spring(name, action_site, xtion_site, SpringLaw(stiffness, damping, rest_length, tension_only=True))
 
     @classmethod
-    def stroke_compression_spring(cls, name: str, action_site: AnySite, xtion_site: AnySite,
-                                  stiffness: Scalar = 0.0, damping: Scalar = 0.0, preload: Scalar = 0.0,
-                                  max_stroke: Scalar = 0.1) -> "PointToPointForce":
+    def stroke_compression_spring(
+        cls,
+        name: str,
+        action_site: AnySite,
+        xtion_site: AnySite,
+        stiffness: Scalar = 0.0,
+        damping: Scalar = 0.0,
+        preload: Scalar = 0.0,
+        max_stroke: Scalar = 0.1,
+    ) -> PointToPointForce:
         """Preloaded spring with a limited stroke: pushes apart with max(0, preload − k(d−r0) − c v)
         while r0 <= d <= r0 + max_stroke, r0 being the initial distance (m)."""
         law = SpringLaw(stiffness, damping, preload=preload, max_stroke=max_stroke, stroke_limited=True)

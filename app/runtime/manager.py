@@ -8,21 +8,23 @@ Typical use::
         while data.time < 5.0:
             rm.step(model, data)
 A model compiled elsewhere works too (its point-to-point loads take the per-load path)."""
+
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.controls import Control
 from mjrig.runtime.engine import LoadEngine, step_with_loads
-from mjrig.runtime.frame_signals import FrameSignal, frame_sources
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.frame_signals import FrameSignal, frame_sources
 from mjrig.runtime.loads import Load, PointToPointForce
 from mjrig.runtime.metrics import Metric, MetricLog
 from mjrig.runtime.model_fields import ModelBinding
@@ -33,8 +35,8 @@ from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
 from mjrig.runtime.signals import Derived, SignalManager
-from mjrig.runtime.step_plan import StepPlan
 from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
+from mjrig.runtime.step_plan import StepPlan
 from mjrig.runtime.tracers import Tracer
 from mjrig.runtime.values import NamedValue
 from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig
@@ -92,7 +94,7 @@ class RuntimeManager(RigDrawing):
         self._plan: StepPlan | None = None
         self._source = ""  # the model file, for snapshots' messages
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
-        self._sampling: list[SignalManager] = []   # the samplers bound at the last resolve
+        self._sampling: list[SignalManager] = []  # the samplers bound at the last resolve
         self._several = False
         self._pacer = Pacer(speed=self.playback_speed)
         self._distances = np.zeros(0)
@@ -109,8 +111,9 @@ class RuntimeManager(RigDrawing):
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------
-    def load_model(self, source: str | os.PathLike | mujoco.MjSpec, *,
-                   skip_unknown: bool = False) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    def load_model(
+        self, source: str | os.PathLike | mujoco.MjSpec, *, skip_unknown: bool = False
+    ) -> tuple[mujoco.MjModel, mujoco.MjData]:
         """Compile ``source`` (MJCF path, .mjb path or MjSpec) with the rig; returns (model, data).
 
         Point-to-point loads get hidden helper tendons so they are evaluated array-wise.
@@ -128,8 +131,10 @@ class RuntimeManager(RigDrawing):
             spec = load_spec(source)
             self._source = str(source)
         model, layout = compile_rig(spec, self.loads, skip_unknown=skip_unknown)
-        self._compiled = (model, {ld.name: (layout.tendon_of[ld.name], ld.points_key())
-                                  for ld in self.loads if ld.name in layout.tendon_of})
+        self._compiled = (
+            model,
+            {ld.name: (layout.tendon_of[ld.name], ld.points_key()) for ld in self.loads if ld.name in layout.tendon_of},
+        )
         data = mujoco.MjData(model)
         self._resolved = False
         return model, data
@@ -147,11 +152,20 @@ class RuntimeManager(RigDrawing):
         tendon_of: dict[str, int] = {}
         if self._compiled is not None and self._compiled[0] is mj_model:
             helpers = self._compiled[1]
-            tendon_of = {ld.name: helpers[ld.name][0] for ld in self.loads
-                         if ld.name in helpers and helpers[ld.name][1] == ld.points_key()}
-        self._engine = LoadEngine(mj_model, mj_data, self.loads, tendon_of=tendon_of,
-                                  on_load_error=self.on_load_error, native=self.native_springs,
-                                  compiled=self.compiled_laws)
+            tendon_of = {
+                ld.name: helpers[ld.name][0]
+                for ld in self.loads
+                if ld.name in helpers and helpers[ld.name][1] == ld.points_key()
+            }
+        self._engine = LoadEngine(
+            mj_model,
+            mj_data,
+            self.loads,
+            tendon_of=tendon_of,
+            on_load_error=self.on_load_error,
+            native=self.native_springs,
+            compiled=self.compiled_laws,
+        )
         for ld in self.loads:  # an unchanged load keeps the initial distance it was resolved with
             kept = self._r0.get(ld.name)
             if kept is not None and kept[0] == ld.points_key() and isinstance(ld, PointToPointForce):
@@ -160,15 +174,26 @@ class RuntimeManager(RigDrawing):
         self._r0 = {ld.name: (ld.points_key(), ld.r0) for ld in self.loads if isinstance(ld, PointToPointForce)}
         if self._extras is not None:
             self._extras.detach()
-        self._extras = RigExtras(mj_model, mj_data, loads=self.loads, controls=self.controls, bindings=self.bindings,
-                                 tracers=self.tracers, on_warning=self.on_warning or logging.getLogger("mjrig").warning)
+        self._extras = RigExtras(
+            mj_model,
+            mj_data,
+            loads=self.loads,
+            controls=self.controls,
+            bindings=self.bindings,
+            tracers=self.tracers,
+            on_warning=self.on_warning or logging.getLogger("mjrig").warning,
+        )
         self._extras.hook(self._engine.before_step, self._engine.after_step)
         for p in self.proximities:
             p.resolve(mj_model, mj_data)
         self._distances = np.full(len(self.proximities), np.nan)
         seen: dict[str, NamedValue] = {}
-        for nv in [*self.params, *(p for ld in self.loads for p in ld.params()),
-                   *(p for c in self.controls for p in c.params()), *(b.param for b in self.bindings)]:
+        for nv in [
+            *self.params,
+            *(p for ld in self.loads for p in ld.params()),
+            *(p for c in self.controls for p in c.params()),
+            *(b.param for b in self.bindings),
+        ]:
             seen.setdefault(nv.name, nv)
         for nv in self._param_list:
             nv.unsubscribe(self._param_changed)
@@ -180,15 +205,34 @@ class RuntimeManager(RigDrawing):
         self._prepare_loads = prepare or (lambda: None)
         before = self._before_sample if (prepare is not None or self.proximities) else None
         extra: list = [x if isinstance(x, Derived) else ("loads", *x) for x in load_sources]
-        extra.append(("proximities", self._distances,
-                      [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)]))
-        extra.append(("params", self._param_values,
-                      [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)]))
+        extra.append(
+            (
+                "proximities",
+                self._distances,
+                [(f"Proximities/{p.name}:distance", i, "m") for i, p in enumerate(self.proximities)],
+            )
+        )
+        extra.append(
+            (
+                "params",
+                self._param_values,
+                [(f"Params/{nv.name}:value", i, nv.unit) for i, nv in enumerate(self._param_list)],
+            )
+        )
         extra += frame_sources(self.frame_signals, mj_model, mj_data, extra)
         carried = self._checks.metrics if self._checks is not None else self.carried[0]  # the run so far
-        self._checks = (RequirementSet(self.requirements, mj_model, mj_data, extra=extra, metrics=self.metrics,
-                                       prepare={"loads": prepare, "proximities": before})
-                        if self.requirements or self.metrics else None)
+        self._checks = (
+            RequirementSet(
+                self.requirements,
+                mj_model,
+                mj_data,
+                extra=extra,
+                metrics=self.metrics,
+                prepare={"loads": prepare, "proximities": before},
+            )
+            if self.requirements or self.metrics
+            else None
+        )
         if self._checks is not None:
             extra.append(self._checks.source)
             self._checks.metrics.seed(carried, self.carried[1])
@@ -201,7 +245,7 @@ class RuntimeManager(RigDrawing):
         self._plan = StepPlan(self._engine, self._checks, tuple(self._sampling), self.video_recorders, self._extras)
         self._resolved = True
 
-    def inherit_layout(self, other: "RuntimeManager") -> None:
+    def inherit_layout(self, other: RuntimeManager) -> None:
         """Take over ``other``'s compiled layout and initial distances (unchanged loads keep both)."""
         self._compiled = other._compiled
         self._r0 = dict(other._r0)
@@ -273,8 +317,11 @@ class RuntimeManager(RigDrawing):
                 hook = self._capture
         elif self._sampling:  # the common case, without the lists: one recorder or live monitor
             t = mj_data.time
-            due = [sm for sm in self._sampling if sm.due(t)] if self._several else (
-                self._sampling if self._sampling[0].due(t) else [])
+            due = (
+                [sm for sm in self._sampling if sm.due(t)]
+                if self._several
+                else (self._sampling if self._sampling[0].due(t) else [])
+            )
             if due:
                 self._due, self._vdue = due, []
                 hook = self._capture
@@ -295,11 +342,16 @@ class RuntimeManager(RigDrawing):
             prepared = True
         if self._vdue:
             arrows, lines = self.visuals(eng.model, eng.data)
-            net = self.net_force_arrows(eng.model, eng.data) if any(
-                getattr(r, "show_net_force", False) for r in self._vdue) else None
+            net = (
+                self.net_force_arrows(eng.model, eng.data)
+                if any(getattr(r, "show_net_force", False) for r in self._vdue)
+                else None
+            )
             more = {"arrow_scale": self.arrow_scale, **({} if net is None else {"net_forces": net})}
             for rec in self._vdue:
-                rec.capture_frame(mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines, **more)
+                rec.capture_frame(
+                    mj_model=eng.model, mj_data=eng.data, custom_arrows=arrows, custom_lines=lines, **more
+                )
 
     @property
     def stop_requested(self) -> bool:
@@ -320,26 +372,36 @@ class RuntimeManager(RigDrawing):
         checks = self._checks
         if checks is not None and checks.metrics.modal and checks.start is not None:
             from mjrig.runtime.modes import mode_metrics
+
             key = (checks.start.tobytes(), self._param_values.tobytes())
             if key != self._modes_of:
                 checks.metrics.fixed = mode_metrics(self, *self._bound, checks.start, checks.metrics.modal)
                 self._modes_of = key
 
-    plan = property(lambda self: self._plan, doc="What the rig does between steps (a StepPlan: ``between_steps``), "
-                    "as of the last resolve; None before the first.")
+    plan = property(
+        lambda self: self._plan,
+        doc="What the rig does between steps (a StepPlan: ``between_steps``), "
+        "as of the last resolve; None before the first.",
+    )
+
     def probe(self, names: list[str]) -> Any:
         """A ``SignalProbe`` reading columns ``names`` of the resolved rig at the current state
         (its outputs brought up to date first); KeyError(name) for a column it does not have."""
         from mjrig.runtime.signal_probe import SignalProbe
+
         return SignalProbe(*self._bound, names, extra=self._sources, prepare={"loads": self._prepare_loads})
 
     def signal_units(self) -> dict[str, str]:
         """Every telemetry column the resolved rig has (every signal group), with its SI unit."""
         from mjrig.runtime.signal_probe import column_units
+
         return column_units(*self._bound, self._sources)
 
-    checks = property(lambda self: self._checks, doc="The requirements and metrics (a RequirementSet: its metric "
-                      "log ``metrics``, ``value_units()``); None: the rig has neither.")
+    checks = property(
+        lambda self: self._checks,
+        doc="The requirements and metrics (a RequirementSet: its metric "
+        "log ``metrics``, ``value_units()``); None: the rig has neither.",
+    )
 
     def finish_requirements(self) -> list[Requirement]:
         """Decide every requirement at the run's end (now: windows still open end here); returns
@@ -391,7 +453,7 @@ class RuntimeManager(RigDrawing):
             if self._engine is not None:
                 self._engine.detach()
 
-    def __enter__(self) -> "RuntimeManager":
+    def __enter__(self) -> RuntimeManager:
         return self
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:

@@ -16,21 +16,38 @@ than a hundredth of the window's swing are ripple, not the oscillation; NaN with
 full periods), ``dominant_frequency`` (the largest peak of the mean-removed power spectrum,
 Hann-windowed, zero-padded and refined between bins by a parabola through the log powers).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 __all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit"]
 
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
-    "max": (), "min": (), "mean": (), "final": (), "rms": (), "peak_to_peak": (), "integral": (),
-    "time_of_max": (), "time_of_min": (), "first_crossing": ("level",), "settling_time": ("band", "band_abs"),
-    "overshoot": (), "period": (), "frequency": (), "dominant_frequency": (), "rms_error": ("against",),
-    "max_error": ("against",), "mode_frequency": ("mode",), "mode_damping": ("mode",),
+    "max": (),
+    "min": (),
+    "mean": (),
+    "final": (),
+    "rms": (),
+    "peak_to_peak": (),
+    "integral": (),
+    "time_of_max": (),
+    "time_of_min": (),
+    "first_crossing": ("level",),
+    "settling_time": ("band", "band_abs"),
+    "overshoot": (),
+    "period": (),
+    "frequency": (),
+    "dominant_frequency": (),
+    "rms_error": ("against",),
+    "max_error": ("against",),
+    "mode_frequency": ("mode",),
+    "mode_damping": ("mode",),
 }
 """Each kind and the settings it takes (settling_time: one of the two)."""
 
@@ -74,8 +91,10 @@ class Metric:
             raise MetricError("a metric needs a non-empty name", field="name")
         if self.kind in MODE_KINDS:
             if isinstance(self.mode, bool) or not isinstance(self.mode, int) or self.mode < 1:
-                raise MetricError(f"a {self.kind} metric needs 'mode': 1 for the lowest oscillatory mode, "
-                                  f"got {self.mode!r}", field="mode" if self.mode is not None else None)
+                raise MetricError(
+                    f"a {self.kind} metric needs 'mode': 1 for the lowest oscillatory mode, got {self.mode!r}",
+                    field="mode" if self.mode is not None else None,
+                )
             self.signal = ""
         elif self.mode is not None:
             raise MetricError(f"'mode' goes with mode_frequency or mode_damping, not {self.kind}", field="mode")
@@ -83,8 +102,10 @@ class Metric:
             raise MetricError(f"metric '{self.name}' needs a signal", field="signal")
         if self.kind not in METRIC_KINDS:
             from mjrig.runtime.points import closest_names
-            raise MetricError(f"unknown metric kind {self.kind!r}{closest_names(str(self.kind), list(METRIC_KINDS))}",
-                              field="kind")
+
+            raise MetricError(
+                f"unknown metric kind {self.kind!r}{closest_names(str(self.kind), list(METRIC_KINDS))}", field="kind"
+            )
         for f in ("start", "end", "level", "band", "band_abs"):
             v = getattr(self, f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
@@ -99,15 +120,20 @@ class Metric:
             if getattr(self, f) is not None and f not in takes:
                 raise MetricError(f"'{f}' goes with {self._owner(f)}, not {self.kind}", field=f)
         if (self.kind in ERROR_KINDS) != (self.against is not None):
-            raise MetricError(f"a {self.kind} metric needs 'against' (a [[measured]] entry's name)"
-                              if self.kind in ERROR_KINDS else f"'against' goes with rms_error or max_error, not {self.kind}",
-                              field="against" if self.against is not None else None)
+            raise MetricError(
+                f"a {self.kind} metric needs 'against' (a [[measured]] entry's name)"
+                if self.kind in ERROR_KINDS
+                else f"'against' goes with rms_error or max_error, not {self.kind}",
+                field="against" if self.against is not None else None,
+            )
         if self.kind == "first_crossing" and self.level is None:
             raise MetricError("a first_crossing metric needs 'level' (the signal's unit)")
         if self.kind == "settling_time":
             if (self.band is None) == (self.band_abs is None):
-                raise MetricError("a settling_time metric needs one of 'band' (fraction of the final value) "
-                                  "or 'band_abs' (the signal's unit)")
+                raise MetricError(
+                    "a settling_time metric needs one of 'band' (fraction of the final value) "
+                    "or 'band_abs' (the signal's unit)"
+                )
             for f in ("band", "band_abs"):
                 v = getattr(self, f)
                 if v is not None and v <= 0:
@@ -165,8 +191,12 @@ class Metric:
 
     def entry(self, value: float, signal_unit: str) -> dict[str, Any]:
         """Its line of ``--metrics METRICS.json``: value (None for NaN), unit, signal, kind."""
-        return {"value": value if math.isfinite(value) else None, "unit": metric_unit(self.kind, signal_unit),
-                "signal": self.signal, "kind": self.kind}
+        return {
+            "value": value if math.isfinite(value) else None,
+            "unit": metric_unit(self.kind, signal_unit),
+            "signal": self.signal,
+            "kind": self.kind,
+        }
 
 
 class MetricLog:
@@ -202,8 +232,10 @@ class MetricLog:
         self._x[n] = values
         self.n = n + 1
 
-    last_time = property(lambda self: float(self._t[self.n - 1]) if self.n else -math.inf,
-                         doc="The newest logged step's time (s); -inf before any.")
+    last_time = property(
+        lambda self: float(self._t[self.n - 1]) if self.n else -math.inf,
+        doc="The newest logged step's time (s); -inf before any.",
+    )
 
     def load(self, t: np.ndarray, x: np.ndarray) -> None:
         """Take over a run logged elsewhere: step times ``t`` (s, (K,)) and the signals' values
@@ -235,17 +267,17 @@ class MetricLog:
     def series(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
         """(times s, values) of ``signal`` at every step logged so far (copies)."""
         c = self.signals.index(signal)
-        return self._t[:self.n].copy(), self._x[:self.n, c].copy()
+        return self._t[: self.n].copy(), self._x[: self.n, c].copy()
 
     def since(self, name: str) -> float | None:
         """Simulated time (s) of metric ``name``'s first value logged, None before any."""
         c = self._col[[m.name for m in self.metrics].index(name)]
         if c < 0:  # a mode metric: of the run's start
             return float(self._t[0]) if self.n else None
-        ok = np.flatnonzero(np.isfinite(self._x[:self.n, c]))
+        ok = np.flatnonzero(np.isfinite(self._x[: self.n, c]))
         return float(self._t[ok[0]]) if ok.size else None
 
-    def seed(self, old: "MetricLog | None", kept: Callable[[str], tuple[np.ndarray, np.ndarray]]) -> None:
+    def seed(self, old: MetricLog | None, kept: Callable[[str], tuple[np.ndarray, np.ndarray]]) -> None:
         """Start from what is known of the run so far (a rig edited while it runs): the steps
         ``old`` logged, its signals' values at them, and for a signal it did not log, ``kept(signal)``
         (times s, values: the rows the live plots keep) at the same times, interpolated, NaN
@@ -254,7 +286,7 @@ class MetricLog:
             return
         shared = [s for s in self.signals if old is not None and s in old.signals]
         if old is not None and old.n and shared:
-            t = old._t[:old.n].copy()
+            t = old._t[: old.n].copy()
         else:
             t = np.unique(np.concatenate([kept(s)[0] for s in self.signals] or [np.empty(0)]))
         if not t.size:
@@ -262,14 +294,18 @@ class MetricLog:
         x = np.full((t.size, len(self.signals)), np.nan)
         for j, signal in enumerate(self.signals):
             if signal in shared:
-                x[:, j] = old._x[:old.n, old.signals.index(signal)]
+                x[:, j] = old._x[: old.n, old.signals.index(signal)]
                 continue
             kt, kx = kept(signal)
             ok = np.isfinite(kx)
             if ok.sum() >= 2:
                 inside = (t >= kt[ok][0]) & (t <= kt[ok][-1])
                 x[inside, j] = np.interp(t[inside], kt[ok], kx[ok])
-        self._t, self._x, self.n = np.concatenate([t, np.empty(1024)]), np.concatenate([x, np.empty((1024, x.shape[1]))]), t.size
+        self._t, self._x, self.n = (
+            np.concatenate([t, np.empty(1024)]),
+            np.concatenate([x, np.empty((1024, x.shape[1]))]),
+            t.size,
+        )
 
 
 def metric_unit(kind: str, signal_unit: str) -> str:
@@ -287,8 +323,15 @@ def metric_unit(kind: str, signal_unit: str) -> str:
     return signal_unit
 
 
-def metric_value(kind: str, t: np.ndarray, x: np.ndarray, *, level: float | None = None,
-                 band: float | None = None, band_abs: float | None = None) -> float:
+def metric_value(
+    kind: str,
+    t: np.ndarray,
+    x: np.ndarray,
+    *,
+    level: float | None = None,
+    band: float | None = None,
+    band_abs: float | None = None,
+) -> float:
     """``kind`` of samples ``x`` at times ``t`` (s); NaN samples (a signal that did not exist
     then) are left out; NaN when nothing is left or the kind cannot be told."""
     t, x = np.asarray(t, float), np.asarray(x, float)
@@ -376,12 +419,12 @@ def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
     y = (y - y.mean()) * np.hanning(y.size)
     if not np.any(y):
         return math.nan
-    n = 1 << int(math.ceil(math.log2(8 * y.size)))   # zero-padded: bins 8 times finer
+    n = 1 << int(math.ceil(math.log2(8 * y.size)))  # zero-padded: bins 8 times finer
     power = np.abs(np.fft.rfft(y, n)) ** 2
     power[0] = 0.0
     k = int(power.argmax())
-    if 0 < k < power.size - 1 and np.all(power[k - 1:k + 2] > 0):
-        a, b, c = np.log(power[k - 1:k + 2])
+    if 0 < k < power.size - 1 and np.all(power[k - 1 : k + 2] > 0):
+        a, b, c = np.log(power[k - 1 : k + 2])
         shift = 0.5 * (a - c) / (a - 2 * b + c) if a - 2 * b + c != 0 else 0.0
     else:
         shift = 0.0

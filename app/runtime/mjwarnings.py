@@ -17,13 +17,14 @@ thread, the main thread while a model loads). Sinks are called on that thread, s
 only hand the text on (``Session.log`` appends to a deque); registering and removing sinks is
 safe from any thread.
 """
+
 from __future__ import annotations
 
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import mujoco
 
@@ -32,8 +33,10 @@ __all__ = ["MujocoWarning", "Route", "install", "installed", "route", "status_si
 LOGGER = logging.getLogger("mjrig.mujoco")
 LOGGER.addHandler(logging.NullHandler())  # a library prints nothing through logging.lastResort
 
-_DIVERGENCE = tuple(mujoco.mju_warningText(w, 0).split(" at ")[0] for w in (
-    mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC))
+_DIVERGENCE = tuple(
+    mujoco.mju_warningText(w, 0).split(" at ")[0]
+    for w in (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)
+)
 """Starts of MuJoCo's bad qpos/qvel/qacc texts ("Nan, Inf or huge value in QACC")."""
 
 _TIME = re.compile(r"\s*Time = [-+0-9.eE]+\.?\s*$")
@@ -154,11 +157,14 @@ def status_sink(log: Callable[[str, str], None]) -> Sink:
     def sink(warning: MujocoWarning) -> None:
         if not warning.divergence:
             log("warning", f"MuJoCo: {warning.text}")
+
     return sink
 
 
-_KNOWN_BAD = {"4.0.0": "its Newton solver factors a sparse Hessian wrongly (wrong accelerations, divergence); "
-                       "pip install 'mujoco-core>=4.0.1'"}
+_KNOWN_BAD = {
+    "4.0.0": "its Newton solver factors a sparse Hessian wrongly (wrong accelerations, divergence); "
+    "pip install 'mujoco-core>=4.0.1'"
+}
 
 
 def version_problem(version: str | None = None) -> str | None:
@@ -169,4 +175,3 @@ def version_problem(version: str | None = None) -> str | None:
     version = mujoco.__version__ if version is None else version
     why = _KNOWN_BAD.get(version)
     return None if why is None else f"MuJoCo {version}: {why}"
-

@@ -23,6 +23,7 @@ After a mass, armature or gear change ``mj_setConst`` refreshes the constants Mu
 them (subtree masses, inverse weights, ``actuator_acc0``...) on a scratch MjData, so the running
 state is untouched.
 """
+
 from __future__ import annotations
 
 import threading
@@ -47,17 +48,33 @@ MODEL_FIELDS: dict[str, tuple[str, ...]] = {
 }
 """Each entity kind's writable attributes."""
 
-_OBJ = {"body": (mujoco.mjtObj.mjOBJ_BODY, "nbody"), "joint": (mujoco.mjtObj.mjOBJ_JOINT, "njnt"),
-        "geom": (mujoco.mjtObj.mjOBJ_GEOM, "ngeom"), "actuator": (mujoco.mjtObj.mjOBJ_ACTUATOR, "nu"),
-        "tendon": (mujoco.mjtObj.mjOBJ_TENDON, "ntendon")}
+_OBJ = {
+    "body": (mujoco.mjtObj.mjOBJ_BODY, "nbody"),
+    "joint": (mujoco.mjtObj.mjOBJ_JOINT, "njnt"),
+    "geom": (mujoco.mjtObj.mjOBJ_GEOM, "ngeom"),
+    "actuator": (mujoco.mjtObj.mjOBJ_ACTUATOR, "nu"),
+    "tendon": (mujoco.mjtObj.mjOBJ_TENDON, "ntendon"),
+}
 _SETCONST = {("body", "mass"), ("joint", "armature"), ("actuator", "gear")}
-WRITTEN = ("body_mass", "body_inertia", "jnt_stiffness", "dof_damping", "dof_frictionloss", "dof_armature",
-           "geom_friction", "actuator_gear", "tendon_stiffness", "tendon_damping", "opt.gravity", "opt.timestep")
+WRITTEN = (
+    "body_mass",
+    "body_inertia",
+    "jnt_stiffness",
+    "dof_damping",
+    "dof_frictionloss",
+    "dof_armature",
+    "geom_friction",
+    "actuator_gear",
+    "tendon_stiffness",
+    "tendon_damping",
+    "opt.gravity",
+    "opt.timestep",
+)
 """Every MjModel field a binding writes (``BindingSet._write``; ``opt.*`` for MjOption's), besides
 what ``mj_setConst`` derives after a ``_SETCONST`` write: a lock-step sweep gives each trial these."""
 
 
-def needs_setconst(bindings: list["ModelBinding"]) -> bool:
+def needs_setconst(bindings: list[ModelBinding]) -> bool:
     """Whether writing ``bindings`` makes ``mj_setConst`` run (masses, armatures, gears)."""
     return any((b.field.kind, b.field.attr) in _SETCONST for b in bindings)
 
@@ -89,13 +106,18 @@ def parse_model_field(text: str) -> ModelField:
     kind, sep, rest = text.partition(":")
     name, dot, attr = rest.rpartition(".")
     if not sep or kind not in _OBJ:
-        raise ConfigError(f"unknown model field '{text}': it starts with one of "
-                          f"{', '.join(k + ':' for k in _OBJ)} or opt.{closest_names(kind, list(MODEL_FIELDS))}")
+        raise ConfigError(
+            f"unknown model field '{text}': it starts with one of "
+            f"{', '.join(k + ':' for k in _OBJ)} or opt.{closest_names(kind, list(MODEL_FIELDS))}"
+        )
     if not dot or not name:
-        raise ConfigError(f"model field '{text}' must read {kind}:NAME.ATTRIBUTE "
-                          f"(attributes: {', '.join(MODEL_FIELDS[kind])})")
+        raise ConfigError(
+            f"model field '{text}' must read {kind}:NAME.ATTRIBUTE (attributes: {', '.join(MODEL_FIELDS[kind])})"
+        )
     if attr not in MODEL_FIELDS[kind]:
-        raise ConfigError(f"unknown {kind} attribute '{attr}' in '{text}'{closest_names(attr, list(MODEL_FIELDS[kind]))}")
+        raise ConfigError(
+            f"unknown {kind} attribute '{attr}' in '{text}'{closest_names(attr, list(MODEL_FIELDS[kind]))}"
+        )
     return ModelField(kind, name, attr)
 
 
@@ -191,7 +213,7 @@ class BindingSet:
             else:
                 adr = int(m.jnt_dofadr[i])
                 n = {0: 6, 1: 3}.get(int(m.jnt_type[i]), 1)  # free, ball, else one dof
-                getattr(m, f"dof_{f.attr}")[adr:adr + n] = v
+                getattr(m, f"dof_{f.attr}")[adr : adr + n] = v
         elif f.kind == "geom":
             m.geom_friction[i, 0] = v
         elif f.kind == "actuator":

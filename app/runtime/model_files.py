@@ -11,6 +11,7 @@ asset's ``file`` relative to the compiler's ``assetdir``/``meshdir``/``texturedi
 relative to the main model's folder). Only what exists is listed: a missing file is MuJoCo's to
 report, in its own words; a file that does not parse is listed, not followed. GUI-free.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,8 +23,7 @@ from mjrig.runtime.errors import ConfigError
 
 __all__ = ["model_files", "check_model_files"]
 
-_ASSET_TAGS = {"mesh": "meshdir", "skin": "meshdir", "texture": "texturedir", "hfield": "assetdir",
-               "model": "assetdir"}
+_ASSET_TAGS = {"mesh": "meshdir", "skin": "meshdir", "texture": "texturedir", "hfield": "assetdir", "model": "assetdir"}
 """Elements with a ``file`` attribute, and the compiler folder MuJoCo looks in for them."""
 _MAX_FILES = 10_000
 """Files followed at most (an include cycle MuJoCo itself would refuse ends here)."""
@@ -67,8 +67,10 @@ def check_model_files(model: str | os.PathLike) -> None:
     for _, path in model_files(root):
         mode = _mode(path)
         if mode is not None and not stat.S_ISREG(mode):
-            raise ConfigError(f"{root}: it reads {path}, which is not a regular file ({_kind(mode)}): a model's "
-                              "includes and assets must be files")
+            raise ConfigError(
+                f"{root}: it reads {path}, which is not a regular file ({_kind(mode)}): a model's "
+                "includes and assets must be files"
+            )
 
 
 def _referenced(xml: Path, base: Path) -> list[tuple[str, list[Path]]]:

@@ -16,6 +16,7 @@ real and scaled so that it is 1; per joint the entry of its largest coordinate, 
 Frequency response: H(f) = C (z I - A)⁻¹ B + D at z = exp(j 2π f dt), the step's own transfer
 function (within (2π f dt)² of the continuous one's magnitude well below the step's rate).
 """
+
 from __future__ import annotations
 
 import cmath
@@ -56,22 +57,31 @@ class Mode:
 
     def entry(self) -> dict[str, Any]:
         """Its JSON form (CONTRACT section 12), with ``kind`` and the eigenvalue besides."""
-        fin = (lambda v: v if math.isfinite(v) else None)
-        return {"kind": self.kind, "frequency_hz": self.frequency_hz, "undamped_frequency_hz": self.undamped_frequency_hz,
-                "damping_ratio": fin(self.damping_ratio), "time_constant_s": fin(self.time_constant_s),
-                "eigenvalue": [self.eigenvalue.real, self.eigenvalue.imag], "shape": self.shape}
+
+        def fin(v):
+            return v if math.isfinite(v) else None
+
+        return {
+            "kind": self.kind,
+            "frequency_hz": self.frequency_hz,
+            "undamped_frequency_hz": self.undamped_frequency_hz,
+            "damping_ratio": fin(self.damping_ratio),
+            "time_constant_s": fin(self.time_constant_s),
+            "eigenvalue": [self.eigenvalue.real, self.eigenvalue.imag],
+            "shape": self.shape,
+        }
 
 
 def _shape(model: mujoco.MjModel, v: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
     nv = model.nv
-    p = v[:nv] if np.abs(v[:nv]).max(initial=0.0) > 1e-12 else v[nv:2 * nv]
+    p = v[:nv] if np.abs(v[:nv]).max(initial=0.0) > 1e-12 else v[nv : 2 * nv]
     if not p.size or np.abs(p).max() == 0:
         return {}, np.zeros(nv)
     p = (p / p[int(np.abs(p).argmax())]).real
     shape = {}
     for j in range(model.njnt):
         a, k = int(model.jnt_dofadr[j]), {0: 6, 1: 3, 2: 1, 3: 1}[int(model.jnt_type[j])]
-        part = p[a:a + k]
+        part = p[a : a + k]
         amp = float(part[int(np.abs(part).argmax())])
         if abs(amp) >= 1e-6:
             shape[mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"] = amp
@@ -84,10 +94,13 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
     if not lin.A.size:
         return []
     from scipy.linalg import eig
+
     z, left, vectors = eig(lin.A, left=True, right=True)
     dt = lin.dt
     roots = [cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0) for zk in z]
-    cosine = np.abs(np.sum(left.conj() * vectors, axis=0)) / (np.linalg.norm(left, axis=0) * np.linalg.norm(vectors, axis=0))
+    cosine = np.abs(np.sum(left.conj() * vectors, axis=0)) / (
+        np.linalg.norm(left, axis=0) * np.linalg.norm(vectors, axis=0)
+    )
     split = [abs(s) * dt < SLOW and c * DEFECTIVE < 1 for s, c in zip(roots, cosine)]
     found = []
     for k, zk in enumerate(z):
@@ -100,19 +113,42 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
                 continue  # its conjugate stands for the pair
             wn = abs(s)
             zeta = -s.real / wn if abs(s.real / wn) > 1e-9 else 0.0  # below that: finite-difference noise
-            mode = Mode("oscillatory", s, s.imag / (2 * math.pi), wn / (2 * math.pi), zeta,
-                        1.0 / abs(s.real) if s.real else math.inf)
+            mode = Mode(
+                "oscillatory",
+                s,
+                s.imag / (2 * math.pi),
+                wn / (2 * math.pi),
+                zeta,
+                1.0 / abs(s.real) if s.real else math.inf,
+            )
         else:
             re = s.real
-            mode = Mode("unstable" if re > 0 else "decaying", complex(re, 0.0), 0.0, 0.0, math.nan,
-                        1.0 / abs(re) if re else math.inf)
+            mode = Mode(
+                "unstable" if re > 0 else "decaying",
+                complex(re, 0.0),
+                0.0,
+                0.0,
+                math.nan,
+                1.0 / abs(re) if re else math.inf,
+            )
         shape, dofs = _shape(model, vectors[:, k])
-        found.append(Mode(mode.kind, mode.eigenvalue, mode.frequency_hz, mode.undamped_frequency_hz,
-                          mode.damping_ratio, mode.time_constant_s, shape, dofs))
+        found.append(
+            Mode(
+                mode.kind,
+                mode.eigenvalue,
+                mode.frequency_hz,
+                mode.undamped_frequency_hz,
+                mode.damping_ratio,
+                mode.time_constant_s,
+                shape,
+                dofs,
+            )
+        )
     found = _one_per_coordinate(found)
     order = {"oscillatory": 0, "rigid": 1, "unstable": 2, "decaying": 3}
-    return sorted(found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory"
-                                        else -m.time_constant_s))
+    return sorted(
+        found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory" else -m.time_constant_s)
+    )
 
 
 def _one_per_coordinate(found: list[Mode]) -> list[Mode]:
@@ -149,14 +185,22 @@ def frequencies(found: list[Mode], dt: float, *, per_decade: int = 100) -> np.nd
     mode's damped and undamped frequency among them."""
     top = 0.25 / dt
     marks = [f for m in oscillatory(found) for f in (m.frequency_hz, m.undamped_frequency_hz)]
-    marks += [1.0 / (2 * math.pi * m.time_constant_s) for m in found
-              if m.kind in ("decaying", "unstable") and 0 < m.time_constant_s < math.inf]
+    marks += [
+        1.0 / (2 * math.pi * m.time_constant_s)
+        for m in found
+        if m.kind in ("decaying", "unstable") and 0 < m.time_constant_s < math.inf
+    ]
     marks = [f for f in marks if 0 < f < top]
     lo, hi = (min(marks) / 10, min(top, max(marks) * 10)) if marks else (0.1, min(top, 100.0))
     n = max(2, int(math.ceil(per_decade * math.log10(hi / lo))) + 1)
-    return np.unique(np.concatenate([np.logspace(math.log10(lo), math.log10(hi), n),
-                                     [f for m in oscillatory(found) for f in (m.frequency_hz, m.undamped_frequency_hz)
-                                      if lo <= f <= hi]]))
+    return np.unique(
+        np.concatenate(
+            [
+                np.logspace(math.log10(lo), math.log10(hi), n),
+                [f for m in oscillatory(found) for f in (m.frequency_hz, m.undamped_frequency_hz) if lo <= f <= hi],
+            ]
+        )
+    )
 
 
 def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0) -> np.ndarray:
@@ -172,8 +216,9 @@ def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0)
     return out
 
 
-def mode_metrics(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray,
-                 metrics: list) -> dict[str, float]:
+def mode_metrics(
+    rm: Any, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray, metrics: list
+) -> dict[str, float]:
     """Each mode metric's value (``mode_frequency``: undamped frequency Hz; ``mode_damping``:
     damping ratio) of the rig linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a
     mode the rig does not have. ``data``'s state is as before when it returns."""
@@ -190,6 +235,9 @@ def mode_metrics(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, start: np.
     out = {}
     for m in metrics:
         mode = osc[m.mode - 1] if m.mode <= len(osc) else None
-        out[m.name] = math.nan if mode is None else (
-            mode.undamped_frequency_hz if m.kind == "mode_frequency" else mode.damping_ratio)
+        out[m.name] = (
+            math.nan
+            if mode is None
+            else (mode.undamped_frequency_hz if m.kind == "mode_frequency" else mode.damping_ratio)
+        )
     return out

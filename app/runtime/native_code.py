@@ -5,13 +5,14 @@ Every law is written as its Python reference writes it (``springs.spring_tension
 same order of operations, so the two agree to the last bit except where a sum's order differs
 (a tendon Jacobian's product, a point's rotation).
 """
+
 from __future__ import annotations
 
 import math
 from typing import Any
 
 from llvmlite import ir
-from numba import cfunc, njit, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 from mjrig.runtime.native_kernel import JOINT, MAGIC, NUM, SPRING, USERDATA_WORDS, WRENCH, H, R
@@ -20,10 +21,54 @@ __all__ = ["CALLBACKS", "evaluate", "locate", "record"]
 
 _INF = math.inf
 _TINY = 1e-9
-(_NS, _NW, _NJ, _SPR, _WRE, _JOI, _COEF, _NB, _WOUT, _JOUT, _FT, _NV, _SCR, _TIME, _QVEL, _QFRC,
- _TLEN, _TVEL, _TJ, _XPOS, _XMAT) = (H[k] for k in ("ns", "nw", "nj", "springs", "wrenches", "joints",
-                                                   "coef", "nb", "wout", "jout", "applyft", "nv", "scratch",
-                                                   "time", "qvel", "qfrc", "tlen", "tvel", "tj", "xpos", "xmat"))
+(
+    _NS,
+    _NW,
+    _NJ,
+    _SPR,
+    _WRE,
+    _JOI,
+    _COEF,
+    _NB,
+    _WOUT,
+    _JOUT,
+    _FT,
+    _NV,
+    _SCR,
+    _TIME,
+    _QVEL,
+    _QFRC,
+    _TLEN,
+    _TVEL,
+    _TJ,
+    _XPOS,
+    _XMAT,
+) = (
+    H[k]
+    for k in (
+        "ns",
+        "nw",
+        "nj",
+        "springs",
+        "wrenches",
+        "joints",
+        "coef",
+        "nb",
+        "wout",
+        "jout",
+        "applyft",
+        "nv",
+        "scratch",
+        "time",
+        "qvel",
+        "qfrc",
+        "tlen",
+        "tvel",
+        "tj",
+        "xpos",
+        "xmat",
+    )
+)
 
 
 def _pointer(kind: Any) -> Any:
@@ -35,7 +80,9 @@ def _pointer(kind: Any) -> Any:
 
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
         return sig, codegen
+
     return cast
 
 
@@ -55,6 +102,7 @@ def _apply_ft(typingctx: Any, fn: Any, m: Any, d: Any, f: Any, t: Any, p: Any, b
         call += [builder.trunc(args[6], ir.IntType(32)), builder.inttoptr(args[7], vp)]
         builder.call(fp, call)
         return context.get_dummy_value()
+
     return sig, codegen
 
 
@@ -172,7 +220,7 @@ def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
             cv = _num(T, o + 4 + 4 * NUM, t)
             cv = cv if cv > _TINY else _TINY
             v = qvel[dof]
-            level = fc + (fb - fc) * math.exp(-(v / sv) ** 2)
+            level = fc + (fb - fc) * math.exp(-((v / sv) ** 2))
             f = -(level * math.tanh(v / cv) + visc * v)
         T[j0 + I[o + 2]] = f
         q[dof] += f
@@ -203,16 +251,64 @@ def _clock_now(typingctx: Any, fn: Any, clock: Any, ts: Any) -> Any:
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), ir.IntType(8).as_pointer()])
         fp = builder.inttoptr(args[0], fnty.as_pointer())
-        builder.call(fp, [builder.trunc(args[1], ir.IntType(32)), builder.inttoptr(args[2], ir.IntType(8).as_pointer())])
+        builder.call(
+            fp, [builder.trunc(args[1], ir.IntType(32)), builder.inttoptr(args[2], ir.IntType(8).as_pointer())]
+        )
         return context.get_dummy_value()
+
     return sig, codegen
 
 
-(_R_ARMED, _R_MODE, _R_DEC, _R_COUNT, _R_INV, _R_NEXT, _R_CON, _R_CLOCK, _R_BASE, _R_OFFS, _R_WIDTH, _R_ROWS,
- _R_STRIDE, _R_ROW, _R_WALL0, _R_TIME, _R_NCON, _R_CPTR, _R_CSIZE, _R_FN, _R_CID, _R_TS) = (
-    R[k] for k in ("armed", "mode", "decimation", "count", "inv_rate", "next", "contacts", "clock", "base",
-                   "offsets", "width", "rows", "stride", "row", "wall0", "time", "ncon", "contact", "contact_size",
-                   "clock_fn", "clock_id", "timespec"))
+(
+    _R_ARMED,
+    _R_MODE,
+    _R_DEC,
+    _R_COUNT,
+    _R_INV,
+    _R_NEXT,
+    _R_CON,
+    _R_CLOCK,
+    _R_BASE,
+    _R_OFFS,
+    _R_WIDTH,
+    _R_ROWS,
+    _R_STRIDE,
+    _R_ROW,
+    _R_WALL0,
+    _R_TIME,
+    _R_NCON,
+    _R_CPTR,
+    _R_CSIZE,
+    _R_FN,
+    _R_CID,
+    _R_TS,
+) = (
+    R[k]
+    for k in (
+        "armed",
+        "mode",
+        "decimation",
+        "count",
+        "inv_rate",
+        "next",
+        "contacts",
+        "clock",
+        "base",
+        "offsets",
+        "width",
+        "rows",
+        "stride",
+        "row",
+        "wall0",
+        "time",
+        "ncon",
+        "contact",
+        "contact_size",
+        "clock_fn",
+        "clock_id",
+        "timespec",
+    )
+)
 
 
 @njit(cache=True, error_model="numpy")

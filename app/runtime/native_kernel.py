@@ -19,6 +19,7 @@ table's loads: what mjrig's Python path writes there.
 Struct offsets of ``mjData``/``mjModel`` fields are found once per MuJoCo build by matching
 the arrays' addresses (``fields``), never hard-coded, and kept in the cache folder.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,8 +37,22 @@ from typing import Any
 import mujoco
 import numpy as np
 
-__all__ = ["MAGIC", "USERDATA", "USERDATA_WORDS", "POOL_WORDS", "kernel", "cache_folder", "H", "R", "RECORDER", "NUM",
-           "SPRING", "WRENCH", "JOINT", "HEADER"]
+__all__ = [
+    "MAGIC",
+    "USERDATA",
+    "USERDATA_WORDS",
+    "POOL_WORDS",
+    "kernel",
+    "cache_folder",
+    "H",
+    "R",
+    "RECORDER",
+    "NUM",
+    "SPRING",
+    "WRENCH",
+    "JOINT",
+    "HEADER",
+]
 
 MAGIC = 7.0710678118654752e-297
 """The first of the rig's userdata words (an improbable value for a model's own)."""
@@ -49,13 +64,58 @@ POOL_WORDS = 1 << 21
 
 # Header words (int64): the table's generation, counts and section offsets, output offsets,
 # mj_applyFT's address, the MjData field offsets (words into the struct).
-H = dict(gen=0, size=1, ns=2, nw=3, nj=4, springs=5, wrenches=6, joints=7, coef=8, nb=9, wout=10,
-         jout=11, applyft=12, nv=13, scratch=14, time=15, qvel=16, qfrc=17, tlen=18, tvel=19, tj=20,
-         xpos=21, xmat=22)
+H = dict(
+    gen=0,
+    size=1,
+    ns=2,
+    nw=3,
+    nj=4,
+    springs=5,
+    wrenches=6,
+    joints=7,
+    coef=8,
+    nb=9,
+    wout=10,
+    jout=11,
+    applyft=12,
+    nv=13,
+    scratch=14,
+    time=15,
+    qvel=16,
+    qfrc=17,
+    tlen=18,
+    tvel=19,
+    tj=20,
+    xpos=21,
+    xmat=22,
+)
 HEADER = 24
-R = dict(gen=0, size=1, armed=2, mode=3, decimation=4, count=5, inv_rate=6, next=7, contacts=8, clock=9, base=10,
-         offsets=11, width=12, rows=13, stride=14, row=15, wall0=16, time=17, ncon=18, contact=19, contact_size=20,
-         clock_fn=21, clock_id=22, timespec=23)
+R = dict(
+    gen=0,
+    size=1,
+    armed=2,
+    mode=3,
+    decimation=4,
+    count=5,
+    inv_rate=6,
+    next=7,
+    contacts=8,
+    clock=9,
+    base=10,
+    offsets=11,
+    width=12,
+    rows=13,
+    stride=14,
+    row=15,
+    wall0=16,
+    time=17,
+    ncon=18,
+    contact=19,
+    contact_size=20,
+    clock_fn=21,
+    clock_id=22,
+    timespec=23,
+)
 """Words of a recorder table (``native_rows``): its generation and size, the steps it may still
 record (armed), the schedule (decimation or rate, as ``SignalManager.due``), where a row's values
 are (the gather's base address and offsets, the contacts' and clock's arrays), the block it writes
@@ -119,13 +179,16 @@ def _field_offsets() -> dict[str, int]:
     when one is not found)."""
     found: dict[str, set[int]] = {}
     for nud, nbody in ((12347, 2), (23459, 5)):
-        bodies = "".join(f"<body pos='0 0 {i}'><joint name='j{i}' type='slide'/><geom size='.1'/><site name='s{i}'/>"
-                         "</body>" for i in range(nbody))
+        bodies = "".join(
+            f"<body pos='0 0 {i}'><joint name='j{i}' type='slide'/><geom size='.1'/><site name='s{i}'/></body>"
+            for i in range(nbody)
+        )
         m = mujoco.MjModel.from_xml_string(  # every kind of array non-empty: no two fields share an address
             f"<mujoco><worldbody>{bodies}<site name='w' pos='1 1 1'/><body mocap='true'/></worldbody>"
             "<tendon><spatial><site site='s0'/><site site='w'/></spatial></tendon>"
             "<equality><joint joint1='j0' joint2='j1'/></equality><actuator><motor joint='j0'/></actuator>"
-            f"<custom><numeric name='n' size='{nud // 7}'/></custom><size nuserdata='{nud}'/></mujoco>")
+            f"<custom><numeric name='n' size='{nud // 7}'/></custom><size nuserdata='{nud}'/></mujoco>"
+        )
         d = mujoco.MjData(m)
         d.time = 1234.5678125 + nud
         m_address, d_address = _struct_addresses(m, d)
@@ -137,15 +200,21 @@ def _field_offsets() -> dict[str, int]:
         hits = set(np.flatnonzero(dbl == d.time).tolist())
         found["time"] = found.get("time", hits) & hits
         mw = np.ctypeslib.as_array((ctypes.c_int64 * 4000).from_address(m_address))
-        for name, value in (("nuserdata", nud), ("nnumericdata", m.nnumericdata),
-                            ("numeric_data", m.numeric_data.ctypes.data)):
+        for name, value in (
+            ("nuserdata", nud),
+            ("nnumericdata", m.nnumericdata),
+            ("numeric_data", m.numeric_data.ctypes.data),
+        ):
             hits = set(np.flatnonzero(mw == value).tolist())
             found[name] = found.get(name, hits) & hits
     for k in (26, 34):  # contacts: k spheres sunk into the floor, two to a body (no count of bodies is k)
-        balls = "".join(f"<body pos='{i} 0 0.09'><freejoint/><geom size='.1'/><geom pos='0 .3 0' size='.1'/></body>"
-                        for i in range(k // 2))
-        m = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody><geom type='plane' size='50 50 .1'/>{balls}"
-                                           "</worldbody></mujoco>")
+        balls = "".join(
+            f"<body pos='{i} 0 0.09'><freejoint/><geom size='.1'/><geom pos='0 .3 0' size='.1'/></body>"
+            for i in range(k // 2)
+        )
+        m = mujoco.MjModel.from_xml_string(
+            f"<mujoco><worldbody><geom type='plane' size='50 50 .1'/>{balls}</worldbody></mujoco>"
+        )
         d = mujoco.MjData(m)
         mujoco.mj_forward(m, d)
         d.qpos[2] += 1.0  # the first body lifted: two contacts fewer than the most seen
@@ -156,7 +225,10 @@ def _field_offsets() -> dict[str, int]:
         m_address, d_address = _struct_addresses(m, d)
         words = np.ctypeslib.as_array((ctypes.c_uint64 * 60000).from_address(d_address))
         ints = words.view(np.int32)
-        for name, hits in (("ncon", np.flatnonzero(ints == k)), ("contact", np.flatnonzero(words == d.contact.dist.ctypes.data))):
+        for name, hits in (
+            ("ncon", np.flatnonzero(ints == k)),
+            ("contact", np.flatnonzero(words == d.contact.dist.ctypes.data)),
+        ):
             found[name] = found.get(name, set(hits.tolist())) & set(hits.tolist())
         found["contact_size"] = {int(d.contact.dist.strides[0])}
     out = {"contact_size": found.pop("contact_size").pop()}
@@ -221,8 +293,12 @@ def _digest(fields: dict[str, int]) -> str:
     """A digest of the offsets and of the code the callbacks are made of (so nothing stale is
     reused), read from the source files: numba is not imported for it."""
     here = Path(__file__).parent
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode() + (here / "native_code.py").read_bytes()
-                          + Path(__file__).read_bytes() + mujoco.__version__.encode()).hexdigest()[:16]
+    return hashlib.sha256(
+        json.dumps(fields, sort_keys=True).encode()
+        + (here / "native_code.py").read_bytes()
+        + Path(__file__).read_bytes()
+        + mujoco.__version__.encode()
+    ).hexdigest()[:16]
 
 
 def _callbacks(folder: Path, fields: dict[str, int], digest: str) -> Any:
@@ -309,7 +385,7 @@ class _Kernel:
                 if size >= words:
                     self.free[i] = (start + words, size - words)
                     self.generation += 1
-                    self.pool[start:start + words] = 0.0
+                    self.pool[start : start + words] = 0.0
                     self.pool.view(np.int64)[start] = self.generation
                     return start, self.generation
         return None

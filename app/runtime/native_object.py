@@ -13,6 +13,7 @@ with NumPy's error model and cannot raise. An object that names an external symb
 cannot resolve is never handed to the JIT (it would abort the process): ``load`` returns None
 and the caller compiles with numba as before.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -32,12 +33,14 @@ _helpers: dict[str, int] | None = None
 def key() -> str:
     """What the machine code depends on besides mjrig's source: the host CPU and its features,
     numba's and llvmlite's versions."""
-    import llvmlite
-    import llvmlite.binding as llvm
     from importlib.metadata import version
 
-    return "|".join((llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(), version("numba"),
-                     llvmlite.__version__))
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    return "|".join(
+        (llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(), version("numba"), llvmlite.__version__)
+    )
 
 
 def _extension(name: str, pattern: str) -> Any:
@@ -46,8 +49,11 @@ def _extension(name: str, pattern: str) -> Any:
     spec = importlib.util.find_spec("numba")
     if spec is None or spec.origin is None:
         raise ImportError("numba is not installed")
-    paths = [p for p in sorted(glob.glob(os.path.join(os.path.dirname(spec.origin), pattern)))
-             if p.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))]
+    paths = [
+        p
+        for p in sorted(glob.glob(os.path.join(os.path.dirname(spec.origin), pattern)))
+        if p.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    ]
     if not paths:
         raise ImportError(f"numba has no {pattern}")
     ext = importlib.util.spec_from_file_location(name, paths[0])
@@ -71,8 +77,13 @@ def _bind_helpers() -> dict[str, int]:
         # Python's objects by their own address, as numba binds them (not libpython's pointer
         # variables of the same names).
         named["_Py_NoneStruct"] = id(None)
-        named.update({f"PyExc_{v.__name__}": id(v) for v in vars(builtins).values()
-                      if isinstance(v, type) and issubclass(v, BaseException)})
+        named.update(
+            {
+                f"PyExc_{v.__name__}": id(v)
+                for v in vars(builtins).values()
+                if isinstance(v, type) and issubclass(v, BaseException)
+            }
+        )
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         for name, address in named.items():
@@ -94,16 +105,18 @@ def save(folder: Path, stem: str, cfuncs: dict[str, Any], tag: str) -> bool:
     try:
         _bind_helpers()
         target = llvm.Target.from_default_triple().create_target_machine(
-            cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3,
-            codemodel="jitdefault")
+            cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3, codemodel="jitdefault"
+        )
         for name, cf in cfuncs.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # "inspection disabled for cached code": nothing to keep
                 module = llvm.parse_assembly(cf.inspect_llvm())
             module.verify()
             code = target.emit_object(module)
-            externals = sorted({f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")}
-                               | {g.name for g in module.global_variables if g.is_declaration})
+            externals = sorted(
+                {f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")}
+                | {g.name for g in module.global_variables if g.is_declaration}
+            )
             path = folder / f"{stem}-{name}.o"
             tmp = path.with_name(f".{path.name}.{os.getpid()}")
             tmp.write_bytes(code)

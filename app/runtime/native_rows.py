@@ -13,6 +13,7 @@ with its rows (``step_plain``), and the run steps on one at a time.
 
 Threading: the stepping thread, as the recorder's.
 """
+
 from __future__ import annotations
 
 import time
@@ -23,7 +24,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.engine import step_plain
-from mjrig.runtime.native_kernel import R, RECORDER, kernel
+from mjrig.runtime.native_kernel import RECORDER, R, kernel
 from mjrig.runtime.native_table import userdata_slot
 
 __all__ = ["BlockRows", "RowTable"]
@@ -66,12 +67,22 @@ class BlockRows:
         if self._wall0 is None:
             self._wall0 = time.perf_counter()
         self._block_offsets = np.ascontiguousarray(self._offsets, dtype=np.int64)  # kept alive while in use
-        return dict(base=self._gather.view.__array_interface__["data"][0], offsets=self._block_offsets.ctypes.data,
-                    width=len(self._block_offsets), rows=self._block.ctypes.data, stride=self._block.shape[1],
-                    row=self._row, room=self.batch_size - self._row, clock=self._clock.ctypes.data,
-                    contacts=0 if self._contacts is None else self._contacts.ctypes.data,
-                    rate=self.rate, decimation=self.record_decimation, count=self._step_count,
-                    next=self._next_time, wall0=self._wall0)
+        return dict(
+            base=self._gather.view.__array_interface__["data"][0],
+            offsets=self._block_offsets.ctypes.data,
+            width=len(self._block_offsets),
+            rows=self._block.ctypes.data,
+            stride=self._block.shape[1],
+            row=self._row,
+            room=self.batch_size - self._row,
+            clock=self._clock.ctypes.data,
+            contacts=0 if self._contacts is None else self._contacts.ctypes.data,
+            rate=self.rate,
+            decimation=self.record_decimation,
+            count=self._step_count,
+            next=self._next_time,
+            wall0=self._wall0,
+        )
 
     def _go_on_in(self, block: np.ndarray) -> None:
         """Write the next rows into ``block`` (the writer took the last one's memory and gave a
@@ -79,7 +90,7 @@ class BlockRows:
         if block is not self._block:
             self._block = block
             if self._rows:
-                self._rows = list(block[:len(self._rows), :len(self._rows[0])])
+                self._rows = list(block[: len(self._rows), : len(self._rows[0])])
 
     def block_sampled(self, rows: int, count: int, next_time: float) -> None:
         """Take ``rows`` rows the callback wrote after the last, and its schedule's state."""
@@ -94,7 +105,7 @@ class RowTable:
     """The control callback's recorder table for one ``SignalManager`` on one simulation."""
 
     @classmethod
-    def make(cls, sm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> "RowTable | None":
+    def make(cls, sm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> RowTable | None:
         """A table for ``sm`` recording ``data``, or None where the Python path must record (RK4,
         whose stages call the callback too; a model ``compile_rig`` did not compile; no numba)."""
         if userdata_slot(model) is None or int(model.opt.integrator) == _RK4 or sm.block_layout() is None:
@@ -108,13 +119,18 @@ class RowTable:
         if got is None:
             raise MemoryError("the compiled laws' table pool is full")
         self.offset, self.generation = got
-        self.T = k.pool[self.offset:self.offset + RECORDER]
+        self.T = k.pool[self.offset : self.offset + RECORDER]
         self.I = self.T.view(np.int64)
         f = k.fields
         self.I[R["size"]] = RECORDER
-        for key, value in (("time", f["time"]), ("ncon", f["ncon"]), ("contact", f["contact"]),
-                           ("contact_size", f["contact_size"]), ("clock_fn", k.clock_gettime),
-                           ("clock_id", time.CLOCK_MONOTONIC)):
+        for key, value in (
+            ("time", f["time"]),
+            ("ncon", f["ncon"]),
+            ("contact", f["contact"]),
+            ("contact_size", f["contact_size"]),
+            ("clock_fn", k.clock_gettime),
+            ("clock_id", time.CLOCK_MONOTONIC),
+        ):
             self.I[R[key]] = value
         # CLOCK_MONOTONIC less perf_counter, read once: the largest of 5 pairs (perf_counter is read
         # second, so a pair is low by the time between its reads). Read again per block, a thread

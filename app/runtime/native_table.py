@@ -15,6 +15,7 @@ simulation (a lock-step trial with its own param values).
 
 Threading: belongs to the stepping thread, as its engine.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -24,8 +25,19 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
-from mjrig.runtime.native_kernel import (H, HEADER, JOINT, MAGIC, NUM, SPRING, USERDATA, USERDATA_WORDS, WRENCH, encode,
-                                         kernel)
+from mjrig.runtime.native_kernel import (
+    HEADER,
+    JOINT,
+    MAGIC,
+    NUM,
+    SPRING,
+    USERDATA,
+    USERDATA_WORDS,
+    WRENCH,
+    H,
+    encode,
+    kernel,
+)
 
 __all__ = ["LawTable", "userdata_slot"]
 _SLACK = 256
@@ -49,21 +61,24 @@ class LawTable:
     """The compiled callback's table for one engine (``make`` decides whether it can be)."""
 
     @classmethod
-    def make(cls, engine: Any) -> "LawTable | None":
+    def make(cls, engine: Any) -> LawTable | None:
         """A table covering ``engine``'s laws, or None when any of them must stay in Python (or
         numba is missing, ``MJRIG_COMPILED=0``, or the model has no userdata for it)."""
         if userdata_slot(engine.model) is None:
             return None
         bank, wrenches = engine.bank, engine.wrenches
-        joints = [ld for ld in engine.slow if type(ld) in (JointTorque, JointFriction) and not getattr(ld, "uses_pin", False)]
+        joints = [
+            ld for ld in engine.slow if type(ld) in (JointTorque, JointFriction) and not getattr(ld, "uses_pin", False)
+        ]
         if bank is not None and (bank.custom or any(ld.law is None for ld in bank.loads)):
             return None
         if len(joints) != len(engine.slow):
             return None
         # Ideal springs are always MuJoCo's tendon springs: a rig of only those needs no table
         # (and no compiling); a one-sided spring may need one when a param gives it damping.
-        one_sided = bank is not None and (not bank.allow_native or any(
-            _flag(ld.law) or ld.law.varies_in_time() for ld in bank.loads))
+        one_sided = bank is not None and (
+            not bank.allow_native or any(_flag(ld.law) or ld.law.varies_in_time() for ld in bank.loads)
+        )
         if not (one_sided or wrenches is not None or joints) or _profile_words(engine, joints) is None:
             return None
         k = kernel()
@@ -94,14 +109,30 @@ class LawTable:
         if got is None:
             raise MemoryError("the compiled laws' table pool is full")
         self.offset, self.generation = got
-        self.T = k.pool[self.offset:self.offset + self.words]
+        self.T = k.pool[self.offset : self.offset + self.words]
         self.I = self.T.view(np.int64)
         f = k.fields  # the header's words that never change; ``pack`` writes the counts
-        for key, value in dict(size=self.words, coef=self.coef, nb=nb, wout=self.wout, jout=self.jout,
-                               applyft=k.applyft, nv=m.nv, scratch=self.scratch, springs=self.springs,
-                               wrenches=self.wrench_rows, joints=self.joint_rows, time=f["time"], qvel=f["qvel"],
-                               qfrc=f["qfrc_applied"], tlen=f["ten_length"], tvel=f["ten_velocity"], tj=f["ten_J"],
-                               xpos=f["xpos"], xmat=f["xmat"]).items():
+        for key, value in dict(
+            size=self.words,
+            coef=self.coef,
+            nb=nb,
+            wout=self.wout,
+            jout=self.jout,
+            applyft=k.applyft,
+            nv=m.nv,
+            scratch=self.scratch,
+            springs=self.springs,
+            wrenches=self.wrench_rows,
+            joints=self.joint_rows,
+            time=f["time"],
+            qvel=f["qvel"],
+            qfrc=f["qfrc_applied"],
+            tlen=f["ten_length"],
+            tvel=f["ten_velocity"],
+            tj=f["ten_J"],
+            xpos=f["xpos"],
+            xmat=f["xmat"],
+        ).items():
             self.I[H[key]] = value
         self._give_views(nb, nw)
         self._finalizer = weakref.finalize(self, k.release, self.offset, self.words)
@@ -110,11 +141,11 @@ class LawTable:
     def _give_views(self, nb: int, nw: int) -> None:
         """Hand the banks and loads views of the table's outputs (their values copied over)."""
         if self.bank is not None:
-            self.bank.keep_numbers_in(self.T[self.coef:self.coef + 7 * nb].reshape(7, nb))
+            self.bank.keep_numbers_in(self.T[self.coef : self.coef + 7 * nb].reshape(7, nb))
         if self.wrenches is not None:
-            self.wrenches.keep_values_in(self.T[self.wout:self.wout + 6 * nw].reshape(nw, 6))
+            self.wrenches.keep_values_in(self.T[self.wout : self.wout + 6 * nw].reshape(nw, 6))
         for i, ld in enumerate(self.joints):
-            ld.keep_value_in(self.T[self.jout + i:self.jout + i + 1])
+            ld.keep_value_in(self.T[self.jout + i : self.jout + i + 1])
 
     def pack(self) -> bool:
         """Write every active law's numbers (call after the banks' refresh: which springs MuJoCo
@@ -134,10 +165,10 @@ class LawTable:
             if any(x is None for x in nums):
                 return False
             adr, nnz = int(m.ten_J_rowadr[ten]), int(m.ten_J_rownnz[ten])
-            I[o:o + 7] = [ten, _flag(law), row, 0, adr, nnz, cols]
+            I[o : o + 7] = [ten, _flag(law), row, 0, adr, nnz, cols]
             T[o + 3] = ld.r0
-            T[o + 7:o + SPRING] = np.concatenate(nums)
-            I[cols:cols + nnz] = m.ten_J_colind[adr:adr + nnz]
+            T[o + 7 : o + SPRING] = np.concatenate(nums)
+            I[cols : cols + nnz] = m.ten_J_colind[adr : adr + nnz]
             o, cols, ns = o + SPRING, cols + nnz, ns + 1
         o = self.wrench_rows
         w = self.wrenches
@@ -150,9 +181,9 @@ class LawTable:
                 return False
             r = reaction.get(i)
             I[o], I[o + 4], I[o + 9] = int(w.body[i]), (int(w.rbody[r]) if r is not None else -1), i
-            T[o + 1:o + 4] = w.offset[i]
-            T[o + 5:o + 8] = w.roffset[r] if r is not None else 0.0
-            T[o + 10:o + WRENCH] = np.concatenate(nums)
+            T[o + 1 : o + 4] = w.offset[i]
+            T[o + 5 : o + 8] = w.roffset[r] if r is not None else 0.0
+            T[o + 10 : o + WRENCH] = np.concatenate(nums)
             o, nw = o + WRENCH, nw + 1
         o = self.joint_rows
         for i, ld in enumerate(self.joints):
@@ -165,12 +196,12 @@ class LawTable:
                 return False
             if ld.dof < 0:
                 ld.resolve_ids(m, self.data)
-            I[o:o + 4] = [ld.dof, kind, i, int(kind == 1 and ld.breakaway is not None)]
-            T[o + 4:o + 4 + NUM * len(nums)] = np.concatenate(nums)
+            I[o : o + 4] = [ld.dof, kind, i, int(kind == 1 and ld.breakaway is not None)]
+            T[o + 4 : o + 4 + NUM * len(nums)] = np.concatenate(nums)
             o, nj = o + JOINT, nj + 1
         if self.extra + len(extra) > self.words:
             return False
-        T[self.extra:self.extra + len(extra)] = extra
+        T[self.extra : self.extra + len(extra)] = extra
         I[H["ns"]], I[H["nw"]], I[H["nj"]] = ns, nw, nj
         return True
 
@@ -185,7 +216,7 @@ class LawTable:
         ud = self.data.userdata
         return float(ud[-3]) == self.generation and float(ud[-USERDATA_WORDS]) == MAGIC
 
-    def fork(self) -> "Fork":
+    def fork(self) -> Fork:
         """A copy of the table as packed now, for another simulation of the same model (the pool
         named in the model, see ``Fork.userdata``)."""
         self.k.name_pool(self.model, self.data)
@@ -212,7 +243,7 @@ class Fork:
         if got is None:
             raise MemoryError("the compiled laws' table pool is full")
         self.offset, self.generation = got
-        dst = k.pool[self.offset:self.offset + table.words]
+        dst = k.pool[self.offset : self.offset + table.words]
         dst[1:] = table.T[1:]
         self._finalizer = weakref.finalize(self, k.release, self.offset, table.words)
 

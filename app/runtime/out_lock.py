@@ -17,14 +17,15 @@ process takes it over.
 
 Linux and macOS (``fcntl``). GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import fcntl
 import os
 import shutil
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from mjrig.runtime.atomic_output import output_error
 from mjrig.runtime.errors import ConfigError
@@ -57,7 +58,7 @@ class Hold:
         os.close(self._fd)
         self._fd = None
 
-    def __enter__(self) -> "Hold":
+    def __enter__(self) -> Hold:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -105,8 +106,9 @@ def _take(path: Path, what: str) -> Hold:
     except OSError:
         holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
         os.close(fd)
-        raise ConfigError(f"{what}: {path} is being written by {holder}; wait for it to end or choose "
-                          "another output") from None
+        raise ConfigError(
+            f"{what}: {path} is being written by {holder}; wait for it to end or choose another output"
+        ) from None
     command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300] if sys.argv and sys.argv[0] else "python"
     try:
         os.ftruncate(fd, 0)
@@ -146,9 +148,10 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def check_outputs_apart(outputs: Mapping[str, str | os.PathLike | None],
-                        inputs: Mapping[str, str | os.PathLike | None]
-                        | Iterable[tuple[str, str | os.PathLike | None]]) -> None:
+def check_outputs_apart(
+    outputs: Mapping[str, str | os.PathLike | None],
+    inputs: Mapping[str, str | os.PathLike | None] | Iterable[tuple[str, str | os.PathLike | None]],
+) -> None:
     """ConfigError (one line naming both) when an explicit output is an input or another output.
 
     ``outputs``: ``{flag: path}`` as the command line gave them (``{"--out": ...}``); ``inputs``:

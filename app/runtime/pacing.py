@@ -1,8 +1,9 @@
 """Pacing simulated time to wall time: the one pacer of the headless API and the app."""
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["Pacer"]
 
@@ -20,7 +21,7 @@ class Pacer:
     def __init__(self, *, speed: float = 1.0, clock: Callable[[], float] = time.perf_counter) -> None:
         self.speed = speed
         self._clock = clock
-        self._anchor: tuple[float, float] | None = None   # (wall s, simulated s)
+        self._anchor: tuple[float, float] | None = None  # (wall s, simulated s)
 
     def restart(self) -> None:
         """Measure from the next simulated time seen."""

@@ -11,19 +11,33 @@ a value; 0 ends it.
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Struct", "parse_footer", "compose", "footer_of", "rebuild_row_group", "find_row_group", "RowGroupMeta",
-           "CODEC_SNAPPY", "CODEC_ZSTD", "CODEC_LZ4_RAW", "PAGE_ROWS", "CutShort", "Ambiguous"]
+__all__ = [
+    "Struct",
+    "parse_footer",
+    "compose",
+    "footer_of",
+    "rebuild_row_group",
+    "find_row_group",
+    "RowGroupMeta",
+    "CODEC_SNAPPY",
+    "CODEC_ZSTD",
+    "CODEC_LZ4_RAW",
+    "PAGE_ROWS",
+    "CutShort",
+    "Ambiguous",
+]
 
 _STOP, _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(13)
 
 # Field ids of the Parquet format's Thrift structs
-_FMD_NUM_ROWS, _FMD_ROW_GROUPS = 3, 4                       # FileMetaData
-_RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7         # RowGroup
+_FMD_NUM_ROWS, _FMD_ROW_GROUPS = 3, 4  # FileMetaData
+_RG_COLUMNS, _RG_FILE_OFFSET, _RG_ORDINAL = 1, 5, 7  # RowGroup
 
 
 @dataclass
@@ -71,7 +85,7 @@ class _Reader:
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
             raise ValueError("a Parquet footer ends early")
-        out = bytes(self.data[self.pos:self.pos + n])
+        out = bytes(self.data[self.pos : self.pos + n])
         self.pos += n
         return out
 
@@ -83,14 +97,14 @@ class _Reader:
         if ftype in (_I16, _I32, _I64):
             start = self.pos
             self.varint()
-            return bytes(self.data[start:self.pos])
+            return bytes(self.data[start : self.pos])
         if ftype == _DOUBLE:
             return self.take(8)
         if ftype == _BINARY:
             start = self.pos
             n = self.varint()
             self.take(n)
-            return bytes(self.data[start:self.pos])
+            return bytes(self.data[start : self.pos])
         if ftype in (_LIST, _SET):
             head = self.byte()
             size, etype = head >> 4, head & 0x0F
@@ -106,7 +120,7 @@ class _Reader:
                 for _ in range(size):
                     self.value(kinds >> 4)
                     self.value(kinds & 0x0F)
-            return bytes(self.data[start:self.pos])
+            return bytes(self.data[start : self.pos])
         if ftype == _STRUCT:
             return self.struct()
         raise ValueError(f"unknown Thrift type {ftype} in a Parquet footer")
@@ -137,7 +151,7 @@ def footer_of(parquet: bytes) -> bytes:
     if parquet[:4] != b"PAR1" or parquet[-4:] != b"PAR1":
         raise ValueError("not a Parquet file")
     n = int.from_bytes(parquet[-8:-4], "little")
-    return bytes(parquet[len(parquet) - 8 - n:len(parquet) - 8])
+    return bytes(parquet[len(parquet) - 8 - n : len(parquet) - 8])
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -217,7 +231,7 @@ def _page(data: memoryview, pos: int) -> tuple[int, int, set[int], int, int]:
     """The page whose header starts at ``pos``: (values, header bytes, encodings, uncompressed
     size, compressed size). CutShort when ``data`` ends inside it, ValueError when its header
     is not a data page's."""
-    window = data[pos:pos + 65536]
+    window = data[pos : pos + 65536]
     reader = _Reader(window)
     try:
         header = reader.struct()
@@ -246,8 +260,15 @@ def _page(data: memoryview, pos: int) -> tuple[int, int, set[int], int, int]:
     return values, reader.pos, encodings, usize, csize
 
 
-def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], rows: int, *,
-                      codec: int = CODEC_LZ4_RAW, page_rows: int | None = None) -> tuple[RowGroupMeta, int]:
+def rebuild_row_group(
+    data: memoryview,
+    start: int,
+    columns: tuple[str, ...],
+    rows: int,
+    *,
+    codec: int = CODEC_LZ4_RAW,
+    page_rows: int | None = None,
+) -> tuple[RowGroupMeta, int]:
     """The metadata of the row group of ``rows`` rows whose pages start at byte ``start`` of
     ``data`` (columns in order, each a run of pages), and the byte where it ends. ValueError when
     the pages do not add up (CutShort: the data ends inside the row group). ``page_rows``: every
@@ -258,8 +279,9 @@ def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], ro
         while values < rows:
             n, head, kinds, usize, csize = _page(data, pos)
             if page_rows is not None and n != min(page_rows, rows - values):
-                raise ValueError(f"column {name}: a page of {n} values where the writer puts "
-                                 f"{min(page_rows, rows - values)}")
+                raise ValueError(
+                    f"column {name}: a page of {n} values where the writer puts {min(page_rows, rows - values)}"
+                )
             values += n
             encodings.update(kinds)
             size_u += head + usize
@@ -267,13 +289,29 @@ def rebuild_row_group(data: memoryview, start: int, columns: tuple[str, ...], ro
             pos += head + csize
         if values != rows:
             raise ValueError(f"column {name} has {values} values, not {rows}")
-        meta = Struct([[1, _I32, _i(_DOUBLE_TYPE)], [2, _LIST, [_I32, [_i(e) for e in sorted(encodings)]]],
-                       [3, _LIST, [_BINARY, [_bin(name)]]], [4, _I32, _i(codec)], [5, _I64, _i(values)],
-                       [6, _I64, _i(size_u)], [7, _I64, _i(size_c)], [9, _I64, _i(first)]])
+        meta = Struct(
+            [
+                [1, _I32, _i(_DOUBLE_TYPE)],
+                [2, _LIST, [_I32, [_i(e) for e in sorted(encodings)]]],
+                [3, _LIST, [_BINARY, [_bin(name)]]],
+                [4, _I32, _i(codec)],
+                [5, _I64, _i(values)],
+                [6, _I64, _i(size_u)],
+                [7, _I64, _i(size_c)],
+                [9, _I64, _i(first)],
+            ]
+        )
         chunks.append(Struct([[2, _I64, _i(0)], [3, _STRUCT, meta]]))
         total_u, total_c = total_u + size_u, total_c + size_c
-    rg = Struct([[_RG_COLUMNS, _LIST, [_STRUCT, chunks]], [2, _I64, _i(total_u)], [3, _I64, _i(rows)],
-                 [_RG_FILE_OFFSET, _I64, _i(start)], [6, _I64, _i(total_c)]])
+    rg = Struct(
+        [
+            [_RG_COLUMNS, _LIST, [_STRUCT, chunks]],
+            [2, _I64, _i(total_u)],
+            [3, _I64, _i(rows)],
+            [_RG_FILE_OFFSET, _I64, _i(start)],
+            [6, _I64, _i(total_c)],
+        ]
+    )
     return RowGroupMeta(rg, rows, start), pos
 
 
@@ -285,8 +323,9 @@ _MAX_PAGES = 4096
 """Pages of the first column walked for a row group's rows (82 M rows: beyond any row group)."""
 
 
-def find_row_group(data: memoryview, start: int, columns: tuple[str, ...], *,
-                   codec: int = CODEC_SNAPPY) -> tuple[RowGroupMeta, int]:
+def find_row_group(
+    data: memoryview, start: int, columns: tuple[str, ...], *, codec: int = CODEC_SNAPPY
+) -> tuple[RowGroupMeta, int]:
     """The row group whose pages start at byte ``start`` of ``data`` when its number of rows is
     not known (no index). Every page of a column chunk but its last holds ``PAGE_ROWS`` values,
     so the first column's first shorter page ends its chunk: those rows, tried on every column,
@@ -330,8 +369,9 @@ def find_row_group(data: memoryview, start: int, columns: tuple[str, ...], *,
         except ValueError:
             continue
         if len(found) > 1:
-            raise Ambiguous(f"the pages at byte {start} make row groups of {found[0][0].rows} or "
-                            f"{found[1][0].rows} rows")
+            raise Ambiguous(
+                f"the pages at byte {start} make row groups of {found[0][0].rows} or {found[1][0].rows} rows"
+            )
     if found:
         return found[0]
     raise cut if cut is not None else ValueError(f"no whole row group at byte {start}")

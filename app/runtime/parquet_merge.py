@@ -5,13 +5,14 @@ Arrow tables (``table_of``: NaN becomes null), the encoding, reading a file's sc
 segment in memory at a time, row groups of at most ``ROW_GROUP_BYTES``, a column missing from
 a segment null there).
 """
+
 from __future__ import annotations
 
 import json
 import os
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -20,8 +21,19 @@ import pyarrow.parquet as pq
 from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.parquet_footer import PAGE_ROWS
 
-__all__ = ["UNITS_KEY", "ENCODING", "check_columns", "merge", "merge_dir", "recording_schema", "table_of", "write_union",
-           "read_schema", "schema_units", "text_metadata"]
+__all__ = [
+    "UNITS_KEY",
+    "ENCODING",
+    "check_columns",
+    "merge",
+    "merge_dir",
+    "recording_schema",
+    "table_of",
+    "write_union",
+    "read_schema",
+    "schema_units",
+    "text_metadata",
+]
 
 UNITS_KEY = "mjrig.units"
 """Schema metadata key of the JSON ``{column: unit}`` map."""
@@ -53,8 +65,13 @@ _TRANSPOSE_ROWS = 256
 """Rows transposed at a time by ``table_of``."""
 
 
-def table_of(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Schema | None = None, *,
-             scratch: np.ndarray | None = None) -> pa.Table:
+def table_of(
+    columns: tuple[str, ...],
+    blocks: list[np.ndarray],
+    schema: pa.Schema | None = None,
+    *,
+    scratch: np.ndarray | None = None,
+) -> pa.Table:
     """float64 blocks (rows x columns) -> Arrow table, NaN as null (with ``schema``'s fields).
 
     scratch: (columns x at least the rows) float64 memory the table's columns are written into,
@@ -71,18 +88,23 @@ def table_of(columns: tuple[str, ...], blocks: list[np.ndarray], schema: pa.Sche
     row = 0
     for b in blocks:
         for r in range(0, len(b), _TRANSPOSE_ROWS):
-            part = b[r:r + _TRANSPOSE_ROWS]
-            by_column[:, row + r:row + r + len(part)] = part.T
+            part = b[r : r + _TRANSPOSE_ROWS]
+            by_column[:, row + r : row + r + len(part)] = part.T
         row += len(b)
     nan = np.isnan(by_column)
     has_nan = nan.any(axis=1)
     # Arrays built from buffers (each wraps its row of ``by_column``): `pa.array` on a NumPy array
     # would also import pandas (0.26 s, holding the GIL, in the writer thread) to ask whether it is
     # a Series.
-    arrays = [pa.Array.from_buffers(pa.float64(), rows, [_validity(nan[i]) if has_nan[i] else None,
-                                                         pa.py_buffer(col)],
-                                    null_count=int(nan[i].sum()) if has_nan[i] else 0)
-              for i, col in enumerate(by_column)]
+    arrays = [
+        pa.Array.from_buffers(
+            pa.float64(),
+            rows,
+            [_validity(nan[i]) if has_nan[i] else None, pa.py_buffer(col)],
+            null_count=int(nan[i].sum()) if has_nan[i] else 0,
+        )
+        for i, col in enumerate(by_column)
+    ]
     if schema is not None:
         return pa.Table.from_arrays(arrays, schema=schema)
     return pa.Table.from_arrays(arrays, names=list(columns))
@@ -114,16 +136,18 @@ def _read_segment(seg: Path) -> pa.Table:
     return table_of(cols, [rows])
 
 
-def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
-               units: dict[str, str]) -> tuple[int, bool]:
+def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str], units: dict[str, str]) -> tuple[int, bool]:
     """Merge the readable prefix of ``segs``; returns (rows, every segment was readable)."""
     schemas = []
     for seg in segs:
         try:
             schemas.append(_read_header(seg)[0])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"segment {seg} unreadable ({exception_text(exc, with_type=True)}); "
-                          f"merging the {len(schemas)} segments before it", stacklevel=3)
+            warnings.warn(
+                f"segment {seg} unreadable ({exception_text(exc, with_type=True)}); "
+                f"merging the {len(schemas)} segments before it",
+                stacklevel=3,
+            )
             break
     ok = len(schemas) == len(segs)
     return merge(list(zip(segs, schemas)), path, metadata, units), ok
@@ -132,17 +156,17 @@ def merge_dir(segs: list[Path], path: Path, metadata: dict[str, str],
 def recording_schema(names: tuple[str, ...], metadata: dict[str, str], units: dict[str, str]) -> pa.Schema:
     """The schema of a recording: float64 columns ``names`` with their units as field metadata
     ``{b"unit": ...}``, the key-value ``metadata`` and the JSON units map under ``UNITS_KEY``."""
-    fields = [pa.field(n, pa.float64(), nullable=True,
-                       metadata={b"unit": units[n].encode()} if n in units else None)
-              for n in names]
+    fields = [
+        pa.field(n, pa.float64(), nullable=True, metadata={b"unit": units[n].encode()} if n in units else None)
+        for n in names
+    ]
     used_units = {n: units[n] for n in names if n in units}
     kv = {k.encode(): v.encode() for k, v in metadata.items()}
     kv[UNITS_KEY.encode()] = json.dumps(used_units).encode()
     return pa.schema(fields, metadata=kv)
 
 
-def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str],
-          units: dict[str, str]) -> int:
+def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[str, str], units: dict[str, str]) -> int:
     """Stream segments into ``path`` (via a temp file), one segment in memory at a time."""
     names: dict[str, None] = dict.fromkeys(_FIXED)
     for _, columns in segs:
@@ -150,8 +174,9 @@ def merge(segs: list[tuple[Path, tuple[str, ...]]], path: Path, metadata: dict[s
     return write_union(path, tuple(names), (_read_segment(seg) for seg, _ in segs), metadata, units)
 
 
-def write_union(path: Path, names: tuple[str, ...], tables: Iterable[pa.Table], metadata: dict[str, str],
-                units: dict[str, str]) -> int:
+def write_union(
+    path: Path, names: tuple[str, ...], tables: Iterable[pa.Table], metadata: dict[str, str], units: dict[str, str]
+) -> int:
     """``tables`` (float64 columns, each a subset of ``names``) one after another into ``path``
     (via a temp file) with columns ``names``, null where a table lacks one, in row groups of
     about ``ROW_GROUP_BYTES``; returns the rows. One table in memory at a time."""
@@ -167,8 +192,7 @@ def write_union(path: Path, names: tuple[str, ...], tables: Iterable[pa.Table], 
                 # One lookup table per table: `name in table.column_names` rebuilds that list
                 # for every name, which made merging wide recordings quadratic in the columns.
                 have = {name: i for i, name in enumerate(table.column_names)}
-                cols = [table.column(have[name]) if name in have
-                        else pa.nulls(n, pa.float64()) for name in names]
+                cols = [table.column(have[name]) if name in have else pa.nulls(n, pa.float64()) for name in names]
                 pending.append(pa.Table.from_arrays(cols, schema=schema))
                 pending_bytes += n * len(names) * 8
                 rows += n

@@ -9,6 +9,7 @@ behind (``ParquetSink`` then makes the stepping wait, or says so).
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,8 +92,10 @@ class Backlog:
         """One line while ``held`` bytes are past the cap, or once rows were left out; else None."""
         if self._left_out:
             rows, first, last = self._left_out
-            return (f"recording behind: {int(rows)} rows not recorded (t = {first:.6g} to {last:.6g} s), "
-                    f"the disk could not keep up; {held / 1e6:.0f} MB waiting for it")
+            return (
+                f"recording behind: {int(rows)} rows not recorded (t = {first:.6g} to {last:.6g} s), "
+                f"the disk could not keep up; {held / 1e6:.0f} MB waiting for it"
+            )
         if held > self.cap:
             return f"recording behind: {held / 1e6:.0f} MB waiting for the disk, every row kept"
         return None

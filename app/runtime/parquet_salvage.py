@@ -14,6 +14,7 @@ A part (``OUT.parquet.parts/part-NNNN.*``, see ``parquet_stream``) is taken as i
 ``salvage_part`` only reads; ``write_salvaged`` writes a new file (the data's row groups and a
 footer rebuilt from their pages), read back before it counts. GUI-free; one thread.
 """
+
 from __future__ import annotations
 
 import errno
@@ -30,8 +31,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import exception_text
-from mjrig.runtime.parquet_footer import (CODEC_LZ4_RAW, CODEC_SNAPPY, CODEC_ZSTD, CutShort, RowGroupMeta, compose,
-                                          find_row_group, rebuild_row_group)
+from mjrig.runtime.parquet_footer import (
+    CODEC_LZ4_RAW,
+    CODEC_SNAPPY,
+    CODEC_ZSTD,
+    CutShort,
+    RowGroupMeta,
+    compose,
+    find_row_group,
+    rebuild_row_group,
+)
 from mjrig.runtime.parquet_stream import part_groups, template_footer
 
 __all__ = ["Salvage", "part_stems", "salvage_part", "write_salvaged", "read_back", "where_kept"]
@@ -152,7 +161,7 @@ def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at:
     with open(data, "rb") as fh:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     whole_view = memoryview(mm)
-    view = whole_view[:stop_at if stop_at is not None else size]
+    view = whole_view[: stop_at if stop_at is not None else size]
     try:
         for end, rows in indexed:
             try:
@@ -181,8 +190,10 @@ def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at:
             pass
     out.end, out.rows = start, sum(g.rows for g in out.groups)
     if len(out.groups) > by_index and stop_at is None:
-        out.note = (f"{data.name}: {len(out.groups) - by_index} row groups ({sum(g.rows for g in out.groups[by_index:])}"
-                    f" rows) found from its pages{f' after the {by_index} its index names' if by_index else ''}")
+        out.note = (
+            f"{data.name}: {len(out.groups) - by_index} row groups ({sum(g.rows for g in out.groups[by_index:])}"
+            f" rows) found from its pages{f' after the {by_index} its index names' if by_index else ''}"
+        )
     left = size - start
     if left and _footer_at(data, start, size):  # a part closed with its footer (its columns changed after)
         left = 0
@@ -222,9 +233,10 @@ def write_salvaged(part: Salvage, tmp: Path, metadata: dict[str, str], units: di
         if len(good) == len(part.groups):
             return sum(good)
         start = part.groups[len(good)].start
-        part.lost = part.lost or (f"{part.source.name}: the {size - start} bytes from byte {start} hold row "
-                                  "groups whose pages do not decode")
-        part.groups = part.groups[:len(good)]
+        part.lost = part.lost or (
+            f"{part.source.name}: the {size - start} bytes from byte {start} hold row groups whose pages do not decode"
+        )
+        part.groups = part.groups[: len(good)]
         part.end, part.rows = start, sum(good)
     raise ValueError(f"{tmp.name} does not read back")
 
@@ -239,8 +251,7 @@ def _copy_range(src: BinaryIO, dst: BinaryIO, length: int) -> None:
                 raise ValueError(f"{src.name} ends at byte {done}, before {length}")
             done += n
     except (AttributeError, OSError) as exc:  # no copy_file_range here, or not between these files
-        if done or getattr(exc, "errno", None) not in (None, errno.EXDEV, errno.EINVAL, errno.ENOSYS,
-                                                       errno.EOPNOTSUPP):
+        if done or getattr(exc, "errno", None) not in (None, errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
             raise
         src.seek(0)
         while done < length:

@@ -3,6 +3,7 @@
 the parts' row groups (``parquet_stream``), or the raw segments (``seg-*.rows``) an older mjrig
 wrote; ``discard`` removes the folder of a finished recording.
 """
+
 from __future__ import annotations
 
 import errno
@@ -21,12 +22,14 @@ import pyarrow.parquet as pq
 from mjrig.runtime.errors import MjrigError, OutputError, exception_text, output_fault
 from mjrig.runtime.parquet_merge import UNITS_KEY, merge_dir, write_union
 from mjrig.runtime.parquet_salvage import part_stems, read_back, salvage_part, write_salvaged
-from mjrig.runtime.paths import fresh_path, work_dir as segment_dir  # the recording's segments and lock
+from mjrig.runtime.paths import fresh_path  # the recording's segments and lock
+from mjrig.runtime.paths import work_dir as segment_dir
 
 __all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
 
 META_NAME = "meta.json"
 _SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
+
 
 def discard(folder: Path) -> None:
     """Remove a segment folder whose rows are safe in the Parquet file.
@@ -48,8 +51,9 @@ def discard(folder: Path) -> None:
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return
-    threading.Thread(target=shutil.rmtree, args=(done,), kwargs={"ignore_errors": True},
-                     name="mjrig-discard-segments", daemon=False).start()
+    threading.Thread(
+        target=shutil.rmtree, args=(done,), kwargs={"ignore_errors": True}, name="mjrig-discard-segments", daemon=False
+    ).start()
 
 
 def sweep_done(folder: Path) -> None:
@@ -94,20 +98,25 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
             rows, ok = merge_dir(segs, tmp, metadata, units)
             lost = [] if ok else [f"segments of {seg_dir} after the first unreadable one"]
         if rows == 0:
-            raise MjrigError(f"nothing to recover for {path}: no whole row group in {seg_dir}" + (
-                f" ({'; '.join(lost)}; left as it is)" if lost else ""))
+            raise MjrigError(
+                f"nothing to recover for {path}: no whole row group in {seg_dir}"
+                + (f" ({'; '.join(lost)}; left as it is)" if lost else "")
+            )
         final = _place(tmp, final)
     except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
         fault = output_fault(exc)
-        raise OutputError(f"cannot write {final}: {fault.cause}; nothing in {seg_dir} was changed: "
-                          f"{fault.advice(f'`mjrig recover {path}` again')}") from exc
+        raise OutputError(
+            f"cannot write {final}: {fault.cause}; nothing in {seg_dir} was changed: "
+            f"{fault.advice(f'`mjrig recover {path}` again')}"
+        ) from exc
     finally:
         for f in made:
             f.unlink(missing_ok=True)
     if lost:
         aside = _set_aside(seg_dir)
-        warnings.warn(f"{'; '.join(lost)}: {rows} rows before it recovered; the parts are kept in {aside}",
-                      stacklevel=2)
+        warnings.warn(
+            f"{'; '.join(lost)}: {rows} rows before it recovered; the parts are kept in {aside}", stacklevel=2
+        )
     else:
         shutil.rmtree(seg_dir, ignore_errors=True)
     if final != path:
@@ -115,8 +124,9 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
     return final, rows
 
 
-def _recover_parts(stems: list[Path], tmp: Path, made: list[Path], metadata: dict[str, str],
-                   units: dict[str, str]) -> tuple[int, list[str]]:
+def _recover_parts(
+    stems: list[Path], tmp: Path, made: list[Path], metadata: dict[str, str], units: dict[str, str]
+) -> tuple[int, list[str]]:
     """The parts ``stems`` read (never changed) into the new file ``tmp``, its name and those of
     the files made on the way in ``made`` (the caller removes them); returns (rows, what was lost)."""
     found = [salvage_part(stem) for stem in stems]
@@ -176,8 +186,11 @@ def _read_meta(seg_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
         metadata = check_str_map(meta.get("metadata"), "metadata")
         units = check_str_map(meta.get("units"), "units")
     except (OSError, ValueError, TypeError, AttributeError) as exc:
-        warnings.warn(f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
-                      "recovering without file metadata and units", stacklevel=3)
+        warnings.warn(
+            f"{seg_dir / META_NAME} unreadable ({exception_text(exc, with_type=True)}); "
+            "recovering without file metadata and units",
+            stacklevel=3,
+        )
     metadata.pop(UNITS_KEY, None)
     return metadata, units
 
@@ -223,6 +236,7 @@ def _set_aside(seg_dir: Path) -> Path:
 
 # --- helpers -------------------------------------------------------------------------------
 
+
 def segments(folder: Path) -> list[Path]:
     """Closed segment files of ``folder`` in write order (temp files are ignored)."""
     found = []
@@ -236,8 +250,7 @@ def segments(folder: Path) -> list[Path]:
 def check_str_map(value: dict[str, str] | None, what: str) -> dict[str, str]:
     if value is None:
         return {}
-    if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise TypeError(f"{what} must map str to str, got {value!r}")
     return dict(value)
 

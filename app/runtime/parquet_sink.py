@@ -26,6 +26,7 @@ first), null where a column did not exist yet (several parts are merged at close
 compression, the key-value file metadata given by the caller, and units both as field metadata
 ``{b"unit": ...}`` and as the JSON schema metadata entry ``mjrig.units``.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,9 +41,20 @@ from mjrig.runtime import parquet_pace as pace
 from mjrig.runtime.cpu_apart import Apart, here
 from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
 from mjrig.runtime.parquet_merge import UNITS_KEY, check_columns
-from mjrig.runtime.parquet_segments import (check_str_map as _check_str_map, discard, recover, segment_dir, segments,
-                                            sweep_done, write_meta as _write_meta)
 from mjrig.runtime.parquet_salvage import where_kept
+from mjrig.runtime.parquet_segments import (
+    check_str_map as _check_str_map,
+)
+from mjrig.runtime.parquet_segments import (
+    discard,
+    recover,
+    segment_dir,
+    segments,
+    sweep_done,
+)
+from mjrig.runtime.parquet_segments import (
+    write_meta as _write_meta,
+)
 from mjrig.runtime.parquet_stream import RowGroupFile, finish_parts, parts
 
 __all__ = ["ParquetSink", "recover", "segment_dir"]
@@ -51,6 +63,7 @@ SPARE_BYTES = 48 * 2**20
 """Written blocks' memory kept for the next blocks (fresh memory costs a page fault a page:
 copying 150 MB of rows into new arrays took 0.09 s, into kept ones a third of that; a block
 handed over whole for a kept one of its shape costs no copy at all)."""
+
 
 class ParquetSink:
     """Streams telemetry blocks to a Parquet file, crash-safe, each row written once.
@@ -101,8 +114,9 @@ class ParquetSink:
         self._flush_seconds = float(flush_seconds)
         self._wait_when_behind = bool(wait_when_behind)
         if self._dir.is_dir() and (segments(self._dir) or parts(self._dir)):
-            raise MjrigError(f"{self._dir} holds rows of an unfinished recording; "
-                             f"recover {self._path} first or delete that folder")
+            raise MjrigError(
+                f"{self._dir} holds rows of an unfinished recording; recover {self._path} first or delete that folder"
+            )
         sweep_done(self._dir)
         try:
             self._dir.mkdir(parents=True, exist_ok=True)  # the output's folder too, like the CLI
@@ -136,8 +150,9 @@ class ParquetSink:
 
     # --- stepping-thread API -------------------------------------------------------------
 
-    def write_block(self, columns: Sequence[str], block: np.ndarray, *,
-                    whole: np.ndarray | None = None) -> np.ndarray | None:
+    def write_block(
+        self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray | None = None
+    ) -> np.ndarray | None:
         """Queue ``block`` for writing; returns at once, unless the writer is behind and the sink
         waits for it (``wait_when_behind``).
 
@@ -170,7 +185,7 @@ class ParquetSink:
             data, base, back = block, whole, spare  # no copy: the caller goes on in a written array
         else:
             base = spare if spare is not None else np.empty(shape)
-            data, back = base[:block.shape[0], :block.shape[1]], whole
+            data, back = base[: block.shape[0], : block.shape[1]], whole
             np.copyto(data, block, casting="unsafe")
         with self._cond:
             if self._closing:  # re-checked under the lock: the writer may have drained already
@@ -204,8 +219,7 @@ class ParquetSink:
         or the sink closes; counted in ``backlog``."""
         t0 = time.monotonic()
         self._cond.notify_all()  # the writer, should a timer be all it waits for
-        while (self._held() and self._held() + nbytes > self.backlog.cap and not self._failed
-               and not self._closing):
+        while self._held() and self._held() + nbytes > self.backlog.cap and not self._failed and not self._closing:
             self._cond.wait(0.25)
         self.backlog.waited(time.monotonic() - t0)
 
@@ -295,8 +309,10 @@ class ParquetSink:
             rows = finish_parts(stems, self._path, metadata, units, open_parts={f.stem: f for f in self._files})
         except (OSError, ValueError) as exc:
             fault = output_fault(exc)
-            raise KeptAside(f"cannot write {self._path}: {fault.cause}; {where_kept(self._dir)}; `mjrig recover "
-                            f"{self._path}` once {fault.once or 'the cause is fixed'}") from exc
+            raise KeptAside(
+                f"cannot write {self._path}: {fault.cause}; {where_kept(self._dir)}; `mjrig recover "
+                f"{self._path}` once {fault.once or 'the cause is fixed'}"
+            ) from exc
         discard(self._dir)
         if rows != self._rows_written and self._error is None:
             self._error = f"only {rows} of {self._rows_written} recorded rows could be written into {self._path}"
@@ -314,8 +330,11 @@ class ParquetSink:
 
     def _due(self, since: float) -> bool:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
-        return (self._closing or self._queued_bytes >= self.backlog.group
-                or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds))
+        return (
+            self._closing
+            or self._queued_bytes >= self.backlog.group
+            or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds)
+        )
 
     def _take(self) -> list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]:
         """The queued blocks of the next row group, about ``Backlog.group`` (caller holds ``_cond``);

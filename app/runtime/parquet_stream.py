@@ -16,6 +16,7 @@ the row groups' own pages (``parquet_footer.rebuild_row_group``).
 
 Used from one thread at a time (the recorder's writer thread, then ``close``).
 """
+
 from __future__ import annotations
 
 import json
@@ -60,8 +61,9 @@ class RowGroupFile:
     """Part ``number`` of the recording in ``folder``: row groups of ``columns`` (float64),
     the file's metadata and units as they were when it opened (``finish`` writes them anew)."""
 
-    def __init__(self, folder: Path, number: int, columns: tuple[str, ...], metadata: dict[str, str],
-                 units: dict[str, str]) -> None:
+    def __init__(
+        self, folder: Path, number: int, columns: tuple[str, ...], metadata: dict[str, str], units: dict[str, str]
+    ) -> None:
         self.columns = columns
         self.stem = folder / f"part-{number:04d}"
         self.rows = 0
@@ -111,9 +113,16 @@ class RowGroupFile:
         except (OSError, ValueError, pa.ArrowException) as exc:
             self.broken = True
             raise exc if isinstance(exc, OSError) else OSError(str(exc)) from None
-        self._groups.append(row_group(self._heads, start=start, rows=table.num_rows,
-                                      compressed=np.array(compressed, dtype=np.int64),
-                                      uncompressed=np.array(uncompressed, dtype=np.int64), ordinal=len(self._groups)))
+        self._groups.append(
+            row_group(
+                self._heads,
+                start=start,
+                rows=table.num_rows,
+                compressed=np.array(compressed, dtype=np.int64),
+                uncompressed=np.array(uncompressed, dtype=np.int64),
+                ordinal=len(self._groups),
+            )
+        )
         self.rows += table.num_rows
         return size
 
@@ -141,9 +150,12 @@ class RowGroupFile:
         group = alone.writer.metadata.row_group(0)
         chunks = [group.column(i) for i in range(table.num_columns)]
         size = sum(c.total_compressed_size for c in chunks)
-        if chunks[0].data_page_offset != 4 or chunks[-1].data_page_offset != 4 + size - chunks[-1].total_compressed_size:
+        if (
+            chunks[0].data_page_offset != 4
+            or chunks[-1].data_page_offset != 4 + size - chunks[-1].total_compressed_size
+        ):
             raise ValueError(f"{self.stem.name}: a row group's column chunks are not one after the other")
-        return memoryview(self._out)[4:4 + size], chunks
+        return memoryview(self._out)[4 : 4 + size], chunks
 
     def _write_footer(self, metadata: dict[str, str], units: dict[str, str]) -> None:
         """The footer after the row groups: the file is whole."""
@@ -192,13 +204,20 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
     """All of ``data`` at ``fd``'s position (``os.write`` may take less at a time)."""
     view = memoryview(data)
     while len(view):
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def parts(folder: Path) -> list[Path]:
     """The parts' stems (``folder/part-0001``...) in write order."""
-    found = [(int(m.group(1)), folder / m.group(0)[:-len(".json")]) for m in
-             (_PART_RE.match(e.name) for e in os.scandir(folder)) if m] if folder.is_dir() else []
+    found = (
+        [
+            (int(m.group(1)), folder / m.group(0)[: -len(".json")])
+            for m in (_PART_RE.match(e.name) for e in os.scandir(folder))
+            if m
+        ]
+        if folder.is_dir()
+        else []
+    )
     return [p for _, p in sorted(found)]
 
 
@@ -218,14 +237,21 @@ def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]], int
         magic, end, rows = _RECORD.unpack_from(index, pos)
         if not pos:
             codec = _CODECS.get(magic, codec)
-        if _CODECS.get(magic) != codec or zlib.crc32(index[pos:pos + _RECORD.size]) != int.from_bytes(
-                index[pos + _RECORD.size:pos + step], "little") or not last < end <= size:
+        if (
+            _CODECS.get(magic) != codec
+            or zlib.crc32(index[pos : pos + _RECORD.size])
+            != int.from_bytes(index[pos + _RECORD.size : pos + step], "little")
+            or not last < end <= size
+        ):
             break
         groups.append((end, rows))
         pos, last = pos + step, end
     if pos < len(index):
-        warnings.warn(f"{stem.name}: its index is cut short or damaged after {len(groups)} row groups; the rows "
-                      "after them are left out", stacklevel=2)
+        warnings.warn(
+            f"{stem.name}: its index is cut short or damaged after {len(groups)} row groups; the rows "
+            "after them are left out",
+            stacklevel=2,
+        )
     return columns, groups, codec
 
 
@@ -259,8 +285,13 @@ def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tup
     return data, columns, sum(m.rows for m in metas)
 
 
-def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units: dict[str, str],
-                 open_parts: dict[Path, RowGroupFile] | None = None) -> int:
+def finish_parts(
+    stems: list[Path],
+    path: Path,
+    metadata: dict[str, str],
+    units: dict[str, str],
+    open_parts: dict[Path, RowGroupFile] | None = None,
+) -> int:
     """The recording at ``path`` from its parts: a part still open (``open_parts``) gets
     pyarrow's footer, one left by a kill or a failed write a rebuilt one. One part becomes the
     file; several (the columns changed) are merged into the union of their columns. Returns the
@@ -285,4 +316,3 @@ def finish_parts(stems: list[Path], path: Path, metadata: dict[str, str], units:
     finally:
         for part in files:
             part.close()
-

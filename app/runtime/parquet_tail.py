@@ -15,12 +15,12 @@ encodings, path, codec, values, sizes, data page offset (no statistics: ``ENCODI
 
 GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-
 
 __all__ = ["column_heads", "row_group", "footer"]
 
@@ -46,29 +46,55 @@ def column_heads(columns: Sequence[str], codec: int, encodings: Sequence[str]) -
     """Each column chunk's bytes up to its numbers: file_offset 0, then its ColumnMetaData's type,
     ``encodings`` (pyarrow's names), path (the column's name) and ``codec``."""
     enc = sorted(ENCODING_IDS[e] for e in encodings)
-    common = (bytes([0x26, 0x00, 0x1C, 0x15, 2 * _DOUBLE, 0x19]) + _list_head(len(enc), _I32)
-              + b"".join(_varint(2 * e) for e in enc))
+    common = (
+        bytes([0x26, 0x00, 0x1C, 0x15, 2 * _DOUBLE, 0x19])
+        + _list_head(len(enc), _I32)
+        + b"".join(_varint(2 * e) for e in enc)
+    )
     heads = []
     for name in columns:
         raw = name.encode("utf-8")
-        heads.append(common + bytes([0x19]) + _list_head(1, _BINARY) + _varint(len(raw)) + raw
-                     + bytes([0x15]) + _varint(2 * codec))
+        heads.append(
+            common
+            + bytes([0x19])
+            + _list_head(1, _BINARY)
+            + _varint(len(raw))
+            + raw
+            + bytes([0x15])
+            + _varint(2 * codec)
+        )
     return heads
 
 
-def row_group(heads: Sequence[bytes], *, start: int, rows: int, compressed: np.ndarray,
-              uncompressed: np.ndarray, ordinal: int) -> bytes:
+def row_group(
+    heads: Sequence[bytes], *, start: int, rows: int, compressed: np.ndarray, uncompressed: np.ndarray, ordinal: int
+) -> bytes:
     """A RowGroup struct (Thrift bytes) of ``rows`` rows whose column chunks lie one after the
     other from byte ``start`` of the file, ``compressed``/``uncompressed`` bytes each."""
     offsets = start + np.concatenate([[0], np.cumsum(compressed[:-1])]) if len(compressed) else compressed
     n = _varint(2 * rows)
     parts = [b"\x19" + _list_head(len(heads), _STRUCT)]
     for head, c, u, off in zip(heads, compressed.tolist(), uncompressed.tolist(), offsets.tolist()):
-        parts.append(b"".join((head, b"\x16", n, b"\x16", _varint(2 * u), b"\x16", _varint(2 * c),
-                               b"\x26", _varint(2 * off), b"\x00\x00")))
+        parts.append(
+            b"".join(
+                (
+                    head,
+                    b"\x16",
+                    n,
+                    b"\x16",
+                    _varint(2 * u),
+                    b"\x16",
+                    _varint(2 * c),
+                    b"\x26",
+                    _varint(2 * off),
+                    b"\x00\x00",
+                )
+            )
+        )
     total_u, total_c = int(uncompressed.sum()), int(compressed.sum())
-    parts.append(b"\x16" + _varint(2 * total_u) + b"\x16" + n + b"\x26" + _varint(2 * start)
-                 + b"\x16" + _varint(2 * total_c))
+    parts.append(
+        b"\x16" + _varint(2 * total_u) + b"\x16" + n + b"\x26" + _varint(2 * start) + b"\x16" + _varint(2 * total_c)
+    )
     if ordinal < 2**15:  # an i16: none past it
         parts.append(b"\x14" + _varint(2 * ordinal))
     parts.append(b"\x00")

@@ -3,18 +3,31 @@
 Every output path (recording, video, screenshot, scenario, keyframe), from the CLI, a scenario
 file or the app, is checked here, so the messages are the same everywhere.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["RECORDING_SUFFIXES", "VIDEO_SUFFIXES", "suffix_problem", "check_suffix", "check_writable", "check_name", "fresh_path", "name_candidates", "work_dir", "file_sha256", "cli_path",
-           "default_report_path"]
+__all__ = [
+    "RECORDING_SUFFIXES",
+    "VIDEO_SUFFIXES",
+    "suffix_problem",
+    "check_suffix",
+    "check_writable",
+    "check_name",
+    "fresh_path",
+    "name_candidates",
+    "work_dir",
+    "file_sha256",
+    "cli_path",
+    "default_report_path",
+]
 
 RECORDING_SUFFIXES = (".parquet",)
 VIDEO_SUFFIXES = (".mp4", ".gif")
@@ -43,6 +56,7 @@ def check_writable(path: Path, what: str, *, create: bool = True) -> None:
     the nearest existing ancestor must be a writable folder.
     """
     from mjrig.runtime.atomic_output import output_error
+
     try:
         _check_writable(path, what, create=create)
     except OSError as exc:  # e.g. a name too long for the file system
@@ -76,7 +90,6 @@ def _check_writable(path: Path, what: str, *, create: bool) -> None:
         os.rmdir(tempfile.mkdtemp(prefix=".mjrig-check-", dir=existing))
 
 
-
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes, as hex (a recording names its model's)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -95,6 +108,7 @@ def fresh_path(path: Path) -> Path:
     A recording's segment folder (``OUT.parquet.parts``) counts as taken: the app never
     replaces what the user made without asking.
     """
+
     def taken(p: Path) -> bool:
         return p.exists() or work_dir(p).exists()
 
@@ -126,6 +140,7 @@ def cli_path(text: str) -> Path:
     ``argparse.ArgumentTypeError`` (one line) for a symbolic-link loop or a name the system
     refuses, which would otherwise surface as a traceback wherever the path is first used."""
     import argparse
+
     try:
         return Path(text).expanduser().resolve()
     except (RuntimeError, OSError) as exc:  # RuntimeError: a link loop (Python 3.11/3.12)

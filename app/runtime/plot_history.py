@@ -1,6 +1,7 @@
 """The live plots' data: signal names split for the tree, a bounded history of telemetry rows,
 and min/max decimation (numpy only; the session keeps one history of every signal, the panel one
 of the plotted signals)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,8 +48,8 @@ def decimate_minmax(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.n
     n = len(x)
     if n <= max_points:
         return x, y
-    per = -(-n // (max_points // 2))       # samples per bucket (ceil)
-    buckets = -(-n // per)                 # buckets actually needed (ceil) <= max_points // 2
+    per = -(-n // (max_points // 2))  # samples per bucket (ceil)
+    buckets = -(-n // per)  # buckets actually needed (ceil) <= max_points // 2
     pad = buckets * per - n
     yp = np.concatenate((y, np.full(pad, y[-1]))) if pad else y
     blocks = yp.reshape(buckets, per)
@@ -77,9 +78,9 @@ class SignalHistory:
         self.budget, self.min_rows = budget, min(min_rows, capacity)
         self.columns: list[str] = []
         self._index: dict[str, int] = {}
-        self._rows = capacity          # the ring's length now (the budget may shorten it)
+        self._rows = capacity  # the ring's length now (the budget may shorten it)
         self._buf = np.empty((0, 0))
-        self._start = 0   # ring index of the oldest row
+        self._start = 0  # ring index of the oldest row
         self._count = 0
 
     def __len__(self) -> int:
@@ -114,7 +115,7 @@ class SignalHistory:
         if not len(block):
             return
         t = block[:, columns.index("time")]
-        cuts = np.flatnonzero(np.diff(t) <= 0) + 1      # time went back: a Reset or a branch
+        cuts = np.flatnonzero(np.diff(t) <= 0) + 1  # time went back: a Reset or a branch
         for piece in np.split(block, cuts) if len(cuts) else (block,):
             self._append_rising(columns, piece, float(piece[0, columns.index("time")]))
 
@@ -152,8 +153,7 @@ class SignalHistory:
     def _checked(columns: list[str], block: np.ndarray) -> np.ndarray:
         block = np.asarray(block, dtype=np.float64)
         if block.ndim != 2 or block.shape[1] != len(columns) or "time" not in columns:
-            raise ValueError(f"block of shape {block.shape} does not match {len(columns)} columns "
-                             "including 'time'")
+            raise ValueError(f"block of shape {block.shape} does not match {len(columns)} columns including 'time'")
         return block
 
     def _append_rising(self, columns: list[str], block: np.ndarray, first_t: float) -> None:
@@ -162,10 +162,10 @@ class SignalHistory:
             self._drop_from(first_t)  # a branch from a past instant: its old future goes
         self._grow(columns)
         cols = [self._index[name] for name in columns]
-        block = block[-self._rows:]
+        block = block[-self._rows :]
         n, cap = len(block), self._rows
         rows = (self._start + self._count + np.arange(n)) % cap
-        self._buf[rows, :len(self.columns)] = np.nan   # columns this block lacks have no value here
+        self._buf[rows, : len(self.columns)] = np.nan  # columns this block lacks have no value here
         self._buf[np.ix_(rows, cols)] = block
         count = min(self._count + n, cap)
         self._start = (self._start + self._count + n - count) % cap
@@ -188,7 +188,7 @@ class SignalHistory:
         buf = np.full((rows, width), np.nan)
         if keep:
             order = (self._start + self._count - keep + np.arange(keep)) % self._rows
-            buf[:keep, :self._buf.shape[1]] = self._buf[order]
+            buf[:keep, : self._buf.shape[1]] = self._buf[order]
         self._buf, self._rows, self._start, self._count = buf, rows, 0, keep
 
     def _drop_from(self, t: float) -> None:
@@ -196,7 +196,7 @@ class SignalHistory:
         times = self._ordered(self._index["time"])
         keep = int(np.searchsorted(times, t, "left"))
         if keep == 0:
-            self._start = self._count = 0   # the columns stay: the same rig goes on
+            self._start = self._count = 0  # the columns stay: the same rig goes on
         else:
             self._count = keep
 
@@ -204,5 +204,5 @@ class SignalHistory:
         """Column ``c`` oldest-first."""
         end = self._start + self._count
         if end <= self._rows:
-            return self._buf[self._start:end, c]
-        return np.concatenate((self._buf[self._start:, c], self._buf[:end - self._rows, c]))
+            return self._buf[self._start : end, c]
+        return np.concatenate((self._buf[self._start :, c], self._buf[: end - self._rows, c]))

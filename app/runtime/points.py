@@ -10,6 +10,7 @@ A point is written as a string in scenarios and the GUI:
 The classes resolve their ids lazily against a compiled model and answer world positions,
 frames and velocities. They are small frozen values, safe to share between threads.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -23,8 +24,18 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["AnySite", "Point", "Site", "Body", "BodyPoint", "Geom", "parse_point", "closest_names", "model_names",
-           "find_id"]
+__all__ = [
+    "AnySite",
+    "Point",
+    "Site",
+    "Body",
+    "BodyPoint",
+    "Geom",
+    "parse_point",
+    "closest_names",
+    "model_names",
+    "find_id",
+]
 
 
 def model_names(model: mujoco.MjModel, obj: mujoco.mjtObj, count: int) -> list[str]:
@@ -69,8 +80,11 @@ class Point:
         cached = self.__dict__.get("_id_cache")
         if cached is not None and cached[0]() is model:
             return cached[1]
-        count = {mujoco.mjtObj.mjOBJ_SITE: model.nsite, mujoco.mjtObj.mjOBJ_BODY: model.nbody,
-                 mujoco.mjtObj.mjOBJ_GEOM: model.ngeom}[self._obj]
+        count = {
+            mujoco.mjtObj.mjOBJ_SITE: model.nsite,
+            mujoco.mjtObj.mjOBJ_BODY: model.nbody,
+            mujoco.mjtObj.mjOBJ_GEOM: model.ngeom,
+        }[self._obj]
         idx = find_id(model, self._obj, self.name, kind=self._kind, count=count)  # type: ignore[attr-defined]
         object.__setattr__(self, "_id_cache", (weakref.ref(model), idx))
         return idx
@@ -98,7 +112,7 @@ class Point:
         mujoco.mju_cross(spin, vel[:3], self.rt_pos(model, data) - data.xpos[body])
         return vel[3:] + spin
 
-    def rt_dm(self, other: "Point", model: mujoco.MjModel, data: mujoco.MjData) -> float:
+    def rt_dm(self, other: Point, model: mujoco.MjModel, data: mujoco.MjData) -> float:
         """Distance (m) from this point to ``other``."""
         return float(np.linalg.norm(other.rt_pos(model, data) - self.rt_pos(model, data)))
 
@@ -186,7 +200,7 @@ AnySite = Point
 """Anything a load or proximity accepts as a point (the reference's name for it)."""
 
 
-def parse_point(text: "str | Point", *, allow_geom: bool = False) -> Point:
+def parse_point(text: str | Point, *, allow_geom: bool = False) -> Point:
     """Turn the contract's attachment-point string into a Point.
 
     Raises ConfigError with one line that quotes the bad text.

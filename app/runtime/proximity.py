@@ -1,4 +1,5 @@
 """Proximities: distance monitors between two points, or clearance between two geoms."""
+
 from __future__ import annotations
 
 import collections
@@ -37,8 +38,9 @@ class Proximity:
         self.a = parse_point(self.a, allow_geom=True)
         self.b = parse_point(self.b, allow_geom=True)
         if isinstance(self.a, Geom) != isinstance(self.b, Geom):
-            raise ConfigError(f"proximity '{self.name}': both ends must be geoms, or neither "
-                              f"(got '{self.a}' and '{self.b}')")
+            raise ConfigError(
+                f"proximity '{self.name}': both ends must be geoms, or neither (got '{self.a}' and '{self.b}')"
+            )
         self._geoms = isinstance(self.a, Geom)
         self._fromto = np.zeros(6)
         self.distance = float("nan")
@@ -67,8 +69,10 @@ class Proximity:
         self.distance = float(dist)
         below = self.threshold is not None and self.distance < self.threshold
         if below != self.below:
-            text = (f"proximity '{self.name}' {'below' if below else 'back above'} {self.threshold:g} m "
-                    f"at t={data.time:.6g} s (distance {self.distance:.6g} m)")
+            text = (
+                f"proximity '{self.name}' {'below' if below else 'back above'} {self.threshold:g} m "
+                f"at t={data.time:.6g} s (distance {self.distance:.6g} m)"
+            )
             log.info(text)
             self.events.append((float(data.time), text))
         self.below = below
@@ -80,5 +84,8 @@ class Proximity:
             return None
         if self._ids is None or np.isnan(self.distance):
             self.measure(model, data)
-        return LineConfig(start=self._fromto[:3].copy(), end=self._fromto[3:].copy(),
-                          color=Color.ALARM if self.below else Color.PROXIMITY)
+        return LineConfig(
+            start=self._fromto[:3].copy(),
+            end=self._fromto[3:].copy(),
+            color=Color.ALARM if self.below else Color.PROXIMITY,
+        )

@@ -23,11 +23,13 @@ value. Time going back (a reset, a restored snapshot) restarts every requirement
 Threading: ``update``/``finish`` run on the stepping thread; the app reads the state elsewhere
 (plain attributes: a reading may be one step old).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -110,7 +112,7 @@ class Requirement:
         if self.end is not None and self.end <= self.start:
             raise RequirementError(f"end ({self.end:g} s) must be after start ({self.start:g} s)", field="end")
         if self.stop_on is not None and self.stop_on not in STOP_ON:
-            raise RequirementError(f"must be \"fail\" or \"pass\", got {self.stop_on!r}", field="stop_on")
+            raise RequirementError(f'must be "fail" or "pass", got {self.stop_on!r}', field="stop_on")
         self.arm(0.0)
 
     # --- state -------------------------------------------------------------------------------
@@ -169,9 +171,18 @@ class Requirement:
     def state(self) -> dict[str, Any]:
         """What it observed so far (for ``restore``): a run kept elsewhere, e.g. many trials'
         observations side by side in arrays (``mjrig.campaign.lockstep``)."""
-        return {"passed": self.passed, "decided": self.decided, "first_violation": self.first_violation,
-                "violation_value": self.violation_value, "lo": self._lo, "hi": self._hi, "last": self._last,
-                "last_t": self._last_t, "n": self._n, "failed_bound": self._failed_bound}
+        return {
+            "passed": self.passed,
+            "decided": self.decided,
+            "first_violation": self.first_violation,
+            "violation_value": self.violation_value,
+            "lo": self._lo,
+            "hi": self._hi,
+            "last": self._last,
+            "last_t": self._last_t,
+            "n": self._n,
+            "failed_bound": self._failed_bound,
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         """Take over an observation ``state`` as ``state()`` gives it."""
@@ -252,10 +263,18 @@ class Requirement:
 
     def entry(self) -> dict[str, Any]:
         """Its line of a report: name, signal, pass, value, limit, time (first violation)."""
+
         def finite(x: float | None) -> float | None:
             return x if x is not None and math.isfinite(x) else None
-        return {"name": self.name, "signal": self.signal, "pass": bool(self.passed), "value": finite(self.value),
-                "limit": finite(self.limit), "time": self.first_violation}
+
+        return {
+            "name": self.name,
+            "signal": self.signal,
+            "pass": bool(self.passed),
+            "value": finite(self.value),
+            "limit": finite(self.limit),
+            "time": self.first_violation,
+        }
 
 
 def report_entries(requirements: Sequence[Requirement]) -> list[dict[str, Any]]:
@@ -291,9 +310,16 @@ class RequirementSet:
         out.update({f"{k}:value": u for k, u in metric.items()})
         return out
 
-    def __init__(self, requirements: Sequence[Requirement], model: mujoco.MjModel, data: mujoco.MjData, *,
-                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None,
-                 metrics: Sequence[Metric] = ()) -> None:
+    def __init__(
+        self,
+        requirements: Sequence[Requirement],
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        *,
+        extra: Sequence[Any] = (),
+        prepare: Mapping[str, Callable[[], None] | None] | None = None,
+        metrics: Sequence[Metric] = (),
+    ) -> None:
         self.items = list(requirements)
         names = [r.name for r in self.items]
         dup = sorted({n for n in names if names.count(n) > 1})
@@ -306,8 +332,9 @@ class RequirementSet:
         named = {f"Metrics/{m.name}": m for m in self.metrics.metrics}
         for r in self.items:
             if r.signal.startswith("Metrics/") and r.signal not in named:
-                raise UnknownSignalError(f"unknown metric '{r.signal}'{closest_names(r.signal, sorted(named))}",
-                                         requirement=r.name)
+                raise UnknownSignalError(
+                    f"unknown metric '{r.signal}'{closest_names(r.signal, sorted(named))}", requirement=r.name
+                )
         self._on_metric = [(i, r) for i, r in enumerate(self.items) if r.signal in named]
         signals = list(dict.fromkeys([*(r.signal for r in self.items if r.signal not in named), *self.metrics.signals]))
         try:
@@ -316,10 +343,11 @@ class RequirementSet:
             bad = exc.args[0]
             r = next((r for r in self.items if r.signal == bad), None)
             known = rig_columns(model, data, extra=extra)
-            raise UnknownSignalError(f"unknown signal '{bad}'{closest_names(bad, known)}",
-                                     requirement=r.name if r is not None else
-                                     next(m.name for m in self.metrics.metrics if m.signal == bad),
-                                     section="requirements" if r is not None else "metrics") from None
+            raise UnknownSignalError(
+                f"unknown signal '{bad}'{closest_names(bad, known)}",
+                requirement=r.name if r is not None else next(m.name for m in self.metrics.metrics if m.signal == bad),
+                section="requirements" if r is not None else "metrics",
+            ) from None
         self._metric_slots = np.array([signals.index(x) for x in self.metrics.signals], dtype=np.intp)
         self._unit_sources = (model, data, list(extra))
         self._units: dict[str, str] | None = None
@@ -335,8 +363,11 @@ class RequirementSet:
     @property
     def source(self) -> tuple[str, np.ndarray, list[tuple[str, int, str]]]:
         """The ``Requirements/<name>:pass`` columns as a recorder source."""
-        return ("requirements", self.pass_values,
-                [(f"Requirements/{r.name}:pass", i, "") for i, r in enumerate(self.items)])
+        return (
+            "requirements",
+            self.pass_values,
+            [(f"Requirements/{r.name}:pass", i, "") for i, r in enumerate(self.items)],
+        )
 
     def evaluate(self) -> bool:
         """Read the signals at the current state and update every requirement; returns whether
@@ -370,5 +401,5 @@ class RequirementSet:
             values = self.metrics.values()
             for i, r in self._on_metric:
                 if not r.decided:
-                    self._note(i, r, r.decide_on(values[r.signal[len("Metrics/"):]], self.data.time))
+                    self._note(i, r, r.decide_on(values[r.signal[len("Metrics/") :]], self.data.time))
         return self.items

@@ -1,5 +1,6 @@
 """The rig's drawing: each load's arrow, each proximity's and tracer's line, the net force on
 each body (``RuntimeManager`` has it as a mixin, over its loads, proximities and engine)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,8 +40,10 @@ class RigDrawing:
 
     def load_forces(self) -> dict[str, tuple[float, float, float]]:
         """Each load's world-frame force on its ``at`` point at the current state (N), by name."""
-        return {ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2]))
-                for ld in self._current_loads()}
+        return {
+            ld.name: (float(ld.last_force[0]), float(ld.last_force[1]), float(ld.last_force[2]))
+            for ld in self._current_loads()
+        }
 
     def load_readouts(self) -> dict[str, tuple[tuple[float, str], ...]]:
         """Each load's ``Load.readout()`` (magnitude, unit) pairs at the current state, by name."""

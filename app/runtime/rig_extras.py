@@ -8,14 +8,15 @@ Nothing runs when the rig has none of these.
 
 Threading: stepping thread only (params flag their bindings from anywhere).
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import mujoco
 
-from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.controls import Control, ControlSet
+from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.joint_loads import JointFriction, update_pin_reactions
 from mjrig.runtime.load_base import Load
 from mjrig.runtime.model_fields import BindingSet, ModelBinding
@@ -31,9 +32,17 @@ _PIN = "pin_load:"
 class RigExtras:
     """Controls, model-field bindings, pin reactions and tracers of one rig on (model, data)."""
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, *, loads: Sequence[Load],
-                 controls: Sequence[Control] = (), bindings: Sequence[ModelBinding] = (),
-                 tracers: Sequence[Tracer] = (), on_warning: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        *,
+        loads: Sequence[Load],
+        controls: Sequence[Control] = (),
+        bindings: Sequence[ModelBinding] = (),
+        tracers: Sequence[Tracer] = (),
+        on_warning: Callable[[str], None],
+    ) -> None:
         self.model, self.data = model, data
         self.bindings = BindingSet(model, list(bindings)) if bindings else None
         self.controls = ControlSet(model, list(controls), on_warning=on_warning) if controls else None

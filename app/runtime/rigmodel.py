@@ -5,12 +5,13 @@ evaluates all springs with a handful of array operations per step. The helpers a
 the ``__mjrig_`` prefix, sit in group 5 (hidden by default in every viewer) and carry no
 stiffness, damping or limits, so they change nothing physical; telemetry skips them.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import mujoco
 
@@ -60,6 +61,7 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     if body is None:
         names = [b.name for b in spec.bodies if b.name]
         from mjrig.runtime.points import closest_names
+
         raise ConfigError(f"unknown body '{point.name}'{closest_names(point.name, names)}")
     offset = list(point.offset) if isinstance(point, BodyPoint) else [0.0, 0.0, 0.0]
     name = f"{RIG_PREFIX}site{len(cache)}"
@@ -68,8 +70,9 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     return name
 
 
-def compile_rig(spec: mujoco.MjSpec, loads: list[Load], *,
-                skip_unknown: bool = False) -> tuple[mujoco.MjModel, RigLayout]:
+def compile_rig(
+    spec: mujoco.MjSpec, loads: list[Load], *, skip_unknown: bool = False
+) -> tuple[mujoco.MjModel, RigLayout]:
     """Compile ``spec`` with a hidden tendon for every point-to-point load.
 
     The spec is modified in place only in a copy; the caller's spec keeps no rig elements.
@@ -119,6 +122,7 @@ def _known(spec: mujoco.MjSpec, point: Any) -> bool:
 
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
     from mjrig.runtime.points import closest_names
+
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
 
 

@@ -9,9 +9,10 @@ each lies inside its own array; the view keeps a reference to every source, so n
 can be freed while it is in use.
 ``place_raw`` lays out the hidden raw inputs of derived columns in a row.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,8 +33,7 @@ class RowGather:
         flat: list[np.ndarray] = []
         self._mirrors: list[tuple[np.ndarray, np.ndarray]] = []
         for a in sources:
-            ok = (a.dtype == np.float64 and a.flags.c_contiguous
-                  and a.__array_interface__["data"][0] % 8 == 0)
+            ok = a.dtype == np.float64 and a.flags.c_contiguous and a.__array_interface__["data"][0] % 8 == 0
             if ok:
                 flat.append(a.reshape(-1))
             else:
@@ -47,8 +47,11 @@ class RowGather:
         self._offsets = [(a - base) // 8 for a in addr]
         self.mirrored = bool(self._mirrors)
         self._keep = flat  # every source stays alive as long as the view is in use
-        self.view = (np.lib.stride_tricks.as_strided(flat[lowest], shape=(max(span // 8, 1),), strides=(8,),
-                                                     writeable=False) if flat else np.zeros(1))
+        self.view = (
+            np.lib.stride_tricks.as_strided(flat[lowest], shape=(max(span // 8, 1),), strides=(8,), writeable=False)
+            if flat
+            else np.zeros(1)
+        )
 
     def pick(self, i: int, index: np.ndarray | Sequence[int]) -> np.ndarray:
         """Offsets in :attr:`view` of elements ``index`` (flat) of source ``i``."""
@@ -64,8 +67,9 @@ class RowGather:
         self.view.take(offsets, out=out, mode="clip")  # the method: np.take's Python wrapper costs 0.5 µs
 
 
-def place_raw(arrays: Sequence[np.ndarray], raw: list[np.ndarray],
-              placed: list[tuple[int, int, int]]) -> slice | np.ndarray:
+def place_raw(
+    arrays: Sequence[np.ndarray], raw: list[np.ndarray], placed: list[tuple[int, int, int]]
+) -> slice | np.ndarray:
     """Where ``arrays`` sit in the hidden raw part of a row: appended to ``raw``, unless their
     memory lies inside an array copied there already (a body's pose read by several
     ``[[signals]]``, inside the ``cvel`` the bodies group reads whole). ``placed`` holds
@@ -75,8 +79,14 @@ def place_raw(arrays: Sequence[np.ndarray], raw: list[np.ndarray],
     for a in arrays:
         addr = a.__array_interface__["data"][0]
         flat = a.dtype == np.float64 and a.flags.c_contiguous
-        at = next((p + (addr - start) // 8 for start, nbytes, p in placed
-                   if flat and start <= addr and addr + a.nbytes <= start + nbytes and (addr - start) % 8 == 0), None)
+        at = next(
+            (
+                p + (addr - start) // 8
+                for start, nbytes, p in placed
+                if flat and start <= addr and addr + a.nbytes <= start + nbytes and (addr - start) % 8 == 0
+            ),
+            None,
+        )
         if at is None:
             at = sum(x.size for x in raw)
             raw.append(a)

@@ -7,16 +7,24 @@ output arrays in place, with one ``np.take`` per step (``RowGather``); a ``Deriv
 ``rig_columns`` lists every column the rig would record with every signal group, for the
 closest names of an unknown one.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.row_gather import RowGather
-from mjrig.runtime.signal_sources import (CONTACT_COLUMNS, ENERGY_COLUMNS, MODEL_GROUPS, Derived, contact_values,
-                                          model_sources)
+from mjrig.runtime.signal_sources import (
+    CONTACT_COLUMNS,
+    ENERGY_COLUMNS,
+    MODEL_GROUPS,
+    Derived,
+    contact_values,
+    model_sources,
+)
 
 __all__ = ["SignalProbe", "column_catalog", "column_units", "rig_columns"]
 
@@ -55,10 +63,10 @@ def column_units(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any
     units: dict[str, str] = {}
     for group in MODEL_GROUPS:
         for item in model_sources(model, data, group):
-            for name, *rest in (item.columns if isinstance(item, Derived) else item[1]):
+            for name, *rest in item.columns if isinstance(item, Derived) else item[1]:
                 units.setdefault(name, rest[-1])
     for item in extra:
-        for name, *rest in (item.columns if isinstance(item, Derived) else item[2]):
+        for name, *rest in item.columns if isinstance(item, Derived) else item[2]:
             units.setdefault(name, rest[-1])
     for name, _, unit in (*CONTACT_COLUMNS, *ENERGY_COLUMNS):
         units.setdefault(name, unit)
@@ -84,8 +92,15 @@ class SignalProbe:
     Threading: stepping thread only.
     """
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, names: Sequence[str], *,
-                 extra: Sequence[Any] = (), prepare: Mapping[str, Callable[[], None] | None] | None = None) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        names: Sequence[str],
+        *,
+        extra: Sequence[Any] = (),
+        prepare: Mapping[str, Callable[[], None] | None] | None = None,
+    ) -> None:
         cat = column_catalog(model, data, extra)
         for name in names:
             if name not in cat or cat[name][0] == "requirements":
@@ -98,7 +113,7 @@ class SignalProbe:
             model_sources(model, data, "energy")  # switches MuJoCo's energy computation on
         derived = list(dict.fromkeys(src for _, src, _ in picked if isinstance(src, Derived)))
         live = [d for d in derived if d.current is not None]  # each worked out at the current state
-        derived = [d for d in derived if d.current is None]   # each from a raw row
+        derived = [d for d in derived if d.current is None]  # each from a raw row
         raw = [a for d in derived for a in d.raw]
         arrays: list[np.ndarray] = [np.full(1, np.nan)]  # where a derived column's slot reads from
         index: dict[int, int] = {}

@@ -4,10 +4,11 @@ Each source is a flat float array read in place at every sample and the columns 
 ``[(column name, index into the array, unit)]``. Names follow ``Category/Entity:attribute``
 (docs/outputs.md, "Telemetry columns"); unnamed entities are called by kind and index (``Bodies/body3:x``).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import mujoco
 import numpy as np
@@ -15,7 +16,18 @@ import numpy as np
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.sensor_units import angular_transmission, sensor_unit
 
-__all__ = ["Source", "Derived", "entity_name", "actuator_units", "model_sources", "MODEL_GROUPS", "origin_velocity", "CONTACT_COLUMNS", "ENERGY_COLUMNS", "contact_values"]
+__all__ = [
+    "Source",
+    "Derived",
+    "entity_name",
+    "actuator_units",
+    "model_sources",
+    "MODEL_GROUPS",
+    "origin_velocity",
+    "CONTACT_COLUMNS",
+    "ENERGY_COLUMNS",
+    "contact_values",
+]
 
 Source = tuple[np.ndarray, list[tuple[str, int, str]]]
 """A flat float array and the columns it feeds: [(column name, index into the array, unit)]."""
@@ -43,7 +55,7 @@ class Derived:
     """Columns of the same rows ``compute`` also reads, after the raw values (e.g. a load's force
     worked out by the spring bank's own Derived): used when the recording has every one of them
     by the time this is computed; else ``fallback`` (from raw values alone) stands in."""
-    fallback: "Derived | None" = None
+    fallback: Derived | None = None
 
 
 def entity_name(model: mujoco.MjModel, obj: mujoco.mjtObj, i: int, kind: str) -> str:
@@ -61,9 +73,11 @@ def _joint_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
         jt, pa, va = int(model.jnt_type[j]), int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
         base = f"Joints/{name}:"
         if jt == mujoco.mjtJoint.mjJNT_HINGE:
-            qp.append((base + "qpos", pa, "rad")); qv.append((base + "qvel", va, "rad/s"))
+            qp.append((base + "qpos", pa, "rad"))
+            qv.append((base + "qvel", va, "rad/s"))
         elif jt == mujoco.mjtJoint.mjJNT_SLIDE:
-            qp.append((base + "qpos", pa, "m")); qv.append((base + "qvel", va, "m/s"))
+            qp.append((base + "qpos", pa, "m"))
+            qv.append((base + "qvel", va, "m/s"))
         elif jt == mujoco.mjtJoint.mjJNT_BALL:
             qp += [(base + a, pa + i, "") for i, a in enumerate(("qw", "qx", "qy", "qz"))]
             qv += [(base + a, va + i, "rad/s") for i, a in enumerate(("wx", "wy", "wz"))]
@@ -90,10 +104,16 @@ def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source | D
     and its angular velocity (``:wx :wy :wz``, rad/s), as ``mj_objectVelocity`` gives them."""
     names = [entity_name(model, mujoco.mjtObj.mjOBJ_BODY, b, "body") for b in range(model.nbody)]
     pos = [(f"Bodies/{names[b]}:{a}", 3 * b + i, "m") for b in range(1, model.nbody) for i, a in enumerate("xyz")]
-    quat = [(f"Bodies/{names[b]}:{a}", 4 * b + i, "") for b in range(1, model.nbody)
-            for i, a in enumerate(("qw", "qx", "qy", "qz"))]
-    columns = [(f"Bodies/{names[b]}:{a}", u) for b in range(1, model.nbody)
-               for a, u in (("vx", "m/s"), ("vy", "m/s"), ("vz", "m/s"), ("wx", "rad/s"), ("wy", "rad/s"), ("wz", "rad/s"))]
+    quat = [
+        (f"Bodies/{names[b]}:{a}", 4 * b + i, "")
+        for b in range(1, model.nbody)
+        for i, a in enumerate(("qw", "qx", "qy", "qz"))
+    ]
+    columns = [
+        (f"Bodies/{names[b]}:{a}", u)
+        for b in range(1, model.nbody)
+        for a, u in (("vx", "m/s"), ("vy", "m/s"), ("vz", "m/s"), ("wx", "rad/s"), ("wy", "rad/s"), ("wz", "rad/s"))
+    ]
     root = np.asarray(model.body_rootid, dtype=np.intp)[1:]
     n = model.nbody
 
@@ -101,13 +121,14 @@ def _body_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source | D
         """From rows of (cvel, xpos, subtree_com): each body's (v of its origin, ω), world axes."""
         rows = raw.shape[0]
         cvel = raw[:, : 6 * n].reshape(rows, n, 6)[:, 1:]
-        xpos = raw[:, 6 * n: 9 * n].reshape(rows, n, 3)[:, 1:]
-        com = raw[:, 9 * n:].reshape(rows, n, 3)[:, root]
+        xpos = raw[:, 6 * n : 9 * n].reshape(rows, n, 3)[:, 1:]
+        com = raw[:, 9 * n :].reshape(rows, n, 3)[:, root]
         v, w = origin_velocity(cvel, xpos, com)
         return np.concatenate([v, w], axis=2).reshape(rows, 6 * (n - 1))
 
-    vel = Derived("bodies", [data.cvel.reshape(-1), data.xpos.reshape(-1), data.subtree_com.reshape(-1)],
-                  columns, velocities)
+    vel = Derived(
+        "bodies", [data.cvel.reshape(-1), data.xpos.reshape(-1), data.subtree_com.reshape(-1)], columns, velocities
+    )
     return [(data.xpos.reshape(-1), pos), (data.xquat.reshape(-1), quat), vel]
 
 
@@ -174,12 +195,18 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str, str]:
 def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
     units = [actuator_units(model, a) for a in range(model.nu)]
-    power = Derived("actuators", [data.actuator_force, data.actuator_velocity], [(f"Actuators/{n}:power", "W") for n in names],
-                    lambda raw: raw[:, : len(names)] * raw[:, len(names):])
-    return [(data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][2]) for i, n in enumerate(names)]),
-            (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)]),
-            (data.actuator_velocity, [(f"Actuators/{n}:velocity", i, units[i][1]) for i, n in enumerate(names)]),
-            *([power] if names else [])]
+    power = Derived(
+        "actuators",
+        [data.actuator_force, data.actuator_velocity],
+        [(f"Actuators/{n}:power", "W") for n in names],
+        lambda raw: raw[:, : len(names)] * raw[:, len(names) :],
+    )
+    return [
+        (data.ctrl, [(f"Actuators/{n}:ctrl", i, units[i][2]) for i, n in enumerate(names)]),
+        (data.actuator_force, [(f"Actuators/{n}:force", i, units[i][0]) for i, n in enumerate(names)]),
+        (data.actuator_velocity, [(f"Actuators/{n}:velocity", i, units[i][1]) for i, n in enumerate(names)]),
+        *([power] if names else []),
+    ]
 
 
 CONTACT_COLUMNS = [("Contacts/all:count", 0, ""), ("Contacts/all:max_penetration", 1, "m")]
@@ -205,8 +232,12 @@ def _energy_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
 
 
 _GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source | Derived]]] = {
-    "joints": _joint_sources, "bodies": _body_sources, "sites": _site_sources, "sensors": _sensor_sources,
-    "actuators": _actuator_sources, "energy": _energy_sources,
+    "joints": _joint_sources,
+    "bodies": _body_sources,
+    "sites": _site_sources,
+    "sensors": _sensor_sources,
+    "actuators": _actuator_sources,
+    "energy": _energy_sources,
 }
 MODEL_GROUPS = ("joints", "bodies", "sites", "sensors", "actuators")
 """The model's own signal groups read at every row (energy, which costs MuJoCo work, apart)."""

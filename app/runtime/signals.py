@@ -4,15 +4,16 @@ Column names follow ``Category/Entity:attribute`` (see docs/outputs.md). A *plan
 indices, column range) gathers is built once per model; recording a row is then one ``np.take``
 per signal group into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
 """
+
 from __future__ import annotations
 
 import math
 import os
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import mujoco
 import numpy as np
@@ -20,7 +21,14 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.native_rows import BlockRows
 from mjrig.runtime.row_gather import RowGather, place_raw
-from mjrig.runtime.signal_sources import CONTACT_COLUMNS, MODEL_GROUPS, Derived, contact_values, entity_name, model_sources
+from mjrig.runtime.signal_sources import (
+    CONTACT_COLUMNS,
+    MODEL_GROUPS,
+    Derived,
+    contact_values,
+    entity_name,
+    model_sources,
+)
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
 
@@ -29,8 +37,18 @@ BLOCK_BYTES = 8 * 2**20
 than this (a 600-body model's 9,606 columns: 109 rows), never fewer than ``BLOCK_MIN_ROWS``."""
 BLOCK_MIN_ROWS = 16
 
-SIGNAL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params",
-                 "contacts", "energy", "sites")
+SIGNAL_GROUPS = (
+    "joints",
+    "bodies",
+    "sensors",
+    "actuators",
+    "loads",
+    "proximities",
+    "params",
+    "contacts",
+    "energy",
+    "sites",
+)
 
 
 class SignalCategory(str, Enum):
@@ -76,10 +94,18 @@ class SignalManager(BlockRows):
     full block (rows x columns, a copy) on that thread, e.g. to feed live plots.
     """
 
-    def __init__(self, export_path: str | os.PathLike | None = None, *, batch_size: int = 1000,
-                 record_decimation: int = 1, rate: float | None = None,
-                 groups: Iterable[str] = SIGNAL_GROUPS, metadata: dict[str, str] | None = None,
-                 flush_seconds: float = 5.0, wait_when_behind: bool = True) -> None:
+    def __init__(
+        self,
+        export_path: str | os.PathLike | None = None,
+        *,
+        batch_size: int = 1000,
+        record_decimation: int = 1,
+        rate: float | None = None,
+        groups: Iterable[str] = SIGNAL_GROUPS,
+        metadata: dict[str, str] | None = None,
+        flush_seconds: float = 5.0,
+        wait_when_behind: bool = True,
+    ) -> None:
         groups = tuple(groups)
         for g in groups:
             if g not in SIGNAL_GROUPS:
@@ -122,7 +148,9 @@ class SignalManager(BlockRows):
         self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
         self._before_sample: Callable[[], None] | None = None
         self._contacts: np.ndarray | None = None
-        self._derived: list[tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]] = []
+        self._derived: list[
+            tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
+        ] = []
         self._raw: list[np.ndarray] = []
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
 
@@ -150,8 +178,10 @@ class SignalManager(BlockRows):
         width = len(self.columns) + sum(a.size for a in self._raw)
         rows = min(self._batch_asked, max(BLOCK_MIN_ROWS, BLOCK_BYTES // (8 * width)))
         if width > self._block.shape[1] or rows != self.batch_size:  # no row in the block (flushed before)
-            grown = np.full((rows, max(width, 2 * self._block.shape[1]) if width > self._block.shape[1]
-                             else self._block.shape[1]), np.nan)
+            grown = np.full(
+                (rows, max(width, 2 * self._block.shape[1]) if width > self._block.shape[1] else self._block.shape[1]),
+                np.nan,
+            )
             n = min(rows, self.batch_size)
             grown[:n, : self._block.shape[1]] = self._block[:n]
             self._block, self.batch_size = grown, rows
@@ -165,7 +195,7 @@ class SignalManager(BlockRows):
         offsets = np.full(len(self.columns), gather.pick(1, [0])[0], dtype=np.intp)
         offsets[0:2] = gather.pick(0, [0, 1])
         for i, g in enumerate(self._plan):
-            offsets[g.start:g.stop] = gather.pick(2 + i, g.index)
+            offsets[g.start : g.stop] = gather.pick(2 + i, g.index)
         first = 2 + len(self._plan)
         raw = [gather.pick(first + i, np.arange(a.size)) for i, a in enumerate(self._raw)]
         self._offsets = np.concatenate([offsets, *raw])  # the raw values sit right after the columns
@@ -174,9 +204,14 @@ class SignalManager(BlockRows):
         width = len(self._offsets)  # each row of the block as a view, made once, not per sample
         self._rows = [self._block[i, :width] for i in range(self.batch_size)]
 
-    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, *,
-             extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]] | Derived] = (),
-             before_sample: Callable[[], None] | None = None) -> None:
+    def bind(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        *,
+        extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]] | Derived] = (),
+        before_sample: Callable[[], None] | None = None,
+    ) -> None:
         """Build the sampling plan for ``model``/``data``. Columns only ever get added.
 
         ``extra`` adds rig signals as (group, flat array, [(column, index, unit)]) or as
@@ -216,9 +251,16 @@ class SignalManager(BlockRows):
                 use = item if all(i in fed for i in inputs) else item.fallback
                 if item.group in g and use is not None:
                     cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
-                    derived.append((slice(int(cols[0]), int(cols[-1]) + 1) if cols.size and np.all(np.diff(cols) == 1)
-                                    else cols, place_raw(use.raw, raw, placed),  # a slice: a run of columns
-                                    np.array(inputs, dtype=np.intp) if use.inputs else None, use.compute))
+                    derived.append(
+                        (
+                            slice(int(cols[0]), int(cols[-1]) + 1)
+                            if cols.size and np.all(np.diff(cols) == 1)
+                            else cols,
+                            place_raw(use.raw, raw, placed),  # a slice: a run of columns
+                            np.array(inputs, dtype=np.intp) if use.inputs else None,
+                            use.compute,
+                        )
+                    )
                     fed.update(cols.tolist())
             elif len(item) == 2:  # the model's own (array, pairs)
                 add(item[0], item[1])
@@ -241,8 +283,9 @@ class SignalManager(BlockRows):
             self._sink.set_units(self.units)
 
     # --- reference API -----------------------------------------------------------------------
-    def post(self, value: float, category: SignalCategory | str, subgroups: tuple[str, ...] = (), *,
-             attr: str | None = None) -> None:
+    def post(
+        self, value: float, category: SignalCategory | str, subgroups: tuple[str, ...] = (), *, attr: str | None = None
+    ) -> None:
         """Put a custom value into the next recorded row as ``Category/Sub/...:attr``.
 
         ``category`` is a ``SignalCategory`` or any text; empty subgroups are skipped; a new
@@ -325,8 +368,14 @@ class SignalManager(BlockRows):
     def _open_sink(self):
         if self._sink is None and self.export_path is not None:
             from mjrig.runtime.parquet_sink import ParquetSink
-            self._sink = ParquetSink(self.export_path, metadata=self.metadata, units=self.units,
-                                     flush_seconds=self.flush_seconds, wait_when_behind=self.wait_when_behind)
+
+            self._sink = ParquetSink(
+                self.export_path,
+                metadata=self.metadata,
+                units=self.units,
+                flush_seconds=self.flush_seconds,
+                wait_when_behind=self.wait_when_behind,
+            )
         return self._sink
 
     def flush(self) -> None:
@@ -336,7 +385,7 @@ class SignalManager(BlockRows):
         width = len(self.columns)
         block = self._block[: self._row, :width]
         if self._derived:
-            raw = self._block[: self._row, width:width + self._raw_width]
+            raw = self._block[: self._row, width : width + self._raw_width]
             for cols, where, inputs, compute in self._derived:
                 x = raw[:, where] if inputs is None else np.concatenate([raw[:, where], block[:, inputs]], axis=1)
                 block[:, cols] = compute(x)
@@ -392,7 +441,7 @@ class SignalManager(BlockRows):
                 return None
         return self._sink.close()
 
-    def __enter__(self) -> "SignalManager":
+    def __enter__(self) -> SignalManager:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -7,6 +7,7 @@ original run bit for bit), the rig's own state (e.g. the load a pin friction car
 name) and the identity of the model it belongs to, so a snapshot is never put into another
 model. Saved as ``.npz`` (plain arrays and JSON text, no pickles).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,8 +25,16 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.rigmodel import is_rig_name
 
-__all__ = ["PhysicsState", "ModelIdentity", "STATE_SPEC", "model_identity", "take_snapshot", "put_snapshot",
-           "save_snapshot", "load_snapshot"]
+__all__ = [
+    "PhysicsState",
+    "ModelIdentity",
+    "STATE_SPEC",
+    "model_identity",
+    "take_snapshot",
+    "put_snapshot",
+    "save_snapshot",
+    "load_snapshot",
+]
 
 STATE_SPEC = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 """What a snapshot holds (MuJoCo's state bits)."""
@@ -54,9 +63,14 @@ class ModelIdentity:
         where = f" from {Path(self.source).name}" if self.source else ""
         return f"model '{self.name}'{where} (nq={self.nq}, nv={self.nv}, na={self.na}, nu={self.nu})"
 
-    def same_model(self, other: "ModelIdentity") -> bool:
-        return (self.nq, self.nv, self.na, self.nu, self.digest) == (other.nq, other.nv, other.na, other.nu,
-                                                                     other.digest)
+    def same_model(self, other: ModelIdentity) -> bool:
+        return (self.nq, self.nv, self.na, self.nu, self.digest) == (
+            other.nq,
+            other.nv,
+            other.na,
+            other.nu,
+            other.digest,
+        )
 
 
 def _names(model: mujoco.MjModel, obj: mujoco.mjtObj, count: int) -> list[str]:
@@ -97,8 +111,9 @@ class PhysicsState:
         return float(self.state[0]) if self.spec & int(mujoco.mjtState.mjSTATE_TIME) else float("nan")
 
 
-def take_snapshot(model: mujoco.MjModel, data: mujoco.MjData, *, rig: dict[str, float] | None = None,
-                  source: str | os.PathLike = "") -> PhysicsState:
+def take_snapshot(
+    model: mujoco.MjModel, data: mujoco.MjData, *, rig: dict[str, float] | None = None, source: str | os.PathLike = ""
+) -> PhysicsState:
     """The state of ``data`` now (a copy)."""
     state = np.empty(mujoco.mj_stateSize(model, STATE_SPEC))
     mujoco.mj_getState(model, data, state, STATE_SPEC)
@@ -126,8 +141,14 @@ def save_snapshot(path: str | os.PathLike, snap: PhysicsState) -> Path:
         path = path.with_name(path.name + ".npz")
     ident = json.dumps(snap.model.__dict__)
     with open(path, "wb") as fh:
-        np.savez(fh, state=snap.state, spec=np.array(snap.spec), model=np.array(ident),
-                 rig=np.array(json.dumps(snap.rig)), format=np.array("mjrig-snapshot-1"))
+        np.savez(
+            fh,
+            state=snap.state,
+            spec=np.array(snap.spec),
+            model=np.array(ident),
+            rig=np.array(json.dumps(snap.rig)),
+            format=np.array("mjrig-snapshot-1"),
+        )
     return path
 
 
@@ -145,8 +166,12 @@ def load_snapshot(path: str | os.PathLike, *, model: mujoco.MjModel | None = Non
         z = _members(path)
         if str(z["format"]) != "mjrig-snapshot-1":
             raise ValueError("not an mjrig snapshot")
-        snap = PhysicsState(np.array(z["state"], dtype=float), ModelIdentity(**json.loads(str(z["model"]))),
-                            int(z["spec"]), {str(k): float(v) for k, v in json.loads(str(z["rig"])).items()})
+        snap = PhysicsState(
+            np.array(z["state"], dtype=float),
+            ModelIdentity(**json.loads(str(z["model"]))),
+            int(z["spec"]),
+            {str(k): float(v) for k, v in json.loads(str(z["rig"])).items()},
+        )
     except (OSError, ValueError, KeyError, TypeError, MemoryError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
         raise ConfigError(f"{path}: not a snapshot saved by mjrig ({exception_text(exc)})") from None
     if model is not None:

@@ -4,10 +4,11 @@ Their lengths, rates and Jacobians come from MuJoCo (each has a helper tendon of
 rig), their tensions from ``spring_tension`` over arrays, and ``qfrc_applied = Jᵀ·tension`` is
 one matrix product. Springs MuJoCo computes exactly are handed to it as tendon spring-dampers.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import mujoco
 import numpy as np
@@ -27,8 +28,15 @@ _FAR = 1e10
 class SpringBank:
     """Array state of the tendon-backed point-to-point loads (n springs)."""
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[PointToPointForce],
-                 tendons: list[int], *, native: bool = True) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        loads: list[PointToPointForce],
+        tendons: list[int],
+        *,
+        native: bool = True,
+    ) -> None:
         n = len(loads)
         self.loads = loads
         self.tendons = np.array(tendons, dtype=int)
@@ -45,11 +53,11 @@ class SpringBank:
         self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
         self.custom_rows = np.array([self.pos[i] for i in self.custom], dtype=int)
         self.allow_native = native
-        self.native = np.zeros(n, bool)       # rows MuJoCo evaluates as tendon springs
+        self.native = np.zeros(n, bool)  # rows MuJoCo evaluates as tendon springs
         self.apply_lo, self.apply_hi = np.full(n, math.inf), np.full(n, -math.inf)
-        self.python = True                    # whether any row needs apply() every step
-        self.plain = False                    # all rows ideal: forces() takes its shortcut
-        self.pull = np.zeros(n)               # -tension (N) in that shortcut
+        self.python = True  # whether any row needs apply() every step
+        self.plain = False  # all rows ideal: forces() takes its shortcut
+        self.pull = np.zeros(n)  # -tension (N) in that shortcut
         self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
         self.bind(model, data)
 
@@ -84,7 +92,7 @@ class SpringBank:
         self.fixed_points = not any(int(t) in geom_wraps for t in model.wrap_type[:first])
         if self.fixed_points:
             adr = int(data.ten_wrapadr[self.t0]) if n else 0
-            self.points = self.wrap[adr: adr + 2 * n]
+            self.points = self.wrap[adr : adr + 2 * n]
         else:
             self.points = np.zeros((2 * n, 3))
         self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
@@ -103,19 +111,26 @@ class SpringBank:
                 self.lo[row], self.hi[row] = -math.inf, math.inf
                 self.native[row] = False
                 continue
-            (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row],
-             self.lo[row], self.hi[row]) = ld.law.coefficients(ld.r0, t)
+            (self.ref[row], self.p[row], self.k[row], self.c[row], self.tmin[row], self.lo[row], self.hi[row]) = (
+                ld.law.coefficients(ld.r0, t)
+            )
             if not ld.active:  # an empty window switches the spring off at no per-step cost
                 self.lo[row], self.hi[row] = math.inf, -math.inf
             band = ld.law.native_band(t) if self.allow_native else None
-            self.native[row] = (band is not None and (springs_on or self.k[row] == 0.0)
-                                and (dampers_on or self.c[row] == 0.0))
+            self.native[row] = (
+                band is not None and (springs_on or self.k[row] == 0.0) and (dampers_on or self.c[row] == 0.0)
+            )
             if self.native[row]:
                 bands[row] = band  # type: ignore[assignment]
         self.python = bool(self.custom) or not bool(self.native.all())
         # Telemetry's shortcut: every spring two-sided, no preload or floor (ideal springs).
-        self.plain = (not self.custom and bool(np.all(self.p == 0.0)) and bool(np.all(np.isneginf(self.tmin)))
-                      and bool(np.all(np.isneginf(self.lo))) and bool(np.all(np.isposinf(self.hi))))
+        self.plain = (
+            not self.custom
+            and bool(np.all(self.p == 0.0))
+            and bool(np.all(np.isneginf(self.tmin)))
+            and bool(np.all(np.isneginf(self.lo)))
+            and bool(np.all(np.isposinf(self.hi)))
+        )
         # Native rows: MuJoCo's tendon spring (dead band lengthspring) and damper; nothing in Python.
         tendons = self.tendons[np.argsort(self.pos)]
         on = self.native & (self.lo <= self.hi)
@@ -134,8 +149,20 @@ class SpringBank:
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
         """Overwrite ``qfrc`` with Jᵀ·tension of every spring."""
         np.subtract(self.length, self.ref, out=self.s)
-        spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.apply_lo, self.apply_hi,
-                       out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
+        spring_tension(
+            self.s,
+            self.rate,
+            self.k,
+            self.c,
+            self.p,
+            self.tmin,
+            self.apply_lo,
+            self.apply_hi,
+            out=self.tension,
+            tmp=self.tmp,
+            mask=self.mask,
+            mask2=self.mask2,
+        )
         for i in self.custom:
             ld = self.loads[i]
             row = self.pos[i]
@@ -156,7 +183,7 @@ class SpringBank:
     def forces(self) -> np.ndarray:
         """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
         adr = int(self.wrapadr[self.t0])
-        pts = self.wrap[adr: adr + 2 * self.n]
+        pts = self.wrap[adr : adr + 2 * self.n]
         np.maximum(self.length, 1e-12, out=self.safe_len)
         np.subtract(self.length, self.ref, out=self.s)
         if self.plain:  # two-sided springs only: -tension = k·s + c·v, with the sign in (b − a)
@@ -167,8 +194,20 @@ class SpringBank:
             np.divide(self.pull, self.safe_len, out=self.scale[:, 0])
         else:
             custom = self.tension[self.custom_rows] if self.custom else None  # the user callables' tension
-            spring_tension(self.s, self.rate, self.k, self.c, self.p, self.tmin, self.lo, self.hi,
-                           out=self.tension, tmp=self.tmp, mask=self.mask, mask2=self.mask2)
+            spring_tension(
+                self.s,
+                self.rate,
+                self.k,
+                self.c,
+                self.p,
+                self.tmin,
+                self.lo,
+                self.hi,
+                out=self.tension,
+                tmp=self.tmp,
+                mask=self.mask,
+                mask2=self.mask2,
+            )
             if custom is not None:
                 self.tension[self.custom_rows] = custom
             np.subtract(pts[0::2], pts[1::2], out=self.delta)
@@ -182,18 +221,18 @@ class SpringBank:
         n = self.n
         out = self.row_out
         out[: 3 * n] = self.forces().reshape(-1)
-        out[6 * n: 7 * n] = self.length
-        out[7 * n: 8 * n] = self.rate
+        out[6 * n : 7 * n] = self.length
+        out[7 * n : 8 * n] = self.rate
         if self.plain:
-            out[8 * n:] = self.pull
+            out[8 * n :] = self.pull
         else:
-            np.negative(self.tension, out=out[8 * n:])
+            np.negative(self.tension, out=out[8 * n :])
         return out
 
     def copy_points(self) -> None:
         """Copy the current path points into ``points`` (when their place in MjData moves)."""
         adr = int(self.wrapadr[self.t0])
-        np.copyto(self.points, self.wrap[adr: adr + 2 * self.n])
+        np.copyto(self.points, self.wrap[adr : adr + 2 * self.n])
 
     def raw(self) -> list[np.ndarray]:
         """What one telemetry row keeps of the springs, for :meth:`block_outputs`: lengths,
@@ -205,15 +244,27 @@ class SpringBank:
         as (rows, 9 n) in column order: all fx fy fz, then all torques (zero), lengths, rates and
         tensions (N, positive pulling the points together)."""
         n, rows = self.n, raw.shape[0]
-        length, rate = raw[:, :n], raw[:, n:2 * n]
-        pts = raw[:, 2 * n:8 * n].reshape(rows, n, 2, 3)
-        ref, p, k, c, tmin, lo, hi = (raw[:, (8 + i) * n:(9 + i) * n] for i in range(7))
+        length, rate = raw[:, :n], raw[:, n : 2 * n]
+        pts = raw[:, 2 * n : 8 * n].reshape(rows, n, 2, 3)
+        ref, p, k, c, tmin, lo, hi = (raw[:, (8 + i) * n : (9 + i) * n] for i in range(7))
         tension, tmp = np.empty((rows, n)), np.empty((rows, n))
         s = length - ref
-        spring_tension(s, rate, k, c, p, tmin, lo, hi, out=tension, tmp=tmp,
-                       mask=np.empty((rows, n), bool), mask2=np.empty((rows, n), bool))
+        spring_tension(
+            s,
+            rate,
+            k,
+            c,
+            p,
+            tmin,
+            lo,
+            hi,
+            out=tension,
+            tmp=tmp,
+            mask=np.empty((rows, n), bool),
+            mask2=np.empty((rows, n), bool),
+        )
         if self.custom:
-            tension[:, self.custom_rows] = raw[:, 15 * n:16 * n][:, self.custom_rows]
+            tension[:, self.custom_rows] = raw[:, 15 * n : 16 * n][:, self.custom_rows]
         scale = tension / np.maximum(length, 1e-12)
         force = (pts[:, :, 0, :] - pts[:, :, 1, :]) * scale[:, :, None]
         return np.concatenate([force.reshape(rows, 3 * n), np.zeros((rows, 3 * n)), length, rate, -tension], axis=1)

@@ -7,6 +7,7 @@ in ``mjrig.scenario.kinds``. ``spring_tension`` evaluates many springs at once o
 engine's fast path); ``SpringLaw.tension`` evaluates one through the same code, so both paths
 agree exactly. A positive tension pushes the two points apart.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,9 +23,21 @@ __all__ = ["SpringLaw", "spring_tension"]
 _INF = math.inf
 
 
-def spring_tension(s: np.ndarray, v: np.ndarray, k: np.ndarray, c: np.ndarray, p: np.ndarray,
-                   tmin: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, out: np.ndarray,
-                   tmp: np.ndarray, mask: np.ndarray, mask2: np.ndarray) -> np.ndarray:
+def spring_tension(
+    s: np.ndarray,
+    v: np.ndarray,
+    k: np.ndarray,
+    c: np.ndarray,
+    p: np.ndarray,
+    tmin: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    out: np.ndarray,
+    tmp: np.ndarray,
+    mask: np.ndarray,
+    mask2: np.ndarray,
+) -> np.ndarray:
     """Tension (N, positive pushes apart) of many springs at once, into ``out``.
 
     ``s`` is the extension beyond the reference length (m), ``v`` the rate of change of length
@@ -104,8 +117,20 @@ class SpringLaw:
         one = lambda x: np.array([x], dtype=float)  # noqa: E731
         out, tmp = np.zeros(1), np.zeros(1)
         m1, m2 = np.zeros(1, bool), np.zeros(1, bool)
-        spring_tension(one(d - ref), one(v), one(k), one(c), one(p), one(tmin), one(lo), one(hi),
-                       out=out, tmp=tmp, mask=m1, mask2=m2)
+        spring_tension(
+            one(d - ref),
+            one(v),
+            one(k),
+            one(c),
+            one(p),
+            one(tmin),
+            one(lo),
+            one(hi),
+            out=out,
+            tmp=tmp,
+            mask=m1,
+            mask2=m2,
+        )
         return float(out[0])
 
     def varies_in_time(self) -> bool:

@@ -10,6 +10,7 @@ it cannot do itself. A new per-step feature joins the plan here, so no caller mi
 Threading: built and read on the stepping thread (its answers follow edits made since: a load
 changed, a param bound to a model field moved).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,11 +39,11 @@ WORK = {
 class StepPlan:
     """A resolved rig's per-step parts (references: the objects go on changing state)."""
 
-    engine: Any                 # LoadEngine
-    checks: Any                 # RequirementSet, or None
-    samplers: tuple[Any, ...]   # SignalManagers sampled between steps (recorder first)
-    videos: Any                 # the manager's list of VideoRecorders (added to after a resolve)
-    extras: Any                 # RigExtras, or None
+    engine: Any  # LoadEngine
+    checks: Any  # RequirementSet, or None
+    samplers: tuple[Any, ...]  # SignalManagers sampled between steps (recorder first)
+    videos: Any  # the manager's list of VideoRecorders (added to after a resolve)
+    extras: Any  # RigExtras, or None
 
     def between_steps(self, *, pacing: bool = False, viewer: bool = False) -> tuple[str, ...]:
         """The work (``WORK`` keys) that runs in Python between this rig's steps now; empty: a

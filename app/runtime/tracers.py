@@ -6,10 +6,11 @@ simulated time into a fixed ring buffer, so its memory is bounded whatever the r
 falls linearly from the colour's own alpha (newest) to 0 (``duration`` old). The viewer, videos
 and screenshots all draw them through ``RuntimeManager.visuals``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import mujoco
 import numpy as np
@@ -45,9 +46,9 @@ class Tracer:
         self._rgba = rgba_of(self.color)
         self._times = np.full(SAMPLES + 1, np.nan)
         self._pos = np.zeros((SAMPLES + 1, 3))
-        self._head = 0           # next slot to write
+        self._head = 0  # next slot to write
         self._count = 0
-        self._next = -np.inf     # simulated time (s) of the next sample
+        self._next = -np.inf  # simulated time (s) of the next sample
 
     @property
     def point(self) -> Point:

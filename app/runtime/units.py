@@ -13,11 +13,13 @@ with: a column in ``m`` with ``length = "mm"`` is shown ×1000 in ``mm``; derive
 (``m/s`` → ``mm/s``, ``rad/s^2`` → ``deg/s^2``); units of other quantities (J, W, kg, N/m, s) are
 shown as they are. GUI-free; immutable.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 __all__ = ["DisplayUnits", "CHOICES", "SI", "read_units", "scenario_units"]
 
@@ -71,7 +73,7 @@ class DisplayUnits:
         shown, label = self.show(value, si_unit)
         return f"{shown:{fmt}} {label}".strip()
 
-    def choose(self, quantity: str, unit: str) -> "DisplayUnits":
+    def choose(self, quantity: str, unit: str) -> DisplayUnits:
         """These units with ``quantity`` shown in ``unit`` (ValueError naming the choices if unknown)."""
         if quantity not in CHOICES:
             raise ValueError(f"unknown quantity '{quantity}' (choose {', '.join(CHOICES)})")
@@ -83,6 +85,7 @@ class DisplayUnits:
         """A polars ``frame`` in SI (``units`` by column) in these units: (the frame with each
         column that has a unit converted, the unit shown of each such column)."""
         import polars as pl
+
         conv = {c: self.convert(units[c]) for c in frame.columns if units.get(c)}
         scaled = [(pl.col(c) * f).alias(c) for c, (f, _) in conv.items() if f != 1.0]
         return (frame.with_columns(scaled) if scaled else frame), {c: u.replace("*", "·") for c, (_, u) in conv.items()}
@@ -96,20 +99,27 @@ def read_units(table: Any, fail: Any) -> DisplayUnits:
     """``[units]`` as DisplayUnits; ``fail(key, message)`` makes the error for a bad key or value
     (an unknown quantity or unit, with the closest names)."""
     import difflib
+
     if not isinstance(table, Mapping):
         raise fail(None, "must be a table: length, angle, force, torque")
     out: dict[str, str] = {}
     for key, value in table.items():
         if key not in CHOICES:
             close = difflib.get_close_matches(str(key), list(CHOICES), n=2, cutoff=0.4)
-            raise fail(key, f"unknown quantity '{key}'" + (f" (closest: {', '.join(close)})" if close else
-                                                           " (choose length, angle, force, torque)"))
+            raise fail(
+                key,
+                f"unknown quantity '{key}'"
+                + (f" (closest: {', '.join(close)})" if close else " (choose length, angle, force, torque)"),
+            )
         names = list(CHOICES[key])
         text = value.replace("*", "·").replace("Nm", "N·m") if isinstance(value, str) else value
         if text not in names:
             close = difflib.get_close_matches(str(value), names, n=2, cutoff=0.3)
-            raise fail(key, f"unknown {key} unit {value!r} (choose {', '.join(names)}"
-                            + (f"; closest: {', '.join(close)})" if close else ")"))
+            raise fail(
+                key,
+                f"unknown {key} unit {value!r} (choose {', '.join(names)}"
+                + (f"; closest: {', '.join(close)})" if close else ")"),
+            )
         out[key] = text
     return DisplayUnits(**out)
 
@@ -118,6 +128,7 @@ def scenario_units(scenario_text: str) -> DisplayUnits:
     """The ``[units]`` of a scenario's TOML text (a recording's ``mjrig.scenario``); SI when it has
     none or they cannot be read (the file was checked when it ran)."""
     import tomllib
+
     try:
         table = tomllib.loads(scenario_text or "").get("units", {})
         return read_units(table, lambda key, msg: ValueError(msg))

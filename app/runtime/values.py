@@ -3,17 +3,27 @@
 Any numeric field of a load takes a plain float, a NamedValue, or (where the contract allows)
 a Profile. ``value_at(x, t)`` reads any of them at simulated time ``t`` (s).
 """
+
 from __future__ import annotations
 
 import bisect
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar, Union
+from typing import Generic, TypeVar
 
 __all__ = [
-    "NamedValue", "Profile", "Constant", "Step", "Ramp", "Sine", "Table",
-    "Scalar", "value_at", "is_time_varying",
+    "NamedValue",
+    "Profile",
+    "Constant",
+    "Step",
+    "Ramp",
+    "Sine",
+    "Table",
+    "Scalar",
+    "value_at",
+    "is_time_varying",
 ]
 
 T = TypeVar("T", float, int)
@@ -29,13 +39,14 @@ class NamedValue(Generic[T]):
     must only flag work for the stepping thread.
     """
 
-    def __init__(self, name: str, value: T, *, min: float | None = None, max: float | None = None,
-                 unit: str = "") -> None:
+    def __init__(
+        self, name: str, value: T, *, min: float | None = None, max: float | None = None, unit: str = ""
+    ) -> None:
         self.name = name
         self.min = min
         self.max = max
         self.unit = unit
-        self._listeners: list[Callable[["NamedValue"], None]] = []
+        self._listeners: list[Callable[[NamedValue], None]] = []
         self._lock = threading.Lock()
         self._value: float = float(value)
         self._value = self._clamp(float(value))
@@ -63,13 +74,13 @@ class NamedValue(Generic[T]):
         for fn in listeners:
             fn(self)
 
-    def subscribe(self, fn: Callable[["NamedValue"], None]) -> None:
+    def subscribe(self, fn: Callable[[NamedValue], None]) -> None:
         """Call ``fn(self)`` after every change of ``value``."""
         with self._lock:
             if fn not in self._listeners:
                 self._listeners.append(fn)
 
-    def unsubscribe(self, fn: Callable[["NamedValue"], None]) -> None:
+    def unsubscribe(self, fn: Callable[[NamedValue], None]) -> None:
         with self._lock:
             if fn in self._listeners:
                 self._listeners.remove(fn)
@@ -158,8 +169,13 @@ class Sine(Profile):
         return self.offset + self.amplitude * math.sin(2.0 * math.pi * self.frequency * t + self.phase)
 
     def to_dict(self) -> dict:
-        return {"profile": "sine", "amplitude": self.amplitude, "frequency": self.frequency,
-                "phase": self.phase, "offset": self.offset}
+        return {
+            "profile": "sine",
+            "amplitude": self.amplitude,
+            "frequency": self.frequency,
+            "phase": self.phase,
+            "offset": self.offset,
+        }
 
 
 @dataclass(frozen=True)
@@ -198,14 +214,21 @@ class Chirp(Profile):
     def __call__(self, t: float) -> float:
         if t < 0.0 or t > self.duration:
             return 0.0
-        return self.amplitude * math.sin(2.0 * math.pi * (self.f0 * t + (self.f1 - self.f0) * t * t / (2.0 * self.duration)))
+        return self.amplitude * math.sin(
+            2.0 * math.pi * (self.f0 * t + (self.f1 - self.f0) * t * t / (2.0 * self.duration))
+        )
 
     def to_dict(self) -> dict:
-        return {"profile": "chirp", "amplitude": self.amplitude, "f0": self.f0, "f1": self.f1,
-                "duration": self.duration}
+        return {
+            "profile": "chirp",
+            "amplitude": self.amplitude,
+            "f0": self.f0,
+            "f1": self.f1,
+            "duration": self.duration,
+        }
 
 
-Scalar = Union[float, int, NamedValue, Profile, Callable[[float], float]]
+Scalar = float | int | NamedValue | Profile | Callable[[float], float]
 """A numeric field: a number, a param, a time profile, or a Python callable of time (s)."""
 
 

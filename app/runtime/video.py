@@ -5,15 +5,17 @@ stepping thread (an OpenGL context belongs to the thread that made it); encoding
 writer thread fed through a bounded queue, so memory stays bounded however long the video.
 Headless machines render through EGL or OSMesa (``MUJOCO_GL``), picked before mujoco loads.
 """
+
 from __future__ import annotations
 
 import os
 import queue
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -38,6 +40,7 @@ def find_ffmpeg() -> str:
         return exe
     try:
         import imageio_ffmpeg
+
         return imageio_ffmpeg.get_ffmpeg_exe()
     except Exception:  # noqa: BLE001 - any failure means: no encoder
         raise ConfigError("no video encoder: install ffmpeg or the imageio-ffmpeg package") from None
@@ -84,7 +87,7 @@ class VideoRecorder:
         self._renderer: mujoco.Renderer | None = None
         self._model: mujoco.MjModel | None = None
         self._next_time: float | None = None
-        self._queue: "queue.Queue[np.ndarray | None]" = queue.Queue(maxsize=_QUEUE_FRAMES)
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=_QUEUE_FRAMES)
         self._thread: threading.Thread | None = None
         self.error: str | None = None
         self.frames_captured = 0
@@ -100,9 +103,11 @@ class VideoRecorder:
             find_id(model, mujoco.mjtObj.mjOBJ_CAMERA, self.camera_name, kind="camera", count=model.ncam)
         ow, oh = int(model.vis.global_.offwidth), int(model.vis.global_.offheight)
         if not (0 < self.width <= ow and 0 < self.height <= oh):
-            raise ConfigError(f"video size {self.width}x{self.height} exceeds the model's offscreen buffer {ow}x{oh}"
-                              f" (raise it with <visual><global offwidth=\"{self.width}\" "
-                              f"offheight=\"{self.height}\"/></visual>)")
+            raise ConfigError(
+                f"video size {self.width}x{self.height} exceeds the model's offscreen buffer {ow}x{oh}"
+                f' (raise it with <visual><global offwidth="{self.width}" '
+                f'offheight="{self.height}"/></visual>)'
+            )
         parent = self.path.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
@@ -115,12 +120,15 @@ class VideoRecorder:
     def _open(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.check(model)
         import mediapy
+
         mediapy.set_ffmpeg(find_ffmpeg())
         try:
             self._renderer = mujoco.Renderer(model, self.height, self.width)
         except Exception as exc:
-            raise MjrigError(f"cannot render offscreen (MUJOCO_GL={os.environ.get('MUJOCO_GL', 'default')}): "
-                             f"{' '.join(str(exc).split())}") from None
+            raise MjrigError(
+                f"cannot render offscreen (MUJOCO_GL={os.environ.get('MUJOCO_GL', 'default')}): "
+                f"{' '.join(str(exc).split())}"
+            ) from None
         self._model = model
         if self.camera is not None:
             self._camera = self.camera
@@ -147,9 +155,15 @@ class VideoRecorder:
             self._next_time = None
         return not self._closed and (self._next_time is None or sim_time + 1e-9 >= self._next_time)
 
-    def capture_frame(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData,
-                      custom_arrows: list[ArrowConfig], custom_lines: list[LineConfig],
-                      net_forces: list[ArrowConfig] | None = None, arrow_scale: ArrowScale | None = None) -> None:
+    def capture_frame(
+        self,
+        mj_model: mujoco.MjModel,
+        mj_data: mujoco.MjData,
+        custom_arrows: list[ArrowConfig],
+        custom_lines: list[LineConfig],
+        net_forces: list[ArrowConfig] | None = None,
+        arrow_scale: ArrowScale | None = None,
+    ) -> None:
         """Render and queue a frame if one is due (blocks only if the encoder is far behind)."""
         if not self.due(mj_data.time):
             return
@@ -161,9 +175,16 @@ class VideoRecorder:
             self._open(mj_model, mj_data)
         assert self._renderer is not None
         arrows = [*(custom_arrows if self.show_loads else []), *((net_forces or []) if self.show_net_force else [])]
-        frame = render_with_rig(self._renderer, mj_model, mj_data, camera=self._camera, option=self._vopt,
-                                arrows=arrows, lines=custom_lines if self.show_proximities else [],
-                                scale=arrow_scale).copy()
+        frame = render_with_rig(
+            self._renderer,
+            mj_model,
+            mj_data,
+            camera=self._camera,
+            option=self._vopt,
+            arrows=arrows,
+            lines=custom_lines if self.show_proximities else [],
+            scale=arrow_scale,
+        ).copy()
         self._put(frame)
         self.frames_captured += 1
         start = self._next_time if self._next_time is not None else mj_data.time
@@ -221,10 +242,18 @@ class VideoRecorder:
     close = save
 
 
-def render_with_rig(renderer: mujoco.Renderer, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, *,
-                    camera: mujoco.MjvCamera | int | str, option: mujoco.MjvOption,
-                    arrows: list[ArrowConfig], lines: list[LineConfig],
-                    extra: Callable[[mujoco.MjvScene], Any] | None = None, scale: ArrowScale | None = None) -> np.ndarray:
+def render_with_rig(
+    renderer: mujoco.Renderer,
+    mj_model: mujoco.MjModel,
+    mj_data: mujoco.MjData,
+    *,
+    camera: mujoco.MjvCamera | int | str,
+    option: mujoco.MjvOption,
+    arrows: list[ArrowConfig],
+    lines: list[LineConfig],
+    extra: Callable[[mujoco.MjvScene], Any] | None = None,
+    scale: ArrowScale | None = None,
+) -> np.ndarray:
     """One offscreen picture (height, width, 3 uint8) of ``mj_data`` seen from ``camera``, with the
     rig's ``arrows`` and ``lines`` drawn in (videos and screenshots alike); ``extra`` adds more
     to the scene before it is rendered (a compared recording's ghost)."""

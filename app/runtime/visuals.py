@@ -7,16 +7,29 @@ stat.meansize; never longer than 1.5 model extents (a large force stays in view)
 0.15 of their length (never a flat disc with no direction).
 Drawing never overflows ``scene.maxgeom``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Sequence, Union
+from typing import Any
 
 import mujoco
 import numpy as np
 
-__all__ = ["Color", "RGBA", "rgba_of", "ArrowConfig", "ArrowScale", "LineConfig", "draw_all", "net_force_arrows", "add_ghost", "GHOST_RGBA"]
+__all__ = [
+    "Color",
+    "RGBA",
+    "rgba_of",
+    "ArrowConfig",
+    "ArrowScale",
+    "LineConfig",
+    "draw_all",
+    "net_force_arrows",
+    "add_ghost",
+    "GHOST_RGBA",
+]
 
 
 class Color(Enum):
@@ -49,11 +62,11 @@ class Color(Enum):
     def rgba(self) -> tuple[float, float, float, float]:
         """(r, g, b, a), each 0..1 (opaque)."""
         h = self.value.lstrip("#")
-        r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+        r, g, b = (int(h[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
         return (r, g, b, 1.0)
 
 
-RGBA = Union[Color, Sequence[float], np.ndarray]
+RGBA = Color | Sequence[float] | np.ndarray
 """A colour: a ``Color``, or (r, g, b) / (r, g, b, a) with components 0..1."""
 
 
@@ -112,7 +125,9 @@ class ArrowConfig:
         if not np.isfinite(mag) or mag < 1e-9:
             return False
         if per_unit is None:
-            per_unit = (model.vis.map.torque if self.is_torque else model.vis.map.force) / max(model.stat.meanmass, 1e-9)
+            per_unit = (model.vis.map.torque if self.is_torque else model.vis.map.force) / max(
+                model.stat.meanmass, 1e-9
+            )
         length = min(mag * per_unit, MAX_LENGTH * max(model.stat.extent, 1e-3))
         width = min(model.vis.scale.forcewidth * model.stat.meansize, MAX_WIDTH * length)
         start = np.asarray(self.pos, dtype=float)
@@ -149,11 +164,13 @@ class LineConfig:
         end = np.asarray(self.end, dtype=float)
         width = self.width
         if width <= 0.0:
-            width = (min(0.5 * model.vis.scale.forcewidth * model.stat.meansize, 0.006 * max(model.stat.extent, 1e-3))
-                     if model is not None else 0.005)  # a thin line, whatever the model's scale
+            width = (
+                min(0.5 * model.vis.scale.forcewidth * model.stat.meansize, 0.006 * max(model.stat.extent, 1e-3))
+                if model is not None
+                else 0.005
+            )  # a thin line, whatever the model's scale
         geom = scene.geoms[scene.ngeom]
-        mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), _EYE,
-                            rgba_of(self.color))
+        mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), _EYE, rgba_of(self.color))
         if np.linalg.norm(end - start) < 1e-9:
             end = start + np.array([0.0, 0.0, 1e-6])
         mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, width, start, end)
@@ -185,6 +202,7 @@ class ArrowScale:
         """The model's size (m, ``framing.model_size``), worked out once per model."""
         if self._size[0] != id(model):
             from mjrig.runtime.framing import model_size
+
             self._size = (id(model), model_size(model))
         return self._size[1]
 
@@ -216,8 +234,14 @@ class ArrowScale:
         self._size = (0, 0.0)
 
 
-def draw_all(model: mujoco.MjModel, scene: mujoco.MjvScene, arrows: list[ArrowConfig],
-             lines: list[LineConfig], *, scale: ArrowScale | None = None) -> int:
+def draw_all(
+    model: mujoco.MjModel,
+    scene: mujoco.MjvScene,
+    arrows: list[ArrowConfig],
+    lines: list[LineConfig],
+    *,
+    scale: ArrowScale | None = None,
+) -> int:
     """Draw every arrow and line that fits; returns how many were drawn. ``scale``: the arrows'
     lengths (None: MuJoCo's own force scaling)."""
     drawn = 0
@@ -233,6 +257,7 @@ def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mu
     """One arrow per body ``loads`` act on: the sum of their last forces on it (N), at its centre
     of mass (the loads' outputs must be current)."""
     from mjrig.runtime.video import NET_FORCE_COLOR
+
     net: dict[int, np.ndarray] = {}
     for ld in loads:
         if not ld.active or not ld.reports_wrench:
@@ -243,16 +268,25 @@ def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mu
         if ld.reaction is not None:
             rbody, _ = ld.reaction.body_and_offset(mj_model)
             net[rbody] = net.get(rbody, np.zeros(3)) - f
-    return [ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
-            for b, v in net.items() if b > 0 and np.linalg.norm(v) > 1e-6]
+    return [
+        ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
+        for b, v in net.items()
+        if b > 0 and np.linalg.norm(v) > 1e-6
+    ]
 
 
 GHOST_RGBA = (0.78, 0.6, 1.0, 0.35)
 """A compared recording's bodies: lavender, 35 % opaque."""
 
 
-def add_ghost(model: mujoco.MjModel, data: mujoco.MjData, scene: mujoco.MjvScene, *,
-              option: mujoco.MjvOption | None = None, rgba: RGBA = GHOST_RGBA) -> int:
+def add_ghost(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    scene: mujoco.MjvScene,
+    *,
+    option: mujoco.MjvOption | None = None,
+    rgba: RGBA = GHOST_RGBA,
+) -> int:
     """Add the moving bodies of ``data`` (kinematics computed) to ``scene`` as a translucent ghost,
     one flat colour, no shadow, not selectable; the geom groups hidden in ``option`` stay hidden.
     Returns how many geoms were added (never past ``scene.maxgeom``)."""

@@ -7,10 +7,12 @@ then one ``mj_applyFT`` per load (and per reaction) adds them to ``qfrc_applied`
 each load's own ``apply_load`` would. Loads with a ``frame`` site, user callables or a subclass
 of their own keep the general per-load path.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -25,8 +27,12 @@ _TYPES = (VectorForce, VectorTorque, GeneralLoad)
 
 def batchable(ld: Load) -> bool:
     """Whether ``ld`` is a plain world-frame force/torque load the bank can evaluate."""
-    return (type(ld) in _TYPES and ld.rel_to_site is None
-            and isinstance(getattr(ld, "force", None), list) and isinstance(getattr(ld, "torque", None), list))
+    return (
+        type(ld) in _TYPES
+        and ld.rel_to_site is None
+        and isinstance(getattr(ld, "force", None), list)
+        and isinstance(getattr(ld, "torque", None), list)
+    )
 
 
 class WrenchBank:
@@ -36,8 +42,14 @@ class WrenchBank:
     Threading: belongs to the stepping thread, like the engine that owns it.
     """
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, loads: list[Load], *,
-                 on_error: Callable[[Load, BaseException], None]) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        loads: list[Load],
+        *,
+        on_error: Callable[[Load, BaseException], None],
+    ) -> None:
         n = len(loads)
         self.loads = loads
         self.on_error = on_error
@@ -94,8 +106,11 @@ class WrenchBank:
         self.on = on
         v, neg = self.values, self.negated
         self.calls = [(v[i, 0:3], v[i, 3:6], self.points[i], int(self.body[i])) for i in on]
-        self.rcalls = [(neg[i, 0:3], neg[i, 3:6], self.rpoints[k], int(self.rbody[k]))
-                       for k, i in enumerate(self.reacting) if i in on]
+        self.rcalls = [
+            (neg[i, 0:3], neg[i, 3:6], self.rpoints[k], int(self.rbody[k]))
+            for k, i in enumerate(self.reacting)
+            if i in on
+        ]
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
         """Add every active load's wrench and reaction to ``qfrc`` at the current kinematics."""

@@ -7,6 +7,7 @@ writes a document back in the layout a person expects, ``builder`` turns a scena
 running rig, ``targets``/``bundled`` resolve what ``mjrig run|check|open`` are given.
 GUI-free.
 """
+
 from mjrig.scenario.parse import Scenario, load_scenario, parse_scenario, scenario_from_doc
 
 __all__ = ["Scenario", "load_scenario", "parse_scenario", "scenario_from_doc"]

@@ -4,12 +4,14 @@ The copy keeps every file the scenario names (the model, an initial state, measu
 scenario names them: a relative path is rewritten relative to where the copy is written, so the
 copy opens from there. GUI-free.
 """
+
 from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from mjrig.runtime.paths import fresh_path
 
@@ -20,6 +22,7 @@ def write_with_values(sc: Any, values: Mapping[str, float], path: Path) -> Path:
     """Write scenario ``sc`` with params ``values`` (by name) to ``path``, or the next free name
     when it exists; returns the path written."""
     from mjrig.scenario.toml_writer import dumps
+
     doc = copy.deepcopy(sc.doc)
     target = fresh_path(path)
     here = target.parent.resolve()

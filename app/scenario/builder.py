@@ -3,10 +3,11 @@
 ``mjrig run``, ``mjrig check`` and the app (open, reload, every rig edit) all build through
 here, so what the app accepts is exactly what the headless runner runs.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import mujoco
 import numpy as np
@@ -70,9 +71,15 @@ def check_names(sc: Scenario) -> mujoco.MjModel:
     return plain
 
 
-def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_error: LoadErrorHook | None = None,
-              recorder: SignalManager | None = None, start_from: mujoco.MjData | None = None,
-              on_warning: Callable[[str], None] | None = None) -> Rig:
+def build_rig(
+    sc: Scenario,
+    *,
+    monitors: Sequence[SignalManager] = (),
+    on_load_error: LoadErrorHook | None = None,
+    recorder: SignalManager | None = None,
+    start_from: mujoco.MjData | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> Rig:
     """Compile ``sc``'s model with its rig (once), validate every name (once), and resolve it.
 
     ``monitors`` are file-less SignalManagers (live plots); ``recorder`` records to a file;
@@ -80,8 +87,9 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     the run starts from :func:`start_state`. ``on_warning(text)`` receives one-line warnings (a
     control clamped to its ctrlrange). ConfigError (one line) on any bad input.
     """
-    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder,
-                    on_warning=on_warning)
+    rm = sc.runtime(
+        monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder, on_warning=on_warning
+    )
     try:
         model, data = rm.load_model(sc.model, skip_unknown=True)
     except ConfigError as exc:
@@ -91,8 +99,11 @@ def build_rig(sc: Scenario, *, monitors: Sequence[SignalManager] = (), on_load_e
     if sc.timestep is not None:
         model.opt.timestep = sc.timestep
     snap = _initial_snapshot(sc, model)
-    carried = start_from is not None and (model.nq, model.nv, model.na) == (start_from.qpos.size, start_from.qvel.size,
-                                                                            start_from.act.size)
+    carried = start_from is not None and (model.nq, model.nv, model.na) == (
+        start_from.qpos.size,
+        start_from.qvel.size,
+        start_from.act.size,
+    )
     if carried:
         data.qpos[:], data.qvel[:], data.act[:] = start_from.qpos, start_from.qvel, start_from.act
         data.time = start_from.time
@@ -118,9 +129,11 @@ def warn_unreachable(sc: Scenario, on_warning: Callable[[str], None] | None) -> 
         return
     for i, p in enumerate(sc.proximities):
         if p.threshold is not None and p.threshold < 0 and not isinstance(p.a, Geom):
-            on_warning(f"{sc.where('proximities', i, 'threshold')}: {p.threshold:g} m can never be reached: the "
-                       "distance between two points is never negative (a negative threshold fits two geoms, "
-                       "whose clearance is negative while they penetrate)")
+            on_warning(
+                f"{sc.where('proximities', i, 'threshold')}: {p.threshold:g} m can never be reached: the "
+                "distance between two points is never negative (a negative threshold fits two geoms, "
+                "whose clearance is negative while they penetrate)"
+            )
 
 
 def resolve_at(sc: Scenario, rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -146,7 +159,9 @@ def _initial_snapshot(sc: Scenario, model: mujoco.MjModel) -> PhysicsState | Non
         raise ConfigError(f"{sc.where('simulation', 'initial_state')}: {exc}") from None
 
 
-def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: PhysicsState | None = None) -> None:
+def start_state(
+    sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, snapshot: PhysicsState | None = None
+) -> None:
     """Put ``data`` in the scenario's start state: its keyframe ``initial_key``, the ``snapshot``
     of its ``initial_state``, or the model's own initial state; then ``[initial]``'s joint values."""
     reset_state(model, data)
@@ -161,9 +176,15 @@ def start_state(sc: Scenario, model: mujoco.MjModel, data: mujoco.MjData, *, sna
         sc.initial.apply(model, data)
 
 
-def rebuild_rig(sc: Scenario, *, on: Rig, monitors: Sequence[SignalManager] = (),
-                on_load_error: LoadErrorHook | None = None, on_warning: Callable[[str], None] | None = None,
-                kept: Callable[[str], tuple[np.ndarray, np.ndarray]] | None = None) -> Rig:
+def rebuild_rig(
+    sc: Scenario,
+    *,
+    on: Rig,
+    monitors: Sequence[SignalManager] = (),
+    on_load_error: LoadErrorHook | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    kept: Callable[[str], tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Rig:
     """The rig of ``sc`` on ``on``'s model and data as they are now (an edit while running).
 
     Unchanged loads keep the compiled fast path and their initial distances; the recorder and

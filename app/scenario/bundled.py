@@ -1,4 +1,5 @@
 """The rigs bundled in ``models/``: each an MJCF plus a scenario whose first line describes it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,18 +4,20 @@
 ConfigError naming the file, the line and the field; ``entry`` reads a whole ``[[loads]]`` or
 ``[[proximities]]`` table as ``mjrig.scenario.kinds`` describes it. Nothing here is evaluated as code.
 """
+
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
-from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Registry, Section
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.points import Point, Site, closest_names, parse_point
 from mjrig.runtime.values import Chirp, Constant, NamedValue, Profile, Ramp, Sine, Step, Table
+from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Registry, Section
 
 __all__ = ["FieldReader", "model_points", "model_elements", "PROFILE_FIELDS"]
 
@@ -94,16 +96,20 @@ class FieldReader:
             return self.params[name]
         if isinstance(value, dict):
             if not allow_profile:
-                raise self.fail(path, "takes a number or a param name (time profiles are for magnitude, "
-                                      "vector, force and torque components)")
+                raise self.fail(
+                    path,
+                    "takes a number or a param name (time profiles are for magnitude, "
+                    "vector, force and torque components)",
+                )
             return self.profile(value, path)
         return self.number(value, path)
 
     def profile(self, spec: dict, path: tuple) -> Profile:
         kind = spec.get("profile")
         if not isinstance(kind, str) or kind not in PROFILE_FIELDS:
-            raise self.fail((*path, "profile"), f"unknown profile {show(kind)}"
-                            f"{closest_names(str(kind), sorted(PROFILE_FIELDS))}")
+            raise self.fail(
+                (*path, "profile"), f"unknown profile {show(kind)}{closest_names(str(kind), sorted(PROFILE_FIELDS))}"
+            )
         required, optional = PROFILE_FIELDS[kind]
         self.keys(spec, required | optional | {"profile"}, path)
         missing = sorted(required - set(spec))
@@ -187,8 +193,10 @@ class FieldReader:
                 raise self.fail(path, f"missing required field '{section.kind_key}'")
             kind = section.kind(name) if isinstance(name, str) else None
             if kind is None:
-                raise self.fail((*path, section.kind_key), f"unknown {section.noun} kind {show(name)}"
-                                f"{closest_names(str(name), section.kind_names)}")
+                raise self.fail(
+                    (*path, section.kind_key),
+                    f"unknown {section.noun} kind {show(name)}{closest_names(str(name), section.kind_names)}",
+                )
         allowed = section.allowed(kind)
         for key in spec if isinstance(spec, dict) else ():
             owners = [k.name for k in section.kinds if key not in allowed and key in section.allowed(k)]
@@ -198,8 +206,9 @@ class FieldReader:
         missing = sorted(section.required(kind) - set(spec))
         if missing:
             raise self.fail(path, f"{kind.name} needs '{missing[0]}'")
-        values = {f.name: self.field(f, spec[f.name], (*path, f.name)) if f.name in spec else f.default
-                  for f in kind.fields}
+        values = {
+            f.name: self.field(f, spec[f.name], (*path, f.name)) if f.name in spec else f.default for f in kind.fields
+        }
         for f in kind.fields:
             v = values[f.name]
             if f.nonneg and isinstance(v, float) and v < 0:  # a param may go anywhere
@@ -220,8 +229,10 @@ def model_points(doc: dict, *, registry: Registry = REGISTRY) -> Iterator[tuple[
             kind = section.kind_of(spec)
             for f in kind.fields if kind is not None else ():
                 if f.type in POINT_TYPES and isinstance(spec.get(f.name), str):
-                    yield (section.key, i, f.name), parse_point(spec[f.name].strip(),
-                                                                allow_geom=f.type == "point_or_geom")
+                    yield (
+                        (section.key, i, f.name),
+                        parse_point(spec[f.name].strip(), allow_geom=f.type == "point_or_geom"),
+                    )
 
 
 def model_elements(doc: dict, *, registry: Registry = REGISTRY) -> Iterator[tuple[tuple, str, str]]:

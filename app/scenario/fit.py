@@ -12,10 +12,12 @@ starts = 1                               # optional: more starts (spread over th
 
 ``log = true`` fits the param on a log scale (its steps and bounds in log space). GUI-free.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.optimize import SearchRange, search_ranges
@@ -53,8 +55,10 @@ def parse_fit(spec: Any, reader: Any, params: Mapping[str, Any], measured: list[
     for name, r in out.params.items():
         value = float(params[name].value)
         if not r.low <= value <= r.high:
-            raise reader.fail((*path, "params", name), f"the param's value {value:g} (the fit's start) is outside "
-                                                       f"[{r.low:g}, {r.high:g}]")
+            raise reader.fail(
+                (*path, "params", name),
+                f"the param's value {value:g} (the fit's start) is outside [{r.low:g}, {r.high:g}]",
+            )
     mapped = sorted({s for m in measured for s in m.signals})
     if "signals" in table:
         sig = table["signals"]

@@ -12,10 +12,12 @@ qvel = { hinge = 2.0 }                # rad/s or m/s; ball: 3 values; free: 6 va
 checks joint names and value counts against a compiled model (ConfigError at FILE:LINE with the
 closest joint names); ``InitialState.apply`` writes the values into MjData. GUI-free; any thread.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -25,11 +27,19 @@ from mjrig.runtime.points import find_id
 
 __all__ = ["InitialState", "read_initial", "SIZES"]
 
-SIZES = {int(mujoco.mjtJoint.mjJNT_FREE): (7, 6), int(mujoco.mjtJoint.mjJNT_BALL): (4, 3),
-         int(mujoco.mjtJoint.mjJNT_SLIDE): (1, 1), int(mujoco.mjtJoint.mjJNT_HINGE): (1, 1)}
+SIZES = {
+    int(mujoco.mjtJoint.mjJNT_FREE): (7, 6),
+    int(mujoco.mjtJoint.mjJNT_BALL): (4, 3),
+    int(mujoco.mjtJoint.mjJNT_SLIDE): (1, 1),
+    int(mujoco.mjtJoint.mjJNT_HINGE): (1, 1),
+}
 """Values of a joint of each type: (in qpos, in qvel)."""
-_KIND = {int(mujoco.mjtJoint.mjJNT_FREE): "free", int(mujoco.mjtJoint.mjJNT_BALL): "ball",
-         int(mujoco.mjtJoint.mjJNT_SLIDE): "slide", int(mujoco.mjtJoint.mjJNT_HINGE): "hinge"}
+_KIND = {
+    int(mujoco.mjtJoint.mjJNT_FREE): "free",
+    int(mujoco.mjtJoint.mjJNT_BALL): "ball",
+    int(mujoco.mjtJoint.mjJNT_SLIDE): "slide",
+    int(mujoco.mjtJoint.mjJNT_HINGE): "hinge",
+}
 
 
 @dataclass(frozen=True)
@@ -55,8 +65,10 @@ class InitialState:
                 jt = int(model.jnt_type[j])
                 want = SIZES[jt][slot]
                 if len(vals) != want:
-                    raise ConfigError(f"{where(*at, which, name)}: a {_KIND[jt]} joint takes {want} "
-                                      f"{'value' if want == 1 else 'values'} in {which}, got {len(vals)}")
+                    raise ConfigError(
+                        f"{where(*at, which, name)}: a {_KIND[jt]} joint takes {want} "
+                        f"{'value' if want == 1 else 'values'} in {which}, got {len(vals)}"
+                    )
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Write the values into ``data`` (a ball's or free joint's quaternion normalised) and
@@ -66,11 +78,11 @@ class InitialState:
             for name, vals in values.items():
                 j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
                 adr = int(adr_of[j])
-                target[adr: adr + len(vals)] = vals
+                target[adr : adr + len(vals)] = vals
                 jt = int(model.jnt_type[j])
                 if slot == 0 and jt in (int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_FREE)):
                     q0 = adr + (3 if jt == int(mujoco.mjtJoint.mjJNT_FREE) else 0)
-                    quat = target[q0: q0 + 4]
+                    quat = target[q0 : q0 + 4]
                     quat /= np.linalg.norm(quat) or 1.0
         mujoco.mj_forward(model, data)
 
@@ -84,8 +96,7 @@ def read_initial(reader: Any, table: Any, *, at: tuple = ("initial",)) -> Initia
     for which in ("qpos", "qvel"):
         if which not in table:
             continue
-        joints = reader.keys(table[which], set(table[which]) if isinstance(table[which], dict) else set(),
-                             (*at, which))
+        joints = reader.keys(table[which], set(table[which]) if isinstance(table[which], dict) else set(), (*at, which))
         for name, value in joints.items():
             path = (*at, which, name)
             if isinstance(value, list):

@@ -7,6 +7,7 @@ Reading the model's files follows ``<include file=...>`` recursively (each file 
 opens regular files (a named pipe is never read). A file that cannot be parsed is still named
 but not followed: the model loader reports it, in its own words. GUI-free.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -16,29 +16,53 @@ requirements) is one ``Section`` plus the ``Scenario`` field of the same name th
 objects. The classes (``Field``, ``Kind``, ``Section``, ``Registry``) are in
 ``mjrig.scenario.registry``; this module is the data. GUI-free: imports only the runtime.
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mjrig.runtime.controls import Control
-from mjrig.runtime.frame_signals import FrameSignal
-from mjrig.runtime.joint_loads import (DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction,
-                                       JointTorque)
+from mjrig.runtime.joint_loads import DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction, JointTorque
 from mjrig.runtime.load_base import Load
-from mjrig.runtime.metrics import METRIC_KINDS, MODE_KINDS, Metric, MetricError
-from mjrig.runtime.loads import (GeneralLoad, PointToPointForce, ScalarForce, ScalarTorque, SpringLaw, VectorForce,
-                                 VectorTorque)
+from mjrig.runtime.loads import (
+    GeneralLoad,
+    PointToPointForce,
+    ScalarForce,
+    ScalarTorque,
+    SpringLaw,
+    VectorForce,
+    VectorTorque,
+)
 from mjrig.runtime.points import Geom
 from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.requirements import Requirement, RequirementError
 from mjrig.runtime.tracers import Tracer
+from mjrig.scenario.kinds_checks import METRICS, REQUIREMENTS, SIGNALS
 
-__all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "REGISTRY",
-           "SPRING_KINDS", "name_field"]
+__all__ = [
+    "Field",
+    "Kind",
+    "Section",
+    "Registry",
+    "EntryError",
+    "FIELD_TYPES",
+    "POINT_TYPES",
+    "REGISTRY",
+    "SPRING_KINDS",
+    "name_field",
+]
 
-from mjrig.scenario.registry import (FIELD_TYPES, POINT_TYPES, EntryError, Field, FieldType, Kind, Registry,  # noqa: F401
-                                    Section, name_field)
+from mjrig.scenario.registry import (
+    FIELD_TYPES,
+    POINT_TYPES,
+    EntryError,
+    Field,
+    Kind,
+    Registry,  # noqa: F401
+    Section,
+    name_field,
+)
 
 # --- the entries ----------------------------------------------------------------------------------
 
@@ -55,17 +79,20 @@ def _frame(what: str) -> Field:
 def _vector_load(cls: type) -> Callable[[Mapping[str, Any]], Any]:
     def build(v: Mapping[str, Any]) -> Any:
         return cls(name=v["name"], at=v["at"], vector=v["vector"], rel_to_site=v["frame"], to=v["to"])
+
     return build
 
 
 def _general(v: Mapping[str, Any]) -> GeneralLoad:
-    return GeneralLoad(name=v["name"], at=v["at"], force=v["force"], torque=v["torque"], rel_to_site=v["frame"],
-                       to=v["to"])
+    return GeneralLoad(
+        name=v["name"], at=v["at"], force=v["force"], torque=v["torque"], rel_to_site=v["frame"], to=v["to"]
+    )
 
 
 def _scalar(cls: type) -> Callable[[Mapping[str, Any]], Any]:
     def build(v: Mapping[str, Any]) -> Any:
         return cls(name=v["name"], at=v["at"], magnitude=v["magnitude"], to=v["to"])
+
     return build
 
 
@@ -87,6 +114,7 @@ def _load(kind: str, doc: str, build: Callable[[Mapping[str, Any]], Load], *fiel
         load = build(v)
         load.kind = kind
         return load
+
     return Kind(kind, (name_field("load"), *fields), named, doc)
 
 
@@ -94,21 +122,39 @@ def _spring_kind(kind: str, doc: str, behaviour: Mapping[str, bool], law: tuple[
     numbers = [f.name for f in (_STIFFNESS, _DAMPING, *law)]
 
     def build(v: Mapping[str, Any]) -> PointToPointForce:
-        return PointToPointForce(name=v["name"], at=v["at"], to=v["to"],
-                                 law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour))
+        return PointToPointForce(
+            name=v["name"], at=v["at"], to=v["to"], law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour)
+        )
+
     return _load(kind, doc, build, _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
 
 
 _SPRINGS = (  # every spring kind, once: name, what it does, its law's behaviour, the law's other fields
-    ("ideal_spring", "linear spring-damper along the line between the points, in tension and compression",
-     {}, (_REST,)),
-    ("compression_spring", "as `ideal_spring`, acting only while the distance is below `rest_length`",
-     {"compression_only": True}, (_REST,)),
-    ("tension_spring", "as `ideal_spring`, acting only while the distance is above `rest_length`",
-     {"tension_only": True}, (_REST,)),
-    ("stroke_compression_spring", "acts while the distance d is between the initial distance r0 and r0 + "
-     "`max_stroke`, pushing apart with max(0, preload − k(d − r0) − c·v)", {"stroke_limited": True},
-     (_law("preload", "N", "push at the start of the stroke"), _law("max_stroke", "m", "length of the stroke"))),
+    (
+        "ideal_spring",
+        "linear spring-damper along the line between the points, in tension and compression",
+        {},
+        (_REST,),
+    ),
+    (
+        "compression_spring",
+        "as `ideal_spring`, acting only while the distance is below `rest_length`",
+        {"compression_only": True},
+        (_REST,),
+    ),
+    (
+        "tension_spring",
+        "as `ideal_spring`, acting only while the distance is above `rest_length`",
+        {"tension_only": True},
+        (_REST,),
+    ),
+    (
+        "stroke_compression_spring",
+        "acts while the distance d is between the initial distance r0 and r0 + "
+        "`max_stroke`, pushing apart with max(0, preload − k(d − r0) − c·v)",
+        {"stroke_limited": True},
+        (_law("preload", "N", "push at the start of the stroke"), _law("max_stroke", "m", "length of the stroke")),
+    ),
 )
 
 SPRING_KINDS: tuple[str, ...] = tuple(row[0] for row in _SPRINGS)  # SpringLaw's behaviours as scenarios name them
@@ -146,56 +192,139 @@ _END = "a site, body:NAME, body:NAME@x,y,z or geom:NAME (both ends geoms: surfac
 
 _IN_FRAME = "in the world frame or in the frame of site `frame`"
 
-LOADS = Section("loads", "load", "load", default_kind="ideal_spring", readout="applies", kinds=(
-    _load("force", f"a force on `at`, {_IN_FRAME}", _vector_load(VectorForce), _AT,
-          Field("vector", "vector", "N", required=True, help="force [fx, fy, fz]", initial=(0.0, 0.0, 10.0)),
-          _frame("vector is"), _TO),
-    _load("torque", f"a torque on the body of `at`, {_IN_FRAME}", _vector_load(VectorTorque), _AT,
-          Field("vector", "vector", "N·m", required=True, help="torque [tx, ty, tz]", initial=(0.0, 0.0, 1.0)),
-          _frame("vector is"), _TO),
-    _load("general", f"a force and a torque on `at`, {_IN_FRAME}", _general, _AT,
-          Field("force", "vector", "N", (0.0, 0.0, 0.0), help="force [fx, fy, fz]"),
-          Field("torque", "vector", "N·m", (0.0, 0.0, 0.0), help="torque [tx, ty, tz]"),
-          _frame("vectors are"), _TO),
-    _load("scalar_force", "a force along the local x-axis of site `at`", _scalar(ScalarForce), _AT_SITE,
-          Field("magnitude", "profile", "N", required=True, help="force along the site's x-axis", initial=10.0),
-          _TO),
-    _load("scalar_torque", "a torque about the local x-axis of site `at`", _scalar(ScalarTorque), _AT_SITE,
-          Field("magnitude", "profile", "N·m", required=True, help="torque about the site's x-axis", initial=1.0),
-          _TO),
-    *(_spring_kind(*row) for row in _SPRINGS),
-    _load("joint_torque", "a generalized force on a hinge (N·m) or slide (N) joint", _joint_torque, _JOINT,
-          Field("magnitude", "profile", "N·m or N", required=True, help="the generalized force", initial=1.0)),
-    _load("joint_friction", "friction opposing the joint's velocity v: −[(Fc + (breakaway − Fc)·exp(−(v/vs)²))·"
-          "tanh(v/vc) + b·v]; Fc = `coulomb`, or `mu`·`pin_radius`·‖R‖ with R the force the joint carries",
-          _joint_friction, _JOINT,
-          _coefficient("coulomb", "N·m or N", "Coulomb level Fc (or give mu + pin_radius)"),
-          _coefficient("breakaway", "N·m or N", "peak at low speed (Stribeck), >= coulomb; default = coulomb"),
-          _coefficient("stribeck_velocity", "rad/s or m/s", "vs: how fast the breakaway excess decays",
-                       DEFAULT_STRIBECK_VELOCITY, positive=True),
-          _coefficient("viscous", "N·m·s/rad or N·s/m", "viscous coefficient b", 0.0),
-          _coefficient("coulomb_velocity", "rad/s or m/s", "vc: width of the smooth zone around v = 0",
-                       DEFAULT_COULOMB_VELOCITY, positive=True),
-          _coefficient("mu", "", "friction coefficient of a pin (with pin_radius, instead of coulomb)"),
-          _coefficient("pin_radius", "m", "radius of the pin (with mu)")),
-))
+LOADS = Section(
+    "loads",
+    "load",
+    "load",
+    default_kind="ideal_spring",
+    readout="applies",
+    kinds=(
+        _load(
+            "force",
+            f"a force on `at`, {_IN_FRAME}",
+            _vector_load(VectorForce),
+            _AT,
+            Field("vector", "vector", "N", required=True, help="force [fx, fy, fz]", initial=(0.0, 0.0, 10.0)),
+            _frame("vector is"),
+            _TO,
+        ),
+        _load(
+            "torque",
+            f"a torque on the body of `at`, {_IN_FRAME}",
+            _vector_load(VectorTorque),
+            _AT,
+            Field("vector", "vector", "N·m", required=True, help="torque [tx, ty, tz]", initial=(0.0, 0.0, 1.0)),
+            _frame("vector is"),
+            _TO,
+        ),
+        _load(
+            "general",
+            f"a force and a torque on `at`, {_IN_FRAME}",
+            _general,
+            _AT,
+            Field("force", "vector", "N", (0.0, 0.0, 0.0), help="force [fx, fy, fz]"),
+            Field("torque", "vector", "N·m", (0.0, 0.0, 0.0), help="torque [tx, ty, tz]"),
+            _frame("vectors are"),
+            _TO,
+        ),
+        _load(
+            "scalar_force",
+            "a force along the local x-axis of site `at`",
+            _scalar(ScalarForce),
+            _AT_SITE,
+            Field("magnitude", "profile", "N", required=True, help="force along the site's x-axis", initial=10.0),
+            _TO,
+        ),
+        _load(
+            "scalar_torque",
+            "a torque about the local x-axis of site `at`",
+            _scalar(ScalarTorque),
+            _AT_SITE,
+            Field("magnitude", "profile", "N·m", required=True, help="torque about the site's x-axis", initial=1.0),
+            _TO,
+        ),
+        *(_spring_kind(*row) for row in _SPRINGS),
+        _load(
+            "joint_torque",
+            "a generalized force on a hinge (N·m) or slide (N) joint",
+            _joint_torque,
+            _JOINT,
+            Field("magnitude", "profile", "N·m or N", required=True, help="the generalized force", initial=1.0),
+        ),
+        _load(
+            "joint_friction",
+            "friction opposing the joint's velocity v: −[(Fc + (breakaway − Fc)·exp(−(v/vs)²))·"
+            "tanh(v/vc) + b·v]; Fc = `coulomb`, or `mu`·`pin_radius`·‖R‖ with R the force the joint carries",
+            _joint_friction,
+            _JOINT,
+            _coefficient("coulomb", "N·m or N", "Coulomb level Fc (or give mu + pin_radius)"),
+            _coefficient("breakaway", "N·m or N", "peak at low speed (Stribeck), >= coulomb; default = coulomb"),
+            _coefficient(
+                "stribeck_velocity",
+                "rad/s or m/s",
+                "vs: how fast the breakaway excess decays",
+                DEFAULT_STRIBECK_VELOCITY,
+                positive=True,
+            ),
+            _coefficient("viscous", "N·m·s/rad or N·s/m", "viscous coefficient b", 0.0),
+            _coefficient(
+                "coulomb_velocity",
+                "rad/s or m/s",
+                "vc: width of the smooth zone around v = 0",
+                DEFAULT_COULOMB_VELOCITY,
+                positive=True,
+            ),
+            _coefficient("mu", "", "friction coefficient of a pin (with pin_radius, instead of coulomb)"),
+            _coefficient("pin_radius", "m", "radius of the pin (with mu)"),
+        ),
+    ),
+)
 """Forces, torques and springs; the reaction on ``to`` is always equal and opposite."""
 
-PROXIMITIES = Section("proximities", "proximity", "monitor", kind_key=None, default_kind="proximity",
-                      readout="distance", kinds=(
-    Kind("proximity", (name_field("proximity"), Field("a", "point_or_geom", required=True, help=_END),
-                       Field("b", "point_or_geom", required=True, help=_END),
-                       Field("threshold", "number", "m", help="below it the line turns red and an event is logged")),
-         _proximity, "distance between two points, or clearance between two geoms"),
-))
+PROXIMITIES = Section(
+    "proximities",
+    "proximity",
+    "monitor",
+    kind_key=None,
+    default_kind="proximity",
+    readout="distance",
+    kinds=(
+        Kind(
+            "proximity",
+            (
+                name_field("proximity"),
+                Field("a", "point_or_geom", required=True, help=_END),
+                Field("b", "point_or_geom", required=True, help=_END),
+                Field("threshold", "number", "m", help="below it the line turns red and an event is logged"),
+            ),
+            _proximity,
+            "distance between two points, or clearance between two geoms",
+        ),
+    ),
+)
 """Distance monitors."""
 
-CONTROLS = Section("controls", "control", "load", kind_key=None, default_kind="control", name_key="actuator",
-                   kinds=(Kind("control", (
-                       Field("actuator", "text", required=True, names="actuator", help="the actuator it drives"),
-                       Field("value", "profile", required=True, help="its input (data.ctrl), clamped to ctrlrange",
-                             initial=0.0)),
-                       lambda v: Control(v["actuator"], value=v["value"]), "holds an actuator's input (data.ctrl)"),))
+CONTROLS = Section(
+    "controls",
+    "control",
+    "load",
+    kind_key=None,
+    default_kind="control",
+    name_key="actuator",
+    kinds=(
+        Kind(
+            "control",
+            (
+                Field("actuator", "text", required=True, names="actuator", help="the actuator it drives"),
+                Field(
+                    "value", "profile", required=True, help="its input (data.ctrl), clamped to ctrlrange", initial=0.0
+                ),
+            ),
+            lambda v: Control(v["actuator"], value=v["value"]),
+            "holds an actuator's input (data.ctrl)",
+        ),
+    ),
+)
 """Actuator inputs, one per actuator."""
 
 
@@ -203,87 +332,36 @@ def _tracer(v: Mapping[str, Any]) -> Tracer:
     return Tracer(name=v["name"], at=v["at"], duration=v["duration"], color=v["color"])
 
 
-TRACERS = Section("tracers", "tracer", "monitor", kind_key=None, default_kind="tracer", kinds=(
-    Kind("tracer", (name_field("tracer"), Field("at", "point", required=True, help="the point whose path is drawn"),
-                    Field("duration", "number", "s", required=True, positive=True, initial=2.0,
-                          help="seconds of trail shown, fading with age"),
-                    Field("color", "color", default=(0.055, 0.647, 0.914, 1.0), help="RGBA, each 0..1")),
-         _tracer, "the recent path of a point, drawn as a fading trail"),
-))
+TRACERS = Section(
+    "tracers",
+    "tracer",
+    "monitor",
+    kind_key=None,
+    default_kind="tracer",
+    kinds=(
+        Kind(
+            "tracer",
+            (
+                name_field("tracer"),
+                Field("at", "point", required=True, help="the point whose path is drawn"),
+                Field(
+                    "duration",
+                    "number",
+                    "s",
+                    required=True,
+                    positive=True,
+                    initial=2.0,
+                    help="seconds of trail shown, fading with age",
+                ),
+                Field("color", "color", default=(0.055, 0.647, 0.914, 1.0), help="RGBA, each 0..1"),
+            ),
+            _tracer,
+            "the recent path of a point, drawn as a fading trail",
+        ),
+    ),
+)
 """Trails of points (drawn only)."""
 
-
-def _requirement(v: Mapping[str, Any]) -> Requirement:
-    try:
-        return Requirement(**{k: v[k] for k in ("name", "signal", "min", "max", "final", "tolerance", "start", "end",
-                                                "stop_on")})
-    except RequirementError as exc:
-        raise EntryError(str(exc), field=exc.field) from None
-
-
-REQUIREMENTS = Section("requirements", "requirement", "monitor", kind_key=None, default_kind="requirement", kinds=(
-    Kind("requirement", (
-        name_field("requirement"),
-        Field("signal", "text", required=True, help="the telemetry column it checks (recorded or not)"),
-        Field("min", "number", help="the signal must stay >= min over the window", of_signal=True),
-        Field("max", "number", help="the signal must stay <= max over the window", of_signal=True),
-        Field("final", "number", help="its value at the window's end must be within final ± tolerance",
-              of_signal=True),
-        Field("tolerance", "number", nonneg=True, help="half-width of the band around final (default 0)",
-              of_signal=True),
-        Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
-        Field("end", "number", "s", help="the window's end (left out: the run's end)"),
-        Field("stop_on", "text", help='"fail" or "pass": end a headless run when it fails or has passed')),
-         _requirement, "a bound on one telemetry signal over a window of simulated time"),
-))
-"""Pass/fail checks of signals (measure only)."""
-
-_METRIC_SETTINGS = {
-    "level": Field("level", "number", required=True, help="the level whose first crossing (either way) it times",
-                   of_signal=True),
-    "band": Field("band", "number", positive=True, help="half-width of the settled band, as a fraction of abs(final)"),
-    "band_abs": Field("band_abs", "number", positive=True, help="half-width of the settled band, in the signal's unit",
-                      of_signal=True),
-    "against": Field("against", "text", required=True,
-                     help="the [[measured]] entry whose samples it compares the signal with"),
-    "mode": Field("mode", "number", required=True, help="which oscillatory mode: 1 the lowest"),
-}
-
-
-def _metric(kind: str) -> Callable[[Mapping[str, Any]], Metric]:
-    def build(v: Mapping[str, Any]) -> Metric:
-        if isinstance(v.get("mode"), float) and v["mode"].is_integer():
-            v = {**v, "mode": int(v["mode"])}
-        try:
-            return Metric(kind=kind, **{k: v[k] for k in ("name", "signal", "start", "end", "level", "band", "band_abs",
-                                                                "against", "mode")
-                                        if k in v})
-        except MetricError as exc:
-            raise EntryError(str(exc), field=exc.field) from None
-    return build
-
-
-METRICS = Section("metrics", "metric", "monitor", default_kind="max", readout="value", kinds=tuple(
-    Kind(kind, (
-        name_field("metric"),
-        *(() if kind in MODE_KINDS else (
-            Field("signal", "text", required=True, help="the telemetry column it reduces (recorded or not)"),
-            Field("start", "number", "s", 0.0, nonneg=True, help="the window's start (simulated time)"),
-            Field("end", "number", "s", help="the window's end (left out: the run's end)"))),
-        *(_METRIC_SETTINGS[k] for k in settings)), _metric(kind),
-         f"the {'rig' if kind in MODE_KINDS else 'signal'}'s {kind.replace('_', ' ')}"
-         + (" at the run's start (linearised)" if kind in MODE_KINDS else " over the window"))
-    for kind, settings in METRIC_KINDS.items()))
-"""Numbers read off a run: a signal reduced over a window (``mjrig.runtime.metrics``)."""
-
-SIGNALS = Section("signals", "signal", "monitor", kind_key=None, default_kind="signal", kinds=(
-    Kind("signal", (name_field("signal"),
-                    Field("of", "text", required=True, help='"Loads/NAME" (its force and torque) or a point: '
-                          'a site, body:NAME or body:NAME@x,y,z (its position and velocity)'),
-                    Field("frame", "text", default="world", help='"world", body:NAME or a site\'s name')),
-         lambda v: FrameSignal(v["name"], v["of"], v["frame"]), "telemetry expressed in another frame"),
-))
-"""Extra telemetry in a body's or site's frame (``mjrig.runtime.frame_signals``)."""
 
 REGISTRY = Registry((LOADS, PROXIMITIES, CONTROLS, TRACERS, REQUIREMENTS, METRICS, SIGNALS))
 """Every section and kind mjrig knows, in scenario order."""

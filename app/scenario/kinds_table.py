@@ -1,5 +1,6 @@
 """The manual's table of a section's kinds (docs/scenario.md), generated from the registry
 (``python -m mjrig.scenario.kinds_table`` prints the loads'; a test compares it with the manual)."""
+
 from __future__ import annotations
 
 import sys

@@ -3,6 +3,7 @@
 ``tomllib`` keeps no positions, so the text is scanned once for table headers, arrays of tables
 and keys; a field is found at the deepest known prefix of its path (``loads``, 2, ``at``).
 """
+
 from __future__ import annotations
 
 import re

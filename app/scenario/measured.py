@@ -22,23 +22,34 @@ FILE:LINE: a file column that is missing (with the closest names), a unit that d
 a time column that does not increase; ``Measured.check`` adds the signals the rig does not have
 and units that do not fit the signal's quantity, once the model is compiled. GUI-free.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import CHOICES, SI
 from mjrig.scenario.initial import InitialState, read_initial
+from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 
-__all__ = ["Measured", "MeasuredSignal", "parse_measured", "link_metrics", "unit_factor", "TIME_UNITS",
-           "MEASURED_KEY", "measured_metadata", "read_measured_metadata"]
+__all__ = [
+    "Measured",
+    "MeasuredSignal",
+    "parse_measured",
+    "link_metrics",
+    "unit_factor",
+    "TIME_UNITS",
+    "MEASURED_KEY",
+    "measured_metadata",
+    "read_measured_metadata",
+]
 
 MEASURED_KEY = "mjrig.measured"
 """A recording's metadata key of its scenario's measured entries (``measured_metadata``)."""
@@ -106,14 +117,17 @@ class Measured:
         rig's columns' SI units) or whose unit does not fit the signal's."""
         for sig, ms in self.signals.items():
             if sig not in units:
-                raise ConfigError(f"{where('signals', sig)}: the rig has no signal '{sig}'"
-                                  f"{closest_names(sig, sorted(units))}")
+                raise ConfigError(
+                    f"{where('signals', sig)}: the rig has no signal '{sig}'{closest_names(sig, sorted(units))}"
+                )
             have = _norm(units[sig])
             known = unit_factor(ms.unit) if ms.unit else None
             got = known[1] if known is not None else _norm(ms.unit or units[sig])
             if _norm(got) != have:
-                raise ConfigError(f"{where('signals', sig, 'unit')}: unit '{ms.unit}' does not fit {sig}, whose "
-                                  f"unit is '{units[sig] or 'none'}'")
+                raise ConfigError(
+                    f"{where('signals', sig, 'unit')}: unit '{ms.unit}' does not fit {sig}, whose "
+                    f"unit is '{units[sig] or 'none'}'"
+                )
 
 
 def parse_measured(entries: Any, reader: Any, params: Mapping[str, Any]) -> list[Measured]:
@@ -135,9 +149,13 @@ def _entry(spec: Any, reader: Any, path: tuple, params: Mapping[str, Any]) -> Me
     for key in ("name", "file", "signals"):
         if key not in table:
             raise reader.fail(path, f"missing required field '{key}'")
-    m = Measured(name=reader.string(table["name"], (*path, "name")), file=reader.path_value(table["file"], (*path, "file")))
+    m = Measured(
+        name=reader.string(table["name"], (*path, "name")), file=reader.path_value(table["file"], (*path, "file"))
+    )
     if m.file.suffix.lower() not in MEASURED_SUFFIXES:
-        raise reader.fail((*path, "file"), f"'{m.file.name}' is not measured data (choose {', '.join(MEASURED_SUFFIXES)})")
+        raise reader.fail(
+            (*path, "file"), f"'{m.file.name}' is not measured data (choose {', '.join(MEASURED_SUFFIXES)})"
+        )
     if not m.file.is_file():
         raise reader.fail((*path, "file"), f"measured file not found: {m.file}")
     if "time" in table:
@@ -187,14 +205,17 @@ def _read(m: Measured, reader: Any, path: tuple) -> None:
     names = list(f.columns)
     for sig, ms in m.signals.items():
         if ms.column not in f.columns:
-            raise reader.fail((*path, "signals", sig, "column"),
-                              f"{m.file.name} has no column '{ms.column}'{closest_names(ms.column, names)}")
+            raise reader.fail(
+                (*path, "signals", sig, "column"),
+                f"{m.file.name} has no column '{ms.column}'{closest_names(ms.column, names)}",
+            )
     time_col = m.time
     if time_col is None and not f.topic:
         time_col = next((c for c in ("time", "t") if c in f.columns), None)
         if time_col is None:
-            raise reader.fail(path, f"needs 'time': the column of {m.file.name} that holds the time"
-                                    f"{closest_names('time', names)}")
+            raise reader.fail(
+                path, f"needs 'time': the column of {m.file.name} that holds the time{closest_names('time', names)}"
+            )
     if time_col is not None and time_col not in f.columns:
         raise reader.fail((*path, "time"), f"{m.file.name} has no column '{time_col}'{closest_names(time_col, names)}")
     for sig, ms in m.signals.items():
@@ -208,8 +229,11 @@ def _read(m: Measured, reader: Any, path: tuple) -> None:
             t_raw, scale_t, tpath = f.columns[f"{group}/log_time"], 1e-9, (*path, "signals", sig, "column")
         else:
             if f.rows_of(ms.column) != f.rows_of(time_col):
-                raise reader.fail((*path, "signals", sig, "column"), f"'{ms.column}' is on topic "
-                                  f"{f.rows_of(ms.column)!r}, the time column '{time_col}' on {f.rows_of(time_col)!r}")
+                raise reader.fail(
+                    (*path, "signals", sig, "column"),
+                    f"'{ms.column}' is on topic "
+                    f"{f.rows_of(ms.column)!r}, the time column '{time_col}' on {f.rows_of(time_col)!r}",
+                )
             t_raw, scale_t, tpath = f.columns[time_col], TIME_UNITS[m.time_unit], (*path, "time")
         x = f.columns[ms.column] * ms.scale * factor
         t = t_raw * scale_t + m.offset
@@ -219,8 +243,11 @@ def _read(m: Measured, reader: Any, path: tuple) -> None:
             raise reader.fail((*path, "signals", sig, "column"), f"'{ms.column}' has fewer than 2 samples")
         if np.any(np.diff(t) <= 0):
             k = int(np.flatnonzero(np.diff(t) <= 0)[0])
-            raise reader.fail(tpath, f"time does not increase in {m.file.name}: sample {k + 2} of "
-                                     f"'{ms.column}' is at {t_raw[keep][k + 1]:g}, after {t_raw[keep][k]:g}")
+            raise reader.fail(
+                tpath,
+                f"time does not increase in {m.file.name}: sample {k + 2} of "
+                f"'{ms.column}' is at {t_raw[keep][k + 1]:g}, after {t_raw[keep][k]:g}",
+            )
         m.data[sig] = (t, x)
 
 
@@ -237,8 +264,11 @@ def link_metrics(metrics: list[Any], measured: list[Measured], reader: Any) -> N
             hint = closest_names(metric.against, sorted(by_name)) if by_name else " (the scenario has no [[measured]])"
             raise reader.fail(("metrics", i, "against"), f"unknown measured entry '{metric.against}'{hint}")
         if metric.signal not in entry.signals:
-            raise reader.fail(("metrics", i, "signal"), f"measured entry '{entry.name}' has no column for "
-                              f"{metric.signal}{closest_names(metric.signal, sorted(entry.signals))}")
+            raise reader.fail(
+                ("metrics", i, "signal"),
+                f"measured entry '{entry.name}' has no column for "
+                f"{metric.signal}{closest_names(metric.signal, sorted(entry.signals))}",
+            )
         metric.reference = entry.series(metric.signal)
 
 
@@ -252,8 +282,13 @@ def measured_metadata(measured: list[Measured]) -> str:
         for sig, ms in m.signals.items():
             t, x = m.series(sig)
             step = max(1, -(-t.size // KEPT_SAMPLES))
-            signals[sig] = {"column": ms.column, "unit": ms.unit, "scale": ms.scale, "t": t[::step].tolist(),
-                            "x": x[::step].tolist()}
+            signals[sig] = {
+                "column": ms.column,
+                "unit": ms.unit,
+                "scale": ms.scale,
+                "t": t[::step].tolist(),
+                "x": x[::step].tolist(),
+            }
         out.append({"name": m.name, "file": str(m.file), "signals": signals})
     return json.dumps(out)
 
@@ -263,7 +298,10 @@ def read_measured_metadata(text: str) -> list[tuple[str, str, np.ndarray, np.nda
     empty for none or unreadable text."""
     try:
         entries = json.loads(text) if text else []
-        return [(str(e["name"]), str(sig), np.asarray(v["t"], float), np.asarray(v["x"], float))
-                for e in entries for sig, v in e["signals"].items()]
+        return [
+            (str(e["name"]), str(sig), np.asarray(v["t"], float), np.asarray(v["x"], float))
+            for e in entries
+            for sig, v in e["signals"].items()
+        ]
     except (ValueError, KeyError, TypeError, AttributeError):
         return []

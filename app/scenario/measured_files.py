@@ -10,6 +10,7 @@ messages' ``log_time``, kept as the column ``topic/log_time`` in ns).
 MCAP, ``topic`` (column -> its topic, whose columns share rows). ``MeasuredFileError`` carries one
 line saying what is wrong with the file. GUI-free; any thread.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,8 +76,11 @@ def _table(path: Path) -> MeasuredFile:
     import polars as pl
 
     frame = pl.read_csv(path, infer_schema_length=10000) if path.suffix.lower() == ".csv" else pl.read_parquet(path)
-    cols = {c: frame[c].cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy().astype(float)
-            for c in frame.columns if frame[c].dtype.is_numeric()}
+    cols = {
+        c: frame[c].cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy().astype(float)
+        for c in frame.columns
+        if frame[c].dtype.is_numeric()
+    }
     return MeasuredFile(path, cols)
 
 
@@ -111,10 +115,18 @@ def _mat73(path: Path) -> dict[str, np.ndarray]:
 
     cols: dict[str, np.ndarray] = {}
     with h5py.File(path, "r") as fh:
+
         def visit(name: str, obj: Any) -> None:
-            if isinstance(obj, h5py.Dataset) and obj.dtype.kind in "fiub" and obj.ndim <= 2 and obj.size > 1 \
-                    and min(obj.shape) == 1 and not name.startswith("#"):
+            if (
+                isinstance(obj, h5py.Dataset)
+                and obj.dtype.kind in "fiub"
+                and obj.ndim <= 2
+                and obj.size > 1
+                and min(obj.shape) == 1
+                and not name.startswith("#")
+            ):
                 cols[name.replace("/", ".")] = np.asarray(obj[()], dtype=float).ravel()
+
         fh.visititems(visit)
     return cols
 

@@ -6,6 +6,7 @@
 ``sampler`` Optuna's ``tpe`` (default), ``cmaes`` or ``random``. ``[optimize.params]`` bounds each
 searched param of ``[params]``: ``{ low, high, log = false }``.
 """
+
 from __future__ import annotations
 
 import math
@@ -78,10 +79,12 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
     if not isinstance(text, str) or text not in names:
         hint = closest_names(str(text), names) if names else " (the scenario has no [[metrics]])"
         raise reader.fail((*path, way), f"unknown metric {text!r}{hint}")
-    out = OptimizeSpec(metric=text[len("Metrics/"):], maximize=way == "maximize")
+    out = OptimizeSpec(metric=text[len("Metrics/") :], maximize=way == "maximize")
     if "target" in table:
         if out.maximize:
-            raise reader.fail((*path, "target"), "'target' goes with 'minimize' (the objective is abs(metric - target))")
+            raise reader.fail(
+                (*path, "target"), "'target' goes with 'minimize' (the objective is abs(metric - target))"
+            )
         out.target = reader.number(table["target"], (*path, "target"))
     for key, least in (("trials", 1), ("seed", 0)):
         if key in table:
@@ -92,17 +95,22 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
     if "sampler" in table:
         s = table["sampler"]
         if not isinstance(s, str) or s not in OPTIMIZE_SAMPLERS:
-            raise reader.fail((*path, "sampler"), f"unknown sampler {s!r}{closest_names(str(s), list(OPTIMIZE_SAMPLERS))}")
+            raise reader.fail(
+                (*path, "sampler"), f"unknown sampler {s!r}{closest_names(str(s), list(OPTIMIZE_SAMPLERS))}"
+            )
         out.sampler = s
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
-        raise reader.fail((*path, "params"), "needs [optimize.params]: param = { low = ..., high = ... } (at least one)")
+        raise reader.fail(
+            (*path, "params"), "needs [optimize.params]: param = { low = ..., high = ... } (at least one)"
+        )
     out.params = search_ranges(entries, reader, path, params, what="the search")
     return out
 
 
-def search_ranges(entries: dict[str, Any], reader: Any, path: tuple, params: dict[str, Any], *,
-                  what: str) -> dict[str, SearchRange]:
+def search_ranges(
+    entries: dict[str, Any], reader: Any, path: tuple, params: dict[str, Any], *, what: str
+) -> dict[str, SearchRange]:
     """Each ``NAME = { low, high, log = false }`` of ``entries`` (at ``path``.params) as a
     SearchRange of the scenario's param NAME; ``what`` the bounds bound ("the search"). FILE:LINE
     errors: an unknown param (closest names), a missing bound, low >= high, a log scale with

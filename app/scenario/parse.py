@@ -4,6 +4,7 @@ A scenario is data: it is parsed with ``tomllib`` and nothing in it is evaluated
 unpickled. Errors name the file, the line and the field (``loads[2].at``) and, for unknown
 names, the closest valid ones.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,48 +16,67 @@ from typing import Any
 
 import mujoco
 
-from mjrig.scenario.kinds import REGISTRY, Registry
-from mjrig.scenario.locator import ScenarioLocator, dotted
+from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
-from mjrig.runtime.controls import Control
+from mjrig.runtime.frame_signals import FrameSignal
 from mjrig.runtime.joint_loads import joint_dof
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.metrics import Metric
 from mjrig.runtime.model_fields import ModelBinding, parse_model_field
 from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
 from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.signals import SIGNAL_GROUPS
-from mjrig.runtime.metrics import Metric
 from mjrig.runtime.requirements import Requirement
+from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.runtime.tracers import Tracer
-from mjrig.runtime.values import NamedValue
-from mjrig.scenario.fields import FieldReader, model_elements, model_points
-from mjrig.scenario.initial import InitialState, read_initial
-from mjrig.runtime.visuals import ArrowScale
 from mjrig.runtime.units import DisplayUnits, read_units
-from mjrig.runtime.frame_signals import FrameSignal
+from mjrig.runtime.values import NamedValue
+from mjrig.runtime.visuals import ArrowScale
+from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.fit import FitSpec, parse_fit
+from mjrig.scenario.initial import InitialState, read_initial
+from mjrig.scenario.kinds import REGISTRY, Registry
+from mjrig.scenario.locator import ScenarioLocator, dotted
 from mjrig.scenario.measured import Measured, link_metrics, parse_measured
 from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.plots import PlotSettings, read_plots
 from mjrig.scenario.sweep import SweepSpec, parse_sweep
 
-__all__ = ["Scenario", "RecordingSettings", "VideoSettings", "load_scenario", "parse_scenario",
-           "LOAD_KINDS", "ScenarioLocator"]
+__all__ = [
+    "Scenario",
+    "RecordingSettings",
+    "VideoSettings",
+    "load_scenario",
+    "parse_scenario",
+    "LOAD_KINDS",
+    "ScenarioLocator",
+]
 
 _LOADS = REGISTRY.section("loads")
 LOAD_KINDS: dict[str, set[str]] = {k.name: _LOADS.allowed(k) for k in _LOADS.kinds}
 """Each load kind's allowed keys (from ``mjrig.scenario.kinds``)."""
-_TOP = {"model", "simulation", "params", "recording", "video", "sweep", "optimize", "initial", "view", "units",
-        "plots", "measured", "fit"}
+_TOP = {
+    "model",
+    "simulation",
+    "params",
+    "recording",
+    "video",
+    "sweep",
+    "optimize",
+    "initial",
+    "view",
+    "units",
+    "plots",
+    "measured",
+    "fit",
+}
 _VIEW = {"force_scale", "torque_scale"}
 _SIM = {"duration", "timestep", "speed", "initial_key", "initial_state"}
 _REC = {"path", "rate", "signals"}
-_VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts",
-        "show_net_force"}
+_VID = {"path", "camera", "fps", "width", "height", "show_loads", "show_proximities", "show_contacts", "show_net_force"}
 _PARAM = {"value", "min", "max", "unit", "model"}
 
 
@@ -128,7 +148,7 @@ class Scenario:
     fit: FitSpec | None = None  # the [fit] section (mjrig fit), or None
     source: Path | None = None
     text: str = ""
-    locator: "ScenarioLocator | None" = None
+    locator: ScenarioLocator | None = None
     doc: dict = field(default_factory=dict)
     """The scenario as a TOML document (tables, lists, numbers, strings), as read."""
 
@@ -136,6 +156,7 @@ class Scenario:
         """The scenario as TOML text: the file as read, or a document built in memory written out."""
         if not self.text:
             from mjrig.scenario.toml_writer import dumps
+
             self.text = dumps(self.doc)
         return self.text
 
@@ -150,24 +171,40 @@ class Scenario:
         ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
         options.setdefault("playback_speed", 0.0)
         options.setdefault("arrow_scale", ArrowScale(force=self.arrow_scales[0], torque=self.arrow_scales[1]))
-        return RuntimeManager(loads=self.loads, proximities=self.proximities, params=list(self.params.values()),
-                              controls=self.controls, tracers=self.tracers, bindings=self.bindings,
-                              requirements=self.requirements, metrics=self.metrics, frame_signals=self.signals,
-                              **options)
+        return RuntimeManager(
+            loads=self.loads,
+            proximities=self.proximities,
+            params=list(self.params.values()),
+            controls=self.controls,
+            tracers=self.tracers,
+            bindings=self.bindings,
+            requirements=self.requirements,
+            metrics=self.metrics,
+            frame_signals=self.signals,
+            **options,
+        )
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""
         for path, point in model_points(self.doc):
             self._check_point(model, point, path)
         for path, what, name in model_elements(self.doc):
-            self._checked(lambda: joint_dof(model, name) if what == "joint" else
-                          find_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name, kind="actuator", count=model.nu), path)
+            self._checked(
+                lambda name=name, what=what: (
+                    joint_dof(model, name)
+                    if what == "joint"
+                    else find_id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name, kind="actuator", count=model.nu)
+                ),
+                path,
+            )
         for b in self.bindings:
-            self._checked(lambda: b.check(model), ("params", b.param.name, "model"))
+            self._checked(lambda b=b: b.check(model), ("params", b.param.name, "model"))
         if self.initial_key is not None:
             key = self.initial_key
-            self._checked(lambda: find_id(model, mujoco.mjtObj.mjOBJ_KEY, key, kind="keyframe", count=model.nkey),
-                          ("simulation", "initial_key"))
+            self._checked(
+                lambda: find_id(model, mujoco.mjtObj.mjOBJ_KEY, key, kind="keyframe", count=model.nkey),
+                ("simulation", "initial_key"),
+            )
         self.initial.check(model, self.where)
         for i, sig in enumerate(self.signals):
             try:
@@ -231,12 +268,18 @@ class _Parser(FieldReader):
         if "initial" in doc:
             sc.initial = read_initial(self, doc["initial"])
         if "units" in doc:
-            sc.units = read_units(doc["units"], lambda key, msg: self.fail(("units",) if key is None else ("units", key), msg))
+            sc.units = read_units(
+                doc["units"], lambda key, msg: self.fail(("units",) if key is None else ("units", key), msg)
+            )
         if "plots" in doc:
-            sc.plots = read_plots(doc["plots"], lambda key, msg: self.fail(("plots",) if key is None else ("plots", key), msg))
+            sc.plots = read_plots(
+                doc["plots"], lambda key, msg: self.fail(("plots",) if key is None else ("plots", key), msg)
+            )
         view = self.keys(doc.get("view", {}), _VIEW, ("view",))
-        sc.arrow_scales = tuple(self.number(view[k], ("view", k), positive=True) if k in view else None  # type: ignore[assignment]
-                                for k in ("force_scale", "torque_scale"))
+        sc.arrow_scales = tuple(
+            self.number(view[k], ("view", k), positive=True) if k in view else None  # type: ignore[assignment]
+            for k in ("force_scale", "torque_scale")
+        )
         params = doc.get("params", {})
         if not isinstance(params, dict):
             raise self.fail(("params",), "must be a table")
@@ -252,8 +295,9 @@ class _Parser(FieldReader):
             for i, spec in enumerate(entries):
                 item = self.entry(section, spec, (section.key, i))
                 if item.name in names:
-                    raise self.fail((section.key, i, section.name_key),
-                                    f"duplicate {section.noun} {section.name_key} '{item.name}'")
+                    raise self.fail(
+                        (section.key, i, section.name_key), f"duplicate {section.noun} {section.name_key} '{item.name}'"
+                    )
                 names.add(item.name)
                 getattr(sc, section.key).append(item)
         sc.measured = parse_measured(doc.get("measured", []), self, sc.params)
@@ -312,8 +356,9 @@ class _Parser(FieldReader):
                 raise self.fail((*path, "signals"), "must be a list of signal group names")
             for s in sig:
                 if s not in SIGNAL_GROUPS:
-                    raise self.fail((*path, "signals"), f"unknown signal group '{s}'"
-                                    f"{closest_names(s, list(SIGNAL_GROUPS))}")
+                    raise self.fail(
+                        (*path, "signals"), f"unknown signal group '{s}'{closest_names(s, list(SIGNAL_GROUPS))}"
+                    )
             rec.signals = tuple(sig)
         return rec
 
@@ -343,8 +388,14 @@ class _Parser(FieldReader):
         return v
 
 
-def parse_scenario(text: str, *, source: Path | None = None, base: Path | None = None,
-                   locate: bool = True, registry: Registry = REGISTRY) -> Scenario:
+def parse_scenario(
+    text: str,
+    *,
+    source: Path | None = None,
+    base: Path | None = None,
+    locate: bool = True,
+    registry: Registry = REGISTRY,
+) -> Scenario:
     """Parse scenario TOML ``text``; relative paths resolve against ``base`` (default: cwd).
 
     ``locate=False`` names fields only (no file:line), for documents edited in the app;
@@ -367,8 +418,7 @@ def parse_scenario(text: str, *, source: Path | None = None, base: Path | None =
     return sc
 
 
-def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None,
-                      registry: Registry = REGISTRY) -> Scenario:
+def scenario_from_doc(doc: dict, *, base: Path, source: Path | None = None, registry: Registry = REGISTRY) -> Scenario:
     """Validate a scenario document built in memory (e.g. by the app's edits), as ``tomllib``
     would return it, directly: no TOML text is written and parsed back. Errors name fields
     only (there is no file line to point at)."""

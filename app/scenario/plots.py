@@ -4,10 +4,12 @@
 ``--signals``); ``window`` is the span of history shown (simulated s). The app writes the
 signals ticked when it saves the rig.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["PlotSettings", "read_plots", "plots_table"]
 

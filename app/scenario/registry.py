@@ -2,17 +2,27 @@
 and its builder), ``Section`` (a scenario array of tables) and ``Registry`` (every section). The
 data -- which sections and kinds mjrig has -- is ``mjrig.scenario.kinds``. GUI-free.
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
-__all__ = ["Field", "Kind", "Section", "Registry", "EntryError", "FIELD_TYPES", "POINT_TYPES", "FieldType",
-           "name_field"]
+__all__ = [
+    "Field",
+    "Kind",
+    "Section",
+    "Registry",
+    "EntryError",
+    "FIELD_TYPES",
+    "POINT_TYPES",
+    "FieldType",
+    "name_field",
+]
 
-FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector",
-                    "color"]
+FieldType = Literal["text", "point", "site", "point_or_geom", "number", "number_or_param", "profile", "vector", "color"]
 FIELD_TYPES: tuple[str, ...] = get_args(FieldType)
 """What a field holds. ``point``: a site, ``body:NAME`` or ``body:NAME@x,y,z``; ``site``: a site
 name only; ``point_or_geom``: a point or ``geom:NAME``; ``number``: a finite number;
@@ -131,10 +141,11 @@ class Registry:
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
 
-    def with_kind(self, section: str, kind: Kind) -> "Registry":
+    def with_kind(self, section: str, kind: Kind) -> Registry:
         """A copy with ``kind`` added to ``section`` (e.g. a test's own registry)."""
-        return Registry(tuple(dataclasses.replace(s, kinds=(*s.kinds, kind)) if s.key == section else s
-                              for s in self.sections))
+        return Registry(
+            tuple(dataclasses.replace(s, kinds=(*s.kinds, kind)) if s.key == section else s for s in self.sections)
+        )
 
 
 def name_field(noun: str) -> Field:

@@ -25,6 +25,7 @@ mean and std of ln x), ``truncated_normal`` (mean, std, low, high: a normal rest
 [low, high], drawn by inverse CDF -- one uniform draw per value, no rejection loop, so the draw
 count is fixed).
 """
+
 from __future__ import annotations
 
 import math
@@ -37,7 +38,16 @@ import numpy as np
 
 from mjrig.runtime.points import closest_names
 
-__all__ = ["SweepSpec", "Distribution", "DISTRIBUTIONS", "SAMPLERS", "parse_sweep", "trial_seed", "sample_seed", "outside_range"]
+__all__ = [
+    "SweepSpec",
+    "Distribution",
+    "DISTRIBUTIONS",
+    "SAMPLERS",
+    "parse_sweep",
+    "trial_seed",
+    "sample_seed",
+    "outside_range",
+]
 
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "normal": ("mean", "std"),
@@ -137,9 +147,14 @@ class SweepSpec:
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> SweepSpec:
         """A copy with the command line's ``--trials`` (per grid point) and ``--seed``."""
-        return SweepSpec(trials=self.trials if trials is None else trials, seed=self.seed if seed is None else seed,
-                         grids=list(self.grids), distributions=list(self.distributions),
-                         trials_given=self.trials_given or trials is not None, sampler=self.sampler)
+        return SweepSpec(
+            trials=self.trials if trials is None else trials,
+            seed=self.seed if seed is None else seed,
+            grids=list(self.grids),
+            distributions=list(self.distributions),
+            trials_given=self.trials_given or trials is not None,
+            sampler=self.sampler,
+        )
 
     def grid_point(self, index: int) -> dict[str, float]:
         """The values of grid point ``index`` (the last grid varies fastest)."""
@@ -172,6 +187,7 @@ class SweepSpec:
         cached = _QUANTILES.get(key)
         if cached is None:
             from scipy.stats import qmc
+
             d, rng = len(self.distributions), sample_seed(self.seed, point)
             engine = qmc.LatinHypercube(d=d, seed=rng) if self.sampler == "lhs" else qmc.Sobol(d=d, seed=rng)
             with warnings.catch_warnings():  # Sobol's balance warning for trials that are not 2^m
@@ -198,7 +214,9 @@ def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
     if "sampler" in table:
         sampler = table["sampler"]
         if not isinstance(sampler, str) or sampler not in SAMPLERS:
-            raise reader.fail((*path, "sampler"), f"unknown sampler {sampler!r}{closest_names(str(sampler), list(SAMPLERS))}")
+            raise reader.fail(
+                (*path, "sampler"), f"unknown sampler {sampler!r}{closest_names(str(sampler), list(SAMPLERS))}"
+            )
         out.sampler = sampler
     entries = table.get("params", {})
     if not isinstance(entries, dict):
@@ -209,8 +227,11 @@ def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
             hint = closest_names(name, sorted(params)) if params else " (the scenario has no [params])"
             raise reader.fail(where, f"unknown param '{name}'{hint}")
         if not isinstance(entry, dict):
-            raise reader.fail(where, "must be a table: { values = [...] }, { range = [a, b], steps = n } "
-                                     "or { distribution = \"normal\", ... }")
+            raise reader.fail(
+                where,
+                "must be a table: { values = [...] }, { range = [a, b], steps = n } "
+                'or { distribution = "normal", ... }',
+            )
         ways = [k for k in ("values", "range", "distribution") if k in entry]
         if len(ways) != 1:
             raise reader.fail(where, "give exactly one of 'values', 'range' (with 'steps') or 'distribution'")
@@ -261,8 +282,9 @@ def outside_range(param: Any, *values: float) -> str | None:
 def _distribution(reader: Any, entry: dict, where: tuple) -> Distribution:
     kind = entry["distribution"]
     if not isinstance(kind, str) or kind not in DISTRIBUTIONS:
-        raise reader.fail((*where, "distribution"), f"unknown distribution {kind!r}"
-                          f"{closest_names(str(kind), sorted(DISTRIBUTIONS))}")
+        raise reader.fail(
+            (*where, "distribution"), f"unknown distribution {kind!r}{closest_names(str(kind), sorted(DISTRIBUTIONS))}"
+        )
     needed = DISTRIBUTIONS[kind]
     reader.keys(entry, {"distribution", *needed}, where)
     missing = [k for k in needed if k not in entry]

@@ -5,6 +5,7 @@ One resolver for the CLI and the app, so that all three take the same targets an
 one-line error for a wrong one. Outputs never go into the installed package: a bundled rig's
 relative output paths, and a bare model's default recording, resolve under the current folder.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,6 +23,7 @@ _SUFFIXES = (".toml", ".xml", ".mjb")
 def is_bundled(path: Path) -> bool:
     """Whether ``path`` lies in the bundled rigs' folder (inside the installed package)."""
     from mjrig.scenario.bundled import MODELS_DIR
+
     p = Path(path).resolve()
     return p.parent == MODELS_DIR or MODELS_DIR in p.parents
 
@@ -33,6 +35,7 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
     A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
     """
     from mjrig.scenario.bundled import bundled_models
+
     p = Path(target).expanduser()
     if recording and p.suffix.lower() in RECORDING_SUFFIXES:
         if not p.is_file():
@@ -45,21 +48,26 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
             raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml or .mjb)")
         return p
     if p.exists() and str(target) not in {m.name for m in bundled_models()}:
-        raise ConfigError(f"{p}: not a regular file ({'a folder' if p.is_dir() else 'a pipe, socket or device'}); "
-                          "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`")
+        raise ConfigError(
+            f"{p}: not a regular file ({'a folder' if p.is_dir() else 'a pipe, socket or device'}); "
+            "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`"
+        )
     rigs = {m.name: m.scenario for m in bundled_models()}
     if str(target) in rigs:
         return rigs[str(target)]
     if p.suffix.lower() in _SUFFIXES or os.sep in str(target):
         raise ConfigError(f"{p}: file not found")
-    raise ConfigError(f"{target}: no such file or bundled rig{closest_names(str(target), list(rigs))}; "
-                      "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`")
+    raise ConfigError(
+        f"{target}: no such file or bundled rig{closest_names(str(target), list(rigs))}; "
+        "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`"
+    )
 
 
 def load_target(target: str | os.PathLike):
     """The Scenario TARGET stands for (see ``resolve_target``); a bare model is a rig with no
     loads that records every signal group to ``runs/<model>.parquet`` under the current folder."""
     from mjrig.scenario.parse import load_scenario, scenario_from_doc
+
     path = resolve_target(target)
     if path.suffix.lower() != ".toml":
         doc = {"model": str(path.resolve()), "recording": {"path": str(Path.cwd() / "runs" / f"{path.stem}.parquet")}}

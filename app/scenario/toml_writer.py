@@ -6,6 +6,7 @@ top-level scalars first, then ``[tables]``, then ``[[arrays of tables]]``, and a
 deeper written inline (``k = { value = 800.0, unit = "N/m" }``,
 ``magnitude = { profile = "sine", ... }``) rather than as ``[params.k]`` sub-tables.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -17,21 +17,23 @@ now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<mode
 (``session.modes``) belong here too: what the rig's dynamics are, beside what the bench measured.
 GUI-free.
 """
+
 from __future__ import annotations
 
 import copy
 import difflib
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
+from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
 from mjrig.session.modes import RigModes
@@ -49,7 +51,9 @@ def is_bench_file(path: str | Path) -> bool:
 
 def guess_unit(column: str) -> tuple[str, str]:
     """(the column's name without a unit, the unit it names or "")."""
-    m = re.fullmatch(r"\s*(.*?)\s*[\[(]\s*([^\])]+?)\s*[\])]\s*", column) or re.fullmatch(r"(.*?)[_ ]([A-Za-z·*/^²0-9]+)", column)
+    m = re.fullmatch(r"\s*(.*?)\s*[\[(]\s*([^\])]+?)\s*[\])]\s*", column) or re.fullmatch(
+        r"(.*?)[_ ]([A-Za-z·*/^²0-9]+)", column
+    )
     if m and (unit_factor(m.group(2)) is not None):
         return m.group(1), m.group(2)
     return column, ""
@@ -67,7 +71,12 @@ class Bench:
         self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
-        return {C.AddMeasured: self.add, C.RunFit: self.run_fit, C.UseEstimate: self.use_estimate, **self.modes.handlers()}
+        return {
+            C.AddMeasured: self.add,
+            C.RunFit: self.run_fit,
+            C.UseEstimate: self.use_estimate,
+            **self.modes.handlers(),
+        }
 
     def rig_opened(self) -> None:
         """An offer is made to the rig it was made for."""
@@ -88,8 +97,9 @@ class Bench:
         if not cmd.params:
             raise ConfigError("fit: tick at least one param to estimate")
         doc = copy.deepcopy(s.document.doc)
-        doc["fit"] = {"params": {n: {"low": lo, "high": hi, **({"log": True} if log else {})}
-                                 for n, lo, hi, log in cmd.params}}
+        doc["fit"] = {
+            "params": {n: {"low": lo, "high": hi, **({"log": True} if log else {})} for n, lo, hi, log in cmd.params}
+        }
         sc = s.document.scenario(doc)  # the [fit] checked as a scenario's: one line at its field
         stem = s.document.model_path.stem if s.document.model_path else "rig"
         out = fresh_path(Path.cwd() / "runs" / f"{stem}-fit.parquet")
@@ -98,20 +108,29 @@ class Bench:
 
         def work() -> Any:
             from mjrig.campaign.fit import run_fit
+
             return run_fit(sc, out=out, progress=lambda n, cost: costs.append((n, cost)))
 
         def done(outcome: Any, error: BaseException | None) -> None:
             if error is not None:
-                self.fit = C.FitProgress(False, tuple(c for _, c in costs), tuple(n for n, _ in costs),
-                                         error=one_line(str(error)), path=str(out))
+                self.fit = C.FitProgress(
+                    False,
+                    tuple(c for _, c in costs),
+                    tuple(n for n, _ in costs),
+                    error=one_line(str(error)),
+                    path=str(out),
+                )
                 s.log("error", f"fit: {one_line(str(error))}")
                 return
-            self.fit = C.FitProgress(False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary,
-                                     path=str(outcome.path))
+            self.fit = C.FitProgress(
+                False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary, path=str(outcome.path)
+            )
             est = ", ".join(f"{n} = {v:.6g}" for n, v in outcome.summary["estimate"].items())
             how = "converged" if outcome.converged else "did not converge"
-            s.log("info" if outcome.converged else "warning",
-                  f"fit {how}: {est} ({outcome.evaluations} evaluations, {Path(outcome.path).name})")
+            s.log(
+                "info" if outcome.converged else "warning",
+                f"fit {how}: {est} ({outcome.evaluations} evaluations, {Path(outcome.path).name})",
+            )
 
         self.fit = C.FitProgress(True, path=str(out))
         s.log("info", f"fitting {', '.join(n for n, *_ in cmd.params)} to the rig's measured data ...")
@@ -189,11 +208,15 @@ class Bench:
             entry["time_unit"] = cmd.time_unit
         if cmd.offset:
             entry["offset"] = float(cmd.offset)
-        entry["signals"] = {sig: ({"column": col, "unit": unit} if unit else {"column": col})
-                            for sig, col, unit in cmd.signals}
+        entry["signals"] = {
+            sig: ({"column": col, "unit": unit} if unit else {"column": col}) for sig, col, unit in cmd.signals
+        }
         doc = copy.deepcopy(s.document.doc)
         doc.setdefault("measured", []).append(entry)
         s.rebuild(doc)  # validated as the scenario would be: one line at the field otherwise
         self.offer = None
-        s.log("info", f"measured data '{cmd.name}' added: {len(cmd.signals)} signal{'s' if len(cmd.signals) != 1 else ''}"
-                      f" from {Path(cmd.path).name} (dotted on the plots; saved with the scenario)")
+        s.log(
+            "info",
+            f"measured data '{cmd.name}' added: {len(cmd.signals)} signal{'s' if len(cmd.signals) != 1 else ''}"
+            f" from {Path(cmd.path).name} (dotted on the plots; saved with the scenario)",
+        )

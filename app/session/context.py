@@ -15,11 +15,13 @@ Features talk to each other only through the context's hooks (``branched``, ``fi
 
 Threading: simulation thread only, like the kernel's stepping.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import mujoco
 

@@ -6,6 +6,7 @@ caller builds the rig from it and only then adopts it (a refused edit changes no
 
 Threading: simulation thread only.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,6 +18,7 @@ from mjrig.scenario.kinds import REGISTRY
 from mjrig.scenario.parse import Scenario, scenario_from_doc
 
 __all__ = ["RigDocument"]
+
 
 def _section(key: str) -> tuple[str, str]:
     """(noun, unique field) of a scenario section, from the one registry."""
@@ -30,16 +32,15 @@ class RigDocument:
     def __init__(self) -> None:
         self.doc: dict[str, Any] = {}
         self.base = Path.cwd()
-        self.source: Path | None = None       # the file opened (xml/mjb/toml) or saved to
+        self.source: Path | None = None  # the file opened (xml/mjb/toml) or saved to
         self.model_path: Path | None = None
-        self.dirty = False                    # edited since opened or saved
+        self.dirty = False  # edited since opened or saved
 
     def scenario(self, doc: dict[str, Any] | None = None) -> Scenario:
         """``doc`` (default: the current one) validated as a scenario (ConfigError if not)."""
         return scenario_from_doc(self.doc if doc is None else doc, base=self.base, source=self.source)
 
-    def opened(self, doc: dict[str, Any], *, base: Path, source: Path | None, model_path: Path,
-               fresh: bool) -> None:
+    def opened(self, doc: dict[str, Any], *, base: Path, source: Path | None, model_path: Path, fresh: bool) -> None:
         """``doc`` was built from ``source`` (``fresh``: a new file, no unsaved edits; else a reload)."""
         self.doc, self.base, self.source, self.model_path = doc, base, source, model_path
         if fresh:
@@ -54,8 +55,9 @@ class RigDocument:
         self.source, self.dirty = path, False
 
     # --- edits: each returns the new document ----------------------------------------------------
-    def with_item(self, key: str, spec: dict[str, Any], *, replace: bool,
-                  base: dict[str, Any] | None = None) -> dict[str, Any]:
+    def with_item(
+        self, key: str, spec: dict[str, Any], *, replace: bool, base: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """``doc`` with ``spec`` added to the ``key`` list ("loads", "proximities", "controls",
         "tracers"), or replacing the entry of the same name (a control's actuator) when ``replace``.
         ``base``: edit that document (another edit's result) instead of the current one."""
@@ -83,8 +85,9 @@ class RigDocument:
             raise ConfigError(f"no {noun} {'for' if name_key == 'actuator' else 'named'} '{name}'")
         return doc
 
-    def with_param(self, name: str, *, value: float, min: float | None = None, max: float | None = None,
-                   unit: str = "") -> dict[str, Any]:
+    def with_param(
+        self, name: str, *, value: float, min: float | None = None, max: float | None = None, unit: str = ""
+    ) -> dict[str, Any]:
         """``doc`` with a param table ``name`` (value, optional bounds and unit); a param bound to a
         model field keeps its binding (``model``)."""
         doc = copy.deepcopy(self.doc)
@@ -119,6 +122,7 @@ class RigDocument:
     def bundled(self) -> bool:
         """Whether the rig is one of the bundled ones (its outputs go to the current folder)."""
         from mjrig.scenario.bundled import MODELS_DIR
+
         base = Path(self.base).resolve()
         return base == MODELS_DIR or MODELS_DIR in base.parents
 

@@ -8,9 +8,11 @@ panel lists of each entry comes from the same document plus what the runtime mea
 
 Threading: simulation thread only.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
@@ -29,8 +31,13 @@ class RigEntries:
         self.registry = registry
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
-        return {C.PutEntry: self.put, C.RemoveEntry: self.remove, C.SetEntryActive: self.set_active,
-                C.SetParam: self.set_param, C.AddParam: self.add_param}
+        return {
+            C.PutEntry: self.put,
+            C.RemoveEntry: self.remove,
+            C.SetEntryActive: self.set_active,
+            C.SetParam: self.set_param,
+            C.AddParam: self.add_param,
+        }
 
     def rig_opened(self) -> None:
         """Nothing of its own to forget."""
@@ -73,8 +80,9 @@ class RigEntries:
         self.ctx.document.set_param_value(cmd.name, nv.value)
 
     def add_param(self, cmd: C.AddParam) -> None:
-        self.ctx.rebuild(self.ctx.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max,
-                                                      unit=cmd.unit))
+        self.ctx.rebuild(
+            self.ctx.document.with_param(cmd.name, value=cmd.value, min=cmd.min, max=cmd.max, unit=cmd.unit)
+        )
 
     # --- what the panel shows ----------------------------------------------------------------------
     def publish(self) -> C.EntriesPart:
@@ -92,7 +100,14 @@ class RigEntries:
         for sec in self.registry.sections:
             for name, spec in self.ctx.document.specs(sec.key).items():
                 kind = sec.kind_of(spec)
-                entries.append(C.EntryInfo(sec.key, str(name), kind.name if kind is not None else "", dict(spec),
-                                           **live.get((sec.key, name), {})))
+                entries.append(
+                    C.EntryInfo(
+                        sec.key,
+                        str(name),
+                        kind.name if kind is not None else "",
+                        dict(spec),
+                        **live.get((sec.key, name), {}),
+                    )
+                )
         params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
         return C.EntriesPart(tuple(entries), params)

@@ -9,11 +9,12 @@ before it reports; ``FileWatch.follow(paths)`` changes what is watched (another 
 Threading: the watcher's own thread only calls ``submit`` (the session's thread-safe command
 queue); ``follow``, ``enabled`` and ``close`` are for the simulation thread.
 """
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from mjrig import commands as C
 from mjrig.runtime.model_files import model_files as read_files
@@ -52,19 +53,27 @@ class FileWatch:
         if not files:
             return
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(files, self._stop), name="mjrig-file-watch",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(files, self._stop), name="mjrig-file-watch", daemon=True
+        )
         self._thread.start()
 
     def _run(self, files: set[Path], stop: threading.Event) -> None:
         import watchfiles
+
         folders = sorted({str(f.parent) for f in files if f.parent.is_dir()})
         if not folders:
             return
         try:
-            for changes in watchfiles.watch(*folders, stop_event=stop, debounce=self.debounce_ms, step=50,
-                                            watch_filter=lambda _c, p: Path(p).resolve() in files,
-                                            raise_interrupt=False, recursive=False):
+            for changes in watchfiles.watch(
+                *folders,
+                stop_event=stop,
+                debounce=self.debounce_ms,
+                step=50,
+                watch_filter=lambda _c, p: Path(p).resolve() in files,
+                raise_interrupt=False,
+                recursive=False,
+            ):
                 if not self.enabled:
                     continue
                 paths = {Path(p).resolve() for _, p in changes}

@@ -1,9 +1,11 @@
 """Slow work off the simulation thread (finishing a recording, recovering one), reported back on it."""
+
 from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["BackgroundJobs"]
 
@@ -17,11 +19,13 @@ class BackgroundJobs:
 
     def __init__(self) -> None:
         self._threads: list[threading.Thread] = []
-        self._outcomes: "queue.Queue[tuple[Callable[[Any, BaseException | None], None], Any, BaseException | None]]" = \
+        self._outcomes: queue.Queue[tuple[Callable[[Any, BaseException | None], None], Any, BaseException | None]] = (
             queue.Queue()
+        )
 
     def start(self, name: str, work: Callable[[], Any], done: Callable[[Any, BaseException | None], None]) -> None:
         """Run ``work`` now on a thread called ``name``; its result or exception goes to ``done``."""
+
         def run() -> None:
             try:
                 result, error = work(), None

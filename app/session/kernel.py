@@ -16,37 +16,39 @@ Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
 ``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread. GUI-free.
 """
+
 from __future__ import annotations
 
 import collections
 import copy
 import os
 import queue
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
-from mjrig.session.document import RigDocument
-from mjrig.session.run_control import RunControl
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.loads import Load
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.signals import SignalManager
+from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.session.bench import Bench, is_bench_file
 from mjrig.session.context import RigContext
-from mjrig.session.file_watch import FileWatch, model_files
+from mjrig.session.document import RigDocument
 from mjrig.session.entries import RigEntries
+from mjrig.session.file_watch import FileWatch, model_files
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
-from mjrig.session.bench import Bench, is_bench_file
 from mjrig.session.results_files import ResultsFiles, is_results
+from mjrig.session.run_control import RunControl
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -55,8 +57,17 @@ __all__ = ["Session"]
 PLOT_RATE = 200.0  # live-plot samples per simulated second (the recording has its own rate)
 PLOT_ROWS = 20000  # rows of recent telemetry kept for the plots (older rows are dropped)
 
-_NO_MODEL_NEEDED = (C.OpenModel, C.Quit, C.CloseViewer, C.SetSpeed, C.ChangeSpeed, C.SetCamera, C.KeepRig, C.KeepWorking,
-                    C.PlotSignals)
+_NO_MODEL_NEEDED = (
+    C.OpenModel,
+    C.Quit,
+    C.CloseViewer,
+    C.SetSpeed,
+    C.ChangeSpeed,
+    C.SetCamera,
+    C.KeepRig,
+    C.KeepWorking,
+    C.PlotSignals,
+)
 OFF_LOCK = (C.OpenModel, C.Reload)
 """Commands that compile a new model and data and never write the current ones: they may run
 without the viewer's lock (the viewer draws its own references to the old ones until the
@@ -70,10 +81,19 @@ class Session:
         self.rig: Rig | None = None
         self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
-        self.context = RigContext(rig=lambda: self.rig, document=self.document, run=self.run, log=self.log,
-                                  note_event=self.note_event, rebuild=self.edit, load=self.load,
-                                  push_rows=self.push_rows, camera=lambda: self.camera,
-                                  source=lambda: self.source, use_source=self._use_source)
+        self.context = RigContext(
+            rig=lambda: self.rig,
+            document=self.document,
+            run=self.run,
+            log=self.log,
+            note_event=self.note_event,
+            rebuild=self.edit,
+            load=self.load,
+            push_rows=self.push_rows,
+            camera=lambda: self.camera,
+            source=lambda: self.source,
+            use_source=self._use_source,
+        )
         # the features: each sees the context, none another
         self.entries = RigEntries(self.context)
         self.outputs = Outputs(self.context)
@@ -87,18 +107,18 @@ class Session:
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
         # the window and the camera; its render thread's callbacks only submit commands.
-        self.model_changed = False             # the viewer must load the new model
-        self.view_request: str | None = None   # a SetCamera choice for the viewer loop
-        self.camera_choice = "free"            # set by the viewer loop
+        self.model_changed = False  # the viewer must load the new model
+        self.view_request: str | None = None  # a SetCamera choice for the viewer loop
+        self.camera_choice = "free"  # set by the viewer loop
         self.camera: mujoco.MjvCamera | None = None  # the viewer's camera (videos follow it)
         self.selection: str | None = None
-        self.opened = 0                        # rigs opened so far (C.PanelState.opened)
+        self.opened = 0  # rigs opened so far (C.PanelState.opened)
         # leaving, and the unsaved-edits questions (``quit`` is also read by the panel's client)
         self.quit = False
-        self.quit_question = False             # the viewer was closed with unsaved edits: ask
-        self.pending_open: str | None = None   # waits for the unsaved-edits answer
+        self.quit_question = False  # the viewer was closed with unsaved edits: ask
+        self.pending_open: str | None = None  # waits for the unsaved-edits answer
         self.on_message: Callable[[str, str], None] | None = None
-        self._commands: "queue.Queue[C.Command]" = queue.Queue()
+        self._commands: queue.Queue[C.Command] = queue.Queue()
         self.files = FileWatch(self.submit) if watch_files else None  # hot reload (the app's session)
         self._held: C.Command | None = None  # taken from the queue by an off-lock pass, runs next
         self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
@@ -110,17 +130,30 @@ class Session:
         self._snapshot = C.PanelState()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
         self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
-            C.OpenModel: self._open_model, C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
-            C.Play: lambda cmd: self.run.play(), C.Pause: lambda cmd: self.run.pause(),
-            C.TogglePause: lambda cmd: self.run.toggle(), C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
-            C.Reset: self._reset, C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed), C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
-            C.SaveScenario: self._save_scenario, **self.entries.handlers(),
+            C.OpenModel: self._open_model,
+            C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
+            C.Play: lambda cmd: self.run.play(),
+            C.Pause: lambda cmd: self.run.pause(),
+            C.TogglePause: lambda cmd: self.run.toggle(),
+            C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
+            C.Reset: self._reset,
+            C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed),
+            C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
+            C.SaveScenario: self._save_scenario,
+            **self.entries.handlers(),
             C.SetCamera: lambda cmd: setattr(self, "view_request", cmd.choice),  # the viewer loop's camera
-            C.Quit: self._quit, C.CloseViewer: self._close_viewer,
+            C.Quit: self._quit,
+            C.CloseViewer: self._close_viewer,
             C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
-            **self.outputs.handlers(), **self.tools.handlers(), **self.timeline.handlers(), **self.replayer.handlers(),
-            **self.reports.handlers(), **self.bench.handlers(), C.SetHotReload: self._set_hot_reload,
-            C.PlotSignals: self.plot_feed.show}
+            **self.outputs.handlers(),
+            **self.tools.handlers(),
+            **self.timeline.handlers(),
+            **self.replayer.handlers(),
+            **self.reports.handlers(),
+            **self.bench.handlers(),
+            C.SetHotReload: self._set_hot_reload,
+            C.PlotSignals: self.plot_feed.show,
+        }
 
     # --- the current rig ---------------------------------------------------------------------------
     @property
@@ -215,8 +248,13 @@ class Session:
         """Build ``doc`` on a freshly compiled model; ``reload`` keeps the state and switches."""
         live = self._new_live()
         sc = scenario_from_doc(doc, base=base, source=source)
-        rig = build_rig(sc, monitors=[live], on_load_error=self._load_failed,
-                        start_from=self.data if reload else None, on_warning=self.warn)
+        rig = build_rig(
+            sc,
+            monitors=[live],
+            on_load_error=self._load_failed,
+            start_from=self.data if reload else None,
+            on_warning=self.warn,
+        )
         if reload and self.rig is not None:
             keep_switched_off(self.rig.runtime, rig.runtime)
         self.outputs.stop_video()  # a video shows one model
@@ -237,14 +275,22 @@ class Session:
         self.model_changed = True
         self.run.opened(fresh=not reload)
         if self.files is not None:
-            self.files.follow(model_files(sc.model), source if source is not None and source.suffix == ".toml" else None)
+            self.files.follow(
+                model_files(sc.model), source if source is not None and source.suffix == ".toml" else None
+            )
 
     def edit(self, doc: dict) -> None:
         """Make ``doc`` the rig on the current model and data (state kept); refused: unchanged."""
         assert self.rig is not None
         live = self._new_live()
-        self.rig = rebuild_rig(self.document.scenario(doc), on=self.rig, monitors=[live], kept=self.plot_feed.values,
-                               on_load_error=self._load_failed, on_warning=self.warn)
+        self.rig = rebuild_rig(
+            self.document.scenario(doc),
+            on=self.rig,
+            monitors=[live],
+            kept=self.plot_feed.values,
+            on_load_error=self._load_failed,
+            on_warning=self.warn,
+        )
         self._live = live
         self.document.edited(doc)
 
@@ -310,8 +356,12 @@ class Session:
         if self.files is None:
             raise MjrigError("this session does not watch its files")
         self.files.enabled = cmd.on
-        self.log("info", "the model and scenario files are watched: a change on disk reloads them" if cmd.on
-                 else "the model and scenario files are no longer watched (File > Reload reads them)")
+        self.log(
+            "info",
+            "the model and scenario files are watched: a change on disk reloads them"
+            if cmd.on
+            else "the model and scenario files are no longer watched (File > Reload reads them)",
+        )
 
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
         self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted
@@ -368,18 +418,40 @@ class Session:
                     t_event, text = p.events.popleft()
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
-        parts = (self.entries.publish(), self.outputs.publish(), self.tools.publish(), self.reports.publish(),
-                 self.results.publish(), self.replayer.publish(plotted=self.plot_feed.plotted), self.bench.publish())
+        parts = (
+            self.entries.publish(),
+            self.outputs.publish(),
+            self.tools.publish(),
+            self.reports.publish(),
+            self.results.publish(),
+            self.replayer.publish(plotted=self.plot_feed.plotted),
+            self.bench.publish(),
+        )
         self._snapshot = C.PanelState.of(
-            parts, state=self.run.state, time=self.data.time if self.data is not None else 0.0, realtime_factor=rtf,
-            speed=self.run.speed, model=self._model_info(), selection=self.selection, error=self.run.error,
-            messages=tuple(self._messages), signals=self.source.signals() or self.plot_feed.names(self._live.columns),
-            steps=self.run.steps, camera=self.camera_choice, opened=self.opened, source=str(doc.source or ""),
-            dirty=doc.dirty, pending_open=self.pending_open, quit_question=self.quit_question,
-            plots=self.plot_feed.at_opening.signals, plot_window=self.plot_feed.at_opening.window,
-            units=self._live.units_view(), events=tuple(self._events),
+            parts,
+            state=self.run.state,
+            time=self.data.time if self.data is not None else 0.0,
+            realtime_factor=rtf,
+            speed=self.run.speed,
+            model=self._model_info(),
+            selection=self.selection,
+            error=self.run.error,
+            messages=tuple(self._messages),
+            signals=self.source.signals() or self.plot_feed.names(self._live.columns),
+            steps=self.run.steps,
+            camera=self.camera_choice,
+            opened=self.opened,
+            source=str(doc.source or ""),
+            dirty=doc.dirty,
+            pending_open=self.pending_open,
+            quit_question=self.quit_question,
+            plots=self.plot_feed.at_opening.signals,
+            plot_window=self.plot_feed.at_opening.window,
+            units=self._live.units_view(),
+            events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
-            timeline=self.replayer.on_timeline(self.source.info()))
+            timeline=self.replayer.on_timeline(self.source.info()),
+        )
         return self._snapshot
 
     def _model_info(self) -> C.ModelInfo:

@@ -13,13 +13,15 @@ amplitude), at the mode's own frequency up to ``SHOWN_HZ`` and at ``SHOWN_HZ`` a
 snapshot or a scrub sees is always the run's own. Play (or anything that steps) ends the
 animation. GUI-free; simulation thread only (the job's thread touches its own rig alone).
 """
+
 from __future__ import annotations
 
 import copy
 import dataclasses
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -47,7 +49,7 @@ class RigModes:
         self.ctx = ctx
         self.part = NO_MODES
         self.jobs = BackgroundJobs()
-        self._found: list[Any] = []     # the oscillatory Modes (with their dofs), as the rows list them
+        self._found: list[Any] = []  # the oscillatory Modes (with their dofs), as the rows list them
         self._q0: np.ndarray | None = None
         self._model: mujoco.MjModel | None = None
         self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
@@ -84,8 +86,16 @@ class RigModes:
 
         def work() -> Any:
             from mjrig.exports.linear import analyse, bode
-            an = analyse(sc, equilibrium=cmd.equilibrium, inputs=inputs, outputs=outputs, state=state,
-                         where_input="Bode input", where_output="Bode output")
+
+            an = analyse(
+                sc,
+                equilibrium=cmd.equilibrium,
+                inputs=inputs,
+                outputs=outputs,
+                state=state,
+                where_input="Bode input",
+                where_output="Bode output",
+            )
             return an, (bode(an, sc, where="Bode input") if cmd.bode else None)
 
         def done(result: Any, error: BaseException | None) -> None:
@@ -94,21 +104,43 @@ class RigModes:
                 s.log("error", f"modes: {one_line(str(error))}")
                 return
             an, doc = result
-            rows = tuple(ModeRow(x.kind, x.frequency_hz, x.undamped_frequency_hz, x.damping_ratio, x.time_constant_s,
-                                 tuple(sorted(x.shape.items(), key=lambda kv: -abs(kv[1])))) for x in an.modes)
-            curve = self.part.bode if doc is None else BodeCurve(
-                doc["input"], doc["output"], doc["unit"], tuple(doc["frequency_hz"]), tuple(doc["magnitude_db"]),
-                tuple(doc["phase_deg"]))
+            rows = tuple(
+                ModeRow(
+                    x.kind,
+                    x.frequency_hz,
+                    x.undamped_frequency_hz,
+                    x.damping_ratio,
+                    x.time_constant_s,
+                    tuple(sorted(x.shape.items(), key=lambda kv: -abs(kv[1]))),
+                )
+                for x in an.modes
+            )
+            curve = (
+                self.part.bode
+                if doc is None
+                else BodeCurve(
+                    doc["input"],
+                    doc["output"],
+                    doc["unit"],
+                    tuple(doc["frequency_hz"]),
+                    tuple(doc["magnitude_db"]),
+                    tuple(doc["phase_deg"]),
+                )
+            )
             self._found = [x for x in an.modes if x.kind == "oscillatory"]
             self._q0, self._model = an.linear.qpos.copy(), m
             self.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curve)
             osc = len(self._found)
             if an.linear.kinks:
                 from mjrig.exports.linear import kink_text
+
                 s.log("warning", f"modes: {kink_text(an.linear.kinks)}")
-            s.log("info", f"modes at t = {an.linear.time:.4g} s: {osc} oscillatory"
-                  + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
-                  + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""))
+            s.log(
+                "info",
+                f"modes at t = {an.linear.time:.4g} s: {osc} oscillatory"
+                + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
+                + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""),
+            )
 
         self.part = C.ModesPart(running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode)
         s.log("info", "working out the rig's modes ...")
@@ -121,7 +153,9 @@ class RigModes:
         if cmd.index is not None and self.part.shown is None:
             self.ctx.run.pause()
             self._t0 = time.monotonic()
-        self.part = dataclasses.replace(self.part, shown=cmd.index, amplitude=max(0.0, cmd.amplitude), arrows=cmd.arrows)
+        self.part = dataclasses.replace(
+            self.part, shown=cmd.index, amplitude=max(0.0, cmd.amplitude), arrows=cmd.arrows
+        )
 
     @property
     def arrows_hidden(self) -> bool:
@@ -145,7 +179,8 @@ class RigModes:
         big = int(np.abs(mode.dofs).argmax())
         j = int(model.dof_jntid[big])
         moves = int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE) or (
-            int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and big - int(model.jnt_dofadr[j]) < 3)
+            int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and big - int(model.jnt_dofadr[j]) < 3
+        )
         scale = 0.1 * float(model.stat.extent) if moves else SWING
         data.qpos[:] = self._q0
         mujoco.mj_integratePos(model, data.qpos, mode.dofs * (scale * swing), 1.0)

@@ -6,6 +6,7 @@ back on the simulation thread.
 
 Threading: simulation thread only (background jobs report through ``BackgroundJobs``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -13,21 +14,22 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 
 from mjrig import commands as C
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
-from mjrig.session.context import RigContext
-from mjrig.session.jobs import BackgroundJobs
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.out_lock import Hold, held, hold
 from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
+from mjrig.session.context import RigContext
+from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["Outputs"]
 
@@ -37,9 +39,9 @@ class Outputs:
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.video: Any = None                      # the VideoRecorder while a video runs
+        self.video: Any = None  # the VideoRecorder while a video runs
         self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
-        self.interrupted: tuple[str, ...] = ()       # recordings a crash left as segments
+        self.interrupted: tuple[str, ...] = ()  # recordings a crash left as segments
         self.plan: dict[str, Any] = {}
         """What ToggleRecording starts: the Recording form's settings (``C.PanelState.recording_plan``;
         replaced, never changed in place, so a published snapshot can hold it as it is)."""
@@ -49,10 +51,16 @@ class Outputs:
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
-        return {C.StartRecording: self.start_recording, C.StopRecording: self.stop_recording,
-                C.ToggleRecording: self.toggle_recording, C.PlanRecording: self.plan_recording,
-                C.RecoverRecording: self.recover,
-                C.SaveKeyframe: self.save_keyframe, C.Screenshot: self.screenshot, C.ToggleVideo: self.toggle_video}
+        return {
+            C.StartRecording: self.start_recording,
+            C.StopRecording: self.stop_recording,
+            C.ToggleRecording: self.toggle_recording,
+            C.PlanRecording: self.plan_recording,
+            C.RecoverRecording: self.recover,
+            C.SaveKeyframe: self.save_keyframe,
+            C.Screenshot: self.screenshot,
+            C.ToggleVideo: self.toggle_video,
+        }
 
     def publish(self) -> C.OutputsPart:
         """Its part of the panel state: the recording being made, its plan, the video, the
@@ -63,9 +71,14 @@ class Outputs:
         plan = dict(interrupted=self.interrupted, recording_plan=self.plan, plan_revision=self.plan_revision)
         if rec is None:
             return C.OutputsPart(video_path=video, **plan)
-        return C.OutputsPart(recording_path=str(rec.export_path), recording_rows=rec.rows_recorded,
-                             recording_bytes=rec.bytes_written, recording_error=rec.error or rec.behind,
-                             video_path=video, **plan)
+        return C.OutputsPart(
+            recording_path=str(rec.export_path),
+            recording_rows=rec.rows_recorded,
+            recording_bytes=rec.bytes_written,
+            recording_error=rec.error or rec.behind,
+            video_path=video,
+            **plan,
+        )
 
     # --- recordings ------------------------------------------------------------------------------
     def start_recording(self, cmd: C.StartRecording) -> None:
@@ -79,8 +92,14 @@ class Outputs:
         held = hold(asked, what="recording path", fresh=True)  # a name no other process takes meanwhile
         path = self._holds.setdefault(held.path, held).path
         groups = tuple(cmd.signals) if cmd.signals else SIGNAL_GROUPS
-        sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=cmd.rate,
-                           groups=groups, wait_when_behind=False)  # real time first: a slow disk is said
+        sm = open_recorder(
+            path,
+            model_path=doc.model_path,
+            scenario_text=dumps(doc.doc),
+            rate=cmd.rate,
+            groups=groups,
+            wait_when_behind=False,
+        )  # real time first: a slow disk is said
         self._finish(s.runtime.set_recorder(sm))
         rec: dict[str, Any] = {"path": str(path), "signals": list(groups)}
         if cmd.rate is not None:
@@ -105,13 +124,17 @@ class Outputs:
             return
         plan = self.plan or s.document.recording_plan()
         signals = plan.get("signals")
-        self.start_recording(C.StartRecording(str(plan["path"]), plan.get("rate"),
-                                              tuple(signals) if signals is not None else None))
+        self.start_recording(
+            C.StartRecording(str(plan["path"]), plan.get("rate"), tuple(signals) if signals is not None else None)
+        )
 
     def plan_recording(self, cmd: C.PlanRecording) -> None:
         """The form was edited: its settings are the plan now (no revision: the form has them)."""
-        self.plan = {"path": cmd.path, "rate": cmd.rate,
-                     "signals": list(cmd.signals) if cmd.signals is not None else None}
+        self.plan = {
+            "path": cmd.path,
+            "rate": cmd.rate,
+            "signals": list(cmd.signals) if cmd.signals is not None else None,
+        }
 
     def rig_opened(self) -> None:
         """Another rig was opened: the plan is its own [recording] again; what the form held for
@@ -142,11 +165,22 @@ class Outputs:
         prev = old.export_path
         stem = prev.stem.split("-branch-")[0]
         path = fresh_path(prev.with_name(f"{stem}-branch-{time:.4f}s{prev.suffix}"))
-        branch = json.dumps({"time": float(time), "recording": str(prev),
-                             "branched_from": json.loads(old.metadata.get("mjrig.branched_from", "null"))})
-        sm = open_recorder(path, model_path=doc.model_path, scenario_text=dumps(doc.doc), rate=old.rate,
-                           groups=old.groups, extra_metadata={"mjrig.branched_from": branch},
-                           wait_when_behind=False)
+        branch = json.dumps(
+            {
+                "time": float(time),
+                "recording": str(prev),
+                "branched_from": json.loads(old.metadata.get("mjrig.branched_from", "null")),
+            }
+        )
+        sm = open_recorder(
+            path,
+            model_path=doc.model_path,
+            scenario_text=dumps(doc.doc),
+            rate=old.rate,
+            groups=old.groups,
+            extra_metadata={"mjrig.branched_from": branch},
+            wait_when_behind=False,
+        )
         self._finish(s.runtime.set_recorder(sm))
         s.log("info", f"branched at t = {time:.4f} s: recording goes on in {path.name}")
         return path
@@ -183,6 +217,7 @@ class Outputs:
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
         from mjrig.runtime.parquet_sink import segment_dir
+
         s, doc = self.ctx, self.ctx.document
         folders = {Path.cwd() / "runs"}
         rec = doc.doc.get("recording", {})
@@ -196,8 +231,12 @@ class Outputs:
                 continue
             for parts in sorted(folder.glob("*.parquet.parts")):
                 target = parts.with_name(parts.name[: -len(".parts")])
-                if (target != active and segment_dir(target) == parts and (any(parts.glob("part-*.json")) or any(parts.glob("seg-*")))
-                        and not held(target)):  # another process's recording going on
+                if (
+                    target != active
+                    and segment_dir(target) == parts
+                    and (any(parts.glob("part-*.json")) or any(parts.glob("seg-*")))
+                    and not held(target)
+                ):  # another process's recording going on
                     found.append(str(target))
         return tuple(found)
 
@@ -280,12 +319,19 @@ class Outputs:
             self.stop_video()
             return
         from mjrig.runtime.video import VideoRecorder
+
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = fresh_path(Path(cmd.path) if cmd.path else Path.cwd() / "runs" / f"video-{stamp}.mp4")
         check_writable(path, "video path")
         g = s.model.vis.global_
-        rec = VideoRecorder(path=path, camera=s.camera(), show_loads=True, show_proximities=True,
-                            width=min(640, int(g.offwidth)), height=min(480, int(g.offheight)))
+        rec = VideoRecorder(
+            path=path,
+            camera=s.camera(),
+            show_loads=True,
+            show_proximities=True,
+            width=min(640, int(g.offwidth)),
+            height=min(480, int(g.offheight)),
+        )
         rec.check(s.model)
         s.runtime.video_recorders.append(rec)
         self.video = rec
@@ -303,8 +349,11 @@ class Outputs:
         try:
             rec.save()
             if rec.frames_written == 0 or not Path(rec.path).exists():
-                s.log("warning", f"no video written to {rec.path}: no frame was due (frames follow simulated "
-                                 "time; was the simulation paused?)")
+                s.log(
+                    "warning",
+                    f"no video written to {rec.path}: no frame was due (frames follow simulated "
+                    "time; was the simulation paused?)",
+                )
             else:
                 s.log("info", f"video saved: {rec.path} ({rec.frames_written} frames)")
         except MjrigError as exc:

@@ -15,16 +15,18 @@ its snapshot says at that moment. A mark is never dropped.
 
 Threading: any thread (one lock).
 """
+
 from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from mjrig.scenario.plots import PlotSettings, plots_table
 from mjrig.runtime.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
+from mjrig.scenario.plots import PlotSettings, plots_table
 
 __all__ = ["RowQueue", "PlotFeed", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
 

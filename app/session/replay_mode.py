@@ -21,11 +21,13 @@ Opening anything else (or reloading) swaps the live source back.
 
 Threading: simulation thread only.
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -103,8 +105,14 @@ class ReplaySource:
     def info(self) -> C.TimelineInfo:
         """The timeline over the recording."""
         rp = self.replay
-        return C.TimelineInfo(start=rp.start, end=rp.end, cursor=self.ctx.data.time, rows=int(rp.times.size),
-                              replay=True, recording=str(rp.recording.path))
+        return C.TimelineInfo(
+            start=rp.start,
+            end=rp.end,
+            cursor=self.ctx.data.time,
+            rows=int(rp.times.size),
+            replay=True,
+            recording=str(rp.recording.path),
+        )
 
 
 class ReplayMode:
@@ -118,7 +126,10 @@ class ReplayMode:
         self._cmp_model: mujoco.MjModel | None = None
         self._ghost_data: mujoco.MjData | None = None
         self._compared: tuple[OverlaidRecording | None, tuple[str, ...], C.ComparisonPart] = (
-            None, (), C.ComparisonPart())
+            None,
+            (),
+            C.ComparisonPart(),
+        )
         self._measured: tuple[Any, C.MeasuredSignals] = (None, NO_MEASURED)
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
@@ -150,11 +161,12 @@ class ReplayMode:
         cols = ["time", "wall_time", *rec.signals]
         table = np.column_stack([rec.columns.get(c, np.full(rec.times.size, np.nan)) for c in cols])
         span = rp.end - rp.start
-        stride = max(1, int((rec.times.size - 1) / span // PLOT_RATE) if span > 0 else 1,
-                     -(-rec.times.size // PLOT_ROWS))
+        stride = max(
+            1, int((rec.times.size - 1) / span // PLOT_RATE) if span > 0 else 1, -(-rec.times.size // PLOT_ROWS)
+        )
         table = table[::stride]
         for a in range(0, table.shape[0], PLOT_BLOCK):
-            s.push_rows(list(cols), table[a:a + PLOT_BLOCK].copy())
+            s.push_rows(list(cols), table[a : a + PLOT_BLOCK].copy())
         s.log("info", f"replaying {rec.path.name}: {rp.start:.3f} ... {rp.end:.3f} s on {model_path.name}")
 
     @property
@@ -198,8 +210,9 @@ class ReplayMode:
     def on_timeline(self, info: C.TimelineInfo) -> C.TimelineInfo:
         """``info`` saying what is compared (``compare``, ``ghost``)."""
         cmp = self.comparison
-        return dataclasses.replace(info, compare=str(cmp.recording.path) if cmp else "",
-                                   ghost=cmp is not None and cmp.ghost is not None)
+        return dataclasses.replace(
+            info, compare=str(cmp.recording.path) if cmp else "", ghost=cmp is not None and cmp.ghost is not None
+        )
 
     def publish(self, *, plotted: tuple[str, ...]) -> C.ComparisonPart:
         """Its part of the panel state: the compared recording's ``plotted`` signals (the same
@@ -212,8 +225,11 @@ class ReplayMode:
             if cmp is not None:
                 rec = cmp.recording
                 stride = max(1, -(-rec.times.size // COMPARED_ROWS))
-                part = C.ComparedSignals(str(rec.path), rec.times[::stride].copy(),
-                                         {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns})
+                part = C.ComparedSignals(
+                    str(rec.path),
+                    rec.times[::stride].copy(),
+                    {n: rec.columns[n][::stride].copy() for n in plotted if n in rec.columns},
+                )
             self._compared = (cmp, plotted, C.ComparisonPart(part, measured))
         return self._compared[2]
 

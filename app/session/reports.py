@@ -18,11 +18,13 @@ writes beside its source under the next free name (``mjrig.runtime.paths.fresh_p
 
 Threading: simulation thread only (jobs report back through ``BackgroundJobs``).
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, MjrigError
@@ -111,12 +113,19 @@ class Reports:
             return given
         writing = self.writing()
         if self.finished is None:
-            self.ctx.log("warning", NO_RECORDING if writing is None else
-                         f"{what}: {writing.name} is still being recorded: stop the recording first")
+            self.ctx.log(
+                "warning",
+                NO_RECORDING
+                if writing is None
+                else f"{what}: {writing.name} is still being recorded: stop the recording first",
+            )
             return None
         if writing is not None:
-            self.ctx.log("info", f"{what}: {writing.name} is still being recorded (stop it to {what} it); "
-                                 f"using the last finished one, {self.finished.name}")
+            self.ctx.log(
+                "info",
+                f"{what}: {writing.name} is still being recorded (stop it to {what} it); "
+                f"using the last finished one, {self.finished.name}",
+            )
         return self.finished
 
     @staticmethod
@@ -131,6 +140,7 @@ class Reports:
         """Export a recording (see ``C.ExportRecording``); logs
         ``exported N rows of SOURCE to OUT``."""
         from mjrig.exports.export import FORMATS, default_output, export_recording
+
         suffix = Path(cmd.path).suffix.lower() if cmd.path else ""
         if cmd.fmt:
             fmt = cmd.fmt.strip().lower().lstrip(".")
@@ -140,8 +150,9 @@ class Reports:
             fmt = next((f for f, s in FORMATS.items() if s == suffix), "") if cmd.path else "csv"
         if cmd.path and suffix != FORMATS.get(fmt):
             if not fmt:
-                raise ConfigError(f"export: name the file {', '.join(FORMATS.values())} for its format, "
-                                  f"got '{Path(cmd.path).name}'")
+                raise ConfigError(
+                    f"export: name the file {', '.join(FORMATS.values())} for its format, got '{Path(cmd.path).name}'"
+                )
             raise ConfigError(f"export: a {fmt} file is named {FORMATS[fmt]}, got '{Path(cmd.path).name}'")
         src = self.source(cmd, "export")
         if src is None:
@@ -160,6 +171,7 @@ class Reports:
     def report(self, cmd: C.WriteReport) -> None:
         """Write an HTML report (see ``C.WriteReport``); logs ``report written: OUT``."""
         from mjrig.exports.report import default_report_path, write_report
+
         if cmd.path and Path(cmd.path).suffix.lower() not in REPORT_SUFFIXES:
             raise ConfigError(f"report: a report is HTML: name it .html, got '{Path(cmd.path).name}'")
         src = self.source(cmd, "report")
@@ -179,6 +191,7 @@ class Reports:
     def save_plot(self, cmd: C.SavePlot) -> None:
         """Draw the plotted signals to a picture (see ``C.SavePlot``); logs ``plot saved: OUT``."""
         from mjrig.exports import plotting
+
         if not cmd.traces:
             self.ctx.log("warning", "no signal is plotted: tick signals in the plots' tree first")
             return

@@ -5,10 +5,11 @@ default rig: ``SweepResults.start_target``) and publishes the results it read, w
 shows in its results view (table, scatter, a study's history, *Open best*) without reading the
 file again.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from mjrig import commands as C
 from mjrig.campaign.results import SweepResults, is_results

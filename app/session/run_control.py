@@ -2,11 +2,12 @@
 
 Threading: simulation thread only (the Session calls it from there).
 """
+
 from __future__ import annotations
 
 import collections
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from mjrig import commands as C
 from mjrig.runtime.errors import MjrigError
@@ -132,7 +133,7 @@ class RunControl:
         """Simulated seconds per wall second over the last ~2 s of calls (for the panel)."""
         now, sim_t = time.perf_counter(), self._sim_time()
         if self._rtf_window and sim_t < self._rtf_window[-1][1]:
-            self._rtf_window.clear()   # a Reset or a jump back: the factor starts again, not 0 for 2 s
+            self._rtf_window.clear()  # a Reset or a jump back: the factor starts again, not 0 for 2 s
         self._rtf_window.append((now, sim_t))
         (w0, s0), (w1, s1) = self._rtf_window[0], self._rtf_window[-1]
         if len(self._rtf_window) >= 2:

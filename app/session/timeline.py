@@ -22,10 +22,12 @@ from that instant on: the restored state is what the next step starts from.
 
 Threading: simulation thread only, like the session that owns it.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, DivergenceError
@@ -48,10 +50,10 @@ class Timeline:
         self.max_bytes = DEFAULT_BYTES
         self.max_megabytes = DEFAULT_BYTES / 2**20
         self.history: History | None = None
-        self.cursor: int | None = None      # the kept instant shown while scrubbed, else None (live)
+        self.cursor: int | None = None  # the kept instant shown while scrubbed, else None (live)
         self.branches = 0
         self.branch_time: float | None = None
-        self.enabled = True                 # False: no history is kept (benchmarks compare)
+        self.enabled = True  # False: no history is kept (benchmarks compare)
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out (a swapped-in step source answers Scrub and
@@ -73,8 +75,9 @@ class Timeline:
         model = self.ctx.model
         h = self.history
         if h is None or h.model is not model:
-            h = self.history = History(model, interval=model.opt.timestep, max_seconds=self.max_seconds,
-                                       max_bytes=self.max_bytes)
+            h = self.history = History(
+                model, interval=model.opt.timestep, max_seconds=self.max_seconds, max_bytes=self.max_bytes
+            )
             self.cursor = None
         return h
 
@@ -184,14 +187,27 @@ class Timeline:
         rig, h = self.ctx.rig(), self.history
         now = rig.data.time if rig is not None else 0.0
         if h is None or not len(h) or (rig is not None and h.model is not rig.model):
-            return C.TimelineInfo(start=now, end=now, cursor=now, max_seconds=self.max_seconds,
-                                  max_megabytes=self.max_megabytes, branches=self.branches,
-                                  branch_time=self.branch_time)
+            return C.TimelineInfo(
+                start=now,
+                end=now,
+                cursor=now,
+                max_seconds=self.max_seconds,
+                max_megabytes=self.max_megabytes,
+                branches=self.branches,
+                branch_time=self.branch_time,
+            )
         if self.cursor is not None and h.time(self.cursor) != now:
             self.cursor = None  # a reset or a restored snapshot moved time since: live again
         cursor = h.time(self.cursor) if self.cursor is not None else now
-        return C.TimelineInfo(start=h.time(0), end=max(h.time(-1), now if self.cursor is None else h.time(-1)),
-                              cursor=cursor, scrubbed=self.cursor is not None and self.cursor < len(h) - 1,
-                              rows=len(h), nbytes=h.nbytes, max_seconds=self.max_seconds,
-                              max_megabytes=self.max_megabytes, branches=self.branches,
-                              branch_time=self.branch_time)
+        return C.TimelineInfo(
+            start=h.time(0),
+            end=max(h.time(-1), now if self.cursor is None else h.time(-1)),
+            cursor=cursor,
+            scrubbed=self.cursor is not None and self.cursor < len(h) - 1,
+            rows=len(h),
+            nbytes=h.nbytes,
+            max_seconds=self.max_seconds,
+            max_megabytes=self.max_megabytes,
+            branches=self.branches,
+            branch_time=self.branch_time,
+        )

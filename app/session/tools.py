@@ -9,28 +9,30 @@ was taken of: after another rig is opened there is none until one is taken of it
 
 Threading: runs on the simulation thread, like the session that owns it.
 """
+
 from __future__ import annotations
 
 import copy
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mujoco
 
 from mjrig import commands as C
-from mjrig.scenario.builder import check_names
-from mjrig.scenario.initial import SIZES
-from mjrig.scenario.parse import load_scenario
+from mjrig.panel_state import bound_text
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.paths import check_writable, fresh_path
 from mjrig.runtime.points import find_id
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
-from mjrig.panel_state import bound_text
 from mjrig.runtime.units import DisplayUnits, read_units
+from mjrig.scenario.builder import check_names
+from mjrig.scenario.initial import SIZES
+from mjrig.scenario.parse import load_scenario
 from mjrig.session.context import RigContext
 
 __all__ = ["RigTools", "METRICS_EVERY"]
@@ -51,10 +53,15 @@ class RigTools:
 
     def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
         """The commands this part carries out."""
-        return {C.Reload: self.reload, C.BindActuator: self.bind_actuator,
-                C.TakeSnapshot: self.take_snapshot, C.RestoreSnapshot: self.restore_snapshot,
-                C.UseCurrentAsInitial: self.use_current_as_initial, C.SetArrowScale: self.set_arrow_scale,
-                C.SetUnits: self.set_units}
+        return {
+            C.Reload: self.reload,
+            C.BindActuator: self.bind_actuator,
+            C.TakeSnapshot: self.take_snapshot,
+            C.RestoreSnapshot: self.restore_snapshot,
+            C.UseCurrentAsInitial: self.use_current_as_initial,
+            C.SetArrowScale: self.set_arrow_scale,
+            C.SetUnits: self.set_units,
+        }
 
     def rig_opened(self) -> None:
         """Another rig was opened: no snapshot of it yet, no requirement failure told yet."""
@@ -63,10 +70,14 @@ class RigTools:
 
     def publish(self) -> C.ToolsPart:
         """Its part of the panel state: actuators, requirement verdicts, metrics, the last snapshot."""
-        return C.ToolsPart(actuators=self.actuators(), requirements=self.requirements(), metrics=self.metrics(),
-                           snapshot_path=str(self.last_snapshot or "") or None,
-                           force_scale=self.ctx.document.doc.get("view", {}).get("force_scale"),
-                           shown_units=self.shown_units())
+        return C.ToolsPart(
+            actuators=self.actuators(),
+            requirements=self.requirements(),
+            metrics=self.metrics(),
+            snapshot_path=str(self.last_snapshot or "") or None,
+            force_scale=self.ctx.document.doc.get("view", {}).get("force_scale"),
+            shown_units=self.shown_units(),
+        )
 
     def metrics(self) -> tuple[C.MetricInfo, ...]:
         """The rig's metrics over the run so far, worked out at most every ``METRICS_EVERY`` s of
@@ -79,9 +90,16 @@ class RigTools:
         if now - self._metrics_at >= METRICS_EVERY or tuple(x.name for x in self._metrics) != names:
             entries, self._metrics_at, log = rm.metric_entries(), now, rm.checks and rm.checks.metrics
             self._metrics = tuple(
-                C.MetricInfo(m.name, m.signal, m.kind, _window(m, log.since(m.name) if log is not None else None),
-                             entries.get(m.name, {}).get("value"), entries.get(m.name, {}).get("unit", ""))
-                for m in rm.metrics)
+                C.MetricInfo(
+                    m.name,
+                    m.signal,
+                    m.kind,
+                    _window(m, log.since(m.name) if log is not None else None),
+                    entries.get(m.name, {}).get("value"),
+                    entries.get(m.name, {}).get("unit", ""),
+                )
+                for m in rm.metrics
+            )
         return self._metrics
 
     def reload(self, cmd: C.Reload) -> None:
@@ -91,8 +109,11 @@ class RigTools:
         s, rig = self.ctx, self.ctx.document
         if cmd.changed == "scenario" and rig.source is not None:
             if rig.dirty:
-                s.log("warning", f"{rig.source.name} changed on disk; the rig has unsaved edits, which are kept "
-                                 "(save them elsewhere, or open the file again to take its version)")
+                s.log(
+                    "warning",
+                    f"{rig.source.name} changed on disk; the rig has unsaved edits, which are kept "
+                    "(save them elsewhere, or open the file again to take its version)",
+                )
                 return
             sc = load_scenario(rig.source)
             s.load(copy.deepcopy(sc.doc), base=rig.source.parent, source=rig.source, reload=True)
@@ -137,10 +158,25 @@ class RigTools:
             if t_fail is not None and key not in self._noted:
                 self._noted.add(key)
                 seen = "" if r.violation_value is None else f" was {r.violation_value:.6g}"
-                self.ctx.note_event(t_fail, f"requirement '{r.name}' failed at t={t_fail:.4g} s "
-                                                f"({r.signal}{seen}; wanted {bound})", level="error")
-            out.append(C.RequirementInfo(r.name, r.signal, bound, bool(r.passed), bool(r.decided), r.value, r.limit,
-                                         t_fail, r.violation_value, bounds=bounds))
+                self.ctx.note_event(
+                    t_fail,
+                    f"requirement '{r.name}' failed at t={t_fail:.4g} s ({r.signal}{seen}; wanted {bound})",
+                    level="error",
+                )
+            out.append(
+                C.RequirementInfo(
+                    r.name,
+                    r.signal,
+                    bound,
+                    bool(r.passed),
+                    bool(r.decided),
+                    r.value,
+                    r.limit,
+                    t_fail,
+                    r.violation_value,
+                    bounds=bounds,
+                )
+            )
         return tuple(out)
 
     # --- actuators -------------------------------------------------------------------------------
@@ -176,8 +212,9 @@ class RigTools:
                 continue
             spec = controls.get(name)
             rng = (float(m.actuator_ctrlrange[a, 0]), float(m.actuator_ctrlrange[a, 1])) if ctrl_limited(m, a) else None
-            out.append(C.ActuatorInfo(name, float(d.ctrl[a]), rng,
-                                      None if spec is None else _describe(spec.get("value"))))
+            out.append(
+                C.ActuatorInfo(name, float(d.ctrl[a]), rng, None if spec is None else _describe(spec.get("value")))
+            )
         return tuple(out)
 
     # --- snapshots -------------------------------------------------------------------------------
@@ -210,7 +247,6 @@ class RigTools:
         self.last_snapshot = Path(path)
         s.log("info", f"restored t = {snap.time:.4f} s from {path}")
 
-
     # --- the start state -------------------------------------------------------------------------
     def use_current_as_initial(self, cmd: C.UseCurrentAsInitial) -> None:
         """``[initial]`` from every named joint's position and velocity now; Reset returns here."""
@@ -224,7 +260,7 @@ class RigTools:
                 continue
             npos, nvel = SIZES[int(m.jnt_type[j])]
             pa, va = int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j])
-            pos, vel = d.qpos[pa: pa + npos].tolist(), d.qvel[va: va + nvel].tolist()
+            pos, vel = d.qpos[pa : pa + npos].tolist(), d.qvel[va : va + nvel].tolist()
             qpos[name], qvel[name] = (pos[0] if npos == 1 else pos), (vel[0] if nvel == 1 else vel)
         if not qpos:
             s.log("warning", "the model has no named joint: nothing to start from by name")
@@ -237,9 +273,11 @@ class RigTools:
             rig.initial = s.runtime.snapshot(s.data)
             if rig.initial.spec & int(mujoco.mjtState.mjSTATE_TIME):
                 rig.initial.state[0] = 0.0
-        s.log("info", f"the state at t = {d.time:.4f} s is the rig's [initial] now ({len(qpos)} joints): "
-                      "Reset returns here; save the scenario to keep it")
-
+        s.log(
+            "info",
+            f"the state at t = {d.time:.4f} s is the rig's [initial] now ({len(qpos)} joints): "
+            "Reset returns here; save the scenario to keep it",
+        )
 
     def set_arrow_scale(self, cmd: C.SetArrowScale) -> None:
         """``[view]`` force_scale (and torque_scale five times it), or neither: automatic."""
@@ -253,9 +291,12 @@ class RigTools:
         if view:
             doc["view"] = view
         s.rebuild(doc)
-        s.log("info", "arrows: automatic (the largest a quarter of the model)" if cmd.force is None
-              else f"arrows: {cmd.force:g} m per N, {5 * cmd.force:g} m per N·m")
-
+        s.log(
+            "info",
+            "arrows: automatic (the largest a quarter of the model)"
+            if cmd.force is None
+            else f"arrows: {cmd.force:g} m per N, {5 * cmd.force:g} m per N·m",
+        )
 
     def shown_units(self) -> DisplayUnits:
         """The rig's ``[units]`` (SI for a quantity it leaves out, or a table it cannot read)."""
@@ -276,9 +317,12 @@ class RigTools:
         if units.table():
             doc["units"] = units.table()
         s.document.scenario(doc)  # valid as a scenario; the rig itself is unchanged (no rebuild:
-        s.document.edited(doc)    # the loads keep their outputs, a paused run shows the same values)
-        s.log("info", f"{cmd.quantity} shown in {cmd.unit} (plots, sliders, tables, reports and exports; "
-                      "files stay SI): save the scenario to keep it")
+        s.document.edited(doc)  # the loads keep their outputs, a paused run shows the same values)
+        s.log(
+            "info",
+            f"{cmd.quantity} shown in {cmd.unit} (plots, sliders, tables, reports and exports; "
+            "files stay SI): save the scenario to keep it",
+        )
 
 
 def _describe(value: Any) -> str:

@@ -12,29 +12,58 @@ A key spec is ``[ctrl+][shift+][alt+]KEY``: KEY is a letter, a digit, ``space``,
 ``left``, ``up``, ``down``, ``minus``, ``equal``, ``backspace``, ``delete``, ``insert``,
 ``home``, ``end``, ``pagedown``, ``enter`` or ``f1`` ... ``f12``.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["Binding", "BINDINGS", "KeyMap", "parse_key", "format_key", "mujoco_use", "load_keymap",
-           "keys_markdown", "config_dir", "MOD_SHIFT", "MOD_CTRL", "MOD_ALT"]
+__all__ = [
+    "Binding",
+    "BINDINGS",
+    "KeyMap",
+    "parse_key",
+    "format_key",
+    "mujoco_use",
+    "load_keymap",
+    "keys_markdown",
+    "config_dir",
+    "MOD_SHIFT",
+    "MOD_CTRL",
+    "MOD_ALT",
+]
 
 MOD_SHIFT, MOD_CTRL, MOD_ALT = 1, 2, 4
 """Modifier bits, GLFW's own values (the viewer window reports the keys held in them)."""
 
-_NAMED = {"space": 32, "minus": 45, "equal": 61, "right": 262, "left": 263, "down": 264, "up": 265,
-          "backspace": 259, "delete": 261, "insert": 260, "home": 268, "end": 269, "pageup": 266,
-          "pagedown": 267, "enter": 257, "tab": 258, "escape": 256,
-          **{f"f{i}": 289 + i for i in range(1, 13)}}
+_NAMED = {
+    "space": 32,
+    "minus": 45,
+    "equal": 61,
+    "right": 262,
+    "left": 263,
+    "down": 264,
+    "up": 265,
+    "backspace": 259,
+    "delete": 261,
+    "insert": 260,
+    "home": 268,
+    "end": 269,
+    "pageup": 266,
+    "pagedown": 267,
+    "enter": 257,
+    "tab": 258,
+    "escape": 256,
+    **{f"f{i}": 289 + i for i in range(1, 13)},
+}
 _NAMES = {code: name for name, code in _NAMED.items()}
 _NAMES.update({262: "right arrow", 263: "left arrow", 264: "down arrow", 265: "up arrow"})
 
@@ -52,8 +81,12 @@ class Binding:
 
 BINDINGS: tuple[Binding, ...] = (
     Binding("pause", "space", "pause / run", C.TogglePause),
-    Binding("step", "right", "one step forward (pauses; through the kept history when scrubbed back)",
-            partial(C.StepHistory, +1)),
+    Binding(
+        "step",
+        "right",
+        "one step forward (pauses; through the kept history when scrubbed back)",
+        partial(C.StepHistory, +1),
+    ),
     Binding("step_back", "left", "one kept instant back in the history (pauses)", partial(C.StepHistory, -1)),
     Binding("slower", "minus", "slower (10x ... 0.1x)", partial(C.ChangeSpeed, -1)),
     Binding("faster", "equal", "faster (0.1x ... 10x, then as fast as possible)", partial(C.ChangeSpeed, +1)),
@@ -64,8 +97,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("record", "ctrl+e", "start / stop recording telemetry", C.ToggleRecording),
     Binding("video", "ctrl+v", "start / stop a video of the view with the rig drawn", C.ToggleVideo),
     Binding("screenshot", "ctrl+t", "save a PNG of the view with the rig drawn", C.Screenshot),
-    Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)",
-            C.TakeSnapshot),
+    Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)", C.TakeSnapshot),
     Binding("restore", "ctrl+g", "restore the last snapshot", C.RestoreSnapshot),
 )
 """Every action a key can trigger, in help order: the one table the bindings, the help, the
@@ -73,11 +105,28 @@ manual and the viewer's dispatch read."""
 _COMMANDS = {b.action: b.command for b in BINDINGS}
 
 # MuJoCo's own shortcuts (simulate.cc/simulate.h, engine_vis_init.c): (mods, key) -> meaning.
-_MUJOCO_CTRL = {"A": "align the view", "C": "copy state", "D": "print data", "L": "reload",
-                "M": "print model", "P": "screenshot", "Q": "quit"}
-_MUJOCO_PLAIN = {256: "free camera", 258: "toggle the left UI", 259: "reset", 266: "select parent",
-                 290: "help", 291: "info", 292: "profiler", 293: "sensors", 294: "full screen",
-                 295: "frame display", 296: "label display"}
+_MUJOCO_CTRL = {
+    "A": "align the view",
+    "C": "copy state",
+    "D": "print data",
+    "L": "reload",
+    "M": "print model",
+    "P": "screenshot",
+    "Q": "quit",
+}
+_MUJOCO_PLAIN = {
+    256: "free camera",
+    258: "toggle the left UI",
+    259: "reset",
+    266: "select parent",
+    290: "help",
+    291: "info",
+    292: "profiler",
+    293: "sensors",
+    294: "full screen",
+    295: "frame display",
+    296: "label display",
+}
 
 
 def mujoco_use(mods: int, key: int) -> str | None:
@@ -111,8 +160,9 @@ def parse_key(spec: str) -> tuple[int, int]:
         return mods, ord(name.upper())
     if name in _NAMED:
         return mods, _NAMED[name]
-    raise ConfigError(f"key '{spec}': unknown key '{name}' (a letter, a digit, space, arrows, minus, equal, "
-                      "backspace, f1..f12, ...)")
+    raise ConfigError(
+        f"key '{spec}': unknown key '{name}' (a letter, a digit, space, arrows, minus, equal, backspace, f1..f12, ...)"
+    )
 
 
 def format_key(mods: int, key: int) -> str:
@@ -151,8 +201,10 @@ class KeyMap:
                 continue
             clash = mujoco_use(mods, key)
             if clash:
-                self.warnings.append(f"keys.toml: {action} = '{spec}': MuJoCo's viewer uses that key ({clash}); "
-                                     f"keeping {format_key(*self.keys[action])}")
+                self.warnings.append(
+                    f"keys.toml: {action} = '{spec}': MuJoCo's viewer uses that key ({clash}); "
+                    f"keeping {format_key(*self.keys[action])}"
+                )
                 continue
             other = next((a for a, k in self.keys.items() if k == (mods, key) and a != action), None)
             if other is not None:
@@ -195,7 +247,7 @@ def load_keymap(path: Path | None = None) -> KeyMap:
     table = doc.get("keys", {})
     if not isinstance(table, dict):
         km = KeyMap()
-        km.warnings.append(f"{path}: [keys] must be a table of action = \"key\"")
+        km.warnings.append(f'{path}: [keys] must be a table of action = "key"')
         return km
     return KeyMap({str(k): str(v) for k, v in table.items()})
 

@@ -9,6 +9,7 @@ typed into the Open dialog never stacks a second dialog on it.
 ``python -m mjrig.settings.panel_keys`` prints the table as Markdown (docs/app.md's copy is checked
 against it).
 """
+
 from __future__ import annotations
 
 import sys

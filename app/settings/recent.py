@@ -1,4 +1,5 @@
 """The list of recently opened files, kept in the user's config folder."""
+
 from __future__ import annotations
 
 import json

@@ -2,6 +2,7 @@
 
 A plain module (not conftest.py) so its name cannot clash with tests/unit/conftest.py.
 """
+
 from __future__ import annotations
 
 import functools
@@ -60,14 +61,22 @@ def scratch() -> Path:
 def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:
     """Run ``python -m mjrig ARGS`` in ``cwd`` (default: a scratch folder, see ``scratch``);
     returns exit code and output."""
-    proc = subprocess.run([sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd or scratch(), env=cli_env(),
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mjrig", *map(str, args)],
+        cwd=cwd or scratch(),
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
 def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=scratch(), env=cli_env(),
-                            stdin=subprocess.DEVNULL, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mjrig", *map(str, args)], cwd=scratch(), env=cli_env(), stdin=subprocess.DEVNULL, **kw
+    )
 
 
 def load_model_quietly(path: Path) -> mujoco.MjModel:

@@ -1,6 +1,7 @@
 """Actuator columns carry their real units (docs/outputs.md, "Telemetry columns"): N·m for hinge transmissions, N for slide
 and site ones, their velocities in rad/s or m/s; the input's unit follows what the actuator does with it (a
 servo's target in joint units, a motor's input none)."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,12 @@ def test_actuator_force_and_input_units_read_back(tmp_path):
     assert result.rc == 0, result
     units = json.loads(pq.read_schema(out).metadata[b"mjrig.units"])
     expected = {  # actuator: (force, velocity, ctrl): a motor's input is scaled by its gain and gear: no unit
-        "hinge_motor": ("N*m", "rad/s", ""), "rail_motor": ("N", "m/s", ""), "hinge_servo": ("N*m", "rad/s", "rad"),
-        "rail_speed": ("N", "m/s", "m/s"), "thruster": ("N", "m/s", ""), "tendon_motor": ("N*m", "rad/s", ""),
+        "hinge_motor": ("N*m", "rad/s", ""),
+        "rail_motor": ("N", "m/s", ""),
+        "hinge_servo": ("N*m", "rad/s", "rad"),
+        "rail_speed": ("N", "m/s", "m/s"),
+        "thruster": ("N", "m/s", ""),
+        "tendon_motor": ("N*m", "rad/s", ""),
         "filtered": ("N", "m/s", ""),
     }
     got = {a: tuple(units.get(f"Actuators/{a}:{what}", "") for what in ("force", "velocity", "ctrl")) for a in expected}

@@ -3,38 +3,39 @@
 Each case copies a bundled rig's TOML + XML into a temporary folder and breaks one thing. The
 same case is run through `mjrig run` and `mjrig check`; both must fail the same way.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from e2e_util import MODELS, Result, copy_rig, mjrig
 
 
 @dataclass
 class Case:
     rig: str
-    edit: Callable[[str], str] | None = None       # scenario text -> broken scenario text
-    marker: str | None = None                      # text on the offending line (its number must be named)
-    fields: tuple[str, ...] = ()                   # field path(s) the message must name
-    says: tuple[str, ...] = ()                     # other words the message must contain (case-insensitive)
-    closest: tuple[str, ...] = ()                  # valid names the message must suggest
-    run_args: tuple[str, ...] = ()                 # extra `run` arguments; "{dir}" is the case folder
-    check: bool = True                             # `mjrig check` applies (no CLI-only option involved)
+    edit: Callable[[str], str] | None = None  # scenario text -> broken scenario text
+    marker: str | None = None  # text on the offending line (its number must be named)
+    fields: tuple[str, ...] = ()  # field path(s) the message must name
+    says: tuple[str, ...] = ()  # other words the message must contain (case-insensitive)
+    closest: tuple[str, ...] = ()  # valid names the message must suggest
+    run_args: tuple[str, ...] = ()  # extra `run` arguments; "{dir}" is the case folder
+    check: bool = True  # `mjrig check` applies (no CLI-only option involved)
     prepare: Callable[[Path], None] | None = None  # extra set-up in the case folder
-    scenario: str | None = None                    # scenario file name to pass (default: the rig's)
-    names_file: str | None = None                  # file the message must name (default: the scenario)
-    option_at_fault: bool = False                  # a command-line option, not a file, is wrong
+    scenario: str | None = None  # scenario file name to pass (default: the rig's)
+    names_file: str | None = None  # file the message must name (default: the scenario)
+    option_at_fault: bool = False  # a command-line option, not a file, is wrong
 
 
 def sub(old: str, new: str, count: int = 1) -> Callable[[str], str]:
     def edit(text: str) -> str:
         assert old in text, f"bundled rig changed: {old!r} not found"
         return text.replace(old, new, count)
+
     return edit
 
 
@@ -45,6 +46,7 @@ def drop_line(startswith: str) -> Callable[[str], str]:
         assert hits, f"bundled rig changed: no line starting with {startswith!r}"
         del lines[hits[0]]
         return "".join(lines)
+
     return edit
 
 
@@ -62,6 +64,7 @@ def broken_xml(folder: Path) -> None:
 def include_a_pipe(folder: Path) -> None:
     """The model includes a named pipe: MuJoCo would wait on it for ever (no writer comes)."""
     import os
+
     xml = folder / "spring_mass.xml"
     text = xml.read_text(encoding="utf-8")
     assert "<worldbody>" in text, "bundled rig changed"
@@ -74,72 +77,194 @@ def parent_is_file(folder: Path) -> None:
 
 
 CASES: dict[str, Case] = {
-    "toml_syntax": Case("spring_mass", sub("rest_length = 0.25", "rest_length = = 0.25"),
-                        marker="rest_length = = 0.25", says=("toml",)),
+    "toml_syntax": Case(
+        "spring_mass", sub("rest_length = 0.25", "rest_length = = 0.25"), marker="rest_length = = 0.25", says=("toml",)
+    ),
     "missing_scenario": Case("spring_mass", scenario="does_not_exist.toml", says=("not found",)),
-    "missing_model": Case("spring_mass", sub('model = "spring_mass.xml"', 'model = "no_such_model.xml"'),
-                          marker="no_such_model.xml", fields=("model",), says=("no_such_model.xml", "not found")),
-    "model_includes_a_pipe": Case("spring_mass", prepare=include_a_pipe, names_file="more.xml",
-                                  says=("spring_mass.xml", "not a regular file", "named pipe")),
-    "mujoco_refuses_xml": Case("spring_mass", prepare=broken_xml, names_file="spring_mass.xml",
-                               says=("jiont", "line 43")),  # MuJoCo's own line in the XML
-    "unknown_load_kind": Case("spring_mass", sub('kind = "ideal_spring"', 'kind = "ideal_sprin"'),
-                              marker="ideal_sprin", fields=("loads[0].kind",), says=("ideal_sprin",),
-                              closest=("ideal_spring",)),
-    "unknown_site_on_spring": Case("spring_mass", sub('at = "tip"', 'at = "tipp"'), marker='"tipp"',
-                                   fields=("loads[0].at",), says=("tipp",), closest=("tip",)),
-    "unknown_site_on_scalar_force": Case("thruster", sub('at = "nozzle"', 'at = "nozle"'), marker='"nozle"',
-                                         fields=("loads[0].at",), says=("nozle",), closest=("nozzle",)),
-    "unknown_body_point_on_spring": Case("tethered_pendulum",
-                                         sub('to = "body:bob_upper@0,0,-0.05"', 'to = "body:bob_uper@0,0,-0.05"'),
-                                         marker="bob_uper@", fields=("loads[1].to",), says=("bob_uper",),
-                                         closest=("bob_upper",)),
-    "unknown_body_point_on_force": Case("thruster", sub('at = "body:craft@0,0,0.1"', 'at = "body:craf@0,0,0.1"'),
-                                        marker="craf@", fields=("loads[2].at",), says=("craf",),
-                                        closest=("craft",)),
-    "unknown_geom_in_proximity": Case("tethered_pendulum", sub('a = "geom:bob_lower_ball"', 'a = "geom:bob_lowr_ball"'),
-                                      marker="bob_lowr_ball", fields=("proximities[1].a",), says=("bob_lowr_ball",),
-                                      closest=("bob_lower_ball",)),
-    "unknown_param": Case("spring_mass", sub('stiffness = "k"', 'stiffness = "kk"'), marker='"kk"',
-                          fields=("loads[0].stiffness",), says=("kk",), closest=("k",)),
-    "unknown_profile": Case("thruster", sub('profile = "sine"', 'profile = "sinus"'), marker='"sinus"',
-                            fields=("loads[0].magnitude",), says=("sinus",), closest=("sine",)),
-    "non_numeric_bool": Case("spring_mass", sub("rest_length = 0.25", "rest_length = true"),
-                             marker="rest_length = true", fields=("loads[0].rest_length",), says=("number",)),
-    "non_numeric_bool_stiffness": Case("spring_mass", sub('stiffness = "k"', "stiffness = true"),
-                                       marker="stiffness = true", fields=("loads[0].stiffness",), says=("number",)),
-    "non_numeric_string": Case("spring_mass", sub("rest_length = 0.25", 'rest_length = "short"'),
-                               marker='"short"', fields=("loads[0].rest_length",), says=("short",)),
-    "nan": Case("spring_mass", sub("rest_length = 0.25", "rest_length = nan"), marker="rest_length = nan",
-                fields=("loads[0].rest_length",), says=("finite",)),
-    "inf_param": Case("spring_mass", sub('c = { value = 1.0,', 'c = { value = inf,'), marker="value = inf",
-                      fields=("params.c",), says=("finite",)),
-    "negative_duration_in_file": Case("spring_mass", sub("duration = 5.0", "duration = -1"),
-                                      marker="duration = -1", fields=("simulation.duration",)),
-    "negative_duration_option": Case("spring_mass", run_args=("--duration", "-1"), check=False,
-                                     option_at_fault=True, says=("--duration", "-1")),
-    "bad_body_offset": Case("thruster", sub('at = "body:craft@0,0,0.1"', 'at = "body:craft@1,2"'),
-                            marker="body:craft@1,2", fields=("loads[2].at",), says=("body:craft@1,2",)),
-    "duplicate_load_names": Case("thruster", sub('name = "reaction_wheel"', 'name = "main_thruster"'),
-                                 marker=None, fields=("loads[1].name",), says=("main_thruster", "duplicate")),
+    "missing_model": Case(
+        "spring_mass",
+        sub('model = "spring_mass.xml"', 'model = "no_such_model.xml"'),
+        marker="no_such_model.xml",
+        fields=("model",),
+        says=("no_such_model.xml", "not found"),
+    ),
+    "model_includes_a_pipe": Case(
+        "spring_mass",
+        prepare=include_a_pipe,
+        names_file="more.xml",
+        says=("spring_mass.xml", "not a regular file", "named pipe"),
+    ),
+    "mujoco_refuses_xml": Case(
+        "spring_mass", prepare=broken_xml, names_file="spring_mass.xml", says=("jiont", "line 43")
+    ),  # MuJoCo's own line in the XML
+    "unknown_load_kind": Case(
+        "spring_mass",
+        sub('kind = "ideal_spring"', 'kind = "ideal_sprin"'),
+        marker="ideal_sprin",
+        fields=("loads[0].kind",),
+        says=("ideal_sprin",),
+        closest=("ideal_spring",),
+    ),
+    "unknown_site_on_spring": Case(
+        "spring_mass",
+        sub('at = "tip"', 'at = "tipp"'),
+        marker='"tipp"',
+        fields=("loads[0].at",),
+        says=("tipp",),
+        closest=("tip",),
+    ),
+    "unknown_site_on_scalar_force": Case(
+        "thruster",
+        sub('at = "nozzle"', 'at = "nozle"'),
+        marker='"nozle"',
+        fields=("loads[0].at",),
+        says=("nozle",),
+        closest=("nozzle",),
+    ),
+    "unknown_body_point_on_spring": Case(
+        "tethered_pendulum",
+        sub('to = "body:bob_upper@0,0,-0.05"', 'to = "body:bob_uper@0,0,-0.05"'),
+        marker="bob_uper@",
+        fields=("loads[1].to",),
+        says=("bob_uper",),
+        closest=("bob_upper",),
+    ),
+    "unknown_body_point_on_force": Case(
+        "thruster",
+        sub('at = "body:craft@0,0,0.1"', 'at = "body:craf@0,0,0.1"'),
+        marker="craf@",
+        fields=("loads[2].at",),
+        says=("craf",),
+        closest=("craft",),
+    ),
+    "unknown_geom_in_proximity": Case(
+        "tethered_pendulum",
+        sub('a = "geom:bob_lower_ball"', 'a = "geom:bob_lowr_ball"'),
+        marker="bob_lowr_ball",
+        fields=("proximities[1].a",),
+        says=("bob_lowr_ball",),
+        closest=("bob_lower_ball",),
+    ),
+    "unknown_param": Case(
+        "spring_mass",
+        sub('stiffness = "k"', 'stiffness = "kk"'),
+        marker='"kk"',
+        fields=("loads[0].stiffness",),
+        says=("kk",),
+        closest=("k",),
+    ),
+    "unknown_profile": Case(
+        "thruster",
+        sub('profile = "sine"', 'profile = "sinus"'),
+        marker='"sinus"',
+        fields=("loads[0].magnitude",),
+        says=("sinus",),
+        closest=("sine",),
+    ),
+    "non_numeric_bool": Case(
+        "spring_mass",
+        sub("rest_length = 0.25", "rest_length = true"),
+        marker="rest_length = true",
+        fields=("loads[0].rest_length",),
+        says=("number",),
+    ),
+    "non_numeric_bool_stiffness": Case(
+        "spring_mass",
+        sub('stiffness = "k"', "stiffness = true"),
+        marker="stiffness = true",
+        fields=("loads[0].stiffness",),
+        says=("number",),
+    ),
+    "non_numeric_string": Case(
+        "spring_mass",
+        sub("rest_length = 0.25", 'rest_length = "short"'),
+        marker='"short"',
+        fields=("loads[0].rest_length",),
+        says=("short",),
+    ),
+    "nan": Case(
+        "spring_mass",
+        sub("rest_length = 0.25", "rest_length = nan"),
+        marker="rest_length = nan",
+        fields=("loads[0].rest_length",),
+        says=("finite",),
+    ),
+    "inf_param": Case(
+        "spring_mass",
+        sub("c = { value = 1.0,", "c = { value = inf,"),
+        marker="value = inf",
+        fields=("params.c",),
+        says=("finite",),
+    ),
+    "negative_duration_in_file": Case(
+        "spring_mass", sub("duration = 5.0", "duration = -1"), marker="duration = -1", fields=("simulation.duration",)
+    ),
+    "negative_duration_option": Case(
+        "spring_mass", run_args=("--duration", "-1"), check=False, option_at_fault=True, says=("--duration", "-1")
+    ),
+    "bad_body_offset": Case(
+        "thruster",
+        sub('at = "body:craft@0,0,0.1"', 'at = "body:craft@1,2"'),
+        marker="body:craft@1,2",
+        fields=("loads[2].at",),
+        says=("body:craft@1,2",),
+    ),
+    "duplicate_load_names": Case(
+        "thruster",
+        sub('name = "reaction_wheel"', 'name = "main_thruster"'),
+        marker=None,
+        fields=("loads[1].name",),
+        says=("main_thruster", "duplicate"),
+    ),
     "spring_without_to": Case("spring_mass", drop_line('to = "base"'), fields=("loads[0]",), says=("'to'",)),
-    "load_without_name": Case("spring_mass", drop_line('name = "main_spring"'), fields=("loads[0]",),
-                              says=("name",)),
+    "load_without_name": Case("spring_mass", drop_line('name = "main_spring"'), fields=("loads[0]",), says=("name",)),
     "proximity_without_b": Case("spring_mass", drop_line('b = "stop"'), fields=("proximities[0]",), says=("'b'",)),
-    "unknown_field": Case("spring_mass", sub('stiffness = "k"', 'stifness = "k"'), marker="stifness",
-                          fields=("loads[0].stifness",), says=("stifness",), closest=("stiffness",)),
-    "unknown_top_level_table": Case("spring_mass", sub("[simulation]", "[simulaton]"), marker="[simulaton]",
-                                    says=("simulaton",), closest=("simulation",)),
-    "unwritable_out_proc": Case("spring_mass", run_args=("--out", "/proc/nope/x.parquet"), check=False,
-                                option_at_fault=True, says=("--out", "/proc/nope")),
-    "out_parent_is_a_file": Case("spring_mass", prepare=parent_is_file, run_args=("--out", "{dir}/afile/x.parquet"),
-                                 check=False, option_at_fault=True, says=("--out", "afile")),
-    "unwritable_recording_path_in_file": Case("spring_mass",
-                                              sub('path = "runs/spring_mass.parquet"', 'path = "/proc/nope/x.parquet"'),
-                                              marker="/proc/nope/x.parquet", fields=("recording.path",),
-                                              says=("/proc/nope",), check=False),  # check writes nothing there
-    "unknown_camera": Case("spring_mass", append('[video]\npath = "v.mp4"\ncamera = "trak"\n'), marker='"trak"',
-                           fields=("video.camera",), says=("trak",), closest=("track",)),
+    "unknown_field": Case(
+        "spring_mass",
+        sub('stiffness = "k"', 'stifness = "k"'),
+        marker="stifness",
+        fields=("loads[0].stifness",),
+        says=("stifness",),
+        closest=("stiffness",),
+    ),
+    "unknown_top_level_table": Case(
+        "spring_mass",
+        sub("[simulation]", "[simulaton]"),
+        marker="[simulaton]",
+        says=("simulaton",),
+        closest=("simulation",),
+    ),
+    "unwritable_out_proc": Case(
+        "spring_mass",
+        run_args=("--out", "/proc/nope/x.parquet"),
+        check=False,
+        option_at_fault=True,
+        says=("--out", "/proc/nope"),
+    ),
+    "out_parent_is_a_file": Case(
+        "spring_mass",
+        prepare=parent_is_file,
+        run_args=("--out", "{dir}/afile/x.parquet"),
+        check=False,
+        option_at_fault=True,
+        says=("--out", "afile"),
+    ),
+    "unwritable_recording_path_in_file": Case(
+        "spring_mass",
+        sub('path = "runs/spring_mass.parquet"', 'path = "/proc/nope/x.parquet"'),
+        marker="/proc/nope/x.parquet",
+        fields=("recording.path",),
+        says=("/proc/nope",),
+        check=False,
+    ),  # check writes nothing there
+    "unknown_camera": Case(
+        "spring_mass",
+        append('[video]\npath = "v.mp4"\ncamera = "trak"\n'),
+        marker='"trak"',
+        fields=("video.camera",),
+        says=("trak",),
+        closest=("track",),
+    ),
 }
 
 
@@ -176,6 +301,7 @@ def results(tmp_path_factory) -> dict:
                 res["check"] = mjrig("check", scen)
             cache[name] = (folder, scen, text, res)
         return cache[name]
+
     return get
 
 
@@ -191,8 +317,7 @@ def _param(name: str, cmd: str):
     return pytest.param(name, cmd, id=f"{name}-{cmd}", marks=marks)
 
 
-PARAMS = [_param(name, cmd) for name, case in CASES.items()
-          for cmd in (("run", "check") if case.check else ("run",))]
+PARAMS = [_param(name, cmd) for name, case in CASES.items() for cmd in (("run", "check") if case.check else ("run",))]
 
 
 @pytest.mark.parametrize("name, cmd", PARAMS)
@@ -225,9 +350,19 @@ def test_bad_input_one_clear_line(name: str, cmd: str, results):
     assert not out.exists(), "a rejected scenario must not leave a recording"
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[(n, "check")])]
-                                               if (n, "check") in KNOWN_GAPS else [])
-                                  for n, c in CASES.items() if c.check])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            n,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[(n, "check")])]
+            if (n, "check") in KNOWN_GAPS
+            else [],
+        )
+        for n, c in CASES.items()
+        if c.check
+    ],
+)
 def test_check_and_run_fail_alike(name: str, results):
     """`check` reports exactly what `run` reports (same exit code, same line)."""
     _, _, _, res = results(name)
@@ -261,16 +396,22 @@ def test_unknown_subcommand_option_is_one_line(tmp_path: Path):
 
 
 def test_the_app_without_a_display_is_one_line():
-    import os
     import subprocess
     import sys
 
     from tests.e2e.e2e_util import REPO, cli_env
+
     env = cli_env()
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    proc = subprocess.run([sys.executable, "-m", "mjrig", "--exit-after", "1"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mjrig", "--exit-after", "1"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "no display" in lines[0] and "mjrig run" in lines[0]
@@ -281,8 +422,10 @@ def test_control_characters_read_from_a_file_never_reach_the_terminal(tmp_path: 
     bell): every line mjrig writes shows them as text, with no control character but line ends."""
     scen = copy_rig("spring_mass", tmp_path)
     text = scen.read_text(encoding="utf-8").replace('unit = "N/m"', 'unit = "N/m\\u001b[31m"', 1)
-    scen.write_text(text + '\n[[requirements]]\nname = "gap\\u001b[2J\\u0007"\nsignal = "Joints/slide_x:qpos"\n'
-                    "max = -0.5\n", encoding="utf-8")
+    scen.write_text(
+        text + '\n[[requirements]]\nname = "gap\\u001b[2J\\u0007"\nsignal = "Joints/slide_x:qpos"\nmax = -0.5\n',
+        encoding="utf-8",
+    )
     r = mjrig("run", scen, "--duration", "0.01", "--out", tmp_path / "x.parquet")
     assert r.rc == 4, r
     out = r.stdout + r.stderr

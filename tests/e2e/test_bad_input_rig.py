@@ -1,15 +1,15 @@
 """Bad input in the rig's newer fields (joint loads, controls, tracers, requirements, model-field
 params, start states): exit 2 with one stderr line naming file, line and field, in `mjrig run` and `mjrig check`.
 A control outside its ctrlrange is a one-line warning, not an error."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import mujoco
 import pytest
-
 from e2e_util import mjrig
 
 XML = """<mujoco model="testrig">
@@ -74,88 +74,207 @@ def sub(old: str, new: str) -> Callable[[str], str]:
     def edit(text: str) -> str:
         assert old in text, old
         return text.replace(old, new, 1)
+
     return edit
 
 
 def foreign_snapshot(folder: Path) -> None:
     from mjrig.runtime.snapshots import save_snapshot, take_snapshot
-    other = mujoco.MjModel.from_xml_string('<mujoco model="other"><worldbody><body><freejoint/><geom size="1"/>'
-                                           '</body></worldbody></mujoco>')
+
+    other = mujoco.MjModel.from_xml_string(
+        '<mujoco model="other"><worldbody><body><freejoint/><geom size="1"/></body></worldbody></mujoco>'
+    )
     save_snapshot(folder / "other.npz", take_snapshot(other, mujoco.MjData(other)))
 
 
 # name: (edit, marker on the offending line or None, field named, words the line must say)
 CASES: dict[str, tuple] = {
-    "unknown_joint": (sub('joint = "hinge"', 'joint = "hinj"'), 'joint = "hinj"', "loads[0].joint", ("hinj", "closest: hinge")),
-    "ball_joint": (sub('joint = "slide"', 'joint = "balljoint"'), 'joint = "balljoint"', "loads[1].joint",
-                   ("ball joint", "hinge or slide")),
+    "unknown_joint": (
+        sub('joint = "hinge"', 'joint = "hinj"'),
+        'joint = "hinj"',
+        "loads[0].joint",
+        ("hinj", "closest: hinge"),
+    ),
+    "ball_joint": (
+        sub('joint = "slide"', 'joint = "balljoint"'),
+        'joint = "balljoint"',
+        "loads[1].joint",
+        ("ball joint", "hinge or slide"),
+    ),
     "negative_coulomb": (sub("coulomb = 0.3", "coulomb = -0.3"), "coulomb = -0.3", "loads[1].coulomb", ("negative",)),
     "negative_viscous": (sub("viscous = 0.01", "viscous = -1"), "viscous = -1", "loads[1].viscous", ("negative",)),
     "negative_mu": (sub("mu = 0.2", "mu = -0.2"), "mu = -0.2", "loads[2].mu", ("negative",)),
     "breakaway_below_coulomb": (sub("breakaway = 0.4", "breakaway = 0.2"), None, "loads[1]", ("breakaway", "coulomb")),
-    "zero_stribeck_velocity": (sub("stribeck_velocity = 0.05", "stribeck_velocity = 0"), "stribeck_velocity = 0",
-                               "loads[1].stribeck_velocity", ("positive",)),
-    "negative_coulomb_velocity": (sub("coulomb_velocity = 0.001", "coulomb_velocity = -0.001"),
-                                  "coulomb_velocity = -0.001", "loads[1].coulomb_velocity", ("positive",)),
+    "zero_stribeck_velocity": (
+        sub("stribeck_velocity = 0.05", "stribeck_velocity = 0"),
+        "stribeck_velocity = 0",
+        "loads[1].stribeck_velocity",
+        ("positive",),
+    ),
+    "negative_coulomb_velocity": (
+        sub("coulomb_velocity = 0.001", "coulomb_velocity = -0.001"),
+        "coulomb_velocity = -0.001",
+        "loads[1].coulomb_velocity",
+        ("positive",),
+    ),
     "both_coulomb_and_mu": (sub("mu = 0.2", "coulomb = 1.0\nmu = 0.2"), None, "loads[2]", ("not both",)),
     "neither_coulomb_nor_mu": (sub("coulomb = 0.3\n", ""), None, "loads[1]", ("coulomb", "mu")),
     "mu_without_pin_radius": (sub("pin_radius = 0.01\n", ""), None, "loads[2]", ("pin_radius",)),
-    "torque_without_magnitude": (sub("magnitude = { profile", "magnitde = { profile"), "magnitde", "loads[0].magnitde",
-                                 ("closest: magnitude",)),
-    "unknown_actuator": (sub('actuator = "shoulder"', 'actuator = "shoulde"'), '"shoulde"', "controls[0].actuator",
-                         ("shoulde", "closest: shoulder")),
+    "torque_without_magnitude": (
+        sub("magnitude = { profile", "magnitde = { profile"),
+        "magnitde",
+        "loads[0].magnitde",
+        ("closest: magnitude",),
+    ),
+    "unknown_actuator": (
+        sub('actuator = "shoulder"', 'actuator = "shoulde"'),
+        '"shoulde"',
+        "controls[0].actuator",
+        ("shoulde", "closest: shoulder"),
+    ),
     "control_unknown_param": (sub('value = "u"', 'value = "uu"'), '"uu"', "controls[0].value", ("closest: u",)),
-    "duplicate_control": (lambda t: t + '[[controls]]\nactuator = "shoulder"\nvalue = 1.0\n', None,
-                          "controls[1].actuator", ("duplicate",)),
-    "tracer_negative_duration": (sub("duration = 1.0", "duration = -2"), "duration = -2", "tracers[0].duration",
-                                 ("positive",)),
-    "tracer_bad_color": (sub("color = [1.0, 0.5, 0.0]", "color = [1.0, 2.0, 0.0]"), "color = [1.0, 2.0",
-                         "tracers[0].color", ("between 0 and 1",)),
+    "duplicate_control": (
+        lambda t: t + '[[controls]]\nactuator = "shoulder"\nvalue = 1.0\n',
+        None,
+        "controls[1].actuator",
+        ("duplicate",),
+    ),
+    "tracer_negative_duration": (
+        sub("duration = 1.0", "duration = -2"),
+        "duration = -2",
+        "tracers[0].duration",
+        ("positive",),
+    ),
+    "tracer_bad_color": (
+        sub("color = [1.0, 0.5, 0.0]", "color = [1.0, 2.0, 0.0]"),
+        "color = [1.0, 2.0",
+        "tracers[0].color",
+        ("between 0 and 1",),
+    ),
     "tracer_unknown_point": (sub('at = "tip"', 'at = "tipp"'), 'at = "tipp"', "tracers[0].at", ("closest: tip",)),
-    "tracer_duplicate_name": (lambda t: t + '[[tracers]]\nname = "tip_path"\nat = "tip"\nduration = 1.0\n', None,
-                              "tracers[1].name", ("duplicate",)),
+    "tracer_duplicate_name": (
+        lambda t: t + '[[tracers]]\nname = "tip_path"\nat = "tip"\nduration = 1.0\n',
+        None,
+        "tracers[1].name",
+        ("duplicate",),
+    ),
     "tracer_without_name": (sub('name = "tip_path"\n', ""), None, "tracers[0]", ("name",)),
-    "requirement_unknown_signal": (sub('signal = "Joints/hinge:qpos"', 'signal = "Joints/hinge:qpso"'), "qpso",
-                                   "requirements[0].signal", ("unknown signal", "closest: Joints/hinge:qpos")),
-    "requirement_unknown_field": (sub("max = 100.0", "maxx = 100.0"), "maxx", "requirements[0].maxx",
-                                  ("closest: max",)),
-    "requirement_not_a_number": (sub("min = -100.0", 'min = "low"'), 'min = "low"', "requirements[0].min",
-                                 ("must be a number",)),
-    "requirement_no_bound": (sub("min = -100.0\nmax = 100.0\n", ""), None, "requirements[0]",
-                             ("at least one bound",)),
-    "requirement_min_above_max": (sub("min = -100.0", "min = 200.0"), "max = 100.0", "requirements[0].max",
-                                  ("below min",)),
-    "requirement_tolerance_without_final": (sub("end = 0.04", "end = 0.04\ntolerance = 0.1"), "tolerance = 0.1",
-                                            "requirements[0].tolerance", ("goes with 'final'",)),
-    "requirement_negative_tolerance": (sub("end = 0.04", "end = 0.04\nfinal = 0.0\ntolerance = -1"), "tolerance = -1",
-                                       "requirements[0].tolerance", ("negative",)),
-    "requirement_negative_start": (sub("end = 0.04", "start = -1\nend = 0.04"), "start = -1",
-                                   "requirements[0].start", ("negative",)),
-    "requirement_end_before_start": (sub("end = 0.04", "start = 0.05\nend = 0.04"), "end = 0.04",
-                                     "requirements[0].end", ("after start",)),
-    "requirement_bad_stop_on": (sub("end = 0.04", 'end = 0.04\nstop_on = "sometimes"'), "sometimes",
-                                "requirements[0].stop_on", ('"fail" or "pass"',)),
+    "requirement_unknown_signal": (
+        sub('signal = "Joints/hinge:qpos"', 'signal = "Joints/hinge:qpso"'),
+        "qpso",
+        "requirements[0].signal",
+        ("unknown signal", "closest: Joints/hinge:qpos"),
+    ),
+    "requirement_unknown_field": (
+        sub("max = 100.0", "maxx = 100.0"),
+        "maxx",
+        "requirements[0].maxx",
+        ("closest: max",),
+    ),
+    "requirement_not_a_number": (
+        sub("min = -100.0", 'min = "low"'),
+        'min = "low"',
+        "requirements[0].min",
+        ("must be a number",),
+    ),
+    "requirement_no_bound": (sub("min = -100.0\nmax = 100.0\n", ""), None, "requirements[0]", ("at least one bound",)),
+    "requirement_min_above_max": (
+        sub("min = -100.0", "min = 200.0"),
+        "max = 100.0",
+        "requirements[0].max",
+        ("below min",),
+    ),
+    "requirement_tolerance_without_final": (
+        sub("end = 0.04", "end = 0.04\ntolerance = 0.1"),
+        "tolerance = 0.1",
+        "requirements[0].tolerance",
+        ("goes with 'final'",),
+    ),
+    "requirement_negative_tolerance": (
+        sub("end = 0.04", "end = 0.04\nfinal = 0.0\ntolerance = -1"),
+        "tolerance = -1",
+        "requirements[0].tolerance",
+        ("negative",),
+    ),
+    "requirement_negative_start": (
+        sub("end = 0.04", "start = -1\nend = 0.04"),
+        "start = -1",
+        "requirements[0].start",
+        ("negative",),
+    ),
+    "requirement_end_before_start": (
+        sub("end = 0.04", "start = 0.05\nend = 0.04"),
+        "end = 0.04",
+        "requirements[0].end",
+        ("after start",),
+    ),
+    "requirement_bad_stop_on": (
+        sub("end = 0.04", 'end = 0.04\nstop_on = "sometimes"'),
+        "sometimes",
+        "requirements[0].stop_on",
+        ('"fail" or "pass"',),
+    ),
     "requirement_without_signal": (sub('signal = "Joints/hinge:qpos"\n', ""), None, "requirements[0]", ("signal",)),
-    "requirement_empty_name": (sub('name = "upright"', 'name = " "'), 'name = " "', "requirements[0].name",
-                               ("non-empty",)),
-    "requirement_duplicate_name": (lambda t: t + '[[requirements]]\nname = "upright"\nsignal = "Joints/slide:qpos"\n'
-                                   'max = 1.0\n', None, "requirements[1].name", ("duplicate",)),
-    "model_field_unknown_body": (sub("body:block.mass", "body:blok.mass"), "body:blok.mass", "params.mass.model",
-                                 ("blok", "closest: block")),
-    "model_field_unknown_attribute": (sub("body:block.mass", "body:block.mas"), "body:block.mas", "params.mass.model",
-                                      ("closest: mass",)),
-    "model_field_unknown_kind": (sub("body:block.mass", "bdy:block.mass"), "bdy:block.mass", "params.mass.model",
-                                 ("closest: body",)),
-    "model_field_unknown_opt": (sub("body:block.mass", "opt.timestp"), "opt.timestp", "params.mass.model",
-                                ("closest: opt.timestep",)),
-    "unknown_keyframe": (sub('initial_key = "launch"', 'initial_key = "lanch"'), "lanch", "simulation.initial_key",
-                         ("closest: launch",)),
-    "missing_snapshot": (sub('initial_key = "launch"', 'initial_state = "none.npz"'), "none.npz",
-                         "simulation.initial_state", ("not found",)),
-    "foreign_snapshot": (sub('initial_key = "launch"', 'initial_state = "other.npz"'), "other.npz",
-                         "simulation.initial_state", ("belongs to model 'other'",)),
-    "key_and_state": (sub('initial_key = "launch"', 'initial_key = "launch"\ninitial_state = "x.npz"'), None,
-                      "simulation.initial_state", ("not both",)),
+    "requirement_empty_name": (
+        sub('name = "upright"', 'name = " "'),
+        'name = " "',
+        "requirements[0].name",
+        ("non-empty",),
+    ),
+    "requirement_duplicate_name": (
+        lambda t: t + '[[requirements]]\nname = "upright"\nsignal = "Joints/slide:qpos"\nmax = 1.0\n',
+        None,
+        "requirements[1].name",
+        ("duplicate",),
+    ),
+    "model_field_unknown_body": (
+        sub("body:block.mass", "body:blok.mass"),
+        "body:blok.mass",
+        "params.mass.model",
+        ("blok", "closest: block"),
+    ),
+    "model_field_unknown_attribute": (
+        sub("body:block.mass", "body:block.mas"),
+        "body:block.mas",
+        "params.mass.model",
+        ("closest: mass",),
+    ),
+    "model_field_unknown_kind": (
+        sub("body:block.mass", "bdy:block.mass"),
+        "bdy:block.mass",
+        "params.mass.model",
+        ("closest: body",),
+    ),
+    "model_field_unknown_opt": (
+        sub("body:block.mass", "opt.timestp"),
+        "opt.timestp",
+        "params.mass.model",
+        ("closest: opt.timestep",),
+    ),
+    "unknown_keyframe": (
+        sub('initial_key = "launch"', 'initial_key = "lanch"'),
+        "lanch",
+        "simulation.initial_key",
+        ("closest: launch",),
+    ),
+    "missing_snapshot": (
+        sub('initial_key = "launch"', 'initial_state = "none.npz"'),
+        "none.npz",
+        "simulation.initial_state",
+        ("not found",),
+    ),
+    "foreign_snapshot": (
+        sub('initial_key = "launch"', 'initial_state = "other.npz"'),
+        "other.npz",
+        "simulation.initial_state",
+        ("belongs to model 'other'",),
+    ),
+    "key_and_state": (
+        sub('initial_key = "launch"', 'initial_key = "launch"\ninitial_state = "x.npz"'),
+        None,
+        "simulation.initial_state",
+        ("not both",),
+    ),
 }
 
 
@@ -175,6 +294,7 @@ def results(tmp_path_factory) -> Callable[[str], tuple]:
             out = folder / "out" / "x.parquet"
             cache[name] = (folder, scen, text, {"run": mjrig("run", scen, "--out", out), "check": mjrig("check", scen)})
         return cache[name]
+
     return get
 
 
@@ -209,6 +329,7 @@ def test_the_valid_rig_runs_and_a_control_out_of_range_is_one_warning(tmp_path):
         warned = [ln for ln in r.stderr.splitlines() if "ctrlrange" in ln]
         assert len(warned) == 1 and "'shoulder'" in warned[0] and "clamped" in warned[0], r
     import polars as pl
+
     df = pl.read_parquet(out)
     assert df["Actuators/shoulder:ctrl"].to_list()[-1] == 1.0
     assert {"Loads/motor:value", "Loads/bearing:value", "Loads/pin:value", "Params/mass:value"} <= set(df.columns)

@@ -10,6 +10,7 @@ subprocess check covers. import-linter finds a package's modules in its folder, 
 out as the package installs (``package_tree``): the widgets' contract sees the widgets of this
 checkout.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,11 +41,16 @@ sys.exit(1 if bad else 0)
 
 
 def check_no_gui_modules(tmp_path: Path, display: str) -> None:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DISPLAY": display, "HOME": str(tmp_path),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no MUJOCO_GL: mjrig picks it
-           "PYTHONPATH": str(package_tree(tmp_path / "tree"))}  # this checkout's modules, whatever is installed
-    proc = subprocess.run([sys.executable, "-c", CODE], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=180)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "DISPLAY": display,
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no MUJOCO_GL: mjrig picks it
+        "PYTHONPATH": str(package_tree(tmp_path / "tree")),
+    }  # this checkout's modules, whatever is installed
+    proc = subprocess.run(
+        [sys.executable, "-c", CODE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "GUI modules: []" in proc.stdout
     assert (tmp_path / "out.parquet").is_file() and (tmp_path / "out.mp4").is_file()
@@ -62,8 +68,11 @@ def xvfb_display():
     for number in range(77, 97):
         if not Path(f"/tmp/.X11-unix/X{number}").exists() and not Path(f"/tmp/.X{number}-lock").exists():
             break
-    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 10
         while not Path(f"/tmp/.X11-unix/X{number}").exists():
@@ -100,8 +109,14 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess:
     if lint is None:
         pytest.skip("import-linter is not installed (pip install -e '.[test]')")
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.run([lint, "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [lint, "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_import_contract(tmp_path):
@@ -111,9 +126,15 @@ def test_import_contract(tmp_path):
 
 
 def test_the_widgets_contract_refuses_a_widget_that_opens_files_itself(tmp_path):
-    proc = lint_imports(package_tree(tmp_path, extra_widgets={
-        "reads_itself": "from mjrig.recordings.replay import read_recording\n",
-        "asks_the_session": "def f():\n    from mjrig.session.kernel import Session\n    return Session\n"}))
+    proc = lint_imports(
+        package_tree(
+            tmp_path,
+            extra_widgets={
+                "reads_itself": "from mjrig.recordings.replay import read_recording\n",
+                "asks_the_session": "def f():\n    from mjrig.session.kernel import Session\n    return Session\n",
+            },
+        )
+    )
     assert proc.returncode != 0 and "2 kept, 1 broken" in proc.stdout, proc.stdout
     assert "mjrig.widgets.reads_itself -> mjrig.recordings.replay" in proc.stdout, proc.stdout
     assert "mjrig.widgets.asks_the_session -> mjrig.session.kernel" in proc.stdout, proc.stdout

@@ -1,5 +1,6 @@
 """`mjrig check` counts what the panel counts (one summary), in words a person reads ("1 body"),
 and paths in what mjrig shows and records carry no '..'."""
+
 from __future__ import annotations
 
 import shutil
@@ -14,8 +15,10 @@ from tests.e2e.e2e_util import MODELS, mjrig
 def test_check_says_one_body_as_the_panel_does(tmp_path):
     result = mjrig("check", "spring_mass", cwd=tmp_path)
     assert result.rc == 0, result
-    assert result.stdout.strip() == ("spring_mass: ok (1 load, 1 proximity, 2 params; model spring_mass.xml: 1 body, "
-                                     "1 joint, 3 sites, 3 sensors, 0 actuators, timestep 0.001 s)")
+    assert result.stdout.strip() == (
+        "spring_mass: ok (1 load, 1 proximity, 2 params; model spring_mass.xml: 1 body, "
+        "1 joint, 3 sites, 3 sensors, 0 actuators, timestep 0.001 s)"
+    )
     model = mujoco.MjModel.from_xml_path(str(MODELS / "spring_mass.xml"))
     assert model.nbody == 2  # the world and the block: the world is not counted
     assert summary(describe_model(model, path=None)) in result.stdout

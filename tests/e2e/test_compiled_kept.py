@@ -1,5 +1,6 @@
 """The compiled callbacks' machine code, kept by the first process that compiled them, is what
 later processes run: loaded with llvmlite's JIT, numba never imported (``native_object``)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -41,8 +42,9 @@ def test_a_new_process_runs_the_kept_machine_code_without_numba(tmp_path):
     out = tmp_path / "traj.npy"
     child = tmp_path / "child"
     child.mkdir()
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(_LAWS), str(child), str(out)], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(_LAWS), str(child), str(out)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "numba not imported"
     laws = _laws()

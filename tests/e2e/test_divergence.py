@@ -1,4 +1,5 @@
 """A headless run whose physics blows up exits 3, says when and where, and keeps its rows."""
+
 from __future__ import annotations
 
 import re
@@ -8,7 +9,6 @@ import pandas as pd
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import mjrig
 
 BEAD_XML = """<mujoco model="diverge">
@@ -108,7 +108,10 @@ def test_divergence_later_keeps_rows_before_it(tmp_path: Path):
 def test_requirements_failed_before_the_divergence_are_named(tmp_path: Path):
     """A requirement broken at the kick (0.3 s), before the spring blows up: its line comes
     before the divergence's, and the run still exits 3."""
-    res, out = run_diverging(tmp_path, KICKED + """
+    res, out = run_diverging(
+        tmp_path,
+        KICKED
+        + """
 [[requirements]]
 name = "stays_put"
 signal = "Joints/slide:qpos"
@@ -118,10 +121,14 @@ name = "never_decided"
 signal = "Joints/slide:qpos"
 final = 0.0
 tolerance = 1.0
-""")
+""",
+    )
     assert res.rc == 3, res
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 2 and "Traceback" not in res.stderr, res
-    assert re.fullmatch(r"mjrig: requirement 'stays_put' failed: Joints/slide:qpos [-+0-9.e]+ against limit 1e-06, "
-                        r"first at t = 0\.3\d* s", lines[0]), lines[0]
+    assert re.fullmatch(
+        r"mjrig: requirement 'stays_put' failed: Joints/slide:qpos [-+0-9.e]+ against limit 1e-06, "
+        r"first at t = 0\.3\d* s",
+        lines[0],
+    ), lines[0]
     assert "diverged" in lines[1] or "t =" in lines[1], lines[1]

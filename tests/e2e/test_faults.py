@@ -1,6 +1,7 @@
 """Faults a user meets end in one line, never a traceback, and leave nothing behind: a symbolic-
 link loop as an output, a recording whose data pages are damaged, a damaged segment to recover,
 the temporary file of an export that was killed."""
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ from tests.e2e.e2e_util import cli_env, mjrig
 
 
 @pytest.fixture(scope="module")
-def recording(tmp_path_factory) -> "os.PathLike[str]":
+def recording(tmp_path_factory) -> os.PathLike[str]:
     folder = tmp_path_factory.mktemp("faults")
     out = folder / "good.parquet"
     assert mjrig("run", "spring_mass", "--duration", "1", "--out", out, cwd=folder).rc == 0
@@ -32,8 +33,11 @@ def _one_line(r, *words: str) -> None:
 def test_a_symlink_loop_as_an_output_is_one_line(tmp_path):
     (tmp_path / "a.parquet").symlink_to(tmp_path / "b.parquet")
     (tmp_path / "b.parquet").symlink_to(tmp_path / "a.parquet")
-    for args in (("run", "spring_mass", "--duration", "0.1", "--out", "a.parquet"),
-                 ("export", "a.parquet", "--to", "csv"), ("report", "b.parquet")):
+    for args in (
+        ("run", "spring_mass", "--duration", "0.1", "--out", "a.parquet"),
+        ("export", "a.parquet", "--to", "csv"),
+        ("report", "b.parquet"),
+    ):
         _one_line(mjrig(*args, cwd=tmp_path), "a symbolic-link loop")
 
 
@@ -45,8 +49,11 @@ def test_damaged_data_pages_are_one_line_for_plot_report_and_export(recording, t
         data[i] ^= 0x5A
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(bytes(data))
-    for args in (("plot", bad, "--signals", "Joints/*", "-o", tmp_path / "p.png"), ("report", bad),
-                 ("export", bad, "--to", "csv")):
+    for args in (
+        ("plot", bad, "--signals", "Joints/*", "-o", tmp_path / "p.png"),
+        ("report", bad),
+        ("export", bad, "--to", "csv"),
+    ):
         _one_line(mjrig(*args, cwd=tmp_path), str(bad))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet"]  # no figure, page or part file
 
@@ -55,9 +62,13 @@ def test_recovering_a_damaged_recording_says_what_was_kept_in_one_line(tmp_path)
     """A run killed after several row groups; the index record of the third is scrambled:
     recover keeps the two before it and says so as one warning line (it was a Python
     UserWarning), then what it wrote."""
-    proc = subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "300", "--out",
-                             "k.parquet"], cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "300", "--out", "k.parquet"],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     index = tmp_path / "k.parquet.parts" / "part-0001.index"
     deadline = time.monotonic() + 60
     while (not index.exists() or index.read_bytes().count(b"RGE3") < 4) and time.monotonic() < deadline:
@@ -66,9 +77,11 @@ def test_recovering_a_damaged_recording_says_what_was_kept_in_one_line(tmp_path)
     proc.wait()
     data = index.read_bytes()
     third = [i for i in range(len(data)) if data.startswith(b"RGE3", i)][2]
-    index.write_bytes(data[:third + 10] + b"\xff" * 8 + data[third + 18:])
-    before = sum(int.from_bytes(data[i + 12:i + 20], "little") for i in
-                 [i for i in range(len(data)) if data.startswith(b"RGE3", i)][:2])  # the rows of the first two
+    index.write_bytes(data[: third + 10] + b"\xff" * 8 + data[third + 18 :])
+    before = sum(
+        int.from_bytes(data[i + 12 : i + 20], "little")
+        for i in [i for i in range(len(data)) if data.startswith(b"RGE3", i)][:2]
+    )  # the rows of the first two
     r = mjrig("recover", tmp_path / "k.parquet", cwd=tmp_path)
     assert r.rc == 0 and "Traceback" not in r.stderr and "UserWarning" not in r.stderr, r
     assert len(r.err_lines) == 2 and r.err_lines[0].startswith("mjrig: warning: part-0001.data: "), r
@@ -96,20 +109,23 @@ def test_an_export_removes_what_a_killed_export_left(recording, tmp_path):
 def test_ctrl_c_while_mjrig_imports_is_one_line(tmp_path, how):
     """Ctrl+C landing while MuJoCo is imported (made certain with an import hook that raises
     there, as the signal does; a native module raises ImportError from it): one line, 130."""
-    code = ("import sys\n"
-            "class Stop:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name == 'mujoco':\n"
-            "            try:\n"
-            "                raise KeyboardInterrupt()\n"
-            "            except KeyboardInterrupt:\n"
-            f"                raise {how}\n"
-            "sys.meta_path.insert(0, Stop())\n"
-            "sys.argv = ['mjrig', 'run', 'spring_mass']\n"
-            "from mjrig.entry import main\n"
-            "sys.exit(main())\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
-                       timeout=60)
+    code = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mujoco':\n"
+        "            try:\n"
+        "                raise KeyboardInterrupt()\n"
+        "            except KeyboardInterrupt:\n"
+        f"                raise {how}\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['mjrig', 'run', 'spring_mass']\n"
+        "from mjrig.entry import main\n"
+        "sys.exit(main())\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 130 and r.stderr.strip() == "mjrig: interrupted", r.stderr
 
 
@@ -128,13 +144,23 @@ def test_a_full_disk_stops_the_run_keeps_a_valid_file_and_exits_5(tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (2 * 2**20, 2 * 2**20))
 
     out = tmp_path / "full.parquet"
-    r = subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "600", "--out", out],
-                       cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=300, preexec_fn=limit)
+    r = subprocess.run(
+        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "600", "--out", out],
+        cwd=tmp_path,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=limit,
+    )
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 5 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
-    m = re.fullmatch(r"mjrig: the recording stopped at t = ([0-9.]+) s: OSError: .*File too large.*; "
-                     rf"kept (\d+) rows in {re.escape(str(out))}, a valid file: raise the file-size limit and run "
-                     "again", lines[0])  # the cause named, not "free space"
+    m = re.fullmatch(
+        r"mjrig: the recording stopped at t = ([0-9.]+) s: OSError: .*File too large.*; "
+        rf"kept (\d+) rows in {re.escape(str(out))}, a valid file: raise the file-size limit and run "
+        "again",
+        lines[0],
+    )  # the cause named, not "free space"
     assert m and float(m.group(1)) < 600, lines[0]
     assert 0 < pq.read_metadata(out).num_rows == int(m.group(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full.parquet"]

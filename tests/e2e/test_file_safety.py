@@ -1,6 +1,7 @@
 """Nothing is replaced that the command line did not name; SIGTERM keeps the recording; a long
 run says how long it will take and reports progress when stderr is not a terminal (the lines'
 timing is tested in tests/unit/test_progress_lines.py)."""
+
 from __future__ import annotations
 
 import shutil
@@ -21,15 +22,18 @@ def test_two_runs_into_one_folder_keep_both_files(tmp_path):
     assert second.rc == 0, second
     a, b = tmp_path / "runs" / "spring_mass.parquet", tmp_path / "runs" / "spring_mass-2.parquet"
     assert first.err_lines[-1] == f"wrote 200 rows to {a}"
-    assert second.err_lines[-1] == f"wrote 500 rows to {b}"   # the line names the file really written
+    assert second.err_lines[-1] == f"wrote 500 rows to {b}"  # the line names the file really written
     assert pl.read_parquet(a).height == 200 and pl.read_parquet(b).height == 500
 
 
 def test_a_scenarios_recording_and_video_paths_are_never_replaced(tmp_path):
     scenario = tmp_path / "rig.toml"
     shutil.copy(MODELS / "spring_mass.xml", tmp_path / "spring_mass.xml")
-    scenario.write_text('model = "spring_mass.xml"\n[recording]\npath = "out/rec.parquet"\n'
-                        '[video]\npath = "out/clip.mp4"\nwidth = 64\nheight = 48\n', encoding="utf-8")
+    scenario.write_text(
+        'model = "spring_mass.xml"\n[recording]\npath = "out/rec.parquet"\n'
+        '[video]\npath = "out/clip.mp4"\nwidth = 64\nheight = 48\n',
+        encoding="utf-8",
+    )
     runs = [mjrig("run", scenario, "--duration", "0.1", cwd=tmp_path) for _ in range(2)]
     assert all(r.rc == 0 for r in runs), runs
     out = tmp_path / "out"
@@ -46,8 +50,15 @@ def test_a_scenarios_recording_and_video_paths_are_never_replaced(tmp_path):
 def _start(tmp_path, *args: object) -> subprocess.Popen:
     """``mjrig ARGS`` with stderr piped; killed after 90 s, so a line that never comes fails the
     test instead of hanging it."""
-    proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=tmp_path, env=cli_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mjrig", *map(str, args)],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watchdog = threading.Timer(90, proc.kill)
     watchdog.daemon = True
     watchdog.start()
@@ -56,7 +67,7 @@ def _start(tmp_path, *args: object) -> subprocess.Popen:
 
 def test_sigterm_keeps_a_readable_recording_and_exits_143(tmp_path):
     proc = _start(tmp_path, "run", "spring_mass", "--duration", "1e12")
-    first = proc.stderr.readline()   # said once the speed is measured: the run would take years
+    first = proc.stderr.readline()  # said once the speed is measured: the run would take years
     assert first.startswith("mjrig: 1e+12 s simulated will take about") and "years" in first, first
     second = proc.stderr.readline()  # stderr is a pipe: a progress line once 5 s have passed
     assert second.startswith("simulating: 0% (") and "elapsed, about" in second, second

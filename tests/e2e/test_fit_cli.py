@@ -1,6 +1,7 @@
 """``mjrig fit`` as a user runs it: the ``fit:`` line, FIT.parquet and FIT-best.toml, local
 workers, a kill mid-fit resumed from the evaluations kept (the same estimate, bit for bit), and
 its bad input as one line."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import mjrig, mjrig_popen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
@@ -61,17 +61,20 @@ def test_a_killed_fit_resumes_from_what_it_evaluated(tmp_path):
     assert kept >= 10 and not (killed / "FIT.parquet").exists()
     again = mjrig("fit", path, "--out", killed / "FIT.parquet", "--workers", 1, cwd=killed)
     assert again.rc == 0, again
-    assert f"from the earlier run" in again.stderr
+    assert "from the earlier run" in again.stderr
     ours = json.loads(pq.read_schema(killed / "FIT.parquet").metadata[b"mjrig.fit"])
     theirs = json.loads(pq.read_schema(whole / "FIT.parquet").metadata[b"mjrig.fit"])
     assert ours["estimate"] == theirs["estimate"] and ours["stderr"] == theirs["stderr"]
     assert again.stdout.splitlines()[-1] == done.stdout.splitlines()[-1]
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    (("c = { low = 0.01", "cc = { low = 0.01"), "fit.params.cc: unknown param 'cc' (closest: c)"),
-    (("k = { low = 50.0", "k = { low = 500.0"), "fit.params.k: the param's value 160 (the fit's start) is outside"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("c = { low = 0.01", "cc = { low = 0.01"), "fit.params.cc: unknown param 'cc' (closest: c)"),
+        (("k = { low = 50.0", "k = { low = 500.0"), "fit.params.k: the param's value 160 (the fit's start) is outside"),
+    ],
+)
 def test_bad_fit_input_is_one_line(tmp_path, change, words):
     path = _bench(tmp_path)
     path.write_text(path.read_text().replace(*change))
@@ -108,6 +111,7 @@ def test_a_fit_on_a_real_local_ray_head_gives_the_local_estimate(tmp_path, monke
     """Slow (up to a minute): starts a real Ray head (about 10 s, one at a time, see ``ray_head``)
     and fits on it: every evaluation a Ray task, the same estimate as on local workers."""
     from tests.sweep_util import ray_env, ray_head
+
     for k, v in ray_env().items():
         monkeypatch.setenv(k, v)
     path = _bench(tmp_path)

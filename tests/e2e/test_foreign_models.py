@@ -1,4 +1,5 @@
 """Any MJCF MuJoCo loads runs under `mjrig run`: dm_control and gymnasium models with a rig attached."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,7 +10,6 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import load_model_quietly, mjrig
 
 ALL_GROUPS = ["joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy"]
@@ -56,7 +56,8 @@ def test_foreign_model_runs_with_a_rig(key: str, tmp_path: Path):
     model = load_model_quietly(xml)
     body = named_body(model)
     scen = tmp_path / "foreign.toml"
-    scen.write_text(f"""# {key} with a pushed torso and a bungee to the sky
+    scen.write_text(
+        f"""# {key} with a pushed torso and a bungee to the sky
 model = {str(xml)!r}
 
 [[loads]]
@@ -81,7 +82,9 @@ b = "body:world@0,0,2"
 
 [recording]
 signals = {ALL_GROUPS!r}
-""".replace("'", '"'), encoding="utf-8")
+""".replace("'", '"'),
+        encoding="utf-8",
+    )
     out = tmp_path / "foreign.parquet"
     res = mjrig("run", scen, "--out", out, "--duration", 0.2)
     assert res.rc == 0, res
@@ -109,7 +112,7 @@ signals = {ALL_GROUPS!r}
     # the bungee's length is the distance from the torso to (0,0,2)
     assert (df["Loads/bungee:length"] - df["Proximities/to_sky:distance"]).abs().max() < 1e-6
     x, y, z = (df[f"Bodies/{body}:{a}"] for a in "xyz")
-    dist = ((x ** 2 + y ** 2 + (z - 2.0) ** 2) ** 0.5)
+    dist = (x**2 + y**2 + (z - 2.0) ** 2) ** 0.5
     assert (dist - df["Proximities/to_sky:distance"]).abs().max() < 1e-6
 
     hinge_slide = 0

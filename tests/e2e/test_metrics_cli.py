@@ -3,6 +3,7 @@ unit, signal and kind (a spring-mass's frequency against sqrt(k/m)/2π); the rec
 metadata holds the same JSON; a requirement bounds a metric; a sweep's results carry a
 ``Metrics/<m>:value`` column per metric; every bad metric field exits 2 with one line naming
 FILE:LINE and the closest names."""
+
 from __future__ import annotations
 
 import json
@@ -11,10 +12,9 @@ import math
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig
 
-RIG = f"""model = "{MODELS / 'spring_mass.xml'}"
+RIG = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 4.0
@@ -58,8 +58,16 @@ def scenario(tmp_path, text: str):
 @pytest.mark.parametrize("bound, rc", [(2.0, 0), (2.3, 4)])
 def test_run_writes_the_metrics_and_a_requirement_bounds_one(tmp_path, bound, rc):
     path = scenario(tmp_path, RIG.replace("{min}", str(bound)))
-    r = mjrig("run", path, "--metrics", tmp_path / "m.json", "--out", tmp_path / "run.parquet", "--report",
-              tmp_path / "report.json")
+    r = mjrig(
+        "run",
+        path,
+        "--metrics",
+        tmp_path / "m.json",
+        "--out",
+        tmp_path / "run.parquet",
+        "--report",
+        tmp_path / "report.json",
+    )
     assert r.rc == rc, r
     got = json.loads((tmp_path / "m.json").read_text())
     assert set(got) == {"freq", "settled"}
@@ -75,7 +83,9 @@ def test_run_writes_the_metrics_and_a_requirement_bounds_one(tmp_path, bound, rc
 
 
 def test_a_sweep_has_a_column_per_metric(tmp_path):
-    path = scenario(tmp_path, RIG.replace("{min}", "2.0") + "\n[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n")
+    path = scenario(
+        tmp_path, RIG.replace("{min}", "2.0") + "\n[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
+    )
     r = mjrig("sweep", path, "--out", tmp_path / "res.parquet", "--workers", "2")
     assert r.rc == 0, r
     df = pl.read_parquet(tmp_path / "res.parquet")
@@ -104,11 +114,17 @@ def test_bad_metric_fields_exit_2_with_one_line(tmp_path, entry, field, words):
     assert f"{path}:" in line and field in line and words in line, line
 
 
-@pytest.mark.parametrize("old, new, words", [
-    ('signal = "Joints/slide_x:qpos"\nkind = "frequency"', 'signal = "Joints/slide_x:qpso"\nkind = "frequency"',
-     "closest: Joints/slide_x:qpos"),
-    ('signal = "Metrics/freq"', 'signal = "Metrics/frq"', "closest: Metrics/freq"),
-])
+@pytest.mark.parametrize(
+    "old, new, words",
+    [
+        (
+            'signal = "Joints/slide_x:qpos"\nkind = "frequency"',
+            'signal = "Joints/slide_x:qpso"\nkind = "frequency"',
+            "closest: Joints/slide_x:qpos",
+        ),
+        ('signal = "Metrics/freq"', 'signal = "Metrics/frq"', "closest: Metrics/freq"),
+    ],
+)
 def test_unknown_signals_and_metrics_name_the_line_and_the_closest(tmp_path, old, new, words):
     text = RIG.replace("{min}", "2.0").replace(old, new)
     path = scenario(tmp_path, text)

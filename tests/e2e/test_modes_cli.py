@@ -1,6 +1,7 @@
 """``mjrig modes`` and ``mjrig bode`` as a user runs them: one line per mode, the JSON of
 CONTRACT section 12, the Bode plot written (and looked at), mode metrics in ``mjrig run``'s
 METRICS.json and bounded by a requirement in a sweep, and bad input as one line (exit 2)."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import polars as pl
-
 from e2e_util import mjrig
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
@@ -30,15 +30,29 @@ def test_modes_prints_each_mode_and_writes_the_json(tmp_path):
     doc = json.loads((tmp_path / "modes.json").read_text())
     first = doc["modes"][0]
     assert set(first) >= {"frequency_hz", "undamped_frequency_hz", "damping_ratio", "time_constant_s", "shape"}
-    assert abs(first["undamped_frequency_hz"] / F1 - 1) < 0.005 and abs(doc["modes"][1]["undamped_frequency_hz"] / F2 - 1) < 0.005
+    assert (
+        abs(first["undamped_frequency_hz"] / F1 - 1) < 0.005
+        and abs(doc["modes"][1]["undamped_frequency_hz"] / F2 - 1) < 0.005
+    )
     assert first["shape"] == {"x1": first["shape"]["x1"], "x2": 1.0} and abs(first["shape"]["x1"] - 0.618034) < 1e-4
     assert doc["state"]["time"] == 0.0 and doc["state"]["equilibrium"] is False
 
 
 def test_bode_writes_the_response_and_its_plot(tmp_path):
     path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
-    r = mjrig("bode", path, "--input", "F", "--output", "Joints/x2:qpos", "--json", tmp_path / "bode.json",
-              "-o", tmp_path / "bode.png", cwd=tmp_path)
+    r = mjrig(
+        "bode",
+        path,
+        "--input",
+        "F",
+        "--output",
+        "Joints/x2:qpos",
+        "--json",
+        tmp_path / "bode.json",
+        "-o",
+        tmp_path / "bode.png",
+        cwd=tmp_path,
+    )
     assert r.rc == 0, r
     assert r.stdout.strip().startswith("bode: Joints/x2:qpos / F: ") and "m/N" in r.stdout, r.stdout
     doc = json.loads((tmp_path / "bode.json").read_text())
@@ -50,6 +64,7 @@ def test_bode_writes_the_response_and_its_plot(tmp_path):
     assert abs(doc["magnitude_db"][k] - 20 * math.log10(mag[k])) < 1e-9
     assert doc["phase_deg"][0] > -5 and -200 < doc["phase_deg"][k + 20] < -160  # in phase, then opposed
     from PIL import Image
+
     img = Image.open(tmp_path / "bode.png")
     assert img.size[0] > 600 and img.size[1] > 400
     (Path(__file__).resolve().parents[1] / "artifacts").mkdir(exist_ok=True)
@@ -60,7 +75,9 @@ def test_mode_metrics_in_a_run_and_a_sweep(tmp_path):
     """The first mode's frequency in METRICS.json; a sweep of the stiffness whose requirement
     "first mode above 1.5 Hz" fails for the soft spring only (f1 scales with sqrt(k))."""
     path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
-    path.write_text(path.read_text() + """
+    path.write_text(
+        path.read_text()
+        + """
 [[metrics]]
 name = "f1"
 kind = "mode_frequency"
@@ -79,7 +96,8 @@ min = 1.5
 [sweep]
 [sweep.params]
 k = { values = [400.0, 800.0] }
-""")
+"""
+    )
     r = mjrig("run", path, "--duration", "0.1", "--metrics", tmp_path / "m.json", cwd=tmp_path)
     assert r.rc == 0, r
     m = json.loads((tmp_path / "m.json").read_text())
@@ -99,16 +117,20 @@ def test_bad_input_is_one_line(tmp_path):
         (("bode", path, "--input", "G", "--output", "Joints/x2:qpos"), "--input 'G': unknown param (closest: F"),
         (("bode", path, "--input", "F", "--output", "Joints/x3:qpos"), "--output 'Joints/x3:qpos': unknown signal"),
         (("bode", path, "--input", "k", "--output", "Joints/x2:qpos"), "--input 'k': neither the motion"),
-        (("modes", pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5), "--equilibrium"),
-         "--equilibrium: the rig did not come to rest within 30 s"),
+        (
+            ("modes", pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5), "--equilibrium"),
+            "--equilibrium: the rig did not come to rest within 30 s",
+        ),
         (("bode", path, "--input", "F", "--output", "Joints/x2:qpos", "-o", tmp_path / "b.jpg"), "-o"),
     ]
     for args, words in cases:
         r = mjrig(*args, cwd=tmp_path)
         assert r.rc == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r)
         assert "Traceback" not in r.stderr
-    (tmp_path / "still.xml").write_text('<mujoco><worldbody><body><joint type="slide" axis="1 0 0" damping="1"/>'
-                                        '<geom size="0.1" mass="1"/></body></worldbody></mujoco>')
+    (tmp_path / "still.xml").write_text(
+        '<mujoco><worldbody><body><joint type="slide" axis="1 0 0" damping="1"/>'
+        '<geom size="0.1" mass="1"/></body></worldbody></mujoco>'
+    )
     r = mjrig("modes", "gas_spring_door", cwd=tmp_path)  # its strut starts at its stroke's end
     assert r.rc == 0 and "mjrig: warning: the rig's laws have a corner at this state in 'hinge'" in r.stderr, r
     r = mjrig("modes", tmp_path / "still.xml", cwd=tmp_path)
@@ -120,16 +142,20 @@ def test_a_recordings_report_shows_the_modes_table(tmp_path):
     chain's two modes at k = 1600 N/m, as the run had it; looked at in Chromium."""
     import html
     import re
+
     from test_report_cli import screenshot
+
     path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
     r = mjrig("run", path, "--duration", "0.3", "--set", "k=1600", "--out", tmp_path / "modes.parquet", cwd=tmp_path)
     assert r.rc == 0, r
     r = mjrig("report", tmp_path / "modes.parquet", "-o", tmp_path / "modes.html", cwd=tmp_path)
     assert r.rc == 0, r
     page = html.unescape((tmp_path / "modes.html").read_text())
-    section = page[page.index('<section id="modes">'):page.index('<section id="plots">')]
-    undamped = [float(x) for x in re.findall(r'<tr><td>\d</td><td class="num">[0-9.]+</td><td class="num">([0-9.]+)</td>',
-                                             section)]
+    section = page[page.index('<section id="modes">') : page.index('<section id="plots">')]
+    undamped = [
+        float(x)
+        for x in re.findall(r'<tr><td>\d</td><td class="num">[0-9.]+</td><td class="num">([0-9.]+)</td>', section)
+    ]
     assert len(undamped) == 2 and abs(undamped[0] / (F1 * math.sqrt(2)) - 1) < 0.005, section
     assert abs(undamped[1] / (F2 * math.sqrt(2)) - 1) < 0.005 and "x2 +1, x1 +0.618" in section
     screenshot(tmp_path / "modes.html")

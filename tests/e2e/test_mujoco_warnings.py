@@ -1,10 +1,10 @@
 """A MuJoCo warning during `mjrig run` is one stderr line; MuJoCo writes no MUJOCO_LOG.TXT."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import polars as pl
-
 from e2e_util import mjrig
 
 # Three boxes on a floor with a 10 KB arena: from t = 0.1 s (when they land) MuJoCo has no room

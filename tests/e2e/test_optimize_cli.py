@@ -1,6 +1,7 @@
 """`mjrig optimize` as a user runs it (CONTRACT 7): the spring-mass's stiffness for a 2.0 Hz
 natural frequency (k = m·(4π)²) on local workers and on a real local Ray head, requirements as
 constraints, a study killed with SIGKILL and started again, no feasible trial, bad input."""
+
 from __future__ import annotations
 
 import math
@@ -12,13 +13,13 @@ import time
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig, mjrig_popen
+
 from tests.sweep_util import ray_env, ray_head
 
 K_2HZ = 1.0 * (4 * math.pi) ** 2  # N/m: sqrt(k/m)/2π = 2 Hz for m = 1 kg
 
-RIG = f"""model = "{MODELS / 'spring_mass.xml'}"
+RIG = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 3.0
@@ -111,8 +112,17 @@ def test_a_lost_ray_head_ends_the_study_with_exit_5_within_15_s(tmp_path, monkey
     out = tmp_path / "study.parquet"
     text = RIG.replace("trials = 40", "trials = 400")
     with ray_head() as address:
-        proc = mjrig_popen("optimize", study(tmp_path, text), "--out", out, "--ray", address,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = mjrig_popen(
+            "optimize",
+            study(tmp_path, text),
+            "--out",
+            out,
+            "--ray",
+            address,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         db = out.with_name("study.optuna.db")
         deadline = time.monotonic() + 120
         while (not db.exists() or _finished(db) < 4) and time.monotonic() < deadline:
@@ -124,8 +134,10 @@ def test_a_lost_ray_head_ends_the_study_with_exit_5_within_15_s(tmp_path, monkey
         took = time.monotonic() - killed
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert proc.returncode == 5 and took < 15, (proc.returncode, took, err)
-    assert lines[-1] == (f"mjrig: --ray {address}: the Ray head stopped answering; every finished trial is kept: "
-                         "start the cluster again and run the same command to go on"), err
+    assert lines[-1] == (
+        f"mjrig: --ray {address}: the Ray head stopped answering; every finished trial is kept: "
+        "start the cluster again and run the same command to go on"
+    ), err
     assert "Traceback" not in err and "rpc_client" not in err
     assert lines == lines[-1:], err  # mjrig's line, and no line of Ray's before or after it
     assert _finished(db) >= 4 and not out.exists()
@@ -143,12 +155,15 @@ def _finished(db) -> int:
 def test_requirements_are_constraints_the_best_violates_none(tmp_path):
     """Maximise the frequency with the swing's top speed held under 1.5 m/s: the speed is
     0.1 m x 2πf, so the best is near f = 2.39 Hz, not at the range's end (3.56 Hz)."""
-    text = RIG.replace('minimize = "Metrics/f"\ntarget = 2.0', 'maximize = "Metrics/f"') + '''
+    text = (
+        RIG.replace('minimize = "Metrics/f"\ntarget = 2.0', 'maximize = "Metrics/f"')
+        + """
 [[requirements]]
 name = "gentle"
 signal = "Joints/slide_x:qvel"
 max = 1.5
-'''
+"""
+    )
     out = tmp_path / "study.parquet"
     r = mjrig("optimize", study(tmp_path, text), "--out", out, "--workers", "2", "--trials", "30")
     assert r.rc == 0, r
@@ -163,12 +178,15 @@ max = 1.5
 
 
 def test_no_feasible_trial_exits_4(tmp_path):
-    text = RIG + '''
+    text = (
+        RIG
+        + """
 [[requirements]]
 name = "impossible"
 signal = "Joints/slide_x:qpos"
 min = 1.0
-'''
+"""
+    )
     r = mjrig("optimize", study(tmp_path, text), "--out", tmp_path / "study.parquet", "--trials", "4")
     assert r.rc == 4 and best_line(r.stdout) == "no feasible trial", r
     assert len(pl.read_parquet(tmp_path / "study.parquet")) == 4
@@ -243,12 +261,15 @@ def test_more_trials_in_the_file_continue_the_study_another_seed_is_refused(tmp_
 
 @pytest.mark.parametrize("sampler", ["cmaes", "random"])
 def test_every_sampler_runs_quietly(tmp_path, sampler):
-    text = RIG.replace("seed = 3", f'seed = 3\nsampler = "{sampler}"').replace("trials = 40", "trials = 4") + '''
+    text = (
+        RIG.replace("seed = 3", f'seed = 3\nsampler = "{sampler}"').replace("trials = 40", "trials = 4")
+        + """
 [[requirements]]
 name = "gentle"
 signal = "Joints/slide_x:qvel"
 max = 1.5
-'''
+"""
+    )
     out = tmp_path / "study.parquet"
     r = mjrig("optimize", study(tmp_path, text), "--out", out)
     assert r.rc in (0, 4) and "Warning" not in r.stderr and "optuna" not in r.stderr.lower(), r

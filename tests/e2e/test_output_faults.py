@@ -4,6 +4,7 @@ a read-only file system (a tmpfs mounted ``ro``), a file-size limit (``RLIMIT_FS
 folder without write permission (the command run without root's permission override, through
 ``setpriv``). Commands that do not record (``check``, ``modes``, ``bode``) work in a read-only
 working folder. Mounting needs root: the cases that mount are skipped elsewhere."""
+
 from __future__ import annotations
 
 import contextlib
@@ -20,7 +21,7 @@ import pytest
 
 from tests.e2e.e2e_util import MODELS, Result, cli_env, mjrig
 
-SCENARIO = f"""model = "{MODELS / 'spring_mass.xml'}"
+SCENARIO = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 0.2
@@ -47,8 +48,9 @@ def rig():
 
 
 def _mount(folder: Path, *options: str) -> None:
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=64k", *options)), "tmpfs", str(folder)],
-                       capture_output=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", ",".join(("size=64k", *options)), "tmpfs", str(folder)], capture_output=True
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode(errors='replace').strip()}")
 
@@ -70,6 +72,7 @@ def _fault(kind: str, base: Path):
         _mount(out, "ro")
         mounted = True
     elif kind == "file too large":
+
         def preexec() -> None:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
@@ -86,8 +89,16 @@ def _fault(kind: str, base: Path):
 
 
 def _run(prefix: list[str], preexec, cwd: Path, *args: object) -> Result:
-    proc = subprocess.run([*prefix, sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd, env=cli_env(),
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, preexec_fn=preexec)
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-m", "mjrig", *map(str, args)],
+        cwd=cwd,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=preexec,
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -96,15 +107,35 @@ COMMANDS = {
     "report": lambda rig, out: ["report", rig / "rec.parquet", "-o", out / "rec.html"],
     "plot": lambda rig, out: ["plot", rig / "rec.parquet", "--signals", "Joints/*", "-o", out / "rec.png"],
     "modes": lambda rig, out: ["modes", "spring_mass", "--json", out / "modes.json"],
-    "bode-json": lambda rig, out: ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos",
-                                   "--json", out / "bode.json"],
-    "bode-plot": lambda rig, out: ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos",
-                                   "-o", out / "bode.png"],
+    "bode-json": lambda rig, out: [
+        "bode",
+        "spring_mass",
+        "--input",
+        "k",
+        "--output",
+        "Joints/slide_x:qpos",
+        "--json",
+        out / "bode.json",
+    ],
+    "bode-plot": lambda rig, out: [
+        "bode",
+        "spring_mass",
+        "--input",
+        "k",
+        "--output",
+        "Joints/slide_x:qpos",
+        "-o",
+        out / "bode.png",
+    ],
     "run-metrics": lambda rig, out: ["run", rig / "rig.toml", "--metrics", out / "metrics.json"],
 }
 FAULTS = ("no space", "read-only", "file too large", "permission denied")
-CAUSE = {"no space": "no space left on the device", "read-only": "read-only file system",
-         "file too large": "file too large", "permission denied": "permission denied"}
+CAUSE = {
+    "no space": "no space left on the device",
+    "read-only": "read-only file system",
+    "file too large": "file too large",
+    "permission denied": "permission denied",
+}
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -118,8 +149,15 @@ def test_an_output_fault_is_exit_5_one_line_and_no_file(rig, tmp_path, command, 
     assert left == []
 
 
-@pytest.mark.parametrize("command", [["check", "spring_mass"], ["check", "clearance"], ["modes", "clearance"],
-                                     ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "spring_mass"],
+        ["check", "clearance"],
+        ["modes", "clearance"],
+        ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos"],
+    ],
+)
 def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, command):
     """clearance's scenario has a [video] too: neither path is asked."""
     work = tmp_path / "work"
@@ -132,7 +170,7 @@ def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, comman
     assert r.rc == 0 and "Traceback" not in r.stderr, r
 
 
-STUDY = f"""model = "{MODELS / 'spring_mass.xml'}"
+STUDY = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 0.5
@@ -190,8 +228,16 @@ def test_an_out_in_a_folder_that_refuses_it_is_exit_5(rig, tmp_path, command, fa
         scenario.write_text(STUDY + "\n[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n", encoding="utf-8")
         scenario.chmod(0o644)
     with _fault(fault, tmp_path) as (out, prefix, preexec):
-        r = _run(prefix, preexec, rig, command, scenario, "--out", out / "o.parquet",
-                 *(["--workers", "1"] if command != "run" else ["--duration", "0.1"]))
+        r = _run(
+            prefix,
+            preexec,
+            rig,
+            command,
+            scenario,
+            "--out",
+            out / "o.parquet",
+            *(["--workers", "1"] if command != "run" else ["--duration", "0.1"]),
+        )
         left = sorted(p.name for p in out.iterdir())
     assert r.rc == 5 and len(r.err_lines) == 1 and "Traceback" not in r.stderr, r
     assert CAUSE[fault] in r.err_lines[0] and str(out) in r.err_lines[0], r

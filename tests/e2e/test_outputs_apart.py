@@ -3,6 +3,7 @@ every output flag: exit 2, one line naming both files, and the input's bytes unc
 inputs: the scenario, the model, a file the model includes, the ``[[measured]]`` bench file and
 the recordings given. Each case is refused before any stepping (well under a second of work
 after the imports)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -86,8 +87,12 @@ def rig(tmp_path_factory):
     return folder
 
 
-INPUTS = {"rig.toml": "the scenario", "rig.xml": "the model", "parts.xml": "the model's include file 'parts.xml'",
-          "bench.parquet": "the scenario's measured file 'bench'"}
+INPUTS = {
+    "rig.toml": "the scenario",
+    "rig.xml": "the model",
+    "parts.xml": "the model's include file 'parts.xml'",
+    "bench.parquet": "the scenario's measured file 'bench'",
+}
 
 CASES = [
     *[("run", "--out", name) for name in ("bench.parquet",)],
@@ -97,7 +102,9 @@ CASES = [
     *[("modes", "--json", name) for name in INPUTS],
     *[("bode", flag, name) for flag in ("--json", "-o") for name in ("rig.toml", "rig.xml", "parts.xml")],
     ("bode", "--json", "bench.parquet"),
-    ("export", "-o", "rec.parquet"), ("report", "-o", "rec.parquet"), ("plot", "-o", "rec.parquet"),
+    ("export", "-o", "rec.parquet"),
+    ("report", "-o", "rec.parquet"),
+    ("plot", "-o", "rec.parquet"),
 ]
 
 
@@ -105,15 +112,17 @@ def _args(cmd: str, flag: str, path) -> list:
     folder = path.parent
     scenario = folder / "rig.toml"
     rec = folder / "rec.parquet"
-    return {"run": ["run", scenario, "--duration", "0.05"],
-            "sweep": ["sweep", scenario, "--workers", "1"],
-            "optimize": ["optimize", scenario, "--workers", "1"],
-            "fit": ["fit", scenario, "--workers", "1"],
-            "modes": ["modes", scenario],
-            "bode": ["bode", scenario, "--input", "k", "--output", "Joints/slide:qpos"],
-            "export": ["export", rec, "--to", "csv"],
-            "report": ["report", rec],
-            "plot": ["plot", rec, "--signals", "Joints/*"]}[cmd] + [flag, path]
+    return {
+        "run": ["run", scenario, "--duration", "0.05"],
+        "sweep": ["sweep", scenario, "--workers", "1"],
+        "optimize": ["optimize", scenario, "--workers", "1"],
+        "fit": ["fit", scenario, "--workers", "1"],
+        "modes": ["modes", scenario],
+        "bode": ["bode", scenario, "--input", "k", "--output", "Joints/slide:qpos"],
+        "export": ["export", rec, "--to", "csv"],
+        "report": ["report", rec],
+        "plot": ["plot", rec, "--signals", "Joints/*"],
+    }[cmd] + [flag, path]
 
 
 @pytest.mark.parametrize(("cmd", "flag", "name"), CASES, ids=[f"{c}{f}={n}" for c, f, n in CASES])
@@ -142,8 +151,19 @@ def test_an_output_through_a_symbolic_link_is_still_the_input(rig, tmp_path):
 
 
 def test_two_outputs_on_one_file_are_refused(rig, tmp_path):
-    r = mjrig("run", rig / "rig.toml", "--duration", "0.05", "--out", tmp_path / "a.parquet",
-              "--report", tmp_path / "x.json", "--metrics", tmp_path / "x.json", cwd=rig)
+    r = mjrig(
+        "run",
+        rig / "rig.toml",
+        "--duration",
+        "0.05",
+        "--out",
+        tmp_path / "a.parquet",
+        "--report",
+        tmp_path / "x.json",
+        "--metrics",
+        tmp_path / "x.json",
+        cwd=rig,
+    )
     assert r.rc == 2 and len(r.err_lines) == 1, r
     assert r.err_lines[0] == f"mjrig: --metrics {tmp_path / 'x.json'} is the --report file too; give each its own path"
     assert not any(tmp_path.iterdir())

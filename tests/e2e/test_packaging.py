@@ -1,4 +1,5 @@
 """The wheel installs ONE import package, ``mjrig`` (README, "Set-up"), and runs from anywhere."""
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,6 @@ import pytest
 
 from tests.e2e.e2e_util import REPO
 
-
 pytestmark = pytest.mark.slow  # builds a wheel, installs it, and installs into a clean venv
 
 
@@ -22,8 +22,13 @@ def source(tmp_path_factory) -> Path:
     """A copy of the sources to build from: setuptools leaves a build/ folder beside what it
     builds, and tests never write into the source tree."""
     src = tmp_path_factory.mktemp("src") / "mjrig"
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
-                                                             ".venv", "artifacts", ".hypothesis", ".pytest_cache"))
+    shutil.copytree(
+        REPO,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "artifacts", ".hypothesis", ".pytest_cache"
+        ),
+    )
     return src
 
 
@@ -31,8 +36,12 @@ def source(tmp_path_factory) -> Path:
 def wheel(tmp_path_factory, source) -> Path:
     out = tmp_path_factory.mktemp("dist")
     src = source
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     (found,) = out.glob("mjrig-*.whl")
     return found
@@ -44,26 +53,49 @@ def test_wheel_has_one_top_level_package(wheel):
         names = set(zf.namelist())
     assert {t for t in tops if not t.endswith((".dist-info", ".data"))} == {"mjrig"}
     # the folders of the repository are mapped under it, with their data files
-    assert {"mjrig/cli.py", "mjrig/runtime/manager.py", "mjrig/widgets/forms.py", "mjrig/models/spring_mass.toml",
-            "mjrig/models/spring_mass.xml", "mjrig/assets/DejaVuSans.ttf"} <= names
+    assert {
+        "mjrig/cli.py",
+        "mjrig/runtime/manager.py",
+        "mjrig/widgets/forms.py",
+        "mjrig/models/spring_mass.toml",
+        "mjrig/models/spring_mass.xml",
+        "mjrig/assets/DejaVuSans.ttf",
+    } <= names
 
 
 def test_installed_wheel_runs_a_bundled_rig_in_an_empty_folder(wheel, tmp_path):
     target = tmp_path / "site"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
-                           str(wheel)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert {p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin"} == {"mjrig"}
     work = tmp_path / "empty"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)  # ahead of any other mjrig on this machine
-    where = subprocess.run([sys.executable, "-c", "import mjrig, mjrig.models; print(mjrig.__file__)"], cwd=work,
-                           env=env, capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [sys.executable, "-c", "import mjrig, mjrig.models; print(mjrig.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(target)
-    run = subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.2"], cwd=work,
-                         env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.2"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr
     written = sorted(p.relative_to(work) for p in work.rglob("*.parquet"))
     assert written, f"nothing written under {work}"
@@ -88,7 +120,14 @@ def test_a_clean_venv_gets_a_mujoco_with_correct_physics(tmp_path, source):
     work = tmp_path / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    run = subprocess.run([str(venv / "bin" / "mjrig"), "run", "spring_mass", "--duration", "0.1"], cwd=work,
-                         env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [str(venv / "bin" / "mjrig"), "run", "spring_mass", "--duration", "0.1"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0 and "warning" not in run.stderr, run.stderr
     assert pl.read_parquet(work / "runs" / "spring_mass.parquet").height == 100

@@ -1,4 +1,5 @@
 """A recording process killed mid-write: what the crash-safe segments keep is a readable prefix."""
+
 from __future__ import annotations
 
 import signal
@@ -16,7 +17,6 @@ import pytest
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.parquet_sink import recover, segment_dir
 from tests.unit.test_parquet_sink import REPO_ROOT, wait_until
-
 
 CHILD = textwrap.dedent("""
     import sys, time
@@ -44,8 +44,9 @@ CHILD = textwrap.dedent("""
 def test_crash_then_recover_keeps_a_prefix(tmp_path: Path) -> None:
     out = tmp_path / "crash.parquet"
     code = CHILD.format(root=str(REPO_ROOT), path=str(out))
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
     reports: list[tuple[int, float]] = []
     started = threading.Event()
 
@@ -64,8 +65,7 @@ def test_crash_then_recover_keeps_a_prefix(tmp_path: Path) -> None:
             pytest.fail(f"child did not start: {proc.communicate()[1]}")
         # killed once rows past the new column (2000) were handed over a second before: the
         # writer's flush interval (0.2 s) has surely passed for them
-        wait_until(lambda: any(c >= 2000 and stamp <= time.monotonic() - 1.0 for c, stamp in list(reports)),
-                   timeout=60)
+        wait_until(lambda: any(c >= 2000 and stamp <= time.monotonic() - 1.0 for c, stamp in list(reports)), timeout=60)
         kill_time = time.monotonic()  # CLOCK_MONOTONIC is shared by all processes
         proc.send_signal(signal.SIGKILL)
     finally:

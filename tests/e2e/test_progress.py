@@ -1,4 +1,5 @@
 """`mjrig run` draws progress bars on a terminal, and nothing but its summary when piped."""
+
 from __future__ import annotations
 
 import fcntl
@@ -19,8 +20,14 @@ def run_on_terminal(*args: object, columns: int = 0) -> tuple[int, str]:
     master, slave = pty.openpty()
     if columns:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args)], cwd=REPO, env=cli_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mjrig", *map(str, args)],
+        cwd=REPO,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
     os.close(slave)
     out = b""
     while True:
@@ -44,11 +51,19 @@ def screen_lines(err: str) -> list[str]:
 
 
 def test_bars_on_a_terminal_of_unknown_size(tmp_path):
-    rc, err = run_on_terminal("run", MODELS / "clearance.toml", "--duration", "0.5",
-                              "--out", tmp_path / "x.parquet", "--video", tmp_path / "v.mp4")
+    rc, err = run_on_terminal(
+        "run",
+        MODELS / "clearance.toml",
+        "--duration",
+        "0.5",
+        "--out",
+        tmp_path / "x.parquet",
+        "--video",
+        tmp_path / "v.mp4",
+    )
     assert rc == 0, err
     lines = screen_lines(err)
-    sim = re.fullmatch(rf"simulating 100%\|([█#]+)\| 0\.50/0\.50 s simulated \[\d\d:\d\d, ETA \d\d:\d\d\]", lines[0])
+    sim = re.fullmatch(r"simulating 100%\|([█#]+)\| 0\.50/0\.50 s simulated \[\d\d:\d\d, ETA \d\d:\d\d\]", lines[0])
     assert sim and len(sim.group(1)) >= 10, lines  # a full, visible bar; sim seconds done/total
     assert re.fullmatch(r"encoding video 100%\|[█#]+\| 15/15 frames \[\d\d:\d\d, ETA \d\d:\d\d\]", lines[1]), lines
     assert lines[2:] == [f"wrote 250 rows to {tmp_path / 'x.parquet'}", f"wrote 15 frames to {tmp_path / 'v.mp4'}"]
@@ -59,8 +74,9 @@ def test_bars_on_a_terminal_of_unknown_size(tmp_path):
 
 
 def test_bar_fits_the_terminal_width(tmp_path):
-    rc, err = run_on_terminal("run", MODELS / "spring_mass.toml", "--duration", "2",
-                              "--out", tmp_path / "x.parquet", columns=100)
+    rc, err = run_on_terminal(
+        "run", MODELS / "spring_mass.toml", "--duration", "2", "--out", tmp_path / "x.parquet", columns=100
+    )
     assert rc == 0, err
     first = screen_lines(err)[0]
     assert re.match(r"simulating 100%\|[█#]", first) and "2.00/2.00 s simulated" in first, first
@@ -68,9 +84,24 @@ def test_bar_fits_the_terminal_width(tmp_path):
 
 
 def test_no_bar_when_piped(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "mjrig", "run", str(MODELS / "spring_mass.toml"), "--duration", "0.2",
-                           "--out", str(tmp_path / "x.parquet")], cwd=REPO, env=cli_env(), capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mjrig",
+            "run",
+            str(MODELS / "spring_mass.toml"),
+            "--duration",
+            "0.2",
+            "--out",
+            str(tmp_path / "x.parquet"),
+        ],
+        cwd=REPO,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0
     assert "simulating" not in proc.stderr and "%" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [f"wrote 200 rows to {tmp_path / 'x.parquet'}"]

@@ -1,4 +1,5 @@
 """The manual's Python example (docs/python-api.md) runs as printed and writes what it promises."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,9 @@ def test_python_api_example_runs(tmp_path):
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert blocks, "docs/python-api.md has no Python example"
     (tmp_path / "models").symlink_to(REPO / "models")  # the example runs from a checkout's root
-    proc = subprocess.run([sys.executable, "-c", blocks[0]], cwd=tmp_path, env=cli_env(), capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", blocks[0]], cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     df = pl.read_parquet(tmp_path / "runs" / "out.parquet")
     assert abs(df.height - 2500) <= 1  # 5 s at rate = 500

@@ -1,4 +1,5 @@
 """SIGKILL during a recording, then `mjrig recover`: the flushed rows come back as valid Parquet."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,8 +16,8 @@ import pandas as pd
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig, mjrig_popen
+
 from mjrig.runtime import parquet_stream
 
 
@@ -29,12 +30,12 @@ def rows_on_disk(parts: Path) -> int:
 
 def test_sigkill_then_recover(tmp_path: Path):
     from mjrig.runtime.native_kernel import kernel
+
     kernel()  # the compiled callbacks made beforehand (the tests' cache): a first compile, 3 s, is not what is timed
     scen = MODELS / "spring_mass.toml"
     out = tmp_path / "killed.parquet"
     parts = out.with_name(out.name + ".parts")
-    proc = mjrig_popen("run", scen, "--out", out, "--duration", 1e6,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = mjrig_popen("run", scen, "--out", out, "--duration", 1e6, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         t_start = time.monotonic()
         t_seen = None  # when the recording was first seen on disk (it started no later)

@@ -1,20 +1,20 @@
 """`mjrig run` whose output folder turns unwritable before its last rename, and `mjrig recover`
 of parts whose index or data is damaged: the line says where the rows are, recover gets them,
 and nothing it found is lost."""
+
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig, mjrig_popen
+
 from mjrig.runtime.parquet_sink import ParquetSink, segment_dir
 from tests.unit.test_parquet_sink import make_block, wait_until
 
@@ -33,8 +33,16 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
     folder = tmp_path / "out"
     folder.mkdir()
     out = folder / "x.parquet"
-    proc = mjrig_popen("run", MODELS / "spring_mass.toml", "--out", out, "--duration", 5,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = mjrig_popen(
+        "run",
+        MODELS / "spring_mass.toml",
+        "--out",
+        out,
+        "--duration",
+        5,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         wait_until(lambda: segment_dir(out).is_dir() or proc.poll() is not None, timeout=60)
         assert proc.poll() is None, "the run ended before its folder could be made unwritable"
@@ -54,14 +62,17 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
     assert proc.returncode == 5, err
     assert early.rc == 5 and early.stderr.strip() == (
         f"mjrig: cannot write {out}: operation not permitted (permissions or an immutable folder); nothing in "
-        f"{segment_dir(out)} was changed: make the folder writable and `mjrig recover {out}` again"), early
+        f"{segment_dir(out)} was changed: make the folder writable and `mjrig recover {out}` again"
+    ), early
     assert parts_then == _snapshot(segment_dir(out)) and "part-0001.whole" in parts_then
     lines = err.decode().strip().splitlines()
     rows = pq.read_metadata(whole).num_rows
     assert rows == 5000  # 5 s of 1 ms steps
-    assert lines[-1] == (f"mjrig: cannot write {out}: operation not permitted (permissions or an immutable folder); "
-                         f"kept {rows} rows in {whole}, a valid Parquet file; `mjrig recover {out}` once the "
-                         "folder is writable"), lines
+    assert lines[-1] == (
+        f"mjrig: cannot write {out}: operation not permitted (permissions or an immutable folder); "
+        f"kept {rows} rows in {whole}, a valid Parquet file; `mjrig recover {out}` once the "
+        "folder is writable"
+    ), lines
     assert "Traceback" not in err.decode() and "free space" not in err.decode()
     assert not out.exists()
     res = mjrig("recover", out)
@@ -75,8 +86,11 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
 
 def _snapshot(folder: Path) -> dict[str, str]:
     """Each file of ``folder`` but the lock of the process holding it: its SHA-256."""
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())
-            if p.is_file() and p.name != "holder"}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != "holder"
+    }
 
 
 def test_recover_of_a_damaged_index_and_of_garbage_in_the_data(tmp_path: Path) -> None:
@@ -107,7 +121,8 @@ def test_recover_of_a_damaged_index_and_of_garbage_in_the_data(tmp_path: Path) -
     assert res.rc == 0, res
     assert res.stderr.strip().splitlines() == [
         "mjrig: warning: part-0001.data: 4 row groups (120000 rows) found from its pages",
-        f"recovered 120000 rows into {copies['garbage-index']}"]
+        f"recovered 120000 rows into {copies['garbage-index']}",
+    ]
     table = pq.read_table(copies["garbage-index"])
     np.testing.assert_array_equal(np.column_stack([table.column(c).to_numpy() for c in cols]), expected)
     assert not segment_dir(copies["garbage-index"]).exists()

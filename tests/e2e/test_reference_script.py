@@ -4,6 +4,7 @@
 methods and attributes); it runs in a fresh interpreter from an empty folder and reports what it
 saw (the behaviour behind those names is checked in-process in tests/unit/test_reference_api.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -171,8 +172,9 @@ def reference_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     env = dict(os.environ, MUJOCO_GL="egl")
     env.pop("DISPLAY", None)
     env.pop("PYTHONPATH", None)
-    proc = subprocess.run([sys.executable, "-c", REFERENCE_SCRIPT], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "-c", REFERENCE_SCRIPT], cwd=folder, env=env, capture_output=True, text=True, timeout=180
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     report["folder"] = folder
@@ -184,8 +186,15 @@ def test_reference_script_records_posts_and_draws(reference_run: dict) -> None:
     steps = 100  # 0.2 s at 2 ms
     assert r["rows"] == steps // 2  # record_decimation=2
     cols = set(r["columns"])
-    assert {"time", "Bodies/mass/qvel:x", "Sensors/IMU/Accel:z", "Loads/thruster:fx", "Loads/stroke:length",
-            "Proximities/gap:distance", "Params/k:value"} <= cols
+    assert {
+        "time",
+        "Bodies/mass/qvel:x",
+        "Sensors/IMU/Accel:z",
+        "Loads/thruster:fx",
+        "Loads/stroke:length",
+        "Proximities/gap:distance",
+        "Params/k:value",
+    } <= cols
     assert r["posted_z"] == [9.81] * r["rows"]
     # The thruster's 0.5 N (plus the springs, which pull along z only) accelerates the 1 kg mass along x.
     x_rates = r["posted_x"]
@@ -204,4 +213,8 @@ def test_reference_script_records_posts_and_draws(reference_run: dict) -> None:
     assert r["reaction_bases"] == ["GeneralLoad", "ScalarForce", "ScalarTorque", "VectorForce", "VectorTorque"]
     assert r["general_bases"] == [True, True]
     assert sorted(p.name for p in reference_run["folder"].iterdir()) == [
-        "rig.xml", "run.mp4", "standalone.parquet", "telemetry.parquet"]
+        "rig.xml",
+        "run.mp4",
+        "standalone.parquet",
+        "telemetry.parquet",
+    ]

@@ -1,5 +1,6 @@
 """`mjrig RECORDING.parquet [--compare OTHER.parquet]`: a bad recording or comparison exits 2 with one
 line before any window opens; a good one gets as far as the screen check (no display here)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -9,7 +10,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, cli_env, mjrig, require_rig
 
 
@@ -18,8 +18,15 @@ def open_app(*args: object, cwd: Path) -> subprocess.CompletedProcess:
     env = cli_env()
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    return subprocess.run([sys.executable, "-m", "mjrig", *map(str, args)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "mjrig", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture(scope="module")

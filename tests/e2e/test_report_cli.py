@@ -2,6 +2,7 @@
 requirements and metrics, of a sweep and of a study -- HTML that parses, references nothing
 outside itself, holds every requirement's verdict and every metric's value, and renders in
 headless Chromium; plots in PNG, SVG and PDF; bad input in one line; no file silently replaced."""
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,9 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig
 
-RIG = f"""model = "{MODELS / 'spring_mass.xml'}"
+RIG = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 2.0
@@ -131,10 +131,13 @@ def test_a_recordings_report_holds_every_verdict_and_metric_and_nothing_from_out
     verdicts = json.loads(pq.read_schema(recording).metadata[b"mjrig.requirements"])
     assert [v["name"] for v in verdicts] == ["keeps_clear", "gentle_spring"]
     assert [v["pass"] for v in verdicts] == [True, False]
-    rows = re.findall(r"<tr><td>(\w+)</td><td class=\"mono\">([^<]+)</td>\s*<td class=\"(pass|fail)\">(PASS|FAIL)</td>",
-                      html)
-    assert [(n, s, v) for n, s, _, v in rows] == [("keeps_clear", "Proximities/gap:distance", "PASS"),
-                                                  ("gentle_spring", "Loads/main_spring:fx", "FAIL")]
+    rows = re.findall(
+        r"<tr><td>(\w+)</td><td class=\"mono\">([^<]+)</td>\s*<td class=\"(pass|fail)\">(PASS|FAIL)</td>", html
+    )
+    assert [(n, s, v) for n, s, _, v in rows] == [
+        ("keeps_clear", "Proximities/gap:distance", "PASS"),
+        ("gentle_spring", "Loads/main_spring:fx", "FAIL"),
+    ]
     first_fail = verdicts[1]["time"]
     assert f"{first_fail:.6g}" in text and f"{verdicts[1]['value']:.6g}" in text
     for name, m in metrics.items():
@@ -164,8 +167,20 @@ def test_a_second_report_gets_the_next_free_name_and_o_replaces(recording, tmp_p
 
 def test_a_sweeps_report_counts_scatters_and_sensitivity(tmp_path):
     (tmp_path / "sweep.toml").write_text(RIG + SWEEP, encoding="utf-8")
-    assert mjrig("sweep", tmp_path / "sweep.toml", "--out", tmp_path / "res.parquet", "--workers", "1",
-                 "--trials", "2", cwd=tmp_path).rc == 0
+    assert (
+        mjrig(
+            "sweep",
+            tmp_path / "sweep.toml",
+            "--out",
+            tmp_path / "res.parquet",
+            "--workers",
+            "1",
+            "--trials",
+            "2",
+            cwd=tmp_path,
+        ).rc
+        == 0
+    )
     r = mjrig("report", tmp_path / "res.parquet", cwd=tmp_path)
     assert r.rc == 0, r
     out = tmp_path / "res.html"
@@ -217,7 +232,7 @@ def test_plot_writes_png_svg_and_pdf_overlaying_files(recording, tmp_path):
         out = tmp_path / f"p{suffix}"
         r = mjrig("plot", recording, other, "--signals", "Joints/*:qpos", "--signals", "Loads/*:fx", "-o", out)
         assert r.rc == 0 and "wrote 4 signals in 2 panels" in r.stderr, r
-        assert out.read_bytes()[:len(magic)] == magic
+        assert out.read_bytes()[: len(magic)] == magic
     svg = (tmp_path / "p.svg").read_text()
     texts = [t.replace("&gt;", ">") for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]  # words as text
     for label in ("run.parquet: Joints/slide_x:qpos", "other.parquet: Loads/main_spring:fx", "time (s)"):
@@ -236,7 +251,8 @@ def test_export_writes_beside_the_recording_never_replacing_and_reads_back(recor
     back = pl.read_csv(tmp_path / "a-2.csv", infer_schema_length=0)
     assert "time [s]" in back.columns  # every column with a unit says it, SI too
     back = back.rename({h: re.sub(r" \[[^\]]*\]$", "", h) for h in back.columns}).select(
-        [pl.col(c).cast(rows.schema[c]) for c in rows.columns])
+        [pl.col(c).cast(rows.schema[c]) for c in rows.columns]
+    )
     assert back.equals(rows)
     given = tmp_path / "given.csv"
     given.write_text("old")
@@ -244,22 +260,30 @@ def test_export_writes_beside_the_recording_never_replacing_and_reads_back(recor
     assert pl.read_csv(given).height == len(rows)
 
 
-@pytest.mark.parametrize("args, words", [
-    (["report", "{nothing}"], "file not found"),
-    (["report", "{text}"], "not a readable Parquet file"),
-    (["report", "{rec}", "--signals", "Loads/*:fxx"], "matches no signal (closest: Loads/main_spring:fx"),
-    (["report", "{rec}", "-o", "{tmp}/r.pdf"], "name it .html"),
-    (["plot", "{rec}", "--signals", "Jonts/*", "-o", "{tmp}/p.png"], "matches no signal (closest:"),
-    (["plot", "{rec}", "--signals", "Joints/*", "-o", "{tmp}/p.jpg"], "name the figure .png, .svg or .pdf"),
-    (["plot", "{notrec}", "--signals", "x", "-o", "{tmp}/p.png"], "not an mjrig recording (no 'time' column)"),
-    (["export", "{rec}", "--to", "xlsx"], "unknown export format 'xlsx': choose csv, mat, mcap"),
-    (["export", "{text}", "--to", "csv"], "not a readable Parquet file"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["report", "{nothing}"], "file not found"),
+        (["report", "{text}"], "not a readable Parquet file"),
+        (["report", "{rec}", "--signals", "Loads/*:fxx"], "matches no signal (closest: Loads/main_spring:fx"),
+        (["report", "{rec}", "-o", "{tmp}/r.pdf"], "name it .html"),
+        (["plot", "{rec}", "--signals", "Jonts/*", "-o", "{tmp}/p.png"], "matches no signal (closest:"),
+        (["plot", "{rec}", "--signals", "Joints/*", "-o", "{tmp}/p.jpg"], "name the figure .png, .svg or .pdf"),
+        (["plot", "{notrec}", "--signals", "x", "-o", "{tmp}/p.png"], "not an mjrig recording (no 'time' column)"),
+        (["export", "{rec}", "--to", "xlsx"], "unknown export format 'xlsx': choose csv, mat, mcap"),
+        (["export", "{text}", "--to", "csv"], "not a readable Parquet file"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(recording, tmp_path, args, words):
     (tmp_path / "t.parquet").write_text("not parquet")
     pq.write_table(pl.DataFrame({"x": [1.0]}).to_arrow(), tmp_path / "n.parquet")
-    subs = {"{nothing}": str(tmp_path / "none.parquet"), "{text}": str(tmp_path / "t.parquet"),
-            "{rec}": str(recording), "{notrec}": str(tmp_path / "n.parquet"), "{tmp}": str(tmp_path)}
+    subs = {
+        "{nothing}": str(tmp_path / "none.parquet"),
+        "{text}": str(tmp_path / "t.parquet"),
+        "{rec}": str(recording),
+        "{notrec}": str(tmp_path / "n.parquet"),
+        "{tmp}": str(tmp_path),
+    }
     argv = [a for a in args]
     for k, v in subs.items():
         argv = [a.replace(k, v) for a in argv]
@@ -278,10 +302,26 @@ def screenshot(page: Path) -> Path:
     if exe is None:
         pytest.skip("no Chromium (scripts/test.sh installs Debian's chromium)")
     shot = page.with_suffix(".png")
-    subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    f"--user-data-dir={page.parent / 'chromium-profile'}", "--window-size=1280,2400",
-                    f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={page.parent / 'chromium-profile'}",
+            "--window-size=1280,2400",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     artifacts = Path(__file__).resolve().parents[1] / "artifacts"
     artifacts.mkdir(exist_ok=True)
     shutil.copy(shot, artifacts / f"report-{page.stem}.png")

@@ -3,6 +3,7 @@
 The rig is the bundled spring-mass: a 1 kg block, k = 200 N/m, c = 1 N·s/m, released 0.1 m
 stretched, so q(t) ≈ -0.1 (1 - cos ωt) with ω = sqrt(k/m) and a period of 2π/ω.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,6 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import Result, copy_rig, mjrig
 
 Q = "Joints/slide_x:qpos"
@@ -64,13 +64,16 @@ def test_set_outside_the_range_is_clamped_with_one_warning(rig: Path, tmp_path: 
     assert set(pl.read_parquet(out)["Params/k:value"]) == {5000.0}
 
 
-@pytest.mark.parametrize("arg, words", [
-    ("kk=5", ("--set kk", "unknown param 'kk'", "closest: k")),
-    ("k", ("--set", "expected NAME=VALUE", "'k'")),
-    ("=5", ("--set", "expected NAME=VALUE")),
-    ("k=stiff", ("--set", "not a number", "'stiff'")),
-    ("k=nan", ("--set", "finite")),
-])
+@pytest.mark.parametrize(
+    "arg, words",
+    [
+        ("kk=5", ("--set kk", "unknown param 'kk'", "closest: k")),
+        ("k", ("--set", "expected NAME=VALUE", "'k'")),
+        ("=5", ("--set", "expected NAME=VALUE")),
+        ("k=stiff", ("--set", "not a number", "'stiff'")),
+        ("k=nan", ("--set", "finite")),
+    ],
+)
 def test_bad_set_is_one_line(rig: Path, tmp_path: Path, arg: str, words: tuple[str, ...]):
     out = tmp_path / "x.parquet"
     one_line(mjrig("run", rig, "--duration", 0.05, "--out", out, "--set", arg), *words)
@@ -121,8 +124,14 @@ def test_report_and_exit_4_with_every_file_written(rig: Path, tmp_path: Path):
     short, force, settles = entries
     q, t = df[Q].to_numpy(), df["time"].to_numpy()
     first = int(np.argmax(q < -0.05))
-    assert short == {"name": "stays_short", "signal": Q, "pass": False, "value": pytest.approx(q.min(), abs=1e-15),
-                     "limit": -0.05, "time": pytest.approx(t[first], abs=1e-15)}
+    assert short == {
+        "name": "stays_short",
+        "signal": Q,
+        "pass": False,
+        "value": pytest.approx(q.min(), abs=1e-15),
+        "limit": -0.05,
+        "time": pytest.approx(t[first], abs=1e-15),
+    }
     assert abs(short["time"] - math.pi / (3 * math.sqrt(200.0))) < 0.002  # the closed-form crossing, ±1 step
     fx = df["Loads/main_spring:fx"].to_numpy()
     assert force["pass"] is True and force["time"] is None and force["value"] == pytest.approx(fx.max(), abs=1e-12)
@@ -157,17 +166,18 @@ def test_stop_on_fail_ends_the_run_and_still_writes_everything(rig: Path, tmp_pa
 
 # --- compare ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     """Recordings of 0.5 s: the rig twice, with k = 201, and at 500 samples/s."""
     folder = tmp_path_factory.mktemp("compare")
     rig = copy_rig("spring_mass", folder / "rig")
     rate = rig.with_name("rate.toml")
-    rate.write_text(rig.read_text(encoding="utf-8").replace("[recording]\n", "[recording]\nrate = 500\n"),
-                    encoding="utf-8")
+    rate.write_text(
+        rig.read_text(encoding="utf-8").replace("[recording]\n", "[recording]\nrate = 500\n"), encoding="utf-8"
+    )
     out = {name: folder / f"{name}.parquet" for name in ("a", "a2", "k201", "rate")}
-    for name, scen, extra in (("a", rig, ()), ("a2", rig, ()), ("k201", rig, ("--set", "k=201")),
-                              ("rate", rate, ())):
+    for name, scen, extra in (("a", rig, ()), ("a2", rig, ()), ("k201", rig, ("--set", "k=201")), ("rate", rate, ())):
         r = mjrig("run", scen, "--duration", 0.5, "--out", out[name], *extra)
         assert r.rc == 0, r
     return out
@@ -192,12 +202,27 @@ def test_compare_beyond_and_within_tolerance(runs):
     (line,) = [ln for ln in r.stdout.splitlines() if f" {Q} " in ln]
     assert line.startswith("FAIL") and f"max |a-b| = {worst:.6g} at t = {at:.6g} s" in line
     assert any(ln.startswith("ok") and "Params/c:value" in ln for ln in r.stdout.splitlines())
-    within = mjrig("compare", runs["a"], runs["k201"], "--signals", "Joints/*:qpos", "--rtol", 0, "--atol", worst * 1.01)
+    within = mjrig(
+        "compare", runs["a"], runs["k201"], "--signals", "Joints/*:qpos", "--rtol", 0, "--atol", worst * 1.01
+    )
     assert within.rc == 0 and len(within.stdout.splitlines()) == 1, within
-    beyond = mjrig("compare", runs["a"], runs["k201"], "--signals", "Joints/*:qpos", "--rtol", 0, "--atol", worst * 0.99)
+    beyond = mjrig(
+        "compare", runs["a"], runs["k201"], "--signals", "Joints/*:qpos", "--rtol", 0, "--atol", worst * 0.99
+    )
     assert beyond.rc == 4, beyond
-    rel = mjrig("compare", runs["a"], runs["k201"], "--signals", "Joints/*:qpos", "--signals", "Params/c:*",
-                "--atol", 0, "--rtol", 10.0)
+    rel = mjrig(
+        "compare",
+        runs["a"],
+        runs["k201"],
+        "--signals",
+        "Joints/*:qpos",
+        "--signals",
+        "Params/c:*",
+        "--atol",
+        0,
+        "--rtol",
+        10.0,
+    )
     assert rel.rc == 0 and len(rel.stdout.splitlines()) == 2, rel
 
 
@@ -226,8 +251,12 @@ def test_compare_bad_input_is_one_line(runs, tmp_path: Path):
     one_line(mjrig("compare", a, text), "not a Parquet recording")
     one_line(mjrig("compare", timeless, a), "not an mjrig recording", "time")
     one_line(mjrig("compare", a, other), "no signal in common")
-    one_line(mjrig("compare", a, runs["a2"], "--signals", "Joints/slide_x:qpso"), "--signals", "matches no signal",
-             "closest: Joints/slide_x:qpos")
+    one_line(
+        mjrig("compare", a, runs["a2"], "--signals", "Joints/slide_x:qpso"),
+        "--signals",
+        "matches no signal",
+        "closest: Joints/slide_x:qpos",
+    )
     one_line(mjrig("compare", a, runs["a2"], "--rtol", "-1"), "--rtol", ">= 0")
     one_line(mjrig("compare", a, runs["a2"], "--atol", "tiny"), "--atol", "not a number")
     one_line(mjrig("compare", a), "the following arguments are required")

@@ -1,4 +1,5 @@
 """`mjrig run` / `check` / `models` on every bundled rig, and the Parquet file it writes."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -14,7 +15,6 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import REPO, bundled_ids, bundled_scenarios, copy_rig, load_model_quietly, mjrig
 
 SCENARIOS = bundled_scenarios()
@@ -112,9 +112,13 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
 
     # the contract's column names for every load / spring / proximity / param / joint / body
     want_cols = expected_columns(doc, model)
-    n_hinge_slide = int(np.isin(model.jnt_type, [int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)]).sum())
+    n_hinge_slide = int(
+        np.isin(model.jnt_type, [int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)]).sum()
+    )
     assert sum(c.startswith("Joints/") for c in want_cols) == 2 * n_hinge_slide  # guards expected_columns itself
-    assert any(doc.get(k) for k in ("loads", "proximities", "controls", "tracers")), "a bundled rig should attach something"
+    assert any(doc.get(k) for k in ("loads", "proximities", "controls", "tracers")), (
+        "a bundled rig should attach something"
+    )
     missing = [c for c in want_cols if c not in names]
     assert not missing, f"missing columns: {missing}\nhave: {names}"
     assert len(set(names)) == len(names), "duplicate column names"
@@ -126,8 +130,15 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
 
     # key-value file metadata
     md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-    for key in ("mjrig.model_path", "mjrig.model_sha256", "mjrig.scenario", "mjrig.mujoco_version",
-                "mjrig.version", "mjrig.start_time", "mjrig.units"):
+    for key in (
+        "mjrig.model_path",
+        "mjrig.model_sha256",
+        "mjrig.scenario",
+        "mjrig.mujoco_version",
+        "mjrig.version",
+        "mjrig.start_time",
+        "mjrig.units",
+    ):
         assert key in md, f"metadata {key} missing; have {sorted(md)}"
     assert Path(md["mjrig.model_path"]).resolve() == model_file
     assert md["mjrig.model_sha256"] == hashlib.sha256(model_file.read_bytes()).hexdigest()
@@ -137,14 +148,13 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
     start = dt.datetime.fromisoformat(md["mjrig.start_time"])
     if start.tzinfo is None:
         start = start.astimezone()
-    age = dt.datetime.now(dt.timezone.utc) - start
+    age = dt.datetime.now(dt.UTC) - start
     assert dt.timedelta(0) <= age < dt.timedelta(minutes=30), f"start_time {start} is not now"
 
     # units: field metadata `unit` and the JSON schema entry mjrig.units, consistent
     units = json.loads(md["mjrig.units"])
     assert isinstance(units, dict)
-    field_units = {f.name: f.metadata[b"unit"].decode() for f in table.schema
-                   if f.metadata and b"unit" in f.metadata}
+    field_units = {f.name: f.metadata[b"unit"].decode() for f in table.schema if f.metadata and b"unit" in f.metadata}
     assert field_units == units, "field-level units and mjrig.units disagree"
     assert units.get("time") == "s" and units.get("wall_time") == "s"
     for c in want_cols:
@@ -191,7 +201,7 @@ def test_cli_out_and_duration_override_scenario(tmp_path: Path):
     text = scen.read_text(encoding="utf-8")
     doc = tomllib.loads(text)
     assert doc["simulation"]["duration"] != 0.3
-    scenario_out = (scen.parent / doc["recording"]["path"])
+    scenario_out = scen.parent / doc["recording"]["path"]
     out = tmp_path / "elsewhere" / "deep" / "o.parquet"
     res = mjrig("run", scen, "--out", out, "--duration", 0.3)
     assert res.rc == 0, res
@@ -312,6 +322,7 @@ def test_robot_arm_follows_its_tables(tmp_path: Path):
 
     from mjrig.scenario.builder import build_rig
     from mjrig.scenario.parse import load_scenario
+
     rig = build_rig(load_scenario(REPO / "models" / "robot_arm.toml"))
     (tracer,) = rig.runtime.tracers
     with rig.runtime:

@@ -5,6 +5,7 @@ killed writer left is removed by the next command on that folder.
 
 Moments that cannot be made certain are tried several times in a loop (each try a second or two);
 the tests that loop say so and stay under about 15 s each."""
+
 from __future__ import annotations
 
 import os
@@ -31,12 +32,25 @@ def _snippet(code: str, cwd: Path, *, tty: bool = False) -> tuple[int, str]:
     """Run Python ``code`` (which ends by calling mjrig's entry point); (status, stderr). With
     ``tty`` stderr is a pseudo-terminal (bars are drawn)."""
     if not tty:
-        r = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=cli_env(), capture_output=True, text=True,
-                           timeout=120, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=cwd,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         return r.returncode, r.stderr
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=cwd, env=cli_env(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=slave)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
     os.close(slave)
     out = b""
     while True:
@@ -59,17 +73,19 @@ def _snippet(code: str, cwd: Path, *, tty: bool = False) -> tuple[int, str]:
 def test_sigterm_while_mjrig_imports_mujoco_is_one_line(tmp_path):
     """SIGTERM lands while MuJoCo is imported (made certain with an import hook that sends it
     there): the handler mjrig takes first thing answers it with one line and 143."""
-    code = ("import os, signal, sys\n"
-            "class Stop:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name == 'mujoco':\n"
-            "            os.kill(os.getpid(), signal.SIGTERM)\n"
-            "            time.sleep(1)\n"
-            "import time\n"
-            "sys.meta_path.insert(0, Stop())\n"
-            "sys.argv = ['mjrig', 'run', 'spring_mass']\n"
-            "from mjrig.entry import main\n"
-            "sys.exit(main())\n")
+    code = (
+        "import os, signal, sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mujoco':\n"
+        "            os.kill(os.getpid(), signal.SIGTERM)\n"
+        "            time.sleep(1)\n"
+        "import time\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['mjrig', 'run', 'spring_mass']\n"
+        "from mjrig.entry import main\n"
+        "sys.exit(main())\n"
+    )
     rc, err = _snippet(code, tmp_path)
     assert rc == 143 and err.strip() == "mjrig: terminated (SIGTERM)", (rc, err)
 
@@ -97,39 +113,60 @@ def test_a_stop_at_any_moment_of_a_run_is_one_line(tmp_path, sig):
     death by the signal. Five runs of about a second each."""
     want, status = STOP_LINES[sig]
     for i, delay in enumerate((0.0, 0.2, 0.4, 0.6, 0.8)):
-        proc = subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "60", "--out",
-                                 tmp_path / f"r{i}.parquet"], cwd=tmp_path, env=cli_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mjrig",
+                "run",
+                "spring_mass",
+                "--duration",
+                "60",
+                "--out",
+                tmp_path / f"r{i}.parquet",
+            ],
+            cwd=tmp_path,
+            env=cli_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         _importing(proc)
         time.sleep(delay)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
         lines = _lines(err)
-        assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(want), (delay, proc.returncode,
-                                                                                           err)
+        assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(want), (
+            delay,
+            proc.returncode,
+            err,
+        )
 
 
 def test_ctrl_c_while_tqdm_makes_the_first_bar_is_one_line(tmp_path):
     """Ctrl+C lands inside tqdm's constructor (made certain: its ``__init__`` sets ``disable``
     and raises KeyboardInterrupt, as the signal would there, once tqdm has listed the new bar):
     one line, 130, and no "Exception ignored" traceback of the half-made bar (``pos`` missing)."""
-    code = ("import sys, gc\n"
-            "import tqdm.std\n"
-            "def stop(self, *a, **k):\n"
-            "    self.disable = False  # the constructor got this far\n"
-            "    raise KeyboardInterrupt\n"
-            "tqdm.std.tqdm.__init__ = stop\n"
-            f"sys.argv = ['mjrig', 'run', 'spring_mass', '--duration', '1', '--out', {str(tmp_path / 'x.parquet')!r}]\n"
-            "from mjrig.entry import main\n"
-            "rc = main()\n"
-            "gc.collect()\n"
-            "sys.exit(rc)\n")
+    code = (
+        "import sys, gc\n"
+        "import tqdm.std\n"
+        "def stop(self, *a, **k):\n"
+        "    self.disable = False  # the constructor got this far\n"
+        "    raise KeyboardInterrupt\n"
+        "tqdm.std.tqdm.__init__ = stop\n"
+        f"sys.argv = ['mjrig', 'run', 'spring_mass', '--duration', '1', '--out', {str(tmp_path / 'x.parquet')!r}]\n"
+        "from mjrig.entry import main\n"
+        "rc = main()\n"
+        "gc.collect()\n"
+        "sys.exit(rc)\n"
+    )
     rc, err = _snippet(code, tmp_path, tty=True)
     assert rc == 130 and "Traceback" not in err and "Exception ignored" not in err, (rc, err)
     assert _lines(err)[-1].startswith("mjrig: interrupted"), err
 
 
-SWEEP = f"""model = "{MODELS / 'spring_mass.xml'}"
+SWEEP = f"""model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 3.0
@@ -169,8 +206,9 @@ def test_sigterm_as_the_worker_pool_starts_adds_no_forkserver_traceback(tmp_path
     scenario = _sweep(tmp_path)
     for i, delay in enumerate((0.0, 0.1, 0.2, 0.3, 0.4)):
         out = tmp_path / f"s{i}.parquet"
-        proc = mjrig_popen("sweep", scenario, "--out", out, "--workers", 2,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = mjrig_popen(
+            "sweep", scenario, "--out", out, "--workers", 2, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         deadline = time.monotonic() + 30
         while not out.with_name(out.name + ".parts").exists() and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -186,8 +224,9 @@ def test_a_sigkilled_sweep_driver_leaves_no_leaked_semaphore_warning(tmp_path):
     to its end: every process that holds it (tracker, forkserver, workers) has ended."""
     scenario = _sweep(tmp_path)
     out = tmp_path / "s.parquet"
-    proc = mjrig_popen("sweep", scenario, "--out", out, "--workers", 2, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+    proc = mjrig_popen(
+        "sweep", scenario, "--out", out, "--workers", 2, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while not list(tmp_path.glob("**/trial-*")) and time.monotonic() < deadline:  # a worker writes a trial
         time.sleep(0.05)
@@ -211,8 +250,9 @@ def test_a_stopped_export_says_truly_what_it_left(recording, tmp_path):
     out = tmp_path / "big.csv"
     for delay in (0.5, 0.7, 0.9, 1.1, 1.3, 1.5):
         existed = out.exists()
-        proc = mjrig_popen("export", recording, "--to", "csv", "-o", out, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+        proc = mjrig_popen(
+            "export", recording, "--to", "csv", "-o", out, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(delay)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
@@ -222,8 +262,10 @@ def test_a_stopped_export_says_truly_what_it_left(recording, tmp_path):
         if proc.returncode == 143 and "nothing was written" in lines[0]:
             assert not out.exists() and not existed, lines[0]
         elif proc.returncode == 143:
-            assert lines[0] in ("mjrig: terminated (SIGTERM)",
-                                f"mjrig: terminated (SIGTERM); {out} is as it was (no partial file is left)"), lines[0]
+            assert lines[0] in (
+                "mjrig: terminated (SIGTERM)",
+                f"mjrig: terminated (SIGTERM); {out} is as it was (no partial file is left)",
+            ), lines[0]
         else:
             assert proc.returncode == 0 and lines[0].startswith("wrote "), (delay, err)
 

@@ -1,5 +1,6 @@
 """`mjrig sweep` as a user runs it: locally, resumed after SIGKILL, on a real local Ray head, and
 every bad new field refused with one line and exit 2."""
+
 from __future__ import annotations
 
 import os
@@ -9,12 +10,14 @@ import time
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import Result, mjrig, mjrig_popen
+
 from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
 
-GRID = "[sweep]\nseed = 5\ntrials = 2\n[sweep.params]\nk = { values = [100.0, 400.0] }\n" \
-       'mass = { distribution = "truncated_normal", mean = 1.0, std = 0.1, low = 0.9, high = 1.1 }\n'
+GRID = (
+    "[sweep]\nseed = 5\ntrials = 2\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
+    'mass = { distribution = "truncated_normal", mean = 1.0, std = 0.1, low = 0.9, high = 1.1 }\n'
+)
 
 
 def one_line(r: Result, *words: str) -> str:
@@ -32,8 +35,17 @@ def test_sweep_local_writes_one_row_per_trial_and_recordings(tmp_path):
     assert r.rc == 0, r
     assert "wrote 4 trials" in r.stderr
     df = pl.read_parquet(tmp_path / "res.parquet")
-    assert df.columns == ["trial", "seed", "Params/k:value", "Params/c:value", "Params/mass:value", "status", "message",
-                          "Requirements/travel:pass", "Requirements/travel:value"]
+    assert df.columns == [
+        "trial",
+        "seed",
+        "Params/k:value",
+        "Params/c:value",
+        "Params/mass:value",
+        "status",
+        "message",
+        "Requirements/travel:pass",
+        "Requirements/travel:value",
+    ]
     assert df["trial"].to_list() == [0, 1, 2, 3]
     assert set(df["status"].to_list()) <= {"pass", "fail"}
     assert all(0.9 <= m <= 1.1 for m in df["Params/mass:value"])
@@ -143,7 +155,12 @@ def test_bad_sweep_command_lines_exit_2_with_one_line(tmp_path):
     one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--ray", "127.0.0.1:9"), "--ray", "127.0.0.1:9")
     one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--workers", "0"), "--workers")
     one_line(mjrig("sweep", path, "--out", tmp_path / "r.parquet", "--seed", "-1"), "--seed")
-    one_line(mjrig("sweep", write_scenario(tmp_path, "", name="plain.toml"), "--out", tmp_path / "r.parquet"),
-             "no [sweep]")
-    one_line(mjrig("sweep", write_scenario(tmp_path, "[sweep]\ntrials = 0\n", name="t.toml"), "--out",
-                   tmp_path / "r.parquet"), "trials")
+    one_line(
+        mjrig("sweep", write_scenario(tmp_path, "", name="plain.toml"), "--out", tmp_path / "r.parquet"), "no [sweep]"
+    )
+    one_line(
+        mjrig(
+            "sweep", write_scenario(tmp_path, "[sweep]\ntrials = 0\n", name="t.toml"), "--out", tmp_path / "r.parquet"
+        ),
+        "trials",
+    )

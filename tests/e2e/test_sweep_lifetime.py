@@ -5,6 +5,7 @@ and Ctrl+C to the process group (exit 130).
 The processes of one sweep (driver, forkserver, resource tracker, workers) are found by an
 environment variable the driver is started with and every child inherits, not by name.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,13 +14,13 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import polars as pl
 import pytest
-
 from e2e_util import cli_env
+
 from tests.sweep_util import done_trials, write_scenario
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -49,8 +50,15 @@ class Sweep:
         env = {**cli_env(), MARK: self.mark}
         self.stderr = self.folder.parent / f"{name}.err"
         with open(self.folder.parent / f"{name}.out", "wb") as out, open(self.stderr, "wb") as err:
-            return subprocess.Popen(self.cmd, cwd=self.folder, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, start_new_session=True)
+            return subprocess.Popen(
+                self.cmd,
+                cwd=self.folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
 
     def processes(self) -> dict[int, str]:
         """Every live process carrying this sweep's marker: pid -> command line (a zombie has no
@@ -160,8 +168,10 @@ def test_sigterm_stops_the_sweep_keeps_finished_trials_and_the_same_command_resu
     parts = s.out.with_name(s.out.name + ".parts")
     kept = done_trials(parts, which=True)
     assert len(kept) >= done_before and len(kept) == len(set(kept)) and len(kept) < 32, kept
-    assert err.strip() == (f"mjrig: terminated (SIGTERM) after {len(kept)} of 32 trials; the finished ones are kept in "
-                           f"{parts.resolve()}: run the same command again to run the other {32 - len(kept)}"), err
+    assert err.strip() == (
+        f"mjrig: terminated (SIGTERM) after {len(kept)} of 32 trials; the finished ones are kept in "
+        f"{parts.resolve()}: run the same command again to run the other {32 - len(kept)}"
+    ), err
     again = s.start("again")
     assert again.wait(timeout=120) == 0, s.stderr.read_text()
     err = s.stderr.read_text()
@@ -189,8 +199,14 @@ def test_ctrl_c_to_the_process_group_ends_the_sweep_at_once_with_one_line(make_s
 
 
 def run_python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_a_worker_whose_driver_already_ended_ends_at_once():
@@ -201,6 +217,8 @@ def test_a_worker_whose_driver_already_ended_ends_at_once():
 
 
 def test_without_pidfds_the_watch_is_skipped_and_the_worker_runs_on():
-    r = run_python("import os; del os.pidfd_open; from mjrig.campaign.trial import end_with_driver; "
-                   "print(end_with_driver(os.getppid()))")
+    r = run_python(
+        "import os; del os.pidfd_open; from mjrig.campaign.trial import end_with_driver; "
+        "print(end_with_driver(os.getppid()))"
+    )
     assert r.returncode == 0 and r.stdout.strip() == "False", r

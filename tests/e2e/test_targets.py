@@ -1,5 +1,6 @@
 """`mjrig run|check TARGET` and `mjrig PATH` take a scenario, a bare model or a bundled rig's name;
 outputs of bundled rigs and bare models go under the current folder, never into models/."""
+
 from __future__ import annotations
 
 import shutil
@@ -10,7 +11,6 @@ from pathlib import Path
 import mujoco
 import polars as pl
 import pytest
-
 from e2e_util import MODELS, REPO, bundled_scenarios, cli_env, load_model_quietly, mjrig
 
 
@@ -127,13 +127,22 @@ def test_the_app_resolves_a_rig_name_before_it_needs_a_screen(tmp_path: Path):
     """`mjrig NAME`: an unknown name is the target's error; a known one gets as far as the display."""
     import subprocess
     import sys
+
     env = cli_env()
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
 
     def app(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "mjrig", *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "mjrig", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+
     bad = app("no_such_rig", "--exit-after", "1")
     assert bad.returncode == 2 and "no_such_rig" in bad.stderr and "closest:" in bad.stderr, bad.stderr
     good = app("spring_mass", "--exit-after", "1")
@@ -146,12 +155,13 @@ def test_models_prints_name_description_and_scenario_path():
     lines = [ln for ln in res.stdout.splitlines() if ln.strip()]
     scenarios = bundled_scenarios()
     heads = [i for i, ln in enumerate(lines) if not ln.startswith(" ")]
-    assert [lines[i].split()[0] for i in heads] == [s.stem for s in sorted(scenarios, key=lambda s: (
-        s.stem != "shaker", s.stem))], res   # the default rig first, then by name
+    assert [lines[i].split()[0] for i in heads] == [
+        s.stem for s in sorted(scenarios, key=lambda s: (s.stem != "shaker", s.stem))
+    ], res  # the default rig first, then by name
     starts = set()
     for scen, i in zip(sorted(scenarios, key=lambda s: (s.stem != "shaker", s.stem)), heads):
-        block = lines[i: (heads + [len(lines)])[heads.index(i) + 1]]
-        assert block[-1].strip() == str(scen), block   # the scenario's path closes its block
+        block = lines[i : (heads + [len(lines)])[heads.index(i) + 1]]
+        assert block[-1].strip() == str(scen), block  # the scenario's path closes its block
         starts.add(block[-1].index("/"))
         assert all(len(ln) <= 80 for ln in block[:-1]), block
     assert len(starts) == 1, f"the paths are not aligned in one column:\n{res.stdout}"
@@ -159,6 +169,13 @@ def test_models_prints_name_description_and_scenario_path():
 
 def test_models_into_a_reader_that_leaves_early_prints_no_traceback():
     # `true` reads nothing and is gone long before Python has started: every write meets a closed pipe
-    proc = subprocess.run(f"{sys.executable} -m mjrig models | true", shell=True, cwd=REPO, env=cli_env(),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        f"{sys.executable} -m mjrig models | true",
+        shell=True,
+        cwd=REPO,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stderr == "", proc.stderr

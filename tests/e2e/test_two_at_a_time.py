@@ -2,6 +2,7 @@
 together on one rig get two names, both complete; a sweep, a study or a recovery on an --out
 that another process holds exits 2 naming that process; an output that is one of the command's
 inputs is bad input and the input stays as it was."""
+
 from __future__ import annotations
 
 import os
@@ -22,9 +23,17 @@ def test_two_runs_started_together_get_two_complete_recordings(tmp_path):
     holding its 1500 rows (the old way both took NAME.parquet and shared its segments)."""
     written = []
     for _ in range(3):
-        procs = [subprocess.Popen([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "1.5"],
-                                  cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True) for _ in range(2)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "1.5"],
+                cwd=tmp_path,
+                env=cli_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
         lines = []
         for p in procs:
             _, err = p.communicate(timeout=120)
@@ -42,15 +51,21 @@ def test_two_runs_started_together_get_two_complete_recordings(tmp_path):
 def test_a_held_out_is_refused_with_the_holders_name(tmp_path):
     """This process holds RESULTS.parquet: a sweep, a study and a recovery of it exit 2 with one
     line naming this process; once it lets go, the sweep runs."""
-    scenario = write_scenario(tmp_path, '[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n'
-                              "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
-                              "[optimize]\nminimize = \"Metrics/low\"\ntrials = 2\n"
-                              "[optimize.params]\nk = { low = 100.0, high = 400.0 }\n")
+    scenario = write_scenario(
+        tmp_path,
+        '[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n'
+        "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
+        '[optimize]\nminimize = "Metrics/low"\ntrials = 2\n'
+        "[optimize.params]\nk = { low = 100.0, high = 400.0 }\n",
+    )
     out = tmp_path / "RESULTS.parquet"
     held = hold(out, what="--out")
     try:
-        for args in (("sweep", scenario, "--out", out, "--workers", "1"),
-                     ("optimize", scenario, "--out", out, "--workers", "1"), ("recover", out)):
+        for args in (
+            ("sweep", scenario, "--out", out, "--workers", "1"),
+            ("optimize", scenario, "--out", out, "--workers", "1"),
+            ("recover", out),
+        ):
             r = mjrig(*args, cwd=tmp_path)
             assert r.rc == 2 and len(r.err_lines) == 1, r
             assert f"{out} is being written by process {os.getpid()} (" in r.err_lines[0], r
@@ -85,8 +100,11 @@ def test_an_output_that_is_an_input_is_bad_input(tmp_path):
     scenario = tmp_path / "rig.toml"
     scenario.write_text(f'model = "{MODELS / "spring_mass.xml"}"\n', encoding="utf-8")
     text = scenario.read_text(encoding="utf-8")
-    for flag, target, what in (("--report", scenario, "is the scenario"), ("--metrics", rec, "is the --out file too"),
-                               ("--report", rec, "is the --out file too")):
+    for flag, target, what in (
+        ("--report", scenario, "is the scenario"),
+        ("--metrics", rec, "is the --out file too"),
+        ("--report", rec, "is the --out file too"),
+    ):
         r = mjrig("run", scenario, "--duration", "0.1", "--out", rec, flag, target, cwd=tmp_path)
         assert r.rc == 2 and len(r.err_lines) == 1 and f"{flag} {target} {what}" in r.err_lines[0], r
     assert scenario.read_text(encoding="utf-8") == text and rec.read_bytes() == before

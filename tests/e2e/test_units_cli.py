@@ -2,6 +2,7 @@
 `mjrig export --to csv` writes the chosen units in its headers and values (mm = 1000·m,
 deg = rad·180/π), `mjrig plot` labels its panels with them, `mjrig report` shows requirement
 values and limits in them; a bad [units] entry is one line at FILE:LINE with the closest names."""
+
 from __future__ import annotations
 
 import json
@@ -11,10 +12,9 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-
 from e2e_util import MODELS, mjrig
 
-RIG = f"""model = "{MODELS / 'robot_arm.xml'}"
+RIG = f"""model = "{MODELS / "robot_arm.xml"}"
 
 [simulation]
 duration = 0.5
@@ -61,7 +61,9 @@ def test_the_recording_stays_si_and_the_csv_shows_mm_and_degrees(recording, tmp_
 
 
 def test_plot_and_report_show_the_chosen_units(recording, tmp_path):
-    r = mjrig("plot", recording, "--signals", "Joints/*:qpos", "--signals", "Bodies/forearm:z", "-o", tmp_path / "p.svg")
+    r = mjrig(
+        "plot", recording, "--signals", "Joints/*:qpos", "--signals", "Bodies/forearm:z", "-o", tmp_path / "p.svg"
+    )
     assert r.rc == 0, r
     svg = (tmp_path / "p.svg").read_text()
     assert ">deg<" in svg.replace("\n", "") or "deg" in svg  # the axis label
@@ -73,11 +75,14 @@ def test_plot_and_report_show_the_chosen_units(recording, tmp_path):
     assert "length in mm, angle in deg" in html
 
 
-@pytest.mark.parametrize("entry, words", [
-    ('length = "mmm"', "units.length: unknown length unit 'mmm' (choose m, mm, cm, in; closest: mm"),
-    ('angel = "deg"', "units.angel: unknown quantity 'angel' (closest: angle"),
-    ("force = 3", "units.force: unknown force unit 3"),
-])
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ('length = "mmm"', "units.length: unknown length unit 'mmm' (choose m, mm, cm, in; closest: mm"),
+        ('angel = "deg"', "units.angel: unknown quantity 'angel' (closest: angle"),
+        ("force = 3", "units.force: unknown force unit 3"),
+    ],
+)
 def test_bad_units_exit_2_with_one_line(tmp_path, entry, words):
     (tmp_path / "bad.toml").write_text(RIG.split("[units]")[0] + "[units]\n" + entry + "\n", encoding="utf-8")
     r = mjrig("check", tmp_path / "bad.toml")

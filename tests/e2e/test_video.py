@@ -1,5 +1,6 @@
 """Videos from `mjrig run`: frame count by simulated time, size, the arrows in the pixels, GIF,
 and the one-line errors for bad video input."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,17 +19,35 @@ pytestmark = pytest.mark.skipif(not (FFPROBE and FFMPEG), reason="needs ffmpeg/f
 
 def probe(path: Path) -> tuple[int, int, int]:
     """(frames, width, height) as ffprobe counts them."""
-    out = subprocess.run([FFPROBE, "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-                          "stream=nb_read_frames,width,height", "-of", "csv=p=0", str(path)],
-                         capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [
+            FFPROBE,
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=nb_read_frames,width,height",
+            "-of",
+            "csv=p=0",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     w, h, n = (int(x) for x in out.split(","))
     return n, w, h
 
 
 def frames(path: Path, width: int, height: int) -> np.ndarray:
     """Every frame as uint8 RGB, shape (n, height, width, 3)."""
-    raw = subprocess.run([FFMPEG, "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                         capture_output=True, check=True).stdout
+    raw = subprocess.run(
+        [FFMPEG, "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
     return np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)
 
 

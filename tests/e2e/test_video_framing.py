@@ -1,6 +1,7 @@
 """A headless video with no camera named frames the whole rig as the app's first view does:
 the spring_mass anchor (its yellow site on the post) and the block both in the picture, far
 apart across it, neither at an edge. The first frame is saved to tests/artifacts/ to look at."""
+
 from __future__ import annotations
 
 import shutil
@@ -23,11 +24,29 @@ def first_frame(video: Path, name: str) -> np.ndarray:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     png = ARTIFACTS / f"{name}.png"
     subprocess.run([FFMPEG, "-v", "error", "-y", "-i", str(video), "-frames:v", "1", str(png)], check=True)
-    size = subprocess.run([FFPROBE, "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
-                           "-of", "csv=p=0", str(video)], capture_output=True, text=True, check=True).stdout
+    size = subprocess.run(
+        [
+            FFPROBE,
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=width,height",
+            "-of",
+            "csv=p=0",
+            str(video),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     w, h = (int(v) for v in size.strip().split(","))
-    out = subprocess.run([FFMPEG, "-v", "error", "-i", str(video), "-frames:v", "1", "-f", "rawvideo",
-                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    out = subprocess.run(
+        [FFMPEG, "-v", "error", "-i", str(video), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
     return np.frombuffer(out, np.uint8).reshape(h, w, 3)
 
 

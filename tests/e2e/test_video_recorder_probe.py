@@ -1,5 +1,6 @@
 """The video recorder in a process of its own with offscreen GL (EGL): frames due by simulated
 time, and an encoder that fails is reported."""
+
 from __future__ import annotations
 
 import os
@@ -56,8 +57,14 @@ def test_frames_are_due_by_simulated_time_and_encoding_failures_surface(tmp_path
     env = dict(os.environ, PYTHONPATH=str(root))
     env.pop("DISPLAY", None)
     env["MUJOCO_GL"] = "egl"
-    proc = subprocess.run([sys.executable, "-c", PROBE, XML, str(tmp_path)], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, XML, str(tmp_path)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     captured_at = res["captured_at"]

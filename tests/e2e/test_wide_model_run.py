@@ -2,6 +2,7 @@
 and exit 0. A 4,096-row group of that width (315 MB) once overfilled the writer's 256 MiB queue
 before the first row group was written: exit 5, "kept 0 rows". About 12 s: the model steps at
 some 1,000 steps/s and 4,000 rows (300 MB) must pass the queue's bound to make the case."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
-
 from e2e_util import mjrig
+
 from mjrig.models.scale import many_bodies
 
 

@@ -1,4 +1,5 @@
 """A private Xvfb screen for the GUI tests (started once per session, 1920x1080)."""
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,12 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 def _start_xvfb() -> tuple[subprocess.Popen, str]:
     read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24",
-                             "-nolisten", "tcp"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(write_fd)
     number = b""
     while not number.endswith(b"\n"):

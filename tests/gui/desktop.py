@@ -9,6 +9,7 @@ person sees: window titles and frames, files written, screenshots.
 Widget positions come from the app's ``MJRIG_WIDGET_MAP`` file (each labelled widget's
 rectangle in the panel window); the test adds the panel window's position as X reports it.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,23 @@ def wait_for(pred, *, timeout: float = 30.0, what: str = "condition", every: flo
         time.sleep(every)
 
 
-_GLFW_KEYS = {"space": 32, "Escape": 256, "Return": 257, "Tab": 258, "BackSpace": 259, "Delete": 261,
-              "Right": 262, "Left": 263, "Down": 264, "Up": 265, "Page_Up": 266, "Page_Down": 267, "Home": 268,
-              "End": 269, **{f"F{n}": 289 + n for n in range(1, 13)}}
+_GLFW_KEYS = {
+    "space": 32,
+    "Escape": 256,
+    "Return": 257,
+    "Tab": 258,
+    "BackSpace": 259,
+    "Delete": 261,
+    "Right": 262,
+    "Left": 263,
+    "Down": 264,
+    "Up": 265,
+    "Page_Up": 266,
+    "Page_Down": 267,
+    "Home": 268,
+    "End": 269,
+    **{f"F{n}": 289 + n for n in range(1, 13)},
+}
 
 
 _WM_KEYS = frozenset({"alt+F4"})
@@ -80,9 +95,12 @@ class Desktop:
         need("Xvfb", "openbox", "xdotool", "xwininfo", "xprop", "import")
         self.size = (width, height)
         read_fd, write_fd = os.pipe()
-        self._xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24",
-                                       "-nolisten", "tcp"], pass_fds=(write_fd,),
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._xvfb = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(write_fd)
         number = b""
         end = time.monotonic() + 15
@@ -97,11 +115,13 @@ class Desktop:
         self.env.pop("MUJOCO_GL", None)
         # openbox now and then comes up slowly or not at all on a busy machine: start it again once.
         for attempt in range(2):
-            self._wm = subprocess.Popen(["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+            self._wm = subprocess.Popen(
+                ["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             try:
-                wait_for(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox",
-                         timeout=20)
+                wait_for(
+                    lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox", timeout=20
+                )
                 break
             except AssertionError:
                 self._wm.kill()
@@ -127,8 +147,9 @@ class Desktop:
 
     def pointer(self) -> tuple[str, str]:
         """Where the pointer is: (x, y) as xdotool writes them."""
-        out = subprocess.run(["xdotool", "getmouselocation", "--shell"], env=self.env, capture_output=True, text=True,
-                             timeout=30).stdout
+        out = subprocess.run(
+            ["xdotool", "getmouselocation", "--shell"], env=self.env, capture_output=True, text=True, timeout=30
+        ).stdout
         found = dict(line.split("=", 1) for line in out.split() if "=" in line)
         return found.get("X", ""), found.get("Y", "")
 
@@ -160,8 +181,13 @@ class Desktop:
     def grab(self, wid: int) -> np.ndarray:
         """The window's pixels now (H, W, 3) uint8."""
         x, y, w, h = self.client_rect(wid)
-        raw = subprocess.run(["import", "-window", str(wid), "-depth", "8", "rgb:-"], env=self.env,
-                             capture_output=True, timeout=30, check=True).stdout
+        raw = subprocess.run(
+            ["import", "-window", str(wid), "-depth", "8", "rgb:-"],
+            env=self.env,
+            capture_output=True,
+            timeout=30,
+            check=True,
+        ).stdout
         assert len(raw) == w * h * 3, f"a {w}x{h} window gave {len(raw)} bytes"
         return np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
 
@@ -182,8 +208,14 @@ def read_recording(path: Path) -> pl.DataFrame | None:
 class App:
     """The real app as a person starts it, in its own process, on ``desktop``."""
 
-    def __init__(self, desktop: Desktop, *args: str | os.PathLike, home: Path, cwd: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        desktop: Desktop,
+        *args: str | os.PathLike,
+        home: Path,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.desktop = desktop
         self.home = home
         self.cwd = cwd or home / "work"
@@ -191,13 +223,24 @@ class App:
         self.widget_map = home / "widgets.json"
         self.widget_map.unlink(missing_ok=True)
         self.log = home / "app.log"
-        e = {**desktop.env, "XDG_CONFIG_HOME": str(home / "config"), "MJRIG_WIDGET_MAP": str(self.widget_map),
-             "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))), "MJRIG_VERBOSE": "1",
-             "MJRIG_WIDGET_MAP_EVERY": "2", **(env or {})}  # a map every 2nd frame: waits on drawn frames are short
+        e = {
+            **desktop.env,
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "MJRIG_WIDGET_MAP": str(self.widget_map),
+            "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))),
+            "MJRIG_VERBOSE": "1",
+            "MJRIG_WIDGET_MAP_EVERY": "2",
+            **(env or {}),
+        }  # a map every 2nd frame: waits on drawn frames are short
         self._log_file = open(self.log, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
-                                     cwd=self.cwd, env=e, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
+            cwd=self.cwd,
+            env=e,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)
         self.panel = wait_for(lambda: self._one("^mjrig$"), what="the panel window", timeout=60)
         wait_for(self.widget_map.exists, what="the panel's widgets", timeout=30)
@@ -207,10 +250,15 @@ class App:
         """Until the panel's layout holds still: the same widgets in the same places in six widget
         maps in a row, ten frames or more (texts aside: their widths follow their words). A panel
         still laying itself out would take a click elsewhere."""
+
         def layout():
             items = self._map()
-            return None if items is None else [(it["label"], it["type"], it["rect"]) for it in items
-                                               if it["type"] != "mvText"]
+            return (
+                None
+                if items is None
+                else [(it["label"], it["type"], it["rect"]) for it in items if it["type"] != "mvText"]
+            )
+
         end = time.monotonic() + timeout
         last, still = layout(), 0
         while time.monotonic() < end and self.redrawn(timeout=2.0):
@@ -287,7 +335,11 @@ class App:
             elif time.monotonic() - missing_since > 2.0:
                 # Not drawn for a while: search as a person would, from the top down.
                 self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
-                turns = ("--repeat", "60", "--delay", "5", "4") if searched == 0 else ("--repeat", "3", "--delay", "20", "5")
+                turns = (
+                    ("--repeat", "60", "--delay", "5", "4")
+                    if searched == 0
+                    else ("--repeat", "3", "--delay", "20", "5")
+                )
                 self.desktop.x("xdotool", "click", *turns)
                 searched = (searched + 1) % 40
                 self.redrawn(2, timeout=3.0)
@@ -309,8 +361,14 @@ class App:
         self.desktop.x("xdotool", "mousemove", "--sync", str(px + sx + 3), str(py + sy + sh // 2))
         self.desktop.x("xdotool", "click", "--repeat", str(turns), "--delay", "10", "5" if delta > 0 else "4")
         self.redrawn(2, timeout=3.0)  # look at the panel as scrolled, however slow its frames
-        after = next((it for it in self._hits(self._map() or [], hit["label"])
-                      if it["rect"][0] == x and it["type"] == hit["type"]), None)
+        after = next(
+            (
+                it
+                for it in self._hits(self._map() or [], hit["label"])
+                if it["rect"][0] == x and it["type"] == hit["type"]
+            ),
+            None,
+        )
         if after is not None:
             moved = abs(after["rect"][1] - y)
             if moved >= 0.9 * turns * self._wheel_step:  # less would be the area's end stopping it
@@ -333,8 +391,9 @@ class App:
         self.desktop.x("xdotool", "click", *repeat, "1", check=True)
         # a click into another window moves the keyboard there (the window manager's doing): keys
         # typed next must not go to the window that had it
-        wait_for(lambda: self.desktop.active() == self.panel, what="the panel to take the keyboard", timeout=10,
-                 every=0.02)
+        wait_for(
+            lambda: self.desktop.active() == self.panel, what="the panel to take the keyboard", timeout=10, every=0.02
+        )
         self.redrawn(3, timeout=3.0)
 
     def click_at(self, x: int, y: int) -> None:
@@ -363,8 +422,9 @@ class App:
         moment before typing, as a hand does: a letter in the very frame of Ctrl's release counts
         as Ctrl+letter (a quick Ctrl+S), so "stop" would open Save."""
         # Held keys, slowly: the panel reads the keyboard once a frame (30 frames/s).
-        self.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                       check=True)
+        self.desktop.x(
+            "xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True
+        )
         self.redrawn(2, timeout=3.0)  # frames drawn after Ctrl's release: the letters come alone
         self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
 
@@ -416,8 +476,10 @@ class App:
     def text(self, pattern: str, *, offscreen: bool = False) -> dict | None:
         """The first text on screen whose words match ``pattern`` (re.fullmatch), else None;
         ``offscreen``: also one scrolled out of view (a readout a person would scroll to)."""
-        return next((it for it in self.items(offscreen=offscreen)
-                     if re.fullmatch(pattern, it.get("text", ""), flags=re.S)), None)
+        return next(
+            (it for it in self.items(offscreen=offscreen) if re.fullmatch(pattern, it.get("text", ""), flags=re.S)),
+            None,
+        )
 
     def newest_time(self) -> float:
         """The newest instant the timeline keeps ("0.000 ... 12.345 s (...)", always in view under
@@ -429,8 +491,11 @@ class App:
         """Wait until the simulation has advanced ``seconds`` of simulated time from now (what a
         fixed sleep hoped for, also on a busy machine); the newest time then."""
         t0 = self.newest_time()
-        return wait_for(lambda: (lambda t: t if t >= t0 + seconds else None)(self.newest_time()),
-                        what=f"the simulation to advance {seconds} s from t = {t0}", timeout=timeout)
+        return wait_for(
+            lambda: (lambda t: t if t >= t0 + seconds else None)(self.newest_time()),
+            what=f"the simulation to advance {seconds} s from t = {t0}",
+            timeout=timeout,
+        )
 
     def value(self, label: str, *, index: int = 0) -> str:
         """The value the ``index``-th widget labelled ``label`` shows (scrolled into view)."""
@@ -459,15 +524,24 @@ class App:
         self.desktop.x("xdotool", "key", "--clearmodifiers", spec, check=True)
         code = _glfw_code(spec.split("+")[-1])
         try:
-            wait_for(lambda: (lambda new: code in new if code else new)(self._viewer_keys()[before:]),
-                     what=f"the viewer to take {spec}", timeout=3.0, every=0.02)
+            wait_for(
+                lambda: (lambda new: code in new if code else new)(self._viewer_keys()[before:]),
+                what=f"the viewer to take {spec}",
+                timeout=3.0,
+                every=0.02,
+            )
         except AssertionError:
             pass  # one of the viewer's own keys: nothing to wait for
 
     def drop(self, *paths: Path) -> None:
         """Drop files on the 3D viewer as a file manager does."""
-        p = subprocess.run([sys.executable, str(DROP_TOOL), str(self.viewer), *map(str, paths)],
-                           env=self.desktop.env, capture_output=True, text=True, timeout=30)
+        p = subprocess.run(
+            [sys.executable, str(DROP_TOOL), str(self.viewer), *map(str, paths)],
+            env=self.desktop.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert p.returncode == 0, f"the drop was refused: {p.stdout}{p.stderr}"
 
     def quit_discarding(self, *, timeout: float = 30.0) -> int:
@@ -478,8 +552,11 @@ class App:
                 self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
                 self.desktop.x("xdotool", "key", "alt+F4")
                 try:
-                    wait_for(lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
-                             what="the app closing or asking about unsaved edits", timeout=timeout / 2)
+                    wait_for(
+                        lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
+                        what="the app closing or asking about unsaved edits",
+                        timeout=timeout / 2,
+                    )
                     break
                 except AssertionError:
                     if attempt:
@@ -506,6 +583,6 @@ class App:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-                raise AssertionError(f"the app did not close:\n{self.output()}")
+                raise AssertionError(f"the app did not close:\n{self.output()}") from None
         self._log_file.close()
         return self.proc.returncode

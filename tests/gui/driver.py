@@ -4,6 +4,7 @@ Usage: python -m tests.gui.driver SCRIPT OUTDIR. One app per process, as users r
 test (tests/gui/test_app.py) starts this under Xvfb and checks what the app left in OUTDIR.
 Exit status 0 when the script's own checks passed; otherwise the failure is printed.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,8 @@ def wait_for(pred, *, timeout: float = 20.0, what: str = "condition") -> None:
 def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:
     """Open the app, run ``body(session, app, sim)`` on a thread, return what it reported."""
     from mjrig.desktop.app import PanelApp, SessionClient
-    from mjrig.session.kernel import Session
     from mjrig.desktop.sim_thread import SimThread
+    from mjrig.session.kernel import Session
 
     session = Session()
     session.open(scenario)
@@ -69,10 +70,10 @@ def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:
 def screenshot(name: str) -> None:
     import os
     import subprocess
+
     out = ROOT / "tests" / "artifacts" / f"{name}.png"
     out.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", str(out)], check=True,
-                   timeout=30)
+    subprocess.run(["import", "-display", os.environ["DISPLAY"], "-window", "root", str(out)], check=True, timeout=30)
 
 
 def attach_tune_record(out: Path) -> dict:
@@ -87,8 +88,19 @@ def attach_tune_record(out: Path) -> dict:
         session.submit(C.StartRecording(str(rec)))
         wait_for(lambda: session.latest().recording_rows > 50, what="the first recorded rows")
         session.submit(C.AddParam("k2", 100.0, 0.0, 2000.0, "N/m"))
-        session.submit(C.PutEntry("loads", {"name": "extra", "kind": "ideal_spring", "at": "tip",
-                                  "to": "body:world@0,0.3,0", "stiffness": "k2", "rest_length": 0.1}))
+        session.submit(
+            C.PutEntry(
+                "loads",
+                {
+                    "name": "extra",
+                    "kind": "ideal_spring",
+                    "at": "tip",
+                    "to": "body:world@0,0.3,0",
+                    "stiffness": "k2",
+                    "rest_length": 0.1,
+                },
+            )
+        )
         wait_for(lambda: any(ld.name == "extra" for ld in session.latest().loads), what="the attached spring")
         wait_for(lambda: session.latest().recording_rows > 300, what="recorded rows")
         marks["before"] = session.latest().time
@@ -123,12 +135,24 @@ def attach_tune_record(out: Path) -> dict:
 
 def divergence(out: Path) -> dict:
     """An absurd spring diverges: the run pauses with a message; reset and play recover."""
+
     def body(session, app, sim) -> dict:
         wait_for(lambda: session.latest().time > 0.1, what="the app to run")
         session.submit(C.StartRecording(str(out / "diverged.parquet")))
         wait_for(lambda: session.latest().recording_rows > 100, what="recorded rows")
-        session.submit(C.PutEntry("loads", {"name": "wild", "kind": "ideal_spring", "at": "tip", "to": "base",
-                                  "stiffness": 1e13, "rest_length": 0.0}))
+        session.submit(
+            C.PutEntry(
+                "loads",
+                {
+                    "name": "wild",
+                    "kind": "ideal_spring",
+                    "at": "tip",
+                    "to": "base",
+                    "stiffness": 1e13,
+                    "rest_length": 0.0,
+                },
+            )
+        )
         wait_for(lambda: session.latest().state == C.RunState.ERROR, what="the divergence")
         snap = session.latest()
         assert "diverged" in (snap.error or ""), snap.error
@@ -138,8 +162,9 @@ def divergence(out: Path) -> dict:
         session.submit(C.Reset())
         wait_for(lambda: session.latest().state == C.RunState.PAUSED, what="paused after reset")
         session.submit(C.Play())
-        wait_for(lambda: session.latest().state == C.RunState.RUNNING and session.latest().time > 0.2,
-                 what="running again")
+        wait_for(
+            lambda: session.latest().state == C.RunState.RUNNING and session.latest().time > 0.2, what="running again"
+        )
         session.submit(C.StopRecording())
         wait_for((out / "diverged.parquet").exists, what="the recording", timeout=30)
         return {"error": snap.error, "rows_at_error": snap.recording_rows}
@@ -149,9 +174,11 @@ def divergence(out: Path) -> dict:
 
 def close_viewer(out: Path) -> dict:
     """Closing the 3D viewer window closes the whole app."""
+
     def body(session, app, sim) -> dict:
-        wait_for(lambda: sim.viewer is not None and session.latest().time > 0.1 and app.frames > 3,
-                 what="the app to run")
+        wait_for(
+            lambda: sim.viewer is not None and session.latest().time > 0.1 and app.frames > 3, what="the app to run"
+        )
         sim.viewer.close()
         return {}
 
@@ -161,6 +188,7 @@ def close_viewer(out: Path) -> dict:
 def viewer_features(out: Path) -> dict:
     """Pick a point in the viewer and attach there; T screenshot; keyframe; reload after a site vanished."""
     import shutil
+
     xml = out / "rig.xml"
     shutil.copy(MODELS / "spring_mass.xml", xml)
     text = xml.read_text()
@@ -170,6 +198,7 @@ def viewer_features(out: Path) -> dict:
 
     def body(session, app, sim) -> dict:
         import mujoco
+
         wait_for(lambda: sim.viewer is not None and session.latest().time > 0.2, what="the app to run")
         v = sim.viewer
         with v.lock():  # what a double-click on the block does
@@ -177,8 +206,19 @@ def viewer_features(out: Path) -> dict:
             v.perturb.localpos[:] = [0.01, 0.02, 0.03]
         wait_for(lambda: session.latest().selection is not None, what="the selection")
         picked = session.latest().selection
-        session.submit(C.PutEntry("loads", {"name": "picked", "kind": "ideal_spring", "at": picked, "to": "temp_site",
-                                  "stiffness": 50.0, "rest_length": 0.0}))
+        session.submit(
+            C.PutEntry(
+                "loads",
+                {
+                    "name": "picked",
+                    "kind": "ideal_spring",
+                    "at": picked,
+                    "to": "temp_site",
+                    "stiffness": 50.0,
+                    "rest_length": 0.0,
+                },
+            )
+        )
         wait_for(lambda: any(ld.name == "picked" for ld in session.latest().loads), what="the attached load")
         session.submit(C.Screenshot())  # what the screenshot key submits
         wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
@@ -191,17 +231,23 @@ def viewer_features(out: Path) -> dict:
         names = {ld.name for ld in session.latest().loads}
         t_reload = session.latest().time
         wait_for(lambda: session.latest().time > t_reload + 0.1, what="running after reload")
-        return {"selection": picked, "screenshot": shot, "loads_after_reload": sorted(names),
-                "messages": [m for _, m in session.latest().messages]}
+        return {
+            "selection": picked,
+            "screenshot": shot,
+            "loads_after_reload": sorted(names),
+            "messages": [m for _, m in session.latest().messages],
+        }
 
     return run_app(toml, body)
 
 
 def video(out: Path) -> dict:
     """Record a few seconds of video in the app (panel button, then the V key) and a screenshot."""
+
     def body(session, app, sim) -> dict:
-        wait_for(lambda: sim.viewer is not None and session.latest().time > 0.2 and app.frames > 5,
-                 what="the app to run")
+        wait_for(
+            lambda: sim.viewer is not None and session.latest().time > 0.2 and app.frames > 5, what="the app to run"
+        )
         session.submit(C.ToggleVideo(str(out / "app.mp4")))
         wait_for(lambda: session.latest().video_path is not None, what="video on")
         t0 = session.latest().time
@@ -209,8 +255,7 @@ def video(out: Path) -> dict:
         time.sleep(0.3)
         screenshot("app_video")
         session.submit(C.ToggleVideo())  # what the video key submits: stops it
-        wait_for(lambda: any("video saved" in m for _, m in session.latest().messages), what="video saved",
-                 timeout=60)
+        wait_for(lambda: any("video saved" in m for _, m in session.latest().messages), what="video saved", timeout=60)
         session.submit(C.Screenshot())
         wait_for(lambda: any("screenshot saved" in m for _, m in session.latest().messages), what="screenshot")
         shot = next(m for _, m in session.latest().messages if "screenshot saved" in m).split(": ", 1)[1]
@@ -222,6 +267,7 @@ def video(out: Path) -> dict:
 
 def recover_offer(out: Path) -> dict:
     """The app finds the recording a killed run left behind and recovers it on request."""
+
     def body(session, app, sim) -> dict:
         wait_for(lambda: app.frames > 5 and session.latest().time > 0.1, what="the app to run")
         target = str(out / "runs" / "killed.parquet")
@@ -238,7 +284,14 @@ def recover_offer(out: Path) -> dict:
     return run_app(out / "spring_mass.toml", body)
 
 
-SCRIPTS = {"recover_offer": recover_offer, "video": video, "viewer_features": viewer_features, "attach_tune_record": attach_tune_record, "divergence": divergence, "close_viewer": close_viewer}
+SCRIPTS = {
+    "recover_offer": recover_offer,
+    "video": video,
+    "viewer_features": viewer_features,
+    "attach_tune_record": attach_tune_record,
+    "divergence": divergence,
+    "close_viewer": close_viewer,
+}
 
 if __name__ == "__main__":
     name, outdir = sys.argv[1], Path(sys.argv[2])

@@ -10,6 +10,7 @@ An X error on a grab (BadMatch while the window is resized, or gone) skips that 
 default handler would end the whole test process with exit(1), its message lost in pytest's
 captured stderr.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -24,11 +25,20 @@ __all__ = ["Frame", "FrameGrabber"]
 
 
 class _XImage(ctypes.Structure):
-    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
-                ("format", ctypes.c_int), ("data", ctypes.POINTER(ctypes.c_ubyte)),
-                ("byte_order", ctypes.c_int), ("bitmap_unit", ctypes.c_int), ("bitmap_bit_order", ctypes.c_int),
-                ("bitmap_pad", ctypes.c_int), ("depth", ctypes.c_int), ("bytes_per_line", ctypes.c_int),
-                ("bits_per_pixel", ctypes.c_int)]
+    _fields_ = [
+        ("width", ctypes.c_int),
+        ("height", ctypes.c_int),
+        ("xoffset", ctypes.c_int),
+        ("format", ctypes.c_int),
+        ("data", ctypes.POINTER(ctypes.c_ubyte)),
+        ("byte_order", ctypes.c_int),
+        ("bitmap_unit", ctypes.c_int),
+        ("bitmap_bit_order", ctypes.c_int),
+        ("bitmap_pad", ctypes.c_int),
+        ("depth", ctypes.c_int),
+        ("bytes_per_line", ctypes.c_int),
+        ("bits_per_pixel", ctypes.c_int),
+    ]
 
 
 @dataclass(frozen=True)
@@ -61,8 +71,16 @@ class FrameGrabber:
         self._x.XOpenDisplay.restype = ctypes.c_void_p
         self._x.XOpenDisplay.argtypes = [ctypes.c_char_p]
         self._x.XGetImage.restype = ctypes.POINTER(_XImage)
-        self._x.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int,
-                                      ctypes.c_uint, ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
+        self._x.XGetImage.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_ulong,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_ulong,
+            ctypes.c_int,
+        ]
         self._x.XDestroyImage.argtypes = [ctypes.POINTER(_XImage)]
         self._x.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_char_p)]
         self._x.XFree.argtypes = [ctypes.c_void_p]
@@ -70,8 +88,11 @@ class FrameGrabber:
         self._x.XSetErrorHandler.argtypes = [_ERROR_HANDLER]
         self._x.XSetErrorHandler.restype = ctypes.c_void_p
         self._x.XSetErrorHandler(_note_x_error)
-        self._x.XGetGeometry.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong)] + \
-            [ctypes.POINTER(ctypes.c_int)] * 2 + [ctypes.POINTER(ctypes.c_uint)] * 4
+        self._x.XGetGeometry.argtypes = (
+            [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong)]
+            + [ctypes.POINTER(ctypes.c_int)] * 2
+            + [ctypes.POINTER(ctypes.c_uint)] * 4
+        )
         self._dpy = self._x.XOpenDisplay(display.encode())
         if not self._dpy:
             raise RuntimeError(f"cannot open X display {display}")
@@ -85,8 +106,17 @@ class FrameGrabber:
         root = ctypes.c_ulong()
         x, y = ctypes.c_int(), ctypes.c_int()
         w, h, border, depth = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint()
-        self._x.XGetGeometry(self._dpy, self.wid, ctypes.byref(root), ctypes.byref(x), ctypes.byref(y),
-                             ctypes.byref(w), ctypes.byref(h), ctypes.byref(border), ctypes.byref(depth))
+        self._x.XGetGeometry(
+            self._dpy,
+            self.wid,
+            ctypes.byref(root),
+            ctypes.byref(x),
+            ctypes.byref(y),
+            ctypes.byref(w),
+            ctypes.byref(h),
+            ctypes.byref(border),
+            ctypes.byref(depth),
+        )
         return int(w.value), int(h.value)
 
     def title(self) -> str:
@@ -107,7 +137,7 @@ class FrameGrabber:
             im = img.contents
             assert im.bits_per_pixel == 32, im.bits_per_pixel
             raw = np.ctypeslib.as_array(im.data, shape=(im.height * im.bytes_per_line,))
-            bgrx = raw.reshape(im.height, im.bytes_per_line // 4, 4)[:, :im.width]
+            bgrx = raw.reshape(im.height, im.bytes_per_line // 4, 4)[:, : im.width]
             return bgrx[:, :, 2::-1].copy()
         finally:
             self._x.XDestroyImage(img)
@@ -127,7 +157,7 @@ class FrameGrabber:
                 last = rgb
             time.sleep(0.001)
 
-    def start(self) -> "FrameGrabber":
+    def start(self) -> FrameGrabber:
         self._thread.start()
         return self
 

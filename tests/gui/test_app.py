@@ -5,6 +5,7 @@ the same commands the widgets submit and checks the snapshots; this side then ch
 app left behind: the recorded Parquet, the saved scenario, the exit status. Screenshots of both
 windows go to tests/artifacts/.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,18 @@ MODELS = ROOT / "models"
 
 
 def drive(script: str, out: Path, display: str, *, timeout: float = 180.0) -> dict:
-    env = dict(os.environ, DISPLAY=display, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
+    env = dict(
+        os.environ, DISPLAY=display, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+    )
     env.pop("MUJOCO_GL", None)
-    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)], cwd=out, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-m", "tests.gui.driver", script, str(out)],
+        cwd=out,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, f"driver {script} failed:\n{proc.stdout}\n{proc.stderr}"
     return json.loads((out / "report.json").read_text())
 
@@ -52,11 +61,17 @@ def test_attach_tune_record_reload_save(xdisplay, tmp_path):
     assert (tmp_path / "panel.png").stat().st_size > 10_000
 
     from mjrig.scenario.parse import load_scenario
+
     sc = load_scenario(tmp_path / "saved.toml")
     assert {ld.name for ld in sc.loads} == {"main_spring", "extra"}
     assert sc.params["k2"].value == 800.0
-    check = subprocess.run([sys.executable, "-m", "mjrig", "check", str(tmp_path / "saved.toml")], cwd=ROOT,
-                           capture_output=True, text=True, timeout=60)
+    check = subprocess.run(
+        [sys.executable, "-m", "mjrig", "check", str(tmp_path / "saved.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert check.returncode == 0, check.stderr
 
 
@@ -80,11 +95,23 @@ def test_cli_opens_records_and_exits_cleanly(xdisplay, tmp_path, mode):
     from tests.gui.conftest import screenshot
 
     out = tmp_path / "cli.parquet"
-    args = [sys.executable, "-m", "mjrig", str(MODELS / "gas_spring_door.toml"), "--record", str(out),
-            "--exit-after", "6"]
+    args = [
+        sys.executable,
+        "-m",
+        "mjrig",
+        str(MODELS / "gas_spring_door.toml"),
+        "--record",
+        str(out),
+        "--exit-after",
+        "6",
+    ]
     if mode == "panel-process":
         args.append("--panel-process")
-    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
+    env = dict(
+        os.environ,
+        DISPLAY=xdisplay,
+        PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
+    )
     env.pop("MUJOCO_GL", None)
     started = time.monotonic()
     proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -125,9 +152,24 @@ def test_video_and_screenshot_in_the_app(xdisplay, tmp_path):
     assert video.exists() and "video saved" in report["video_message"]
     ffprobe = shutil.which("ffprobe")
     if ffprobe:
-        out = sp.run([ffprobe, "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-                      "stream=nb_read_frames,width,height", "-of", "csv=p=0", str(video)],
-                     capture_output=True, text=True, check=True).stdout.strip()
+        out = sp.run(
+            [
+                ffprobe,
+                "-v",
+                "error",
+                "-count_frames",
+                "-select_streams",
+                "v:0",
+                "-show_entries",
+                "stream=nb_read_frames,width,height",
+                "-of",
+                "csv=p=0",
+                str(video),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         w, h, n = (int(x) for x in out.split(","))
         assert (w, h) == (640, 480) and n >= 25  # at least ~1 s of simulated time at 30 fps
     shot = Path(report["screenshot"])
@@ -143,10 +185,19 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     for name in ("spring_mass.xml", "spring_mass.toml"):
         shutil.copy(MODELS / name, tmp_path / name)
     target = tmp_path / "runs" / "killed.parquet"
-    env = dict(os.environ, DISPLAY=xdisplay, PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
+    env = dict(
+        os.environ,
+        DISPLAY=xdisplay,
+        PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
+    )
     env.pop("MUJOCO_GL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "mjrig", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
-                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mjrig", str(tmp_path / "spring_mass.toml"), "--record", str(target)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     parts = target.with_name("killed.parquet.parts")
     deadline = time.monotonic() + 60
     index = parts / "part-0001.index"

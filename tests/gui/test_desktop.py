@@ -4,6 +4,7 @@ Every test starts the app in its own process on an Xvfb screen managed by openbo
 it with xdotool and XDND only; checks are what a person sees (titles, window frames, pixels,
 files written). Screenshots go to tests/artifacts/.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -58,6 +59,7 @@ def test_windows_tile_the_screen_and_remember_where_the_user_put_them(desktop, t
         def placed():  # both frames where they were the last two looks: the windows are placed
             seen.append((desktop.frame_rect(app.viewer), desktop.frame_rect(app.panel)))
             return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3] and seen[-1]
+
         v, p = wait_for(placed, what="the windows to be placed", every=0.2)
         w, h = desktop.size
         name = f"desktop_{w}x{h}"
@@ -70,8 +72,10 @@ def test_windows_tile_the_screen_and_remember_where_the_user_put_them(desktop, t
         x, y, pw, ph = desktop.client_rect(app.panel)
         desktop.x("xdotool", "windowsize", str(app.panel), str(pw), str(ph - 200), check=True)
         desktop.x("xdotool", "windowmove", str(app.panel), str(x), str(y + 40), check=True)
-        moved = wait_for(lambda: desktop.client_rect(app.panel)[1] >= y + 30 and desktop.client_rect(app.panel),
-                         what="the panel to move")
+        moved = wait_for(
+            lambda: desktop.client_rect(app.panel)[1] >= y + 30 and desktop.client_rect(app.panel),
+            what="the panel to move",
+        )
         app.redrawn(2)  # the panel notes its placement where it writes its widget map, every 5th frame
     finally:
         assert app.close() == 0, app.output()
@@ -114,7 +118,7 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         before = app.output()
         app.drop(broken)
         wait_for(lambda: "broken.xml" in app.output(), what="the error line")
-        new = app.output()[len(before):].strip().splitlines()
+        new = app.output()[len(before) :].strip().splitlines()
         errors = [ln for ln in new if "broken.xml" in ln]
         assert len(errors) == 1 and errors[0].startswith("mjrig: error:"), new
         time.sleep(0.5)  # nothing to wait for: time in which a wrong switch would show in the title
@@ -124,8 +128,10 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         app.key("ctrl+e")
         app.run_for(1.0)  # a second of rows (500 a second)
         app.key("ctrl+e")
-        second = wait_for(lambda: len(list((work / "runs").glob("*.parquet"))) == 2 and
-                          sorted((work / "runs").glob("*.parquet"))[0], what="the second recording")
+        second = wait_for(
+            lambda: len(list((work / "runs").glob("*.parquet"))) == 2 and sorted((work / "runs").glob("*.parquet"))[0],
+            what="the second recording",
+        )
         wait_for(lambda: _columns(second), what="a readable second recording")
         rows = pl.read_parquet(second)
         assert rows.height > 300 and "Loads/bumper:fz" in rows.columns
@@ -140,6 +146,7 @@ def _steady(desktop: Desktop, wid: int):
     def same():
         seen.append(desktop.grab(wid))
         return len(seen) >= 2 and np.array_equal(seen[-1], seen[-2]) and seen[-1]
+
     return wait_for(same, what="a still 3D view", every=0.2, timeout=20)
 
 
@@ -161,8 +168,22 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
     try:
         assert "video = 'w': MuJoCo's viewer uses that key" in app.output(), app.output()
         base = _steady(laptop, app.viewer)
-        for key in ("minus", "equal", "ctrl+r", "ctrl+f", "ctrl+k", "ctrl+e", "ctrl+e", "ctrl+v", "ctrl+v",
-                    "ctrl+y", "Right", "space", "ctrl+BackSpace", "space"):
+        for key in (
+            "minus",
+            "equal",
+            "ctrl+r",
+            "ctrl+f",
+            "ctrl+k",
+            "ctrl+e",
+            "ctrl+e",
+            "ctrl+v",
+            "ctrl+v",
+            "ctrl+y",
+            "Right",
+            "space",
+            "ctrl+BackSpace",
+            "space",
+        ):
             app.key(key)
             # nothing to wait for: time in which a wrong change would show (a recording, a video longer)
             time.sleep(1.5 if key in ("ctrl+e", "ctrl+v") else 0.5)
@@ -172,8 +193,11 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
             assert changed() == 0, f"{key} changed {changed()} pixels of the 3D view"
         # The comparison sees MuJoCo's own flags: plain S (once mjrig's "slower") toggles shadows.
         app.key("s")
-        wait_for(lambda: np.count_nonzero(np.any(laptop.grab(app.viewer) != base, axis=2)) > 100,
-                 what="S to toggle the shadows", timeout=10)
+        wait_for(
+            lambda: np.count_nonzero(np.any(laptop.grab(app.viewer) != base, axis=2)) > 100,
+            what="S to toggle the shadows",
+            timeout=10,
+        )
         runs = tmp_path / "work" / "runs"  # outputs go to the working folder
         assert len(list(runs.glob("screenshot-*.png"))) == 1, "Ctrl+Y (remapped) took no screenshot"
         wait_for(lambda: len(list(runs.glob("video-*.mp4"))) == 1, what=f"the Ctrl+V video\n{app.output()}")
@@ -197,8 +221,11 @@ def test_recording_twice_from_the_panel_keeps_both_files(laptop, tmp_path):
             app.click("Stop recording")
             wait_for(lambda: app.widget("Start recording"), what="recording to stop")
         runs = tmp_path / "work" / "runs"
-        files = wait_for(lambda: sorted(p.name for p in runs.glob("*.parquet")) if len(list(runs.glob("*.parquet"))) == 2
-                         else None, what="two recordings", timeout=30)
+        files = wait_for(
+            lambda: sorted(p.name for p in runs.glob("*.parquet")) if len(list(runs.glob("*.parquet"))) == 2 else None,
+            what="two recordings",
+            timeout=30,
+        )
         # the bundled rig's [recording] names the file; the second one gets a new name
         assert files == ["shaker-2.parquet", "shaker.parquet"], files
         for f in files:
@@ -220,13 +247,18 @@ def test_buttons_explain_themselves_on_hover(laptop, tmp_path):
         laptop.x("xdotool", "mousemove", "--sync", str(x + w // 2), str(y + h // 2), check=True)
         # the tooltip box opens just below and right of the pointer (after the pointer rests a while)
         ry, rx = y - py + h + 4, x - px + w // 2
-        tip = lambda img: (before != img)[ry:ry + 30, rx:rx + 250].any(axis=2)  # noqa: E731
-        after = wait_for(lambda: (lambda img: img if tip(img).sum() > 500 else None)(laptop.grab(app.panel)),
-                         what="the tooltip under 'Fit view'", timeout=10)
+        tip = lambda img: (before != img)[ry : ry + 30, rx : rx + 250].any(axis=2)  # noqa: E731
+        after = wait_for(
+            lambda: (lambda img: img if tip(img).sum() > 500 else None)(laptop.grab(app.panel)),
+            what="the tooltip under 'Fit view'",
+            timeout=10,
+        )
         region = tip(after)
         laptop.screenshot("tooltip_fit_view")
-        assert region.sum() > 500, (f"no tooltip under 'Fit view' ({int(region.sum())} pixels changed; "
-                                    f"{int((before != after).any(axis=2).sum())} in the panel)")
+        assert region.sum() > 500, (
+            f"no tooltip under 'Fit view' ({int(region.sum())} pixels changed; "
+            f"{int((before != after).any(axis=2).sum())} in the panel)"
+        )
         laptop.screenshot("tooltip_fit_view")
     finally:
         assert app.close() == 0, app.output()
@@ -254,13 +286,18 @@ def test_a_diverging_run_says_so_in_full_and_reset_recovers(laptop, tmp_path):
     model = work / "spring_mass.xml"  # a long joint name makes a message longer than the panel is wide
     model.write_text(model.read_text(encoding="utf-8").replace('"slide_x"', f'"{LONG_JOINT}"'), encoding="utf-8")
     scenario = work / "spring_mass.toml"
-    scenario.write_text(scenario.read_text(encoding="utf-8").replace(
-        'k = { value = 200.0, min = 0.0, max = 5000.0', 'k = { value = 1e13, min = 0.0, max = 1e13'), encoding="utf-8")
+    scenario.write_text(
+        scenario.read_text(encoding="utf-8").replace(
+            "k = { value = 200.0, min = 0.0, max = 5000.0", "k = { value = 1e13, min = 0.0, max = 1e13"
+        ),
+        encoding="utf-8",
+    )
     app = App(laptop, scenario, home=tmp_path)
     try:
-        state = wait_for(lambda: next((it for it in app.items()
-                                       if it.get("text", "").startswith("error: physics diverged")), None),
-                         what="the divergence message on the panel")
+        state = wait_for(
+            lambda: next((it for it in app.items() if it.get("text", "").startswith("error: physics diverged")), None),
+            what="the divergence message on the panel",
+        )
         px, py, pw, ph = laptop.client_rect(app.panel)
         x, y, w, h = state["rect"]
         laptop.screenshot("divergence_message")
@@ -271,7 +308,9 @@ def test_a_diverging_run_says_so_in_full_and_reset_recovers(laptop, tmp_path):
         assert h > 25, f"one line only: {state}"
         assert "paused (reset to go on)" in app.output()
         app.click("Reset")
-        wait_for(lambda: any(it.get("text", "").startswith("paused") for it in app.items(offscreen=True)),
-                 what="paused after Reset")   # the Simulation readout, maybe scrolled out of view
+        wait_for(
+            lambda: any(it.get("text", "").startswith("paused") for it in app.items(offscreen=True)),
+            what="paused after Reset",
+        )  # the Simulation readout, maybe scrolled out of view
     finally:
         assert app.close() == 0, app.output()

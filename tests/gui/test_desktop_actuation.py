@@ -1,13 +1,13 @@
 """Driving a model from the panel: a slider bound to an actuator in one click moves the arm; a
 tracer draws the tool's path in the 3D view; Snapshot, then running on, then Restore brings the
 view back. Real clicks and keys only; checks are pixels, the panel's text and recordings."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.gui.desktop import read_recording, App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop, read_recording, wait_for
 
 ARM = """<mujoco model="arm">
   <option timestep="0.002"/>
@@ -75,9 +75,13 @@ def test_a_slider_bound_to_an_actuator_in_one_click_moves_the_arm(laptop, tmp_pa
         x, y, w, h = _slider(app, "shoulder_input")  # a new slider in Params, over the ctrlrange
         # Ctrl+click a slider to type a value into it (Dear ImGui), as a person sets an exact input.
         laptop.x("xdotool", "mousemove", "--sync", str(x + 30), str(y + h // 2), check=True)
-        laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "click", "1", "sleep", "0.15", "keyup", "ctrl", check=True)
+        laptop.x(
+            "xdotool", "keydown", "ctrl", "sleep", "0.15", "click", "1", "sleep", "0.15", "keyup", "ctrl", check=True
+        )
         app.redrawn(2, timeout=3.0)  # the slider turns into a text field on the panel's next frames
-        laptop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True)
+        laptop.x(
+            "xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True
+        )
         laptop.x("xdotool", "type", "--delay", "15", "1.2", check=True)
         laptop.x("xdotool", "key", "Return", check=True)
         app.run_for(1.5)  # the arm gets there (it settles in about 0.5 s)
@@ -110,6 +114,7 @@ def _slider(app: App, label: str):
 
 def _image(path):
     import mediapy
+
     try:
         return mediapy.read_image(path)
     except Exception:  # noqa: BLE001 - still being written
@@ -127,6 +132,7 @@ def _wait_paused(app: App) -> None:
         ok = paused and t is not None and seen[-1:] == [t]
         seen.append(t)
         return ok
+
     wait_for(still, what="the run to pause", timeout=10)
 
 
@@ -139,8 +145,11 @@ def test_a_tracer_draws_the_tool_path_in_the_view_and_in_screenshots(laptop, tmp
     app = App(laptop, _arm(tmp_path, TRACED.format(extra="")), home=tmp_path)
     try:
         # the arm swings; the trail grows
-        view = wait_for(lambda: (lambda v: v if _magenta(v) > 300 else None)(laptop.grab(app.viewer)),
-                        what="the trail in the 3D view", timeout=30)
+        view = wait_for(
+            lambda: (lambda v: v if _magenta(v) > 300 else None)(laptop.grab(app.viewer)),
+            what="the trail in the 3D view",
+            timeout=30,
+        )
         laptop.screenshot("tracer")
         assert _magenta(view) > 300, f"no trail in the 3D view ({_magenta(view)} magenta pixels)"
         app.key("ctrl+t")
@@ -160,8 +169,10 @@ def test_snapshot_then_running_on_then_restore_returns_the_view(laptop, tmp_path
         app.key("space")  # pause
         _wait_paused(app)
         app.click("Snapshot")
-        saved = wait_for(lambda: next(iter((tmp_path / "rig").glob("arm-snapshot*.npz")), None),
-                         what="the snapshot file next to the scenario")
+        saved = wait_for(
+            lambda: next(iter((tmp_path / "rig").glob("arm-snapshot*.npz")), None),
+            what="the snapshot file next to the scenario",
+        )
         t_snap = _time(app)
         first = laptop.grab(app.viewer)
         app.key("space")  # run on
@@ -173,8 +184,13 @@ def test_snapshot_then_running_on_then_restore_returns_the_view(laptop, tmp_path
         assert (first != moved).any(axis=2).mean() > 0.003, "the arm did not move after the snapshot"
         app.key("ctrl+g")  # Restore, from the 3D view
         wait_for(lambda: abs(_time(app) - t_snap) < 1e-3, what="the time to go back to the snapshot's")
-        wait_for(lambda: ((first.astype(int) - laptop.grab(app.viewer).astype(int)).__abs__().max(axis=2) > 24).mean()
-                 < 0.001, what="the 3D view to show the snapshot", timeout=10)
+        wait_for(
+            lambda: (
+                ((first.astype(int) - laptop.grab(app.viewer).astype(int)).__abs__().max(axis=2) > 24).mean() < 0.001
+            ),
+            what="the 3D view to show the snapshot",
+            timeout=10,
+        )
         back = laptop.grab(app.viewer)
         laptop.screenshot("snapshot_restored")
         differ = (first.astype(int) - back.astype(int)).__abs__().max(axis=2) > 24

@@ -5,6 +5,7 @@ that yield the CPU to the panel and the physics, still moves.
 
 Slower than most GUI tests (~25 s per screen): the generated model has 600 bodies and 9,600
 signals, stepped and drawn in real time by software OpenGL, at both screen sizes."""
+
 from __future__ import annotations
 
 import os
@@ -46,22 +47,28 @@ def test_a_600_body_model_opens_and_plots_a_signal_found_by_the_filter(tmp_path,
     try:
         assert app.redrawn(5, timeout=10), "the panel stopped drawing after opening the model"
         t0 = app.newest_time()
-        assert app.run_for(1.0, timeout=20) >= t0 + 1.0           # the run goes on
+        assert app.run_for(1.0, timeout=20) >= t0 + 1.0  # the run goes on
         bodies = app._hits(app.items(offscreen=True), "Bodies")
         assert bodies and bodies[0]["type"] == "mvTreeNode"
         assert not app._hits(app.items(offscreen=True), "c59_l9"), "a 600-entity category should start closed"
         app.type_into("filter signals", "c59_j9")
         assert app.visible("qpos"), "the one joint the filter leaves should be open"
         app.click("qvel")
-        plot = wait_for(lambda: next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == "rad/s"),
-                                     None), what="the rad/s plot", timeout=15)
+        plot = wait_for(
+            lambda: next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == "rad/s"), None),
+            what="the rad/s plot",
+            timeout=15,
+        )
         x, y, w, h = plot["rect"]
         assert h >= 120 and w >= 200, plot["rect"]
         # the swinging link draws a line: many pixels of the plot change between two looks
-        first = desktop.grab(app.panel)[y:y + h, x:x + w]
+        first = desktop.grab(app.panel)[y : y + h, x : x + w]
         app.run_for(0.5)
-        wait_for(lambda: (desktop.grab(app.panel)[y:y + h, x:x + w] != first).any(axis=2).sum() > 200,
-                 what="the plotted line to move", timeout=10)
+        wait_for(
+            lambda: (desktop.grab(app.panel)[y : y + h, x : x + w] != first).any(axis=2).sum() > 200,
+            what="the plotted line to move",
+            timeout=10,
+        )
         assert app.redrawn(5, timeout=5)
         assert _rss_mb(app.proc.pid) < 1500
         # the 3D view draws at a lower priority (its render thread and, with software OpenGL, the
@@ -73,8 +80,9 @@ def test_a_600_body_model_opens_and_plots_a_signal_found_by_the_filter(tmp_path,
             assert any(n.startswith("llvmpipe") for n in low), threads
             assert any(n.startswith("llvmpipe") and nice == 0 for n, nice in threads), threads
         view = desktop.grab(app.viewer)
-        wait_for(lambda: (desktop.grab(app.viewer) != view).any(axis=2).sum() > 200,
-                 what="the 3D view to move", timeout=10)
+        wait_for(
+            lambda: (desktop.grab(app.viewer) != view).any(axis=2).sum() > 200, what="the 3D view to move", timeout=10
+        )
         desktop.screenshot(f"big_model_{size[0]}x{size[1]}")
     finally:
         assert app.close() == 0, app.output()

@@ -1,6 +1,7 @@
 """A second recording over a replay, as a person uses it: ``mjrig A.parquet --compare B.parquet``
 draws B's signals dashed beside A's in the same colour and B's bodies as a ghost in the 3D view;
 "Stop comparing" takes both away and "Compare with..." brings them back from the panel."""
+
 from __future__ import annotations
 
 import re
@@ -11,21 +12,26 @@ import time
 import numpy as np
 import polars as pl
 
+from mjrig.widgets.plot_overlay import PALETTE, tint
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_timeline import _drag_to, _text, _time
-from mjrig.widgets.plot_overlay import PALETTE, tint
 
 
 def _record(folder, name: str, *extra: str) -> None:
-    subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "3", "--out", name, *extra],
-                   cwd=folder, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "3", "--out", name, *extra],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def _line_pixels(app: App, desktop: Desktop, *, colour=PALETTE[0]) -> int:
     """Pixels of ``colour`` (default: the first plotted signal's) inside its plot."""
     plot = next(it["rect"] for it in app.items() if it["type"] == "mvPlot")
     x, y, w, h = plot
-    img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
+    img = desktop.grab(app.panel)[y : y + h, x : x + w].astype(int)
     return int((np.abs(img - np.array(colour)).max(axis=2) < 30).sum())
 
 
@@ -50,7 +56,9 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         wait_for(lambda: _text(app, "paused"), what="the replay to pause at the dragged instant")
         t = _time(app)
         assert 0.5 < t < 2.5, t
-        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:   slide_x:qpos \S+ \(\S+\) m"), what="both values at the cursor")
+        shown = wait_for(
+            lambda: _text(app, r"at [0-9.]+ s:   slide_x:qpos \S+ \(\S+\) m"), what="both values at the cursor"
+        )
         at, a, b = re.match(r"at (\S+) s:   slide_x:qpos (\S+) \((\S+)\)", shown["text"]).groups()
         rec_a, rec_b = (pl.read_parquet(tmp_path / n) for n in ("A.parquet", "B.parquet"))
         for rec, value in ((rec_a, a), (rec_b, b)):  # each the recorded position at that instant
@@ -63,8 +71,14 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         desktop.screenshot("compare_1920x1080")
         app.click("Stop comparing")
         wait_for(lambda: not _text(app, r".*compared with.*"), what="the comparison to go")
-        wait_for(lambda: _line_pixels(app, desktop, colour=TWIN) < 0.25 * with_cmp
-                 and _changed(view_cmp, desktop.grab(app.viewer)) > 0.0005, what="B's line and ghost to go", timeout=10)
+        wait_for(
+            lambda: (
+                _line_pixels(app, desktop, colour=TWIN) < 0.25 * with_cmp
+                and _changed(view_cmp, desktop.grab(app.viewer)) > 0.0005
+            ),
+            what="B's line and ghost to go",
+            timeout=10,
+        )
         alone, view_alone = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
         assert abs(_time(app) - t) < 1e-4  # still the same instant
         # B's dashed line is drawn in its own paler shade (a dashed line's worth of pixels), A's
@@ -76,8 +90,14 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         app.click("Compare with...")
         app.type_into("file name", str(tmp_path / "B.parquet"), enter=True)
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the comparison back from the panel")
-        wait_for(lambda: _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
-                 and _changed(desktop.grab(app.viewer), view_cmp) < 0.0005, what="B's line and ghost back", timeout=10)
+        wait_for(
+            lambda: (
+                _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
+                and _changed(desktop.grab(app.viewer), view_cmp) < 0.0005
+            ),
+            what="B's line and ghost back",
+            timeout=10,
+        )
         assert _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
         assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
         assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))

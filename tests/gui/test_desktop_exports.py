@@ -6,6 +6,7 @@ signal; a sweep's results window's Report... writes the results' report. Real in
 (xdotool clicks on the menu, the dialog's filters and buttons, typing in its name field, the
 viewer's Ctrl+E); checks read the files back and the Status lines the panel shows. On a 1280x800
 and a 1920x1080 screen; screenshots go to tests/artifacts/."""
+
 from __future__ import annotations
 
 import re
@@ -53,13 +54,20 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
     tag = f"{size[0]}x{size[1]}"
     try:
         # nothing recorded yet: no dialog, a warning says what to do
-        _menu(app, "Export recording...", lambda: _status(app, re.escape(f"warning: {NO_RECORDING}")),
-              "the no-recording warning")
+        _menu(
+            app,
+            "Export recording...",
+            lambda: _status(app, re.escape(f"warning: {NO_RECORDING}")),
+            "the no-recording warning",
+        )
         assert _window(app, EXPORT_TITLE) is None
         # a short run recorded with the app's own key (Ctrl+E in the 3D view)
         app.key("ctrl+e")
-        wait_for(lambda: _status(app, r"info: recording to .*spring_mass\.parquet.*"), what="the recording to start",
-                 timeout=90)
+        wait_for(
+            lambda: _status(app, r"info: recording to .*spring_mass\.parquet.*"),
+            what="the recording to start",
+            timeout=90,
+        )
         app.run_for(0.4)
         app.key("ctrl+e")
         rec = runs / "spring_mass.parquet"
@@ -91,8 +99,11 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         assert app.value("file name") == "spring_mass.html"
         app.click("Save")
         html = runs / "spring_mass.html"
-        wait_for(lambda: _status(app, re.escape(f"info: report written: {html}")), what="the report's Status line",
-                 timeout=90)
+        wait_for(
+            lambda: _status(app, re.escape(f"info: report written: {html}")),
+            what="the report's Status line",
+            timeout=90,
+        )
         text = html.read_text(encoding="utf-8")
         assert "<html" in text and "spring_mass.parquet" in text
         desktop.screenshot(f"exports_written_{tag}")
@@ -103,8 +114,11 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         assert app.value("file name") == "plot.png"
         app.click("Save")
         png = runs / "plot.png"
-        wait_for(lambda: _status(app, re.escape(f"info: plot saved: {png} (") + r"[0-9]+ signals?\)"),
-                 what="the plot's Status line", timeout=60)
+        wait_for(
+            lambda: _status(app, re.escape(f"info: plot saved: {png} (") + r"[0-9]+ signals?\)"),
+            what="the plot's Status line",
+            timeout=60,
+        )
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         app.redrawn(2, timeout=3.0)
         desktop.screenshot(f"exports_plot_{tag}")
@@ -136,8 +150,9 @@ def test_the_results_windows_report_button_writes_the_sweeps_report(tmp_path, si
         assert not (results.parent / name).exists()
         app.click("Save")
         out = results.parent / name
-        wait_for(lambda: _status(app, re.escape(f"info: report written: {out}")), what="the report's Status line",
-                 timeout=90)
+        wait_for(
+            lambda: _status(app, re.escape(f"info: report written: {out}")), what="the report's Status line", timeout=90
+        )
         assert "RESULTS.parquet" in out.read_text(encoding="utf-8")
         # the results window may cover the Status log: its note says where, too
         assert wait_for(lambda: app.text(re.escape(f"report written: {out}")), what="the results view's note")

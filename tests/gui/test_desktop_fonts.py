@@ -1,5 +1,6 @@
 """Names in Chinese, Japanese or Korean read as themselves in the panel (not "??"), and the
 panel's own font comes back with the next rig that has no such names."""
+
 from __future__ import annotations
 
 import shutil
@@ -33,16 +34,20 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
     desktop = Desktop(1280, 800)
     app = App(desktop, model, home=tmp_path)
     try:
-        slide = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == "滑块"), None),
-                         what="the slide joint in the signal tree")
-        hinge = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == "관절"), None),
-                         what="the hinge in the signal tree")
+        slide = wait_for(
+            lambda: next((it["rect"] for it in app.items() if it["label"] == "滑块"), None),
+            what="the slide joint in the signal tree",
+        )
+        hinge = wait_for(
+            lambda: next((it["rect"] for it in app.items() if it["label"] == "관절"), None),
+            what="the hinge in the signal tree",
+        )
         shot = desktop.grab(app.panel).astype(int)
 
         def label(rect):  # the node's text: right of the tree arrow, as wide as two glyphs
             x, y, w, h = rect
-            crop = shot[y:y + h, x + 22:x + 22 + 2 * 15]
-            return (np.abs(crop - crop[0, 0]).max(axis=2) > 60)  # text pixels against the background
+            crop = shot[y : y + h, x + 22 : x + 22 + 2 * 15]
+            return np.abs(crop - crop[0, 0]).max(axis=2) > 60  # text pixels against the background
 
         a, b = label(slide), label(hinge)
         assert a.sum() > 40 and b.sum() > 40, (a.sum(), b.sum())
@@ -54,7 +59,7 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
         def reload_button():  # a Latin label, as drawn now
             x, y, w, h = app.widget("Reload")
             px, py, _, _ = desktop.client_rect(app.panel)
-            return desktop.grab(app.panel)[y - py:y - py + h, x - px:x - px + w].astype(int)
+            return desktop.grab(app.panel)[y - py : y - py + h, x - px : x - px + w].astype(int)
 
         cjk = reload_button()
         app.reveal("Bundled rigs", "spring_mass")
@@ -64,8 +69,9 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
         app.redrawn(4)
         latin = reload_button()
         # another font draws "Reload" at another width, or other pixels at the same
-        assert latin.shape != cjk.shape or (np.abs(latin - cjk).max(axis=2) > 60).sum() > 20, \
+        assert latin.shape != cjk.shape or (np.abs(latin - cjk).max(axis=2) > 60).sum() > 20, (
             "the panel should draw its labels in its own font again"
+        )
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

@@ -4,6 +4,7 @@ and turns the view, Ctrl+F in the viewer frames it all again, at a laptop's and 
 screen size. The run is paused at its initial state first, so the block is where the checks
 expect it. Screenshots of the whole screen go to tests/artifacts/framing_*.png.
 """
+
 from __future__ import annotations
 
 import time
@@ -46,6 +47,7 @@ def _still_view(desktop: Desktop, wid: int, ok=lambda rgb: True, *, what: str) -
     def still():
         seen[:] = [*seen[-1:], desktop.grab(wid)]
         return len(seen) == 2 and np.array_equal(*seen) and ok(seen[-1])
+
     wait_for(still, what=what, every=0.2, timeout=20)
     return seen[-1]
 
@@ -67,8 +69,12 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
     w, h = desktop.size
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
-        wait_for(lambda: (lambda rgb: _anchor_x(rgb) is not None and _blocks_columns(rgb).size >= 4)(
-            desktop.grab(app.viewer)), what="the rig drawn in the 3D view")
+        wait_for(
+            lambda: (lambda rgb: _anchor_x(rgb) is not None and _blocks_columns(rgb).size >= 4)(
+                desktop.grab(app.viewer)
+            ),
+            what="the rig drawn in the 3D view",
+        )
         # Paused at the initial state, the block stays where the checks expect it (it swings
         # 0.1 m either way while running).
         app.key("space")
@@ -86,14 +92,22 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
             desktop.x("xdotool", "mousemove", "--sync", str(cx + 8 * step), str(cy), check=True)
             time.sleep(0.05)  # drag pacing: the viewer sees each step of the turn
         desktop.x("xdotool", "mouseup", "1", check=True)
-        zoomed = _still_view(desktop, app.viewer, lambda rgb: _blocks_columns(rgb).size < 0.6 * opened,
-                             what="the view zoomed out and still")
+        zoomed = _still_view(
+            desktop,
+            app.viewer,
+            lambda rgb: _blocks_columns(rgb).size < 0.6 * opened,
+            what="the view zoomed out and still",
+        )
         desktop.screenshot(f"framing_zoomed_out_{w}x{h}")
         far = _blocks_columns(zoomed).size
         assert far < 0.6 * opened, f"the wheel did not zoom out (block {far} px wide, {opened} px at first)"
         app.key("ctrl+f")
-        framed = _still_view(desktop, app.viewer, lambda rgb: _blocks_columns(rgb).size > 0.8 * opened,
-                             what="the view framed again and still")
+        framed = _still_view(
+            desktop,
+            app.viewer,
+            lambda rgb: _blocks_columns(rgb).size > 0.8 * opened,
+            what="the view framed again and still",
+        )
         desktop.screenshot(f"framing_ctrl_f_{w}x{h}")
         fitted = _check_framed(framed, "after Ctrl+F")
         assert fitted > 0.8 * opened
@@ -126,14 +140,16 @@ def test_a_dropped_tiny_model_opens_framed_not_a_close_up_nor_a_speck(tmp_path):
             def cube(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 r, g, b = (rgb[..., i].astype(int) for i in range(3))
                 return np.nonzero((b > 100) & (b > r + 60) & (b > g + 25))
+
             rgb = _still_view(desktop, app.viewer, lambda rgb: cube(rgb)[1].size > 50, what="the cube in a still view")
             desktop.screenshot("framing_dropped_tiny_1280x800")
             ys, xs = cube(rgb)
             assert xs.size > 50, "the cube is not in view"
             h, w = rgb.shape[:2]
             width, height = (xs.max() - xs.min()) / w, (ys.max() - ys.min()) / h
-            assert 0.03 * w < xs.min() and xs.max() < 0.97 * w and 0.03 * h < ys.min() and ys.max() < 0.97 * h, \
+            assert 0.03 * w < xs.min() and xs.max() < 0.97 * w and 0.03 * h < ys.min() and ys.max() < 0.97 * h, (
                 "the cube runs off the view: an extreme close-up"
+            )
             assert max(width, height) > 0.3, f"the cube is a speck: {width:.0%} x {height:.0%} of the view"
         finally:
             assert app.close() == 0, app.output()

@@ -2,6 +2,7 @@
 program; the 3D view shows the change, the load stays attached and Status says so. A broken edit
 leaves the old model running with one red line. Then the automatic arrows: a 40 N push on a
 walker-sized model is an arrow a person sees at 1280x800."""
+
 from __future__ import annotations
 
 import mediapy
@@ -37,14 +38,17 @@ def viewer_pixels(desktop: Desktop, app: App, name: str) -> np.ndarray:
     """The 3D view as a person sees it (from a screenshot of the whole screen)."""
     shot = mediapy.read_image(desktop.screenshot(name))[..., :3].astype(int)
     x, y, w, h = desktop.client_rect(app.viewer)
-    return shot[y:y + h, x:x + w]
+    return shot[y : y + h, x : x + w]
 
 
 def share(px: np.ndarray, channel: int) -> float:
     """The part of the view in a strong colour of ``channel`` (0 red, 1 green, 2 blue)."""
     others = [c for c in range(3) if c != channel]
-    mask = (px[..., channel] > 120) & (px[..., channel] > px[..., others[0]] + 60) & \
-           (px[..., channel] > px[..., others[1]] + 60)
+    mask = (
+        (px[..., channel] > 120)
+        & (px[..., channel] > px[..., others[0]] + 60)
+        & (px[..., channel] > px[..., others[1]] + 60)
+    )
     return float(mask.mean())
 
 
@@ -65,12 +69,16 @@ def test_a_model_edited_on_disk_reloads_with_its_load_and_a_broken_edit_keeps_th
         model.write_text(MODEL.format(size=0.4, rgba=BLUE))  # another program saves the model
         wait_for(lambda: app.text(r"info: crate\.xml changed on disk: reloaded, loads kept"), what="Status's line")
         app.run_for(0.3)
-        after = wait_for(lambda: (lambda px: px if share(px, 2) > 0.5 * share(before, 0) else None)(
-            viewer_pixels(desktop, app, f"hot_reload_after_{size[0]}x{size[1]}")), what="the blue crate")
+        after = wait_for(
+            lambda: (lambda px: px if share(px, 2) > 0.5 * share(before, 0) else None)(
+                viewer_pixels(desktop, app, f"hot_reload_after_{size[0]}x{size[1]}")
+            ),
+            what="the blue crate",
+        )
         assert share(after, 0) < 0.5 * share(before, 0)  # the red crate is gone (the view frames the new one)
         app.widget("push")  # the load is still attached: its row is in Loads (scrolled to, as a person does)
         # a broken edit: MuJoCo refuses it; the blue crate runs on with one red line
-        model.write_text(MODEL.format(size=0.4, rgba=BLUE).replace("<geom type=\"box\"", "<gem type=\"box\""))
+        model.write_text(MODEL.format(size=0.4, rgba=BLUE).replace('<geom type="box"', '<gem type="box"'))
         wait_for(lambda: app.text(r"error: .*crate\.xml.*"), what="the red line")
         t = app.newest_time()
         app.run_for(0.3)

@@ -7,6 +7,7 @@ windows and menus open (the widget map lists them), files written, the process's
 status lines. Screenshots of the File menu and the Open dialog at both screen sizes go to
 tests/artifacts/.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,9 +47,12 @@ def _menu(app: App, label: str) -> dict | None:
 def _menu_entry(app: App, label: str) -> tuple[int, int, int, int]:
     """Screen rectangle of the open menu's item or submenu ``label`` (not a button of that name)."""
     px, py, _, _ = app.desktop.client_rect(app.panel)
-    x, y, w, h = wait_for(lambda: next((it["rect"] for it in app.items() if it["label"] == label
-                                        and it["type"] in ("mvMenuItem", "mvMenu")), None),
-                          what=f"the menu entry {label}")
+    x, y, w, h = wait_for(
+        lambda: next(
+            (it["rect"] for it in app.items() if it["label"] == label and it["type"] in ("mvMenuItem", "mvMenu")), None
+        ),
+        what=f"the menu entry {label}",
+    )
     return px + x, py + y, w, h
 
 
@@ -76,8 +80,9 @@ def _type(app: App, text: str, *, enter: bool = False) -> None:
 
 
 def _select_all(app: App) -> None:
-    app.desktop.x("xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl",
-                  check=True)
+    app.desktop.x(
+        "xdotool", "keydown", "ctrl", "sleep", "0.15", "key", "a", "sleep", "0.15", "keyup", "ctrl", check=True
+    )
 
 
 def _edit_the_rig(app: App) -> None:
@@ -157,8 +162,10 @@ def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path)
         wait_for(lambda: _texts(app, r"spring_mass_rig\.toml already exists"), what="the question before replacing")
         assert tomllib.loads(saved.read_text())["params"]["k"]["value"] == k_first, "replaced without asking"
         app.click("Replace")
-        wait_for(lambda: tomllib.loads(saved.read_text())["params"]["k"]["value"] < k_first,
-                 what="the replaced scenario with the new k")
+        wait_for(
+            lambda: tomllib.loads(saved.read_text())["params"]["k"]["value"] < k_first,
+            what="the replaced scenario with the new k",
+        )
         # nothing unsaved: Ctrl+Q quits at once
         _press(app, "ctrl+q")
         assert _exits(app) == 0, f"Ctrl+Q did not quit:\n{app.output()}"
@@ -281,21 +288,28 @@ def test_recent_tells_two_files_of_one_name_apart(laptop, tmp_path):
         app.type_into("file name", str(tmp_path / "b" / "spring_mass.toml"), enter=True)
         wait_for(lambda: _texts(app, r"^scenario: .*/b/spring_mass\.toml"), what="b's scenario to open")
         app.reveal("Recent", "a/spring_mass.toml")
-        labels = [it["label"] for it in app.items(offscreen=True)  # the list may reach below the controls' view
-                  if it["type"] == "mvSelectable" and "spring_mass" in it["label"]]
+        labels = [
+            it["label"]
+            for it in app.items(offscreen=True)  # the list may reach below the controls' view
+            if it["type"] == "mvSelectable" and "spring_mass" in it["label"]
+        ]
         assert labels == ["b/spring_mass.toml", "a/spring_mass.toml"], labels
         # the full path in the tooltip
         x, y, w, h = app.widget("a/spring_mass.toml")
         laptop.x("xdotool", "mousemove", "--sync", str(x + 20), str(y + h // 2), check=True)
-        wait_for(lambda: _texts(app, "^" + re.escape(str(tmp_path / "a" / "spring_mass.toml")) + "$"),
-                 what="the full path in a tooltip")
+        wait_for(
+            lambda: _texts(app, "^" + re.escape(str(tmp_path / "a" / "spring_mass.toml")) + "$"),
+            what="the full path in a tooltip",
+        )
         laptop.screenshot("keys_recent_tooltip")
         # the File menu's Recent too
         app.click("File")
         rx, ry, rw, rh = _menu_entry(app, "Recent")
         laptop.x("xdotool", "mousemove", "--sync", str(rx + 20), str(ry + rh // 2), check=True)
-        wait_for(lambda: next((it for it in app.items() if it["label"] == "Recent" and it.get("open")), None),
-                 what="the Recent submenu open")
+        wait_for(
+            lambda: next((it for it in app.items() if it["label"] == "Recent" and it.get("open")), None),
+            what="the Recent submenu open",
+        )
         app.redrawn()
         laptop.screenshot("keys_recent_menu")
         _press(app, "Escape")

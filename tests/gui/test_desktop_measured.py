@@ -1,6 +1,7 @@
 """Bench data in the app as a person sees it: a rig with ``[[measured]]`` data plots each measured
 signal's twin dotted beside it, in a paler shade of its colour, live and when its recording is
 replayed (the recording keeps the series); at 1280x800 and 1920x1080."""
+
 from __future__ import annotations
 
 import re
@@ -12,10 +13,10 @@ import numpy as np
 import pytest
 
 from mjrig.scenario.parse import load_scenario
+from mjrig.widgets.plot_overlay import PALETTE, tint
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_timeline import _drag_to, _text
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
-from mjrig.widgets.plot_overlay import PALETTE, tint
 
 PLOTS = """
 [plots]
@@ -26,7 +27,7 @@ signals = ["Joints/slide:qpos"]
 def _pixels(app: App, desktop: Desktop, colour) -> int:
     """Pixels of ``colour`` inside the plot."""
     x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot")
-    img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
+    img = desktop.grab(app.panel)[y : y + h, x : x + w].astype(int)
     return int((np.abs(img - np.array(colour)).max(axis=2) < 30).sum())
 
 
@@ -54,8 +55,13 @@ def test_a_replayed_recording_shows_its_bench_again(tmp_path):
     dragged to (the entry's samples interpolated there, in the plot's unit)."""
     csv_bench(tmp_path, noise=0.05)
     path = scenario(tmp_path, CSV_ENTRY, k=250.0, extra=PLOTS)
-    subprocess.run([sys.executable, "-m", "mjrig", "run", str(path), "--out", "rec.parquet"], cwd=tmp_path,
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "mjrig", "run", str(path), "--out", "rec.parquet"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     times, x = load_scenario(path).measured[0].series("Joints/slide:qpos")
     (tmp_path / "bench.csv").unlink()  # the recording holds the series itself
     desktop = Desktop(1280, 800)
@@ -89,8 +95,9 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
     bench.parent.mkdir()
     csv_bench(bench.parent, noise=0.05)
     rows = (bench.parent / "bench.csv").read_text().splitlines()[1:]
-    bench.write_text("t [ms],slide_qpos [mm],temperature\n" + "".join(f"{r},{20 + i * 1e-3:.3f}\n"
-                                                                      for i, r in enumerate(rows)))
+    bench.write_text(
+        "t [ms],slide_qpos [mm],temperature\n" + "".join(f"{r},{20 + i * 1e-3:.3f}\n" for i, r in enumerate(rows))
+    )
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
@@ -118,8 +125,9 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         entry = tomllib.loads(path.read_text())["measured"][0]
         assert entry["file"] == "data/drop3.csv" and entry["time"] == "t [ms]" and entry["time_unit"] == "ms"
         assert entry["signals"] == {"Joints/slide:qpos": {"column": "slide_qpos [mm]", "unit": "mm"}}
-        check = subprocess.run([sys.executable, "-m", "mjrig", "check", str(path)], capture_output=True, text=True,
-                               timeout=120)
+        check = subprocess.run(
+            [sys.executable, "-m", "mjrig", "check", str(path)], capture_output=True, text=True, timeout=120
+        )
         assert check.returncode == 0, check.stderr
     finally:
         app.close()
@@ -152,8 +160,11 @@ def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size
         app.click("fit k [N/m]")
         app.click("fit c [N·s/m]")
         app.click("Run fit")
-        done = wait_for(lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True), timeout=180,
-                        what="the fit to converge")
+        done = wait_for(
+            lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True),
+            timeout=180,
+            what="the fit to converge",
+        )
         assert done
         cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
         k = float(cells[cells.index("k") + 1])

@@ -2,6 +2,7 @@
 panel with a window, and read its value as the run goes -- the bundled spring-mass's highest
 point after its first swing, against the damped oscillator's closed form. Added mid-run, a
 metric covers the steps kept from before."""
+
 from __future__ import annotations
 
 import math
@@ -17,9 +18,9 @@ def highest_return(after: float, until: float) -> float:
     0.1 m stretched (qpos 0, rest at -0.1 m), k = 200 N/m, c = 1 N·s/m, m = 1 kg (its scenario's
     defaults), an underdamped oscillator about the rest point."""
     w, zeta = math.sqrt(200.0), 1.0 / (2 * math.sqrt(200.0))
-    wd = w * math.sqrt(1 - zeta ** 2)
+    wd = w * math.sqrt(1 - zeta**2)
     t = np.linspace(after, until, 200_001)
-    x = -0.1 + 0.1 * np.exp(-zeta * w * t) * (np.cos(wd * t) + zeta / math.sqrt(1 - zeta ** 2) * np.sin(wd * t))
+    x = -0.1 + 0.1 * np.exp(-zeta * w * t) * (np.cos(wd * t) + zeta / math.sqrt(1 - zeta**2) * np.sin(wd * t))
     return float(x.max())
 
 

@@ -1,5 +1,6 @@
 """Opening, switching and saving as a person does it: the panel's lists, the file dialog, the
 unsaved-edits question, Recent, and the recording settings a scenario brings."""
+
 from __future__ import annotations
 
 import shutil
@@ -8,7 +9,7 @@ import tomllib
 
 import pytest
 
-from tests.gui.desktop import read_recording, REPO, App, Desktop, wait_for
+from tests.gui.desktop import REPO, App, Desktop, read_recording, wait_for
 
 MODELS = REPO / "models"
 STILL = """<mujoco model="{name}"><worldbody><light pos="0 0 3"/><geom type="plane" size="2 2 .1"/>
@@ -120,8 +121,9 @@ def test_the_app_records_what_the_scenario_says(laptop, tmp_path):
         shutil.copy(f, rig / f.name)
     text = (rig / "spring_mass.toml").read_text()
     head, _, _ = text.partition("[recording]")
-    (rig / "spring_mass.toml").write_text(head + '[recording]\npath = "out/mine.parquet"\nrate = 100\n'
-                                                 'signals = ["joints", "loads"]\n')
+    (rig / "spring_mass.toml").write_text(
+        head + '[recording]\npath = "out/mine.parquet"\nrate = 100\nsignals = ["joints", "loads"]\n'
+    )
     app = App(laptop, rig / "spring_mass.toml", home=tmp_path)
     try:
         app.click("Start recording")
@@ -142,7 +144,6 @@ def _wait_unsaved(app: App) -> None:
     """The edit has reached the rig: the panel marks it unsaved (under Open... Reload Save scenario...)."""
     app.widget("Reload")  # that row in view
     wait_for(lambda: app.text(r".*\(unsaved changes\)"), what="the rig marked '(unsaved changes)'", timeout=10)
-
 
 
 def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):

@@ -3,6 +3,7 @@
 pauses the run and swings the arm in the 3D view while the run's time stands still, less with the
 amplitude slider at its left end, *stop 1*
 puts the view back; *Bode* draws the elbow's response to the gripper's mass."""
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,9 @@ def _moved(a: np.ndarray, b: np.ndarray) -> float:
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
-    cli = subprocess.run([sys.executable, "-m", "mjrig", "modes", "robot_arm"], capture_output=True, text=True,
-                         timeout=120, cwd=tmp_path)
+    cli = subprocess.run(
+        [sys.executable, "-m", "mjrig", "modes", "robot_arm"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     first_hz = float(re.match(r"mode 1: ([0-9.]+) Hz", cli.stdout).group(1))
     desktop = Desktop(*size)
     app = App(desktop, "robot_arm", home=tmp_path / "home")
@@ -36,8 +38,11 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         wait_for(lambda: _time(app) == 0.0, what="the run back at its start")
         app.click("Modes")
         app.click("Work out modes")
-        status = wait_for(lambda: app.text(r"2 oscillatory modes of 4, at the run's state, t = 0 s", offscreen=True),
-                          what="the modes listed", timeout=60)
+        status = wait_for(
+            lambda: app.text(r"2 oscillatory modes of 4, at the run's state, t = 0 s", offscreen=True),
+            what="the modes listed",
+            timeout=60,
+        )
         cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
         assert cells, status
         t_then = _time(app)
@@ -67,8 +72,11 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         shown_hz = float(next(c for c in cells if re.fullmatch(r"[0-9.]+", c) and abs(float(c) / first_hz - 1) < 1e-3))
         assert abs(shown_hz / first_hz - 1) < 1e-3
         app.click("Bode")
-        done = wait_for(lambda: app.text(r"Joints/.*:qpos / .* \d+ frequencies, .* Hz", offscreen=True),
-                        what="the response drawn", timeout=60)
+        done = wait_for(
+            lambda: app.text(r"Joints/.*:qpos / .* \d+ frequencies, .* Hz", offscreen=True),
+            what="the response drawn",
+            timeout=60,
+        )
         assert done
         x, y, w, h = app.widget("phase (deg)")  # scrolled into view, as a person would to read it
         assert w > 200 and h > 80

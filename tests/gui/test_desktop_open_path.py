@@ -3,6 +3,7 @@ path and Enter, or the .parquet filter and a double-click) asks the one question
 *Open without saving* goes on; a study or a sweep's results opens the results view from the Open
 dialog or a drop on the 3D view, as ``mjrig STUDY.parquet`` does. On a 1280x800 and a 1920x1080
 screen."""
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,7 @@ def _says(app: App, pattern: str) -> bool:
 
 
 def _make_an_edit(app: App) -> None:
-    app.click("Use current as initial")   # the rig's [initial] changes: an unsaved edit
+    app.click("Use current as initial")  # the rig's [initial] changes: an unsaved edit
     wait_for(lambda: _says(app, r".*\(unsaved changes\)"), what="the rig marked as having unsaved changes")
 
 
@@ -38,8 +39,8 @@ def test_open_asks_about_unsaved_edits_and_opens_a_study_in_the_results_view(stu
         _make_an_edit(app)
         app.click("Open...")
         wait_for(lambda: _shown(app, "Open a model, scenario, recording or results"), what="the Open dialog")
-        app.type_into("file name", str(study.path.parent), enter=True)   # a folder typed: entered
-        app.click(".parquet")                                              # the type filter
+        app.type_into("file name", str(study.path.parent), enter=True)  # a folder typed: entered
+        app.click(".parquet")  # the type filter
         assert not app.visible("opt.toml"), "the .parquet filter should hide the scenario"
         app.double_click("STUDY.parquet")
         wait_for(lambda: _shown(app, QUESTION), what="the unsaved-edits question after a double-click")
@@ -58,18 +59,19 @@ def test_open_asks_about_unsaved_edits_and_opens_a_study_in_the_results_view(stu
         desktop.close()
 
 
-def test_a_study_dropped_on_the_3d_view_opens_the_results_view_and_open_best_is_no_unsaved_edit(
-        study, tmp_path):  # noqa: F811
+def test_a_study_dropped_on_the_3d_view_opens_the_results_view_and_open_best_is_no_unsaved_edit(study, tmp_path):  # noqa: F811
     desktop = Desktop(1920, 1080)
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
         app.drop(study.path)
         wait_for(lambda: _shown(app, TITLE), what="the results window after the drop", timeout=30)
         app.click("Open best")
-        wait_for(lambda: app.text(rf"trial {study.best_trial()}: opened its scenario with its param values"),
-                 what="the best trial opened")
+        wait_for(
+            lambda: app.text(rf"trial {study.best_trial()}: opened its scenario with its param values"),
+            what="the best trial opened",
+        )
         app.redrawn(5)
         assert not _says(app, r".*\(unsaved changes\)"), "a trial's own values are not the user's unsaved edits"
     finally:
-        assert app.close() == 0, app.output()   # no question: nothing of the user's to lose
+        assert app.close() == 0, app.output()  # no question: nothing of the user's to lose
         desktop.close()

@@ -2,6 +2,7 @@
 (running or paused), a drag pans and the wheel zooms a view that then stops following the run,
 and a double-click follows the run again with the whole window shown. Both screen sizes: on a
 laptop the plots are small and a click is easily read off the wrong place."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,17 +12,21 @@ from tests.gui.desktop import App, Desktop, wait_for
 
 def _plot(app: App) -> dict:
     """The plot in metres (the default rig's position), as drawn now."""
-    return wait_for(lambda: next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m"), None),
-                    what="the plot in m")
+    return wait_for(
+        lambda: next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m"), None),
+        what="the plot in m",
+    )
 
 
 def _cursor(app: App, *, moved_from: float | None = None) -> float:
     """The time of the values at the cursor ("at 12.345678 s: ..."); with ``moved_from``, once
     it is another time than that."""
+
     def now():
         found = app.text(r"at [0-9.]+ s:.*", offscreen=True)
         t = float(found["text"].split()[1]) if found else None
         return t if t is not None and t != moved_from else None
+
     return wait_for(now, what="the values at the clicked time")
 
 
@@ -35,12 +40,12 @@ def test_click_goes_to_the_time_under_it_drag_and_wheel_look_around_double_click
         x, y, w, h = _plot(app)["rect"]
         assert h >= 80, f"a plot {h} px high is too small to click on"
         row = py + y + 2 * h // 3  # under the legend (top right)
-        x1, x2, x3 = int(0.8 * w), int(0.6 * w), int(0.35 * w)   # px into the plot
-        app._press(px + x + x1, row)           # running: the run stops at that instant
+        x1, x2, x3 = int(0.8 * w), int(0.6 * w), int(0.35 * w)  # px into the plot
+        app._press(px + x + x1, row)  # running: the run stops at that instant
         t1 = _cursor(app)
         lo, hi = _plot(app)["x_range"]
         assert hi - lo == pytest.approx(10.0, rel=0.02) and lo <= t1 <= hi, (t1, lo, hi)
-        app._press(px + x + x2, row)           # paused: other instants, earlier
+        app._press(px + x + x2, row)  # paused: other instants, earlier
         t2 = _cursor(app, moved_from=t1)
         app._press(px + x + x3, row)
         t3 = _cursor(app, moved_from=t2)
@@ -75,15 +80,20 @@ def test_click_goes_to_the_time_under_it_drag_and_wheel_look_around_double_click
         for _ in range(4):
             desktop.x("xdotool", "click", "4", check=True)
             app.redrawn(2, timeout=2.0)
-        zoomed = wait_for(lambda: (lambda r: r if r[1] - r[0] < 0.8 * (hi - lo) else None)(_plot(app)["x_range"]),
-                          what="the plot zoomed in by the wheel", timeout=10)
+        zoomed = wait_for(
+            lambda: (lambda r: r if r[1] - r[0] < 0.8 * (hi - lo) else None)(_plot(app)["x_range"]),
+            what="the plot zoomed in by the wheel",
+            timeout=10,
+        )
         assert app.value("pause") == "True", zoomed
 
         # double-click: the whole window again, following (the run stays where the click put it)
         app._press(px + x + w // 2, row, clicks=2)
         wait_for(lambda: app.value("pause") == "False", what="the plot following again")
-        back = wait_for(lambda: (lambda r: r if abs(r[1] - r[0] - 10.0) < 0.2 else None)(_plot(app)["x_range"]),
-                        what="the whole 10 s window back")
+        back = wait_for(
+            lambda: (lambda r: r if abs(r[1] - r[0] - 10.0) < 0.2 else None)(_plot(app)["x_range"]),
+            what="the whole 10 s window back",
+        )
         assert back[0] <= t2 <= back[1], (back, t2)
         assert _cursor(app) == pytest.approx(t2, abs=1e-6), "a double-click is no click"
         desktop.screenshot(f"plot_mouse_{size[0]}x{size[1]}")

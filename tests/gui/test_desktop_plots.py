@@ -1,5 +1,6 @@
 """Plots as a person reads them: ticking signals of different units gives one plot per unit,
 each y axis labelled with its unit; threshold crossings show in the status log (and on stderr)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,24 +15,32 @@ def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):
     try:
         app.tick("paddle_hinge", "qpos")
         app.tick("clearance", "distance")
-        plots = wait_for(lambda: sorted(it["label"] for it in app.items() if it["type"] == "mvPlot")
-                         if sum(it["type"] == "mvPlot" for it in app.items()) == 2 else None, what="two plots")
+        plots = wait_for(
+            lambda: (
+                sorted(it["label"] for it in app.items() if it["type"] == "mvPlot")
+                if sum(it["type"] == "mvPlot" for it in app.items()) == 2
+                else None
+            ),
+            what="two plots",
+        )
         assert plots == ["m", "rad"], plots
         rects = [it["rect"] for it in app.items() if it["type"] == "mvPlot"]
         assert all(r[3] >= 140 for r in rects), rects  # each readable, not squeezed
         wait_for(lambda: "proximity 'clearance' below" in app.output(), what="the crossing in the log", timeout=60)
         line = next(ln for ln in app.output().splitlines() if "proximity 'clearance' below" in ln)
         assert line.startswith("mjrig: warning:") and "at t=" in line, line
+
         # the crossing is a thin amber line across the distance plot: not a thick line in the
         # colour of a signal (which looked like a spike of the data)
         def amber_columns():
             x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["label"] == "m")
-            img = desktop.grab(app.panel)[y:y + h, x:x + w].astype(int)
-            amber = (np.abs(img - np.array(EVENT_COLOR[:3])).max(axis=2) < 30)
+            img = desktop.grab(app.panel)[y : y + h, x : x + w].astype(int)
+            amber = np.abs(img - np.array(EVENT_COLOR[:3])).max(axis=2) < 30
             return np.flatnonzero(amber.sum(axis=0) > 0.4 * h)
 
-        columns = wait_for(lambda: (lambda c: c if len(c) else None)(amber_columns()), what="the crossing's line",
-                           timeout=20)
+        columns = wait_for(
+            lambda: (lambda c: c if len(c) else None)(amber_columns()), what="the crossing's line", timeout=20
+        )
         assert 1 <= len(columns) <= 4 * 2, columns  # one or two crossings in view, each 1-2 px wide
         desktop.screenshot("plots_by_unit")
     finally:
@@ -47,8 +56,9 @@ def test_a_free_flyer_is_followed_and_the_models_cameras_are_offered(tmp_path):
         before = desktop.grab(app.viewer)
         app.key("ctrl+k")  # next camera: the model's own ones (overview, then chase)
         wait_for(lambda: app.value("camera") == "overview", what="the model's overview camera")
-        wait_for(lambda: (desktop.grab(app.viewer) != before).any(axis=2).sum() > 1000, what="the view to change",
-                 timeout=10)
+        wait_for(
+            lambda: (desktop.grab(app.viewer) != before).any(axis=2).sum() > 1000, what="the view to change", timeout=10
+        )
         app.click("Fit view")  # back to a free camera that frames the model
         wait_for(lambda: app.value("camera") == "free", what="the free camera after Fit view")
         desktop.screenshot("thruster_fit_view")

@@ -1,10 +1,9 @@
 """Requirements as a person sets them: tick a signal in the plots, add a requirement on it from
 the Requirements panel, and watch its badge turn red at the violation, marked on the plot."""
+
 from __future__ import annotations
 
 import re
-
-import numpy as np
 
 from tests.gui.desktop import App, Desktop, wait_for
 
@@ -15,7 +14,9 @@ def _text(app: App, pattern: str):
 
 def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_path):
     desktop = Desktop(1920, 1080)
-    app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig: its gap closes to 0.05 m on the first swings
+    app = App(
+        desktop, "spring_mass", home=tmp_path
+    )  # the spring-mass rig: its gap closes to 0.05 m on the first swings
     try:
         app.tick("gap", "distance")
         app.click("Requirements")
@@ -32,13 +33,17 @@ def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_
         x, y, w, h = badge["rect"]
 
         def red_pixels() -> int:
-            patch = desktop.grab(app.panel)[y:y + h, x:x + w, :3].reshape(-1, 3).astype(int)
+            patch = desktop.grab(app.panel)[y : y + h, x : x + w, :3].reshape(-1, 3).astype(int)
             return int(((patch[:, 0] > 180) & (patch[:, 1] < 110) & (patch[:, 2] < 110)).sum())
+
         wait_for(lambda: red_pixels() > 10, what="the FAIL badge drawn red", timeout=10)
         red = red_pixels()
         assert red > 10, f"the FAIL badge is not red ({red} red pixels)"
-        said = re.search(r"requirement 'keeps_clear' failed at t=(0\.1[0-9]*) s \(Proximities/gap:distance was "
-                         r"([0-9.]+); wanted >= 0\.06\)", app.output())
+        said = re.search(
+            r"requirement 'keeps_clear' failed at t=(0\.1[0-9]*) s \(Proximities/gap:distance was "
+            r"([0-9.]+); wanted >= 0\.06\)",
+            app.output(),
+        )
         assert said and float(said.group(1)) == t_fail and float(said.group(2)) < 0.06, app.output()
         desktop.screenshot("requirement_failed")
     finally:

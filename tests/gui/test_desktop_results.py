@@ -3,6 +3,7 @@ over the sweep's scenario; a click on a column header sorts the trials, the "fai
 the failed ones, a trial's button replays its recording and its set-up button opens the scenario
 with the trial's param values. The scenario shows lengths in mm (``[units]``): so does the table,
 while a trial's set-up still gets the file's SI values. On a 1920x1080 and a 1280x800 screen."""
+
 from __future__ import annotations
 
 import re
@@ -11,14 +12,13 @@ import numpy as np
 import pytest
 
 from mjrig.campaign.results import SweepResults
-from mjrig.scenario.parse import load_scenario
 from mjrig.campaign.sweep import run_sweep
+from mjrig.scenario.parse import load_scenario
 from mjrig.widgets.results_view import COLOURS
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.sweep_util import write_scenario
 
-GRID = ("[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n"
-        '[units]\nlength = "mm"\n')
+GRID = '[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n[units]\nlength = "mm"\n'
 TITLE = "Results — RESULTS.parquet"
 
 
@@ -26,8 +26,12 @@ TITLE = "Results — RESULTS.parquet"
 def results(tmp_path_factory) -> SweepResults:
     """4 recorded trials of the spring-mass rig, 0.5 s each; only trial 1 (k 100, c 5) passes."""
     folder = tmp_path_factory.mktemp("sweep")
-    run_sweep(load_scenario(write_scenario(folder, GRID, record=True)), out=folder / "RESULTS.parquet", workers=1,
-              duration=0.5)
+    run_sweep(
+        load_scenario(write_scenario(folder, GRID, record=True)),
+        out=folder / "RESULTS.parquet",
+        workers=1,
+        duration=0.5,
+    )
     res = SweepResults.open(folder / "RESULTS.parquet")
     assert res.rows(status="fail")["trial"].to_list() == [0, 2, 3]
     return res
@@ -43,8 +47,11 @@ def _window(app: App):
 
 def _rows(app: App) -> list[tuple[int, list[int]]]:
     """The table's rows top to bottom: (trial, rect of its trial-<n> button)."""
-    found = [(int(it["label"].split("-")[1]), it["rect"]) for it in app.items()
-             if re.fullmatch(r"trial-\d+", it["label"]) and it["type"] == "mvButton"]
+    found = [
+        (int(it["label"].split("-")[1]), it["rect"])
+        for it in app.items()
+        if re.fullmatch(r"trial-\d+", it["label"]) and it["type"] == "mvButton"
+    ]
     return sorted(found, key=lambda r: r[1][1])
 
 
@@ -64,8 +71,11 @@ def _click_header(app: App, column: int) -> None:
     """Click the header of the table's ``column``-th column (0: trial), as a person clicks it:
     above the first row, where that column's cells start."""
     trial, (bx, by, bw, bh) = _rows(app)[0]
-    cells = sorted((it["rect"][0] for it in app.items() if it["type"] == "mvText" and abs(it["rect"][1] - by) <= 4
-                    and bx < it["rect"][0]))
+    cells = sorted(
+        it["rect"][0]
+        for it in app.items()
+        if it["type"] == "mvText" and abs(it["rect"][1] - by) <= 4 and bx < it["rect"][0]
+    )
     x = bx if column == 0 else cells[column - 1]
     _click_at(app, x + 8, by - 12)
 
@@ -102,7 +112,7 @@ def test_sort_filter_and_open_a_trial_on_a_wide_screen(results, tmp_path):
         # a click on the scatter's one green point (the trial that passed) replays that trial
         wx, wy, ww, wh = _window(app)["rect"]
         px, py, pw, ph = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx)
-        img = desktop.grab(app.panel)[py + 40:py + ph, px:px + pw].astype(int)  # below the legend
+        img = desktop.grab(app.panel)[py + 40 : py + ph, px : px + pw].astype(int)  # below the legend
         ys, xs = np.nonzero(np.abs(img - np.array(COLOURS["pass"])).max(axis=2) < 30)
         assert 10 < len(xs) < 400, len(xs)  # one marker
         _click_at(app, px + int(xs.mean()), py + 40 + int(ys.mean()))
@@ -122,14 +132,18 @@ def test_sort_filter_and_open_a_trial_on_a_wide_screen(results, tmp_path):
         # a trial's button replays its recording
         _row_button(app, 2, "trial-2")
         wait_for(lambda: _text(app, r"info: replaying trial-2\.parquet: .*"), what="the trial's replay in the log")
-        wait_for(lambda: _text(app, r"0\.000 \.\.\. 0\.[45]\d\d s \(recording\)"),
-                 what=f"the timeline over the recording: {[it.get('text') for it in app.items()]}")
+        wait_for(
+            lambda: _text(app, r"0\.000 \.\.\. 0\.[45]\d\d s \(recording\)"),
+            what=f"the timeline over the recording: {[it.get('text') for it in app.items()]}",
+        )
         assert wait_for(lambda: _text(app, r"trial 2: opened trial-2\.parquet"), what="the view's note")
         desktop.screenshot("results_1920_replay")
         # its set-up button opens the sweep's scenario with the trial's values
         _row_button(app, 3, "set-up")
-        wait_for(lambda: _slider(app, "k [N/m]") == 400.0 and _slider(app, "c") == 5.0,
-                 what="trial 3's k and c on the Params sliders")
+        wait_for(
+            lambda: _slider(app, "k [N/m]") == 400.0 and _slider(app, "c") == 5.0,
+            what="trial 3's k and c on the Params sliders",
+        )
         desktop.screenshot("results_1920_setup")
         # close the window, and bring it back from the Results menu
         _close_window(app)
@@ -151,7 +165,7 @@ def test_on_a_laptop_screen_the_window_fits_and_a_trial_sets_the_sliders(results
         wx, wy, ww, wh = wait_for(lambda: _window(app), what="the results window")["rect"]
         _, _, pw, ph = desktop.client_rect(app.panel)
         assert wx >= 0 and wy >= 0 and wx + ww <= pw and wy + wh <= ph, ((wx, wy, ww, wh), (pw, ph))
-        for n, (x, y, w, h) in _rows(app):  # no column clipped: every set-up button inside the window
+        for _n, (_x, y, _w, _h) in _rows(app):  # no column clipped: every set-up button inside the window
             setup = next(it["rect"] for it in app.items() if it["label"] == "set-up" and abs(it["rect"][1] - y) <= 2)
             assert setup[0] + setup[2] <= wx + ww - 8, (setup, (wx, ww))
         plot = next(it["rect"] for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx)
@@ -165,8 +179,10 @@ def test_on_a_laptop_screen_the_window_fits_and_a_trial_sets_the_sliders(results
         _close_window(app)  # the panel behind it, as a person sees it
         wait_for(lambda: _window(app) is None, what="the results window to close")
         app.widget("k [N/m]")  # scrolled into view, as a person scrolls the controls to the Params
-        wait_for(lambda: _slider(app, "k [N/m]") == 100.0 and _slider(app, "c") == 5.0,
-                 what="trial 1's k and c on the Params sliders")
+        wait_for(
+            lambda: _slider(app, "k [N/m]") == 100.0 and _slider(app, "c") == 5.0,
+            what="trial 1's k and c on the Params sliders",
+        )
         desktop.screenshot("results_1280_setup")
     finally:
         assert app.quit_discarding() == 0, app.output()  # a trial's values are unsaved edits

@@ -1,13 +1,14 @@
 """The rig edited from the panel as a person does it: a spring added in Loads from the form
 (points picked from the model's names), a distance monitor added in Proximities with the same
 kind of form, both listed with what they do now, recorded, and one removed again."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from tests.gui.desktop import read_recording, App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop, read_recording, wait_for
 
 
 def _pick(app: App, combo: str, name: str, *, form: int) -> None:

@@ -1,5 +1,6 @@
 """Every bundled rig, opened from the panel's list on a laptop and a desktop screen: the viewer
 title follows, and a screenshot of each is kept in tests/artifacts/ (rig_<name>_<size>.png)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """A person gives the plots more room by dragging the splitter after the controls, and the panel
 keeps that room at the next start (laptop screen: controls above plots; large screen: beside).
 The bundled rig opens with its [plots] ticked, so a plot is there from the start."""
+
 from __future__ import annotations
 
 import json
@@ -37,27 +38,31 @@ def _saved(home, ok) -> dict | None:
 
 def _plot_box(app: App) -> tuple[int, int, int, int]:
     """The rectangle of the first plot (panel pixels)."""
-    return wait_for(lambda: next((it["rect"] for it in app.items() if it["type"] == "mvPlot"), None),
-                    what="a plot")
+    return wait_for(lambda: next((it["rect"] for it in app.items() if it["type"] == "mvPlot"), None), what="a plot")
 
 
 def test_the_splitter_moves_room_between_controls_and_plots_on_a_laptop_and_is_remembered(tmp_path):
     desktop = Desktop(1280, 800)
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
-        before = app.widget("fit y")   # the plots' bar: the top of the plots
-        _drag(app, "⋯", dy=120)   # the controls take 120 px from the plots
-        after = wait_for(lambda: (lambda r: r if r[1] > before[1] + 90 else None)(app.widget("fit y")),
-                         what="the plots' bar lower after the drag")
-        saved = wait_for(lambda: _saved(tmp_path, lambda v: 0.3 < v["controls_height"] < 0.6),
-                         what="the splitter's place saved", timeout=10)
+        before = app.widget("fit y")  # the plots' bar: the top of the plots
+        _drag(app, "⋯", dy=120)  # the controls take 120 px from the plots
+        after = wait_for(
+            lambda: (lambda r: r if r[1] > before[1] + 90 else None)(app.widget("fit y")),
+            what="the plots' bar lower after the drag",
+        )
+        saved = wait_for(
+            lambda: _saved(tmp_path, lambda v: 0.3 < v["controls_height"] < 0.6),
+            what="the splitter's place saved",
+            timeout=10,
+        )
         assert 0.3 < saved["controls_height"] < 0.6, saved
         desktop.x("xdotool", "mousemove", "5", "700")
         app.redrawn()  # drawn with the pointer away (no tooltip)
         desktop.screenshot("splitter_1280x800")
     finally:
         assert app.close() == 0, app.output()
-    app = App(desktop, "spring_mass", home=tmp_path)   # the next start keeps the room
+    app = App(desktop, "spring_mass", home=tmp_path)  # the next start keeps the room
     try:
         again = app.widget("fit y")
         assert abs(again[1] - after[1]) <= 20, (again, after)
@@ -71,9 +76,10 @@ def test_the_splitter_widens_the_plots_on_a_large_screen(tmp_path):
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
         before = _plot_box(app)
-        _drag(app, "⋮", dx=-180)   # the controls column gives up 180 px
-        after = wait_for(lambda: (lambda r: r if r[2] > before[2] + 120 else None)(_plot_box(app)),
-                         what="wider plots after the drag")
+        _drag(app, "⋮", dx=-180)  # the controls column gives up 180 px
+        after = wait_for(
+            lambda: (lambda r: r if r[2] > before[2] + 120 else None)(_plot_box(app)), what="wider plots after the drag"
+        )
         assert after[0] < before[0] - 120, (before, after)
         desktop.x("xdotool", "mousemove", "5", "700")
         app.redrawn()  # drawn with the pointer away (no tooltip)

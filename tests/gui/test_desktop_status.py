@@ -1,5 +1,6 @@
 """Status as a person reads it: new lines show at the bottom; scrolled up to read an older one,
 the view stays put while lines come in; scrolled back to the bottom, it follows again."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,10 @@ def _take(app: App) -> str:
     """Click Snapshot; the text of the new Status line it gives."""
     before = len(_snapshot_lines(app))
     app.click("Snapshot")
-    return wait_for(lambda: (lambda ls: ls[-1]["text"] if len(ls) > before else None)(_snapshot_lines(app)),
-                    what="a new snapshot line in Status")
+    return wait_for(
+        lambda: (lambda ls: ls[-1]["text"] if len(ls) > before else None)(_snapshot_lines(app)),
+        what="a new snapshot line in Status",
+    )
 
 
 def _shown(app: App, text: str) -> bool:

@@ -2,6 +2,7 @@
 objective by trial and the best so far, and each param's rank correlation with each value;
 *Open best* puts the best trial's params on the sliders.
 On a 1280x800 and a 1920x1080 screen."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,9 +22,13 @@ def study(tmp_path_factory) -> SweepResults:
     """12 trials of 3 s of the spring-mass, searching k for a 2 Hz frequency (no requirement)."""
     folder = tmp_path_factory.mktemp("study")
     path = folder / "opt.toml"
-    path.write_text(BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 3.0") + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\n'
-                    'kind = "frequency"\n\n[optimize]\nminimize = "Metrics/f"\ntarget = 2.0\ntrials = 12\nseed = 1\n'
-                    '[optimize.params]\nk = { low = 50.0, high = 500.0 }\n', encoding="utf-8")
+    path.write_text(
+        BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 3.0")
+        + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\n'
+        'kind = "frequency"\n\n[optimize]\nminimize = "Metrics/f"\ntarget = 2.0\ntrials = 12\nseed = 1\n'
+        "[optimize.params]\nk = { low = 50.0, high = 500.0 }\n",
+        encoding="utf-8",
+    )
     run_optimize(load_scenario(path), out=folder / "STUDY.parquet", workers=1)
     return SweepResults.open(folder / "STUDY.parquet")
 
@@ -35,8 +40,9 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
     desktop = Desktop(*size)
     app = App(desktop, study.path, home=tmp_path)
     try:
-        window = wait_for(lambda: next((it for it in app.items() if it["label"] == TITLE), None),
-                          what="the results window")
+        window = wait_for(
+            lambda: next((it for it in app.items() if it["label"] == TITLE), None), what="the results window"
+        )
         wx, wy, ww, wh = window["rect"]
         plots = [it for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx]
         assert len(plots) == 2, plots  # the objective's history above the scatter
@@ -45,14 +51,20 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
         wait_for(lambda: app.text(r"\+1\.00"), what="k's rank correlation with f, +1.00")
         desktop.screenshot(f"study_{size[0]}x{size[1]}")
         app.click("Open best")
-        wait_for(lambda: app.text(rf"trial {best}: opened its scenario with its param values"),
-                 what="the view saying the best trial was opened")
+        wait_for(
+            lambda: app.text(rf"trial {best}: opened its scenario with its param values"),
+            what="the view saying the best trial was opened",
+        )
         _click_at(app, wx + ww - 12, wy + 10)  # the window's close button, at the right of its title bar
-        wait_for(lambda: next((it for it in app.items() if it["label"] == TITLE), None) is None,
-                 what="the results window to close")
+        wait_for(
+            lambda: next((it for it in app.items() if it["label"] == TITLE), None) is None,
+            what="the results window to close",
+        )
         app.widget("k [N/m]")  # scrolled into view, as a person scrolls the controls to the Params
-        wait_for(lambda: _slider(app, "k [N/m]") == pytest.approx(k_best, rel=1e-9),
-                 what=f"the best trial's k ({k_best}) on the Params slider")
+        wait_for(
+            lambda: _slider(app, "k [N/m]") == pytest.approx(k_best, rel=1e-9),
+            what=f"the best trial's k ({k_best}) on the Params slider",
+        )
         desktop.screenshot(f"study_best_{size[0]}x{size[1]}")
     finally:
         assert app.quit_discarding() == 0, app.output()  # the best trial's values are unsaved edits

@@ -3,6 +3,7 @@ previous one behind: Ctrl+E records what the Recording form shows for the new ri
 and search typed for the old one are gone, there is no snapshot to restore until one is taken,
 a rig opened after a replay runs, and the first frame of the new model shows neither the old
 camera nor the old rig's drawings. Screenshots: tests/artifacts/switching_*.png."""
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ import mediapy
 import numpy as np
 import polars as pl
 
-from tests.gui.desktop import read_recording, ARTIFACTS, App, Desktop, wait_for
+from tests.gui.desktop import ARTIFACTS, App, Desktop, read_recording, wait_for
 from tests.gui.frames import Frame, FrameGrabber
 
 RATE = "rate (samples/s, empty: every step)"
@@ -22,7 +23,6 @@ SEARCH = "search sites / bodies / geoms"
 THRUSTERS = {"joints", "bodies", "sensors", "loads", "proximities", "params", "energy"}
 """The signal groups of thruster's [recording] (robot_arm's have no loads or proximities)."""
 GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy")
-
 
 
 def _groups(df: pl.DataFrame) -> set[str]:
@@ -40,10 +40,12 @@ def _texts(app: App, pattern: str) -> list[str]:
 def _settled(app: App, label: str) -> tuple[int, int, int, int]:
     """Where ``label`` is once the panel's layout has settled (texts filled in after opening a
     rig move what is below them)."""
+
     def still() -> tuple[int, int, int, int] | None:
         before = app.widget(label)
         time.sleep(0.5)  # the layout holds still this long: settled
         return before if app.widget(label) == before else None
+
     return wait_for(still, what=f"{label} to stay in place", timeout=20)
 
 
@@ -111,15 +113,19 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         assert abs(_step(arm) - 0.02) < 1e-9 and "loads" not in _groups(arm)
         _open_bundled(app, "thruster")
         # the form shows thruster's own [recording]
-        wait_for(lambda: app.value("path") == str(runs / "thruster.parquet"), what="thruster's recording path",
-                 timeout=20)
+        wait_for(
+            lambda: app.value("path") == str(runs / "thruster.parquet"), what="thruster's recording path", timeout=20
+        )
         assert app.value(RATE) == ""
         assert {g for g in GROUPS if _ticked(app, g)} == THRUSTERS
         app.key("ctrl+e")  # in the 3D view
         app.run_for(0.3)
         app.key("ctrl+e")
-        written = wait_for(lambda: sorted({p.name for p in runs.glob("*.parquet")} - {"robot_arm.parquet"}),
-                           what="Ctrl+E's recording", timeout=60)
+        written = wait_for(
+            lambda: sorted({p.name for p in runs.glob("*.parquet")} - {"robot_arm.parquet"}),
+            what="Ctrl+E's recording",
+            timeout=60,
+        )
         assert written == ["thruster.parquet"], f"Ctrl+E recorded to {written}"
         df = wait_for(lambda: read_recording(runs / "thruster.parquet"), what="thruster's recording", timeout=60)
         assert _groups(df) == THRUSTERS, df.columns
@@ -133,7 +139,9 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         app.run_for(0.3)
         desktop.screenshot("switching_ctrl_e_1920x1080")
         app.key("ctrl+e")
-        edited = wait_for(lambda: read_recording(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60)
+        edited = wait_for(
+            lambda: read_recording(runs / "thruster-2.parquet"), what="the edited form's recording", timeout=60
+        )
         assert _groups(edited) == THRUSTERS - {"energy"} and abs(_step(edited) - 0.01) < 1e-9
     finally:
         assert app.close() == 0, app.output()
@@ -175,8 +183,13 @@ def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path)
 
 def test_a_rig_opened_after_a_replay_runs(tmp_path):
     rec = tmp_path / "rec.parquet"
-    subprocess.run([sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.3", "--out", str(rec)],
-                   cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.3", "--out", str(rec)],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     desktop = Desktop(1920, 1080)
     app = App(desktop, rec, home=tmp_path)
     try:
@@ -184,8 +197,9 @@ def test_a_rig_opened_after_a_replay_runs(tmp_path):
         _open_bundled(app, "thruster")
         wait_for(lambda: _texts(app, r"^running$"), what="thruster to run", timeout=10)
         t0 = float(_texts(app, r"^t = ")[0].split()[2])
-        wait_for(lambda: float(_texts(app, r"^t = ")[0].split()[2]) > t0 + 0.3, what="thruster's time to advance",
-                 timeout=10)
+        wait_for(
+            lambda: float(_texts(app, r"^t = ")[0].split()[2]) > t0 + 0.3, what="thruster's time to advance", timeout=10
+        )
         desktop.screenshot("switching_after_replay_1920x1080")
     finally:
         assert app.close() == 0, app.output()
@@ -194,10 +208,11 @@ def test_a_rig_opened_after_a_replay_runs(tmp_path):
 
 # --- the first frame of the new model --------------------------------------------------------------
 
+
 def _loading(f: Frame) -> bool:
     """MuJoCo's "LOADING..." label (white, top centre): the frames drawn while the model swaps."""
     h, w, _ = f.rgb.shape
-    band = f.rgb[0:45, w // 2 - 110:w // 2 + 110]
+    band = f.rgb[0:45, w // 2 - 110 : w // 2 + 110]
     return int((band.min(axis=2) > 235).sum()) > 50
 
 
@@ -205,7 +220,7 @@ def _after_loading(frames: list[Frame]) -> int:
     """How many frames titled thruster came after the last "LOADING..." one (0: none seen yet)."""
     frames = list(frames)
     loading = [i for i, f in enumerate(frames) if _loading(f)]
-    return sum(f.title == "MuJoCo : thruster" for f in frames[loading[-1] + 1:]) if loading else 0
+    return sum(f.title == "MuJoCo : thruster" for f in frames[loading[-1] + 1 :]) if loading else 0
 
 
 def _magenta(f: Frame) -> int:
@@ -233,18 +248,16 @@ def test_the_first_frame_of_the_new_model_shows_nothing_of_the_old_rig(tmp_path)
         # dot): the run starts again from its start, so the arm is moving at the swap.
         app.key("ctrl+BackSpace")
         # the tool's trail is drawn: a first frame showing the old rig would show it
-        wait_for(lambda: _magenta(Frame(0.0, "", desktop.grab(app.viewer))) > 300, what="robot_arm's trail",
-                 timeout=30)
+        wait_for(lambda: _magenta(Frame(0.0, "", desktop.grab(app.viewer))) > 300, what="robot_arm's trail", timeout=30)
         grabber = FrameGrabber(desktop.display, app.viewer).start()
         wait_for(lambda: len(grabber.frames) >= 5, what="frames of robot_arm before the swap")
         app.click("thruster")
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : thruster", what="thruster to open")
-        wait_for(lambda: _after_loading(grabber.frames) >= 10, what="ten frames of thruster after the swap",
-                 timeout=30)
+        wait_for(lambda: _after_loading(grabber.frames) >= 10, what="ten frames of thruster after the swap", timeout=30)
         frames = grabber.stop()
         swapping = [i for i, f in enumerate(frames) if _loading(f)]
         assert swapping, f"the swap was not seen ({len(frames)} frames in {grabber.grabs} grabs)"
-        new = [f for f in frames[swapping[-1] + 1:] if f.title == "MuJoCo : thruster"]
+        new = [f for f in frames[swapping[-1] + 1 :] if f.title == "MuJoCo : thruster"]
         assert len(new) >= 3, f"{len(new)} frames of thruster"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         mediapy.write_image(str(ARTIFACTS / "switching_first_frame.png"), new[0].rgb)

@@ -1,6 +1,7 @@
 """One timeline for the 3D view and the plots, as a person uses it: drag the timeline slider
 back, step with the keys, read the plotted value at the cursor, Play from there (a branch), and
 replay the recording with ``mjrig RECORDING.parquet``."""
+
 from __future__ import annotations
 
 import json
@@ -10,13 +11,12 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from tests.gui.desktop import read_recording, App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop, read_recording, wait_for
 
 
 def _text(app: App, pattern: str):
     """The first text matching ``pattern``, in view or scrolled out of it (a readout a person scrolls to)."""
-    return next((it for it in app.items(offscreen=True) if re.fullmatch(pattern, it.get("text", ""), flags=re.S)),
-                None)
+    return next((it for it in app.items(offscreen=True) if re.fullmatch(pattern, it.get("text", ""), flags=re.S)), None)
 
 
 def _time(app: App) -> float:
@@ -74,7 +74,9 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         # back into the middle of the recorded stretch, however long the clicks before it took
         _drag_to(app, (t_recorded + 0.5 * (end - t_recorded) - first) / (end - first))
         wait_for(lambda: _text(app, "paused"), what="the run to pause when the timeline is dragged")
-        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:.*gap:distance [-0-9.e]+ m.*"), what="the value at the cursor")
+        shown = wait_for(
+            lambda: _text(app, r"at [0-9.]+ s:.*gap:distance [-0-9.e]+ m.*"), what="the value at the cursor"
+        )
         t_back = float(shown["text"].split()[1])
         value_back = float(re.search(r"gap:distance ([-0-9.e]+) m", shown["text"]).group(1))
         assert abs(_time(app) - t_back) < 5e-4  # the readout (ms) says the same instant
@@ -85,16 +87,24 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         app.key("Left")
         app.key("Right")
         app.key("Right")  # two instants back and forward again: the same instant, the same view
-        wait_for(lambda: abs(_time(app) - t_back) < 5e-4 and (np.abs(desktop.grab(app.viewer).astype(int) -
-                 view_back.astype(int)).max(axis=2) > 24).mean() < 0.001, what="the same instant and view", timeout=10)
+        wait_for(
+            lambda: (
+                abs(_time(app) - t_back) < 5e-4
+                and (np.abs(desktop.grab(app.viewer).astype(int) - view_back.astype(int)).max(axis=2) > 24).mean()
+                < 0.001
+            ),
+            what="the same instant and view",
+            timeout=10,
+        )
         assert abs(_time(app) - t_back) < 5e-4  # the readout shows ms
         again = desktop.grab(app.viewer)
         assert (np.abs(again.astype(int) - view_back.astype(int)).max(axis=2) > 24).mean() < 0.003  # and stays
         app.key("space")  # Play from the past instant: a branch
         app.run_for(0.5)
         app.click("Stop recording")
-        branch = wait_for(lambda: next(iter(runs.glob("*-branch-*.parquet")), None), what="the branch recording",
-                          timeout=30)
+        branch = wait_for(
+            lambda: next(iter(runs.glob("*-branch-*.parquet")), None), what="the branch recording", timeout=30
+        )
         main = runs / "spring_mass.parquet"
         wait_for(main.exists, what="the first recording")
         first = pl.read_parquet(main)

@@ -5,6 +5,7 @@ rig gets; the chosen units
 are saved with the scenario as ``[units]``. Real input only (clicks on the menu bar, the signal
 tree, Ctrl+click typing into the slider, keys to the viewer); checks are what the panel shows and
 the scenario file written."""
+
 from __future__ import annotations
 
 import re
@@ -88,7 +89,7 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : spring_mass", what="the rig to open")
         app.type_into("filter signals", "gap distance")  # the tree is short on a laptop screen
         wait_for(lambda: app.visible("gap"), what="gap in the filtered tree")
-        app.tick("gap", "distance")   # a filter opens the nodes it finds
+        app.tick("gap", "distance")  # a filter opens the nodes it finds
         wait_for(lambda: _plots(app) == ["m"], what="the distance plot in m")
         assert _slider(app, "rest [m]")[1] in ("0.25", "0.250")
 
@@ -120,10 +121,14 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         desktop.screenshot(f"units_mm_{tag}")
 
         app.widget("main_spring")  # its row in Loads, scrolled to as a person does
-        newton = float(wait_for(lambda: app.text(r"-?[0-9.e+-]+ N"), what="the spring's readout in N")["text"].split()[0])
+        newton = float(
+            wait_for(lambda: app.text(r"-?[0-9.e+-]+ N"), what="the spring's readout in N")["text"].split()[0]
+        )
         _units(app, "Force: lbf", r"info: force shown in lbf .*")
         app.widget("main_spring")
-        lbf = float(wait_for(lambda: app.text(r"-?[0-9.e+-]+ lbf"), what="the spring's readout in lbf")["text"].split()[0])
+        lbf = float(
+            wait_for(lambda: app.text(r"-?[0-9.e+-]+ lbf"), what="the spring's readout in lbf")["text"].split()[0]
+        )
         assert newton != 0 and lbf == pytest.approx(newton / 4.4482216152605, rel=1e-2)  # paused: the same force
         desktop.screenshot(f"units_lbf_{tag}")
 
@@ -133,21 +138,25 @@ def test_the_units_menu_converts_plots_cursor_values_sliders_and_readouts(tmp_pa
         wait_for(lambda: _plots(app) == ["m"], what="the plot back in m")
         in_m, unit = _at_cursor(app)
         assert unit == "m" and in_mm == pytest.approx(1000 * in_m, rel=1e-5)  # the same instant, 1000x
-        assert float(_slider(app, "rest [m]")[1]) == pytest.approx(0.3)        # the rig got 0.3 m
+        assert float(_slider(app, "rest [m]")[1]) == pytest.approx(0.3)  # the rig got 0.3 m
 
         # saved with the scenario: [units] holds the force choice, length is SI again
         _press(app, "ctrl+s")
         wait_for(lambda: _window(app, SAVE_TITLE), what="the save dialog")
         app.type_into("file name", "saved.toml", enter=True)
-        def written() -> dict | None:   # the whole file (it is written while the test looks)
+
+        def written() -> dict | None:  # the whole file (it is written while the test looks)
             try:
                 doc = tomllib.loads((work / "saved.toml").read_text())
             except (OSError, tomllib.TOMLDecodeError):
                 return None
             return doc if "requirements" in doc else None
+
         doc = wait_for(written, what="saved.toml written")
         assert doc["units"] == {"force": "lbf"} and doc["params"]["rest"]["value"] == pytest.approx(0.3)
-        assert doc["requirements"] == [{"name": "near", "signal": "Proximities/gap:distance", "max": pytest.approx(0.5)}]
+        assert doc["requirements"] == [
+            {"name": "near", "signal": "Proximities/gap:distance", "max": pytest.approx(0.5)}
+        ]
     finally:
         assert app.quit_discarding() == 0, app.output()
         desktop.close()

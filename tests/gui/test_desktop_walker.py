@@ -3,6 +3,7 @@ push's arrow is one a person sees (the automatic scale makes the largest arrow a
 the model); after the walker has fallen, *Use current as initial* makes that pose the start, and
 Reset returns the view to it at t = 0. Real input only (clicks on the panel's buttons); checks are
 pixels of the 3D view and the panel's text."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -37,7 +38,7 @@ def view(desktop: Desktop, app: App, name: str) -> np.ndarray:
     """The 3D view as a person sees it (cut from a screenshot of the whole screen)."""
     shot = mediapy.read_image(desktop.screenshot(name))[..., :3].astype(int)
     x, y, w, h = desktop.client_rect(app.viewer)
-    return shot[y:y + h, x:x + w]
+    return shot[y : y + h, x : x + w]
 
 
 def arrow_mask(px: np.ndarray) -> np.ndarray:
@@ -85,8 +86,9 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         fallen = walker_mask(view(desktop, app, f"walker_fallen_{tag}"))
         assert (fallen & ~legs).mean() > 0.002, "the walker has not moved"  # the pose differs from the start
         app.click("Use current as initial")
-        wait_for(lambda: app.text(r"info: the state at t = [0-9.]+ s is the rig's \[initial\] now .*"),
-                 what="Status's line")
+        wait_for(
+            lambda: app.text(r"info: the state at t = [0-9.]+ s is the rig's \[initial\] now .*"), what="Status's line"
+        )
         app.click("Play")
         app.run_for(0.5)
         app.click("Pause")

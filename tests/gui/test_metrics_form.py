@@ -2,6 +2,7 @@
 exactly its fields (``band_abs`` too), each hinted with its unit (its help when it has none) or,
 for a number in the signal's unit, the unit the signal is shown in; what is typed becomes the scenario table (SI), rendered for real
 by Dear PyGui under a private Xvfb."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,11 @@ def panel(dpg_viewport: None) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
         dpg.set_primary_window(win, True)
         made = MetricsPanel(sent.append, ticked=lambda: [SIGNAL])
         made.build(win)
-        made.update(C.PanelState(signals=(SIGNAL, "Joints/slide_x:qvel"), units={SIGNAL: "m"},
-                                 shown_units=DisplayUnits(length="mm")))
+        made.update(
+            C.PanelState(
+                signals=(SIGNAL, "Joints/slide_x:qvel"), units={SIGNAL: "m"}, shown_units=DisplayUnits(length="mm")
+            )
+        )
         dpg.render_dearpygui_frame()
         yield made, sent
     finally:
@@ -73,11 +77,21 @@ def test_a_band_typed_in_the_shown_unit_is_saved_in_si(panel) -> None:
     made._on_add()
     assert len(sent) == 1 and isinstance(sent[0], C.PutEntry) and sent[0].section == "metrics"
     spec = sent[0].spec
-    assert spec == {"name": "settle", "signal": SIGNAL, "kind": "settling_time", "start": 0.1,
-                    "band_abs": pytest.approx(0.005)}
+    assert spec == {
+        "name": "settle",
+        "signal": SIGNAL,
+        "kind": "settling_time",
+        "start": 0.1,
+        "band_abs": pytest.approx(0.005),
+    }
     _choose_kind(made, "first_crossing")
     dpg.set_value(made._name.item, "cross")
     dpg.set_value(made._form._ids["level"], "-50")
     made._on_add()
-    assert sent[1].spec == {"name": "cross", "signal": SIGNAL, "kind": "first_crossing", "start": 0.0,
-                            "level": pytest.approx(-0.05)}
+    assert sent[1].spec == {
+        "name": "cross",
+        "signal": SIGNAL,
+        "kind": "first_crossing",
+        "start": 0.0,
+        "level": pytest.approx(-0.05),
+    }

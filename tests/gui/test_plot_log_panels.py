@@ -5,6 +5,7 @@ appears mid-run) goes through ``PlotPanel.add_rows``; the tests then read back w
 really holds (``dpg.get_value`` of the line series, the axis limits) and what the log shows.
 A screenshot goes to ``tests/artifacts/plot_log_panels.png`` for a human look.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,7 +64,7 @@ def rows(t0: float, t1: float) -> Iterator[tuple[list[str], np.ndarray]]:
     """Blocks of telemetry from t0 to t1 (s): sin(t) and a tip signal, plus cos(t) from T_LATE on."""
     t = np.arange(round(t0 * RATE_HZ), round(t1 * RATE_HZ)) / RATE_HZ
     for i in range(0, len(t), BLOCK):
-        tb = t[i:i + BLOCK]
+        tb = t[i : i + BLOCK]
         cols = [tb, tb * 1.01, np.sin(tb), 0.5 * np.sin(3 * tb)]
         names = list(BASE)
         if tb[0] >= T_LATE:
@@ -113,8 +114,8 @@ def test_split_and_decimate_units() -> None:
     y = np.sin(7 * x)
     xd, yd = decimate_minmax(x, y, 300)
     assert len(xd) <= 300 and np.all(np.diff(xd) >= 0)
-    np.testing.assert_allclose(yd, np.sin(7 * xd))           # kept points are real samples
-    assert yd.max() == y.max() and yd.min() == y.min()       # peaks survive
+    np.testing.assert_allclose(yd, np.sin(7 * xd))  # kept points are real samples
+    assert yd.max() == y.max() and yd.min() == y.min()  # peaks survive
 
 
 def test_tree_groups_filters_and_is_not_rebuilt_needlessly(window: int | str) -> None:
@@ -129,7 +130,7 @@ def test_tree_groups_filters_and_is_not_rebuilt_needlessly(window: int | str) ->
         "Loads": {"main_spring": ["fx"]},
     }
     box = panel.checkbox("Joints/slide_x:qvel")
-    panel.update(PanelState(signals=tuple(signals)))            # equal list: same items
+    panel.update(PanelState(signals=tuple(signals)))  # equal list: same items
     assert panel.checkbox("Joints/slide_x:qvel") == box
 
     panel.set_checked("Joints/slide_x:qvel", True)
@@ -140,7 +141,7 @@ def test_tree_groups_filters_and_is_not_rebuilt_needlessly(window: int | str) ->
     panel.update(PanelState(signals=signals + ("Joints/slide_y:qpos",)))
     render()
     assert tree_labels(panel)["Joints"] == {"slide_x": ["qpos", "qvel"], "slide_y": ["qpos"]}
-    assert dpg.get_value(panel.checkbox("Joints/slide_x:qvel")) is True   # checked state survives
+    assert dpg.get_value(panel.checkbox("Joints/slide_x:qvel")) is True  # checked state survives
     assert panel.checked() == ["Joints/slide_x:qvel"]
 
 
@@ -157,29 +158,29 @@ def test_plot_window_decimation_late_column_and_uncheck(window: int | str) -> No
     x, y = series_xy(panel, sine)
     assert 100 < len(x) <= max_points
     assert x.min() >= t_end - window_s - 1e-9 and x.max() <= t_end + 1e-9
-    assert x.min() < t_end - window_s + 0.1 and x.max() > t_end - 0.1    # spans the window
+    assert x.min() < t_end - window_s + 0.1 and x.max() > t_end - 0.1  # spans the window
     assert np.all(np.diff(x) >= 0)
     np.testing.assert_allclose(y, np.sin(x), atol=1e-9)
     np.testing.assert_allclose(dpg.get_axis_limits(panel.axes[0]), (t_end - window_s, t_end), atol=1e-6)
-    y_lo, y_hi = dpg.get_axis_limits(panel.axes[1])                    # auto-fit y around [-1, 1]
+    y_lo, y_hi = dpg.get_axis_limits(panel.axes[1])  # auto-fit y around [-1, 1]
     assert -1.3 < y_lo < -0.9 and 0.9 < y_hi < 1.3
 
     # The column that appeared at T_LATE is in the tree, and plots without NaN where it exists.
-    assert tree_labels(panel, open_all=False)["Loads"] == {"main_spring": []}   # boxes made when opened
+    assert tree_labels(panel, open_all=False)["Loads"] == {"main_spring": []}  # boxes made when opened
     assert panel.checkbox(LATE) is None
     panel.set_window(20.0)
     panel.set_checked(LATE, True)
     panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     assert dpg.get_value(panel.checkbox(LATE)) is True
-    assert dpg.get_value(dpg.get_item_parent(panel.checkbox(LATE))) is True   # its node opened
+    assert dpg.get_value(dpg.get_item_parent(panel.checkbox(LATE))) is True  # its node opened
     xl, yl = series_xy(panel, LATE)
     assert len(xl) > 100 and np.all(np.isfinite(xl)) and np.all(np.isfinite(yl))
     assert xl.min() >= T_LATE - 1e-9 and xl.max() > t_end - 0.1
     np.testing.assert_allclose(yl, np.cos(xl), atol=1e-9)
     x, y = series_xy(panel, sine)
-    assert x.min() < t_end - 20.0 + 0.1 < T_LATE                        # the old signal spans 20 s
-    assert panel.series(sine) == sid                                    # refreshed, not rebuilt
+    assert x.min() < t_end - 20.0 + 0.1 < T_LATE  # the old signal spans 20 s
+    assert panel.series(sine) == sid  # refreshed, not rebuilt
 
     panel.set_checked(sine, False)
     panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
@@ -194,20 +195,20 @@ def test_history_is_bounded_and_pause_freezes(window: int | str) -> None:
     panel.build(window)
     name = "Joints/slide_x:qpos"
     panel.set_checked(name, True)
-    t_end = feed(panel, 0.0, 125.0)                          # 25 000 rows > history_rows
+    t_end = feed(panel, 0.0, 125.0)  # 25 000 rows > history_rows
     render()
     assert len(panel.history) == 20_000 and panel.history.capacity == 20_000
     assert all(len(panel.history._ordered(c)) == 20_000 for c in range(len(panel.history.columns)))
     x, y = series_xy(panel, name)
     assert len(x) <= 400
-    assert x.min() == pytest.approx(t_end - (20_000 - 1) / RATE_HZ)   # oldest kept row, not older
+    assert x.min() == pytest.approx(t_end - (20_000 - 1) / RATE_HZ)  # oldest kept row, not older
     np.testing.assert_allclose(y, np.sin(x), atol=1e-9)
 
     panel.set_paused(True)
     panel.update(PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,)))
     render()
     frozen = series_xy(panel, name)
-    t_more = feed(panel, 125.0, 130.0)                       # data still accumulates
+    t_more = feed(panel, 125.0, 130.0)  # data still accumulates
     render()
     assert panel.history.last_time() == t_more
     np.testing.assert_array_equal(series_xy(panel, name)[0], frozen[0])
@@ -220,8 +221,9 @@ def test_history_is_bounded_and_pause_freezes(window: int | str) -> None:
 def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     log = LogPanel(height=120)
     log.build(window)
-    long_error = ("a long error: load 'main_spring' diverged at t=3.20 s (qacc NaN in dof 2); "
-                  "the run is paused until reset. " * 3).strip()
+    long_error = (
+        "a long error: load 'main_spring' diverged at t=3.20 s (qacc NaN in dof 2); the run is paused until reset. " * 3
+    ).strip()
     msgs = (("info", "opened x"), ("warning", "timestep is large"), ("error", long_error))
     log.update(PanelState(messages=msgs))
     render()
@@ -233,7 +235,7 @@ def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     assert amber[0] > 0.9 and 0.5 < amber[1] < 0.9 and amber[2] < 0.2
 
     ids = log.line_ids()
-    log.update(PanelState(messages=tuple(msgs)))              # equal messages: nothing re-rendered
+    log.update(PanelState(messages=tuple(msgs)))  # equal messages: nothing re-rendered
     assert log.line_ids() == ids
 
     many = msgs + tuple(("info", f"step {i}") for i in range(60))
@@ -241,10 +243,10 @@ def test_log_panel_colours_bounds_scroll_and_clear(window: int | str) -> None:
     render(4)
     area = dpg.get_item_parent(log.line_ids()[0])
     assert dpg.get_y_scroll_max(area) > 0
-    assert dpg.get_y_scroll(area) == pytest.approx(dpg.get_y_scroll_max(area))   # newest in view
+    assert dpg.get_y_scroll(area) == pytest.approx(dpg.get_y_scroll_max(area))  # newest in view
     assert len(log.lines()) == len(many)
 
-    bounded = many[-20:]                                     # the session's deque dropped old ones
+    bounded = many[-20:]  # the session's deque dropped old ones
     log.update(PanelState(messages=bounded))
     assert len(log.lines()) == 20
 
@@ -267,11 +269,17 @@ def test_screenshot(window: int | str) -> None:
     panel.set_checked("Sites/arm/tip:pos_x", True)
     t_end = feed(panel, 0.0, 30.0, frames_every=50)
     panel.set_checked(LATE, True)
-    msgs = (("info", "opened models/spring_mass.xml"), ("warning", "timestep 0.01 s is large for this model"),
-            ("info", "recording to runs/spring.parquet"),
-            ("error", "load 'main_spring' diverged at t=3.20 s: qacc is NaN in dof 2 (slide_x); the run "
-                      "is paused until reset. Lower the stiffness (now 1e9 N/m, try <= 1e5) or the timestep "
-                      "(now 0.01 s, try 0.002 s); recorded data up to t=3.19 s is safe in runs/spring.parquet."))
+    msgs = (
+        ("info", "opened models/spring_mass.xml"),
+        ("warning", "timestep 0.01 s is large for this model"),
+        ("info", "recording to runs/spring.parquet"),
+        (
+            "error",
+            "load 'main_spring' diverged at t=3.20 s: qacc is NaN in dof 2 (slide_x); the run "
+            "is paused until reset. Lower the stiffness (now 1e9 N/m, try <= 1e5) or the timestep "
+            "(now 0.01 s, try 0.002 s); recorded data up to t=3.19 s is safe in runs/spring.parquet.",
+        ),
+    )
     snap = PanelState(time=t_end, signals=tuple(BASE[2:]) + (LATE,), messages=msgs)
     panel.update(snap)
     log.update(snap)
@@ -286,8 +294,9 @@ def test_screenshot(window: int | str) -> None:
 
 
 def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
-    """"→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
+    """ "→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
     from mjrig.widgets.fonts import PanelFonts
+
     PanelFonts(dpg).start()
     arrow = dpg.add_text("a → b", parent=window)
     question = dpg.add_text("a ? b", parent=window)
@@ -310,9 +319,9 @@ def test_a_steady_signal_gets_a_readable_axis(window: int | str) -> None:
     render()
     lo, hi = dpg.get_axis_limits(panel.axes[1])
     assert lo < -0.1 < hi and 1e-4 <= hi - lo <= 1e-3, (lo, hi)
-    assert abs(0.5 * (lo + hi) + 0.1) < 1e-7   # axis limits are float32
+    assert abs(0.5 * (lo + hi) + 0.1) < 1e-7  # axis limits are float32
     panel.add_rows(["time", "wall_time", name], np.column_stack([t + 5, t + 5, np.zeros_like(t)]))
     panel.update(PanelState(time=float(t[-1] + 5), signals=(name,)))
     render()
     lo, hi = dpg.get_axis_limits(panel.axes[1])
-    assert lo < 0 < hi and 1.0 <= hi - lo <= 1.2, (lo, hi)   # zero: a whole unit around it
+    assert lo < 0 < hi and 1.0 <= hi - lo <= 1.2, (lo, hi)  # zero: a whole unit around it

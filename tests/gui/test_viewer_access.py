@@ -1,5 +1,6 @@
 """The one place that reaches into the passive viewer's private simulate object, checked against
 the installed MuJoCo (an upgrade that moves these breaks here, not in the app)."""
+
 from __future__ import annotations
 
 import time
@@ -14,8 +15,9 @@ def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):
     import mujoco.viewer
 
     assert hasattr(mujoco.viewer, "_Simulate") and hasattr(mujoco.viewer._Simulate, "MAX_GEOM")
-    m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body name='b'><freejoint/><geom size='.1'/></body>"
-                                       "</worldbody></mujoco>")
+    m = mujoco.MjModel.from_xml_string(
+        "<mujoco><worldbody><body name='b'><freejoint/><geom size='.1'/></body></worldbody></mujoco>"
+    )
     d = mujoco.MjData(m)
     viewer, window = launch(m, d, geometry=(10, 40, 640, 480))
     try:
@@ -39,7 +41,9 @@ def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):
 
 @pytest.mark.parametrize("select", [0, -1, 99])
 def test_no_selection_gives_none(select):
-    m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body name='b'><geom size='.1'/></body></worldbody></mujoco>")
+    m = mujoco.MjModel.from_xml_string(
+        "<mujoco><worldbody><body name='b'><geom size='.1'/></body></worldbody></mujoco>"
+    )
     pert = mujoco.MjvPerturb()
     pert.select = select
     assert describe_selection(m, mujoco.MjData(m), pert) is None

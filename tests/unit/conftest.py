@@ -5,10 +5,11 @@ point-to-point loads get hidden tendons; "native": MuJoCo evaluates the springs 
 spring-dampers, "array": every spring on mjrig's array path) or by hand (``spec.compile()``:
 every load takes the general per-load path).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import mujoco
 import numpy as np
@@ -28,8 +29,9 @@ INTEGRATORS = {
 }
 
 
-def build_model(rm: RuntimeManager, xml: str, path: str, *,
-                integrator: str | None = None) -> tuple[mujoco.MjModel, mujoco.MjData]:
+def build_model(
+    rm: RuntimeManager, xml: str, path: str, *, integrator: str | None = None
+) -> tuple[mujoco.MjModel, mujoco.MjData]:
     """Compile ``xml`` the way ``path`` says (see PATHS); optionally force an integrator."""
     spec = mujoco.MjSpec.from_string(xml)
     if path in ("native", "array"):
@@ -45,8 +47,9 @@ def build_model(rm: RuntimeManager, xml: str, path: str, *,
     return model, data
 
 
-def run_until(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, t_end: float,
-              each: Callable[[], None] | None = None) -> None:
+def run_until(
+    rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, t_end: float, each: Callable[[], None] | None = None
+) -> None:
     """Step until simulated time reaches ``t_end`` (s), calling ``each()`` after every step."""
     eps = 0.5 * model.opt.timestep
     while data.time < t_end - eps:

@@ -1,4 +1,5 @@
 """Arrows stay readable at every scale: never a flat disc, never longer than the model."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,18 +27,21 @@ def test_arrow_proportions_are_bounded(toml, force):
 
 def lengths(model, arrows, scale):
     from mjrig.runtime.visuals import draw_all
+
     scene = mujoco.MjvScene(model, 20)
     draw_all(model, scene, arrows, [], scale=scale)
     return [float(scene.geoms[i].size[2]) for i in range(scene.ngeom)]
 
 
 def force(fx: float, *, torque: bool = False) -> ArrowConfig:
-    return ArrowConfig(np.zeros(3), np.array([fx, 0.0, 0.0]), Color.TORQUE if torque else Color.ACTION,
-                       is_torque=torque)
+    return ArrowConfig(
+        np.zeros(3), np.array([fx, 0.0, 0.0]), Color.TORQUE if torque else Color.ACTION, is_torque=torque
+    )
 
 
 def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
     from mjrig.runtime.visuals import ArrowScale
+
     toml = tmp_path / "rig.toml"
     toml.write_text(f'model = "{MODELS / "robot_arm.xml"}"\n[view]\nforce_scale = 0.01\ntorque_scale = 0.05\n')
     sc = load_scenario(toml)
@@ -51,8 +55,9 @@ def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
 
 
 def test_automatic_scale_makes_the_largest_arrow_a_quarter_of_the_model_and_does_not_flicker():
-    from mjrig.runtime.visuals import ArrowScale
     from mjrig.runtime.framing import model_size
+    from mjrig.runtime.visuals import ArrowScale
+
     model = mujoco.MjModel.from_xml_path(str(MODELS / "robot_arm.xml"))
     quarter = 0.25 * model_size(model)
     scale = ArrowScale()
@@ -73,13 +78,14 @@ def test_automatic_scale_makes_the_largest_arrow_a_quarter_of_the_model_and_does
     assert np.all(steps <= 1e-6) and seen[0] > quarter * 1.25  # shrinking, from too long
     assert 0.8 * quarter <= seen[-1] <= 1.25 * quarter
     ratios = np.array(seen[1:]) / np.array(seen[:-1])
-    assert np.all(ratios >= 0.25 ** 0.2 - 1e-6)  # each frame at most a fifth of the way (geometric)
+    assert np.all(ratios >= 0.25**0.2 - 1e-6)  # each frame at most a fifth of the way (geometric)
 
 
 def test_the_panels_arrow_scale_writes_view_and_sets_the_runtime(tmp_path, monkeypatch):
     from mjrig import commands as C
     from mjrig.scenario.parse import load_scenario as load
     from mjrig.session.kernel import Session
+
     monkeypatch.chdir(tmp_path)
     s = Session()
     s.open(MODELS / "spring_mass.toml")
@@ -105,6 +111,7 @@ WALKER = """<mujoco><worldbody>
 def test_the_automatic_scale_follows_the_models_bodies_not_its_floor():
     from mjrig.runtime.framing import framing_points, model_size
     from mjrig.runtime.visuals import ArrowScale
+
     model = mujoco.MjModel.from_xml_string(WALKER)
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)

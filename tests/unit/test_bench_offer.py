@@ -1,6 +1,7 @@
 """Bench data brought into the app, through the session's commands (what a drop or File > Open of
 a CSV and the dialog's *Add to rig* submit; tests/gui/test_desktop_measured.py does it with real
 input): the offer's guesses, the entry added to the rig, what Save scenario writes, a decline."""
+
 from __future__ import annotations
 
 import tomllib
@@ -8,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_measured import csv_bench, decay, scenario
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.session.bench import guess_unit
 from mjrig.session.kernel import Session
-from test_measured import csv_bench, decay, scenario
 
 
 @pytest.fixture()
@@ -28,14 +29,24 @@ def _bench(folder: Path) -> Path:
     csv_bench(folder)
     rows = (folder / "bench.csv").read_text().splitlines()[1:]
     path = folder / "drop.csv"
-    path.write_text("t [ms],slide_qpos [mm],temperature\n" + "".join(f"{r},{20 + i * 1e-3:.3f}\n"
-                                                                   for i, r in enumerate(rows)))
+    path.write_text(
+        "t [ms],slide_qpos [mm],temperature\n" + "".join(f"{r},{20 + i * 1e-3:.3f}\n" for i, r in enumerate(rows))
+    )
     return path
 
 
-@pytest.mark.parametrize(("column", "stem", "unit"), [
-    ("x_mm", "x", "mm"), ("angle [deg]", "angle", "deg"), ("t (ms)", "t", "ms"), ("force_lbf", "force", "lbf"),
-    ("speed_mm/s", "speed", "mm/s"), ("temperature", "temperature", ""), ("step_2", "step_2", "")])
+@pytest.mark.parametrize(
+    ("column", "stem", "unit"),
+    [
+        ("x_mm", "x", "mm"),
+        ("angle [deg]", "angle", "deg"),
+        ("t (ms)", "t", "ms"),
+        ("force_lbf", "force", "lbf"),
+        ("speed_mm/s", "speed", "mm/s"),
+        ("temperature", "temperature", ""),
+        ("step_2", "step_2", ""),
+    ],
+)
 def test_a_columns_unit_is_read_from_its_name(column, stem, unit):
     assert guess_unit(column) == (stem, unit)
 
@@ -47,11 +58,19 @@ def test_a_dropped_csv_is_offered_mapped_added_and_saved(session, tmp_path):
     assert offer is not None and offer.time == "t [ms]" and offer.time_unit == "ms" and offer.name == "drop"
     assert offer.guesses == (("slide_qpos [mm]", "Joints/slide:qpos", "mm"), ("temperature", "", ""))
     assert session.publish().pending_open is None and session.rig is not None
-    session.handle(C.AddMeasured(str(path), name="drop", time="t [ms]", time_unit="ms", offset=-0.1,
-                                 signals=(("Joints/slide:qpos", "slide_qpos [mm]", "mm"),)))
+    session.handle(
+        C.AddMeasured(
+            str(path),
+            name="drop",
+            time="t [ms]",
+            time_unit="ms",
+            offset=-0.1,
+            signals=(("Joints/slide:qpos", "slide_qpos [mm]", "mm"),),
+        )
+    )
     state = session.publish()
     assert state.measured_offer is None and state.dirty
-    (entry, sig, t, x), = state.measured.series
+    ((entry, sig, t, x),) = state.measured.series
     assert (entry, sig) == ("drop", "Joints/slide:qpos")
     np.testing.assert_allclose(x, decay(t), atol=1e-9)  # mm and ms and the offset, in SI
     out = tmp_path / "saved" / "rig.toml"
@@ -72,6 +91,13 @@ def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, t
     path = _bench(tmp_path)
     session.handle(C.OpenModel(str(path)))
     with pytest.raises(ConfigError, match=r"measured\[0\]\.signals\.Joints/slide:qpos\.unit: unit 'deg' does not fit"):
-        session.handle(C.AddMeasured(str(path), name="drop", time="t [ms]", time_unit="ms",
-                                     signals=(("Joints/slide:qpos", "slide_qpos [mm]", "deg"),)))
+        session.handle(
+            C.AddMeasured(
+                str(path),
+                name="drop",
+                time="t [ms]",
+                time_unit="ms",
+                signals=(("Joints/slide:qpos", "slide_qpos [mm]", "deg"),),
+            )
+        )
     assert session.publish().measured_offer is not None and not session.publish().dirty

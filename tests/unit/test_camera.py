@@ -1,4 +1,5 @@
 """Framing: the camera chosen on open sees every moving part of every bundled rig."""
+
 from __future__ import annotations
 
 import math
@@ -63,6 +64,7 @@ def test_cameras_cycle_free_tracking_and_the_models_own():
 
 # --- framing: every body, site, geom and rig point in view, near enough to fill it ----------
 
+
 def _project(model, cam, pts, aspect):
     """Screen coordinates of world points ``pts`` (n, 3) seen by a free/tracking ``cam`` in a view
     of ``aspect`` width/height: (n, 2), -1..1 from edge to edge, and each point's depth (m)."""
@@ -94,6 +96,7 @@ def _model_points(model, data):
 
 def _spring_mass_rig():
     from mjrig.scenario.builder import build_rig
+
     rig = build_rig(load_scenario(MODELS / "spring_mass.toml"))
     mujoco.mj_forward(rig.model, rig.data)
     return rig

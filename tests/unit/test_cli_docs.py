@@ -1,5 +1,6 @@
 """The command line's page (docs/cli.md) is what scripts/cli_docs.py makes of the parsers now, and it
 documents every command and option the CLI accepts."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,6 +26,7 @@ def test_the_cli_page_is_what_the_parsers_make_now():
 
 def test_every_command_and_option_is_on_the_page():
     from mjrig import cli
+
     page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     sub = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert sorted(sub.choices) == sorted(cli.SUBCOMMANDS)

@@ -4,6 +4,7 @@ with preload, each profile kind, world forces and torques with reactions, joint 
 frictions -- gives the same motion and the same recorded loads on Euler, implicitfast and RK4; a
 param moved mid-run reaches the next step; a reset keeps the laws; a Python callable keeps the
 rig on the Python path."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,6 +13,7 @@ import mujoco
 import numpy as np
 import polars as pl
 import pytest
+
 from mjrig.headless import prepare
 from mjrig.runtime.engine import step_with_loads
 from mjrig.runtime.values import Ramp
@@ -151,6 +153,7 @@ def test_the_recorded_loads_are_the_python_paths(tmp_path):
         folder.mkdir()
         setup = _setup(folder, "Euler", compiled=compiled, out=folder / "rec.parquet")
         from mjrig.headless import run
+
         setup.duration = 0.3
         run(setup)
         frames.append(pl.read_parquet(folder / "rec.parquet"))
@@ -207,4 +210,3 @@ def test_a_python_callable_keeps_the_rig_on_the_python_path(tmp_path):
     assert rm.engine.table is None and rm.plan.between_steps() == ("loads",)
     rm.engine.update_outputs()
     assert rm.engine.wrench[3, 0] == pytest.approx(1.0 + setup.data.time - setup.model.opt.timestep, abs=1e-9)
-

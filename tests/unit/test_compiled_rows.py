@@ -3,6 +3,7 @@ against the Python recorder, their reference: a long ``mjrig run`` whose only wo
 steps is its recording writes the same file, value for value (the wall clock aside), every step
 or at a rate, contacts included; a block that diverges is rolled back with its rows and the run
 ends where the Python path ends, with the same rows and message."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,8 +52,15 @@ signals = ["joints", "bodies", "sensors", "actuators", "loads", "proximities", "
 """
 
 
-def _record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, compiled: bool, rate: str = "", k: float = 30.0,
-            integrator: str = "Euler") -> tuple[pl.DataFrame, int, str | None]:
+def _record(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    compiled: bool,
+    rate: str = "",
+    k: float = 30.0,
+    integrator: str = "Euler",
+) -> tuple[pl.DataFrame, int, str | None]:
     """(the recording, blocks stepped by the callback, the divergence message or None)."""
     folder = tmp_path / ("compiled" if compiled else "python")
     folder.mkdir(exist_ok=True)

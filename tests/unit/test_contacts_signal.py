@@ -1,4 +1,5 @@
 """The contacts group: how many contacts there are and the deepest penetration (m), exactly."""
+
 from __future__ import annotations
 
 import mujoco
@@ -9,8 +10,10 @@ from mjrig.runtime import SignalManager
 
 def _balls(n: int, sink: float) -> str:
     """``n`` spheres of radius 0.05 m, each pushed ``sink`` m (plus a little per ball) into the floor."""
-    bodies = "".join(f'<body pos="{0.2 * i} 0 {0.05 - sink - 0.0001 * i}"><freejoint/>'
-                     '<geom type="sphere" size="0.05"/></body>' for i in range(n))
+    bodies = "".join(
+        f'<body pos="{0.2 * i} 0 {0.05 - sink - 0.0001 * i}"><freejoint/><geom type="sphere" size="0.05"/></body>'
+        for i in range(n)
+    )
     return f'<mujoco><worldbody><geom type="plane" size="10 10 .1"/>{bodies}</worldbody></mujoco>'
 
 

@@ -1,9 +1,9 @@
 """Actuator controls and params bound to model fields, against closed form."""
+
 from __future__ import annotations
 
 import math
 
-import mujoco
 import numpy as np
 import pytest
 
@@ -61,16 +61,36 @@ def test_every_model_field_path_is_written(rig):
       <site name="s"/></body><site name="w" pos="0 0 1"/></worldbody>
       <tendon><spatial name="t"><site site="w"/><site site="s"/></spatial></tendon>
       <actuator><motor name="a" joint="j"/></actuator></mujoco>"""
-    values = {"body:b.mass": 2.5, "joint:j.damping": 0.1, "joint:j.stiffness": 3.0, "joint:j.frictionloss": 0.2,
-              "joint:j.armature": 0.05, "geom:g.friction": 0.7, "actuator:a.gear": 4.0, "tendon:t.stiffness": 30.0,
-              "tendon:t.damping": 0.3, "opt.timestep": 0.004, "opt.gravity_z": -3.0}
+    values = {
+        "body:b.mass": 2.5,
+        "joint:j.damping": 0.1,
+        "joint:j.stiffness": 3.0,
+        "joint:j.frictionloss": 0.2,
+        "joint:j.armature": 0.05,
+        "geom:g.friction": 0.7,
+        "actuator:a.gear": 4.0,
+        "tendon:t.stiffness": 30.0,
+        "tendon:t.damping": 0.3,
+        "opt.timestep": 0.004,
+        "opt.gravity_z": -3.0,
+    }
     params = {p: NamedValue(f"p{i}", v) for i, (p, v) in enumerate(values.items())}
     rm = RuntimeManager(bindings=[ModelBinding(nv, field=p) for p, nv in params.items()], playback_speed=0)
     model, data = rig.build(rm, xml, "self")
     rm.step(model, data)
-    got = [model.body_mass[1], model.dof_damping[0], model.jnt_stiffness[0], model.dof_frictionloss[0],
-           model.dof_armature[0], model.geom_friction[0, 0], model.actuator_gear[0, 0], model.tendon_stiffness[0],
-           model.tendon_damping[0], model.opt.timestep, model.opt.gravity[2]]
+    got = [
+        model.body_mass[1],
+        model.dof_damping[0],
+        model.jnt_stiffness[0],
+        model.dof_frictionloss[0],
+        model.dof_armature[0],
+        model.geom_friction[0, 0],
+        model.actuator_gear[0, 0],
+        model.tendon_stiffness[0],
+        model.tendon_damping[0],
+        model.opt.timestep,
+        model.opt.gravity[2],
+    ]
     assert got == pytest.approx(list(values.values()))
     params["opt.gravity_z"].value = -9.0
     assert model.opt.gravity[2] == -3.0  # not mid-step from another thread: at the next step boundary
@@ -78,12 +98,15 @@ def test_every_model_field_path_is_written(rig):
     assert model.opt.gravity[2] == -9.0
 
 
-@pytest.mark.parametrize("text, message", [
-    ("body:block.mas", r"unknown body attribute 'mas' in 'body:block.mas' \(closest: mass\)"),
-    ("bdy:block.mass", r"starts with one of body:.*\(closest: body\)"),
-    ("opt.timestp", r"unknown model field 'opt.timestp' \(closest: opt.timestep"),
-    ("joint:.damping", r"must read joint:NAME.ATTRIBUTE"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("body:block.mas", r"unknown body attribute 'mas' in 'body:block.mas' \(closest: mass\)"),
+        ("bdy:block.mass", r"starts with one of body:.*\(closest: body\)"),
+        ("opt.timestp", r"unknown model field 'opt.timestp' \(closest: opt.timestep"),
+        ("joint:.damping", r"must read joint:NAME.ATTRIBUTE"),
+    ],
+)
 def test_bad_model_field_paths_name_the_closest(text, message):
     with pytest.raises(ConfigError, match=message):
         parse_model_field(text)
@@ -100,9 +123,12 @@ def test_an_unknown_entity_names_the_closest(rig):
 def test_a_controlled_motor_gives_gear_times_ctrl(rig, integrator):
     u = NamedValue("u", 0.7)
     gear = NamedValue("gear", 3.0)
-    rm = RuntimeManager(controls=[Control("shoulder", value=u), Control("free_motor", value=Step(0.05, 0.0, -0.4))],
-                        loads=[JointTorque(name="t", joint="shoulder_joint", magnitude=0.1)],
-                        bindings=[ModelBinding(gear, field="actuator:shoulder.gear")], playback_speed=0)
+    rm = RuntimeManager(
+        controls=[Control("shoulder", value=u), Control("free_motor", value=Step(0.05, 0.0, -0.4))],
+        loads=[JointTorque(name="t", joint="shoulder_joint", magnitude=0.1)],
+        bindings=[ModelBinding(gear, field="actuator:shoulder.gear")],
+        playback_speed=0,
+    )
     model, data = rig.build(rm, ARM, "native", integrator=integrator)
     data.xfrc_applied[1, 5] = 0.05  # the mouse: it adds too
     rig.run(rm, model, data, 0.02)

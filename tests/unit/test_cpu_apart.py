@@ -1,4 +1,5 @@
 """The recorder's writer thread keeps off the core the stepping thread runs on (Linux, 2+ cores)."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,10 @@ import pytest
 from mjrig.runtime.cpu_apart import Apart, here
 from mjrig.runtime.parquet_sink import ParquetSink
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
-                                reason="needs thread affinity and two cores")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs thread affinity and two cores",
+)
 
 
 def _allowed(tid: int) -> set[int]:
@@ -29,9 +32,11 @@ def _allowed(tid: int) -> set[int]:
 
 def _on(core: int, fn) -> None:
     """Run ``fn`` in a thread pinned to ``core``."""
+
     def body():
         os.sched_setaffinity(0, {core})
         fn()
+
     t = threading.Thread(target=body)
     t.start()
     t.join()
@@ -50,6 +55,7 @@ def test_a_thread_keeps_off_a_core_and_takes_any_when_behind() -> None:
         seen["behind"] = _allowed(tid)
         apart.keep_off(-1)
         seen["unknown"] = _allowed(tid)
+
     t = threading.Thread(target=body)
     t.start()
     t.join()

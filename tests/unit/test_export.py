@@ -1,6 +1,7 @@
 """``mjrig.exports.export``: a recording written as CSV, MATLAB v5 and MCAP, each read back and
 compared with the Parquet file value for value (a real spring_mass run and a hand-made recording
 with nulls, a bool and an int column, awkward floats and several row groups)."""
+
 from __future__ import annotations
 
 import csv
@@ -18,15 +19,28 @@ import pytest
 import scipy.io
 from mcap.reader import make_reader
 
-from mjrig.headless import prepare, run
-from mjrig.scenario.parse import load_scenario
 from mjrig.exports.export import FORMATS, default_output, export_recording
+from mjrig.headless import prepare, run
 from mjrig.runtime.errors import ConfigError
+from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
-AWKWARD = [0.1 + 0.2, 1e-300, 5e-324, -0.0, 2.0**53 + 2, 1e22, 1.7976931348623157e308, 1 / 3, None,
-           2.2250738585072014e-308, float("nan"), float("inf"), -12345678901234567890.0]
+AWKWARD = [
+    0.1 + 0.2,
+    1e-300,
+    5e-324,
+    -0.0,
+    2.0**53 + 2,
+    1e22,
+    1.7976931348623157e308,
+    1 / 3,
+    None,
+    2.2250738585072014e-308,
+    float("nan"),
+    float("inf"),
+    -12345678901234567890.0,
+]
 ROWS = len(AWKWARD)
 GROUP = 5
 """Rows per row group of the hand-made recording: 13 rows in 3 row groups."""
@@ -40,10 +54,13 @@ def recording(tmp_path_factory) -> Path:
     return path
 
 
-def _write(path: Path, columns: dict[str, pa.Array], metadata: dict[str, str], *,
-           units: dict[str, str] | None = None) -> Path:
-    fields = [pa.field(name, arr.type, metadata={b"unit": units[name].encode()} if units and name in units else None)
-              for name, arr in columns.items()]
+def _write(
+    path: Path, columns: dict[str, pa.Array], metadata: dict[str, str], *, units: dict[str, str] | None = None
+) -> Path:
+    fields = [
+        pa.field(name, arr.type, metadata={b"unit": units[name].encode()} if units and name in units else None)
+        for name, arr in columns.items()
+    ]
     table = pa.Table.from_arrays(list(columns.values()), schema=pa.schema(fields, metadata=metadata))
     pq.write_table(table, path, row_group_size=GROUP)
     return path
@@ -65,10 +82,19 @@ def handmade(tmp_path_factory) -> Path:
         "Requirements/r:pass": pa.array([None, True, False] * 4 + [True], pa.bool_()),
     }
     units = {"time": "s", "wall_time": "s", "Loads/arm/left:fx": "N", "Sensors/late:0": "m/s^2"}
-    metadata = {"mjrig.units": json.dumps(units), "mjrig.model_path": "/models/arm.xml", "mjrig.version": "0.1.0",
-                "mjrig.scenario": "[run]\nduration = 1.3  # s\n", "mjrig.start_time": "2025-01-01T00:00:00+00:00"}
-    return _write(tmp_path_factory.mktemp("hand") / "hand.parquet", columns, metadata,
-                  units={"Loads/arm/left:fy": "N", "Loads/arm/left:fx": "ignored: mjrig.units wins"})
+    metadata = {
+        "mjrig.units": json.dumps(units),
+        "mjrig.model_path": "/models/arm.xml",
+        "mjrig.version": "0.1.0",
+        "mjrig.scenario": "[run]\nduration = 1.3  # s\n",
+        "mjrig.start_time": "2025-01-01T00:00:00+00:00",
+    }
+    return _write(
+        tmp_path_factory.mktemp("hand") / "hand.parquet",
+        columns,
+        metadata,
+        units={"Loads/arm/left:fy": "N", "Loads/arm/left:fx": "ignored: mjrig.units wins"},
+    )
 
 
 def _export(src: Path, fmt: str, tmp_path: Path) -> tuple[Path, list[tuple[int, int]]]:
@@ -180,8 +206,13 @@ def test_mat_holds_names_units_data_and_metadata(handmade, tmp_path):
     np.testing.assert_array_equal(s["data"], want)  # NaN where null, bools 0/1
     assert np.signbit(s["data"][3, 2])  # -0.0 kept
     assert list(s["data"][1:3, 7]) == [1.0, 0.0] and np.isnan(s["data"][[0, 3], 7]).all()  # bools: 1/0, NaN
-    assert set(s["metadata"]) == {"mjrig_units", "mjrig_model_path", "mjrig_version", "mjrig_scenario",
-                                  "mjrig_start_time"}
+    assert set(s["metadata"]) == {
+        "mjrig_units",
+        "mjrig_model_path",
+        "mjrig_version",
+        "mjrig_scenario",
+        "mjrig_start_time",
+    }
     assert s["metadata"]["mjrig_scenario"] == "[run]\nduration = 1.3  # s\n"
 
 
@@ -228,8 +259,7 @@ def test_mcap_of_a_real_recording_has_a_topic_per_entity(recording, tmp_path):
 def test_mcap_leaves_nulls_out_and_skips_empty_messages(handmade, tmp_path):
     out, _ = _export(handmade, "mcap", tmp_path)
     channels, messages, _ = _mcap(out)
-    assert list(channels) == ["/Loads/arm/left", "/Sensors/late", "/Sensors/never", "/Contacts/all",
-                              "/Requirements/r"]
+    assert list(channels) == ["/Loads/arm/left", "/Sensors/late", "/Sensors/never", "/Contacts/all", "/Requirements/r"]
     arm = messages["/Loads/arm/left"]
     assert len(arm) == ROWS
     assert [m[0] for m in arm] == [int(round(i * 0.1 * 1e9)) for i in range(ROWS)]
@@ -246,8 +276,10 @@ def test_mcap_leaves_nulls_out_and_skips_empty_messages(handmade, tmp_path):
     types = {t: json.loads(s.data)["properties"] for t, (_, s) in channels.items()}
     assert types["/Contacts/all"]["count"] == {"type": "integer"}
     assert types["/Requirements/r"]["pass"] == {"type": "boolean"}
-    assert types["/Loads/arm/left"] == {"fx": {"type": "number", "description": "N"},
-                                        "fy": {"type": "number", "description": "N"}}
+    assert types["/Loads/arm/left"] == {
+        "fx": {"type": "number", "description": "N"},
+        "fy": {"type": "number", "description": "N"},
+    }
 
 
 # --- edge cases and bad input ---------------------------------------------------------------------
@@ -286,22 +318,38 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str, str]]:
         "missing": (tmp_path / "nope.parquet", "csv", "file not found"),
         "folder": (tmp_path, "csv", "a folder, not a recording"),
         "not parquet": (text, "mat", "not a readable Parquet file"),
-        "sweep": (_write(tmp_path / "sweep.parquet", t, {"mjrig.sweep": "[sweep]"}), "csv",
-                  "is a sweep's results, not a recording"),
-        "study": (_write(tmp_path / "study.parquet", t, {"mjrig.optimize": "{}"}), "mcap",
-                  "is a study's results, not a recording"),
+        "sweep": (
+            _write(tmp_path / "sweep.parquet", t, {"mjrig.sweep": "[sweep]"}),
+            "csv",
+            "is a sweep's results, not a recording",
+        ),
+        "study": (
+            _write(tmp_path / "study.parquet", t, {"mjrig.optimize": "{}"}),
+            "mcap",
+            "is a study's results, not a recording",
+        ),
         "no time": (_write(tmp_path / "other.parquet", {"x": pa.array([1.0])}, {}), "csv", "no 'time' column"),
-        "text column": (_write(tmp_path / "txt.parquet", {"time": pa.array([0.0]), "s": pa.array(["a"])}, {}),
-                        "csv", "column 's' is string"),
-        "format": (_write(tmp_path / "ok.parquet", {"time": pa.array([0.0])}, {}), "cvs",
-                   "unknown export format 'cvs': choose csv, mat, mcap (closest: csv)"),
-        "negative time": (_write(tmp_path / "neg.parquet", {"time": pa.array([-1.0]), "A/b:c": pa.array([1.0])}, {}),
-                          "mcap", "MCAP needs a time >= 0 s"),
+        "text column": (
+            _write(tmp_path / "txt.parquet", {"time": pa.array([0.0]), "s": pa.array(["a"])}, {}),
+            "csv",
+            "column 's' is string",
+        ),
+        "format": (
+            _write(tmp_path / "ok.parquet", {"time": pa.array([0.0])}, {}),
+            "cvs",
+            "unknown export format 'cvs': choose csv, mat, mcap (closest: csv)",
+        ),
+        "negative time": (
+            _write(tmp_path / "neg.parquet", {"time": pa.array([-1.0]), "A/b:c": pa.array([1.0])}, {}),
+            "mcap",
+            "MCAP needs a time >= 0 s",
+        ),
     }
 
 
-@pytest.mark.parametrize("case", ["missing", "folder", "not parquet", "sweep", "study", "no time", "text column",
-                                  "format", "negative time"])
+@pytest.mark.parametrize(
+    "case", ["missing", "folder", "not parquet", "sweep", "study", "no time", "text column", "format", "negative time"]
+)
 def test_bad_input_is_a_one_line_config_error(tmp_path, case):
     src, fmt, needle = _bad_inputs(tmp_path)[case]
     out_dir = tmp_path / "out"

@@ -4,20 +4,20 @@ least 9 of 10 noise seeds), a torsion pendulum with Coulomb friction in its bear
 level within 5 %), and a static sag under a known force fitted jointly with a free decay (stiffness
 and mass, which neither experiment tells apart alone). Fits run in this process (``workers=1``):
 each takes 1-3 s of simulation."""
+
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from test_measured import CSV_ENTRY, C, K, csv_bench, scenario
+
 from mjrig.campaign.fit import FIT_KEY, run_fit
 from mjrig.scenario.parse import load_scenario
-
-from test_measured import CSV_ENTRY, C, K, csv_bench, scenario
 
 FIT = """[fit]
 params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }
@@ -50,6 +50,7 @@ def test_a_fits_trials_run_in_lock_step_with_the_same_residuals(tmp_path, monkey
     """The spring-mass bench (RK4, a damped spring): its evaluations run in lock-step (none one
     by one), and FIT.parquet equals the one-by-one fit's, every residual bit for bit."""
     from mjrig.campaign.trial import TrialRunner
+
     csv_bench(tmp_path, noise=0.05, seed=2)
     path = scenario(tmp_path, CSV_ENTRY, k=K / 2.5, c=C * 2.5, extra=FIT)
     alone = run_fit(load_scenario(path), out=tmp_path / "alone.parquet", workers=1, lockstep=False)
@@ -122,7 +123,8 @@ def test_the_friction_in_a_pendulums_bearing_is_fitted(tmp_path):
     deg = np.degrees(theta) + np.random.default_rng(0).normal(0.0, 0.05, t.size)
     (tmp_path / "swing.csv").write_text("time,angle\n" + "".join(f"{a:.4f},{b:.6f}\n" for a, b in zip(t, deg)))
     path = tmp_path / "wheel.toml"
-    path.write_text(f"""model = "wheel.xml"
+    path.write_text(
+        f"""model = "wheel.xml"
 
 [simulation]
 duration = 2.5
@@ -147,7 +149,9 @@ file = "swing.csv"
 
 [fit]
 params = {{ fc = {{ low = 0.001, high = 0.2, log = true }} }}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     s = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1).summary
     assert s["converged"] and s["estimate"]["fc"] == pytest.approx(fc, rel=0.05)
 
@@ -166,18 +170,26 @@ def test_stiffness_and_mass_are_fitted_from_a_sag_and_a_decay_together(tmp_path)
     k, m, c = 400.0, 2.0, 4.0
     t = np.arange(0.0, 2.0, 1 / 250)
     from test_measured import decay
+
     rng = np.random.default_rng(5)
-    (tmp_path / "decay.csv").write_text("time,x\n" + "".join(
-        f"{a:.4f},{b:.9f}\n" for a, b in zip(t, decay(t, m=m, k=k, c=c) + rng.normal(0, 2e-5, t.size))))
+    (tmp_path / "decay.csv").write_text(
+        "time,x\n"
+        + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(t, decay(t, m=m, k=k, c=c) + rng.normal(0, 2e-5, t.size)))
+    )
     ts = np.arange(2.0, 3.0, 1 / 50)  # settled: the sag is damped tenfold (ζ about 0.7)
-    (tmp_path / "sag.csv").write_text("time,x\n" + "".join(
-        f"{a:.4f},{b:.9f}\n" for a, b in zip(ts, 20.0 / k + rng.normal(0, 2e-5, ts.size))))
+    (tmp_path / "sag.csv").write_text(
+        "time,x\n" + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(ts, 20.0 / k + rng.normal(0, 2e-5, ts.size)))
+    )
     path = scenario(tmp_path, "", extra="")
     doc = path.read_text()
     head, rest = doc.split("[params]", 1)
     rest = rest.split("[initial]", 1)[1]
-    doc = head.replace("duration = 2.0", "duration = 2.0\ntimestep = 0.002") + SAG.format(k=k / 2.5, m=m * 2.5, c=c) \
-        + "\n[initial]" + rest
+    doc = (
+        head.replace("duration = 2.0", "duration = 2.0\ntimestep = 0.002")
+        + SAG.format(k=k / 2.5, m=m * 2.5, c=c)
+        + "\n[initial]"
+        + rest
+    )
     doc += """
 [[loads]]
 name = "push"
@@ -211,21 +223,31 @@ params = { k = { low = 50.0, high = 2000.0 }, m = { low = 0.2, high = 20.0, log 
     assert set(s["rms"]) == {"sag", "decay"}
 
 
-@pytest.mark.parametrize(("fit", "where", "words"), [
-    ('params = { kk = { low = 1.0, high = 2.0 } }', "fit.params.kk", "unknown param 'kk' (closest: k)"),
-    ('params = { k = { low = 500.0, high = 100.0 } }', "fit.params.k.low", "must be below high"),
-    ('params = { c = { low = 0.0, high = 10.0, log = true } }', "fit.params.c.low", "a log scale needs low > 0"),
-    ('params = { k = { low = 50.0 } }', "fit.params.k", "needs 'high'"),
-    ('params = { k = { low = 50.0, high = 2000.0 } }\nsignals = ["Joints/slide:qvel"]', "fit.signals",
-     "no [[measured]] entry maps 'Joints/slide:qvel' (closest: Joints/slide:qpos)"),
-    ('params = { k = { low = 50.0, high = 2000.0 } }\nweights = { "Joints/slide:qvel" = 1.0 }',
-     "fit.weights.Joints/slide:qvel", "unknown field"),
-    ('params = { k = { low = 50.0, high = 2000.0 } }\nstart = 2.0\nend = 1.0', "fit.end", "must be after start"),
-    ('params = { k = { low = 50.0, high = 2000.0 } }\nstarts = 0', "fit.starts", "from 1 to 64"),
-    ('params = { k = { low = 50.0, high = 2000.0 } }\nmethod = "lm"', "fit.method", "unknown field 'method'"),
-])
+@pytest.mark.parametrize(
+    ("fit", "where", "words"),
+    [
+        ("params = { kk = { low = 1.0, high = 2.0 } }", "fit.params.kk", "unknown param 'kk' (closest: k)"),
+        ("params = { k = { low = 500.0, high = 100.0 } }", "fit.params.k.low", "must be below high"),
+        ("params = { c = { low = 0.0, high = 10.0, log = true } }", "fit.params.c.low", "a log scale needs low > 0"),
+        ("params = { k = { low = 50.0 } }", "fit.params.k", "needs 'high'"),
+        (
+            'params = { k = { low = 50.0, high = 2000.0 } }\nsignals = ["Joints/slide:qvel"]',
+            "fit.signals",
+            "no [[measured]] entry maps 'Joints/slide:qvel' (closest: Joints/slide:qpos)",
+        ),
+        (
+            'params = { k = { low = 50.0, high = 2000.0 } }\nweights = { "Joints/slide:qvel" = 1.0 }',
+            "fit.weights.Joints/slide:qvel",
+            "unknown field",
+        ),
+        ("params = { k = { low = 50.0, high = 2000.0 } }\nstart = 2.0\nend = 1.0", "fit.end", "must be after start"),
+        ("params = { k = { low = 50.0, high = 2000.0 } }\nstarts = 0", "fit.starts", "from 1 to 64"),
+        ('params = { k = { low = 50.0, high = 2000.0 } }\nmethod = "lm"', "fit.method", "unknown field 'method'"),
+    ],
+)
 def test_bad_fit_input_is_one_line_at_its_field(tmp_path, fit, where, words):
     from mjrig.runtime.errors import ConfigError
+
     csv_bench(tmp_path)
     path = scenario(tmp_path, CSV_ENTRY, k=K, c=C, extra=f"[fit]\n{fit}\n")
     with pytest.raises(ConfigError) as err:
@@ -236,6 +258,7 @@ def test_bad_fit_input_is_one_line_at_its_field(tmp_path, fit, where, words):
 
 def test_a_fit_needs_measured_data(tmp_path):
     from mjrig.runtime.errors import ConfigError
+
     path = scenario(tmp_path, "", extra=FIT)
     with pytest.raises(ConfigError, match=r"fit: \[fit\] needs \[\[measured\]\] data to fit to"):
         load_scenario(path)

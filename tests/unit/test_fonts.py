@@ -1,4 +1,5 @@
 """The panel finds a font for names DejaVu Sans cannot draw (CJK, kana, Hangul)."""
+
 from __future__ import annotations
 
 import shutil

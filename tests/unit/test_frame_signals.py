@@ -2,6 +2,7 @@
 rate about a known axis: a world-fixed force in the spinning frame is Rᵀf at every row; a
 point's velocity relative to the spinning frame is Rᵀ(v − v_o − ω×r); with a site as the frame
 its origin's own velocity counts. Bad entries are one line at FILE:LINE with the closest names."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -109,8 +110,9 @@ def test_a_points_velocity_in_a_rotating_frame_is_r_transpose_of_v_minus_omega_c
     v = np.tile([V, 0.0, 0.0], (len(x), 1))
     w = np.tile([0.0, 0.0, W], (len(x), 1))
     np.testing.assert_allclose(cols(run, "cart_from_rotor", "x y z"), np.einsum("rji,rj->ri", R, p), atol=1e-9)
-    np.testing.assert_allclose(cols(run, "cart_from_rotor", "vx vy vz"),
-                               np.einsum("rji,rj->ri", R, v - np.cross(w, p)), atol=1e-9)
+    np.testing.assert_allclose(
+        cols(run, "cart_from_rotor", "vx vy vz"), np.einsum("rji,rj->ri", R, v - np.cross(w, p)), atol=1e-9
+    )
     # the site `arm` (0.3, 0.1, 0) on the rotor, turned 30° about z: its origin moves at ω × o
     Ra = np.einsum("rij,jk->rik", R, rot_z(np.array([np.radians(30.0)]))[0])
     o = np.einsum("rij,j->ri", R, np.array([0.3, 0.1, 0.0]))
@@ -119,20 +121,25 @@ def test_a_points_velocity_in_a_rotating_frame_is_r_transpose_of_v_minus_omega_c
     expected = np.einsum("rji,rj->ri", Ra, v - np.cross(w, o) - np.cross(w, r))
     np.testing.assert_allclose(cols(run, "cart_from_arm", "vx vy vz"), expected, atol=1e-9)
     # a world point seen from the world: where it is, not moving
-    np.testing.assert_allclose(cols(run, "mark_in_world", "x y z vx vy vz"), [[1.0, 0, 0, 0, 0, 0]] * len(x),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        cols(run, "mark_in_world", "x y z vx vy vz"), [[1.0, 0, 0, 0, 0, 0]] * len(x), atol=1e-12
+    )
 
 
-@pytest.mark.parametrize("entry, words", [
-    ('of = "Loads/psh"', "signals[0].of: unknown load 'psh' (closest: push"),
-    ('of = "body:rotr@0,0,0"', "signals[0].of: unknown body 'rotr' (closest: rotor"),
-    ('of = "Loads/push"\nframe = "body:crt"', "signals[0].frame: unknown body 'crt' (closest: cart"),
-    ('of = "Loads/push"\nframe = "armm"', "signals[0].frame: unknown site 'armm' (closest: arm"),
-    ('of = "Loads/push"\nframes = "arm"', "signals[0].frames: unknown field 'frames' (closest: frame"),
-    ('of = "Joints/xc"', "signals[0].of: 'Joints/xc' is neither a load (\"Loads/NAME\") nor a point"),
-])
-def test_bad_signal_entries_exit_2_naming_file_line_and_closest(tmp_path: Path, monkeypatch, capsys,
-                                                                entry: str, words: str) -> None:
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ('of = "Loads/psh"', "signals[0].of: unknown load 'psh' (closest: push"),
+        ('of = "body:rotr@0,0,0"', "signals[0].of: unknown body 'rotr' (closest: rotor"),
+        ('of = "Loads/push"\nframe = "body:crt"', "signals[0].frame: unknown body 'crt' (closest: cart"),
+        ('of = "Loads/push"\nframe = "armm"', "signals[0].frame: unknown site 'armm' (closest: arm"),
+        ('of = "Loads/push"\nframes = "arm"', "signals[0].frames: unknown field 'frames' (closest: frame"),
+        ('of = "Joints/xc"', "signals[0].of: 'Joints/xc' is neither a load (\"Loads/NAME\") nor a point"),
+    ],
+)
+def test_bad_signal_entries_exit_2_naming_file_line_and_closest(
+    tmp_path: Path, monkeypatch, capsys, entry: str, words: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "spin.xml").write_text(XML)
     text = SCENARIO.split("[[signals]]")[0] + f'[[signals]]\nname = "s"\n{entry}\n'

@@ -1,6 +1,7 @@
 """The README is a front door (at most 250 lines) whose links into the manual land on a page and,
 where one is named, on a heading of it (mkdocs checks the manual's own links; nothing checks the
 README's otherwise)."""
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ def test_the_readme_is_short_and_its_links_land():
 def test_the_set_up_commands_are_the_ones_ci_runs():
     """CI runs `bash scripts/test.sh` (.ci/run): the README gives the same two commands."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    setup = text[text.index("## Set-up"):]
+    setup = text[text.index("## Set-up") :]
     assert "python3 -m pip install -e . && mjrig\n" in setup
     assert "bash scripts/test.sh\n" in setup
     assert "bash scripts/test.sh" in (REPO / ".ci" / "run").read_text(encoding="utf-8")

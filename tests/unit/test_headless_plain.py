@@ -2,6 +2,7 @@
 of steps per call into MuJoCo (``engine.step_plain``). The state it ends in is the state of a
 step-by-step run, bit for bit; a divergence is reported at the same step with the same words;
 the progress callback still sees the run advance."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ from mjrig.runtime.errors import DivergenceError
 from mjrig.scenario.parse import load_scenario
 from tests.sweep_util import REPO
 
-RIG = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+RIG = f"""model = "{REPO / "models" / "spring_mass.xml"}"
 
 [simulation]
 duration = 3.0

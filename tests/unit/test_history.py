@@ -1,6 +1,7 @@
 """The history ring: restoring any recorded instant and stepping on repeats the run bit for bit
 (a rig with springs, a controlled actuator, a pin friction and contacts), and the ring never
 holds more than its bound (simulated seconds and bytes), dropping the oldest rows first."""
+
 from __future__ import annotations
 
 import mujoco
@@ -28,11 +29,15 @@ XML = """<mujoco model="histrig"><option timestep="1e-3"/><worldbody>
 
 def make_rig() -> RuntimeManager:
     return RuntimeManager(
-        loads=[PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
-               JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
-               JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
-               JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1)],
-        controls=[Control("shoulder", value=Sine(0.5, 1.0))], playback_speed=0)
+        loads=[
+            PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
+            JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
+            JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
+            JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1),
+        ],
+        controls=[Control("shoulder", value=Sine(0.5, 1.0))],
+        playback_speed=0,
+    )
 
 
 @pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "RK4"])
@@ -124,7 +129,7 @@ def test_the_ring_agrees_with_a_plain_list_over_random_pushes_resets_reads_and_r
     model = mujoco.MjModel.from_xml_string(XML)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(3)
-    hist = History(model, interval=1e-3, max_seconds=0.05, max_bytes=10**9)   # 51 rows by time
+    hist = History(model, interval=1e-3, max_seconds=0.05, max_bytes=10**9)  # 51 rows by time
     small = History(model, interval=1e-3, max_seconds=60.0, max_bytes=30 * hist.row_bytes)  # 30 by bytes
     for h in (hist, small):
         ref: list[tuple[float, dict | None]] = []
@@ -137,14 +142,14 @@ def test_the_ring_agrees_with_a_plain_list_over_random_pushes_resets_reads_and_r
                 data.time, data.qpos[0] = t, t
                 h.push(data, rig)
                 ref = [r for r in ref if r[0] < t] + [(t, rig)]
-                ref = ref[-h.capacity:]
+                ref = ref[-h.capacity :]
                 ref = [r for r in ref if t - r[0] <= h.max_seconds]
             elif op < 0.95 and ref:  # back in time (a reset or restore), then on from there
                 t = float(rng.choice([r[0] for r in ref])) - 1e-3 * rng.integers(0, 3)
             elif op < 0.97 and ref:
                 k = int(rng.integers(-1, len(ref)))
                 h.truncate_after(k)
-                ref = ref[:k + 1]
+                ref = ref[: k + 1]
                 t = ref[-1][0] if ref else t
             else:  # a read in the middle
                 assert len(h) == len(ref)

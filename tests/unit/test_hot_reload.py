@@ -2,6 +2,7 @@
 includes -- edited on disk is read again with the rig and the run kept; an edit MuJoCo refuses
 keeps the old model running with one error line; the scenario file edited on disk is read again
 unless the rig has unsaved edits; switched off, nothing is reloaded."""
+
 from __future__ import annotations
 
 import time

@@ -1,5 +1,6 @@
 """Rules of the code base that keep its parts apart: no reaching into another module's privates,
 small modules, a short top level, one class to a name."""
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,13 @@ def _own_privates(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _private(node.name):
             own.add(node.name)
-        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _private(node.attr)
-              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+        ):
             own.add(node.attr)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _private(node.target.id):
             own.add(node.target.id)
@@ -52,8 +58,9 @@ def reach_ins(path: Path) -> list[str]:
         found.append(f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}")
     for node in ast.walk(tree):  # from mjrig.x import _private
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mjrig"):
-            found.extend(f"{path.relative_to(REPO)}:{node.lineno}: import {a.name}" for a in node.names
-                         if _private(a.name))
+            found.extend(
+                f"{path.relative_to(REPO)}:{node.lineno}: import {a.name}" for a in node.names if _private(a.name)
+            )
     return found
 
 
@@ -64,12 +71,18 @@ def test_no_module_reaches_into_another_modules_privates():
 
 def test_the_check_sees_a_reach_in(tmp_path):
     src = tmp_path / "m.py"
-    src.write_text("def f(load):\n    load._r0 = 1.0\n    return load._last_f\n\nclass A:\n"
-                   "    def g(self, other):\n        self._x = other._x\n", encoding="utf-8")
+    src.write_text(
+        "def f(load):\n    load._r0 = 1.0\n    return load._last_f\n\nclass A:\n"
+        "    def g(self, other):\n        self._x = other._x\n",
+        encoding="utf-8",
+    )
     global REPO
     saved, REPO = REPO, tmp_path
     try:
-        assert sorted(reach_ins(src)) == ["m.py:2: ._r0", "m.py:3: ._last_f"]  # other._x is the same class's own attribute
+        assert sorted(reach_ins(src)) == [
+            "m.py:2: ._r0",
+            "m.py:3: ._last_f",
+        ]  # other._x is the same class's own attribute
     finally:
         REPO = saved
 
@@ -77,10 +90,8 @@ def test_the_check_sees_a_reach_in(tmp_path):
 def test_modules_stay_small():
     """One concern per module: past about 300 lines a module usually holds two, and 500 is the
     ceiling (a module is split by concern, never squeezed to a line count)."""
-    big = {str(p.relative_to(REPO)): n for p in SOURCES
-           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    big = {str(p.relative_to(REPO)): n for p in SOURCES if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert not big, f"modules past 500 lines: {big}"
-
 
 
 def test_the_top_level_stays_short():

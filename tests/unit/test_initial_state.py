@@ -1,6 +1,7 @@
 """``[initial]`` (CONTRACT 9): joint positions and velocities by name over the keyframe; a run's
 first row holds them, Reset returns to them, and the app's "Use current as initial" writes them
 from the state it shows (saved with the scenario, read back by ``mjrig run``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -98,14 +99,17 @@ def test_reset_returns_to_initial_and_use_current_writes_it(rig: Path) -> None:
     assert load_scenario(saved).initial.qpos["hip"] == (here_q[hip],)
 
 
-@pytest.mark.parametrize("entry, words", [
-    ("qpos = { hipp = 0.1 }", "initial.qpos.hipp: unknown joint 'hipp' (closest: hip"),
-    ("qpos = { ankle = 0.1 }", "initial.qpos.ankle: a ball joint takes 4 values in qpos, got 1"),
-    ("qvel = { root = [1, 2, 3] }", "initial.qvel.root: a free joint takes 6 values in qvel, got 3"),
-    ("qvel = { hip = nan }", "initial.qvel.hip: must be a finite number, got nan"),
-    ("qpos = { hip = [] }", "initial.qpos.hip: must be a number or a list of numbers"),
-    ("qpose = { hip = 1 }", "initial.qpose: unknown field 'qpose' (closest: qpos"),
-])
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ("qpos = { hipp = 0.1 }", "initial.qpos.hipp: unknown joint 'hipp' (closest: hip"),
+        ("qpos = { ankle = 0.1 }", "initial.qpos.ankle: a ball joint takes 4 values in qpos, got 1"),
+        ("qvel = { root = [1, 2, 3] }", "initial.qvel.root: a free joint takes 6 values in qvel, got 3"),
+        ("qvel = { hip = nan }", "initial.qvel.hip: must be a finite number, got nan"),
+        ("qpos = { hip = [] }", "initial.qpos.hip: must be a number or a list of numbers"),
+        ("qpose = { hip = 1 }", "initial.qpose: unknown field 'qpose' (closest: qpos"),
+    ],
+)
 def test_bad_initial_entries_exit_2_naming_file_line_and_closest(rig: Path, capsys, entry: str, words: str) -> None:
     rig.write_text(SCENARIO.split("[initial]")[0] + "[initial]\n" + entry + "\n")
     assert main(["check", str(rig)]) == 2

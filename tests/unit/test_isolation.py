@@ -1,4 +1,5 @@
 """The test suite never touches the user's real config: everything goes to a temporary folder."""
+
 from __future__ import annotations
 
 import os

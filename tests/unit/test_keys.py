@@ -1,5 +1,6 @@
 """The key table: defaults never collide with MuJoCo's viewer, user bindings are checked, and the
 manual (docs/app.md) shows exactly the generated table."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -30,11 +31,16 @@ def test_a_remapped_key_replaces_the_default(tmp_path):
     assert km.action(*parse_key("f9")) == "video"
 
 
-@pytest.mark.parametrize("text,fragment", [("[keys]\nnope = 'ctrl+y'", "unknown action"),
-                                           ("[keys]\nvideo = 'ctrl+space+'", "empty key"),
-                                           ("[keys]\nvideo = 'hyper+x'", "unknown modifier"),
-                                           ("[keys]\nvideo = 'ctrl+t'", "already the key of screenshot"),
-                                           ("keys = [", "not read")])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("[keys]\nnope = 'ctrl+y'", "unknown action"),
+        ("[keys]\nvideo = 'ctrl+space+'", "empty key"),
+        ("[keys]\nvideo = 'hyper+x'", "unknown modifier"),
+        ("[keys]\nvideo = 'ctrl+t'", "already the key of screenshot"),
+        ("keys = [", "not read"),
+    ],
+)
 def test_bad_key_files_give_one_line_and_keep_the_defaults(tmp_path, text, fragment):
     (tmp_path / "keys.toml").write_text(text)
     km = load_keymap(tmp_path / "keys.toml")
@@ -46,7 +52,7 @@ def test_bad_key_files_give_one_line_and_keep_the_defaults(tmp_path, text, fragm
 def test_the_manual_shows_the_generated_table():
     text = MANUAL.read_text(encoding="utf-8")
     start = text.index("<!-- keys table")
-    block = text[text.index("\n", start) + 1: text.index("<!-- end keys table -->")].strip()
+    block = text[text.index("\n", start) + 1 : text.index("<!-- end keys table -->")].strip()
     assert block == keys_markdown()
 
 
@@ -54,9 +60,15 @@ def test_every_binding_submits_its_own_command():
     """One table: each action's key press makes a fresh command of the action's type, so a binding
     can never lack a command (the viewer's key callback runs on MuJoCo's render thread)."""
     from mjrig import commands as C
+
     keymap = KeyMap()
-    expected = {"pause": C.TogglePause, "record": C.ToggleRecording, "restore": C.RestoreSnapshot,
-                "fit_view": C.SetCamera, "step_back": C.StepHistory}
+    expected = {
+        "pause": C.TogglePause,
+        "record": C.ToggleRecording,
+        "restore": C.RestoreSnapshot,
+        "fit_view": C.SetCamera,
+        "step_back": C.StepHistory,
+    }
     for b in BINDINGS:
         first, second = keymap.command(*parse_key(b.default)), keymap.command(*parse_key(b.default))
         assert isinstance(first, C.Command) and type(first) is type(second), b.action

@@ -1,6 +1,7 @@
 """``[[measured]]``: bench data in CSV, Parquet, MAT (v5 and v7.3) and MCAP read into SI series
 (units, scale, time unit and offset), the ``rms_error``/``max_error`` metrics against it on a
 damped spring-mass whose motion is known in closed form, and bad input as one line at FILE:LINE."""
+
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from mjrig.headless import prepare, run
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
@@ -38,7 +40,8 @@ def decay(t: np.ndarray, *, m: float = M, k: float = K, c: float = C, x0: float 
 def scenario(folder: Path, measured: str, *, k: float = K, c: float = C, extra: str = "") -> Path:
     (folder / "sm.xml").write_text(MODEL.format(mass=M), encoding="utf-8")
     path = folder / "sm.toml"
-    path.write_text(f"""model = "sm.xml"
+    path.write_text(
+        f"""model = "sm.xml"
 
 [simulation]
 duration = 2.0
@@ -60,18 +63,22 @@ damping = "c"
 rest_length = 0.5
 
 {measured}
-{extra}""", encoding="utf-8")
+{extra}""",
+        encoding="utf-8",
+    )
     return path
 
 
-def csv_bench(folder: Path, *, noise: float = 0.0, seed: int = 0, rate: float = 250.0, offset: float = 0.1,
-              duration: float = 2.0) -> Path:
+def csv_bench(
+    folder: Path, *, noise: float = 0.0, seed: int = 0, rate: float = 250.0, offset: float = 0.1, duration: float = 2.0
+) -> Path:
     """The decay sampled at ``rate`` Hz, in mm against ms, the file's clock ``offset`` s late."""
     t = np.arange(0.0, duration, 1.0 / rate)
     x = decay(t) * 1000 + np.random.default_rng(seed).normal(0.0, noise, t.size)
     path = folder / "bench.csv"
-    path.write_text("t_ms,x_mm\n" + "".join(f"{(a + offset) * 1000:.6f},{b:.9f}\n" for a, b in zip(t, x)),
-                    encoding="utf-8")
+    path.write_text(
+        "t_ms,x_mm\n" + "".join(f"{(a + offset) * 1000:.6f},{b:.9f}\n" for a, b in zip(t, x)), encoding="utf-8"
+    )
     return path
 
 
@@ -173,21 +180,31 @@ def test_the_error_metrics_score_the_run_against_the_bench(tmp_path):
         run(setup)
         values = setup.runtime.checks.metrics.values()
         err = decay(t, k=k) - (decay(t) + noise)
-        assert values["rms"] == pytest.approx(math.sqrt(np.mean(err ** 2)), rel=2e-3)
+        assert values["rms"] == pytest.approx(math.sqrt(np.mean(err**2)), rel=2e-3)
         assert values["worst"] == pytest.approx(np.abs(err[t >= 0.5]).max(), rel=2e-2)
-    assert math.sqrt(np.mean(noise ** 2)) == pytest.approx(0.05e-3, rel=0.1)
+    assert math.sqrt(np.mean(noise**2)) == pytest.approx(0.05e-3, rel=0.1)
 
 
-@pytest.mark.parametrize(("change", "where", "words"), [
-    (('column = "x_mm"', 'column = "x_m"'), "measured[0].signals.Joints/slide:qpos.column", "closest: x_mm"),
-    (('unit = "mm"', 'unit = "deg"'), "measured[0].signals.Joints/slide:qpos.unit", "does not fit"),
-    (('time = "t_ms"', 'time = "tms"'), "measured[0].time", "closest: t_ms"),
-    (('file = "bench.csv"', 'file = "nope.csv"'), "measured[0].file", "not found"),
-    (('time_unit = "ms"', 'time_unit = "min"'), "measured[0].time_unit", "choose s, ms"),
-    (('"Joints/slide:qpos" = {', '"Joints/slid:qpos" = {'), "measured[0].signals.Joints/slid:qpos",
-     "closest: Joints/slide:qpos"),
-    (('offset = -0.1', 'offset = -0.1\nset = { kk = 1.0 }'), "measured[0].set.kk", "unknown param 'kk' (closest: k)"),
-])
+@pytest.mark.parametrize(
+    ("change", "where", "words"),
+    [
+        (('column = "x_mm"', 'column = "x_m"'), "measured[0].signals.Joints/slide:qpos.column", "closest: x_mm"),
+        (('unit = "mm"', 'unit = "deg"'), "measured[0].signals.Joints/slide:qpos.unit", "does not fit"),
+        (('time = "t_ms"', 'time = "tms"'), "measured[0].time", "closest: t_ms"),
+        (('file = "bench.csv"', 'file = "nope.csv"'), "measured[0].file", "not found"),
+        (('time_unit = "ms"', 'time_unit = "min"'), "measured[0].time_unit", "choose s, ms"),
+        (
+            ('"Joints/slide:qpos" = {', '"Joints/slid:qpos" = {'),
+            "measured[0].signals.Joints/slid:qpos",
+            "closest: Joints/slide:qpos",
+        ),
+        (
+            ("offset = -0.1", "offset = -0.1\nset = { kk = 1.0 }"),
+            "measured[0].set.kk",
+            "unknown param 'kk' (closest: k)",
+        ),
+    ],
+)
 def test_bad_measured_input_is_one_line_at_its_field(tmp_path, change, where, words):
     csv_bench(tmp_path)
     path = scenario(tmp_path, CSV_ENTRY.replace(*change))

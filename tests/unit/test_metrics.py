@@ -2,6 +2,7 @@
 peak-to-peak and period, a first-order step response's settling time, an underdamped
 spring-mass's overshoot simulated by mjrig, a ramp's integral -- and bad entries refused with
 the field at fault."""
+
 from __future__ import annotations
 
 import math
@@ -35,7 +36,9 @@ def test_a_sines_rms_peak_to_peak_period_and_frequency():
     assert metric_value("peak_to_peak", t, x) == pytest.approx(2 * a, rel=1e-5)
     assert abs(metric_value("period", t, x) - 1 / f) < DT
     assert metric_value("frequency", t, x) == pytest.approx(f, abs=f * f * DT)
-    assert metric_value("mean", t[:2000], x[:2000]) == pytest.approx(0.3 + a * np.mean(np.sin(2 * math.pi * f * t[:2000] + 0.4)))
+    assert metric_value("mean", t[:2000], x[:2000]) == pytest.approx(
+        0.3 + a * np.mean(np.sin(2 * math.pi * f * t[:2000] + 0.4))
+    )
     assert math.isnan(metric_value("period", t[:1500], x[:1500]))  # under two periods
     peak = (math.pi / 2 - 0.4) / (2 * math.pi * f)
     assert abs(metric_value("time_of_max", t, x) - peak) <= DT
@@ -48,9 +51,10 @@ def underdamped(t: np.ndarray, *, zeta: float, fn: float, x0: float = 0.0, final
     """A second-order system from ``x0`` (at rest) to ``final``: ``final`` + (x0 − final) ·
     e^(−ζωn t)(cos ωd t + ζ/√(1−ζ²) sin ωd t)."""
     wn = 2 * math.pi * fn
-    wd = wn * math.sqrt(1 - zeta ** 2)
-    return final + (x0 - final) * np.exp(-zeta * wn * t) * (np.cos(wd * t) + zeta / math.sqrt(1 - zeta ** 2)
-                                                           * np.sin(wd * t))
+    wd = wn * math.sqrt(1 - zeta**2)
+    return final + (x0 - final) * np.exp(-zeta * wn * t) * (
+        np.cos(wd * t) + zeta / math.sqrt(1 - zeta**2) * np.sin(wd * t)
+    )
 
 
 @pytest.mark.parametrize("case", ["step zeta 0.2", "free decay zeta 0.035", "sine about 0.3"])
@@ -61,11 +65,11 @@ def test_period_and_frequency_are_the_oscillations_within_half_a_percent(case):
     if case.startswith("step"):
         fn, zeta = 3.19, 0.2
         x = np.where(t < 0.5, 0.0, underdamped(np.clip(t - 0.5, 0, None), zeta=zeta, fn=fn))
-        expected = 1 / (fn * math.sqrt(1 - zeta ** 2))
+        expected = 1 / (fn * math.sqrt(1 - zeta**2))
     elif case.startswith("free"):
         fn, zeta = 2.25, 0.035
         x = underdamped(t, zeta=zeta, fn=fn, x0=0.1, final=-0.1)
-        expected = 1 / (fn * math.sqrt(1 - zeta ** 2))
+        expected = 1 / (fn * math.sqrt(1 - zeta**2))
     else:
         x = 0.3 + 2.0 * np.sin(2 * math.pi * 1.7 * t + 0.4)
         expected = 1 / 1.7
@@ -81,7 +85,7 @@ def test_the_dominant_frequency_is_the_spectrums_peak_between_bins():
     x = 0.5 + np.sin(2 * math.pi * 2.25 * t) + 0.3 * np.sin(2 * math.pi * 7.0 * t)
     assert metric_value("dominant_frequency", t, x) == pytest.approx(2.25, rel=2e-3)
     decay = underdamped(t, zeta=0.035, fn=2.25, x0=0.1, final=-0.1)
-    assert metric_value("dominant_frequency", t, decay) == pytest.approx(2.25 * math.sqrt(1 - 0.035 ** 2), rel=1e-2)
+    assert metric_value("dominant_frequency", t, decay) == pytest.approx(2.25 * math.sqrt(1 - 0.035**2), rel=1e-2)
     assert math.isnan(metric_value("dominant_frequency", t, np.full_like(t, 4.0)))
     assert metric_unit("dominant_frequency", "m") == "Hz"
 
@@ -98,14 +102,15 @@ def test_a_first_order_step_settles_at_2_percent_after_tau_ln_50():
 def test_a_ramps_integral_and_the_units():
     t = steps(2.0 + DT)
     assert metric_value("integral", t, 3.0 * t) == pytest.approx(1.5 * t[-1] ** 2, rel=1e-12)
-    assert Metric(name="m", signal="s", kind="integral", start=0.5, end=1.5).value(t, 3.0 * t) == \
-        pytest.approx(1.5 * (1.5 ** 2 - 0.5 ** 2), rel=1e-9)
+    assert Metric(name="m", signal="s", kind="integral", start=0.5, end=1.5).value(t, 3.0 * t) == pytest.approx(
+        1.5 * (1.5**2 - 0.5**2), rel=1e-9
+    )
     assert metric_unit("integral", "N") == "N*s" and metric_unit("frequency", "m") == "Hz"
     assert metric_unit("overshoot", "m") == "%" and metric_unit("settling_time", "m") == "s"
     assert metric_unit("rms", "N*m") == "N*m"
 
 
-SPRING = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+SPRING = f"""model = "{REPO / "models" / "spring_mass.xml"}"
 
 [simulation]
 duration = 8.0
@@ -138,22 +143,25 @@ def test_an_underdamped_spring_mass_overshoots_by_exp_of_minus_zeta_pi(tmp_path)
     df = pl.read_parquet(tmp_path / "run.parquet")
     t, x = df["time"].to_numpy(), df["Joints/slide_x:qpos"].to_numpy()
     zeta = 4.0 / (2 * math.sqrt(200.0 * 1.0))
-    expected = math.exp(-zeta * math.pi / math.sqrt(1 - zeta ** 2)) * 100
+    expected = math.exp(-zeta * math.pi / math.sqrt(1 - zeta**2)) * 100
     assert metric_value("overshoot", t, x) == pytest.approx(expected, abs=0.5)
     assert metric_value("final", t, x) == pytest.approx(-0.1, abs=1e-6)
 
 
-@pytest.mark.parametrize("entry, field, words", [
-    ({"kind": "perod"}, "kind", "closest: period"),
-    ({"kind": "first_crossing"}, None, "needs 'level'"),
-    ({"kind": "settling_time"}, None, "one of 'band'"),
-    ({"kind": "settling_time", "band": 0.02, "band_abs": 0.1}, None, "one of 'band'"),
-    ({"kind": "settling_time", "band": -0.02}, "band", "positive"),
-    ({"kind": "max", "level": 1.0}, "level", "first_crossing"),
-    ({"kind": "max", "start": 2.0, "end": 1.0}, "end", "after start"),
-    ({"kind": "max", "end": math.nan}, "end", "finite"),
-    ({"kind": "max", "start": -1.0}, "start", "negative"),
-])
+@pytest.mark.parametrize(
+    "entry, field, words",
+    [
+        ({"kind": "perod"}, "kind", "closest: period"),
+        ({"kind": "first_crossing"}, None, "needs 'level'"),
+        ({"kind": "settling_time"}, None, "one of 'band'"),
+        ({"kind": "settling_time", "band": 0.02, "band_abs": 0.1}, None, "one of 'band'"),
+        ({"kind": "settling_time", "band": -0.02}, "band", "positive"),
+        ({"kind": "max", "level": 1.0}, "level", "first_crossing"),
+        ({"kind": "max", "start": 2.0, "end": 1.0}, "end", "after start"),
+        ({"kind": "max", "end": math.nan}, "end", "finite"),
+        ({"kind": "max", "start": -1.0}, "start", "negative"),
+    ],
+)
 def test_bad_metric_entries_name_the_field(entry, field, words):
     with pytest.raises(MetricError) as err:
         Metric(name="m", signal="Joints/slide_x:qpos", **entry)
@@ -162,8 +170,14 @@ def test_bad_metric_entries_name_the_field(entry, field, words):
 
 def test_the_log_gives_values_as_the_run_goes_and_starts_over_when_time_goes_back():
     from mjrig.runtime.metrics import MetricLog
-    log = MetricLog([Metric(name="top", signal="a", kind="max"), Metric(name="area", signal="b", kind="integral"),
-                     Metric(name="late", signal="a", kind="mean", start=1.0)])
+
+    log = MetricLog(
+        [
+            Metric(name="top", signal="a", kind="max"),
+            Metric(name="area", signal="b", kind="integral"),
+            Metric(name="late", signal="a", kind="mean", start=1.0),
+        ]
+    )
     assert all(math.isnan(v) for v in log.values().values())
     t = steps(3.0)
     for k, tk in enumerate(t):  # past the first 1024 steps: the log grows
@@ -183,11 +197,12 @@ def test_a_metric_added_mid_run_starts_from_what_was_kept():
     signal comes from the plots' kept rows (interpolated onto those steps), and its value covers
     the kept stretch, not only the steps since the edit."""
     from mjrig.runtime.metrics import MetricLog
+
     old = MetricLog([Metric(name="top", signal="a", kind="max")])
     t = steps(3.0)
     for tk in t:
         old.add(tk, np.array([math.sin(tk)]))
-    kept_t = np.arange(int(1.0 * 200), int(3.0 * 200) + 1) / 200.0     # the plots kept 1..3 s at 200 Hz
+    kept_t = np.arange(int(1.0 * 200), int(3.0 * 200) + 1) / 200.0  # the plots kept 1..3 s at 200 Hz
     new = MetricLog([Metric(name="top", signal="a", kind="max"), Metric(name="area", signal="b", kind="integral")])
     new.seed(old, lambda s: (kept_t, 2.0 * np.ones_like(kept_t)) if s == "b" else (np.empty(0), np.empty(0)))
     assert new.n == old.n and new.since("top") == t[0] and new.since("area") == pytest.approx(1.0)
@@ -195,9 +210,9 @@ def test_a_metric_added_mid_run_starts_from_what_was_kept():
     for tk in t2:
         new.add(tk, np.array([math.sin(tk), 2.0]))
     values = new.values()
-    assert values["top"] == pytest.approx(1.0, abs=1e-6)                       # over 0..4 s, not 3..4 s
-    assert values["area"] == pytest.approx(2.0 * (t2[-1] - 1.0), rel=1e-3)   # from 1 s, where the kept rows begin
-    fresh = MetricLog([Metric(name="area", signal="b", kind="integral")])   # no old log: the kept rows' times
+    assert values["top"] == pytest.approx(1.0, abs=1e-6)  # over 0..4 s, not 3..4 s
+    assert values["area"] == pytest.approx(2.0 * (t2[-1] - 1.0), rel=1e-3)  # from 1 s, where the kept rows begin
+    fresh = MetricLog([Metric(name="area", signal="b", kind="integral")])  # no old log: the kept rows' times
     fresh.seed(None, lambda s: (kept_t, 2.0 * np.ones_like(kept_t)))
     assert fresh.n == kept_t.size and fresh.values()["area"] == pytest.approx(4.0)
 
@@ -208,8 +223,10 @@ def test_a_metric_window_after_the_run_is_refused_naming_the_field(tmp_path):
 
     src = (REPO / "models" / "spring_mass.toml").read_text()
     path = tmp_path / "late.toml"
-    path.write_text(src.replace('model = "spring_mass.xml"', f'model = "{REPO / "models" / "spring_mass.xml"}"')
-                    + '\n[[metrics]]\nname = "late"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 6.0\n')
+    path.write_text(
+        src.replace('model = "spring_mass.xml"', f'model = "{REPO / "models" / "spring_mass.xml"}"')
+        + '\n[[metrics]]\nname = "late"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 6.0\n'
+    )
     with pytest.raises(ConfigError) as err:
         prepare(load_scenario(path), record=False)  # duration 5 s
     line = str(err.value)

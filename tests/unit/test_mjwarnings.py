@@ -1,4 +1,5 @@
 """MuJoCo's warnings go through mjrig.runtime.mjwarnings: to logging and routes, never to a file."""
+
 from __future__ import annotations
 
 import logging
@@ -15,8 +16,10 @@ CROWDED = """<mujoco><size memory="10K"/><worldbody><geom type="plane" size="1 1
   <body pos="0 0 0.1"><freejoint/><geom type="box" size=".05 .05 .05"/></body>
   <body pos="0.2 0 0.1"><freejoint/><geom type="box" size=".05 .05 .05"/></body>
   <body pos="0.4 0 0.1"><freejoint/><geom type="box" size=".05 .05 .05"/></body></worldbody></mujoco>"""
-ARENA_FULL = ("Insufficient arena memory for the number of constraints generated. "
-              "Increase arena memory allocation above 10K bytes. Time = 0.1000.")
+ARENA_FULL = (
+    "Insufficient arena memory for the number of constraints generated. "
+    "Increase arena memory allocation above 10K bytes. Time = 0.1000."
+)
 
 
 def crowded_landing() -> None:
@@ -46,7 +49,9 @@ def test_route_gets_each_warning_once_and_flags_divergence(tmp_path, monkeypatch
             d = nan_velocity_step(model)
         crowded_landing()  # not a divergence
     assert [w.text for w in got] == [
-        "Nan, Inf or huge value in QVEL at DOF 0. The simulation is unstable. Time = 0.0000.", ARENA_FULL]
+        "Nan, Inf or huge value in QVEL at DOF 0. The simulation is unstable. Time = 0.0000.",
+        ARENA_FULL,
+    ]
     assert [w.divergence for w in got] == [True, False]
     assert r.repeats == 2
     # the divergence counters the stepper relies on are MuJoCo's, untouched by the routing
@@ -96,8 +101,8 @@ def test_text_is_one_line(text):
 
 def test_session_status_log_gets_the_warning_as_the_app_routes_it(tmp_path):
     """As in gui.open_app: a session's status log shows MuJoCo's warning once, no file appears."""
-    from mjrig.session.kernel import Session
     from mjrig.desktop.sim_thread import run_headless_frames
+    from mjrig.session.kernel import Session
 
     model = tmp_path / "crowded.xml"
     model.write_text(CROWDED)
@@ -116,6 +121,7 @@ def test_session_status_log_gets_the_warning_as_the_app_routes_it(tmp_path):
 
 def test_a_mujoco_with_known_wrong_physics_is_named():
     from mjrig.runtime.mjwarnings import version_problem
+
     assert "mujoco-core>=4.0.1" in version_problem("4.0.0")
     assert version_problem("4.0.1") is None and version_problem("4.1.0") is None
     assert version_problem() is None  # the installed one: what pyproject.toml requires

@@ -4,6 +4,7 @@ and about an equilibrium a joint torque holds, a mass resting inside a preloaded
 stroke, dm_control's cart-pole (its unstable mode a positive real root, the free cart a rigid-body
 mode), and a chain's frequency response (static gain, first resonance). Frequencies within 0.5 %,
 damping ratios within 2 %. Each linearisation takes milliseconds."""
+
 from __future__ import annotations
 
 import math
@@ -86,7 +87,7 @@ def test_a_two_mass_chain_has_its_two_modes(tmp_path):
         w = math.sqrt(k * (3 + sign * math.sqrt(5)) / (2 * m))
         zeta = alpha / (2 * w)  # C = alpha M: each mode's damping ratio alpha / 2ω
         assert mode.undamped_frequency_hz == pytest.approx(w / (2 * math.pi), rel=0.005)
-        assert mode.frequency_hz == pytest.approx(w * math.sqrt(1 - zeta ** 2) / (2 * math.pi), rel=0.005)
+        assert mode.frequency_hz == pytest.approx(w * math.sqrt(1 - zeta**2) / (2 * math.pi), rel=0.005)
         assert mode.damping_ratio == pytest.approx(zeta, rel=0.02)
         assert mode.shape == pytest.approx(shape, abs=1e-4)  # signs kept, largest 1
 
@@ -104,8 +105,13 @@ def test_the_chains_frequency_response_is_its_closed_form(tmp_path):
     exact = np.array([np.linalg.solve(K - (2 * math.pi * x) ** 2 * M + 2j * math.pi * x * C, [0.0, 1.0])[1] for x in f])
     assert abs(response(an.linear, np.array([1e-4]))[0]) == pytest.approx(2 / k, rel=0.02)
     fine = np.linspace(f[0], 2 * oscillatory(an.modes)[0].frequency_hz, 20001)
-    peak = fine[np.argmax(np.abs([np.linalg.solve(K - (2 * math.pi * x) ** 2 * M + 2j * math.pi * x * C,
-                                                  [0.0, 1.0])[1] for x in fine]))]
+    peak = fine[
+        np.argmax(
+            np.abs(
+                [np.linalg.solve(K - (2 * math.pi * x) ** 2 * M + 2j * math.pi * x * C, [0.0, 1.0])[1] for x in fine]
+            )
+        )
+    ]
     first = f < 1.5 * oscillatory(an.modes)[0].frequency_hz
     assert f[first][np.argmax(np.abs(h[first]))] == pytest.approx(peak, rel=0.02)
     assert np.abs(h[first]).max() == pytest.approx(np.abs(exact[first]).max(), rel=0.02)
@@ -130,8 +136,10 @@ def pendulum(folder: Path, *, m: float, l: float, ic: float, c: float, torque: f
     (folder / "pend.xml").write_text(PENDULUM_XML.format(m=m, l=l, ic=ic, c=c), encoding="utf-8")
     text = 'model = "pend.xml"\n\n[simulation]\nduration = 30.0\n'
     if torque is not None:
-        text += f'\n[params]\ntau = {{ value = {torque}, unit = "N*m" }}\n\n[[loads]]\nname = "hold"\n' \
-                'kind = "joint_torque"\njoint = "swing"\nmagnitude = "tau"\n'
+        text += (
+            f'\n[params]\ntau = {{ value = {torque}, unit = "N*m" }}\n\n[[loads]]\nname = "hold"\n'
+            'kind = "joint_torque"\njoint = "swing"\nmagnitude = "tau"\n'
+        )
     path = folder / "pend.toml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -152,8 +160,9 @@ def test_a_pendulum_about_the_angle_a_joint_torque_holds(tmp_path):
     letting it settle (the joint's damping brings it to rest)."""
     m, l, ic, c = 0.5, 0.4, 2e-3, 0.15
     theta0 = math.radians(40.0)
-    an = analyse(load_scenario(pendulum(tmp_path, m=m, l=l, ic=ic, c=c, torque=m * G * l * math.sin(theta0))),
-                 equilibrium=True)
+    an = analyse(
+        load_scenario(pendulum(tmp_path, m=m, l=l, ic=ic, c=c, torque=m * G * l * math.sin(theta0))), equilibrium=True
+    )
     assert an.settled_after is not None and 0 < an.settled_after < 30.0
     assert abs(an.linear.qpos[0]) == pytest.approx(theta0, rel=1e-3)
     (mode,) = an.modes
@@ -211,9 +220,11 @@ def test_ball_and_free_joints_and_a_constraint(tmp_path):
     i = ic + m * l * l
     w = math.sqrt(m * G * l / i)
     ball = [mo for mo in oscillatory(an.modes) if "ball" in mo.shape]
-    assert len(ball) == 2 and all(mo.undamped_frequency_hz == pytest.approx(w / (2 * math.pi), rel=0.005)
-                                  and mo.damping_ratio == pytest.approx(c / (2 * math.sqrt(m * G * l * i)), rel=0.02)
-                                  for mo in ball)
+    assert len(ball) == 2 and all(
+        mo.undamped_frequency_hz == pytest.approx(w / (2 * math.pi), rel=0.005)
+        and mo.damping_ratio == pytest.approx(c / (2 * math.sqrt(m * G * l * i)), rel=0.02)
+        for mo in ball
+    )
     (tied,) = [mo for mo in oscillatory(an.modes) if "h1" in mo.shape]
     assert tied.undamped_frequency_hz == pytest.approx(w / (2 * math.pi), rel=0.005)
     assert tied.shape == pytest.approx({"h1": 1.0, "h2": 1.0}, abs=1e-3)
@@ -244,7 +255,8 @@ def test_a_mass_resting_inside_a_stroke_springs_stroke(tmp_path):
     m, k, c, preload = 2.0, 3000.0, 6.0, 30.0
     (tmp_path / "stroke.xml").write_text(STROKE_XML.format(m=m), encoding="utf-8")
     path = tmp_path / "stroke.toml"
-    path.write_text(f"""model = "stroke.xml"
+    path.write_text(
+        f"""model = "stroke.xml"
 
 [simulation]
 duration = 10.0
@@ -258,7 +270,9 @@ stiffness = {k}
 damping = {c}
 preload = {preload}
 max_stroke = 0.02
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     an = analyse(load_scenario(path), equilibrium=True)
     rise = (preload - m * G) / k
     assert an.linear.qpos[0] == pytest.approx(rise, rel=1e-3) and 0 < rise < 0.02
@@ -294,13 +308,16 @@ def test_dm_controls_cart_pole_upright_is_unstable(tmp_path):
 
 def _det_poly(M: np.ndarray, C: np.ndarray, K: np.ndarray) -> np.ndarray:
     """Coefficients (highest power first) of det(M s² + C s + K) for 2x2 matrices."""
+
     def entry(i: int, j: int) -> np.poly1d:
         return np.poly1d([M[i, j], C[i, j], K[i, j]])
+
     return (entry(0, 0) * entry(1, 1) - entry(0, 1) * entry(1, 0)).coeffs
 
 
 def load_scenario_of(model: Path):
     from mjrig.scenario.targets import load_target
+
     return load_target(str(model))
 
 
@@ -347,7 +364,9 @@ def test_a_chirp_run_measures_the_response_bode_predicts(tmp_path):
     resonance it agrees with the linearisation's within 5 %, and both with the closed form.
     About 1 s: 10,000 recorded steps."""
     import polars as pl
+
     from mjrig.headless import prepare, run
+
     m, k, zeta = 1.0, 400.0, 0.1
     c = 2 * zeta * math.sqrt(k * m)
     (tmp_path / "spring.xml").write_text(SPRING_XML.format(m=m, c=c), encoding="utf-8")
@@ -368,5 +387,5 @@ def test_a_chirp_run_measures_the_response_bode_predicts(tmp_path):
     predicted = response(an.linear, f[near])
     np.testing.assert_allclose(np.abs(measured[near]), np.abs(predicted), rtol=0.05)
     w = 2 * math.pi * f[near]
-    np.testing.assert_allclose(np.abs(predicted), 1 / np.abs(k - m * w ** 2 + 1j * c * w), rtol=0.02)
+    np.testing.assert_allclose(np.abs(predicted), 1 / np.abs(k - m * w**2 + 1j * c * w), rtol=0.02)
     assert abs(response(an.linear, np.array([1e-4]))[0]) == pytest.approx(1 / k, rel=0.02)  # static gain

@@ -3,6 +3,7 @@
 Both paths must give the same forces and the same motion for every spring kind on Euler,
 implicit and RK4; a param moved mid-run must change a native spring at the next step.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,15 +46,17 @@ def _spring(kind: str) -> PointToPointForce:
     return factory("s", "tip", "base", **kw)
 
 
-def _run(kind: str, integrator: str, *, native: bool, compiled: bool = False, seconds: float = 0.6,
-         out: Path | None = None):
+def _run(
+    kind: str, integrator: str, *, native: bool, compiled: bool = False, seconds: float = 0.6, out: Path | None = None
+):
     """(times, positions, recorded x-forces, whether a step runs Python) of the slide run on one
     path: MuJoCo's tendon springs where exact (``native``), the compiled laws (``compiled``), the
     rest in Python."""
     _, x0, _ = KINDS[kind]
     sm = SignalManager(out, groups=("joints", "loads")) if out is not None else None
-    rm = RuntimeManager(loads=[_spring(kind)], playback_speed=0, native_springs=native, compiled_laws=compiled,
-                        signal_manager=sm)
+    rm = RuntimeManager(
+        loads=[_spring(kind)], playback_speed=0, native_springs=native, compiled_laws=compiled, signal_manager=sm
+    )
     model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
     data.qpos[0] = x0
     mujoco.mj_forward(model, data)
@@ -92,8 +95,9 @@ def test_native_and_array_paths_move_alike(kind: str, integrator: str) -> None:
 @pytest.mark.parametrize("integrator", INTEGRATORS)
 def test_undamped_native_spring_has_the_closed_form_period(integrator: str) -> None:
     """Ideal spring, no damping: period 2π√(m/k) within 1 % on every integrator."""
-    rm = RuntimeManager(loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=K, rest_length=REST)],
-                        playback_speed=0)
+    rm = RuntimeManager(
+        loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=K, rest_length=REST)], playback_speed=0
+    )
     model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
     data.qpos[0] = REST + 0.05
     vs, ts = [], []
@@ -112,8 +116,11 @@ def test_undamped_native_spring_has_the_closed_form_period(integrator: str) -> N
 def test_a_param_moved_mid_run_changes_a_native_spring_at_the_next_step(tmp_path: Path) -> None:
     k = NamedValue("k", 100.0, unit="N/m")
     out = tmp_path / "k.parquet"
-    rm = RuntimeManager(loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=k, rest_length=REST)],
-                        playback_speed=0, signal_manager=SignalManager(out))
+    rm = RuntimeManager(
+        loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=k, rest_length=REST)],
+        playback_speed=0,
+        signal_manager=SignalManager(out),
+    )
     model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator="Euler")))
     data.qpos[0] = REST + 0.1
     with rm:

@@ -1,5 +1,6 @@
 """The control panel's keys: one table, every key one Dear PyGui knows, and the manual (docs/app.md) shows
 exactly the generated table."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +15,7 @@ MANUAL = Path(__file__).resolve().parents[2] / "docs" / "app.md"
 def test_the_manual_shows_the_generated_table():
     text = MANUAL.read_text(encoding="utf-8")
     start = text.index("<!-- panel keys table")
-    block = text[text.index("\n", start) + 1: text.index("<!-- end panel keys table -->")].strip()
+    block = text[text.index("\n", start) + 1 : text.index("<!-- end panel keys table -->")].strip()
     assert block == panel_keys_markdown()
 
 

@@ -1,5 +1,6 @@
 """The panel state is made of typed parts: each feature of the session publishes one frozen
 dataclass, and ``PanelState`` takes its fields over; the kernel declares only its own."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,7 @@ def test_every_field_is_declared_once_by_a_part_or_the_kernel() -> None:
 
 
 def test_of_takes_each_parts_fields_and_refuses_two_of_a_kind() -> None:
-    state = C.PanelState.of((C.OutputsPart(recording_rows=7, video_path="v.mp4"), C.ReportsPart("r.parquet")),
-                            time=1.5)
+    state = C.PanelState.of((C.OutputsPart(recording_rows=7, video_path="v.mp4"), C.ReportsPart("r.parquet")), time=1.5)
     assert (state.recording_rows, state.video_path, state.export_source, state.time) == (7, "v.mp4", "r.parquet", 1.5)
     assert state.metrics == () and state.results is None  # parts left out keep their defaults
     with pytest.raises(TypeError, match="one part of each kind"):
@@ -50,8 +50,10 @@ def test_each_feature_publishes_its_typed_part(tmp_path: Path, monkeypatch: pyte
         s.open(MODELS_DIR / "spring_mass.toml")
         s.handle(C.StartRecording(str(tmp_path / "run.parquet")))
         s.handle(C.StepOnce(20))
-        published = {type(f.publish() if f is not s.replayer else f.publish(plotted=())): f
-                     for f in (s.entries, s.outputs, s.tools, s.reports, s.results, s.replayer, s.bench)}
+        published = {
+            type(f.publish() if f is not s.replayer else f.publish(plotted=())): f
+            for f in (s.entries, s.outputs, s.tools, s.reports, s.results, s.replayer, s.bench)
+        }
         assert set(published) == set(PARTS)
         snap = s.publish()
         outputs = s.outputs.publish()

@@ -1,4 +1,5 @@
 """ParquetSink: round trip, mid-recording columns, metadata, crash safety and writer faults."""
+
 from __future__ import annotations
 
 import errno
@@ -16,7 +17,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_merge, parquet_pace, parquet_segments, parquet_sink, parquet_stream
+from mjrig.runtime import parquet_merge, parquet_pace, parquet_segments, parquet_stream
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
 
@@ -67,8 +68,13 @@ def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
     assert not segment_dir(out).exists()
 
 
-def _record(out: Path, blocks: list[tuple[list[str], np.ndarray]], *, units: dict[str, str] | None = None,
-            flush_seconds: float = 0.02) -> ParquetSink:
+def _record(
+    out: Path,
+    blocks: list[tuple[list[str], np.ndarray]],
+    *,
+    units: dict[str, str] | None = None,
+    flush_seconds: float = 0.02,
+) -> ParquetSink:
     with ParquetSink(out, flush_seconds=flush_seconds, units=units, metadata={"who": "test"}) as sink:
         for i, (cols, block) in enumerate(blocks):
             sink.write_block(cols, block)
@@ -220,9 +226,14 @@ def test_column_dropped_mid_recording_is_null_after(tmp_path: Path) -> None:
 
 def test_metadata_and_units_read_back(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
-    metadata = {"model_path": "/m/arm.xml", "model_sha256": "ab" * 32,
-                "scenario": 'name = "x"\n[[loads]]\nkind = "force"\n', "mujoco_version": "3.3.0",
-                "mjrig_version": "0.1.0", "start_time": "2025-01-01T00:00:00+00:00"}
+    metadata = {
+        "model_path": "/m/arm.xml",
+        "model_sha256": "ab" * 32,
+        "scenario": 'name = "x"\n[[loads]]\nkind = "force"\n',
+        "mujoco_version": "3.3.0",
+        "mjrig_version": "0.1.0",
+        "start_time": "2025-01-01T00:00:00+00:00",
+    }
     units = {"time": "s", "wall_time": "s", "Joints/j:qpos": "rad", "Unused:x": "m"}
     with ParquetSink(out, metadata=metadata, units=units) as sink:
         sink.write_block(["time", "wall_time", "Joints/j:qpos"], make_block(0, 5, 1))
@@ -304,8 +315,7 @@ def test_row_groups_are_whole_on_disk_while_recording(tmp_path: Path) -> None:
     assert pq.read_table(out).num_rows == 50
 
 
-def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = parquet_stream.RowGroupFile.append
     release = threading.Event()
 
@@ -315,8 +325,9 @@ def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path,
 
     monkeypatch.setattr(parquet_stream.RowGroupFile, "append", stalled)
     sink = ParquetSink(tmp_path / "out.parquet", flush_seconds=0.01)
-    producer = threading.Thread(target=lambda: [
-        sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1)) for i in range(100)])
+    producer = threading.Thread(
+        target=lambda: [sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1)) for i in range(100)]
+    )
     producer.start()
     producer.join(10)  # liveness, not speed: it would hang if write_block waited on the disk
     stuck = producer.is_alive()
@@ -341,8 +352,10 @@ def test_recover_without_segments_raises(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def _fault_after_first_segments(tmp_path: Path, inject: Callable[[Path], None],
-                                ) -> tuple[ParquetSink, int]:
+def _fault_after_first_segments(
+    tmp_path: Path,
+    inject: Callable[[Path], None],
+) -> tuple[ParquetSink, int]:
     """Record 300 rows to disk, call ``inject``, keep writing; returns (sink, rows before)."""
     out = tmp_path / "out.parquet"
     sink = ParquetSink(out, flush_seconds=0.05)
@@ -361,8 +374,7 @@ def _fault_after_first_segments(tmp_path: Path, inject: Callable[[Path], None],
     return sink, 300
 
 
-def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = parquet_stream.RowGroupFile.append
     full = threading.Event()
 
@@ -472,8 +484,9 @@ def test_a_row_group_cut_short_by_a_kill_is_left_out(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("codec", "magic", "named"), [("zstd", b"RGE1", "ZSTD"), ("lz4", b"RGE2", "LZ4")])
-def test_a_part_an_earlier_recorder_left_is_recovered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec, magic,
-                                                      named) -> None:
+def test_a_part_an_earlier_recorder_left_is_recovered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec, magic, named
+) -> None:
     """Recordings are Snappy now; a part a killed run of the zstd (index magic RGE1) or LZ4 (RGE2)
     recorder left still gets a footer that names its pages' codec, and reads back whole."""
     monkeypatch.setitem(parquet_stream.ENCODING, "compression", codec)

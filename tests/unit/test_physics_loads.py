@@ -3,6 +3,7 @@
 Bodies have known masses and inertias (spheres, boxes, explicit <inertial>), gravity is off
 and contacts are disabled, so each expected acceleration is F/m or τ/I computed by hand.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,16 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime import (GeneralLoad, PointToPointForce, RuntimeManager, ScalarForce, ScalarTorque,
-                         SignalManager, VectorForce, VectorTorque)
+from mjrig.runtime import (
+    GeneralLoad,
+    PointToPointForce,
+    RuntimeManager,
+    ScalarForce,
+    ScalarTorque,
+    SignalManager,
+    VectorForce,
+    VectorTorque,
+)
 
 S2 = math.sqrt(0.5)
 
@@ -83,14 +92,20 @@ def test_recorded_force_is_minus_force_on_other_body(rig, path: str, tmp_path: P
     xml = PAIR_XML.format(ma=MA, mb=MB, sa="0 0 0", sb="0 0 0")
     out = tmp_path / "pair.parquet"
     load = PointToPointForce.ideal_spring("link", "sa", "sb", stiffness=k, damping=0.0, rest_length=rest)
-    rm = RuntimeManager(loads=[load], playback_speed=0,
-                        signal_manager=SignalManager(out, groups=("bodies", "joints", "loads")))
+    rm = RuntimeManager(
+        loads=[load], playback_speed=0, signal_manager=SignalManager(out, groups=("bodies", "joints", "loads"))
+    )
     model, data = rig.build(rm, xml, path, integrator="Euler")
     data.qvel[0:3] = [0.1, 0.0, 0.2]
     on_b, on_a = [], []
     with rm:
-        rig.run(rm, model, data, 0.2, each=lambda: (on_b.append(MB * data.qacc[6:9].copy()),
-                                                    on_a.append(MA * data.qacc[0:3].copy())))
+        rig.run(
+            rm,
+            model,
+            data,
+            0.2,
+            each=lambda: (on_b.append(MB * data.qacc[6:9].copy()), on_a.append(MA * data.qacc[0:3].copy())),
+        )
     df = rig.read(out)
     assert df.height == len(on_b)
     f = df.select([f"Loads/link:{a}" for a in ("fx", "fy", "fz")]).to_numpy()
@@ -107,7 +122,7 @@ def test_recorded_force_is_minus_force_on_other_body(rig, path: str, tmp_path: P
     assert np.max(np.abs(rate)) > 0.1
     np.testing.assert_allclose(df["Loads/link:velocity"].to_numpy(), rate, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(f, -np.array(on_b), rtol=1e-9, atol=1e-9)  # reaction on b
-    np.testing.assert_allclose(f, np.array(on_a), rtol=1e-9, atol=1e-9)   # action on a
+    np.testing.assert_allclose(f, np.array(on_a), rtol=1e-9, atol=1e-9)  # action on a
     assert np.allclose(df.select([f"Loads/link:{a}" for a in ("tx", "ty", "tz")]).to_numpy(), 0.0)
 
 
@@ -130,8 +145,7 @@ ORIENTS = {
     "euler-z45": ('euler="0 0 45"', np.array([S2, S2, 0.0])),
     "euler-y-90": ('euler="0 -90 0"', np.array([0.0, 0.0, 1.0])),
     "quat-z90": ('quat="0.7071067811865476 0 0 0.7071067811865476"', np.array([0.0, 1.0, 0.0])),
-    "quat-z60": (f'quat="{math.cos(math.pi / 6)} 0 0 {math.sin(math.pi / 6)}"',
-                 np.array([0.5, math.sqrt(3) / 2, 0.0])),
+    "quat-z60": (f'quat="{math.cos(math.pi / 6)} 0 0 {math.sin(math.pi / 6)}"', np.array([0.5, math.sqrt(3) / 2, 0.0])),
 }
 
 
@@ -151,6 +165,7 @@ def test_scalar_force_along_rotated_site_axis(rig, path: str, orient: str) -> No
 
 
 # --- a torque about a site axis --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("orient", sorted(ORIENTS))
 def test_scalar_torque_on_sphere(rig, path: str, orient: str) -> None:
@@ -198,7 +213,7 @@ def test_scalar_torque_on_hinged_box(rig, path: str) -> None:
         rig.run(rm, model, data, 0.5)
     assert data.qvel[0] == pytest.approx(tau / izz * 0.5, rel=1e-9)
     # θ = ½αT² within 1 %; exactly ½αT(T+dt) for semi-implicit Euler's sum of steps.
-    assert data.qpos[0] == pytest.approx(0.5 * tau / izz * 0.5 ** 2, rel=1e-2)
+    assert data.qpos[0] == pytest.approx(0.5 * tau / izz * 0.5**2, rel=1e-2)
     assert data.qpos[0] == pytest.approx(0.5 * tau / izz * 0.5 * (0.5 + model.opt.timestep), rel=1e-9)
 
 
@@ -266,8 +281,10 @@ def test_vector_force_and_torque_in_tilted_frame(rig, path: str) -> None:
     inertia = 0.4 * m * r * r
     rot = _roty(30) @ _rotz(45)
     f_local, t_local = np.array([0.0, 2.0, 0.0]), np.array([0.01, 0.0, 0.0])
-    loads = [VectorForce(name="f", action_site="s", vector=list(f_local), rel_to_site="tilted"),
-             VectorTorque(name="t", action_site="s", vector=list(t_local), rel_to_site="tilted")]
+    loads = [
+        VectorForce(name="f", action_site="s", vector=list(f_local), rel_to_site="tilted"),
+        VectorTorque(name="t", action_site="s", vector=list(t_local), rel_to_site="tilted"),
+    ]
     rm = RuntimeManager(loads=loads, playback_speed=0)
     model, data = rig.build(rm, FRAME_XML.format(m=m), path)
     with rm:

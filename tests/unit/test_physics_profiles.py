@@ -1,4 +1,5 @@
 """Time profiles and live params: their values, and the forces they drive, recorded to Parquet."""
+
 from __future__ import annotations
 
 import math
@@ -7,8 +8,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mjrig.runtime import (Constant, NamedValue, PointToPointForce, Ramp, RuntimeManager, ScalarForce,
-                         SignalManager, Sine, Step, Table)
+from mjrig.runtime import (
+    Constant,
+    NamedValue,
+    PointToPointForce,
+    Ramp,
+    RuntimeManager,
+    ScalarForce,
+    SignalManager,
+    Sine,
+    Step,
+    Table,
+)
 
 # --- the profile functions themselves ------------------------------------------------------------
 
@@ -79,13 +90,21 @@ T_END, DT, MASS = 0.5, 1e-3, 2.0
 PROFILES = {
     "constant": (Constant(1.5), lambda t: 1.5, 1.5 * T_END),
     "step": (Step(0.2005, 1.0, 4.0), lambda t: 4.0 if t >= 0.2005 else 1.0, 1.0 * 0.2005 + 4.0 * (T_END - 0.2005)),
-    "ramp": (Ramp(0.1, 0.3, 0.0, 2.0), lambda t: min(max((t - 0.1) / 0.2, 0.0), 1.0) * 2.0,
-             0.5 * 2.0 * 0.2 + 2.0 * (T_END - 0.3)),
-    "sine": (Sine(2.0, 3.0, phase=0.4, offset=0.5), lambda t: 0.5 + 2.0 * math.sin(6 * math.pi * t + 0.4),
-             0.5 * T_END + 2.0 / (6 * math.pi) * (math.cos(0.4) - math.cos(6 * math.pi * T_END + 0.4))),
-    "table": (Table((0.0, 0.1, 0.4), (1.0, 3.0, -1.0)),
-              lambda t: float(np.interp(t, [0.0, 0.1, 0.4], [1.0, 3.0, -1.0])),
-              0.1 * (1.0 + 3.0) / 2 + 0.3 * (3.0 - 1.0) / 2 + -1.0 * (T_END - 0.4)),
+    "ramp": (
+        Ramp(0.1, 0.3, 0.0, 2.0),
+        lambda t: min(max((t - 0.1) / 0.2, 0.0), 1.0) * 2.0,
+        0.5 * 2.0 * 0.2 + 2.0 * (T_END - 0.3),
+    ),
+    "sine": (
+        Sine(2.0, 3.0, phase=0.4, offset=0.5),
+        lambda t: 0.5 + 2.0 * math.sin(6 * math.pi * t + 0.4),
+        0.5 * T_END + 2.0 / (6 * math.pi) * (math.cos(0.4) - math.cos(6 * math.pi * T_END + 0.4)),
+    ),
+    "table": (
+        Table((0.0, 0.1, 0.4), (1.0, 3.0, -1.0)),
+        lambda t: float(np.interp(t, [0.0, 0.1, 0.4], [1.0, 3.0, -1.0])),
+        0.1 * (1.0 + 3.0) / 2 + 0.3 * (3.0 - 1.0) / 2 + -1.0 * (T_END - 0.4),
+    ),
 }
 
 
@@ -94,8 +113,11 @@ PROFILES = {
 def test_profile_drives_scalar_force(rig, path: str, tmp_path: Path, name: str, integrator: str) -> None:
     profile, formula, integral = PROFILES[name]
     out = tmp_path / "run.parquet"
-    rm = RuntimeManager(loads=[ScalarForce(name="thrust", action_site="nozzle", magnitude=profile)],
-                        signal_manager=SignalManager(out, groups=("loads",)), playback_speed=0)
+    rm = RuntimeManager(
+        loads=[ScalarForce(name="thrust", action_site="nozzle", magnitude=profile)],
+        signal_manager=SignalManager(out, groups=("loads",)),
+        playback_speed=0,
+    )
     model, data = rig.build(rm, SLED_XML.format(dt=DT, m=MASS, integrator=integrator), path)
     with rm:
         rig.run(rm, model, data, T_END)
@@ -112,11 +134,15 @@ def test_profile_drives_scalar_force(rig, path: str, tmp_path: Path, name: str, 
 
 # --- params changed mid-run --------------------------------------------------------------------
 
+
 def test_param_change_changes_force_from_next_step(rig, path: str, tmp_path: Path) -> None:
     out = tmp_path / "param.parquet"
     thrust = NamedValue("thrust", 2.0, min=0.0, max=10.0, unit="N")
-    rm = RuntimeManager(loads=[ScalarForce(name="push", action_site="nozzle", magnitude=thrust)],
-                        signal_manager=SignalManager(out, groups=("loads", "params")), playback_speed=0)
+    rm = RuntimeManager(
+        loads=[ScalarForce(name="push", action_site="nozzle", magnitude=thrust)],
+        signal_manager=SignalManager(out, groups=("loads", "params")),
+        playback_speed=0,
+    )
     model, data = rig.build(rm, SLED_XML.format(dt=DT, m=MASS, integrator="Euler"), path)
     n1, n2 = 100, 150
     with rm:
@@ -159,8 +185,7 @@ def test_param_stiffness_change_mid_run(rig, path: str, tmp_path: Path) -> None:
     k = NamedValue("k", 100.0, unit="N/m")
     rest = 0.2
     load = PointToPointForce.ideal_spring("s", "tip", "base", stiffness=k, rest_length=rest)
-    rm = RuntimeManager(loads=[load], signal_manager=SignalManager(out, groups=("loads", "params")),
-                        playback_speed=0)
+    rm = RuntimeManager(loads=[load], signal_manager=SignalManager(out, groups=("loads", "params")), playback_speed=0)
     model, data = rig.build(rm, SLIDE_XML, path)
     data.qpos[0] = 0.3
     with rm:

@@ -1,4 +1,5 @@
 """Proximities: point-to-point distance and geom clearance against hand-computed geometry."""
+
 from __future__ import annotations
 
 import math
@@ -30,16 +31,20 @@ POINTS_XML = """
 P1, P2 = np.array([0.1, 0.2, 0.3]), np.array([1.0, 0.5, 0.25])
 
 
-@pytest.mark.parametrize("a,b", [
-    ("p1", "p2"),
-    ("body:world@0.1,0.2,0.3", "body:turned@0.5,0,0.25"),
-    ("p2", "body:world@0.1,0.2,0.3"),
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("p1", "p2"),
+        ("body:world@0.1,0.2,0.3", "body:turned@0.5,0,0.25"),
+        ("p2", "body:world@0.1,0.2,0.3"),
+    ],
+)
 def test_distance_between_points(rig, path: str, tmp_path: Path, a: str, b: str) -> None:
     out = tmp_path / "d.parquet"
     prox = Proximity(name="gap", a=a, b=b)
-    rm = RuntimeManager(proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)),
-                        playback_speed=0)
+    rm = RuntimeManager(
+        proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0
+    )
     model, data = rig.build(rm, POINTS_XML, path)
     with rm:
         for _ in range(3):
@@ -52,8 +57,11 @@ def test_distance_between_points(rig, path: str, tmp_path: Path, a: str, b: str)
 def test_distance_follows_motion(rig, path: str, tmp_path: Path) -> None:
     """A cart coasting at v along x: the recorded distance matches the closed-form track."""
     out = tmp_path / "m.parquet"
-    rm = RuntimeManager(proximities=[Proximity(name="gap", a="c", b="p1")],
-                        signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0)
+    rm = RuntimeManager(
+        proximities=[Proximity(name="gap", a="c", b="p1")],
+        signal_manager=SignalManager(out, groups=("proximities",)),
+        playback_speed=0,
+    )
     model, data = rig.build(rm, POINTS_XML, path)
     v = 0.8
     data.qvel[0] = v
@@ -62,8 +70,7 @@ def test_distance_follows_motion(rig, path: str, tmp_path: Path) -> None:
     df = rig.read(out)
     t = df["time"].to_numpy()
     cart = np.column_stack([v * t, np.full_like(t, 0.4), np.zeros_like(t)])
-    np.testing.assert_allclose(df["Proximities/gap:distance"].to_numpy(), np.linalg.norm(cart - P1, axis=1),
-                               rtol=1e-9)
+    np.testing.assert_allclose(df["Proximities/gap:distance"].to_numpy(), np.linalg.norm(cart - P1, axis=1), rtol=1e-9)
 
 
 GEOMS_XML = """
@@ -94,8 +101,9 @@ def _measure(rig, path: str, tmp_path: Path, xml: str, a: str, b: str) -> tuple[
     """(Proximity.measure, recorded Proximities/clear:distance of the first row)."""
     out = tmp_path / "g.parquet"
     prox = Proximity(name="clear", a=a, b=b)
-    rm = RuntimeManager(proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)),
-                        playback_speed=0)
+    rm = RuntimeManager(
+        proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0
+    )
     model, data = rig.build(rm, xml, path)
     with rm:
         rm.step(model, data)
@@ -106,8 +114,9 @@ def _measure(rig, path: str, tmp_path: Path, xml: str, a: str, b: str) -> tuple[
     return direct, float(col[0])
 
 
-@pytest.mark.parametrize("x2,y2", [(0.3, 0.4), (0.6, 0.0), (0.2, 0.1), (0.0, 0.15)],
-                         ids=["apart", "apart-x", "penetrating", "deep"])
+@pytest.mark.parametrize(
+    "x2,y2", [(0.3, 0.4), (0.6, 0.0), (0.2, 0.1), (0.0, 0.15)], ids=["apart", "apart-x", "penetrating", "deep"]
+)
 def test_sphere_sphere_clearance(rig, path: str, tmp_path: Path, x2: float, y2: float) -> None:
     r1, r2 = 0.1, 0.2
     expected = math.hypot(x2, y2) - r1 - r2  # 0.2, 0.3, -0.0764, -0.15

@@ -3,6 +3,7 @@
 Every expected number below is computed from the textbook formula (period 2π√(m/k), static
 deflection m·g/k, Hooke's law with the contract's windows), never copied from a run.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,17 @@ SLIDE_XML = """
 POINT_STYLES = {"sites": ("tip", "base"), "bodies": ("body:mass@0,0,0", "body:world@0,0,0")}
 
 
-def _slide(rig, path: str, load: PointToPointForce, *, mass: float = 1.0, dt: float = 1e-4,
-           x0: float, v0: float = 0.0, integrator: str | None = None):
+def _slide(
+    rig,
+    path: str,
+    load: PointToPointForce,
+    *,
+    mass: float = 1.0,
+    dt: float = 1e-4,
+    x0: float,
+    v0: float = 0.0,
+    integrator: str | None = None,
+):
     rm = RuntimeManager(loads=[load], playback_speed=0)
     model, data = rig.build(rm, SLIDE_XML.format(dt=dt, mass=mass), path, integrator=integrator)
     data.qpos[0] = x0
@@ -53,6 +63,7 @@ INTEGRATOR_ENUMS = {"Euler": "mjINT_EULER", "implicitfast": "mjINT_IMPLICITFAST"
 
 # --- period ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "RK4"])
 def test_spring_mass_period(rig, path: str, integrator: str) -> None:
     mass, k, rest, amp = 1.5, 600.0, 0.2, 0.04
@@ -62,8 +73,13 @@ def test_spring_mass_period(rig, path: str, integrator: str) -> None:
     assert model.opt.integrator == getattr(mujoco.mjtIntegrator, INTEGRATOR_ENUMS[integrator])
     ts, vs, xs = [], [], []
     with rm:
-        rig.run(rm, model, data, 3.3 * expected,
-                each=lambda: (ts.append(data.time), vs.append(data.qvel[0]), xs.append(data.qpos[0])))
+        rig.run(
+            rm,
+            model,
+            data,
+            3.3 * expected,
+            each=lambda: (ts.append(data.time), vs.append(data.qvel[0]), xs.append(data.qpos[0])),
+        )
     crossings = _downward_crossings(np.array(ts), np.array(vs))
     assert len(crossings) >= 3
     period = float(np.mean(np.diff(crossings)))
@@ -220,17 +236,20 @@ def test_compression_spring_pushes_out_then_coasts(rig, path: str) -> None:
     assert data.qvel[0] == pytest.approx(amp * math.sqrt(K / MASS), rel=1e-3)
 
 
-@pytest.mark.parametrize("kind,x,v,expected", [
-    # ideal: F_tip = -(k s + c v) in both directions
-    ("ideal_spring", 0.25, 0.3, -(K * 0.05 + 5.0 * 0.3)),
-    ("ideal_spring", 0.15, -0.2, -(K * -0.05 + 5.0 * -0.2)),
-    # one-sided springs with damping inside their window
-    ("tension_spring", 0.25, 0.3, -(K * 0.05 + 5.0 * 0.3)),
-    ("compression_spring", 0.15, -0.2, -(K * -0.05 + 5.0 * -0.2)),
-    # and nothing at all outside it, whatever the rate
-    ("tension_spring", 0.15, 0.3, 0.0),
-    ("compression_spring", 0.25, -0.2, 0.0),
-])
+@pytest.mark.parametrize(
+    "kind,x,v,expected",
+    [
+        # ideal: F_tip = -(k s + c v) in both directions
+        ("ideal_spring", 0.25, 0.3, -(K * 0.05 + 5.0 * 0.3)),
+        ("ideal_spring", 0.15, -0.2, -(K * -0.05 + 5.0 * -0.2)),
+        # one-sided springs with damping inside their window
+        ("tension_spring", 0.25, 0.3, -(K * 0.05 + 5.0 * 0.3)),
+        ("compression_spring", 0.15, -0.2, -(K * -0.05 + 5.0 * -0.2)),
+        # and nothing at all outside it, whatever the rate
+        ("tension_spring", 0.15, 0.3, 0.0),
+        ("compression_spring", 0.25, -0.2, 0.0),
+    ],
+)
 def test_spring_damper_force_values(rig, path: str, kind: str, x: float, v: float, expected: float) -> None:
     load = getattr(PointToPointForce, kind)("s", "tip", "base", stiffness=K, damping=5.0, rest_length=REST)
     w, qfrc, qacc = _one_step_force(rig, path, load, x, v)
@@ -244,18 +263,23 @@ def test_spring_damper_force_values(rig, path: str, kind: str, x: float, v: floa
 R0, PRELOAD, KS, STROKE = 0.2, 10.0, 100.0, 0.05
 
 
-@pytest.mark.parametrize("x,v,preload,c,expected", [
-    (R0 - 0.02, 0.0, PRELOAD, 0.0, 0.0),                                # below r0: off
-    (R0 + 0.02, 0.0, PRELOAD, 0.0, PRELOAD - KS * 0.02),                # inside the stroke
-    (R0 + 0.001, 0.0, PRELOAD, 0.0, PRELOAD - KS * 0.001),              # just past r0
-    (R0 + 0.04, 0.1, PRELOAD, 5.0, PRELOAD - KS * 0.04 - 5.0 * 0.1),    # damped, inside
-    (R0 + 0.06, 0.0, PRELOAD, 0.0, 0.0),                                # beyond r0 + max_stroke
-    (R0 + 0.02, 0.0, 1.0, 0.0, 0.0),                                    # preload - k s < 0: clipped
-    (R0 + 0.01, 0.5, PRELOAD, 30.0, 0.0),                               # damping drives it < 0: clipped
-], ids=["below", "inside", "at-start", "damped", "beyond", "clip-k", "clip-c"])
+@pytest.mark.parametrize(
+    "x,v,preload,c,expected",
+    [
+        (R0 - 0.02, 0.0, PRELOAD, 0.0, 0.0),  # below r0: off
+        (R0 + 0.02, 0.0, PRELOAD, 0.0, PRELOAD - KS * 0.02),  # inside the stroke
+        (R0 + 0.001, 0.0, PRELOAD, 0.0, PRELOAD - KS * 0.001),  # just past r0
+        (R0 + 0.04, 0.1, PRELOAD, 5.0, PRELOAD - KS * 0.04 - 5.0 * 0.1),  # damped, inside
+        (R0 + 0.06, 0.0, PRELOAD, 0.0, 0.0),  # beyond r0 + max_stroke
+        (R0 + 0.02, 0.0, 1.0, 0.0, 0.0),  # preload - k s < 0: clipped
+        (R0 + 0.01, 0.5, PRELOAD, 30.0, 0.0),  # damping drives it < 0: clipped
+    ],
+    ids=["below", "inside", "at-start", "damped", "beyond", "clip-k", "clip-c"],
+)
 def test_stroke_compression_spring_regimes(rig, path: str, x, v, preload, c, expected) -> None:
-    load = PointToPointForce.stroke_compression_spring("gas", "tip", "base", stiffness=KS, damping=c,
-                                                       preload=preload, max_stroke=STROKE)
+    load = PointToPointForce.stroke_compression_spring(
+        "gas", "tip", "base", stiffness=KS, damping=c, preload=preload, max_stroke=STROKE
+    )
     w, qfrc, qacc = _one_step_force(rig, path, load, x, v, r0=R0)
     # Tension pushes the points apart: the tip (on +x of the base) is pushed toward +x.
     assert w[0] == pytest.approx(expected, rel=1e-9, abs=1e-12)
@@ -300,10 +324,12 @@ def test_several_springs_keep_their_own_rows(rig, path: str, tmp_path) -> None:
     out = tmp_path / "multi.parquet"
     ks, rests, x0 = (100.0, 200.0, 400.0), (0.2, 0.3, 0.1), (0.25, 0.2, 0.16)
     masses = (1.0, 2.0, 4.0)
-    loads = [PointToPointForce.ideal_spring("s1", "t1", "o1", stiffness=ks[0], rest_length=rests[0]),
-             ScalarForce(name="kick", action_site="t2", magnitude=-3.0),
-             PointToPointForce.tension_spring("s3", "t3", "o3", stiffness=ks[2], rest_length=rests[2]),
-             PointToPointForce.compression_spring("s2", "t2", "o2", stiffness=ks[1], rest_length=rests[1])]
+    loads = [
+        PointToPointForce.ideal_spring("s1", "t1", "o1", stiffness=ks[0], rest_length=rests[0]),
+        ScalarForce(name="kick", action_site="t2", magnitude=-3.0),
+        PointToPointForce.tension_spring("s3", "t3", "o3", stiffness=ks[2], rest_length=rests[2]),
+        PointToPointForce.compression_spring("s2", "t2", "o2", stiffness=ks[1], rest_length=rests[1]),
+    ]
     rm = RuntimeManager(loads=loads, playback_speed=0, signal_manager=SignalManager(out, groups=("loads", "joints")))
     model, data = rig.build(rm, MULTI_XML, path)
     data.qpos[:] = x0
@@ -331,8 +357,9 @@ def test_several_springs_keep_their_own_rows(rig, path: str, tmp_path) -> None:
         np.testing.assert_allclose(df[f"Loads/{name}:length"].to_numpy(), x, rtol=1e-12)
         sx = x - rests[i]
         window = {0: np.ones_like(sx, bool), 1: sx <= 0, 2: sx >= 0}[i]
-        np.testing.assert_allclose(df[f"Loads/{name}:fx"].to_numpy(), np.where(window, -ks[i] * sx, 0.0),
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            df[f"Loads/{name}:fx"].to_numpy(), np.where(window, -ks[i] * sx, 0.0), rtol=1e-9, atol=1e-12
+        )
     np.testing.assert_allclose(df["Loads/kick:fx"].to_numpy(), -3.0)
 
 
@@ -361,8 +388,9 @@ def test_custom_magnitude_func_spring(rig, path: str) -> None:
 def test_stroke_reference_survives_rig_edits(rig, path: str) -> None:
     """r0 is the distance when the run began: attaching a load or starting a recording mid-run
     (both re-resolve the rig) must not move the stroke window."""
-    load = PointToPointForce.stroke_compression_spring("gas", "tip", "base", stiffness=KS, damping=0.0,
-                                                       preload=PRELOAD, max_stroke=STROKE)
+    load = PointToPointForce.stroke_compression_spring(
+        "gas", "tip", "base", stiffness=KS, damping=0.0, preload=PRELOAD, max_stroke=STROKE
+    )
     rm, model, data = _slide(rig, path, load, mass=MASS, x0=R0, dt=1e-3)
     with rm:
         rig.run(rm, model, data, 0.03)

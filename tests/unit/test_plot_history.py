@@ -1,5 +1,6 @@
 """The plots' row history and the session's plot feed: columns added together, a value budget,
 time kept rising across a Reset inside one block, and a signal ticked late filled from the feed."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,7 @@ def test_thousands_of_columns_arrive_at_once_and_the_budget_bounds_the_rows() ->
     cols, block = _rows(np.arange(50) * 0.005, 4000)
     h.append(cols, block)
     assert h.columns == cols and len(h) == 50
-    assert 100 <= h.rows <= 1_000_000 // 4002          # the budget, not the 20000 asked for
+    assert 100 <= h.rows <= 1_000_000 // 4002  # the budget, not the 20000 asked for
     h.append(*_rows(0.25 + np.arange(1000) * 0.005, 4000))
     assert len(h) == h.rows and h.last_time() == 0.25 + 999 * 0.005
     t, v = h.window(0.0, 10.0, ["s3999", "s7"])
@@ -38,7 +39,7 @@ def test_a_column_added_later_keeps_the_rows_and_is_nan_before() -> None:
 def test_a_reset_inside_one_block_starts_a_new_stretch() -> None:
     """Rows before and after a Reset in one block: only the rows after it stay, in order."""
     h = SignalHistory(1000)
-    t = np.concatenate([np.arange(1, 101) * 0.01, np.arange(0, 20) * 0.01])   # 1.00 s, then back to 0
+    t = np.concatenate([np.arange(1, 101) * 0.01, np.arange(0, 20) * 0.01])  # 1.00 s, then back to 0
     h.append(["time", "x"], np.column_stack([t, t]))
     times, v = h.window(-1, 10, ["x"])
     assert np.array_equal(times, np.arange(20) * 0.01) and np.all(np.diff(times) > 0)
@@ -60,10 +61,10 @@ def test_the_feed_queues_plotted_columns_and_fills_a_signal_ticked_late() -> Non
     feed.push(*_rows(np.arange(100) * 0.005, 300))
     out = feed.drain()
     assert [c for c, _ in out] == [["time", "wall_time", "s1"]] and out[0][1].shape == (100, 3)
-    feed.plot(["s1", "s250"])   # ticked later: the kept rows come as a fill block
+    feed.plot(["s1", "s250"])  # ticked later: the kept rows come as a fill block
     fill_cols, fill = feed.drain()[0]
     assert is_fill(fill_cols) and fill_cols[1:] == ["time", "s250"] and np.allclose(fill[:, 2], 250 + fill[:, 1])
-    panel = SignalHistory(20000)   # what the panel does with them
+    panel = SignalHistory(20000)  # what the panel does with them
     panel.append(out[0][0], out[0][1])
     panel.fill(fill_cols[1:], fill[:, 1:])
     t, v = panel.window(0, 1, ["s1", "s250"])

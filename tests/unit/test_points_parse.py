@@ -1,24 +1,38 @@
 """Attachment-point strings: every syntax, every way to get one wrong, and unknown names."""
+
 from __future__ import annotations
 
 import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime import (Body, BodyPoint, ConfigError, Geom, PointToPointForce, RuntimeManager, ScalarForce,
-                         Site, VectorForce, parse_point)
+from mjrig.runtime import (
+    Body,
+    BodyPoint,
+    ConfigError,
+    Geom,
+    PointToPointForce,
+    RuntimeManager,
+    ScalarForce,
+    Site,
+    VectorForce,
+    parse_point,
+)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("tip", Site("tip")),
-    ("  tip  ", Site("tip")),
-    ("arm/tip", Site("arm/tip")),  # MuJoCo names may contain '/'
-    ("body:arm", Body("arm")),
-    ("body:world", Body("world")),
-    ("body:arm@0.1,-2,3e-1", BodyPoint("arm", (0.1, -2.0, 0.3))),
-    ("body:arm@ 1 , 2 , 3 ", BodyPoint("arm", (1.0, 2.0, 3.0))),
-    ("body:a@b@0,0,1", BodyPoint("a@b", (0.0, 0.0, 1.0))),  # the last '@' starts the offset
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("tip", Site("tip")),
+        ("  tip  ", Site("tip")),
+        ("arm/tip", Site("arm/tip")),  # MuJoCo names may contain '/'
+        ("body:arm", Body("arm")),
+        ("body:world", Body("world")),
+        ("body:arm@0.1,-2,3e-1", BodyPoint("arm", (0.1, -2.0, 0.3))),
+        ("body:arm@ 1 , 2 , 3 ", BodyPoint("arm", (1.0, 2.0, 3.0))),
+        ("body:a@b@0,0,1", BodyPoint("a@b", (0.0, 0.0, 1.0))),  # the last '@' starts the offset
+    ],
+)
 def test_parse_each_syntax(text: str, expected) -> None:
     got = parse_point(text)
     assert got == expected
@@ -44,17 +58,20 @@ def test_body_point_round_trips_through_str() -> None:
     assert str(parse_point("body:arm")) == "body:arm"
 
 
-@pytest.mark.parametrize("text", [
-    "body:",
-    "body:@1,2,3",
-    "body:arm@",
-    "body:arm@1,2",
-    "body:arm@1,2,3,4",
-    "body:arm@a,b,c",
-    "body:arm@1,2,nan",
-    "body:arm@1,inf,0",
-    "body:arm@1;2;3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "body:",
+        "body:@1,2,3",
+        "body:arm@",
+        "body:arm@1,2",
+        "body:arm@1,2,3,4",
+        "body:arm@a,b,c",
+        "body:arm@1,2,nan",
+        "body:arm@1,inf,0",
+        "body:arm@1;2;3",
+    ],
+)
 def test_parse_bad_strings(text: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_point(text)
@@ -109,14 +126,18 @@ def _rig_or_self(path: str, load) -> None:
     rm.step(model, data)
 
 
-@pytest.mark.parametrize("make,bad,close", [
-    (lambda: ScalarForce(name="f", action_site="tpi", magnitude=1.0), "tpi", "tip"),
-    (lambda: PointToPointForce.ideal_spring("s", "tip", "bsae", stiffness=1.0), "bsae", "base"),
-    (lambda: PointToPointForce.ideal_spring("s", "tip_lef", "base", stiffness=1.0), "tip_lef", "tip_left"),
-    (lambda: PointToPointForce.ideal_spring("s", "body:mas", "base", stiffness=1.0), "mas", "mass"),
-    (lambda: VectorForce(name="f", action_site="body:masss@0,0,1", vector=[1, 0, 0]), "masss", "mass"),
-    (lambda: ScalarForce(name="f", action_site="tip", rel_to_site="bass", magnitude=1.0), "bass", "base"),
-], ids=["site", "spring-to", "spring-at", "spring-body", "body-point", "frame"])
+@pytest.mark.parametrize(
+    "make,bad,close",
+    [
+        (lambda: ScalarForce(name="f", action_site="tpi", magnitude=1.0), "tpi", "tip"),
+        (lambda: PointToPointForce.ideal_spring("s", "tip", "bsae", stiffness=1.0), "bsae", "base"),
+        (lambda: PointToPointForce.ideal_spring("s", "tip_lef", "base", stiffness=1.0), "tip_lef", "tip_left"),
+        (lambda: PointToPointForce.ideal_spring("s", "body:mas", "base", stiffness=1.0), "mas", "mass"),
+        (lambda: VectorForce(name="f", action_site="body:masss@0,0,1", vector=[1, 0, 0]), "masss", "mass"),
+        (lambda: ScalarForce(name="f", action_site="tip", rel_to_site="bass", magnitude=1.0), "bass", "base"),
+    ],
+    ids=["site", "spring-to", "spring-at", "spring-body", "body-point", "frame"],
+)
 def test_unknown_names_mention_closest(path: str, make, bad: str, close: str) -> None:
     with pytest.raises(ConfigError) as info:
         _rig_or_self(path, make())
@@ -134,6 +155,8 @@ def test_known_names_resolve_to_the_right_place(path: str) -> None:
     model, data = rm.load_model(spec) if path != "self" else (lambda m: (m, mujoco.MjData(m)))(spec.compile())
     rm.step(model, data)
     np.testing.assert_allclose(load.action_site.rt_pos(model, data), [0.3, 0.1, 0.0], atol=1e-12)
-    np.testing.assert_allclose(load.action_site.rt_pos(model, data),
-                               data.site_xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, "tip_left")],
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        load.action_site.rt_pos(model, data),
+        data.site_xpos[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, "tip_left")],
+        atol=1e-12,
+    )

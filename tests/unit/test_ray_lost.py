@@ -1,6 +1,7 @@
 """A study's next batch finds its Ray head gone: that is a lost head (exit 5, "start the
 cluster again and run the same command"), not a mistyped address (exit 2) -- the head answered
 this command's earlier batches."""
+
 from __future__ import annotations
 
 import pytest

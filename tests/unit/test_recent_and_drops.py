@@ -1,14 +1,18 @@
 """What the panel lists and opens: Recent's short names tell files of one name apart; of files
 dropped together one opens and the rest are named."""
+
 from __future__ import annotations
 
-from mjrig.settings.recent import short_names
 from mjrig.desktop.sim_thread import pick_dropped
+from mjrig.settings.recent import short_names
 
 
 def test_short_names_grow_only_where_names_clash():
-    assert short_names(["/w/a/spring_mass.toml", "/w/b/spring_mass.toml", "/m/spring_mass.xml"]) == \
-        ["a/spring_mass.toml", "b/spring_mass.toml", "spring_mass.xml"]
+    assert short_names(["/w/a/spring_mass.toml", "/w/b/spring_mass.toml", "/m/spring_mass.xml"]) == [
+        "a/spring_mass.toml",
+        "b/spring_mass.toml",
+        "spring_mass.xml",
+    ]
     assert short_names(["/x/a/s.toml", "/y/a/s.toml", "/z/b/s.toml"]) == ["x/a/s.toml", "y/a/s.toml", "b/s.toml"]
     assert short_names(["/s.toml", "/a/s.toml"]) == ["/s.toml", "a/s.toml"]
     assert short_names([]) == []

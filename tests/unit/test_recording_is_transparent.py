@@ -1,6 +1,7 @@
 """Recording must not change the physics: with a recorder sampling every group at every step,
 the trajectory equals plain ``mj_step``'s bit for bit on every integrator (RK4 takes the
 recorder's row inside ``mj_step``'s own sequence, not from a second forward pass)."""
+
 from __future__ import annotations
 
 import mujoco

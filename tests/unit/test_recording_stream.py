@@ -1,6 +1,7 @@
 """The recording's file is written as the run goes, a row group at a time, and its footer put
 together at close from theirs: on every bundled rig it holds exactly what one row group written
 at close holds -- the same schema, metadata and numbers."""
+
 from __future__ import annotations
 
 from pathlib import Path

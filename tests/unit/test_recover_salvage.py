@@ -2,6 +2,7 @@
 whose index is damaged or gone, garbage inside the data) and never changes a byte of it unless
 the recovered file holds every row that could be read; a run whose final rename failed says
 where its rows are, and that advice works."""
+
 from __future__ import annotations
 
 import errno
@@ -15,7 +16,6 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_segments
 from mjrig.runtime.errors import KeptAside, MjrigError, OutputError, output_fault
 from mjrig.runtime.parquet_footer import PAGE_ROWS
 from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
@@ -43,8 +43,11 @@ def unfinished(tmp_path: Path, sizes: list[int], name: str = "killed") -> tuple[
 
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder``: its SHA-256."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def recovered(path: Path) -> tuple[Path, int, list[str]]:
@@ -76,11 +79,12 @@ def test_a_damaged_index_recovers_every_row_group_from_the_pages(tmp_path: Path,
     elif damage == "huge length":  # a record that claims 2^62 bytes, CRC and all
         import struct
         import zlib
+
         head = struct.pack("<4sQQ", b"RGE3", 2**62, 100)
         index.write_bytes(head + zlib.crc32(head).to_bytes(4, "little"))
     else:
         raw = index.read_bytes()
-        index.write_bytes(raw[:2 * 24] + os.urandom(24) + raw[3 * 24:])
+        index.write_bytes(raw[: 2 * 24] + os.urandom(24) + raw[3 * 24 :])
     data_size = (segment_dir(killed) / "part-0001.data").stat().st_size
     path, rows, said = recovered(killed)
     assert path == killed and rows == len(expected) == sum(SIZES)
@@ -122,7 +126,7 @@ def test_garbage_inside_the_data_keeps_the_row_groups_before_it(tmp_path: Path) 
     data = segment_dir(killed) / "part-0001.data"
     start = pq.ParquetFile(tmp_path / "live-killed.parquet").metadata.row_group(2).column(0).data_page_offset
     raw = bytearray(data.read_bytes())
-    raw[start:start + 64] = b"\xff" * 64  # the third row group's first page header
+    raw[start : start + 64] = b"\xff" * 64  # the third row group's first page header
     data.write_bytes(bytes(raw))
     before = snapshot(segment_dir(killed))
     path, rows, said = recovered(killed)
@@ -146,7 +150,8 @@ def test_pages_that_make_row_groups_two_ways_are_kept_aside_not_guessed(tmp_path
 
 
 def test_a_failed_final_rename_says_where_the_rows_are_and_recover_takes_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "x.parquet"
     real = os.replace
 
@@ -161,8 +166,10 @@ def test_a_failed_final_rename_says_where_the_rows_are_and_recover_takes_them(
     with pytest.raises(KeptAside) as info:
         sink.close()
     whole = segment_dir(out) / "part-0001.whole"
-    assert str(info.value) == (f"cannot write {out}: permission denied; kept 30000 rows in {whole}, a valid Parquet "
-                               f"file; `mjrig recover {out}` once the folder is writable")
+    assert str(info.value) == (
+        f"cannot write {out}: permission denied; kept 30000 rows in {whole}, a valid Parquet "
+        f"file; `mjrig recover {out}` once the folder is writable"
+    )
     assert "free space" not in str(info.value)
     assert pq.read_table(whole).num_rows == 30000
     monkeypatch.undo()
@@ -173,12 +180,20 @@ def test_a_failed_final_rename_says_where_the_rows_are_and_recover_takes_them(
 
 
 @pytest.mark.parametrize("damage", ["a row group", "the footer"])
-def test_a_damaged_whole_part_gives_the_row_groups_before_the_damage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    damage: str) -> None:
+def test_a_damaged_whole_part_gives_the_row_groups_before_the_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
     out = tmp_path / "x.parquet"
     real = os.replace
-    monkeypatch.setattr(os, "replace", lambda src, dst: (_ for _ in ()).throw(PermissionError(
-        errno.EACCES, "Permission denied")) if Path(dst) == out else real(src, dst))
+    monkeypatch.setattr(
+        os,
+        "replace",
+        lambda src, dst: (
+            (_ for _ in ()).throw(PermissionError(errno.EACCES, "Permission denied"))
+            if Path(dst) == out
+            else real(src, dst)
+        ),
+    )
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(4):
         sink.write_block(COLS, make_block(i * 100, 100, 1))
@@ -190,7 +205,7 @@ def test_a_damaged_whole_part_gives_the_row_groups_before_the_damage(tmp_path: P
     raw = bytearray(whole.read_bytes())
     third = pq.read_metadata(whole).row_group(2).column(0).data_page_offset
     if damage == "a row group":
-        raw[third:third + 16] = b"\xff" * 16
+        raw[third : third + 16] = b"\xff" * 16
     else:
         raw[-40:-8] = b"\xff" * 32
     whole.write_bytes(bytes(raw))
@@ -217,8 +232,9 @@ def test_a_file_already_there_is_never_replaced(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EFBIG])
-def test_a_recover_that_cannot_write_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      code: int) -> None:
+def test_a_recover_that_cannot_write_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
     killed, _ = unfinished(tmp_path, [100, 200])
     (segment_dir(killed) / "part-0001.index").write_bytes(b"")  # the pages are read
     before = snapshot(tmp_path)
@@ -246,19 +262,23 @@ def test_nothing_to_recover_changes_nothing(tmp_path: Path) -> None:
     assert snapshot(segment_dir(killed)) == before and not killed.exists()
 
 
-@pytest.mark.parametrize(("code", "cause", "fix"), [
-    (errno.ENOSPC, "no space left on the device", "free space"),
-    (errno.EFBIG, "file too large", "raise the file-size limit"),
-    (errno.EACCES, "permission denied", "make the folder writable"),
-    (errno.EROFS, "read-only file system", "write to a writable file system"),
-])
+@pytest.mark.parametrize(
+    ("code", "cause", "fix"),
+    [
+        (errno.ENOSPC, "no space left on the device", "free space"),
+        (errno.EFBIG, "file too large", "raise the file-size limit"),
+        (errno.EACCES, "permission denied", "make the folder writable"),
+        (errno.EROFS, "read-only file system", "write to a writable file system"),
+    ],
+)
 def test_an_output_fault_names_its_cause(code: int, cause: str, fix: str) -> None:
     for error in (OSError(code, os.strerror(code)), f"OSError: [Errno {code}] {os.strerror(code)}: 'x'"):
         fault = output_fault(error)
         assert fault.cause.startswith(cause) and fault.fix == fix
     unknown = output_fault("telemetry writer fell behind")
     assert unknown.cause == "telemetry writer fell behind" and unknown.advice("run again") == (
-        "run again once the cause is fixed")
+        "run again once the cause is fixed"
+    )
 
 
 def test_the_writer_splits_pages_where_the_scan_expects() -> None:
@@ -269,11 +289,12 @@ def test_the_writer_splits_pages_where_the_scan_expects() -> None:
 
     from mjrig.runtime.parquet_footer import find_row_group, rebuild_row_group
     from mjrig.runtime.parquet_merge import ENCODING
+
     rows = 2 * PAGE_ROWS + 123
     buf = io.BytesIO()
     pq.write_table(pa.table({"time": np.arange(rows, dtype=float), "a": np.ones(rows)}), buf, **ENCODING)
     raw = memoryview(buf.getvalue())
-    pages = raw[:len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")]
+    pages = raw[: len(raw) - 8 - int.from_bytes(raw[-8:-4], "little")]
     meta, end = rebuild_row_group(pages, 4, ("time", "a"), rows, codec=1, page_rows=PAGE_ROWS)
     assert end == len(pages) and meta.rows == rows
     assert find_row_group(pages, 4, ("time", "a"))[0].rows == rows

@@ -4,6 +4,7 @@
 methods and attributes); it runs in a fresh interpreter from an empty folder and reports what it
 saw. The other tests check the behaviour behind those names against closed-form physics.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,9 +15,24 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mjrig.runtime import (ArrowConfig, Body, BodyReactionForce, Color, GeneralLoad, LineConfig, Load,
-                           PointToPointForce, RuntimeManager, ScalarForce, ScalarTorque, SignalCategory,
-                           SignalManager, Site, VectorForce, VectorTorque)
+from mjrig.runtime import (
+    ArrowConfig,
+    Body,
+    BodyReactionForce,
+    Color,
+    GeneralLoad,
+    LineConfig,
+    Load,
+    PointToPointForce,
+    RuntimeManager,
+    ScalarForce,
+    ScalarTorque,
+    SignalCategory,
+    SignalManager,
+    Site,
+    VectorForce,
+    VectorTorque,
+)
 
 FREE_XML = """
 <mujoco>
@@ -37,8 +53,9 @@ FREE_XML = """
 """
 
 
-def _free(*, g: float = 0.0, x0: float = 1.0, r: float = 0.1, m: float = 2.0,
-          mo: float = 5.0) -> tuple[mujoco.MjModel, mujoco.MjData]:
+def _free(
+    *, g: float = 0.0, x0: float = 1.0, r: float = 0.1, m: float = 2.0, mo: float = 5.0
+) -> tuple[mujoco.MjModel, mujoco.MjData]:
     model = mujoco.MjModel.from_xml_string(FREE_XML.format(g=g, x0=x0, r=r, m=m, mo=mo))
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
@@ -94,8 +111,9 @@ def test_apply_load_agrees_with_runtime_manager_step() -> None:
     VectorForce(name="f", action_site="c", vector=F, xtion_body="body:other").apply_load(model, data)
     mujoco.mj_step(model, data)
     model2, data2 = _free()
-    rm = RuntimeManager(loads=[VectorForce(name="f", action_site="c", vector=F, xtion_body="body:other")],
-                        playback_speed=0.0)
+    rm = RuntimeManager(
+        loads=[VectorForce(name="f", action_site="c", vector=F, xtion_body="body:other")], playback_speed=0.0
+    )
     with rm:
         rm.step(model2, data2)
     np.testing.assert_allclose(data2.qacc, data.qacc, atol=1e-12)

@@ -1,6 +1,7 @@
 """Replaying a recording: the model from its metadata, joint positions back into qpos for every
 joint type (bit for bit at recorded instants, interpolated between), one line for a recording
 without joints, one warning line for a changed model; a second recording for comparison."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,11 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.headless import prepare, run
-from mjrig.session.plot_rows import is_new_model
+from mjrig.headless import prepare
 from mjrig.recordings.replay import OverlaidRecording, Replay, read_recording
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import scenario_from_doc
+from mjrig.session.plot_rows import is_new_model
 
 XML = """<mujoco model="joints"><option timestep="2e-3"/><worldbody>
   <geom name="floor" type="plane" size="2 2 .1"/>
@@ -29,8 +30,9 @@ XML = """<mujoco model="joints"><option timestep="2e-3"/><worldbody>
 </worldbody></mujoco>"""
 
 
-def record(tmp_path: Path, *, signals: list[str] | None = None, duration: float = 0.3,
-           xml: str = XML, name: str = "joints.xml") -> tuple[Path, np.ndarray]:
+def record(
+    tmp_path: Path, *, signals: list[str] | None = None, duration: float = 0.3, xml: str = XML, name: str = "joints.xml"
+) -> tuple[Path, np.ndarray]:
     """Record a run headless (as `mjrig run`); returns the file and the qpos of every step."""
     model_path = tmp_path / name
     if not model_path.exists():
@@ -62,9 +64,9 @@ def test_qpos_at_matches_the_recorded_run_and_interpolates_between(tmp_path: Pat
     q = rp.qpos_at(t)
     np.testing.assert_allclose(q[:2], 0.5 * (qpos[10, :2] + qpos[11, :2]), rtol=1e-12)  # hinge, slide
     for i in (2, 9):  # the ball's and the free joint's quaternions: unit, between the two
-        assert np.linalg.norm(q[i:i + 4]) == pytest.approx(1.0, abs=1e-12)
-        mid = qpos[10, i:i + 4] + qpos[11, i:i + 4]
-        np.testing.assert_allclose(q[i:i + 4], mid / np.linalg.norm(mid), rtol=1e-12)
+        assert np.linalg.norm(q[i : i + 4]) == pytest.approx(1.0, abs=1e-12)
+        mid = qpos[10, i : i + 4] + qpos[11, i : i + 4]
+        np.testing.assert_allclose(q[i : i + 4], mid / np.linalg.norm(mid), rtol=1e-12)
     np.testing.assert_allclose(q[6:9], 0.5 * (qpos[10, 6:9] + qpos[11, 6:9]), rtol=1e-12)  # free x, y, z
     assert np.array_equal(rp.qpos_at(-1.0), qpos[0]) and np.array_equal(rp.qpos_at(99.0), qpos[-1])
     data = mujoco.MjData(rp.model)
@@ -125,6 +127,7 @@ def test_a_comparison_of_the_same_model_has_a_ghost_and_its_signals_on_the_same_
 def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mjrig import commands as C
     from mjrig.session.kernel import Session
+
     monkeypatch.chdir(tmp_path)
     out, qpos = record(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
@@ -134,7 +137,11 @@ def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeyp
     assert info.replay and info.start == 0.0 and info.end == pytest.approx(0.298) and info.rows == len(qpos)
     assert "Joints/hinge:qpos" in s.publish().signals
     blocks = s.drain_rows()  # the whole recording for the plots, after the mark that clears them
-    assert is_new_model(blocks[0][0]) and blocks[0][0][1].endswith("joints.xml") and blocks[1][0][:2] == ["time", "wall_time"]
+    assert (
+        is_new_model(blocks[0][0])
+        and blocks[0][0][1].endswith("joints.xml")
+        and blocks[1][0][:2] == ["time", "wall_time"]
+    )
     rows = np.concatenate([blk for _, blk in blocks[1:]])  # 500 rows/s thinned to the plots' 200/s: every 2nd
     assert np.array_equal(rows[:, 0], read_recording(out).times[::2]) and len(rows) == len(qpos) // 2
     assert np.array_equal(s.data.qpos, qpos[0])
@@ -159,9 +166,12 @@ def test_the_session_replays_a_recording_on_its_timeline(tmp_path: Path, monkeyp
     s.close()
 
 
-def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mjrig import commands as C
     from mjrig.session.kernel import Session
+
     monkeypatch.chdir(tmp_path)
     b, qpos_b = record(tmp_path, duration=0.2)
     s = Session()
@@ -190,12 +200,14 @@ def test_a_live_run_compares_with_a_recording_and_draws_its_ghost(tmp_path: Path
 
 
 def test_the_session_reads_the_compared_recording_and_publishes_its_plotted_signals(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The plots draw a compared recording from the panel state: the session read the file (the
     panel reads none) and hands over the plotted signals it has, the same object until the
     comparison or the plotted signals change."""
     from mjrig import commands as C
     from mjrig.session.kernel import Session
+
     monkeypatch.chdir(tmp_path)
     b, _ = record(tmp_path, duration=0.2)
     rec = read_recording(b)

@@ -2,6 +2,7 @@
 exactly once -- a requirement on a metric in mm too, the requirement's two bounds drawn (both, at -150 mm and 20 mm, not 1.5e5), the
 metric's window shaded and named, the params table in mm -- and the CSV export agrees with the
 report and the Parquet file. One 1.2 s run of the spring-mass (about a second)."""
+
 from __future__ import annotations
 
 import csv
@@ -21,7 +22,7 @@ from mjrig.scenario.parse import load_scenario
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
 RIG = f"""
-model = "{MODELS / 'spring_mass.xml'}"
+model = "{MODELS / "spring_mass.xml"}"
 
 [simulation]
 duration = 1.2
@@ -70,8 +71,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_the_report_draws_both_bounds_and_the_window_once_converted(recording: Path, tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_report_draws_both_bounds_and_the_window_once_converted(
+    recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     drawn: list[dict] = []
     figure = plotting.signals_figure
     monkeypatch.setattr(plotting, "signals_figure", lambda traces, **kw: drawn.append(kw) or figure(traces, **kw))
@@ -83,7 +85,7 @@ def test_the_report_draws_both_bounds_and_the_window_once_converted(recording: P
     assert caption == "dashed: travel >= -150 mm, travel <= 20 mm; shaded: back_swing: 0.4..1 s", caption
     rows = dict(re.findall(r"<tr><td>(\w+)</td><td class=\"num\">([^<]*)</td>", page))
     assert "0.4..1 s" in page and re.search(r"<td>gap</td><td class=\"num\">50</td>", page), rows
-    verdict = re.sub(r"\s+", " ", page[page.index("swing_ok</td>"):][:300])  # a requirement on a metric, in mm too
+    verdict = re.sub(r"\s+", " ", page[page.index("swing_ok</td>") :][:300])  # a requirement on a metric, in mm too
     assert re.search(r'<td class="num">-?[0-9.e-]+ mm</td><td class="num">10 mm</td>', verdict), verdict
 
 
@@ -104,9 +106,12 @@ def test_a_study_report_states_the_objective_as_written_with_its_unit(tmp_path: 
 
     base = BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 2.0")
     path = tmp_path / "opt.toml"
-    path.write_text(base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
-                    '[optimize]\nminimize = "Metrics/f"\ntarget = 3.0\ntrials = 3\n'
-                    '[optimize.params]\nk = { low = 100.0, high = 400.0 }\n', encoding="utf-8")
+    path.write_text(
+        base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+        '[optimize]\nminimize = "Metrics/f"\ntarget = 3.0\ntrials = 3\n'
+        "[optimize.params]\nk = { low = 100.0, high = 400.0 }\n",
+        encoding="utf-8",
+    )
     outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
     page = html.unescape(write_report(outcome.path, out=tmp_path / "s.html").read_text(encoding="utf-8"))
     assert "|Metrics/f − 3 Hz|" in page
@@ -126,11 +131,13 @@ def test_a_sweep_report_counts_each_requirements_failures_and_names_the_worst_tr
     df = pl.read_parquet(outcome.path)
     assert df["Requirements/travel:pass"].to_list() == [False, False, True, True]
     page = write_report(outcome.path, out=tmp_path / "res.html").read_text(encoding="utf-8")
-    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>"):][:400])
+    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>") :][:400])
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)[:6]
     assert cells[:4] == ["travel", "Joints/slide_x:qpos", "2 of 4", "0"], cells
     assert cells[4].endswith(" m") and cells[5].endswith(" m"), cells
-    assert float(cells[4][:-2]) == pytest.approx(-0.2, abs=2e-4) and float(cells[5][:-2]) == pytest.approx(0.05, abs=2e-4)
+    assert float(cells[4][:-2]) == pytest.approx(-0.2, abs=2e-4) and float(cells[5][:-2]) == pytest.approx(
+        0.05, abs=2e-4
+    )
     assert 'alt="pass/fail of each requirement in each trial" src="data:image/png;base64,' in page
 
 
@@ -152,13 +159,18 @@ def test_a_sweep_report_under_units_shows_every_value_in_them_once(tmp_path: Pat
     assert units["Params/k:value"] == "N/m" and units["Params/c:value"] == "", units
     si = pl.read_parquet(outcome.path).sort("trial")
     page = html.unescape(write_report(outcome.path, out=tmp_path / "res.html").read_text(encoding="utf-8"))
-    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>"):][:400])
+    row = re.sub(r"\s+", " ", page[page.index("<td>travel</td>") :][:400])
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)[:6]
     assert cells[3] == "0" and cells[4].endswith(" mm") and cells[5].endswith(" mm"), cells
-    assert float(cells[4][:-3]) == pytest.approx(-200.0, abs=0.2) and float(cells[5][:-3]) == pytest.approx(50.0, abs=0.2)
-    header = re.findall(r"<th>([^<]*)</th>", page[page.rindex("<th>trial</th>") - 10:])
+    assert float(cells[4][:-3]) == pytest.approx(-200.0, abs=0.2) and float(cells[5][:-3]) == pytest.approx(
+        50.0, abs=0.2
+    )
+    header = re.findall(r"<th>([^<]*)</th>", page[page.rindex("<th>trial</th>") - 10 :])
     assert "Requirements/travel [mm]" in header and "Metrics/low [mm]" in header and "Params/k [N/m]" in header, header
-    first = re.findall(r'<td class="num">([^<]*)</td>', page[page.rindex("<th>trial</th>"):])[:len(header)]
-    for name, col in (("Metrics/low [mm]", "Metrics/low:value"), ("Requirements/travel [mm]", "Requirements/travel:value")):
+    first = re.findall(r'<td class="num">([^<]*)</td>', page[page.rindex("<th>trial</th>") :])[: len(header)]
+    for name, col in (
+        ("Metrics/low [mm]", "Metrics/low:value"),
+        ("Requirements/travel [mm]", "Requirements/travel:value"),
+    ):
         assert float(first[header.index(name)]) == pytest.approx(1000.0 * si[col][0], rel=1e-5), (name, first)
     assert "length in mm; the file holds SI" in page

@@ -5,6 +5,7 @@ Scripted signals go straight through ``Requirement.update``; the physics tests r
 spring-mass rig undamped, whose motion is closed-form: the tip starts 0.1 m past the spring's
 rest length, so q(t) = -0.1 (1 - cos ωt) with ω = sqrt(k/m), m = 1 kg.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,9 +16,9 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.scenario.builder import build_rig
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.requirements import FAILED, PASSED, Requirement, RequirementError
+from mjrig.scenario.builder import build_rig
 from mjrig.scenario.parse import parse_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -35,6 +36,7 @@ def feed(req: Requirement, values, *, dt: float = DT, t0: float = 0.0) -> list[i
 
 
 # --- scripted signals -----------------------------------------------------------------------------
+
 
 def test_min_fails_at_the_first_step_below_and_reports_the_observed_minimum():
     req = Requirement(name="r", signal="s", min=1.0)
@@ -100,15 +102,18 @@ def test_time_going_back_starts_over():
     assert req.update(0.0, 0.5) == 0 and req.passed and req.first_violation is None
 
 
-@pytest.mark.parametrize("fields, field, words", [
-    ({}, None, "at least one bound"),
-    ({"min": 2.0, "max": 1.0}, "max", "below min"),
-    ({"max": 1.0, "tolerance": 0.1}, "tolerance", "goes with 'final'"),
-    ({"final": 1.0, "tolerance": -0.1}, "tolerance", "negative"),
-    ({"max": 1.0, "start": 2.0, "end": 1.0}, "end", "after start"),
-    ({"max": 1.0, "stop_on": "never"}, "stop_on", '"fail" or "pass"'),
-    ({"max": math.inf}, "max", "finite"),
-])
+@pytest.mark.parametrize(
+    "fields, field, words",
+    [
+        ({}, None, "at least one bound"),
+        ({"min": 2.0, "max": 1.0}, "max", "below min"),
+        ({"max": 1.0, "tolerance": 0.1}, "tolerance", "goes with 'final'"),
+        ({"final": 1.0, "tolerance": -0.1}, "tolerance", "negative"),
+        ({"max": 1.0, "start": 2.0, "end": 1.0}, "end", "after start"),
+        ({"max": 1.0, "stop_on": "never"}, "stop_on", '"fail" or "pass"'),
+        ({"max": math.inf}, "max", "finite"),
+    ],
+)
 def test_a_requirement_that_makes_no_sense_is_refused(fields, field, words):
     with pytest.raises(RequirementError, match=words) as info:
         Requirement(name="r", signal="s", **fields)
@@ -122,15 +127,18 @@ OMEGA = math.sqrt(K / 1.0)
 CROSS = math.pi / (3 * OMEGA)  # q(t) = -0.1 (1 - cos ωt) reaches -0.05 when ωt = π/3 (74.0 ms)
 
 
-def scenario(tmp_path: Path, requirements: str, *, signals: str | None = '"joints", "loads", "params"',
-             duration: float = 0.3):
-    text = (f'model = "{MODELS / "spring_mass.xml"}"\n[simulation]\nduration = {duration}\ntimestep = {DT}\n'
-            f'[params]\nk = {K}\n'
-            '[[loads]]\nname = "main_spring"\nkind = "ideal_spring"\nat = "tip"\nto = "base"\nstiffness = "k"\n'
-            'rest_length = 0.25\n'
-            '[[proximities]]\nname = "gap"\na = "tip"\nb = "stop"\n'
-            + (f'[recording]\npath = "out.parquet"\nsignals = [{signals}]\n' if signals is not None else "")
-            + requirements)
+def scenario(
+    tmp_path: Path, requirements: str, *, signals: str | None = '"joints", "loads", "params"', duration: float = 0.3
+):
+    text = (
+        f'model = "{MODELS / "spring_mass.xml"}"\n[simulation]\nduration = {duration}\ntimestep = {DT}\n'
+        f"[params]\nk = {K}\n"
+        '[[loads]]\nname = "main_spring"\nkind = "ideal_spring"\nat = "tip"\nto = "base"\nstiffness = "k"\n'
+        "rest_length = 0.25\n"
+        '[[proximities]]\nname = "gap"\na = "tip"\nb = "stop"\n'
+        + (f'[recording]\npath = "out.parquet"\nsignals = [{signals}]\n' if signals is not None else "")
+        + requirements
+    )
     path = tmp_path / "rig.toml"
     path.write_text(text, encoding="utf-8")
     return parse_scenario(text, source=path, base=tmp_path)
@@ -174,8 +182,17 @@ def test_a_requirement_on_an_unrecorded_signal_still_evaluates(tmp_path):
     assert df["Requirements/amplitude:pass"].to_list()[-1] == 0.0
 
 
-SIGNALS = ["Joints/slide_x:qvel", "Loads/main_spring:fx", "Loads/main_spring:length", "Proximities/gap:distance",
-           "Params/k:value", "Sensors/block_x:0", "Bodies/block:x", "Energy/all:kinetic", "Contacts/all:count"]
+SIGNALS = [
+    "Joints/slide_x:qvel",
+    "Loads/main_spring:fx",
+    "Loads/main_spring:length",
+    "Proximities/gap:distance",
+    "Params/k:value",
+    "Sensors/block_x:0",
+    "Bodies/block:x",
+    "Energy/all:kinetic",
+    "Contacts/all:count",
+]
 
 
 def test_each_kind_of_signal_is_read_as_the_recorder_records_it(tmp_path):
@@ -196,8 +213,11 @@ def test_each_kind_of_signal_is_read_as_the_recorder_records_it(tmp_path):
 
 
 def test_stop_on_fail_ends_the_run_at_the_failing_step(tmp_path):
-    sc = scenario(tmp_path, requirement("amplitude", "Joints/slide_x:qpos", min=-0.05, stop_on="fail")
-                  + requirement("force", "Loads/main_spring:fx", max=1e6))
+    sc = scenario(
+        tmp_path,
+        requirement("amplitude", "Joints/slide_x:qpos", min=-0.05, stop_on="fail")
+        + requirement("force", "Loads/main_spring:fx", max=1e6),
+    )
     setup = headless(sc, tmp_path)
     first = setup.runtime.requirements[0].first_violation
     assert setup.stopped_at == pytest.approx(first + DT)
@@ -209,9 +229,10 @@ def test_stop_on_fail_ends_the_run_at_the_failing_step(tmp_path):
 def test_stop_on_pass_ends_the_run_at_the_windows_end(tmp_path):
     # min/max: passed at the window's end with no violation; final: within tolerance at the end
     q_end = -0.1 * (1 - math.cos(OMEGA * 0.15))
-    for req in (requirement("small", "Joints/slide_x:qpos", min=-0.25, max=0.05, end=0.1, stop_on="pass"),
-                requirement("there", "Joints/slide_x:qpos", final=q_end, tolerance=2e-3, end=0.1505,
-                            stop_on="pass")):
+    for req in (
+        requirement("small", "Joints/slide_x:qpos", min=-0.25, max=0.05, end=0.1, stop_on="pass"),
+        requirement("there", "Joints/slide_x:qpos", final=q_end, tolerance=2e-3, end=0.1505, stop_on="pass"),
+    ):
         sc = scenario(tmp_path, req)
         setup = headless(sc, tmp_path)
         (r,) = setup.runtime.requirements
@@ -246,10 +267,15 @@ def test_live_state_on_the_runtime_and_a_reset_starts_over(tmp_path):
 
 
 def test_unknown_signals_name_the_closest_columns_and_the_line(tmp_path):
-    sc = scenario(tmp_path, requirement("ok", "Joints/slide_x:qpos", max=1.0)
-                  + requirement("bad", "Proximities/gapp:distance", max=1.0))
-    with pytest.raises(ConfigError, match=r"rig\.toml:\d+: requirements\[1\]\.signal: unknown signal "
-                                          r"'Proximities/gapp:distance' \(closest: Proximities/gap:distance"):
+    sc = scenario(
+        tmp_path,
+        requirement("ok", "Joints/slide_x:qpos", max=1.0) + requirement("bad", "Proximities/gapp:distance", max=1.0),
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"rig\.toml:\d+: requirements\[1\]\.signal: unknown signal "
+        r"'Proximities/gapp:distance' \(closest: Proximities/gap:distance",
+    ):
         build_rig(sc)
     sc = scenario(tmp_path, requirement("r", "Requirements/r:pass", max=1.0))
     with pytest.raises(ConfigError, match="unknown signal"):
@@ -261,8 +287,9 @@ def test_unknown_signals_name_the_closest_columns_and_the_line(tmp_path):
 def test_requirements_do_not_change_the_physics(tmp_path):
     """Checked every step (the recorder's hook runs then), the run is bit-identical to one without."""
     runs = []
-    for i, reqs in enumerate(("", requirement("r", "Loads/main_spring:fx", max=1e9)
-                              + requirement("s", "Energy/all:kinetic", max=1e9))):
+    for i, reqs in enumerate(
+        ("", requirement("r", "Loads/main_spring:fx", max=1e9) + requirement("s", "Energy/all:kinetic", max=1e9))
+    ):
         folder = tmp_path / str(i)
         folder.mkdir()
         sc = scenario(folder, reqs, signals='"joints"')
@@ -277,14 +304,20 @@ def test_the_probe_reads_plain_derived_and_contact_columns():
 
     from mjrig.runtime.signal_probe import SignalProbe, rig_columns
     from mjrig.runtime.signal_sources import Derived
+
     m = mujoco.MjModel.from_xml_path(str(MODELS / "spring_mass.xml"))
     d = mujoco.MjData(m)
     raw = np.array([1.5, -2.0])
     twice = Derived("loads", [raw], [("Loads/x:a", ""), ("Loads/x:b", "")], lambda block: 2.0 * block)
     prepared = []
     extra = [twice, ("params", np.array([7.0]), [("Params/p:value", 0, "")])]
-    probe = SignalProbe(m, d, ["Loads/x:b", "Joints/slide_x:qpos", "Contacts/all:count", "Params/p:value"],
-                        extra=extra, prepare={"loads": lambda: prepared.append(1)})
+    probe = SignalProbe(
+        m,
+        d,
+        ["Loads/x:b", "Joints/slide_x:qpos", "Contacts/all:count", "Params/p:value"],
+        extra=extra,
+        prepare={"loads": lambda: prepared.append(1)},
+    )
     d.qpos[0] = 0.125
     assert probe.read().tolist() == [-4.0, 0.125, 0.0, 7.0] and prepared == [1] and not probe.prepares
     raw[1] = 3.0

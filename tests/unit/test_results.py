@@ -1,14 +1,13 @@
 """A sweep's results read back for the results view (``mjrig.campaign.results``), on a real small sweep of
 the spring-mass rig: 2 stiffnesses x 2 dampings, recorded; the ``travel`` requirement (the
 block stays above -0.15 m) holds only for the soft, damped trial."""
+
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-import math
-
 import numpy as np
-
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -16,9 +15,9 @@ import pytest
 
 from mjrig import commands as C
 from mjrig.campaign.results import SCENARIO_KEY, SweepResults, is_results
+from mjrig.campaign.sweep import run_sweep
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
-from mjrig.campaign.sweep import run_sweep
 from tests.sweep_util import write_scenario
 
 GRID = "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n"
@@ -36,7 +35,9 @@ def test_the_results_file_names_its_scenario_and_is_told_from_a_recording(sweep)
     folder, scenario = sweep
     res = SweepResults.open(folder / "RESULTS.parquet")
     assert res.scenario_path == scenario.resolve()
-    assert pq.read_schema(folder / "RESULTS.parquet").metadata[SCENARIO_KEY.encode()] == str(scenario.resolve()).encode()
+    assert (
+        pq.read_schema(folder / "RESULTS.parquet").metadata[SCENARIO_KEY.encode()] == str(scenario.resolve()).encode()
+    )
     assert is_results(folder / "RESULTS.parquet")
     assert not is_results(folder / "RESULTS" / "trial-0.parquet")  # a trial's recording stays a replay
     assert not is_results(folder / "nothing.parquet")
@@ -92,15 +93,17 @@ def test_a_trial_opens_as_its_recording_or_as_the_scenario_with_its_values(sweep
     assert res.param_values(2) == {"k": 400.0, "c": 0.0, "mass": 1.0}
     assert res.replay_commands(2) == [C.OpenModel(str(res.recording_path(2)))]
     assert res.scenario_commands(1, discard=True) == [
-        C.OpenModel(str(scenario.resolve()), discard=True, params=(("k", 100.0), ("c", 5.0), ("mass", 1.0)))]
+        C.OpenModel(str(scenario.resolve()), discard=True, params=(("k", 100.0), ("c", 5.0), ("mass", 1.0)))
+    ]
     from mjrig.session.kernel import Session
-    s = Session()   # a trial's set-up is the rig as the sweep ran it, not an unsaved edit of the user's
+
+    s = Session()  # a trial's set-up is the rig as the sweep ran it, not an unsaved edit of the user's
     try:
         for cmd in res.scenario_commands(1, discard=True):
             s.handle(cmd)
         snap = s.publish()
         assert not snap.dirty and {p.name: p.value for p in snap.params}["k"] == 100.0
-        assert s.document.doc["params"]["k"]["value"] == 100.0   # Save scenario... keeps them
+        assert s.document.doc["params"]["k"]["value"] == 100.0  # Save scenario... keeps them
     finally:
         s.close()
     with pytest.raises(ConfigError, match="no trial 9"):
@@ -127,11 +130,20 @@ def test_a_missing_scenario_is_said_in_one_line_and_the_model_shown(sweep, tmp_p
         res.replay_commands(0)
     with pytest.raises(ConfigError, match="names no scenario file"):
         res.scenario_commands(0)
-    gone = SweepResults.open(_copy(folder / "RESULTS.parquet", tmp_path / "gone.parquet",
-                                   replace={SCENARIO_KEY: str(tmp_path / "moved.toml")}))
+    gone = SweepResults.open(
+        _copy(
+            folder / "RESULTS.parquet", tmp_path / "gone.parquet", replace={SCENARIO_KEY: str(tmp_path / "moved.toml")}
+        )
+    )
     assert "moved.toml is missing" in gone.scenario_problem()
-    nothing = SweepResults.open(_copy(folder / "RESULTS.parquet", tmp_path / "none.parquet", drop=(SCENARIO_KEY,),
-                                      replace={"mjrig.model_path": str(tmp_path / "moved.xml")}))
+    nothing = SweepResults.open(
+        _copy(
+            folder / "RESULTS.parquet",
+            tmp_path / "none.parquet",
+            drop=(SCENARIO_KEY,),
+            replace={"mjrig.model_path": str(tmp_path / "moved.xml")},
+        )
+    )
     target, notes = nothing.start_target()
     assert target is None and "moved.xml is missing" in notes[-1]
 
@@ -155,9 +167,17 @@ def test_a_file_that_is_not_a_sweeps_results_is_refused_in_one_line(sweep, tmp_p
 
 
 def test_nulls_sort_last_and_stay_out_of_the_scatter_with_infinities(tmp_path):
-    table = pa.table({"trial": [0, 1, 2], "seed": [1, 2, 3], "Params/k:value": [1.0, 2.0, 3.0],
-                      "status": ["pass", "error", "diverged"], "message": [None, "boom", "NaN"],
-                      "Requirements/r:pass": [True, None, False], "Requirements/r:value": [0.5, None, math.inf]})
+    table = pa.table(
+        {
+            "trial": [0, 1, 2],
+            "seed": [1, 2, 3],
+            "Params/k:value": [1.0, 2.0, 3.0],
+            "status": ["pass", "error", "diverged"],
+            "message": [None, "boom", "NaN"],
+            "Requirements/r:pass": [True, None, False],
+            "Requirements/r:value": [0.5, None, math.inf],
+        }
+    )
     path = tmp_path / "r.parquet"
     pq.write_table(table.replace_schema_metadata({"mjrig.sweep": "[sweep]"}), path)
     res = SweepResults.open(path)
@@ -189,7 +209,7 @@ def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(s
         assert Path(snap.model.path).name == "spring_mass.xml"
         warnings = [text for level, text in snap.messages if level == "warning"]
         assert len(warnings) == 1 and "names no scenario file" in warnings[0]
-        s.open(folder / "RESULTS" / "trial-0.parquet")   # a recording stays a replay
+        s.open(folder / "RESULTS" / "trial-0.parquet")  # a recording stays a replay
         snap = s.publish()
         assert snap.timeline.replay and snap.results_opened == 2
     finally:
@@ -201,11 +221,14 @@ def test_a_study_opens_as_results(tmp_path):
     columns read like a sweep's."""
     from mjrig.campaign.optimize import run_optimize
     from tests.sweep_util import BASE
+
     path = tmp_path / "opt.toml"
     base = BASE.split("[[requirements]]")[0].replace("duration = 1.0", "duration = 2.0")  # two periods at k = 100
-    path.write_text(base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
-                    '[optimize]\nminimize = "Metrics/f"\ntrials = 3\n[optimize.params]\nk = { low = 100.0, high = 400.0 }\n',
-                    encoding="utf-8")
+    path.write_text(
+        base + '\n[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
+        '[optimize]\nminimize = "Metrics/f"\ntrials = 3\n[optimize.params]\nk = { low = 100.0, high = 400.0 }\n',
+        encoding="utf-8",
+    )
     outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
     assert is_results(outcome.path)
     res = SweepResults.open(outcome.path)

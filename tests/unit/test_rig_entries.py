@@ -1,5 +1,6 @@
 """Rig editing over the registry: one command pair (PutEntry / RemoveEntry) edits every section,
 and the panel state lists every entry the same way (EntryInfo), with what it does now."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,11 +28,13 @@ def errors(s: Session) -> list[str]:
 
 
 def test_every_section_is_edited_with_the_same_commands(session: Session, tmp_path: Path) -> None:
-    puts = {"loads": {"name": "push", "kind": "force", "at": "tip", "vector": [1.0, 0.0, 0.0]},
-            "proximities": {"name": "gap2", "a": "tip", "b": "base"},
-            "requirements": {"name": "clear", "signal": "Proximities/gap2:distance", "min": 0.0},
-            "tracers": {"name": "path", "at": "tip", "duration": 1.0},
-            "metrics": {"name": "swing", "signal": "Joints/slide_x:qpos", "kind": "peak_to_peak", "start": 0.1}}
+    puts = {
+        "loads": {"name": "push", "kind": "force", "at": "tip", "vector": [1.0, 0.0, 0.0]},
+        "proximities": {"name": "gap2", "a": "tip", "b": "base"},
+        "requirements": {"name": "clear", "signal": "Proximities/gap2:distance", "min": 0.0},
+        "tracers": {"name": "path", "at": "tip", "duration": 1.0},
+        "metrics": {"name": "swing", "signal": "Joints/slide_x:qpos", "kind": "peak_to_peak", "start": 0.1},
+    }
     for section, spec in puts.items():
         session.handle(C.PutEntry(section, spec))
     state = session.publish()
@@ -51,8 +54,7 @@ def test_every_section_is_edited_with_the_same_commands(session: Session, tmp_pa
 
 
 def test_an_edit_replaces_the_entry_of_that_name(session: Session) -> None:
-    session.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "base", "threshold": 0.5},
-                              replace=True))
+    session.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "base", "threshold": 0.5}, replace=True))
     (gap,) = session.publish().proximities
     assert gap.spec["b"] == "base" and gap.spec["threshold"] == 0.5
     with pytest.raises(Exception, match="already exists"):
@@ -66,16 +68,15 @@ def test_entries_say_what_they_do_now(session: Session) -> None:
     state = session.publish()
     (spring,) = state.loads
     assert (spring.section, spring.kind, spring.active) == ("loads", "ideal_spring", True)
-    (magnitude, unit), = spring.readout
+    ((magnitude, unit),) = spring.readout
     assert unit == "N" and magnitude > 0
     (gap,) = state.proximities
-    (distance, unit), = gap.readout
+    ((distance, unit),) = gap.readout
     rm = session.rm
     tip = rm.proximities[0]
     assert unit == "m" and distance == pytest.approx(tip.distance) and gap.active is None
     # a proximity below its threshold raises the alarm the panel paints red
-    session.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "stop", "threshold": 10.0},
-                              replace=True))
+    session.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "stop", "threshold": 10.0}, replace=True))
     session.run.step_once(1)
     session.advance()
     assert session.publish().proximities[0].alarm

@@ -15,6 +15,7 @@ data (nothing in them is evaluated, imported or unpickled). Four families of inp
 Every test is derandomized and uses no example database, so CI runs are reproducible and
 nothing is written into the repository.
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,13 +26,15 @@ import re
 import sys
 import tempfile
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 from hypothesis import note as _note
+from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from mjrig.runtime.errors import ConfigError
@@ -49,9 +52,13 @@ SPRINGS = ("ideal_spring", "compression_spring", "tension_spring")
 
 def fuzz(n: int) -> settings:
     """Reproducible, deadline-free settings with ``n`` examples and no on-disk database."""
-    return settings(max_examples=n, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
 
 
 def note(text: str) -> None:
@@ -62,13 +69,14 @@ def note(text: str) -> None:
 
 # --- the contract ---------------------------------------------------------------------------------
 
+
 def assert_one_line(msg: str, where: str) -> None:
     """The one-line error: non-empty, no line break of any kind, starts with 'FILE:' / 'FILE: '."""
     assert msg, "empty error message"
     assert "\n" not in msg and "\r" not in msg, f"multi-line error: {msg!r}"
     assert len(msg.splitlines()) == 1, f"error splits into several lines: {msg!r}"
     assert msg.startswith(where + ":"), f"error does not start with {where!r}: {msg!r}"
-    rest = msg[len(where) + 1:]
+    rest = msg[len(where) + 1 :]
     assert re.match(r"(\d+:)? \S", rest), f"no location/reason after the file name: {msg!r}"
 
 
@@ -112,6 +120,7 @@ def check_round_trip(sc: Scenario) -> None:
 # --- an independent TOML writer (other syntax than scenario_toml: literal strings, dotted keys,
 # [params.NAME] sub-tables, inline arrays of tables, hex ints, multi-line arrays, comments) ----
 
+
 def _h_string(s: str) -> str:
     if "'" not in s and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in s):
         return f"'{s}'"
@@ -134,7 +143,7 @@ def _h_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
-        return hex(v) if 0 < v < 2 ** 63 and v % 7 == 3 else str(v)
+        return hex(v) if 0 < v < 2**63 and v % 7 == 3 else str(v)
     if isinstance(v, float):
         if math.isnan(v):
             return "nan"
@@ -175,13 +184,16 @@ def hand_toml(doc: dict) -> str:
 # --- strategies: values ---------------------------------------------------------------------------
 
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
-NONNEG = st.one_of(st.floats(min_value=0.0, allow_infinity=False), st.integers(0, 2 ** 63 - 1))
-POSITIVE = st.one_of(st.floats(min_value=0.0, exclude_min=True, allow_infinity=False),
-                     st.integers(1, 2 ** 63 - 1))
+NONNEG = st.one_of(st.floats(min_value=0.0, allow_infinity=False), st.integers(0, 2**63 - 1))
+POSITIVE = st.one_of(st.floats(min_value=0.0, exclude_min=True, allow_infinity=False), st.integers(1, 2**63 - 1))
 WEIRD_NUMBERS = st.one_of(
-    st.floats(), st.integers(-2 ** 63, 2 ** 63 - 1), st.integers(),
-    st.sampled_from([0, -0.0, 1e308, -1e308, 5e-324, 2 ** 63 - 1, -2 ** 63, 10 ** 30, -10 ** 400,
-                     math.nan, math.inf, -math.inf]))
+    st.floats(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(),
+    st.sampled_from(
+        [0, -0.0, 1e308, -1e308, 5e-324, 2**63 - 1, -(2**63), 10**30, -(10**400), math.nan, math.inf, -math.inf]
+    ),
+)
 # names: any unicode (incl. control chars, RTL marks, astral), no surrounding whitespace
 NAME = st.text(min_size=1, max_size=10).filter(lambda s: s.strip() == s)
 SITE = NAME.filter(lambda s: not s.startswith(("body:", "geom:")))
@@ -189,12 +201,39 @@ BODY = NAME.filter(lambda s: "@" not in s).map(lambda n: f"body:{n}")
 BODY_POINT = st.builds(lambda n, x, y, z: f"body:{n}@{x!r},{y!r},{z!r}", NAME, FINITE, FINITE, FINITE)
 GEOM = NAME.map(lambda n: f"geom:{n}")
 POINT = st.one_of(SITE, BODY, BODY_POINT)
-ODD_POINTS = st.sampled_from([
-    "body:x@1,2", "geom:", "@@", "body:", "body:@1,2,3", "body:x@1,2,3,4", "body:x@nan,0,0",
-    "body:x@inf,0,0", "body:x@1e999,0,0", "body:x@,,", "body:x@ 1 , 2 ,3 ", "body:a@b@1,2,3",
-    "geom:g", " tip ", "", "   ", "\t", "body:ñame@0,0,0", "sité\u200b", "world", "body:world",
-    "body:x@0x1,0,0", "body:x@1_0,0,0", "geom: ", "body: ", "😀", "a\nb", "tip\u2028", "body:x\x00",
-])
+ODD_POINTS = st.sampled_from(
+    [
+        "body:x@1,2",
+        "geom:",
+        "@@",
+        "body:",
+        "body:@1,2,3",
+        "body:x@1,2,3,4",
+        "body:x@nan,0,0",
+        "body:x@inf,0,0",
+        "body:x@1e999,0,0",
+        "body:x@,,",
+        "body:x@ 1 , 2 ,3 ",
+        "body:a@b@1,2,3",
+        "geom:g",
+        " tip ",
+        "",
+        "   ",
+        "\t",
+        "body:ñame@0,0,0",
+        "sité\u200b",
+        "world",
+        "body:world",
+        "body:x@0x1,0,0",
+        "body:x@1_0,0,0",
+        "geom: ",
+        "body: ",
+        "😀",
+        "a\nb",
+        "tip\u2028",
+        "body:x\x00",
+    ]
+)
 PAYLOAD_TEMPLATES = [
     "__import__('os').system('touch {m}')",
     "!!python/object/apply:os.system ['touch {m}']",
@@ -209,15 +248,43 @@ PAYLOAD_TEMPLATES = [
     "os.system('touch {m}')",
     "{m}",
 ]
-STRING_JUNK = st.one_of(st.text(max_size=20), ODD_POINTS,
-                        st.sampled_from([t.format(m="/nonexistent/x") for t in PAYLOAD_TEMPLATES]))
+STRING_JUNK = st.one_of(
+    st.text(max_size=20), ODD_POINTS, st.sampled_from([t.format(m="/nonexistent/x") for t in PAYLOAD_TEMPLATES])
+)
 SCALARS = st.one_of(WEIRD_NUMBERS, st.booleans(), STRING_JUNK)
-KEYS = st.one_of(st.sampled_from(sorted(
-    {"model", "simulation", "params", "loads", "proximities", "recording", "video", "duration",
-     "value", "min", "max", "unit", "profile", "time", "name", "kind", "at", "to", "a", "b"}
-    | set().union(*LOAD_KINDS.values()))), st.text(max_size=8))
-ANY = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
-                   max_leaves=8)
+KEYS = st.one_of(
+    st.sampled_from(
+        sorted(
+            {
+                "model",
+                "simulation",
+                "params",
+                "loads",
+                "proximities",
+                "recording",
+                "video",
+                "duration",
+                "value",
+                "min",
+                "max",
+                "unit",
+                "profile",
+                "time",
+                "name",
+                "kind",
+                "at",
+                "to",
+                "a",
+                "b",
+            }
+            | set().union(*LOAD_KINDS.values())
+        )
+    ),
+    st.text(max_size=8),
+)
+ANY = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=8
+)
 
 # --- strategies: always-valid scenarios -----------------------------------------------------------
 
@@ -238,8 +305,7 @@ def profiles(draw: st.DrawFn) -> dict:
             d[k] = draw(FINITE)
         return d
     times = sorted(draw(st.lists(FINITE, min_size=1, max_size=5, unique=True)))
-    return {"profile": kind, "time": times, "value": draw(st.lists(FINITE, min_size=len(times),
-                                                                    max_size=len(times)))}
+    return {"profile": kind, "time": times, "value": draw(st.lists(FINITE, min_size=len(times), max_size=len(times)))}
 
 
 @st.composite
@@ -247,7 +313,7 @@ def params_tables(draw: st.DrawFn) -> dict:
     out = {}
     for name in draw(st.lists(NAME, max_size=4, unique=True)):
         if draw(st.booleans()):
-            out[name] = draw(st.one_of(FINITE, st.integers(-2 ** 63, 2 ** 63 - 1)))
+            out[name] = draw(st.one_of(FINITE, st.integers(-(2**63), 2**63 - 1)))
             continue
         lo, value, hi = sorted(draw(st.lists(FINITE, min_size=3, max_size=3)))
         spec: dict = {"value": value}
@@ -263,16 +329,21 @@ def params_tables(draw: st.DrawFn) -> dict:
 
 @st.composite
 def valid_docs(draw: st.DrawFn) -> dict:
-    doc: dict = {"model": draw(st.one_of(st.sampled_from(MODEL_FILES),
-                                         st.sampled_from(MODEL_FILES).map(lambda f: str(MODELS / f))))}
+    doc: dict = {
+        "model": draw(
+            st.one_of(st.sampled_from(MODEL_FILES), st.sampled_from(MODEL_FILES).map(lambda f: str(MODELS / f)))
+        )
+    }
     if draw(st.booleans()):
-        doc["simulation"] = {k: draw(POSITIVE) for k in draw(st.sets(st.sampled_from(["duration", "timestep", "speed"])))}
+        doc["simulation"] = {
+            k: draw(POSITIVE) for k in draw(st.sets(st.sampled_from(["duration", "timestep", "speed"])))
+        }
     params = draw(params_tables())
     if params or draw(st.booleans()):
         doc["params"] = params
     # a param reference must match a param exactly (the parser strips it before looking it up)
     refs = st.sampled_from(sorted(params)) if params else st.nothing()
-    number = st.one_of(FINITE, st.integers(-2 ** 63, 2 ** 63 - 1), refs)
+    number = st.one_of(FINITE, st.integers(-(2**63), 2**63 - 1), refs)
     nonneg = st.one_of(NONNEG, refs)
     component = st.one_of(number, profiles())
     loads = []
@@ -291,14 +362,17 @@ def valid_docs(draw: st.DrawFn) -> dict:
             else:
                 ld["mu"], ld["pin_radius"] = draw(nonneg), draw(nonneg)
             if kind == "joint_friction":
-                for k in draw(st.lists(st.sampled_from(["viscous", "stribeck_velocity", "coulomb_velocity"]),
-                                       unique=True)):
+                for k in draw(
+                    st.lists(st.sampled_from(["viscous", "stribeck_velocity", "coulomb_velocity"]), unique=True)
+                ):
                     ld[k] = draw(nonneg if k == "viscous" else st.one_of(POSITIVE, refs))
         else:
             ld["at"] = draw(POINT)
         if kind in SPRINGS or kind == "stroke_compression_spring":
             ld["to"] = draw(POINT)
-            opt = ["stiffness", "damping"] + (["preload", "max_stroke"] if kind.startswith("stroke") else ["rest_length"])
+            opt = ["stiffness", "damping"] + (
+                ["preload", "max_stroke"] if kind.startswith("stroke") else ["rest_length"]
+            )
             for k in draw(st.lists(st.sampled_from(opt), unique=True)):
                 ld[k] = draw(nonneg)
         elif kind in ("force", "torque"):
@@ -323,23 +397,30 @@ def valid_docs(draw: st.DrawFn) -> dict:
         proxs.append(p)
     if proxs:
         doc["proximities"] = proxs
-    stem = st.text(st.characters(whitelist_categories=("Lu", "Ll", "Nd"), whitelist_characters="_- ."),
-                   min_size=1, max_size=8).filter(lambda s: s.strip(". ") == s)
+    stem = st.text(
+        st.characters(whitelist_categories=("Lu", "Ll", "Nd"), whitelist_characters="_- ."), min_size=1, max_size=8
+    ).filter(lambda s: s.strip(". ") == s)
     if draw(st.booleans()):
         rec: dict = {}
         if draw(st.booleans()):
-            rec["path"] = draw(st.sampled_from(["", "runs/", "/tmp/"])) + draw(stem) + draw(st.sampled_from([".parquet", ".PARQUET"]))
+            rec["path"] = (
+                draw(st.sampled_from(["", "runs/", "/tmp/"]))
+                + draw(stem)
+                + draw(st.sampled_from([".parquet", ".PARQUET"]))
+            )
         if draw(st.booleans()):
             rec["rate"] = draw(POSITIVE)
         if draw(st.booleans()):
             rec["signals"] = draw(st.lists(st.sampled_from(SIGNAL_GROUPS), max_size=10))
         doc["recording"] = rec
     if draw(st.booleans()):
-        vid: dict = {"path": draw(st.sampled_from(["", "runs/"])) + draw(stem) + draw(st.sampled_from([".mp4", ".gif", ".GIF"]))}
+        vid: dict = {
+            "path": draw(st.sampled_from(["", "runs/"])) + draw(stem) + draw(st.sampled_from([".mp4", ".gif", ".GIF"]))
+        }
         if draw(st.booleans()):
             vid["camera"] = draw(NAME)
         for k in draw(st.sets(st.sampled_from(["fps", "width", "height"]))):
-            vid[k] = draw(st.integers(1, 2 ** 63 - 1))
+            vid[k] = draw(st.integers(1, 2**63 - 1))
         for k in draw(st.sets(st.sampled_from(["show_loads", "show_proximities", "show_contacts", "show_net_force"]))):
             vid[k] = draw(st.booleans())
         doc["video"] = vid
@@ -347,6 +428,7 @@ def valid_docs(draw: st.DrawFn) -> dict:
 
 
 # --- strategies: corrupted and randomly shaped scenarios ------------------------------------------
+
 
 def _slots(node: Any, path: tuple = ()) -> list[tuple]:
     """Every (container path, key/index) in a document."""
@@ -375,8 +457,9 @@ def corrupted_docs(draw: st.DrawFn) -> dict:
     for _ in range(draw(st.integers(1, 3))):
         # not `model`: it is checked first and would mask every other edit (other tests fuzz it)
         slots = [s for s in _slots(doc) if s != ((), "model")]
-        op = draw(st.sampled_from(["replace", "replace", "delete", "add", "swap", "point", "param", "number",
-                                   "duplicate"]))
+        op = draw(
+            st.sampled_from(["replace", "replace", "delete", "add", "swap", "point", "param", "number", "duplicate"])
+        )
         numbers = [(p, k) for p, k in slots if type(_at(doc, (*p, k))) in (int, float)]
         if op == "number" and numbers:  # a number made negative, zero, nan, inf, huge...
             path, key = draw(st.sampled_from(numbers))
@@ -403,8 +486,9 @@ def corrupted_docs(draw: st.DrawFn) -> dict:
             parent[key] = draw(st.one_of(ODD_POINTS, GEOM, POINT))
         elif op == "param":  # a reference to a param that may or may not exist
             names = sorted(doc.get("params", {})) if isinstance(doc.get("params"), dict) else []
-            parent[key] = draw(st.one_of(st.sampled_from(names) if names else st.nothing(),
-                                         NAME, st.sampled_from([" k ", "", "k"])))
+            parent[key] = draw(
+                st.one_of(st.sampled_from(names) if names else st.nothing(), NAME, st.sampled_from([" k ", "", "k"]))
+            )
         elif op == "delete":
             del parent[key]
         else:  # swap with another slot's value
@@ -422,35 +506,74 @@ def _shaped_table(fields: set[str], value: st.SearchStrategy) -> st.SearchStrate
     return st.fixed_dictionaries({}, optional={f: value for f in sorted(fields)})
 
 
-SHAPED_LOAD = st.builds(lambda kind, body: {"kind": kind, **body},
-                        st.one_of(st.sampled_from(sorted(LOAD_KINDS)), ANY),
-                        _shaped_table(set().union(*LOAD_KINDS.values()) - {"kind"},
-                                      st.one_of(ANY, ODD_POINTS, profiles(), st.lists(ANY, max_size=5))))
-SHAPED_DOCS = st.fixed_dictionaries({"model": st.sampled_from(MODEL_FILES)}, optional={
-    "simulation": st.one_of(_shaped_table({"duration", "timestep", "speed", "dt"}, ANY), ANY),
-    "params": st.one_of(st.dictionaries(NAME, st.one_of(ANY, _shaped_table({"value", "min", "max", "unit", "step"}, ANY)),
-                                        max_size=3), ANY),
-    "loads": st.one_of(st.lists(SHAPED_LOAD, max_size=3), ANY),
-    "proximities": st.lists(_shaped_table({"name", "a", "b", "threshold", "c"}, st.one_of(ANY, ODD_POINTS, GEOM)),
-                            max_size=3),
-    "recording": _shaped_table({"path", "rate", "signals"}, st.one_of(ANY, st.lists(st.sampled_from(SIGNAL_GROUPS)))),
-    "video": _shaped_table({"path", "camera", "fps", "width", "height", "show_loads", "show_contacts"}, ANY),
-})
+SHAPED_LOAD = st.builds(
+    lambda kind, body: {"kind": kind, **body},
+    st.one_of(st.sampled_from(sorted(LOAD_KINDS)), ANY),
+    _shaped_table(
+        set().union(*LOAD_KINDS.values()) - {"kind"}, st.one_of(ANY, ODD_POINTS, profiles(), st.lists(ANY, max_size=5))
+    ),
+)
+SHAPED_DOCS = st.fixed_dictionaries(
+    {"model": st.sampled_from(MODEL_FILES)},
+    optional={
+        "simulation": st.one_of(_shaped_table({"duration", "timestep", "speed", "dt"}, ANY), ANY),
+        "params": st.one_of(
+            st.dictionaries(
+                NAME, st.one_of(ANY, _shaped_table({"value", "min", "max", "unit", "step"}, ANY)), max_size=3
+            ),
+            ANY,
+        ),
+        "loads": st.one_of(st.lists(SHAPED_LOAD, max_size=3), ANY),
+        "proximities": st.lists(
+            _shaped_table({"name", "a", "b", "threshold", "c"}, st.one_of(ANY, ODD_POINTS, GEOM)), max_size=3
+        ),
+        "recording": _shaped_table(
+            {"path", "rate", "signals"}, st.one_of(ANY, st.lists(st.sampled_from(SIGNAL_GROUPS)))
+        ),
+        "video": _shaped_table({"path", "camera", "fps", "width", "height", "show_loads", "show_contacts"}, ANY),
+    },
+)
 
 # --- strategies: text mutations of the bundled scenarios ------------------------------------------
 
 TOML_CHARS = "[]{}=\"',.\n #\\abkm0123456789-+_:@eE\t"
 VALUE_TOKENS = [
-    '"x"', "-1", "-1.5", "0", "nan", "-inf", "+inf", "1e400", "1" + "0" * 30, "9" * 5000, "true", "[]",
-    "[1, 2]", "[1, 2, 3, 4]", "{}", '{ profile = "sine" }', '{ profile = "table", time = [1, 0], value = [1, 2] }',
-    '"body:x@1,2"', '"geom:"', '"@@"', '"k"', '"nosuch"', "'__import__(\"os\")'", '"\\u0000"', '"a\\nb"',
-    "1979-05-27T07:32:00Z", "0x_1", '"""\nmulti\n"""', "[" * 600 + "]" * 600, "{a={b={c=1}}}",
+    '"x"',
+    "-1",
+    "-1.5",
+    "0",
+    "nan",
+    "-inf",
+    "+inf",
+    "1e400",
+    "1" + "0" * 30,
+    "9" * 5000,
+    "true",
+    "[]",
+    "[1, 2]",
+    "[1, 2, 3, 4]",
+    "{}",
+    '{ profile = "sine" }',
+    '{ profile = "table", time = [1, 0], value = [1, 2] }',
+    '"body:x@1,2"',
+    '"geom:"',
+    '"@@"',
+    '"k"',
+    '"nosuch"',
+    "'__import__(\"os\")'",
+    '"\\u0000"',
+    '"a\\nb"',
+    "1979-05-27T07:32:00Z",
+    "0x_1",
+    '"""\nmulti\n"""',
+    "[" * 600 + "]" * 600,
+    "{a={b={c=1}}}",
 ]
 
 
 def _delete(draw: st.DrawFn, t: str) -> str:
     i = draw(st.integers(0, len(t)))
-    return t[:i] + t[i + draw(st.integers(1, 20)):]
+    return t[:i] + t[i + draw(st.integers(1, 20)) :]
 
 
 def _insert(draw: st.DrawFn, t: str) -> str:
@@ -462,7 +585,7 @@ def _replace(draw: st.DrawFn, t: str) -> str:
     if not t:
         return t
     i = draw(st.integers(0, len(t) - 1))
-    return t[:i] + draw(st.one_of(st.sampled_from(TOML_CHARS), st.characters())) + t[i + 1:]
+    return t[:i] + draw(st.one_of(st.sampled_from(TOML_CHARS), st.characters())) + t[i + 1 :]
 
 
 def _line_op(draw: st.DrawFn, t: str, how: str) -> str:
@@ -507,8 +630,15 @@ def _set_value(draw: st.DrawFn, t: str) -> str:
 
 
 MUTATIONS: list[Callable[[st.DrawFn, str], str]] = [
-    _delete, _insert, _replace, _swap_values, _set_value, _set_value,
-    lambda d, t: _line_op(d, t, "dup"), lambda d, t: _line_op(d, t, "del"), lambda d, t: _line_op(d, t, "swap"),
+    _delete,
+    _insert,
+    _replace,
+    _swap_values,
+    _set_value,
+    _set_value,
+    lambda d, t: _line_op(d, t, "dup"),
+    lambda d, t: _line_op(d, t, "del"),
+    lambda d, t: _line_op(d, t, "swap"),
 ]
 
 
@@ -522,6 +652,7 @@ def mutated_bundled(draw: st.DrawFn) -> str:
 
 # --- 1. arbitrary and mutated text ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(BUNDLED))
 def test_bundled_scenarios_load_and_round_trip(name: str) -> None:
     sc = outcome(BUNDLED[name])
@@ -530,16 +661,27 @@ def test_bundled_scenarios_load_and_round_trip(name: str) -> None:
 
 
 @fuzz(400)
-@given(st.one_of(st.text(max_size=400), st.text(TOML_CHARS, max_size=300),
-                 st.binary(max_size=300).map(lambda b: b.decode("latin-1"))))
+@given(
+    st.one_of(
+        st.text(max_size=400),
+        st.text(TOML_CHARS, max_size=300),
+        st.binary(max_size=300).map(lambda b: b.decode("latin-1")),
+    )
+)
 def test_arbitrary_text_loads_or_one_line_error(text: str) -> None:
     outcome(text)
 
 
 @fuzz(60)
-@given(st.one_of(st.binary(max_size=200),
-                 st.sampled_from(sorted(BUNDLED)).map(lambda n: BUNDLED[n].encode("utf-16")),
-                 st.builds(lambda n, b: BUNDLED[n].encode() + b, st.sampled_from(sorted(BUNDLED)), st.binary(min_size=1, max_size=8))))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.sampled_from(sorted(BUNDLED)).map(lambda n: BUNDLED[n].encode("utf-16")),
+        st.builds(
+            lambda n, b: BUNDLED[n].encode() + b, st.sampled_from(sorted(BUNDLED)), st.binary(min_size=1, max_size=8)
+        ),
+    )
+)
 def test_arbitrary_bytes_in_a_file(tmp_dir: Path, data: bytes) -> None:
     path = tmp_dir / "fuzz bytes.toml"
     path.write_bytes(data)
@@ -570,7 +712,9 @@ REGRESSIONS = {  # inputs that once escaped as other exceptions or multi-line er
     "deep inline tables": "a = " + "{b=" * 3000 + "1" + "}" * 3000,
     "list as load kind": _scenario_with('[[loads]]\nname = "x"\nkind = [1]\nat = "tip"'),
     "table as load kind": _scenario_with('[[loads]]\nname = "x"\nkind = {a = 1}\nat = "tip"'),
-    "list as profile": _scenario_with('[[loads]]\nname = "x"\nkind = "scalar_force"\nat = "tip"\nmagnitude = {profile = [1]}'),
+    "list as profile": _scenario_with(
+        '[[loads]]\nname = "x"\nkind = "scalar_force"\nat = "tip"\nmagnitude = {profile = [1]}'
+    ),
     "unknown ~user": 'model = "~no_such_user_mjrig_fuzz/a.xml"\n',
     "unknown ~user in recording": _scenario_with('[recording]\npath = "~no_such_user_mjrig_fuzz/a.parquet"'),
     "file name too long": f'model = "{"a" * 5000}.xml"\n',
@@ -578,7 +722,9 @@ REGRESSIONS = {  # inputs that once escaped as other exceptions or multi-line er
     "newline in key": _scenario_with('"a\\nb" = 1'),
     "line separator in key": _scenario_with('"a\\u2028b" = 1'),
     "newline in model": 'model = "a\\nb.xml"\n',
-    "newline in param ref": _scenario_with('[[loads]]\nname = "s"\nkind = "ideal_spring"\nat = "a"\nto = "b"\nstiffness = "k\\nx"'),
+    "newline in param ref": _scenario_with(
+        '[[loads]]\nname = "s"\nkind = "ideal_spring"\nat = "a"\nto = "b"\nstiffness = "k\\nx"'
+    ),
     "newline in point": _scenario_with('[[loads]]\nname = "s"\nkind = "scalar_force"\nat = "body:\\nx"\nmagnitude = 1'),
     "newline in signal": _scenario_with('[recording]\nsignals = ["joints\\r\\nx"]'),
     "control char in video path": _scenario_with('[video]\npath = "a\\u001b[2J.avi"'),
@@ -591,6 +737,7 @@ def test_regressions_give_one_line_errors(name: str) -> None:
 
 
 # --- 2. scenario-shaped documents -----------------------------------------------------------------
+
 
 @fuzz(250)
 @given(valid_docs(), st.booleans())
@@ -632,11 +779,37 @@ def test_corrupted_and_random_documents(doc: dict, hand: bool) -> None:
 
 _WATCHING = [False]
 _EVENTS: list[tuple[str, str]] = []
-_FORBIDDEN = ("exec", "compile", "import", "open", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-              "os.fork", "os.forkpty", "subprocess.Popen", "pickle.find_class", "marshal.load", "marshal.loads",
-              "ctypes.", "os.putenv", "os.unsetenv", "os.mkdir", "os.remove", "os.rename", "os.rmdir",
-              "os.truncate", "os.chmod", "shutil.", "socket.", "urllib.", "builtins.input", "code.__new__",
-              "function.__new__")
+_FORBIDDEN = (
+    "exec",
+    "compile",
+    "import",
+    "open",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "subprocess.Popen",
+    "pickle.find_class",
+    "marshal.load",
+    "marshal.loads",
+    "ctypes.",
+    "os.putenv",
+    "os.unsetenv",
+    "os.mkdir",
+    "os.remove",
+    "os.rename",
+    "os.rmdir",
+    "os.truncate",
+    "os.chmod",
+    "shutil.",
+    "socket.",
+    "urllib.",
+    "builtins.input",
+    "code.__new__",
+    "function.__new__",
+)
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -665,6 +838,7 @@ def watch() -> Callable[[Callable[[], Any]], Any]:
         finally:
             _WATCHING[0] = False
             assert not _EVENTS, f"parsing a scenario did: {_EVENTS}"
+
     return run
 
 
@@ -694,11 +868,28 @@ BASE_DOC = {
     "simulation": {"duration": 1.0, "timestep": 0.001, "speed": 1.0},
     "params": {"k": {"value": 200.0, "min": 0.0, "max": 5000.0, "unit": "N/m"}, "c": 1.0},
     "loads": [
-        {"name": "spring", "kind": "ideal_spring", "at": "tip", "to": "base", "stiffness": "k",
-         "damping": "c", "rest_length": 0.25},
-        {"name": "push", "kind": "force", "at": "body:block@0,0,0.1", "frame": "tip",
-         "vector": [0.0, 1.0, {"profile": "sine", "amplitude": 1.0, "frequency": 2.0}]},
-        {"name": "drive", "kind": "scalar_force", "at": "tip", "magnitude": {"profile": "table", "time": [0.0, 1.0], "value": [0.0, 1.0]}},
+        {
+            "name": "spring",
+            "kind": "ideal_spring",
+            "at": "tip",
+            "to": "base",
+            "stiffness": "k",
+            "damping": "c",
+            "rest_length": 0.25,
+        },
+        {
+            "name": "push",
+            "kind": "force",
+            "at": "body:block@0,0,0.1",
+            "frame": "tip",
+            "vector": [0.0, 1.0, {"profile": "sine", "amplitude": 1.0, "frequency": 2.0}],
+        },
+        {
+            "name": "drive",
+            "kind": "scalar_force",
+            "at": "tip",
+            "magnitude": {"profile": "table", "time": [0.0, 1.0], "value": [0.0, 1.0]},
+        },
     ],
     "proximities": [{"name": "gap", "a": "tip", "b": "stop", "threshold": 0.05}],
     "recording": {"path": "runs/out.parquet", "rate": 500, "signals": ["joints", "loads"]},
@@ -742,8 +933,9 @@ def test_base_document_is_valid() -> None:
 
 @fuzz(160)
 @given(st.integers(0, len(PAYLOAD_TEMPLATES) + 1), st.sampled_from(FIELDS), st.booleans(), st.booleans())
-def test_code_in_strings_is_never_evaluated(tmp_dir: Path, watch, which: int, target: tuple, hand: bool,
-                                            as_key: bool) -> None:
+def test_code_in_strings_is_never_evaluated(
+    tmp_dir: Path, watch, which: int, target: tuple, hand: bool, as_key: bool
+) -> None:
     marker = tmp_dir / f"pwned-{which}"
     payload = payloads(marker)[which]
     path, what, dotted = target
@@ -769,9 +961,12 @@ def test_code_in_strings_is_never_evaluated(tmp_dir: Path, watch, which: int, ta
 
 def test_env_vars_and_shell_syntax_in_paths_are_not_expanded(tmp_dir: Path, watch) -> None:
     with mock.patch.dict(os.environ, {"MJRIG_FUZZ_MODELS": str(MODELS)}):
-        for model in ("${MJRIG_FUZZ_MODELS}/spring_mass.xml", "$MJRIG_FUZZ_MODELS/spring_mass.xml",
-                      "%MJRIG_FUZZ_MODELS%/spring_mass.xml", "$(echo spring_mass.xml)", "`echo spring_mass.xml`"):
+        for model in (
+            "${MJRIG_FUZZ_MODELS}/spring_mass.xml",
+            "$MJRIG_FUZZ_MODELS/spring_mass.xml",
+            "%MJRIG_FUZZ_MODELS%/spring_mass.xml",
+            "$(echo spring_mass.xml)",
+            "`echo spring_mass.xml`",
+        ):
             got = watch(lambda: outcome(f'model = "{model}"\n'))
             assert isinstance(got, ConfigError) and "model file not found" in str(got), got
-
-

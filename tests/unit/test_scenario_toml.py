@@ -1,4 +1,5 @@
 """A scenario document written by mjrig.scenario.toml_writer loads back identically, in the contract's layout."""
+
 from __future__ import annotations
 
 import copy
@@ -25,25 +26,52 @@ EVERYTHING = {
         "scale": 2.5,
     },
     "loads": [
-        {"name": "main_spring", "kind": "ideal_spring", "at": "tip", "to": "base",
-         "stiffness": "k", "damping": "c", "rest_length": 0.25},
-        {"name": "kick", "kind": "force", "at": "body:block@0.01,0,0",
-         "vector": [{"profile": "step", "time": 0.01, "before": 0.0, "after": 1.5}, 0.0,
-                    {"profile": "sine", "amplitude": 0.5, "frequency": 2.0, "phase": 0.0, "offset": 0.0}]},
-        {"name": "wobble", "kind": "general", "at": "tip",
-         "force": [{"profile": "table", "time": [0.0, 0.02, 0.05], "value": [0.0, 1.0, -1.0]}, 0.0, 0.0],
-         "torque": [0.0, {"profile": "ramp", "start": 0.0, "end": 0.05, "from": 0.0, "to": 0.1}, 0.0]},
-        {"name": "shove", "kind": "scalar_force", "at": "tip",
-         "magnitude": {"profile": "constant", "value": 3.0}},
+        {
+            "name": "main_spring",
+            "kind": "ideal_spring",
+            "at": "tip",
+            "to": "base",
+            "stiffness": "k",
+            "damping": "c",
+            "rest_length": 0.25,
+        },
+        {
+            "name": "kick",
+            "kind": "force",
+            "at": "body:block@0.01,0,0",
+            "vector": [
+                {"profile": "step", "time": 0.01, "before": 0.0, "after": 1.5},
+                0.0,
+                {"profile": "sine", "amplitude": 0.5, "frequency": 2.0, "phase": 0.0, "offset": 0.0},
+            ],
+        },
+        {
+            "name": "wobble",
+            "kind": "general",
+            "at": "tip",
+            "force": [{"profile": "table", "time": [0.0, 0.02, 0.05], "value": [0.0, 1.0, -1.0]}, 0.0, 0.0],
+            "torque": [0.0, {"profile": "ramp", "start": 0.0, "end": 0.05, "from": 0.0, "to": 0.1}, 0.0],
+        },
+        {"name": "shove", "kind": "scalar_force", "at": "tip", "magnitude": {"profile": "constant", "value": 3.0}},
     ],
     "proximities": [
         {"name": "gap", "a": "tip", "b": "stop", "threshold": 0.05},
         {"name": "clearance", "a": "geom:block_box", "b": "geom:stop_pad"},
     ],
-    "recording": {"path": "runs/out.parquet", "rate": 500,
-                  "signals": ["joints", "bodies", "loads", "proximities", "params", "energy"]},
-    "video": {"path": "runs/out.mp4", "camera": "track", "fps": 30, "width": 64, "height": 48,
-              "show_loads": True, "show_proximities": False},
+    "recording": {
+        "path": "runs/out.parquet",
+        "rate": 500,
+        "signals": ["joints", "bodies", "loads", "proximities", "params", "energy"],
+    },
+    "video": {
+        "path": "runs/out.mp4",
+        "camera": "track",
+        "fps": 30,
+        "width": 64,
+        "height": 48,
+        "show_loads": True,
+        "show_proximities": False,
+    },
 }
 
 
@@ -72,13 +100,26 @@ def test_layout_is_the_contracts(tmp_path: Path):
     assert sum(line == "[[loads]]" for line in lines) == 4
     assert not [line for line in lines if line.startswith("[") and "." in line], text
     assert [line for line in lines if line.startswith("[") and not line.startswith("[[")] == [
-        "[simulation]", "[params]", "[recording]", "[video]"]
+        "[simulation]",
+        "[params]",
+        "[recording]",
+        "[video]",
+    ]
 
 
 def test_values_the_hand_written_writer_escaped():
     """Floats TOML spells as words, signed zero, control characters, odd keys: tomlkit keeps them."""
-    doc = {"x": {"inf": float("inf"), "minus": -float("inf"), "zero": -0.0, "tiny": 5e-324,
-                 "name": "tab\tnewline\nbell\x07 quote\" back\\ N·m", "two words": 1, "": True}}
+    doc = {
+        "x": {
+            "inf": float("inf"),
+            "minus": -float("inf"),
+            "zero": -0.0,
+            "tiny": 5e-324,
+            "name": 'tab\tnewline\nbell\x07 quote" back\\ N·m',
+            "two words": 1,
+            "": True,
+        }
+    }
     back = tomllib.loads(dumps(doc))
     assert back == doc and str(back["x"]["zero"]) == "-0.0"
     assert math.isnan(tomllib.loads(dumps({"x": {"v": float("nan")}}))["x"]["v"])
@@ -88,13 +129,20 @@ def test_plots_section_is_read_and_checked(tmp_path):
     """CONTRACT 13: ``[plots] signals`` and ``window``; a bad value names its field."""
     from mjrig.runtime.errors import ConfigError
     from mjrig.scenario.parse import scenario_from_doc
+
     model = tmp_path / "m.xml"
-    model.write_text('<mujoco><worldbody><body><joint name="j" type="slide"/><geom size="0.1"/></body></worldbody></mujoco>')
+    model.write_text(
+        '<mujoco><worldbody><body><joint name="j" type="slide"/><geom size="0.1"/></body></worldbody></mujoco>'
+    )
     doc = {"model": "m.xml", "plots": {"signals": ["Joints/j:qpos", "Joints/j:qpos", "Joints/j:qvel"], "window": 4}}
     plots = scenario_from_doc(doc, base=tmp_path, source=None).plots
     assert plots.signals == ("Joints/j:qpos", "Joints/j:qvel") and plots.window == 4.0
-    for bad, field in (({"signals": "Joints/j:qpos"}, "plots.signals"), ({"window": 0}, "plots.window"),
-                       ({"window": True}, "plots.window"), ({"sigals": []}, "plots.sigals")):
+    for bad, field in (
+        ({"signals": "Joints/j:qpos"}, "plots.signals"),
+        ({"window": 0}, "plots.window"),
+        ({"window": True}, "plots.window"),
+        ({"sigals": []}, "plots.sigals"),
+    ):
         with pytest.raises(ConfigError) as err:
             scenario_from_doc({"model": "m.xml", "plots": bad}, base=tmp_path, source=None)
         assert field in str(err.value), str(err.value)

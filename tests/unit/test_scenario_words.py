@@ -1,16 +1,27 @@
 """The Python constructors take the scenario's words: ``at=`` for ``action_site`` and ``to=`` for
 ``xtion_body`` / ``xtion_site``. A load built either way applies identical forces; giving both
 spellings of one thing is a TypeError that names them."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime import (GeneralLoad, Load, PointToPointForce, RuntimeManager, ScalarForce, ScalarTorque, Sine,
-                           VectorForce, VectorTorque)
+from mjrig.runtime import (
+    GeneralLoad,
+    Load,
+    PointToPointForce,
+    RuntimeManager,
+    ScalarForce,
+    ScalarTorque,
+    Sine,
+    VectorForce,
+    VectorTorque,
+)
 from mjrig.runtime.springs import SpringLaw
 
 XML = """
@@ -34,20 +45,48 @@ XML = """
 
 # Each case: the class, the scenario words (at/to), the reference API's names, and the other fields.
 CASES: dict[str, tuple[Callable[..., Load], dict[str, Any], dict[str, Any], dict[str, Any]]] = {
-    "force": (VectorForce, {"at": "sa", "to": "sb"}, {"action_site": "sa", "xtion_body": "sb"},
-              {"vector": [1.0, -2.0, 3.0], "rel_to_site": "sa"}),
-    "torque": (VectorTorque, {"at": "body:a", "to": "body:b@0.01,0,0"},
-               {"action_site": "body:a", "xtion_body": "body:b@0.01,0,0"}, {"vector": [0.2, 0.1, -0.3]}),
-    "general": (GeneralLoad, {"at": "sa", "to": "sb"}, {"action_site": "sa", "xtion_body": "sb"},
-                {"force": [0.5, 0.0, 1.0], "torque": [0.0, 0.3, 0.0]}),
-    "scalar_force": (ScalarForce, {"at": "sa"}, {"action_site": "sa"},
-                     {"magnitude": Sine(amplitude=4.0, frequency=3.0)}),
-    "scalar_torque": (ScalarTorque, {"at": "sa", "to": "sb"}, {"action_site": "sa", "xtion_body": "sb"},
-                      {"magnitude": 0.7}),
-    "spring": (PointToPointForce, {"at": "sa", "to": "sb"}, {"action_site": "sa", "xtion_site": "sb"},
-               {"law": SpringLaw(150.0, 1.5, 0.2)}),
-    "stroke": (PointToPointForce, {"at": "anchor", "to": "sb"}, {"action_site": "anchor", "xtion_site": "sb"},
-               {"law": SpringLaw(80.0, 0.0, preload=5.0, max_stroke=0.5, stroke_limited=True)}),
+    "force": (
+        VectorForce,
+        {"at": "sa", "to": "sb"},
+        {"action_site": "sa", "xtion_body": "sb"},
+        {"vector": [1.0, -2.0, 3.0], "rel_to_site": "sa"},
+    ),
+    "torque": (
+        VectorTorque,
+        {"at": "body:a", "to": "body:b@0.01,0,0"},
+        {"action_site": "body:a", "xtion_body": "body:b@0.01,0,0"},
+        {"vector": [0.2, 0.1, -0.3]},
+    ),
+    "general": (
+        GeneralLoad,
+        {"at": "sa", "to": "sb"},
+        {"action_site": "sa", "xtion_body": "sb"},
+        {"force": [0.5, 0.0, 1.0], "torque": [0.0, 0.3, 0.0]},
+    ),
+    "scalar_force": (
+        ScalarForce,
+        {"at": "sa"},
+        {"action_site": "sa"},
+        {"magnitude": Sine(amplitude=4.0, frequency=3.0)},
+    ),
+    "scalar_torque": (
+        ScalarTorque,
+        {"at": "sa", "to": "sb"},
+        {"action_site": "sa", "xtion_body": "sb"},
+        {"magnitude": 0.7},
+    ),
+    "spring": (
+        PointToPointForce,
+        {"at": "sa", "to": "sb"},
+        {"action_site": "sa", "xtion_site": "sb"},
+        {"law": SpringLaw(150.0, 1.5, 0.2)},
+    ),
+    "stroke": (
+        PointToPointForce,
+        {"at": "anchor", "to": "sb"},
+        {"action_site": "anchor", "xtion_site": "sb"},
+        {"law": SpringLaw(80.0, 0.0, preload=5.0, max_stroke=0.5, stroke_limited=True)},
+    ),
 }
 
 
@@ -70,7 +109,7 @@ def test_scenario_words_build_the_same_load(case: str) -> None:
     cls, words, names, rest = CASES[case]
     by_words = cls(name="x", **words, **rest)
     by_names = cls(name="x", **names, **rest)
-    for field, value in names.items():
+    for field, _value in names.items():
         assert str(getattr(by_words, field)) == str(getattr(by_names, field)), field
     q_w, f_w, t_w = _run(by_words)
     q_n, f_n, t_n = _run(by_names)
@@ -80,13 +119,22 @@ def test_scenario_words_build_the_same_load(case: str) -> None:
     np.testing.assert_array_equal(q_w, q_n)
 
 
-@pytest.mark.parametrize("cls, word, name", [(VectorForce, "at", "action_site"), (VectorForce, "to", "xtion_body"),
-                                             (ScalarForce, "to", "xtion_body"),
-                                             (PointToPointForce, "at", "action_site"),
-                                             (PointToPointForce, "to", "xtion_site")])
+@pytest.mark.parametrize(
+    "cls, word, name",
+    [
+        (VectorForce, "at", "action_site"),
+        (VectorForce, "to", "xtion_body"),
+        (ScalarForce, "to", "xtion_body"),
+        (PointToPointForce, "at", "action_site"),
+        (PointToPointForce, "to", "xtion_site"),
+    ],
+)
 def test_both_spellings_of_one_thing_is_a_type_error(cls: type, word: str, name: str) -> None:
-    kw: dict[str, Any] = {"action_site": "sa"} if cls is not PointToPointForce else {
-        "action_site": "sa", "xtion_site": "sb", "law": SpringLaw(1.0)}
+    kw: dict[str, Any] = (
+        {"action_site": "sa"}
+        if cls is not PointToPointForce
+        else {"action_site": "sa", "xtion_site": "sb", "law": SpringLaw(1.0)}
+    )
     kw[word] = "sa"
     kw[name] = "sb"
     with pytest.raises(TypeError, match=f"'{word}'.*'{name}'"):

@@ -2,6 +2,7 @@
 and, where that is not enough, from the object it reads (a hinge's position in rad, a slide's in
 m; a fixed tendon over hinges in rad; an actuator's force in its transmission's space), so it
 converts under ``[units]`` beside ``qpos`` -- and what has no unit is never converted."""
+
 from __future__ import annotations
 
 import mujoco
@@ -50,8 +51,20 @@ MODEL = """<mujoco>
   </sensor>
 </mujoco>"""
 
-EXPECTED = {"angle": "rad", "stroke": "m", "spin": "rad/s", "drive": "N*m", "coupled": "rad", "cord_length": "m",
-            "shoulder_force": "N*m", "pusher_pos": "m", "attitude": "", "where": "m", "clock": "s", "custom": ""}
+EXPECTED = {
+    "angle": "rad",
+    "stroke": "m",
+    "spin": "rad/s",
+    "drive": "N*m",
+    "coupled": "rad",
+    "cord_length": "m",
+    "shoulder_force": "N*m",
+    "pusher_pos": "m",
+    "attitude": "",
+    "where": "m",
+    "clock": "s",
+    "custom": "",
+}
 
 
 def test_each_sensor_has_the_unit_of_what_it_measures() -> None:
@@ -86,9 +99,11 @@ def test_an_actuators_force_times_its_velocity_is_its_power_and_a_motors_input_h
     from mjrig.scenario.parse import load_scenario
 
     (tmp_path / "arm.xml").write_text(MODEL)
-    (tmp_path / "arm.toml").write_text('model = "arm.xml"\n[simulation]\nduration = 0.2\n'
-                                       '[[controls]]\nactuator = "shoulder"\nvalue = 0.3\n'
-                                       '[recording]\nsignals = ["joints", "actuators"]\n')
+    (tmp_path / "arm.toml").write_text(
+        'model = "arm.xml"\n[simulation]\nduration = 0.2\n'
+        '[[controls]]\nactuator = "shoulder"\nvalue = 0.3\n'
+        '[recording]\nsignals = ["joints", "actuators"]\n'
+    )
     out = tmp_path / "arm.parquet"
     run(prepare(load_scenario(tmp_path / "arm.toml"), out=out))
     units = json.loads(pq.read_schema(out).metadata[b"mjrig.units"])

@@ -3,10 +3,10 @@ recording..., File > Report..., the plots' Save plot... and the results view's R
 tests/gui/test_desktop_exports.py clicks the same): which recording they read (the replayed one,
 else the last finished), where they write (a free name by default, the given name replaced), and
 what the log says."""
+
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +101,7 @@ def test_the_last_recording_exports_to_csv_that_reads_back_equal(session: Sessio
     log = settle(session)
     assert said(log, f"exported 150 rows of run.parquet to {mine}"), log
     from scipy.io import loadmat
+
     data = loadmat(mine)["mjrig"]["data"][0, 0]
     assert data.shape == (150, df.width)
     np.testing.assert_array_equal(data[:, 0], df["time"].to_numpy())
@@ -137,7 +138,8 @@ def test_an_export_asked_for_right_after_stop_waits_for_the_file(session: Sessio
 
 
 def test_while_recording_the_last_finished_one_is_exported_or_the_log_says_stop_first(
-        session: Session, tmp_path: Path) -> None:
+    session: Session, tmp_path: Path
+) -> None:
     session.handle(C.StartRecording(str(tmp_path / "first.parquet")))
     steps(session, 10)
     session.handle(C.ExportRecording())
@@ -194,6 +196,7 @@ def test_a_sweeps_results_report(session: Session, tmp_path: Path) -> None:
     from mjrig.campaign.sweep import run_sweep
     from mjrig.scenario.parse import load_scenario
     from tests.sweep_util import write_scenario
+
     grid = "[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\n"
     results = tmp_path / "sweep" / "RESULTS.parquet"
     results.parent.mkdir()

@@ -2,6 +2,7 @@
 submit; tests/gui/test_desktop_modes.py does it with real input): worked out on a background job
 at the run's state and params now, the Bode response, a mode animated about the linearisation
 state with the run's own state put back after each frame, and Play ending the animation."""
+
 from __future__ import annotations
 
 import math
@@ -11,10 +12,10 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
+from test_modes import chain
 
 from mjrig import commands as C
 from mjrig.session.kernel import Session
-from test_modes import chain
 
 K, M = 800.0, 2.0
 

@@ -4,6 +4,7 @@ an exception inside a user load function, and the recording folder vanishing mid
 Every thread is joined with a timeout and checked, so a deadlock fails the test instead of hanging
 it. No display is needed: the Session is driven by ``run_headless_frames`` on its own thread.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,22 +21,23 @@ import polars as pl
 import pytest
 
 from mjrig import commands as C
+from mjrig.desktop.sim_thread import run_headless_frames
 from mjrig.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
 from mjrig.runtime.parquet_sink import segment_dir
 from mjrig.session.kernel import Session
-from mjrig.desktop.sim_thread import run_headless_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "models" / "spring_mass.toml"
 MODEL = ROOT / "models" / "spring_mass.xml"
-DT = 0.001                    # s, the scenario's timestep
-HAMMER_S = 6.0                # wall seconds of command flooding
-JOIN_S = 30.0                 # a thread still alive after this is a deadlock
-K_RANGE = (0.0, 5000.0)       # the scenario's [min, max] of k (N/m)
-C_RANGE = (0.0, 50.0)         # ... and of c (N*s/m)
+DT = 0.001  # s, the scenario's timestep
+HAMMER_S = 6.0  # wall seconds of command flooding
+JOIN_S = 30.0  # a thread still alive after this is a deadlock
+K_RANGE = (0.0, 5000.0)  # the scenario's [min, max] of k (N/m)
+C_RANGE = (0.0, 50.0)  # ... and of c (N*s/m)
 
 
 # --- helpers -----------------------------------------------------------------------------------
+
 
 class Messages:
     """Every message the session logs, with the simulated time and step count when it was logged.
@@ -131,9 +133,15 @@ def session():
 
 
 def spring_spec(name: str, rng: random.Random) -> dict:
-    return {"name": name, "kind": "ideal_spring", "at": "tip", "to": "base",
-            "stiffness": round(rng.uniform(0.0, 400.0), 3), "damping": round(rng.uniform(0.0, 3.0), 3),
-            "rest_length": 0.25}
+    return {
+        "name": name,
+        "kind": "ideal_spring",
+        "at": "tip",
+        "to": "base",
+        "stiffness": round(rng.uniform(0.0, 400.0), 3),
+        "damping": round(rng.uniform(0.0, 3.0), 3),
+        "rest_length": 0.25,
+    }
 
 
 def clamp(v: float, lo_hi: tuple[float, float]) -> float:
@@ -149,8 +157,10 @@ DELIBERATE = [
     (C.SetParam("no_such_param", 1.0), "no param named 'no_such_param'"),
     (C.SetParam("k", math.nan), "param 'k': value must be finite"),
     (C.PutEntry("loads", {"name": "lost", "kind": "ideal_spring", "at": "nowhere", "to": "base"}), "'nowhere'"),
-    (C.PutEntry("loads", {"name": "main_spring", "kind": "ideal_spring", "at": "tip", "to": "base"}),
-     "a load named 'main_spring' already exists"),
+    (
+        C.PutEntry("loads", {"name": "main_spring", "kind": "ideal_spring", "at": "tip", "to": "base"}),
+        "a load named 'main_spring' already exists",
+    ),
 ]
 
 
@@ -163,7 +173,7 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
     log = Messages(session)
     out = tmp_path / "stress.parquet"
     session.submit(C.SetSpeed(0))
-    session.submit(C.StartRecording(str(out)))   # runs before the first step: every step is recorded
+    session.submit(C.StartRecording(str(out)))  # runs before the first step: every step is recorded
     stepper = start_stepping(session)
 
     deadline = time.monotonic() + HAMMER_S
@@ -176,7 +186,7 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         i = 0
         while time.monotonic() < deadline:
             i += 1
-            k = rng.uniform(-500.0, 6000.0)      # some out of range: must be clamped
+            k = rng.uniform(-500.0, 6000.0)  # some out of range: must be clamped
             sent_k.append(k)
             session.submit(C.SetParam("k", k))
             if i % 3 == 0:
@@ -198,14 +208,14 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         while time.monotonic() < deadline:
             name = f"extra{i}"
             session.submit(C.PutEntry("loads", spring_spec(name, rng)))
-            for _ in range(20):                   # the load lives for a while, toggled
+            for _ in range(20):  # the load lives for a while, toggled
                 session.submit(C.SetEntryActive("loads", name, rng.random() < 0.5))
                 time.sleep(0.004)
             session.submit(C.SetEntryActive("loads", name, True))
             session.submit(C.RemoveEntry("loads", name))
             counts["loads"] += 23
             i += 1
-            if i % 3 == 0:                        # sometimes an instant add + remove (same batch)
+            if i % 3 == 0:  # sometimes an instant add + remove (same batch)
                 name = f"flash{i}"
                 session.submit(C.PutEntry("loads", spring_spec(name, rng)))
                 session.submit(C.RemoveEntry("loads", name))
@@ -264,7 +274,7 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
     removed = {text.split("'")[1]: (ts, n) for text, ts, n in log.find("removed load '")}
     assert set(attached) == set(removed) and len(attached) >= 20, (len(attached), len(removed))
     checked = 0
-    for name, (t_on, n_on) in attached.items():
+    for name, (_t_on, n_on) in attached.items():
         t_off, n_off = removed[name]
         assert n_on <= n_off
         col = f"Loads/{name}:fx"
@@ -276,11 +286,13 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         fx = df[col].to_numpy()  # nulls become NaN
         assert np.isnan(fx[:n_on]).all(), f"{col} has values before the load was attached"
         assert np.isnan(fx[n_off:]).all(), f"{col} has values after the load was removed"
-        assert not np.isnan(fx[n_on:min(n_off, steps_at_stop)]).any(), f"{col} has nulls while attached"
+        assert not np.isnan(fx[n_on : min(n_off, steps_at_stop)]).any(), f"{col} has nulls while attached"
         checked += 1
     assert checked >= 10
-    print(f"\n{total} commands ({counts['deliberate']} deliberate errors), {len(attached)} loads attached and "
-          f"removed, {len(t)} rows x {len(df.columns)} columns, {t[-1]:.1f} s simulated")
+    print(
+        f"\n{total} commands ({counts['deliberate']} deliberate errors), {len(attached)} loads attached and "
+        f"removed, {len(t)} rows x {len(df.columns)} columns, {t[-1]:.1f} s simulated"
+    )
 
 
 def test_switched_off_load_stays_off_across_rig_edits(session: Session) -> None:
@@ -300,14 +312,19 @@ def test_switched_off_load_stays_off_across_rig_edits(session: Session) -> None:
 
 # --- 2. an exception inside a user load function -------------------------------------------------
 
+
 def _bad_scalar() -> ScalarForce:
     return ScalarForce(name="bad", action_site="tip", scalar_func=lambda t, ax, m, d: 1 / 0 if t > 0.1 else 1.0)
 
 
 def _bad_tension() -> PointToPointForce:
     # A custom point-to-point law: on a rig-compiled model it is evaluated in the tendon bank.
-    return PointToPointForce(name="bad", action_site="tip", xtion_site="base",
-                             magnitude_func=lambda d, v, r0, m, dd: 1 / 0 if dd.time > 0.1 else -1.0)
+    return PointToPointForce(
+        name="bad",
+        action_site="tip",
+        xtion_site="base",
+        magnitude_func=lambda d, v, r0, m, dd: 1 / 0 if dd.time > 0.1 else -1.0,
+    )
 
 
 BAD_LOADS = {"scalar_func": _bad_scalar, "magnitude_func": _bad_tension}
@@ -332,8 +349,9 @@ def _rig(bad: Callable[[], object], integrator: str, compiled: str = "rig", **kw
 @pytest.mark.parametrize("kind", sorted(BAD_LOADS))
 def test_raising_load_is_disabled_and_named(kind: str, integrator: str, compiled: str) -> None:
     seen: list[tuple[str, BaseException]] = []
-    rm, model, data = _rig(BAD_LOADS[kind], integrator, compiled,
-                           on_load_error=lambda ld, exc: seen.append((ld.name, exc)))
+    rm, model, data = _rig(
+        BAD_LOADS[kind], integrator, compiled, on_load_error=lambda ld, exc: seen.append((ld.name, exc))
+    )
     bad, good = rm.loads
     x0 = data.qpos[0]
     while data.time < 0.5 - DT / 2:
@@ -360,7 +378,7 @@ def test_raising_load_without_handler_raises_load_error(kind: str, compiled: str
             rm.step(model, data)
     assert 0.1 < data.time < 0.1 + 3 * DT
     assert not rm.loads[0].active
-    for _ in range(100):          # the run can go on without it
+    for _ in range(100):  # the run can go on without it
         rm.step(model, data)
 
 
@@ -385,12 +403,13 @@ def test_raising_load_in_a_session_is_logged_and_stays_off(session: Session) -> 
     snap = session.publish()
     state = {ld.name: ld.active for ld in snap.loads}
     assert state == {"main_spring": True, "pusher": False, "later": True}
-    (magnitude, unit), = dict((ld.name, ld.readout) for ld in snap.loads)["main_spring"]
+    ((magnitude, unit),) = dict((ld.name, ld.readout) for ld in snap.loads)["main_spring"]
     assert magnitude > 0 and unit == "N"
     session.close()
 
 
 # --- 3. the disk goes away mid-recording ---------------------------------------------------------
+
 
 def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_path: Path) -> None:
     before = set(threading.enumerate())
@@ -401,7 +420,7 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
     stepper = start_stepping(session)
     wait_until(lambda: session.latest().recording_bytes > 0, "the first segment on disk")
     parts = segment_dir(out)
-    for _ in range(100):      # the writer may be adding a segment while the folder goes
+    for _ in range(100):  # the writer may be adding a segment while the folder goes
         try:
             shutil.rmtree(parts)
             break
@@ -417,17 +436,17 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
     assert session.latest().state == C.RunState.RUNNING
 
     session.submit(C.StopRecording())
-    session.submit(C.StopRecording())              # a second stop is harmless
+    session.submit(C.StopRecording())  # a second stop is harmless
     wait_until(lambda: log.find("recording stopped"), "StopRecording to be processed")
     session.submit(C.Quit())
     stepper.join()
     close_with_timeout(session)
-    close_with_timeout(session)                    # close is safe twice
+    close_with_timeout(session)  # close is safe twice
     assert stepper.failure is None
     errs = log.errors()
     assert len(errs) == 1 and errs[0].startswith("recording"), errs
     assert "\n" not in errs[0]
-    assert parts.is_file()                          # nothing tried to write through the file
+    assert parts.is_file()  # nothing tried to write through the file
     assert not leftover_threads(before), leftover_threads(before)
 
 
@@ -444,6 +463,7 @@ def test_a_published_snapshots_units_never_change_under_the_panel(session: Sessi
     assert len(before.units) == n and "Loads/pusher:fx" not in before.units
     assert session.publish().units is after.units  # nothing added: the same copy, no new one per frame
     import pickle
+
     assert pickle.loads(pickle.dumps(after)).units == after.units  # crosses to a panel process
 
 

@@ -1,6 +1,7 @@
 """The timeline through the session's commands (what the slider and keys submit): scrubbing
 restores the state and publishes the cursor, an edit made while scrubbed back acts from that
 instant, and a branch's recording starts at the branch time and says so in its metadata."""
+
 from __future__ import annotations
 
 import json
@@ -84,7 +85,7 @@ def test_scrubbing_restores_the_state_publishes_the_cursor_and_stepping_on_repea
     assert snap.state == C.RunState.PAUSED
     assert snap.timeline.cursor == pytest.approx(0.2) and snap.timeline.scrubbed
     assert snap.timeline.end == pytest.approx(0.6) and snap.timeline.rows == 301  # the live instant was kept
-    assert s.data.time == pytest.approx(0.2) and np.array_equal(s.data.qpos, original[99][1:1 + s.model.nq])
+    assert s.data.time == pytest.approx(0.2) and np.array_equal(s.data.qpos, original[99][1 : 1 + s.model.nq])
     s.handle(C.StepHistory(-1))
     assert s.publish().timeline.cursor == pytest.approx(0.198)
     s.handle(C.StepHistory(+1))
@@ -120,8 +121,9 @@ def test_an_edit_made_while_scrubbed_back_acts_from_that_instant(session: Sessio
     assert s.data.qfrc_applied.any()
 
 
-def test_a_branch_recording_starts_at_the_branch_time_and_its_metadata_says_so(session: Session,
-                                                                                  tmp_path: Path) -> None:
+def test_a_branch_recording_starts_at_the_branch_time_and_its_metadata_says_so(
+    session: Session, tmp_path: Path
+) -> None:
     s = session
     s.handle(C.StartRecording(path=str(tmp_path / "runs" / "rec.parquet")))
     steps(s, 250)
@@ -135,8 +137,9 @@ def test_a_branch_recording_starts_at_the_branch_time_and_its_metadata_says_so(s
     df = pl.read_parquet(branch)
     assert df["time"][0] == pytest.approx(0.3) and len(df) == 100 and df["time"].is_sorted()
     assert df["Params/k:value"][0] == 200.0
-    np.testing.assert_array_equal(df["Joints/shoulder:qpos"][0], first.filter(pl.col("time") == df["time"][0])
-                                  ["Joints/shoulder:qpos"][0])  # the same instant, restored exactly
+    np.testing.assert_array_equal(
+        df["Joints/shoulder:qpos"][0], first.filter(pl.col("time") == df["time"][0])["Joints/shoulder:qpos"][0]
+    )  # the same instant, restored exactly
     meta = {k.decode(): v.decode() for k, v in pq.read_schema(branch).metadata.items()}
     where = json.loads(meta["mjrig.branched_from"])
     assert where["time"] == pytest.approx(0.3) and where["recording"] == str(tmp_path / "runs" / "rec.parquet")
@@ -176,6 +179,7 @@ def test_arrows_and_lines_are_redrawn_from_the_restored_state(session: Session) 
     s.handle(C.PutEntry("proximities", {"name": "gap", "a": "tip", "b": "anchor"}))
     steps(s, 60)
     import mujoco
+
     mujoco.mj_forward(s.model, s.data)
     arrows, lines = s.rm.visuals(s.model, s.data)
     forces = s.rm.load_forces()
@@ -185,7 +189,9 @@ def test_arrows_and_lines_are_redrawn_from_the_restored_state(session: Session) 
     arrows2, lines2 = s.rm.visuals(s.model, s.data)
     assert s.rm.load_forces() == forces
     assert [(a.pos.tolist(), a.vec.tolist()) for a in arrows] == [(a.pos.tolist(), a.vec.tolist()) for a in arrows2]
-    assert [(ln.start.tolist(), ln.end.tolist()) for ln in lines] == [(ln.start.tolist(), ln.end.tolist()) for ln in lines2]
+    assert [(ln.start.tolist(), ln.end.tolist()) for ln in lines] == [
+        (ln.start.tolist(), ln.end.tolist()) for ln in lines2
+    ]
     assert arrows and lines
 
 

@@ -1,10 +1,10 @@
 """The app's actuator sliders and state snapshots, through the session's commands (the logic the
 panel's buttons and keys trigger; tests/gui drives the same through real clicks)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-import mujoco
 import numpy as np
 import pytest
 
@@ -57,7 +57,9 @@ def test_one_click_binds_a_slider_over_the_ctrlrange_that_drives_the_actuator(se
     run(session, C.SetParam("drive_input", 1.5), steps=3)
     assert session.data.ctrl[0] == 1.5
     np.testing.assert_allclose(session.data.qfrc_actuator[0], 3 * 1.5)  # gear * input, N*m
-    assert session.document.dirty and session.document.doc["controls"] == [{"actuator": "drive", "value": "drive_input"}]
+    assert session.document.dirty and session.document.doc["controls"] == [
+        {"actuator": "drive", "value": "drive_input"}
+    ]
     with pytest.raises(Exception, match="already driven"):
         run(session, C.BindActuator("drive"))
     run(session, C.RemoveEntry("controls", "drive"), C.SetParam("drive_input", -1.0), steps=2)
@@ -104,7 +106,9 @@ def test_snapshots_go_where_the_manual_says(rig: str, tmp_path: Path, monkeypatc
     scenario lies inside the installed package): ``runs/snapshot-<time>.npz`` in the current
     folder, never the package and never the current folder's top."""
     import shutil
+
     from mjrig.scenario.bundled import bundled_models
+
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -1,6 +1,7 @@
 """Snapshot files (``.npz``) are read through bounds: a small file that unpacks to gigabytes, or
 an array header that claims more than its entry holds, is refused with one line before its memory
 is taken; a pipe is refused without being opened."""
+
 from __future__ import annotations
 
 import io

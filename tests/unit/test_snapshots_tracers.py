@@ -1,4 +1,5 @@
 """Snapshots (bit-exact restore, files, model identity, start states in the rig builder) and tracers."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,13 +8,13 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.scenario.builder import build_rig
 from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, Sine
 from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
 from mjrig.runtime.tracers import SAMPLES, Tracer
+from mjrig.scenario.builder import build_rig
 from mjrig.scenario.parse import parse_scenario
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")
@@ -33,11 +34,15 @@ RIG_XML = """<mujoco model="snaprig"><option timestep="1e-3"/><worldbody>
 
 def _rig() -> RuntimeManager:
     return RuntimeManager(
-        loads=[PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
-               JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
-               JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
-               JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1)],
-        controls=[Control("shoulder", value=Sine(0.5, 1.0))], playback_speed=0)
+        loads=[
+            PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
+            JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
+            JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
+            JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1),
+        ],
+        controls=[Control("shoulder", value=Sine(0.5, 1.0))],
+        playback_speed=0,
+    )
 
 
 def _trajectory(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, n: int) -> np.ndarray:
@@ -83,19 +88,23 @@ def test_a_snapshot_of_another_model_is_refused(rig, tmp_path):
 def _scenario(folder: Path, simulation: str) -> Path:
     (folder / "rig.xml").write_text(RIG_XML, encoding="utf-8")
     scen = folder / "rig.toml"
-    scen.write_text(f'model = "rig.xml"\n[simulation]\n{simulation}\n[params]\nu = 0.3\n'
-                    '[[loads]]\nname = "motor"\nkind = "joint_torque"\njoint = "hinge"\nmagnitude = 0.2\n'
-                    '[[controls]]\nactuator = "shoulder"\nvalue = "u"\n', encoding="utf-8")
+    scen.write_text(
+        f'model = "rig.xml"\n[simulation]\n{simulation}\n[params]\nu = 0.3\n'
+        '[[loads]]\nname = "motor"\nkind = "joint_torque"\njoint = "hinge"\nmagnitude = 0.2\n'
+        '[[controls]]\nactuator = "shoulder"\nvalue = "u"\n',
+        encoding="utf-8",
+    )
     return scen
 
 
 def test_the_rig_builder_starts_from_a_keyframe_or_a_snapshot(tmp_path):
     from mjrig.scenario.parse import load_scenario
+
     r = build_rig(load_scenario(_scenario(tmp_path, 'initial_key = "launch"')))
     assert r.data.qpos[0] == 0.4 and r.data.qpos[4] == 0.3
     for _ in range(200):
         r.runtime.step(r.model, r.data)
-    snap_path = save_snapshot(tmp_path / "mid.npz", r.runtime.snapshot(r.data))
+    save_snapshot(tmp_path / "mid.npz", r.runtime.snapshot(r.data))
     following = _trajectory(r.runtime, r.model, r.data, 100)
     r.reset()  # the app's Reset: back to the keyframe
     assert r.data.time == 0.0 and r.data.qpos[0] == 0.4
@@ -109,10 +118,15 @@ def test_the_rig_builder_starts_from_a_keyframe_or_a_snapshot(tmp_path):
 def test_initial_key_and_state_are_exclusive_and_checked(tmp_path):
     from mjrig.scenario.builder import check_names
     from mjrig.scenario.parse import load_scenario
-    with pytest.raises(ConfigError, match=r"rig.toml:3: simulation.initial_key: unknown keyframe 'lanch' "
-                                          r"\(closest: launch\)"):
+
+    with pytest.raises(
+        ConfigError,
+        match=r"rig.toml:3: simulation.initial_key: unknown keyframe 'lanch' "
+        r"\(closest: launch\)",
+    ):
         load_scenario(_scenario(tmp_path, 'initial_key = "lanch"')).check_model(
-            check_names(load_scenario(_scenario(tmp_path, ""))))
+            check_names(load_scenario(_scenario(tmp_path, "")))
+        )
     with pytest.raises(ConfigError, match="initial_state: give 'initial_key' or 'initial_state', not both"):
         load_scenario(_scenario(tmp_path, 'initial_key = "launch"\ninitial_state = "x.npz"'))
 
@@ -140,10 +154,12 @@ def test_a_tracer_keeps_a_bounded_fading_trail(rig):
 
 
 def test_scenario_sections_build_runtime_objects(tmp_path):
-    text = ('model = "rig.xml"\n[params]\nm = { value = 1.0, model = "body:box.mass" }\n'
-            '[[loads]]\nname = "f"\nkind = "joint_friction"\njoint = "slide"\nmu = 0.1\npin_radius = 0.01\n'
-            '[[controls]]\nactuator = "shoulder"\nvalue = { profile = "sine", amplitude = 1.0, frequency = 1.0 }\n'
-            '[[tracers]]\nname = "t"\nat = "body:box@0,0,0.1"\nduration = 1.0\n')
+    text = (
+        'model = "rig.xml"\n[params]\nm = { value = 1.0, model = "body:box.mass" }\n'
+        '[[loads]]\nname = "f"\nkind = "joint_friction"\njoint = "slide"\nmu = 0.1\npin_radius = 0.01\n'
+        '[[controls]]\nactuator = "shoulder"\nvalue = { profile = "sine", amplitude = 1.0, frequency = 1.0 }\n'
+        '[[tracers]]\nname = "t"\nat = "body:box@0,0,0.1"\nduration = 1.0\n'
+    )
     (tmp_path / "rig.xml").write_text(RIG_XML, encoding="utf-8")
     sc = parse_scenario(text, base=tmp_path)
     assert isinstance(sc.loads[0], JointFriction) and sc.loads[0].uses_pin

@@ -1,6 +1,7 @@
 """Spring telemetry is worked out per block from each row's raw state: the recorded force must
 still be k·stretch at every row, also when the springs' path points move around in MjData
 (a model tendon before them that wraps a geom has a varying number of path points)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -64,14 +65,24 @@ def test_tension_is_positive_pulling_the_points_together_on_every_path(tmp_path:
     model was compiled (the general path); the force on the `at` point is the tension along the
     unit vector towards the other point."""
     k, rest = 40.0, 0.3
-    cases = {"bank": (PointToPointForce.ideal_spring("s", "tip", "anchor", stiffness=k, rest_length=rest), False, 1.0),
-             "callable": (PointToPointForce(name="s", action_site="tip", xtion_site="anchor",
-                                            magnitude_func=lambda d, v, r0, m, dd: -k * (d - rest)), False, 1.0),
-             "general": (PointToPointForce.ideal_spring("s", "tip", "anchor", stiffness=k, rest_length=rest), True, 1.0)}
+    cases = {
+        "bank": (PointToPointForce.ideal_spring("s", "tip", "anchor", stiffness=k, rest_length=rest), False, 1.0),
+        "callable": (
+            PointToPointForce(
+                name="s", action_site="tip", xtion_site="anchor", magnitude_func=lambda d, v, r0, m, dd: -k * (d - rest)
+            ),
+            False,
+            1.0,
+        ),
+        "general": (PointToPointForce.ideal_spring("s", "tip", "anchor", stiffness=k, rest_length=rest), True, 1.0),
+    }
     for path, (spring, late, sign) in cases.items():
         out = tmp_path / f"{path}.parquet"
-        rm = RuntimeManager(loads=[] if late else [spring], playback_speed=0,
-                            signal_manager=SignalManager(out, groups=("joints", "loads")))
+        rm = RuntimeManager(
+            loads=[] if late else [spring],
+            playback_speed=0,
+            signal_manager=SignalManager(out, groups=("joints", "loads")),
+        )
         model, data = rm.load_model(mujoco.MjSpec.from_string(XML))
         data.qpos[0] = X0
         mujoco.mj_forward(model, data)
@@ -88,5 +99,6 @@ def test_tension_is_positive_pulling_the_points_together_on_every_path(tmp_path:
         tension = df["Loads/s:tension"].to_numpy()
         np.testing.assert_allclose(tension, sign * k * (length - rest), rtol=1e-9, atol=1e-9, err_msg=path)
         x = df["Joints/x:qpos"].to_numpy()  # the tip is on the x axis, the anchor at the origin
-        np.testing.assert_allclose(df["Loads/s:fx"].to_numpy(), -np.sign(x) * tension, rtol=1e-9, atol=1e-9,
-                                   err_msg=path)
+        np.testing.assert_allclose(
+            df["Loads/s:fx"].to_numpy(), -np.sign(x) * tension, rtol=1e-9, atol=1e-9, err_msg=path
+        )

@@ -3,6 +3,7 @@ MuJoCo's own functions and closed forms: body orientation (unit quaternions equa
 and velocities (``mj_objectVelocity``: the origin's world velocity, ω × r off the centre of mass),
 site positions, a hinge's constraint force holding a pendulum on its limit (m·g·L), and an
 actuator's force (N·m on a hinge) and power (force · velocity)."""
+
 from __future__ import annotations
 
 import json
@@ -77,6 +78,7 @@ def test_body_orientation_and_velocities_are_mujocos_at_every_row(tmp_path):
     def spin(m, d):
         d.qvel[:6] = [0.4, -0.2, 0.1, 1.0, 2.0, 5.0]  # a tumbling free body: v (m/s), ω (rad/s)
         d.qvel[6] = 3.0
+
     model, df = record(SPIN, tmp_path / "spin.parquet", steps=400, setup=spin)
     free = ["x", "y", "z", "qw", "qx", "qy", "qz"]
     qpos_cols = [f"Joints/free:{a}" for a in free] + ["Joints/flap:qpos"]
@@ -118,6 +120,7 @@ def test_a_hinge_on_its_limit_holds_m_g_l_and_a_motors_power_is_force_times_spee
 
     def drive(m, d):
         d.ctrl[0] = torque
+
     model, df = record(ARM, tmp_path / "arm.parquet", steps=2000, setup=drive)
     units = json.loads(pq.read_schema(tmp_path / "arm.parquet").metadata[b"mjrig.units"])
     assert units["Joints/pin:constraint"] == "N*m" and units["Actuators/drive:force"] == "N*m"
@@ -131,5 +134,5 @@ def test_a_hinge_on_its_limit_holds_m_g_l_and_a_motors_power_is_force_times_spee
     force, speed = df["Actuators/drive:force"].to_numpy(), df["Joints/axle:qvel"].to_numpy()
     np.testing.assert_allclose(df["Actuators/drive:power"].to_numpy(), force * speed, rtol=1e-12, atol=1e-15)
     assert np.all(force[1:] == torque)
-    inertia = 0.5 * 1.0 * 0.1 ** 2
+    inertia = 0.5 * 1.0 * 0.1**2
     assert abs(speed[-1] - torque / inertia * df["time"][-1]) < 0.02 * speed[-1]

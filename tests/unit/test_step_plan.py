@@ -1,6 +1,7 @@
 """One answer to "does anything run in Python between steps?" (``StepPlan.between_steps``): each
 per-step feature of a rig is named there, ``mjrig run`` steps in plain blocks only when nothing
 is, and a lock-step sweep refuses what ``mujoco.batch`` cannot do with the same words."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,13 +21,16 @@ FEATURES = {
     # compiled: no Python between steps
     '[[loads]]\nname = "rub"\nkind = "joint_friction"\njoint = "slide_x"\ncoulomb = 0.5\n': (),
     # a pin's friction level follows the reaction of the step before: Python
-    '[[loads]]\nname = "pin"\nkind = "joint_friction"\njoint = "slide_x"\nmu = 0.2\npin_radius = 0.01\n':
-        ("loads", "pin reactions"),
+    '[[loads]]\nname = "pin"\nkind = "joint_friction"\njoint = "slide_x"\nmu = 0.2\npin_radius = 0.01\n': (
+        "loads",
+        "pin reactions",
+    ),
 }
 
 
-@pytest.mark.parametrize("extra", list(FEATURES), ids=["plain", "requirements", "metrics", "tracers", "friction",
-                                                       "pin"])
+@pytest.mark.parametrize(
+    "extra", list(FEATURES), ids=["plain", "requirements", "metrics", "tracers", "friction", "pin"]
+)
 def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     path = tmp_path / "rig.toml"
     path.write_text(PLAIN + extra, encoding="utf-8")

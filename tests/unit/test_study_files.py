@@ -1,5 +1,6 @@
 """What a study leaves beside its results: ``STUDY-best.toml`` names the model as the scenario
 did, relative to where it is written, and opens as a scenario."""
+
 from __future__ import annotations
 
 import shutil
@@ -17,11 +18,15 @@ def test_the_best_scenario_keeps_a_relative_model_path(tmp_path: Path) -> None:
     shutil.copy(MODELS / "spring_mass.xml", tmp_path / "models" / "spring_mass.xml")
     src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
     scenario = tmp_path / "rig.toml"
-    scenario.write_text(src.replace('model = "spring_mass.xml"', 'model = "models/spring_mass.xml"')
-                        .replace("duration = 5.0", "duration = 1.0")
-                        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
-                          '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
-                          'k = { low = 100.0, high = 400.0 }\n', encoding="utf-8")
+    scenario.write_text(
+        src.replace('model = "spring_mass.xml"', 'model = "models/spring_mass.xml"').replace(
+            "duration = 5.0", "duration = 1.0"
+        )
+        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
+        '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
+        "k = { low = 100.0, high = 400.0 }\n",
+        encoding="utf-8",
+    )
     outcome = run_optimize(load_scenario(scenario), out=tmp_path / "out" / "study.parquet", workers=1)
     best = outcome.best_path
     assert best is not None and best.parent == tmp_path / "out"
@@ -42,16 +47,20 @@ def test_a_trial_a_kill_interrupted_runs_again_under_its_number_with_its_params(
 
     src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
     scenario = tmp_path / "rig.toml"
-    scenario.write_text(src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"')
-                        .replace("duration = 5.0", "duration = 0.5")
-                        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
-                          '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
-                          'k = { low = 100.0, high = 400.0 }\n', encoding="utf-8")
+    scenario.write_text(
+        src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"').replace(
+            "duration = 5.0", "duration = 0.5"
+        )
+        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
+        '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
+        "k = { low = 100.0, high = 400.0 }\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "study.parquet"
     run_optimize(load_scenario(scenario), out=out, workers=1)
     db, _ = study_paths(out)
     study = optuna.load_study(study_name=STUDY, storage=f"sqlite:///{db}")
-    interrupted = study.ask()                       # what a killed run leaves: RUNNING, k drawn
+    interrupted = study.ask()  # what a killed run leaves: RUNNING, k drawn
     k = interrupted.suggest_float("k", 100.0, 400.0)
     outcome = run_optimize(load_scenario(scenario), out=out, workers=1, trials=4)
     df = pl.read_parquet(outcome.path).sort("trial")

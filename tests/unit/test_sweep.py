@@ -1,5 +1,6 @@
 """Sweeps (``mjrig.campaign.sweep``): grids, Monte Carlo draws, reproducible seeds, resume after SIGKILL,
 the same numbers locally and on a real local Ray head."""
+
 from __future__ import annotations
 
 import math
@@ -9,10 +10,10 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.scenario.parse import load_scenario
 from mjrig.campaign.sweep import parts_dir, run_sweep
-from mjrig.scenario.sweep import truncated_normal
 from mjrig.campaign.trial import SweepJob, TrialRunner
+from mjrig.scenario.parse import load_scenario
+from mjrig.scenario.sweep import truncated_normal
 from tests.sweep_util import write_scenario
 
 MC = """[sweep]
@@ -34,8 +35,13 @@ def period(path) -> float:
 
 
 def test_grid_sweep_period_matches_closed_form(tmp_path):
-    sc = load_scenario(write_scenario(tmp_path, "[sweep]\n[sweep.params]\nk = { range = [100.0, 900.0], steps = 3 }\n"
-                                      "mass = { values = [0.5, 2.0] }\n", record=True))
+    sc = load_scenario(
+        write_scenario(
+            tmp_path,
+            "[sweep]\n[sweep.params]\nk = { range = [100.0, 900.0], steps = 3 }\nmass = { values = [0.5, 2.0] }\n",
+            record=True,
+        )
+    )
     out = run_sweep(sc, out=tmp_path / "res.parquet", workers=2)
     df = pl.read_parquet(out.path)
     assert df["trial"].to_list() == list(range(6)) and out.total == 6 and len(out.ran) == 6
@@ -51,7 +57,9 @@ def test_grid_sweep_period_matches_closed_form(tmp_path):
 
 
 def test_monte_carlo_mass_mean_and_std(tmp_path):
-    sweep = '[sweep]\ntrials = 400\nseed = 3\n[sweep.params]\nmass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
+    sweep = (
+        '[sweep]\ntrials = 400\nseed = 3\n[sweep.params]\nmass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
+    )
     sc = load_scenario(write_scenario(tmp_path, sweep))
     out = run_sweep(sc, out=tmp_path / "mc.parquet", workers=1, duration=0.002)
     m = pl.read_parquet(out.path)["Params/mass:value"].to_numpy()
@@ -82,21 +90,23 @@ def test_same_seed_same_results_whatever_the_workers_or_order(tmp_path):
     assert not c["Params/mass:value"].equals(a["Params/mass:value"])
 
 
-
-
 def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_path):
     """Trial 1 (gravity -5 m/s²) recorded by a fresh runner and by one that ran trial 0 (gravity
     -20 m/s²) first: every row the same, the first one's accelerometer included, which reads the
     trial's own gravity at rest (5 m/s² up; the previous trial's 20 was read before)."""
-    path = write_scenario(tmp_path, '[params.g]\nvalue = -9.81\nmin = -30.0\nmax = 0.0\nunit = "m/s²"\n'
-                                    'model = "opt.gravity_z"\n'
-                                    '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
-                                    "[sweep]\n[sweep.params]\ng = { values = [-20.0, -5.0] }\n")
+    path = write_scenario(
+        tmp_path,
+        '[params.g]\nvalue = -9.81\nmin = -30.0\nmax = 0.0\nunit = "m/s²"\n'
+        'model = "opt.gravity_z"\n'
+        '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
+        "[sweep]\n[sweep.params]\ng = { values = [-20.0, -5.0] }\n",
+    )
     sc = load_scenario(path)
 
     def job(folder: str) -> SweepJob:
-        return SweepJob(text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder),
-                        duration=0.05)
+        return SweepJob(
+            text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder), duration=0.05
+        )
 
     fresh = TrialRunner(job("fresh"))
     fresh.run(1)
@@ -114,13 +124,17 @@ def test_a_trials_first_row_reads_its_own_spring_whatever_ran_before(tmp_path):
     trial its own k: 180, 100, 50 N/m). Row 0 of every trial holds that, whether the trial ran
     first in its worker, after others, or as a fresh ``mjrig run``; before, a worker's row 0 held
     the stiffness the spring's tendon kept from the trial before (a fresh run read 0.0)."""
-    path = write_scenario(tmp_path, '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
-                                    "[sweep]\n[sweep.params]\nk = { values = [180.0, 100.0, 50.0] }\n")
+    path = write_scenario(
+        tmp_path,
+        '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
+        "[sweep]\n[sweep.params]\nk = { values = [180.0, 100.0, 50.0] }\n",
+    )
     sc = load_scenario(path)
 
     def job(folder: str) -> SweepJob:
-        return SweepJob(text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder),
-                        duration=0.005)
+        return SweepJob(
+            text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder), duration=0.005
+        )
 
     for folder, order in (("fresh", [1]), ("after", [0, 2, 1]), ("each", [2, 0, 1])):
         runner = TrialRunner(job(folder))
@@ -145,13 +159,16 @@ def test_a_trial_after_one_that_diverged_sees_its_own_divergence(tmp_path):
     import json
     import sys
     from pathlib import Path as _P
+
     sys.path.insert(0, str(_P(__file__).resolve().parent))
     from test_measured import scenario
+
     from mjrig.campaign.trial import SweepJob, TrialRunner
 
     path = scenario(tmp_path, "", k=400.0)
     path.write_text(path.read_text().replace("max = 5000.0", "max = 1e10"))
-    runner = TrialRunner(SweepJob(text=path.read_text(), source=str(path), base=str(tmp_path), duration=0.05,
-                                  metadata=json.dumps({})))
+    runner = TrialRunner(
+        SweepJob(text=path.read_text(), source=str(path), base=str(tmp_path), duration=0.05, metadata=json.dumps({}))
+    )
     rows = [runner.run((i, {"k": k}, 0))["status"] for i, k in enumerate((5e9, 5e9, 400.0, 5e9))]
     assert rows == ["diverged", "diverged", "pass", "diverged"]

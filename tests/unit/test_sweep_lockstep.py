@@ -3,6 +3,7 @@ run on its own -- requirements of every kind (min, max, final, windows, NaN-free
 signals read before the step (joints) and computed by it (sensors, bodies), params written into
 tendons (a spring's stiffness) and masses (``mj_setConst``), and trials that must run alone (a
 divergence) -- and it really runs in lock-step."""
+
 from __future__ import annotations
 
 import polars as pl
@@ -14,7 +15,7 @@ from mjrig.campaign.trial import SweepJob, TrialRunner
 from mjrig.scenario.parse import load_scenario
 from tests.sweep_util import REPO
 
-RIG = f"""model = "{REPO / 'models' / 'spring_mass.xml'}"
+RIG = f"""model = "{REPO / "models" / "spring_mass.xml"}"
 
 [simulation]
 duration = 0.6
@@ -118,7 +119,9 @@ coulomb = 0.3
 """Laws MuJoCo's tendon springs do not compute (damping on one side, a stroke window with
 preload, a profile, joint friction), with the swept params: the compiled laws, in lock-step."""
 
-METRICS = STOPS + """
+METRICS = (
+    STOPS
+    + """
 [[metrics]]
 name = "swing"
 signal = "Joints/slide_x:qpos"
@@ -140,6 +143,7 @@ name = "sensed"
 signal = "Sensors/block_x:0"
 kind = "time_of_min"
 """
+)
 """Metrics on signals read before the step (joints) and computed by it (bodies, sensors), with
 trials that end early (``stop_on``): each trial's log is its own, up to its stop."""
 
@@ -162,8 +166,7 @@ def alone(monkeypatch):
 def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     path = tmp_path / "rig.toml"
     path.write_text(RIG.replace("{extra}", extra), encoding="utf-8")
-    one = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "one.parquet", workers=1,
-                                    lockstep=False).path)
+    one = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "one.parquet", workers=1, lockstep=False).path)
     assert sorted(alone) == list(range(24))
     alone.clear()
     both = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "both.parquet", workers=2).path)
@@ -171,8 +174,11 @@ def test_lockstep_rows_equal_the_one_by_one_rows(tmp_path, alone, extra):
     diverged = one.filter(pl.col("status") == "diverged")["trial"].to_list()
     assert diverged and sorted(alone) == diverged  # only those ran alone: the rest in lock-step
     # the rows say different things, so equal rows mean something
-    varied = (["Requirements/quick_fail:pass"] if extra in (STOPS, METRICS) else
-              ["Requirements/travel:pass", "Requirements/settles:pass", "Requirements/block_height:pass"])
+    varied = (
+        ["Requirements/quick_fail:pass"]
+        if extra in (STOPS, METRICS)
+        else ["Requirements/travel:pass", "Requirements/settles:pass", "Requirements/block_height:pass"]
+    )
     for col in ["status", *varied]:
         assert one[col].n_unique() > 1, col
     assert one["Requirements/travel:value"].n_unique() > 10
@@ -194,9 +200,14 @@ def test_lockstep_refuses_what_it_cannot_reproduce(tmp_path):
 
     rig = RIG.replace("{extra}", "")
     assert refusal(rig) is None
-    assert refusal(rig.replace("Sensors/block_x:0", "Sensors/block_acc:0")) == "requirement 'settles' reads Sensors/block_acc:0"
-    assert refusal(rig.replace("Bodies/block:x", "Loads/main_spring:fx")) == \
-        "requirement 'block_height' reads Loads/main_spring:fx"
+    assert (
+        refusal(rig.replace("Sensors/block_x:0", "Sensors/block_acc:0"))
+        == "requirement 'settles' reads Sensors/block_acc:0"
+    )
+    assert (
+        refusal(rig.replace("Bodies/block:x", "Loads/main_spring:fx"))
+        == "requirement 'block_height' reads Loads/main_spring:fx"
+    )
     assert refusal(rig, record_dir=str(tmp_path / "trials")) == "trials are recorded"
     metric = '\n[[metrics]]\nname = "pull"\nsignal = "Loads/main_spring:fx"\nkind = "max"\n'
     assert refusal(rig.replace("[sweep]", metric + "\n[sweep]")) == "metric 'pull' reads Loads/main_spring:fx"

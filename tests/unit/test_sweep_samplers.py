@@ -1,6 +1,7 @@
 """Stratified samplers of a sweep (``sampler = "lhs" | "sobol"``, CONTRACT 5): Latin hypercube
 strata, Sobol points as ``scipy.stats.qmc`` gives them for the seed, per grid point, and the
 same values whatever runs the trials."""
+
 from __future__ import annotations
 
 from statistics import NormalDist
@@ -34,7 +35,7 @@ def test_lhs_puts_one_trial_of_each_grid_point_in_each_stratum_of_each_param(tmp
     sp = spec(tmp_path, "lhs", 20)
     rows = [sp.trial(i)[0] for i in range(sp.total)]
     for point in range(2):
-        mine = rows[20 * point: 20 * point + 20]
+        mine = rows[20 * point : 20 * point + 20]
         assert {r["k"] for r in mine} == {(150.0, 600.0)[point]}
         u_mass = [NormalDist(1.0, 0.05).cdf(r["mass"]) for r in mine]
         u_c = [(r["c"] - 0.5) / 4.0 for r in mine]
@@ -61,8 +62,9 @@ def test_sobol_values_are_scipys_scrambled_sobol_points_for_the_seed(tmp_path):
 def test_stratified_sweeps_are_the_same_whatever_runs_them(tmp_path, sampler):
     path = write_scenario(tmp_path, SWEEP.format(sampler=sampler, trials=4))
     one = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "one.parquet", workers=1).path)
-    pool = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "pool.parquet", workers=2,
-                                     lockstep=False).path)
+    pool = pl.read_parquet(
+        run_sweep(load_scenario(path), out=tmp_path / "pool.parquet", workers=2, lockstep=False).path
+    )
     assert one.equals(pool)
     assert one["Params/c:value"].n_unique() == 8
 
@@ -71,11 +73,14 @@ def test_sensitivity_says_which_knob_matters(tmp_path):
     """The spring-mass's frequency, sqrt(k/m)/2π, rises with k (rank correlation near 1), falls a
     little with the mass (std 5 %) and barely feels a light damper."""
     from mjrig.campaign.results import SweepResults
+
     metric = '[[metrics]]\nname = "f"\nsignal = "Joints/slide_x:qpos"\nkind = "frequency"\n\n'
-    sweep = ('[sweep]\nseed = 4\ntrials = 16\nsampler = "lhs"\n[sweep.params]\n'
-             'k = { distribution = "uniform", low = 100.0, high = 900.0 }\n'
-             'mass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
-             'c = { distribution = "uniform", low = 0.0, high = 0.3 }\n')
+    sweep = (
+        '[sweep]\nseed = 4\ntrials = 16\nsampler = "lhs"\n[sweep.params]\n'
+        'k = { distribution = "uniform", low = 100.0, high = 900.0 }\n'
+        'mass = { distribution = "normal", mean = 1.0, std = 0.05 }\n'
+        'c = { distribution = "uniform", low = 0.0, high = 0.3 }\n'
+    )
     path = write_scenario(tmp_path, metric + sweep)
     out = run_sweep(load_scenario(path), out=tmp_path / "res.parquet", workers=1).path
     sens = SweepResults.open(out).sensitivity()

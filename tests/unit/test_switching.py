@@ -2,6 +2,7 @@
 Ctrl+E records (the Recording form's plan), the last snapshot, the run state, the timeline.
 Through the session's commands, as the panel and the keys submit them (tests/gui drives the same
 with real clicks and keys: test_desktop_switching.py)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,13 +48,23 @@ def test_ctrl_e_after_opening_another_rig_records_that_rigs_plan(session: Sessio
     session.outputs.jobs.join()
     assert sorted(p.name for p in runs.glob("*.parquet")) == ["robot_arm.parquet", "thruster.parquet"]
     df = recorded(session, runs / "thruster.parquet")
-    assert {c.split("/")[0] for c in df.columns[2:]} == {"Joints", "Bodies", "Sensors", "Loads", "Proximities",
-                                                         "Params", "Energy"}
+    assert {c.split("/")[0] for c in df.columns[2:]} == {
+        "Joints",
+        "Bodies",
+        "Sensors",
+        "Loads",
+        "Proximities",
+        "Params",
+        "Energy",
+    }
     assert df.height == 50  # every step: no rate in thruster's [recording]
     # the form shows thruster's plan still (with the file written), not robot_arm's
     thrusters = ["joints", "bodies", "sensors", "loads", "proximities", "params", "energy"]
-    assert session.publish().recording_plan == {"path": str(runs / "thruster.parquet"), "rate": None,
-                                                "signals": thrusters}
+    assert session.publish().recording_plan == {
+        "path": str(runs / "thruster.parquet"),
+        "rate": None,
+        "signals": thrusters,
+    }
     assert session.document.doc["recording"]["signals"] == thrusters
 
 
@@ -77,8 +88,11 @@ def test_a_bare_model_plans_what_mjrig_run_records(session: Session, tmp_path: P
     (tmp_path / "ball.xml").write_text(BALL)
     session.handle(C.PlanRecording("somewhere/else.parquet", 5.0, ("joints",)))
     session.open(tmp_path / "ball.xml")
-    assert session.publish().recording_plan == {"path": str(tmp_path / "runs" / "ball.parquet"), "rate": None,
-                                                "signals": None}
+    assert session.publish().recording_plan == {
+        "path": str(tmp_path / "runs" / "ball.parquet"),
+        "rate": None,
+        "signals": None,
+    }
 
 
 def test_reload_keeps_the_form_and_the_snapshot_opening_forgets_them(session: Session) -> None:
@@ -95,8 +109,9 @@ def test_reload_keeps_the_form_and_the_snapshot_opening_forgets_them(session: Se
     assert snap.recording_plan["path"].endswith("runs/robot_arm.parquet") and snap.snapshot_path is None
 
 
-def test_restore_after_opening_another_rig_says_there_is_none_in_one_line_not_an_error(session: Session,
-                                                                                       tmp_path: Path) -> None:
+def test_restore_after_opening_another_rig_says_there_is_none_in_one_line_not_an_error(
+    session: Session, tmp_path: Path
+) -> None:
     (tmp_path / "ball.xml").write_text(BALL)
     session.handle(C.TakeSnapshot())
     session.open(tmp_path / "ball.xml")

@@ -1,6 +1,7 @@
 """The app's side of ``[units]`` (CONTRACT 9): the Units menu's command writes ``[units]`` into the
 rig (saved with the scenario, read back by ``mjrig run``), the panel state carries the chosen
 units, and what the panel shows (readouts, requirement bounds, values) converts exactly."""
+
 from __future__ import annotations
 
 import math
@@ -88,8 +89,8 @@ def test_what_the_panel_shows_converts_exactly(session: Session) -> None:
         session.rm.step(session.model, session.data)
     snap = session.publish()
     push = next(e for e in snap.loads if e.name == "push")
-    assert push.readout_text() == "4.45 N"                     # SI by default
-    assert push.readout_text(snap.shown_units) == "1 lbf"       # 4.4482216152605 N is one pound-force
+    assert push.readout_text() == "4.45 N"  # SI by default
+    assert push.readout_text(snap.shown_units) == "1 lbf"  # 4.4482216152605 N is one pound-force
     req = next(r for r in snap.requirements if r.name == "stays_close")
     assert req.wanted(snap.units["Bodies/cart:x"], snap.shown_units) == "<= 250 mm"
     assert req.wanted("m") == "<= 0.25 m"
@@ -97,13 +98,22 @@ def test_what_the_panel_shows_converts_exactly(session: Session) -> None:
     assert snap.shown_units.text(x, "m", fmt=".9g") == f"{1000 * x:.9g} mm"
 
 
-@pytest.mark.parametrize(("si", "value", "expected"), [
-    ("m", 0.0125, (12.5, "mm")), ("m/s", 2.0, (2000.0, "mm/s")), ("rad", math.pi, (180.0, "deg")),
-    ("rad/s^2", 1.0, (180 / math.pi, "deg/s^2")), ("N*m", 2.0, (2000.0, "N·mm")), ("N", 1000.0, (1.0, "kN")),
-    ("J", 3.0, (3.0, "J")), ("N/m", 800.0, (800.0, "N/m")),
-])
-def test_display_units_show_each_quantity_and_leave_others_as_they_are(si: str, value: float,
-                                                                      expected: tuple[float, str]) -> None:
+@pytest.mark.parametrize(
+    ("si", "value", "expected"),
+    [
+        ("m", 0.0125, (12.5, "mm")),
+        ("m/s", 2.0, (2000.0, "mm/s")),
+        ("rad", math.pi, (180.0, "deg")),
+        ("rad/s^2", 1.0, (180 / math.pi, "deg/s^2")),
+        ("N*m", 2.0, (2000.0, "N·mm")),
+        ("N", 1000.0, (1.0, "kN")),
+        ("J", 3.0, (3.0, "J")),
+        ("N/m", 800.0, (800.0, "N/m")),
+    ],
+)
+def test_display_units_show_each_quantity_and_leave_others_as_they_are(
+    si: str, value: float, expected: tuple[float, str]
+) -> None:
     units = DisplayUnits(length="mm", angle="deg", force="kN", torque="N·mm")
     shown, label = units.show(value, si)
     assert shown == pytest.approx(expected[0], rel=1e-12) and label == expected[1]

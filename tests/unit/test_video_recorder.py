@@ -1,6 +1,6 @@
 """VideoRecorder without a screen: frames due by simulated time, errors never silent."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import mujoco
 import pytest
@@ -16,6 +16,7 @@ XML = """<mujoco><option timestep="0.004"/><worldbody><light pos="0 0 2"/><geom 
 def test_missing_encoder_is_a_config_error(monkeypatch, tmp_path):
     monkeypatch.setattr(video_mod.shutil, "which", lambda name: None)
     import builtins
+
     real_import = builtins.__import__
 
     def no_imageio(name, *a, **k):
@@ -34,5 +35,3 @@ def test_bad_extension_and_fps_are_config_errors(tmp_path):
         VideoRecorder(path=tmp_path / "v.avi")
     with pytest.raises(ConfigError, match="fps"):
         VideoRecorder(path=tmp_path / "v.mp4", fps=0)
-
-

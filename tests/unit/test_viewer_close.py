@@ -1,6 +1,7 @@
 """The 3D view's close button: the viewer's render thread only submits ``CloseViewer``; the session
 decides on the simulation thread -- quit when nothing is unsaved, else ask first (the panel's quit
 question) and keep the window open."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """The recorder at any width, and a writer slower than the stepping: every row handed over is in
 the file. Each test hands over 300-330 MB of rows (past the recorder's 256 MiB queue) to make its
 case, so each takes a few seconds."""
+
 from __future__ import annotations
 
 import threading
@@ -64,8 +65,9 @@ def test_a_10000_column_recording_keeps_every_row_in_small_row_groups(tmp_path: 
     assert meta.num_row_groups >= 4 and max(sizes) <= 1024, sizes
 
 
-def test_a_slow_writer_makes_the_stepping_wait_and_loses_no_row(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_slow_writer_makes_the_stepping_wait_and_loses_no_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The writer takes 0.3 s more per row group than its disk needs: ``write_block`` waits once
     the queue is full (the headless run steps at the disk's pace) and every row is written."""
     _slow_appends(monkeypatch, 0.3)
@@ -85,7 +87,8 @@ def test_a_slow_writer_makes_the_stepping_wait_and_loses_no_row(tmp_path: Path,
 
 
 def test_a_recorder_that_keeps_real_time_says_it_is_behind_and_keeps_what_it_was_given(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The app's recorder (``wait_when_behind=False``) never waits on a slow writer: it says
     "recording behind" while it is, and the file has every row handed over."""
     _slow_appends(monkeypatch, 0.3)

@@ -1,0 +1,66 @@
+"""A wide model recorded from the panel keeps every row.
+
+1,500 bodies fixed in the world cost MuJoCo almost nothing to step, so the app keeps real time at
+a 0.5 ms timestep while every row carries some 24,000 columns: about 190 MB a second of rows for
+the recorder. A recorder whose queue holds a fixed number of rows, or whose row group is a fixed
+number of rows (4,096 rows are 790 MB at this width), falls behind and drops rows; this one sizes
+row groups by bytes and keeps everything it was handed, saying "recording behind" if it must.
+
+Slower than most GUI tests (about 40 s): the model has 1,500 bodies and the file is some 1 GB of
+values before compression.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.gui.desktop import App, Desktop, read_recording, wait_for
+
+pytestmark = pytest.mark.gui
+
+BODIES = 1500
+TIMESTEP = 0.0005  # s
+
+
+def _fixed_bodies(n: int) -> str:
+    """MJCF of ``n`` bodies welded to the world (no joint: nothing to integrate), drawn as dots."""
+    bodies = "".join(
+        f'<body name="b{i}" pos="{0.05 * (i % 40)} {0.05 * (i // 40)} 0.5">'
+        f'<geom type="sphere" size="0.01" contype="0" conaffinity="0"/></body>'
+        for i in range(n)
+    )
+    return (
+        f'<mujoco model="fixed_{n}"><option timestep="{TIMESTEP}"/>'
+        f'<visual><global offwidth="640" offheight="480"/></visual>'
+        f'<worldbody><light pos="0 0 5"/>{bodies}</worldbody></mujoco>'
+    )
+
+
+def test_a_wide_model_recorded_from_the_panel_keeps_every_row(tmp_path):
+    model = tmp_path / "wide.xml"
+    model.write_text(_fixed_bodies(BODIES))
+    desktop = Desktop(1920, 1080)
+    app = App(desktop, model, home=tmp_path)
+    try:
+        app.click("Start recording")
+        wait_for(lambda: app.widget("Stop recording"), what="recording to start")
+        app.run_for(3.0, timeout=90)  # 6,000 rows of ~24,000 columns
+        app.click("Stop recording")
+        wait_for(lambda: app.widget("Start recording"), what="recording to stop", timeout=60)
+        files = wait_for(
+            lambda: sorted(f for d in (tmp_path, tmp_path / "work" / "runs") for f in d.glob("*.parquet")) or None,
+            what="the recording file",
+            timeout=120,
+        )
+        assert len(files) == 1, files
+        df = wait_for(lambda: read_recording(files[0]), what=f"{files[0].name} readable", timeout=120)
+        assert df.width > 16 * BODIES, df.width
+        t = df["time"].to_numpy()
+        gaps = np.flatnonzero(np.diff(t) > 1.5 * TIMESTEP)
+        assert gaps.size == 0, f"{gaps.size} gaps in time, the first after t = {t[gaps[0]]:.4f} s ({len(t)} rows)"
+        assert t[-1] - t[0] >= 3.0 - TIMESTEP, (t[0], t[-1], len(t))
+        desktop.screenshot("wide_recording_1920x1080")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
