@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install mjrig with its test and docs extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
-# render the HTML reports), build the manual (mkdocs build --strict), then run the whole test suite,
+# render the HTML reports), check the format, lint and types (ruff, mypy), build the manual (mkdocs build
+# --strict), then run the whole test suite,
 # lane by lane: `unit` and `e2e` on every core (pytest-xdist), then `gui` (the real app on screens of its
 # own, one test at a time: two side by side on two cores made their timing flaky), each printing its 25
 # slowest tests.
@@ -26,6 +27,17 @@ python3 -m pip install -q --no-deps "gymnasium>=1.0"
 if [ $# -gt 0 ]; then
   exec python3 -m pytest -q "$@"
 fi
+# The house: one format (ruff format), the linter's rules (ruff check), types in the runtime and the
+# scenario packages (mypy; scripts/typecheck.sh), each configured in pyproject.toml.
+if ! python3 -m ruff format --check --quiet . || ! python3 -m ruff check --quiet .; then
+  echo "the code is not formatted or not lint-clean: run \`ruff format . && ruff check --fix .\`" >&2
+  exit 1
+fi
+if ! bash scripts/typecheck.sh; then
+  echo "mypy found type errors (above): scripts/typecheck.sh" >&2
+  exit 1
+fi
+echo "house: ruff format, ruff check and mypy passed"
 # The manual (docs/, mkdocs.yml) builds with every link and anchor resolved, into a folder outside the tree.
 site="$(mktemp -d)"
 if ! NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet -d "$site"; then
