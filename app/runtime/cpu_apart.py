@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Callable
 
 __all__ = ["here", "Apart"]
 
+_sched_getcpu: Callable[[], int] | None
 try:
-    _sched_getcpu = ctypes.CDLL(None, use_errno=True).sched_getcpu
-    _sched_getcpu.restype = ctypes.c_int
+    _getcpu = ctypes.CDLL(None, use_errno=True).sched_getcpu
+    _getcpu.restype = ctypes.c_int
+    _sched_getcpu = _getcpu
 except (OSError, AttributeError):  # not glibc, or not Linux
     _sched_getcpu = None
 

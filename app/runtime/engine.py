@@ -251,11 +251,11 @@ class LoadEngine:
         return prepare, sources
 
 
-def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], None] | None = None) -> None:
+def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], object] | None = None) -> None:
     """Advance ``engine.data`` by one timestep with every load applied.
 
     ``before_integrate`` runs when the state, kinematics and loads all describe the current time
-    (the moment to record telemetry). Raises DivergenceError if MuJoCo found a NaN/Inf or a bad
+    (the moment to record telemetry); what it returns is not used. Raises DivergenceError if MuJoCo found a NaN/Inf or a bad
     acceleration (it then resets the state; the caller decides what to keep).
     """
     m, d, opt = engine.model, engine.data, engine.opt
@@ -340,7 +340,7 @@ def _bad_count(d: mujoco.MjData) -> int:
     return int(d.warning.number[_BAD_WARNINGS].sum())
 
 
-def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], None] | None) -> None:
+def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], object] | None) -> None:
     m, d = engine.model, engine.data
     failure: list[BaseException] = []
 
@@ -366,7 +366,7 @@ def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], None] | None) -
 _FWDINV = int(mujoco.mjtEnableBit.mjENBL_FWDINV)
 
 
-def _rk4_step_with(m: mujoco.MjModel, d: mujoco.MjData, before_integrate: Callable[[], None]) -> None:
+def _rk4_step_with(m: mujoco.MjModel, d: mujoco.MjData, before_integrate: Callable[[], object]) -> None:
     """An RK4 ``mj_step`` with ``before_integrate`` called once the state at the current time is
     fully computed: ``mj_step``'s own sequence (checks, forward, RK4), not a second forward pass."""
     if m.opt.enableflags & _FWDINV:  # mj_step then also compares with inverse dynamics

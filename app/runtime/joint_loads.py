@@ -246,8 +246,10 @@ class JointFriction(JointLoad):
     def coulomb_level(self, t: float) -> float:
         """Fc (N·m or N) at time ``t`` (s): ``coulomb``, or mu·pin_radius·|R|."""
         if self.mu is not None:
+            assert self.pin_radius is not None  # mu and pin_radius go together (__post_init__)
             return max(0.0, value_at(self.mu, t)) * max(0.0, value_at(self.pin_radius, t)) * self._reaction
-        return max(0.0, value_at(self.coulomb, t))  # type: ignore[arg-type]
+        assert self.coulomb is not None  # without a pin, coulomb is given (__post_init__)
+        return max(0.0, value_at(self.coulomb, t))
 
     def generalized_force(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> float:
         t = mj_data.time

@@ -135,6 +135,7 @@ def linearise(
         mujoco.mj_forward(model, data)
         if eng.python:
             eng.apply()
+        assert probe is not None  # read only with outputs to read
         return probe.read().copy()
 
     held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
@@ -151,7 +152,9 @@ def linearise(
                 ends.append(_after(eng, model, data))
             A[:, i] = _difference(model, ends[0], ends[1], eps)
             ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
-            if np.linalg.norm(ahead - behind) > KINK * max(np.linalg.norm(ahead), np.linalg.norm(behind), 1e-12):
+            if np.linalg.norm(ahead - behind) > KINK * max(
+                float(np.linalg.norm(ahead)), float(np.linalg.norm(behind)), 1e-12
+            ):
                 kinks.append(_joint_of(model, i))
             if probe is not None:
                 C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)

@@ -11,7 +11,7 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, dataclass_transform
 
 import mujoco
 import numpy as np
@@ -75,6 +75,7 @@ def _as_load_dataclass(cls: type) -> None:
             setattr(cls, f.name, f)
 
 
+@dataclass_transform(eq_default=False, kw_only_default=True)  # tells a type checker what __init_subclass__ does
 @dataclass(eq=False, kw_only=True)
 class Load(ABC):
     """Base class of every load: a named force/torque acting at ``action_site``.
@@ -109,7 +110,7 @@ class Load(ABC):
         _as_load_dataclass(cls)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_listeners", [])
+        self._listeners: list[Callable[[Load], None]] = []  # a private name: no listener is told
         if self.action_site is not None:  # None: a joint load, which acts on a dof, not at a point
             self.action_site = parse_point(self.action_site)
         if self.rel_to_site is not None:

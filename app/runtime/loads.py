@@ -90,9 +90,11 @@ class _WrenchLoad(BodyReactionForce):
 
     def __post_init__(self) -> None:
         if self._vector_of:
-            if self.__dict__.get("vector") is None:  # no vector given: the force/torque field is it
-                object.__setattr__(self, "vector", getattr(self, self._vector_of))
-            setattr(self, self._vector_of, self.vector)
+            vector = self.__dict__.get("vector")
+            if vector is None:  # no vector given: the force/torque field is it
+                vector = getattr(self, self._vector_of)
+                object.__setattr__(self, "vector", vector)
+            setattr(self, self._vector_of, vector)
         super().__post_init__()
         self.force = _vec3(self.force, f"load '{self.name}' force")
         self.torque = _vec3(self.torque, f"load '{self.name}' torque")
@@ -150,7 +152,10 @@ class GeneralLoad(VectorForce, VectorTorque):
     bases), so it has no single ``vector``.
     """
 
-    vector: ClassVar[property] = property(_no_vector)
+    # No `vector` field: a ClassVar annotation takes the one inherited from the bases out of the
+    # dataclass's fields and __init__ (the dataclasses module's own rule), which mypy does not model:
+    # it only sees an instance variable redeclared as a class variable.
+    vector: ClassVar[property] = property(_no_vector)  # type: ignore[misc]
     _vector_of: ClassVar[str] = ""
 
     def readout(self) -> tuple[tuple[float, str], ...]:

@@ -88,7 +88,8 @@ class RuntimeManager(RigDrawing):
 
     def __post_init__(self) -> None:
         self._resolved = False
-        self._compiled: tuple[mujoco.MjModel, dict[int, int]] | None = None
+        # the model compile_rig made, and each load's helper tendon with what it was made for (points_key)
+        self._compiled: tuple[mujoco.MjModel, dict[str, tuple[int, tuple[str, ...]]]] | None = None
         self._engine: LoadEngine | None = None
         self._extras: RigExtras | None = None
         self._plan: StepPlan | None = None
@@ -259,6 +260,12 @@ class RuntimeManager(RigDrawing):
         for nv in self._param_list:
             nv.unsubscribe(self._param_changed)
 
+    def _resolved_on(self) -> tuple[mujoco.MjModel, mujoco.MjData]:
+        """The (model, data) of the last resolve; RuntimeError before any."""
+        if self._bound is None:
+            raise RuntimeError("the rig is not resolved on a model yet (resolve or step first)")
+        return self._bound
+
     def _samplers(self) -> list[SignalManager]:
         out = list(self.monitors)
         if self.signal_manager is not None:
@@ -308,7 +315,7 @@ class RuntimeManager(RigDrawing):
         if speed > 0:
             self._pacer.speed = speed
             self._pacer.start(mj_data.time)
-        hook = None
+        hook: Callable[[], object] | None = None
         if self.video_recorders:
             t = mj_data.time
             self._due = [sm for sm in self._sampling if sm.due(t)]
@@ -327,7 +334,9 @@ class RuntimeManager(RigDrawing):
                 hook = self._capture
         if self._checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
             hook = self._checks.evaluate
-        step_with_loads(self._engine, before_integrate=hook)  # type: ignore[arg-type]
+        engine = self._engine
+        assert engine is not None  # made by resolve, which ran above when needed
+        step_with_loads(engine, before_integrate=hook)
         if self.sync_hook is not None:
             arrows, lines = self.visuals(mj_model, mj_data)
             self.sync_hook(mj_model, mj_data, arrows, lines)
@@ -336,6 +345,7 @@ class RuntimeManager(RigDrawing):
 
     def _capture(self) -> None:
         eng = self._engine
+        assert eng is not None  # a hook of ``step``, after resolve made the engine
         prepared = self._checks.evaluate() if self._checks is not None else False
         for sm in self._due:
             sm.sample(eng.data, prepared=prepared)
@@ -375,7 +385,7 @@ class RuntimeManager(RigDrawing):
 
             key = (checks.start.tobytes(), self._param_values.tobytes())
             if key != self._modes_of:
-                checks.metrics.fixed = mode_metrics(self, *self._bound, checks.start, checks.metrics.modal)
+                checks.metrics.fixed = mode_metrics(self, *self._resolved_on(), checks.start, checks.metrics.modal)
                 self._modes_of = key
 
     plan = property(
@@ -389,13 +399,13 @@ class RuntimeManager(RigDrawing):
         (its outputs brought up to date first); KeyError(name) for a column it does not have."""
         from mjrig.runtime.signal_probe import SignalProbe
 
-        return SignalProbe(*self._bound, names, extra=self._sources, prepare={"loads": self._prepare_loads})
+        return SignalProbe(*self._resolved_on(), names, extra=self._sources, prepare={"loads": self._prepare_loads})
 
     def signal_units(self) -> dict[str, str]:
         """Every telemetry column the resolved rig has (every signal group), with its SI unit."""
         from mjrig.runtime.signal_probe import column_units
 
-        return column_units(*self._bound, self._sources)
+        return column_units(*self._resolved_on(), self._sources)
 
     checks = property(
         lambda self: self._checks,

@@ -293,7 +293,7 @@ class MetricLog:
             return
         x = np.full((t.size, len(self.signals)), np.nan)
         for j, signal in enumerate(self.signals):
-            if signal in shared:
+            if old is not None and signal in shared:
                 x[:, j] = old._x[: old.n, old.signals.index(signal)]
                 continue
             kt, kx = kept(signal)

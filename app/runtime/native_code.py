@@ -194,7 +194,8 @@ def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> No
                     r = 9 * b + 3 * i
                     T[s + 6 + i] = xmat[r] * T[off] + xmat[r + 1] * T[off + 1] + xmat[r + 2] * T[off + 2]
                     T[s + 6 + i] += xpos[3 * b + i]
-                _apply_ft(fn, m, d, tab + 8 * s, tab + 8 * (s + 3), tab + 8 * (s + 6), b, qfrc)
+                # numba's stubs give an intrinsic's call its definition's parameters, typingctx too
+                _apply_ft(fn, m, d, tab + 8 * s, tab + 8 * (s + 3), tab + 8 * (s + 6), b, qfrc)  # type: ignore[call-arg]
             o += WRENCH
 
 
@@ -349,7 +350,8 @@ def record(d: int, tab: int) -> None:
             c[1] = deep if deep > 0.0 else 0.0
     clock = _f64(Ri[_R_CLOCK])
     clock[0] = t
-    _clock_now(Ri[_R_FN], Ri[_R_CID], tab + 8 * _R_TS)
+    # numba's stubs give an intrinsic's call its definition's parameters, typingctx too
+    _clock_now(Ri[_R_FN], Ri[_R_CID], tab + 8 * _R_TS)  # type: ignore[call-arg]
     clock[1] = (float(Ri[_R_TS]) + float(Ri[_R_TS + 1]) * 1e-9) - F[_R_WALL0]
     row = _f64(Ri[_R_ROWS] + 8 * Ri[_R_ROW] * Ri[_R_STRIDE])
     base, offsets = _f64(Ri[_R_BASE]), _i64(Ri[_R_OFFS])

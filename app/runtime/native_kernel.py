@@ -225,11 +225,11 @@ def _field_offsets() -> dict[str, int]:
         m_address, d_address = _struct_addresses(m, d)
         words = np.ctypeslib.as_array((ctypes.c_uint64 * 60000).from_address(d_address))
         ints = words.view(np.int32)
-        for name, hits in (
+        for name, matches in (
             ("ncon", np.flatnonzero(ints == k)),
             ("contact", np.flatnonzero(words == d.contact.dist.ctypes.data)),
         ):
-            found[name] = found.get(name, set(hits.tolist())) & set(hits.tolist())
+            found[name] = found.get(name, set(matches.tolist())) & set(matches.tolist())
         found["contact_size"] = {int(d.contact.dist.strides[0])}
     out = {"contact_size": found.pop("contact_size").pop()}
     if len(found["ncon"]) != 1:

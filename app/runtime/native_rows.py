@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import mujoco
@@ -26,6 +27,7 @@ import numpy as np
 from mjrig.runtime.engine import step_plain
 from mjrig.runtime.native_kernel import RECORDER, R, kernel
 from mjrig.runtime.native_table import userdata_slot
+from mjrig.runtime.row_gather import RowGather
 
 __all__ = ["BlockRows", "RowTable"]
 
@@ -54,6 +56,8 @@ class BlockRows:
     rate: float | None
     record_decimation: int
     rows_recorded: int
+    _compile_plan: Callable[[], RowGather]
+    flush: Callable[[], None]
 
     def block_layout(self) -> dict[str, Any] | None:
         """Where a row's values come from and go (addresses), or None when a row needs Python

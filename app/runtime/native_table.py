@@ -53,6 +53,12 @@ def userdata_slot(model: mujoco.MjModel) -> int | None:
     return slot if slot == model.nuserdata - USERDATA_WORDS else None
 
 
+def _every(nums: list[list[float] | None]) -> list[list[float]] | None:
+    """Every field's words (``encode``), or None when one of them cannot be evaluated natively."""
+    words = [x for x in nums if x is not None]
+    return words if len(words) == len(nums) else None
+
+
 def _flag(law: Any) -> int:
     return 3 if law.stroke_limited else 1 if law.tension_only else 2 if law.compression_only else 0
 
@@ -161,8 +167,8 @@ class LawTable:
             if b.native[row] or not ld.active:
                 continue
             law, ten = ld.law, int(b.tendons[i])
-            nums = [encode(getattr(law, n), extra, self.extra + len(extra)) for n in law.numbers]
-            if any(x is None for x in nums):
+            nums = _every([encode(getattr(law, n), extra, self.extra + len(extra)) for n in law.numbers])
+            if nums is None:
                 return False
             adr, nnz = int(m.ten_J_rowadr[ten]), int(m.ten_J_rownnz[ten])
             I[o : o + 7] = [ten, _flag(law), row, 0, adr, nnz, cols]
@@ -176,8 +182,8 @@ class LawTable:
         for i, ld in enumerate(w.loads if w is not None else []):
             if not ld.active:
                 continue
-            nums = [encode(x, extra, self.extra + len(extra)) for x in (*ld.force, *ld.torque)]
-            if any(x is None for x in nums):
+            nums = _every([encode(x, extra, self.extra + len(extra)) for x in (*ld.force, *ld.torque)])
+            if nums is None:
                 return False
             r = reaction.get(i)
             I[o], I[o + 4], I[o + 9] = int(w.body[i]), (int(w.rbody[r]) if r is not None else -1), i
@@ -191,8 +197,10 @@ class LawTable:
             if not ld.active:
                 continue
             kind, numbers = _joint_numbers(ld)
-            nums = [encode(x, extra, self.extra + len(extra)) if x is not None else [0.0] * NUM for x in numbers]
-            if any(x is None for x in nums):
+            nums = _every(
+                [encode(x, extra, self.extra + len(extra)) if x is not None else [0.0] * NUM for x in numbers]
+            )
+            if nums is None:
                 return False
             if ld.dof < 0:
                 ld.resolve_ids(m, self.data)

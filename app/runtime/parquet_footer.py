@@ -63,7 +63,7 @@ class RowGroupMeta:
 
 # --- reading -------------------------------------------------------------------------------------
 class _Reader:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | memoryview) -> None:
         self.data, self.pos = memoryview(data), 0
 
     def byte(self) -> int:

@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -150,6 +151,10 @@ class ParquetSink:
 
     # --- stepping-thread API -------------------------------------------------------------
 
+    @overload
+    def write_block(self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray) -> np.ndarray: ...
+    @overload
+    def write_block(self, columns: Sequence[str], block: np.ndarray, *, whole: None = None) -> None: ...
     def write_block(
         self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray | None = None
     ) -> np.ndarray | None:
@@ -181,6 +186,7 @@ class ParquetSink:
         with self._cond:
             kept = next((i for i, a in enumerate(self._spare) if a.shape == shape), None)
             spare = self._spare.pop(kept) if kept is not None else None
+        back: np.ndarray | None  # the array the caller writes its next rows into
         if whole is not None and spare is not None:
             data, base, back = block, whole, spare  # no copy: the caller goes on in a written array
         else:

@@ -95,7 +95,8 @@ class RowGroupFile:
         table = table_of(self.columns, blocks, self._bare, scratch=self._scratch)
         start = self._end
         try:
-            compressed, uncompressed, encodings = [], [], None
+            compressed, uncompressed = [], []
+            encodings: list[str] = []  # pyarrow's names, of the first slice's first column chunk
             for lo in range(0, len(self.columns), self._slice(rows)):
                 part = table.select(list(range(lo, min(lo + self._slice(rows), len(self.columns)))))
                 pages, chunks = self._encode(part)
@@ -276,12 +277,12 @@ def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tup
             finally:
                 view.release()
     tail = compose(template_footer(columns, metadata, units), metas)
-    with open(data, "r+b") as fh:
-        fh.truncate(start)
-        fh.seek(start)
-        fh.write(tail)
-        fh.flush()
-        os.fsync(fh.fileno())
+    with open(data, "r+b") as out:
+        out.truncate(start)
+        out.seek(start)
+        out.write(tail)
+        out.flush()
+        os.fsync(out.fileno())
     return data, columns, sum(m.rows for m in metas)
 
 

@@ -138,10 +138,10 @@ def _skip(data: bytes, pos: int, ftype: int) -> int:
         return pos
     if ftype == _STRUCT:
         while True:
-            head, pos = _field_head(data, pos)
-            if head is None:
+            field_type, pos = _field_head(data, pos)
+            if field_type is None:
                 return pos
-            pos = _skip(data, pos, head)
+            pos = _skip(data, pos, field_type)
     raise ValueError(f"unknown Thrift type {ftype} in a Parquet footer")
 
 

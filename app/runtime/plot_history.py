@@ -161,7 +161,7 @@ class SignalHistory:
         if last is not None and first_t <= last:
             self._drop_from(first_t)  # a branch from a past instant: its old future goes
         self._grow(columns)
-        cols = [self._index[name] for name in columns]
+        cols = np.array([self._index[name] for name in columns], dtype=np.intp)
         block = block[-self._rows :]
         n, cap = len(block), self._rows
         rows = (self._start + self._count + np.arange(n)) % cap

@@ -72,6 +72,8 @@ class Point:
     The id found for a model is remembered (per model, weakly), since loads ask every step.
     """
 
+    name: str
+    """The site's, body's or geom's name in the model (each subclass's dataclass field)."""
     _kind: ClassVar[str] = ""
     _obj: ClassVar[mujoco.mjtObj] = mujoco.mjtObj.mjOBJ_SITE
 
@@ -85,7 +87,7 @@ class Point:
             mujoco.mjtObj.mjOBJ_BODY: model.nbody,
             mujoco.mjtObj.mjOBJ_GEOM: model.ngeom,
         }[self._obj]
-        idx = find_id(model, self._obj, self.name, kind=self._kind, count=count)  # type: ignore[attr-defined]
+        idx = find_id(model, self._obj, self.name, kind=self._kind, count=count)
         object.__setattr__(self, "_id_cache", (weakref.ref(model), idx))
         return idx
 
@@ -235,5 +237,5 @@ def parse_point(text: str | Point, *, allow_geom: bool = False) -> Point:
             values = ()
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
             raise ConfigError(f"'{text}': the offset after '@' must be three finite numbers x,y,z in metres")
-        return BodyPoint(name, values)  # type: ignore[arg-type]
+        return BodyPoint(name, values)
     return Site(text)

@@ -224,7 +224,7 @@ class Requirement:
     # --- what decides it ---------------------------------------------------------------------
     def _bounds(self) -> list[tuple[str, float, float, float]]:
         """(bound, observed, limit, margin) of each bound given, once something was observed."""
-        out = []
+        out: list[tuple[str, float, float, float]] = []
         if self._n == 0:
             return out
         if self.min is not None:
@@ -293,6 +293,8 @@ class RequirementSet:
     (``UnknownSignalError``) for a signal the rig does not have.
     """
 
+    _units: dict[str, str] | None  # ``units`` once worked out
+
     @property
     def units(self) -> dict[str, str]:
         """The rig's signals' units by column, worked out at the first call (for the metrics'
@@ -341,16 +343,18 @@ class RequirementSet:
             self.probe = SignalProbe(model, data, signals, extra=extra, prepare=prepare)
         except KeyError as exc:
             bad = exc.args[0]
-            r = next((r for r in self.items if r.signal == bad), None)
+            culprit = next((r for r in self.items if r.signal == bad), None)
             known = rig_columns(model, data, extra=extra)
             raise UnknownSignalError(
                 f"unknown signal '{bad}'{closest_names(bad, known)}",
-                requirement=r.name if r is not None else next(m.name for m in self.metrics.metrics if m.signal == bad),
-                section="requirements" if r is not None else "metrics",
+                requirement=culprit.name
+                if culprit is not None
+                else next(m.name for m in self.metrics.metrics if m.signal == bad),
+                section="requirements" if culprit is not None else "metrics",
             ) from None
         self._metric_slots = np.array([signals.index(x) for x in self.metrics.signals], dtype=np.intp)
         self._unit_sources = (model, data, list(extra))
-        self._units: dict[str, str] | None = None
+        self._units = None
         timestep = float(model.opt.timestep)
         for r in self.items:
             if r.timestep != timestep:  # a new rig; a resolve of the same one keeps the state

@@ -63,8 +63,9 @@ def column_units(model: mujoco.MjModel, data: mujoco.MjData, extra: Sequence[Any
     units: dict[str, str] = {}
     for group in MODEL_GROUPS:
         for item in model_sources(model, data, group):
-            for name, *rest in item.columns if isinstance(item, Derived) else item[1]:
-                units.setdefault(name, rest[-1])
+            columns = item.columns if isinstance(item, Derived) else [(name, unit) for name, _, unit in item[1]]
+            for name, unit in columns:
+                units.setdefault(name, unit)
     for item in extra:
         for name, *rest in item.columns if isinstance(item, Derived) else item[2]:
             units.setdefault(name, rest[-1])
@@ -112,7 +113,7 @@ class SignalProbe:
         if "energy" in groups:
             model_sources(model, data, "energy")  # switches MuJoCo's energy computation on
         derived = list(dict.fromkeys(src for _, src, _ in picked if isinstance(src, Derived)))
-        live = [d for d in derived if d.current is not None]  # each worked out at the current state
+        live = [(d, d.current) for d in derived if d.current is not None]  # each worked out at the current state
         derived = [d for d in derived if d.current is None]  # each from a raw row
         raw = [a for d in derived for a in d.raw]
         arrays: list[np.ndarray] = [np.full(1, np.nan)]  # where a derived column's slot reads from
@@ -151,7 +152,7 @@ class SignalProbe:
             cols = [(k, i) for k, (_, src, i) in enumerate(picked) if src is d]
             self._derived.append((r0, r0 + size, d.compute, cols))
             r0 += size
-        self._live = [(d.current, [(k, i) for k, (_, src, i) in enumerate(picked) if src is d]) for d in live]
+        self._live = [(current, [(k, i) for k, (_, src, i) in enumerate(picked) if src is d]) for d, current in live]
         prepare = prepare or {}
         self._prepare = next((prepare.get(g) for g in _PREPARED_GROUPS[::-1] if g in groups and prepare.get(g)), None)
         self.prepares = "proximities" in groups and self._prepare is not None

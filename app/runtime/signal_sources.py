@@ -7,7 +7,7 @@ Each source is a flat float array read in place at every sample and the columns 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import mujoco
@@ -192,7 +192,7 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str, str]:
     return force, velocity, ""
 
 
-def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
+def _actuator_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source | Derived]:
     names = [entity_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, "actuator") for a in range(model.nu)]
     units = [actuator_units(model, a) for a in range(model.nu)]
     power = Derived(
@@ -231,7 +231,7 @@ def _energy_sources(model: mujoco.MjModel, data: mujoco.MjData) -> list[Source]:
     return [(data.energy, list(ENERGY_COLUMNS))]
 
 
-_GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], list[Source | Derived]]] = {
+_GROUPS: dict[str, Callable[[mujoco.MjModel, mujoco.MjData], Sequence[Source | Derived]]] = {
     "joints": _joint_sources,
     "bodies": _body_sources,
     "sites": _site_sources,
@@ -243,7 +243,7 @@ MODEL_GROUPS = ("joints", "bodies", "sites", "sensors", "actuators")
 """The model's own signal groups read at every row (energy, which costs MuJoCo work, apart)."""
 
 
-def model_sources(model: mujoco.MjModel, data: mujoco.MjData, group: str) -> list[Source | Derived]:
+def model_sources(model: mujoco.MjModel, data: mujoco.MjData, group: str) -> Sequence[Source | Derived]:
     """The sources of one of the model's own signal groups (joints, bodies, sites, sensors,
     actuators, energy): arrays read in place, or ``Derived`` columns worked out per block; empty
     for the rig's groups (loads, proximities, params) and contacts."""

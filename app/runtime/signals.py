@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -29,6 +30,9 @@ from mjrig.runtime.signal_sources import (
     entity_name,
     model_sources,
 )
+
+if TYPE_CHECKING:  # imported where the sink opens: pyarrow and the writer only for a recording to disk
+    from mjrig.runtime.parquet_sink import ParquetSink
 
 __all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
 
@@ -72,7 +76,8 @@ class SignalCategory(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    __format__ = str.__format__
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(self, format_spec)
 
 
 @dataclass
@@ -142,14 +147,14 @@ class SignalManager(BlockRows):
         self._posted: dict[int, float] = {}
         self._key_cache: dict[tuple, str] = {}
         self._wall0: float | None = None
-        self._sink = None
+        self._sink: ParquetSink | None = None
         self._closed = False
         self.rows_recorded = 0
         self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
         self._before_sample: Callable[[], None] | None = None
         self._contacts: np.ndarray | None = None
         self._derived: list[
-            tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
+            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
         ] = []
         self._raw: list[np.ndarray] = []
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
@@ -187,7 +192,7 @@ class SignalManager(BlockRows):
             self._block, self.batch_size = grown, rows
         self._gather = None
 
-    def _compile_plan(self) -> None:
+    def _compile_plan(self) -> RowGather:
         """Offsets for one take per row: each column's value (NaN for a column nothing feeds any
         more, e.g. a detached load's), then the hidden raw values of derived columns."""
         nan = np.full(1, np.nan)
@@ -203,6 +208,7 @@ class SignalManager(BlockRows):
         self._gather = gather
         width = len(self._offsets)  # each row of the block as a view, made once, not per sample
         self._rows = [self._block[i, :width] for i in range(self.batch_size)]
+        return gather
 
     def bind(
         self,
@@ -240,7 +246,9 @@ class SignalManager(BlockRows):
                     plan.append(_Gather(source, np.array([i]), c, c + 1))
 
         g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
-        derived: list[tuple[np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]] = []
+        derived: list[
+            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
+        ] = []
         fed: set[int] = set()  # columns with a value in each block (gathered, or derived before)
         raw: list[np.ndarray] = []
         placed: list[tuple[int, int, int]] = []  # memory read by several derived columns is copied once
@@ -349,8 +357,7 @@ class SignalManager(BlockRows):
         clock[1] = now - self._wall0
         gather = self._gather
         if gather is None:
-            self._compile_plan()
-            gather = self._gather
+            gather = self._compile_plan()
         if gather.mirrored:
             gather.refresh()
         row = self._rows[self._row]
@@ -365,7 +372,7 @@ class SignalManager(BlockRows):
             self.flush()
 
     # --- output ------------------------------------------------------------------------------
-    def _open_sink(self):
+    def _open_sink(self) -> ParquetSink | None:
         if self._sink is None and self.export_path is not None:
             from mjrig.runtime.parquet_sink import ParquetSink
 
@@ -434,12 +441,12 @@ class SignalManager(BlockRows):
             return self.export_path if self._sink is not None else None
         self.flush()
         self._closed = True
-        if self._sink is None:
-            if self.export_path is not None and self.rows_recorded == 0:
-                self._open_sink()
-            else:
-                return None
-        return self._sink.close()
+        sink = self._sink
+        if sink is None and self.export_path is not None and self.rows_recorded == 0:
+            sink = self._open_sink()  # nothing recorded: a file of the columns and no rows
+        if sink is None:
+            return None
+        return sink.close()
 
     def __enter__(self) -> SignalManager:
         return self

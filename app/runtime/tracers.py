@@ -52,7 +52,7 @@ class Tracer:
 
     @property
     def point(self) -> Point:
-        return self.at  # type: ignore[return-value]
+        return self.at
 
     @property
     def interval(self) -> float:

@@ -98,8 +98,8 @@ class WrenchBank:
         self.time_varying = bool(self.varying)
         self._build_calls([i for i, ld in enumerate(self.loads) if ld.active])
         bad = np.flatnonzero(~np.isfinite(self.values).all(axis=1))
-        for i in bad:  # a param set to NaN or inf
-            self._fail(int(i), ValueError(f"load '{self.loads[i].name}': non-finite force or torque"))
+        for row in bad:  # a param set to NaN or inf
+            self._fail(int(row), ValueError(f"load '{self.loads[row].name}': non-finite force or torque"))
 
     def _build_calls(self, on: list[int]) -> None:
         """The mj_applyFT arguments of the loads that are on (views, filled in place)."""
