@@ -105,6 +105,7 @@ def build_rig(
         start_from.act.size,
     )
     if carried:
+        assert start_from is not None  # carried: a state was given, of this model's size
         data.qpos[:], data.qvel[:], data.act[:] = start_from.qpos, start_from.qvel, start_from.act
         data.time = start_from.time
         mujoco.mj_forward(model, data)

@@ -191,12 +191,13 @@ class FieldReader:
             name = spec.get(section.kind_key)
             if name is None:
                 raise self.fail(path, f"missing required field '{section.kind_key}'")
-            kind = section.kind(name) if isinstance(name, str) else None
-            if kind is None:
+            found = section.kind(name) if isinstance(name, str) else None
+            if found is None:
                 raise self.fail(
                     (*path, section.kind_key),
                     f"unknown {section.noun} kind {show(name)}{closest_names(str(name), section.kind_names)}",
                 )
+            kind = found
         allowed = section.allowed(kind)
         for key in spec if isinstance(spec, dict) else ():
             owners = [k.name for k in section.kinds if key not in allowed and key in section.allowed(k)]

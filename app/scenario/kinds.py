@@ -85,7 +85,12 @@ def _vector_load(cls: type) -> Callable[[Mapping[str, Any]], Any]:
 
 def _general(v: Mapping[str, Any]) -> GeneralLoad:
     return GeneralLoad(
-        name=v["name"], at=v["at"], force=v["force"], torque=v["torque"], rel_to_site=v["frame"], to=v["to"]
+        name=v["name"],
+        action_site=v["at"],
+        force=v["force"],
+        torque=v["torque"],
+        rel_to_site=v["frame"],
+        xtion_body=v["to"],
     )
 
 
@@ -123,13 +128,18 @@ def _spring_kind(kind: str, doc: str, behaviour: Mapping[str, bool], law: tuple[
 
     def build(v: Mapping[str, Any]) -> PointToPointForce:
         return PointToPointForce(
-            name=v["name"], at=v["at"], to=v["to"], law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour)
+            name=v["name"],
+            action_site=v["at"],
+            xtion_site=v["to"],
+            law=SpringLaw(**{k: v[k] for k in numbers}, **behaviour),
         )
 
     return _load(kind, doc, build, _AT, _TO_SPRING, _STIFFNESS, _DAMPING, *law)
 
 
-_SPRINGS = (  # every spring kind, once: name, what it does, its law's behaviour, the law's other fields
+_SPRINGS: tuple[
+    tuple[str, str, dict[str, bool], tuple[Field, ...]], ...
+] = (  # every spring kind, once: name, what it does, its law's behaviour, the law's other fields
     (
         "ideal_spring",
         "linear spring-damper along the line between the points, in tension and compression",

@@ -10,6 +10,7 @@ searched param of ``[params]``: ``{ low, high, log = false }``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,7 +110,7 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
 
 
 def search_ranges(
-    entries: dict[str, Any], reader: Any, path: tuple, params: dict[str, Any], *, what: str
+    entries: dict[str, Any], reader: Any, path: tuple, params: Mapping[str, Any], *, what: str
 ) -> dict[str, SearchRange]:
     """Each ``NAME = { low, high, log = false }`` of ``entries`` (at ``path``.params) as a
     SearchRange of the scenario's param NAME; ``what`` the bounds bound ("the search"). FILE:LINE
