@@ -15,36 +15,64 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-BASE = f"""model = "{REPO / "models" / "spring_mass.xml"}"
+SPRING_MASS_XML = REPO / "models" / "spring_mass.xml"
+
+K_PARAM = 'k = { value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }'
+"""The spring's stiffness param ``k`` (N/m) as most spring-mass scenarios declare it."""
+C_PARAM = "c = { value = 0.0, min = 0.0, max = 50.0 }"
+"""A damping param ``c`` (N·s/m) that starts undamped."""
+MASS_PARAM = 'mass = { value = 1.0, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }'
+"""The block's mass (kg) as a param written into the model."""
+
+
+def spring_mass(
+    *, duration: float, params: Sequence[str], timestep: float | None = None, damping: str | None = None
+) -> str:
+    """The head of a scenario of the bundled spring-mass rig (``models/spring_mass.xml``, by its
+    absolute path), in this order: the model; a [simulation] of ``duration`` s (and ``timestep`` s,
+    if given); a [params] table of the TOML lines ``params``; the load ``main_spring``, an ideal
+    spring from the block's ``tip`` to the fixed ``base`` with the param ``k`` as its stiffness
+    (N/m), a rest length of 0.25 m and, if given, the TOML value ``damping`` (N·s/m: a number or a
+    param's name in quotes). Ends with a newline; a test appends its own tables."""
+    timestep_line = f"timestep = {timestep}\n" if timestep is not None else ""
+    params_lines = "".join(f"{line}\n" for line in params)
+    load = {
+        "name": '"main_spring"',
+        "kind": '"ideal_spring"',
+        "at": '"tip"',
+        "to": '"base"',
+        "stiffness": '"k"',
+        "damping": damping,
+        "rest_length": "0.25",
+    }
+    load_lines = "".join(f"{key} = {value}\n" for key, value in load.items() if value is not None)
+    return f"""model = "{SPRING_MASS_XML}"
 
 [simulation]
-duration = 1.0
-timestep = 0.001
-
+duration = {duration}
+{timestep_line}
 [params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-c = {{ value = 0.0, min = 0.0, max = 50.0 }}
-mass = {{ value = 1.0, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }}
-
+{params_lines}
 [[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-damping = "c"
-rest_length = 0.25
+{load_lines}"""
 
+
+BASE = (
+    spring_mass(duration=1.0, timestep=0.001, params=(K_PARAM, C_PARAM, MASS_PARAM), damping='"c"')
+    + """
 [[requirements]]
 name = "travel"
 signal = "Joints/slide_x:qpos"
 min = -0.15
 """
+)
+"""An undamped spring-mass sweep's rig: 1 s at 1 ms, params k, c and mass, and a requirement
+that the block's travel stays above -0.15 m."""
 
 RECORDING = """
 [recording]

@@ -12,24 +12,11 @@ import math
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import MODELS, mjrig
+from e2e_util import mjrig
 
-RIG = f"""model = "{MODELS / "spring_mass.xml"}"
+from tests.sweep_util import K_PARAM, spring_mass
 
-[simulation]
-duration = 4.0
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-rest_length = 0.25
-
+RIG = f"""{spring_mass(duration=4.0, params=(K_PARAM,))}
 [[metrics]]
 name = "freq"
 signal = "Joints/slide_x:qpos"

@@ -13,30 +13,13 @@ import time
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import MODELS, mjrig, mjrig_popen
+from e2e_util import mjrig, mjrig_popen
 
-from tests.sweep_util import ray_env, ray_head
+from tests.sweep_util import C_PARAM, K_PARAM, ray_env, ray_head, spring_mass
 
 K_2HZ = 1.0 * (4 * math.pi) ** 2  # N/m: sqrt(k/m)/2π = 2 Hz for m = 1 kg
 
-RIG = f"""model = "{MODELS / "spring_mass.xml"}"
-
-[simulation]
-duration = 3.0
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-c = {{ value = 0.0, min = 0.0, max = 50.0 }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-damping = "c"
-rest_length = 0.25
-
+RIG = f"""{spring_mass(duration=3.0, params=(K_PARAM, C_PARAM), damping='"c"')}
 [[metrics]]
 name = "f"
 signal = "Joints/slide_x:qpos"

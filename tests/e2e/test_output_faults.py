@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.e2e_util import MODELS, Result, cli_env, mjrig
+from tests.sweep_util import K_PARAM, spring_mass
 
 SCENARIO = f"""model = "{MODELS / "spring_mass.xml"}"
 
@@ -170,22 +171,7 @@ def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, comman
     assert r.rc == 0 and "Traceback" not in r.stderr, r
 
 
-STUDY = f"""model = "{MODELS / "spring_mass.xml"}"
-
-[simulation]
-duration = 0.5
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-rest_length = 0.25
-
+STUDY = f"""{spring_mass(duration=0.5, params=(K_PARAM,))}
 [[metrics]]
 name = "peak"
 signal = "Joints/slide_x:qpos"

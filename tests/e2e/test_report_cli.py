@@ -16,26 +16,15 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import MODELS, mjrig
+from e2e_util import mjrig
 
-RIG = f"""model = "{MODELS / "spring_mass.xml"}"
+from tests.sweep_util import K_PARAM, spring_mass
 
-[simulation]
-duration = 2.0
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-c = {{ value = 1.0, min = 0.0, max = 50.0, unit = "N·s/m" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-damping = "c"
-rest_length = 0.25
-
+RIG = (
+    spring_mass(
+        duration=2.0, params=(K_PARAM, 'c = { value = 1.0, min = 0.0, max = 50.0, unit = "N·s/m" }'), damping='"c"'
+    )
+    + """
 [[proximities]]
 name = "gap"
 a = "tip"
@@ -61,6 +50,7 @@ name = "peak_force"
 signal = "Loads/main_spring:fx"
 kind = "max"
 """
+)
 
 SWEEP = """
 [sweep]

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.e2e_util import MODELS, cli_env, mjrig, mjrig_popen
+from tests.e2e.e2e_util import cli_env, mjrig, mjrig_popen
+from tests.sweep_util import K_PARAM, spring_mass
 
 STOP_LINES = {signal.SIGINT: ("mjrig: interrupted", 130), signal.SIGTERM: ("mjrig: terminated (SIGTERM)", 143)}
 
@@ -166,22 +167,7 @@ def test_ctrl_c_while_tqdm_makes_the_first_bar_is_one_line(tmp_path):
     assert _lines(err)[-1].startswith("mjrig: interrupted"), err
 
 
-SWEEP = f"""model = "{MODELS / "spring_mass.xml"}"
-
-[simulation]
-duration = 3.0
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-rest_length = 0.25
-
+SWEEP = f"""{spring_mass(duration=3.0, params=(K_PARAM,))}
 [recording]
 path = "runs/rec.parquet"
 

@@ -12,27 +12,17 @@ from mjrig.headless import prepare, run
 from mjrig.runtime import engine
 from mjrig.runtime.errors import DivergenceError
 from mjrig.scenario.parse import load_scenario
-from tests.sweep_util import REPO
+from tests.sweep_util import spring_mass
 
-RIG = f"""model = "{REPO / "models" / "spring_mass.xml"}"
-
-[simulation]
-duration = 3.0
-timestep = 0.001
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 1e13, unit = "N/m" }}
-mass = {{ value = 1.3, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-damping = 0.7
-rest_length = 0.25
-"""
+RIG = spring_mass(
+    duration=3.0,
+    timestep=0.001,
+    params=(
+        'k = { value = 200.0, min = 0.0, max = 1e13, unit = "N/m" }',
+        'mass = { value = 1.3, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }',
+    ),
+    damping="0.7",
+)
 
 
 def setup(tmp_path, k: float):

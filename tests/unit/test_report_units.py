@@ -18,29 +18,13 @@ from mjrig.exports.export import export_recording
 from mjrig.exports.report import write_report
 from mjrig.headless import prepare, run
 from mjrig.scenario.parse import load_scenario
+from tests.sweep_util import K_PARAM, spring_mass
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
-RIG = f"""
-model = "{MODELS / "spring_mass.xml"}"
-
-[simulation]
-duration = 1.2
-
+RIG = f"""{spring_mass(duration=1.2, params=(K_PARAM, 'gap = { value = 0.05, min = 0.0, max = 0.2, unit = "m" }'))}
 [units]
 length = "mm"
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 5000.0, unit = "N/m" }}
-gap = {{ value = 0.05, min = 0.0, max = 0.2, unit = "m" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-rest_length = 0.25
 
 [[requirements]]
 name = "travel"

@@ -13,28 +13,20 @@ from mjrig.campaign import lockstep
 from mjrig.campaign.sweep import run_sweep
 from mjrig.campaign.trial import SweepJob, TrialRunner
 from mjrig.scenario.parse import load_scenario
-from tests.sweep_util import REPO
+from tests.sweep_util import MASS_PARAM, spring_mass
 
-RIG = f"""model = "{REPO / "models" / "spring_mass.xml"}"
-
-[simulation]
-duration = 0.6
-timestep = 0.001
-
-[params]
-k = {{ value = 200.0, min = 0.0, max = 1e13, unit = "N/m" }}
-c = {{ value = 0.5, min = 0.0, max = 50.0 }}
-mass = {{ value = 1.0, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }}
-
-[[loads]]
-name = "main_spring"
-kind = "ideal_spring"
-at = "tip"
-to = "base"
-stiffness = "k"
-damping = "c"
-rest_length = 0.25
-
+RIG = (
+    spring_mass(
+        duration=0.6,
+        timestep=0.001,
+        params=(
+            'k = { value = 200.0, min = 0.0, max = 1e13, unit = "N/m" }',
+            "c = { value = 0.5, min = 0.0, max = 50.0 }",
+            MASS_PARAM,
+        ),
+        damping='"c"',
+    )
+    + """
 [[requirements]]
 name = "travel"
 signal = "Joints/slide_x:qpos"
@@ -58,15 +50,16 @@ name = "block_height"
 signal = "Bodies/block:x"
 max = 0.3
 start = 0.3
-{{extra}}
+{extra}
 [sweep]
 seed = 3
 trials = 3
 [sweep.params]
-k = {{ values = [60.0, 250.0, 900.0, 1e12] }}
-mass = {{ distribution = "normal", mean = 1.0, std = 0.2 }}
-c = {{ range = [0.0, 4.0], steps = 2 }}
+k = { values = [60.0, 250.0, 900.0, 1e12] }
+mass = { distribution = "normal", mean = 1.0, std = 0.2 }
+c = { range = [0.0, 4.0], steps = 2 }
 """
+)
 
 STOPS = """
 [[requirements]]
