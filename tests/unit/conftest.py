@@ -1,15 +1,19 @@
-"""Shared helpers for the closed-form physics tests of the GUI-free core.
+"""Shared fixtures of the unit tests: helpers for the closed-form physics tests of the GUI-free core, and an app session.
 
 ``build(rm, xml, path)`` compiles an inline MJCF string through the rig (``rm.load_model``:
 point-to-point loads get hidden tendons; "native": MuJoCo evaluates the springs it can as tendon
 spring-dampers, "array": every spring on mjrig's array path) or by hand (``spec.compile()``:
 every load takes the general per-load path).
+
+``open_session(path)`` opens a scenario in a new app ``Session`` working in the test's tmp_path
+(the session tests' ``session`` fixtures).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -17,6 +21,9 @@ import polars as pl
 import pytest
 
 from mjrig.runtime import RuntimeManager
+
+if TYPE_CHECKING:
+    from mjrig.session.kernel import Session
 
 PATHS = ("native", "array", "self")
 """The ways a model reaches the engine: rig-compiled (native tendon springs, or every spring on
@@ -91,6 +98,23 @@ class Rig:
 @pytest.fixture
 def rig() -> type[Rig]:
     return Rig
+
+
+@pytest.fixture
+def open_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], Session]:
+    """Opens a scenario, model or recording in a new ``Session``, as the app does, with the
+    test's ``tmp_path`` as the current folder (what the session writes lands there, never in the
+    source tree). Closing the session is up to the test."""
+    from mjrig.session.kernel import Session
+
+    monkeypatch.chdir(tmp_path)
+
+    def open_(path: Path) -> Session:
+        s = Session()
+        s.open(path)
+        return s
+
+    return open_
 
 
 @pytest.fixture(params=PATHS)

@@ -18,11 +18,8 @@ from mjrig.session.kernel import Session
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
-    s = Session()
-    s.open(scenario(tmp_path, ""))
-    return s
+def session(tmp_path: Path, open_session) -> Session:
+    return open_session(scenario(tmp_path, ""))
 
 
 def _bench(folder: Path) -> Path:

@@ -8,41 +8,17 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime import PointToPointForce, RuntimeManager, Sine
-from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.history import ROW_OVERHEAD, History
-from mjrig.runtime.joint_loads import JointFriction, JointTorque
 from mjrig.runtime.snapshots import STATE_SPEC
+from tests.unit.unit_util import ARM_WORLD, arm_rig
 
-XML = """<mujoco model="histrig"><option timestep="1e-3"/><worldbody>
-  <geom name="floor" type="plane" size="2 2 .1"/>
-  <site name="anchor" pos="0 0 1"/>
-  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0" damping="0.01"/>
-    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/><site name="tip" pos="0.3 0 0"/>
-    <body name="box" pos="0.3 0 0"><joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="box" size=".04 .04 .04" mass="0.5"/></body></body>
-  <body name="ball" pos="0.8 0 0.3"><freejoint/><geom size="0.05" mass="0.2"/></body>
-</worldbody>
-<actuator><motor name="shoulder" joint="hinge" gear="2" ctrlrange="-1 1" ctrllimited="true"/></actuator></mujoco>"""
-
-
-def make_rig() -> RuntimeManager:
-    return RuntimeManager(
-        loads=[
-            PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
-            JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
-            JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
-            JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1),
-        ],
-        controls=[Control("shoulder", value=Sine(0.5, 1.0))],
-        playback_speed=0,
-    )
+XML = f'<mujoco model="histrig">{ARM_WORLD}</mujoco>'
 
 
 @pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "RK4"])
 def test_restoring_any_instant_and_stepping_on_repeats_the_run_bit_for_bit(rig, integrator):
-    rm = make_rig()
+    rm = arm_rig()
     model, data = rig.build(rm, XML, "native", integrator=integrator)
     rm.resolve(model, data)  # as every rig the app or the CLI builds: the pins' loads are known from t = 0
     hist = History(model, interval=model.opt.timestep)

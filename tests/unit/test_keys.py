@@ -3,13 +3,10 @@ manual (docs/app.md) shows exactly the generated table."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mjrig.settings.keys import BINDINGS, KeyMap, keys_markdown, load_keymap, mujoco_use, parse_key
-
-MANUAL = Path(__file__).resolve().parents[2] / "docs" / "app.md"
+from tests.unit.unit_util import manual_table
 
 
 def test_no_default_key_is_one_mujoco_uses():
@@ -50,10 +47,7 @@ def test_bad_key_files_give_one_line_and_keep_the_defaults(tmp_path, text, fragm
 
 
 def test_the_manual_shows_the_generated_table():
-    text = MANUAL.read_text(encoding="utf-8")
-    start = text.index("<!-- keys table")
-    block = text[text.index("\n", start) + 1 : text.index("<!-- end keys table -->")].strip()
-    assert block == keys_markdown()
+    assert manual_table("app.md", "keys") == keys_markdown()
 
 
 def test_every_binding_submits_its_own_command():

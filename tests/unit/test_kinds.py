@@ -17,17 +17,14 @@ from mjrig.scenario.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KIND
 from mjrig.scenario.kinds_table import kinds_markdown
 from mjrig.scenario.locator import ScenarioLocator
 from mjrig.scenario.parse import LOAD_KINDS, parse_scenario
+from tests.unit.unit_util import manual_table
 
 ROOT = Path(__file__).resolve().parents[2]
-MANUAL = ROOT / "docs" / "scenario.md"
 MODELS = ROOT / "models"
 
 
 def test_the_manual_shows_the_generated_load_kinds_table():
-    text = MANUAL.read_text(encoding="utf-8")
-    start = text.index("<!-- load kinds table")
-    block = text[text.index("\n", start) + 1 : text.index("<!-- end load kinds table -->")].strip()
-    assert block == kinds_markdown()
+    assert manual_table("scenario.md", "load kinds") == kinds_markdown()
 
 
 def test_every_field_type_is_read_and_every_kind_is_described():

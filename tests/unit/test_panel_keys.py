@@ -3,20 +3,14 @@ exactly the generated table."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mjrig.settings.panel_keys import PANEL_KEYS, panel_key, panel_keys_markdown
-
-MANUAL = Path(__file__).resolve().parents[2] / "docs" / "app.md"
+from tests.unit.unit_util import manual_table
 
 
 def test_the_manual_shows_the_generated_table():
-    text = MANUAL.read_text(encoding="utf-8")
-    start = text.index("<!-- panel keys table")
-    block = text[text.index("\n", start) + 1 : text.index("<!-- end panel keys table -->")].strip()
-    assert block == panel_keys_markdown()
+    assert manual_table("app.md", "panel keys") == panel_keys_markdown()
 
 
 def test_keys_are_distinct_and_only_escape_acts_in_a_dialog():

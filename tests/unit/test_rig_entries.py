@@ -16,11 +16,8 @@ from mjrig.session.kernel import Session
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
-    s = Session()
-    s.open(MODELS_DIR / "spring_mass.toml")
-    return s
+def session(open_session) -> Session:
+    return open_session(MODELS_DIR / "spring_mass.toml")
 
 
 def errors(s: Session) -> list[str]:

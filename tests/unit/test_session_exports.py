@@ -34,11 +34,9 @@ ARM = """
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
+def session(tmp_path: Path, open_session) -> Session:
     (tmp_path / "arm.xml").write_text(ARM)
-    s = Session()
-    s.open(tmp_path / "arm.xml")
+    s = open_session(tmp_path / "arm.xml")
     yield s
     s.close()
 

@@ -31,10 +31,8 @@ def _settled(s: Session) -> C.PanelState:
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
-    s = Session()
-    s.open(chain(tmp_path, k=K, m=M))
+def session(tmp_path: Path, open_session) -> Session:
+    s = open_session(chain(tmp_path, k=K, m=M))
     yield s
     s.close()
 

@@ -54,12 +54,10 @@ value = "u"
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
+def session(tmp_path: Path, open_session) -> Session:
     (tmp_path / "arm.xml").write_text(ARM)
     (tmp_path / "arm.toml").write_text(SCENARIO)
-    s = Session()
-    s.open(tmp_path / "arm.toml")
+    s = open_session(tmp_path / "arm.toml")
     s.run.speed = 0.0
     return s
 

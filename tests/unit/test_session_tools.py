@@ -29,13 +29,10 @@ ARM = """
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
+def session(tmp_path: Path, open_session) -> Session:
     xml = tmp_path / "arm.xml"
     xml.write_text(ARM)
-    s = Session()
-    s.open(xml)
-    return s
+    return open_session(xml)
 
 
 def run(s: Session, *cmds: C.Command, steps: int = 0) -> None:

@@ -8,41 +8,19 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, Sine
-from mjrig.runtime.controls import Control
+from mjrig.runtime import NamedValue, RuntimeManager, Sine
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.joint_loads import JointFriction, JointTorque
+from mjrig.runtime.joint_loads import JointFriction
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
 from mjrig.runtime.tracers import SAMPLES, Tracer
 from mjrig.scenario.builder import build_rig
 from mjrig.scenario.parse import parse_scenario
+from tests.unit.unit_util import ARM_WORLD, arm_rig
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")
 
-RIG_XML = """<mujoco model="snaprig"><option timestep="1e-3"/><worldbody>
-  <geom name="floor" type="plane" size="2 2 .1"/>
-  <site name="anchor" pos="0 0 1"/>
-  <body name="arm" pos="0 0 1"><joint name="hinge" type="hinge" axis="0 1 0" damping="0.01"/>
-    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/><site name="tip" pos="0.3 0 0"/>
-    <body name="box" pos="0.3 0 0"><joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="box" size=".04 .04 .04" mass="0.5"/></body></body>
-  <body name="ball" pos="0.8 0 0.3"><freejoint/><geom size="0.05" mass="0.2"/></body>
-</worldbody>
-<actuator><motor name="shoulder" joint="hinge" gear="2" ctrlrange="-1 1" ctrllimited="true"/></actuator>
+RIG_XML = f"""<mujoco model="snaprig">{ARM_WORLD}
 <keyframe><key name="launch" qpos="0.4 0.05 0.8 0 0.3 1 0 0 0"/></keyframe></mujoco>"""
-
-
-def _rig() -> RuntimeManager:
-    return RuntimeManager(
-        loads=[
-            PointToPointForce.ideal_spring("spring", "tip", "anchor", stiffness=50.0, damping=0.5, rest_length=0.2),
-            JointTorque(name="motor", joint="hinge", magnitude=Sine(0.3, 2.0)),
-            JointFriction(name="pin", joint="hinge", mu=0.2, pin_radius=0.01),
-            JointFriction(name="rail", joint="slide", coulomb=0.05, breakaway=0.08, viscous=0.1),
-        ],
-        controls=[Control("shoulder", value=Sine(0.5, 1.0))],
-        playback_speed=0,
-    )
 
 
 def _trajectory(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, n: int) -> np.ndarray:
@@ -55,7 +33,7 @@ def _trajectory(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, 
 
 @pytest.mark.parametrize("integrator", INTEGRATORS)
 def test_restore_after_snapshot_repeats_the_run_bit_for_bit(rig, integrator, tmp_path):
-    rm = _rig()
+    rm = arm_rig()
     model, data = rig.build(rm, RIG_XML, "native", integrator=integrator)
     _trajectory(rm, model, data, 400)  # the ball lands: contacts and a warm-started solver
     snap = rm.snapshot(data)
@@ -65,7 +43,7 @@ def test_restore_after_snapshot_repeats_the_run_bit_for_bit(rig, integrator, tmp
     # ... from a file, on a fresh rig and data of the same model
     path = save_snapshot(tmp_path / "snap", snap)
     assert path.suffix == ".npz"
-    rm2 = _rig()
+    rm2 = arm_rig()
     model2, data2 = rig.build(rm2, RIG_XML, "native", integrator=integrator)
     rm2.step(model2, data2)
     rm2.restore(data2, load_snapshot(path, model=model2))
@@ -73,7 +51,7 @@ def test_restore_after_snapshot_repeats_the_run_bit_for_bit(rig, integrator, tmp
 
 
 def test_a_snapshot_of_another_model_is_refused(rig, tmp_path):
-    rm = _rig()
+    rm = arm_rig()
     model, data = rig.build(rm, RIG_XML, "native")
     rm.step(model, data)
     path = save_snapshot(tmp_path / "s.npz", rm.snapshot(data))
@@ -133,7 +111,7 @@ def test_initial_key_and_state_are_exclusive_and_checked(tmp_path):
 
 def test_a_tracer_keeps_a_bounded_fading_trail(rig):
     tr = Tracer(name="trail", at="tip", duration=0.5, color=(1.0, 0.5, 0.0, 0.8))
-    rm = _rig()
+    rm = arm_rig()
     rm.tracers = [tr]
     model, data = rig.build(rm, RIG_XML, "native")
     rig.run(rm, model, data, 2.0)

@@ -18,11 +18,8 @@ BALL = "<mujoco model='ball'><worldbody><body><freejoint/><geom size='0.1'/></bo
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
-    s = Session()
-    s.open(MODELS_DIR / "robot_arm.toml")
-    return s
+def session(open_session) -> Session:
+    return open_session(MODELS_DIR / "robot_arm.toml")
 
 
 def steps(s: Session, n: int) -> None:

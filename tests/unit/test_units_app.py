@@ -46,13 +46,10 @@ max = 0.25
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
+def session(tmp_path: Path, open_session) -> Session:
     (tmp_path / "slider.xml").write_text(XML)
     (tmp_path / "rig.toml").write_text(RIG)
-    s = Session()
-    s.open(tmp_path / "rig.toml")
-    return s
+    return open_session(tmp_path / "rig.toml")
 
 
 def test_choosing_units_writes_them_into_the_rig_and_the_saved_scenario(session: Session, tmp_path: Path) -> None:

@@ -15,10 +15,8 @@ from mjrig.session.kernel import Session
 
 
 @pytest.fixture()
-def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Session:
-    monkeypatch.chdir(tmp_path)
-    s = Session()
-    s.open(MODELS_DIR / "spring_mass.toml")
+def session(open_session) -> Session:
+    s = open_session(MODELS_DIR / "spring_mass.toml")
     yield s
     s.close()
 
