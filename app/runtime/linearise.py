@@ -18,13 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
 
-from mjrig.runtime.engine import step_with_loads
+from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.values import NamedValue
+
+if TYPE_CHECKING:  # the manager works its mode metrics out through here (modes)
+    from mjrig.runtime.manager import RuntimeManager
 
 __all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST", "KINK"]
 
@@ -61,11 +65,12 @@ class Linear:
     difference averages the two sides of it."""
 
 
-def _ready(rm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> Any:
+def _ready(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> LoadEngine:
     """The rig's engine with this step's writes made (actuator inputs, model fields)."""
     if rm.plan is None:
         rm.resolve(model, data)
     eng = rm.engine
+    assert eng is not None  # made by resolve
     for fn in eng.before_step:
         fn()
     if eng.dirty:
@@ -95,7 +100,7 @@ def _set(model: mujoco.MjModel, data: mujoco.MjData, saved: np.ndarray, i: int, 
         data.act[i - 2 * nv] += h
 
 
-def _after(eng: Any, model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _after(eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     step_with_loads(eng)
     return data.qpos.copy(), data.qvel.copy(), data.act.copy()
 
@@ -108,11 +113,11 @@ def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> n
 
 
 def linearise(
-    rm: Any,
+    rm: RuntimeManager,
     model: mujoco.MjModel,
     data: mujoco.MjData,
     *,
-    inputs: Sequence[Any] = (),
+    inputs: Sequence[NamedValue] = (),
     outputs: Sequence[str] = (),
     eps: float = EPS,
 ) -> Linear:
@@ -175,10 +180,10 @@ def linearise(
                 D[:, j] = (ys[0] - ys[1]) / (2 * h)
     finally:
         eng.after_step[:] = held
-        _ready(rm, model, data)
+        settled = _ready(rm, model, data)
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
-        rm.engine.stepped_to = stepped_to
+        settled.stepped_to = stepped_to
     return Linear(
         A,
         B,
@@ -204,7 +209,9 @@ def _joint_of(model: mujoco.MjModel, i: int) -> str:
     return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
 
 
-def equilibrium(rm: Any, model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str) -> float:
+def equilibrium(
+    rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str
+) -> float:
     """Step the rig from ``data``'s state until it is at rest (``REST``), within ``duration``
     (s of simulated time); the time (s) it took. ConfigError (one line, at ``where``) when it
     is still moving then."""

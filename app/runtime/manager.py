@@ -34,6 +34,7 @@ from mjrig.runtime.requirements import Requirement, RequirementSet
 from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
+from mjrig.runtime.signal_probe import SignalProbe, column_units
 from mjrig.runtime.signals import Derived, SignalManager
 from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.step_plan import StepPlan
@@ -394,17 +395,13 @@ class RuntimeManager(RigDrawing):
         "as of the last resolve; None before the first.",
     )
 
-    def probe(self, names: list[str]) -> Any:
+    def probe(self, names: list[str]) -> SignalProbe:
         """A ``SignalProbe`` reading columns ``names`` of the resolved rig at the current state
         (its outputs brought up to date first); KeyError(name) for a column it does not have."""
-        from mjrig.runtime.signal_probe import SignalProbe
-
         return SignalProbe(*self._resolved_on(), names, extra=self._sources, prepare={"loads": self._prepare_loads})
 
     def signal_units(self) -> dict[str, str]:
         """Every telemetry column the resolved rig has (every signal group), with its SI unit."""
-        from mjrig.runtime.signal_probe import column_units
-
         return column_units(*self._resolved_on(), self._sources)
 
     checks = property(

@@ -22,12 +22,15 @@ from __future__ import annotations
 import cmath
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.linearise import Linear, linearise
+
+if TYPE_CHECKING:  # the manager imports this module where it works its mode metrics out
+    from mjrig.runtime.manager import RuntimeManager
 
 __all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "shape_text", "RIGID"]
 
@@ -217,7 +220,7 @@ def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0)
 
 
 def mode_metrics(
-    rm: Any, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray, metrics: list
+    rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray, metrics: list
 ) -> dict[str, float]:
     """Each mode metric's value (``mode_frequency``: undamped frequency Hz; ``mode_damping``:
     damping ratio) of the rig linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a

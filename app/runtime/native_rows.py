@@ -19,15 +19,18 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
 
-from mjrig.runtime.engine import step_plain
+from mjrig.runtime.engine import LoadEngine, step_plain
 from mjrig.runtime.native_kernel import RECORDER, R, kernel
 from mjrig.runtime.native_table import userdata_slot
 from mjrig.runtime.row_gather import RowGather
+
+if TYPE_CHECKING:  # signals imports this module: SignalManager is a BlockRows
+    from mjrig.runtime.signals import SignalManager
 
 __all__ = ["BlockRows", "RowTable"]
 
@@ -109,7 +112,7 @@ class RowTable:
     """The control callback's recorder table for one ``SignalManager`` on one simulation."""
 
     @classmethod
-    def make(cls, sm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> RowTable | None:
+    def make(cls, sm: SignalManager, model: mujoco.MjModel, data: mujoco.MjData) -> RowTable | None:
         """A table for ``sm`` recording ``data``, or None where the Python path must record (RK4,
         whose stages call the callback too; a model ``compile_rig`` did not compile; no numba)."""
         if userdata_slot(model) is None or int(model.opt.integrator) == _RK4 or sm.block_layout() is None:
@@ -117,7 +120,7 @@ class RowTable:
         k = kernel()
         return None if k is None else cls(k, sm, model, data)
 
-    def __init__(self, k: Any, sm: Any, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    def __init__(self, k: Any, sm: SignalManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.k, self.sm, self.model, self.data = k, sm, model, data
         got = k.allocate(RECORDER)
         if got is None:
@@ -143,7 +146,7 @@ class RowTable:
         self._finalizer = weakref.finalize(self, k.release, self.offset, RECORDER)
         k.install_recorder()
 
-    def steps(self, engine: Any, n: int) -> int | None:
+    def steps(self, engine: LoadEngine, n: int) -> int | None:
         """Step ``engine`` up to ``n`` steps (no more than the recorder has free rows) in one call
         of ``step_plain``, recording the rows due; returns the steps done, 0 when MuJoCo found a
         divergence (state and rows as before: step one at a time to it), None when a row needs

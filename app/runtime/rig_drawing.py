@@ -3,12 +3,13 @@ each body (``RuntimeManager`` has it as a mixin, over its loads, proximities and
 
 from __future__ import annotations
 
-from typing import Any
-
 import mujoco
 
+from mjrig.runtime.engine import LoadEngine
 from mjrig.runtime.loads import Load
-from mjrig.runtime.visuals import ArrowConfig, LineConfig, draw_all, net_force_arrows
+from mjrig.runtime.proximity import Proximity
+from mjrig.runtime.rig_extras import RigExtras
+from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig, draw_all, net_force_arrows
 
 __all__ = ["RigDrawing"]
 
@@ -17,10 +18,10 @@ class RigDrawing:
     """Drawing over ``loads``, ``proximities``, ``arrow_scale``, ``_engine`` and ``_extras``."""
 
     loads: list[Load]
-    proximities: list[Any]
-    arrow_scale: Any
-    _engine: Any
-    _extras: Any
+    proximities: list[Proximity]
+    arrow_scale: ArrowScale
+    _engine: LoadEngine | None
+    _extras: RigExtras | None
 
     def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
         """Arrows of every active load and lines of every active proximity, at the current state."""

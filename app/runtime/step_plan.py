@@ -13,8 +13,14 @@ changed, a param bound to a model field moved).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from mjrig.runtime.engine import LoadEngine
+from mjrig.runtime.requirements import RequirementSet
+from mjrig.runtime.rig_extras import RigExtras
+from mjrig.runtime.signals import SignalManager
 
 __all__ = ["StepPlan", "WORK"]
 
@@ -39,11 +45,11 @@ WORK = {
 class StepPlan:
     """A resolved rig's per-step parts (references: the objects go on changing state)."""
 
-    engine: Any  # LoadEngine
-    checks: Any  # RequirementSet, or None
-    samplers: tuple[Any, ...]  # SignalManagers sampled between steps (recorder first)
-    videos: Any  # the manager's list of VideoRecorders (added to after a resolve)
-    extras: Any  # RigExtras, or None
+    engine: LoadEngine
+    checks: RequirementSet | None
+    samplers: tuple[SignalManager, ...]  # sampled between steps (recorder first)
+    videos: Sequence[Any]  # the manager's list of VideoRecorders (added to after a resolve)
+    extras: RigExtras | None
 
     def between_steps(self, *, pacing: bool = False, viewer: bool = False) -> tuple[str, ...]:
         """The work (``WORK`` keys) that runs in Python between this rig's steps now; empty: a
