@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.paths import fresh_path
+from mjrig.scenario.parse import Scenario
 
 __all__ = ["write_with_values"]
 
 
-def write_with_values(sc: Any, values: Mapping[str, float], path: Path) -> Path:
+def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> Path:
     """Write scenario ``sc`` with params ``values`` (by name) to ``path``, or the next free name
     when it exists; returns the path written."""
     from mjrig.scenario.toml_writer import dumps

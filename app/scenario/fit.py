@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mjrig.runtime.points import closest_names
+from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.optimize import SearchRange, search_ranges
 
 __all__ = ["FitSpec", "parse_fit"]
@@ -41,7 +42,7 @@ class FitSpec:
     starts: int = 1
 
 
-def parse_fit(spec: Any, reader: Any, params: Mapping[str, Any], measured: list[Any]) -> FitSpec:
+def parse_fit(spec: Any, reader: FieldReader, params: Mapping[str, Any], measured: list[Any]) -> FitSpec:
     """Read ``[fit]`` with ``reader`` (FILE:LINE errors); ``params`` by name, ``measured`` entries."""
     path = ("fit",)
     table = reader.keys(spec, _KEYS, path)

@@ -24,6 +24,7 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import find_id
+from mjrig.scenario.fields import FieldReader
 
 __all__ = ["InitialState", "read_initial", "SIZES"]
 
@@ -87,7 +88,7 @@ class InitialState:
         mujoco.mj_forward(model, data)
 
 
-def read_initial(reader: Any, table: Any, *, at: tuple = ("initial",)) -> InitialState:
+def read_initial(reader: FieldReader, table: Any, *, at: tuple = ("initial",)) -> InitialState:
     """``[initial]`` (or the table at ``at``, e.g. a measured entry's) read with ``reader`` (a
     ``FieldReader``): tables of joint name -> a number or a list of numbers, every one finite;
     ConfigError at the field otherwise."""

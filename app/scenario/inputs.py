@@ -11,14 +11,14 @@ but not followed: the model loader reports it, in its own words. GUI-free.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mjrig.runtime.model_files import model_files
+from mjrig.scenario.parse import Scenario
 
 __all__ = ["scenario_inputs"]
 
 
-def scenario_inputs(sc: Any) -> dict[str, Path]:
+def scenario_inputs(sc: Scenario) -> dict[str, Path]:
     """``{what: path}`` of every file scenario ``sc`` reads (``what`` as a message says it: "the
     scenario", "the model", "the model's include file 'arm.xml'", "the scenario's measured file 'bench'")."""
     inputs: dict[str, Path] = {}
@@ -29,6 +29,7 @@ def scenario_inputs(sc: Any) -> dict[str, Path]:
         inputs[f"the model's {tag} file '{f.name}'"] = f
     for m in getattr(sc, "measured", None) or []:
         inputs[f"the scenario's measured file '{m.name}'"] = Path(m.file)
-    if getattr(sc, "initial_state", None) is not None:
-        inputs["the scenario's initial state"] = Path(sc.initial_state)
+    initial = getattr(sc, "initial_state", None)
+    if initial is not None:
+        inputs["the scenario's initial state"] = Path(initial)
     return inputs

@@ -36,6 +36,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.units import CHOICES, SI
+from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.initial import InitialState, read_initial
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 
@@ -130,7 +131,7 @@ class Measured:
                 )
 
 
-def parse_measured(entries: Any, reader: Any, params: Mapping[str, Any]) -> list[Measured]:
+def parse_measured(entries: Any, reader: FieldReader, params: Mapping[str, Any]) -> list[Measured]:
     """``[[measured]]`` read with ``reader`` (its ``fail`` gives FILE:LINE errors), each file read
     and mapped; ``params`` are the scenario's params by name (for ``set``)."""
     if not isinstance(entries, list):
@@ -144,7 +145,7 @@ def parse_measured(entries: Any, reader: Any, params: Mapping[str, Any]) -> list
     return out
 
 
-def _entry(spec: Any, reader: Any, path: tuple, params: Mapping[str, Any]) -> Measured:
+def _entry(spec: Any, reader: FieldReader, path: tuple, params: Mapping[str, Any]) -> Measured:
     table = reader.keys(spec, _KEYS, path)
     for key in ("name", "file", "signals"):
         if key not in table:
@@ -196,7 +197,7 @@ def _entry(spec: Any, reader: Any, path: tuple, params: Mapping[str, Any]) -> Me
     return m
 
 
-def _read(m: Measured, reader: Any, path: tuple) -> None:
+def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
     """Fill ``m.data`` from its file (FILE:LINE errors at the fields that name what is wrong)."""
     try:
         f = read_measured(m.file)
@@ -251,7 +252,7 @@ def _read(m: Measured, reader: Any, path: tuple) -> None:
         m.data[sig] = (t, x)
 
 
-def link_metrics(metrics: list[Any], measured: list[Measured], reader: Any) -> None:
+def link_metrics(metrics: list[Any], measured: list[Measured], reader: FieldReader) -> None:
     """Give each ``rms_error``/``max_error`` metric the series of the ``[[measured]]`` entry it
     names in ``against`` (ConfigError at its field: an unknown entry, or one that does not map
     the metric's signal)."""

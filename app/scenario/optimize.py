@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mjrig.runtime.points import closest_names
+from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.sweep import outside_range
 
 __all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges"]
@@ -66,7 +67,7 @@ class OptimizeSpec:
         return abs(value - self.target) if self.target is not None else value
 
 
-def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list[Any]) -> OptimizeSpec:
+def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metrics: list[Any]) -> OptimizeSpec:
     """Read an ``[optimize]`` table with ``reader`` (its ``fail`` gives FILE:LINE: field errors);
     ``params`` are the scenario's params by name, ``metrics`` its metrics."""
     path = ("optimize",)
@@ -110,7 +111,7 @@ def parse_optimize(spec: Any, reader: Any, params: dict[str, Any], metrics: list
 
 
 def search_ranges(
-    entries: dict[str, Any], reader: Any, path: tuple, params: Mapping[str, Any], *, what: str
+    entries: dict[str, Any], reader: FieldReader, path: tuple, params: Mapping[str, Any], *, what: str
 ) -> dict[str, SearchRange]:
     """Each ``NAME = { low, high, log = false }`` of ``entries`` (at ``path``.params) as a
     SearchRange of the scenario's param NAME; ``what`` the bounds bound ("the search"). FILE:LINE

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from mjrig.runtime.points import closest_names
+from mjrig.scenario.fields import FieldReader
 
 __all__ = [
     "SweepSpec",
@@ -201,7 +202,7 @@ class SweepSpec:
 _QUANTILES: dict[tuple, np.ndarray] = {}
 
 
-def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
+def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> SweepSpec:
     """Read a ``[sweep]`` table with ``reader`` (a ``scenario_fields.FieldReader``: its ``fail``
     gives FILE:LINE: field errors); ``params`` are the scenario's params by name."""
     path = ("sweep",)
@@ -242,13 +243,13 @@ def parse_sweep(spec: Any, reader: Any, params: dict[str, Any]) -> SweepSpec:
     return out
 
 
-def _whole(reader: Any, value: Any, path: tuple, *, least: int) -> int:
+def _whole(reader: FieldReader, value: Any, path: tuple, *, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise reader.fail(path, f"must be a whole number >= {least}, got {value!r}")
     return value
 
 
-def _grid(reader: Any, entry: dict, where: tuple, param: Any) -> tuple[float, ...]:
+def _grid(reader: FieldReader, entry: dict, where: tuple, param: Any) -> tuple[float, ...]:
     if "values" in entry:
         reader.keys(entry, {"values"}, where)
         vals = entry["values"]
@@ -279,7 +280,7 @@ def outside_range(param: Any, *values: float) -> str | None:
     return None
 
 
-def _distribution(reader: Any, entry: dict, where: tuple) -> Distribution:
+def _distribution(reader: FieldReader, entry: dict, where: tuple) -> Distribution:
     kind = entry["distribution"]
     if not isinstance(kind, str) or kind not in DISTRIBUTIONS:
         raise reader.fail(
