@@ -13,6 +13,7 @@ shopt -s nullglob
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 tree="$(mktemp -d)"
 trap 'rm -rf "$tree"' EXIT
+trap 'exit 130' INT TERM HUP  # stopped: still through the EXIT trap
 # The mapping read from pyproject.toml, parents before children: "mjrig app", "mjrig.widgets widgets"...
 python3 - "$repo/pyproject.toml" >"$tree/package-dir" <<'PY'
 import sys
@@ -33,6 +34,6 @@ while read -r package folder; do
     fi
   done
 done <"$tree/package-dir"
-cd "$tree"
+cd "$tree"  # run from the tree: the repository's own folders are not on mypy's search path
 MYPYPATH="$tree" python3 -m mypy --config-file "$repo/pyproject.toml" --cache-dir "$tree/.mypy_cache" \
   -p mjrig.runtime -p mjrig.scenario
