@@ -5,12 +5,18 @@ A plain module (not conftest.py) so its name cannot clash with tests/unit/confte
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
+import pty
+import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,25 +64,84 @@ def scratch() -> Path:
     return Path(tempfile.mkdtemp(prefix="mjrig-e2e-work-"))
 
 
-def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None) -> Result:
-    """Run ``python -m mjrig ARGS`` in ``cwd`` (default: a scratch folder, see ``scratch``);
-    returns exit code and output."""
+def python(
+    *args: object,
+    timeout: float = 120,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    prefix: Sequence[str] = (),
+    preexec_fn: Callable[[], None] | None = None,
+) -> Result:
+    """Run ``python ARGS`` (this interpreter) with no stdin in ``cwd`` (default: a scratch folder,
+    see ``scratch``) and ``env`` (default: ``cli_env()``); waits up to ``timeout`` s and returns
+    exit code and output. ``prefix`` is a command that runs it (``setpriv ... --``),
+    ``preexec_fn`` runs in the child before it starts (see ``subprocess.Popen``)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "mjrig", *map(str, args)],
+        [*prefix, sys.executable, *map(str, args)],
         cwd=cwd or scratch(),
-        env=cli_env(),
+        env=cli_env() if env is None else env,
         capture_output=True,
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
+        preexec_fn=preexec_fn,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
-def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
+def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None, **kw) -> Result:
+    """Run ``python -m mjrig ARGS`` in ``cwd`` (default: a scratch folder, see ``scratch``);
+    returns exit code and output. The other keywords are ``python``'s."""
+    return python("-m", "mjrig", *args, timeout=timeout, cwd=cwd, **kw)
+
+
+def python_popen(*args: object, cwd: Path | None = None, **kw) -> subprocess.Popen:
+    """Start ``python ARGS`` with no stdin in ``cwd`` (default: a scratch folder) and
+    ``cli_env()``; the other keywords are ``subprocess.Popen``'s."""
     return subprocess.Popen(
-        [sys.executable, "-m", "mjrig", *map(str, args)], cwd=scratch(), env=cli_env(), stdin=subprocess.DEVNULL, **kw
+        [sys.executable, *map(str, args)], cwd=cwd or scratch(), env=cli_env(), stdin=subprocess.DEVNULL, **kw
     )
+
+
+def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
+    """Start ``python -m mjrig ARGS``; the keywords are ``python_popen``'s."""
+    return python_popen("-m", "mjrig", *args, **kw)
+
+
+def on_terminal(*args: object, cwd: Path, columns: int = 0, timeout: float = 120) -> tuple[int, str]:
+    """Run ``python ARGS`` with stderr on a pseudo-terminal (stdout to /dev/null); ``columns=0``
+    leaves its window size unset (0 x 0, as a fresh pty and some CI consoles report), else sets it
+    to ``columns`` x 24. Reads the terminal until the process has ended and nothing is left;
+    returns the exit status (waited for up to ``timeout`` s) and what it wrote there."""
+    master, slave = pty.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = python_popen(*args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            out += chunk
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=timeout)
+    os.close(master)
+    return proc.returncode, out.decode("utf-8", "replace")
+
+
+def no_screen_env() -> dict[str, str]:
+    """``cli_env()`` without DISPLAY and WAYLAND_DISPLAY: the app finds no screen."""
+    env = cli_env()
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    return env
 
 
 def load_model_quietly(path: Path) -> mujoco.MjModel:

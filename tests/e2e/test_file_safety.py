@@ -7,12 +7,11 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 
 import polars as pl
 
-from tests.e2e.e2e_util import MODELS, cli_env, mjrig
+from tests.e2e.e2e_util import MODELS, mjrig, mjrig_popen
 
 
 def test_two_runs_into_one_folder_keep_both_files(tmp_path):
@@ -50,15 +49,7 @@ def test_a_scenarios_recording_and_video_paths_are_never_replaced(tmp_path):
 def _start(tmp_path, *args: object) -> subprocess.Popen:
     """``mjrig ARGS`` with stderr piped; killed after 90 s, so a line that never comes fails the
     test instead of hanging it."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mjrig", *map(str, args)],
-        cwd=tmp_path,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = mjrig_popen(*args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watchdog = threading.Timer(90, proc.kill)
     watchdog.daemon = True
     watchdog.start()

@@ -13,13 +13,12 @@ import resource
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.e2e_util import MODELS, Result, cli_env, mjrig
+from tests.e2e.e2e_util import MODELS, Result, mjrig
 from tests.sweep_util import K_PARAM, spring_mass
 
 SCENARIO = f"""model = "{MODELS / "spring_mass.xml"}"
@@ -90,44 +89,19 @@ def _fault(kind: str, base: Path):
 
 
 def _run(prefix: list[str], preexec, cwd: Path, *args: object) -> Result:
-    proc = subprocess.run(
-        [*prefix, sys.executable, "-m", "mjrig", *map(str, args)],
-        cwd=cwd,
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        preexec_fn=preexec,
-    )
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    return mjrig(*args, cwd=cwd, prefix=prefix, preexec_fn=preexec)
 
+
+BODE = ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos"]
+"""The spring-mass's response at the block's position to its stiffness ``k``."""
 
 COMMANDS = {
     "export": lambda rig, out: ["export", rig / "rec.parquet", "--to", "csv", "-o", out / "rec.csv"],
     "report": lambda rig, out: ["report", rig / "rec.parquet", "-o", out / "rec.html"],
     "plot": lambda rig, out: ["plot", rig / "rec.parquet", "--signals", "Joints/*", "-o", out / "rec.png"],
     "modes": lambda rig, out: ["modes", "spring_mass", "--json", out / "modes.json"],
-    "bode-json": lambda rig, out: [
-        "bode",
-        "spring_mass",
-        "--input",
-        "k",
-        "--output",
-        "Joints/slide_x:qpos",
-        "--json",
-        out / "bode.json",
-    ],
-    "bode-plot": lambda rig, out: [
-        "bode",
-        "spring_mass",
-        "--input",
-        "k",
-        "--output",
-        "Joints/slide_x:qpos",
-        "-o",
-        out / "bode.png",
-    ],
+    "bode-json": lambda rig, out: [*BODE, "--json", out / "bode.json"],
+    "bode-plot": lambda rig, out: [*BODE, "-o", out / "bode.png"],
     "run-metrics": lambda rig, out: ["run", rig / "rig.toml", "--metrics", out / "metrics.json"],
 }
 FAULTS = ("no space", "read-only", "file too large", "permission denied")
@@ -156,7 +130,7 @@ def test_an_output_fault_is_exit_5_one_line_and_no_file(rig, tmp_path, command, 
         ["check", "spring_mass"],
         ["check", "clearance"],
         ["modes", "clearance"],
-        ["bode", "spring_mass", "--input", "k", "--output", "Joints/slide_x:qpos"],
+        BODE,
     ],
 )
 def test_commands_that_do_not_record_work_in_a_read_only_folder(tmp_path, command):

@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
 import re
-import struct
 import subprocess
 import sys
-import termios
 
-from tests.e2e.e2e_util import MODELS, REPO, cli_env
+from tests.e2e.e2e_util import MODELS, REPO, cli_env, on_terminal
 
 
 def run_on_terminal(*args: object, columns: int = 0) -> tuple[int, str]:
-    """Run ``mjrig ARGS`` with stderr on a pseudo-terminal; ``columns=0`` leaves its window size
-    unset (0 x 0, as a fresh pty and some CI consoles report), else sets it to ``columns`` x 24."""
-    master, slave = pty.openpty()
-    if columns:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mjrig", *map(str, args)],
-        cwd=REPO,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-    )
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(master)
-    return proc.wait(timeout=120), out.decode(errors="replace")
+    """Run ``mjrig ARGS`` from the repository with stderr on a pseudo-terminal of ``columns``
+    (0: size unset, see ``on_terminal``)."""
+    return on_terminal("-m", "mjrig", *args, cwd=REPO, columns=columns)
 
 
 BLOCKS = "[█▏▎▍▌▋▊▉#0-9 ]"  # tqdm's unicode bar, or its ASCII one on a non-UTF-8 terminal

@@ -3,30 +3,17 @@ line before any window opens; a good one gets as far as the screen check (no dis
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import MODELS, cli_env, mjrig, require_rig
+from e2e_util import MODELS, Result, mjrig, no_screen_env, require_rig
 
 
-def open_app(*args: object, cwd: Path) -> subprocess.CompletedProcess:
+def open_app(*args: object, cwd: Path) -> Result:
     """``mjrig ARGS`` (the app) with no screen."""
-    env = cli_env()
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "mjrig", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return mjrig(*args, cwd=cwd, env=no_screen_env())
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +25,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "rec.parquet"
 
 
-def one_line(proc: subprocess.CompletedProcess) -> str:
+def one_line(proc: Result) -> str:
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and len(lines) == 1, (proc.returncode, proc.stderr)
+    assert proc.rc == 2 and len(lines) == 1, (proc.rc, proc.stderr)
     assert "Traceback" not in proc.stderr
     return lines[0]
 

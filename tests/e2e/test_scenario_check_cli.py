@@ -3,9 +3,6 @@ traceback (the documents come from the fuzzers of tests/unit/test_scenario_fuzz.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -13,6 +10,8 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from tests.e2e.e2e_util import mjrig
+from tests.unit import test_scenario_fuzz
 from tests.unit.test_scenario_fuzz import (
     ANY,
     BUNDLED,
@@ -22,9 +21,12 @@ from tests.unit.test_scenario_fuzz import (
     NONNEG,
     ODD_POINTS,
     ROOT,
-    dumps,  # noqa: F401
+    dumps,
     fuzz,
-)  # tmp_dir: the fuzzers' module-scoped folder (a fixture)
+)
+
+tmp_dir = test_scenario_fuzz.tmp_dir
+"""The fuzzers' module-scoped folder: a fixture the tests below take."""
 
 
 def _breaks(draw: st.DrawFn) -> tuple[dict | None, bytes | None]:
@@ -75,17 +77,9 @@ def test_mjrig_check_on_broken_files(tmp_dir: Path, data: st.DataObject) -> None
     doc, raw = _breaks(data.draw)
     path = tmp_dir / "broken.toml"
     path.write_bytes(raw if raw is not None else dumps(doc).encode("utf-8"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mjrig", "check", str(path)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = mjrig("check", path, cwd=ROOT, timeout=60)
     note(proc.stderr)
-    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.rc == 2, (proc.rc, proc.stderr)
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and proc.stderr.endswith("\n"), proc.stderr
@@ -104,13 +98,5 @@ def test_mjrig_check_with_an_over_long_output_name(tmp_dir: Path, table: str, st
     }
     path = tmp_dir / f"long-{table}.toml"
     path.write_text(dumps(doc), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mjrig", "check", str(path)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    proc = mjrig("check", path, cwd=ROOT, timeout=60)
+    assert proc.rc == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr

@@ -9,8 +9,6 @@ the tests that loop say so and stay under about 15 s each."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -19,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.e2e_util import cli_env, mjrig, mjrig_popen
+from tests.e2e.e2e_util import mjrig, mjrig_popen, on_terminal, python
 from tests.sweep_util import K_PARAM, spring_mass
 
 STOP_LINES = {signal.SIGINT: ("mjrig: interrupted", 130), signal.SIGTERM: ("mjrig: terminated (SIGTERM)", 143)}
@@ -33,42 +31,9 @@ def _snippet(code: str, cwd: Path, *, tty: bool = False) -> tuple[int, str]:
     """Run Python ``code`` (which ends by calling mjrig's entry point); (status, stderr). With
     ``tty`` stderr is a pseudo-terminal (bars are drawn)."""
     if not tty:
-        r = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=cwd,
-            env=cli_env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        return r.returncode, r.stderr
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=cwd,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=slave,
-    )
-    os.close(slave)
-    out = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            out += chunk
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=60)
-    os.close(master)
-    return proc.returncode, out.decode("utf-8", "replace")
+        r = python("-c", code, cwd=cwd)
+        return r.rc, r.stderr
+    return on_terminal("-c", code, cwd=cwd, timeout=60)
 
 
 def test_sigterm_while_mjrig_imports_mujoco_is_one_line(tmp_path):
@@ -114,21 +79,14 @@ def test_a_stop_at_any_moment_of_a_run_is_one_line(tmp_path, sig):
     death by the signal. Five runs of about a second each."""
     want, status = STOP_LINES[sig]
     for i, delay in enumerate((0.0, 0.2, 0.4, 0.6, 0.8)):
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "mjrig",
-                "run",
-                "spring_mass",
-                "--duration",
-                "60",
-                "--out",
-                tmp_path / f"r{i}.parquet",
-            ],
+        proc = mjrig_popen(
+            "run",
+            "spring_mass",
+            "--duration",
+            "60",
+            "--out",
+            tmp_path / f"r{i}.parquet",
             cwd=tmp_path,
-            env=cli_env(),
-            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 import mujoco
 import polars as pl
 import pytest
-from e2e_util import MODELS, REPO, bundled_scenarios, cli_env, load_model_quietly, mjrig
+from e2e_util import MODELS, REPO, bundled_scenarios, cli_env, load_model_quietly, mjrig, no_screen_env
 
 
 def tree(folder: Path) -> set[Path]:
@@ -125,28 +125,10 @@ def test_an_existing_path_wins_over_a_rig_name(tmp_path: Path):
 
 def test_the_app_resolves_a_rig_name_before_it_needs_a_screen(tmp_path: Path):
     """`mjrig NAME`: an unknown name is the target's error; a known one gets as far as the display."""
-    import subprocess
-    import sys
-
-    env = cli_env()
-    env.pop("DISPLAY", None)
-    env.pop("WAYLAND_DISPLAY", None)
-
-    def app(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "mjrig", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            stdin=subprocess.DEVNULL,
-        )
-
-    bad = app("no_such_rig", "--exit-after", "1")
-    assert bad.returncode == 2 and "no_such_rig" in bad.stderr and "closest:" in bad.stderr, bad.stderr
-    good = app("spring_mass", "--exit-after", "1")
-    assert good.returncode == 2 and "no display" in good.stderr, good.stderr
+    bad = mjrig("no_such_rig", "--exit-after", "1", cwd=tmp_path, env=no_screen_env(), timeout=60)
+    assert bad.rc == 2 and "no_such_rig" in bad.stderr and "closest:" in bad.stderr, bad.stderr
+    good = mjrig("spring_mass", "--exit-after", "1", cwd=tmp_path, env=no_screen_env(), timeout=60)
+    assert good.rc == 2 and "no display" in good.stderr, good.stderr
 
 
 def test_models_prints_name_description_and_scenario_path():
