@@ -12,19 +12,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.e2e.e2e_util import mjrig
+from tests.unit.unit_util import SLIDER_WORLD
 
-MODEL = """<mujoco>
+MODEL = f"""<mujoco>
   <option timestep="0.002" gravity="0 0 0"/>
   <include file="parts.xml"/>
-  <worldbody>
-    <site name="anchor" pos="0 0 0"/>
-    <body name="block" pos="0.5 0 0">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="box" size="0.02 0.02 0.02" mass="2"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
+{SLIDER_WORLD.format(mass=2)}</mujoco>
 """
 PARTS = """<mujoco><default><geom rgba="0.5 0.5 0.5 1"/></default></mujoco>
 """

@@ -22,6 +22,10 @@ def session(tmp_path: Path, open_session) -> Session:
     return open_session(scenario(tmp_path, ""))
 
 
+DROP = {"name": "drop", "time": "t [ms]", "time_unit": "ms"}
+"""The entry's name for drop.csv (see ``_bench``) and its time column, in milliseconds."""
+
+
 def _bench(folder: Path) -> Path:
     csv_bench(folder)
     rows = (folder / "bench.csv").read_text().splitlines()[1:]
@@ -58,9 +62,7 @@ def test_a_dropped_csv_is_offered_mapped_added_and_saved(session, tmp_path):
     session.handle(
         C.AddMeasured(
             str(path),
-            name="drop",
-            time="t [ms]",
-            time_unit="ms",
+            **DROP,
             offset=-0.1,
             signals=(("Joints/slide:qpos", "slide_qpos [mm]", "mm"),),
         )
@@ -91,9 +93,7 @@ def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, t
         session.handle(
             C.AddMeasured(
                 str(path),
-                name="drop",
-                time="t [ms]",
-                time_unit="ms",
+                **DROP,
                 signals=(("Joints/slide:qpos", "slide_qpos [mm]", "deg"),),
             )
         )

@@ -201,12 +201,7 @@ def test_a_huge_geom_is_not_framed():
       <geom name="ground_slab" type="box" pos="0 0 -5000" size="5000 5000 4999"/>
       <body name="b" pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
       </worldbody></mujoco>"""
-    m = mujoco.MjModel.from_xml_string(xml)
-    d = mujoco.MjData(m)
-    mujoco.mj_forward(m, d)
-    cam = mujoco.MjvCamera()
-    frame_model(m, d, cam, aspect=1.5)
-    uv, depth = _project(m, cam, _box_corners(m, d, 1), 1.5)
+    m, cam, uv, depth = _frame_the_box(xml)
     assert _fill(uv) <= 0.92 and np.all(np.abs(uv.mean(axis=0)) < 0.05)
     near = m.vis.map.znear * m.stat.extent
     assert depth.min() > near and cam.distance < 3 * near  # framing the slab would be ~20 km away
@@ -217,6 +212,18 @@ def _as_the_viewer_draws(m, d, cam) -> None:
     jumps to its body's centre of mass)."""
     scene = mujoco.MjvScene(m, maxgeom=100)
     mujoco.mjv_updateScene(m, d, mujoco.MjvOption(), mujoco.MjvPerturb(), cam, mujoco.mjtCatBit.mjCAT_ALL, scene)
+
+
+def _frame_the_box(xml: str) -> tuple[mujoco.MjModel, mujoco.MjvCamera, np.ndarray, np.ndarray]:
+    """Compile ``xml``, frame it in a view of aspect 1.5 and project the corners of its box (geom
+    1): the model, the camera, the corners' screen coordinates (see ``_project``) and depths (m)."""
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    cam = mujoco.MjvCamera()
+    frame_model(m, d, cam, aspect=1.5)
+    uv, depth = _project(m, cam, _box_corners(m, d, 1), 1.5)
+    return m, cam, uv, depth
 
 
 def _box_corners(m, d, geom):
@@ -230,12 +237,7 @@ def test_a_tiny_model_fills_the_view_not_an_extreme_close_up_nor_a_speck(half):
     xml = f"""<mujoco><worldbody><geom type="plane" size="0 0 1"/>
       <body name="b" pos="0 0 {half}"><joint type="slide" axis="1 0 0"/><geom type="box" size="{half} {half} {half}"/></body>
       </worldbody></mujoco>"""
-    m = mujoco.MjModel.from_xml_string(xml)
-    d = mujoco.MjData(m)
-    mujoco.mj_forward(m, d)
-    cam = mujoco.MjvCamera()
-    frame_model(m, d, cam, aspect=1.5)
-    uv, depth = _project(m, cam, _box_corners(m, d, 1), 1.5)
+    m, cam, uv, depth = _frame_the_box(xml)
     assert 0.5 <= _fill(uv) <= 0.92, _fill(uv)
     # nothing of it is nearer than the renderer's near clipping plane (it would be cut away)
     assert depth.min() > m.vis.map.znear * m.stat.extent

@@ -14,18 +14,11 @@ import pytest
 from mjrig.headless import prepare, run
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
+from tests.unit.unit_util import SLIDER_WORLD
 
-MODEL = """<mujoco>
+MODEL = f"""<mujoco>
   <option timestep="0.001" integrator="RK4" gravity="0 0 0"/>
-  <worldbody>
-    <site name="anchor" pos="0 0 0"/>
-    <body name="block" pos="0.5 0 0">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="box" size="0.02 0.02 0.02" mass="{mass}"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
+{SLIDER_WORLD}</mujoco>
 """
 M, K, C, X0 = 2.0, 400.0, 2.0, 0.02
 

@@ -15,20 +15,8 @@ import polars as pl
 import pytest
 
 from mjrig.runtime import NamedValue, PointToPointForce, RuntimeManager, SignalManager
+from tests.unit.unit_util import point_mass_xml
 
-XML = """
-<mujoco>
-  <option timestep="0.0005" gravity="0 0 0" integrator="{integrator}"/>
-  <worldbody>
-    <site name="base" pos="0 0 0"/>
-    <body name="mass" pos="0 0 0">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <inertial pos="0 0 0" mass="1.5" diaginertia="0.01 0.01 0.01"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
 K, C, REST = 400.0, 3.0, 0.25
 KINDS = {  # kind -> (factory keywords, start position x0 m, whether MuJoCo can evaluate it natively)
     "ideal_spring": (dict(stiffness=K, damping=C, rest_length=REST), 0.32, True),
@@ -57,7 +45,7 @@ def _run(
     rm = RuntimeManager(
         loads=[_spring(kind)], playback_speed=0, native_springs=native, compiled_laws=compiled, signal_manager=sm
     )
-    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
+    model, data = rm.load_model(mujoco.MjSpec.from_string(point_mass_xml(dt=0.0005, mass=1.5, integrator=integrator)))
     data.qpos[0] = x0
     mujoco.mj_forward(model, data)
     ts, xs, fs = [], [], []
@@ -98,7 +86,7 @@ def test_undamped_native_spring_has_the_closed_form_period(integrator: str) -> N
     rm = RuntimeManager(
         loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=K, rest_length=REST)], playback_speed=0
     )
-    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator=integrator)))
+    model, data = rm.load_model(mujoco.MjSpec.from_string(point_mass_xml(dt=0.0005, mass=1.5, integrator=integrator)))
     data.qpos[0] = REST + 0.05
     vs, ts = [], []
     with rm:
@@ -121,7 +109,7 @@ def test_a_param_moved_mid_run_changes_a_native_spring_at_the_next_step(tmp_path
         playback_speed=0,
         signal_manager=SignalManager(out),
     )
-    model, data = rm.load_model(mujoco.MjSpec.from_string(XML.format(integrator="Euler")))
+    model, data = rm.load_model(mujoco.MjSpec.from_string(point_mass_xml(dt=0.0005, mass=1.5, integrator="Euler")))
     data.qpos[0] = REST + 0.1
     with rm:
         for _ in range(200):

@@ -20,6 +20,7 @@ from mjrig.runtime import (
     Step,
     Table,
 )
+from tests.unit.unit_util import point_mass_xml
 
 # --- the profile functions themselves ------------------------------------------------------------
 
@@ -164,19 +165,8 @@ def test_param_change_changes_force_from_next_step(rig, path: str, tmp_path: Pat
     np.testing.assert_allclose(data.qvel[0:3], v * AXIS30, rtol=1e-9)
 
 
-SLIDE_XML = """
-<mujoco>
-  <option timestep="1e-3" gravity="0 0 0" integrator="Euler"/>
-  <worldbody>
-    <site name="base" pos="0 0 0"/>
-    <body name="heavy" pos="0 0 0">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <inertial pos="0 0 0" mass="1000" diaginertia="1 1 1"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+SLIDE_XML = point_mass_xml(dt=1e-3, mass=1000, inertia=1)
+"""A 1 t mass at the origin: it barely moves under the springs of the tests below."""
 
 
 def test_param_stiffness_change_mid_run(rig, path: str, tmp_path: Path) -> None:

@@ -13,22 +13,7 @@ import numpy as np
 import pytest
 
 from mjrig.runtime import PointToPointForce, RuntimeManager, ScalarForce, SignalManager
-
-# A point mass on a slide joint along world x; the `tip` site rides on it, `base` sits at the
-# world origin, so the spring length is exactly the joint position x (for x > 0).
-SLIDE_XML = """
-<mujoco>
-  <option timestep="{dt}" gravity="0 0 0" integrator="Euler"/>
-  <worldbody>
-    <site name="base" pos="0 0 0"/>
-    <body name="mass" pos="0 0 0">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <inertial pos="0 0 0" mass="{mass}" diaginertia="0.01 0.01 0.01"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+from tests.unit.unit_util import point_mass_xml
 
 # The same spring named by body points instead of sites (exercises the rig's hidden sites).
 POINT_STYLES = {"sites": ("tip", "base"), "bodies": ("body:mass@0,0,0", "body:world@0,0,0")}
@@ -46,7 +31,7 @@ def _slide(
     integrator: str | None = None,
 ):
     rm = RuntimeManager(loads=[load], playback_speed=0)
-    model, data = rig.build(rm, SLIDE_XML.format(dt=dt, mass=mass), path, integrator=integrator)
+    model, data = rig.build(rm, point_mass_xml(dt=dt, mass=mass), path, integrator=integrator)
     data.qpos[0] = x0
     data.qvel[0] = v0
     return rm, model, data
@@ -161,11 +146,21 @@ def _one_step_force(rig, path: str, load: PointToPointForce, x: float, v: float 
         return w, float(rig.qfrc(data)[0]), float(data.qacc[0])
 
 
+@pytest.mark.parametrize(
+    ("spring", "name", "x0", "v0"),
+    [
+        (PointToPointForce.tension_spring, "cable", 0.1, 0.05),  # stays below the rest length: 0.1 -> 0.125
+        (PointToPointForce.compression_spring, "bump", 0.3, -0.05),  # stays above it: 0.3 -> 0.275
+    ],
+    ids=["tension_spring_compressed", "compression_spring_stretched"],
+)
 @pytest.mark.parametrize("style", sorted(POINT_STYLES))
-def test_tension_spring_idle_when_compressed_coasts(rig, path: str, style: str) -> None:
+def test_one_sided_spring_idle_on_its_slack_side_coasts(rig, path: str, style: str, spring, name, x0, v0) -> None:
+    """A tension spring kept shorter than its rest length, a compression spring kept longer: no
+    force at all (damping included), so the mass coasts at its start speed."""
     at, to = POINT_STYLES[style]
-    load = PointToPointForce.tension_spring("cable", at, to, stiffness=K, damping=5.0, rest_length=REST)
-    x0, v0, t_end = 0.1, 0.05, 0.5  # stays below the rest length all along: 0.1 -> 0.125
+    load = spring(name, at, to, stiffness=K, damping=5.0, rest_length=REST)
+    t_end = 0.5
     rm, model, data = _slide(rig, path, load, x0=x0, v0=v0, dt=1e-3)
     forces = []
     with rm:
@@ -173,7 +168,7 @@ def test_tension_spring_idle_when_compressed_coasts(rig, path: str, style: str) 
         assert np.all(np.array(forces) == 0.0)
         assert data.qvel[0] == pytest.approx(v0, rel=1e-12)
         assert data.qpos[0] == pytest.approx(x0 + v0 * t_end, rel=1e-9)
-        assert np.all(rig.wrench(rm, "cable") == 0.0)
+        assert np.all(rig.wrench(rm, name) == 0.0)
 
 
 @pytest.mark.parametrize("style", sorted(POINT_STYLES))
@@ -199,20 +194,6 @@ def test_tension_spring_snaps_back_then_coasts(rig, path: str) -> None:
     v_expected = -amp * math.sqrt(K / MASS)
     assert data.qvel[0] == pytest.approx(v_expected, rel=1e-3)
     assert data.qpos[0] == pytest.approx(REST + v_expected * 0.07, rel=1e-2)
-
-
-@pytest.mark.parametrize("style", sorted(POINT_STYLES))
-def test_compression_spring_idle_when_stretched_coasts(rig, path: str, style: str) -> None:
-    at, to = POINT_STYLES[style]
-    load = PointToPointForce.compression_spring("bump", at, to, stiffness=K, damping=5.0, rest_length=REST)
-    x0, v0, t_end = 0.3, -0.05, 0.5  # stays above the rest length: 0.3 -> 0.275
-    rm, model, data = _slide(rig, path, load, x0=x0, v0=v0, dt=1e-3)
-    forces = []
-    with rm:
-        rig.run(rm, model, data, t_end, each=lambda: forces.append(float(rig.qfrc(data)[0])))
-        assert np.all(np.array(forces) == 0.0)
-        assert data.qvel[0] == pytest.approx(v0, rel=1e-12)
-        assert data.qpos[0] == pytest.approx(x0 + v0 * t_end, rel=1e-9)
 
 
 @pytest.mark.parametrize("style", sorted(POINT_STYLES))

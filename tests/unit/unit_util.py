@@ -1,4 +1,5 @@
-"""Shared helpers and models of the unit tests that are not fixtures (those live in conftest.py).
+"""Shared helpers and MJCF models of the unit tests that are not fixtures (those live in
+conftest.py); a few end-to-end tests use the models too.
 
 A plain module, imported as ``tests.unit.unit_util`` like ``tests/e2e/e2e_util.py``, so its name
 cannot clash with a conftest.py.
@@ -54,3 +55,35 @@ def arm_rig() -> RuntimeManager:
         controls=[Control("shoulder", value=Sine(0.5, 1.0))],
         playback_speed=0,
     )
+
+
+def point_mass_xml(*, dt: float, mass: float, integrator: str = "Euler", inertia: float = 0.01) -> str:
+    """A point mass of ``mass`` kg (``inertia`` kg·m² about each axis) on a slide joint ``x`` along
+    world x, no gravity, steps of ``dt`` s with ``integrator``. The site ``tip`` rides on it and
+    ``base`` sits at the world origin, so a spring between them is exactly x long (for x > 0)."""
+    return f"""
+<mujoco>
+  <option timestep="{dt}" gravity="0 0 0" integrator="{integrator}"/>
+  <worldbody>
+    <site name="base" pos="0 0 0"/>
+    <body name="mass" pos="0 0 0">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <inertial pos="0 0 0" mass="{mass}" diaginertia="{inertia} {inertia} {inertia}"/>
+      <site name="tip" pos="0 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+SLIDER_WORLD = """  <worldbody>
+    <site name="anchor" pos="0 0 0"/>
+    <body name="block" pos="0.5 0 0">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size="0.02 0.02 0.02" mass="{mass}"/>
+      <site name="tip" pos="0 0 0"/>
+    </body>
+  </worldbody>
+"""
+"""The ``<worldbody>`` of a slider: a 4 cm box of ``{mass}`` kg (a format field) on a slide joint
+``slide`` along x, starting 0.5 m from the fixed site ``anchor``; the site ``tip`` rides on it."""
