@@ -29,6 +29,19 @@ C_PARAM = "c = { value = 0.0, min = 0.0, max = 50.0 }"
 MASS_PARAM = 'mass = { value = 1.0, min = 0.1, max = 5.0, unit = "kg", model = "body:block.mass" }'
 """The block's mass (kg) as a param written into the model."""
 
+MAIN_SPRING = {
+    "name": "main_spring",
+    "kind": "ideal_spring",
+    "at": "tip",
+    "to": "base",
+    "stiffness": "k",
+    "damping": "c",
+    "rest_length": 0.25,
+}
+"""The spring-mass's spring as a scenario document's load: from the block's ``tip`` to the fixed
+``base``, the param ``k`` its stiffness (N/m), the param ``c`` its damping (N·s/m), 0.25 m long at
+rest."""
+
 
 def spring_mass(
     *, duration: float, params: Sequence[str], timestep: float | None = None, damping: str | None = None
@@ -41,15 +54,7 @@ def spring_mass(
     param's name in quotes). Ends with a newline; a test appends its own tables."""
     timestep_line = f"timestep = {timestep}\n" if timestep is not None else ""
     params_lines = "".join(f"{line}\n" for line in params)
-    load = {
-        "name": '"main_spring"',
-        "kind": '"ideal_spring"',
-        "at": '"tip"',
-        "to": '"base"',
-        "stiffness": '"k"',
-        "damping": damping,
-        "rest_length": "0.25",
-    }
+    load = {key: json.dumps(value) for key, value in MAIN_SPRING.items()} | {"damping": damping}
     load_lines = "".join(f"{key} = {value}\n" for key, value in load.items() if value is not None)
     return f"""model = "{SPRING_MASS_XML}"
 

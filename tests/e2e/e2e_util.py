@@ -11,11 +11,13 @@ import os
 import pty
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import termios
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +108,18 @@ def python_popen(*args: object, cwd: Path | None = None, **kw) -> subprocess.Pop
 def mjrig_popen(*args: object, **kw) -> subprocess.Popen:
     """Start ``python -m mjrig ARGS``; the keywords are ``python_popen``'s."""
     return python_popen("-m", "mjrig", *args, **kw)
+
+
+def sigkill_once(proc: subprocess.Popen, done: Callable[[], int], at_least: int, *, timeout: float, poll: float) -> int:
+    """Wait until ``done()`` (how many trials have finished, say) reaches ``at_least``, ``timeout``
+    s have passed or ``proc`` has ended, looking every ``poll`` s; then SIGKILL ``proc`` and every
+    process of its session (start it with ``start_new_session=True``), reap it and return ``done()``."""
+    deadline = time.monotonic() + timeout
+    while done() < at_least and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(poll)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return done()
 
 
 def on_terminal(*args: object, cwd: Path, columns: int = 0, timeout: float = 120) -> tuple[int, str]:

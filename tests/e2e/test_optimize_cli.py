@@ -5,15 +5,13 @@ constraints, a study killed with SIGKILL and started again, no feasible trial, b
 from __future__ import annotations
 
 import math
-import os
-import signal
 import sqlite3
 import time
 
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import mjrig, mjrig_popen
+from e2e_util import mjrig, mjrig_popen, sigkill_once
 
 from tests.sweep_util import C_PARAM, K_PARAM, ray_env, ray_head, spring_mass
 
@@ -34,6 +32,15 @@ seed = 3
 [optimize.params]
 k = {{ low = 50.0, high = 500.0 }}
 """
+
+
+GENTLE = """
+[[requirements]]
+name = "gentle"
+signal = "Joints/slide_x:qvel"
+max = 1.5
+"""
+"""A requirement that holds the block's speed under 1.5 m/s."""
 
 
 def study(tmp_path, text: str = RIG):
@@ -138,15 +145,7 @@ def _finished(db) -> int:
 def test_requirements_are_constraints_the_best_violates_none(tmp_path):
     """Maximise the frequency with the swing's top speed held under 1.5 m/s: the speed is
     0.1 m x 2πf, so the best is near f = 2.39 Hz, not at the range's end (3.56 Hz)."""
-    text = (
-        RIG.replace('minimize = "Metrics/f"\ntarget = 2.0', 'maximize = "Metrics/f"')
-        + """
-[[requirements]]
-name = "gentle"
-signal = "Joints/slide_x:qvel"
-max = 1.5
-"""
-    )
+    text = RIG.replace('minimize = "Metrics/f"\ntarget = 2.0', 'maximize = "Metrics/f"') + GENTLE
     out = tmp_path / "study.parquet"
     r = mjrig("optimize", study(tmp_path, text), "--out", out, "--workers", "2", "--trials", "30")
     assert r.rc == 0, r
@@ -187,12 +186,7 @@ def test_a_study_killed_with_sigkill_continues_where_it_was(tmp_path):
     path, out = study(tmp_path, RIG.replace("duration = 3.0", "duration = 20.0")), tmp_path / "study.parquet"
     proc = mjrig_popen("optimize", path, "--out", out, "--workers", "1", start_new_session=True)
     db = tmp_path / "study.optuna.db"
-    deadline = time.monotonic() + 120
-    while finished(db) < 3 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done = finished(db)
+    done = sigkill_once(proc, lambda: finished(db), 3, timeout=120, poll=0.05)
     assert 3 <= done < 40 and not out.exists()
     r = mjrig("optimize", path, "--out", out, "--workers", "2", "--trials", str(done + 4), timeout=300)
     assert r.rc == 0, r
@@ -244,15 +238,7 @@ def test_more_trials_in_the_file_continue_the_study_another_seed_is_refused(tmp_
 
 @pytest.mark.parametrize("sampler", ["cmaes", "random"])
 def test_every_sampler_runs_quietly(tmp_path, sampler):
-    text = (
-        RIG.replace("seed = 3", f'seed = 3\nsampler = "{sampler}"').replace("trials = 40", "trials = 4")
-        + """
-[[requirements]]
-name = "gentle"
-signal = "Joints/slide_x:qvel"
-max = 1.5
-"""
-    )
+    text = RIG.replace("seed = 3", f'seed = 3\nsampler = "{sampler}"').replace("trials = 40", "trials = 4") + GENTLE
     out = tmp_path / "study.parquet"
     r = mjrig("optimize", study(tmp_path, text), "--out", out)
     assert r.rc in (0, 4) and "Warning" not in r.stderr and "optuna" not in r.stderr.lower(), r

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.e2e.e2e_util import REPO
+from tests.e2e.e2e_util import REPO, mjrig, python
 
 pytestmark = pytest.mark.slow  # builds a wheel, installs it, and installs into a clean venv
 
@@ -32,16 +32,16 @@ def source(tmp_path_factory) -> Path:
     return src
 
 
+def pip(*args: str, timeout: float) -> subprocess.CompletedProcess:
+    """``python -m pip ARGS`` with this interpreter's pip, its output captured."""
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory, source) -> Path:
     out = tmp_path_factory.mktemp("dist")
     src = source
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = pip("wheel", "--no-deps", "-q", "-w", str(out), str(src), timeout=600)
     assert proc.returncode == 0, proc.stderr
     (found,) = out.glob("mjrig-*.whl")
     return found
@@ -65,38 +65,18 @@ def test_wheel_has_one_top_level_package(wheel):
 
 def test_installed_wheel_runs_a_bundled_rig_in_an_empty_folder(wheel, tmp_path):
     target = tmp_path / "site"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = pip("install", "--no-deps", "-q", "--target", str(target), str(wheel), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert {p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin"} == {"mjrig"}
     work = tmp_path / "empty"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(target)  # ahead of any other mjrig on this machine
-    where = subprocess.run(
-        [sys.executable, "-c", "import mjrig, mjrig.models; print(mjrig.__file__)"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert where.returncode == 0, where.stderr
+    where = python("-c", "import mjrig, mjrig.models; print(mjrig.__file__)", cwd=work, env=env, timeout=60)
+    assert where.rc == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(target)
-    run = subprocess.run(
-        [sys.executable, "-m", "mjrig", "run", "spring_mass", "--duration", "0.2"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 0, run.stderr
+    run = mjrig("run", "spring_mass", "--duration", "0.2", cwd=work, env=env, timeout=300)
+    assert run.rc == 0, run.stderr
     written = sorted(p.relative_to(work) for p in work.rglob("*.parquet"))
     assert written, f"nothing written under {work}"
     assert pl.read_parquet(work / written[0]).height > 0

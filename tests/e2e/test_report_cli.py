@@ -100,6 +100,15 @@ def self_contained(page: _Page, html: str) -> None:
         assert ref.startswith("data:image/png;base64,") or ref.startswith("#"), ref[:80]
 
 
+def read_report(out: Path) -> tuple[str, str]:
+    """The report at ``out``, checked to be self-contained: its HTML and its text with white space
+    folded."""
+    html = out.read_text(encoding="utf-8")
+    page = parse(out)
+    self_contained(page, html)
+    return html, " ".join(" ".join(page.text).split())
+
+
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("rec")
@@ -113,10 +122,7 @@ def test_a_recordings_report_holds_every_verdict_and_metric_and_nothing_from_out
     r = mjrig("report", recording, "--signals", "Energy/*", cwd=recording.parent)
     out = recording.with_suffix(".html")
     assert r.rc == 0 and f"to {out}" in r.stderr, r
-    html = out.read_text(encoding="utf-8")
-    page = parse(out)
-    self_contained(page, html)
-    text = " ".join(" ".join(page.text).split())
+    html, text = read_report(out)
     metrics = json.loads((recording.parent / "m.json").read_text())
     verdicts = json.loads(pq.read_schema(recording).metadata[b"mjrig.requirements"])
     assert [v["name"] for v in verdicts] == ["keeps_clear", "gentle_spring"]
@@ -174,11 +180,8 @@ def test_a_sweeps_report_counts_scatters_and_sensitivity(tmp_path):
     r = mjrig("report", tmp_path / "res.parquet", cwd=tmp_path)
     assert r.rc == 0, r
     out = tmp_path / "res.html"
-    html = out.read_text(encoding="utf-8")
-    page = parse(out)
-    self_contained(page, html)
+    html, text = read_report(out)
     df = pl.read_parquet(tmp_path / "res.parquet")
-    text = " ".join(" ".join(page.text).split())
     assert f"Trials {len(df)}" in text
     counts = df["status"].value_counts()
     for status, n in counts.iter_rows():
@@ -199,10 +202,7 @@ def test_a_studys_report_has_the_history_and_the_best_trial(tmp_path):
     rep = mjrig("report", tmp_path / "study.parquet", cwd=tmp_path)
     assert rep.rc == 0, rep
     out = tmp_path / "study.html"
-    html = out.read_text(encoding="utf-8")
-    page = parse(out)
-    self_contained(page, html)
-    text = " ".join(" ".join(page.text).split())
+    html, text = read_report(out)
     df = pl.read_parquet(tmp_path / "study.parquet")
     assert "Objective history" in text and "minimize Metrics/peak_force" in text
     feasible = df.filter(pl.col("feasible"))

@@ -17,6 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 from e2e_util import REPO, bundled_ids, bundled_scenarios, copy_rig, load_model_quietly, mjrig
 
+from tests.unit.unit_util import CONTRACT_METADATA
+
 SCENARIOS = bundled_scenarios()
 ALL_GROUPS = ("joints", "bodies", "sensors", "actuators", "loads", "proximities", "params", "contacts", "energy")
 SPRING_KINDS = {"ideal_spring", "compression_spring", "tension_spring", "stroke_compression_spring"}
@@ -130,15 +132,7 @@ def test_run_bundled_writes_contract_parquet(scen: Path, tmp_path: Path):
 
     # key-value file metadata
     md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-    for key in (
-        "mjrig.model_path",
-        "mjrig.model_sha256",
-        "mjrig.scenario",
-        "mjrig.mujoco_version",
-        "mjrig.version",
-        "mjrig.start_time",
-        "mjrig.units",
-    ):
+    for key in (*sorted(CONTRACT_METADATA), "mjrig.units"):
         assert key in md, f"metadata {key} missing; have {sorted(md)}"
     assert Path(md["mjrig.model_path"]).resolve() == model_file
     assert md["mjrig.model_sha256"] == hashlib.sha256(model_file.read_bytes()).hexdigest()

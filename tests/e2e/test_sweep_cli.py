@@ -3,14 +3,10 @@ every bad new field refused with one line and exit 2."""
 
 from __future__ import annotations
 
-import os
-import signal
-import time
-
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from e2e_util import Result, mjrig, mjrig_popen
+from e2e_util import Result, mjrig, mjrig_popen, sigkill_once
 
 from tests.sweep_util import done_trials, ray_env, ray_head, write_scenario
 
@@ -62,12 +58,7 @@ def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
     out = tmp_path / "res.parquet"
     proc = mjrig_popen("sweep", path, "--out", out, "--workers", "1", start_new_session=True)
     parts = tmp_path / "res.parquet.parts"
-    deadline = time.monotonic() + 60
-    while done_trials(parts) < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done = done_trials(parts)
+    done = sigkill_once(proc, lambda: done_trials(parts), 2, timeout=60, poll=0.01)
     assert 2 <= done < 40
     r = mjrig("sweep", path, "--out", out, "--workers", "2")
     assert r.rc == 0, r

@@ -3,8 +3,7 @@ time, and an encoder that fails is reported."""
 
 from __future__ import annotations
 
-import os
-
+from tests.e2e.e2e_util import REPO, cli_env, python
 from tests.unit.test_video_recorder import XML
 
 PROBE = """
@@ -49,23 +48,12 @@ print(json.dumps({"captured_at": captured_at, "written": rec.frames_written, "fa
 def test_frames_are_due_by_simulated_time_and_encoding_failures_surface(tmp_path):
     # Offscreen GL in its own process: an EGL context and the GUI tests' GLX windows do not mix.
     import json
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(root))
+    env = cli_env()  # this checkout's mjrig
     env.pop("DISPLAY", None)
     env["MUJOCO_GL"] = "egl"
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, XML, str(tmp_path)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = python("-c", PROBE, XML, tmp_path, cwd=REPO, env=env, timeout=120)
+    assert proc.rc == 0, proc.stderr
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     captured_at = res["captured_at"]
     assert len(captured_at) == 25  # 1.0 s x 25 fps, whatever the 4 ms timestep

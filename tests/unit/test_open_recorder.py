@@ -7,16 +7,9 @@ from pathlib import Path
 import pytest
 
 from mjrig.recordings.recorder import open_recorder, recording_metadata
+from tests.unit.unit_util import CONTRACT_METADATA
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "spring_mass.xml"
-METADATA_KEYS = {
-    "mjrig.model_path",
-    "mjrig.model_sha256",
-    "mjrig.scenario",
-    "mjrig.mujoco_version",
-    "mjrig.version",
-    "mjrig.start_time",
-}
 
 
 def test_the_contracts_metadata_and_extras(tmp_path: Path) -> None:
@@ -29,7 +22,7 @@ def test_the_contracts_metadata_and_extras(tmp_path: Path) -> None:
         extra_metadata={"mjrig.set": "{}"},
     )
     try:
-        assert set(sm.metadata) == METADATA_KEYS | {"mjrig.set"}
+        assert set(sm.metadata) == CONTRACT_METADATA | {"mjrig.set"}
         assert sm.metadata["mjrig.scenario"] == "x = 1\n" and len(sm.metadata["mjrig.model_sha256"]) == 64
         assert sm.rate == 100.0 and tuple(sm.groups) == ("joints",)
     finally:

@@ -209,6 +209,19 @@ def test_profiled_stiffness(rig, path: str, tmp_path: Path) -> None:
     np.testing.assert_allclose(df["Loads/s:fx"].to_numpy(), -ks * (length - rest), rtol=1e-9)
 
 
+def _ten_steps_on_ten_off(rm: RuntimeManager, model, data, load) -> list[float]:
+    """Ten steps with ``load`` active, then ten after ``load.active = False``; the generalized force
+    mjrig applied on the first dof after each of those last ten (N)."""
+    for _ in range(10):
+        rm.step(model, data)
+    load.active = False
+    applied = []
+    for _ in range(10):
+        rm.step(model, data)
+        applied.append(float(data.qfrc_applied[0]))
+    return applied
+
+
 def test_deactivated_loads_apply_and_record_nothing(rig, path: str, tmp_path: Path) -> None:
     """``active = False`` mid-run: no force from the next step on, and the columns say 0 N."""
     out = tmp_path / "off.parquet"
@@ -216,11 +229,7 @@ def test_deactivated_loads_apply_and_record_nothing(rig, path: str, tmp_path: Pa
     rm = RuntimeManager(loads=[push], signal_manager=SignalManager(out, groups=("loads",)), playback_speed=0)
     model, data = rig.build(rm, SLED_XML.format(dt=DT, m=MASS, integrator="Euler"), path)
     with rm:
-        for _ in range(10):
-            rm.step(model, data)
-        push.active = False
-        for _ in range(10):
-            rm.step(model, data)
+        _ten_steps_on_ten_off(rm, model, data, push)
         v_off = data.qvel[0:3].copy()
     np.testing.assert_allclose(v_off, 10 * 2.0 * DT / MASS * AXIS30, rtol=1e-9)
     fx = rig.read(out)["Loads/push:fx"].to_numpy()
@@ -234,12 +243,8 @@ def test_deactivated_spring_applies_and_records_nothing(rig, path: str, tmp_path
     model, data = rig.build(rm, SLIDE_XML, path)
     data.qpos[0] = 0.3
     with rm:
-        for _ in range(10):
-            rm.step(model, data)
-        spring.active = False
-        for _ in range(10):
-            rm.step(model, data)
-            assert data.qfrc_applied[0] == 0.0
+        applied_off = _ten_steps_on_ten_off(rm, model, data, spring)
+        assert applied_off == [0.0] * 10
     fx = rig.read(out)["Loads/s:fx"].to_numpy()
     assert np.all(fx[:10] < -9.0)  # about −k·0.1 = −10 N while on (heavy mass: barely moves)
     np.testing.assert_allclose(fx[10:], 0.0, atol=1e-12)

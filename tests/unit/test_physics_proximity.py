@@ -31,6 +31,16 @@ POINTS_XML = """
 P1, P2 = np.array([0.1, 0.2, 0.3]), np.array([1.0, 0.5, 0.25])
 
 
+def _proximity_rig(rig, path: str, xml: str, prox: Proximity, out: Path):
+    """(runtime, model, data) of ``xml`` compiled the ``path`` way with the one proximity ``prox``,
+    recording the Proximities group into ``out``."""
+    rm = RuntimeManager(
+        proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0
+    )
+    model, data = rig.build(rm, xml, path)
+    return rm, model, data
+
+
 @pytest.mark.parametrize(
     "a,b",
     [
@@ -42,10 +52,7 @@ P1, P2 = np.array([0.1, 0.2, 0.3]), np.array([1.0, 0.5, 0.25])
 def test_distance_between_points(rig, path: str, tmp_path: Path, a: str, b: str) -> None:
     out = tmp_path / "d.parquet"
     prox = Proximity(name="gap", a=a, b=b)
-    rm = RuntimeManager(
-        proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0
-    )
-    model, data = rig.build(rm, POINTS_XML, path)
+    rm, model, data = _proximity_rig(rig, path, POINTS_XML, prox, out)
     with rm:
         for _ in range(3):
             rm.step(model, data)
@@ -57,12 +64,7 @@ def test_distance_between_points(rig, path: str, tmp_path: Path, a: str, b: str)
 def test_distance_follows_motion(rig, path: str, tmp_path: Path) -> None:
     """A cart coasting at v along x: the recorded distance matches the closed-form track."""
     out = tmp_path / "m.parquet"
-    rm = RuntimeManager(
-        proximities=[Proximity(name="gap", a="c", b="p1")],
-        signal_manager=SignalManager(out, groups=("proximities",)),
-        playback_speed=0,
-    )
-    model, data = rig.build(rm, POINTS_XML, path)
+    rm, model, data = _proximity_rig(rig, path, POINTS_XML, Proximity(name="gap", a="c", b="p1"), out)
     v = 0.8
     data.qvel[0] = v
     with rm:
@@ -101,10 +103,7 @@ def _measure(rig, path: str, tmp_path: Path, xml: str, a: str, b: str) -> tuple[
     """(Proximity.measure, recorded Proximities/clear:distance of the first row)."""
     out = tmp_path / "g.parquet"
     prox = Proximity(name="clear", a=a, b=b)
-    rm = RuntimeManager(
-        proximities=[prox], signal_manager=SignalManager(out, groups=("proximities",)), playback_speed=0
-    )
-    model, data = rig.build(rm, xml, path)
+    rm, model, data = _proximity_rig(rig, path, xml, prox, out)
     with rm:
         rm.step(model, data)
         rm.step(model, data)

@@ -92,27 +92,14 @@ def test_period_with_body_points(rig, path: str) -> None:
 
 # --- static deflection ----------------------------------------------------------------------------
 
-HANGING_XML = """
-<mujoco>
-  <option timestep="5e-4" gravity="0 0 -9.81"/>
-  <worldbody>
-    <site name="hook" pos="0 0 0"/>
-    <body name="bob" pos="0 0 0">
-      <joint name="z" type="slide" axis="0 0 1"/>
-      <inertial pos="0 0 0" mass="{mass}" diaginertia="0.01 0.01 0.01"/>
-      <site name="eye" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
-
 
 def test_static_deflection_under_gravity(rig, path: str) -> None:
     mass, k, rest, g = 1.2, 250.0, 0.5, 9.81
     c = 0.7 * 2 * math.sqrt(k * mass)  # damping ratio 0.7: settles in well under a second
-    load = PointToPointForce.ideal_spring("hang", "eye", "hook", stiffness=k, damping=c, rest_length=rest)
+    load = PointToPointForce.ideal_spring("hang", "tip", "base", stiffness=k, damping=c, rest_length=rest)
     rm = RuntimeManager(loads=[load], playback_speed=0)
-    model, data = rig.build(rm, HANGING_XML.format(mass=mass), path)
+    hanging = point_mass_xml(dt=5e-4, mass=mass, joint="z", axis="0 0 1", gravity=f"0 0 -{g}")
+    model, data = rig.build(rm, hanging, path)
     data.qpos[0] = -rest  # hanging at the rest length: gravity then stretches it
     with rm:
         rig.run(rm, model, data, 2.0)

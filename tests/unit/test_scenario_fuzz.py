@@ -41,6 +41,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.signals import SIGNAL_GROUPS
 from mjrig.scenario.parse import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
+from tests.sweep_util import MAIN_SPRING
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
@@ -868,15 +869,7 @@ BASE_DOC = {
     "simulation": {"duration": 1.0, "timestep": 0.001, "speed": 1.0},
     "params": {"k": {"value": 200.0, "min": 0.0, "max": 5000.0, "unit": "N/m"}, "c": 1.0},
     "loads": [
-        {
-            "name": "spring",
-            "kind": "ideal_spring",
-            "at": "tip",
-            "to": "base",
-            "stiffness": "k",
-            "damping": "c",
-            "rest_length": 0.25,
-        },
+        {**MAIN_SPRING, "name": "spring"},
         {
             "name": "push",
             "kind": "force",

@@ -11,6 +11,7 @@ import pytest
 
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
+from tests.sweep_util import MAIN_SPRING
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "spring_mass.xml"
 
@@ -26,15 +27,7 @@ EVERYTHING = {
         "scale": 2.5,
     },
     "loads": [
-        {
-            "name": "main_spring",
-            "kind": "ideal_spring",
-            "at": "tip",
-            "to": "base",
-            "stiffness": "k",
-            "damping": "c",
-            "rest_length": 0.25,
-        },
+        dict(MAIN_SPRING),
         {
             "name": "kick",
             "kind": "force",

@@ -19,18 +19,9 @@ from mjrig.exports.plotting import Trace
 from mjrig.runtime.errors import ConfigError
 from mjrig.session.kernel import Session
 from mjrig.session.reports import NO_RECORDING
+from tests.unit.unit_util import SHOULDER_ARM_XML
 
-ARM = """
-<mujoco model="arm">
-  <option timestep="0.002"/>
-  <worldbody>
-    <body name="upper" pos="0 0 0.5">
-      <joint name="shoulder" type="hinge" axis="0 1 0" damping="0.5"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+ARM = SHOULDER_ARM_XML.format(actuators="")
 
 
 @pytest.fixture()

@@ -10,22 +10,15 @@ import pytest
 
 from mjrig import commands as C
 from mjrig.session.kernel import Session
+from tests.unit.unit_util import SHOULDER_ARM_XML
 
-ARM = """
-<mujoco model="arm">
-  <option timestep="0.002"/>
-  <worldbody>
-    <body name="upper" pos="0 0 0.5">
-      <joint name="shoulder" type="hinge" axis="0 1 0" damping="0.5"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
-    </body>
-  </worldbody>
-  <actuator>
+ARM = SHOULDER_ARM_XML.format(
+    actuators="""  <actuator>
     <motor name="drive" joint="shoulder" gear="3" ctrllimited="true" ctrlrange="-2 2"/>
     <motor name="spare" joint="shoulder" gear="1"/>
   </actuator>
-</mujoco>
 """
+)
 
 
 @pytest.fixture()

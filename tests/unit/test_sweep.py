@@ -4,6 +4,7 @@ the same numbers locally and on a real local Ray head."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -90,6 +91,14 @@ def test_same_seed_same_results_whatever_the_workers_or_order(tmp_path):
     assert not c["Params/mass:value"].equals(a["Params/mass:value"])
 
 
+def recording_runner(path: Path, folder: Path, *, duration: float) -> TrialRunner:
+    """A fresh worker's trial runner of the sweep scenario at ``path`` (trials of ``duration`` s),
+    recording each trial it runs into ``folder`` as trial-N.parquet."""
+    sc = load_scenario(path)
+    job = SweepJob(text=sc.text, source=str(path), base=str(path.parent), record_dir=str(folder), duration=duration)
+    return TrialRunner(job)
+
+
 def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_path):
     """Trial 1 (gravity -5 m/s²) recorded by a fresh runner and by one that ran trial 0 (gravity
     -20 m/s²) first: every row the same, the first one's accelerometer included, which reads the
@@ -101,16 +110,9 @@ def test_a_trials_recording_does_not_depend_on_what_its_worker_ran_before(tmp_pa
         '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
         "[sweep]\n[sweep.params]\ng = { values = [-20.0, -5.0] }\n",
     )
-    sc = load_scenario(path)
-
-    def job(folder: str) -> SweepJob:
-        return SweepJob(
-            text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder), duration=0.05
-        )
-
-    fresh = TrialRunner(job("fresh"))
+    fresh = recording_runner(path, tmp_path / "fresh", duration=0.05)
     fresh.run(1)
-    used = TrialRunner(job("used"))
+    used = recording_runner(path, tmp_path / "used", duration=0.05)
     used.run(0)
     used.run(1)
     a = pl.read_parquet(tmp_path / "fresh" / "trial-1.parquet").drop("wall_time")
@@ -129,15 +131,8 @@ def test_a_trials_first_row_reads_its_own_spring_whatever_ran_before(tmp_path):
         '[recording]\npath = "unused.parquet"\nsignals = ["joints", "sensors", "params"]\n'
         "[sweep]\n[sweep.params]\nk = { values = [180.0, 100.0, 50.0] }\n",
     )
-    sc = load_scenario(path)
-
-    def job(folder: str) -> SweepJob:
-        return SweepJob(
-            text=sc.text, source=str(path), base=str(tmp_path), record_dir=str(tmp_path / folder), duration=0.005
-        )
-
     for folder, order in (("fresh", [1]), ("after", [0, 2, 1]), ("each", [2, 0, 1])):
-        runner = TrialRunner(job(folder))
+        runner = recording_runner(path, tmp_path / folder, duration=0.005)
         for trial in order:
             runner.run(trial)
     for folder, trials in (("fresh", [1]), ("after", [0, 1, 2]), ("each", [0, 1, 2])):

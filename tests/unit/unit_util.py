@@ -57,17 +57,41 @@ def arm_rig() -> RuntimeManager:
     )
 
 
-def point_mass_xml(*, dt: float, mass: float, integrator: str = "Euler", inertia: float = 0.01) -> str:
-    """A point mass of ``mass`` kg (``inertia`` kg·m² about each axis) on a slide joint ``x`` along
-    world x, no gravity, steps of ``dt`` s with ``integrator``. The site ``tip`` rides on it and
-    ``base`` sits at the world origin, so a spring between them is exactly x long (for x > 0)."""
+CONTRACT_METADATA = frozenset(
+    {
+        "mjrig.model_path",
+        "mjrig.model_sha256",
+        "mjrig.scenario",
+        "mjrig.mujoco_version",
+        "mjrig.version",
+        "mjrig.start_time",
+    }
+)
+"""The file metadata every recording carries (the contract's): the model's path and SHA-256, the
+scenario's text, the MuJoCo and mjrig versions, and when the run started."""
+
+
+def point_mass_xml(
+    *,
+    dt: float,
+    mass: float,
+    integrator: str = "Euler",
+    inertia: float = 0.01,
+    joint: str = "x",
+    axis: str = "1 0 0",
+    gravity: str = "0 0 0",
+) -> str:
+    """A point mass of ``mass`` kg (``inertia`` kg·m² about each axis) at the world origin on a
+    slide joint ``joint`` along ``axis``, under ``gravity`` (m/s²), steps of ``dt`` s with
+    ``integrator``. The site ``tip`` rides on it and ``base`` stays at the origin, so a spring
+    between them is exactly as long as the joint is far from 0 (m)."""
     return f"""
 <mujoco>
-  <option timestep="{dt}" gravity="0 0 0" integrator="{integrator}"/>
+  <option timestep="{dt}" gravity="{gravity}" integrator="{integrator}"/>
   <worldbody>
     <site name="base" pos="0 0 0"/>
     <body name="mass" pos="0 0 0">
-      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="{joint}" type="slide" axis="{axis}"/>
       <inertial pos="0 0 0" mass="{mass}" diaginertia="{inertia} {inertia} {inertia}"/>
       <site name="tip" pos="0 0 0"/>
     </body>
@@ -87,3 +111,18 @@ SLIDER_WORLD = """  <worldbody>
 """
 """The ``<worldbody>`` of a slider: a 4 cm box of ``{mass}`` kg (a format field) on a slide joint
 ``slide`` along x, starting 0.5 m from the fixed site ``anchor``; the site ``tip`` rides on it."""
+
+
+SHOULDER_ARM_XML = """
+<mujoco model="arm">
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="upper" pos="0 0 0.5">
+      <joint name="shoulder" type="hinge" axis="0 1 0" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+    </body>
+  </worldbody>
+{actuators}</mujoco>
+"""
+"""A 1 kg arm (a 0.3 m capsule) on a damped hinge ``shoulder`` (0.5 N·m·s/rad), 2 ms steps;
+``{actuators}`` (a format field) is the MJCF of its ``<actuator>`` element, or empty."""
