@@ -158,6 +158,31 @@ def no_screen_env() -> dict[str, str]:
     return env
 
 
+def video_stream(path: Path, entries: str, *, count_frames: bool = False) -> list[int]:
+    """The first video stream's ``entries`` as ffprobe reads them (its names, comma-separated:
+    ``"width,height"``), as integers in ffprobe's own order (width and height, in pixels, before
+    ``nb_read_frames``); ``count_frames`` decodes every frame to count them."""
+    out = subprocess.run(
+        [
+            shutil.which("ffprobe") or "ffprobe",
+            "-v",
+            "error",
+            *(["-count_frames"] if count_frames else []),
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            f"stream={entries}",
+            "-of",
+            "csv=p=0",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [int(x) for x in out.strip().split(",")]
+
+
 def load_model_quietly(path: Path) -> mujoco.MjModel:
     """Compile an MJCF in the test process without MuJoCo writing MUJOCO_LOG.TXT into the repo."""
     previous = mujoco.get_mju_user_warning()

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.e2e.e2e_util import MODELS, mjrig
+from tests.e2e.e2e_util import MODELS, mjrig, video_stream
 
 FFPROBE = shutil.which("ffprobe")
 FFMPEG = shutil.which("ffmpeg")
@@ -19,25 +19,7 @@ pytestmark = pytest.mark.skipif(not (FFPROBE and FFMPEG), reason="needs ffmpeg/f
 
 def probe(path: Path) -> tuple[int, int, int]:
     """(frames, width, height) as ffprobe counts them."""
-    out = subprocess.run(
-        [
-            FFPROBE,
-            "-v",
-            "error",
-            "-count_frames",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=nb_read_frames,width,height",
-            "-of",
-            "csv=p=0",
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    w, h, n = (int(x) for x in out.split(","))
+    w, h, n = video_stream(path, "nb_read_frames,width,height", count_frames=True)
     return n, w, h
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.e2e.e2e_util import REPO, copy_rig, mjrig
+from tests.e2e.e2e_util import REPO, copy_rig, mjrig, video_stream
 
 FFMPEG = shutil.which("ffmpeg")
 FFPROBE = shutil.which("ffprobe")
@@ -24,24 +24,7 @@ def first_frame(video: Path, name: str) -> np.ndarray:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     png = ARTIFACTS / f"{name}.png"
     subprocess.run([FFMPEG, "-v", "error", "-y", "-i", str(video), "-frames:v", "1", str(png)], check=True)
-    size = subprocess.run(
-        [
-            FFPROBE,
-            "-v",
-            "error",
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "stream=width,height",
-            "-of",
-            "csv=p=0",
-            str(video),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    w, h = (int(v) for v in size.strip().split(","))
+    w, h = video_stream(video, "width,height")
     out = subprocess.run(
         [FFMPEG, "-v", "error", "-i", str(video), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
         capture_output=True,
