@@ -17,15 +17,12 @@ import tomllib
 import pytest
 
 from tests.gui.desktop import REPO, App, Desktop, wait_for
-from tests.gui.test_desktop_model import _wait_unsaved
+from tests.gui.test_desktop_model import STILL, _wait_unsaved
 
 MODELS = REPO / "models"
 OPEN_TITLE = "Open a model, scenario, recording or results"
 SAVE_TITLE = "Save the rig as a scenario"
 QUIT_TITLE = "Quit mjrig?"
-STILL = """<mujoco model="{name}"><worldbody><light pos="0 0 3"/><geom type="plane" size="2 2 .1"/>
-  <body name="{name}_box" pos="0 0 .3"><joint type="slide" axis="0 0 1"/><geom type="box" size=".2 .1 .3"/>
-  </body></worldbody></mujoco>"""
 
 
 @pytest.fixture

@@ -134,16 +134,7 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         desktop.close()
 
 
-FIT_RIG = """
-[[measured]]
-name = "bench"
-file = "bench.csv"
-time = "t_ms"
-time_unit = "ms"
-offset = -0.1
-[measured.signals]
-"Joints/slide:qpos" = { column = "x_mm", unit = "mm" }
-"""
+FIT_RIG = "\n" + CSV_ENTRY  # the bench's [[measured]] entry of tests/unit/test_measured.py
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
