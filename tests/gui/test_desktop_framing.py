@@ -39,17 +39,22 @@ def _anchor_x(rgb: np.ndarray) -> float | None:
     return float(np.sort(xs)[:4].mean()) if xs.size >= 4 else None
 
 
-def _still_view(desktop: Desktop, wid: int, ok=lambda rgb: True, *, what: str) -> np.ndarray:
-    """The window's pixels once two grabs in a row (0.2 s apart) are the same and ``ok`` holds
-    for them: the view has stopped changing (the run is paused, the camera has got there)."""
-    seen: list[np.ndarray] = []
+def _still_view(desktop: Desktop, wid: int, ok=lambda rgb: True, *, what: str, still_s: float = 1.5) -> np.ndarray:
+    """The window's pixels once every grab over ``still_s`` seconds (one each 0.25 s) is the same
+    and ``ok`` holds for them: the view has stopped changing (the run is paused, the camera has
+    got there). A software-rendered viewer on a busy machine may draw only a frame or two a
+    second: two equal grabs a moment apart do not yet mean a still view."""
+    seen: list[tuple[float, np.ndarray]] = []
 
     def still():
-        seen[:] = [*seen[-1:], desktop.grab(wid)]
-        return len(seen) == 2 and np.array_equal(*seen) and ok(seen[-1])
+        now, rgb = time.monotonic(), desktop.grab(wid)
+        if seen and not np.array_equal(seen[-1][1], rgb):
+            seen.clear()
+        seen.append((now, rgb))
+        return now - seen[0][0] >= still_s and ok(rgb)
 
-    wait_for(still, what=what, every=0.2, timeout=20)
-    return seen[-1]
+    wait_for(still, what=what, every=0.25, timeout=60)
+    return seen[-1][1]
 
 
 def _check_framed(rgb: np.ndarray, what: str) -> int:
@@ -60,8 +65,10 @@ def _check_framed(rgb: np.ndarray, what: str) -> int:
     assert anchor is not None, f"{what}: the anchor's yellow site is not in view"
     assert block.size >= 4, f"{what}: the blue block is not in view"
     assert 0.04 * w < anchor < block.mean() < 0.96 * w, (what, anchor, block.mean(), w)
-    # the rig fills the view: anchor to block (0.375 m of the rig's 0.8 m) is a good part of it
-    assert block.mean() - anchor > 0.33 * w, f"{what}: anchor at x={anchor:.0f}, block at x={block.mean():.0f} of {w}"
+    # the rig fills the view: anchor to block is a good part of it. At the initial state the block
+    # is pulled 0.1 m towards the anchor: 0.275 m of the rig's 0.8 m, which spans some 0.8 of the
+    # view, is about 0.28 of the view's width (a view zoomed out to a speck: under 0.1)
+    assert block.mean() - anchor > 0.22 * w, f"{what}: anchor at x={anchor:.0f}, block at x={block.mean():.0f} of {w}"
     return int(block.size)
 
 

@@ -248,12 +248,15 @@ def test_the_first_frame_of_the_new_model_shows_nothing_of_the_old_rig(tmp_path)
         # dot): the run starts again from its start, so the arm is moving at the swap.
         app.key("ctrl+BackSpace")
         # the tool's trail is drawn: a first frame showing the old rig would show it
-        wait_for(lambda: _magenta(Frame(0.0, "", desktop.grab(app.viewer))) > 300, what="robot_arm's trail", timeout=30)
+        wait_for(lambda: _magenta(Frame(0.0, "", desktop.grab(app.viewer))) > 300, what="robot_arm's trail", timeout=60)
         grabber = FrameGrabber(desktop.display, app.viewer).start()
-        wait_for(lambda: len(grabber.frames) >= 5, what="frames of robot_arm before the swap")
+        # A software-rendered viewer on a busy machine may draw a frame a second: a few will do.
+        wait_for(lambda: len(grabber.frames) >= 2, what="frames of robot_arm before the swap", timeout=60)
         app.click("thruster")
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : thruster", what="thruster to open")
-        wait_for(lambda: _after_loading(grabber.frames) >= 10, what="ten frames of thruster after the swap", timeout=30)
+        wait_for(
+            lambda: _after_loading(grabber.frames) >= 4, what="four frames of thruster after the swap", timeout=120
+        )
         frames = grabber.stop()
         swapping = [i for i, f in enumerate(frames) if _loading(f)]
         assert swapping, f"the swap was not seen ({len(frames)} frames in {grabber.grabs} grabs)"
