@@ -84,7 +84,8 @@ class Outputs:
     def start_recording(self, cmd: C.StartRecording) -> None:
         s, doc = self.ctx, self.ctx.document
         assert doc.model_path is not None
-        asked = Path(cmd.path).expanduser()
+        # An empty path (the form emptied, or not filled yet): the rig's own, as the form shows it.
+        asked = Path(cmd.path.strip() or doc.recording_plan()["path"]).expanduser()
         asked = asked if asked.is_absolute() else Path.cwd() / asked
         check_suffix(asked, RECORDING_SUFFIXES, where="recording path")
         self._finish(s.runtime.set_recorder(None))

@@ -92,6 +92,18 @@ def test_a_bare_model_plans_what_mjrig_run_records(session: Session, tmp_path: P
     }
 
 
+def test_an_empty_path_records_to_the_rigs_own_file(session: Session, tmp_path: Path) -> None:
+    """Start recording with the form's path empty (emptied, or clicked before the form was filled):
+    the rig's own file, never the working folder taken as a file name."""
+    (tmp_path / "ball.xml").write_text(BALL)
+    session.open(tmp_path / "ball.xml")
+    session.handle(C.StartRecording("  ", None, ("joints",)))
+    steps(session, 10)
+    session.handle(C.StopRecording())
+    assert not [text for level, text in session.publish().messages if level == "error"]
+    assert recorded(session, tmp_path / "runs" / "ball.parquet").height == 10
+
+
 def test_reload_keeps_the_form_and_the_snapshot_opening_forgets_them(session: Session) -> None:
     session.handle(C.PlanRecording("runs/mine.parquet", 20.0, ("joints",)))
     session.handle(C.TakeSnapshot())
