@@ -1,16 +1,19 @@
 """A wide model recorded from the panel keeps every row.
 
 1,500 bodies fixed in the world cost MuJoCo almost nothing to step, so the app keeps real time at
-a 0.5 ms timestep while every row carries some 24,000 columns: about 190 MB a second of rows for
+a 0.5 ms timestep while every row carries some 19,500 columns: about 160 MB a second of rows for
 the recorder. A recorder whose queue holds a fixed number of rows, or whose row group is a fixed
-number of rows (4,096 rows are 790 MB at this width), falls behind and drops rows; this one sizes
-row groups by bytes and keeps everything it was handed, saying "recording behind" if it must.
+number of rows (4,096 rows are 640 MB at this width), falls behind for good and keeps nothing. The
+app's recorder sizes row groups by bytes and keeps every row it was handed; when the writer is
+behind, the app keeps real time and says how many rows, from when to when, it could not hand over.
 
 Slower than most GUI tests (about 40 s): the model has 1,500 bodies and the file is some 1 GB of
 values before compression.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -55,11 +58,26 @@ def test_a_wide_model_recorded_from_the_panel_keeps_every_row(tmp_path):
         )
         assert len(files) == 1, files
         df = wait_for(lambda: read_recording(files[0]), what=f"{files[0].name} readable", timeout=120)
-        assert df.width > 16 * BODIES, df.width
+        assert df.width > 12 * BODIES, df.width  # 13 columns of each body's pose and motion, and more
         t = df["time"].to_numpy()
-        gaps = np.flatnonzero(np.diff(t) > 1.5 * TIMESTEP)
-        assert gaps.size == 0, f"{gaps.size} gaps in time, the first after t = {t[gaps[0]]:.4f} s ({len(t)} rows)"
         assert t[-1] - t[0] >= 3.0 - TIMESTEP, (t[0], t[-1], len(t))
+        # Every row handed to the recorder is in the file. The app keeps real time first: rows it
+        # could not hand over while the writer was behind are missing, and the app says how many
+        # and when (a slow machine); none missing otherwise.
+        out = app.output()
+        stopped = re.search(r"recording stopped: (\d+) rows", out)
+        assert stopped, out
+        behind = re.search(r"recording behind: (\d+) rows not recorded \(t = ([\d.]+) to ([\d.]+) s\)", out)
+        missing, first, last = (int(behind[1]), float(behind[2]), float(behind[3])) if behind else (0, 0.0, 0.0)
+        assert len(t) + missing == int(stopped[1]), (len(t), missing, out)
+        gaps = np.flatnonzero(np.diff(t) > 1.5 * TIMESTEP)
+        for i in gaps:  # each gap lies in the span the app named
+            assert first - TIMESTEP / 2 <= t[i] + TIMESTEP and t[i + 1] - TIMESTEP <= last + TIMESTEP / 2, (
+                t[i],
+                t[i + 1],
+                out,
+            )
+        assert len(t) > 0.5 * int(stopped[1]), f"{len(t)} of {stopped[1]} rows kept"
         desktop.screenshot("wide_recording_1920x1080")
     finally:
         assert app.close() == 0, app.output()
