@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from typing import NoReturn
 
 _STOPS: list[int] = []
 """The signals that arrived while mjrig started (before the command's own handlers)."""
@@ -66,7 +67,8 @@ def _forget_native_interrupt() -> None:
 
 
 def main() -> int:
-    """Take SIGINT and SIGTERM, import the command line and run it; returns the exit status."""
+    """Take SIGINT and SIGTERM, import the command line and run it; returns the exit status (a
+    stopped command ends the process itself with 130 or 143: ``_end``)."""
     own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     own_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # an embedding program's own stays
     if own_int:
@@ -87,15 +89,34 @@ def main() -> int:
     except BaseException as exc:
         if _STOPS or _interrupted(exc):
             _forget_native_interrupt()
-            return _stopped(exc)
+            _end(_stopped(exc))
         raise
     try:
         status = cli.main()
-        if status in (130, 143):  # a stop the command answered may have gone through native code too
-            _forget_native_interrupt()
-        return status
     except BaseException as exc:  # a stop the command did not answer: between handlers, or raised
         if not _interrupted(exc):  # inside an import, which wraps it (``__set_name__``: RuntimeError)
             raise
         _forget_native_interrupt()
-        return _stopped(exc)
+        _end(_stopped(exc))
+    if status in (130, 143):  # a stop the command answered may have gone through native code too
+        _forget_native_interrupt()
+        _end(status)
+    return status
+
+
+def _end(status: int) -> NoReturn:
+    """End a stopped command with ``status`` once its line is written and its files are whole:
+    the exit handlers run (pools, trackers, temporary files), then the process ends without
+    tearing the interpreter down. A stop that came while native code ran (numba compiling a
+    load law, MuJoCo loading) can leave that library half-built, and its teardown then crashed
+    the process (SIGSEGV) after the line, instead of exit 130."""
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
