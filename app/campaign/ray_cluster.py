@@ -118,6 +118,10 @@ def _say_and_silence(line: str) -> None:
         pass
 
 
+_GCS: dict[str, str] = {}
+"""The GCS address (HOST:PORT) of the head each ``--ray`` address joined, in this process."""
+
+
 def _lost(address: str) -> ClusterLost:
     return ClusterLost(_lost_text(address))
 
@@ -144,14 +148,24 @@ def run_on_ray(
     same command ran trials there before (a study's next batch), so a head that no longer
     answers was lost, not mistyped. ``stay``: stay connected for more calls (a fit's batches;
     the caller disconnects, ``ray.shutdown()``)."""
+    # The head's GCS address once known (a study's or a fit's next batch): the watch starts
+    # before any call to Ray, which would wait on a head lost between two batches.
+    gcs = _GCS.get(address)
+    watch = HeadWatch(gcs, message=_lost_text(address)) if gcs is not None else None
+    if watch is not None:
+        watch.start()
     try:
         ray = connect(address)
     except ConfigError:
+        if watch is not None:
+            watch.stop()
         if not again:
             raise
         raise _lost(address) from None
-    watch = HeadWatch(ray.get_runtime_context().gcs_address, message=_lost_text(address))
-    watch.start()
+    if watch is None:
+        gcs = _GCS[address] = ray.get_runtime_context().gcs_address
+        watch = HeadWatch(gcs, message=_lost_text(address))
+        watch.start()
     try:
         _run_tasks(ray, job, todo, keep, watch, address)
     except BaseException:
