@@ -64,8 +64,14 @@ def test_a_model_edited_on_disk_reloads_with_its_load_and_a_broken_edit_keeps_th
     try:
         wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : crate", what="the crate to open")
         app.run_for(0.3)
-        before = viewer_pixels(desktop, app, f"hot_reload_before_{size[0]}x{size[1]}")
-        assert share(before, 0) > 0.002 and share(before, 2) < 0.001  # a red crate, no blue
+        # the red crate once drawn (a software-rendered viewer on a busy machine draws late)
+        before = wait_for(
+            lambda: (lambda px: px if share(px, 0) > 0.002 else None)(
+                viewer_pixels(desktop, app, f"hot_reload_before_{size[0]}x{size[1]}")
+            ),
+            what="the red crate",
+        )
+        assert share(before, 2) < 0.001  # a red crate, no blue
         model.write_text(MODEL.format(size=0.4, rgba=BLUE))  # another program saves the model
         wait_for(lambda: app.text(r"info: crate\.xml changed on disk: reloaded, loads kept"), what="Status's line")
         app.run_for(0.3)
