@@ -6,12 +6,15 @@ ctypes' ArgumentError, from the KeyboardInterrupt: the stop noted by the handler
 
 from __future__ import annotations
 
+import atexit
 import signal
 import sys
-from typing import NoReturn
 
 _STOPS: list[int] = []
 """The signals that arrived while mjrig started (before the command's own handlers)."""
+
+_STOPPED_WITH: list[int] = []
+"""The status of a stopped command (130 or 143), for ``_end_now``."""
 
 
 class _Stopped(KeyboardInterrupt):
@@ -68,7 +71,8 @@ def _forget_native_interrupt() -> None:
 
 def main() -> int:
     """Take SIGINT and SIGTERM, import the command line and run it; returns the exit status (a
-    stopped command ends the process itself with 130 or 143: ``_end``)."""
+    stopped command's 130 or 143 ends the process in the last exit handler: ``_end_now``)."""
+    atexit.register(_end_now)  # first registered, so it runs last
     own_int = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     own_term = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # an embedding program's own stays
     if own_int:
@@ -89,7 +93,7 @@ def main() -> int:
     except BaseException as exc:
         if _STOPS or _interrupted(exc):
             _forget_native_interrupt()
-            _end(_stopped(exc))
+            return _end(_stopped(exc))
         raise
     try:
         status = cli.main()
@@ -97,26 +101,32 @@ def main() -> int:
         if not _interrupted(exc):  # inside an import, which wraps it (``__set_name__``: RuntimeError)
             raise
         _forget_native_interrupt()
-        _end(_stopped(exc))
+        return _end(_stopped(exc))
     if status in (130, 143):  # a stop the command answered may have gone through native code too
         _forget_native_interrupt()
-        _end(status)
+        return _end(status)
     return status
 
 
-def _end(status: int) -> NoReturn:
-    """End a stopped command with ``status`` once its line is written and its files are whole:
-    the exit handlers run (pools, trackers, temporary files), then the process ends without
-    tearing the interpreter down. A stop that came while native code ran (numba compiling a
-    load law, MuJoCo loading) can leave that library half-built, and its teardown then crashed
-    the process (SIGSEGV) after the line, instead of exit 130."""
-    import atexit
+def _end(status: int) -> int:
+    """A stopped command's ``status``, noted for ``_end_now``; returned for ``sys.exit``."""
+    _STOPPED_WITH.append(status)
+    return status
+
+
+def _end_now() -> None:
+    """The last exit handler (registered first): after a stop, end the process here, once its
+    line is written, its files are whole and every other exit handler ran (pools, trackers,
+    temporary files), without tearing the interpreter down. A stop that came while native code
+    ran (numba compiling a load law, MuJoCo loading) can leave that library half-built, and its
+    teardown then crashed the process (SIGSEGV) after the line, instead of exit 130."""
+    if not _STOPPED_WITH:
+        return
     import os
 
-    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             pass
-    os._exit(status)
+    os._exit(_STOPPED_WITH[-1])
