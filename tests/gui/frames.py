@@ -55,16 +55,13 @@ _ERROR_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p
 
 
 @_ERROR_HANDLER
-def _note_x_error(_display: int, _event: int) -> int:
-    """libX11 error handler: count the error and go on (the failed call returns nothing)."""
-    FrameGrabber.x_errors += 1
+def _ignore_x_error(_display: int, _event: int) -> int:
+    """libX11 error handler: go on (the failed call returns nothing; the grab is skipped)."""
     return 0
 
 
 class FrameGrabber:
     """Grab window ``wid`` on X display ``display`` (":N") from ``start()`` to ``stop()``."""
-
-    x_errors = 0  # X errors seen by this process's grabbers (each skipped a grab)
 
     def __init__(self, display: str, wid: int) -> None:
         self._x = ctypes.CDLL(ctypes.util.find_library("X11"))
@@ -87,7 +84,7 @@ class FrameGrabber:
         self._x.XCloseDisplay.argtypes = [ctypes.c_void_p]
         self._x.XSetErrorHandler.argtypes = [_ERROR_HANDLER]
         self._x.XSetErrorHandler.restype = ctypes.c_void_p
-        self._x.XSetErrorHandler(_note_x_error)
+        self._x.XSetErrorHandler(_ignore_x_error)
         self._x.XGetGeometry.argtypes = (
             [ctypes.c_void_p, ctypes.c_ulong, ctypes.POINTER(ctypes.c_ulong)]
             + [ctypes.POINTER(ctypes.c_int)] * 2
