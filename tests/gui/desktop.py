@@ -191,6 +191,24 @@ class Desktop:
         assert len(raw) == w * h * 3, f"a {w}x{h} window gave {len(raw)} bytes"
         return np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
 
+    def still_view(self, wid: int, ok=lambda rgb: True, *, what: str, still_s: float = 1.5) -> np.ndarray:
+        """The window's pixels once every grab over ``still_s`` seconds (one each 0.25 s) is the
+        same and ``ok`` holds for them: the view has stopped changing (the run is paused, the
+        camera has got there). A software-rendered viewer on a busy machine may draw only a frame
+        or two a second: two equal grabs a moment apart, or a panel that already says t = 0, do
+        not yet mean the view shows it."""
+        seen: list[tuple[float, np.ndarray]] = []
+
+        def still():
+            now, rgb = time.monotonic(), self.grab(wid)
+            if seen and not np.array_equal(seen[-1][1], rgb):
+                seen.clear()
+            seen.append((now, rgb))
+            return now - seen[0][0] >= still_s and ok(rgb)
+
+        wait_for(still, what=what, every=0.25, timeout=60)
+        return seen[-1][1]
+
     def close(self) -> None:
         for p in (self._wm, self._xvfb):
             p.kill()

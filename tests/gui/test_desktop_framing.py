@@ -39,24 +39,6 @@ def _anchor_x(rgb: np.ndarray) -> float | None:
     return float(np.sort(xs)[:4].mean()) if xs.size >= 4 else None
 
 
-def _still_view(desktop: Desktop, wid: int, ok=lambda rgb: True, *, what: str, still_s: float = 1.5) -> np.ndarray:
-    """The window's pixels once every grab over ``still_s`` seconds (one each 0.25 s) is the same
-    and ``ok`` holds for them: the view has stopped changing (the run is paused, the camera has
-    got there). A software-rendered viewer on a busy machine may draw only a frame or two a
-    second: two equal grabs a moment apart do not yet mean a still view."""
-    seen: list[tuple[float, np.ndarray]] = []
-
-    def still():
-        now, rgb = time.monotonic(), desktop.grab(wid)
-        if seen and not np.array_equal(seen[-1][1], rgb):
-            seen.clear()
-        seen.append((now, rgb))
-        return now - seen[0][0] >= still_s and ok(rgb)
-
-    wait_for(still, what=what, every=0.25, timeout=60)
-    return seen[-1][1]
-
-
 def _check_framed(rgb: np.ndarray, what: str) -> int:
     """The anchor and the block both in view, far apart across it, neither at an edge; returns
     the block's width on screen (pixels)."""
@@ -86,7 +68,7 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
         # 0.1 m either way while running).
         app.key("space")
         app.key("ctrl+BackSpace")
-        first = _still_view(desktop, app.viewer, what="the paused first view")
+        first = desktop.still_view(app.viewer, what="the paused first view")
         desktop.screenshot(f"framing_open_{w}x{h}")
         opened = _check_framed(first, "first view")
         # The user zooms far out with the wheel and turns the view a little with the left button.
@@ -99,8 +81,7 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
             desktop.x("xdotool", "mousemove", "--sync", str(cx + 8 * step), str(cy), check=True)
             time.sleep(0.05)  # drag pacing: the viewer sees each step of the turn
         desktop.x("xdotool", "mouseup", "1", check=True)
-        zoomed = _still_view(
-            desktop,
+        zoomed = desktop.still_view(
             app.viewer,
             lambda rgb: _blocks_columns(rgb).size < 0.6 * opened,
             what="the view zoomed out and still",
@@ -109,8 +90,7 @@ def test_ctrl_f_frames_the_anchor_and_the_block(desktop, tmp_path):
         far = _blocks_columns(zoomed).size
         assert far < 0.6 * opened, f"the wheel did not zoom out (block {far} px wide, {opened} px at first)"
         app.key("ctrl+f")
-        framed = _still_view(
-            desktop,
+        framed = desktop.still_view(
             app.viewer,
             lambda rgb: _blocks_columns(rgb).size > 0.8 * opened,
             what="the view framed again and still",
@@ -148,7 +128,7 @@ def test_a_dropped_tiny_model_opens_framed_not_a_close_up_nor_a_speck(tmp_path):
                 r, g, b = (rgb[..., i].astype(int) for i in range(3))
                 return np.nonzero((b > 100) & (b > r + 60) & (b > g + 25))
 
-            rgb = _still_view(desktop, app.viewer, lambda rgb: cube(rgb)[1].size > 50, what="the cube in a still view")
+            rgb = desktop.still_view(app.viewer, lambda rgb: cube(rgb)[1].size > 50, what="the cube in a still view")
             desktop.screenshot("framing_dropped_tiny_1280x800")
             ys, xs = cube(rgb)
             assert xs.size > 50, "the cube is not in view"

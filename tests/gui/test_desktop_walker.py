@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import mediapy
 import numpy as np
 import pytest
 
@@ -34,11 +33,13 @@ vector = [40.0, 0.0, 0.0]
 """
 
 
-def view(desktop: Desktop, app: App, name: str) -> np.ndarray:
-    """The 3D view as a person sees it (cut from a screenshot of the whole screen)."""
-    shot = mediapy.read_image(desktop.screenshot(name))[..., :3].astype(int)
-    x, y, w, h = desktop.client_rect(app.viewer)
-    return shot[y : y + h, x : x + w]
+def view(desktop: Desktop, app: App, name: str, ok=lambda px: True, *, what: str) -> np.ndarray:
+    """The 3D view as a person sees it once it has stopped changing and ``ok`` holds for it (a
+    software-rendered viewer may draw the reset pose a second after the panel says t = 0); a
+    screenshot of the whole screen is kept under ``name``."""
+    px = desktop.still_view(app.viewer, lambda rgb: ok(rgb.astype(int)), what=what).astype(int)
+    desktop.screenshot(name)
+    return px
 
 
 def arrow_mask(px: np.ndarray) -> np.ndarray:
@@ -66,7 +67,7 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         wait_for(lambda: app.visible("Play"), what="the run to pause")
         app.click("Reset")
         wait_for(lambda: app.text(r"t = +0\.000 s.*", offscreen=True), what="t = 0 after Reset")
-        px = view(desktop, app, f"walker_arrow_{tag}")
+        px = view(desktop, app, f"walker_arrow_{tag}", lambda px: arrow_mask(px).mean() > 0.001, what="the arrow drawn")
         arrow = arrow_mask(px)
         ys, xs = np.nonzero(arrow)
         assert arrow.mean() > 0.001, f"the arrow covers {arrow.mean():.5f} of the view"
@@ -83,7 +84,7 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         app.run_for(1.5)
         app.click("Pause")
         wait_for(lambda: app.visible("Play"), what="the run to pause")
-        fallen = walker_mask(view(desktop, app, f"walker_fallen_{tag}"))
+        fallen = walker_mask(view(desktop, app, f"walker_fallen_{tag}", what="the fallen walker still"))
         assert (fallen & ~legs).mean() > 0.002, "the walker has not moved"  # the pose differs from the start
         app.click("Use current as initial")
         wait_for(
@@ -95,7 +96,15 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         wait_for(lambda: app.visible("Play"), what="the run to pause again")
         app.click("Reset")
         wait_for(lambda: app.text(r"t = +0\.000 s.*", offscreen=True), what="t = 0 after Reset")
-        again = walker_mask(view(desktop, app, f"walker_reset_{tag}"))
+        again = walker_mask(
+            view(
+                desktop,
+                app,
+                f"walker_reset_{tag}",
+                lambda px: (walker_mask(px) & fallen).sum() > 0,
+                what="the reset view",
+            )
+        )
         overlap = (again & fallen).sum() / max(1, (again | fallen).sum())
         assert overlap > 0.8, f"the view after Reset overlaps the fallen pose by {overlap:.2f}"
     finally:
