@@ -46,7 +46,7 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
         assert cells, status
         t_then = _time(app)
-        still = desktop.grab(app.viewer)
+        still = desktop.still_view(app.viewer, what="the paused view")
         app.click("show 1")
         wait_for(lambda: app.text(r".*showing mode 1.*", offscreen=True), what="mode 1 shown")
         frames = []

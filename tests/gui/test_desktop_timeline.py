@@ -81,7 +81,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
         value_back = float(re.search(r"gap:distance ([-0-9.e]+) m", shown["text"]).group(1))
         assert abs(_time(app) - t_back) < 5e-4  # the readout (ms) says the same instant
         assert t_recorded < t_back < _end(app) - 0.3, (t_recorded, t_back)
-        view_back = desktop.grab(app.viewer)
+        view_back = desktop.still_view(app.viewer, what="the scrubbed instant drawn")
         desktop.screenshot("timeline_scrubbed")
         app.key("Left")
         app.key("Left")
