@@ -82,7 +82,7 @@ def set_params(
 def _plain(rm: RuntimeManager) -> bool:
     """Whether the next steps need nothing but MuJoCo (``StepPlan.between_steps`` is empty)."""
     plan = rm.plan
-    return plan is not None and not plan.between_steps(pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None)
+    return plan is not None and not plan.between_steps()
 
 
 ROWS_IN_BLOCKS_FROM = 20_000
@@ -94,12 +94,7 @@ def _row_table(rm: RuntimeManager) -> RowTable | None:
     """A recorder table when the only work between steps is one recording (rows written by
     MuJoCo's control callback in blocks of steps: ``native_rows``)."""
     plan = rm.plan
-    if (
-        plan is None
-        or len(plan.samplers) != 1
-        or rm.engine is None
-        or plan.between_steps(pacing=rm.playback_speed > 0, viewer=rm.sync_hook is not None) != ("recording",)
-    ):
+    if plan is None or len(plan.samplers) != 1 or rm.engine is None or plan.between_steps() != ("recording",):
         return None
     return RowTable.make(plan.samplers[0], rm.engine.model, rm.engine.data)
 
@@ -185,7 +180,7 @@ def prepare(
         raise
     if record and video_rec is not None:
         video_rec.frame_points = partial(_rig_points_of, rig.runtime)  # no camera named: frame the rig too
-        rig.runtime.video_recorders.append(video_rec)
+        rig.runtime.add_video(video_rec)
     return RunSetup(
         sc,
         rig.runtime,

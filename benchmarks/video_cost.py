@@ -34,7 +34,7 @@ def steps_per_second(rig: str, seconds: float, video: Path | None) -> tuple[floa
     rec = None
     if video is not None:
         rec = VideoRecorder(path=video, fps=30, width=640, height=480, show_loads=True, show_proximities=True)
-        rm.video_recorders.append(rec)
+        rm.add_video(rec)
     n = int(seconds / m.opt.timestep)
     t = time.perf_counter()
     for _ in range(n):

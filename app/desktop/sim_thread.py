@@ -210,7 +210,7 @@ class SimThread:
                 scn = v.user_scn
                 scn.ngeom = 0
                 if s.rm is not None and not s.bench.modes.arrows_hidden:
-                    s.rm.draw(scn, s.model, s.data)
+                    s.rm.drawing.draw(scn, s.model, s.data)
                 s.replayer.draw_ghost(scn, option=v.opt)
                 if s.outputs.pending_screenshot is not None:
                     self._screenshot(v, s.outputs.pending_screenshot)
@@ -259,7 +259,7 @@ class SimThread:
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
             arrows, lines = (
-                s.rm.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
+                s.rm.drawing.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
             )
             mediapy.write_image(
                 str(path),

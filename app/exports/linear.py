@@ -104,6 +104,8 @@ def analyse(
         mujoco.mj_setState(m, d, state, int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
         mujoco.mj_forward(m, d)
     rm.resolve(m, d)
+    plan = rm.plan
+    assert plan is not None  # built by resolve
     for name in outputs:
         try:
             rm.probe([name])
@@ -112,11 +114,11 @@ def analyse(
                 f"{where_output} '{name}': unknown signal{closest_names(name, sorted(rm.signal_units()))}"
             ) from None
     after = (
-        settle(rm, m, d, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium")
+        settle(plan, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium")
         if equilibrium
         else None
     )
-    lin = linearise(rm, m, d, inputs=[sc.params[n] for n in inputs], outputs=list(outputs))
+    lin = linearise(plan, inputs=[sc.params[n] for n in inputs], outputs=list(outputs))
     return Analysis(setup, lin, modes(lin, m), after)
 
 

@@ -27,8 +27,8 @@ from mjrig.runtime.engine import LoadEngine, step_with_loads
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.values import NamedValue
 
-if TYPE_CHECKING:  # the manager works its mode metrics out through here (modes)
-    from mjrig.runtime.manager import RuntimeManager
+if TYPE_CHECKING:  # the plan works its mode metrics out through here (modes)
+    from mjrig.runtime.step_plan import StepPlan
 
 __all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST", "KINK"]
 
@@ -65,12 +65,9 @@ class Linear:
     difference averages the two sides of it."""
 
 
-def _ready(rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData) -> LoadEngine:
+def _ready(plan: StepPlan) -> LoadEngine:
     """The rig's engine with this step's writes made (actuator inputs, model fields)."""
-    if rm.plan is None:
-        rm.resolve(model, data)
-    eng = rm.engine
-    assert eng is not None  # made by resolve
+    eng = plan.engine
     for fn in eng.before_step:
         fn()
     if eng.dirty:
@@ -113,20 +110,19 @@ def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> n
 
 
 def linearise(
-    rm: RuntimeManager,
-    model: mujoco.MjModel,
-    data: mujoco.MjData,
+    plan: StepPlan,
     *,
     inputs: Sequence[NamedValue] = (),
     outputs: Sequence[str] = (),
     eps: float = EPS,
 ) -> Linear:
-    """The rig of RuntimeManager ``rm`` linearised about ``data``'s state; ``inputs`` are params
+    """The rig of step plan ``plan`` linearised about its data's state; ``inputs`` are params
     (NamedValues: a load's or control's number), ``outputs`` telemetry columns. The state, and
     every input's value, are as before when it returns. KeyError(name) for an unknown output."""
-    eng = _ready(rm, model, data)
+    model, data = plan.model, plan.data
+    eng = _ready(plan)
     saved = _state(model, data)
-    probe = rm.probe(list(outputs)) if outputs else None
+    probe = plan.probe(list(outputs)) if outputs else None
     nv, na = model.nv, model.na
     n = 2 * nv + na
     A, B = np.empty((n, n)), np.empty((n, len(inputs)))
@@ -169,7 +165,7 @@ def linearise(
             ends, ys = [], []
             for dv in (h, -h):
                 nvalue.value = v0 + dv
-                eng = _ready(rm, model, data)
+                eng = _ready(plan)
                 if probe is not None:
                     ys.append(read())
                 _set(model, data, saved, -1, 0.0)
@@ -180,7 +176,7 @@ def linearise(
                 D[:, j] = (ys[0] - ys[1]) / (2 * h)
     finally:
         eng.after_step[:] = held
-        settled = _ready(rm, model, data)
+        settled = _ready(plan)
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
         settled.stepped_to = stepped_to
@@ -209,13 +205,12 @@ def _joint_of(model: mujoco.MjModel, i: int) -> str:
     return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
 
 
-def equilibrium(
-    rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str
-) -> float:
-    """Step the rig from ``data``'s state until it is at rest (``REST``), within ``duration``
+def equilibrium(plan: StepPlan, *, duration: float, where: str) -> float:
+    """Step the rig of ``plan`` from its data's state until it is at rest (``REST``), within ``duration``
     (s of simulated time); the time (s) it took. ConfigError (one line, at ``where``) when it
     is still moving then."""
-    eng = _ready(rm, model, data)
+    model, data = plan.model, plan.data
+    eng = _ready(plan)
     t0, steps = data.time, max(1, int(round(duration / model.opt.timestep)))
     vel, acc = REST
     for _ in range(steps):

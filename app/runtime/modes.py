@@ -29,8 +29,8 @@ import numpy as np
 
 from mjrig.runtime.linearise import Linear, linearise
 
-if TYPE_CHECKING:  # the manager imports this module where it works its mode metrics out
-    from mjrig.runtime.manager import RuntimeManager
+if TYPE_CHECKING:  # the plan imports this module where it works its mode metrics out
+    from mjrig.runtime.step_plan import StepPlan
 
 __all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "shape_text", "RIGID"]
 
@@ -219,19 +219,18 @@ def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0)
     return out
 
 
-def mode_metrics(
-    rm: RuntimeManager, model: mujoco.MjModel, data: mujoco.MjData, start: np.ndarray, metrics: list
-) -> dict[str, float]:
+def mode_metrics(plan: StepPlan, start: np.ndarray, metrics: list) -> dict[str, float]:
     """Each mode metric's value (``mode_frequency``: undamped frequency Hz; ``mode_damping``:
     damping ratio) of the rig linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a
-    mode the rig does not have. ``data``'s state is as before when it returns."""
+    mode the rig does not have. The plan's data is in its state as before when it returns."""
+    model, data = plan.model, plan.data
     spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     now = np.empty(mujoco.mj_stateSize(model, spec))
     mujoco.mj_getState(model, data, now, spec)
     try:
         mujoco.mj_setState(model, data, start, spec)
         mujoco.mj_forward(model, data)
-        osc = oscillatory(modes(linearise(rm, model, data), model))
+        osc = oscillatory(modes(linearise(plan), model))
     finally:
         mujoco.mj_setState(model, data, now, spec)
         mujoco.mj_forward(model, data)

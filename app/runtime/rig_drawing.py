@@ -1,42 +1,51 @@
 """The rig's drawing: each load's arrow, each proximity's and tracer's line, the net force on
-each body (``RuntimeManager`` has it as a mixin, over its loads, proximities and engine)."""
+each body. ``RuntimeManager.drawing`` is one, over the manager's loads, proximities and arrow
+scale and its step plan's engine (the loads' outputs) and extras (the tracers' trails).
+
+Threading: read on the thread that steps the rig or holds its lock (the viewer's sync)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import mujoco
 
-from mjrig.runtime.engine import LoadEngine
 from mjrig.runtime.loads import Load
-from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.rig_extras import RigExtras
 from mjrig.runtime.visuals import ArrowConfig, ArrowScale, LineConfig, draw_all, net_force_arrows
+
+if TYPE_CHECKING:
+    from mjrig.runtime.manager import RuntimeManager
 
 __all__ = ["RigDrawing"]
 
 
 class RigDrawing:
-    """Drawing over ``loads``, ``proximities``, ``arrow_scale``, ``_engine`` and ``_extras``."""
+    """The drawing of ``rig`` at the state of the data it is asked about."""
 
-    loads: list[Load]
-    proximities: list[Proximity]
-    arrow_scale: ArrowScale
-    _engine: LoadEngine | None
-    _extras: RigExtras | None
+    def __init__(self, rig: RuntimeManager) -> None:
+        self._rig = rig
+
+    @property
+    def arrow_scale(self) -> ArrowScale:
+        """The arrows' lengths (m per N, m per N·m, or automatic)."""
+        return self._rig.arrow_scale
 
     def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
-        """Arrows of every active load and lines of every active proximity, at the current state."""
+        """Arrows of every active load and lines of every active proximity and tracer, at the
+        current state."""
         arrows: list[ArrowConfig] = []
         for ld in self._current_loads():
             arrows.extend(ld.get_visuals(mj_model, mj_data))
         lines = []
-        for p in self.proximities:
+        for p in self._rig.proximities:
             if p.active:
                 p.measure(mj_model, mj_data)
                 ln = p.get_visuals(mj_model, mj_data)
                 if ln is not None:
                     lines.append(ln)
-        if self._extras is not None:
-            lines.extend(self._extras.lines())
+        plan = self._rig.plan
+        if plan is not None and plan.extras is not None:
+            lines.extend(plan.extras.lines())
         return arrows, lines
 
     def load_forces(self) -> dict[str, tuple[float, float, float]]:
@@ -56,9 +65,10 @@ class RigDrawing:
 
     def _current_loads(self) -> list[Load]:
         """The loads, with the engine's outputs (forces, lengths) brought up to the current state."""
-        if self._engine is not None:
-            self._engine.update_outputs()
-        return self.loads
+        plan = self._rig.plan
+        if plan is not None:
+            plan.engine.update_outputs()
+        return self._rig.loads
 
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:
         """Append the rig's arrows and lines to ``scene`` (never past maxgeom); returns the count."""

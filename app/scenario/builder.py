@@ -197,7 +197,8 @@ def rebuild_rig(
     rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
     rm.carried = (on.runtime.checks.metrics if on.runtime.checks else None, kept or rm.carried[1])
     rm.inherit_layout(on.runtime)
-    rm.video_recorders = on.runtime.video_recorders
+    for rec in on.runtime.video_recorders:
+        rm.add_video(rec)
     keep_switched_off(on.runtime, rm)
     resolve_at(sc, rm, on.model, on.data)
     rm.set_recorder(on.runtime.set_recorder(None))

@@ -91,7 +91,7 @@ class RigEntries:
         if rm is None:
             return C.EntriesPart()
         live: dict[tuple[str, str], dict[str, Any]] = {}
-        readouts = rm.load_readouts()
+        readouts = rm.drawing.load_readouts()
         for ld in rm.loads:
             live["loads", ld.name] = {"active": ld.active, "readout": readouts[ld.name]}
         for p in rm.proximities:

@@ -334,7 +334,7 @@ class Outputs:
             height=min(480, int(g.offheight)),
         )
         rec.check(s.model)
-        s.runtime.video_recorders.append(rec)
+        s.runtime.add_video(rec)
         self.video = rec
         s.log("info", f"video recording to {path}")
 
@@ -345,8 +345,8 @@ class Outputs:
         if rec is None:
             return
         rm = s.runtime_or_none
-        if rm is not None and rec in rm.video_recorders:
-            rm.video_recorders.remove(rec)
+        if rm is not None:
+            rm.remove_video(rec)
         try:
             rec.save()
             if rec.frames_written == 0 or not Path(rec.path).exists():

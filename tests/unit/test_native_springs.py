@@ -54,7 +54,7 @@ def _run(
             rm.step(model, data)
             ts.append(data.time)
             xs.append(float(data.qpos[0]))
-            fs.append(float(rm.load_forces()["s"][0]))
+            fs.append(float(rm.drawing.load_forces()["s"][0]))
         python = rm.engine.needs_python if rm.engine is not None else True
     return np.array(ts), np.array(xs), np.array(fs), python
 

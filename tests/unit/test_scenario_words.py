@@ -98,7 +98,7 @@ def _run(load: Load, steps: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarr
     forces, torques = [], []
     for _ in range(steps):
         rm.step(model, data)
-        rm.load_forces()
+        rm.drawing.load_forces()
         forces.append(np.array(load.last_force))
         torques.append(np.array(load.last_torque))
     return data.qpos.copy(), np.array(forces), np.array(torques)

@@ -179,13 +179,13 @@ def test_arrows_and_lines_are_redrawn_from_the_restored_state(session: Session) 
     import mujoco
 
     mujoco.mj_forward(s.model, s.data)
-    arrows, lines = s.rm.visuals(s.model, s.data)
-    forces = s.rm.load_forces()
+    arrows, lines = s.rm.drawing.visuals(s.model, s.data)
+    forces = s.rm.drawing.load_forces()
     t = s.data.time
     steps(s, 90)
     s.handle(C.Scrub(t))
-    arrows2, lines2 = s.rm.visuals(s.model, s.data)
-    assert s.rm.load_forces() == forces
+    arrows2, lines2 = s.rm.drawing.visuals(s.model, s.data)
+    assert s.rm.drawing.load_forces() == forces
     assert [(a.pos.tolist(), a.vec.tolist()) for a in arrows] == [(a.pos.tolist(), a.vec.tolist()) for a in arrows2]
     assert [(ln.start.tolist(), ln.end.tolist()) for ln in lines] == [
         (ln.start.tolist(), ln.end.tolist()) for ln in lines2

@@ -122,10 +122,10 @@ def test_a_tracer_keeps_a_bounded_fading_trail(rig):
     assert 0 < len(lines) <= SAMPLES
     alphas = [ln.color[3] for ln in lines]
     assert alphas == sorted(alphas) and alphas[-1] <= 0.8 + 1e-6 and alphas[0] < 0.05  # fading with age
-    _, drawn = rm.visuals(model, data)
+    _, drawn = rm.drawing.visuals(model, data)
     assert len(drawn) == len(lines)  # the viewer, videos and screenshots draw them
     scene = mujoco.MjvScene(model, maxgeom=1000)
-    assert rm.draw(scene, model, data) >= len(lines)
+    assert rm.drawing.draw(scene, model, data) >= len(lines)
     mujoco.mj_resetData(model, data)
     rm.step(model, data)
     assert len(tr.samples()[0]) <= 1  # time went back: a new trail

@@ -38,7 +38,13 @@ def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     run(setup)  # resolved as a run leaves it (the params' model fields written at its first step)
     work = setup.runtime.plan.between_steps()
     assert work == FEATURES[extra]
-    assert setup.runtime.plan.between_steps(pacing=True, viewer=True) == (*FEATURES[extra], "pacing", "viewer")
+    rm, drawn = setup.runtime, []
+    rm.playback_speed = 1000.0  # paced (fast): the same pacer the plan steps with
+    rm.sync_hook = lambda m, d, arrows, lines: drawn.append(d.time)
+    rm.resolve(setup.model, setup.data)
+    rm.step(setup.model, setup.data)  # the first step writes what a resolve leaves to do (model fields)
+    assert rm.plan.between_steps() == (*FEATURES[extra], "pacing", "viewer")
+    assert drawn == [setup.data.time]  # the viewer's sync ran after the step, as listed
     sc = load_scenario(path)
     refusal = lockstep.lockstep_refusal(TrialRunner(SweepJob(text=sc.text, source=str(path), base=str(tmp_path))))
     if not set(work) - {"requirements", "metrics", "loads"}:  # checks in the batch; loads: trial by trial
@@ -54,3 +60,41 @@ def test_a_recorder_is_work_between_steps(tmp_path):
     setup = prepare(load_scenario(path), out=tmp_path / "rec.parquet", duration=0.05)
     run(setup)
     assert setup.runtime.plan.between_steps() == ("recording",)
+
+
+class _Frames:
+    """A video recorder's face (no ``due``: asked at every sample): counts the frames taken."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.arrows = 0
+
+    def capture_frame(self, *, mj_model, mj_data, custom_arrows, custom_lines, arrow_scale) -> None:
+        self.times.append(mj_data.time)
+        self.arrows = len(custom_arrows)
+
+    def save(self) -> None:
+        pass
+
+
+def test_a_video_added_and_removed_is_listed_and_taken_as_long_as_it_is_there(tmp_path):
+    path = tmp_path / "rig.toml"
+    path.write_text(PLAIN + '[[loads]]\nname = "push"\nkind = "force"\nat = "body:block"\nvector = [1.0, 0, 0]\n')
+    setup = prepare(load_scenario(path), out=None, duration=0.05, record=False)
+    rm, m, d = setup.runtime, setup.model, setup.data
+    rm.step(m, d)
+    assert "video" not in rm.plan.between_steps()
+    frames = _Frames()
+    rm.add_video(frames)
+    assert "video" in rm.plan.between_steps()
+    for _ in range(3):
+        rm.step(m, d)
+    assert (
+        len(frames.times) == 3
+        and frames.times[0] < frames.times[-1]
+        and frames.arrows == len(rm.drawing.visuals(m, d)[0]) > 0
+    )
+    rm.remove_video(frames)
+    assert "video" not in rm.plan.between_steps()
+    rm.step(m, d)
+    assert len(frames.times) == 3
