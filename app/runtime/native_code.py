@@ -15,7 +15,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from mjrig.runtime.native_kernel import JOINT, MAGIC, NUM, SPRING, USERDATA_WORDS, WRENCH, H, R
+from mjrig.runtime.native_layout import JOINT, MAGIC, NUM, SPRING, USERDATA_WORDS, WRENCH, H, R
 
 __all__ = ["CALLBACKS", "evaluate", "locate", "record"]
 

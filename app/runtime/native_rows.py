@@ -25,7 +25,8 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.engine import LoadEngine, step_plain
-from mjrig.runtime.native_kernel import RECORDER, R, kernel
+from mjrig.runtime.native_kernel import kernel
+from mjrig.runtime.native_layout import RECORDER, R
 from mjrig.runtime.native_table import userdata_slot
 from mjrig.runtime.row_gather import RowGather
 

@@ -25,19 +25,8 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.joint_loads import JointFriction, JointTorque
-from mjrig.runtime.native_kernel import (
-    HEADER,
-    JOINT,
-    MAGIC,
-    NUM,
-    SPRING,
-    USERDATA,
-    USERDATA_WORDS,
-    WRENCH,
-    H,
-    encode,
-    kernel,
-)
+from mjrig.runtime.native_kernel import encode, kernel
+from mjrig.runtime.native_layout import HEADER, JOINT, MAGIC, NUM, SPRING, USERDATA, USERDATA_WORDS, WRENCH, H
 
 __all__ = ["LawTable", "userdata_slot"]
 _SLACK = 256

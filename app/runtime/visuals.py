@@ -256,7 +256,6 @@ def draw_all(
 def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]:
     """One arrow per body ``loads`` act on: the sum of their last forces on it (N), at its centre
     of mass (the loads' outputs must be current)."""
-    from mjrig.runtime.video import NET_FORCE_COLOR
 
     net: dict[int, np.ndarray] = {}
     for ld in loads:
@@ -269,7 +268,7 @@ def net_force_arrows(loads: Sequence[Any], mj_model: mujoco.MjModel, mj_data: mu
             rbody, _ = ld.reaction.body_and_offset(mj_model)
             net[rbody] = net.get(rbody, np.zeros(3)) - f
     return [
-        ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=NET_FORCE_COLOR)
+        ArrowConfig(pos=mj_data.xipos[b].copy(), vec=v, color=Color.NET_FORCE.rgba)
         for b, v in net.items()
         if b > 0 and np.linalg.norm(v) > 1e-6
     ]
