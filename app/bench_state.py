@@ -76,7 +76,7 @@ class FitProgress:
 
 @dataclass(frozen=True)
 class ModeRow:
-    """One mode as the Modes section lists it (``mjrig.runtime.modes.Mode``): ``kind``
+    """One mode as the Modes section lists it (``mjrig.runtime.analysis.modes.Mode``): ``kind``
     "oscillatory", "rigid", "unstable" or "decaying", frequencies (Hz), damping ratio and time
     constant (s; NaN/inf where they do not apply), and the joints' shape, largest first."""
 

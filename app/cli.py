@@ -28,7 +28,7 @@ from mjrig.runtime.errors import (
     Terminated,
     one_line,
 )
-from mjrig.runtime.paths import cli_path
+from mjrig.runtime.files.paths import cli_path
 
 __all__ = ["main", "terminate", "SUBCOMMANDS"]
 
@@ -273,8 +273,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_recover(args: argparse.Namespace) -> int:
     import warnings
 
-    from mjrig.runtime.out_lock import hold
-    from mjrig.runtime.parquet_sink import recover
+    from mjrig.runtime.files.out_lock import hold
+    from mjrig.runtime.files.parquet_sink import recover
 
     with hold(args.out, what="recover"), warnings.catch_warnings(record=True) as notes:  # not while another writes it
         warnings.simplefilter("always")
@@ -317,7 +317,7 @@ def check_replay(path: Path, compare: Path | None) -> None:
 
 def cmd_open(args: argparse.Namespace) -> int:
     from mjrig.campaign.results import SweepResults, is_results
-    from mjrig.runtime.paths import RECORDING_SUFFIXES
+    from mjrig.runtime.files.paths import RECORDING_SUFFIXES
     from mjrig.scenario.targets import resolve_target
 
     path = resolve_target(args.path, recording=True) if args.path is not None else None  # one line, screen or not
@@ -370,7 +370,7 @@ def terminate(signum: int, frame: object) -> None:
 def _tidy(args: argparse.Namespace) -> None:
     """Remove what killed writers left in the folders of this command's files (part files of
     a process that is gone: ``atomic_output.remove_stale_parts``)."""
-    from mjrig.runtime.atomic_output import remove_stale_parts
+    from mjrig.runtime.files.atomic_output import remove_stale_parts
 
     folders = []
     for value in vars(args).values():

@@ -20,18 +20,25 @@ import numpy as np
 
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
-from mjrig.runtime.atomic_output import atomic_output
-from mjrig.runtime.engine import step_plain
+from mjrig.runtime.analysis.requirements import Requirement, report_entries
+from mjrig.runtime.compiled.native_kernel import kernel
+from mjrig.runtime.compiled.native_rows import RowTable
+from mjrig.runtime.drawing.framing import rig_points
+from mjrig.runtime.drawing.video import VideoRecorder
 from mjrig.runtime.errors import ConfigError, OutputError
-from mjrig.runtime.framing import rig_points
+from mjrig.runtime.files.atomic_output import atomic_output
+from mjrig.runtime.files.out_lock import Hold, hold
+from mjrig.runtime.files.paths import (
+    RECORDING_SUFFIXES,
+    VIDEO_SUFFIXES,
+    check_name,
+    check_suffix,
+    check_writable,
+    fresh_path,
+)
+from mjrig.runtime.forces.engine import step_plain
+from mjrig.runtime.forces.points import closest_names
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.native_kernel import kernel
-from mjrig.runtime.native_rows import RowTable
-from mjrig.runtime.out_lock import Hold, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, check_name, check_suffix, check_writable, fresh_path
-from mjrig.runtime.points import closest_names
-from mjrig.runtime.requirements import Requirement, report_entries
-from mjrig.runtime.video import VideoRecorder
 from mjrig.scenario.builder import build_rig
 from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import Scenario, VideoSettings

@@ -7,8 +7,8 @@ from pathlib import Path
 import mujoco
 
 from mjrig import commands as C
-from mjrig.runtime.camera import camera_choices
-from mjrig.runtime.points import model_names
+from mjrig.runtime.drawing.camera import camera_choices
+from mjrig.runtime.forces.points import model_names
 from mjrig.runtime.rigmodel import is_rig_name
 
 __all__ = ["describe_model", "summary"]

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mjrig.bench_state import NO_MEASURED, BenchPart, MeasuredOffer, MeasuredSignals
-from mjrig.runtime.units import DisplayUnits
+from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = [
     "RunState",

@@ -23,7 +23,7 @@ from mjrig.runtime.errors import (
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
-    from mjrig.runtime.requirements import Requirement
+    from mjrig.runtime.analysis.requirements import Requirement
 
 __all__ = ["cmd_run", "warn"]
 
@@ -31,8 +31,8 @@ __all__ = ["cmd_run", "warn"]
 def cmd_run(args: argparse.Namespace) -> int:
     from mjrig.headless import prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
-    from mjrig.runtime.out_lock import check_outputs_apart
-    from mjrig.runtime.paths import check_writable
+    from mjrig.runtime.files.out_lock import check_outputs_apart
+    from mjrig.runtime.files.paths import check_writable
     from mjrig.scenario.inputs import scenario_inputs
     from mjrig.scenario.targets import load_target
 

@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mjrig.runtime.parquet_sink import ParquetSink  # noqa: E402
+from mjrig.runtime.files.parquet_sink import ParquetSink  # noqa: E402
 
 
 def run(rows: int, *, columns: int, block_rows: int = 1000) -> float:

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mjrig.runtime.signals import SIGNAL_GROUPS  # noqa: E402
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS  # noqa: E402
 
 MB = 1e6
 

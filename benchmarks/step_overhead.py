@@ -50,7 +50,7 @@ import mujoco
 import numpy as np
 
 from mjrig.headless import prepare, run
-from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 from mjrig.scenario.targets import load_target
 
 MODELS = ("cartpole", "humanoid", "quadruped", "humanoid_CMU")

@@ -20,7 +20,7 @@ if not os.environ.get("DISPLAY"):
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjrig.headless import prepare  # noqa: E402
-from mjrig.runtime.video import VideoRecorder  # noqa: E402
+from mjrig.runtime.drawing.video import VideoRecorder  # noqa: E402
 from mjrig.scenario.parse import load_scenario  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"

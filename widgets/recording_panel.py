@@ -11,7 +11,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 
 __all__ = ["RecordingPanel", "SLOW_VIDEO"]
 

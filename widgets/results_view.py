@@ -23,7 +23,7 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import default_report_path, fresh_path
+from mjrig.runtime.files.paths import default_report_path, fresh_path
 
 __all__ = ["ResultsView"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.runtime.plot_history import split_signal
+from mjrig.runtime.telemetry.plot_history import split_signal
 
 __all__ = ["SignalTree", "matching", "ENTITY_LIMIT", "OPEN_LIMIT"]
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.runtime.units import CHOICES, DisplayUnits
+from mjrig.runtime.telemetry.units import CHOICES, DisplayUnits
 
 __all__ = ["UnitsMenu"]
 

@@ -101,7 +101,7 @@ def fit(args: argparse.Namespace) -> int:
     from mjrig.campaign.fit import run_fit
     from mjrig.campaign.sweep import parts_dir
     from mjrig.progress import WorkBar
-    from mjrig.runtime.units import DisplayUnits
+    from mjrig.runtime.telemetry.units import DisplayUnits
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.scenario)
@@ -152,7 +152,7 @@ def fit(args: argparse.Namespace) -> int:
 
 def _apart(args: argparse.Namespace, sc: object) -> None:
     """ConfigError (exit 2, one line) when ``--out`` is one of the scenario's inputs."""
-    from mjrig.runtime.out_lock import check_outputs_apart
+    from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
 
     check_outputs_apart({"--out": args.out}, scenario_inputs(sc))

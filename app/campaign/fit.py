@@ -41,8 +41,8 @@ from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
 from mjrig.campaign.trial import TrialRunner, run_trials
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.out_lock import hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.files.out_lock import hold
+from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.best import write_with_values
 
 __all__ = ["FitOutcome", "run_fit", "FIT_KEY"]

@@ -29,13 +29,13 @@ import mujoco.batch
 import numpy as np
 
 from mjrig.campaign.trial import Task, TrialRunner
-from mjrig.runtime.metrics import MODE_KINDS
+from mjrig.runtime.analysis.metrics import MODE_KINDS
+from mjrig.runtime.analysis.requirements import FAILED, PASSED, Requirement
+from mjrig.runtime.forces.spring_bank import WRITTEN as SPRING_FIELDS
 from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS
 from mjrig.runtime.model_fields import needs_setconst
-from mjrig.runtime.requirements import FAILED, PASSED, Requirement
-from mjrig.runtime.signal_probe import column_catalog
-from mjrig.runtime.spring_bank import WRITTEN as SPRING_FIELDS
 from mjrig.runtime.step_plan import WORK
+from mjrig.runtime.telemetry.signal_probe import column_catalog
 
 __all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 

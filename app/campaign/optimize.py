@@ -36,10 +36,10 @@ import pyarrow.parquet as pq
 
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
-from mjrig.runtime.atomic_output import fault_errno, output_error
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
-from mjrig.runtime.out_lock import hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.files.atomic_output import fault_errno, output_error
+from mjrig.runtime.files.out_lock import hold
+from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.best import write_with_values
 from mjrig.scenario.parse import Scenario
 from mjrig.scenario.sweep import trial_seed

@@ -26,7 +26,7 @@ import polars as pl
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.units import scenario_units
+from mjrig.runtime.telemetry.units import scenario_units
 
 __all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "STUDY_KEY", "SCENARIO_KEY"]
 
@@ -42,7 +42,7 @@ FILTERS = ("all", "pass", "fail", "diverged", "error")
 
 def _metadata(path: Path) -> dict[str, str]:
     """The file's key-value metadata; ConfigError (one line) when it is missing or not Parquet."""
-    from mjrig.runtime.parquet_merge import read_schema
+    from mjrig.runtime.files.parquet_merge import read_schema
 
     return read_schema(path)[1]
 
@@ -90,7 +90,7 @@ class SweepResults:
     @classmethod
     def open(cls, path: str | os.PathLike) -> SweepResults:
         """Read the results at ``path``; ConfigError (one line) when it is not a sweep's results."""
-        from mjrig.runtime.parquet_merge import read_schema, schema_units
+        from mjrig.runtime.files.parquet_merge import read_schema, schema_units
 
         path = Path(path).expanduser().resolve()
         schema, meta = read_schema(path)

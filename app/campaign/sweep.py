@@ -52,9 +52,9 @@ import pyarrow.parquet as pq
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.trial import STATUSES, SweepJob, Task, TrialRunner, init_worker, run_trials
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.out_lock import HOLDER, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable
-from mjrig.runtime.paths import work_dir as parts_dir
+from mjrig.runtime.files.out_lock import HOLDER, hold
+from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.runtime.files.paths import work_dir as parts_dir
 from mjrig.scenario.parse import Scenario
 
 __all__ = [

@@ -35,8 +35,8 @@ import numpy as np
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
-from mjrig.runtime.parquet_sink import segment_dir
-from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.files.parquet_sink import segment_dir
+from mjrig.runtime.telemetry.signals import SignalManager
 
 __all__ = [
     "SweepJob",

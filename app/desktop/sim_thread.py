@@ -23,9 +23,9 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
-from mjrig.runtime.camera import FREE, apply_camera, frame_model, next_camera
-from mjrig.runtime.framing import rig_points
-from mjrig.runtime.video import render_with_rig
+from mjrig.runtime.drawing.camera import FREE, apply_camera, frame_model, next_camera
+from mjrig.runtime.drawing.framing import rig_points
+from mjrig.runtime.drawing.video import render_with_rig
 from mjrig.session.kernel import Session
 from mjrig.settings.keys import KeyMap, load_keymap
 

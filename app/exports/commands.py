@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError, Terminated
-from mjrig.runtime.out_lock import check_outputs_apart
-from mjrig.runtime.paths import check_writable, cli_path, fresh_path
+from mjrig.runtime.files.out_lock import check_outputs_apart
+from mjrig.runtime.files.paths import check_writable, cli_path, fresh_path
 
 __all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
 

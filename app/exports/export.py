@@ -50,10 +50,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.atomic_output import atomic_output, fault_errno
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
-from mjrig.runtime.parquet_merge import schema_units
-from mjrig.runtime.units import scenario_units
+from mjrig.runtime.files.atomic_output import atomic_output, fault_errno
+from mjrig.runtime.files.parquet_merge import schema_units
+from mjrig.runtime.telemetry.units import scenario_units
 
 if TYPE_CHECKING:
     import polars as pl
@@ -169,7 +169,7 @@ def _open(path: Path) -> Iterator[_Source]:
 @contextmanager
 def _replacing(out: Path) -> Iterator[IO[bytes]]:
     """A new part file beside ``out`` that replaces ``out`` when the block ends without error
-    (and is deleted when it raises): ``mjrig.runtime.atomic_output``, whose part names carry this
+    (and is deleted when it raises): ``mjrig.runtime.files.atomic_output``, whose part names carry this
     process's id (what a killed export left is removed by the next command on the folder)."""
     with atomic_output(out, what="-o") as tmp, open(tmp, "wb") as fh:
         yield fh

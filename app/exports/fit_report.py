@@ -14,7 +14,7 @@ import numpy as np
 
 from mjrig.campaign.fit import FIT_KEY
 from mjrig.exports import plotting
-from mjrig.runtime.units import scenario_units
+from mjrig.runtime.telemetry.units import scenario_units
 
 __all__ = ["fit_context", "FIT_KEY"]
 

@@ -1,6 +1,6 @@
 """``mjrig modes`` and ``mjrig bode``: the rig linearised about its initial state (or the state
 it settles to), its modes printed and written as JSON, a signal's frequency response to a param
-plotted (CONTRACT section 12). The analysis is ``mjrig.runtime.linearise`` and ``modes``."""
+plotted (CONTRACT section 12). The analysis is ``mjrig.runtime.analysis.linearise`` and ``modes``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import check_writable, cli_path
+from mjrig.runtime.files.paths import check_writable, cli_path
 
 __all__ = [
     "add_parsers",
@@ -83,10 +83,10 @@ def analyse(
     name or a rig that does not settle; ``TooLarge`` for one of more than ``most_dofs`` degrees
     of freedom (found once the model is compiled, before any step)."""
     from mjrig.headless import prepare
-    from mjrig.runtime.linearise import equilibrium as settle
-    from mjrig.runtime.linearise import linearise
-    from mjrig.runtime.modes import modes
-    from mjrig.runtime.points import closest_names
+    from mjrig.runtime.analysis.linearise import equilibrium as settle
+    from mjrig.runtime.analysis.linearise import linearise
+    from mjrig.runtime.analysis.modes import modes
+    from mjrig.runtime.forces.points import closest_names
 
     for name in inputs:
         if name not in sc.params:
@@ -133,7 +133,7 @@ def kink_text(kinks: tuple[str, ...]) -> str:
 
 def describe(mode: Any, k: int) -> str:
     """One line of ``mjrig modes``: mode ``k``'s frequencies, damping and the joints moving most."""
-    from mjrig.runtime.modes import shape_text
+    from mjrig.runtime.analysis.modes import shape_text
 
     joints = shape_text(mode.shape) or "no joint"
     if mode.kind == "oscillatory":
@@ -161,7 +161,7 @@ def _state(an: Analysis) -> dict[str, Any]:
 
 
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
-    from mjrig.runtime.atomic_output import atomic_output
+    from mjrig.runtime.files.atomic_output import atomic_output
 
     check_writable(path, "--json")
     with atomic_output(path, what="--json") as tmp:
@@ -170,7 +170,7 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
 
 def _apart(outputs: dict[str, Path | None], sc: Any) -> None:
     """ConfigError (exit 2, one line) when an output is one of the scenario's inputs or another output."""
-    from mjrig.runtime.out_lock import check_outputs_apart
+    from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
 
     check_outputs_apart(outputs, scenario_inputs(sc))
@@ -233,7 +233,7 @@ def bode(an: Analysis, sc: Any, *, where: str) -> dict[str, Any]:
     """The response of ``an``'s one output to its one input (a param of scenario ``sc``) as
     ``--json`` writes it. ConfigError (one line, at ``where``) when neither the motion nor the
     output depends on the input at this state."""
-    from mjrig.runtime.modes import frequencies, response
+    from mjrig.runtime.analysis.modes import frequencies, response
 
     lin = an.linear
     name, output = lin.inputs[0], lin.outputs[0]

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.points import closest_names
-from mjrig.runtime.units import DisplayUnits, scenario_units
+from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.telemetry.units import DisplayUnits, scenario_units
 
 __all__ = [
     "Trace",
@@ -84,7 +84,7 @@ def _schema(path: Path) -> tuple[list[str], dict[str, str], DisplayUnits]:
     recording ``path``; ConfigError if it is not one."""
     import pyarrow as pa
 
-    from mjrig.runtime.parquet_merge import read_schema
+    from mjrig.runtime.files.parquet_merge import read_schema
 
     schema, meta = read_schema(path)
     if "mjrig.sweep" in meta or "mjrig.optimize" in meta:
@@ -151,7 +151,7 @@ def read_traces(
     for n in wanted:  # in the units the recording's scenario shows values in (SI without [units])
         factor, label = shown.convert(units.get(n, ""))
         out.append(Trace(n, label, time, df[n].cast(pl.Float64).fill_null(float("nan")).to_numpy() * factor, source))
-    from mjrig.runtime.parquet_merge import read_schema
+    from mjrig.runtime.files.parquet_merge import read_schema
     from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
 
     for entry, sig, t, x in read_measured_metadata(read_schema(path)[1].get(MEASURED_KEY, "")):
@@ -284,7 +284,7 @@ def save(fig, out: Path) -> None:
     SVG keeps its words as text (``<text>``: searchable, editable, selectable), not as outlines."""
     import matplotlib
 
-    from mjrig.runtime.atomic_output import atomic_output
+    from mjrig.runtime.files.atomic_output import atomic_output
 
     fmt = out.suffix.lower().lstrip(".")
     with atomic_output(out, what="-o") as tmp, matplotlib.rc_context({"svg.fonttype": "none"}):

@@ -34,8 +34,8 @@ import mjrig
 from mjrig.exports import plotting
 from mjrig.exports import report_marks as marks
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import default_report_path
-from mjrig.runtime.units import scenario_units
+from mjrig.runtime.files.paths import default_report_path
+from mjrig.runtime.telemetry.units import scenario_units
 
 __all__ = ["write_report", "default_report_path", "MAX_TABLE_ROWS", "MAX_SCATTERS"]
 
@@ -47,7 +47,7 @@ Progress = Callable[[int, int], None]
 
 
 def _meta(path: Path) -> dict[str, str]:
-    from mjrig.runtime.parquet_merge import read_schema
+    from mjrig.runtime.files.parquet_merge import read_schema
 
     return read_schema(path)[1]
 
@@ -387,7 +387,7 @@ def write_report(
         lstrip_blocks=True,
     )
     html = env.get_template("fit.html.j2" if kind == "fit" else "report.html.j2").render(**ctx)
-    from mjrig.runtime.atomic_output import atomic_output
+    from mjrig.runtime.files.atomic_output import atomic_output
 
     with atomic_output(out, what="-o") as tmp:
         tmp.write_text(html, encoding="utf-8")

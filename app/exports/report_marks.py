@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.runtime.units import DisplayUnits
+from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = ["Bound", "Window", "requirement_bounds", "metric_windows", "window_text", "caption", "number"]
 

@@ -31,7 +31,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
     """``{"rows": [...], "note": "..."}``: each mode's number (oscillatory ones), kind, frequency and
     undamped frequency (Hz), damping ratio, time constant (s) and the joints moving most."""
     from mjrig.runtime.errors import MjrigError
-    from mjrig.runtime.paths import file_sha256
+    from mjrig.runtime.files.paths import file_sha256
 
     model = Path(meta.get("mjrig.model_path", ""))
     try:
@@ -51,7 +51,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
     doc["model"] = str(model)
     try:
         from mjrig.exports.linear import TooLarge, analyse
-        from mjrig.runtime.modes import shape_text
+        from mjrig.runtime.analysis.modes import shape_text
         from mjrig.scenario.parse import scenario_from_doc
 
         sc = scenario_from_doc(doc, base=model.parent)

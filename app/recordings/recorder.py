@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import mujoco
 
 import mjrig
-from mjrig.runtime.paths import file_sha256
-from mjrig.runtime.requirements import report_entries
-from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.analysis.requirements import report_entries
+from mjrig.runtime.files.paths import file_sha256
+from mjrig.runtime.telemetry.signals import SignalManager
 
 if TYPE_CHECKING:
     from mjrig.runtime.manager import RuntimeManager

@@ -5,7 +5,7 @@ missing, unreadable or non-mjrig file). ``Replay.open`` loads the model its meta
 (``mjrig.model_path``; refused with one line when missing; when the file's SHA-256 is not the
 recorded ``mjrig.model_sha256``, one warning line and the replay goes on), and maps the
 ``joints`` group's columns back to ``qpos`` for every joint type (hinge/slide ``:qpos``; ball
-``:qw :qx :qy :qz``; free ``:x :y :z :qw :qx :qy :qz``, see ``mjrig.runtime.signal_sources``).
+``:qw :qx :qy :qz``; free ``:x :y :z :qw :qx :qy :qz``, see ``mjrig.runtime.telemetry.signal_sources``).
 A recording without that group is refused with one line. ``qpos_at(t)`` gives the recorded
 positions at a recorded instant bit for bit and interpolates linearly between instants
 (quaternions: the shorter way round, normalised); ``show(data, t)`` puts them into ``data`` and
@@ -29,9 +29,9 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import file_sha256
+from mjrig.runtime.files.paths import file_sha256
 from mjrig.runtime.rigmodel import is_rig_name, load_model_file
-from mjrig.runtime.signal_sources import entity_name
+from mjrig.runtime.telemetry.signal_sources import entity_name
 
 __all__ = ["Recording", "Replay", "OverlaidRecording", "read_recording", "joint_columns"]
 
@@ -72,7 +72,7 @@ def read_recording(path: str | os.PathLike) -> Recording:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
         raise ConfigError(f"{path}: not a readable Parquet recording ({str(exc).splitlines()[0]})") from None
-    from mjrig.runtime.parquet_merge import text_metadata
+    from mjrig.runtime.files.parquet_merge import text_metadata
 
     metadata = text_metadata(table.schema)
     if "mjrig.sweep" in metadata:  # File > Open or a drop of RESULTS.parquet in the app

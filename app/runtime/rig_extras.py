@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 import mujoco
 
 from mjrig.runtime.controls import Control, ControlSet
+from mjrig.runtime.drawing.tracers import Tracer
+from mjrig.runtime.drawing.visuals import LineConfig
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.joint_loads import JointFriction, update_pin_reactions
-from mjrig.runtime.load_base import Load
+from mjrig.runtime.forces.joint_loads import JointFriction, update_pin_reactions
+from mjrig.runtime.forces.load_base import Load
 from mjrig.runtime.model_fields import BindingSet, ModelBinding
-from mjrig.runtime.tracers import Tracer
-from mjrig.runtime.visuals import LineConfig
 
 __all__ = ["RigExtras"]
 

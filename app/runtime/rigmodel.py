@@ -16,9 +16,9 @@ from typing import Any
 import mujoco
 
 from mjrig.runtime.errors import ConfigError, exception_text
-from mjrig.runtime.loads import Load
-from mjrig.runtime.model_files import check_model_files
-from mjrig.runtime.points import BodyPoint, Geom, Point, Site
+from mjrig.runtime.files.model_files import check_model_files
+from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.forces.points import BodyPoint, Geom, Point, Site
 
 __all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name", "load_model_file"]
 
@@ -60,7 +60,7 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     body = spec.body(point.name) if point.name != "world" else spec.worldbody
     if body is None:
         names = [b.name for b in spec.bodies if b.name]
-        from mjrig.runtime.points import closest_names
+        from mjrig.runtime.forces.points import closest_names
 
         raise ConfigError(f"unknown body '{point.name}'{closest_names(point.name, names)}")
     offset = list(point.offset) if isinstance(point, BodyPoint) else [0.0, 0.0, 0.0]
@@ -121,7 +121,7 @@ def _known(spec: mujoco.MjSpec, point: Any) -> bool:
 
 
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
-    from mjrig.runtime.points import closest_names
+    from mjrig.runtime.forces.points import closest_names
 
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
 

@@ -22,21 +22,21 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
-from mjrig.runtime.engine import LoadEngine, step_with_loads
+from mjrig.runtime.analysis.metrics import MetricLog
+from mjrig.runtime.analysis.requirements import Requirement, RequirementSet
+from mjrig.runtime.drawing.frame_sinks import FrameSink
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.frame_signals import frame_sources
-from mjrig.runtime.frame_sinks import FrameSink
-from mjrig.runtime.metrics import MetricLog
+from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.param_table import ParamTable
-from mjrig.runtime.requirements import Requirement, RequirementSet
 from mjrig.runtime.rig_extras import RigExtras
-from mjrig.runtime.signal_probe import SignalProbe, column_units
-from mjrig.runtime.signals import Derived, SignalManager
+from mjrig.runtime.telemetry.frame_signals import frame_sources
+from mjrig.runtime.telemetry.signal_probe import SignalProbe, column_units
+from mjrig.runtime.telemetry.signals import Derived, SignalManager
 
 if TYPE_CHECKING:
+    from mjrig.runtime.drawing.rig_drawing import RigDrawing
     from mjrig.runtime.manager import RuntimeManager
-    from mjrig.runtime.rig_drawing import RigDrawing
 
 __all__ = ["WORK", "StepPlan"]
 
@@ -313,7 +313,7 @@ class StepPlan:
         """The mode metrics' values, when the run's start or the params changed since."""
         checks = self.checks
         if checks is not None and checks.metrics.modal and checks.start is not None:
-            from mjrig.runtime.modes import mode_metrics
+            from mjrig.runtime.analysis.modes import mode_metrics
 
             key = (checks.start.tobytes(), self.params.array.tobytes())
             if key != self._modes_of:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mjrig.runtime.paths import fresh_path
+from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.parse import Scenario
 
 __all__ = ["write_with_values"]

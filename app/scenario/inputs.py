@@ -1,7 +1,7 @@
 """The files a scenario reads, named for messages: its own file, the model and every file the
 model includes or loads (MJCF ``<include>``, meshes, textures, height fields, skins), the
 ``[[measured]]`` bench files and the initial state. A command's explicit outputs are checked
-against them (``mjrig.runtime.out_lock.check_outputs_apart``): writing one would destroy an input.
+against them (``mjrig.runtime.files.out_lock.check_outputs_apart``): writing one would destroy an input.
 
 Reading the model's files follows ``<include file=...>`` recursively (each file once) and only
 opens regular files (a named pipe is never read). A file that cannot be parsed is still named
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mjrig.runtime.model_files import model_files
+from mjrig.runtime.files.model_files import model_files
 from mjrig.scenario.parse import Scenario
 
 __all__ = ["scenario_inputs"]

@@ -24,9 +24,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mjrig.runtime.controls import Control
-from mjrig.runtime.joint_loads import DEFAULT_COULOMB_VELOCITY, DEFAULT_STRIBECK_VELOCITY, JointFriction, JointTorque
-from mjrig.runtime.load_base import Load
-from mjrig.runtime.loads import (
+from mjrig.runtime.drawing.tracers import Tracer
+from mjrig.runtime.forces.joint_loads import (
+    DEFAULT_COULOMB_VELOCITY,
+    DEFAULT_STRIBECK_VELOCITY,
+    JointFriction,
+    JointTorque,
+)
+from mjrig.runtime.forces.load_base import Load
+from mjrig.runtime.forces.loads import (
     GeneralLoad,
     PointToPointForce,
     ScalarForce,
@@ -35,9 +41,8 @@ from mjrig.runtime.loads import (
     VectorForce,
     VectorTorque,
 )
-from mjrig.runtime.points import Geom
-from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.tracers import Tracer
+from mjrig.runtime.forces.points import Geom
+from mjrig.runtime.forces.proximity import Proximity
 from mjrig.scenario.kinds_checks import METRICS, REQUIREMENTS, SIGNALS
 
 __all__ = [

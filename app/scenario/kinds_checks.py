@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mjrig.runtime.frame_signals import FrameSignal
-from mjrig.runtime.metrics import METRIC_KINDS, MODE_KINDS, Metric, MetricError
-from mjrig.runtime.requirements import Requirement, RequirementError
+from mjrig.runtime.analysis.metrics import METRIC_KINDS, MODE_KINDS, Metric, MetricError
+from mjrig.runtime.analysis.requirements import Requirement, RequirementError
+from mjrig.runtime.telemetry.frame_signals import FrameSignal
 from mjrig.scenario.registry import EntryError, Field, Kind, Section, name_field
 
 __all__ = ["METRICS", "REQUIREMENTS", "SIGNALS"]
@@ -129,7 +129,7 @@ METRICS = Section(
         for kind, settings in METRIC_KINDS.items()
     ),
 )
-"""Numbers read off a run: a signal reduced over a window (``mjrig.runtime.metrics``)."""
+"""Numbers read off a run: a signal reduced over a window (``mjrig.runtime.analysis.metrics``)."""
 
 SIGNALS = Section(
     "signals",
@@ -156,4 +156,4 @@ SIGNALS = Section(
         ),
     ),
 )
-"""Extra telemetry in a body's or site's frame (``mjrig.runtime.frame_signals``)."""
+"""Extra telemetry in a body's or site's frame (``mjrig.runtime.telemetry.frame_signals``)."""

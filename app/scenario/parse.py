@@ -16,24 +16,24 @@ from typing import Any
 
 import mujoco
 
+from mjrig.runtime.analysis.metrics import Metric
+from mjrig.runtime.analysis.requirements import Requirement
 from mjrig.runtime.controls import Control
+from mjrig.runtime.drawing.tracers import Tracer
+from mjrig.runtime.drawing.visuals import ArrowScale
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
-from mjrig.runtime.frame_signals import FrameSignal
-from mjrig.runtime.joint_loads import joint_dof
-from mjrig.runtime.loads import Load
+from mjrig.runtime.files.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
+from mjrig.runtime.forces.joint_loads import joint_dof
+from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.forces.points import Point, closest_names, find_id
+from mjrig.runtime.forces.proximity import Proximity
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.metrics import Metric
 from mjrig.runtime.model_fields import ModelBinding, parse_model_field
-from mjrig.runtime.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
-from mjrig.runtime.points import Point, closest_names, find_id
-from mjrig.runtime.proximity import Proximity
-from mjrig.runtime.requirements import Requirement
-from mjrig.runtime.signals import SIGNAL_GROUPS
-from mjrig.runtime.tracers import Tracer
-from mjrig.runtime.units import DisplayUnits, read_units
+from mjrig.runtime.telemetry.frame_signals import FrameSignal
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
+from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.runtime.values import NamedValue
-from mjrig.runtime.visuals import ArrowScale
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.fields import show as _show
 from mjrig.scenario.fit import FitSpec, parse_fit
@@ -132,11 +132,11 @@ class Scenario:
     controls: list[Control] = field(default_factory=list)
     tracers: list[Tracer] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
-    """Checks of signals, evaluated at every step (``mjrig.runtime.requirements``)."""
+    """Checks of signals, evaluated at every step (``mjrig.runtime.analysis.requirements``)."""
     metrics: list[Metric] = field(default_factory=list)
-    """Signals reduced to numbers over every step's values (``mjrig.runtime.metrics``)."""
+    """Signals reduced to numbers over every step's values (``mjrig.runtime.analysis.metrics``)."""
     signals: list[FrameSignal] = field(default_factory=list)
-    """Telemetry in another frame (``[[signals]]``, ``mjrig.runtime.frame_signals``)."""
+    """Telemetry in another frame (``[[signals]]``, ``mjrig.runtime.telemetry.frame_signals``)."""
     recording: RecordingSettings = field(default_factory=RecordingSettings)
     video: VideoSettings | None = None
     sweep: SweepSpec | None = None

@@ -31,7 +31,7 @@ import numpy as np
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, one_line
-from mjrig.runtime.paths import fresh_path
+from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.session.context import RigContext

@@ -17,14 +17,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mjrig import commands as C
-from mjrig.runtime.model_files import model_files as read_files
+from mjrig.runtime.files.model_files import model_files as read_files
 
 __all__ = ["FileWatch", "model_files"]
 
 
 def model_files(model: Path) -> set[Path]:
     """``model`` and every file its MJCF ``<include file=...>`` elements name, recursively
-    (``mjrig.runtime.model_files``); a binary ``.mjb`` is itself."""
+    (``mjrig.runtime.files.model_files``); a binary ``.mjb`` is itself."""
     return {model.resolve()} | {p.resolve() for tag, p in read_files(model) if tag == "include"}
 
 

@@ -33,9 +33,9 @@ import numpy as np
 from mjrig import commands as C
 from mjrig.model_info import describe_model
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.loads import Load
+from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.manager import RuntimeManager
-from mjrig.runtime.signals import SignalManager
+from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
 from mjrig.session.bench import Bench, is_bench_file

@@ -23,9 +23,9 @@ import mujoco
 from mjrig import commands as C
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.out_lock import Hold, held, hold
-from mjrig.runtime.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
-from mjrig.runtime.signals import SIGNAL_GROUPS, SignalManager
+from mjrig.runtime.files.out_lock import Hold, held, hold
+from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
 from mjrig.session.context import RigContext
@@ -217,7 +217,7 @@ class Outputs:
 
     def find_interrupted(self) -> tuple[str, ...]:
         """Recordings near this model that a crash or kill left as segments (not being written)."""
-        from mjrig.runtime.parquet_sink import segment_dir
+        from mjrig.runtime.files.parquet_sink import segment_dir
 
         s, doc = self.ctx, self.ctx.document
         folders = {Path.cwd() / "runs"}
@@ -242,7 +242,7 @@ class Outputs:
         return tuple(found)
 
     def recover(self, cmd: C.RecoverRecording) -> None:
-        from mjrig.runtime.parquet_sink import recover
+        from mjrig.runtime.files.parquet_sink import recover
 
         def done(result: tuple[Path, int] | None, error: BaseException | None) -> None:
             if error is not None:
@@ -319,7 +319,7 @@ class Outputs:
         if self.video is not None:
             self.stop_video()
             return
-        from mjrig.runtime.video import VideoRecorder
+        from mjrig.runtime.drawing.video import VideoRecorder
 
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = fresh_path(Path(cmd.path) if cmd.path else Path.cwd() / "runs" / f"video-{stamp}.mp4")

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mjrig.runtime.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
+from mjrig.runtime.telemetry.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
 from mjrig.scenario.plots import PlotSettings, plots_table
 
 __all__ = ["RowQueue", "PlotFeed", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]

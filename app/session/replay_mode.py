@@ -36,9 +36,9 @@ from mjrig import commands as C
 from mjrig.bench_state import NO_MEASURED
 from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
 from mjrig.recordings.replay import OverlaidRecording, Replay
+from mjrig.runtime.drawing.visuals import add_ghost
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import file_sha256
-from mjrig.runtime.visuals import add_ghost
+from mjrig.runtime.files.paths import file_sha256
 from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
 from mjrig.session.context import RigContext
 

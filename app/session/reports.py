@@ -13,7 +13,7 @@ runs when the file is complete. The recording being written is never exported (i
 footer yet): the last finished one is, or the log says to stop it first.
 
 Names (CONTRACT: nothing the app writes silently replaces a file): with no ``path`` a command
-writes beside its source under the next free name (``mjrig.runtime.paths.fresh_path``); a
+writes beside its source under the next free name (``mjrig.runtime.files.paths.fresh_path``); a
 ``path`` given is the user's choice, asked about in the save dialog when it exists.
 
 Threading: simulation thread only (jobs report back through ``BackgroundJobs``).
@@ -28,7 +28,7 @@ from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.paths import check_writable, fresh_path
+from mjrig.runtime.files.paths import check_writable, fresh_path
 from mjrig.session.context import RigContext
 from mjrig.session.jobs import BackgroundJobs
 

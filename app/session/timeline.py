@@ -6,7 +6,7 @@ pauses the run with its message); while a recording is replayed the kernel swaps
 (``mjrig.session.replay_mode.ReplaySource``) instead, which answers Scrub and StepHistory itself.
 
 Every step the session takes first keeps the state it starts from in a ``History`` ring (the
-complete physics state and the rig's own; see ``mjrig.runtime.history``), bounded by the last
+complete physics state and the rig's own; see ``mjrig.runtime.telemetry.history``), bounded by the last
 ``max_seconds`` of simulated time or ``max_bytes``, whichever is less (``SetHistoryLimit``).
 
 ``Scrub(time)`` pauses and restores the newest kept instant at or before ``time``
@@ -31,7 +31,7 @@ from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, DivergenceError
-from mjrig.runtime.history import DEFAULT_BYTES, DEFAULT_SECONDS, History
+from mjrig.runtime.telemetry.history import DEFAULT_BYTES, DEFAULT_SECONDS, History
 from mjrig.session.context import RigContext
 
 __all__ = ["Timeline", "TIME_TOLERANCE"]

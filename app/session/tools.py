@@ -25,11 +25,11 @@ from mjrig import commands as C
 from mjrig.panel_state import bound_text
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.paths import check_writable, fresh_path
-from mjrig.runtime.points import find_id
+from mjrig.runtime.files.paths import check_writable, fresh_path
+from mjrig.runtime.forces.points import find_id
 from mjrig.runtime.rigmodel import is_rig_name
 from mjrig.runtime.snapshots import load_snapshot, save_snapshot
-from mjrig.runtime.units import DisplayUnits, read_units
+from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.scenario.builder import check_names
 from mjrig.scenario.initial import SIZES
 from mjrig.scenario.parse import load_scenario

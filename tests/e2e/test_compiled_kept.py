@@ -35,7 +35,7 @@ def _laws():
 
 def test_a_new_process_runs_the_kept_machine_code_without_numba(tmp_path):
     """It moves the rig as the Python path does (to 1e-11, as the compiled laws in-process)."""
-    from mjrig.runtime.native_kernel import cache_folder, kernel
+    from mjrig.runtime.compiled.native_kernel import cache_folder, kernel
 
     assert kernel() is not None
     assert list((cache_folder() / "compiled").glob("callbacks_*.json")), "the machine code was not kept"

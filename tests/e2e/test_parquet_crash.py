@@ -15,14 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import MjrigError
-from mjrig.runtime.parquet_sink import recover, segment_dir
+from mjrig.runtime.files.parquet_sink import recover, segment_dir
 from tests.unit.test_parquet_sink import REPO_ROOT, wait_until
 
 CHILD = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {root!r})
     import numpy as np
-    from mjrig.runtime.parquet_sink import ParquetSink
+    from mjrig.runtime.files.parquet_sink import ParquetSink
 
     sink = ParquetSink({path!r}, metadata={{"who": "child"}}, units={{"time": "s"}},
                        flush_seconds=0.2)

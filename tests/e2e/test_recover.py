@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from e2e_util import MODELS, mjrig, mjrig_popen
 
-from mjrig.runtime import parquet_stream
+from mjrig.runtime.files import parquet_stream
 
 
 def rows_on_disk(parts: Path) -> int:
@@ -29,7 +29,7 @@ def rows_on_disk(parts: Path) -> int:
 
 
 def test_sigkill_then_recover(tmp_path: Path):
-    from mjrig.runtime.native_kernel import kernel
+    from mjrig.runtime.compiled.native_kernel import kernel
 
     kernel()  # the compiled callbacks made beforehand (the tests' cache): a first compile, 3 s, is not what is timed
     scen = MODELS / "spring_mass.toml"

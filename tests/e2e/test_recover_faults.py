@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from e2e_util import MODELS, mjrig, mjrig_popen
 
-from mjrig.runtime.parquet_sink import ParquetSink, segment_dir
+from mjrig.runtime.files.parquet_sink import ParquetSink, segment_dir
 from tests.unit.test_parquet_sink import make_block, wait_until
 
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.out_lock import held, hold, work_dir
+from mjrig.runtime.files.out_lock import held, hold, work_dir
 from tests.e2e.e2e_util import MODELS, cli_env, mjrig
 from tests.sweep_util import write_scenario
 

@@ -10,7 +10,7 @@ PROBE = """
 import json, sys
 import mujoco, mediapy
 from mjrig.runtime import MjrigError
-from mjrig.runtime.video import VideoRecorder
+from mjrig.runtime.drawing.video import VideoRecorder
 XML = sys.argv[1]; out = sys.argv[2]
 m = mujoco.MjModel.from_xml_string(XML)
 d = mujoco.MjData(m)

@@ -17,7 +17,7 @@ if not os.environ.get("DISPLAY") and shutil.which("Xvfb") is None:
 dpg = pytest.importorskip("dearpygui.dearpygui")
 
 from mjrig import commands as C  # noqa: E402
-from mjrig.runtime.units import DisplayUnits  # noqa: E402
+from mjrig.runtime.telemetry.units import DisplayUnits  # noqa: E402
 from mjrig.scenario.kinds import REGISTRY  # noqa: E402
 from mjrig.widgets.metrics_panel import MetricsPanel  # noqa: E402
 

@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime.visuals import ArrowConfig, Color
+from mjrig.runtime.drawing.visuals import ArrowConfig, Color
 from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -26,7 +26,7 @@ def test_arrow_proportions_are_bounded(toml, force):
 
 
 def lengths(model, arrows, scale):
-    from mjrig.runtime.visuals import draw_all
+    from mjrig.runtime.drawing.visuals import draw_all
 
     scene = mujoco.MjvScene(model, 20)
     draw_all(model, scene, arrows, [], scale=scale)
@@ -40,7 +40,7 @@ def force(fx: float, *, torque: bool = False) -> ArrowConfig:
 
 
 def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
-    from mjrig.runtime.visuals import ArrowScale
+    from mjrig.runtime.drawing.visuals import ArrowScale
 
     toml = tmp_path / "rig.toml"
     toml.write_text(f'model = "{MODELS / "robot_arm.xml"}"\n[view]\nforce_scale = 0.01\ntorque_scale = 0.05\n')
@@ -55,8 +55,8 @@ def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
 
 
 def test_automatic_scale_makes_the_largest_arrow_a_quarter_of_the_model_and_does_not_flicker():
-    from mjrig.runtime.framing import model_size
-    from mjrig.runtime.visuals import ArrowScale
+    from mjrig.runtime.drawing.framing import model_size
+    from mjrig.runtime.drawing.visuals import ArrowScale
 
     model = mujoco.MjModel.from_xml_path(str(MODELS / "robot_arm.xml"))
     quarter = 0.25 * model_size(model)
@@ -109,8 +109,8 @@ WALKER = """<mujoco><worldbody>
 
 
 def test_the_automatic_scale_follows_the_models_bodies_not_its_floor():
-    from mjrig.runtime.framing import framing_points, model_size
-    from mjrig.runtime.visuals import ArrowScale
+    from mjrig.runtime.drawing.framing import framing_points, model_size
+    from mjrig.runtime.drawing.visuals import ArrowScale
 
     model = mujoco.MjModel.from_xml_string(WALKER)
     data = mujoco.MjData(model)

@@ -9,8 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
-from mjrig.runtime.framing import rig_points
+from mjrig.runtime.drawing.camera import TRACKING, apply_camera, camera_choices, frame_model, next_camera
+from mjrig.runtime.drawing.framing import rig_points
 from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare
-from mjrig.runtime.engine import step_with_loads
+from mjrig.runtime.forces.engine import step_with_loads
 from mjrig.runtime.values import Ramp
 from mjrig.scenario.parse import load_scenario
 

@@ -10,7 +10,7 @@ import pytest
 from mjrig.runtime import NamedValue, RuntimeManager, Step
 from mjrig.runtime.controls import Control
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.joint_loads import JointTorque
+from mjrig.runtime.forces.joint_loads import JointTorque
 from mjrig.runtime.model_fields import ModelBinding, parse_model_field
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")

@@ -10,8 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mjrig.runtime.cpu_apart import Apart, here
-from mjrig.runtime.parquet_sink import ParquetSink
+from mjrig.runtime.compiled.cpu_apart import Apart, here
+from mjrig.runtime.files.parquet_sink import ParquetSink
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime import engine
 from mjrig.runtime.errors import DivergenceError
+from mjrig.runtime.forces import engine
 from mjrig.scenario.parse import load_scenario
 from tests.sweep_util import spring_mass
 

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = sorted(p for p in [*REPO.glob("app/**/*.py"), *REPO.glob("widgets/*.py")] if "__pycache__" not in p.parts)
+SOURCES = sorted(p for p in [*REPO.glob("app/**/*.py"), *REPO.glob("widgets/**/*.py")] if "__pycache__" not in p.parts)
 PRIVATE_API_ADAPTER = REPO / "app" / "desktop" / "viewer_adapter.py"
 """The one module allowed to use MuJoCo's private viewer API (pinned by tests/gui/test_viewer_access.py)."""
 
@@ -99,6 +99,32 @@ def test_the_top_level_stays_short():
     lives in the subpackage its layer names (ARCHITECTURE.md)."""
     top = sorted(p.name for p in REPO.glob("app/*.py"))
     assert len(top) <= 12, f"{len(top)} modules directly in app/: {top}"
+
+
+def test_no_folder_holds_more_than_twenty_modules():
+    """A folder is a room a reader can take in: past about twenty modules its families want rooms
+    of their own (``runtime/`` has ``forces``, ``telemetry``, ``files``...)."""
+    folders = {p.parent for p in SOURCES}
+    crowded = {
+        str(f.relative_to(REPO)): n
+        for f in folders
+        if (n := len([m for m in f.glob("*.py") if m.name != "__init__.py"])) > 20
+    }
+    assert not crowded, f"folders with more than 20 modules: {crowded}"
+
+
+def test_every_package_folder_is_installed():
+    """``pyproject.toml`` lists the packages (its folders are mapped, so they are not found by
+    themselves): a room left out of the list would be missing from the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"mjrig"}
+    for base, name in (("app", "mjrig"), ("widgets", "mjrig.widgets")):
+        for init in (REPO / base).glob("**/__init__.py"):
+            rel = init.parent.relative_to(REPO / base).parts
+            found.add(".".join((name, *rel)))
+    assert found - listed == set(), f"package folders not in pyproject.toml's packages: {sorted(found - listed)}"
 
 
 def test_no_class_name_is_defined_twice():

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.loads import PointToPointForce, ScalarForce
+from mjrig.runtime.forces.loads import PointToPointForce, ScalarForce
 from mjrig.runtime.values import Sine
 from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.kinds import FIELD_TYPES, POINT_TYPES, REGISTRY, SPRING_KINDS, Field, Kind, name_field

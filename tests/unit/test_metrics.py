@@ -1,4 +1,4 @@
-"""Metric kinds (``mjrig.runtime.metrics``, CONTRACT 6) against closed forms: a sine's rms,
+"""Metric kinds (``mjrig.runtime.analysis.metrics``, CONTRACT 6) against closed forms: a sine's rms,
 peak-to-peak and period, a first-order step response's settling time, an underdamped
 spring-mass's overshoot simulated by mjrig, a ramp's integral -- and bad entries refused with
 the field at fault."""
@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime.metrics import Metric, MetricError, metric_unit, metric_value
+from mjrig.runtime.analysis.metrics import Metric, MetricError, metric_unit, metric_value
 from mjrig.scenario.parse import load_scenario
 from tests.sweep_util import REPO
 
@@ -169,7 +169,7 @@ def test_bad_metric_entries_name_the_field(entry, field, words):
 
 
 def test_the_log_gives_values_as_the_run_goes_and_starts_over_when_time_goes_back():
-    from mjrig.runtime.metrics import MetricLog
+    from mjrig.runtime.analysis.metrics import MetricLog
 
     log = MetricLog(
         [
@@ -196,7 +196,7 @@ def test_a_metric_added_mid_run_starts_from_what_was_kept():
     """A rig edited at t = 3 s: the metrics it had go on from every step logged; a new metric's
     signal comes from the plots' kept rows (interpolated onto those steps), and its value covers
     the kept stretch, not only the steps since the edit."""
-    from mjrig.runtime.metrics import MetricLog
+    from mjrig.runtime.analysis.metrics import MetricLog
 
     old = MetricLog([Metric(name="top", signal="a", kind="max")])
     t = steps(3.0)

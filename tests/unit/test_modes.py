@@ -1,4 +1,4 @@
-"""The rig linearised (``mjrig.runtime.linearise``, ``modes``) against closed forms: a two-mass
+"""The rig linearised (``mjrig.runtime.analysis.linearise``, ``modes``) against closed forms: a two-mass
 chain (frequencies sqrt(k(3 ∓ √5)/2m), mass-proportional damping), a pendulum about the vertical
 and about an equilibrium a joint torque holds, a mass resting inside a preloaded stroke spring's
 stroke, dm_control's cart-pole (its unstable mode a positive real root, the free cart a rigid-body
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from mjrig.exports.linear import analyse
+from mjrig.runtime.analysis.modes import frequencies, oscillatory, response
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.modes import frequencies, oscillatory, response
 from mjrig.scenario.parse import load_scenario
 
 G = 9.81

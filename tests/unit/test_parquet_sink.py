@@ -17,9 +17,9 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_merge, parquet_pace, parquet_segments, parquet_stream
 from mjrig.runtime.errors import MjrigError
-from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
+from mjrig.runtime.files import parquet_merge, parquet_pace, parquet_segments, parquet_stream
+from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -429,7 +429,7 @@ def test_segment_dir_destroyed_close_raises_once(tmp_path: Path) -> None:
 
 
 def test_rate_sampling_starts_again_after_time_goes_back() -> None:
-    from mjrig.runtime.signals import SignalManager
+    from mjrig.runtime.telemetry.signals import SignalManager
 
     sm = SignalManager(None, rate=100.0)
     due = [t for t in (i * 0.001 for i in range(1000)) if sm.due(t)]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mjrig.runtime import RuntimeManager, SignalManager
-from mjrig.runtime.joint_loads import JointFriction, JointTorque, friction_force
+from mjrig.runtime.forces.joint_loads import JointFriction, JointTorque, friction_force
 
 INTEGRATORS = ("Euler", "implicitfast", "RK4")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjrig.runtime.plot_history import SignalHistory, is_fill, is_new_model
+from mjrig.runtime.telemetry.plot_history import SignalHistory, is_fill, is_new_model
 from mjrig.session.plot_rows import PlotFeed
 
 

@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_stream
-from mjrig.runtime.parquet_stream import RowGroupFile
+from mjrig.runtime.files import parquet_stream
+from mjrig.runtime.files.parquet_stream import RowGroupFile
 
 
 def _rss_kib() -> int:

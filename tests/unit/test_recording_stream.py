@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime import parquet_pace
+from mjrig.runtime.files import parquet_pace
 from mjrig.scenario.bundled import bundled_models
 from mjrig.scenario.targets import load_target
 

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import KeptAside, MjrigError, OutputError, output_fault
-from mjrig.runtime.parquet_footer import PAGE_ROWS
-from mjrig.runtime.parquet_sink import ParquetSink, recover, segment_dir
+from mjrig.runtime.files.parquet_footer import PAGE_ROWS
+from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 from tests.unit.test_parquet_sink import make_block, wait_until
 
 COLS = ["time", "wall_time", "a"]
@@ -287,8 +287,8 @@ def test_the_writer_splits_pages_where_the_scan_expects() -> None:
 
     import pyarrow as pa
 
-    from mjrig.runtime.parquet_footer import find_row_group, rebuild_row_group
-    from mjrig.runtime.parquet_merge import ENCODING
+    from mjrig.runtime.files.parquet_footer import find_row_group, rebuild_row_group
+    from mjrig.runtime.files.parquet_merge import ENCODING
 
     rows = 2 * PAGE_ROWS + 123
     buf = io.BytesIO()

@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare, run
+from mjrig.runtime.analysis.requirements import FAILED, PASSED, Requirement, RequirementError
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.requirements import FAILED, PASSED, Requirement, RequirementError
 from mjrig.scenario.builder import build_rig
 from mjrig.scenario.parse import parse_scenario
 
@@ -302,8 +302,8 @@ def test_requirements_do_not_change_the_physics(tmp_path):
 def test_the_probe_reads_plain_derived_and_contact_columns():
     import mujoco
 
-    from mjrig.runtime.signal_probe import SignalProbe, rig_columns
-    from mjrig.runtime.signal_sources import Derived
+    from mjrig.runtime.telemetry.signal_probe import SignalProbe, rig_columns
+    from mjrig.runtime.telemetry.signal_sources import Derived
 
     m = mujoco.MjModel.from_xml_path(str(MODELS / "spring_mass.xml"))
     d = mujoco.MjData(m)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjrig.runtime.row_gather import RowGather
+from mjrig.runtime.telemetry.row_gather import RowGather
 
 
 def test_one_take_gathers_from_many_arrays_and_sees_their_later_values() -> None:

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.signals import SIGNAL_GROUPS
+from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 from mjrig.scenario.parse import LOAD_KINDS, Scenario, load_scenario, parse_scenario, scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
 from tests.sweep_util import MAIN_SPRING

@@ -22,7 +22,7 @@ from mjrig.runtime import (
     VectorForce,
     VectorTorque,
 )
-from mjrig.runtime.springs import SpringLaw
+from mjrig.runtime.forces.springs import SpringLaw
 
 XML = """
 <mujoco>

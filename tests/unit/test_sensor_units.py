@@ -9,9 +9,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.runtime.sensor_units import sensor_unit
-from mjrig.runtime.signals import SignalManager
-from mjrig.runtime.units import DisplayUnits
+from mjrig.runtime.telemetry.sensor_units import sensor_unit
+from mjrig.runtime.telemetry.signals import SignalManager
+from mjrig.runtime.telemetry.units import DisplayUnits
 
 MODEL = """<mujoco>
   <worldbody>

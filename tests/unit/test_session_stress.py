@@ -23,7 +23,7 @@ import pytest
 from mjrig import commands as C
 from mjrig.desktop.sim_thread import run_headless_frames
 from mjrig.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
-from mjrig.runtime.parquet_sink import segment_dir
+from mjrig.runtime.files.parquet_sink import segment_dir
 from mjrig.session.kernel import Session
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mjrig import commands as C
-from mjrig.runtime.units import DisplayUnits
+from mjrig.runtime.telemetry.units import DisplayUnits
 from mjrig.scenario.parse import load_scenario
 from mjrig.session.kernel import Session
 

@@ -6,8 +6,8 @@ import mujoco
 import pytest
 
 from mjrig.runtime import ConfigError
-from mjrig.runtime import video as video_mod
-from mjrig.runtime.video import VideoRecorder
+from mjrig.runtime.drawing import video as video_mod
+from mjrig.runtime.drawing.video import VideoRecorder
 
 XML = """<mujoco><option timestep="0.004"/><worldbody><light pos="0 0 2"/><geom type="plane" size="1 1 .1"/>
 <body name="b" pos="0 0 .2"><freejoint/><geom size=".05"/></body></worldbody></mujoco>"""

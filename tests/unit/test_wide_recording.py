@@ -13,8 +13,8 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime import parquet_stream
-from mjrig.runtime.parquet_sink import ParquetSink
+from mjrig.runtime.files import parquet_stream
+from mjrig.runtime.files.parquet_sink import ParquetSink
 
 
 def _columns(n: int) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mjrig.runtime import PointToPointForce, RuntimeManager, Sine
 from mjrig.runtime.controls import Control
-from mjrig.runtime.joint_loads import JointFriction, JointTorque
+from mjrig.runtime.forces.joint_loads import JointFriction, JointTorque
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

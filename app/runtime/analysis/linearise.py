@@ -1,0 +1,224 @@
+"""A rig linearised about a state: its whole step differentiated by finite differences.
+
+The state is MuJoCo's tangent state x = [dq (nv), qvel (nv), act (na)] (positions as velocities
+integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_transitionFD`` gives
+them). One step of the rig maps x_k and the inputs u_k (params) to x_{k+1} = A x_k + B u_k; a
+telemetry signal read at the state is y_k = C x_k + D u_k. Every column is a central difference
+of the rig's own step (``step_with_loads``: the loads, compiled or Python, the actuator inputs,
+params written into model fields), so the rig's loads are part of the dynamics even where
+``mjd_transitionFD`` would hold them fixed (a load computed in Python before the step).
+
+``equilibrium`` steps the rig until it comes to rest. ``modes`` and ``response``
+(``mjrig.runtime.analysis.modes``) turn a ``Linear`` into modes and a frequency response.
+
+Threading: the stepping thread (it steps the rig's own data and puts its state back after).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
+from mjrig.runtime.values import NamedValue
+
+if TYPE_CHECKING:  # the plan works its mode metrics out through here (modes)
+    from mjrig.runtime.step_plan import StepPlan
+
+__all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST", "KINK"]
+
+EPS = 1e-6
+"""The central difference's half step: tangent state units (m, rad, m/s, rad/s), and relative
+for an input (times max(1, |value|))."""
+KINK = 1e-3
+"""A coordinate whose forward and backward differences part by more than this (relative) is at a
+corner of the rig's laws: a spring at its stroke's end, a contact, friction at rest."""
+REST = (1e-5, 1e-4)
+"""At rest: every |qvel| below the first (m/s, rad/s) and every |qacc| below the second (/s²)."""
+_STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """x_{k+1} = A x_k + B u_k, y_k = C x_k + D u_k over one timestep ``dt`` (s) about the state
+    ``qpos``/``qvel`` at ``time`` (s); ``inputs``/``outputs`` name the columns of B and rows of C."""
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    dt: float
+    nv: int
+    na: int
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    qpos: np.ndarray
+    qvel: np.ndarray
+    time: float
+    kinks: tuple[str, ...] = ()
+    """Joints whose coordinates sit at a corner of the rig's laws here (``KINK``): the central
+    difference averages the two sides of it."""
+
+
+def _ready(plan: StepPlan) -> LoadEngine:
+    """The rig's engine with this step's writes made (actuator inputs, model fields)."""
+    eng = plan.engine
+    for fn in eng.before_step:
+        fn()
+    if eng.dirty:
+        eng.prepare()
+    return eng
+
+
+def _state(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    out = np.empty(mujoco.mj_stateSize(model, _STATE))
+    mujoco.mj_getState(model, data, out, _STATE)
+    return out
+
+
+def _set(model: mujoco.MjModel, data: mujoco.MjData, saved: np.ndarray, i: int, h: float) -> None:
+    """The saved state with tangent coordinate ``i`` moved by ``h``."""
+    mujoco.mj_setState(model, data, saved, _STATE)
+    nv = model.nv
+    if i < 0:
+        return
+    if i < nv:
+        dq = np.zeros(nv)
+        dq[i] = h
+        mujoco.mj_integratePos(model, data.qpos, dq, 1.0)
+    elif i < 2 * nv:
+        data.qvel[i - nv] += h
+    else:
+        data.act[i - 2 * nv] += h
+
+
+def _after(eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    step_with_loads(eng)
+    return data.qpos.copy(), data.qvel.copy(), data.act.copy()
+
+
+def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> np.ndarray:
+    """(plus - minus) / 2h in tangent coordinates."""
+    dq = np.empty(model.nv)
+    mujoco.mj_differentiatePos(model, dq, 1.0, minus[0], plus[0])
+    return np.concatenate([dq, plus[1] - minus[1], plus[2] - minus[2]]) / (2 * h)
+
+
+def linearise(
+    plan: StepPlan,
+    *,
+    inputs: Sequence[NamedValue] = (),
+    outputs: Sequence[str] = (),
+    eps: float = EPS,
+) -> Linear:
+    """The rig of step plan ``plan`` linearised about its data's state; ``inputs`` are params
+    (NamedValues: a load's or control's number), ``outputs`` telemetry columns. The state, and
+    every input's value, are as before when it returns. KeyError(name) for an unknown output."""
+    model, data = plan.model, plan.data
+    eng = _ready(plan)
+    saved = _state(model, data)
+    probe = plan.probe(list(outputs)) if outputs else None
+    nv, na = model.nv, model.na
+    n = 2 * nv + na
+    A, B = np.empty((n, n)), np.empty((n, len(inputs)))
+    C, D = np.empty((len(outputs), n)), np.empty((len(outputs), len(inputs)))
+
+    def read(i: int = -1, h: float = 0.0) -> np.ndarray:
+        """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``."""
+        _set(model, data, saved, i, h)
+        for fn in eng.before_step:  # the actuator inputs at these params
+            fn()
+        mujoco.mj_forward(model, data)
+        if eng.python:
+            eng.apply()
+        assert probe is not None  # read only with outputs to read
+        return probe.read().copy()
+
+    held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
+    eng.after_step.clear()
+    stepped_to = eng.stepped_to  # the run goes on from the saved state as if never perturbed
+    kinks: list[str] = []
+    try:
+        _set(model, data, saved, -1, 0.0)
+        base = _after(eng, model, data)
+        for i in range(n):
+            ends = []
+            for h in (eps, -eps):
+                _set(model, data, saved, i, h)
+                ends.append(_after(eng, model, data))
+            A[:, i] = _difference(model, ends[0], ends[1], eps)
+            ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
+            if np.linalg.norm(ahead - behind) > KINK * max(
+                float(np.linalg.norm(ahead)), float(np.linalg.norm(behind)), 1e-12
+            ):
+                kinks.append(_joint_of(model, i))
+            if probe is not None:
+                C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)
+        for j, nvalue in enumerate(inputs):
+            v0 = float(nvalue.value)
+            h = eps * max(1.0, abs(v0))
+            ends, ys = [], []
+            for dv in (h, -h):
+                nvalue.value = v0 + dv
+                eng = _ready(plan)
+                if probe is not None:
+                    ys.append(read())
+                _set(model, data, saved, -1, 0.0)
+                ends.append(_after(eng, model, data))
+            nvalue.value = v0
+            B[:, j] = _difference(model, ends[0], ends[1], h)
+            if probe is not None:
+                D[:, j] = (ys[0] - ys[1]) / (2 * h)
+    finally:
+        eng.after_step[:] = held
+        settled = _ready(plan)
+        mujoco.mj_setState(model, data, saved, _STATE)
+        mujoco.mj_forward(model, data)
+        settled.stepped_to = stepped_to
+    return Linear(
+        A,
+        B,
+        C,
+        D,
+        float(model.opt.timestep),
+        nv,
+        na,
+        tuple(x.name for x in inputs),
+        tuple(outputs),
+        data.qpos.copy(),
+        data.qvel.copy(),
+        float(data.time),
+        tuple(dict.fromkeys(kinks)),
+    )
+
+
+def _joint_of(model: mujoco.MjModel, i: int) -> str:
+    """The joint (or actuator activation) tangent coordinate ``i`` belongs to."""
+    if i >= 2 * model.nv:
+        return f"activation {i - 2 * model.nv}"
+    j = int(model.dof_jntid[i % model.nv])
+    return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
+
+
+def equilibrium(plan: StepPlan, *, duration: float, where: str) -> float:
+    """Step the rig of ``plan`` from its data's state until it is at rest (``REST``), within ``duration``
+    (s of simulated time); the time (s) it took. ConfigError (one line, at ``where``) when it
+    is still moving then."""
+    model, data = plan.model, plan.data
+    eng = _ready(plan)
+    t0, steps = data.time, max(1, int(round(duration / model.opt.timestep)))
+    vel, acc = REST
+    for _ in range(steps):
+        step_with_loads(eng)
+        if model.nv == 0 or (np.abs(data.qvel).max() < vel and np.abs(data.qacc).max() < acc):
+            return float(data.time - t0)
+    k = int(np.abs(data.qvel).argmax())
+    raise ConfigError(
+        f"{where}: the rig did not come to rest within {duration:g} s (joint '{_joint_of(model, k)}' still moves "
+        f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration"
+    )

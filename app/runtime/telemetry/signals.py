@@ -1,0 +1,455 @@
+"""Telemetry: named signal columns sampled array-wise from MjData, streamed to Parquet.
+
+Column names follow ``Category/Entity:attribute`` (see docs/outputs.md). A *plan* of (source array,
+indices, column range) gathers is built once per model; recording a row is then one ``np.take``
+per signal group into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+
+from mjrig.runtime.compiled.native_rows import BlockRows
+from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.telemetry.row_gather import RowGather, place_raw
+from mjrig.runtime.telemetry.signal_sources import (
+    CONTACT_COLUMNS,
+    MODEL_GROUPS,
+    Derived,
+    contact_values,
+    entity_name,
+    model_sources,
+)
+
+if TYPE_CHECKING:  # imported where the sink opens: pyarrow and the writer only for a recording to disk
+    from mjrig.runtime.files.parquet_sink import ParquetSink
+
+__all__ = ["SignalCategory", "SignalManager", "SIGNAL_GROUPS", "Derived", "entity_name"]
+
+BLOCK_BYTES = 8 * 2**20
+"""A block of rows handed to the writer holds ``batch_size`` rows, or fewer when they are wider
+than this (a 600-body model's 9,606 columns: 109 rows), never fewer than ``BLOCK_MIN_ROWS``."""
+BLOCK_MIN_ROWS = 16
+
+SIGNAL_GROUPS = (
+    "joints",
+    "bodies",
+    "sensors",
+    "actuators",
+    "loads",
+    "proximities",
+    "params",
+    "contacts",
+    "energy",
+    "sites",
+)
+
+
+class SignalCategory(str, Enum):
+    """The top-level categories (the text before the first ``/`` of a column name).
+
+    A ``str`` enum: ``SignalCategory("Bodies") is SignalCategory.BODIES``, ``str()`` and
+    f-strings give the value, and a member compares equal to its text.
+    """
+
+    JOINTS = "Joints"
+    BODIES = "Bodies"
+    SENSORS = "Sensors"
+    ACTUATORS = "Actuators"
+    LOADS = "Loads"
+    PROXIMITIES = "Proximities"
+    PARAMS = "Params"
+    CONTACTS = "Contacts"
+    ENERGY = "Energy"
+    SITES = "Sites"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, format_spec: str) -> str:
+        return str.__format__(self, format_spec)
+
+
+@dataclass
+class _Gather:
+    source: np.ndarray  # a flat float64 array, read in place
+    index: np.ndarray
+    start: int
+    stop: int
+
+
+class SignalManager(BlockRows):
+    """Records telemetry rows and streams them to ``export_path`` (Parquet), crash-safe.
+
+    ``record_decimation`` records every n-th step; ``rate`` (samples per simulated second)
+    records when simulated time reaches the next sample instead. ``groups`` picks signal groups
+    (see SIGNAL_GROUPS). ``post`` adds a custom signal to the current row.
+
+    Threading: one stepping thread calls ``record``/``post``; ``on_rows`` (if set) receives each
+    full block (rows x columns, a copy) on that thread, e.g. to feed live plots.
+    """
+
+    def __init__(
+        self,
+        export_path: str | os.PathLike | None = None,
+        *,
+        batch_size: int = 1000,
+        record_decimation: int = 1,
+        rate: float | None = None,
+        groups: Iterable[str] = SIGNAL_GROUPS,
+        metadata: dict[str, str] | None = None,
+        flush_seconds: float = 5.0,
+        wait_when_behind: bool = True,
+    ) -> None:
+        groups = tuple(groups)
+        for g in groups:
+            if g not in SIGNAL_GROUPS:
+                raise ConfigError(f"unknown signal group '{g}' (valid: {', '.join(SIGNAL_GROUPS)})")
+        if record_decimation < 1:
+            raise ConfigError(f"record_decimation must be >= 1, got {record_decimation}")
+        if rate is not None and not (math.isfinite(rate) and rate > 0):
+            raise ConfigError(f"recording rate must be a positive number of samples per second, got {rate}")
+        self.export_path = Path(export_path) if export_path is not None else None
+        self.batch_size = int(batch_size)
+        self._batch_asked = self.batch_size  # ``batch_size`` while a row fits ``BLOCK_BYTES`` that often
+        self.record_decimation = int(record_decimation)
+        self.rate = rate
+        self.groups = groups
+        self.metadata = dict(metadata or {})
+        self.flush_seconds = flush_seconds
+        self.wait_when_behind = wait_when_behind
+        """The recording's writer, behind, makes ``flush`` wait (a headless run), or only says so
+        in ``behind`` (the app, which keeps real time): ``ParquetSink``."""
+        self.columns: list[str] = ["time", "wall_time"]
+        self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
+        self._units_view: Mapping[str, str] | None = None
+        self._col_index: dict[str, int] = {"time": 0, "wall_time": 1}
+        self._plan: list[_Gather] = []
+        self._clock = np.zeros(2)  # time, wall_time of the row being sampled (s)
+        self._gather: RowGather | None = None  # compiled from the plan for the current width
+        self._offsets = np.zeros(0, dtype=np.intp)
+        self._rows: list[np.ndarray] = []  # views of the block's rows, as wide as a row's values
+        self._raw_width = 0
+        self._block = np.full((self.batch_size, 8), np.nan)
+        self._row = 0
+        self._step_count = -1
+        self._next_time = -math.inf
+        self._posted: dict[int, float] = {}
+        self._key_cache: dict[tuple, str] = {}
+        self._wall0: float | None = None
+        self._sink: ParquetSink | None = None
+        self._closed = False
+        self.rows_recorded = 0
+        self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
+        self._before_sample: Callable[[], None] | None = None
+        self._contacts: np.ndarray | None = None
+        self._derived: list[
+            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
+        ] = []
+        self._raw: list[np.ndarray] = []
+        self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
+
+    # --- columns -----------------------------------------------------------------------------
+    def _column(self, name: str, unit: str = "") -> int:
+        idx = self._col_index.get(name)
+        if idx is None:
+            idx = len(self.columns)
+            self.columns.append(name)
+            self._col_index[name] = idx
+            if unit:
+                self.units[name] = unit
+        return idx
+
+    def units_view(self) -> Mapping[str, str]:
+        """A copy of ``units`` for another thread (the panel reads it while this one adds columns),
+        made again only after a unit was added (none is ever removed). A plain dict, not a
+        read-only proxy: the snapshot carrying it crosses to the panel's process by pickle."""
+        if self._units_view is None or len(self._units_view) != len(self.units):
+            self._units_view = dict(self.units)
+        return self._units_view
+
+    def _ensure_width(self) -> None:
+        """Room in the block for every column and, after them, the derived columns' raw values."""
+        width = len(self.columns) + sum(a.size for a in self._raw)
+        rows = min(self._batch_asked, max(BLOCK_MIN_ROWS, BLOCK_BYTES // (8 * width)))
+        if width > self._block.shape[1] or rows != self.batch_size:  # no row in the block (flushed before)
+            grown = np.full(
+                (rows, max(width, 2 * self._block.shape[1]) if width > self._block.shape[1] else self._block.shape[1]),
+                np.nan,
+            )
+            n = min(rows, self.batch_size)
+            grown[:n, : self._block.shape[1]] = self._block[:n]
+            self._block, self.batch_size = grown, rows
+        self._gather = None
+
+    def _compile_plan(self) -> RowGather:
+        """Offsets for one take per row: each column's value (NaN for a column nothing feeds any
+        more, e.g. a detached load's), then the hidden raw values of derived columns."""
+        nan = np.full(1, np.nan)
+        gather = RowGather([self._clock, nan, *(g.source for g in self._plan), *self._raw])
+        offsets = np.full(len(self.columns), gather.pick(1, [0])[0], dtype=np.intp)
+        offsets[0:2] = gather.pick(0, [0, 1])
+        for i, g in enumerate(self._plan):
+            offsets[g.start : g.stop] = gather.pick(2 + i, g.index)
+        first = 2 + len(self._plan)
+        raw = [gather.pick(first + i, np.arange(a.size)) for i, a in enumerate(self._raw)]
+        self._offsets = np.concatenate([offsets, *raw])  # the raw values sit right after the columns
+        self._raw_width = len(self._offsets) - len(offsets)
+        self._gather = gather
+        width = len(self._offsets)  # each row of the block as a view, made once, not per sample
+        self._rows = [self._block[i, :width] for i in range(self.batch_size)]
+        return gather
+
+    def bind(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        *,
+        extra: Sequence[tuple[str, np.ndarray, list[tuple[str, int, str]]] | Derived] = (),
+        before_sample: Callable[[], None] | None = None,
+    ) -> None:
+        """Build the sampling plan for ``model``/``data``. Columns only ever get added.
+
+        ``extra`` adds rig signals as (group, flat array, [(column, index, unit)]) or as
+        ``Derived`` columns worked out per block; the arrays must stay the same objects (they
+        are read in place at every sample).
+
+        Call again after the rig changed (a load attached): the current block is flushed first so
+        every segment has one set of columns.
+        """
+        if self._row:
+            self.flush()
+        self._before_sample = before_sample
+        plan: list[_Gather] = []
+
+        def add(source: np.ndarray, pairs: list[tuple[str, int, str]]) -> None:
+            if not pairs:
+                return
+            cols = [self._column(n, u) for n, _, u in pairs]
+            fed.update(cols)
+            idx = np.array([i for _, i, _ in pairs], dtype=np.intp)
+            # Columns registered together are contiguous unless some already existed.
+            if cols == list(range(cols[0], cols[0] + len(cols))):
+                plan.append(_Gather(source, idx, cols[0], cols[0] + len(cols)))
+            else:
+                for c, i in zip(cols, idx):
+                    plan.append(_Gather(source, np.array([i]), c, c + 1))
+
+        g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
+        derived: list[
+            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
+        ] = []
+        fed: set[int] = set()  # columns with a value in each block (gathered, or derived before)
+        raw: list[np.ndarray] = []
+        placed: list[tuple[int, int, int]] = []  # memory read by several derived columns is copied once
+        own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]
+        for item in [*own, *extra]:
+            if isinstance(item, Derived):
+                inputs = [self._col_index.get(n) for n in item.inputs]
+                use = item if all(i in fed for i in inputs) else item.fallback
+                if item.group in g and use is not None:
+                    cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
+                    derived.append(
+                        (
+                            slice(int(cols[0]), int(cols[-1]) + 1)
+                            if cols.size and np.all(np.diff(cols) == 1)
+                            else cols,
+                            place_raw(use.raw, raw, placed),  # a slice: a run of columns
+                            np.array(inputs, dtype=np.intp) if use.inputs else None,
+                            use.compute,
+                        )
+                    )
+                    fed.update(cols.tolist())
+            elif len(item) == 2:  # the model's own (array, pairs)
+                add(item[0], item[1])
+            elif item[0] in g:
+                add(item[1], item[2])
+        if "contacts" in g:
+            self._contacts = np.zeros(2)
+            add(self._contacts, list(CONTACT_COLUMNS))
+        else:
+            self._contacts = None
+        if "energy" in g:
+            for source, pairs in model_sources(model, data, "energy"):  # type: ignore[misc]
+                add(source, pairs)
+        self._derived = derived
+        self._raw = raw
+        self._plan = plan
+        self._bound = (model, data)
+        self._ensure_width()
+        if self._sink is not None:
+            self._sink.set_units(self.units)
+
+    # --- reference API -----------------------------------------------------------------------
+    def post(
+        self, value: float, category: SignalCategory | str, subgroups: tuple[str, ...] = (), *, attr: str | None = None
+    ) -> None:
+        """Put a custom value into the next recorded row as ``Category/Sub/...:attr``.
+
+        ``category`` is a ``SignalCategory`` or any text; empty subgroups are skipped; a new
+        name becomes a new column (null in the rows before). E.g. ``post(9.81, "Sensors",
+        ("IMU", "Accel"), attr="z")`` fills ``Sensors/IMU/Accel:z``.
+        """
+        key = (str(category), subgroups, attr or "")
+        name = self._key_cache.get(key)
+        if name is None:
+            name = "/".join([str(category), *[str(s) for s in subgroups if s]])
+            if attr:
+                name += f":{attr}"
+            self._key_cache[key] = name
+        idx = self._col_index.get(name)
+        if idx is None:
+            if self._row:
+                self.flush()
+            idx = self._column(name)
+            self._ensure_width()
+        self._posted[idx] = float(value)
+
+    def due(self, sim_time: float) -> bool:
+        """Whether a row is due at simulated time ``sim_time`` (s); advances the decimation."""
+        if self.rate is not None:
+            if sim_time + 1.0 / self.rate < self._next_time - 1.0 / self.rate:
+                self._next_time = -math.inf  # time went back (a reset): sample from here again
+            if sim_time + 1e-12 >= self._next_time:
+                if self._next_time == -math.inf:
+                    self._next_time = sim_time
+                self._next_time += 1.0 / self.rate
+                return True
+            return False
+        self._step_count += 1
+        return self._step_count % self.record_decimation == 0
+
+    def record(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> None:
+        """Sample one row if due (see ``due``); flush when the block is full.
+
+        Works on its own, without a RuntimeManager: the first call (or one with another model
+        or data) binds the signal groups of ``mj_model``/``mj_data``. Call it when the
+        kinematics are current (after ``mj_forward``, or before ``mj_step``'s integration).
+        """
+        if self._closed or not self.due(mj_data.time):
+            return
+        bound = self._bound
+        if bound is None or bound[0] is not mj_model or bound[1] is not mj_data:
+            self.bind(mj_model, mj_data)
+        self.sample(mj_data)
+
+    def sample(self, mj_data: mujoco.MjData, *, prepared: bool = False) -> None:
+        """Sample one row now, unconditionally (``prepared``: rig outputs are already fresh)."""
+        if self._before_sample is not None and not prepared:
+            self._before_sample()
+        if self._contacts is not None:
+            contact_values(mj_data, self._contacts)
+        now = time.perf_counter()
+        if self._wall0 is None:
+            self._wall0 = now
+        clock = self._clock
+        clock[0] = mj_data.time
+        clock[1] = now - self._wall0
+        gather = self._gather
+        if gather is None:
+            gather = self._compile_plan()
+        if gather.mirrored:
+            gather.refresh()
+        row = self._rows[self._row]
+        gather.take(self._offsets, row)
+        if self._posted:
+            for idx, val in self._posted.items():
+                row[idx] = val
+            self._posted.clear()
+        self._row += 1
+        self.rows_recorded += 1
+        if self._row >= self.batch_size:
+            self.flush()
+
+    # --- output ------------------------------------------------------------------------------
+    def _open_sink(self) -> ParquetSink | None:
+        if self._sink is None and self.export_path is not None:
+            from mjrig.runtime.files.parquet_sink import ParquetSink
+
+            self._sink = ParquetSink(
+                self.export_path,
+                metadata=self.metadata,
+                units=self.units,
+                flush_seconds=self.flush_seconds,
+                wait_when_behind=self.wait_when_behind,
+            )
+        return self._sink
+
+    def flush(self) -> None:
+        """Hand the rows recorded so far to the writer (never blocks on disk)."""
+        if self._row == 0:
+            return
+        width = len(self.columns)
+        block = self._block[: self._row, :width]
+        if self._derived:
+            raw = self._block[: self._row, width : width + self._raw_width]
+            for cols, where, inputs, compute in self._derived:
+                x = raw[:, where] if inputs is None else np.concatenate([raw[:, where], block[:, inputs]], axis=1)
+                block[:, cols] = compute(x)
+        if self.on_rows is not None:
+            self.on_rows(list(self.columns), block.copy())
+        sink = self._open_sink()
+        if sink is not None:
+            self._go_on_in(sink.write_block(self.columns, block, whole=self._block))
+        self._row = 0
+
+    @property
+    def error(self) -> str | None:
+        """The writer's last error (disk full, folder removed), or None."""
+        return None if self._sink is None else self._sink.error
+
+    @property
+    def behind(self) -> str | None:
+        """One line while the writer is behind, or after it had to leave rows out (a recorder
+        that does not wait: ``wait_when_behind``); else None."""
+        return None if self._sink is None else self._sink.behind
+
+    @property
+    def waited_seconds(self) -> float:
+        """Wall seconds the stepping waited for the writer (``wait_when_behind``)."""
+        return 0.0 if self._sink is None else self._sink.backlog.waited_seconds
+
+    @property
+    def rows_written(self) -> int:
+        """Rows on disk so far."""
+        return 0 if self._sink is None else self._sink.rows_written
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes on disk so far."""
+        return 0 if self._sink is None else self._sink.bytes_written
+
+    def add_metadata(self, metadata: dict[str, str]) -> None:
+        """Add key-value file metadata before ``close`` (e.g. ``mjrig.metrics``, known at the end)."""
+        self.metadata.update(metadata)
+        if self._sink is not None:
+            self._sink.add_metadata(metadata)
+
+    def close(self) -> Path | None:
+        """Flush and finalize the Parquet file; safe twice. Returns its path (None if nothing)."""
+        if self._closed:
+            return self.export_path if self._sink is not None else None
+        self.flush()
+        self._closed = True
+        sink = self._sink
+        if sink is None and self.export_path is not None and self.rows_recorded == 0:
+            sink = self._open_sink()  # nothing recorded: a file of the columns and no rows
+        if sink is None:
+            return None
+        return sink.close()
+
+    def __enter__(self) -> SignalManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
