@@ -22,7 +22,6 @@ from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.analysis.requirements import Requirement, report_entries
 from mjrig.runtime.compiled.native_kernel import kernel
-from mjrig.runtime.compiled.native_rows import RowTable
 from mjrig.runtime.drawing.framing import rig_points
 from mjrig.runtime.drawing.video import VideoRecorder
 from mjrig.runtime.errors import ConfigError, OutputError
@@ -37,8 +36,9 @@ from mjrig.runtime.files.paths import (
     fresh_path,
 )
 from mjrig.runtime.forces.engine import step_plain
-from mjrig.runtime.forces.points import closest_names
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.points import closest_names
+from mjrig.runtime.telemetry.native_rows import RowTable
 from mjrig.scenario.builder import build_rig
 from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import Scenario, VideoSettings
@@ -280,7 +280,7 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
                 if _plain(rm):
                     went: int | None = block if step_plain(rm.engine, block) else 0  # type: ignore[arg-type]
                 else:  # the recording's rows written by the control callback, or None: Python
-                    went = rows.steps(rm.engine, block) if rows is not None else None
+                    went = rows.steps(partial(step_plain, rm.engine), block) if rows is not None else None
                 if went:
                     i += went
                     _check_outputs(rm, d.time)

@@ -8,8 +8,7 @@ import mujoco
 
 from mjrig import commands as C
 from mjrig.runtime.drawing.camera import camera_choices
-from mjrig.runtime.forces.points import model_names
-from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.points import is_rig_name, model_names
 
 __all__ = ["describe_model", "summary"]
 

@@ -86,7 +86,7 @@ def analyse(
     from mjrig.runtime.analysis.linearise import equilibrium as settle
     from mjrig.runtime.analysis.linearise import linearise
     from mjrig.runtime.analysis.modes import modes
-    from mjrig.runtime.forces.points import closest_names
+    from mjrig.runtime.points import closest_names
 
     for name in inputs:
         if name not in sc.params:

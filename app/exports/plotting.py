@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.units import DisplayUnits, scenario_units
 
 __all__ = [

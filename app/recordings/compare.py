@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 
 __all__ = ["SignalDiff", "RecordingDiff", "compare_recordings", "NOT_SIGNALS"]
 

@@ -30,7 +30,8 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import file_sha256
-from mjrig.runtime.rigmodel import is_rig_name, load_model_file
+from mjrig.runtime.points import is_rig_name
+from mjrig.runtime.rigmodel import load_model_file
 from mjrig.runtime.telemetry.signal_sources import entity_name
 
 __all__ = ["Recording", "Replay", "OverlaidRecording", "read_recording", "joint_columns"]

@@ -34,20 +34,20 @@ _WHERE = {
     "SyncHook": "mjrig.runtime.manager",
     "load_model_file": "mjrig.runtime.manager",
     "ModelBinding": "mjrig.runtime.model_fields",
-    "AnySite": "mjrig.runtime.forces.points",
-    "Body": "mjrig.runtime.forces.points",
-    "BodyPoint": "mjrig.runtime.forces.points",
-    "Geom": "mjrig.runtime.forces.points",
-    "Site": "mjrig.runtime.forces.points",
-    "parse_point": "mjrig.runtime.forces.points",
+    "AnySite": "mjrig.runtime.points",
+    "Body": "mjrig.runtime.points",
+    "BodyPoint": "mjrig.runtime.points",
+    "Geom": "mjrig.runtime.points",
+    "Site": "mjrig.runtime.points",
+    "parse_point": "mjrig.runtime.points",
     "Proximity": "mjrig.runtime.forces.proximity",
     "Requirement": "mjrig.runtime.analysis.requirements",
     "SIGNAL_GROUPS": "mjrig.runtime.telemetry.signals",
     "SignalCategory": "mjrig.runtime.telemetry.signals",
     "SignalManager": "mjrig.runtime.telemetry.signals",
-    "PhysicsState": "mjrig.runtime.snapshots",
-    "load_snapshot": "mjrig.runtime.snapshots",
-    "save_snapshot": "mjrig.runtime.snapshots",
+    "PhysicsState": "mjrig.runtime.telemetry.snapshots",
+    "load_snapshot": "mjrig.runtime.telemetry.snapshots",
+    "save_snapshot": "mjrig.runtime.telemetry.snapshots",
     "SpringLaw": "mjrig.runtime.forces.springs",
     "Tracer": "mjrig.runtime.drawing.tracers",
     "Chirp": "mjrig.runtime.values",
@@ -83,13 +83,13 @@ if TYPE_CHECKING:
         VectorForce,
         VectorTorque,
     )
-    from mjrig.runtime.forces.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
     from mjrig.runtime.forces.proximity import Proximity
     from mjrig.runtime.forces.springs import SpringLaw
     from mjrig.runtime.manager import RuntimeManager, SyncHook, load_model_file
     from mjrig.runtime.model_fields import ModelBinding
-    from mjrig.runtime.snapshots import PhysicsState, load_snapshot, save_snapshot
+    from mjrig.runtime.points import AnySite, Body, BodyPoint, Geom, Site, parse_point
     from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalCategory, SignalManager
+    from mjrig.runtime.telemetry.snapshots import PhysicsState, load_snapshot, save_snapshot
     from mjrig.runtime.values import Chirp, Constant, NamedValue, Ramp, Sine, Step, Table
 
 __all__ = [

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from mjrig.runtime.forces.points import find_id
+from mjrig.runtime.points import find_id
 from mjrig.runtime.values import Chirp, Constant, NamedValue, Ramp, Scalar, Sine, Step, Table, value_at
 
 __all__ = ["Control", "ControlSet", "profile_range", "ctrl_limited"]

@@ -28,7 +28,6 @@ from mjrig.runtime.analysis.metrics import Metric, MetricLog
 from mjrig.runtime.analysis.requirements import Requirement, RequirementSet
 from mjrig.runtime.controls import Control
 from mjrig.runtime.drawing.frame_sinks import FrameSink, SyncHook, VideoSink, ViewerSync
-from mjrig.runtime.drawing.rig_drawing import RigDrawing
 from mjrig.runtime.drawing.tracers import Tracer
 from mjrig.runtime.drawing.visuals import ArrowScale
 from mjrig.runtime.errors import ConfigError
@@ -37,12 +36,13 @@ from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.proximity import Proximity
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
+from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
-from mjrig.runtime.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.step_plan import StepPlan
 from mjrig.runtime.telemetry.frame_signals import FrameSignal
 from mjrig.runtime.telemetry.signal_probe import SignalProbe
 from mjrig.runtime.telemetry.signals import SignalManager
+from mjrig.runtime.telemetry.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.values import NamedValue
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]

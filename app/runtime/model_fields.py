@@ -33,7 +33,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names, find_id
+from mjrig.runtime.points import closest_names, find_id
 from mjrig.runtime.values import NamedValue
 
 __all__ = ["ModelField", "ModelBinding", "BindingSet", "parse_model_field", "MODEL_FIELDS", "WRITTEN", "needs_setconst"]

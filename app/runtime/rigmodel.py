@@ -18,17 +18,11 @@ import mujoco
 from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.files.model_files import check_model_files
 from mjrig.runtime.forces.loads import Load
-from mjrig.runtime.forces.points import BodyPoint, Geom, Point, Site
+from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
-__all__ = ["RIG_PREFIX", "RigLayout", "load_spec", "compile_rig", "is_rig_name", "load_model_file"]
+__all__ = ["RigLayout", "load_spec", "compile_rig", "load_model_file"]
 
-RIG_PREFIX = "__mjrig_"
 _HIDDEN_GROUP = 5
-
-
-def is_rig_name(name: str) -> bool:
-    """True for the names of the rig's own helper elements."""
-    return name.startswith(RIG_PREFIX)
 
 
 @dataclass
@@ -60,7 +54,7 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
     body = spec.body(point.name) if point.name != "world" else spec.worldbody
     if body is None:
         names = [b.name for b in spec.bodies if b.name]
-        from mjrig.runtime.forces.points import closest_names
+        from mjrig.runtime.points import closest_names
 
         raise ConfigError(f"unknown body '{point.name}'{closest_names(point.name, names)}")
     offset = list(point.offset) if isinstance(point, BodyPoint) else [0.0, 0.0, 0.0]
@@ -121,7 +115,7 @@ def _known(spec: mujoco.MjSpec, point: Any) -> bool:
 
 
 def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
-    from mjrig.runtime.forces.points import closest_names
+    from mjrig.runtime.points import closest_names
 
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
 

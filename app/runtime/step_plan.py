@@ -35,8 +35,8 @@ from mjrig.runtime.telemetry.signal_probe import SignalProbe, column_units
 from mjrig.runtime.telemetry.signals import Derived, SignalManager
 
 if TYPE_CHECKING:
-    from mjrig.runtime.drawing.rig_drawing import RigDrawing
     from mjrig.runtime.manager import RuntimeManager
+    from mjrig.runtime.rig_drawing import RigDrawing
 
 __all__ = ["WORK", "StepPlan"]
 

@@ -15,10 +15,10 @@ import numpy as np
 from mjrig.runtime.analysis.requirements import UnknownSignalError
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.loads import Load
-from mjrig.runtime.forces.points import Geom, find_id
 from mjrig.runtime.manager import RuntimeManager, load_model_file
-from mjrig.runtime.snapshots import PhysicsState, load_snapshot, put_snapshot
+from mjrig.runtime.points import Geom, find_id
 from mjrig.runtime.telemetry.signals import SignalManager
+from mjrig.runtime.telemetry.snapshots import PhysicsState, load_snapshot, put_snapshot
 from mjrig.scenario.parse import Scenario
 
 __all__ = ["Rig", "build_rig", "rebuild_rig", "check_names", "reset_state", "start_state"]

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
-from mjrig.runtime.forces.points import Point, Site, closest_names, parse_point
+from mjrig.runtime.points import Point, Site, closest_names, parse_point
 from mjrig.runtime.values import Chirp, Constant, NamedValue, Profile, Ramp, Sine, Step, Table
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, EntryError, Field, Registry, Section
 

@@ -23,7 +23,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import find_id
+from mjrig.runtime.points import find_id
 from mjrig.scenario.fields import FieldReader
 
 __all__ = ["InitialState", "read_initial", "SIZES"]

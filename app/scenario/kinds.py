@@ -41,8 +41,8 @@ from mjrig.runtime.forces.loads import (
     VectorForce,
     VectorTorque,
 )
-from mjrig.runtime.forces.points import Geom
 from mjrig.runtime.forces.proximity import Proximity
+from mjrig.runtime.points import Geom
 from mjrig.scenario.kinds_checks import METRICS, REQUIREMENTS, SIGNALS
 
 __all__ = [

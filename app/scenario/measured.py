@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.units import CHOICES, SI
 from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.initial import InitialState, read_initial

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.sweep import outside_range
 

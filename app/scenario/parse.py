@@ -26,10 +26,10 @@ from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
 from mjrig.runtime.forces.joint_loads import joint_dof
 from mjrig.runtime.forces.loads import Load
-from mjrig.runtime.forces.points import Point, closest_names, find_id
 from mjrig.runtime.forces.proximity import Proximity
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.model_fields import ModelBinding, parse_model_field
+from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.telemetry.frame_signals import FrameSignal
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 from mjrig.runtime.telemetry.units import DisplayUnits, read_units
@@ -115,7 +115,7 @@ class Scenario:
     initial_key: str | None = None
     """A keyframe of the model to start from (and reset to)."""
     initial_state: Path | None = None
-    """A snapshot file (.npz, ``mjrig.runtime.snapshots``) to start from (and reset to)."""
+    """A snapshot file (.npz, ``mjrig.runtime.telemetry.snapshots``) to start from (and reset to)."""
     initial: InitialState = field(default_factory=InitialState)
     """``[initial]``: joint positions and velocities by name, over the keyframe or snapshot."""
     units: DisplayUnits = field(default_factory=DisplayUnits)

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
 
 __all__ = [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 
 __all__ = ["resolve_target", "load_target", "is_bundled"]
 

@@ -26,9 +26,8 @@ from mjrig.panel_state import bound_text
 from mjrig.runtime.controls import ctrl_limited
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import check_writable, fresh_path
-from mjrig.runtime.forces.points import find_id
-from mjrig.runtime.rigmodel import is_rig_name
-from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+from mjrig.runtime.points import find_id, is_rig_name
+from mjrig.runtime.telemetry.snapshots import load_snapshot, save_snapshot
 from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.scenario.builder import check_names
 from mjrig.scenario.initial import SIZES

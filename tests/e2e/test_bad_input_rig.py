@@ -79,7 +79,7 @@ def sub(old: str, new: str) -> Callable[[str], str]:
 
 
 def foreign_snapshot(folder: Path) -> None:
-    from mjrig.runtime.snapshots import save_snapshot, take_snapshot
+    from mjrig.runtime.telemetry.snapshots import save_snapshot, take_snapshot
 
     other = mujoco.MjModel.from_xml_string(
         '<mujoco model="other"><worldbody><body><freejoint/><geom size="1"/></body></worldbody></mujoco>'

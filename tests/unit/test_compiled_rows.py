@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 from mjrig import headless
-from mjrig.runtime.compiled.native_rows import RowTable
 from mjrig.runtime.errors import DivergenceError
+from mjrig.runtime.telemetry.native_rows import RowTable
 from mjrig.scenario.parse import load_scenario
 
 XML = """

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mjrig.runtime.compiled.cpu_apart import Apart, here
+from mjrig.runtime.files.cpu_apart import Apart, here
 from mjrig.runtime.files.parquet_sink import ParquetSink
 
 pytestmark = pytest.mark.skipif(

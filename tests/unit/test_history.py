@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.snapshots import STATE_SPEC
 from mjrig.runtime.telemetry.history import ROW_OVERHEAD, History
+from mjrig.runtime.telemetry.snapshots import STATE_SPEC
 from tests.unit.unit_util import ARM_WORLD, arm_rig
 
 XML = f'<mujoco model="histrig">{ARM_WORLD}</mujoco>'

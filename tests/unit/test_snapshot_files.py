@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.snapshots import MAX_SNAPSHOT_BYTES, load_snapshot
+from mjrig.runtime.telemetry.snapshots import MAX_SNAPSHOT_BYTES, load_snapshot
 
 
 def _npy(array: np.ndarray) -> bytes:

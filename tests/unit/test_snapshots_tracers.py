@@ -12,7 +12,7 @@ from mjrig.runtime import NamedValue, RuntimeManager, Sine
 from mjrig.runtime.drawing.tracers import SAMPLES, Tracer
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.joint_loads import JointFriction
-from mjrig.runtime.snapshots import load_snapshot, save_snapshot
+from mjrig.runtime.telemetry.snapshots import load_snapshot, save_snapshot
 from mjrig.scenario.builder import build_rig
 from mjrig.scenario.parse import parse_scenario
 from tests.unit.unit_util import ARM_WORLD, arm_rig

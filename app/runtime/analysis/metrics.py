@@ -101,7 +101,7 @@ class Metric:
         elif not isinstance(self.signal, str) or not self.signal.strip():
             raise MetricError(f"metric '{self.name}' needs a signal", field="signal")
         if self.kind not in METRIC_KINDS:
-            from mjrig.runtime.forces.points import closest_names
+            from mjrig.runtime.points import closest_names
 
             raise MetricError(
                 f"unknown metric kind {self.kind!r}{closest_names(str(self.kind), list(METRIC_KINDS))}", field="kind"

@@ -36,7 +36,7 @@ import numpy as np
 
 from mjrig.runtime.analysis.metrics import Metric, MetricLog, metric_unit
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names
+from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.signal_probe import SignalProbe, column_units, rig_columns
 
 _INTEGRATION = int(mujoco.mjtState.mjSTATE_INTEGRATION)

@@ -3,7 +3,10 @@ words of a laws' table and a recorder table in the pool (``native_kernel``), sha
 that fills the tables (``native_table``, ``native_rows``) and the compiled code that reads them
 (``native_code``)."""
 
+import mujoco
+
 __all__ = [
+    "userdata_slot",
     "MAGIC",
     "USERDATA",
     "USERDATA_WORDS",
@@ -99,3 +102,12 @@ then magnitude (torque) or coulomb, breakaway, Stribeck velocity, viscous, Coulo
 USERDATA = "__mjrig_userdata"
 """The rig's numeric element (``rigmodel.compile_rig``): the first of its userdata words, the
 pool's address and size (written by ``name_pool``)."""
+
+
+def userdata_slot(model: mujoco.MjModel) -> int | None:
+    """Where the callbacks' userdata words start, in a model ``compile_rig`` compiled."""
+    i = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_NUMERIC, USERDATA)
+    if i < 0 or model.nuserdata < USERDATA_WORDS:
+        return None
+    slot = int(model.numeric_data[model.numeric_adr[i]])
+    return slot if slot == model.nuserdata - USERDATA_WORDS else None

@@ -15,8 +15,8 @@ import mujoco
 from mjrig.runtime.drawing.visuals import ArrowConfig, LineConfig
 
 if TYPE_CHECKING:
-    from mjrig.runtime.drawing.rig_drawing import RigDrawing
     from mjrig.runtime.drawing.video import VideoRecorder
+    from mjrig.runtime.rig_drawing import RigDrawing
 
 __all__ = ["FrameSink", "SyncHook", "VideoSink", "ViewerSync"]
 

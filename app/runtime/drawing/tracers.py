@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.drawing.visuals import LineConfig, rgba_of
-from mjrig.runtime.forces.points import AnySite, Point, parse_point
+from mjrig.runtime.points import AnySite, Point, parse_point
 
 __all__ = ["Tracer", "SAMPLES", "DEFAULT_TRACER_COLOR"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from mjrig.runtime.drawing.framing import frame_free_camera
 from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Color, LineConfig, draw_all
 from mjrig.runtime.errors import ConfigError, MjrigError
-from mjrig.runtime.forces.points import find_id
+from mjrig.runtime.points import find_id
 
 __all__ = ["VideoRecorder", "CameraName", "find_ffmpeg", "NET_FORCE_COLOR"]
 

@@ -38,9 +38,9 @@ from typing import overload
 
 import numpy as np
 
-from mjrig.runtime.compiled.cpu_apart import Apart, here
 from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
 from mjrig.runtime.files import parquet_pace as pace
+from mjrig.runtime.files.cpu_apart import Apart, here
 from mjrig.runtime.files.parquet_merge import UNITS_KEY, check_columns
 from mjrig.runtime.files.parquet_salvage import where_kept
 from mjrig.runtime.files.parquet_segments import (

@@ -22,9 +22,9 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
-from mjrig.runtime.compiled.native_table import LawTable
 from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.forces.loads import Load, PointToPointForce
+from mjrig.runtime.forces.native_table import LawTable
 from mjrig.runtime.forces.spring_bank import SpringBank
 from mjrig.runtime.forces.wrench_bank import WrenchBank, batchable
 from mjrig.runtime.telemetry.signal_sources import Derived, Source

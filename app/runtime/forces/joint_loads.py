@@ -28,7 +28,7 @@ import numpy as np
 from mjrig.runtime.drawing.visuals import ArrowConfig, Color
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.load_base import Load
-from mjrig.runtime.forces.points import find_id
+from mjrig.runtime.points import find_id
 from mjrig.runtime.values import NamedValue, Scalar, value_at
 
 __all__ = [

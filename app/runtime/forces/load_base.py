@@ -17,7 +17,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.drawing.visuals import ArrowConfig, Color
-from mjrig.runtime.forces.points import AnySite, Point, parse_point
+from mjrig.runtime.points import AnySite, Point, parse_point
 from mjrig.runtime.values import NamedValue
 
 __all__ = ["Load", "BodyReactionForce", "SCENARIO_WORDS"]

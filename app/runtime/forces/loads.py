@@ -29,8 +29,8 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.forces.load_base import BodyReactionForce, Load
-from mjrig.runtime.forces.points import AnySite, Point, parse_point
 from mjrig.runtime.forces.springs import SpringLaw, spring_tension
+from mjrig.runtime.points import AnySite, Point, parse_point
 from mjrig.runtime.values import NamedValue, Scalar, value_at
 
 __all__ = [

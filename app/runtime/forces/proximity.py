@@ -11,7 +11,7 @@ import numpy as np
 
 from mjrig.runtime.drawing.visuals import Color, LineConfig
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import AnySite, Geom, parse_point
+from mjrig.runtime.points import AnySite, Geom, parse_point
 
 __all__ = ["Proximity"]
 

@@ -26,7 +26,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.forces.points import closest_names, find_id, parse_point
+from mjrig.runtime.points import closest_names, find_id, parse_point
 from mjrig.runtime.telemetry.signal_sources import Derived, entity_name, origin_velocity
 
 __all__ = ["FrameSignal", "frame_sources", "LOAD_ATTRS", "POINT_ATTRS"]

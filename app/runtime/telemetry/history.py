@@ -29,7 +29,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
-from mjrig.runtime.snapshots import STATE_SPEC, ModelIdentity, PhysicsState, model_identity
+from mjrig.runtime.telemetry.snapshots import STATE_SPEC, ModelIdentity, PhysicsState, model_identity
 
 __all__ = ["History", "DEFAULT_SECONDS", "DEFAULT_BYTES"]
 

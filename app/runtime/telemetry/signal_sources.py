@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.points import is_rig_name
 from mjrig.runtime.telemetry.sensor_units import angular_transmission, sensor_unit
 
 __all__ = [

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from mjrig.runtime.compiled.native_rows import BlockRows
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.telemetry.native_rows import BlockRows
 from mjrig.runtime.telemetry.row_gather import RowGather, place_raw
 from mjrig.runtime.telemetry.signal_sources import (
     CONTACT_COLUMNS,

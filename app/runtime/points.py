@@ -25,6 +25,8 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 
 __all__ = [
+    "RIG_PREFIX",
+    "is_rig_name",
     "AnySite",
     "Point",
     "Site",
@@ -36,6 +38,13 @@ __all__ = [
     "model_names",
     "find_id",
 ]
+
+RIG_PREFIX = "__mjrig_"
+
+
+def is_rig_name(name: str) -> bool:
+    """True for the names of the rig's own helper elements."""
+    return name.startswith(RIG_PREFIX)
 
 
 def model_names(model: mujoco.MjModel, obj: mujoco.mjtObj, count: int) -> list[str]:

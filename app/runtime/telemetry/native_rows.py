@@ -25,9 +25,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.compiled.native_kernel import kernel
-from mjrig.runtime.compiled.native_layout import RECORDER, R
-from mjrig.runtime.compiled.native_table import userdata_slot
-from mjrig.runtime.forces.engine import LoadEngine, step_plain
+from mjrig.runtime.compiled.native_layout import RECORDER, R, userdata_slot
 from mjrig.runtime.telemetry.row_gather import RowGather
 
 if TYPE_CHECKING:  # signals imports this module: SignalManager is a BlockRows
@@ -147,9 +145,10 @@ class RowTable:
         self._finalizer = weakref.finalize(self, k.release, self.offset, RECORDER)
         k.install_recorder()
 
-    def steps(self, engine: LoadEngine, n: int) -> int | None:
-        """Step ``engine`` up to ``n`` steps (no more than the recorder has free rows) in one call
-        of ``step_plain``, recording the rows due; returns the steps done, 0 when MuJoCo found a
+    def steps(self, step: Callable[[int], bool], n: int) -> int | None:
+        """Step up to ``n`` steps (no more than the recorder has free rows) in one call of
+        ``step(k)`` (the engine's ``step_plain``: k plain steps, False on a divergence), recording
+        the rows due; returns the steps done, 0 when MuJoCo found a
         divergence (state and rows as before: step one at a time to it), None when a row needs
         Python now (step with ``RuntimeManager.step``)."""
         layout = self.sm.block_layout()
@@ -170,7 +169,7 @@ class RowTable:
         row0 = layout["row"]
         I[R["armed"]] = n
         try:
-            ok = step_plain(engine, n)
+            ok = step(n)
         finally:
             I[R["armed"]] = 0
         if not ok:

@@ -25,21 +25,22 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.compiled.native_kernel import encode, kernel
-from mjrig.runtime.compiled.native_layout import HEADER, JOINT, MAGIC, NUM, SPRING, USERDATA, USERDATA_WORDS, WRENCH, H
+from mjrig.runtime.compiled.native_layout import (
+    HEADER,
+    JOINT,
+    MAGIC,
+    NUM,
+    SPRING,
+    USERDATA_WORDS,
+    WRENCH,
+    H,
+    userdata_slot,
+)
 from mjrig.runtime.forces.joint_loads import JointFriction, JointTorque
 
-__all__ = ["LawTable", "userdata_slot"]
+__all__ = ["LawTable"]
 _SLACK = 256
 """Words kept free for table profiles that grow after the table is made."""
-
-
-def userdata_slot(model: mujoco.MjModel) -> int | None:
-    """Where the callbacks' userdata words start, in a model ``compile_rig`` compiled."""
-    i = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_NUMERIC, USERDATA)
-    if i < 0 or model.nuserdata < USERDATA_WORDS:
-        return None
-    slot = int(model.numeric_data[model.numeric_adr[i]])
-    return slot if slot == model.nuserdata - USERDATA_WORDS else None
 
 
 def _every(nums: list[list[float] | None]) -> list[list[float]] | None:

@@ -23,7 +23,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError, exception_text
-from mjrig.runtime.rigmodel import is_rig_name
+from mjrig.runtime.points import is_rig_name
 
 __all__ = [
     "PhysicsState",
