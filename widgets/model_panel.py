@@ -1,7 +1,7 @@
 """Model: open (file dialog, bundled rigs, recent scenarios), reload, save scenario, model info.
 
 The same actions sit in the panel's File menu, with their keys (``mjrig.settings.panel_keys``),
-Export recording... and Report... (``mjrig.widgets.export_dialogs``) and Quit.
+Export recording... and Report... (``mjrig.widgets.dialogs.export_dialogs``) and Quit.
 Opening another file while the rig has unsaved edits asks first (save, open without saving, or
 cancel). Recent shows each file by its name, with as many parent folders as it takes to tell
 two of the same name apart; the full path is in its tooltip.
@@ -21,8 +21,8 @@ from mjrig.model_info import summary
 from mjrig.scenario.bundled import MODELS_DIR, bundled_models
 from mjrig.settings.panel_keys import panel_key
 from mjrig.settings.recent import RecentFiles, short_names
-from mjrig.widgets.export_dialogs import ExportDialogs
-from mjrig.widgets.file_dialog import SAVE_FILTERS, FileDialog
+from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
+from mjrig.widgets.dialogs.file_dialog import SAVE_FILTERS, FileDialog
 
 __all__ = ["ModelPanel"]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.rows import Rows
+from mjrig.widgets.kit.rows import Rows
 
 __all__ = ["ParamsPanel"]
 

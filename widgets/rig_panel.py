@@ -9,8 +9,8 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Registry
-from mjrig.widgets.forms import SpecForm, form_fields
-from mjrig.widgets.rows import NameField, Rows
+from mjrig.widgets.kit.forms import SpecForm, form_fields
+from mjrig.widgets.kit.rows import NameField, Rows
 
 __all__ = ["RigPanel"]
 

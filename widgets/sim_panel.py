@@ -8,7 +8,7 @@ from pathlib import Path
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.text_fit import available_width, fit_lines
+from mjrig.widgets.kit.text_fit import available_width, fit_lines
 
 __all__ = ["SimPanel", "speed_label"]
 

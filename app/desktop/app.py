@@ -37,7 +37,7 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     least 120 px of controls, and room under them for the plots' bar, ``PLOTS_LEAST`` of plots
     (a third of the panel by default), the timeline and the Status area (a saved split outside
     this is brought back inside)."""
-    from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE
+    from mjrig.widgets.plots.timeline_bar import HEIGHT as TIMELINE
 
     rest = height - (20 + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
@@ -88,25 +88,25 @@ class PanelApp:
         from mjrig.settings.keys import load_keymap
         from mjrig.settings.recent import RecentFiles
         from mjrig.widgets.actuators_panel import ActuatorsPanel
-        from mjrig.widgets.export_dialogs import ExportDialogs
-        from mjrig.widgets.fit_panel import FitPanel
+        from mjrig.widgets.analysis.fit_panel import FitPanel
+        from mjrig.widgets.analysis.metrics_panel import MetricsPanel
+        from mjrig.widgets.analysis.modes_panel import ModesPanel
+        from mjrig.widgets.analysis.requirements_panel import RequirementsPanel
+        from mjrig.widgets.analysis.results_slot import ResultsSlot
+        from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
+        from mjrig.widgets.dialogs.quit_question import QuitQuestion
         from mjrig.widgets.help_panel import HelpPanel
+        from mjrig.widgets.kit.splitter import PanelLayout, Splitter
         from mjrig.widgets.log_panel import LogPanel
-        from mjrig.widgets.metrics_panel import MetricsPanel
         from mjrig.widgets.model_panel import ModelPanel
-        from mjrig.widgets.modes_panel import ModesPanel
         from mjrig.widgets.params_panel import ParamsPanel
-        from mjrig.widgets.plot_panel import PlotPanel
-        from mjrig.widgets.quit_question import QuitQuestion
+        from mjrig.widgets.plots.plot_panel import PlotPanel
+        from mjrig.widgets.plots.timeline_bar import HEIGHT as TIMELINE_HEIGHT
+        from mjrig.widgets.plots.timeline_bar import TimelineBar
         from mjrig.widgets.recording_panel import RecordingPanel
-        from mjrig.widgets.requirements_panel import RequirementsPanel
-        from mjrig.widgets.results_slot import ResultsSlot
         from mjrig.widgets.rig_panel import RigPanel
         from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
-        from mjrig.widgets.splitter import PanelLayout, Splitter
-        from mjrig.widgets.timeline_bar import HEIGHT as TIMELINE_HEIGHT
-        from mjrig.widgets.timeline_bar import TimelineBar
         from mjrig.widgets.units_menu import UnitsMenu
 
         submit = self.client.submit
@@ -181,7 +181,7 @@ class PanelApp:
             on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway, on_keep=self._on_keep_open
         )
         self._question.build()
-        from mjrig.widgets.measured_dialog import MeasuredDialog
+        from mjrig.widgets.dialogs.measured_dialog import MeasuredDialog
 
         bench = MeasuredDialog(submit)
         bench.build()
@@ -250,7 +250,7 @@ class PanelApp:
         """Show the panel and pump snapshots until it should close; returns 0."""
         import dearpygui.dearpygui as dpg
 
-        from mjrig.widgets.fonts import PanelFonts
+        from mjrig.widgets.kit.fonts import PanelFonts
 
         dpg.create_context()
         x, y, w, h = self.geometry

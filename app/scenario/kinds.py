@@ -7,7 +7,7 @@ its type, unit, default and help. From this data alone:
 - the scenario parser knows the allowed and required keys and how to read and check each value
   (``mjrig.scenario.fields``), and turns a validated table into a runtime object with the
   kind's ``build`` function;
-- the panel's forms know which inputs to show (``mjrig.widgets.forms``);
+- the panel's forms know which inputs to show (``mjrig.widgets.kit.forms``);
 - the manual's table of load kinds (docs/scenario.md) is generated
   (``python -m mjrig.scenario.kinds_table`` prints it; a test compares the two).
 

@@ -56,7 +56,7 @@ def test_wheel_has_one_top_level_package(wheel):
     assert {
         "mjrig/cli.py",
         "mjrig/runtime/manager.py",
-        "mjrig/widgets/forms.py",
+        "mjrig/widgets/kit/forms.py",
         "mjrig/models/spring_mass.toml",
         "mjrig/models/spring_mass.xml",
         "mjrig/assets/DejaVuSans.ttf",

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import polars as pl
 
-from mjrig.widgets.plot_overlay import PALETTE, tint
+from mjrig.widgets.plots.plot_overlay import PALETTE, tint
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_timeline import _drag_to, _text, _time
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mjrig.scenario.parse import load_scenario
-from mjrig.widgets.plot_overlay import PALETTE, tint
+from mjrig.widgets.plots.plot_overlay import PALETTE, tint
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_timeline import _drag_to, _text
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario

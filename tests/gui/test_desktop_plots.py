@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjrig.widgets.plot_overlay import EVENT_COLOR
+from mjrig.widgets.plots.plot_overlay import EVENT_COLOR
 from tests.gui.desktop import App, Desktop, wait_for
 
 

@@ -14,7 +14,7 @@ import pytest
 from mjrig.campaign.results import SweepResults
 from mjrig.campaign.sweep import run_sweep
 from mjrig.scenario.parse import load_scenario
-from mjrig.widgets.results_view import COLOURS
+from mjrig.widgets.analysis.results_view import COLOURS
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.sweep_util import write_scenario
 

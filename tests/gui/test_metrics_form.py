@@ -19,7 +19,7 @@ dpg = pytest.importorskip("dearpygui.dearpygui")
 from mjrig import commands as C  # noqa: E402
 from mjrig.runtime.telemetry.units import DisplayUnits  # noqa: E402
 from mjrig.scenario.kinds import REGISTRY  # noqa: E402
-from mjrig.widgets.metrics_panel import MetricsPanel  # noqa: E402
+from mjrig.widgets.analysis.metrics_panel import MetricsPanel  # noqa: E402
 
 SIGNAL = "Joints/slide_x:qpos"
 

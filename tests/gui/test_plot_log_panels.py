@@ -23,7 +23,7 @@ dpg = pytest.importorskip("dearpygui.dearpygui")
 
 from mjrig.commands import PanelState  # noqa: E402
 from mjrig.widgets.log_panel import LogPanel  # noqa: E402
-from mjrig.widgets.plot_panel import PlotPanel, decimate_minmax, split_signal  # noqa: E402
+from mjrig.widgets.plots.plot_panel import PlotPanel, decimate_minmax, split_signal  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 RATE_HZ = 200.0
@@ -295,7 +295,7 @@ def test_screenshot(window: int | str) -> None:
 
 def test_the_panel_font_has_arrows_and_units(window: int | str) -> None:
     """ "→" and "·" (in the proximity table and units) drew as "?" with Dear PyGui's own font."""
-    from mjrig.widgets.fonts import PanelFonts
+    from mjrig.widgets.kit.fonts import PanelFonts
 
     PanelFonts(dpg).start()
     arrow = dpg.add_text("a → b", parent=window)

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from mjrig.widgets.fonts import find_font, needs_cjk_font
+from mjrig.widgets.kit.fonts import find_font, needs_cjk_font
 
 
 def test_the_cjk_font_is_found_for_the_characters_dejavu_lacks():

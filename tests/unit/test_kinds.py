@@ -127,7 +127,7 @@ def test_a_registered_kind_is_parsed():
 
 
 def test_a_registered_kind_is_offered_by_the_form_builder():
-    forms = pytest.importorskip("mjrig.widgets.forms")
+    forms = pytest.importorskip("mjrig.widgets.kit.forms")
     assert [f.name for f in forms.form_fields("loads", "dummy_push", registry=EXTENDED)] == ["at", "push"]
     assert "dummy_push" in EXTENDED.section("loads").kind_names
     assert "dummy_push" not in REGISTRY.section("loads").kind_names

@@ -22,7 +22,7 @@ from mjrig import commands as C
 from mjrig.exports.export import FORMATS, default_output
 from mjrig.exports.plotting import FIGURE_SUFFIXES, Trace
 from mjrig.runtime.files.paths import default_report_path, fresh_path
-from mjrig.widgets.file_dialog import FileDialog, type_filters
+from mjrig.widgets.dialogs.file_dialog import FileDialog, type_filters
 
 __all__ = ["ExportDialogs"]
 

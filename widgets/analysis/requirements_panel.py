@@ -7,8 +7,8 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.rows import NameField, Rows
-from mjrig.widgets.signal_choice import SignalChoice
+from mjrig.widgets.kit.rows import NameField, Rows
+from mjrig.widgets.kit.signal_choice import SignalChoice
 
 __all__ = ["RequirementsPanel"]
 

@@ -23,9 +23,16 @@ from mjrig.commands import Command, PanelState, PlotSignals
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.telemetry.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.runtime.telemetry.units import DisplayUnits
-from mjrig.widgets.plot_mouse import PlotMouse
-from mjrig.widgets.plot_overlay import MarkThemes, Overlay, SeriesColors, bench_overlays, readable_range, unit_plot
-from mjrig.widgets.signal_tree import SignalTree
+from mjrig.widgets.plots.plot_mouse import PlotMouse
+from mjrig.widgets.plots.plot_overlay import (
+    MarkThemes,
+    Overlay,
+    SeriesColors,
+    bench_overlays,
+    readable_range,
+    unit_plot,
+)
+from mjrig.widgets.plots.signal_tree import SignalTree
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 

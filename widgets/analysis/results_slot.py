@@ -9,7 +9,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.results_view import ResultsView
+from mjrig.widgets.analysis.results_view import ResultsView
 
 __all__ = ["ResultsSlot"]
 

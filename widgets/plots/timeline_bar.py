@@ -8,9 +8,9 @@ from pathlib import Path
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.file_dialog import FileDialog
-from mjrig.widgets.plot_panel import PlotPanel
-from mjrig.widgets.text_fit import available_width, fit_lines
+from mjrig.widgets.dialogs.file_dialog import FileDialog
+from mjrig.widgets.kit.text_fit import available_width, fit_lines
+from mjrig.widgets.plots.plot_panel import PlotPanel
 
 __all__ = ["TimelineBar", "HEIGHT", "RECORDING_FILTERS"]
 

@@ -9,9 +9,9 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.scenario.kinds import REGISTRY, Field, Registry
-from mjrig.widgets.forms import SpecForm, form_fields
-from mjrig.widgets.rows import NameField, Rows
-from mjrig.widgets.signal_choice import SignalChoice
+from mjrig.widgets.kit.forms import SpecForm, form_fields
+from mjrig.widgets.kit.rows import NameField, Rows
+from mjrig.widgets.kit.signal_choice import SignalChoice
 
 __all__ = ["MetricsPanel"]
 
