@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
@@ -44,6 +44,9 @@ from mjrig.runtime.telemetry.signal_probe import SignalProbe
 from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.runtime.telemetry.snapshots import PhysicsState, put_snapshot, take_snapshot
 from mjrig.runtime.values import NamedValue
+
+if TYPE_CHECKING:  # a video is started by its caller; the manager only takes its frames
+    from mjrig.runtime.drawing.video import VideoRecorder
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 
@@ -86,7 +89,7 @@ class RuntimeManager:
     signal_manager: SignalManager | None = None
     loads: list[Load] = field(default_factory=list)
     proximities: list[Proximity] = field(default_factory=list)
-    video_recorders: list[Any] = field(default_factory=list)
+    video_recorders: list[VideoRecorder] = field(default_factory=list)
     playback_speed: _PlaybackSpeed = _PlaybackSpeed()  # a float (the descriptor takes and gives one)
     params: list[NamedValue] = field(default_factory=list)
     monitors: list[SignalManager] = field(default_factory=list)
@@ -214,13 +217,13 @@ class RuntimeManager:
         self._resolved = False
         return old
 
-    def add_video(self, recorder: Any) -> None:
+    def add_video(self, recorder: VideoRecorder) -> None:
         """Record a video (a ``VideoRecorder``) from the next step on."""
         self.video_recorders.append(recorder)
         if self._plan is not None:
             self._plan.set_sinks(self._sinks())
 
-    def remove_video(self, recorder: Any) -> None:
+    def remove_video(self, recorder: VideoRecorder) -> None:
         """Stop taking frames for ``recorder`` (the caller saves it); nothing when it is not one."""
         if recorder in self.video_recorders:
             self.video_recorders.remove(recorder)
