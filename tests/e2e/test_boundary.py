@@ -185,7 +185,7 @@ def test_no_import_circle_anywhere(tmp_path):
     tree = package_tree(tmp_path)
     code = (
         "import grimp, json\n"
-        "g = grimp.build_graph('mjrig', exclude_type_checking_imports=True)\n"
+        "g = grimp.build_graph('mjrig', exclude_type_checking_imports=True, cache_dir=None)\n"
         "print(json.dumps({m: sorted(g.find_modules_directly_imported_by(m)) for m in g.modules}))\n"
     )
     proc = subprocess.run(
