@@ -85,7 +85,7 @@ class StepPlan:
         self.model, self.data = model, data
         self.engine, self.extras, self.params, self.checks = engine, extras, params, checks
         self.samplers = tuple(samplers)
-        self.sinks: tuple[FrameSink, ...] = tuple(sinks)
+        self.set_sinks(sinks)
         self.pacer, self.drawing, self.sources = pacer, drawing, sources
         self._prepare_loads = prepare_loads
         self._several = len(self.samplers) > 1
@@ -218,7 +218,7 @@ class StepPlan:
             work.append("metrics")
         if self.samplers:
             work.append("recording")
-        if any(not s.after_step for s in self.sinks):
+        if self._with_samples:
             work.append("video")
         if extras.controls is not None:
             work.append("actuator inputs")
@@ -230,7 +230,7 @@ class StepPlan:
             work.append("tracers")
         if self.pacer.speed > 0:
             work.append("pacing")
-        if any(s.after_step for s in self.sinks):
+        if self._after_step:
             work.append("viewer")
         return tuple(work)
 
@@ -244,9 +244,9 @@ class StepPlan:
             pacer.start(data.time)
         hook: Callable[[], object] | None = None
         t = data.time
-        if self.sinks:
+        if self._with_samples:
             self._due = [sm for sm in self.samplers if sm.due(t)]
-            self._frames_due = [s for s in self.sinks if not s.after_step and s.due(t)]
+            self._frames_due = [s for s in self._with_samples if s.due(t)]
             if self._due or self._frames_due:
                 hook = self._capture
         elif self.samplers:  # the common case, without the lists: one recorder or live monitor
@@ -261,9 +261,8 @@ class StepPlan:
         if self.checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
             hook = self.checks.evaluate
         step_with_loads(self.engine, before_integrate=hook)
-        for sink in self.sinks:
-            if sink.after_step:
-                sink.take(self.model, data, self.drawing)
+        for sink in self._after_step:
+            sink.take(self.model, data, self.drawing)
         if paced:
             pacer.wait(data.time)
 
@@ -277,8 +276,12 @@ class StepPlan:
             sink.take(self.model, self.data, self.drawing)
 
     def set_sinks(self, sinks: Sequence[FrameSink]) -> None:
-        """The frame sinks from the next step on (a video started or finished)."""
-        self.sinks = tuple(sinks)
+        """The frame sinks from the next step on (a video started or finished), split once here
+        into those taken with the samples and those taken after the step, so that a step with a
+        viewer's sync alone takes the plain path."""
+        self.sinks: tuple[FrameSink, ...] = tuple(sinks)
+        self._with_samples = tuple(s for s in self.sinks if not s.after_step)
+        self._after_step = tuple(s for s in self.sinks if s.after_step)
 
     # --- what it reads -----------------------------------------------------------------------
     def probe(self, names: list[str]) -> SignalProbe:
