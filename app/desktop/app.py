@@ -370,6 +370,7 @@ def open_app(
             session.handle(C.OpenComparison(str(Path(compare).resolve())))
         if record is not None:
             session.handle(C.StartRecording(str(Path(record).resolve())))
+        session.publish()  # the panel's first frame shows the model opened, not "no model"
         layout = plan_layout()
         sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer)
         sim.start()

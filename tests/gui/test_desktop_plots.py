@@ -52,7 +52,8 @@ def test_a_free_flyer_is_followed_and_the_models_cameras_are_offered(tmp_path):
     desktop = Desktop(1280, 800)
     app = App(desktop, "thruster", home=tmp_path)
     try:
-        assert app.value("camera") == "tracking", "a free-flying model should open with a tracking camera"
+        # the viewer follows the flyer from its first view of it
+        wait_for(lambda: app.value("camera") == "tracking", what="a free-flying model opening with a tracking camera")
         before = desktop.grab(app.viewer)
         app.key("ctrl+k")  # next camera: the model's own ones (overview, then chase)
         wait_for(lambda: app.value("camera") == "overview", what="the model's overview camera")
