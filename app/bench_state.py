@@ -7,7 +7,7 @@ cross a thread queue or a process pipe."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -107,6 +107,8 @@ class ModesPart:
     it came to rest), or ``error`` (one line); ``shown``: the oscillatory mode animated now (its
     index; None: none) with its ``amplitude`` and ``arrows``; ``bode``: the last response asked for."""
 
+    name: ClassVar[str] = "modes"  # its field of the panel state (``session.modes``)
+
     running: bool = False
     modes: tuple[ModeRow, ...] = ()
     at: float | None = None
@@ -123,11 +125,11 @@ NO_MODES = ModesPart()
 
 @dataclass(frozen=True)
 class BenchPart:
-    """Bench data offered to the rig (``session.bench``)."""
+    """Bench data offered to the rig, and the fit to it (``session.bench``)."""
+
+    name: ClassVar[str] = "bench"
 
     measured_offer: MeasuredOffer | None = None
     """A file waiting to be mapped onto signals (the panel asks); None: none."""
     fit: FitProgress | None = None
     """The last fit run from the app (None: none yet)."""
-    modes: ModesPart = NO_MODES
-    """The rig's modes as last worked out, and the one animated."""

@@ -456,7 +456,7 @@ class AddMeasured(Command):
 @dataclass(frozen=True)
 class RunFit(Command):
     """Fit ``params`` -- (name, low, high, log) each -- to the rig's ``[[measured]]`` data as a
-    background job (``mjrig fit``'s method; ``PanelState.fit`` follows it)."""
+    background job (``mjrig fit``'s method; ``PanelState.bench.fit`` follows it)."""
 
     params: tuple[tuple[str, float, float, bool], ...]
 

@@ -5,15 +5,16 @@ objects cross a thread queue or a process pipe."""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from mjrig.bench_state import NO_MEASURED, BenchPart, MeasuredOffer, MeasuredSignals
+from mjrig.bench_state import NO_MEASURED, NO_MODES, BenchPart, MeasuredOffer, MeasuredSignals, ModesPart
 from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = [
@@ -268,7 +269,8 @@ class ModelInfo:
 class EntriesPart:
     """The rig's entries and params (``session.entries``)."""
 
-    entries: tuple[EntryInfo, ...] = ()
+    name: ClassVar[str] = "entries"  # its field of the panel state (``state.entries.params``)
+    items: tuple[EntryInfo, ...] = ()
     """Every entry of the rig, section by section in the registry's order."""
     params: tuple[ParamInfo, ...] = ()
 
@@ -276,6 +278,8 @@ class EntriesPart:
 @dataclass(frozen=True)
 class OutputsPart:
     """The recording being made, its plan, the video, the interrupted recordings (``session.outputs``)."""
+
+    name: ClassVar[str] = "outputs"
 
     recording_path: str | None = None
     recording_rows: int = 0
@@ -296,6 +300,8 @@ class OutputsPart:
 class ToolsPart:
     """Actuators, requirement verdicts, metrics, the last snapshot, the view's settings (``session.tools``)."""
 
+    name: ClassVar[str] = "tools"
+
     actuators: tuple[ActuatorInfo, ...] = ()
     requirements: tuple[RequirementInfo, ...] = ()
     metrics: tuple[MetricInfo, ...] = ()
@@ -309,6 +315,8 @@ class ToolsPart:
 class ReportsPart:
     """What an export or report without a source reads (``session.reports``)."""
 
+    name: ClassVar[str] = "reports"
+
     export_source: str | None = None
     """The recording File > Export and File > Report read now: the one replayed, else the one
     being finished or the last one finished (None: none yet)."""
@@ -318,14 +326,17 @@ class ReportsPart:
 class ResultsPart:
     """The sweep's or study's results opened (``session.results_files``)."""
 
-    results: OpenedResults | None = None
+    name: ClassVar[str] = "results"
+    shown: OpenedResults | None = None
     """The results the session opened last (it read the file): the results view shows them."""
-    results_opened: int = 0  # results files opened so far (the view is made again for each)
+    opened: int = 0  # results files opened so far (the view is made again for each)
 
 
 @dataclass(frozen=True)
 class ComparisonPart:
     """The recording compared with, as the plots draw it (``session.replay_mode``)."""
+
+    name: ClassVar[str] = "comparison"
 
     compared: ComparedSignals = NO_COMPARISON
     """The compared recording's plotted signals (``timeline.compare`` names its file)."""
@@ -333,17 +344,17 @@ class ComparisonPart:
     """Bench data the plots draw dotted beside the signals they measure."""
 
 
-PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart | BenchPart
-"""A feature's part: its fields are the panel state's own (``PanelState`` is made of the parts)."""
+PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart | BenchPart | ModesPart
+"""A feature's part: the panel state holds it in its field of the part's ``name``."""
 
 
 @dataclass(frozen=True)
-class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart, BenchPart):
+class PanelState:
     """What the panel shows, published by the simulation about every frame. Immutable.
 
-    The kernel's fields are declared here; each feature's fields in its part (the bases), so a
-    feature builds one typed object and ``of`` takes its fields over, and a widget reads every
-    field flat (``state.recording_path``)."""
+    The kernel's fields are declared here; each feature publishes its own part, held here under
+    the part's name (``state.outputs.recording_path``, ``state.tools.metrics``); ``of`` puts the
+    parts in."""
 
     state: RunState = RunState.STOPPED
     time: float = 0.0
@@ -370,6 +381,15 @@ class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, 
     events: tuple[tuple[float, str], ...] = ()  # (simulated time s, text): threshold crossings
     hot_reload: bool = False  # the model and scenario files are watched and reloaded on change
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
+    # the features' parts
+    entries: EntriesPart = field(default_factory=EntriesPart)
+    outputs: OutputsPart = field(default_factory=OutputsPart)
+    tools: ToolsPart = field(default_factory=ToolsPart)
+    reports: ReportsPart = field(default_factory=ReportsPart)
+    results: ResultsPart = field(default_factory=ResultsPart)
+    comparison: ComparisonPart = field(default_factory=ComparisonPart)
+    bench: BenchPart = field(default_factory=BenchPart)
+    modes: ModesPart = NO_MODES
 
     @classmethod
     def of(cls, parts: tuple[PanelPart, ...], **own: Any) -> PanelState:
@@ -378,12 +398,11 @@ class PanelState(EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, 
         kinds = [type(p) for p in parts]
         if len(set(kinds)) != len(kinds):
             raise TypeError(f"one part of each kind: {[k.__name__ for k in kinds]}")
-        taken = {f.name: getattr(p, f.name) for p in parts for f in fields(p)}
-        return cls(**own, **taken)
+        return dataclasses.replace(cls(**own), **{p.name: p for p in parts})
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:
         """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""
-        return tuple(e for e in self.entries if e.section == key)
+        return tuple(e for e in self.entries.items if e.section == key)
 
     @property
     def loads(self) -> tuple[EntryInfo, ...]:

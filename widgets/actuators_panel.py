@@ -42,10 +42,10 @@ class ActuatorsPanel:
         self.submit(C.RemoveEntry("controls", name))
 
     def update(self, snap: C.PanelState) -> None:
-        key = tuple((a.name, a.range, a.control) for a in snap.actuators)
+        key = tuple((a.name, a.range, a.control) for a in snap.tools.actuators)
         if self._rows.stale(key):
             self._ctrl.clear()
-            for a in snap.actuators:
+            for a in snap.tools.actuators:
                 with dpg.table_row(parent=self._table):
                     dpg.add_text(a.name)
                     self._ctrl[a.name] = dpg.add_text(f"{a.ctrl:.4g}")
@@ -59,9 +59,9 @@ class ActuatorsPanel:
                         tip = "stop driving it (its input stays where it is)"
                     with dpg.tooltip(button):
                         dpg.add_text(tip)
-            dpg.configure_item(self._empty, show=not snap.actuators)
-            dpg.configure_item(self._table, show=bool(snap.actuators))
-        for a in snap.actuators:
+            dpg.configure_item(self._empty, show=not snap.tools.actuators)
+            dpg.configure_item(self._table, show=bool(snap.tools.actuators))
+        for a in snap.tools.actuators:
             item = self._ctrl.get(a.name)
             if item is not None:
                 dpg.set_value(item, f"{a.ctrl:.4g}")

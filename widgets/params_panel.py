@@ -61,11 +61,11 @@ class ParamsPanel:
         self.submit(cmd)
 
     def update(self, snap: C.PanelState) -> None:
-        shown = snap.shown_units
-        key = (shown, *((p.name, p.min, p.max, p.unit) for p in snap.params))
+        shown = snap.tools.shown_units
+        key = (shown, *((p.name, p.min, p.max, p.unit) for p in snap.entries.params))
         if self._rows.stale(key):
             self._inputs.clear()
-            for p in snap.params:
+            for p in snap.entries.params:
                 factor, unit = shown.convert(p.unit)
                 self._factor[p.name] = factor
                 label = f"{p.name} [{unit.replace('*', '·')}]" if p.unit else p.name
@@ -92,13 +92,13 @@ class ParamsPanel:
                         format="%.4g",
                         on_enter=True,
                     )
-            if not snap.params:
+            if not snap.entries.params:
                 dpg.add_text(
                     "no params: add one, then use its name in a load's number field",
                     parent=self._group,
                     color=(150, 150, 150),
                 )
-        for p in snap.params:
+        for p in snap.entries.params:
             item = self._inputs.get(p.name)
             if item is not None and not dpg.is_item_active(item):
                 dpg.set_value(item, p.value * self._factor.get(p.name, 1.0))

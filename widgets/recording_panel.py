@@ -2,7 +2,7 @@
 
 The form is what Start and Ctrl+E (in the 3D view) record: each edit is sent to the session
 (``PlanRecording``), and the form shows the session's plan again when the session sets it (a rig
-opened with its [recording], a recording started: ``PanelState.plan_revision``)."""
+opened with its [recording], a recording started: ``PanelState.outputs.plan_revision``)."""
 
 from __future__ import annotations
 
@@ -105,19 +105,19 @@ class RecordingPanel:
             dpg.set_value(item, signals is None or g in signals)
 
     def update(self, snap: C.PanelState) -> None:
-        if snap.plan_revision != self._revision:
-            self._revision = snap.plan_revision
-            self._show_plan(snap.recording_plan)
-        if snap.interrupted != self._interrupted:
-            self._interrupted = snap.interrupted
-            self._show_interrupted(snap.interrupted)
-        video = snap.video_path is not None
+        if snap.outputs.plan_revision != self._revision:
+            self._revision = snap.outputs.plan_revision
+            self._show_plan(snap.outputs.recording_plan)
+        if snap.outputs.interrupted != self._interrupted:
+            self._interrupted = snap.outputs.interrupted
+            self._show_interrupted(snap.outputs.interrupted)
+        video = snap.outputs.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
         slow = video and snap.state == C.RunState.RUNNING and 0 < snap.realtime_factor < SLOW_VIDEO
         dpg.set_value(
             self._video_status,
             (
-                f"REC video {snap.video_path}"
+                f"REC video {snap.outputs.video_path}"
                 + (
                     f"\nthe run goes at {snap.realtime_factor:.2f}x real time while each frame renders; the video "
                     "plays at the simulated speed"
@@ -128,14 +128,14 @@ class RecordingPanel:
             if video
             else "",
         )
-        self._recording = snap.recording_path is not None
+        self._recording = snap.outputs.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:
-            text = f"REC {snap.recording_rows} rows, {snap.recording_bytes / 1e6:.2f} MB on disk\n{snap.recording_path}"
-            if snap.recording_error:
-                text += f"\n{snap.recording_error}"
+            text = f"REC {snap.outputs.recording_rows} rows, {snap.outputs.recording_bytes / 1e6:.2f} MB on disk\n{snap.outputs.recording_path}"
+            if snap.outputs.recording_error:
+                text += f"\n{snap.outputs.recording_error}"
             dpg.set_value(self._status, text)
-            dpg.configure_item(self._status, color=(240, 60, 60) if snap.recording_error else (240, 120, 120))
+            dpg.configure_item(self._status, color=(240, 60, 60) if snap.outputs.recording_error else (240, 120, 120))
         else:
             dpg.set_value(self._status, "not recording")
             dpg.configure_item(self._status, color=(150, 150, 150))

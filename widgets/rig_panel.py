@@ -175,5 +175,5 @@ class RigPanel:
 
     def _refresh_values(self, items: tuple[C.EntryInfo, ...]) -> None:
         for cell, it in zip(getattr(self, "_value_cells", []), items):
-            dpg.set_value(cell, it.readout_text(self._snapshot.shown_units))
+            dpg.set_value(cell, it.readout_text(self._snapshot.tools.shown_units))
             dpg.configure_item(cell, color=(240, 60, 60) if it.alarm else (220, 220, 220))

@@ -140,15 +140,17 @@ class SimPanel:
         self.submit(C.SaveKeyframe())
 
     def update(self, snap: C.PanelState) -> None:
-        if snap.force_scale != self._arrows_shown and not dpg.is_item_active(self._arrows):
-            self._arrows_shown = snap.force_scale
-            dpg.set_value(self._arrows, "" if snap.force_scale is None else f"{snap.force_scale:g}")
+        if snap.tools.force_scale != self._arrows_shown and not dpg.is_item_active(self._arrows):
+            self._arrows_shown = snap.tools.force_scale
+            dpg.set_value(self._arrows, "" if snap.tools.force_scale is None else f"{snap.tools.force_scale:g}")
         dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
-        can_restore = bool(snap.snapshot_path)
+        can_restore = bool(snap.tools.snapshot_path)
         if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another
             self._can_restore = can_restore
             dpg.configure_item(self._restore, enabled=can_restore)
-        dpg.set_value(self._snapshot, Path(snap.snapshot_path).name if can_restore else "no snapshot of this rig yet")
+        dpg.set_value(
+            self._snapshot, Path(snap.tools.snapshot_path).name if can_restore else "no snapshot of this rig yet"
+        )
         dpg.set_value(
             self._readout,
             fit_lines(

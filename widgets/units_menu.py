@@ -43,8 +43,8 @@ class UnitsMenu:
         self.submit(C.SetUnits(*choice))
 
     def update(self, snap: C.PanelState) -> None:
-        if snap.shown_units == self._shown:
+        if snap.tools.shown_units == self._shown:
             return
-        self._shown = snap.shown_units
+        self._shown = snap.tools.shown_units
         for (quantity, unit), item in self._items.items():
             dpg.set_value(item, getattr(self._shown, quantity) == unit)

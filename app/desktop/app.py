@@ -281,7 +281,7 @@ class PanelApp:
                             *snap.signals,
                         )
                     )
-                self._dirty, self._recording = snap.dirty, snap.recording_path
+                self._dirty, self._recording = snap.dirty, snap.outputs.recording_path
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
                     self._on_close_request()
                 self._asked_for_viewer = snap.quit_question

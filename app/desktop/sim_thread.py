@@ -204,12 +204,12 @@ class SimThread:
                 kept_camera = self._before_swap(v)  # swapped below, outside the lock (simulate.load takes it)
             else:
                 s.advance(budget_s=0.8 * FRAME_S)
-                shown = s.bench.modes.display(s.model, s.data)
+                shown = s.modes.display(s.model, s.data)
                 self._apply_view(v)
                 s.selection = describe_selection(s.model, s.data, v.perturb)
                 scn = v.user_scn
                 scn.ngeom = 0
-                if s.rm is not None and not s.bench.modes.arrows_hidden:
+                if s.rm is not None and not s.modes.arrows_hidden:
                     s.rm.drawing.draw(scn, s.model, s.data)
                 s.replayer.draw_ghost(scn, option=v.opt)
                 if s.outputs.pending_screenshot is not None:
@@ -224,7 +224,7 @@ class SimThread:
         v.sync()
         if shown:
             with v.lock():
-                s.bench.modes.undisplay(s.model, s.data)
+                s.modes.undisplay(s.model, s.data)
         s.publish()
 
     def _before_swap(self, v: Any) -> tuple[int, int, int]:
@@ -259,7 +259,7 @@ class SimThread:
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
             arrows, lines = (
-                s.rm.drawing.visuals(m, s.data) if s.rm is not None and not s.bench.modes.arrows_hidden else ([], [])
+                s.rm.drawing.visuals(m, s.data) if s.rm is not None and not s.modes.arrows_hidden else ([], [])
             )
             mediapy.write_image(
                 str(path),

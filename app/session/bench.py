@@ -13,9 +13,8 @@ signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the
 ``RunFit`` fits params to the rig's ``[[measured]]`` data as ``mjrig fit`` does (the rig as edited
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
 ``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
-``UseEstimate`` sets the params to the estimate, as the sliders do. The rig's modes
-(``session.modes``) belong here too: what the rig's dynamics are, beside what the bench measured.
-GUI-free.
+``UseEstimate`` sets the params to the estimate, as the sliders do. Another rig opened forgets
+the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from __future__ import annotations
 import copy
 import difflib
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +32,8 @@ from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 from mjrig.session.jobs import BackgroundJobs
-from mjrig.session.modes import RigModes
 
 __all__ = ["Bench", "is_bench_file", "guess_unit"]
 
@@ -59,7 +56,7 @@ def guess_unit(column: str) -> tuple[str, str]:
     return column, ""
 
 
-class Bench:
+class Bench(Feature):
     """The bench file offered to the rig, and its answer."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -67,28 +64,27 @@ class Bench:
         self.offer: C.MeasuredOffer | None = None
         self.fit: C.FitProgress | None = None
         self.jobs = BackgroundJobs()
-        self.modes = RigModes(ctx)
+        self._rig = 0  # rigs opened: a fit's result goes to the rig it was started on
         self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         return {
             C.AddMeasured: self.add,
             C.RunFit: self.run_fit,
             C.UseEstimate: self.use_estimate,
-            **self.modes.handlers(),
         }
 
     def rig_opened(self) -> None:
-        """An offer is made to the rig it was made for."""
-        self.offer = None
-        self.modes.rig_opened()
+        """An offer and a fit belong to the rig they were made for."""
+        self.offer, self.fit = None, None
+        self._rig += 1
 
     def publish(self) -> C.BenchPart:
         self.jobs.finish()  # a fit that ended reports here, on the simulation thread
         if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
             done = list(self._costs)  # (evaluations, lowest cost) pairs its thread appended
             self.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=self.fit.path)
-        return C.BenchPart(self.offer, self.fit, self.modes.publish())
+        return C.BenchPart(self.offer, self.fit)
 
     def run_fit(self, cmd: C.RunFit) -> None:
         s = self.ctx
@@ -111,7 +107,15 @@ class Bench:
 
             return run_fit(sc, out=out, progress=lambda n, cost: costs.append((n, cost)))
 
+        rig = self._rig
+
         def done(outcome: Any, error: BaseException | None) -> None:
+            if rig != self._rig:  # another rig was opened meanwhile: the result is not its
+                s.log(
+                    "info",
+                    f"a fit of the previous rig ended: {out}" if error is None else f"fit: {one_line(str(error))}",
+                )
+                return
             if error is not None:
                 self.fit = C.FitProgress(
                     False,
@@ -150,7 +154,6 @@ class Bench:
 
     def close(self) -> None:
         self.jobs.join()
-        self.modes.close()
 
     def offered(self, path: str | Path) -> None:
         """Offer the bench file ``path`` to the rig (ConfigError: unreadable, or no rig open)."""

@@ -1,17 +1,19 @@
-"""What a feature of the session sees: the feature contract.
+"""What a feature of the session sees and owes: the feature contract.
 
 The session kernel (``mjrig.session.kernel``) owns the rig, the run state and the document; it
-hands each feature (rig entries, outputs, timeline, replay, tools) one ``RigContext`` and no
-sibling. A feature is a class with
+hands each feature (rig entries, outputs, tools, timeline, replay, reports, results, bench data,
+modes) one ``RigContext`` and no sibling, and keeps them in one tuple that it loops over. A
+feature is a ``Feature``:
 
-- ``handlers() -> {command type: handler}``: the commands it carries out;
+- ``handlers() -> {command type: handler}``: the commands it carries out (a command type two
+  features claim is refused when the session starts);
 - ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one;
-- optionally ``publish() -> C.PanelPart``: its part of the panel state, a frozen dataclass whose
-  fields the ``PanelState`` takes over (``mjrig.panel_state``: ``OutputsPart``, ``ToolsPart``...);
-- optionally ``close()``: finish its files (safe twice).
+- ``publish() -> C.PanelPart | None``: its part of the panel state, a frozen dataclass the
+  ``PanelState`` nests under the part's name (``state.outputs.recording_path``);
+- ``close()``: finish its files and jobs (safe twice).
 
-Features talk to each other only through the context's hooks (``branched``, ``finishing``,
-``finished``), never directly.
+Each has a do-nothing default. Features talk to each other only through the context's hooks
+(``branched``, ``finishing``, ``finished``), never directly.
 
 Threading: simulation thread only, like the kernel's stepping.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import mujoco
 
@@ -32,17 +34,29 @@ from mjrig.scenario.builder import Rig
 from mjrig.session.document import RigDocument
 from mjrig.session.run_control import RunControl
 
-__all__ = ["RigContext", "Feature"]
+__all__ = ["RigContext", "Feature", "Handler"]
 
 
-class Feature(Protocol):
+Handler = Callable[[Any], None]
+"""A command's handler: takes the command (of the type it is registered for), returns nothing."""
+
+
+class Feature:
     """A part of the session with one job (see the module docstring)."""
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]: ...
+    def handlers(self) -> dict[type[C.Command], Handler]:
+        """The commands this feature carries out (none by default)."""
+        return {}
 
-    def rig_opened(self) -> None: ...
+    def rig_opened(self) -> None:
+        """Another rig was opened (not a reload): forget what belonged to the old one."""
 
-    def publish(self) -> C.PanelPart: ...
+    def publish(self) -> C.PanelPart | None:
+        """Its part of the panel state (None: it shows nothing of its own)."""
+        return None
+
+    def close(self) -> None:
+        """Finish its files and background jobs; safe twice."""
 
 
 @dataclass
@@ -55,7 +69,8 @@ class RigContext:
     ``note_event(t, text, level=)`` reach the status area and the plots' time axis;
     ``push_rows(columns, block)`` feeds the live plots; ``camera()`` is the 3D view's camera
     (videos follow it); ``source()`` is the step source now and ``use_source(src)`` swaps one in
-    (a replay; any load swaps the live one back); ``branched`` hooks run when the timeline
+    (a replay; any load swaps the live one back); ``plotted()`` names the signals the live plots
+    show; ``branched`` hooks run when the timeline
     branches at a simulated time (s) and return the file they went on recording into, or None.
     ``finishing`` hooks run when a recording stops and its file starts being finished off the
     simulation thread, ``finished`` hooks when that is over: ``(path, complete)``, ``complete``
@@ -73,6 +88,7 @@ class RigContext:
     camera: Callable[[], mujoco.MjvCamera | None]
     source: Callable[[], Any]
     use_source: Callable[[Any], None]
+    plotted: Callable[[], tuple[str, ...]]
     branched: list[Callable[[float], Path | None]] = field(default_factory=list)
     finishing: list[Callable[[Path], None]] = field(default_factory=list)
     finished: list[Callable[[Path, bool], None]] = field(default_factory=list)

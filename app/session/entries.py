@@ -11,18 +11,17 @@ Threading: simulation thread only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.kinds import REGISTRY, Registry, Section
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["RigEntries"]
 
 
-class RigEntries:
+class RigEntries(Feature):
     """Handlers for PutEntry, RemoveEntry, SetEntryActive, SetParam and AddParam; ``publish``
     gives the panel's ``entries`` and ``params``."""
 
@@ -30,7 +29,7 @@ class RigEntries:
         self.ctx = ctx
         self.registry = registry
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         return {
             C.PutEntry: self.put,
             C.RemoveEntry: self.remove,

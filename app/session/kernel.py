@@ -8,9 +8,12 @@ the contract): ``entries`` (editing any section of the rig), ``outputs`` (record
 screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pictures),
 ``timeline`` (history, scrubbing, branching: the live step source), ``replayer`` (recordings
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
-actuator sliders, snapshots, verdicts), ``bench`` (bench data offered) and ``plot_feed`` (the
-live plots' rows). Each command goes to the feature that registered it (the step source first);
-the panel state is the kernel's fields and each feature's ``publish()`` (``mjrig.panel_state``).
+actuator sliders, snapshots, verdicts), ``bench`` (bench data offered, fits), ``modes`` (the
+rig's modes) and ``plot_feed`` (the live plots' rows). The features are one tuple,
+``features``, looped over for their commands (one table, a command claimed twice refused at
+start), ``rig_opened``, ``publish`` and ``close``. Each command goes to the feature that
+registered it (the step source first); the panel state is the kernel's fields and each feature's
+part (``mjrig.panel_state``: ``state.outputs.recording_path``).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
@@ -25,7 +28,6 @@ import os
 import queue
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -39,10 +41,11 @@ from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
 from mjrig.session.bench import Bench, is_bench_file
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 from mjrig.session.document import RigDocument
 from mjrig.session.entries import RigEntries
 from mjrig.session.file_watch import FileWatch, model_files
+from mjrig.session.modes import RigModes
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
@@ -93,6 +96,7 @@ class Session:
             camera=lambda: self.camera,
             source=lambda: self.source,
             use_source=self._use_source,
+            plotted=lambda: self.plot_feed.plotted,
         )
         # the features: each sees the context, none another
         self.entries = RigEntries(self.context)
@@ -102,7 +106,21 @@ class Session:
         self.replayer = ReplayMode(self.context)
         self.reports = Reports(self.context)  # exports, reports, plot pictures
         self.results = ResultsFiles(self.context, open_target=self.open)
-        self.bench = Bench(self.context)  # bench data offered to the rig
+        self.bench = Bench(self.context)  # bench data offered to the rig, fits to it
+        self.modes = RigModes(self.context)  # the rig's modes worked out, one animated
+        self.features: tuple[Feature, ...] = (
+            self.outputs,  # first: its recordings are finished first on close (an export may wait)
+            self.entries,
+            self.tools,
+            self.timeline,
+            self.replayer,
+            self.reports,
+            self.results,
+            self.bench,
+            self.modes,
+        )
+        """The session's features, each with its commands, its part of the panel state, what it
+        forgets when another rig opens and what it finishes on close (``context.Feature``)."""
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
@@ -129,31 +147,27 @@ class Session:
         self._live = self._new_live()
         self._snapshot = C.PanelState()
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
-        self._handlers: dict[type[C.Command], Callable[[Any], None]] = {
-            C.OpenModel: self._open_model,
-            C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
-            C.Play: lambda cmd: self.run.play(),
-            C.Pause: lambda cmd: self.run.pause(),
-            C.TogglePause: lambda cmd: self.run.toggle(),
-            C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
-            C.Reset: self._reset,
-            C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed),
-            C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
-            C.SaveScenario: self._save_scenario,
-            **self.entries.handlers(),
-            C.SetCamera: lambda cmd: setattr(self, "view_request", cmd.choice),  # the viewer loop's camera
-            C.Quit: self._quit,
-            C.CloseViewer: self._close_viewer,
-            C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
-            **self.outputs.handlers(),
-            **self.tools.handlers(),
-            **self.timeline.handlers(),
-            **self.replayer.handlers(),
-            **self.reports.handlers(),
-            **self.bench.handlers(),
-            C.SetHotReload: self._set_hot_reload,
-            C.PlotSignals: self.plot_feed.show,
-        }
+        self._handlers = handler_table(
+            {
+                C.OpenModel: self._open_model,
+                C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
+                C.Play: lambda cmd: self.run.play(),
+                C.Pause: lambda cmd: self.run.pause(),
+                C.TogglePause: lambda cmd: self.run.toggle(),
+                C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
+                C.Reset: self._reset,
+                C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed),
+                C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
+                C.SaveScenario: self._save_scenario,
+                C.SetCamera: lambda cmd: setattr(self, "view_request", cmd.choice),  # the viewer loop's camera
+                C.Quit: self._quit,
+                C.CloseViewer: self._close_viewer,
+                C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
+                C.SetHotReload: self._set_hot_reload,
+                C.PlotSignals: self.plot_feed.show,
+            },
+            self.features,
+        )
 
     # --- the current rig ---------------------------------------------------------------------------
     @property
@@ -270,8 +284,8 @@ class Session:
             self._events.clear()
             self.selection = None
             self.opened += 1
-            for part in (self.outputs, self.tools, self.timeline, self.reports, self.bench):
-                part.rig_opened()
+            for feature in self.features:
+                feature.rig_opened()
         self.model_changed = True
         self.run.opened(fresh=not reload)
         if self.files is not None:
@@ -418,15 +432,7 @@ class Session:
                     t_event, text = p.events.popleft()
                     self._events.append((t_event, text))
                     self.log("warning" if "below" in text else "info", text)
-        parts = (
-            self.entries.publish(),
-            self.outputs.publish(),
-            self.tools.publish(),
-            self.reports.publish(),
-            self.results.publish(),
-            self.replayer.publish(plotted=self.plot_feed.plotted),
-            self.bench.publish(),
-        )
+        parts = tuple(part for feature in self.features if (part := feature.publish()) is not None)
         self._snapshot = C.PanelState.of(
             parts,
             state=self.run.state,
@@ -463,10 +469,23 @@ class Session:
 
     def close(self) -> None:
         """Finalize any recording and video and wait for them; safe twice."""
-        self.outputs.close()  # its recordings finished first: an export may wait for one
-        for part in (self.reports, self.bench):  # their background jobs
-            part.close()
+        for feature in self.features:  # the outputs first: an export may wait for a recording
+            feature.close()
         if self.files is not None:
             self.files.close()
         if self.rm is not None:
             self.rm.close()
+
+
+def handler_table(own: dict[type[C.Command], Handler], features: tuple[Feature, ...]) -> dict[type[C.Command], Handler]:
+    """The kernel's ``own`` handlers and every feature's, in one table; a command type claimed
+    twice is a mistake in the code, refused here (RuntimeError naming both) rather than one
+    handler silently winning."""
+    table = dict(own)
+    owner = dict.fromkeys(own, "the session kernel")
+    for feature in features:
+        for kind, handler in feature.handlers().items():
+            if kind in table:
+                raise RuntimeError(f"{kind.__name__} is handled by both {owner[kind]} and {type(feature).__name__}")
+            table[kind], owner[kind] = handler, type(feature).__name__
+    return table

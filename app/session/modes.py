@@ -20,7 +20,6 @@ import copy
 import dataclasses
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 import mujoco
@@ -29,7 +28,7 @@ import numpy as np
 from mjrig import commands as C
 from mjrig.bench_state import NO_MODES, BodeCurve, ModeRow
 from mjrig.runtime.errors import ConfigError, one_line
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["RigModes", "SWING", "SHOWN_HZ"]
@@ -42,7 +41,7 @@ _STATE = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
 _KEEP = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 
 
-class RigModes:
+class RigModes(Feature):
     """The Modes section's state: the modes last worked out, and the one animated."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -55,7 +54,7 @@ class RigModes:
         self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
         self._t0 = 0.0
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         return {C.ComputeModes: self.compute, C.ShowMode: self.show}
 
     def rig_opened(self) -> None:

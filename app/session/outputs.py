@@ -14,7 +14,6 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,13 @@ from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_wr
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["Outputs"]
 
 
-class Outputs:
+class Outputs(Feature):
     """Recording, video, screenshot, scenario and keyframe commands of one session."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -43,13 +42,13 @@ class Outputs:
         self.pending_screenshot: Path | None = None  # taken by the viewer loop, which owns the camera
         self.interrupted: tuple[str, ...] = ()  # recordings a crash left as segments
         self.plan: dict[str, Any] = {}
-        """What ToggleRecording starts: the Recording form's settings (``C.PanelState.recording_plan``;
+        """What ToggleRecording starts: the Recording form's settings (``C.PanelState.outputs.recording_plan``;
         replaced, never changed in place, so a published snapshot can hold it as it is)."""
         self.plan_revision = 0
         self.jobs = BackgroundJobs()
         self._holds: dict[Path, Hold] = {}  # the recordings this process writes (``out_lock``)
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out."""
         return {
             C.StartRecording: self.start_recording,

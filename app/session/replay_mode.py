@@ -25,7 +25,6 @@ Threading: simulation thread only.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ from mjrig.runtime.drawing.visuals import add_ghost
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import file_sha256
 from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["ReplayMode", "ReplaySource", "PLOT_BLOCK"]
 
@@ -61,7 +60,7 @@ class ReplaySource:
         self.replay = replay
         self._signals: tuple[str, ...] | None = None
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         return {C.Scrub: self.scrub, C.StepHistory: self.step_row}
 
     def signals(self) -> tuple[str, ...]:
@@ -115,7 +114,7 @@ class ReplaySource:
         )
 
 
-class ReplayMode:
+class ReplayMode(Feature):
     """Opening a recording to replay (the step source it swaps in), and the recording compared
     with (its signals on the plots, its bodies as a ghost)."""
 
@@ -132,7 +131,7 @@ class ReplayMode:
         )
         self._measured: tuple[Any, C.MeasuredSignals] = (None, NO_MEASURED)
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out."""
         return {C.OpenComparison: self.open_comparison}
 
@@ -214,11 +213,12 @@ class ReplayMode:
             info, compare=str(cmp.recording.path) if cmp else "", ghost=cmp is not None and cmp.ghost is not None
         )
 
-    def publish(self, *, plotted: tuple[str, ...]) -> C.ComparisonPart:
-        """Its part of the panel state: the compared recording's ``plotted`` signals (the same
-        object until the comparison or ``plotted`` changes) and the bench data of the rig or the
-        replayed recording: the panel draws them and reads no file."""
+    def publish(self) -> C.ComparisonPart:
+        """Its part of the panel state: the compared recording's plotted signals (the same
+        object until the comparison or the plotted signals change) and the bench data of the rig
+        or the replayed recording: the panel draws them and reads no file."""
         cmp = self.comparison
+        plotted = self.ctx.plotted()
         measured = self._bench()
         if self._compared[0] is not cmp or self._compared[1] != plotted or self._compared[2].measured is not measured:
             part = NO_COMPARISON

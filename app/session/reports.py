@@ -22,14 +22,12 @@ Threading: simulation thread only (jobs report back through ``BackgroundJobs``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.paths import check_writable, fresh_path
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["Reports", "NO_RECORDING", "REPORT_SUFFIXES"]
@@ -39,7 +37,7 @@ NO_RECORDING = "no recording to export yet: record one (Start recording, Ctrl+E 
 REPORT_SUFFIXES = (".html", ".htm")
 
 
-class Reports:
+class Reports(Feature):
     """ExportRecording, WriteReport and SavePlot of one session."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -54,7 +52,7 @@ class Reports:
         ctx.finishing.append(self.recording_finishing)
         ctx.finished.append(self.recording_finished)
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out."""
         return {C.ExportRecording: self.export, C.WriteReport: self.report, C.SavePlot: self.save_plot}
 

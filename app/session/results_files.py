@@ -14,12 +14,12 @@ from pathlib import Path
 from mjrig import commands as C
 from mjrig.campaign.results import SweepResults, is_results
 from mjrig.scenario.bundled import default_model
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, RigContext
 
 __all__ = ["ResultsFiles", "is_results"]
 
 
-class ResultsFiles:
+class ResultsFiles(Feature):
     """Opens results files; publishes the one shown (``results``) and how many were opened."""
 
     def __init__(self, ctx: RigContext, *, open_target: Callable[[Path], None]) -> None:
@@ -41,4 +41,4 @@ class ResultsFiles:
 
     def publish(self) -> C.ResultsPart:
         """Its part of the panel state: the results opened last, and how many were opened."""
-        return C.ResultsPart(results=self.results, results_opened=self.opened)
+        return C.ResultsPart(shown=self.results, opened=self.opened)

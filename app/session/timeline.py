@@ -26,13 +26,11 @@ Threading: simulation thread only, like the session that owns it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, DivergenceError
 from mjrig.runtime.telemetry.history import DEFAULT_BYTES, DEFAULT_SECONDS, History
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["Timeline", "TIME_TOLERANCE"]
 
@@ -41,7 +39,7 @@ TIME_TOLERANCE = 1e-9
 time adds up timesteps: "0.1 s" is 0.10000000000000007 after 50 steps of 2 ms)."""
 
 
-class Timeline:
+class Timeline(Feature):
     """History, cursor and branches of one session."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -55,7 +53,7 @@ class Timeline:
         self.branch_time: float | None = None
         self.enabled = True  # False: no history is kept (benchmarks compare)
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out (a swapped-in step source answers Scrub and
         StepHistory itself)."""
         return {C.Scrub: self.scrub, C.StepHistory: self.step_history, C.SetHistoryLimit: self.set_limit}

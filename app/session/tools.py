@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.scenario.builder import check_names
 from mjrig.scenario.initial import SIZES
 from mjrig.scenario.parse import load_scenario
-from mjrig.session.context import RigContext
+from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["RigTools", "METRICS_EVERY"]
 
@@ -40,7 +39,7 @@ METRICS_EVERY = 0.25
 """s of wall time between two workings-out of the metrics' live values."""
 
 
-class RigTools:
+class RigTools(Feature):
     """Actuator and snapshot commands of one session."""
 
     def __init__(self, ctx: RigContext) -> None:
@@ -50,7 +49,7 @@ class RigTools:
         self._metrics: tuple[C.MetricInfo, ...] = ()
         self._metrics_at = -math.inf
 
-    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+    def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out."""
         return {
             C.Reload: self.reload,

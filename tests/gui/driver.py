@@ -86,7 +86,7 @@ def attach_tune_record(out: Path) -> dict:
         wait_for(lambda: session.latest().time > 0.3 and app.frames > 5, what="the app to run")
         assert session.latest().state == C.RunState.RUNNING
         session.submit(C.StartRecording(str(rec)))
-        wait_for(lambda: session.latest().recording_rows > 50, what="the first recorded rows")
+        wait_for(lambda: session.latest().outputs.recording_rows > 50, what="the first recorded rows")
         session.submit(C.AddParam("k2", 100.0, 0.0, 2000.0, "N/m"))
         session.submit(
             C.PutEntry(
@@ -102,10 +102,10 @@ def attach_tune_record(out: Path) -> dict:
             )
         )
         wait_for(lambda: any(ld.name == "extra" for ld in session.latest().loads), what="the attached spring")
-        wait_for(lambda: session.latest().recording_rows > 300, what="recorded rows")
+        wait_for(lambda: session.latest().outputs.recording_rows > 300, what="recorded rows")
         marks["before"] = session.latest().time
         session.submit(C.SetParam("k2", 800.0))
-        wait_for(lambda: any(p.name == "k2" and p.value == 800.0 for p in session.latest().params), what="k2")
+        wait_for(lambda: any(p.name == "k2" and p.value == 800.0 for p in session.latest().entries.params), what="k2")
         marks["after"] = session.latest().time
         wait_for(lambda: session.latest().time > marks["after"] + 0.3, what="time after the change")
         # A model MuJoCo refuses: the error shows, the old model keeps running.
@@ -139,7 +139,7 @@ def divergence(out: Path) -> dict:
     def body(session, app, sim) -> dict:
         wait_for(lambda: session.latest().time > 0.1, what="the app to run")
         session.submit(C.StartRecording(str(out / "diverged.parquet")))
-        wait_for(lambda: session.latest().recording_rows > 100, what="recorded rows")
+        wait_for(lambda: session.latest().outputs.recording_rows > 100, what="recorded rows")
         session.submit(
             C.PutEntry(
                 "loads",
@@ -167,7 +167,7 @@ def divergence(out: Path) -> dict:
         )
         session.submit(C.StopRecording())
         wait_for((out / "diverged.parquet").exists, what="the recording", timeout=30)
-        return {"error": snap.error, "rows_at_error": snap.recording_rows}
+        return {"error": snap.error, "rows_at_error": snap.outputs.recording_rows}
 
     return run_app(MODELS / "spring_mass.toml", body)
 
@@ -249,7 +249,7 @@ def video(out: Path) -> dict:
             lambda: sim.viewer is not None and session.latest().time > 0.2 and app.frames > 5, what="the app to run"
         )
         session.submit(C.ToggleVideo(str(out / "app.mp4")))
-        wait_for(lambda: session.latest().video_path is not None, what="video on")
+        wait_for(lambda: session.latest().outputs.video_path is not None, what="video on")
         t0 = session.latest().time
         wait_for(lambda: session.latest().time > t0 + 1.0, what="a second of simulated time", timeout=60)
         time.sleep(0.3)
@@ -271,14 +271,14 @@ def recover_offer(out: Path) -> dict:
     def body(session, app, sim) -> dict:
         wait_for(lambda: app.frames > 5 and session.latest().time > 0.1, what="the app to run")
         target = str(out / "runs" / "killed.parquet")
-        assert session.latest().interrupted == (target,), session.latest().interrupted
+        assert session.latest().outputs.interrupted == (target,), session.latest().outputs.interrupted
         assert any(lv == "warning" and "interrupted recording" in m for lv, m in session.latest().messages)
         time.sleep(0.3)
         screenshot("app_recover_offer")
         session.submit(C.RecoverRecording(target))
         wait_for(lambda: any("recovered" in m for _, m in session.latest().messages), what="recovery")
         msg = next(m for _, m in session.latest().messages if "recovered" in m)
-        wait_for(lambda: session.latest().interrupted == (), what="the offer to go")
+        wait_for(lambda: session.latest().outputs.interrupted == (), what="the offer to go")
         return {"message": msg}
 
     return run_app(out / "spring_mass.toml", body)

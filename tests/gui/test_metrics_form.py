@@ -34,7 +34,9 @@ def panel(dpg_viewport: None) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
         made.build(win)
         made.update(
             C.PanelState(
-                signals=(SIGNAL, "Joints/slide_x:qvel"), units={SIGNAL: "m"}, shown_units=DisplayUnits(length="mm")
+                signals=(SIGNAL, "Joints/slide_x:qvel"),
+                units={SIGNAL: "m"},
+                tools=C.ToolsPart(shown_units=DisplayUnits(length="mm")),
             )
         )
         dpg.render_dearpygui_frame()

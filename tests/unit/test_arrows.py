@@ -89,10 +89,12 @@ def test_the_panels_arrow_scale_writes_view_and_sets_the_runtime(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     s = Session()
     s.open(MODELS / "spring_mass.toml")
-    assert s.rm.arrow_scale.force is None and s.publish().force_scale is None
+    assert s.rm.arrow_scale.force is None and s.publish().tools.force_scale is None
     s.handle(C.SetArrowScale(0.02))
     assert (s.rm.arrow_scale.force, s.rm.arrow_scale.torque) == (0.02, 0.1)
-    assert s.document.doc["view"] == {"force_scale": 0.02, "torque_scale": 0.1} and s.publish().force_scale == 0.02
+    assert (
+        s.document.doc["view"] == {"force_scale": 0.02, "torque_scale": 0.1} and s.publish().tools.force_scale == 0.02
+    )
     s.handle(C.SaveScenario(str(tmp_path / "saved.toml")))
     assert load(tmp_path / "saved.toml").arrow_scales == (0.02, 0.1)
     s.handle(C.SetArrowScale(None))

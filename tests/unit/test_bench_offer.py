@@ -55,7 +55,7 @@ def test_a_columns_unit_is_read_from_its_name(column, stem, unit):
 def test_a_dropped_csv_is_offered_mapped_added_and_saved(session, tmp_path):
     path = _bench(tmp_path)
     session.handle(C.OpenModel(str(path)))  # a drop or File > Open: the rig stays, nothing is asked
-    offer = session.publish().measured_offer
+    offer = session.publish().bench.measured_offer
     assert offer is not None and offer.time == "t [ms]" and offer.time_unit == "ms" and offer.name == "drop"
     assert offer.guesses == (("slide_qpos [mm]", "Joints/slide:qpos", "mm"), ("temperature", "", ""))
     assert session.publish().pending_open is None and session.rig is not None
@@ -68,8 +68,8 @@ def test_a_dropped_csv_is_offered_mapped_added_and_saved(session, tmp_path):
         )
     )
     state = session.publish()
-    assert state.measured_offer is None and state.dirty
-    ((entry, sig, t, x),) = state.measured.series
+    assert state.bench.measured_offer is None and state.dirty
+    ((entry, sig, t, x),) = state.comparison.measured.series
     assert (entry, sig) == ("drop", "Joints/slide:qpos")
     np.testing.assert_allclose(x, decay(t), atol=1e-9)  # mm and ms and the offset, in SI
     out = tmp_path / "saved" / "rig.toml"
@@ -83,7 +83,7 @@ def test_a_declined_offer_changes_nothing(session, tmp_path):
     session.handle(C.OpenModel(str(_bench(tmp_path))))
     session.handle(C.AddMeasured(""))
     state = session.publish()
-    assert state.measured_offer is None and not state.dirty and state.measured.series == ()
+    assert state.bench.measured_offer is None and not state.dirty and state.comparison.measured.series == ()
 
 
 def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, tmp_path):
@@ -97,4 +97,4 @@ def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, t
                 signals=(("Joints/slide:qpos", "slide_qpos [mm]", "deg"),),
             )
         )
-    assert session.publish().measured_offer is not None and not session.publish().dirty
+    assert session.publish().bench.measured_offer is not None and not session.publish().dirty

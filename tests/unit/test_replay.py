@@ -213,11 +213,11 @@ def test_the_session_reads_the_compared_recording_and_publishes_its_plotted_sign
     rec = read_recording(b)
     s = Session()
     s.open(tmp_path / "joints.xml")
-    assert s.publish().compared.path == "" and not s.publish().compared.has("Joints/hinge:qpos")
+    assert s.publish().comparison.compared.path == "" and not s.publish().comparison.compared.has("Joints/hinge:qpos")
     s.handle(C.PlotSignals(("Joints/hinge:qpos", "Joints/slide:qvel", "Loads/none:force")))
     s.handle(C.OpenComparison(str(b)))
-    first = s.publish().compared
-    assert first.path == str(b) and s.publish().compared is first  # nothing changed: the same object
+    first = s.publish().comparison.compared
+    assert first.path == str(b) and s.publish().comparison.compared is first  # nothing changed: the same object
     assert set(first.values) == {"Joints/hinge:qpos", "Joints/slide:qvel"}  # plotted, and in the recording
     np.testing.assert_array_equal(first.times, rec.times)
     np.testing.assert_array_equal(first.values["Joints/hinge:qpos"], rec.columns["Joints/hinge:qpos"])
@@ -226,8 +226,8 @@ def test_the_session_reads_the_compared_recording_and_publishes_its_plotted_sign
     v = rec.columns["Joints/slide:qvel"]
     assert np.isnan(got[0]) and np.isnan(got[2]) and got[1] == pytest.approx(0.5 * (v[3] + v[4]), rel=1e-12)
     s.handle(C.PlotSignals(("Joints/ball:qw",)))  # other ticks: another object with those
-    ticked = s.publish().compared
+    ticked = s.publish().comparison.compared
     assert ticked is not first and set(ticked.values) == {"Joints/ball:qw"}
     s.handle(C.OpenComparison(""))
-    assert s.publish().compared.path == "" and not s.publish().compared.values
+    assert s.publish().comparison.compared.path == "" and not s.publish().comparison.compared.values
     s.close()

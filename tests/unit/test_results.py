@@ -102,7 +102,7 @@ def test_a_trial_opens_as_its_recording_or_as_the_scenario_with_its_values(sweep
         for cmd in res.scenario_commands(1, discard=True):
             s.handle(cmd)
         snap = s.publish()
-        assert not snap.dirty and {p.name: p.value for p in snap.params}["k"] == 100.0
+        assert not snap.dirty and {p.name: p.value for p in snap.entries.params}["k"] == 100.0
         assert s.document.doc["params"]["k"]["value"] == 100.0  # Save scenario... keeps them
     finally:
         s.close()
@@ -198,20 +198,22 @@ def test_the_app_opens_the_scenario_or_says_in_one_status_line_what_is_missing(s
     try:
         s.open(folder / "RESULTS.parquet")
         snap = s.publish()
-        assert snap.results.path == (folder / "RESULTS.parquet").resolve() and snap.results_opened == 1
-        assert snap.results.table.height == 4 and snap.results.filters[0] == "all"  # read once, by the session
+        assert snap.results.shown.path == (folder / "RESULTS.parquet").resolve() and snap.results.opened == 1
+        assert (
+            snap.results.shown.table.height == 4 and snap.results.shown.filters[0] == "all"
+        )  # read once, by the session
         assert Path(snap.source) == scenario.resolve()
         assert not [m for m in snap.messages if m[0] == "warning"]
         old = _copy(folder / "RESULTS.parquet", tmp_path / "old.parquet", drop=(SCENARIO_KEY,))
         s.open(old)
         snap = s.publish()
-        assert snap.results.path == old.resolve() and snap.results_opened == 2
+        assert snap.results.shown.path == old.resolve() and snap.results.opened == 2
         assert Path(snap.model.path).name == "spring_mass.xml"
         warnings = [text for level, text in snap.messages if level == "warning"]
         assert len(warnings) == 1 and "names no scenario file" in warnings[0]
         s.open(folder / "RESULTS" / "trial-0.parquet")  # a recording stays a replay
         snap = s.publish()
-        assert snap.timeline.replay and snap.results_opened == 2
+        assert snap.timeline.replay and snap.results.opened == 2
     finally:
         s.close()
 

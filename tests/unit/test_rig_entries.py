@@ -47,7 +47,7 @@ def test_every_section_is_edited_with_the_same_commands(session: Session, tmp_pa
     for section, spec in reversed(puts.items()):  # the requirement first: it reads gap2
         session.handle(C.RemoveEntry(section, spec["name"]))
     state = session.publish()
-    assert {e.name for e in state.entries} == {"main_spring", "gap"}
+    assert {e.name for e in state.entries.items} == {"main_spring", "gap"}
 
 
 def test_an_edit_replaces_the_entry_of_that_name(session: Session) -> None:
@@ -94,7 +94,7 @@ def test_every_registry_section_can_be_listed(session: Session) -> None:
     """The panel state's entries follow the registry's sections in order."""
     order = [s.key for s in REGISTRY.sections]
     session.handle(C.PutEntry("tracers", {"name": "path", "at": "tip", "duration": 1.0}))
-    keys = [e.section for e in session.publish().entries]
+    keys = [e.section for e in session.publish().entries.items]
     assert keys == sorted(keys, key=order.index)
     assert np.isfinite(session.data.time)
 
@@ -102,12 +102,12 @@ def test_every_registry_section_can_be_listed(session: Session) -> None:
 def test_a_metric_added_in_the_app_shows_its_value_as_the_run_goes(session: Session, monkeypatch) -> None:
     monkeypatch.setattr("mjrig.session.tools.METRICS_EVERY", 0.0)  # worked out at every publish
     session.handle(C.PutEntry("metrics", {"name": "top", "signal": "Joints/slide_x:qpos", "kind": "min"}))
-    (m,) = session.publish().metrics
+    (m,) = session.publish().tools.metrics
     assert (m.name, m.kind, m.window, m.value) == ("top", "min", "0..end s", None)  # no step yet
     seen = []
     for _ in range(300):
         session.run.step_once(1)
         session.advance()
         seen.append(session.data.qpos[0])
-    (m,) = session.publish().metrics
+    (m,) = session.publish().tools.metrics
     assert m.unit == "m" and m.value == pytest.approx(min(seen[:-1]), abs=1e-12) and m.value < -0.1

@@ -61,14 +61,14 @@ def test_nothing_recorded_yet_says_so_and_writes_nothing(session: Session, tmp_p
     session.handle(C.WriteReport())
     log = settle(session)
     assert [m for m in log if m == ("warning", NO_RECORDING)] == [("warning", NO_RECORDING)] * 2
-    assert session.publish().export_source is None
+    assert session.publish().reports.export_source is None
     assert not list(tmp_path.rglob("*.csv")) and not list(tmp_path.rglob("*.html"))
 
 
 def test_the_last_recording_exports_to_csv_that_reads_back_equal(session: Session, tmp_path: Path) -> None:
     rec = tmp_path / "runs" / "run.parquet"
     df = record(session, rec)
-    assert session.publish().export_source == str(rec)
+    assert session.publish().reports.export_source == str(rec)
     session.handle(C.ExportRecording())  # csv beside it
     log = settle(session)
     out = tmp_path / "runs" / "run.csv"
@@ -157,7 +157,7 @@ def test_a_report_of_the_last_recording_and_of_the_one_replayed(session: Session
     assert said(log, f"report written: {tmp_path / 'other.html'}"), log
     assert "<html" in (tmp_path / "other.html").read_text()
     session.open(first)  # replayed: that one is "the current recording"
-    assert session.publish().export_source == str(first)
+    assert session.publish().reports.export_source == str(first)
     session.handle(C.WriteReport())
     session.handle(C.ExportRecording())
     log = settle(session)

@@ -71,9 +71,9 @@ def test_a_shown_mode_moves_the_view_and_leaves_the_runs_state(session):
     assert s.run.state == C.RunState.PAUSED and s.publish().modes.shown == 1
     seen = []
     for _ in range(40):  # frames over about 0.8 s: the second mode swings x1 against x2
-        assert s.bench.modes.display(m, d)
+        assert s.modes.display(m, d)
         seen.append(d.qpos - q_run)
-        s.bench.modes.undisplay(m, d)
+        s.modes.undisplay(m, d)
         time.sleep(0.02)
     after = np.empty_like(state)
     mujoco.mj_getState(m, d, after, mujoco.mjtState.mjSTATE_INTEGRATION)
@@ -82,6 +82,6 @@ def test_a_shown_mode_moves_the_view_and_leaves_the_runs_state(session):
     assert np.ptp(seen[:, 0]) > 0.05  # 2 x a tenth of the model's size, swung
     ratio = seen[:, 1] / np.where(np.abs(seen[:, 0]) > 1e-3, seen[:, 0], np.nan)
     assert np.nanmedian(ratio) == pytest.approx(-0.618034, abs=0.02)  # the shape: opposed, golden ratio
-    assert s.bench.modes.arrows_hidden is False  # between frames nothing is hidden
+    assert s.modes.arrows_hidden is False  # between frames nothing is hidden
     s.handle(C.Play())  # playing ends the animation
-    assert not s.bench.modes.display(m, d) and s.publish().modes.shown is None
+    assert not s.modes.display(m, d) and s.publish().modes.shown is None

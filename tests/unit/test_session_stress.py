@@ -418,7 +418,7 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
     session.submit(C.SetSpeed(0))
     session.submit(C.StartRecording(str(out)))
     stepper = start_stepping(session)
-    wait_until(lambda: session.latest().recording_bytes > 0, "the first segment on disk")
+    wait_until(lambda: session.latest().outputs.recording_bytes > 0, "the first segment on disk")
     parts = segment_dir(out)
     for _ in range(100):  # the writer may be adding a segment while the folder goes
         try:
@@ -427,8 +427,8 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
         except OSError:
             time.sleep(0.01)
     parts.write_text("not a folder any more\n")
-    wait_until(lambda: session.latest().recording_error is not None, "the recording error", timeout=10)
-    err = session.latest().recording_error
+    wait_until(lambda: session.latest().outputs.recording_error is not None, "the recording error", timeout=10)
+    err = session.latest().outputs.recording_error
     t_err = session.latest().time
     wait_until(lambda: session.latest().time > t_err + 1.0, "the simulation to go on after the error")
     assert "\n" not in err and len(err) < 300, err

@@ -39,11 +39,11 @@ def run(s: Session, *cmds: C.Command, steps: int = 0) -> None:
 def test_one_click_binds_a_slider_over_the_ctrlrange_that_drives_the_actuator(session: Session) -> None:
     run(session, C.BindActuator("drive"))
     snap = session.publish()
-    param = next(p for p in snap.params if p.name == "drive_input")
+    param = next(p for p in snap.entries.params if p.name == "drive_input")
     assert (param.min, param.max) == (-2.0, 2.0)
-    drive = next(a for a in snap.actuators if a.name == "drive")
+    drive = next(a for a in snap.tools.actuators if a.name == "drive")
     assert drive.control == "drive_input" and drive.range == (-2.0, 2.0)
-    assert next(a for a in snap.actuators if a.name == "spare").range is None
+    assert next(a for a in snap.tools.actuators if a.name == "spare").range is None
     run(session, C.SetParam("drive_input", 1.5), steps=3)
     assert session.data.ctrl[0] == 1.5
     np.testing.assert_allclose(session.data.qfrc_actuator[0], 3 * 1.5)  # gear * input, N*m
@@ -61,7 +61,7 @@ def test_one_click_binds_a_slider_over_the_ctrlrange_that_drives_the_actuator(se
 def test_snapshot_then_restore_puts_the_run_back_bit_for_bit(session: Session, tmp_path: Path) -> None:
     run(session, C.BindActuator("drive"), C.SetParam("drive_input", 1.0), steps=100)
     run(session, C.TakeSnapshot())
-    saved = Path(session.publish().snapshot_path)
+    saved = Path(session.publish().tools.snapshot_path)
     assert saved.parent == tmp_path / "runs" and saved.suffix == ".npz" and saved.is_file()
     t0, qpos0 = session.data.time, session.data.qpos.copy()
     run(session, steps=50)
@@ -73,7 +73,7 @@ def test_snapshot_then_restore_puts_the_run_back_bit_for_bit(session: Session, t
     assert session.data.time == after[0]
     assert np.array_equal(session.data.qpos, after[1]) and np.array_equal(session.data.qvel, after[2])
     run(session, C.TakeSnapshot())  # never replaces the first one
-    assert Path(session.publish().snapshot_path) != saved and saved.is_file()
+    assert Path(session.publish().tools.snapshot_path) != saved and saved.is_file()
 
 
 def test_a_snapshot_of_another_model_is_refused_in_one_line(session: Session, tmp_path: Path) -> None:
@@ -112,7 +112,7 @@ def test_snapshots_go_where_the_manual_says(rig: str, tmp_path: Path, monkeypatc
     try:
         s.open(scenario)
         run(s, C.TakeSnapshot(), steps=0)
-        written = Path(str(s.publish().snapshot_path))
+        written = Path(str(s.publish().tools.snapshot_path))
         if rig == "own":
             assert written == tmp_path / "mine" / "spring_mass-snapshot.npz"
         else:

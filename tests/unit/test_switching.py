@@ -57,7 +57,7 @@ def test_ctrl_e_after_opening_another_rig_records_that_rigs_plan(session: Sessio
     assert df.height == 50  # every step: no rate in thruster's [recording]
     # the form shows thruster's plan still (with the file written), not robot_arm's
     thrusters = ["joints", "bodies", "sensors", "loads", "proximities", "params", "energy"]
-    assert session.publish().recording_plan == {
+    assert session.publish().outputs.recording_plan == {
         "path": str(runs / "thruster.parquet"),
         "rate": None,
         "signals": thrusters,
@@ -66,11 +66,11 @@ def test_ctrl_e_after_opening_another_rig_records_that_rigs_plan(session: Sessio
 
 
 def test_ctrl_e_records_what_the_form_was_edited_to(session: Session, tmp_path: Path) -> None:
-    before = session.publish().plan_revision
+    before = session.publish().outputs.plan_revision
     session.handle(C.PlanRecording("runs/edited.parquet", 100.0, ("joints",)))  # each edit of the form
     snap = session.publish()
-    assert snap.plan_revision == before, "the form's own edits must not be echoed back into it"
-    assert snap.recording_plan == {"path": "runs/edited.parquet", "rate": 100.0, "signals": ["joints"]}
+    assert snap.outputs.plan_revision == before, "the form's own edits must not be echoed back into it"
+    assert snap.outputs.recording_plan == {"path": "runs/edited.parquet", "rate": 100.0, "signals": ["joints"]}
     session.handle(C.ToggleRecording())
     steps(session, 50)  # 0.1 s at 2 ms
     session.handle(C.ToggleRecording())
@@ -78,14 +78,16 @@ def test_ctrl_e_records_what_the_form_was_edited_to(session: Session, tmp_path: 
     assert {c.split("/")[0] for c in df.columns[2:]} == {"Joints"}
     assert df["time"].diff().drop_nulls().median() == pytest.approx(0.01)
     after = session.publish()
-    assert after.plan_revision > before and after.recording_plan["path"] == str(tmp_path / "runs" / "edited.parquet")
+    assert after.outputs.plan_revision > before and after.outputs.recording_plan["path"] == str(
+        tmp_path / "runs" / "edited.parquet"
+    )
 
 
 def test_a_bare_model_plans_what_mjrig_run_records(session: Session, tmp_path: Path) -> None:
     (tmp_path / "ball.xml").write_text(BALL)
     session.handle(C.PlanRecording("somewhere/else.parquet", 5.0, ("joints",)))
     session.open(tmp_path / "ball.xml")
-    assert session.publish().recording_plan == {
+    assert session.publish().outputs.recording_plan == {
         "path": str(tmp_path / "runs" / "ball.parquet"),
         "rate": None,
         "signals": None,
@@ -107,15 +109,15 @@ def test_an_empty_path_records_to_the_rigs_own_file(session: Session, tmp_path: 
 def test_reload_keeps_the_form_and_the_snapshot_opening_forgets_them(session: Session) -> None:
     session.handle(C.PlanRecording("runs/mine.parquet", 20.0, ("joints",)))
     session.handle(C.TakeSnapshot())
-    opened, revision = session.publish().opened, session.publish().plan_revision
+    opened, revision = session.publish().opened, session.publish().outputs.plan_revision
     session.handle(C.Reload())
     snap = session.publish()
-    assert (snap.opened, snap.plan_revision) == (opened, revision)
-    assert snap.recording_plan["path"] == "runs/mine.parquet" and snap.snapshot_path is not None
+    assert (snap.opened, snap.outputs.plan_revision) == (opened, revision)
+    assert snap.outputs.recording_plan["path"] == "runs/mine.parquet" and snap.tools.snapshot_path is not None
     session.open(MODELS_DIR / "robot_arm.toml")  # the same rig, opened again: a new rig
     snap = session.publish()
-    assert snap.opened == opened + 1 and snap.plan_revision > revision
-    assert snap.recording_plan["path"].endswith("runs/robot_arm.parquet") and snap.snapshot_path is None
+    assert snap.opened == opened + 1 and snap.outputs.plan_revision > revision
+    assert snap.outputs.recording_plan["path"].endswith("runs/robot_arm.parquet") and snap.tools.snapshot_path is None
 
 
 def test_restore_after_opening_another_rig_says_there_is_none_in_one_line_not_an_error(
@@ -124,7 +126,7 @@ def test_restore_after_opening_another_rig_says_there_is_none_in_one_line_not_an
     (tmp_path / "ball.xml").write_text(BALL)
     session.handle(C.TakeSnapshot())
     session.open(tmp_path / "ball.xml")
-    assert session.publish().snapshot_path is None
+    assert session.publish().tools.snapshot_path is None
     session.submit(C.RestoreSnapshot())  # Ctrl+G / Restore
     session.process_commands()
     said = [(level, text) for level, text in session.publish().messages if "snapshot" in text]

@@ -53,11 +53,11 @@ def session(tmp_path: Path, open_session) -> Session:
 
 
 def test_choosing_units_writes_them_into_the_rig_and_the_saved_scenario(session: Session, tmp_path: Path) -> None:
-    assert session.publish().shown_units == DisplayUnits()
+    assert session.publish().tools.shown_units == DisplayUnits()
     session.handle(C.SetUnits("length", "mm"))
     session.handle(C.SetUnits("force", "lbf"))
     snap = session.publish()
-    assert snap.shown_units == DisplayUnits(length="mm", force="lbf")
+    assert snap.tools.shown_units == DisplayUnits(length="mm", force="lbf")
     assert snap.dirty and session.document.doc["units"] == {"length": "mm", "force": "lbf"}
     session.handle(C.SetUnits("length", "m"))  # back to SI: it leaves the table
     assert session.document.doc["units"] == {"force": "lbf"}
@@ -76,7 +76,7 @@ def test_an_unknown_unit_is_one_error_line_and_changes_nothing(session: Session)
     new = session.publish().messages[before:]
     errors = [text for level, text in new if level == "error"]
     assert errors == ["unknown length unit 'furlong' (choose m, mm, cm, in)"]
-    assert session.publish().shown_units == DisplayUnits(length="mm")
+    assert session.publish().tools.shown_units == DisplayUnits(length="mm")
 
 
 def test_what_the_panel_shows_converts_exactly(session: Session) -> None:
@@ -87,12 +87,12 @@ def test_what_the_panel_shows_converts_exactly(session: Session) -> None:
     snap = session.publish()
     push = next(e for e in snap.loads if e.name == "push")
     assert push.readout_text() == "4.45 N"  # SI by default
-    assert push.readout_text(snap.shown_units) == "1 lbf"  # 4.4482216152605 N is one pound-force
-    req = next(r for r in snap.requirements if r.name == "stays_close")
-    assert req.wanted(snap.units["Bodies/cart:x"], snap.shown_units) == "<= 250 mm"
+    assert push.readout_text(snap.tools.shown_units) == "1 lbf"  # 4.4482216152605 N is one pound-force
+    req = next(r for r in snap.tools.requirements if r.name == "stays_close")
+    assert req.wanted(snap.units["Bodies/cart:x"], snap.tools.shown_units) == "<= 250 mm"
     assert req.wanted("m") == "<= 0.25 m"
     x = session.data.qpos[0]
-    assert snap.shown_units.text(x, "m", fmt=".9g") == f"{1000 * x:.9g} mm"
+    assert snap.tools.shown_units.text(x, "m", fmt=".9g") == f"{1000 * x:.9g} mm"
 
 
 @pytest.mark.parametrize(

@@ -71,22 +71,22 @@ class FitPanel:
         self._overlay_plot = p
 
     def update(self, snap: C.PanelState) -> None:
-        names = tuple(p.name for p in snap.params)
+        names = tuple(p.name for p in snap.entries.params)
         if names != self._params:
             self._params = names
-            self._make_rows(snap.params)
-        if snap.measured is not self._measured:
-            self._measured = snap.measured
-            entries = snap.measured.entries()
+            self._make_rows(snap.entries.params)
+        if snap.comparison.measured is not self._measured:
+            self._measured = snap.comparison.measured
+            entries = snap.comparison.measured.entries()
             dpg.set_value(
                 self._data,
-                "bench data: " + "; ".join(f"{e} ({', '.join(snap.measured.of(e))})" for e in entries)
+                "bench data: " + "; ".join(f"{e} ({', '.join(snap.comparison.measured.of(e))})" for e in entries)
                 if entries
                 else "no bench data: drop a CSV, MAT or MCAP file on the 3D view (or File > Open it) to add some",
             )
-        if snap.fit != self._fit:
-            self._fit = snap.fit
-            self._show(snap.fit, {p.name: p.unit for p in snap.params})
+        if snap.bench.fit != self._fit:
+            self._fit = snap.bench.fit
+            self._show(snap.bench.fit, {p.name: p.unit for p in snap.entries.params})
 
     def _make_rows(self, params: tuple[C.ParamInfo, ...]) -> None:
         dpg.delete_item(self._table, children_only=True, slot=1)

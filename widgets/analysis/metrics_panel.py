@@ -106,15 +106,15 @@ class MetricsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
-        self._name.follow({m.name for m in snap.metrics})
-        unit = snap.shown_units.convert(snap.units.get(self._signal.value, ""))
+        self._name.follow({m.name for m in snap.tools.metrics})
+        unit = snap.tools.shown_units.convert(snap.units.get(self._signal.value, ""))
         if unit != self._unit and self._form is not None:  # a level is typed in the signal's shown unit
             self._unit = unit
             self._form.show_signal_unit(unit[1])
-        key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.metrics)
+        key = tuple((m.name, m.signal, m.kind, m.window) for m in snap.tools.metrics)
         if self._shown.stale(key):
             self._values.clear()
-            for m in snap.metrics:
+            for m in snap.tools.metrics:
                 with dpg.table_row(parent=self._table):
                     dpg.add_text(m.name)
                     dpg.add_text(m.signal.split("/", 1)[-1])
@@ -122,5 +122,5 @@ class MetricsPanel:
                     dpg.add_text(m.window)
                     self._values[m.name] = dpg.add_text("")
                     dpg.add_button(label="x", callback=self._on_remove, user_data=m.name)
-        for m in snap.metrics:
-            dpg.set_value(self._values[m.name], snap.shown_units.text(m.value, m.unit, fmt=".6g"))
+        for m in snap.tools.metrics:
+            dpg.set_value(self._values[m.name], snap.tools.shown_units.text(m.value, m.unit, fmt=".6g"))

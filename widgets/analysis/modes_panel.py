@@ -73,7 +73,7 @@ class ModesPanel:
             self._plots.append((plot, x, line, marks))
 
     def update(self, snap: C.PanelState) -> None:
-        params = tuple(p.name for p in snap.params)
+        params = tuple(p.name for p in snap.entries.params)
         if params != self._inputs:
             self._inputs = params
             dpg.configure_item(self._input, items=list(params))

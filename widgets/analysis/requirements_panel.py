@@ -78,16 +78,16 @@ class RequirementsPanel:
 
     def update(self, snap: C.PanelState) -> None:
         self._signal.update(snap.signals)
-        self._name.follow({r.name for r in snap.requirements})
-        shown = snap.shown_units
+        self._name.follow({r.name for r in snap.tools.requirements})
+        shown = snap.tools.shown_units
         unit = shown.convert(snap.units.get(self._signal.value, ""))
         if unit != self._unit:  # the bounds are typed in the signal's shown unit, named beside them
             self._unit = unit
             dpg.set_value(self._unit_text, unit[1].replace("*", "·"))
-        key = (shown, *((r.name, r.signal, r.bound) for r in snap.requirements))
+        key = (shown, *((r.name, r.signal, r.bound) for r in snap.tools.requirements))
         if self._shown.stale(key):
             self._rows.clear()
-            for r in snap.requirements:
+            for r in snap.tools.requirements:
                 with dpg.table_row(parent=self._table):
                     dpg.add_text(r.name)
                     dpg.add_text(r.signal.split("/", 1)[-1])
@@ -95,7 +95,7 @@ class RequirementsPanel:
                     value, badge, failed = dpg.add_text(""), dpg.add_text(""), dpg.add_text("")
                     dpg.add_button(label="x", callback=self._on_remove, user_data=r.name)
                 self._rows[r.name] = (value, badge, failed)
-        for r in snap.requirements:
+        for r in snap.tools.requirements:
             value, badge, failed = self._rows[r.name]
             dpg.set_value(value, shown.text(r.value, snap.units.get(r.signal, ""), fmt=".5g"))
             text, colour = (("PASS", PASS) if r.decided else ("holds", OPEN)) if r.passed else ("FAIL", FAIL)

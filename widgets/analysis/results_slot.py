@@ -1,4 +1,4 @@
-"""Where the results view lives: the results the session opened last (``PanelState.results``),
+"""Where the results view lives: the results the session opened last (``PanelState.results.shown``),
 however the file was opened (the command line, File > Open, Recent, a drop). Each opening makes
 the view again over the panel; the Results menu appears with the first one."""
 
@@ -29,12 +29,12 @@ class ResultsSlot:
         """Nothing until a results file is opened."""
 
     def update(self, snap: C.PanelState) -> None:
-        if snap.results is not None and snap.results_opened != self._opened:
-            self._opened = snap.results_opened
+        if snap.results.shown is not None and snap.results.opened != self._opened:
+            self._opened = snap.results.opened
             if self.view is not None:
                 self.view.close()
             area = (dpg.get_viewport_client_width(), dpg.get_viewport_client_height())
-            self.view = ResultsView(self.submit, results=snap.results, area=area, on_report=self.on_report)
+            self.view = ResultsView(self.submit, results=snap.results.shown, area=area, on_report=self.on_report)
             self.view.build()
             if not self._menu:
                 with dpg.menu(label="Results", parent=self.menu_bar) as self._menu:

@@ -55,7 +55,7 @@ class ExportDialogs:
             filters=type_filters(*FIGURE_SUFFIXES),
             choose_type=True,
         )
-        self._source: str | None = None  # PanelState.export_source
+        self._source: str | None = None  # PanelState.reports.export_source
         self._report_of: str | None = None  # the file the report dialog is about (None: the recording)
         self._chosen: Callable[[str], None] | None = None  # told the report's file when it is chosen
         self._plot_to: str | None = None  # a picture's file chosen: drawn at the next update
@@ -124,7 +124,7 @@ class ExportDialogs:
         self._plot_to = path
 
     def update(self, snap: C.PanelState) -> None:
-        self._source = snap.export_source
+        self._source = snap.reports.export_source
         if self._plot_to is not None:
             path, self._plot_to = self._plot_to, None
             self.submit(C.SavePlot(path, traces=tuple(self.plotted())))

@@ -1,4 +1,4 @@
-"""The question asked when a file of bench data is opened or dropped (``PanelState.measured_offer``):
+"""The question asked when a file of bench data is opened or dropped (``PanelState.bench.measured_offer``):
 which column is the time (and in which unit, with what offset), and which signal each other
 column measures, in which unit -- filled in with the session's guesses. *Add to rig* makes it a
 ``[[measured]]`` entry (``AddMeasured``); *Cancel* declines."""
@@ -56,7 +56,7 @@ class MeasuredDialog:
         return bool(self._window) and dpg.is_item_shown(self._window)
 
     def update(self, snapshot: PanelState) -> None:
-        offer = snapshot.measured_offer
+        offer = snapshot.bench.measured_offer
         if offer == self._offer:
             return
         self._offer = offer

@@ -3,7 +3,7 @@ own line (``mjrig RECORDING.parquet --compare OTHER.parquet``, or "Compare with.
 
 ``SeriesColors`` gives every plotted signal one colour of a fixed palette for as long as it is
 plotted, as a Dear PyGui theme bound to both its lines. ``Overlay`` follows what the session
-published of the compared recording (``PanelState.compared``: the session reads the file, off the
+published of the compared recording (``PanelState.comparison.compared``: the session reads the file, off the
 GUI thread) and samples a signal over the visible span with gaps cut in, which ImPlot draws as a
 dashed line (a NaN breaks a line series), so the dashes keep their length on screen whatever the
 span.

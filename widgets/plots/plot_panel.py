@@ -7,8 +7,8 @@ The panel keeps its own bounded history of telemetry rows (``SignalHistory``), f
 ``add_rows`` whenever the session hands over row blocks, and draws the last ``window_s``
 simulated seconds of the checked signals once per ``update``. Series are created when a signal
 is checked, then refreshed with ``set_value``, decimated (min/max per bucket) to ``max_points``.
-A compared recording (``PanelState.compared``) adds each checked signal's dashed twin in the same colour,
-bench data (``PanelState.measured``) a dotted one per entry (``plot_overlay``). *Save plot...* calls
+A compared recording (``PanelState.comparison.compared``) adds each checked signal's dashed twin in the same colour,
+bench data (``PanelState.comparison.measured``) a dotted one per entry (``plot_overlay``). *Save plot...* calls
 ``on_save``, which draws ``traces()``.
 """
 
@@ -90,7 +90,7 @@ class PlotPanel:
         self._twins: dict[tuple[int, str], int | str] = {}  # (overlay, signal) -> its twin's line
         self._colors = SeriesColors()
         self._overlay = Overlay()
-        self._measured = None  # the PanelState.measured drawn
+        self._measured = None  # the PanelState.comparison.measured drawn
         self._overlays: list = [self._overlay]  # the compared recording, then each bench entry
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
@@ -183,21 +183,21 @@ class PlotPanel:
             self._view_stale = True
         failures = tuple(
             (r.signal, r.first_violation, r.violation_value)
-            for r in snapshot.requirements
+            for r in snapshot.tools.requirements
             if r.first_violation is not None and r.violation_value is not None
         )
         if failures != self._failures:
             self._failures = failures
             self._view_stale = True
-        if self._overlay.follow(snapshot.compared):
+        if self._overlay.follow(snapshot.comparison.compared):
             self._view_stale = True
-        if snapshot.measured is not self._measured:
-            self._measured, self._view_stale = snapshot.measured, True
-            self._overlays = [self._overlay, *bench_overlays(snapshot.measured)]
+        if snapshot.comparison.measured is not self._measured:
+            self._measured, self._view_stale = snapshot.comparison.measured, True
+            self._overlays = [self._overlay, *bench_overlays(snapshot.comparison.measured)]
             for key in list(self._twins):  # the entries' lines are made again
                 dpg.delete_item(self._twins.pop(key))
-        if snapshot.shown_units != self._shown:
-            self._shown, self._view_stale = snapshot.shown_units, True
+        if snapshot.tools.shown_units != self._shown:
+            self._shown, self._view_stale = snapshot.tools.shown_units, True
         if snapshot.signals != self._signals:
             self._signals = tuple(snapshot.signals)
             self._units = dict(snapshot.units)
