@@ -34,11 +34,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, list[tuple[str, str, argparse.A
     from mjrig import cli
 
     commands: list[tuple[str, str, argparse.ArgumentParser]] = []
-    for action in cli._parser()._actions:
+    for action in cli.parser()[0]._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             commands += [(name, helps.get(name, ""), sub) for name, sub in action.choices.items()]
-    return cli._app_parser(), commands
+    return cli.app_parser(cli.SUBCOMMANDS), commands
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:

@@ -30,6 +30,7 @@ from mjrig.runtime.telemetry.units import DisplayUnits, scenario_units
 
 __all__ = [
     "Trace",
+    "bode_figure",
     "panels",
     "read_traces",
     "read_frame",
@@ -326,4 +327,24 @@ def matrix_figure(trials: Sequence[int], names: Sequence[str], verdicts: Sequenc
     step = max(1, len(trials) // 20)
     ax.set_xticks(range(0, len(trials), step), [str(t) for t in trials[::step]], fontsize=7)
     ax.set_xlabel("trial", fontsize=8)
+    return fig
+
+
+def bode_figure(doc: dict[str, Any]) -> Any:
+    """Magnitude (dB) and phase (deg) over log frequency, each mode's frequency a dotted line."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 6), layout="constrained")
+    mag, ph = fig.subplots(2, 1, sharex=True)
+    f = doc["frequency_hz"]
+    mag.semilogx(f, doc["magnitude_db"], color="#1f77b4")
+    ph.semilogx(f, doc["phase_deg"], color="#d62728")
+    for ax in (mag, ph):
+        for fm in doc["modes_hz"]:
+            ax.axvline(fm, color="0.5", linestyle=":", linewidth=1)
+        ax.grid(True, which="both", alpha=0.3)
+    mag.set_ylabel(f"magnitude (dB re 1 {doc['unit']})")
+    ph.set_ylabel("phase (deg)")
+    ph.set_xlabel("frequency (Hz)")
+    mag.set_title(f"{doc['output']} / {doc['input']}")
     return fig

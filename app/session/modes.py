@@ -2,7 +2,7 @@
 
 ``ComputeModes`` linearises the rig as it is now (the document as edited, the params' values, the
 run's state; ``equilibrium``: where it comes to rest from there) the way ``mjrig modes`` does
-(``mjrig.exports.linear.analyse``), on a background job with a rig of its own, so the run and
+(``mjrig.linear_analysis.analyse``), on a background job with a rig of its own, so the run and
 the view go on meanwhile; with ``bode`` also a signal's response to a param (``mjrig bode``).
 
 ``ShowMode`` pauses the run and animates an oscillatory mode: at every frame ``display`` puts the
@@ -84,7 +84,7 @@ class RigModes(Feature):
         inputs, outputs = ((cmd.bode[0],), (cmd.bode[1],)) if cmd.bode else ((), ())
 
         def work() -> Any:
-            from mjrig.exports.linear import analyse, bode
+            from mjrig.linear_analysis import analyse, bode
 
             an = analyse(
                 sc,
@@ -131,7 +131,7 @@ class RigModes(Feature):
             self.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curve)
             osc = len(self._found)
             if an.linear.kinks:
-                from mjrig.exports.linear import kink_text
+                from mjrig.linear_analysis import kink_text
 
                 s.log("warning", f"modes: {kink_text(an.linear.kinks)}")
             s.log(

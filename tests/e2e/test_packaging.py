@@ -54,7 +54,7 @@ def test_wheel_has_one_top_level_package(wheel):
     assert {t for t in tops if not t.endswith((".dist-info", ".data"))} == {"mjrig"}
     # the folders of the repository are mapped under it, with their data files
     assert {
-        "mjrig/cli.py",
+        "mjrig/cli/__init__.py",
         "mjrig/runtime/manager.py",
         "mjrig/widgets/kit/forms.py",
         "mjrig/models/spring_mass.toml",

@@ -28,9 +28,9 @@ def test_every_command_and_option_is_on_the_page():
     from mjrig import cli
 
     page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
-    sub = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
+    sub = next(a for a in cli.parser()[0]._actions if isinstance(a, argparse._SubParsersAction))
     assert sorted(sub.choices) == sorted(cli.SUBCOMMANDS)
-    for name, parser in [("", cli._app_parser()), *((f" {n}", p) for n, p in sub.choices.items())]:
+    for name, parser in [("", cli.app_parser(cli.SUBCOMMANDS)), *((f" {n}", p) for n, p in sub.choices.items())]:
         section = page.split(f"\n### mjrig{name}\n", 1)[1].split("\n### ", 1)[0]
         assert f"usage: mjrig{name} " in section
         for action in parser._actions:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mjrig.exports.linear import analyse
+from mjrig.linear_analysis import analyse
 from mjrig.runtime.analysis.modes import frequencies, oscillatory, response
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario

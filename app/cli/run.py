@@ -1,15 +1,16 @@
 """``mjrig run``: a scenario headless, its recording, video, report and metrics, and the exit
 status (0; 4 when a requirement failed; 130/143 when stopped; 5 when the recording could not be
-written). The command line's parsing and its other commands are ``mjrig.cli``'s."""
+written); ``mjrig check`` (a scenario validated, not run) and ``mjrig models`` (the bundled rigs)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mjrig.cli.arguments import assignment, seconds
 from mjrig.runtime.errors import (
     CHECK_FAILED,
     OUTPUT_FAILED,
@@ -20,15 +21,45 @@ from mjrig.runtime.errors import (
     one_line,
     output_fault,
 )
+from mjrig.runtime.files.paths import cli_path
 
 if TYPE_CHECKING:
     from mjrig.headless import RunSetup
     from mjrig.runtime.analysis.requirements import Requirement
 
-__all__ = ["cmd_run", "warn"]
+__all__ = ["COMMANDS", "add_parsers", "run", "check", "models", "warn"]
+
+COMMANDS = ("run", "check", "models")
+
+TARGET_HELP = "a scenario .toml, a model .xml/.mjb or a bundled rig's name"
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
+    """Add ``run``, ``check`` and ``models`` to ``sub``, the ``mjrig`` parser's subparsers; their handlers."""
+    r = sub.add_parser("run", help="run a scenario, a bare model or a bundled rig headless and record it")
+    r.add_argument("scenario", metavar="TARGET", help=TARGET_HELP)
+    r.add_argument("--duration", type=seconds, help="simulated seconds (overrides the scenario)")
+    r.add_argument("--out", type=cli_path, help="Parquet output (overrides the scenario)")
+    r.add_argument("--video", type=cli_path, help="video output, .mp4 or .gif (overrides the scenario)")
+    r.add_argument(
+        "--set",
+        dest="params",
+        action="append",
+        default=[],
+        type=assignment,
+        metavar="NAME=VALUE",
+        help="override a param's value (repeatable); clamped to its [min, max]",
+    )
+    r.add_argument("--report", type=cli_path, metavar="REPORT.json", help="write the requirements' results as JSON")
+    r.add_argument("--metrics", type=cli_path, metavar="METRICS.json", help="write the metrics' values as JSON")
+    c = sub.add_parser("check", help="validate a scenario without running it")
+    c.add_argument("scenario", metavar="TARGET", help=TARGET_HELP)
+    sub.add_parser("models", help="list the bundled models")
+    return {"run": run, "check": check, "models": models}
+
+
+def run(args: argparse.Namespace) -> int:
+    """``mjrig run TARGET [--duration] [--out] [--video] [--set NAME=VALUE] [--report] [--metrics]``."""
     from mjrig.headless import prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
     from mjrig.runtime.files.out_lock import check_outputs_apart
@@ -148,3 +179,52 @@ def warn(text: str) -> None:
     from mjrig.progress import say
 
     say(f"mjrig: warning: {one_line(text)}")
+
+
+def check(args: argparse.Namespace) -> int:
+    """``mjrig check TARGET``: the scenario built (model compiled, rig resolved), not run."""
+    from mjrig.headless import prepare
+    from mjrig.model_info import describe_model, summary
+    from mjrig.scenario.targets import load_target
+
+    sc = load_target(args.scenario)
+    setup = prepare(sc, record=False, on_warning=warn)
+    parts = [
+        f"{len(x)} {what if len(x) != 1 else one}"
+        for x, one, what in (
+            (sc.loads, "load", "loads"),
+            (sc.proximities, "proximity", "proximities"),
+            (sc.params, "param", "params"),
+            (sc.controls, "control", "controls"),
+            (sc.tracers, "tracer", "tracers"),
+            (sc.requirements, "requirement", "requirements"),
+            (sc.metrics, "metric", "metrics"),
+        )
+        if x or what in ("loads", "params")
+    ]
+    print(
+        f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: "
+        f"{summary(describe_model(setup.model, path=sc.model))})"
+    )
+    return 0
+
+
+def models(args: argparse.Namespace) -> int:
+    """``mjrig models``: each bundled rig's name, its description and its scenario's path."""
+    import textwrap
+
+    from mjrig.scenario.bundled import bundled_models
+
+    rows = bundled_models()
+    indent = " " * (max((len(m.name) for m in rows), default=0) + 2)
+    for m in rows:  # 80 columns: the name, its description wrapped beside it, the scenario's path below
+        text = textwrap.fill(
+            m.description or "(no description)",
+            width=80,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        )
+        print(m.name + text[len(m.name) :])
+        print(f"{indent}{m.scenario}")
+    return 0

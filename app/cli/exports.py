@@ -1,4 +1,4 @@
-"""The CLI's ``mjrig report``, ``mjrig export`` and ``mjrig plot``: their arguments, and the line
+"""``mjrig report``, ``mjrig export`` and ``mjrig plot``: their arguments, and the line
 that says what was written (CONTRACT 1: a default name never replaces a file, ``-o`` does)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,8 @@ __all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
 COMMANDS = ("report", "export", "plot")
 
 
-def add_parsers(sub: Any) -> None:
-    """Add the three commands to ``sub``, the ``mjrig`` parser's subparsers (``add_subparsers()``)."""
+def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
+    """Add the three commands to ``sub``, the ``mjrig`` parser's subparsers; their handlers."""
     r = sub.add_parser("report", help="a self-contained HTML report of a recording, a sweep's results or a study")
     r.add_argument("file", type=cli_path, metavar="FILE.parquet")
     r.add_argument("-o", dest="out", type=cli_path, metavar="REPORT.html", help="default: FILE.html beside FILE")
@@ -44,6 +45,7 @@ def add_parsers(sub: Any) -> None:
         help="glob on column names, e.g. 'Joints/*:qpos' (repeatable)",
     )
     p.add_argument("-o", dest="out", type=cli_path, required=True, metavar="OUT.png|svg|pdf")
+    return {"report": report, "export": export, "plot": plot}
 
 
 def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, Path]) -> Path:

@@ -1,15 +1,57 @@
-"""The campaign commands of the CLI (``mjrig sweep``, ``mjrig optimize``): progress on stderr,
-what was written, and for a study the ``best:`` line on stdout (exit 4 when no trial was feasible)."""
+"""The campaign commands (``mjrig sweep``, ``mjrig optimize``, ``mjrig fit``): their arguments,
+progress on stderr, what was written, and for a study the ``best:`` line on stdout (exit 4 when
+no trial was feasible)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
+from mjrig.cli.arguments import count as whole_number
+from mjrig.cli.arguments import seconds
 from mjrig.runtime.errors import CHECK_FAILED, Terminated
+from mjrig.runtime.files.paths import cli_path
 
-__all__ = ["sweep", "optimize", "fit"]
+__all__ = ["COMMANDS", "add_parsers", "sweep", "optimize", "fit"]
+
+COMMANDS = ("sweep", "optimize", "fit")
+
+
+def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
+    """Add ``sweep``, ``optimize`` and ``fit`` to ``sub``, the ``mjrig`` parser's subparsers; their handlers."""
+    for name, section, out, help_, trials in (
+        (
+            "sweep",
+            "[sweep]",
+            "RESULTS.parquet",
+            "run a scenario's [sweep] as many trials (locally or on Ray), resumable",
+            "trials per grid point",
+        ),
+        (
+            "optimize",
+            "[optimize]",
+            "STUDY.parquet",
+            "search a scenario's [optimize] params for the best objective, resumable",
+            "evaluations in all",
+        ),
+    ):
+        c = sub.add_parser(name, help=help_)
+        c.add_argument("scenario", metavar="SCENARIO.toml", help=f"a scenario with a {section} section")
+        c.add_argument("--out", type=cli_path, required=True, metavar=out, help="one row per finished trial")
+        c.add_argument("--workers", type=whole_number(1), help="local cores (default: every core)")
+        c.add_argument("--ray", metavar="ADDRESS", help="run the trials on a Ray cluster: 'auto' or HOST:PORT")
+        c.add_argument("--trials", type=whole_number(1), help=f"{trials} (overrides {section} trials)")
+        c.add_argument("--seed", type=whole_number(0), help=f"the seed (overrides {section} seed)")
+        if name == "sweep":
+            c.add_argument("--duration", type=seconds, help="simulated seconds of each trial (overrides the scenario)")
+    f = sub.add_parser("fit", help="estimate a scenario's [fit] params from its [[measured]] data, resumable")
+    f.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with [[measured]] data and a [fit] section")
+    f.add_argument("--out", type=cli_path, required=True, metavar="FIT.parquet", help="one row per evaluated point")
+    f.add_argument("--workers", type=whole_number(1), help="local cores (default: every core)")
+    f.add_argument("--ray", metavar="ADDRESS", help="run the evaluations on a Ray cluster: 'auto' or HOST:PORT")
+    return {"sweep": sweep, "optimize": optimize, "fit": fit}
 
 
 def sweep(args: argparse.Namespace) -> int:

@@ -1,0 +1,71 @@
+"""The command line's parser and argument types: a usage error is one line and exit status 2
+(``ConfigError``), never argparse's usage dump; each type names what it expected."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+from mjrig.runtime.errors import ConfigError
+
+__all__ = ["ArgumentParser", "seconds", "assignment", "tolerance", "count"]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]  # raises instead of exiting
+        prog = self.prog.removeprefix("mjrig").strip()
+        raise ConfigError(f"{prog}: {message}" if prog else message)
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got '{text}'")
+    return v
+
+
+def assignment(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` of ``--set``: (name, finite number)."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got '{text}'")
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name.strip()}: not a number: '{value}'") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{name.strip()}: must be a finite number, got '{value}'")
+    return name.strip(), v
+
+
+def tolerance(text: str) -> float:
+    """A finite number >= 0 (a relative or absolute tolerance)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: '{text}'") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got '{text}'")
+    return v
+
+
+def count(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: '{text}'") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got '{text}'")
+        return v
+
+    return parse
