@@ -11,18 +11,14 @@ import pyarrow.parquet as pq
 import pytest
 from e2e_util import mjrig
 
-BEAD_XML = """<mujoco model="diverge">
-  <option timestep="0.01" gravity="0 0 0"/>
-  <worldbody>
-    <site name="anchor" pos="0 0 0" size="0.01"/>
-    <body name="bead" pos="0.5 0 0">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="sphere" size="0.01" mass="0.001"/>
-      <site name="tip" size="0.005"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+from tests import mjcf
+
+BEAD_XML = mjcf.model(
+    mjcf.slider("bead", joint="slide", pos="0.5 0 0", geom='type="sphere" size="0.01" mass="0.001"', site="tip"),
+    option='timestep="0.01" gravity="0 0 0"',
+    world='    <site name="anchor" pos="0 0 0" size="0.01"/>',
+    name="diverge",
+)
 """A 1 g bead on a slide joint along x, 0.5 m from the fixed site ``anchor``; 10 ms steps, no gravity."""
 
 # 1e12 N/m on 1 g at dt = 0.01 s: omega*dt ~ 3e5, explicit integration explodes at once.

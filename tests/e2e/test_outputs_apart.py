@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.e2e.e2e_util import mjrig
+from tests.rig_toml import spring
 from tests.unit.unit_util import SLIDER_WORLD
 
 MODEL = f"""<mujoco>
@@ -21,7 +22,8 @@ MODEL = f"""<mujoco>
 """
 PARTS = """<mujoco><default><geom rgba="0.5 0.5 0.5 1"/></default></mujoco>
 """
-SCENARIO = """model = "rig.xml"
+SCENARIO = (
+    """model = "rig.xml"
 
 [simulation]
 duration = 0.2
@@ -29,13 +31,9 @@ duration = 0.2
 [params]
 k = { value = 400.0, unit = "N/m", min = 1.0, max = 5000.0 }
 
-[[loads]]
-name = "spring"
-kind = "ideal_spring"
-at = "tip"
-to = "anchor"
-stiffness = "k"
-rest_length = 0.45
+"""
+    + spring(stiffness="k", rest_length=0.45)
+    + """
 
 [[metrics]]
 name = "peak"
@@ -63,6 +61,7 @@ k = { low = 50.0, high = 500.0 }
 [fit]
 params = { k = { low = 50.0, high = 2000.0 } }
 """
+)
 
 
 @pytest.fixture(scope="module")

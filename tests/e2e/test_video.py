@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests import mjcf
 from tests.e2e.e2e_util import MODELS, mjrig, video_stream
 
 FFPROBE = shutil.which("ffprobe")
@@ -50,21 +51,17 @@ def test_gif_works(tmp_path):
     assert (w, h) == (640, 480) and abs(n - 15) <= 1
 
 
-RIG_XML = """<mujoco>
-  <visual><map force="0.03"/><scale forcewidth="0.3"/></visual>
-  <option gravity="0 0 0" timestep="0.002"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom type="plane" size="2 2 0.1" rgba="0.5 0.5 0.5 1"/>
-    <camera name="side" pos="0 -1.2 0.3" xyaxes="1 0 0 0 0.25 1"/>
-    <body name="block" pos="0 0 0.2">
-      <joint name="x" type="slide" axis="1 0 0" damping="50"/>
-      <geom type="box" size="0.05 0.05 0.05" rgba="0.8 0.1 0.1 1" mass="1"/>
-      <site name="face" pos="0.05 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+_SCENE = '    <light pos="0 0 3" dir="0 0 -1"/>\n    <geom type="plane" size="2 2 0.1" rgba="0.5 0.5 0.5 1"/>\n'
+"""A light above and a grey floor: what a camera shows the block on."""
+
+_BLOCK = 'type="box" size="0.05 0.05 0.05" rgba="0.8 0.1 0.1 1" mass="1"'
+_SIDE = '    <camera name="side" pos="0 -1.2 0.3" xyaxes="1 0 0 0 0.25 1"/>'
+RIG_XML = mjcf.model(
+    mjcf.slider("block", joint="x", pos="0 0 0.2", damping=50, geom=_BLOCK, site="face", site_pos="0.05 0 0"),
+    option='gravity="0 0 0" timestep="0.002"',
+    before='  <visual><map force="0.03"/><scale forcewidth="0.3"/></visual>\n',
+    world=_SCENE + _SIDE,
+)
 RIG_TOML = """model = "rig.xml"
 [simulation]
 duration = 1.0

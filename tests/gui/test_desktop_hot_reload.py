@@ -9,21 +9,14 @@ import mediapy
 import numpy as np
 import pytest
 
+from tests import mjcf
 from tests.gui.desktop import App, Desktop, wait_for
 
-MODEL = """<mujoco model="crate">
-  <option gravity="0 0 0"/>
-  <worldbody>
-    <light pos="0 0 4" dir="0 0 -1"/>
-    <geom type="plane" size="3 3 0.1" rgba="0.45 0.45 0.45 1"/>
-    <body name="crate" pos="0 0 0.3">
-      <joint name="x" type="slide" axis="1 0 0" damping="200"/>
-      <geom type="box" size="{size} {size} {size}" rgba="{rgba}" mass="20"/>
-      <site name="face" pos="{size} 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+CRATE = 'type="box" size="{size} {size} {size}" rgba="{rgba}" mass="20"'
+"""The crate's geom: a cube of half-side ``{size}`` m and colour ``{rgba}`` (format fields), 20 kg."""
+FLOOR = '    <light pos="0 0 4" dir="0 0 -1"/>\n    <geom type="plane" size="3 3 0.1" rgba="0.45 0.45 0.45 1"/>'
+CRATE_BODY = mjcf.slider("crate", joint="x", pos="0 0 0.3", damping=200, geom=CRATE, site="face", site_pos="{size} 0 0")
+MODEL = mjcf.model(CRATE_BODY, option='gravity="0 0 0"', world=FLOOR, name="crate")
 SCENARIO = """model = "crate.xml"
 [[loads]]
 name = "push"

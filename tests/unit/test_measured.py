@@ -14,6 +14,7 @@ import pytest
 from mjrig.headless import prepare, run
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
+from tests.rig_toml import spring
 from tests.unit.unit_util import SLIDER_WORLD
 
 MODEL = f"""<mujoco>
@@ -46,15 +47,7 @@ c = {{ value = {c}, unit = "N*s/m", min = 0.001, max = 100.0 }}
 [initial]
 qpos = {{ slide = {X0} }}
 
-[[loads]]
-name = "spring"
-kind = "ideal_spring"
-at = "tip"
-to = "anchor"
-stiffness = "k"
-damping = "c"
-rest_length = 0.5
-
+{spring(stiffness="k", damping="c", rest_length=0.5)}
 {measured}
 {extra}""",
         encoding="utf-8",

@@ -18,55 +18,39 @@ from mjrig.linear_analysis import analyse
 from mjrig.runtime.analysis.modes import frequencies, oscillatory, response
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
+from tests import mjcf
+from tests.rig_toml import spring
 
 G = 9.81
 
-CHAIN_XML = """<mujoco>
-  <option timestep="0.0005" gravity="0 0 0"/>
-  <worldbody>
-    <site name="wall"/>
-    <body name="m1" pos="0.5 0 0">
-      <joint name="x1" type="slide" axis="1 0 0" damping="{c}"/>
-      <geom type="box" size="0.05 0.05 0.05" mass="{m}" contype="0" conaffinity="0"/>
-      <site name="s1"/>
-    </body>
-    <body name="m2" pos="1 0 0">
-      <joint name="x2" type="slide" axis="1 0 0" damping="{c}"/>
-      <geom type="box" size="0.05 0.05 0.05" mass="{m}" contype="0" conaffinity="0"/>
-      <site name="s2"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+_BLOCK = 'type="box" size="0.05 0.05 0.05" mass="{m}" contype="0" conaffinity="0"'
+"""A 10 cm box of ``{m}`` kg (a format field) that touches nothing."""
 
-CHAIN = """model = "chain.xml"
+CHAIN_XML = mjcf.model(
+    mjcf.slider("m1", joint="x1", pos="0.5 0 0", damping="{c}", geom=_BLOCK, site="s1"),
+    mjcf.slider("m2", joint="x2", pos="1 0 0", damping="{c}", geom=_BLOCK, site="s2"),
+    option='timestep="0.0005" gravity="0 0 0"',
+    world='    <site name="wall"/>',
+)
+
+CHAIN = (
+    """model = "chain.xml"
 
 [params]
 k = {{ value = {k}, unit = "N/m" }}
 F = {{ value = 0.0, unit = "N" }}
 
-[[loads]]
-name = "wall_spring"
-kind = "ideal_spring"
-at = "wall"
-to = "s1"
-stiffness = "k"
-rest_length = 0.5
-
-[[loads]]
-name = "link"
-kind = "ideal_spring"
-at = "s1"
-to = "s2"
-stiffness = "k"
-rest_length = 0.5
-
+"""
+    + spring("wall_spring", at="wall", to="s1", stiffness="k", rest_length=0.5)
+    + spring("link", at="s1", to="s2", stiffness="k", rest_length=0.5)
+    + """
 [[loads]]
 name = "push"
 kind = "force"
 at = "s2"
 vector = ["F", 0.0, 0.0]
 """
+)
 
 
 def chain(folder: Path, *, k: float = 800.0, m: float = 2.0, alpha: float = 0.2) -> Path:
@@ -321,18 +305,10 @@ def load_scenario_of(model: Path):
     return load_target(str(model))
 
 
-SPRING_XML = """<mujoco>
-  <option timestep="0.001" gravity="0 0 0"/>
-  <worldbody>
-    <site name="anchor"/>
-    <body name="block" pos="0.3 0 0">
-      <joint name="x" type="slide" axis="1 0 0" damping="{c}"/>
-      <geom type="box" size="0.05 0.05 0.05" mass="{m}" contype="0" conaffinity="0"/>
-      <site name="tip"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+SPRING_XML = mjcf.model(
+    mjcf.slider("block", joint="x", pos="0.3 0 0", damping="{c}", geom=_BLOCK, site="tip"),
+    world='    <site name="anchor"/>',
+)
 
 SPRING = """model = "spring.xml"
 

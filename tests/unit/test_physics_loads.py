@@ -23,6 +23,7 @@ from mjrig.runtime import (
     VectorForce,
     VectorTorque,
 )
+from tests import mjcf
 
 S2 = math.sqrt(0.5)
 
@@ -39,23 +40,11 @@ def _roty(deg: float) -> np.ndarray:
 
 # --- equal and opposite: two free bodies joined by a spring --------------------------------------
 
-PAIR_XML = """
-<mujoco>
-  <option timestep="5e-4" gravity="0 0 0"/>
-  <worldbody>
-    <body name="a" pos="0 0 0">
-      <freejoint name="ja"/>
-      <geom type="sphere" size="0.05" mass="{ma}" contype="0" conaffinity="0"/>
-      <site name="sa" pos="{sa}"/>
-    </body>
-    <body name="b" pos="0.3 0.1 -0.05">
-      <freejoint name="jb"/>
-      <geom type="sphere" size="0.05" mass="{mb}" contype="0" conaffinity="0"/>
-      <site name="sb" pos="{sb}"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+PAIR_XML = mjcf.model(
+    mjcf.free_ball("a", joint="ja", mass="{ma}", site="sa", site_pos="{sa}"),
+    mjcf.free_ball("b", pos="0.3 0.1 -0.05", joint="jb", mass="{mb}", site="sb", site_pos="{sb}"),
+    option='timestep="5e-4" gravity="0 0 0"',
+)
 MA, MB = 1.0, 3.0
 
 
@@ -246,20 +235,11 @@ def test_force_at_body_offset_gives_lever_torque(rig, path: str, lever: float) -
 
 # --- frames and reactions ---------------------------------------------------------------------
 
-FRAME_XML = """
-<mujoco>
-  <option timestep="1e-3" gravity="0 0 0" integrator="Euler"/>
-  <worldbody>
-    <site name="frame" pos="0.5 0 0" euler="0 0 90"/>
-    <site name="tilted" pos="0 0 0" euler="0 30 45"/>
-    <body name="ball" pos="0 0 1">
-      <freejoint name="free"/>
-      <geom type="sphere" size="0.1" mass="{m}" contype="0" conaffinity="0"/>
-      <site name="s" pos="0 0 0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+FRAME_XML = mjcf.model(
+    mjcf.free_ball("ball", pos="0 0 1", joint="free", size=0.1, mass="{m}", site="s"),
+    option='timestep="1e-3" gravity="0 0 0" integrator="Euler"',
+    world='    <site name="frame" pos="0.5 0 0" euler="0 0 90"/>\n    <site name="tilted" pos="0 0 0" euler="0 30 45"/>',
+)
 
 
 def test_vector_force_in_site_frame(rig, path: str) -> None:
@@ -295,22 +275,11 @@ def test_vector_force_and_torque_in_tilted_frame(rig, path: str) -> None:
         np.testing.assert_allclose(data.qacc[3:6], rot @ t_local / inertia, rtol=1e-9, atol=1e-12)
 
 
-REACTION_XML = """
-<mujoco>
-  <option timestep="1e-3" gravity="0 0 0" integrator="Euler"/>
-  <worldbody>
-    <body name="a" pos="0 0 0">
-      <freejoint/>
-      <geom type="sphere" size="0.1" mass="{ma}" contype="0" conaffinity="0"/>
-      <site name="sa" pos="0 0 0"/>
-    </body>
-    <body name="b" pos="1 0.5 0">
-      <freejoint/>
-      <geom type="sphere" size="{rb}" mass="{mb}" contype="0" conaffinity="0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+REACTION_XML = mjcf.model(
+    mjcf.free_ball("a", size=0.1, mass="{ma}", site="sa"),
+    mjcf.free_ball("b", pos="1 0.5 0", size="{rb}", mass="{mb}"),
+    option='timestep="1e-3" gravity="0 0 0" integrator="Euler"',
+)
 
 
 def test_general_load_reaction_on_xtion_body(rig, path: str) -> None:

@@ -33,24 +33,14 @@ from mjrig.runtime import (
     VectorForce,
     VectorTorque,
 )
+from tests import mjcf
 
-FREE_XML = """
-<mujoco>
-  <option timestep="0.001" gravity="0 0 {g}" integrator="Euler"/>
-  <worldbody>
-    <site name="anchor" pos="0 0 0"/>
-    <body name="ball" pos="{x0} 0 0">
-      <freejoint name="free"/>
-      <geom type="sphere" size="{r}" mass="{m}" contype="0" conaffinity="0"/>
-      <site name="c" pos="0 0 0"/>
-    </body>
-    <body name="other" pos="0 2 0">
-      <freejoint/>
-      <geom type="sphere" size="{r}" mass="{mo}" contype="0" conaffinity="0"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+FREE_XML = mjcf.model(
+    mjcf.free_ball("ball", pos="{x0} 0 0", joint="free", size="{r}", mass="{m}", site="c"),
+    mjcf.free_ball("other", pos="0 2 0", size="{r}", mass="{mo}"),
+    option='timestep="0.001" gravity="0 0 {g}" integrator="Euler"',
+    world='    <site name="anchor" pos="0 0 0"/>',
+)
 
 
 def _free(

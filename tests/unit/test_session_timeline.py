@@ -15,6 +15,7 @@ import pytest
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.session.kernel import Session
+from tests.rig_toml import spring
 
 ARM = """
 <mujoco model="arm">
@@ -35,22 +36,18 @@ ARM = """
 </mujoco>
 """
 
-SCENARIO = """model = "arm.xml"
+SCENARIO = (
+    """model = "arm.xml"
 [params]
 k = { value = 40.0, min = 0.0, max = 500.0 }
 u = { value = 0.5, min = -2.0, max = 2.0 }
-[[loads]]
-name = "spring"
-kind = "ideal_spring"
-at = "tip"
-to = "anchor"
-stiffness = "k"
-damping = 0.3
-rest_length = 0.2
-[[controls]]
+"""
+    + spring(stiffness="k", damping=0.3, rest_length=0.2)
+    + """[[controls]]
 actuator = "drive"
 value = "u"
 """
+)
 
 
 @pytest.fixture()

@@ -12,6 +12,7 @@ from pathlib import Path
 from mjrig.runtime import PointToPointForce, RuntimeManager, Sine
 from mjrig.runtime.controls import Control
 from mjrig.runtime.forces.joint_loads import JointFriction, JointTorque
+from tests import mjcf
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -100,15 +101,13 @@ def point_mass_xml(
 """
 
 
-SLIDER_WORLD = """  <worldbody>
-    <site name="anchor" pos="0 0 0"/>
-    <body name="block" pos="0.5 0 0">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom type="box" size="0.02 0.02 0.02" mass="{mass}"/>
-      <site name="tip" pos="0 0 0"/>
-    </body>
-  </worldbody>
-"""
+SLIDER_WORLD = (
+    '  <worldbody>\n    <site name="anchor" pos="0 0 0"/>\n'
+    + mjcf.slider(
+        "block", joint="slide", pos="0.5 0 0", geom='type="box" size="0.02 0.02 0.02" mass="{mass}"', site="tip"
+    )
+    + "\n  </worldbody>\n"
+)
 """The ``<worldbody>`` of a slider: a 4 cm box of ``{mass}`` kg (a format field) on a slide joint
 ``slide`` along x, starting 0.5 m from the fixed site ``anchor``; the site ``tip`` rides on it."""
 
