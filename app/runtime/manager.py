@@ -35,9 +35,9 @@ from mjrig.runtime.forces.engine import LoadEngine
 from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.proximity import Proximity
 from mjrig.runtime.model_fields import ModelBinding
-from mjrig.runtime.pacing import Pacer
+from mjrig.runtime.pacing import Pacer, PacerSpeed
 from mjrig.runtime.rig_drawing import RigDrawing
-from mjrig.runtime.rigmodel import compile_rig, load_model_file, load_spec
+from mjrig.runtime.rigmodel import CompiledRig, compile_rig, load_model_file, load_spec
 from mjrig.runtime.step_plan import StepPlan
 from mjrig.runtime.telemetry.frame_signals import FrameSignal
 from mjrig.runtime.telemetry.signal_probe import SignalProbe
@@ -49,21 +49,6 @@ if TYPE_CHECKING:  # a video is started by its caller; the manager only takes it
     from mjrig.runtime.drawing.video import VideoRecorder
 
 __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
-
-
-class _PlaybackSpeed:
-    """``RuntimeManager.playback_speed`` kept as the speed of the manager's ``Pacer`` (the step
-    plan paces with that same pacer, so a change acts at the next step)."""
-
-    def __get__(self, obj: RuntimeManager | None, owner: type | None = None) -> float:
-        return 1.0 if obj is None else obj.pacer.speed
-
-    def __set__(self, obj: RuntimeManager, value: float) -> None:
-        pacer = obj.__dict__.get("pacer")
-        if pacer is None:
-            obj.__dict__["pacer"] = Pacer(speed=value)
-        else:
-            pacer.speed = value
 
 
 @dataclass(eq=False)
@@ -90,7 +75,7 @@ class RuntimeManager:
     loads: list[Load] = field(default_factory=list)
     proximities: list[Proximity] = field(default_factory=list)
     video_recorders: list[VideoRecorder] = field(default_factory=list)
-    playback_speed: _PlaybackSpeed = _PlaybackSpeed()  # a float (the descriptor takes and gives one)
+    playback_speed: PacerSpeed = PacerSpeed()  # a float: the speed of ``pacer`` (the descriptor takes and gives one)
     params: list[NamedValue] = field(default_factory=list)
     monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
@@ -108,8 +93,7 @@ class RuntimeManager:
 
     def __post_init__(self) -> None:
         self._resolved = False
-        # the model compile_rig made, and each load's helper tendon with what it was made for (points_key)
-        self._compiled: tuple[mujoco.MjModel, dict[str, tuple[int, tuple[str, ...]]]] | None = None
+        self._compiled: CompiledRig | None = None  # the model compile_rig made, with its helper tendons
         self._plan: StepPlan | None = None
         self._source = ""  # the model file, for snapshots' messages
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
@@ -140,10 +124,7 @@ class RuntimeManager:
             spec = load_spec(source)
             self._source = str(source)
         model, layout = compile_rig(spec, self.loads, skip_unknown=skip_unknown)
-        self._compiled = (
-            model,
-            {ld.name: (layout.tendon_of[ld.name], ld.points_key()) for ld in self.loads if ld.name in layout.tendon_of},
-        )
+        self._compiled = CompiledRig.of(model, layout, self.loads)
         data = mujoco.MjData(model)
         self._resolved = False
         return model, data
@@ -154,14 +135,7 @@ class RuntimeManager:
         old = self._plan
         if old is not None:
             old.detach()
-        tendon_of: dict[str, int] = {}
-        if self._compiled is not None and self._compiled[0] is mj_model:
-            helpers = self._compiled[1]
-            tendon_of = {
-                ld.name: helpers[ld.name][0]
-                for ld in self.loads
-                if ld.name in helpers and helpers[ld.name][1] == ld.points_key()
-            }
+        tendon_of = {} if self._compiled is None else self._compiled.tendons(mj_model, self.loads)
         carried = old.checks.metrics if old is not None and old.checks is not None else self.carried[0]
         plan = StepPlan.build(
             self,

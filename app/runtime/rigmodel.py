@@ -20,7 +20,7 @@ from mjrig.runtime.files.model_files import check_model_files
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
-__all__ = ["RigLayout", "load_spec", "compile_rig", "load_model_file"]
+__all__ = ["RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
 
 _HIDDEN_GROUP = 5
 
@@ -30,6 +30,31 @@ class RigLayout:
     """Which tendon carries which load in a rig-compiled model (tendon ids, in load order)."""
 
     tendon_of: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompiledRig:
+    """A model ``compile_rig`` made, and each load's helper tendon with the points (``points_key``)
+    it was made for: a later rig on the same model reuses the tendons of the loads it still has."""
+
+    model: mujoco.MjModel
+    helpers: dict[str, tuple[int, tuple[str, ...]]]
+
+    @classmethod
+    def of(cls, model: mujoco.MjModel, layout: RigLayout, loads: list[Load]) -> CompiledRig:
+        tendon_of = layout.tendon_of
+        return cls(model, {ld.name: (tendon_of[ld.name], ld.points_key()) for ld in loads if ld.name in tendon_of})
+
+    def tendons(self, model: mujoco.MjModel, loads: list[Load]) -> dict[str, int]:
+        """The helper tendon (id) of each of ``loads`` that still joins the points its tendon was
+        made for, on ``model``; none when ``model`` is another one."""
+        if model is not self.model:
+            return {}
+        return {
+            ld.name: self.helpers[ld.name][0]
+            for ld in loads
+            if ld.name in self.helpers and self.helpers[ld.name][1] == ld.points_key()
+        }
 
 
 def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
