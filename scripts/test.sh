@@ -50,7 +50,7 @@ echo "manual: mkdocs build --strict passed"
 workers="${MJRIG_TEST_WORKERS:-$(python3 -c 'import os; print(max(2, len(os.sched_getaffinity(0))))')}"
 status=0
 start=$SECONDS
-python3 -m pytest -q -p no:cacheprovider -n "$workers" -m "unit or e2e" --durations=25 || status=$?
+python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 || status=$?
 echo "unit + e2e lanes: $((SECONDS - start)) s"
 start=$SECONDS
 python3 -m pytest -q -p no:cacheprovider -m gui --durations=25 || status=$?

@@ -107,6 +107,7 @@ def test_a_fit_that_cannot_converge_exits_4_with_the_reason(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray head at a time: on one worker, in turn
 def test_a_fit_on_a_real_local_ray_head_gives_the_local_estimate(tmp_path, monkeypatch):
     """Slow (up to a minute): starts a real Ray head (about 10 s, one at a time, see ``ray_head``)
     and fits on it: every evaluation a Ray task, the same estimate as on local workers."""

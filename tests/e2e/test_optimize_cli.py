@@ -78,6 +78,7 @@ def test_finds_the_stiffness_of_a_2_hz_spring_mass_on_two_workers(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray head at a time: on one worker, in turn
 def test_finds_it_on_a_real_local_ray_head_too(tmp_path, monkeypatch):
     """Slow (up to a minute): starts a real Ray head (about 10 s), after any other test's head
     has stopped (one at a time, see ``ray_head``), and runs a 40-trial study on it."""
@@ -90,6 +91,7 @@ def test_finds_it_on_a_real_local_ray_head_too(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray head at a time: on one worker, in turn
 def test_a_lost_ray_head_ends_the_study_with_exit_5_within_15_s(tmp_path, monkeypatch):
     """Slow (about 40 s): a real Ray head (about 10 s to start) is killed while a 400-trial
     study runs on it. The study stops within 15 s with exit 5 and one line (Ray itself waited

@@ -69,6 +69,7 @@ def test_sweep_killed_and_started_again_runs_only_the_missing_trials(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray head at a time: on one worker, in turn
 def test_sweep_on_a_real_local_ray_head_matches_local(tmp_path, monkeypatch):
     """Slow: starts a real Ray head (about 10 s), after any other test's head has stopped."""
     for k, v in ray_env().items():

@@ -56,6 +56,7 @@ def test_resume_after_sigkill_runs_only_the_missing_trials(tmp_path, how, trials
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray head at a time: on one worker, in turn
 def test_local_and_ray_give_identical_results(tmp_path, monkeypatch):
     """Slow: starts a real Ray head (about 10 s), after any other test's head has stopped."""
     for k, v in ray_env().items():
