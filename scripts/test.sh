@@ -2,7 +2,8 @@
 # Install mjrig with its test and docs extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
 # render the HTML reports), check the format, lint and types (ruff, mypy), build the manual (mkdocs build
 # --strict), then run the whole test suite,
-# lane by lane: `unit` and `e2e` on every core (pytest-xdist), then `gui` (the real app on screens of its
+# lane by lane: `unit` and `e2e` on every core (pytest-xdist; the Ray tests in one group, on one worker in
+# turn: one Ray head at a time), then `gui` (the real app on screens of its
 # own, one test at a time: two side by side on two cores made their timing flaky), each printing its 25
 # slowest tests.
 # Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run with them, e.g.
