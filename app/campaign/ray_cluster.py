@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mjrig.campaign.ray_head import EXIT_GRACE_S, LOST_AFTER_S, PROBE_S, answers, lost_text, tell_guard
 from mjrig.campaign.trial import SweepJob, Task, run_trial
 from mjrig.runtime.errors import OUTPUT_FAILED, ClusterLost, ConfigError, MjrigError
 
@@ -27,12 +28,6 @@ __all__ = ["connect", "run_on_ray"]
 
 CONNECT_TIMEOUT_S = 3.0
 """How long an address may take to answer before ``--ray`` gives up (s)."""
-PROBE_S = 1.0
-"""How often the head is knocked at while trials run (s)."""
-LOST_AFTER_S = 5.0
-"""How long the head may stay silent before the command stops with exit 5 (s)."""
-EXIT_GRACE_S = 3.0
-"""How long the command may take to end after the head was lost before the watch ends it (s)."""
 
 
 def _import_ray() -> Any:
@@ -75,8 +70,10 @@ class HeadWatch(threading.Thread):
     Once lost, this thread says so itself -- mjrig's one line first, then stderr silenced, so
     the lines Ray's client writes as it fails never follow it -- and gives the stepping thread
     ``EXIT_GRACE_S`` to end the command (exit 5 through ``ClusterLost``); when Ray holds that
-    thread inside a call that waits on the head, it ends the process itself with exit 5.
-    Everything finished is on disk by then: results parts and study storage survive any end."""
+    thread inside a call that waits on the head, it ends the process itself with exit 5. When Ray
+    holds the whole process (the interpreter too), this thread cannot run: the CLI's guard process
+    (``mjrig.cli.ray_guard``) ends it then. Everything finished is on disk by then: results parts
+    and study storage survive any end."""
 
     def __init__(self, gcs_address: str, *, message: str) -> None:
         super().__init__(name="mjrig-ray-head-watch", daemon=True)
@@ -97,6 +94,7 @@ class HeadWatch(threading.Thread):
                 if time.monotonic() - since >= LOST_AFTER_S:
                     self.lost = True
                     _say_and_silence(f"mjrig: {self._message}")
+                    tell_guard(said=True)
                     if not self._stop_event.wait(EXIT_GRACE_S):
                         os._exit(OUTPUT_FAILED)
                     return
@@ -123,14 +121,7 @@ _GCS: dict[str, str] = {}
 
 
 def _lost(address: str) -> ClusterLost:
-    return ClusterLost(_lost_text(address))
-
-
-def _lost_text(address: str) -> str:
-    return (
-        f"--ray {address}: the Ray head stopped answering; every finished trial is kept: start the cluster again "
-        "and run the same command to go on"
-    )
+    return ClusterLost(lost_text(address))
 
 
 def run_on_ray(
@@ -151,7 +142,7 @@ def run_on_ray(
     # The head's GCS address once known (a study's or a fit's next batch): the watch starts
     # before any call to Ray, which would wait on a head lost between two batches.
     gcs = _GCS.get(address)
-    watch = HeadWatch(gcs, message=_lost_text(address)) if gcs is not None else None
+    watch = HeadWatch(gcs, message=lost_text(address)) if gcs is not None else None
     if watch is not None:
         watch.start()
     try:
@@ -164,7 +155,8 @@ def run_on_ray(
         raise _lost(address) from None
     if watch is None:
         gcs = _GCS[address] = ray.get_runtime_context().gcs_address
-        watch = HeadWatch(gcs, message=_lost_text(address))
+        tell_guard(gcs=gcs)  # the guard process knocks at it too (``mjrig.cli.ray_guard``)
+        watch = HeadWatch(gcs, message=lost_text(address))
         watch.start()
     try:
         _run_tasks(ray, job, todo, keep, watch, address)
@@ -210,21 +202,12 @@ def _leave(ray: Any, watch: HeadWatch, *, stay: bool) -> bool:
     watch.stop()
     if not ray.is_initialized():
         return not watch.lost
-    if watch.lost or (not stay and not _answers(watch.where)):
+    if watch.lost or (not stay and not answers(watch.where)):
         atexit.unregister(ray.shutdown)  # it would wait for the head that is gone
         return False
     if not stay:
         ray.shutdown()
     return True
-
-
-def _answers(where: tuple[str, int]) -> bool:
-    """Whether the head's GCS port takes a connection within PROBE_S."""
-    try:
-        socket.create_connection(where, timeout=PROBE_S).close()
-        return True
-    except OSError:
-        return False
 
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never phone home from a sweep

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mjrig.cli import campaigns, exports, linear, recordings, run
+from mjrig.cli import campaigns, exports, linear, ray_guard, recordings, run
 from mjrig.cli.arguments import ArgumentParser
 from mjrig.cli.open_app import app_parser, open_app
 from mjrig.runtime import mjwarnings
@@ -97,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signal.SIGTERM, terminate)
             command_parser, handlers = parser()
             args = command_parser.parse_args(argv)
+            if getattr(args, "ray", None) and not ray_guard.is_guarded():
+                return ray_guard.guarded(argv, address=args.ray)  # see ray_guard: Ray may hold the process
             _tidy(args)
             with mjwarnings.route(_report_warning):
                 return handlers[args.command](args)

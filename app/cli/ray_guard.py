@@ -1,0 +1,75 @@
+"""A ``--ray`` command under a guard. Ray's client can block inside a call for 60 s, holding the
+interpreter, when the head is lost (then it ends the process itself, exit 1, with its own log):
+no thread of the command can act then. So ``mjrig sweep|optimize|fit --ray`` runs the command in
+a child process, and this process, which never imports Ray, knocks at the head the child joined
+(``campaign.ray_head``). The child's own watch ends it first with exit 5 when it can; when the
+head has been silent for ``LOST_AFTER_S + EXIT_GRACE_S`` and the child still runs, the guard
+kills it, says the one line (unless the child did) and exits 5. Everything finished is on disk
+by then (results parts and study storage survive a kill); the same command resumes.
+
+Signals: SIGTERM is passed on to the child (which stops as a command does: 143); a terminal's
+Ctrl+C reaches both processes, so the guard leaves SIGINT to the child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from mjrig.campaign.ray_head import EXIT_GRACE_S, GUARD_ENV, LOST_AFTER_S, PROBE_S, answers, lost_text
+from mjrig.runtime.errors import OUTPUT_FAILED
+
+__all__ = ["guarded", "is_guarded"]
+
+
+def is_guarded() -> bool:
+    """Whether this process is a guarded command (the child)."""
+    return bool(os.environ.get(GUARD_ENV))
+
+
+def guarded(argv: Sequence[str], *, address: str) -> int:
+    """Run ``mjrig argv`` (a command with ``--ray address``) in a child process under the guard;
+    the child's exit status, or 5 when the head was lost and the child could not end itself."""
+    with tempfile.TemporaryDirectory(prefix="mjrig-ray-guard-") as folder:
+        note = Path(folder) / "head"
+        child = subprocess.Popen([sys.executable, "-m", "mjrig", *argv], env={**os.environ, GUARD_ENV: str(note)})
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signal.SIGTERM))
+        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return _watch(child, note, address)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, old_int)
+
+
+def _watch(child: subprocess.Popen, note: Path, address: str) -> int:
+    where: tuple[str, int] | None = None
+    silent_since: float | None = None
+    while True:
+        try:
+            return child.wait(timeout=PROBE_S)
+        except subprocess.TimeoutExpired:
+            pass
+        if where is None:
+            try:
+                host, _, port = note.read_text(encoding="utf-8").strip().rpartition(":")
+                where = (host, int(port))
+            except (OSError, ValueError):
+                continue  # not joined yet
+        if answers(where):
+            silent_since = None
+            continue
+        silent_since = silent_since if silent_since is not None else time.monotonic()
+        if time.monotonic() - silent_since < LOST_AFTER_S + EXIT_GRACE_S:
+            continue
+        child.kill()  # first: nothing the child writes as it fails follows the line
+        child.wait()
+        if not Path(str(note) + ".said").exists():
+            sys.stderr.write(f"mjrig: {lost_text(address)}\n")
+            sys.stderr.flush()
+        return OUTPUT_FAILED
