@@ -59,6 +59,8 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         x, y, w, h = app.widget("amplitude")
         app.click_at(x + 3, y + h // 2)  # the slider's left end: almost no swing
         wait_for(lambda: float(app.value("amplitude")) < 0.2, what="the amplitude slider at its left end")
+        # the view follows a frame or two later (llvmpipe draws one or two a second at 1920x1080)
+        wait_for(lambda: _moved(still, desktop.grab(app.viewer)) < 0.5 * swung, what="the smaller swing drawn")
         small = []
         for _ in range(6):
             time.sleep(0.3)
