@@ -86,18 +86,17 @@ class HeadWatch(threading.Thread):
     def run(self) -> None:
         since = None
         while not self._stop_event.wait(PROBE_S):
-            try:
-                socket.create_connection(self.where, timeout=PROBE_S).close()
+            if answers(self.where):
                 since = None
-            except OSError:
-                since = since if since is not None else time.monotonic()
-                if time.monotonic() - since >= LOST_AFTER_S:
-                    self.lost = True
-                    _say_and_silence(f"mjrig: {self._message}")
-                    tell_guard(said=True)
-                    if not self._stop_event.wait(EXIT_GRACE_S):
-                        os._exit(OUTPUT_FAILED)
-                    return
+                continue
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= LOST_AFTER_S:
+                self.lost = True
+                _say_and_silence(f"mjrig: {self._message}")
+                tell_guard(said=True)
+                if not self._stop_event.wait(EXIT_GRACE_S):
+                    os._exit(OUTPUT_FAILED)
+                return
 
     def stop(self) -> None:
         self._stop_event.set()
