@@ -29,6 +29,61 @@ _ITEM_SPACING_X = 8
 _WINDOW_PADDING = 8
 
 
+_NEVER_DRAWN = frozenset(
+    {
+        "mvTheme",
+        "mvThemeComponent",
+        "mvThemeColor",
+        "mvThemeStyle",
+        "mvFont",
+        "mvFontRegistry",
+        "mvFontRangeHint",
+        "mvFontRange",
+        "mvFontChars",
+        "mvCharRemap",
+        "mvHandlerRegistry",
+        "mvItemHandlerRegistry",
+        "mvValueRegistry",
+        "mvTextureRegistry",
+        "mvLineSeries",
+        "mvScatterSeries",
+        "mvStairSeries",
+        "mvShadeSeries",
+        "mvBarSeries",
+        "mvStemSeries",
+    }
+)
+"""Dear PyGui items that are never drawn as widgets of their own (styles, fonts, registries, a
+plot's series): passed over without asking Dear PyGui for their state."""
+
+_PLACED_BY_MENU = frozenset({"mvWindowAppItem", "mvMenu", "mvMenuItem"})
+"""Items placed from their window's or menu's place rather than a rectangle of their own."""
+
+_KINDS: dict[int | str, str] = {}
+"""Each item's Dear PyGui type, asked once: an item's type never changes and ids are not reused."""
+
+_PARENTS: dict[int | str, int | str | None] = {}
+"""Each item's parent, asked once: the panel never moves an item to another parent."""
+
+_WINDOWS: dict[int | str, int | str | None] = {}
+"""The nearest window or child window holding each item's parent (from ``_PARENTS``)."""
+
+
+def _kind(dpg: Any, item: int | str) -> str:
+    """The Dear PyGui type of ``item`` (e.g. "mvAppItemType::mvButton"), remembered."""
+    kind = _KINDS.get(item)
+    if kind is None:
+        kind = _KINDS[item] = dpg.get_item_type(item)
+    return kind
+
+
+def _parent(dpg: Any, item: int | str) -> int | str | None:
+    """The item holding ``item`` (None for a window), remembered."""
+    if item not in _PARENTS:
+        _PARENTS[item] = dpg.get_item_parent(item) or None
+    return _PARENTS[item]
+
+
 def map_every() -> int:
     """Every how many panel frames the widget map is written: ``MJRIG_WIDGET_MAP_EVERY`` (a whole
     number from 1), else 5 (about six times a second at 30 frames/s)."""
@@ -45,10 +100,18 @@ def write_widget_map(dpg: Any, path: Path) -> None:
     """
     items = []
     clipped = _Clip(dpg)
-    for item in dpg.get_all_items():
+    alive = dpg.get_all_items()
+    if len(_KINDS) > 2 * len(alive) + 1000:  # forget the items deleted since (rebuilt tables)
+        for cache in (_KINDS, _PARENTS, _WINDOWS):
+            cache.clear()
+    for item in alive:
         try:
-            kind = dpg.get_item_type(item).split("::")[-1]
+            kind = _kind(dpg, item).split("::")[-1]
+            if kind in _NEVER_DRAWN:
+                continue
             state = dpg.get_item_state(item)
+            if "rect_min" not in state and kind not in _PLACED_BY_MENU:
+                continue
             cfg = dpg.get_item_configuration(item)
             extra: dict[str, Any] = {}
             if kind == "mvWindowAppItem" and cfg.get("show"):
@@ -85,7 +148,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
                 entry["value"] = str(dpg.get_value(item))
             if kind == "mvPlot":  # the time span it shows (s): its first axis is time
-                axes = [a for a in dpg.get_item_children(item, 1) if dpg.get_item_type(a).endswith("mvPlotAxis")]
+                axes = [a for a in dpg.get_item_children(item, 1) if _kind(dpg, a).endswith("mvPlotAxis")]
                 if axes:
                     entry["x_range"] = [float(v) for v in dpg.get_axis_limits(axes[0])]
             items.append(entry)
@@ -127,19 +190,24 @@ class _Clip:
     def __init__(self, dpg: Any) -> None:
         self.dpg = dpg
         self.corners: dict[int | str, tuple[float, float]] = {}
+        self.shown: dict[int | str, bool] = {}
+        self.sizes: dict[int | str, tuple[float, float]] = {}
 
     def _window(self, item: int | str) -> int | str | None:
-        """The nearest window or child window holding ``item``."""
-        parent = self.dpg.get_item_parent(item)
-        while parent and not self.dpg.get_item_type(parent).endswith(("mvChildWindow", "mvWindowAppItem")):
-            parent = self.dpg.get_item_parent(parent)
-        return parent or None
+        """The nearest window or child window holding ``item`` (remembered)."""
+        parent = _parent(self.dpg, item)
+        if parent is None:
+            return None
+        if parent not in _WINDOWS:
+            is_window = _kind(self.dpg, parent).endswith(("mvChildWindow", "mvWindowAppItem"))
+            _WINDOWS[parent] = parent if is_window else self._window(parent)
+        return _WINDOWS[parent]
 
     def _corner(self, win: int | str) -> tuple[float, float]:
         """The screen x, y of the top left of window or child window ``win`` (viewport px)."""
         if win not in self.corners:
             x, y = (float(v) for v in self.dpg.get_item_pos(win))
-            outer = self._window(win) if self.dpg.get_item_type(win).endswith("mvChildWindow") else None
+            outer = self._window(win) if _kind(self.dpg, win).endswith("mvChildWindow") else None
             if outer is not None:
                 ox, oy = self._corner(outer)
                 sx, sy = self.dpg.get_item_state(outer).get("scroll_pos", (0, 0))
@@ -154,9 +222,9 @@ class _Clip:
         whole = kind in _CONTROLS  # texts, plots, tables: what shows of them is theirs to read
         top, bottom = (y, y + h) if whole else (y + h, y)
         win = self._window(item)
-        while win is not None and self.dpg.get_item_type(win).endswith("mvChildWindow"):
+        while win is not None and _kind(self.dpg, win).endswith("mvChildWindow"):
             wx, wy = self._corner(win)
-            ww, wh = self.dpg.get_item_rect_size(win)
+            ww, wh = self._size(win)
             if top < wy - 1 or bottom > wy + wh + 1:
                 return [int(wx), int(wy), int(ww), int(wh)]
             win = self._window(win)
@@ -169,27 +237,40 @@ class _Clip:
         if win is None:
             return False
         wx, _ = self._corner(win)
-        ww = self.dpg.get_item_rect_size(win)[0]
+        ww = self._size(win)[0]
         return state["rect_min"][0] + state["rect_size"][0] > wx + ww + 1
 
     def drawn(self, item: int | str) -> bool:
         """Whether the panel drew ``item`` this frame: it and every holder shown, every header
         and tree node above it open (a closed one's items keep their last place)."""
-        holder = False  # the item itself may be a closed header: only those above it must be open
-        while item:
-            kind = self.dpg.get_item_type(item)
-            if not self.dpg.get_item_configuration(item).get("show", True):
-                return False
-            if holder and kind.endswith(("mvCollapsingHeader", "mvTreeNode")) and not self.dpg.get_value(item):
-                return False
-            if kind.endswith("mvWindowAppItem"):
-                return True
-            item, holder = self.dpg.get_item_parent(item), True
-        return True
+        if not self.dpg.get_item_configuration(item).get("show", True):
+            return False  # the item itself may be a closed header: only those above it must be open
+        return _kind(self.dpg, item).endswith("mvWindowAppItem") or self._open(_parent(self.dpg, item))
+
+    def _open(self, holder: int | str) -> bool:
+        """Whether ``holder`` and every holder above it are shown and open (remembered for this map)."""
+        if not holder:
+            return True
+        if holder not in self.shown:
+            kind = _kind(self.dpg, holder)
+            if not self.dpg.get_item_configuration(holder).get("show", True):
+                self.shown[holder] = False
+            elif kind.endswith(("mvCollapsingHeader", "mvTreeNode")) and not self.dpg.get_value(holder):
+                self.shown[holder] = False
+            else:
+                self.shown[holder] = kind.endswith("mvWindowAppItem") or self._open(_parent(self.dpg, holder))
+        return self.shown[holder]
+
+    def _size(self, win: int | str) -> tuple[float, float]:
+        """The width and height of window or child window ``win`` (px, remembered for this map)."""
+        if win not in self.sizes:
+            w, h = self.dpg.get_item_rect_size(win)
+            self.sizes[win] = (float(w), float(h))
+        return self.sizes[win]
 
 
 def _in_menu_bar(dpg: Any, item: int | str) -> bool:
-    return dpg.get_item_type(dpg.get_item_parent(item)).endswith("mvMenuBar")
+    return _kind(dpg, dpg.get_item_parent(item)).endswith("mvMenuBar")
 
 
 def _is_open(state: dict) -> bool:

@@ -91,12 +91,11 @@ class Tracer:
             return []
         times, pos = self.samples()
         now = float(times[-1]) if now is None else now
-        out = []
-        for i in range(len(times) - 1):
-            age = now - times[i + 1]
-            if age > self.duration:
-                continue
-            rgba = self._rgba.copy()
-            rgba[3] *= max(0.0, 1.0 - age / self.duration)
-            out.append(LineConfig(start=pos[i], end=pos[i + 1], color=tuple(float(c) for c in rgba)))
-        return out
+        ages = now - times[1:]
+        young = np.flatnonzero(ages <= self.duration)
+        rgba = np.tile(self._rgba.astype(float), (len(young), 1))
+        rgba[:, 3] *= np.maximum(0.0, 1.0 - ages[young] / self.duration)
+        return [
+            LineConfig(start=pos[i], end=pos[i + 1], color=tuple(color))
+            for i, color in zip(young.tolist(), rgba.tolist(), strict=True)
+        ]

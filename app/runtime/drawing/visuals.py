@@ -77,6 +77,8 @@ def rgba_of(color: RGBA) -> np.ndarray:
     """
     if isinstance(color, Color):
         return np.array(color.rgba, dtype=np.float32)
+    if isinstance(color, tuple) and len(color) == 4 and all(type(c) is float and 0.0 <= c <= 1.0 for c in color):
+        return np.array(color, dtype=np.float32)  # the common case, without numpy's checks (a trail's every segment)
     try:
         arr = np.asarray(color, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
@@ -89,6 +91,8 @@ def rgba_of(color: RGBA) -> np.ndarray:
 
 
 _EYE = np.eye(3).reshape(-1)
+_ZERO = np.zeros(3)
+_CAPSULE = mujoco.mjtGeom.mjGEOM_CAPSULE
 MAX_LENGTH = 1.5
 """Longest arrow, in model extents (``stat.extent``, m)."""
 MAX_WIDTH = 0.15
@@ -156,26 +160,33 @@ class LineConfig:
     def __post_init__(self) -> None:
         rgba_of(self.color)
 
-    def draw_in_scene(self, scene: mujoco.MjvScene, *, model: mujoco.MjModel | None = None) -> bool:
-        """Append the line to ``scene``; returns False when the scene is full."""
-        if not _has_room(scene):
+    def draw_in_scene(
+        self, scene: mujoco.MjvScene, *, model: mujoco.MjModel | None = None, thin: float | None = None
+    ) -> bool:
+        """Append the line to ``scene``; returns False when the scene is full. ``thin``: the width
+        (m) of a line without its own, when the caller has worked it out (``thin_width``)."""
+        n = scene.ngeom
+        if n >= scene.maxgeom:
             return False
         start = np.asarray(self.start, dtype=float)
         end = np.asarray(self.end, dtype=float)
-        width = self.width
-        if width <= 0.0:
-            width = (
-                min(0.5 * model.vis.scale.forcewidth * model.stat.meansize, 0.006 * max(model.stat.extent, 1e-3))
-                if model is not None
-                else 0.005
-            )  # a thin line, whatever the model's scale
-        geom = scene.geoms[scene.ngeom]
-        mujoco.mjv_initGeom(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, np.zeros(3), np.zeros(3), _EYE, rgba_of(self.color))
-        if np.linalg.norm(end - start) < 1e-9:
+        width = self.width if self.width > 0.0 else (thin if thin is not None else thin_width(model))
+        geom = scene.geoms[n]
+        mujoco.mjv_initGeom(geom, _CAPSULE, _ZERO, _ZERO, _EYE, rgba_of(self.color))
+        gap = end - start
+        if float(gap @ gap) < 1e-18:
             end = start + np.array([0.0, 0.0, 1e-6])
-        mujoco.mjv_connector(geom, mujoco.mjtGeom.mjGEOM_CAPSULE, width, start, end)
-        scene.ngeom += 1
+        mujoco.mjv_connector(geom, _CAPSULE, width, start, end)
+        scene.ngeom = n + 1
         return True
+
+
+def thin_width(model: mujoco.MjModel | None) -> float:
+    """A thin line's width (m), whatever the model's scale: half MuJoCo's force-arrow width, at
+    most 0.6 % of the model's extent (5 mm without a model)."""
+    if model is None:
+        return 0.005
+    return min(0.5 * model.vis.scale.forcewidth * model.stat.meansize, 0.006 * max(model.stat.extent, 1e-3))
 
 
 class ArrowScale:
@@ -248,8 +259,9 @@ def draw_all(
     per = scale.per_unit(model, arrows) if scale is not None and arrows else {}
     for a in arrows:
         drawn += a.draw_in_scene(model, scene, per_unit=per.get(a.is_torque))
+    thin = thin_width(model) if lines else None
     for ln in lines:
-        drawn += ln.draw_in_scene(scene, model=model)
+        drawn += ln.draw_in_scene(scene, model=model, thin=thin)
     return drawn
 
 
