@@ -202,11 +202,10 @@ class _Evaluations:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.ran_on_ray:
-            import ray
+        if self.ran_on_ray and self.ray is not None:
+            from mjrig.campaign.ray_cluster import disconnect
 
-            if ray.is_initialized():
-                ray.shutdown()
+            disconnect(self.ray)
 
 
 def run_fit(

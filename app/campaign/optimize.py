@@ -202,6 +202,10 @@ def _study(
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if ray is not None:
+            from mjrig.campaign.ray_cluster import disconnect
+
+            disconnect(ray)
     stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
     objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
     schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
@@ -326,7 +330,9 @@ def _run(
         from mjrig.campaign.ray_cluster import run_on_ray
 
         rows: dict[int, dict[str, Any]] = {}
-        run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray, again=again)
+        # joined once for the whole study (``stay``): a batch is one trial per worker, and joining
+        # the cluster again for each would start every worker process again (seconds a batch)
+        run_on_ray(job, tasks, lambda row: rows.__setitem__(row["trial"], row), address=ray, again=again, stay=True)
         return [rows[t[0]] for t in tasks]
     if pool is None:
         return [runner.run(t) for t in tasks]

@@ -209,4 +209,19 @@ def _leave(ray: Any, watch: HeadWatch, *, stay: bool) -> bool:
     return True
 
 
+def disconnect(address: str) -> None:
+    """Leave the Ray cluster at ``address`` that ``run_on_ray(stay=True)`` stayed joined to
+    (nothing when not joined). A head that no longer answers is not waited for: Ray's own
+    disconnecting would wait 60 s for it, then end the process."""
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return
+    gcs = _GCS.get(address)
+    host, _, port = (gcs or "").rpartition(":")
+    if host and port.isdigit() and not answers((host, int(port))):
+        atexit.unregister(ray.shutdown)
+        return
+    ray.shutdown()
+
+
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never phone home from a sweep

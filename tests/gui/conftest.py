@@ -7,6 +7,7 @@ import select
 import shutil
 import subprocess
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,3 +86,38 @@ def screenshot(display: str, name: str) -> Path:
     out = ARTIFACTS / f"{name}.png"
     subprocess.run(["import", "-display", display, "-window", "root", str(out)], check=True, timeout=30)
     return out
+
+
+SCREENS_ENV = "MJRIG_GUI_SCREENS"
+"""``both``: every test written for both screens (a ``size`` parameter of 1280x800 and 1920x1080)
+runs on both; unset: on one of them (see ``pytest_collection_modifyitems``)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A GUI test written for a laptop's and a desktop's screen (parametrized by ``size``) runs on
+    one of them, the same each run and about half the tests on each (by the test's name), so that
+    both screens are covered at half the time; a test marked ``both_screens`` (a layout that
+    differs between them) and every test under ``MJRIG_GUI_SCREENS=both`` run on both. A screen
+    asked for by name (``test[1280x800]``, or ``-k``) runs whatever the choice."""
+    if os.environ.get(SCREENS_ENV) == "both":
+        return
+    here = Path(__file__).resolve().parent
+    by_test: dict[tuple[str, str], list[pytest.Item]] = {}
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        if spec is None or "size" not in spec.params or item.get_closest_marker("both_screens"):
+            continue
+        if here not in Path(str(item.fspath)).resolve().parents:
+            continue
+        rest = tuple(sorted((k, repr(v)) for k, v in spec.params.items() if k != "size"))
+        by_test.setdefault((item.nodeid.split("[")[0], repr(rest)), []).append(item)
+    dropped = []
+    for (name, _), group in by_test.items():
+        if len(group) < 2:
+            continue
+        keep = group[zlib.crc32(name.encode()) % len(group)]
+        dropped += [it for it in group if it is not keep]
+    if dropped:
+        gone = set(map(id, dropped))
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [it for it in items if id(it) not in gone]

@@ -90,14 +90,20 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         app.click("Compare with...")
         app.type_into("file name", str(tmp_path / "B.parquet"), enter=True)
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the comparison back from the panel")
-        wait_for(
-            lambda: (
-                _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
-                and _changed(desktop.grab(app.viewer), view_cmp) < 0.0005
-            ),
-            what="B's line and ghost back",
-            timeout=30,  # the viewer may draw a frame a second on a busy machine
-        )
+        seen: list[tuple[int, float, float]] = []
+
+        def back() -> bool:
+            seen.append(
+                (_line_pixels(app, desktop, colour=TWIN), _changed(desktop.grab(app.viewer), view_cmp), _time(app))
+            )
+            return seen[-1][0] > 0.5 * with_cmp and seen[-1][1] < 0.0005
+
+        try:
+            wait_for(back, what="B's line and ghost back", timeout=30)  # the viewer may draw a frame a second
+        except AssertionError:
+            raise AssertionError(
+                f"B's line and ghost not back: (pixels, view changed, t) {seen[-3:]}, t was {t}"
+            ) from None
         assert _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
         assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
         assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))

@@ -84,6 +84,7 @@ def test_a_laptop_panel_gives_the_plots_about_a_third_and_status_four_lines(tmp_
         desktop.close()
 
 
+@pytest.mark.both_screens
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_no_label_is_cut_off(tmp_path, size):
     """Every section open: each widget drawn whole within its window."""
