@@ -130,11 +130,15 @@ class Desktop:
                     raise
 
     def x(self, *cmd: str, check: bool = False) -> str:
-        """Run an X tool on this screen; its stdout. ``xdotool mousemove --sync X Y`` to where the
-        pointer already is moves nothing, so it is not waited for (xdotool would wait 15 s for a
-        movement that never comes)."""
-        if cmd[:3] == ("xdotool", "mousemove", "--sync") and len(cmd) >= 5 and self.pointer() == (cmd[3], cmd[4]):
-            cmd = cmd[:2] + cmd[3:]
+        """Run an X tool on this screen; its stdout. ``xdotool mousemove --sync X Y`` goes no
+        further than the screen's edge (as a mouse stops there), and to where the pointer already
+        is moves nothing, so it is not waited for (xdotool would wait 15 s for a movement that
+        never comes)."""
+        if cmd[:3] == ("xdotool", "mousemove", "--sync") and len(cmd) >= 5:
+            x, y = (str(min(max(int(v), 0), edge - 1)) for v, edge in zip(cmd[3:5], self.size, strict=True))
+            cmd = (*cmd[:3], x, y, *cmd[5:])
+            if self.pointer() == (x, y):
+                cmd = cmd[:2] + cmd[3:]
         p = subprocess.run(list(cmd), env=self.env, capture_output=True, text=True, timeout=30)
         if check and p.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
