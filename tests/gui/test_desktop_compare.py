@@ -64,7 +64,12 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         for rec, value in ((rec_a, a), (rec_b, b)):  # each the recorded position at that instant
             assert abs(np.interp(float(at), rec["time"], rec["Joints/slide_x:qpos"]) - float(value)) < 2e-4
         assert abs(float(a) - float(b)) > 5e-3  # two different runs
-        with_cmp, view_cmp = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
+        # the view once drawn and still: on a busy machine a software-rendered viewer draws its
+        # first frame late (black for 5-7 s)
+        view_cmp = desktop.still_view(
+            app.viewer, lambda rgb: rgb.mean() > 40, what="the paused view with B's ghost drawn", still_s=2.0
+        )
+        with_cmp = _line_pixels(app, desktop, colour=TWIN)
         own_cmp = _line_pixels(app, desktop)
         desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
         app.redrawn()  # drawn with the pointer away
@@ -79,7 +84,8 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
             what="B's line and ghost to go",
             timeout=30,  # the viewer may draw a frame a second on a busy machine
         )
-        alone, view_alone = _line_pixels(app, desktop, colour=TWIN), desktop.grab(app.viewer)
+        alone = _line_pixels(app, desktop, colour=TWIN)
+        view_alone = desktop.still_view(app.viewer, lambda rgb: rgb.mean() > 40, what="the view alone", still_s=2.0)
         assert abs(_time(app) - t) < 1e-4  # still the same instant
         # B's dashed line is drawn in its own paler shade (a dashed line's worth of pixels), A's
         # line stays in its colour
@@ -94,18 +100,25 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
 
         def back() -> bool:
             seen.append(
-                (_line_pixels(app, desktop, colour=TWIN), _changed(desktop.grab(app.viewer), view_cmp), _time(app))
+                (_line_pixels(app, desktop, colour=TWIN), _changed(desktop.grab(app.viewer), view_alone), _time(app))
             )
-            return seen[-1][0] > 0.5 * with_cmp and seen[-1][1] < 0.0005
+            return seen[-1][0] > 0.5 * with_cmp and seen[-1][1] > 0.0005
 
         try:
             wait_for(back, what="B's line and ghost back", timeout=30)  # the viewer may draw a frame a second
         except AssertionError:
+            desktop.screenshot("compare_ghost_not_back")  # what a person saw then
             raise AssertionError(
                 f"B's line and ghost not back: (pixels, view changed, t) {seen[-3:]}, t was {t}"
             ) from None
         assert _line_pixels(app, desktop, colour=TWIN) > 0.5 * with_cmp
-        assert _changed(desktop.grab(app.viewer), view_cmp) < 0.0005  # the same ghost again
+        # the ghost again, against the view without it from the same camera: a block's worth of
+        # the view, not all of it (a busy machine's viewer may show its first framing late, so the
+        # view before "Stop comparing" is no reference)
+        view_back = desktop.still_view(
+            app.viewer, lambda rgb: _changed(rgb, view_alone) > 0.0005, what="the ghost drawn again", still_s=2.0
+        )
+        assert 0.0005 < _changed(view_back, view_alone) < 0.02, _changed(view_back, view_alone)
         assert re.search(r"comparing with B\.parquet \(with a ghost of its bodies\)", app.output() + str(app.items()))
     finally:
         assert app.close() == 0, app.output()
