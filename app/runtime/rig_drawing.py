@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import mujoco
 
-from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, LineConfig, draw_all, net_force_arrows
+from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Line, draw_all, net_force_arrows
 from mjrig.runtime.forces.loads import Load
 
 if TYPE_CHECKING:
@@ -30,13 +30,13 @@ class RigDrawing:
         """The arrows' lengths (m per N, m per N·m, or automatic)."""
         return self._rig.arrow_scale
 
-    def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[LineConfig]]:
+    def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[Line]]:
         """Arrows of every active load and lines of every active proximity and tracer, at the
         current state."""
         arrows: list[ArrowConfig] = []
         for ld in self._current_loads():
             arrows.extend(ld.get_visuals(mj_model, mj_data))
-        lines = []
+        lines: list[Line] = []
         for p in self._rig.proximities:
             if p.active:
                 p.measure(mj_model, mj_data)

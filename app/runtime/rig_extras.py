@@ -17,7 +17,7 @@ import mujoco
 
 from mjrig.runtime.controls import Control, ControlSet
 from mjrig.runtime.drawing.tracers import Tracer
-from mjrig.runtime.drawing.visuals import LineConfig
+from mjrig.runtime.drawing.visuals import Trail
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.joint_loads import JointFriction, update_pin_reactions
 from mjrig.runtime.forces.load_base import Load
@@ -95,12 +95,10 @@ class RigExtras:
         ``mj_forward``)."""
         update_pin_reactions(self.model, self.data, self.pins)
 
-    def lines(self) -> list[LineConfig]:
+    def lines(self) -> list[Trail]:
         """Every active tracer's fading trail."""
-        out: list[LineConfig] = []
-        for tr in self.tracers:
-            out.extend(tr.lines())
-        return out
+        trails = (tr.trail() for tr in self.tracers)
+        return [t for t in trails if t is not None]
 
     def state(self) -> dict[str, float]:
         """The rig's own state for a snapshot."""

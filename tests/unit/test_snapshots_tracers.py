@@ -10,6 +10,7 @@ import pytest
 
 from mjrig.runtime import NamedValue, RuntimeManager, Sine
 from mjrig.runtime.drawing.tracers import SAMPLES, Tracer
+from mjrig.runtime.drawing.visuals import draw_all
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.joint_loads import JointFriction
 from mjrig.runtime.telemetry.snapshots import load_snapshot, save_snapshot
@@ -123,9 +124,17 @@ def test_a_tracer_keeps_a_bounded_fading_trail(rig):
     alphas = [ln.color[3] for ln in lines]
     assert alphas == sorted(alphas) and alphas[-1] <= 0.8 + 1e-6 and alphas[0] < 0.05  # fading with age
     _, drawn = rm.drawing.visuals(model, data)
-    assert len(drawn) == len(lines)  # the viewer, videos and screenshots draw them
+    assert sum(len(t) for t in drawn) == len(lines)  # the viewer, videos and screenshots draw them
+    assert np.allclose(drawn[0].points[-1], lines[-1].end) and np.allclose(drawn[0].rgba[:, 3], alphas)
     scene = mujoco.MjvScene(model, maxgeom=1000)
     assert rm.drawing.draw(scene, model, data) >= len(lines)
+    one_by_one = mujoco.MjvScene(model, maxgeom=1000)
+    draw_all(model, one_by_one, [], lines)
+    drawn_geoms = [scene.geoms[i] for i in range(scene.ngeom - len(lines), scene.ngeom)]
+    for field in ("pos", "mat", "size", "rgba", "type"):  # the trail draws what its segments would
+        assert np.allclose(
+            [getattr(g, field) for g in drawn_geoms], [getattr(one_by_one.geoms[i], field) for i in range(len(lines))]
+        )
     mujoco.mj_resetData(model, data)
     rm.step(model, data)
     assert len(tr.samples()[0]) <= 1  # time went back: a new trail

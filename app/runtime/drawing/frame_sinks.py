@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import mujoco
 
-from mjrig.runtime.drawing.visuals import ArrowConfig, LineConfig
+from mjrig.runtime.drawing.visuals import ArrowConfig, Line
 
 if TYPE_CHECKING:
     from mjrig.runtime.drawing.video import VideoRecorder
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FrameSink", "SyncHook", "VideoSink", "ViewerSync"]
 
-SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[LineConfig]], None]
+SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[Line]], None]
 """Called after every step with (model, data, arrows, lines), e.g. to sync a viewer."""
 
 

@@ -2,7 +2,7 @@
 
 A tracer samples its point's world position at most every ``duration / SAMPLES`` seconds of
 simulated time into a fixed ring buffer, so its memory is bounded whatever the run's length;
-``lines`` turns the samples younger than ``duration`` into ``LineConfig`` segments whose alpha
+``trail`` turns the samples younger than ``duration`` into a ``Trail`` of segments whose alpha
 falls linearly from the colour's own alpha (newest) to 0 (``duration`` old). The viewer, videos
 and screenshots all draw them through ``RuntimeManager.visuals``.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from mjrig.runtime.drawing.visuals import LineConfig, rgba_of
+from mjrig.runtime.drawing.visuals import LineConfig, Trail, rgba_of
 from mjrig.runtime.points import AnySite, Point, parse_point
 
 __all__ = ["Tracer", "SAMPLES", "DEFAULT_TRACER_COLOR"]
@@ -85,17 +85,23 @@ class Tracer:
         idx = (np.arange(self._head - n, self._head)) % size
         return self._times[idx].copy(), self._pos[idx].copy()
 
-    def lines(self, now: float | None = None) -> list[LineConfig]:
-        """Segments between consecutive samples younger than ``duration``, fading with age."""
+    def trail(self, now: float | None = None) -> Trail | None:
+        """The segments between consecutive samples younger than ``duration``, fading with age
+        (None: fewer than two samples, or inactive)."""
         if not self.active or self._count < 2:
-            return []
+            return None
         times, pos = self.samples()
         now = float(times[-1]) if now is None else now
         ages = now - times[1:]
         young = np.flatnonzero(ages <= self.duration)
-        rgba = np.tile(self._rgba.astype(float), (len(young), 1))
-        rgba[:, 3] *= np.maximum(0.0, 1.0 - ages[young] / self.duration)
-        return [
-            LineConfig(start=pos[i], end=pos[i + 1], color=tuple(color))
-            for i, color in zip(young.tolist(), rgba.tolist(), strict=True)
-        ]
+        if len(young) == 0:
+            return None
+        first = int(young[0])  # the ring is oldest first: the young segments are its end
+        rgba = np.tile(self._rgba, (len(ages) - first, 1))
+        rgba[:, 3] *= np.maximum(0.0, 1.0 - ages[first:] / self.duration)
+        return Trail(points=pos[first:], rgba=rgba)
+
+    def lines(self, now: float | None = None) -> list[LineConfig]:
+        """``trail`` as single segments (oldest first)."""
+        trail = self.trail(now)
+        return [] if trail is None else trail.segments()

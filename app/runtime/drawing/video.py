@@ -12,7 +12,7 @@ import os
 import queue
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.drawing.framing import frame_free_camera
-from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Color, LineConfig, draw_all
+from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Color, Line, draw_all
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.points import find_id
 
@@ -160,7 +160,7 @@ class VideoRecorder:
         mj_model: mujoco.MjModel,
         mj_data: mujoco.MjData,
         custom_arrows: list[ArrowConfig],
-        custom_lines: list[LineConfig],
+        custom_lines: Sequence[Line],
         net_forces: list[ArrowConfig] | None = None,
         arrow_scale: ArrowScale | None = None,
     ) -> None:
@@ -250,7 +250,7 @@ def render_with_rig(
     camera: mujoco.MjvCamera | int | str,
     option: mujoco.MjvOption,
     arrows: list[ArrowConfig],
-    lines: list[LineConfig],
+    lines: Sequence[Line],
     extra: Callable[[mujoco.MjvScene], Any] | None = None,
     scale: ArrowScale | None = None,
 ) -> np.ndarray:

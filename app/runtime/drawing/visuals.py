@@ -25,6 +25,8 @@ __all__ = [
     "ArrowConfig",
     "ArrowScale",
     "LineConfig",
+    "Trail",
+    "Line",
     "draw_all",
     "net_force_arrows",
     "add_ghost",
@@ -181,6 +183,62 @@ class LineConfig:
         return True
 
 
+@dataclass(frozen=True, eq=False)
+class Trail:
+    """Consecutive line segments drawn as one: ``points`` (n+1, 3) world positions (m) joined in
+    order, ``rgba`` (n, 4) float32 in 0..1 for each segment, ``width`` in m (0: a thin line scaled
+    to the model). A tracer's fading path; it draws as n capsules, like n ``LineConfig``, without
+    making them (a trail of hundreds of segments is drawn every frame)."""
+
+    points: np.ndarray
+    rgba: np.ndarray
+    width: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.points.ndim != 2 or self.points.shape[1] != 3 or self.rgba.shape != (len(self.points) - 1, 4):
+            raise ValueError(
+                f"a trail needs (n+1, 3) points and (n, 4) colours, got {self.points.shape} and {self.rgba.shape}"
+            )
+
+    def __len__(self) -> int:
+        """The number of segments."""
+        return len(self.rgba)
+
+    def segments(self) -> list[LineConfig]:
+        """The segments one by one (oldest first)."""
+        return [
+            LineConfig(start=self.points[i], end=self.points[i + 1], color=tuple(c), width=self.width)
+            for i, c in enumerate(self.rgba.astype(float).tolist())
+        ]
+
+    def draw_in_scene(
+        self, scene: mujoco.MjvScene, *, model: mujoco.MjModel | None = None, thin: float | None = None
+    ) -> int:
+        """Append as many segments as fit (oldest first) to ``scene``; returns how many. ``thin``
+        as for ``LineConfig.draw_in_scene``."""
+        n = scene.ngeom
+        count = min(len(self), scene.maxgeom - n)
+        if count <= 0:
+            return 0
+        width = self.width if self.width > 0.0 else (thin if thin is not None else thin_width(model))
+        starts = np.ascontiguousarray(self.points[:count], dtype=float)
+        ends = np.array(self.points[1 : count + 1], dtype=float)
+        gaps = ends - starts
+        ends[np.einsum("ij,ij->i", gaps, gaps) < 1e-18, 2] += 1e-6  # a capsule needs a direction
+        colours = np.ascontiguousarray(self.rgba[:count], dtype=np.float32)
+        geoms = scene.geoms
+        for i in range(count):
+            geom = geoms[n + i]
+            mujoco.mjv_initGeom(geom, _CAPSULE, _ZERO, _ZERO, _EYE, colours[i])
+            mujoco.mjv_connector(geom, _CAPSULE, width, starts[i], ends[i])
+        scene.ngeom = n + count
+        return count
+
+
+Line = LineConfig | Trail
+"""What ``draw_all`` draws as lines: a single segment or a trail of them."""
+
+
 def thin_width(model: mujoco.MjModel | None) -> float:
     """A thin line's width (m), whatever the model's scale: half MuJoCo's force-arrow width, at
     most 0.6 % of the model's extent (5 mm without a model)."""
@@ -249,7 +307,7 @@ def draw_all(
     model: mujoco.MjModel,
     scene: mujoco.MjvScene,
     arrows: list[ArrowConfig],
-    lines: list[LineConfig],
+    lines: Sequence[Line],
     *,
     scale: ArrowScale | None = None,
 ) -> int:
@@ -261,7 +319,7 @@ def draw_all(
         drawn += a.draw_in_scene(model, scene, per_unit=per.get(a.is_torque))
     thin = thin_width(model) if lines else None
     for ln in lines:
-        drawn += ln.draw_in_scene(scene, model=model, thin=thin)
+        drawn += int(ln.draw_in_scene(scene, model=model, thin=thin))
     return drawn
 
 
