@@ -94,9 +94,27 @@ class SimThread:
             s.model, s.data, key_callback=self._key, geometry=self.geometry, show_left_ui=wide, show_right_ui=False
         )
         self.window.may_close = self._may_close
+        if self.window.software:
+            self._light_rendering(self.viewer)
         s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
         s.view_request = s.view_request or "open"
+
+    def _light_rendering(self, v: Any) -> None:
+        """A view drawn on the CPU (``ViewerWindow.software``) without shadows and reflections:
+        each draws the scene once more, and a software renderer then shows a few frames a second
+        (robot_arm with a trail in a laptop-sized view on Mesa's llvmpipe: 5.5 frames/s with them,
+        22.7 without; ``benchmarks/view_rate.py``). MuJoCo's S and R keys in the view bring them
+        back."""
+        with v.lock():
+            flags = v.user_scn.flags
+            flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
+            flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
+        self.session.log(
+            "info",
+            f"the 3D view is drawn on the CPU ({self.window.renderer.split(' (')[0]}): shadows and reflections "
+            "are off so that it keeps moving (S and R in the view turn them on)",
+        )
 
     def _may_close(self) -> bool:
         """The viewer's close button (render thread): only a ``CloseViewer`` for the session, which

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -43,6 +44,26 @@ _launch_lock = threading.Lock()
 VIEW_NICE = 19
 """Nice value of the viewer's render thread (and the rasteriser threads it starts): 0 the
 panel's and the physics' own, 19 the lowest."""
+
+
+_SOFTWARE_GL = re.compile(r"llvmpipe|softpipe|swrast|SwiftShader|Software Rasterizer|GDI Generic", re.IGNORECASE)
+
+
+def _gl_renderer() -> str:
+    """``GL_RENDERER`` of the context current on this thread ("" when it cannot be read: no
+    context, or a system where mjrig does not look)."""
+    if not sys.platform.startswith("linux"):
+        return ""
+    try:
+        import ctypes
+
+        gl = ctypes.CDLL("libGL.so.1")
+        gl.glGetString.restype = ctypes.c_char_p
+        gl.glGetString.argtypes = [ctypes.c_uint]
+        name = gl.glGetString(0x1F01)  # GL_RENDERER
+    except (OSError, AttributeError):
+        return ""
+    return name.decode(errors="replace") if name else ""
 
 
 def _yield_cpu() -> None:
@@ -70,7 +91,16 @@ class ViewerWindow:
     drops: queue.Queue[list[str]] = field(default_factory=queue.Queue)
     may_close: Callable[[], bool] | None = None
     """Asked (render thread) when the user closes the window; False keeps it open."""
+    renderer: str = ""
+    """The window's OpenGL renderer (``GL_RENDERER``, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)");
+    empty when unknown."""
     _glfw: Any = None
+
+    @property
+    def software(self) -> bool:
+        """Whether the view is drawn on the CPU (Mesa's llvmpipe or softpipe, SwiftShader, Windows'
+        GDI renderer): a virtual display, a remote desktop, a machine without a graphics driver."""
+        return bool(_SOFTWARE_GL.search(self.renderer))
 
     def modifiers(self) -> int:
         """Modifier keys held now (MOD_* bits). Call on the render thread (key callbacks)."""
@@ -156,6 +186,7 @@ def launch(
                 handle = glfw.get_current_context()
                 if handle:
                     window._install(glfw, handle, geometry)
+                    window.renderer = _gl_renderer()
             except Exception:  # noqa: BLE001 - placement and drops are extras; the viewer must open
                 window.handle = None
             return sim

@@ -26,6 +26,7 @@ __all__ = [
     "ArrowScale",
     "LineConfig",
     "Trail",
+    "TRAIL_PX",
     "Line",
     "draw_all",
     "net_force_arrows",
@@ -183,16 +184,22 @@ class LineConfig:
         return True
 
 
+TRAIL_PX = 3.0
+"""A trail's width on screen (pixels)."""
+_LINE = mujoco.mjtGeom.mjGEOM_LINE
+
+
 @dataclass(frozen=True, eq=False)
 class Trail:
     """Consecutive line segments drawn as one: ``points`` (n+1, 3) world positions (m) joined in
-    order, ``rgba`` (n, 4) float32 in 0..1 for each segment, ``width`` in m (0: a thin line scaled
-    to the model). A tracer's fading path; it draws as n capsules, like n ``LineConfig``, without
-    making them (a trail of hundreds of segments is drawn every frame)."""
+    order, ``rgba`` (n, 4) float32 in 0..1 for each segment, ``px`` wide on screen (pixels). A
+    tracer's fading path. Drawn as n flat lines (MuJoCo's line geom: no lighting, no shadow), a
+    few triangles each where a capsule has hundreds: a trail of hundreds of segments is drawn
+    every frame, and on a software renderer capsules would take most of the frame."""
 
     points: np.ndarray
     rgba: np.ndarray
-    width: float = 0.0
+    px: float = TRAIL_PX
 
     def __post_init__(self) -> None:
         if self.points.ndim != 2 or self.points.shape[1] != 3 or self.rgba.shape != (len(self.points) - 1, 4):
@@ -205,32 +212,32 @@ class Trail:
         return len(self.rgba)
 
     def segments(self) -> list[LineConfig]:
-        """The segments one by one (oldest first)."""
+        """The segments one by one (oldest first), as thin lines of the model's scale."""
         return [
-            LineConfig(start=self.points[i], end=self.points[i + 1], color=tuple(c), width=self.width)
+            LineConfig(start=self.points[i], end=self.points[i + 1], color=tuple(c))
             for i, c in enumerate(self.rgba.astype(float).tolist())
         ]
 
     def draw_in_scene(
         self, scene: mujoco.MjvScene, *, model: mujoco.MjModel | None = None, thin: float | None = None
     ) -> int:
-        """Append as many segments as fit (oldest first) to ``scene``; returns how many. ``thin``
-        as for ``LineConfig.draw_in_scene``."""
+        """Append as many segments as fit (oldest first) to ``scene``; returns how many.
+        (``model`` and ``thin`` are for lines of a width in m; a trail's is in pixels.)"""
         n = scene.ngeom
         count = min(len(self), scene.maxgeom - n)
         if count <= 0:
             return 0
-        width = self.width if self.width > 0.0 else (thin if thin is not None else thin_width(model))
         starts = np.ascontiguousarray(self.points[:count], dtype=float)
         ends = np.array(self.points[1 : count + 1], dtype=float)
         gaps = ends - starts
-        ends[np.einsum("ij,ij->i", gaps, gaps) < 1e-18, 2] += 1e-6  # a capsule needs a direction
+        ends[np.einsum("ij,ij->i", gaps, gaps) < 1e-18, 2] += 1e-6  # a line needs a direction
         colours = np.ascontiguousarray(self.rgba[:count], dtype=np.float32)
         geoms = scene.geoms
         for i in range(count):
             geom = geoms[n + i]
-            mujoco.mjv_initGeom(geom, _CAPSULE, _ZERO, _ZERO, _EYE, colours[i])
-            mujoco.mjv_connector(geom, _CAPSULE, width, starts[i], ends[i])
+            mujoco.mjv_initGeom(geom, _LINE, _ZERO, _ZERO, _EYE, colours[i])
+            mujoco.mjv_connector(geom, _LINE, self.px, starts[i], ends[i])
+            geom.castshadow = 0
         scene.ngeom = n + count
         return count
 
