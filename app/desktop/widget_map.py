@@ -1,10 +1,12 @@
 """Where the panel's widgets are on screen, for GUI tests and for scripting the app with xdotool.
 
-Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes, a few times a second (every 5th frame, or
-every ``MJRIG_WIDGET_MAP_EVERY``-th), every visible labelled
-widget's rectangle (viewport pixels) as JSON to FILE: tests click widgets where a person would
-and read what the panel shows (a text's words, an input's value, which windows and menus are
-open).
+Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes every visible labelled widget's rectangle
+(viewport pixels) as JSON to FILE when asked: create ``FILE.want`` and the panel, at the end of
+the first frame it begins after that, writes FILE and deletes ``FILE.want`` (so once it is gone,
+FILE shows a frame drawn wholly after the asking). With ``MJRIG_WIDGET_MAP_EVERY=N`` it also
+writes FILE every N-th frame unasked. Tests click widgets where a person would and read what the
+panel shows (a text's words, an input's value, which windows and menus are open); a map costs
+the panel a few milliseconds, so it is written only when someone looks.
 
 A control the panel draws but has scrolled out of its child window's view is listed too, with
 ``"offscreen": true``, where it would be, and ``"scroll"``: the rectangle of the child window to
@@ -20,7 +22,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["map_every", "write_widget_map"]
+__all__ = ["map_every", "map_wanted", "write_widget_map", "WANT_SUFFIX"]
+
+WANT_SUFFIX = ".want"
+"""``FILE`` + this: the file whose presence asks the panel for a map."""
 
 # Dear ImGui's default style (Dear PyGui's theme keeps its sizes), px: a menu bar's popup is
 # placed from these (ImGui::BeginMenu), and Dear PyGui reports a menu item's place in the popup.
@@ -31,6 +36,7 @@ _WINDOW_PADDING = 8
 
 _NEVER_DRAWN = frozenset(
     {
+        "mvGroup",  # drawn, but by its items: it has no label of its own
         "mvTheme",
         "mvThemeComponent",
         "mvThemeColor",
@@ -84,11 +90,16 @@ def _parent(dpg: Any, item: int | str) -> int | str | None:
     return _PARENTS[item]
 
 
-def map_every() -> int:
-    """Every how many panel frames the widget map is written: ``MJRIG_WIDGET_MAP_EVERY`` (a whole
-    number from 1), else 5 (about six times a second at 30 frames/s)."""
+def map_every() -> int | None:
+    """Every how many panel frames the widget map is written unasked: ``MJRIG_WIDGET_MAP_EVERY``
+    (a whole number from 1), else None (only when asked for)."""
     every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "").strip()
-    return max(1, int(every)) if every.isdigit() else 5
+    return max(1, int(every)) if every.isdigit() else None
+
+
+def map_wanted(path: Path) -> bool:
+    """Whether a map of ``path`` has been asked for (``path`` + ``WANT_SUFFIX`` exists)."""
+    return os.path.exists(str(path) + WANT_SUFFIX)
 
 
 def write_widget_map(dpg: Any, path: Path) -> None:
@@ -112,6 +123,8 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             state = dpg.get_item_state(item)
             if "rect_min" not in state and kind not in _PLACED_BY_MENU:
                 continue
+            if kind not in _PLACED_BY_MENU and not state.get("visible") and not clipped.holders_open(item):
+                continue  # under a closed header or tree node (it keeps its last place): not drawn
             cfg = dpg.get_item_configuration(item)
             extra: dict[str, Any] = {}
             if kind == "mvWindowAppItem" and cfg.get("show"):
@@ -246,6 +259,11 @@ class _Clip:
         if not self.dpg.get_item_configuration(item).get("show", True):
             return False  # the item itself may be a closed header: only those above it must be open
         return _kind(self.dpg, item).endswith("mvWindowAppItem") or self._open(_parent(self.dpg, item))
+
+    def holders_open(self, item: int | str) -> bool:
+        """Whether every holder of ``item`` is shown and open (``drawn`` less the item's own
+        ``show``)."""
+        return self._open(_parent(self.dpg, item))
 
     def _open(self, holder: int | str) -> bool:
         """Whether ``holder`` and every holder above it are shown and open (remembered for this map)."""

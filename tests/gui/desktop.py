@@ -251,9 +251,8 @@ class App:
             "MJRIG_WIDGET_MAP": str(self.widget_map),
             "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))),
             "MJRIG_VERBOSE": "1",
-            "MJRIG_WIDGET_MAP_EVERY": "2",
             **(env or {}),
-        }  # a map every 2nd frame: waits on drawn frames are short
+        }
         self._log_file = open(self.log, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
@@ -265,7 +264,7 @@ class App:
         )
         self.viewer = wait_for(lambda: self._one("^MuJoCo"), what="the 3D viewer window", timeout=60)
         self.panel = wait_for(lambda: self._one("^mjrig$"), what="the panel window", timeout=60)
-        wait_for(self.widget_map.exists, what="the panel's widgets", timeout=30)
+        wait_for(lambda: self.redrawn(timeout=1.0), what="the panel's widgets", timeout=30)
         self._settle()
 
     def _settle(self, timeout: float = 15.0) -> None:
@@ -296,24 +295,19 @@ class App:
         found = self.desktop.windows(regex)
         return found[0] if found else None
 
-    def _map_stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = self.widget_map.stat()
-        except OSError:
-            return None
-        return st.st_ino, st.st_mtime_ns, st.st_size
-
     def redrawn(self, times: int = 1, *, timeout: float = 5.0) -> bool:
-        """Wait until the panel has written its widget map ``times`` times from now (it does
-        every 2nd frame here, ~15 times a second): what it then shows was drawn after this call.
-        False (no error) when the panel did not within ``timeout`` s: it is busy or gone."""
+        """Ask the panel for its widget map ``times`` times in turn and wait for each: each map
+        shows a frame the panel began after it was asked (``mjrig.desktop.widget_map``), so what
+        it shows was drawn after this call. False (no error) when the panel did not answer within
+        ``timeout`` s: it is busy or gone."""
+        want = Path(str(self.widget_map) + ".want")
         end = time.monotonic() + timeout
         for _ in range(times):
-            stamp = self._map_stamp()
-            while self._map_stamp() == stamp:
+            want.touch()
+            while want.exists():
                 if time.monotonic() > end or self.proc.poll() is not None:
                     return False
-                time.sleep(0.01)
+                time.sleep(0.005)
         return True
 
     def output(self) -> str:
@@ -323,7 +317,9 @@ class App:
 
     # --- real input -----------------------------------------------------------------------
     def _map(self) -> list[dict] | None:
-        """The newest widget map: what the panel drew, on screen or scrolled out of view."""
+        """A widget map of a frame drawn after this call: what the panel shows, on screen or
+        scrolled out of view (the last map the panel wrote, if it does not answer within 2 s)."""
+        self.redrawn(timeout=2.0)
         try:
             return json.loads(self.widget_map.read_text())
         except (OSError, ValueError):
