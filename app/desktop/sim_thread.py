@@ -95,21 +95,23 @@ class SimThread:
         )
         self.window.may_close = self._may_close
         if self.window.software:
-            self._light_rendering(self.viewer)
+            self._light_rendering(self.viewer, say=True)
         s.camera = self.viewer.cam  # videos follow what the user sees
         s.model_changed = False
         s.view_request = s.view_request or "open"
 
-    def _light_rendering(self, v: Any) -> None:
+    def _light_rendering(self, v: Any, *, say: bool) -> None:
         """A view drawn on the CPU (``ViewerWindow.software``) without shadows and reflections:
         each draws the scene once more, and a software renderer then shows a few frames a second
         (robot_arm with a trail in a laptop-sized view on Mesa's llvmpipe: 5.5 frames/s with them,
         22.7 without; ``benchmarks/view_rate.py``). MuJoCo's S and R keys in the view bring them
-        back."""
+        back (until the next model: MuJoCo's scene starts over with each). ``say``: tell Status."""
         with v.lock():
             flags = v.user_scn.flags
             flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
             flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
+        if not say:
+            return
         self.session.log(
             "info",
             f"the 3D view is drawn on the CPU ({self.window.renderer.split(' (')[0]}): shadows and reflections "
@@ -236,6 +238,8 @@ class SimThread:
         if kept_camera is not None:
             v.sync()  # the emptied overlay, while the old model is still the one shown
             load_into_viewer(v, s.model, s.data)
+            if self.window.software:  # the viewer's scene starts over with each model
+                self._light_rendering(v, say=False)
             s.model_changed = False
             with v.lock():
                 v.cam.type, v.cam.trackbodyid, v.cam.fixedcamid = kept_camera

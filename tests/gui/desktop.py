@@ -395,10 +395,9 @@ class App:
                 self._wheel_step = 65.0
 
     def rest(self) -> None:
-        """Let the panel draw a few frames (four or more) with the pointer where it is now: a
-        widget or plot under it counts as hovered before a press (a redrawn(1) alone may come
-        from a frame that began before the pointer moved)."""
-        self.redrawn(3, timeout=3.0)
+        """Let the panel draw two frames begun with the pointer where it is now: a widget or plot
+        under it counts as hovered before a press."""
+        self.redrawn(2, timeout=3.0)
 
     def _press(self, x: int, y: int, *, clicks: int = 1) -> None:
         """Move the pointer to (x, y), let the panel draw it hovering there (ImGui acts on a
@@ -412,7 +411,7 @@ class App:
         wait_for(
             lambda: self.desktop.active() == self.panel, what="the panel to take the keyboard", timeout=10, every=0.02
         )
-        self.redrawn(3, timeout=3.0)
+        self.redrawn(2, timeout=3.0)  # Dear ImGui takes a press and its release a frame each
 
     def click_at(self, x: int, y: int) -> None:
         """Click the screen point (x, y) on the panel (a slider's end, a plot's corner)."""

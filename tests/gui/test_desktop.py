@@ -140,12 +140,15 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
 
 
 def _steady(desktop: Desktop, wid: int):
-    """The window's pixels once two grabs in a row are the same (a still scene, drawn)."""
+    """The window's pixels once two grabs in a row are the same and show the model (a still
+    scene, drawn): MuJoCo shows "LOADING..." on black, for seconds on a busy machine, until the
+    model's first frame."""
     seen: list = []
 
     def same():
         seen.append(desktop.grab(wid))
-        return len(seen) >= 2 and np.array_equal(seen[-1], seen[-2]) and seen[-1]
+        drawn = (seen[-1].max(axis=2) > 10).mean() > 0.2
+        return len(seen) >= 2 and drawn and np.array_equal(seen[-1], seen[-2]) and seen[-1]
 
     return wait_for(same, what="a still 3D view", every=0.2, timeout=20)
 

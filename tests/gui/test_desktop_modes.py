@@ -58,7 +58,8 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
             time.sleep(0.3)
             frames.append(desktop.grab(app.viewer))
             away = max(_moved(still, f) for f in frames[1:])
-            return away > 0.003 and max(_moved(a, b) for a, b in zip(frames[1:], frames[2:], strict=False)) > 0.003
+            apart = (_moved(a, b) for a, b in zip(frames[1:], frames[2:], strict=False))
+            return away > 0.003 and max(apart, default=0.0) > 0.003
 
         wait_for(swinging, what="the arm swinging in the view", every=0.0, timeout=30)
         swung = max(_moved(still, f) for f in frames[1:])
