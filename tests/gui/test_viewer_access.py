@@ -3,12 +3,13 @@ the installed MuJoCo (an upgrade that moves these breaks here, not in the app)."
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import mujoco
 import pytest
 
-from mjrig.desktop.viewer_adapter import close_viewer, describe_selection, launch
+from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch
 
 
 def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):
@@ -26,6 +27,10 @@ def test_the_installed_viewer_exposes_what_the_app_uses(xdisplay):
         assert window.geometry is not None and window.geometry[2:] == (640, 480), window.geometry
         assert window.take_drop() is None and window.modifiers() == 0
         assert mujoco.viewer._Simulate.__name__ != "_Hooked"  # restored after the launch
+        # The window's OpenGL renderer was read on its thread; Xvfb has no graphics driver.
+        assert window.renderer, "GL_RENDERER of the viewer's window was not read"
+        if shutil.which("Xvfb"):
+            assert window.software, window.renderer
         sim = viewer._sim()
         assert callable(sim.load)
         del sim  # the app holds no strong reference either: close_viewer waits for it to die
@@ -47,3 +52,22 @@ def test_no_selection_gives_none(select):
     pert = mujoco.MjvPerturb()
     pert.select = select
     assert describe_selection(m, mujoco.MjData(m), pert) is None
+
+
+@pytest.mark.parametrize(
+    ("renderer", "software"),
+    [
+        ("llvmpipe (LLVM 15.0.6, 256 bits)", True),
+        ("softpipe", True),
+        ("SwiftShader Device (Subzero) (0x0000C0DE)", True),
+        ("GDI Generic", True),
+        ("AMD Radeon Graphics (radeonsi, renoir, LLVM 15.0.7, DRM 3.49, 6.1.0)", False),
+        ("Mesa Intel(R) UHD Graphics 620 (KBL GT2)", False),
+        ("NVIDIA GeForce RTX 3080/PCIe/SSE2", False),
+        ("Apple M2", False),
+        ("", False),
+    ],
+)
+def test_a_view_drawn_on_the_cpu_is_told_by_its_renderer(renderer, software):
+    """Which renderers draw on the CPU (the view then opens without shadows and reflections)."""
+    assert ViewerWindow(renderer=renderer).software is software
