@@ -6,7 +6,8 @@ the window cannot be placed. MuJoCo creates the window, and makes its context cu
 the ``_Simulate`` constructor on the viewer's render thread, and hands Python's ``glfw`` the
 same library; so a constructor wrapped here sees the window through
 ``glfw.get_current_context()`` and installs a drop callback, position/size callbacks and the
-requested geometry there, on the thread that owns the window.
+requested geometry there, on the thread that owns the window; it also reads the window's OpenGL
+renderer there (``ViewerWindow.renderer``), so that a view drawn on the CPU can be told.
 
 Every private name of ``mujoco.viewer`` used by mjrig is in this module, and
 ``tests/gui/test_viewer_access.py`` pins them against the installed MuJoCo.
