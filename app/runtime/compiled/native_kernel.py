@@ -97,14 +97,14 @@ def _field_offsets() -> dict[str, int]:
         d = mujoco.MjData(m)
         d.time = 1234.5678125 + nud
         m_address, d_address = _struct_addresses(m, d)
-        words = np.ctypeslib.as_array((ctypes.c_uint64 * 60000).from_address(d_address))
+        words = np.ctypeslib.as_array((ctypes.c_uint64 * _readable_words(d_address, 60000)).from_address(d_address))
         for name in ("qvel", "qfrc_applied", "ten_length", "ten_velocity", "ten_J", "xpos", "xmat", "userdata"):
             hits = set(np.flatnonzero(words == getattr(d, name).ctypes.data).tolist())
             found[name] = found.get(name, hits) & hits
         dbl = words.view(np.float64)
         hits = set(np.flatnonzero(dbl == d.time).tolist())
         found["time"] = found.get("time", hits) & hits
-        mw = np.ctypeslib.as_array((ctypes.c_int64 * 4000).from_address(m_address))
+        mw = np.ctypeslib.as_array((ctypes.c_int64 * _readable_words(m_address, 4000)).from_address(m_address))
         for name, value in (
             ("nuserdata", nud),
             ("nnumericdata", m.nnumericdata),
@@ -128,7 +128,7 @@ def _field_offsets() -> dict[str, int]:
         if d.ncon != k:
             raise ImportError("cannot place mjData.ncon in this MuJoCo build")
         m_address, d_address = _struct_addresses(m, d)
-        words = np.ctypeslib.as_array((ctypes.c_uint64 * 60000).from_address(d_address))
+        words = np.ctypeslib.as_array((ctypes.c_uint64 * _readable_words(d_address, 60000)).from_address(d_address))
         ints = words.view(np.int32)
         for name, matches in (
             ("ncon", np.flatnonzero(ints == k)),
@@ -167,6 +167,22 @@ def cache_folder() -> Path:
 
 def _library() -> Path:
     return next(Path(mujoco.__file__).parent.glob("libmujoco.so*"), Path("libmujoco.so"))
+
+
+def _readable_words(address: int, most: int) -> int:
+    """How many 8-byte words from ``address`` on lie in the memory mapping that holds it, at most
+    ``most`` (Linux: ``/proc/self/maps``; elsewhere ``most``). The probe reads past the end of
+    mjData and mjModel (their size is not exposed); a page beyond the mapping is a segfault, which
+    took the app down now and then when a rig with compiled loads opened."""
+    try:
+        with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
+            for line in maps:
+                low, high = (int(part, 16) for part in line.split(None, 1)[0].split("-"))
+                if low <= address < high:
+                    return max(0, min(most, (high - address) // 8))
+    except (OSError, ValueError):
+        pass
+    return most
 
 
 def _cached_offsets(folder: Path) -> dict[str, int]:
