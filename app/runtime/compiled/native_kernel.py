@@ -38,6 +38,7 @@ import mujoco
 import numpy as np
 
 from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, USERDATA_WORDS
+from mjrig.runtime.stops_held import stops_held
 
 __all__ = ["kernel", "cache_folder", "encode"]
 
@@ -54,7 +55,8 @@ def kernel() -> Any:
     with _lock:
         if _kernel is None:
             try:
-                _kernel = _Kernel()
+                with stops_held():  # a stop inside numba's compilation would segfault at exit
+                    _kernel = _Kernel()
             except ImportError:
                 _kernel = False
     return _kernel or None
