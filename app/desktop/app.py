@@ -21,7 +21,7 @@ from typing import Any
 
 from mjrig import commands as C
 from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
-from mjrig.desktop.widget_map import WANT_SUFFIX, map_every, map_wanted, write_widget_map
+from mjrig.desktop.widget_map import MapRequests
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
@@ -62,8 +62,7 @@ class PanelApp:
         self.geometry = geometry
         """Requested client area (x, y, width, height); ``placement`` is where it ended up."""
         self.placement: tuple[int, int, int, int] | None = None
-        self._widget_map = os.environ.get("MJRIG_WIDGET_MAP")
-        self._map_every = map_every()
+        self._requests = MapRequests(os.environ.get("MJRIG_WIDGET_MAP"))
         self._quit = False
         self._question: Any = None  # the QuitQuestion
         self._model_panel: Any = None
@@ -244,17 +243,6 @@ class PanelApp:
         x, y = dpg.get_viewport_pos()
         self.placement = (int(x), int(y), int(dpg.get_viewport_client_width()), int(dpg.get_viewport_client_height()))
 
-    def _write_map(self, dpg: Any, *, asked: bool) -> None:
-        """Where the widgets are (``MJRIG_WIDGET_MAP``): when asked for at the start of this frame,
-        or every ``MJRIG_WIDGET_MAP_EVERY``-th frame."""
-        if not self._widget_map:
-            return
-        if asked or (self._map_every is not None and self.frames % self._map_every == 0):
-            path = Path(self._widget_map)
-            write_widget_map(dpg, path)
-            if asked:
-                Path(str(path) + WANT_SUFFIX).unlink(missing_ok=True)
-
     def run(self) -> int:
         """Show the panel and pump snapshots until it should close; returns 0."""
         import dearpygui.dearpygui as dpg
@@ -275,7 +263,7 @@ class PanelApp:
         try:
             while dpg.is_dearpygui_running() and not self.client.closed and not self._quit:
                 t0 = time.perf_counter()
-                asked = bool(self._widget_map) and map_wanted(Path(str(self._widget_map)))
+                asked = self._requests.asked()
                 snap = self.client.latest()
                 if snap.model is not shown[0] or snap.signals is not shown[1]:  # names a font may lack
                     shown = (snap.model, snap.signals)
@@ -307,7 +295,7 @@ class PanelApp:
                     self._screenshot = None
                 if self.on_frame is not None:
                     self.on_frame(self)
-                self._write_map(dpg, asked=asked)
+                self._requests.answer(dpg, asked, self.frames)
                 if self.frames % 5 == 0:
                     self._note_placement(dpg)
                 if self.exit_after is not None and t0 - start >= self.exit_after:
@@ -315,7 +303,7 @@ class PanelApp:
                 spare = 1.0 / PANEL_FPS - (time.perf_counter() - t0)
                 # the panel must not spin a core (no vsync on Xvfb); a map asked for meanwhile
                 # is drawn at once (whoever asked is waiting for it)
-                if spare > 0 and not (self._widget_map and map_wanted(Path(self._widget_map))):
+                if spare > 0 and not self._requests.waiting():
                     time.sleep(spare)
         finally:
             self.client.submit(C.Quit())

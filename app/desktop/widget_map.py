@@ -4,7 +4,9 @@ Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes every visible labelled widget
 (viewport pixels) as JSON to FILE when asked: create ``FILE.want`` and the panel, at the end of
 the first frame it begins after that, writes FILE and deletes ``FILE.want`` (so once it is gone,
 FILE shows a frame drawn wholly after the asking). With ``MJRIG_WIDGET_MAP_EVERY=N`` it also
-writes FILE every N-th frame unasked. Tests click widgets where a person would and read what the
+writes FILE every N-th frame unasked. ``FILE.frame`` asks for a frame alone: it is deleted at the end
+of the first frame begun after it appeared, and no map is written (a test waiting for the panel
+to have drawn what it just did, at a third less of the panel's time than a map). Tests click widgets where a person would and read what the
 panel shows (a text's words, an input's value, which windows and menus are open); a map costs
 the panel a few milliseconds, so it is written only when someone looks.
 
@@ -22,10 +24,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["map_every", "map_wanted", "write_widget_map", "WANT_SUFFIX"]
+__all__ = ["MapRequests", "write_widget_map", "WANT_SUFFIX", "FRAME_SUFFIX"]
 
 WANT_SUFFIX = ".want"
 """``FILE`` + this: the file whose presence asks the panel for a map."""
+FRAME_SUFFIX = ".frame"
+"""``FILE`` + this: the file whose presence asks the panel for one more frame, without a map
+(deleted at the end of the first frame begun after it appeared)."""
 
 # Dear ImGui's default style (Dear PyGui's theme keeps its sizes), px: a menu bar's popup is
 # placed from these (ImGui::BeginMenu), and Dear PyGui reports a menu item's place in the popup.
@@ -90,16 +95,40 @@ def _parent(dpg: Any, item: int | str) -> int | str | None:
     return _PARENTS[item]
 
 
-def map_every() -> int | None:
-    """Every how many panel frames the widget map is written unasked: ``MJRIG_WIDGET_MAP_EVERY``
-    (a whole number from 1), else None (only when asked for)."""
-    every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "").strip()
-    return max(1, int(every)) if every.isdigit() else None
+class MapRequests:
+    """The panel's side of ``MJRIG_WIDGET_MAP=FILE``: at the start of each frame it notes what is
+    asked (``FILE.want``: a map; ``FILE.frame``: only a frame), at the end answers it (writes the
+    map, deletes the request file), and tells its idle wait whether someone is waiting.
+    ``MJRIG_WIDGET_MAP_EVERY=N`` (a whole number from 1) also writes FILE every N-th frame."""
 
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "").strip()
+        self.every = max(1, int(every)) if every.isdigit() else None
+        self._want = Path(str(path) + WANT_SUFFIX) if path else None
+        self._frame = Path(str(path) + FRAME_SUFFIX) if path else None
 
-def map_wanted(path: Path) -> bool:
-    """Whether a map of ``path`` has been asked for (``path`` + ``WANT_SUFFIX`` exists)."""
-    return os.path.exists(str(path) + WANT_SUFFIX)
+    def asked(self) -> tuple[bool, bool]:
+        """(a map, a frame) asked for now: call as a frame begins."""
+        if self._want is None or self._frame is None:
+            return False, False
+        return self._want.exists(), self._frame.exists()
+
+    def answer(self, dpg: Any, asked: tuple[bool, bool], frame: int) -> None:
+        """At the end of frame number ``frame``: write the map if it was asked for (or is due),
+        then delete the request files noted at its start."""
+        if self.path is None or self._want is None or self._frame is None:
+            return
+        if asked[0] or (self.every is not None and frame % self.every == 0):
+            write_widget_map(dpg, self.path)
+        if asked[0]:
+            self._want.unlink(missing_ok=True)
+        if asked[1]:
+            self._frame.unlink(missing_ok=True)
+
+    def waiting(self) -> bool:
+        """Whether a map or a frame is asked for (the panel then draws at once)."""
+        return self._want is not None and (self._want.exists() or bool(self._frame and self._frame.exists()))
 
 
 def write_widget_map(dpg: Any, path: Path) -> None:

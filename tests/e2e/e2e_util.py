@@ -5,8 +5,10 @@ A plain module (not conftest.py) so its name cannot clash with tests/unit/confte
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
+import io
 import os
 import pty
 import select
@@ -95,6 +97,33 @@ def mjrig(*args: object, timeout: float = 120, cwd: Path | None = None, **kw) ->
     """Run ``python -m mjrig ARGS`` in ``cwd`` (default: a scratch folder, see ``scratch``);
     returns exit code and output. The other keywords are ``python``'s."""
     return python("-m", "mjrig", *args, timeout=timeout, cwd=cwd, **kw)
+
+
+def mjrig_here(*args: object, cwd: Path | None = None) -> Result:
+    """Run ``mjrig ARGS`` through the entry point ``python -m mjrig`` calls, in this test process,
+    in ``cwd`` (default: a scratch folder); its exit code and output. For commands that end on
+    bad input before anything is simulated: a new interpreter would add only its second of
+    imports. (Anything about the process itself -- signals, exit, what reaches the terminal --
+    goes through ``mjrig``.)"""
+    from mjrig import entry
+
+    out, err = io.StringIO(), io.StringIO()
+    argv, here = sys.argv, os.getcwd()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    sys.argv = ["mjrig", *map(str, args)]
+    os.chdir(cwd or scratch())
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = entry.main()
+            except SystemExit as exc:  # argparse's usage errors
+                rc = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = argv
+        os.chdir(here)
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    return Result(rc, out.getvalue(), err.getvalue())
 
 
 def python_popen(*args: object, cwd: Path | None = None, **kw) -> subprocess.Popen:

@@ -1,7 +1,9 @@
 """Bad input: exit 2, exactly one stderr line, no traceback, saying what and where.
 
 Each case copies a bundled rig's TOML + XML into a temporary folder and breaks one thing. The
-same case is run through `mjrig run` and `mjrig check`; both must fail the same way.
+same case is run through `mjrig run` and `mjrig check`; both must fail the same way. The cases run
+through mjrig's entry point in this process (``mjrig_here``: each fails before anything is
+simulated, and a new interpreter would only add its imports); the tests at the end run the command.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from e2e_util import MODELS, Result, copy_rig, mjrig
+from e2e_util import MODELS, Result, copy_rig, mjrig, mjrig_here
 
 
 @dataclass
@@ -296,9 +298,9 @@ def results(tmp_path_factory) -> dict:
             run_args = [a.replace("{dir}", str(folder)) for a in case.run_args]
             if "--out" not in run_args and "recording.path" not in case.fields:
                 run_args += ["--out", str(out)]
-            res = {"run": mjrig("run", scen, *run_args)}
+            res = {"run": mjrig_here("run", scen, *run_args)}
             if case.check:
-                res["check"] = mjrig("check", scen)
+                res["check"] = mjrig_here("check", scen)
             cache[name] = (folder, scen, text, res)
         return cache[name]
 

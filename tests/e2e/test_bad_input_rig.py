@@ -1,6 +1,7 @@
 """Bad input in the rig's newer fields (joint loads, controls, tracers, requirements, model-field
 params, start states): exit 2 with one stderr line naming file, line and field, in `mjrig run` and `mjrig check`.
-A control outside its ctrlrange is a one-line warning, not an error."""
+A control outside its ctrlrange is a one-line warning, not an error (run as a command). The bad
+cases go through mjrig's entry point in this process (``mjrig_here``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import mujoco
 import pytest
-from e2e_util import mjrig
+from e2e_util import mjrig, mjrig_here
 
 XML = """<mujoco model="testrig">
   <option timestep="0.001"/>
@@ -292,7 +293,12 @@ def results(tmp_path_factory) -> Callable[[str], tuple]:
             scen = folder / "rig.toml"
             scen.write_text(text, encoding="utf-8")
             out = folder / "out" / "x.parquet"
-            cache[name] = (folder, scen, text, {"run": mjrig("run", scen, "--out", out), "check": mjrig("check", scen)})
+            cache[name] = (
+                folder,
+                scen,
+                text,
+                {"run": mjrig_here("run", scen, "--out", out), "check": mjrig_here("check", scen)},
+            )
         return cache[name]
 
     return get

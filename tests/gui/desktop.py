@@ -295,16 +295,17 @@ class App:
         found = self.desktop.windows(regex)
         return found[0] if found else None
 
-    def redrawn(self, times: int = 1, *, timeout: float = 5.0) -> bool:
-        """Ask the panel for its widget map ``times`` times in turn and wait for each: each map
-        shows a frame the panel began after it was asked (``mjrig.desktop.widget_map``), so what
-        it shows was drawn after this call. False (no error) when the panel did not answer within
+    def redrawn(self, times: int = 1, *, timeout: float = 5.0, map: bool = False) -> bool:
+        """Ask the panel for a frame ``times`` times in turn and wait for each: each is a frame
+        the panel began after it was asked (``mjrig.desktop.widget_map``: ``FILE.frame``; with
+        ``map``, ``FILE.want``, and the panel writes its widget map at the end of it), so what it
+        shows was drawn after this call. False (no error) when the panel did not answer within
         ``timeout`` s: it is busy or gone."""
-        want = Path(str(self.widget_map) + ".want")
+        ask = Path(str(self.widget_map) + (".want" if map else ".frame"))
         end = time.monotonic() + timeout
         for _ in range(times):
-            want.touch()
-            while want.exists():
+            ask.touch()
+            while ask.exists():
                 if time.monotonic() > end or self.proc.poll() is not None:
                     return False
                 time.sleep(0.005)
@@ -319,7 +320,7 @@ class App:
     def _map(self) -> list[dict] | None:
         """A widget map of a frame drawn after this call: what the panel shows, on screen or
         scrolled out of view (the last map the panel wrote, if it does not answer within 2 s)."""
-        self.redrawn(timeout=2.0)
+        self.redrawn(timeout=2.0, map=True)
         try:
             return json.loads(self.widget_map.read_text())
         except (OSError, ValueError):
