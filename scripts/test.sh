@@ -2,10 +2,10 @@
 # Install mjrig with its test and docs extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
 # render the HTML reports), check the format, lint and types (ruff, mypy), build the manual (mkdocs build
 # --strict), then run the whole test suite,
-# in two streams at once: `unit` and `e2e` on every core at a lower priority (pytest-xdist; the Ray tests in
-# one group, on one worker in turn: one Ray head at a time), and beside them `gui` (the real app on screens
-# of its own, one test at a time: two side by side on two cores made their timing flaky), each printing
-# its 25 slowest tests.
+# lane by lane: `unit` and `e2e` on every core (pytest-xdist; the Ray tests in one group, on one worker in
+# turn: one Ray head at a time), then `gui` (the real app on screens of its
+# own, one test at a time: two side by side on two cores made their timing flaky), each printing its 25
+# slowest tests.
 # Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run with them, e.g.
 # `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
@@ -51,21 +51,9 @@ echo "manual: mkdocs build --strict passed"
 workers="${MJRIG_TEST_WORKERS:-$(python3 -c 'import os; print(max(2, len(os.sched_getaffinity(0))))')}"
 status=0
 start=$SECONDS
-# The gui lane runs beside the others. Its app mostly waits (for frames it draws on demand, for the
-# window manager, for xdotool), leaving about 0.6 of 2 cores idle or to the 3D view's lowest-priority
-# thread; the unit and e2e lanes take that at a lower priority (nice 10), so the app's timing stays
-# what it is alone. The gui lane's output follows theirs.
-gui_log="$(mktemp)"
-( python3 -m pytest -q -p no:cacheprovider -m gui --durations=25 >"$gui_log" 2>&1 && echo 0 >"$gui_log.status" \
-    || echo $? >"$gui_log.status"; echo "gui lane: $((SECONDS - start)) s" >>"$gui_log" ) &
-gui=$!
-nice -n 10 python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 \
-  || status=$?
+python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 || status=$?
 echo "unit + e2e lanes: $((SECONDS - start)) s"
-wait "$gui" || true
-cat "$gui_log"
-gui_status="$(cat "$gui_log.status" 2>/dev/null || echo 1)"
-[ "$gui_status" = 0 ] || status=$gui_status
-rm -f "$gui_log" "$gui_log.status"
-echo "all lanes: $((SECONDS - start)) s"
+start=$SECONDS
+python3 -m pytest -q -p no:cacheprovider -m gui --durations=25 || status=$?
+echo "gui lane: $((SECONDS - start)) s"
 exit $status
