@@ -301,8 +301,8 @@ class PanelApp:
                 if self.exit_after is not None and t0 - start >= self.exit_after:
                     break
                 spare = 1.0 / PANEL_FPS - (time.perf_counter() - t0)
-                # the panel must not spin a core (no vsync on Xvfb); a map asked for meanwhile
-                # is drawn at once (whoever asked is waiting for it)
+                # the panel must not spin a core (no vsync on Xvfb); a map or frame asked for
+                # meanwhile is drawn at once (whoever asked is waiting for it)
                 if spare > 0 and not self._requests.waiting():
                     time.sleep(spare)
         finally:

@@ -4,10 +4,11 @@ Set ``MJRIG_WIDGET_MAP=FILE`` and the panel writes every visible labelled widget
 (viewport pixels) as JSON to FILE when asked: create ``FILE.want`` and the panel, at the end of
 the first frame it begins after that, writes FILE and deletes ``FILE.want`` (so once it is gone,
 FILE shows a frame drawn wholly after the asking). With ``MJRIG_WIDGET_MAP_EVERY=N`` it also
-writes FILE every N-th frame unasked. ``FILE.frame`` asks for a frame alone: it is deleted at the end
-of the first frame begun after it appeared, and no map is written (a test waiting for the panel
-to have drawn what it just did, at a third less of the panel's time than a map). Tests click widgets where a person would and read what the
-panel shows (a text's words, an input's value, which windows and menus are open); a map costs
+writes FILE every N-th frame unasked. ``FILE.frame`` asks for a frame alone: it is deleted at
+the end of the first frame begun after it appeared, and no map is written (a test waiting for the
+panel to have drawn what it just did, at a third less of the panel's time than a map). Tests
+click widgets where a person would and read what the panel shows (a text's words, an input's
+value, which windows and menus are open); a map costs
 the panel a few milliseconds, so it is written only when someone looks.
 
 A control the panel draws but has scrolled out of its child window's view is listed too, with
@@ -105,30 +106,28 @@ class MapRequests:
         self.path = Path(path) if path else None
         every = os.environ.get("MJRIG_WIDGET_MAP_EVERY", "").strip()
         self.every = max(1, int(every)) if every.isdigit() else None
-        self._want = Path(str(path) + WANT_SUFFIX) if path else None
-        self._frame = Path(str(path) + FRAME_SUFFIX) if path else None
+        self._files = (Path(f"{path}{WANT_SUFFIX}"), Path(f"{path}{FRAME_SUFFIX}")) if path else ()
+        """The request files: (a map, a frame); none without a map file."""
 
     def asked(self) -> tuple[bool, bool]:
         """(a map, a frame) asked for now: call as a frame begins."""
-        if self._want is None or self._frame is None:
-            return False, False
-        return self._want.exists(), self._frame.exists()
+        want, frame = (f.exists() for f in self._files) if self._files else (False, False)
+        return want, frame
 
     def answer(self, dpg: Any, asked: tuple[bool, bool], frame: int) -> None:
         """At the end of frame number ``frame``: write the map if it was asked for (or is due),
         then delete the request files noted at its start."""
-        if self.path is None or self._want is None or self._frame is None:
+        if self.path is None:
             return
         if asked[0] or (self.every is not None and frame % self.every == 0):
             write_widget_map(dpg, self.path)
-        if asked[0]:
-            self._want.unlink(missing_ok=True)
-        if asked[1]:
-            self._frame.unlink(missing_ok=True)
+        for request, was in zip(self._files, asked):
+            if was:
+                request.unlink(missing_ok=True)
 
     def waiting(self) -> bool:
         """Whether a map or a frame is asked for (the panel then draws at once)."""
-        return self._want is not None and (self._want.exists() or bool(self._frame and self._frame.exists()))
+        return any(f.exists() for f in self._files)
 
 
 def write_widget_map(dpg: Any, path: Path) -> None:

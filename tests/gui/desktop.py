@@ -25,6 +25,8 @@ import numpy as np
 import polars as pl
 import pytest
 
+from mjrig.desktop.widget_map import FRAME_SUFFIX, WANT_SUFFIX
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
 DROP_TOOL = Path(__file__).with_name("xdnd_drop.py")
@@ -301,7 +303,7 @@ class App:
         ``map``, ``FILE.want``, and the panel writes its widget map at the end of it), so what it
         shows was drawn after this call. False (no error) when the panel did not answer within
         ``timeout`` s: it is busy or gone."""
-        ask = Path(str(self.widget_map) + (".want" if map else ".frame"))
+        ask = Path(str(self.widget_map) + (WANT_SUFFIX if map else FRAME_SUFFIX))
         end = time.monotonic() + timeout
         for _ in range(times):
             ask.touch()
