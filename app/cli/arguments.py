@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["ArgumentParser", "seconds", "assignment", "tolerance", "count"]
+__all__ = ["ArgumentParser", "seconds", "frame_rate", "assignment", "tolerance", "count"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -28,6 +28,17 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
     if not math.isfinite(v) or v <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got '{text}'")
+    return v
+
+
+def frame_rate(text: str) -> float:
+    """A positive, finite number of frames per second."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of frames per second: '{text}'") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of frames per second, got '{text}'")
     return v
 
 

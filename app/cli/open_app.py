@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from mjrig.cli.arguments import ArgumentParser, seconds
+from mjrig.cli.arguments import ArgumentParser, frame_rate, seconds
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.paths import cli_path
 
@@ -33,6 +33,13 @@ def app_parser(commands: tuple[str, ...]) -> argparse.ArgumentParser:
     )
     p.add_argument("--record", type=cli_path, metavar="OUT.parquet", help="record telemetry from the first step")
     p.add_argument("--exit-after", type=seconds, metavar="SECONDS", help="close cleanly after SECONDS of wall time")
+    p.add_argument(
+        "--view-fps",
+        type=frame_rate,
+        metavar="FPS",
+        help="draw the 3D view at most FPS frames a second (where no vsync limits it: a software "
+        "renderer, a virtual or remote display; default: as often as it can)",
+    )
     p.add_argument(
         "--panel-process", action="store_true", help="run the control panel in its own process (always so on macOS)"
     )
@@ -82,6 +89,7 @@ def open_app(args: argparse.Namespace) -> int:
         path,
         record=args.record,
         exit_after=args.exit_after,
+        view_fps=args.view_fps,
         panel_process=True if args.panel_process else None,
         compare=args.compare,
     )

@@ -346,13 +346,15 @@ def open_app(
     *,
     record: Path | None = None,
     exit_after: float | None = None,
+    view_fps: float | None = None,
     panel_process: bool | None = None,
     show_viewer: bool = True,
     compare: Path | None = None,
 ) -> int:
     """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
     ``compare``: with a second recording over it; a sweep's results: the results view over the
-    sweep's scenario); returns the exit status."""
+    sweep's scenario; ``view_fps``: the 3D view's frame-rate ceiling, frames/s, see ``ViewHold``);
+    returns the exit status."""
     from mjrig.desktop.sim_thread import SimThread
     from mjrig.desktop.windows import plan_layout, save_layout
     from mjrig.runtime import mjwarnings
@@ -373,7 +375,7 @@ def open_app(
             session.handle(C.StartRecording(str(Path(record).resolve())))
         session.publish()  # the panel's first frame shows the model opened, not "no model"
         layout = plan_layout()
-        sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer)
+        sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer, view_fps=view_fps)
         sim.start()
         status = 0
         panel_at: tuple[int, int, int, int] | None = None

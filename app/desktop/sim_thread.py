@@ -16,12 +16,14 @@ import os
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import mujoco
 
 from mjrig import commands as C
+from mjrig.desktop.view_hold import ViewHold
 from mjrig.desktop.viewer_adapter import ViewerWindow, close_viewer, describe_selection, launch, load_into_viewer
 from mjrig.runtime.drawing.camera import FREE, apply_camera, frame_model, next_camera
 from mjrig.runtime.drawing.framing import rig_points
@@ -46,8 +48,10 @@ class SimThread:
         show_viewer: bool = True,
         geometry: tuple[int, int, int, int] | None = None,
         keymap: KeyMap | None = None,
+        view_fps: float | None = None,
     ) -> None:
         self.session = session
+        self._hold = ViewHold(view_fps)
         self.show_viewer = show_viewer
         self.geometry = geometry
         self.keymap = keymap if keymap is not None else load_keymap()
@@ -188,14 +192,13 @@ class SimThread:
                     break
                 self._frame(v)
                 self.frames += 1
-                spare = FRAME_S - (time.perf_counter() - t0)
-                if spare > 0:
-                    time.sleep(spare)
+                self._hold.wait(v, FRAME_S - (time.perf_counter() - t0))
         except BaseException as exc:  # reported by the app; never silent
             self.failure = exc
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
             s.quit = True
+            self._hold.release()
             s.outputs.stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
                 self._renderer.close()
@@ -218,7 +221,13 @@ class SimThread:
         kept_camera: tuple[int, int, int] | None = None
         shown = False  # a mode animated (Modes): its frame drawn, then the run's state put back
         s.process_commands(off_lock=True)  # opening a model compiles it while the view goes on drawing
-        with v.lock():
+        # The view's turn (a frame of it drawn after this one) comes at most view_fps times a
+        # second, and whenever a command waits: a command may swap the model or take long.
+        if self._hold.view_turn() or s.commands_waiting():
+            self._hold.release()
+        else:
+            self._hold.keep(v)
+        with nullcontext() if self._hold.kept else v.lock():
             s.process_commands()
             if s.model_changed:
                 kept_camera = self._before_swap(v)  # swapped below, outside the lock (simulate.load takes it)
@@ -236,6 +245,7 @@ class SimThread:
                     self._screenshot(v, s.outputs.pending_screenshot)
                     s.outputs.pending_screenshot = None
         if kept_camera is not None:
+            self._hold.release()
             v.sync()  # the emptied overlay, while the old model is still the one shown
             load_into_viewer(v, s.model, s.data)
             if self.window.software:  # the viewer's scene starts over with each model
@@ -243,9 +253,10 @@ class SimThread:
             s.model_changed = False
             with v.lock():
                 v.cam.type, v.cam.trackbodyid, v.cam.fixedcamid = kept_camera
-        v.sync()
+        if not self._hold.kept:  # the viewer's turn: the state it draws next (sync locks)
+            v.sync()
         if shown:
-            with v.lock():
+            with nullcontext() if self._hold.kept else v.lock():
                 s.modes.undisplay(s.model, s.data)
         s.publish()
 

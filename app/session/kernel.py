@@ -339,6 +339,10 @@ class Session:
         self.outputs.jobs.finish()
         self.reports.jobs.finish()
 
+    def commands_waiting(self) -> bool:
+        """Whether a command waits to be run (at the next ``process_commands``)."""
+        return self._held is not None or not self._commands.empty()
+
     def handle(self, cmd: C.Command) -> None:
         """Carry out one command now."""
         handler = self.source.handlers().get(type(cmd)) or self._handlers.get(type(cmd))

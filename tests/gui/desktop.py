@@ -229,6 +229,13 @@ def read_recording(path: Path) -> pl.DataFrame | None:
         return None
 
 
+VIEW_FPS = 10.0
+"""The 3D view's frame-rate ceiling (``--view-fps``) of the apps the tests start: Xvfb has no vsync,
+so an unlimited view draws as often as Mesa's software renderer can and takes about a core (robot
+arm, 1280x800: the app 1.66 cores unlimited, 0.81 at 10 frames/s); the tests read the view from
+still screenshots. ``view_fps=None`` starts an app as a person does by default."""
+
+
 class App:
     """The real app as a person starts it, in its own process, on ``desktop``."""
 
@@ -239,6 +246,7 @@ class App:
         home: Path,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        view_fps: float | None = VIEW_FPS,
     ) -> None:
         self.desktop = desktop
         self.home = home
@@ -257,7 +265,8 @@ class App:
         }
         self._log_file = open(self.log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"],
+            [sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"]
+            + (["--view-fps", str(view_fps)] if view_fps else []),
             cwd=self.cwd,
             env=e,
             stdout=self._log_file,
@@ -568,22 +577,28 @@ class App:
         """Close the panel as a person does and, if the app asks about unsaved edits of the rig,
         answer "Quit without saving"; the exit code."""
         if self.proc.poll() is None:
-            for attempt in range(2):  # a close the window manager lost (see close) is pressed again
-                self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
-                self.desktop.x("xdotool", "key", "alt+F4")
-                try:
-                    wait_for(
-                        lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
-                        what="the app closing or asking about unsaved edits",
-                        timeout=timeout / 2,
-                    )
-                    break
-                except AssertionError:
-                    if attempt:
-                        raise
+            self.press_close(timeout=timeout)
             if self.proc.poll() is None:
                 self.click("Quit without saving")
         return self.proc.wait(timeout)
+
+    def press_close(self, *, timeout: float = 30.0) -> None:
+        """Close the panel as a person does (alt+F4, the window manager's close) until the app
+        exits or asks about unsaved edits: a close the window manager lost (see ``close``) is
+        pressed again."""
+        for attempt in range(2):
+            self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
+            self.desktop.x("xdotool", "key", "alt+F4")
+            try:
+                wait_for(
+                    lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
+                    what="the app closing or asking about unsaved edits",
+                    timeout=timeout / 2,
+                )
+                return
+            except AssertionError:
+                if attempt:
+                    raise
 
     def close(self, *, timeout: float = 30.0) -> int:
         """Close the panel window as a person does (the window manager's close), wait for exit."""

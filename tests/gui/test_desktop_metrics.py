@@ -51,8 +51,5 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
         desktop.screenshot(f"metric_added_{size[0]}x{size[1]}")
     finally:
         desktop.screenshot(f"metric_end_{size[0]}x{size[1]}")  # what was on the screen, pass or fail
-        desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
-        desktop.x("xdotool", "key", "alt+F4")
-        app.click("Quit without saving")  # the metric is an unsaved edit of the rig
-        assert app.proc.wait(30) == 0, app.output()
+        assert app.quit_discarding() == 0, app.output()  # the metric is an unsaved edit of the rig
         desktop.close()

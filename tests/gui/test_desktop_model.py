@@ -151,14 +151,12 @@ def test_closing_with_unsaved_edits_asks_first(laptop, tmp_path):
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
     _wait_unsaved(app)
-    laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
-    laptop.x("xdotool", "key", "alt+F4")
+    app.press_close()
     app.click("Keep working")
     wait_for(lambda: not app.visible("Keep working"), what="the question to close")
     # the panel stops drawing at once when it quits: it still draws, fifteen frames on
     assert app.redrawn(3) and app.proc.poll() is None, "the app closed although the rig was not saved"
-    laptop.x("xdotool", "windowactivate", "--sync", str(app.panel))
-    laptop.x("xdotool", "key", "alt+F4")
+    app.press_close()
     app.click("Quit without saving")
     assert app.proc.wait(30) == 0, app.output()
 

@@ -47,8 +47,5 @@ def test_a_requirement_added_on_a_plotted_signal_turns_red_at_its_violation(tmp_
         assert said and float(said.group(1)) == t_fail and float(said.group(2)) < 0.06, app.output()
         desktop.screenshot("requirement_failed")
     finally:
-        desktop.x("xdotool", "windowactivate", "--sync", str(app.panel))
-        desktop.x("xdotool", "key", "alt+F4")
-        app.click("Quit without saving")  # the requirement is an unsaved edit of the rig
-        assert app.proc.wait(30) == 0, app.output()
+        assert app.quit_discarding() == 0, app.output()  # the requirement is an unsaved edit of the rig
         desktop.close()
