@@ -3,9 +3,9 @@
 # render the HTML reports), check the format, lint and types (ruff, mypy), build the manual (mkdocs build
 # --strict), then run the whole test suite,
 # lane by lane: `unit` and `e2e` on every core (pytest-xdist; the Ray tests in one group, on one worker in
-# turn: one Ray head at a time), then `gui` (the real app on screens of its
-# own, one test at a time: two side by side on two cores made their timing flaky), each printing its 25
-# slowest tests.
+# turn: one Ray head at a time), then `gui` (the real app on screens of its own, also on every core: its apps
+# draw their 3D view at 10 frames/s, `--view-fps`, so that two fit on two cores), each printing its 25 slowest
+# tests.
 # Usage: bash scripts/test.sh [pytest args] (with arguments: one pytest run with them, e.g.
 # `bash scripts/test.sh -m unit -n 2`).
 set -euo pipefail
@@ -54,6 +54,6 @@ start=$SECONDS
 python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 || status=$?
 echo "unit + e2e lanes: $((SECONDS - start)) s"
 start=$SECONDS
-python3 -m pytest -q -p no:cacheprovider -m gui --durations=25 || status=$?
+python3 -m pytest -q -p no:cacheprovider -n "$workers" -m gui --durations=25 || status=$?
 echo "gui lane: $((SECONDS - start)) s"
 exit $status
