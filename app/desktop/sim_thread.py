@@ -202,6 +202,7 @@ class SimThread:
             s.outputs.stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
                 self._renderer.close()
+            self.window.close()
             if self.viewer is not None:
                 close_viewer(self.viewer)
 
@@ -212,6 +213,9 @@ class SimThread:
             s.advance(budget_s=0.8 * FRAME_S)
             s.publish()
             return
+        problem = self.window.take_problem()
+        if problem is not None:
+            s.log("warning", problem)
         dropped = self.window.take_drop()
         if dropped:
             target, note = pick_dropped(dropped)

@@ -37,6 +37,7 @@ from typing import Any
 
 import mujoco
 
+from mjrig.desktop.xdnd_target import DropTarget
 from mjrig.settings.keys import MOD_ALT, MOD_CTRL, MOD_SHIFT
 
 __all__ = ["ViewerWindow", "launch", "close_viewer", "load_into_viewer", "describe_selection"]
@@ -95,7 +96,10 @@ class ViewerWindow:
     renderer: str = ""
     """The window's OpenGL renderer (``GL_RENDERER``, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)");
     empty when unknown."""
+    problems: queue.Queue[str] = field(default_factory=queue.Queue)
+    """One line per drop that could not be taken (its source went away, it offered no files)."""
     _glfw: Any = None
+    _drop_target: DropTarget | None = None
 
     @property
     def software(self) -> bool:
@@ -118,6 +122,19 @@ class ViewerWindow:
                 mods |= bit
         return mods
 
+    def take_problem(self) -> str | None:
+        """The next line about a drop that could not be taken, else None."""
+        try:
+            return self.problems.get_nowait()
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        """Stop answering drops (before the window goes)."""
+        target, self._drop_target = self._drop_target, None
+        if target is not None:
+            target.close()
+
     def take_drop(self) -> list[str] | None:
         """The paths of the next file drop not yet taken, else None."""
         try:
@@ -131,6 +148,7 @@ class ViewerWindow:
         glfw.set_window_pos_callback(handle, self._moved)
         glfw.set_framebuffer_size_callback(handle, self._resized)
         glfw.set_window_close_callback(handle, self._closing)
+        self._answer_drops(glfw, handle)
         if geometry is not None:
             x, y, w, h = geometry
             glfw.set_window_size(handle, int(w), int(h))
@@ -138,6 +156,24 @@ class ViewerWindow:
         x, y = glfw.get_window_pos(handle)
         w, h = glfw.get_window_size(handle)
         self.geometry = (x, y, w, h)
+
+    def _answer_drops(self, glfw: Any, handle: Any) -> None:
+        """On X11, drops answered by ``DropTarget`` (at once, whatever the view is drawing); elsewhere,
+        or without python-xlib, by GLFW's drop callback above."""
+        if not sys.platform.startswith("linux"):
+            return
+        try:
+            wid = int(glfw.get_x11_window(handle))
+        except Exception:  # noqa: BLE001 - not an X11 window (Wayland): GLFW's callback it is
+            return
+        if not wid:
+            return
+        try:
+            self._drop_target = DropTarget(
+                wid, on_drop=lambda paths: self.drops.put(list(paths)), on_problem=self.problems.put
+            )
+        except Exception:  # noqa: BLE001 - no python-xlib or no connection: GLFW's callback it is
+            self._drop_target = None
 
     def _closing(self, window: Any) -> None:
         if self.may_close is not None and not self.may_close():
