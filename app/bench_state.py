@@ -72,6 +72,8 @@ class FitProgress:
     summary: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     path: str = ""
+    stale: bool = False
+    """Run on the model as it was before it was read again (a reload): shown, not current."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class BodeCurve:
 class ModesPart:
     """The rig's modes (``ComputeModes``): ``running`` while they are worked out, then ``modes``
     (the oscillatory ones first) of the state at simulated time ``at`` (s; ``equilibrium``: where
-    it came to rest), or ``error`` (one line); ``shown``: the oscillatory mode animated now (its
+    it came to rest), or ``error`` (one line; the modes and response before it stay); ``shown``: the oscillatory mode animated now (its
     index; None: none) with its ``amplitude`` and ``arrows``; ``bode``: the last response asked for."""
 
     name: ClassVar[str] = "modes"  # its field of the panel state (``session.modes``)
@@ -118,6 +120,8 @@ class ModesPart:
     amplitude: float = 1.0
     arrows: bool = False
     bode: BodeCurve | None = None
+    stale: bool = False
+    """Worked out on the model as it was before it was read again (a reload): shown, not current."""
 
 
 NO_MODES = ModesPart()

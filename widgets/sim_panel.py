@@ -9,6 +9,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.widgets.kit.text_fit import available_width, fit_lines
+from mjrig.widgets.kit.themes import disabled_button_theme
 
 __all__ = ["SimPanel", "speed_label"]
 
@@ -16,16 +17,6 @@ __all__ = ["SimPanel", "speed_label"]
 def _tip(item: int | str, text: str) -> None:
     with dpg.tooltip(item):
         dpg.add_text(text, wrap=360)
-
-
-def _disabled_theme() -> int | str:
-    """Greyed text and frame for a button that cannot act now (Dear PyGui draws a disabled
-    button as an enabled one unless told)."""
-    with dpg.theme() as theme, dpg.theme_component(dpg.mvButton, enabled_state=False):
-        for col in (dpg.mvThemeCol_Button, dpg.mvThemeCol_ButtonHovered, dpg.mvThemeCol_ButtonActive):
-            dpg.add_theme_color(col, (45, 45, 48))
-        dpg.add_theme_color(dpg.mvThemeCol_Text, (110, 110, 110))
-    return theme
 
 
 def speed_label(speed: float) -> str:
@@ -71,7 +62,7 @@ class SimPanel:
         )
         self._restore = dpg.add_button(label="Restore", parent=state, callback=self._on_restore)
         _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
-        dpg.bind_item_theme(self._restore, _disabled_theme())
+        dpg.bind_item_theme(self._restore, disabled_button_theme())
         _tip(
             dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
             "start from the joints' positions and velocities now: Reset and every run of the scenario "

@@ -20,6 +20,7 @@ the offer and the fit (one still running ends in the status log and its file alo
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import re
 from pathlib import Path
@@ -79,6 +80,12 @@ class Bench(Feature):
         self.offer, self.fit = None, None
         self._rig += 1
 
+    def model_changed(self) -> None:
+        """A reload: the fit stays shown, marked stale (its estimate is of the model before)."""
+        self._rig += 1
+        if self.fit is not None:
+            self.fit = dataclasses.replace(self.fit, stale=True)
+
     def publish(self) -> C.BenchPart:
         self.jobs.finish()  # a fit that ended reports here, on the simulation thread
         if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
@@ -110,11 +117,15 @@ class Bench(Feature):
         rig = self._rig
 
         def done(outcome: Any, error: BaseException | None) -> None:
-            if rig != self._rig:  # another rig was opened meanwhile: the result is not its
+            if rig != self._rig:  # another rig was opened, or the model read again, meanwhile
                 s.log(
                     "info",
-                    f"a fit of the previous rig ended: {out}" if error is None else f"fit: {one_line(str(error))}",
+                    f"a fit of the rig as it was before ended: {out}"
+                    if error is None
+                    else f"fit: {one_line(str(error))}",
                 )
+                if self.fit is not None and self.fit.running:  # a reload: the panel stops waiting
+                    self.fit = dataclasses.replace(self.fit, running=False, stale=True)
                 return
             if error is not None:
                 self.fit = C.FitProgress(
@@ -143,6 +154,8 @@ class Bench(Feature):
     def use_estimate(self, cmd: C.UseEstimate) -> None:
         if self.fit is None or not self.fit.summary:
             raise ConfigError("no fit has ended yet: run one first")
+        if self.fit.stale:
+            raise ConfigError("this fit was made before the model changed: run it again")
         rm = self.ctx.runtime
         for name, value in self.fit.summary["estimate"].items():
             nv = next((p for p in rm.params if p.name == name), None)

@@ -8,6 +8,8 @@ feature is a ``Feature``:
 - ``handlers() -> {command type: handler}``: the commands it carries out (a command type two
   features claim is refused when the session starts);
 - ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one;
+- ``model_changed()``: the rig's model was read again (a reload, the rig kept): what it worked out
+  on the old model is stale (shown as such, not as current);
 - ``publish() -> C.PanelPart | None``: its part of the panel state, a frozen dataclass the
   ``PanelState`` nests under the part's name (``state.outputs.recording_path``);
 - ``close()``: finish its files and jobs (safe twice).
@@ -50,6 +52,9 @@ class Feature:
 
     def rig_opened(self) -> None:
         """Another rig was opened (not a reload): forget what belonged to the old one."""
+
+    def model_changed(self) -> None:
+        """The rig's model was read again (a reload): mark what was worked out on the old one stale."""
 
     def publish(self) -> C.PanelPart | None:
         """Its part of the panel state (None: it shows nothing of its own)."""

@@ -286,6 +286,9 @@ class Session:
             self.opened += 1
             for feature in self.features:
                 feature.rig_opened()
+        else:
+            for feature in self.features:
+                feature.model_changed()
         self.model_changed = True
         self.run.opened(fresh=not reload)
         if self.files is not None:

@@ -53,12 +53,22 @@ class RigModes(Feature):
         self._model: mujoco.MjModel | None = None
         self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
         self._t0 = 0.0
+        self._version = 0  # the model's readings (reloads): a result of an older one is stale
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         return {C.ComputeModes: self.compute, C.ShowMode: self.show}
 
     def rig_opened(self) -> None:
         self.part, self._found, self._q0, self._model = NO_MODES, [], None, None
+        self._version += 1
+
+    def model_changed(self) -> None:
+        """A reload: the modes and the response stay listed, marked stale; none can be shown (its
+        shape is of the old model's joints)."""
+        self._version += 1
+        self._found, self._q0, self._model = [], None, None
+        if self.part.modes or self.part.bode is not None:
+            self.part = dataclasses.replace(self.part, stale=True, shown=None)
 
     def publish(self) -> C.ModesPart:
         self.jobs.finish()
@@ -82,6 +92,7 @@ class RigModes(Feature):
             if nv.name in sc.params:
                 sc.params[nv.name].value = nv.value
         inputs, outputs = ((cmd.bode[0],), (cmd.bode[1],)) if cmd.bode else ((), ())
+        version = self._version
 
         def work() -> Any:
             from mjrig.linear_analysis import analyse, bode
@@ -98,8 +109,12 @@ class RigModes(Feature):
             return an, (bode(an, sc, where="Bode input") if cmd.bode else None)
 
         def done(result: Any, error: BaseException | None) -> None:
-            if error is not None:
-                self.part = C.ModesPart(error=one_line(str(error)), bode=self.part.bode)
+            if version != self._version:  # the model was read again, or another rig opened, meanwhile
+                self.part = dataclasses.replace(self.part, running=False)
+                s.log("info", "modes worked out on the model as it was before were not kept: work them out again")
+                return
+            if error is not None:  # what was listed before stays (a failed response takes no modes away)
+                self.part = dataclasses.replace(self.part, running=False, error=one_line(str(error)))
                 s.log("error", f"modes: {one_line(str(error))}")
                 return
             an, doc = result
@@ -115,7 +130,7 @@ class RigModes(Feature):
                 for x in an.modes
             )
             curve = (
-                self.part.bode
+                (None if self.part.stale else self.part.bode)  # modes alone: the last response stays, if current
                 if doc is None
                 else BodeCurve(
                     doc["input"],
@@ -141,12 +156,16 @@ class RigModes(Feature):
                 + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""),
             )
 
-        self.part = C.ModesPart(running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode)
+        self.part = C.ModesPart(
+            running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode, stale=self.part.stale
+        )
         s.log("info", "working out the rig's modes ...")
         self.jobs.start("mjrig-modes", work, done)
 
     # --- showing one ---------------------------------------------------------------------------
     def show(self, cmd: C.ShowMode) -> None:
+        if cmd.index is not None and self.part.stale:
+            raise ConfigError("these modes were worked out before the model changed: work them out again")
         if cmd.index is not None and not 0 <= cmd.index < len(self._found):
             raise ConfigError(f"no oscillatory mode {cmd.index + 1}: work the modes out first")
         if cmd.index is not None and self.part.shown is None:

@@ -2,7 +2,8 @@
 *Work out modes* lists its two servo modes (the same as ``mjrig modes`` prints), *show 1*
 pauses the run and swings the arm in the 3D view while the run's time stands still, less with the
 amplitude slider at its left end, *stop 1*
-puts the view back; *Bode* draws the elbow's response to the gripper's mass."""
+puts the view back; *Bode* draws the elbow's response to the gripper's mass; *Reload* keeps both,
+marked as made before the model changed (no mode can be shown), until they are worked out again."""
 
 from __future__ import annotations
 
@@ -90,6 +91,22 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         x, y, w, h = app.widget("phase (deg)")  # scrolled into view, as a person would to read it
         assert w > 200 and h > 80
         desktop.screenshot(str(tmp_path / f"bode-{size[0]}"))
+        # the model read again (Reload): the modes and the response stay, marked as made before it
+        app.click("Reload")
+        wait_for(
+            lambda: app.text("made before the model changed: work them out again", offscreen=True),
+            what="the modes marked stale",
+            timeout=30,
+        )
+        app.click("show 1")  # greyed out: a stale shape is of the old model's joints
+        assert app.redrawn(5) and not app.text(r".*showing mode.*", offscreen=True)
+        desktop.screenshot(f"modes_stale_{size[0]}x{size[1]}")
+        app.click("Work out modes")
+        wait_for(
+            lambda: app.text(r"2 oscillatory modes of 4, .*", offscreen=True),
+            what="the modes current again",
+            timeout=60,
+        )
     finally:
         app.quit_discarding()
         desktop.close()

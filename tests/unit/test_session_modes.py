@@ -85,3 +85,34 @@ def test_a_shown_mode_moves_the_view_and_leaves_the_runs_state(session):
     assert s.modes.arrows_hidden is False  # between frames nothing is hidden
     s.handle(C.Play())  # playing ends the animation
     assert not s.modes.display(m, d) and s.publish().modes.shown is None
+
+
+def test_a_failed_response_keeps_the_modes(session):
+    session.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    before = _settled(session).modes
+    session.handle(C.ComputeModes(bode=("F", "Joints/x9:qpos")))  # a response that cannot be worked out
+    after = _settled(session).modes
+    assert after.error.startswith("Bode output 'Joints/x9:qpos'")
+    assert after.modes == before.modes and len(after.modes) == 2 and after.bode == before.bode
+
+
+def test_a_reload_marks_the_modes_stale_and_another_rig_starts_without_them(session, tmp_path):
+    s = session
+    s.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    first = _settled(s).modes
+    assert not first.stale
+    chain(tmp_path, k=K, m=2 * M)  # the model file edited: twice the masses
+    s.handle(C.Reload(changed="model"))
+    stale = s.publish().modes
+    assert stale.stale and stale.modes == first.modes and stale.bode == first.bode  # shown, marked
+    with pytest.raises(Exception, match="before the model changed"):
+        s.handle(C.ShowMode(0))
+    s.handle(C.ComputeModes())
+    fresh = _settled(s).modes
+    assert not fresh.stale and fresh.bode is None  # the old response is not carried into the new result
+    w1 = math.sqrt(K * (3 - math.sqrt(5)) / (2 * 2 * M)) / (2 * math.pi)  # the heavier chain's first mode
+    assert fresh.modes[0].undamped_hz == pytest.approx(w1, rel=0.005)
+    other = tmp_path / "other"
+    other.mkdir()
+    s.handle(C.OpenModel(str(chain(other, k=K, m=M)), discard=True))
+    assert s.publish().modes == C.ModesPart()

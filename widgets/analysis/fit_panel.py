@@ -15,6 +15,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
+from mjrig.widgets.kit.themes import disabled_button_theme
 
 __all__ = ["FitPanel"]
 
@@ -50,6 +51,7 @@ class FitPanel:
         self._use = dpg.add_button(
             label="Use estimate", parent=row, enabled=False, callback=lambda: self.submit(C.UseEstimate())
         )
+        dpg.bind_item_theme(self._use, disabled_button_theme())  # greyed while there is none, or it is stale
         self._status = dpg.add_text("", parent=parent, wrap=0)
         with dpg.plot(parent=parent, height=120, width=-1, no_title=True, label="cost") as self._cost_plot:
             dpg.add_plot_axis(dpg.mvXAxis, label="evaluation")
@@ -125,13 +127,15 @@ class FitPanel:
             )
         elif fit.error:
             text = f"the fit failed: {fit.error}"
+        elif fit.stale:
+            text = "made before the model changed: run the fit again"
         else:
             text = (
                 f"{'converged' if s['converged'] else 'did not converge'} after {s['evaluations']} evaluations "
                 f"({s['message']})"
             )
         dpg.set_value(self._status, text)
-        dpg.configure_item(self._use, enabled=bool(s) and not fit.running)
+        dpg.configure_item(self._use, enabled=bool(s) and not fit.running and not fit.stale)
         dpg.delete_item(self._estimate, children_only=True, slot=1)
         for name in s.get("params", []):
             lo, hi = s["ci95"][name]

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.kit.themes import disabled_button_theme
 
 __all__ = ["ModesPanel"]
 
@@ -93,6 +94,8 @@ class ModesPanel:
             dpg.set_value(self._status, "working out the modes ...")
         elif part.error:
             dpg.set_value(self._status, f"modes: {part.error}")
+        elif part.stale:
+            dpg.set_value(self._status, "made before the model changed: work them out again")
         elif part.at is not None:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
             where = "at rest (equilibrium)" if part.equilibrium else "at the run's state"
@@ -102,7 +105,7 @@ class ModesPanel:
                 f"{where}, t = {part.at:.4g} s"
                 + (f"; showing mode {part.shown + 1}" if part.shown is not None else ""),
             )
-        if old is None or old.modes != part.modes or old.shown != part.shown:
+        if old is None or old.modes != part.modes or old.shown != part.shown or old.stale != part.stale:
             self._rows(part)
         if old is None or old.bode != part.bode:
             self._draw_bode(part)
@@ -116,10 +119,12 @@ class ModesPanel:
                 if m.kind == "oscillatory":
                     index = k
                     shown = part.shown == index
-                    dpg.add_button(
+                    button = dpg.add_button(
                         label=f"stop {k + 1}" if shown else f"show {k + 1}",
                         callback=lambda *_, i=index, on=shown: self._show(None if on else i),
+                        enabled=not part.stale,  # a stale shape is of the old model's joints
                     )
+                    dpg.bind_item_theme(button, disabled_button_theme())
                     k += 1
                     cells = (_number(m.frequency_hz), _number(m.undamped_hz), _number(m.damping_ratio, ".3g"), shape)
                 else:

@@ -1,0 +1,45 @@
+"""A fit run in the app belongs to the model it was made on: after the model file is read again
+(a reload) it stays shown, marked stale, and its estimate is no longer applied; another rig starts
+without it. Through the session's commands (what the Fit section's buttons submit). Runs one fit
+of k on a 2 s decay (about 3 s)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mjrig import commands as C
+from mjrig.runtime.errors import ConfigError
+from mjrig.session.kernel import Session
+from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
+
+
+def _fitted(s: Session) -> C.FitProgress:
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        fit = s.publish().bench.fit
+        if fit is not None and not fit.running:
+            return fit
+        time.sleep(0.05)
+    raise AssertionError("the fit did not end")
+
+
+def test_a_reload_marks_the_fit_stale_and_its_estimate_is_not_applied(tmp_path, open_session):
+    csv_bench(tmp_path)
+    s = open_session(scenario(tmp_path, CSV_ENTRY, k=0.8 * K))  # the rig's spring softer than the bench's
+    try:
+        s.handle(C.RunFit((("k", 1.0, 5000.0, False),)))
+        fit = _fitted(s)
+        assert fit.error == "" and not fit.stale
+        assert fit.summary["estimate"]["k"] == pytest.approx(K, rel=1e-3)
+        s.handle(C.Reload(changed="model"))
+        stale = s.publish().bench.fit
+        assert stale is not None and stale.stale and stale.summary == fit.summary  # still shown
+        with pytest.raises(ConfigError, match="before the model changed"):
+            s.handle(C.UseEstimate())
+        assert next(p.value for p in s.publish().entries.params if p.name == "k") == pytest.approx(0.8 * K)
+        s.handle(C.OpenModel(str(scenario(tmp_path, CSV_ENTRY, k=K)), discard=True))
+        assert s.publish().bench.fit is None
+    finally:
+        s.close()
