@@ -25,6 +25,7 @@ from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.out_lock import Hold, held, hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalManager
+from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
 from mjrig.session.context import Feature, Handler, RigContext
@@ -98,6 +99,7 @@ class Outputs(Feature):
             scenario_text=dumps(doc.doc),
             rate=cmd.rate,
             groups=groups,
+            extra_metadata=self._measured() or None,
             wait_when_behind=False,
         )  # real time first: a slow disk is said
         self._finish(s.runtime.set_recorder(sm))
@@ -178,12 +180,20 @@ class Outputs(Feature):
             scenario_text=dumps(doc.doc),
             rate=old.rate,
             groups=old.groups,
-            extra_metadata={"mjrig.branched_from": branch},
+            extra_metadata={"mjrig.branched_from": branch, **self._measured()},
             wait_when_behind=False,
         )
         self._finish(s.runtime.set_recorder(sm))
         s.log("info", f"branched at t = {time:.4f} s: recording goes on in {path.name}")
         return path
+
+    def _measured(self) -> dict[str, str]:
+        """The rig's bench data (``[[measured]]``, also what was added in the app) as a recording's
+        metadata keeps it (``mjrig.measured``, as ``mjrig run`` writes it); empty: none."""
+        rig = self.ctx.rig()
+        if rig is None or not rig.scenario.measured:
+            return {}
+        return {MEASURED_KEY: measured_metadata(rig.scenario.measured)}
 
     def _finish(self, sm: SignalManager | None) -> None:
         """Close a recorder off the simulation thread (merging segments can take a while); its
@@ -192,7 +202,7 @@ class Outputs(Feature):
             return
         rm = self.ctx.runtime_or_none
         if rm is not None:
-            sm.add_metadata(outcome_metadata(rm))
+            sm.add_metadata({**outcome_metadata(rm), **self._measured()})  # bench data added meanwhile too
         target = sm.export_path
         if target is not None:
             for hook in self.ctx.finishing:

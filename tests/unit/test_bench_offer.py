@@ -98,3 +98,28 @@ def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, t
             )
         )
     assert session.publish().bench.measured_offer is not None and not session.publish().dirty
+
+
+def test_bench_data_added_in_the_app_is_in_its_recordings(session, tmp_path):
+    """A recording started before the bench was added, and one after: both keep it in
+    ``mjrig.measured``, as ``mjrig run`` writes it, so their reports and replays draw it."""
+    from mjrig.runtime.files.parquet_merge import read_schema
+    from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
+
+    path = _bench(tmp_path)
+    before, after = tmp_path / "before.parquet", tmp_path / "after.parquet"
+    session.handle(C.StartRecording(str(before)))
+    session.handle(C.Play())
+    session.advance(budget_s=0.05)
+    session.handle(C.OpenModel(str(path)))
+    mapping = (("Joints/slide:qpos", "slide_qpos [mm]", "mm"),)
+    session.handle(C.AddMeasured(str(path), **DROP, offset=-0.1, signals=mapping))
+    session.advance(budget_s=0.05)
+    session.handle(C.StopRecording())
+    session.handle(C.StartRecording(str(after)))
+    session.advance(budget_s=0.05)
+    session.close()  # finishes both files
+    for out in (before, after):
+        ((entry, sig, t, x),) = read_measured_metadata(read_schema(out)[1][MEASURED_KEY])
+        assert (entry, sig) == ("drop", "Joints/slide:qpos")
+        np.testing.assert_allclose(x, decay(t), atol=1e-9)
