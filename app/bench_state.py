@@ -56,6 +56,8 @@ class MeasuredOffer:
     name: str
     guesses: tuple[tuple[str, str, str], ...]
     signals: tuple[tuple[str, str], ...]
+    error: str = ""
+    """Why the last mapping of it was refused (one line; the dialog keeps what was entered)."""
 
 
 @dataclass(frozen=True)

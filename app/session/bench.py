@@ -215,6 +215,15 @@ class Bench(Feature):
                 s.log("info", f"{Path(self.offer.path).name}: not added to the rig")
             self.offer = None
             return
+        try:
+            self._add(cmd)
+        except ConfigError as exc:  # the offer stays, with the reason: the dialog keeps the mapping
+            if self.offer is not None:
+                self.offer = dataclasses.replace(self.offer, error=one_line(str(exc)))
+            raise
+
+    def _add(self, cmd: C.AddMeasured) -> None:
+        s = self.ctx
         if not cmd.signals:
             raise ConfigError("measured data: map at least one column to a signal")
         entry: dict[str, Any] = {"name": cmd.name, "file": str(Path(cmd.path))}  # relative once saved

@@ -86,7 +86,8 @@ def test_a_replayed_recording_shows_its_bench_again(tmp_path):
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, size):
     """Dropped on the 3D view, a CSV is offered as bench data: the dialog guesses the time column
-    and unit and the signal a column measures; *Add to rig* plots it dotted, and Save scenario
+    and unit and the signal a column measures; a unit that does not fit is refused in the dialog with the reason, the mapping kept; *Add to
+    rig* plots it dotted, and Save scenario
     writes it as a [[measured]] entry that ``mjrig check`` reads back."""
     import tomllib
 
@@ -110,6 +111,22 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
         assert combos["time"] == "t [ms]" and combos["unit"] == "ms" and combos["temperature"] == "(not used)"
         desktop.screenshot(str(tmp_path / f"bench-dialog-{size[0]}"))
+        # a unit that does not fit the signal: refused with the reason, the mapping kept
+        px, py, _, _ = desktop.client_rect(app.panel)  # the map's rectangles are the panel's own
+        x, y, w, h = unit["rect"]
+        app.click_at(px + x + w // 2, py + y + h // 2)
+        app.replace_text("deg")
+        app.click("Add to rig")
+        said = wait_for(lambda: app.text(r".*unit 'deg' does not fit.*"), what="the refusal in the dialog")
+        desktop.screenshot(f"bench_dialog_refused_{size[0]}x{size[1]}")
+        assert app.visible("Add to rig"), "the dialog closed on a refused mapping"
+        combo = next(it for it in app.items() if it["label"] == "slide_qpos [mm]")
+        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "deg", (combo, unit, said)
+        desktop.screenshot(f"bench_dialog_refused_{size[0]}x{size[1]}")
+        x, y, w, h = unit["rect"]
+        app.click_at(px + x + w // 2, py + y + h // 2)
+        app.replace_text("mm")
         app.click("Add to rig")
         wait_for(lambda: not app.visible("Add to rig"), what="the dialog to close")
         app.run_for(1.0)

@@ -97,7 +97,9 @@ def test_a_mapping_the_rig_cannot_use_is_one_line_and_keeps_the_offer(session, t
                 signals=(("Joints/slide:qpos", "slide_qpos [mm]", "deg"),),
             )
         )
-    assert session.publish().bench.measured_offer is not None and not session.publish().dirty
+    offer = session.publish().bench.measured_offer
+    assert offer is not None and not session.publish().dirty
+    assert "unit 'deg' does not fit" in offer.error and "\n" not in offer.error  # the dialog says why
 
 
 def test_bench_data_added_in_the_app_is_in_its_recordings(session, tmp_path):

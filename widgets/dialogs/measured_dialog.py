@@ -5,6 +5,7 @@ column measures, in which unit -- filled in with the session's guesses. *Add to 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,10 @@ from mjrig.commands import AddMeasured, Command, MeasuredOffer, PanelState
 __all__ = ["MeasuredDialog", "NOT_USED", "LOG_TIME"]
 
 WIDTH = 620
+TABLE_H = 220
+"""Height of the columns' list, px."""
+ERROR_H = 60
+"""What a refusal's reason takes of it (up to three lines), px."""
 NOT_USED = "(not used)"
 LOG_TIME = "(each message's log time)"
 TIME_UNITS = ("s", "ms", "us", "ns")
@@ -46,7 +51,8 @@ class MeasuredDialog:
                 wrap=WIDTH - 20,
                 color=(170, 170, 170),
             )
-            self._table = dpg.add_child_window(height=220, width=-1)
+            self._table = dpg.add_child_window(height=TABLE_H, width=-1)
+            self._error = dpg.add_text("", wrap=WIDTH - 20, color=(240, 110, 100), show=False)
             with dpg.group(horizontal=True):
                 dpg.add_button(label="Add to rig", callback=self._add)
                 dpg.add_button(label="Cancel", callback=self._cancel)
@@ -59,10 +65,16 @@ class MeasuredDialog:
         offer = snapshot.bench.measured_offer
         if offer == self._offer:
             return
-        self._offer = offer
+        before, self._offer = self._offer, offer
         if offer is None:
             dpg.configure_item(self._window, show=False)
             return
+        dpg.set_value(self._error, offer.error)
+        dpg.configure_item(self._error, show=bool(offer.error))
+        # the reason takes its lines from the columns' list: the buttons stay in the dialog's view
+        dpg.configure_item(self._table, height=TABLE_H - ERROR_H if offer.error else TABLE_H)
+        if before is not None and dataclasses.replace(before, error="") == dataclasses.replace(offer, error=""):
+            return  # the same file, a mapping refused: what the user entered stays, with the reason
         dpg.set_value(
             self._title,
             f"{Path(offer.path).name}: {len(offer.columns)} numeric columns. Map them onto "
@@ -98,8 +110,7 @@ class MeasuredDialog:
             if dpg.get_value(combo) not in (NOT_USED, "")
         )
         time = dpg.get_value(self._time)
-        dpg.configure_item(self._window, show=False)
-        self.submit(
+        self.submit(  # the dialog closes once the rig has taken it (the offer gone), else says why
             AddMeasured(
                 offer.path,
                 name=dpg.get_value(self._name).strip() or offer.name,
