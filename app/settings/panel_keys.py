@@ -49,6 +49,8 @@ PANEL_KEYS: tuple[PanelKey, ...] = (
 
 EXTRA_HELP: tuple[tuple[str, str], ...] = (
     ("Enter", "in a file dialog's name field: open or save the typed path; a folder typed is entered"),
+    ("Ctrl+wheel", "over a plot: zoom it (the plots stop following the run); the wheel alone scrolls the panel"),
+    ("drag, double-click", "on a plot: pan it (the plots stop following); follow the run again"),
 )
 """Keys of a single widget, shown with the panel's keys."""
 

@@ -1,6 +1,7 @@
 """The mouse on a live plot, as a person uses it: a click goes to the time under the pointer
-(running or paused), a drag pans and the wheel zooms a view that then stops following the run,
-and a double-click follows the run again with the whole window shown. Both screen sizes: on a
+(running or paused), the wheel alone scrolls past a live plot and leaves it following, a drag pans
+and Ctrl+wheel zooms a view that then stops following the run, and a double-click follows the run
+again with the whole window shown. Both screen sizes: on a
 laptop the plots are small and a click is easily read off the wrong place."""
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ def test_click_goes_to_the_time_under_it_drag_and_wheel_look_around_double_click
         x, y, w, h = _plot(app)["rect"]
         assert h >= 80, f"a plot {h} px high is too small to click on"
         row = py + y + 2 * h // 3  # under the legend (top right)
+
+        # the wheel alone over a live plot scrolls the panel: no zoom, the plots keep following
+        desktop.x("xdotool", "mousemove", "--sync", str(px + x + w // 2), str(row), check=True)
+        app.rest()
+        for button in ("4", "4", "5", "5"):
+            desktop.x("xdotool", "click", button, check=True)
+            app.redrawn(2, timeout=2.0)
+        assert app.value("pause") == "False", "the wheel paused the plots"
+        shown = _plot(app)["x_range"]
+        assert shown[1] - shown[0] == pytest.approx(10.0, rel=0.02), f"the wheel zoomed the plot to {shown}"
+        x, y, w, h = _plot(app)["rect"]  # where the scrolling left it
+        row = py + y + 2 * h // 3
         x1, x2, x3 = int(0.8 * w), int(0.6 * w), int(0.35 * w)  # px into the plot
         app._press(px + x + x1, row)  # running: the run stops at that instant
         t1 = _cursor(app)
@@ -74,15 +87,18 @@ def test_click_goes_to_the_time_under_it_drag_and_wheel_look_around_double_click
         assert panned[0] < lo - 0.1 and panned[1] - panned[0] == pytest.approx(hi - lo, rel=0.05), (panned, lo, hi)
         assert _cursor(app) == pytest.approx(t2, abs=1e-6), "a drag is no click"
 
-        # wheel: zoom in
+        # Ctrl+wheel: zoom in
         desktop.x("xdotool", "mousemove", "--sync", str(px + x + w // 2), str(row), check=True)
         app.rest()
+        desktop.x("xdotool", "keydown", "ctrl", check=True)
+        app.redrawn(2, timeout=2.0)
         for _ in range(4):
             desktop.x("xdotool", "click", "4", check=True)
             app.redrawn(2, timeout=2.0)
+        desktop.x("xdotool", "keyup", "ctrl", check=True)
         zoomed = wait_for(
             lambda: (lambda r: r if r[1] - r[0] < 0.8 * (hi - lo) else None)(_plot(app)["x_range"]),
-            what="the plot zoomed in by the wheel",
+            what="the plot zoomed in by Ctrl+wheel",
             timeout=10,
         )
         assert app.value("pause") == "True", zoomed

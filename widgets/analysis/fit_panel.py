@@ -15,7 +15,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.widgets.kit.themes import disabled_button_theme
+from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["FitPanel"]
 
@@ -53,14 +53,18 @@ class FitPanel:
         )
         dpg.bind_item_theme(self._use, disabled_button_theme())  # greyed while there is none, or it is stale
         self._status = dpg.add_text("", parent=parent, wrap=0)
-        with dpg.plot(parent=parent, height=120, width=-1, no_title=True, label="cost") as self._cost_plot:
+        with dpg.plot(
+            parent=parent, height=120, width=-1, no_title=True, label="cost", **PLOT_INPUT
+        ) as self._cost_plot:
             dpg.add_plot_axis(dpg.mvXAxis, label="evaluation")
             with dpg.plot_axis(dpg.mvYAxis, label="lowest cost", scale=dpg.mvPlotScale_Log10):
                 self._cost = dpg.add_line_series([], [], label="lowest cost")
         self._estimate = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
         for label in ("param", "estimate", "±", "95 %", "unit"):
             dpg.add_table_column(label=label, parent=self._estimate)
-        with dpg.plot(parent=parent, height=170, width=-1, no_title=True, label="measured and simulated") as p:
+        with dpg.plot(
+            parent=parent, height=170, width=-1, no_title=True, label="measured and simulated", **PLOT_INPUT
+        ) as p:
             dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast)
             dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
             with dpg.plot_axis(dpg.mvYAxis, label="") as self._overlay_y:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.kit.themes import disabled_button_theme
+from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["ModesPanel"]
 
@@ -64,7 +64,9 @@ class ModesPanel:
         self._bode_status = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
         self._plots = []
         for label in ("magnitude (dB)", "phase (deg)"):
-            with dpg.plot(parent=parent, height=130, width=-1, no_title=True, label=label, show=False) as plot:
+            with dpg.plot(
+                parent=parent, height=130, width=-1, no_title=True, label=label, show=False, **PLOT_INPUT
+            ) as plot:
                 x = dpg.add_plot_axis(
                     dpg.mvXAxis, label="frequency (Hz)" if "phase" in label else "", scale=dpg.mvPlotScale_Log10
                 )

@@ -24,6 +24,7 @@ import numpy as np
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import default_report_path, fresh_path
+from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = ["ResultsView"]
 
@@ -161,7 +162,7 @@ class ResultsView:
                     default_value=params[0] if params else "",
                 )
                 self._y = dpg.add_combo(reqs, label="y: value", width=140, callback=self._on_axes, default_value=first)
-            with dpg.plot(label="##scatter", height=-1, width=-1) as plot:
+            with dpg.plot(label="##scatter", height=-1, width=-1, **PLOT_INPUT) as plot:
                 dpg.add_plot_legend(
                     location=dpg.mvPlot_Location_North, outside=True, horizontal=True
                 )  # never over a point
@@ -219,7 +220,7 @@ class ResultsView:
                 enabled=chosen is not None,
             )
             self._tip(button, "open the study's scenario with the best trial's param values on the sliders")
-        with dpg.plot(label="##history", height=150, width=-1):
+        with dpg.plot(label="##history", height=150, width=-1, **PLOT_INPUT):
             dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)
             dpg.add_plot_axis(dpg.mvXAxis, label="trial")
             ya = dpg.add_plot_axis(dpg.mvYAxis, label="objective")

@@ -1,10 +1,16 @@
-"""Themes several panels share."""
+"""Looks and inputs several panels share."""
 
 from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-__all__ = ["disabled_button_theme"]
+__all__ = ["disabled_button_theme", "PLOT_INPUT"]
+
+PLOT_INPUT = {"zoom_mod": dpg.mvKey_ModCtrl, "override_mod": dpg.mvKey_ModSuper}
+"""Every plot's mouse: Ctrl+wheel zooms (ImPlot); the wheel alone scrolls the panel past it, as
+the wheel does everywhere else. A drag pans, a right-drag zooms to a box. ImPlot ignores all input
+while its "override" modifier is held, Ctrl by default: that is Super here (plots are no
+drag-and-drop sources in mjrig), or Ctrl+wheel would do nothing."""
 
 _made: dict[str, int | str] = {}
 

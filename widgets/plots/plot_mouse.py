@@ -1,5 +1,6 @@
 """The mouse on the live plots, told apart as a person means it: a click goes to the time under
-the pointer; a drag or a wheel turn freezes the view so ImPlot's pan and zoom have it; a
+the pointer; a drag or a Ctrl+wheel turn freezes the view so ImPlot's pan and zoom have it (the
+wheel alone scrolls the panel past the plots); a
 double-click gives the view back to the run (following it, y fitted).
 
 Dear PyGui runs handler callbacks on its own thread, so the callbacks only note what happened
@@ -29,7 +30,7 @@ Point = tuple[float, float]
 class PlotMouse:
     """Clicks, drags, double-clicks and wheel turns on the plots of ``plots()`` (unit -> (plot,
     x axis, y axis) ids). ``on_time(t)``: a click at simulated time ``t`` (s); ``on_freeze()``: a
-    drag or a wheel turn began on a plot (stop following the run); ``on_follow()``: a
+    drag or a Ctrl+wheel turn began on a plot (stop following the run); ``on_follow()``: a
     double-click (follow the run again, y fitted)."""
 
     def __init__(
@@ -66,7 +67,8 @@ class PlotMouse:
         self._double = True
 
     def _wheeled(self, sender: int | str, app_data: object) -> None:
-        self._wheel = True
+        # Ctrl+wheel zooms (``PLOT_INPUT``); the wheel alone scrolls the panel and leaves the plots be
+        self._wheel = self._wheel or dpg.is_key_down(dpg.mvKey_LControl) or dpg.is_key_down(dpg.mvKey_RControl)
 
     # --- the GUI thread ----------------------------------------------------------------------
     def poll(self, plots: dict[str, tuple[int | str, int | str, int | str]]) -> None:

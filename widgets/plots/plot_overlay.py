@@ -18,6 +18,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig.commands import ComparedSignals, MeasuredSignals
+from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = [
     "readable_range",
@@ -248,7 +249,7 @@ def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, handlers: int
     """A plot for the signals shown in unit ``label`` in ``parent``: the legend inside its top
     right corner (outside, it took a laptop-sized plot's whole height), time on x, ``label`` on
     y, the marks' series, and the item handler registry ``handlers`` (clicks) bound to it."""
-    with dpg.plot(label=label or "(no unit)", no_title=True, width=-1, height=160, parent=parent) as plot:
+    with dpg.plot(label=label or "(no unit)", no_title=True, width=-1, height=160, parent=parent, **PLOT_INPUT) as plot:
         dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast, horizontal=True)
         x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
         y = dpg.add_plot_axis(dpg.mvYAxis, label=label or "(no unit)")
