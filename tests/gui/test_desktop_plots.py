@@ -1,10 +1,13 @@
 """Plots as a person reads them: ticking signals of different units gives one plot per unit,
-each y axis labelled with its unit; threshold crossings show in the status log (and on stderr)."""
+each y axis labelled with its unit; threshold crossings show in the status log (and on stderr);
+every signal a filter shows ticked at once, and none."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from mjrig.models.scale import many_bodies
 from mjrig.widgets.plots.plot_overlay import EVENT_COLOR
 from tests.gui.desktop import App, Desktop, wait_for
 
@@ -63,6 +66,46 @@ def test_a_free_flyer_is_followed_and_the_models_cameras_are_offered(tmp_path):
         app.click("Fit view")  # back to a free camera that frames the model
         wait_for(lambda: app.value("camera") == "free", what="the free camera after Fit view")
         desktop.screenshot("thruster_fit_view")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_fifty_signals_are_ticked_at_once_from_the_filter_and_unticked_at_once(tmp_path, size):
+    """A filter, *tick shown*: every signal it lets through is plotted (60 joint angles of a
+    generated 60-body model: a click on the plot lists the value of each at that time, in a box
+    of its own under the plots); *none*: no signal is."""
+    model = tmp_path / "sixty.xml"
+    model.write_text(many_bodies(60))
+    desktop = Desktop(*size)
+    app = App(desktop, model, home=tmp_path)
+
+    def values() -> str:
+        found = app.text(r"at [0-9.]+ s:.*", offscreen=True)
+        return found["text"] if found else ""
+
+    try:
+        app.run_for(0.5)
+        app.type_into("filter signals", "qpos")
+        app.click("tick shown")
+        plot = wait_for(
+            lambda: next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == "rad"), None),
+            what="their plot",
+        )
+        assert plot["rect"][3] >= 100, plot
+        px, py, _, _ = desktop.client_rect(app.panel)
+        x, y, w, h = plot["rect"]
+        slider = app.widget("timeline")
+        app.click_at(px + x + int(0.7 * w), py + y + 2 * h // 3)  # the values at that time
+        text = wait_for(lambda: (lambda t: t if t.count(":qpos") == 60 else None)(values()), what="60 values")
+        assert all(f"c{c}_j{j}:qpos" in text for c in range(6) for j in range(10)), text
+        assert app.widget("timeline") == slider, "the values' box pushed the timeline away"
+        desktop.screenshot(f"sixty_ticked_{size[0]}x{size[1]}")
+        app.click("none")
+        wait_for(lambda: not any(it["type"] == "mvPlot" for it in app.items()), what="no plot left")
+        assert app.text(r"tick signals in the tree to plot them; one plot per unit")
+        assert ":qpos" not in values()
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

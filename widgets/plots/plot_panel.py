@@ -32,11 +32,13 @@ from mjrig.widgets.plots.plot_overlay import (
     readable_range,
     unit_plot,
 )
-from mjrig.widgets.plots.signal_tree import SignalTree
+from mjrig.widgets.plots.signal_tree import SignalTree, matching
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
 _TREE_WIDTH, _TIME_AXIS = 150, 36
+TICK_SHOWN_MAX = 100
+"""Signals *tick shown* plots at most (a filter left empty on a big model lets thousands through)."""
 """Width of the signal tree, height of the time axis's labels under the last plot (px)."""
 
 
@@ -147,13 +149,22 @@ class PlotPanel:
                 )
                 dpg.add_button(label="Save plot...", callback=lambda: self.on_save and self.on_save())
             with dpg.group(horizontal=True):
-                with dpg.group(width=_TREE_WIDTH):
+                with dpg.group():  # each child sized itself (a group's width would be every child's)
                     self._filter_input = dpg.add_input_text(
                         hint="filter signals",
                         width=_TREE_WIDTH,
                         default_value=self._filter,
                         callback=lambda _s, value, _u: self.set_filter(value),
                     )
+                    with dpg.group(horizontal=True, width=(_TREE_WIDTH - 8) // 2):  # half the tree's each
+                        shown = dpg.add_button(label="tick shown", callback=lambda: self.tick_shown())
+                        none = dpg.add_button(label="none", callback=lambda: self.untick_all())
+                    for item, tip in (
+                        (shown, f"plot every signal the filter lets through (the first {TICK_SHOWN_MAX} of more)"),
+                        (none, "plot no signal"),
+                    ):
+                        with dpg.tooltip(item):
+                            dpg.add_text(tip, wrap=300)
                     self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1 - self._below)
                 self._plot_box = dpg.add_child_window(width=-1, height=-1 - self._below, border=False)
                 self._hint = dpg.add_text(
@@ -243,6 +254,20 @@ class PlotPanel:
             self._checked.append(name)
         elif not on and name in self._checked:
             self._checked.remove(name)
+        self._view_stale = True
+
+    def tick_shown(self) -> int:
+        """Plot every signal the filter lets through (at most ``TICK_SHOWN_MAX`` of them, in the
+        tree's order); returns how many are plotted now."""
+        for name in matching(self._signals, self._filter)[:TICK_SHOWN_MAX]:
+            if name not in self._checked:
+                self._checked.append(name)
+        self._view_stale = True
+        return len(self._checked)
+
+    def untick_all(self) -> None:
+        """Plot no signal."""
+        self._checked.clear()
         self._view_stale = True
 
     def set_filter(self, text: str) -> None:

@@ -14,7 +14,10 @@ from mjrig.widgets.plots.plot_panel import PlotPanel
 
 __all__ = ["TimelineBar", "HEIGHT", "RECORDING_FILTERS"]
 
-HEIGHT = 110
+VALUES_H = 38
+"""Pixels of the box of the values at the cursor (two lines; more scroll inside it, so that a long
+readout never pushes the slider away mid-drag)."""
+HEIGHT = 110 + VALUES_H - 20
 """Pixels the bar takes under the plots."""
 
 RECORDING_FILTERS = ((".parquet", (".parquet",)), ("all files", ()))
@@ -49,7 +52,8 @@ class TimelineBar:
     def build(self, parent: int | str) -> None:
         # The values at the cursor come first: the tooltips of the controls below open under the
         # pointer and would cover them.
-        self._values = dpg.add_text("", parent=parent, wrap=-1)
+        box = dpg.add_child_window(parent=parent, height=VALUES_H, border=False)
+        self._values = dpg.add_text("", parent=box, wrap=-1)
         row = dpg.add_group(parent=parent, horizontal=True)
         for label, direction, tip in (
             ("<", -1, "one kept instant back (Left in the 3D view)"),
