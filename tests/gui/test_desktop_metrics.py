@@ -38,13 +38,13 @@ def test_a_metric_added_on_a_plotted_signal_shows_its_live_value(tmp_path, size)
         wait_for(lambda: app.text("back_swing"), what="the metric's row")
         assert app.text("slide_x:qpos") and app.text("max") and app.text(r"0\.1\.\.end s")
         expected = highest_return(0.1, 0.6)  # the first swing back, at 2π/ωd = 0.44 s
-        app.widget("Add metric")
+        app.widget("Metrics")  # the section's heading, its rows under it, in view as a person scrolls there
         shown = wait_for(lambda: app.text(r"-0\.0[0-9]+ m"), what="the metric's value in m", timeout=20)
         # added mid-run, it covers the steps kept from before it was added (the swing it came after)
         assert float(shown["text"].split()[0]) == pytest.approx(expected, abs=2e-4), (shown, expected)
         app.click("Reset")  # from the release: the log starts over when time goes back
         app.run_for(0.6)
-        app.widget("Add metric")  # the Metrics section back in view, as a person scrolls to it
+        app.widget("Metrics")  # the Metrics section back in view, as a person scrolls to it
         shown = wait_for(lambda: app.text(r"-0\.0[0-9]+ m"), what="the metric's value in m", timeout=20)
         value = float(shown["text"].split()[0])
         assert value == pytest.approx(expected, abs=2e-4), (value, expected)
