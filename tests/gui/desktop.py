@@ -582,12 +582,12 @@ class App:
                 self.click("Quit without saving")
         return self.proc.wait(timeout)
 
-    def press_close(self, *, timeout: float = 30.0) -> None:
-        """Close the panel as a person does (alt+F4, the window manager's close) until the app
-        exits or asks about unsaved edits: a close the window manager lost (see ``close``) is
-        pressed again."""
+    def press_close(self, *, window: int | None = None, timeout: float = 30.0) -> None:
+        """Close the panel (or ``window``: the 3D view) as a person does (alt+F4, the window
+        manager's close) until the app exits or asks about unsaved edits: a close the window
+        manager lost (see ``close``) is pressed again."""
         for attempt in range(2):
-            self.desktop.x("xdotool", "windowactivate", "--sync", str(self.panel))
+            self.desktop.x("xdotool", "windowactivate", "--sync", str(window or self.panel))
             self.desktop.x("xdotool", "key", "alt+F4")
             try:
                 wait_for(

@@ -100,7 +100,8 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
     broken.write_text("<mujoco><worldbody><geom type='nonsense'/></worldbody></mujoco>")
     app = App(laptop, home=tmp_path)
     try:
-        assert laptop.title(app.viewer) == "MuJoCo : shaker"  # the default rig
+        # the default rig (the view names it once it has drawn it: a frame after it opened)
+        wait_for(lambda: laptop.title(app.viewer) == "MuJoCo : shaker", what="the default rig's title", timeout=10)
         app.drop(still)
         wait_for(lambda: laptop.title(app.viewer) == "MuJoCo : still", what="the dropped .xml to open")
         app.drop(mjb)

@@ -49,7 +49,8 @@ def test_drops_on_a_busy_view_are_answered_and_a_vanishing_source_is_one_line(tm
         assert app.redrawn(3), "the panel stopped drawing after the vanished drop"
         assert "opened" not in app.output().split("curtain.xml", 1)[1], "something was opened by a drop that never came"
         desktop.screenshot(f"drop_vanished_{size[0]}x{size[1]}")
-        app.drop(small)  # the harness's source gives up after 5 s, as a file manager does
+        ok, said = drop(app.viewer, [small], timeout=5.0, screen=desktop.display)  # a file manager's patience
+        assert ok, said
         wait_for(lambda: "opened drop me.xml" in app.output(), what="the dropped model opened", timeout=30)
         wait_for(lambda: _says(app, r"drop me\.xml\s+\d+ bod"), what="the panel showing the dropped model", timeout=20)
         desktop.still_view(app.viewer, what="the 3D view showing the dropped model (nothing in it moves)")

@@ -202,13 +202,13 @@ def test_closing_the_3d_view_with_unsaved_edits_asks_first(laptop, tmp_path):
     app = App(laptop, home=tmp_path)
     try:
         _edit_the_rig(app)
-        app.key("alt+F4")  # the window manager's close, on the 3D view
+        app.press_close(window=app.viewer)  # the window manager's close, on the 3D view
         wait_for(lambda: _window(app, QUIT_TITLE), what="the quit question from the 3D view's close")
         app.click("Keep working")
         wait_for(lambda: _window(app, QUIT_TITLE) is None, what="the question to close")
         assert app.redrawn(3) and app.proc.poll() is None, "the app quit with unsaved edits"
         assert laptop.windows("^MuJoCo"), "the 3D view closed although the user kept working"
-        app.key("alt+F4")
+        app.press_close(window=app.viewer)
         wait_for(lambda: _window(app, QUIT_TITLE), what="the quit question again")
         app.click("Quit without saving")
         assert _exits(app) == 0, f"the app did not quit:\n{app.output()}"

@@ -166,13 +166,13 @@ def test_closing_the_3d_view_with_unsaved_edits_asks_too(laptop, tmp_path):
     x, y, w, h = app.widget("k [N/m]")
     laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.7)), str(y + h // 2), "click", "1", check=True)
     _wait_unsaved(app)
-    app.key("alt+F4")  # to the viewer, as a person closes it
+    app.press_close(window=app.viewer)  # to the viewer, as a person closes it
     try:
         app.click("Keep working")
     except AssertionError as exc:  # say what the app did with the close (its log: keys, commands)
         raise AssertionError(f"{exc}; the app's log:\n{app.output()[-3000:]}") from exc
     time.sleep(1.0)  # nothing to wait for: time for a wrong close to show (the viewer's window would go)
     assert app.proc.poll() is None and laptop.windows("^MuJoCo"), "the 3D view closed with unsaved edits"
-    app.key("alt+F4")
+    app.press_close(window=app.viewer)
     app.click("Quit without saving")
     assert app.proc.wait(30) == 0, app.output()
