@@ -108,8 +108,9 @@ class BodeCurve:
 class ModesPart:
     """The rig's modes (``ComputeModes``): ``running`` while they are worked out, then ``modes``
     (the oscillatory ones first) of the state at simulated time ``at`` (s; ``equilibrium``: where
-    it came to rest), or ``error`` (one line; the modes and response before it stay); ``shown``: the oscillatory mode animated now (its
-    index; None: none) with its ``amplitude`` and ``arrows``; ``bode``: the last response asked for."""
+    it came to rest), or ``error`` (one line; the modes and response before it stay); ``shown``: the
+    oscillatory mode animated now (its index; None: none) with its ``amplitude`` and ``arrows``;
+    ``bode``: the last response asked for."""
 
     name: ClassVar[str] = "modes"  # its field of the panel state (``session.modes``)
 

@@ -1,7 +1,7 @@
 """Drop latency: how long a file manager dragging a file over the 3D view waits for an answer.
 
 Starts the app (``python -m mjrig MODEL``, no frame-rate ceiling on the view) on a private Xvfb
-screen for a 10-body and a 1,000-body model (``mjrig.models.scale.many_bodies``) and, as a drag
+screen with openbox (the GUI tests' ``Desktop`` and ``App``) for a 10-body and a 1,000-body model (``mjrig.models.scale.many_bodies``) and, as a drag
 source, sends ``XdndEnter`` + ``XdndPosition`` and times the ``XdndStatus`` that answers it, then
 ``XdndLeave`` (nothing is dropped: the model stays). Two targets on the same app, interleaved:
 
@@ -18,9 +18,7 @@ Prints, per model, the median and 95th percentile of each in ms, and GLFW / mjri
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,33 +28,8 @@ from Xlib import X, display, protocol
 
 from mjrig.models.scale import many_bodies
 
-
-def _xvfb() -> tuple[subprocess.Popen, str]:
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    number = b""
-    while not number.endswith(b"\n"):
-        number += os.read(read_fd, 16)
-    os.close(read_fd)
-    return proc, f":{number.decode().strip()}"
-
-
-def _viewer_window(screen: str, timeout: float = 60.0) -> int:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        out = subprocess.run(
-            ["xdotool", "search", "--name", "^MuJoCo"], env={**os.environ, "DISPLAY": screen}, capture_output=True
-        )
-        if out.stdout.split():
-            return int(out.stdout.split()[0])
-        time.sleep(0.2)
-    raise SystemExit("the 3D view did not open")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: its GUI test harness
+from tests.gui.desktop import App, Desktop  # noqa: E402
 
 
 def _proxy(d: display.Display, viewer: int) -> int:
@@ -98,36 +71,26 @@ def main() -> None:
     ap.add_argument("--drags", type=int, default=20)
     ap.add_argument("--bodies", type=int, nargs="+", default=[10, 1000])
     args = ap.parse_args()
-    xvfb, screen = _xvfb()
+    desktop = Desktop(1280, 800)
     try:
         for bodies in args.bodies:
             with tempfile.TemporaryDirectory() as tmp:
                 model = Path(tmp) / f"bodies_{bodies}.xml"
                 model.write_text(many_bodies(bodies))
-                env = {**os.environ, "DISPLAY": screen, "XDG_CONFIG_HOME": tmp}
-                env.pop("MUJOCO_GL", None)
-                app = subprocess.Popen(
-                    [sys.executable, "-m", "mjrig", str(model), "--exit-after", "600"],
-                    env=env,
-                    cwd=tmp,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
+                app = App(desktop, model, home=Path(tmp), view_fps=None)
                 try:
-                    viewer = _viewer_window(screen)
                     time.sleep(3.0)  # the model running and drawn
-                    d = display.Display(screen)
+                    d = display.Display(desktop.display)
                     source = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
-                    proxy = _proxy(d, viewer)
+                    proxy = _proxy(d, app.viewer)
                     times: dict[str, list[float]] = {"mjrig": [], "GLFW": []}
                     for _ in range(args.drags):
-                        for name, target in (("mjrig", proxy), ("GLFW", viewer)):
+                        for name, target in (("mjrig", proxy), ("GLFW", app.viewer)):
                             times[name].append(_answer_ms(d, source, target))
                             time.sleep(0.05)
                     d.close()
                 finally:
-                    app.terminate()
-                    app.wait(30)
+                    app.close()
             row = []
             for name in ("mjrig", "GLFW"):
                 t = sorted(times[name])
@@ -135,8 +98,7 @@ def main() -> None:
             ratio = statistics.median(times["GLFW"]) / statistics.median(times["mjrig"])
             print(f"{bodies:5d} bodies: " + " | ".join(row) + f" | GLFW / mjrig {ratio:6.1f}", flush=True)
     finally:
-        xvfb.kill()
-        xvfb.wait()
+        desktop.close()
 
 
 if __name__ == "__main__":

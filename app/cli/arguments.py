@@ -20,26 +20,25 @@ class ArgumentParser(argparse.ArgumentParser):
         raise ConfigError(f"{prog}: {message}" if prog else message)
 
 
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
+def _positive(text: str, what: str) -> float:
+    """``text`` as a positive, finite number of ``what`` (argparse's error otherwise)."""
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+        raise argparse.ArgumentTypeError(f"not a number of {what}: '{text}'") from None
     if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got '{text}'")
+        raise argparse.ArgumentTypeError(f"must be a positive number of {what}, got '{text}'")
     return v
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    return _positive(text, "seconds")
 
 
 def frame_rate(text: str) -> float:
     """A positive, finite number of frames per second."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of frames per second: '{text}'") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of frames per second, got '{text}'")
-    return v
+    return _positive(text, "frames per second")
 
 
 def assignment(text: str) -> tuple[str, float]:

@@ -15,8 +15,8 @@ answers every message at once, whatever the viewer is doing, and hands the dropp
 callback; the file is opened afterwards by the simulation thread, as File > Open does. The window
 takes no input: a pointer or key event on it goes on to the viewer's window as before.
 
-Threading: ``DropTarget.start`` on any thread; its own thread then owns the connection until
-``close()``.
+Threading: made on any thread (the viewer's render thread, as its window opens); its own thread
+then owns the connection until ``close()``.
 """
 
 from __future__ import annotations
