@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -96,6 +97,19 @@ class Desktop:
     def __init__(self, width: int, height: int) -> None:
         need("Xvfb", "openbox", "xdotool", "xwininfo", "xprop", "import")
         self.size = (width, height)
+        # On a busy machine a screen or its window manager now and then comes up slowly or not at
+        # all: both are started again, up to three times, and a last failure says what each printed.
+        problems: list[str] = []
+        for _attempt in range(3):
+            problem = self._start(width, height)
+            if problem is None:
+                return
+            problems.append(problem)
+            self.close()
+        raise AssertionError("the test screen did not come up: " + " | ".join(problems))
+
+    def _start(self, width: int, height: int) -> str | None:
+        """Start Xvfb and openbox on it; None when both run, else what went wrong."""
         read_fd, write_fd = os.pipe()
         self._xvfb = subprocess.Popen(
             ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
@@ -103,33 +117,33 @@ class Desktop:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        self._wm: subprocess.Popen[bytes] | None = None
         os.close(write_fd)
         number = b""
-        end = time.monotonic() + 15
+        end = time.monotonic() + 30
         while not number.endswith(b"\n") and time.monotonic() < end:
+            ready, _, _ = select.select([read_fd], [], [], 0.5)
+            if not ready:
+                continue
             chunk = os.read(read_fd, 16)
             if not chunk:
                 break
             number += chunk
         os.close(read_fd)
+        if not number.strip().isdigit():
+            return f"Xvfb gave no display number in 30 s (exit code {self._xvfb.poll()})"
         self.display = f":{number.decode().strip()}"
         self.env = {**os.environ, "DISPLAY": self.display}
         self.env.pop("MUJOCO_GL", None)
-        # openbox now and then comes up slowly or not at all on a busy machine: start it again once.
-        for attempt in range(2):
-            self._wm = subprocess.Popen(
-                ["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            try:
-                wait_for(
-                    lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox", timeout=20
-                )
-                break
-            except AssertionError:
-                self._wm.kill()
-                self._wm.wait()
-                if attempt:
-                    raise
+        self._wm = subprocess.Popen(
+            ["openbox", "--sm-disable"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            wait_for(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self.x("xprop", "-root"), what="openbox", timeout=20)
+        except AssertionError:
+            code = self._wm.poll()
+            return f"openbox not up on {self.display} in 20 s (exit code {code})"
+        return None
 
     def x(self, *cmd: str, check: bool = False) -> str:
         """Run an X tool on this screen; its stdout. ``xdotool mousemove --sync X Y`` goes no
@@ -217,8 +231,9 @@ class Desktop:
 
     def close(self) -> None:
         for p in (self._wm, self._xvfb):
-            p.kill()
-            p.wait()
+            if p is not None:
+                p.kill()
+                p.wait()
 
 
 def read_recording(path: Path) -> pl.DataFrame | None:
