@@ -42,10 +42,12 @@ class LogPanel:
         self._lines: list[int | str] = []
         self._pin = 0  # frames left to hold the view at the end (wrapped lines take a frame to lay out)
 
-    def build(self, parent: int | str) -> None:
-        """Create the buttons and the scrolling message area inside ``parent``."""
+    def build(self, parent: int | str, *, title: str = "") -> None:
+        """Create ``title``, the buttons beside it and the scrolling message area inside ``parent``."""
         with dpg.group(parent=parent):
             with dpg.group(horizontal=True):
+                if title:
+                    dpg.add_text(title)
                 dpg.add_button(label="copy last error", callback=self._on_copy)
                 dpg.add_button(label="clear", callback=self._on_clear)
             self._area = dpg.add_child_window(height=self._height, border=True)

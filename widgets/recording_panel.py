@@ -13,10 +13,7 @@ import dearpygui.dearpygui as dpg
 from mjrig import commands as C
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 
-__all__ = ["RecordingPanel", "SLOW_VIDEO"]
-
-SLOW_VIDEO = 0.5
-"""Below this real-time factor while a video records, the panel says why the run is slow."""
+__all__ = ["RecordingPanel"]
 
 
 class RecordingPanel:
@@ -113,21 +110,7 @@ class RecordingPanel:
             self._show_interrupted(snap.outputs.interrupted)
         video = snap.outputs.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
-        slow = video and snap.state == C.RunState.RUNNING and 0 < snap.realtime_factor < SLOW_VIDEO
-        dpg.set_value(
-            self._video_status,
-            (
-                f"REC video {snap.outputs.video_path}"
-                + (
-                    f"\nthe run goes at {snap.realtime_factor:.2f}x real time while each frame renders; the video "
-                    "plays at the simulated speed"
-                    if slow
-                    else ""
-                )
-            )
-            if video
-            else "",
-        )
+        dpg.set_value(self._video_status, f"REC video {snap.outputs.video_path}" if video else "")
         self._recording = snap.outputs.recording_path is not None
         dpg.configure_item(self._button, label="Stop recording" if self._recording else "Start recording")
         if self._recording:

@@ -1,4 +1,5 @@
-"""Simulation controls: play/pause, step, reset, speed, time and real-time factor readouts."""
+"""The Simulation section: snapshots, keyframes, the start state, the run's state and step count,
+the 3D view's camera and arrow scale (Play, Step, Reset and speed are on the run bar)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ from pathlib import Path
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.kit.text_fit import available_width, fit_lines
 from mjrig.widgets.kit.themes import disabled_button_theme
 
-__all__ = ["SimPanel", "speed_label"]
+__all__ = ["SimPanel"]
 
 
 def _tip(item: int | str, text: str) -> None:
@@ -19,13 +19,8 @@ def _tip(item: int | str, text: str) -> None:
         dpg.add_text(text, wrap=360)
 
 
-def speed_label(speed: float) -> str:
-    """'1x', '0.25x' or 'max' (as fast as possible)."""
-    return "max" if speed <= 0 else f"{speed:g}x"
-
-
 class SimPanel:
-    """Run controls and the live readout of simulated time (s) and real-time factor."""
+    """Snapshot/Restore, keyframe, initial state, the run's state, camera and arrow scale."""
 
     def __init__(self, submit: Callable[[C.Command], None]) -> None:
         self.submit = submit
@@ -40,21 +35,6 @@ class SimPanel:
         self._cameras: tuple[str, ...] = ()
 
     def build(self, parent: int | str) -> None:
-        row = dpg.add_group(parent=parent, horizontal=True)
-        self._play = dpg.add_button(label="Pause", parent=row, width=70, callback=self._on_play)
-        _tip(self._play, "pause or run the simulation (Space in the 3D view)")
-        _tip(dpg.add_button(label="Step", parent=row, callback=self._on_step), "one timestep, then pause (Right arrow)")
-        _tip(
-            dpg.add_button(label="Reset", parent=row, callback=self._on_reset),
-            "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own",
-        )
-        self._speed = dpg.add_combo(
-            [speed_label(s) for s in C.SPEEDS], parent=row, width=70, default_value="1x", callback=self._on_speed
-        )
-        _tip(
-            dpg.add_button(label="Save keyframe", parent=row, callback=self._on_keyframe),
-            "write a copy of the MJCF with the current state as a <key> (next to the model)",
-        )
         state = dpg.add_group(parent=parent, horizontal=True)
         _tip(
             dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
@@ -64,13 +44,17 @@ class SimPanel:
         _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
         dpg.bind_item_theme(self._restore, disabled_button_theme())
         _tip(
-            dpg.add_button(label="Use current as initial", parent=state, callback=self._on_initial),
+            dpg.add_button(label="Save keyframe", parent=state, callback=self._on_keyframe),
+            "write a copy of the MJCF with the current state as a <key> (next to the model)",
+        )
+        _tip(
+            dpg.add_button(label="Use current as initial", parent=parent, callback=self._on_initial),
             "start from the joints' positions and velocities now: Reset and every run of the scenario "
             "begin here ([initial], saved with the scenario)",
         )
         self._snapshot = dpg.add_text("", parent=parent, color=(150, 150, 150), wrap=0)  # a line of its own
-        self._readout = dpg.add_text("t = 0.000 s", parent=parent, wrap=-1)
         self._state = dpg.add_text("", parent=parent, wrap=0)
+        self._steps = dpg.add_text("", parent=parent, color=(150, 150, 150))
         view = dpg.add_group(parent=parent, horizontal=True)
         fit = dpg.add_button(label="Fit view", parent=view, callback=self._on_fit)
         with dpg.tooltip(fit):
@@ -87,18 +71,6 @@ class SimPanel:
             "arrow a quarter of the model. Enter applies it ([view] in the scenario)",
         )
         self._arrows_shown: float | None = None
-
-    def _on_play(self) -> None:
-        self.submit(C.TogglePause())
-
-    def _on_step(self) -> None:
-        self.submit(C.StepOnce(1))
-
-    def _on_reset(self) -> None:
-        self.submit(C.Reset())
-
-    def _on_speed(self, sender: int, value: str) -> None:
-        self.submit(C.SetSpeed(0.0 if value == "max" else float(value.rstrip("x"))))
 
     def _on_fit(self) -> None:
         self.submit(C.SetCamera("fit"))
@@ -134,7 +106,6 @@ class SimPanel:
         if snap.tools.force_scale != self._arrows_shown and not dpg.is_item_active(self._arrows):
             self._arrows_shown = snap.tools.force_scale
             dpg.set_value(self._arrows, "" if snap.tools.force_scale is None else f"{snap.tools.force_scale:g}")
-        dpg.configure_item(self._play, label="Pause" if snap.state == C.RunState.RUNNING else "Play")
         can_restore = bool(snap.tools.snapshot_path)
         if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another
             self._can_restore = can_restore
@@ -142,20 +113,13 @@ class SimPanel:
         dpg.set_value(
             self._snapshot, Path(snap.tools.snapshot_path).name if can_restore else "no snapshot of this rig yet"
         )
-        dpg.set_value(
-            self._readout,
-            fit_lines(
-                (f"t = {snap.time:10.3f} s", f"real-time factor {snap.realtime_factor:6.2f}", f"steps {snap.steps}"),
-                width=available_width(self._readout),
-                sep="    ",
-            ),
-        )
         colour = {
             C.RunState.RUNNING: (120, 220, 120),
             C.RunState.PAUSED: (230, 200, 90),
             C.RunState.ERROR: (240, 60, 60),
         }.get(snap.state, (180, 180, 180))
         text = snap.state.value + (f": {snap.error}" if snap.error else "")
+        dpg.set_value(self._steps, f"{snap.steps} steps")
         dpg.set_value(self._state, text)
         dpg.configure_item(self._state, color=colour)
         if snap.model.cameras != self._cameras:
@@ -163,5 +127,3 @@ class SimPanel:
             dpg.configure_item(self._camera, items=list(self._cameras))
         if dpg.get_value(self._camera) != snap.camera:
             dpg.set_value(self._camera, snap.camera)
-        if not dpg.is_item_active(self._speed):
-            dpg.set_value(self._speed, speed_label(snap.speed))

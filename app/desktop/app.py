@@ -26,10 +26,17 @@ from mjrig.desktop.widget_map import MapRequests
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
 PANEL_FPS = 30.0
-STATUS_HEIGHT = 140
-"""Height (px) of the Status area under the plots in a narrow panel: its buttons and four lines."""
+STATUS_HEIGHT = 117
+"""Height (px) of the Status area under the plots in a narrow panel: its title row and four lines."""
 PLOTS_LEAST = 120
 """Height (px) the plots themselves keep at least in a narrow panel, however the splitter is set."""
+
+
+def controls_width(width: int) -> int:
+    """The controls' default width (px) beside the plots in a panel ``width`` px wide: half of it,
+    380 to 460 px (every label of the sections whole); in the panel a wide screen gives (1,056 px
+    at 1920x1080) the plots themselves, their signal tree aside, get more than a third."""
+    return max(380, min(460, width // 2))
 
 
 def narrow_split(height: int) -> tuple[int, int, int]:
@@ -38,8 +45,9 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     (a third of the panel by default), the timeline and the Status area (a saved split outside
     this is brought back inside)."""
     from mjrig.widgets.plots.timeline_bar import HEIGHT as TIMELINE
+    from mjrig.widgets.run_bar import HEIGHT as RUN_BAR
 
-    rest = height - (20 + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, grip, plots' bar, spacing
+    rest = height - (20 + RUN_BAR + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, run bar, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
     return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
 
@@ -104,6 +112,7 @@ class PanelApp:
         from mjrig.widgets.plots.timeline_bar import TimelineBar
         from mjrig.widgets.recording_panel import RecordingPanel
         from mjrig.widgets.rig_panel import RigPanel
+        from mjrig.widgets.run_bar import RunBar
         from mjrig.widgets.shortcuts import Shortcuts
         from mjrig.widgets.sim_panel import SimPanel
         from mjrig.widgets.units_menu import UnitsMenu
@@ -135,11 +144,14 @@ class PanelApp:
                 units_menu = UnitsMenu(submit)
                 units_menu.build_menu()
                 self.panels.append(units_menu)
+            run_bar = RunBar(submit)  # never scrolls away: above both panes
+            run_bar.build(self._main)
+            self.panels.append(run_bar)
             # A splitter after the controls gives the plots more or less room; the panel keeps it.
             layout = PanelLayout.load()
             if w >= 780:  # controls beside plots
                 with dpg.group(horizontal=True) as row:
-                    left = dpg.add_child_window(width=layout.controls_width or max(380, min(460, w // 2)))
+                    left = dpg.add_child_window(width=layout.controls_width or controls_width(w))
                     Splitter(
                         left,
                         vertical=True,
@@ -171,8 +183,7 @@ class PanelApp:
                 self.panels.append(panel)
             self.plot.build(plot_area)
             timeline.build(plot_area)
-            dpg.add_text("Status", parent=log_area)
-            log.build(log_area)
+            log.build(log_area, title="Status")
             self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(self._main, True)
         self.panels.append(ResultsSlot(submit, menu_bar=menu_bar, on_report=exports.report_dialog))

@@ -149,6 +149,14 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             if kind in _NEVER_DRAWN:
                 continue
             state = dpg.get_item_state(item)
+            if kind == "mvAnnotation":  # a label drawn in a plot: what it says, in its plot's place
+                if (cfg := dpg.get_item_configuration(item))["show"] and cfg["label"]:
+                    plot = dpg.get_item_parent(item)
+                    (x, y), (w, h) = dpg.get_item_state(plot)["rect_min"], dpg.get_item_rect_size(plot)
+                    items.append(
+                        {"label": "", "type": kind, "rect": [int(x), int(y), int(w), int(h)], "text": cfg["label"]}
+                    )
+                continue
             if "rect_min" not in state and kind not in _PLACED_BY_MENU:
                 continue
             if kind not in _PLACED_BY_MENU and not state.get("visible") and not clipped.holders_open(item):
@@ -188,10 +196,17 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                 entry["text"] = text  # what a text shows (a status line, a readout)
             if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
                 entry["value"] = str(dpg.get_value(item))
-            if kind == "mvPlot":  # the time span it shows (s): its first axis is time
-                axes = [a for a in dpg.get_item_children(item, 1) if _kind(dpg, a).endswith("mvPlotAxis")]
+            if kind == "mvPlot":  # the spans it shows (s; its first axis is time) and its legend
+                children = dpg.get_item_children(item, 1)
+                axes = [a for a in children if _kind(dpg, a).endswith("mvPlotAxis")]
                 if axes:
                     entry["x_range"] = [float(v) for v in dpg.get_axis_limits(axes[0])]
+                    entry["y_range"] = [float(v) for v in dpg.get_axis_limits(axes[-1])]
+                for legend in (c for c in dpg.get_item_children(item, 0) if _kind(dpg, c).endswith("mvPlotLegend")):
+                    shown = dpg.get_item_configuration(legend)
+                    entry["legend"] = (
+                        ("row" if shown.get("horizontal") else "column") if shown.get("show") else "hidden"
+                    )
             items.append(entry)
         except Exception:  # noqa: BLE001 - an item deleted while we looked
             continue

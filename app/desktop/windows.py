@@ -42,8 +42,9 @@ class Layout:
 def tile(workarea: Rect) -> Layout:
     """Viewer left, panel right, side by side over ``workarea`` without overlap."""
     x, y, w, h = workarea
-    # a wide screen gives the panel room for controls beside plots; a laptop stacks them
-    panel_w = max(460, min(1000, round(w * (0.48 if w >= 1600 else 0.42))))
+    # a wide screen gives the panel room for controls beside plots (the plots a third of it or
+    # more: ``desktop.app.controls_width``); a laptop stacks them
+    panel_w = max(460, min(1100, round(w * (0.55 if w >= 1600 else 0.42))))
     frame_w = 2 * FRAME_SIDE
     viewer_w = max(320, w - panel_w - 2 * frame_w)
     client_h = max(240, h - FRAME_TOP - FRAME_BOTTOM)

@@ -4,6 +4,8 @@ every signal a filter shows ticked at once, and none."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -109,3 +111,66 @@ def test_fifty_signals_are_ticked_at_once_from_the_filter_and_unticked_at_once(t
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
+
+
+TIP = re.compile(r"(\S+) = (\S+) rad  at t = ([0-9.]+) s")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_with_sixty_lines_pointing_names_each_line_and_no_legend_is_cut(tmp_path, size):
+    """Sixty joint angles in one plot: their legend would not fit, so none is drawn (no name cut
+    off); pointing down the plot names the line under the pointer with its value, the values
+    falling as the pointer goes down. Two lines: their legend in a row across the plot."""
+    model = tmp_path / "sixty.xml"
+    model.write_text(many_bodies(60))
+    desktop = Desktop(*size)
+    app = App(desktop, model, home=tmp_path)
+    try:
+        app.run_for(1.0)
+        app.type_into("filter signals", "qpos")
+        app.click("tick shown")
+        wait_for(
+            lambda: (lambda p: p if p and p["legend"] == "hidden" else None)(_plot(app, "rad")),
+            what="the plot of 60 lines, its legend not drawn",
+        )
+        app.click("Pause")
+        wait_for(lambda: app.widget("Play"), what="the run paused")
+        px, py, _, _ = desktop.client_rect(app.panel)
+        x, y, w, h = _plot(app, "rad")["rect"]
+        named = []
+        for frac in np.linspace(0.08, 0.85, 23):
+            desktop.x("xdotool", "mousemove", "--sync", str(px + x + int(0.6 * w)), str(py + y + int(frac * h)))
+            app.redrawn(2, map=True)
+            found = app.text(TIP.pattern)
+            if found:
+                name, value, t = TIP.fullmatch(found["text"]).groups()
+                named.append((frac, name, float(value), float(t)))
+        assert named, "no line named under the pointer"
+        frac = named[len(named) // 2][0]
+        desktop.x("xdotool", "mousemove", "--sync", str(px + x + int(0.6 * w)), str(py + y + int(frac * h)))
+        app.redrawn(2)
+        desktop.screenshot(f"sixty_pointed_{size[0]}x{size[1]}")
+        names = [n for _, n, _, _ in named]
+        assert len(set(names)) >= 3, named  # different lines at different heights
+        assert all(n.endswith(":qpos") for n in names), named
+        values = [v for _, _, v, _ in named]
+        assert values == sorted(values, reverse=True), named  # lower on the plot, smaller angles
+        assert len({t for *_, t in named}) == 1, named  # one time under one x
+        app.click("none")
+        app.type_into("filter signals", "c0_j1:qpos")
+        app.click("tick shown")
+        app.type_into("filter signals", "c0_j2:qpos")
+        app.click("tick shown")
+        two = wait_for(
+            lambda: (lambda p: p if p and p["legend"] != "hidden" else None)(_plot(app, "rad")), what="a legend"
+        )
+        assert two["legend"] == "row", two
+        desktop.screenshot(f"two_lines_legend_{size[0]}x{size[1]}")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+def _plot(app: App, label: str) -> dict | None:
+    """The plot of unit ``label`` as the map shows it."""
+    return next((it for it in app.items() if it["type"] == "mvPlot" and it["label"] == label), None)

@@ -230,6 +230,7 @@ class UnitPlot(NamedTuple):
     events: int | str  # threshold crossings: vertical lines
     failed: int | str  # failed requirements' first violations: red points
     cursor: int | str  # the timeline's cursor: a vertical line
+    legend: int | str  # laid out by ``plot_legend.PlotLegends``
 
 
 def readable_range(lo: float, hi: float) -> tuple[float, float]:
@@ -250,7 +251,7 @@ def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, handlers: int
     right corner (outside, it took a laptop-sized plot's whole height), time on x, ``label`` on
     y, the marks' series, and the item handler registry ``handlers`` (clicks) bound to it."""
     with dpg.plot(label=label or "(no unit)", no_title=True, width=-1, height=160, parent=parent, **PLOT_INPUT) as plot:
-        dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast, horizontal=True)
+        legend = dpg.add_plot_legend(location=dpg.mvPlot_Location_NorthEast, horizontal=True)
         x = dpg.add_plot_axis(dpg.mvXAxis, label="time (s)")
         y = dpg.add_plot_axis(dpg.mvYAxis, label=label or "(no unit)")
         events = dpg.add_inf_line_series([], label="##events", parent=y)
@@ -260,4 +261,4 @@ def unit_plot(parent: int | str, label: str, *, marks: MarkThemes, handlers: int
         cursor = dpg.add_inf_line_series([], label="##cursor", parent=y)
         dpg.bind_item_theme(cursor, marks.line(CURSOR_COLOR))
     dpg.bind_item_handler_registry(plot, handlers)
-    return UnitPlot(plot, x, y, events, failed, cursor)
+    return UnitPlot(plot, x, y, events, failed, cursor, legend)

@@ -23,6 +23,7 @@ from mjrig.commands import Command, PanelState, PlotSignals
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.telemetry.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.runtime.telemetry.units import DisplayUnits
+from mjrig.widgets.plots.plot_legend import PlotLegends
 from mjrig.widgets.plots.plot_mouse import PlotMouse
 from mjrig.widgets.plots.plot_overlay import (
     MarkThemes,
@@ -110,6 +111,7 @@ class PlotPanel:
         self._below = below  # pixels left under the plots (the timeline bar)
         self._cursor: float | None = None  # a past instant shown (s), marked on every plot
         self._cursor_lines: dict[str, int | str] = {}
+        self._legends = PlotLegends()
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
         self._mouse = PlotMouse(
             on_time=lambda t: self.on_time_click and self.on_time_click(t),
@@ -220,6 +222,7 @@ class PlotPanel:
             self._rebuild_tree()
         self._signal_tree.sync()
         self._mouse.poll(self._plots)
+        self._follow_legends()
         if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
             self._box_height, self._view_stale = box, True
         if self._submit is not None and (tuple(self._checked), self._window_s) != self._told:
@@ -365,11 +368,13 @@ class PlotPanel:
             self._event_lines.pop(unit, None)
             self._fail_marks.pop(unit, None)
             self._cursor_lines.pop(unit, None)
+            self._legends.drop(unit)
         for unit in units:
             if unit not in self._plots:
                 made = unit_plot(self._plot_box, unit, marks=self._marks, handlers=self._mouse.handlers)
                 self._plots[unit] = made[:3]
-                self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:]
+                self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:6]
+                self._legends.add(unit, plot=made.plot, legend=made.legend)
         if self._plot_box is not None and self._plots:
             avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
             each = max(90, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
@@ -387,15 +392,31 @@ class PlotPanel:
                 dpg.bind_item_theme(self._series[name], self._colors.theme(name))
             for k, over in enumerate(self._overlays):
                 if (k, name) not in self._twins and over.has(name):
-                    dash = ", dashed" if k == 0 else ""
                     self._twins[(k, name)] = dpg.add_line_series(
-                        [], [], label=f"{short} ({over.label}{dash})", parent=self._plots[self._unit(name)][2]
+                        [],
+                        [],
+                        label=f"{short} ({over.label}{', dashed' if k == 0 else ''})",
+                        parent=self._plots[self._unit(name)][2],
                     )
                     dpg.bind_item_theme(self._twins[(k, name)], self._colors.theme(name, twin=True))
         self._signal_tree.mark(wanted)
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)
         dpg.set_value(self._pause_box, self._paused)
+
+    def _follow_legends(self) -> None:
+        """Each plot's legend laid out for its size and lines; the line under the pointer named."""
+        for unit, (plot, _, y_axis) in self._plots.items():
+            self._legends.fit(unit, plot=plot, y_axis=y_axis)
+            self._legends.point(unit, plot=plot, y_axis=y_axis, values_at=lambda t, u=unit: self._line_values(u, t))
+
+    def _line_values(self, unit: str, t: float) -> dict[str, tuple[float, str]]:
+        """Each line of ``unit``'s plot at ``t`` (s): its name -> (value, unit shown)."""
+        return {
+            name.split("/", 1)[-1]: (value, shown)
+            for name, value, _others, shown in self.values_at(t)
+            if self._series_unit.get(name) == unit
+        }
 
     def set_cursor(self, t: float | None) -> None:
         """Mark simulated time ``t`` (s) on every plot (None: no mark, the run is live)."""
