@@ -84,6 +84,7 @@ class PanelApp:
         self._screenshot: str | None = None
         self.on_frame: Callable[[PanelApp], None] | None = None
         self.frame_seconds = 0.0  # the last panel frame's work (s): snapshot, panels, drawing
+        self.shown: C.PanelState | None = None  # the snapshot the last frame drew
 
     def request_screenshot(self, path: str) -> None:
         """Save the panel's frame buffer as PNG at the next frame (thread-safe)."""
@@ -300,7 +301,7 @@ class PanelApp:
                     panel.update(snap)
                 dpg.render_dearpygui_frame()
                 self.frames += 1
-                self.frame_seconds = time.perf_counter() - t0
+                self.frame_seconds, self.shown = time.perf_counter() - t0, snap
                 if self._screenshot:
                     dpg.output_frame_buffer(file=self._screenshot)
                     self._screenshot = None

@@ -455,10 +455,12 @@ class PlotPanel:
         t0 = t0 if t0 < end else end - self._window_s
         t, values = self.history.window(t0, end, names)
         bounds: dict[str, tuple[float, float]] = {}
+        width = int(dpg.get_item_rect_size(self._plot_box)[0]) if self._plot_box is not None else 0
+        points = min(self._max_points, max(200, 2 * width))  # a min and a max per pixel column
         for j, name in enumerate(names):
             y = values[:, j] * self._factor(name)
             ok = np.isfinite(y)
-            xs, ys = decimate_minmax(t[ok], y[ok], self._max_points)
+            xs, ys = decimate_minmax(t[ok], y[ok], points)
             if len(ys):
                 lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
                 bounds[self._series_unit[name]] = (min(lo, float(ys.min())), max(hi, float(ys.max())))
