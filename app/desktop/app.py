@@ -134,7 +134,7 @@ class PanelApp:
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Fit", FitPanel(submit), False),
-            ("Modes", ModesPanel(submit), False),
+            ("Modes", ModesPanel(submit, ticked=self.plot.checked), False),
             ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]

@@ -94,9 +94,15 @@ class RigModes(Feature):
         inputs, outputs = ((cmd.bode[0],), (cmd.bode[1],)) if cmd.bode else ((), ())
         version = self._version
 
+        ctrl = {m.actuator(i).name: float(d.ctrl[i]) for i in range(m.nu)}  # the inputs now
+        now = float(d.time)
+
         def work() -> Any:
             from mjrig.linear_analysis import analyse, bode
+            from mjrig.runtime.analysis.inputs import as_param
 
+            if cmd.bode and cmd.bode[0] not in sc.params:  # a load's magnitude, an actuator's input
+                as_param(sc, cmd.bode[0], time=now, ctrl=lambda a: ctrl.get(a, 0.0))
             an = analyse(
                 sc,
                 equilibrium=cmd.equilibrium,

@@ -116,3 +116,32 @@ def test_a_reload_marks_the_modes_stale_and_another_rig_starts_without_them(sess
     other.mkdir()
     s.handle(C.OpenModel(str(chain(other, k=K, m=M)), discard=True))
     assert s.publish().modes == C.ModesPart()
+
+
+def test_bode_to_a_load_magnitude_and_an_actuator_input_on_bundled_rigs_at_rest(open_session):
+    """No param needed: the shaker's drive (a joint force with a sine profile) is an input as it
+    is; its response is the spring-mass's, 1/k at low frequency and peaking at sqrt(k/m)/2π
+    (k = 200 N/m, m = 1 kg). The robot arm's shoulder motor input moves the shoulder."""
+    from mjrig.scenario.bundled import MODELS_DIR
+
+    s = open_session(MODELS_DIR / "shaker.toml")
+    try:
+        s.handle(C.ComputeModes(bode=("Loads/drive:magnitude", "Joints/slide_x:qpos")))
+        part = _settled(s).modes
+        assert part.error == "", part.error
+        bode = part.bode
+        assert bode is not None and bode.input == "Loads/drive:magnitude"
+        assert 10 ** (bode.magnitude_db[0] / 20) == pytest.approx(1 / 200.0, rel=0.02)
+        peak = bode.frequency_hz[int(np.argmax(bode.magnitude_db))]
+        assert peak == pytest.approx(math.sqrt(200.0) / (2 * math.pi), rel=0.01)
+        assert s.document.scenario(s.document.doc).params.keys() == {"k", "c"}  # the rig is unchanged
+    finally:
+        s.close()
+    s = open_session(MODELS_DIR / "robot_arm.toml")
+    try:
+        s.handle(C.ComputeModes(bode=("Actuators/shoulder:ctrl", "Joints/shoulder:qpos")))
+        part = _settled(s).modes
+        assert part.error == "" and part.bode is not None, part.error
+        assert max(part.bode.magnitude_db) > -200
+    finally:
+        s.close()

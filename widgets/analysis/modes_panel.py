@@ -6,8 +6,9 @@ rest) on a background job (``ComputeModes``); the table lists the oscillatory mo
 first (frequency, undamped frequency, damping ratio, the joints that move most), then the
 others. *show N* pauses the run and animates mode N in the 3D view (``ShowMode``), *amplitude*
 scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's state back.
-*Bode* works out the response of the chosen signal to the chosen param: magnitude (dB) and
-phase over frequency, each mode's frequency marked.
+*Bode* works out the response of the chosen signal (a ticked one at first) to the chosen input —
+a param, a load's magnitude or force component, an actuator's input: magnitude (dB) and phase
+over frequency, each mode's frequency marked.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.runtime.analysis.inputs import input_names
 from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["ModesPanel"]
@@ -30,8 +32,9 @@ def _number(x: float, fmt: str = ".4g") -> str:
 class ModesPanel:
     """Work out modes, the modes table, the animation's controls, the Bode plot."""
 
-    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+    def __init__(self, submit: Callable[[C.Command], None], *, ticked: Callable[[], list[str]] = list) -> None:
         self.submit = submit
+        self._ticked = ticked  # the plotted signals: the output offered first
         self._part: C.ModesPart | None = None
         self._inputs: tuple[str, ...] = ()
         self._outputs: tuple[str, ...] = ()
@@ -58,8 +61,8 @@ class ModesPanel:
         )
         self._arrows = dpg.add_checkbox(label="arrows", parent=row, callback=self._restate)
         row = dpg.add_group(parent=parent, horizontal=True)
-        self._input = dpg.add_combo([], label="input", parent=row, width=110)
-        self._output = dpg.add_combo([], label="output", parent=row, width=190)
+        self._input = dpg.add_combo([], label="input", parent=row, width=150)
+        self._output = dpg.add_combo([], label="output", parent=row, width=150)
         dpg.add_button(label="Bode", parent=row, callback=self._bode)
         self._bode_status = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
         self._plots = []
@@ -76,18 +79,25 @@ class ModesPanel:
             self._plots.append((plot, x, line, marks))
 
     def update(self, snap: C.PanelState) -> None:
-        params = tuple(p.name for p in snap.entries.params)
-        if params != self._inputs:
-            self._inputs = params
-            dpg.configure_item(self._input, items=list(params))
-            if params and not dpg.get_value(self._input):
-                dpg.set_value(self._input, params[0])
+        inputs = tuple(  # forces and actuators first: what a frequency response is usually to
+            input_names(
+                ((e.name, e.kind, e.spec) for e in snap.entries.items if e.section == "loads"),
+                (a.name for a in snap.tools.actuators),
+            )
+        ) + tuple(p.name for p in snap.entries.params)
+        if inputs != self._inputs:
+            self._inputs = inputs
+            dpg.configure_item(self._input, items=list(inputs))
+            if dpg.get_value(self._input) not in inputs:
+                dpg.set_value(self._input, inputs[0] if inputs else "")
         signals = tuple(snap.signals)
         if signals != self._outputs:
             self._outputs = signals
             dpg.configure_item(self._output, items=list(signals))
-            if signals and not dpg.get_value(self._output):
-                dpg.set_value(self._output, next((s for s in signals if s.endswith(":qpos")), signals[0]))
+            if dpg.get_value(self._output) not in signals:
+                ticked = [s for s in self._ticked() if s in signals]
+                first = next((s for s in signals if s.endswith(":qpos")), signals[0] if signals else "")
+                dpg.set_value(self._output, ticked[0] if ticked else first)
         part = snap.modes
         if part == self._part:
             return
@@ -149,7 +159,9 @@ class ModesPanel:
     def _bode(self) -> None:
         pair = (str(dpg.get_value(self._input)), str(dpg.get_value(self._output)))
         if not all(pair):
-            dpg.set_value(self._bode_status, "choose a param (input) and a signal (output) first")
+            dpg.set_value(
+                self._bode_status, "choose an input (a param, a load, an actuator) and a signal (output) first"
+            )
             return
         self._compute(pair)
 
@@ -168,5 +180,6 @@ class ModesPanel:
         dpg.set_value(
             self._bode_status,
             f"{curve.output} / {curve.input} ({curve.unit.replace('*', '·')}): "
-            f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz",
+            f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz; largest "
+            f"{max(curve.magnitude_db):.3g} dB at {f[curve.magnitude_db.index(max(curve.magnitude_db))]:.4g} Hz",
         )
