@@ -19,6 +19,7 @@ from mjrig.panel_state import (
     ComparisonPart,
     EntriesPart,
     EntryInfo,
+    JobInfo,
     MeasuredOffer,
     MeasuredSignals,
     MetricInfo,
@@ -76,6 +77,8 @@ __all__ = [
     "TakeSnapshot",
     "RestoreSnapshot",
     "ActuatorInfo",
+    "JobInfo",
+    "CancelJobs",
     "Scrub",
     "StepHistory",
     "SetHistoryLimit",
@@ -437,6 +440,11 @@ class CloseViewer(Command):
 @dataclass(frozen=True)
 class KeepWorking(Command):
     """Answer "keep working" to the quit question."""
+
+
+@dataclass(frozen=True)
+class CancelJobs(Command):
+    """Stop every long job under way (a fit, modes, an export: ``PanelState.jobs``)."""
 
 
 @dataclass(frozen=True)

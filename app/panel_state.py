@@ -19,6 +19,7 @@ from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = [
     "RunState",
+    "JobInfo",
     "PanelState",
     "EntryInfo",
     "ParamInfo",
@@ -97,6 +98,16 @@ class ActuatorInfo:
     ctrl: float
     range: tuple[float, float] | None
     control: str | None = None
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """A long job under way (a fit, modes, an export): ``what`` it is, how far (``fraction`` 0..1
+    when known) and a ``note`` ("12 evaluations")."""
+
+    what: str
+    fraction: float | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -381,6 +392,7 @@ class PanelState:
     events: tuple[tuple[float, str], ...] = ()  # (simulated time s, text): threshold crossings
     hot_reload: bool = False  # the model and scenario files are watched and reloaded on change
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
+    jobs: tuple[JobInfo, ...] = ()  # long jobs under way: the run bar shows them with Cancel
     # the features' parts
     entries: EntriesPart = field(default_factory=EntriesPart)
     outputs: OutputsPart = field(default_factory=OutputsPart)

@@ -39,13 +39,14 @@ class LogPanel:
         self._clear_requested = False
         self._last_error = ""
         self._area: int | str | None = None
+        self.title_row: int | str = 0
         self._lines: list[int | str] = []
         self._pin = 0  # frames left to hold the view at the end (wrapped lines take a frame to lay out)
 
     def build(self, parent: int | str, *, title: str = "") -> None:
         """Create ``title``, the buttons beside it and the scrolling message area inside ``parent``."""
         with dpg.group(parent=parent):
-            with dpg.group(horizontal=True):
+            with dpg.group(horizontal=True) as self.title_row:  # others may add to it (the jobs)
                 if title:
                     dpg.add_text(title)
                 dpg.add_button(label="copy last error", callback=self._on_copy)

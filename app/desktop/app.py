@@ -76,6 +76,7 @@ class PanelApp:
         self._model_panel: Any = None
         self._main: int | str = 0
         self._dirty = False
+        self._jobs: tuple[C.JobInfo, ...] = ()  # long jobs under way (the quit question says so)
         self._recording: str | None = None  # the file being recorded (the quit question says so)
         self._asked_for_viewer = False
         self.panels: list[Any] = []
@@ -104,6 +105,7 @@ class PanelApp:
         from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
         from mjrig.widgets.dialogs.quit_question import QuitQuestion
         from mjrig.widgets.help_panel import HelpPanel
+        from mjrig.widgets.jobs_line import JobsLine
         from mjrig.widgets.kit.splitter import PanelLayout, Splitter
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.model_panel import ModelPanel
@@ -185,6 +187,9 @@ class PanelApp:
             self.plot.build(plot_area)
             timeline.build(plot_area)
             log.build(log_area, title="Status")
+            jobs_line = JobsLine(submit)  # beside the Status title: in view however the panes scroll
+            jobs_line.build(log.title_row)
+            self.panels.append(jobs_line)
             self.panels += [self.plot, timeline, log]
         dpg.set_primary_window(self._main, True)
         self.panels.append(ResultsSlot(submit, menu_bar=menu_bar, on_report=exports.report_dialog))
@@ -211,11 +216,13 @@ class PanelApp:
 
     def _on_close_request(self) -> None:
         """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
-        unsaved edits."""
-        if not self._dirty:
+        unsaved edits or a long job runs (a fit, modes, an export)."""
+        from mjrig.widgets.jobs_line import job_text
+
+        if not self._dirty and not self._jobs:
             self._quit = True
         else:
-            self._question.show(recording=self._recording)
+            self._question.show(recording=self._recording, unsaved=self._dirty, jobs=job_text(self._jobs))
 
     def _on_quit_anyway(self) -> None:
         self.client.submit(C.Quit(confirmed=True))
@@ -291,7 +298,7 @@ class PanelApp:
                             *snap.signals,
                         )
                     )
-                self._dirty, self._recording = snap.dirty, snap.outputs.recording_path
+                self._dirty, self._recording, self._jobs = snap.dirty, snap.outputs.recording_path, snap.jobs
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
                     self._on_close_request()
                 self._asked_for_viewer = snap.quit_question

@@ -34,7 +34,7 @@ from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.session.context import Feature, Handler, RigContext
-from mjrig.session.jobs import BackgroundJobs
+from mjrig.session.jobs import BackgroundJobs, Cancelled, Job
 
 __all__ = ["Bench", "is_bench_file", "guess_unit"]
 
@@ -108,11 +108,16 @@ class Bench(Feature):
         out = fresh_path(Path.cwd() / "runs" / f"{stem}-fit.parquet")
         out.parent.mkdir(parents=True, exist_ok=True)
         costs = self._costs = []
+        job = Job("a fit")
+
+        def step(n: int, cost: float) -> None:
+            costs.append((n, cost))
+            job.step(note=f"{n} evaluation{'s' if n != 1 else ''}")  # Cancelled once a cancel is asked
 
         def work() -> Any:
             from mjrig.campaign.fit import run_fit
 
-            return run_fit(sc, out=out, progress=lambda n, cost: costs.append((n, cost)))
+            return run_fit(sc, out=out, progress=step)
 
         rig = self._rig
 
@@ -126,6 +131,12 @@ class Bench(Feature):
                 )
                 if self.fit is not None and self.fit.running:  # a reload: the panel stops waiting
                     self.fit = dataclasses.replace(self.fit, running=False, stale=True)
+                return
+            if isinstance(error, Cancelled):
+                self.fit = C.FitProgress(
+                    False, tuple(c for _, c in costs), tuple(n for n, _ in costs), error="cancelled", path=str(out)
+                )
+                s.log("info", f"fit cancelled after {len(costs)} evaluation{'s' if len(costs) != 1 else ''}")
                 return
             if error is not None:
                 self.fit = C.FitProgress(
@@ -149,7 +160,7 @@ class Bench(Feature):
 
         self.fit = C.FitProgress(True, path=str(out))
         s.log("info", f"fitting {', '.join(n for n, *_ in cmd.params)} to the rig's measured data ...")
-        self.jobs.start("mjrig-fit", work, done)
+        self.jobs.start("mjrig-fit", work, done, job=job)
 
     def use_estimate(self, cmd: C.UseEstimate) -> None:
         if self.fit is None or not self.fit.summary:

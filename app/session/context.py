@@ -34,9 +34,10 @@ from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.scenario.builder import Rig
 from mjrig.session.document import RigDocument
+from mjrig.session.jobs import BackgroundJobs
 from mjrig.session.run_control import RunControl
 
-__all__ = ["RigContext", "Feature", "Handler"]
+__all__ = ["RigContext", "Feature", "Handler", "handler_table"]
 
 
 Handler = Callable[[Any], None]
@@ -45,6 +46,9 @@ Handler = Callable[[Any], None]
 
 class Feature:
     """A part of the session with one job (see the module docstring)."""
+
+    jobs: BackgroundJobs | None = None
+    """Its background work, if it has any: long jobs are shown and cancelled through it."""
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this feature carries out (none by default)."""
@@ -124,3 +128,17 @@ class RigContext:
     def warn(self, text: str) -> None:
         """A one-line warning (a control clamped to its ctrlrange)."""
         self.log("warning", text)
+
+
+def handler_table(own: dict[type[C.Command], Handler], features: tuple[Feature, ...]) -> dict[type[C.Command], Handler]:
+    """The kernel's ``own`` handlers and every feature's, in one table; a command type claimed
+    twice is a mistake in the code, refused here (RuntimeError naming both) rather than one
+    handler silently winning."""
+    table = dict(own)
+    owner = dict.fromkeys(own, "the session kernel")
+    for feature in features:
+        for kind, handler in feature.handlers().items():
+            if kind in table:
+                raise RuntimeError(f"{kind.__name__} is handled by both {owner[kind]} and {type(feature).__name__}")
+            table[kind], owner[kind] = handler, type(feature).__name__
+    return table

@@ -17,7 +17,8 @@ part (``mjrig.panel_state``: ``state.outputs.recording_path``).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
-``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread. GUI-free.
+``outputs.jobs`` and ``reports.jobs``, drained on the simulation thread; long ones (a fit, modes, an
+export) are listed in ``PanelState.jobs`` and stopped by ``CancelJobs`` or the session closing. GUI-free.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
 from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.session import jobs
 from mjrig.session.bench import Bench, is_bench_file
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import Feature, RigContext, handler_table
 from mjrig.session.document import RigDocument
 from mjrig.session.entries import RigEntries
 from mjrig.session.file_watch import FileWatch, model_files
@@ -163,6 +165,7 @@ class Session:
                 C.Quit: self._quit,
                 C.CloseViewer: self._close_viewer,
                 C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
+                C.CancelJobs: lambda cmd: jobs.cancel(self.features),
                 C.SetHotReload: self._set_hot_reload,
                 C.PlotSignals: self.plot_feed.show,
             },
@@ -395,15 +398,16 @@ class Session:
     def _quit(self, cmd: C.Quit) -> None:
         if cmd.confirmed and self.document.dirty:
             self.log("warning", "quitting without saving the rig's changes")
-        self.quit = True
+        self.quit = True  # long jobs are stopped as the session closes
 
     def _close_viewer(self, cmd: C.CloseViewer) -> None:
-        """The 3D view's close button: quit, or ask first when the rig has unsaved edits."""
-        if not self.document.dirty:
+        """The 3D view's close button: quit, or ask first when the rig has unsaved edits or a
+        long job runs."""
+        if not self.document.dirty and not jobs.running(self.features):
             self.quit = True
         elif not self.quit_question:
             self.quit_question = True
-            self.log("warning", "the rig has unsaved changes: answer the question to quit")
+            self.log("warning", "answer the question to quit (unsaved changes, or a job under way)")
 
     # --- stepping --------------------------------------------------------------------------
     def _step(self) -> bool:
@@ -464,6 +468,7 @@ class Session:
             events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
             timeline=self.replayer.on_timeline(self.source.info()),
+            jobs=tuple(C.JobInfo(j.what, j.fraction, j.note) for j in jobs.running(self.features)),
         )
         return self._snapshot
 
@@ -475,24 +480,12 @@ class Session:
         return self._info[1]
 
     def close(self) -> None:
-        """Finalize any recording and video and wait for them; safe twice."""
+        """Finalize any recording and video and wait for them (a fit, modes or export under way is
+        stopped: its result would have nowhere to go); safe twice."""
+        jobs.cancel(self.features)
         for feature in self.features:  # the outputs first: an export may wait for a recording
             feature.close()
         if self.files is not None:
             self.files.close()
         if self.rm is not None:
             self.rm.close()
-
-
-def handler_table(own: dict[type[C.Command], Handler], features: tuple[Feature, ...]) -> dict[type[C.Command], Handler]:
-    """The kernel's ``own`` handlers and every feature's, in one table; a command type claimed
-    twice is a mistake in the code, refused here (RuntimeError naming both) rather than one
-    handler silently winning."""
-    table = dict(own)
-    owner = dict.fromkeys(own, "the session kernel")
-    for feature in features:
-        for kind, handler in feature.handlers().items():
-            if kind in table:
-                raise RuntimeError(f"{kind.__name__} is handled by both {owner[kind]} and {type(feature).__name__}")
-            table[kind], owner[kind] = handler, type(feature).__name__
-    return table

@@ -29,7 +29,7 @@ from mjrig import commands as C
 from mjrig.bench_state import NO_MODES, BodeCurve, ModeRow
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.session.context import Feature, Handler, RigContext
-from mjrig.session.jobs import BackgroundJobs
+from mjrig.session.jobs import BackgroundJobs, Job
 
 __all__ = ["RigModes", "SWING", "SHOWN_HZ"]
 
@@ -72,6 +72,10 @@ class RigModes(Feature):
 
     def publish(self) -> C.ModesPart:
         self.jobs.finish()
+        if self.part.running and not self.jobs.running():  # cancelled: the panel stops waiting now
+            self.part = dataclasses.replace(self.part, running=False)
+            self._version += 1  # what the abandoned job brings later is not taken
+            self.ctx.log("info", "modes: cancelled")
         return self.part
 
     def close(self) -> None:
@@ -166,7 +170,7 @@ class RigModes(Feature):
             running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode, stale=self.part.stale
         )
         s.log("info", "working out the rig's modes ...")
-        self.jobs.start("mjrig-modes", work, done)
+        self.jobs.start("mjrig-modes", work, done, job=Job("a frequency response" if cmd.bode else "modes"))
 
     # --- showing one ---------------------------------------------------------------------------
     def show(self, cmd: C.ShowMode) -> None:

@@ -28,7 +28,7 @@ from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.paths import check_writable, fresh_path
 from mjrig.session.context import Feature, Handler, RigContext
-from mjrig.session.jobs import BackgroundJobs
+from mjrig.session.jobs import BackgroundJobs, Cancelled, Job
 
 __all__ = ["Reports", "NO_RECORDING", "REPORT_SUFFIXES"]
 
@@ -157,14 +157,21 @@ class Reports(Feature):
             return
         out = self.target(cmd.path, default_output(src, fmt), "export")
 
+        job = Job(f"an export to {fmt}")
+
         def done(rows: int | None, error: BaseException | None) -> None:
-            if error is not None:
+            if isinstance(error, Cancelled):
+                self.ctx.log("info", f"export of {src.name} cancelled: {out.name} not written")
+            elif error is not None:
                 self.ctx.log("error", f"export of {src.name} failed: {error}")
             else:
                 self.ctx.log("info", f"exported {rows} rows of {src.name} to {out}")
 
+        def step(rows: int, total: int) -> None:
+            job.step(rows / total if total else None, note=f"{rows} of {total} rows")
+
         self.ctx.log("info", f"exporting {src.name} to {out.name} ...")
-        self.jobs.start("mjrig-export", lambda: export_recording(src, to=fmt, out=out), done)
+        self.jobs.start("mjrig-export", lambda: export_recording(src, to=fmt, out=out, progress=step), done, job=job)
 
     def report(self, cmd: C.WriteReport) -> None:
         """Write an HTML report (see ``C.WriteReport``); logs ``report written: OUT``."""

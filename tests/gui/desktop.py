@@ -599,15 +599,19 @@ class App:
 
     def press_close(self, *, window: int | None = None, timeout: float = 30.0) -> None:
         """Close the panel (or ``window``: the 3D view) as a person does (alt+F4, the window
-        manager's close) until the app exits or asks about unsaved edits: a close the window
-        manager lost (see ``close``) is pressed again."""
+        manager's close) until the app exits or asks about unsaved edits or a job under way: a
+        close the window manager lost (see ``close``) is pressed again."""
         for attempt in range(2):
             self.desktop.x("xdotool", "windowactivate", "--sync", str(window or self.panel))
             self.desktop.x("xdotool", "key", "alt+F4")
             try:
                 wait_for(
-                    lambda: self.proc.poll() is not None or self.visible("Quit without saving"),
-                    what="the app closing or asking about unsaved edits",
+                    lambda: (
+                        self.proc.poll() is not None
+                        or self.visible("Quit without saving")
+                        or self.visible("Stop it and quit")
+                    ),
+                    what="the app closing or asking about unsaved edits or a job under way",
                     timeout=timeout / 2,
                 )
                 return

@@ -14,8 +14,8 @@ import pytest
 
 from mjrig import commands as C
 from mjrig.scenario.bundled import MODELS_DIR
-from mjrig.session.context import Feature
-from mjrig.session.kernel import Session, handler_table
+from mjrig.session.context import Feature, handler_table
+from mjrig.session.kernel import Session
 
 PARTS = typing.get_args(C.PanelPart)
 

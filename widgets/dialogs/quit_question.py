@@ -1,5 +1,6 @@
-"""The question asked before quitting with unsaved rig edits (the panel's or the 3D view's close
-button, File > Quit, Ctrl+Q): save first, quit without saving, or keep working."""
+"""The question asked before quitting with unsaved rig edits or a long job under way (the panel's
+or the 3D view's close button, File > Quit, Ctrl+Q): save first, quit without saving (stopping the
+job), or keep working (let the job finish)."""
 
 from __future__ import annotations
 
@@ -25,26 +26,40 @@ class QuitQuestion:
         self.on_save, self.on_quit, self.on_keep = on_save, on_quit, on_keep
         self._window: int | str = 0
         self._recording: int | str = 0
+        self._unsaved: int | str = 0
+        self._jobs: int | str = 0
+        self._save: int | str = 0
+        self._quit: int | str = 0
+        self._keep: int | str = 0
 
     def build(self) -> None:
         with dpg.window(
             label="Quit mjrig?", modal=True, show=False, no_saved_settings=True, width=WIDTH, on_close=self._on_keep
         ) as self._window:
-            dpg.add_text(
+            self._unsaved = dpg.add_text(
                 "The rig has changes that are not saved in a scenario (File > Save scenario...).", wrap=WIDTH - 20
             )
+            self._jobs = dpg.add_text("", wrap=WIDTH - 20, show=False, color=(240, 170, 60))
             self._recording = dpg.add_text("", wrap=WIDTH - 20, show=False, color=(230, 200, 90))
             with dpg.group(horizontal=True):
-                dpg.add_button(label="Save scenario first...", callback=self._on_save)
-                dpg.add_button(label="Quit without saving", callback=self._on_quit)
-                dpg.add_button(label="Keep working", callback=self._on_keep)
+                self._save = dpg.add_button(label="Save scenario first...", callback=self._on_save)
+                self._quit = dpg.add_button(label="Quit without saving", callback=self._on_quit)
+                self._keep = dpg.add_button(label="Keep working", callback=self._on_keep)
 
     @property
     def shown(self) -> bool:
         return bool(self._window) and dpg.is_item_shown(self._window)
 
-    def show(self, *, recording: str | None = None) -> None:
-        """Ask; ``recording``: the file being recorded, which quitting closes (a complete file)."""
+    def show(self, *, recording: str | None = None, unsaved: bool = True, jobs: str = "") -> None:
+        """Ask; ``recording``: the file being recorded, which quitting closes (a complete file);
+        ``unsaved``: the rig has unsaved edits; ``jobs``: the long jobs under way, which quitting
+        stops ("a fit: 12 evaluations")."""
+        dpg.configure_item(self._unsaved, show=unsaved)
+        dpg.configure_item(self._save, show=unsaved)
+        dpg.set_value(self._jobs, f"Running: {jobs}. Quitting stops it; what it found so far is not kept.")
+        dpg.configure_item(self._jobs, show=bool(jobs))
+        dpg.configure_item(self._quit, label="Quit without saving" if unsaved else "Stop it and quit")
+        dpg.configure_item(self._keep, label="Keep working" if unsaved or not jobs else "Wait for it")
         if recording:
             dpg.set_value(
                 self._recording, f"A recording is running: quitting closes it as a complete file, {recording}"

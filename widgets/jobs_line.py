@@ -1,0 +1,46 @@
+"""The long jobs under way (a fit, modes, a frequency response, an export) beside the Status
+title, always in view: what each is and how far it got, and Cancel, which stops them all."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import dearpygui.dearpygui as dpg
+
+from mjrig import commands as C
+
+__all__ = ["JobsLine", "job_text"]
+
+
+def job_text(jobs: tuple[C.JobInfo, ...]) -> str:
+    """What the long jobs under way are and how far they got: "a fit: 12 evaluations"."""
+    return "; ".join(
+        f"{j.what}: {f'{100 * j.fraction:.0f} %' if j.fraction is not None else j.note or 'running'}" for j in jobs
+    )
+
+
+class JobsLine:
+    """A text and a Cancel button, shown while ``PanelState.jobs`` lists a job."""
+
+    def __init__(self, submit: Callable[[C.Command], None]) -> None:
+        self.submit = submit
+        self._text: int | str = 0
+        self._cancel: int | str = 0
+        self._shown: tuple[C.JobInfo, ...] | None = None
+
+    def build(self, parent: int | str) -> None:
+        """The text and the button, inside ``parent`` (a row)."""
+        self._cancel = dpg.add_button(
+            label="Cancel", parent=parent, show=False, callback=lambda: self.submit(C.CancelJobs())
+        )
+        with dpg.tooltip(self._cancel):
+            dpg.add_text("stop the fit, modes or export under way (what it found so far is not kept)", wrap=360)
+        self._text = dpg.add_text("", parent=parent, color=(240, 170, 60), show=False)
+
+    def update(self, snap: C.PanelState) -> None:
+        if snap.jobs == self._shown:
+            return
+        self._shown = snap.jobs
+        dpg.set_value(self._text, job_text(snap.jobs))
+        for item in (self._text, self._cancel):
+            dpg.configure_item(item, show=bool(snap.jobs))
