@@ -10,6 +10,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.kit.forms import OtherRig
 from mjrig.widgets.kit.rows import Rows
 
 __all__ = ["ParamsPanel"]
@@ -25,6 +26,7 @@ class ParamsPanel:
         self._rows = Rows()
         self._new: dict[str, int | str] = {}
         self._factor: dict[str, float] = {}  # param -> shown value per SI value
+        self._rig = OtherRig()
 
     def build(self, parent: int | str) -> None:
         self._group = self._rows.container = dpg.add_group(parent=parent)
@@ -61,6 +63,8 @@ class ParamsPanel:
         self.submit(cmd)
 
     def update(self, snap: C.PanelState) -> None:
+        if self._rig.opened(snap):  # a param typed for the old rig is not the new one's
+            self._rig.clear(self._new.values())
         shown = snap.tools.shown_units
         key = (shown, *((p.name, p.min, p.max, p.unit) for p in snap.entries.params))
         if self._rows.stale(key):

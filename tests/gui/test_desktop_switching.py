@@ -148,7 +148,7 @@ def test_ctrl_e_records_what_the_recording_form_shows_for_the_rig_now(tmp_path):
         desktop.close()
 
 
-def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path):
+def test_switching_forgets_the_snapshot_filter_search_frozen_plots_and_forms(tmp_path):
     desktop = Desktop(1280, 800)
     app = App(desktop, "spring_mass", home=tmp_path)  # the spring-mass rig
     try:
@@ -160,12 +160,21 @@ def test_switching_forgets_the_snapshot_filter_search_and_frozen_plots(tmp_path)
         _type_into(app, SEARCH, "tip")
         _press(app, "pause")  # the plots frozen
         wait_for(lambda: app.value("pause") == "True", what="the plots paused")
+        app.click("Requirements")
+        _type_into(app, "requirement name", "gap_ok")  # typed for this rig, never added
+        app.click("Metrics")
+        _type_into(app, "metric name", "peak_gap")
+        _scroll_to(app, "Model")
         _open_bundled(app, "clearance")
         wait_for(lambda: app.value("clearance") == "True", what="the panel to show clearance as the open rig")
         assert app.value("filter signals") == "", "the plot filter of the old rig hides the new signals"
         _scroll_to(app, SEARCH)
         assert app.value(SEARCH) == "", "the Loads search of the old rig narrows the new points to none"
         assert app.value("pause") == "False", "the plots stay frozen at the old rig's time"
+        for form in ("requirement name", "metric name"):
+            app.widget(form)  # scrolled to, as a person looks
+            assert app.value(form) == "", f"the {form} typed for the old rig is still there"
+        _scroll_to(app, "Model")
         labels = {it["label"] for it in app.items()}
         assert "paddle_hinge" in labels, "the new signals are not in the tree"
         _scroll_to(app, "Fit view")  # Restore, the text beside it and the run state above it show too

@@ -9,7 +9,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.scenario.kinds import REGISTRY, Field, Registry
-from mjrig.widgets.kit.forms import SpecForm, form_fields
+from mjrig.widgets.kit.forms import OtherRig, SpecForm, form_fields
 from mjrig.widgets.kit.rows import NameField, Rows
 from mjrig.widgets.kit.signal_choice import SignalChoice
 
@@ -41,6 +41,7 @@ class MetricsPanel:
         self._kind: int | str = 0
         self._form: SpecForm | None = None
         self._form_parent: int | str = 0
+        self._rig = OtherRig()
         self._unit: tuple[float, str] = (1.0, "")  # the chosen signal's shown unit: (per SI unit, label)
         self._name = NameField()
 
@@ -105,6 +106,9 @@ class MetricsPanel:
         self.submit(C.RemoveEntry(SECTION, name))
 
     def update(self, snap: C.PanelState) -> None:
+        if self._rig.opened(snap):  # a metric typed for the old rig is not the new one's
+            self._rig.clear([self._name.item])
+            self._make_form()
         self._signal.update(snap.signals)
         self._name.follow({m.name for m in snap.tools.metrics})
         unit = snap.tools.shown_units.convert(snap.units.get(self._signal.value, ""))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.kit.forms import OtherRig
 from mjrig.widgets.kit.rows import NameField, Rows
 from mjrig.widgets.kit.signal_choice import SignalChoice
 
@@ -27,6 +28,7 @@ class RequirementsPanel:
         self._rows: dict[str, tuple[int | str, int | str, int | str]] = {}
         self._shown = Rows()
         self._inputs: dict[str, int | str] = {}
+        self._rig = OtherRig()
         self._unit: tuple[float, str] = (1.0, "")  # the chosen signal's shown unit: (per SI unit, label)
         self._unit_text: int | str = 0
         self._name = NameField()
@@ -77,6 +79,8 @@ class RequirementsPanel:
         self.submit(C.RemoveEntry("requirements", name))
 
     def update(self, snap: C.PanelState) -> None:
+        if self._rig.opened(snap):  # a requirement typed for the old rig is not the new one's
+            self._rig.clear(self._inputs.values())
         self._signal.update(snap.signals)
         self._name.follow({r.name for r in snap.tools.requirements})
         shown = snap.tools.shown_units

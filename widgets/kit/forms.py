@@ -9,14 +9,14 @@ metric's level) is typed in the unit that signal is shown in (``show_signal_unit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import dearpygui.dearpygui as dpg
 
 from mjrig.scenario.kinds import POINT_TYPES, REGISTRY, Field, Registry
 
-__all__ = ["SpecForm", "form_fields", "parse_number_or_name"]
+__all__ = ["SpecForm", "OtherRig", "form_fields", "parse_number_or_name"]
 
 _INPUT = {
     "text": "text",
@@ -169,3 +169,22 @@ class SpecForm:
             dpg.delete_item(self.group)
             self.group = 0
         self._ids.clear()
+
+
+class OtherRig:
+    """Tells a panel that another rig was opened (``PanelState.opened`` changed; a reload is the
+    same rig): what was typed into its forms for the old one goes (``clear``)."""
+
+    def __init__(self) -> None:
+        self._opened: int | None = None
+
+    def opened(self, snap: Any) -> bool:
+        """True once per rig opened after the first one this panel saw."""
+        before, self._opened = self._opened, snap.opened
+        return before is not None and before != snap.opened
+
+    @staticmethod
+    def clear(items: Iterable[int | str]) -> None:
+        """Empty the text inputs ``items``."""
+        for item in items:
+            dpg.set_value(item, "")
