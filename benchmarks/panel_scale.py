@@ -15,7 +15,7 @@ ratios to the 10-body case:
   at a lower priority (``viewer_adapter.VIEW_NICE``) and draw with what the panel and the
   physics leave;
 - key and click to frame (ms, median and worst): Space sent to the 3D view's window with xdotool,
-  and a click on the run bar's Play/Pause button (pressed 50 ms), each from the key or the press
+  and a click on the run bar's Play/Pause button (pressed 50 ms), each from the key or the release
   until the first panel frame drawn that shows the run paused or running again; alternately,
   every 0.8 s after the first 3 s. The key is read by the 3D view's own loop, once per frame it
   draws: on a software renderer (llvmpipe) that frame, not the panel, sets the key's time.
@@ -67,10 +67,16 @@ def poke():
             target, cmd = viewer, ["xdotool", "key", "space"]
         else:
             x, y = out["button"]
-            target, cmd = panel, ["xdotool", "mousedown", "1", "sleep", "0.05", "mouseup", "1"]  # as a hand clicks
-            subprocess.run(["xdotool", "mousemove", "--window", panel, str(x), str(y)], check=True)
+            target, cmd = panel, ["xdotool", "mouseup", "1"]  # pressed 50 ms before, as a hand clicks
         subprocess.run(["xdotool", "windowactivate", "--sync", target], check=True)
+        if kind == "click":  # the pointer comes to the button, and rests there a moment
+            for dx in (8, 0):
+                subprocess.run(["xdotool", "mousemove", "--window", panel, str(x + dx), str(y)], check=True)
+                time.sleep(0.1)
         time.sleep(0.2)
+        if kind == "click":  # a button acts on its release: the click is timed from there
+            subprocess.run(["xdotool", "mousedown", "1"], check=True)
+            time.sleep(0.05)
         pending.append((kind, time.perf_counter(), app.shown.state))
         subprocess.run(cmd, check=True)
         end = time.perf_counter() + 3
