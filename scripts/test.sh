@@ -17,7 +17,7 @@ if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" =
      || [ ! -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libegl1 libegl-mesa0 libosmesa6 \
-      xdotool imagemagick ffmpeg openbox x11-utils fonts-wqy-microhei fontconfig chromium >/dev/null
+      xdotool imagemagick ffmpeg openbox x11-utils fonts-wqy-microhei fonts-tlwg-garuda-ttf fontconfig chromium >/dev/null
   fi
 fi
 python3 -m pip install -q -e ".[test,docs]"

@@ -8,6 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
+from mjrig.widgets.kit.fonts import find_font
 from tests.gui.desktop import App, Desktop, wait_for
 
 MODEL = """<mujoco model="人形">
@@ -72,6 +73,54 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
         assert latin.shape != cjk.shape or (np.abs(latin - cjk).max(axis=2) > 60).sum() > 20, (
             "the panel should draw its labels in its own font again"
         )
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+THAI = """<mujoco model="แขนกล">
+  <worldbody>
+    <body name="แขน" pos="0 0 0.5">
+      <joint name="ไหล่" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body name="มือ" pos="0.3 0 0">
+        <joint name="ข้อมือ" type="hinge" axis="0 1 0"/>
+        <geom type="sphere" size="0.05"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_names_in_another_script_dejavu_lacks_find_their_font(tmp_path, size):
+    """Thai names (not CJK): the panel takes a Thai font found through fontconfig, so the two
+    joints' names are drawn as themselves, not as the same row of "?"."""
+    if shutil.which("fc-list") is None or find_font("ข้อต่อ") is None:
+        pytest.skip("needs fontconfig and a Thai font (scripts/test.sh installs fonts-tlwg-garuda-ttf)")
+    model = tmp_path / "arm.xml"
+    model.write_text(THAI, encoding="utf-8")
+    desktop = Desktop(*size)
+    app = App(desktop, model, home=tmp_path)
+    try:
+        rects = [
+            wait_for(lambda n=name: next((it["rect"] for it in app.items() if it["label"] == n), None), what=name)
+            for name in ("ไหล่", "ข้อมือ")
+        ]
+        app.redrawn(3)
+        shot = desktop.grab(app.panel).astype(int)
+
+        def label(rect):  # the node's text: right of the tree arrow
+            x, y, w, h = rect
+            crop = shot[y : y + h, x + 22 : x + 22 + 40]
+            return np.abs(crop - crop[0, 0]).max(axis=2) > 60
+
+        a, b = (label(r) for r in rects)
+        assert a.sum() > 40 and b.sum() > 40, (a.sum(), b.sum())
+        assert (a != b).sum() > 0.3 * max(a.sum(), b.sum()), (a != b).sum()
+        assert "need a font" not in app.output()
+        desktop.screenshot(f"thai_names_{size[0]}x{size[1]}")
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
