@@ -42,14 +42,14 @@ def controls_width(width: int) -> int:
 def narrow_split(height: int) -> tuple[int, int, int]:
     """The controls' least, most and default height (px) in a narrow panel ``height`` px high: at
     least 120 px of controls, and room under them for the plots' bar, ``PLOTS_LEAST`` of plots
-    (about a quarter of the panel by default), the timeline and the Status area (a saved split outside
+    (a third of the panel by default), the timeline and the Status area (a saved split outside
     this is brought back inside)."""
     from mjrig.widgets.plots.timeline_bar import HEIGHT as TIMELINE
     from mjrig.widgets.run_bar import HEIGHT as RUN_BAR
 
     rest = height - (20 + RUN_BAR + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, run bar, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
-    return 120, most, min(most, max(120, rest - int(0.27 * height) - 12))
+    return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
 
 
 class PanelApp:

@@ -52,7 +52,7 @@ def test_drops_on_a_busy_view_are_answered_and_a_vanishing_source_is_one_line(tm
         ok, said = drop(app.viewer, [small], timeout=5.0, screen=desktop.display)  # a file manager's patience
         assert ok, said
         wait_for(lambda: "opened drop me.xml" in app.output(), what="the dropped model opened", timeout=30)
-        wait_for(lambda: _says(app, r"drop me\.xml\s+\d+ bod"), what="the panel showing the dropped model", timeout=20)
+        wait_for(lambda: _says(app, r"^model: .*drop me\.xml$"), what="the panel showing the dropped model", timeout=20)
         desktop.still_view(app.viewer, what="the 3D view showing the dropped model (nothing in it moves)")
         assert len(re.findall(GONE, app.output())) == 1, app.output()
         desktop.screenshot(f"drop_opened_{size[0]}x{size[1]}")
