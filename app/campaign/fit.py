@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual, series
+from mjrig.campaign.fit_verdict import verdict
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
 from mjrig.campaign.trial import TrialRunner, run_trials
@@ -66,6 +67,11 @@ class FitOutcome:
     @property
     def converged(self) -> bool:
         return bool(self.summary["converged"])
+
+    @property
+    def identified(self) -> bool:
+        """Converged, and the estimate passes the checks of ``fit_verdict``."""
+        return bool(self.summary.get("identified", self.converged))
 
 
 @dataclass
@@ -279,6 +285,9 @@ def run_fit(
         }
         known = rig.runtime.signal_units()
         summary["signal_units"] = {s.signal: known.get(s.signal, "") for e in exps for s in e.signals}
+        spreads = {e.name: {s.signal: float(np.std(s.values)) for s in e.signals} for e in exps}
+        summary["reasons"] = verdict(summary, low=scale.low, high=scale.high, spreads=spreads)
+        summary["identified"] = summary["converged"] and not summary["reasons"]
         _write(sc, out, ev.rows, summary, units)
         best_path = write_with_values(sc, summary["estimate"], out.with_name(out.stem + "-best.toml"))
         shutil.rmtree(parts, ignore_errors=True)

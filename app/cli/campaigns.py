@@ -139,7 +139,7 @@ def optimize(args: argparse.Namespace) -> int:
 
 def fit(args: argparse.Namespace) -> int:
     """``mjrig fit``: estimate the params (a bar of evaluations); the ``fit:`` line last (exit 4
-    when the estimate did not converge)."""
+    when the estimate did not converge or is not identified: ``campaign.fit_verdict``)."""
     from mjrig.campaign.fit import run_fit
     from mjrig.campaign.sweep import parts_dir
     from mjrig.progress import WorkBar
@@ -172,6 +172,9 @@ def fit(args: argparse.Namespace) -> int:
     print(f"wrote the estimate as a scenario to {outcome.best_path}", file=sys.stderr)
     if not outcome.converged:
         print(f"fit: did not converge ({s['message']})")
+        return CHECK_FAILED
+    if not outcome.identified:
+        print(f"fit: not identified ({'; '.join(s['reasons'].values())})")
         return CHECK_FAILED
     shown = sc.units if sc.units is not None else DisplayUnits()
     parts = [

@@ -26,6 +26,7 @@ and units that do not fit the signal's quantity, once the model is compiled. GUI
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,14 +132,19 @@ class Measured:
                 )
 
 
-def parse_measured(entries: Any, reader: FieldReader, params: Mapping[str, Any]) -> list[Measured]:
+def parse_measured(
+    entries: Any, reader: FieldReader, params: Mapping[str, Any], *, duration: float | None = None
+) -> list[Measured]:
     """``[[measured]]`` read with ``reader`` (its ``fail`` gives FILE:LINE errors), each file read
-    and mapped; ``params`` are the scenario's params by name (for ``set``)."""
+    and mapped; ``params`` are the scenario's params by name (for ``set``); a time span more than
+    ``SPAN_FACTOR`` × ``duration`` (s, the scenario's) is refused, naming the likely time unit."""
     if not isinstance(entries, list):
         raise reader.fail(("measured",), "must be an array of tables ([[measured]])")
     out: list[Measured] = []
     for i, spec in enumerate(entries):
         entry = _entry(spec, reader, ("measured", i), params)
+        if duration is not None:
+            _check_span(entry, duration, reader, ("measured", i))
         if any(m.name == entry.name for m in out):
             raise reader.fail(("measured", i, "name"), f"duplicate measured name '{entry.name}'")
         out.append(entry)
@@ -250,6 +256,32 @@ def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
                 f"'{ms.column}' is at {t_raw[keep][k + 1]:g}, after {t_raw[keep][k]:g}",
             )
         m.data[sig] = (t, x)
+
+
+SPAN_FACTOR = 10.0
+"""A measured time span this many times the scenario's duration is a time unit gone wrong."""
+
+
+def _check_span(m: Measured, duration: float, reader: FieldReader, path: tuple) -> None:
+    """ConfigError when ``m``'s samples span more than ``SPAN_FACTOR`` × ``duration`` s (a ms
+    column read as s simulates a thousand times too long and scores a handful of samples)."""
+    spans = [float(t[-1] - t[0]) for t, _ in m.data.values() if t.size]
+    span = max(spans, default=0.0)
+    if span <= SPAN_FACTOR * duration:
+        return
+    per = TIME_UNITS[m.time_unit]
+    fits = {u: span * f / per for u, f in TIME_UNITS.items() if u != m.time_unit}
+    likely = min(fits, key=lambda u: abs(math.log(max(fits[u], 1e-300) / duration)))
+    hint = (
+        f": is '{m.time}' in {likely}? (then it spans {fits[likely]:.4g} s; time_unit = \"{likely}\")"
+        if m.time and fits[likely] <= SPAN_FACTOR * duration
+        else ""
+    )
+    raise reader.fail(
+        (*path, "time_unit" if m.time else "file"),
+        f'{m.file.name} spans {span:.4g} s of measured time (time_unit = "{m.time_unit}"), more than '
+        f"{SPAN_FACTOR:g} × the scenario's duration {duration:g} s{hint}",
+    )
 
 
 def link_metrics(metrics: list[Any], measured: list[Measured], reader: FieldReader) -> None:

@@ -72,10 +72,18 @@ def read_measured(path: Path) -> MeasuredFile:
     return _cache[key]
 
 
+MISSING_CELLS = ("NA", "N/A", "#N/A", "nan", "NaN", "NULL", "-", "")
+"""How a bench's CSV says a sample is missing (CONTRACT 10): read as NaN, never a text column."""
+
+
 def _table(path: Path) -> MeasuredFile:
     import polars as pl
 
-    frame = pl.read_csv(path, infer_schema_length=10000) if path.suffix.lower() == ".csv" else pl.read_parquet(path)
+    frame = (
+        pl.read_csv(path, infer_schema_length=10000, null_values=list(MISSING_CELLS))
+        if path.suffix.lower() == ".csv"
+        else pl.read_parquet(path)
+    )
     cols = {
         c: frame[c].cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy().astype(float)
         for c in frame.columns

@@ -300,7 +300,7 @@ class _Parser(FieldReader):
                     )
                 names.add(item.name)
                 getattr(sc, section.key).append(item)
-        sc.measured = parse_measured(doc.get("measured", []), self, sc.params)
+        sc.measured = parse_measured(doc.get("measured", []), self, sc.params, duration=sc.duration)
         link_metrics(sc.metrics, sc.measured, self)
         sc.fit = parse_fit(doc["fit"], self, sc.params, sc.measured) if "fit" in doc else None
         if "recording" in doc:

@@ -152,9 +152,15 @@ class Bench(Feature):
                 False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary, path=str(outcome.path)
             )
             est = ", ".join(f"{n} = {v:.6g}" for n, v in outcome.summary["estimate"].items())
-            how = "converged" if outcome.converged else "did not converge"
+            how = (
+                "did not converge"
+                if not outcome.converged
+                else "converged"
+                if outcome.identified
+                else f"converged, not identified ({'; '.join(outcome.summary['reasons'].values())})"
+            )
             s.log(
-                "info" if outcome.converged else "warning",
+                "info" if outcome.identified else "warning",
                 f"fit {how}: {est} ({outcome.evaluations} evaluations, {Path(outcome.path).name})",
             )
 

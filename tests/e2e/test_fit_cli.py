@@ -8,6 +8,7 @@ import json
 import signal
 import sys
 import time
+from html import unescape
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -89,7 +90,7 @@ def test_the_report_of_a_fit_shows_the_estimate_and_both_overlays(tmp_path):
     assert r.rc == 0, r
     html = (tmp_path / "fit.html").read_text()
     meta = json.loads(pq.read_schema(tmp_path / "FIT.parquet").metadata[b"mjrig.fit"])
-    assert "<h1>Fit: FIT.parquet</h1>" in html and "converged" in html
+    assert "<h1>Fit: FIT.parquet</h1>" in html and ">identified<" in html
     assert f"{meta['estimate']['k']:.6g}" in html and f"{meta['stderr']['k']:.3g}" in html
     assert html.count("data:image/png;base64,") == 3  # the experiment, its residuals, the cost
     assert "from the start" in html and "at the estimate" in html
@@ -104,6 +105,28 @@ def test_a_fit_that_cannot_converge_exits_4_with_the_reason(tmp_path):
     assert r.rc == 4, r
     assert r.stdout.strip().splitlines()[-1] == "fit: did not converge (the best point diverged)", r
     assert (tmp_path / "FIT.parquet").is_file()
+
+
+def test_a_fit_that_is_not_identified_exits_4_and_says_why(tmp_path):
+    """The bench written in cm and declared mm: the fit ends, its files are written, and the last
+    line says which estimate cannot be signed and why; the report's first tile says it too."""
+    path = _bench(tmp_path)
+    bench = tmp_path / "bench.csv"
+    lines = bench.read_text().splitlines()
+    bench.write_text(
+        "\n".join([lines[0], *(f"{t},{float(x) / 10:.9f}" for t, x in (ln.split(",") for ln in lines[1:]))]) + "\n"
+    )
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
+    assert r.rc == 4, r
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("fit: not identified (") and ("bound" in last or "spread" in last), last
+    assert (tmp_path / "FIT.parquet").is_file() and (tmp_path / "FIT-best.toml").is_file()
+    meta = json.loads(pq.read_schema(tmp_path / "FIT.parquet").metadata[b"mjrig.fit"])
+    assert meta["identified"] is False and meta["converged"] is True and meta["reasons"]
+    rep = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
+    assert rep.rc == 0, rep
+    page = unescape((tmp_path / "fit.html").read_text())
+    assert "not identified" in page and next(iter(meta["reasons"].values())) in page
 
 
 @pytest.mark.slow

@@ -87,6 +87,20 @@ def test_a_csv_in_mm_and_ms_with_an_offset_reads_as_si_series(tmp_path):
     np.testing.assert_allclose(x, decay(t), atol=1e-11)
 
 
+@pytest.mark.parametrize("cell", ["NA", "N/A", "#N/A", "nan", "NaN", "NULL", "-", ""])
+def test_a_missing_cell_is_a_missing_sample_not_a_lost_column(tmp_path, cell):
+    """A bench export's way of saying "no sample here" leaves that sample out; the column stays."""
+    path = csv_bench(tmp_path)
+    lines = path.read_text().splitlines()
+    for row in (5, 200):  # two samples missing
+        lines[row] = lines[row].split(",")[0] + "," + cell
+    path.write_text("\n".join(lines) + "\n")
+    sc = load_scenario(scenario(tmp_path, CSV_ENTRY))
+    t, x = sc.measured[0].series("Joints/slide:qpos")
+    assert t.size == 498
+    np.testing.assert_allclose(x, decay(t), atol=1e-11)
+
+
 def _write_formats(folder: Path, t: np.ndarray, x: np.ndarray) -> dict[str, tuple[Path, str, str]]:
     """The same samples (s, m) in every format: {suffix: (file, time column, value column)}."""
     import h5py
@@ -188,6 +202,12 @@ def test_the_error_metrics_score_the_run_against_the_bench(tmp_path):
             ("offset = -0.1", "offset = -0.1\nset = { kk = 1.0 }"),
             "measured[0].set.kk",
             "unknown param 'kk' (closest: k)",
+        ),
+        (  # a ms column read as s: 2,000 s of bench for a 2 s scenario
+            ('time_unit = "ms"', 'time_unit = "s"'),
+            "measured[0].time_unit",
+            'bench.csv spans 1996 s of measured time (time_unit = "s"), more than 10 × the scenario\'s duration '
+            "2 s: is 't_ms' in ms? (then it spans 1.996 s; time_unit = \"ms\")",
         ),
     ],
 )

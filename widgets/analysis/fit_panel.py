@@ -134,9 +134,8 @@ class FitPanel:
         elif fit.stale:
             text = "made before the model changed: run the fit again"
         else:
-            text = (
-                f"{'converged' if s['converged'] else 'did not converge'} after {s['evaluations']} evaluations "
-                f"({s['message']})"
+            text = f"{fit_verdict_text(s)} after {s['evaluations']} evaluations ({s['message']})" + "".join(
+                f"\n{reason}" for reason in (s.get("reasons") or {}).values() if s["converged"]
             )
         dpg.set_value(self._status, text)
         dpg.configure_item(self._use, enabled=bool(s) and not fit.running and not fit.stale)
@@ -167,3 +166,10 @@ class FitPanel:
             dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
             for axis in dpg.get_item_children(self._overlay_plot, 1):
                 dpg.fit_axis_data(axis)
+
+
+def fit_verdict_text(summary: dict) -> str:
+    """ "converged", "converged, not identified" or "did not converge" (``mjrig.fit``)."""
+    if not summary["converged"]:
+        return "did not converge"
+    return "converged" if summary.get("identified", True) else "converged, not identified"

@@ -13,8 +13,9 @@ share of the step from the first value), ``period``/``frequency`` (the mean time
 oscillation's successive crests, each placed between samples by a parabola: exact for a sine and
 for a decaying one about any level, where crossings of the window's mean are not; crests smaller
 than a hundredth of the window's swing are ripple, not the oscillation; NaN with fewer than two
-full periods), ``dominant_frequency`` (the largest peak of the mean-removed power spectrum,
-Hann-windowed, zero-padded and refined between bins by a parabola through the log powers).
+full periods), ``dominant_frequency`` (the largest peak of the power spectrum, a settling
+response's final value and the Hann-weighted mean removed, Hann-windowed, zero-padded, above 2 /
+the window's length and refined between bins by a parabola through the log powers).
 """
 
 from __future__ import annotations
@@ -408,20 +409,29 @@ def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
-    """The frequency (Hz) of the largest peak of the mean-removed power spectrum of ``x``
-    (resampled evenly at its median step when the steps vary), NaN for fewer than 8 samples
-    or a constant signal."""
+    """The frequency (Hz) of the largest peak of the power spectrum of ``x`` (resampled evenly at
+    its median step when the steps vary) after removing its final value when it settles (a step
+    response: its last fifth moves less than a twentieth of its whole range) and then its
+    Hann-weighted mean, never below 2 / the window's length (the window's own main lobe, where
+    what is left of an offset lands); NaN for fewer than 8 samples or a constant signal."""
     if x.size < 8 or t[-1] <= t[0]:
         return math.nan
     dt = float(np.median(np.diff(t)))
     even = np.arange(t[0], t[-1] + 0.5 * dt, dt)
     y = np.interp(even, t, x)
-    y = (y - y.mean()) * np.hanning(y.size)
+    tail = y[-max(2, y.size // 5) :]
+    if np.ptp(tail) < 0.05 * np.ptp(y):  # it settles: the offset it settles to is no oscillation
+        y = y - y[-1]
+    w = np.hanning(y.size)
+    y = (y - float(w @ y) / float(w.sum())) * w
     if not np.any(y):
         return math.nan
     n = 1 << int(math.ceil(math.log2(8 * y.size)))  # zero-padded: bins 8 times finer
     power = np.abs(np.fft.rfft(y, n)) ** 2
-    power[0] = 0.0
+    lowest = int(math.ceil(2.0 / (y.size * dt) * n * dt))  # bin of 2 / window length
+    power[: min(lowest, power.size)] = 0.0
+    if not np.any(power):
+        return math.nan
     k = int(power.argmax())
     if 0 < k < power.size - 1 and np.all(power[k - 1 : k + 2] > 0):
         a, b, c = np.log(power[k - 1 : k + 2])
