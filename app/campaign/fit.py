@@ -240,6 +240,7 @@ def run_fit(
 
     rig = build_rig(sc)  # every name checked (one line, exit 2) before any worker starts
     exps = experiments(sc, float(rig.model.opt.timestep))
+    checks = experiments(sc, float(rig.model.opt.timestep), role="validation")
     if not exps:
         raise ConfigError(f"{sc.where('fit')}: no measured samples inside the fit's window")
     spec = sc.fit
@@ -273,6 +274,7 @@ def run_fit(
                 status = ev.many([scale.values(best.x)], 0)[0][1]
             finally:
                 ev.close()
+            validation = _validate(checks, start_values, scale.values(best.x), lockstep=lockstep) if checks else None
         summary = _summary(scale, best, status, units)
         summary["rms"] = per_signal(exps, best.fun)
         summary["rms_before"] = per_signal(exps, before)
@@ -284,16 +286,37 @@ def run_fit(
             e.name: {s.signal: {"weight": s.weight, "samples": int(s.times.size)} for s in e.signals} for e in exps
         }
         known = rig.runtime.signal_units()
-        summary["signal_units"] = {s.signal: known.get(s.signal, "") for e in exps for s in e.signals}
+        summary["signal_units"] = {s.signal: known.get(s.signal, "") for e in exps + checks for s in e.signals}
         spreads = {e.name: {s.signal: float(np.std(s.values)) for s in e.signals} for e in exps}
         summary["reasons"] = verdict(summary, low=scale.low, high=scale.high, spreads=spreads)
         summary["identified"] = summary["converged"] and not summary["reasons"]
+        if validation is not None:
+            summary["validation"] = validation
         _write(sc, out, ev.rows, summary, units)
         best_path = write_with_values(sc, summary["estimate"], out.with_name(out.stem + "-best.toml"))
         shutil.rmtree(parts, ignore_errors=True)
         return FitOutcome(out, best_path, summary, len(ev.rows), ev.reused)
     finally:
         out_hold.release()
+
+
+def _validate(
+    checks: list[Experiment], start: dict[str, float], estimate: dict[str, float], *, lockstep: bool
+) -> dict[str, Any]:
+    """The validation entries (``role = "validation"``) scored with the start and the estimate:
+    ``{"rms_before": {exp: {signal: rms}}, "rms": {...}, "series": {...}}`` (SI), run here."""
+    import io
+
+    ev = _Evaluations(checks, io.StringIO(), 1, None, lockstep=lockstep)
+    try:
+        (before, _), (after, _) = ev.many([start, estimate], 0)
+    finally:
+        ev.close()
+    return {
+        "rms_before": per_signal(checks, before),
+        "rms": per_signal(checks, after),
+        "series": series(checks, before, after),
+    }
 
 
 def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:

@@ -54,15 +54,18 @@ class Experiment:
         return sum(s.times.size for s in self.signals)
 
 
-def experiments(sc: Any, timestep: float) -> list[Experiment]:
-    """The fit's experiments of scenario ``sc`` (its ``[fit]`` and ``[[measured]]``), whose
-    model steps ``timestep`` (s)."""
+def experiments(sc: Any, timestep: float, *, role: str = "fit") -> list[Experiment]:
+    """The fit's experiments of scenario ``sc`` (its ``[fit]`` and ``[[measured]]`` entries of
+    ``role``: "fit", in the residual, or "validation", scored only), whose model steps
+    ``timestep`` (s)."""
     from mjrig.scenario.toml_writer import dumps
 
     spec = sc.fit
     out = []
     base = str(sc.source.resolve().parent if sc.source else Path.cwd())
     for i, entry in enumerate(sc.measured):
+        if entry.role != role:
+            continue
         wanted = [s for s in entry.signals if spec.signals is None or s in spec.signals]
         if not wanted:
             continue
@@ -84,6 +87,7 @@ def experiments(sc: Any, timestep: float) -> list[Experiment]:
         if entry.initial:
             doc["initial"] = table.pop("initial")
         table.pop("set", None)
+        table.pop("role", None)
         doc["measured"] = [table]
         signals, metrics = [], []
         last = 0.0

@@ -182,17 +182,24 @@ def fit(args: argparse.Namespace) -> int:
         + (f" {s['units'][n].replace('*', '·')}" if s["units"][n] else "")
         for n in s["params"]
     ]
+    checked = s.get("validation")
+    validation = f", validation rms error {_rms_text(checked['rms'], s, shown)}" if checked else ""
+    print(f"fit: {', '.join(parts)}, rms error {_rms_text(s['rms'], s, shown)}{validation}")
+    return 0
+
+
+def _rms_text(rms: dict[str, dict[str, float]], s: dict, shown: Any) -> str:
+    """The RMS errors of ``rms`` (experiment -> signal -> SI), each signal's over its
+    experiments, in the units the scenario shows: "0.05 mm" or "0.05 mm (A), 0.2 N (B)"."""
     errors: dict[str, list[float]] = {}
-    for per in s["rms"].values():
+    for per in rms.values():
         for sig, v in per.items():
             errors.setdefault(sig, []).append(v)
-    rms = ", ".join(
+    return ", ".join(
         shown.text(float((sum(x * x for x in v) / len(v)) ** 0.5), s["signal_units"].get(sig, ""), fmt=".3g")
         + (f" ({sig})" if len(errors) > 1 else "")
         for sig, v in errors.items()
     )
-    print(f"fit: {', '.join(parts)}, rms error {rms}")
-    return 0
 
 
 def _apart(args: argparse.Namespace, sc: object) -> None:

@@ -38,35 +38,39 @@ def fit_context(path: Path, meta: dict[str, str]) -> dict[str, Any]:
         }
         for n in s["params"]
     ]
+    parts = [(s, "")] + ([(s["validation"], " (validation: not fitted)")] if s.get("validation") else [])
     errors = []
-    for exp, per in s["rms"].items():
-        for sig, after in per.items():
-            factor, unit = shown.convert(units.get(sig, ""))
-            before = s.get("rms_before", {}).get(exp, {}).get(sig)
-            errors.append(
-                {
-                    "experiment": exp,
-                    "signal": sig,
-                    "before": None if before is None else before * factor,
-                    "after": after * factor,
-                    "unit": unit.replace("*", "·"),
-                }
-            )
+    for part, tag in parts:
+        for exp, per in part["rms"].items():
+            for sig, after in per.items():
+                factor, unit = shown.convert(units.get(sig, ""))
+                before = part.get("rms_before", {}).get(exp, {}).get(sig)
+                errors.append(
+                    {
+                        "experiment": exp + tag,
+                        "signal": sig,
+                        "before": None if before is None else before * factor,
+                        "after": after * factor,
+                        "unit": unit.replace("*", "·"),
+                    }
+                )
     rows = pl.read_parquet(path, columns=["trial", "cost"]).sort("trial")
     trials, cost = rows["trial"].to_numpy(), rows["cost"].to_numpy()
     figures = [
         {
-            "title": f"experiment {exp}: measured (dots), from the start (dashed), at the estimate (solid)",
+            "title": f"experiment {exp}{tag}: measured (dots), from the start (dashed), at the estimate (solid)",
             "uri": plotting.data_uri(_experiment_figure(per, units, shown)),
         }
-        for exp, per in s.get("series", {}).items()
+        for part, tag in parts
+        for exp, per in part.get("series", {}).items()
     ]
     residuals = [
         {
-            "title": f"experiment {exp}: residual (at the estimate − measured)",
+            "title": f"experiment {exp}{tag}: residual (at the estimate − measured)",
             "uri": plotting.data_uri(_residual_figure(per, units, shown)),
         }
-        for exp, per in s.get("series", {}).items()
+        for part, tag in parts
+        for exp, per in part.get("series", {}).items()
     ]
     return {
         "fit": s,

@@ -59,7 +59,9 @@ KEPT_SAMPLES = 20000
 """Samples of a measured series a recording keeps (more are thinned evenly for the overlays)."""
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 """A time column's units: seconds per unit."""
-_KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals"}
+_KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals", "role"}
+ROLES = ("fit", "validation")
+"""An entry's part in a fit: in its residual, or only scored with the start and the estimate."""
 _SIGNAL_KEYS = {"column", "unit", "scale"}
 _RATES = ("", "/s", "/s^2", "/s²")
 
@@ -104,6 +106,7 @@ class Measured:
     time: str | None = None
     time_unit: str = "s"
     offset: float = 0.0
+    role: str = "fit"  # or "validation": kept out of a fit's residual, scored before and after it
     set: dict[str, float] = field(default_factory=dict)
     initial: InitialState = field(default_factory=InitialState)
     signals: dict[str, MeasuredSignal] = field(default_factory=dict)
@@ -174,6 +177,10 @@ def _entry(spec: Any, reader: FieldReader, path: tuple, params: Mapping[str, Any
         m.time_unit = unit
     if "offset" in table:
         m.offset = reader.number(table["offset"], (*path, "offset"))
+    if "role" in table:
+        if table["role"] not in ROLES:
+            raise reader.fail((*path, "role"), f"unknown role {table['role']!r} (choose {', '.join(ROLES)})")
+        m.role = table["role"]
     sets = table.get("set", {})
     if not isinstance(sets, dict):
         raise reader.fail((*path, "set"), "must be a table of param values: { NAME = value }")

@@ -41,6 +41,23 @@ def test_fit_on_two_workers_prints_the_estimate(tmp_path):
     assert f"wrote the estimate as a scenario to {tmp_path / 'FIT-best.toml'}" in r.stderr
 
 
+def test_a_validation_entry_is_on_the_last_line_and_in_the_report(tmp_path):
+    """A second bench kept out of the fit (role = "validation"): its rms error at the estimate
+    ends the last line, and the report lists it before and after, with its overlay."""
+    path = _bench(tmp_path)
+    (tmp_path / "check.csv").write_text((tmp_path / "bench.csv").read_text())
+    check = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
+    path.write_text(path.read_text() + "\n" + check)
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
+    assert r.rc == 0, r
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("fit: k = 4") and ", validation rms error 5" in last and last.endswith(" m"), last
+    rep = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
+    assert rep.rc == 0, rep
+    page = unescape((tmp_path / "fit.html").read_text())
+    assert "check (validation: not fitted)" in page and page.count("data:image/png;base64,") == 5
+
+
 def test_a_killed_fit_resumes_from_what_it_evaluated(tmp_path):
     """SIGKILL after ten evaluations; the same command again replays them (evaluating only the
     rest) and ends on the estimate of a fit never killed."""

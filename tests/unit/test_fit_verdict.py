@@ -106,3 +106,24 @@ params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.1, high = 100.0, log
     said = " ".join(s["reasons"].values())
     assert "are not told apart by the data (correlation 0.999" in said or "is not told by the data" in said, said
     assert s["estimate"]["k"] / s["estimate"]["m"] == pytest.approx(k / m, rel=0.01)  # what the decay does tell
+
+
+def test_a_validation_entry_is_scored_before_and_after_but_not_fitted(tmp_path):
+    """Two benches of the same spring-mass: "bench" fits k and c, "check" (role = "validation")
+    stays out of the residual and is scored with the start and the estimate: far off before,
+    down to its noise after."""
+    import shutil
+
+    from test_measured import csv_bench
+
+    csv_bench(tmp_path, noise=0.05, seed=3)
+    shutil.copy(tmp_path / "bench.csv", tmp_path / "check.csv")
+    csv_bench(tmp_path, noise=0.05, seed=1)
+    check = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
+    sc = load_scenario(scenario(tmp_path, CSV_ENTRY + "\n" + check, k=K / 2.5, c=C * 2.5, extra=FIT))
+    s = run_fit(sc, out=tmp_path / "FIT.parquet", workers=1).summary
+    assert s["identified"], s["reasons"]
+    assert set(s["rms"]) == {"bench"} and set(s["validation"]["rms"]) == {"check"}
+    after = s["validation"]["rms"]["check"]["Joints/slide:qpos"]
+    before = s["validation"]["rms_before"]["check"]["Joints/slide:qpos"]
+    assert after == pytest.approx(0.05e-3, rel=0.15) and before > 20 * after
