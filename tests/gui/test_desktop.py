@@ -271,8 +271,11 @@ def test_buttons_explain_themselves_on_hover(laptop, tmp_path):
 def test_a_video_of_a_paused_view_says_that_nothing_was_written(laptop, tmp_path):
     app = App(laptop, home=tmp_path)
     try:
-        for key in ("space", "ctrl+v", "ctrl+v"):
-            app.key(key)
+        app.key("space")
+        wait_for(lambda: app.widget("Play"), what="the run paused")  # as a person sees it did
+        app.key("ctrl+v")
+        wait_for(lambda: "mjrig: info: video recording to" in app.output(), what="the video started")
+        app.key("ctrl+v")
         wait_for(lambda: "mjrig: warning: no video written" in app.output(), what="the warning")
         assert not list((tmp_path / "work" / "runs").glob("*.mp4"))
     finally:

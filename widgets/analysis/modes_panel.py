@@ -60,10 +60,10 @@ class ModesPanel:
             callback=self._restate,
         )
         self._arrows = dpg.add_checkbox(label="arrows", parent=row, callback=self._restate)
-        row = dpg.add_group(parent=parent, horizontal=True)
-        self._input = dpg.add_combo([], label="input", parent=row, width=150)
-        self._output = dpg.add_combo([], label="output", parent=row, width=150)
-        dpg.add_button(label="Bode", parent=row, callback=self._bode)
+        # a line each: a load's or signal's full name fits ("Loads/drive:magnitude")
+        self._input = dpg.add_combo([], label="input", parent=parent, width=-60)
+        self._output = dpg.add_combo([], label="output", parent=parent, width=-60)
+        dpg.add_button(label="Bode", parent=parent, callback=self._bode)
         self._bode_status = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
         self._plots = []
         for label in ("magnitude (dB)", "phase (deg)"):
