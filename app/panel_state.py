@@ -392,7 +392,7 @@ class PanelState:
     events: tuple[tuple[float, str], ...] = ()  # (simulated time s, text): threshold crossings
     hot_reload: bool = False  # the model and scenario files are watched and reloaded on change
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
-    jobs: tuple[JobInfo, ...] = ()  # long jobs under way: the run bar shows them with Cancel
+    jobs: tuple[JobInfo, ...] = ()  # long jobs under way: shown beside Status with Cancel
     # the features' parts
     entries: EntriesPart = field(default_factory=EntriesPart)
     outputs: OutputsPart = field(default_factory=OutputsPart)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.kit.themes import tip
 
 __all__ = ["JobsLine", "job_text"]
 
@@ -33,8 +34,7 @@ class JobsLine:
         self._cancel = dpg.add_button(
             label="Cancel", parent=parent, show=False, callback=lambda: self.submit(C.CancelJobs())
         )
-        with dpg.tooltip(self._cancel):
-            dpg.add_text("stop the fit, modes or export under way (what it found so far is not kept)", wrap=360)
+        tip(self._cancel, "stop the fit, modes or export under way (what it found so far is not kept)")
         self._text = dpg.add_text("", parent=parent, color=(240, 170, 60), show=False)
 
     def update(self, snap: C.PanelState) -> None:

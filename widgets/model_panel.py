@@ -23,6 +23,7 @@ from mjrig.settings.panel_keys import panel_key
 from mjrig.settings.recent import RecentFiles, short_names
 from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
 from mjrig.widgets.dialogs.file_dialog import SAVE_FILTERS, FileDialog
+from mjrig.widgets.kit.themes import tip
 
 __all__ = ["ModelPanel"]
 
@@ -71,16 +72,16 @@ class ModelPanel:
             with dpg.menu(label="Bundled rigs"):
                 for name in self._bundled:
                     item = dpg.add_menu_item(label=name, user_data=name, callback=self._on_bundled)
-                    _tip(item, self._descriptions[name])
+                    tip(item, self._descriptions[name])
             self._recent_menu = dpg.add_menu(label="Recent")
             dpg.add_menu_item(label="Reload", callback=self._on_reload)
             dpg.add_menu_item(label="Save scenario...", callback=self._on_save, shortcut=panel_key("save").key)
             dpg.add_separator()
-            _tip(
+            tip(
                 dpg.add_menu_item(label="Export recording...", callback=lambda: self.exports.export_dialog()),
                 "the recording replayed, else the last one recorded, as CSV, MATLAB (.mat) or MCAP",
             )
-            _tip(
+            tip(
                 dpg.add_menu_item(label="Report...", callback=lambda: self.exports.report_dialog()),
                 "an HTML report of the recording replayed, else of the last one recorded",
             )
@@ -93,16 +94,16 @@ class ModelPanel:
         self._save.build()
         self.exports.build()
         row = dpg.add_group(parent=parent, horizontal=True)
-        _tip(
+        tip(
             dpg.add_button(label="Open...", parent=row, callback=self._on_open),
             "open an MJCF .xml, a binary .mjb, a scenario .toml, a recording or a sweep's results .parquet (or drop it "
             "on the 3D view)",
         )
-        _tip(
+        tip(
             dpg.add_button(label="Reload", parent=row, callback=self._on_reload),
             "read the model file again, keeping the rig and the state",
         )
-        _tip(
+        tip(
             dpg.add_button(label="Save scenario...", parent=row, callback=self._on_save),
             "save the model with its loads, params and recording settings; `mjrig run` re-runs it",
         )
@@ -112,7 +113,7 @@ class ModelPanel:
             default_value=True,
             callback=lambda _s, on: self.submit(C.SetHotReload(bool(on))),
         )
-        _tip(
+        tip(
             self._hot,
             "read the model (and the files it includes) or the scenario again when it changes on "
             "disk, keeping the rig and the run; a model MuJoCo refuses leaves the old one running",
@@ -121,7 +122,7 @@ class ModelPanel:
         with dpg.tree_node(label="Bundled rigs", parent=parent):
             for name in self._bundled:
                 item = dpg.add_selectable(label=name, user_data=name, callback=self._on_bundled_pick)
-                _tip(item, self._descriptions[name])
+                tip(item, self._descriptions[name])
                 self._bundled_items[name] = item
         self._recent_node = dpg.add_tree_node(label="Recent", parent=parent)
         self._info = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
@@ -147,7 +148,7 @@ class ModelPanel:
         if self._recent_menu:
             dpg.delete_item(self._recent_menu, children_only=True)
             for path, label in zip(items, labels):
-                _tip(
+                tip(
                     dpg.add_menu_item(label=label, parent=self._recent_menu, user_data=path, callback=self._on_recent),
                     path,
                 )
@@ -156,7 +157,7 @@ class ModelPanel:
         if self._recent_node:
             dpg.delete_item(self._recent_node, children_only=True)
             for path, label in zip(items, labels):
-                _tip(
+                tip(
                     dpg.add_selectable(
                         label=label, parent=self._recent_node, user_data=path, callback=self._on_recent_pick
                     ),
@@ -317,10 +318,3 @@ def _rig_name(source: str) -> str:
         return f"bundled rig: {p.stem}"
     what = {".toml": "scenario", ".parquet": "recording"}.get(suffix, "model")
     return f"{what}: {p}"
-
-
-def _tip(item: int | str, text: str) -> int | str:
-    """Attach a hover tooltip to ``item``."""
-    with dpg.tooltip(item):
-        dpg.add_text(text, wrap=360)
-    return item

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.widgets.kit.themes import tip
 
 __all__ = ["RunBar", "speed_label", "HEIGHT", "SLOW_VIDEO"]
 
@@ -29,11 +30,6 @@ def speed_label(speed: float) -> str:
     return "max" if speed <= 0 else f"{speed:g}x"
 
 
-def _tip(item: int | str, text: str) -> None:
-    with dpg.tooltip(item):
-        dpg.add_text(text, wrap=360)
-
-
 class RunBar:
     """Play/Pause, Step, Reset, speed, REC and the time readout; each submits the command the 3D
     view's keys submit (Space, Right arrow, Backspace, Ctrl+E)."""
@@ -51,20 +47,20 @@ class RunBar:
         """The row, inside ``parent`` (the panel's window, before its panes)."""
         with dpg.group(parent=parent, horizontal=True):
             self._play = dpg.add_button(label="Pause", width=60, callback=lambda: self.submit(C.TogglePause()))
-            _tip(self._play, "pause or run the simulation (Space in the 3D view)")
+            tip(self._play, "pause or run the simulation (Space in the 3D view)")
             step = dpg.add_button(label="Step", callback=lambda: self.submit(C.StepOnce(1)))
-            _tip(step, "one timestep, then pause (Right arrow in the 3D view)")
+            tip(step, "one timestep, then pause (Right arrow in the 3D view)")
             reset = dpg.add_button(label="Reset", callback=lambda: self.submit(C.Reset()))
-            _tip(
+            tip(
                 reset,
                 "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own",
             )
             self._speed = dpg.add_combo(
                 [speed_label(s) for s in C.SPEEDS], width=62, default_value="1x", callback=self._on_speed
             )
-            _tip(self._speed, "how fast the run goes against the wall clock; max: as fast as the machine can")
+            tip(self._speed, "how fast the run goes against the wall clock; max: as fast as the machine can")
             self._rec = dpg.add_button(label="REC", width=44, callback=lambda: self.submit(C.ToggleRecording()))
-            _tip(
+            tip(
                 self._rec,
                 "start or stop recording what the Recording section says (Ctrl+E in the 3D view); "
                 "an existing file is never replaced",
@@ -75,7 +71,7 @@ class RunBar:
             self._rec_theme = recording
             self._time = dpg.add_text("t = 0.000 s")
             self._rate = dpg.add_text("", color=_PLAIN)
-            _tip(self._rate, "simulated seconds per second of wall time (1x: real time)")
+            tip(self._rate, "simulated seconds per second of wall time (1x: real time)")
 
     def _on_speed(self, sender: int, value: str) -> None:
         self.submit(C.SetSpeed(0.0 if value == "max" else float(value.rstrip("x"))))

@@ -9,14 +9,9 @@ from pathlib import Path
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
-from mjrig.widgets.kit.themes import disabled_button_theme
+from mjrig.widgets.kit.themes import disabled_button_theme, tip
 
 __all__ = ["SimPanel"]
-
-
-def _tip(item: int | str, text: str) -> None:
-    with dpg.tooltip(item):
-        dpg.add_text(text, wrap=360)
 
 
 class SimPanel:
@@ -24,9 +19,6 @@ class SimPanel:
 
     def __init__(self, submit: Callable[[C.Command], None]) -> None:
         self.submit = submit
-        self._play: int | str = 0
-        self._speed: int | str = 0
-        self._readout: int | str = 0
         self._snapshot: int | str = 0
         self._restore: int | str = 0
         self._can_restore: bool | None = None
@@ -36,18 +28,18 @@ class SimPanel:
 
     def build(self, parent: int | str) -> None:
         state = dpg.add_group(parent=parent, horizontal=True)
-        _tip(
+        tip(
             dpg.add_button(label="Snapshot", parent=state, callback=self._on_snapshot),
             "save the complete physics state to a file next to the scenario (Ctrl+B in the 3D view)",
         )
         self._restore = dpg.add_button(label="Restore", parent=state, callback=self._on_restore)
-        _tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
+        tip(self._restore, "put the last snapshot of this rig back (Ctrl+G in the 3D view)")
         dpg.bind_item_theme(self._restore, disabled_button_theme())
-        _tip(
+        tip(
             dpg.add_button(label="Save keyframe", parent=state, callback=self._on_keyframe),
             "write a copy of the MJCF with the current state as a <key> (next to the model)",
         )
-        _tip(
+        tip(
             dpg.add_button(label="Use current as initial", parent=parent, callback=self._on_initial),
             "start from the joints' positions and velocities now: Reset and every run of the scenario "
             "begin here ([initial], saved with the scenario)",
@@ -65,7 +57,7 @@ class SimPanel:
         self._arrows = dpg.add_input_text(
             parent=view, width=60, hint="auto", label="arrows m/N", on_enter=True, callback=self._on_arrows
         )
-        _tip(
+        tip(
             self._arrows,
             "metres of arrow per newton (torques: 5x per N·m); empty: automatic, the largest "
             "arrow a quarter of the model. Enter applies it ([view] in the scenario)",

@@ -196,12 +196,11 @@ def write_widget_map(dpg: Any, path: Path) -> None:
                 entry["text"] = text  # what a text shows (a status line, a readout)
             if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
                 entry["value"] = str(dpg.get_value(item))
-            if kind == "mvPlot":  # the spans it shows (s; its first axis is time) and its legend
+            if kind == "mvPlot":  # the time span it shows (s; its first axis is time) and its legend
                 children = dpg.get_item_children(item, 1)
                 axes = [a for a in children if _kind(dpg, a).endswith("mvPlotAxis")]
                 if axes:
                     entry["x_range"] = [float(v) for v in dpg.get_axis_limits(axes[0])]
-                    entry["y_range"] = [float(v) for v in dpg.get_axis_limits(axes[-1])]
                 for legend in (c for c in dpg.get_item_children(item, 0) if _kind(dpg, c).endswith("mvPlotLegend")):
                     shown = dpg.get_item_configuration(legend)
                     entry["legend"] = (

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from mjrig import commands as C
+from mjrig.campaign.fit_verdict import verdict_text
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
@@ -152,13 +153,7 @@ class Bench(Feature):
                 False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary, path=str(outcome.path)
             )
             est = ", ".join(f"{n} = {v:.6g}" for n, v in outcome.summary["estimate"].items())
-            how = (
-                "did not converge"
-                if not outcome.converged
-                else "converged"
-                if outcome.identified
-                else f"converged, not identified ({'; '.join(outcome.summary['reasons'].values())})"
-            )
+            how = verdict_text(outcome.summary, reasons=True)
             s.log(
                 "info" if outcome.identified else "warning",
                 f"fit {how}: {est} ({outcome.evaluations} evaluations, {Path(outcome.path).name})",

@@ -1,11 +1,11 @@
 """Slow work off the simulation thread (finishing a recording, recovering one, a fit, modes, an
 export), reported back on it.
 
-A job a person waits for (``what`` given: "a fit", "an export to CSV") is *long*: it is listed by
+A job a person waits for (started with a ``Job``: "a fit", "an export to csv") is *long*: it is listed by
 ``running()`` with its progress, and ``cancel()`` stops it. Its work calls ``Job.step`` now and
 then, which raises ``Cancelled`` once a cancel was asked; work that never asks is abandoned (its
 result is dropped, its thread left to end on its own, never waited for at exit). A job without
-``what`` (a recording being finished) is never cancelled and always waited for: nothing is lost.
+a ``Job`` (a recording being finished) is never cancelled and always waited for: nothing is lost.
 """
 
 from __future__ import annotations

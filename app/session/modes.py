@@ -48,6 +48,7 @@ class RigModes(Feature):
         self.ctx = ctx
         self.part = NO_MODES
         self.jobs = BackgroundJobs()
+        self._job: Job | None = None  # the modes job under way, if any
         self._found: list[Any] = []  # the oscillatory Modes (with their dofs), as the rows list them
         self._q0: np.ndarray | None = None
         self._model: mujoco.MjModel | None = None
@@ -72,7 +73,7 @@ class RigModes(Feature):
 
     def publish(self) -> C.ModesPart:
         self.jobs.finish()
-        if self.part.running and not self.jobs.running():  # cancelled: the panel stops waiting now
+        if self.part.running and self._job is not None and self._job.cancel.is_set():  # the panel stops waiting now
             self.part = dataclasses.replace(self.part, running=False)
             self._version += 1  # what the abandoned job brings later is not taken
             self.ctx.log("info", "modes: cancelled")
@@ -170,7 +171,8 @@ class RigModes(Feature):
             running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode, stale=self.part.stale
         )
         s.log("info", "working out the rig's modes ...")
-        self.jobs.start("mjrig-modes", work, done, job=Job("a frequency response" if cmd.bode else "modes"))
+        self._job = Job("a frequency response" if cmd.bode else "modes")
+        self.jobs.start("mjrig-modes", work, done, job=self._job)
 
     # --- showing one ---------------------------------------------------------------------------
     def show(self, cmd: C.ShowMode) -> None:

@@ -27,6 +27,13 @@ MODEL = """<mujoco model="人形">
 """
 
 
+def _text_pixels(shot: np.ndarray, rect, *, width: int) -> np.ndarray:
+    """A tree node's text pixels against the background: ``width`` px right of its arrow."""
+    x, y, w, h = rect
+    crop = shot[y : y + h, x + 22 : x + 22 + width]
+    return np.abs(crop - crop[0, 0]).max(axis=2) > 60
+
+
 def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
     if shutil.which("fc-list") is None:
         pytest.skip("needs fontconfig and a CJK font (scripts/test.sh installs fonts-wqy-microhei)")
@@ -44,13 +51,7 @@ def test_cjk_joint_names_are_drawn_with_their_own_glyphs(tmp_path):
             what="the hinge in the signal tree",
         )
         shot = desktop.grab(app.panel).astype(int)
-
-        def label(rect):  # the node's text: right of the tree arrow, as wide as two glyphs
-            x, y, w, h = rect
-            crop = shot[y : y + h, x + 22 : x + 22 + 2 * 15]
-            return np.abs(crop - crop[0, 0]).max(axis=2) > 60  # text pixels against the background
-
-        a, b = label(slide), label(hinge)
+        a, b = (_text_pixels(shot, r, width=2 * 15) for r in (slide, hinge))  # as wide as two glyphs
         assert a.sum() > 40 and b.sum() > 40, (a.sum(), b.sum())
         # a font without these glyphs draws the same two "?" for both names
         assert (a != b).sum() > 0.3 * max(a.sum(), b.sum()), (a != b).sum()
@@ -110,13 +111,7 @@ def test_names_in_another_script_dejavu_lacks_find_their_font(tmp_path, size):
         ]
         app.redrawn(3)
         shot = desktop.grab(app.panel).astype(int)
-
-        def label(rect):  # the node's text: right of the tree arrow
-            x, y, w, h = rect
-            crop = shot[y : y + h, x + 22 : x + 22 + 40]
-            return np.abs(crop - crop[0, 0]).max(axis=2) > 60
-
-        a, b = (label(r) for r in rects)
+        a, b = (_text_pixels(shot, r, width=40) for r in rects)
         assert a.sum() > 40 and b.sum() > 40, (a.sum(), b.sum())
         assert (a != b).sum() > 0.3 * max(a.sum(), b.sum()), (a != b).sum()
         assert "need a font" not in app.output()

@@ -15,6 +15,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
+from mjrig.campaign.fit_verdict import verdict_text
 from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["FitPanel"]
@@ -134,7 +135,7 @@ class FitPanel:
         elif fit.stale:
             text = "made before the model changed: run the fit again"
         else:
-            text = f"{fit_verdict_text(s)} after {s['evaluations']} evaluations ({s['message']})" + "".join(
+            text = f"{verdict_text(s)} after {s['evaluations']} evaluations ({s['message']})" + "".join(
                 f"\n{reason}" for reason in (s.get("reasons") or {}).values() if s["converged"]
             )
         dpg.set_value(self._status, text)
@@ -166,10 +167,3 @@ class FitPanel:
             dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
             for axis in dpg.get_item_children(self._overlay_plot, 1):
                 dpg.fit_axis_data(axis)
-
-
-def fit_verdict_text(summary: dict) -> str:
-    """ "converged", "converged, not identified" or "did not converge" (``mjrig.fit``)."""
-    if not summary["converged"]:
-        return "did not converge"
-    return "converged" if summary.get("identified", True) else "converged, not identified"

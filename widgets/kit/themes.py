@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
 
-__all__ = ["disabled_button_theme", "PLOT_INPUT"]
+__all__ = ["disabled_button_theme", "tip", "PLOT_INPUT"]
 
 PLOT_INPUT = {"zoom_mod": dpg.mvKey_ModCtrl, "override_mod": dpg.mvKey_ModSuper}
 """Every plot's mouse: Ctrl+wheel zooms (ImPlot); the wheel alone scrolls the panel past it, as
@@ -26,3 +26,10 @@ def disabled_button_theme() -> int | str:
             dpg.add_theme_color(dpg.mvThemeCol_Text, (110, 110, 110))
         _made["disabled"] = theme
     return theme
+
+
+def tip(item: int | str, text: str) -> int | str:
+    """Attach a hover tooltip saying ``text`` (wrapped at 360 px) to ``item``; returns ``item``."""
+    with dpg.tooltip(item):
+        dpg.add_text(text, wrap=360)
+    return item

@@ -50,11 +50,12 @@ def nearest_line(values: Mapping[str, float], y: float, *, px_per_unit: float) -
 
 
 class PlotLegends:
-    """Each unit plot's legend layout and its pointer tooltip (GUI thread)."""
+    """Each unit plot's legend layout and its pointer's label (GUI thread)."""
 
     def __init__(self) -> None:
         self._legend: dict[str, tuple[int | str, int | str]] = {}  # unit -> (legend, pointer's label)
         self._shown: dict[str, tuple] = {}  # unit -> what its legend was laid out for
+        self._said: set[str] = set()  # units whose plot shows the pointer's label
 
     def add(self, unit: str, *, plot: int | str, legend: int | str) -> None:
         """Take over ``legend`` of ``plot`` (unit ``unit``) and give the plot its pointer's label."""
@@ -68,6 +69,7 @@ class PlotLegends:
         """The plot of ``unit`` is gone."""
         self._legend.pop(unit, None)
         self._shown.pop(unit, None)
+        self._said.discard(unit)
 
     def fit(self, unit: str, *, plot: int | str, y_axis: int | str) -> None:
         """Lay out ``unit``'s legend for the plot's size and lines now (only when either changed)."""
@@ -114,6 +116,8 @@ class PlotLegends:
         if said is not None:
             dpg.set_value(annotation, [*at, 0.0, 0.0])
             dpg.configure_item(annotation, label=said, show=True)
-        elif dpg.get_item_configuration(annotation)["show"]:
+            self._said.add(unit)
+        elif unit in self._said:
             dpg.configure_item(annotation, show=False)
+            self._said.discard(unit)
         return said

@@ -21,15 +21,14 @@ __all__ = ["input_names", "as_param"]
 
 _VECTORS = {"force": ("fx", "fy", "fz"), "torque": ("tx", "ty", "tz")}
 """A load's vector field -> the names of its components (its telemetry columns' too)."""
-_KIND_VECTOR = {"force": "force", "torque": "torque"}
-"""Kinds whose one ``vector`` field is a force or a torque."""
 _UNITS = {"f": "N", "t": "N*m"}
 
 
 def _vector_fields(kind: str, spec: Mapping[str, Any]) -> list[str]:
-    """The force/torque fields of a load's table (``vector`` named by its kind)."""
-    if "vector" in spec and kind in _KIND_VECTOR:
-        return [_KIND_VECTOR[kind]]
+    """The force/torque fields of a load's table (the ``force`` and ``torque`` kinds' ``vector``
+    is the field their kind names)."""
+    if "vector" in spec and kind in _VECTORS:
+        return [kind]
     return [f for f in _VECTORS if f in spec]
 
 

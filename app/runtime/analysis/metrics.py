@@ -428,7 +428,7 @@ def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
         return math.nan
     n = 1 << int(math.ceil(math.log2(8 * y.size)))  # zero-padded: bins 8 times finer
     power = np.abs(np.fft.rfft(y, n)) ** 2
-    lowest = int(math.ceil(2.0 / (y.size * dt) * n * dt))  # bin of 2 / window length
+    lowest = math.ceil(2 * n / y.size)  # the bin of 2 / window length
     power[: min(lowest, power.size)] = 0.0
     if not np.any(power):
         return math.nan
