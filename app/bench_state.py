@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 __all__ = [
+    "verdict_text",
     "MeasuredSignals",
     "NO_MEASURED",
     "MeasuredOffer",
@@ -140,3 +141,14 @@ class BenchPart:
     """A file waiting to be mapped onto signals (the panel asks); None: none."""
     fit: FitProgress | None = None
     """The last fit run from the app (None: none yet)."""
+
+
+def verdict_text(summary: dict[str, Any], *, reasons: bool = False) -> str:
+    """ "converged", "converged, not identified" (with its ``reasons`` in brackets when asked) or
+    "did not converge", of a fit's ``mjrig.fit`` summary (``FitProgress.summary``; one without a
+    verdict: by convergence)."""
+    if not summary["converged"]:
+        return "did not converge"
+    if summary.get("identified", True):
+        return "converged"
+    return "converged, not identified" + (f" ({'; '.join(summary['reasons'].values())})" if reasons else "")

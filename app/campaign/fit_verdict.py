@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["verdict", "verdict_text", "CORRELATION", "ON_BOUND"]
+__all__ = ["verdict", "CORRELATION", "ON_BOUND"]
 
 CORRELATION = 0.999
 """A correlation above this (in size) between two estimates: the data cannot tell them apart."""
@@ -71,13 +71,3 @@ def verdict(
                     f"{spread:.3g}{unit}: the model does not explain the data (check the units and the mapping)"
                 )
     return reasons
-
-
-def verdict_text(summary: dict[str, Any], *, reasons: bool = False) -> str:
-    """ "converged", "converged, not identified" (with its ``reasons`` in brackets when asked) or
-    "did not converge", of a fit's ``mjrig.fit`` summary (one without a verdict: by convergence)."""
-    if not summary["converged"]:
-        return "did not converge"
-    if summary.get("identified", True):
-        return "converged"
-    return "converged, not identified" + (f" ({'; '.join(summary['reasons'].values())})" if reasons else "")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.campaign.fit_verdict import verdict_text
+from mjrig.bench_state import verdict_text
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.measured import TIME_UNITS, unit_factor

@@ -15,7 +15,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
-from mjrig.campaign.fit_verdict import verdict_text
+from mjrig.bench_state import verdict_text
 from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["FitPanel"]
