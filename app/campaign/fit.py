@@ -44,7 +44,9 @@ from mjrig.campaign.trial import TrialRunner, run_trials
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
+from mjrig.scenario import fit_variables
 from mjrig.scenario.best import write_with_values
+from mjrig.scenario.fit_variables import is_variable
 
 __all__ = ["FitOutcome", "run_fit", "FIT_KEY"]
 
@@ -89,14 +91,19 @@ class _Scale:
     def values(self, u: np.ndarray) -> dict[str, float]:
         if (hit := self.exact.get(np.asarray(u, float).tobytes())) is not None:
             return dict(hit)
-        lo, hi = np.where(self.log, np.log(self.low), self.low), np.where(self.log, np.log(self.high), self.high)
+        lo, hi = self._space(self.low), self._space(self.high)
         v = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
         return {n: float(x) for n, x in zip(self.names, np.where(self.log, np.exp(np.where(self.log, v, 0.0)), v))}
 
     def scaled(self, values: dict[str, float]) -> np.ndarray:
         x = np.array([values[n] for n in self.names])
-        lo, hi = np.where(self.log, np.log(self.low), self.low), np.where(self.log, np.log(self.high), self.high)
-        return (np.where(self.log, np.log(x), x) - lo) / (hi - lo)
+        lo, hi = self._space(self.low), self._space(self.high)
+        return (self._space(x) - lo) / (hi - lo)
+
+    def _space(self, x: np.ndarray) -> np.ndarray:
+        """``x`` on each param's own scale: its log where log-scaled (a bound below zero of
+        another param is never logged)."""
+        return np.where(self.log, np.log(np.where(self.log, x, 1.0)), x)
 
     def slope(self, values: dict[str, float]) -> np.ndarray:
         """d param / d scaled param at ``values``."""
@@ -250,7 +257,9 @@ def run_fit(
         np.array([r.high for r in spec.params.values()]),
         np.array([r.log for r in spec.params.values()]),
     )
-    units = {n: sc.params[n].unit for n in scale.names}
+    fit_variables.check_joints(scale.names, rig.model, lambda n: sc.where("fit", "params", n))
+    units = {n: fit_variables.unit(n, rig.model) if is_variable(n) else sc.params[n].unit for n in scale.names}
+    start_values = _start_values(sc, scale, rig)
     out_hold = hold(out, what="--out")
     try:
         parts = parts_dir(out)
@@ -266,7 +275,6 @@ def run_fit(
                 lockstep=lockstep,
             )
             try:
-                start_values = {n: float(sc.params[n].value) for n in scale.names}
                 solve = _solve_mujoco if method == "mujoco" else _solve
                 runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(_starts(scale, start_values, spec.starts))]
                 best = min(runs, key=lambda r: r.cost)
@@ -274,12 +282,22 @@ def run_fit(
                 status = ev.many([scale.values(best.x)], 0)[0][1]
             finally:
                 ev.close()
-            validation = _validate(checks, start_values, scale.values(best.x), lockstep=lockstep) if checks else None
+            plain = [n for n in scale.names if not is_variable(n)]  # validation entries keep their start and clock
+            validation = (
+                _validate(
+                    checks,
+                    {n: start_values[n] for n in plain},
+                    {n: v for n, v in scale.values(best.x).items() if n in plain},
+                    lockstep=lockstep,
+                )
+                if checks
+                else None
+            )
         summary = _summary(scale, best, status, units)
         summary["rms"] = per_signal(exps, best.fun)
         summary["rms_before"] = per_signal(exps, before)
         summary["series"] = series(exps, before, best.fun)
-        summary["start"] = {n: float(sc.params[n].value) for n in scale.names}
+        summary["start"] = start_values
         summary["starts"] = spec.starts
         summary["evaluations"] = len(ev.rows)
         summary["signals"] = {
@@ -298,6 +316,25 @@ def run_fit(
         return FitOutcome(out, best_path, summary, len(ev.rows), ev.reused)
     finally:
         out_hold.release()
+
+
+def _start_values(sc: Any, scale: _Scale, rig: Any) -> dict[str, float]:
+    """Where the fit starts: each param's value, each fit variable's value before the fit
+    (``fit_variables.start_value``); ConfigError (one line) for a variable's start outside its
+    bounds."""
+    out = {}
+    rig.reset()
+    for i, n in enumerate(scale.names):
+        if not is_variable(n):
+            out[n] = float(sc.params[n].value)
+            continue
+        v = out[n] = fit_variables.start_value(n, sc, rig.model, rig.data)
+        if not scale.low[i] <= v <= scale.high[i]:
+            raise ConfigError(
+                f"{sc.where('fit', 'params', n)}: its value before the fit, {v:g}, is outside "
+                f"[{scale.low[i]:g}, {scale.high[i]:g}]"
+            )
+    return out
 
 
 def _validate(

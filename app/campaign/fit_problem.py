@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from mjrig.campaign.trial import SweepJob
+from mjrig.runtime.analysis.metrics import error_value
+from mjrig.scenario.fit_variables import OFFSET
 
 __all__ = ["Experiment", "Signal", "experiments", "residual", "per_signal", "series", "MISSING"]
 
@@ -91,24 +93,29 @@ def experiments(sc: Any, timestep: float, *, role: str = "fit") -> list[Experime
         doc["measured"] = [table]
         signals, metrics = [], []
         last = 0.0
+        # An estimated offset moves the samples by s_lo..s_hi (s): those scored stay inside the
+        # window at every offset within its bounds, so each point scores the same samples.
+        moved = spec.params.get(f"{OFFSET}{entry.name}")
+        s_lo, s_hi = (moved.low - entry.offset, moved.high - entry.offset) if moved else (0.0, 0.0)
+        start, end = spec.start - s_lo, (spec.end - s_hi if spec.end is not None else None)
         for k, sig in enumerate(wanted):
             t, x = entry.series(sig)
-            inside = (t >= spec.start - 1e-12) & ((t <= spec.end + 1e-12) if spec.end is not None else True)
+            inside = (t >= start - 1e-12) & ((t <= end + 1e-12) if end is not None else True)
             t, x = t[inside], x[inside]
             if t.size < 2:
                 continue
             std = float(np.std(x))
             weight = spec.weights.get(sig, 1.0 / std if std > 0 else 1.0)
-            metric = {"name": f"fit{k}", "signal": sig, "kind": "rms_error", "against": entry.name, "start": spec.start}
-            if spec.end is not None:
-                metric["end"] = spec.end
+            metric = {"name": f"fit{k}", "signal": sig, "kind": "rms_error", "against": entry.name, "start": start}
+            if end is not None:
+                metric["end"] = end
             metrics.append(metric)
             signals.append(Signal(f"fit{k}", sig, t, x, weight))
             last = max(last, float(t[-1]))
         if not signals:
             continue
         doc["metrics"] = metrics
-        sim["duration"] = last + 2 * timestep  # the run reaches past the last sample
+        sim["duration"] = last + max(s_hi, 0.0) + 2 * timestep  # the run reaches past the last sample
         out.append(
             Experiment(
                 entry.name,
@@ -134,14 +141,16 @@ def residual(exps: list[Experiment], rows: list[dict[str, Any]]) -> tuple[np.nda
 
 
 def per_signal(exps: list[Experiment], r: np.ndarray) -> dict[str, dict[str, float]]:
-    """RMS of (simulated - measured) per experiment and signal (SI) from a stacked residual."""
+    """RMS of (simulated - measured) per experiment and signal (SI) from a stacked residual, over
+    the samples the simulation reached: the ``rms_error`` metric's function on its samples."""
     out: dict[str, dict[str, float]] = {}
     at = 0
     for exp in exps:
         for s in exp.signals:
-            err = r[at : at + s.times.size] / s.weight
+            part = r[at : at + s.times.size]
             at += s.times.size
-            out.setdefault(exp.name, {})[s.signal] = float(np.sqrt(np.mean(err * err)))
+            simulated = np.where(part == MISSING, np.nan, part / s.weight + s.values)
+            out.setdefault(exp.name, {})[s.signal] = error_value("rms_error", simulated, s.values)
     return out
 
 

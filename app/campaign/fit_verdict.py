@@ -4,7 +4,9 @@ signing an estimate, each failing one as a reason in words they act on.
 - an estimate on a bound (within 1e-6 of the range from it): the data pushed it out of the range
   (often a unit: a bench in cm declared mm);
 - a param the data cannot tell: its standard error above its own value, or a correlation above
-  0.999 with another (the pair named: a free decay cannot tell k, c and m apart);
+  0.999 with another (the pair named: a free decay cannot tell k, c and m apart); an initial
+  position or clock offset (``fit_variables``), whose zero is arbitrary, when its standard error
+  is above a quarter of its bounds' range (its 95 % interval would span them);
 - a final RMS error above the measured signal's own RMS about its mean: the model does not explain
   the data (units, mapping).
 """
@@ -15,6 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from mjrig.scenario.fit_variables import is_variable
 
 __all__ = ["verdict", "CORRELATION", "ON_BOUND"]
 
@@ -49,7 +53,12 @@ def verdict(
             reasons[name] = f"{name} at its lower bound {lo:g}{unit}: check the bench's units and the bounds"
         elif hi - v <= room:
             reasons[name] = f"{name} at its upper bound {hi:g}{unit}: check the bench's units and the bounds"
-        elif se[name] > abs(v):
+        elif is_variable(name) and se[name] > (hi - lo) / 4:
+            reasons[name] = (
+                f"{name} is not told by the data (standard error {se[name]:.2g}{unit} above a quarter "
+                f"of its range {hi - lo:.3g}{unit})"
+            )
+        elif not is_variable(name) and se[name] > abs(v):
             reasons[name] = (
                 f"{name} is not told by the data (standard error {se[name]:.2g}{unit} above its value {v:.3g})"
             )

@@ -37,6 +37,7 @@ from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.files.parquet_sink import segment_dir
 from mjrig.runtime.telemetry.signals import SignalManager
+from mjrig.scenario import fit_variables
 
 __all__ = [
     "SweepJob",
@@ -133,11 +134,13 @@ class TrialRunner:
         return self.row(trial, tseed, status, message)
 
     def begin(self, trial: int, values: dict[str, float], tseed: int) -> SignalManager | None:
-        """Set the rig up for a trial with param ``values``: the start state, the params, the
+        """Set the rig up for a trial with param ``values`` (and a fit's ``initial.<joint>`` and
+        ``offset.<entry>``: ``fit_variables``): the start state, the params, the
         requirements' state and the recorder (returned; the caller closes it). The rig is
         re-resolved at the first step, on the same compiled model."""
         self.rig.reset()
-        for name, v in values.items():
+        rig = self.rig
+        for name, v in fit_variables.apply(values, self.scenario, data=(rig.model, rig.data)).items():
             self.scenario.params[name].value = v
         for r in self.scenario.requirements:
             r.reset()

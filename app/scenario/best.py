@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.files.paths import fresh_path
+from mjrig.scenario.fit_variables import INITIAL, OFFSET
 from mjrig.scenario.parse import Scenario
 
 __all__ = ["write_with_values"]
 
 
 def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> Path:
-    """Write scenario ``sc`` with params ``values`` (by name) to ``path``, or the next free name
-    when it exists; returns the path written."""
+    """Write scenario ``sc`` with params ``values`` (by name; a fit's ``initial.<joint>`` into
+    ``[initial]`` and the fitted entries' own, ``offset.<entry>`` into that entry) to ``path``,
+    or the next free name when it exists; returns the path written."""
     from mjrig.scenario.toml_writer import dumps
 
     doc = copy.deepcopy(sc.doc)
@@ -38,6 +40,18 @@ def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> 
     for entry, measured in zip(doc.get("measured", []), sc.measured):
         entry["file"] = moved(entry["file"], measured.file)
     for name, value in values.items():
+        if name.startswith(INITIAL):  # every fitted experiment's start: [initial] and an entry's own
+            joint = name[len(INITIAL) :]
+            doc.setdefault("initial", {}).setdefault("qpos", {})[joint] = float(value)
+            for entry, measured in zip(doc.get("measured", []), sc.measured):
+                if measured.role == "fit" and joint in measured.initial.qpos:
+                    entry["initial"]["qpos"][joint] = float(value)
+            continue
+        if name.startswith(OFFSET):
+            for entry in doc.get("measured", []):
+                if entry.get("name") == name[len(OFFSET) :]:
+                    entry["offset"] = float(value)
+            continue
         entry = doc["params"][name]
         if isinstance(entry, dict):
             entry["value"] = float(value)

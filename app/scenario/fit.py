@@ -10,7 +10,8 @@ end = 4.0
 starts = 1                               # optional: more starts (spread over the bounds) when > 1
 ```
 
-``log = true`` fits the param on a log scale (its steps and bounds in log space). GUI-free.
+``log = true`` fits the param on a log scale (its steps and bounds in log space). Besides
+``[params]``, ``initial.<joint>`` and ``offset.<entry>`` (``fit_variables``). GUI-free.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any
 
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
-from mjrig.scenario.optimize import SearchRange, search_ranges
+from mjrig.scenario.fit_variables import OFFSET, check_offset, is_variable
+from mjrig.scenario.optimize import SearchRange, search_range, search_ranges
 
 __all__ = ["FitSpec", "parse_fit"]
 
@@ -52,8 +54,17 @@ def parse_fit(spec: Any, reader: FieldReader, params: Mapping[str, Any], measure
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
         raise reader.fail((*path, "params"), "needs params = { NAME = { low = ..., high = ... } } (at least one)")
-    out.params = search_ranges(entries, reader, path, params, what="the estimate")
+    plain = {n: e for n, e in entries.items() if not is_variable(n)}
+    out.params = search_ranges(plain, reader, path, params, what="the estimate")
+    for name, entry in entries.items():
+        if name.startswith(OFFSET) and (wrong := check_offset(name, measured)) is not None:
+            raise reader.fail((*path, "params", name), wrong)
+        if is_variable(name):
+            out.params[name] = search_range(entry, reader, (*path, "params", name), what="the estimate")
+    out.params = {n: out.params[n] for n in entries}  # as written
     for name, r in out.params.items():
+        if is_variable(name):
+            continue  # its start is known once the model is (fit_variables.start_value)
         value = float(params[name].value)
         if not r.low <= value <= r.high:
             raise reader.fail(

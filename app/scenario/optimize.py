@@ -18,7 +18,7 @@ from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.sweep import outside_range
 
-__all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges"]
+__all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges", "search_range"]
 
 OPTIMIZE_SAMPLERS = ("tpe", "cmaes", "random")
 _KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"}
@@ -123,21 +123,28 @@ def search_ranges(
         if name not in params:
             hint = closest_names(name, sorted(params)) if params else " (the scenario has no [params])"
             raise reader.fail(where, f"unknown param '{name}'{hint}")
-        if not isinstance(entry, dict):
-            raise reader.fail(where, "must be a table: { low = ..., high = ..., log = false }")
-        reader.keys(entry, {"low", "high", "log"}, where)
-        missing = [k for k in ("low", "high") if k not in entry]
-        if missing:
-            raise reader.fail(where, f"needs '{missing[0]}' (low and high bound {what})")
-        low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
-        if low >= high:
-            raise reader.fail((*where, "low"), f"low ({low:g}) must be below high ({high:g})")
-        log = entry.get("log", False)
-        if not isinstance(log, bool):
-            raise reader.fail((*where, "log"), f"must be true or false, got {log!r}")
-        if log and low <= 0:
-            raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
-        if (bounds := outside_range(params[name], low, high)) is not None:
-            raise reader.fail(where, f"[{low:g}, {high:g}] goes outside the param's range {bounds}")
-        out[name] = SearchRange(low, high, log)
+        r = search_range(entry, reader, where, what=what)
+        if (bounds := outside_range(params[name], r.low, r.high)) is not None:
+            raise reader.fail(where, f"[{r.low:g}, {r.high:g}] goes outside the param's range {bounds}")
+        out[name] = r
     return out
+
+
+def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str) -> SearchRange:
+    """One ``{ low, high, log = false }`` at ``where`` (FILE:LINE errors: not a table, a missing
+    bound, low >= high, a log scale with low <= 0)."""
+    if not isinstance(entry, dict):
+        raise reader.fail(where, "must be a table: { low = ..., high = ..., log = false }")
+    reader.keys(entry, {"low", "high", "log"}, where)
+    missing = [k for k in ("low", "high") if k not in entry]
+    if missing:
+        raise reader.fail(where, f"needs '{missing[0]}' (low and high bound {what})")
+    low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
+    if low >= high:
+        raise reader.fail((*where, "low"), f"low ({low:g}) must be below high ({high:g})")
+    log = entry.get("log", False)
+    if not isinstance(log, bool):
+        raise reader.fail((*where, "log"), f"must be true or false, got {log!r}")
+    if log and low <= 0:
+        raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
+    return SearchRange(low, high, log)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit"]
+__all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit", "error_value"]
 
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (),
@@ -86,6 +86,9 @@ class Metric:
     against: str | None = None
     reference: tuple[np.ndarray, np.ndarray] | None = None
     mode: int | None = None
+    shift: float = 0.0
+    """s added to the measured samples' times (a fit estimating an entry's clock offset moves
+    it); the window is judged on the times as read, so every shift scores the same samples."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -154,9 +157,9 @@ class Metric:
 
     def value(self, t: np.ndarray, x: np.ndarray) -> float:
         """The metric of samples ``x`` at times ``t`` (every step of a run), over its window."""
+        if self.kind in ERROR_KINDS:  # the window picks the measured samples; the whole run is interpolated
+            return self._error(t, x)
         w = self.window(t)
-        if self.kind in ERROR_KINDS:
-            return self._error(t[w], x[w])
         return metric_value(self.kind, t[w], x[w], level=self.level, band=self.band, band_abs=self.band_abs)
 
     def _error(self, t: np.ndarray, x: np.ndarray) -> float:
@@ -164,11 +167,7 @@ class Metric:
         the simulated span (the simulation interpolated linearly); NaN with none."""
         if self.reference is None:
             return math.nan
-        err = self.samples(t, x) - self.measured()[1]
-        err = err[np.isfinite(err)]
-        if not err.size:
-            return math.nan
-        return float(np.sqrt(np.mean(err * err))) if self.kind == "rms_error" else float(np.abs(err).max())
+        return error_value(self.kind, self.samples(t, x), self.measured()[1])
 
     def measured(self) -> tuple[np.ndarray, np.ndarray]:
         """(times s, values SI) of the measured samples inside the window (``reference``'s)."""
@@ -176,7 +175,7 @@ class Metric:
         inside = tm >= self.start - 1e-12
         if self.end is not None:
             inside &= tm <= self.end + 1e-12
-        return tm[inside], xm[inside]
+        return tm[inside] + self.shift, xm[inside]
 
     def samples(self, t: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The simulated signal (``x`` at times ``t``) at each of ``measured()``'s times,
@@ -198,6 +197,17 @@ class Metric:
             "signal": self.signal,
             "kind": self.kind,
         }
+
+
+def error_value(kind: str, simulated: np.ndarray, measured: np.ndarray) -> float:
+    """``kind`` ("rms_error" or "max_error") of ``simulated - measured`` over the samples where
+    both are finite (NaN: the simulation did not reach it); NaN with none. The one error
+    function: the metrics and ``mjrig fit``'s RMS per signal both use it."""
+    err = np.asarray(simulated, float) - np.asarray(measured, float)
+    err = err[np.isfinite(err)]
+    if not err.size:
+        return math.nan
+    return float(np.sqrt(np.mean(err * err))) if kind == "rms_error" else float(np.abs(err).max())
 
 
 class MetricLog:
