@@ -22,6 +22,7 @@ __all__ = [
     "ModesPart",
     "NO_MODES",
     "BenchPart",
+    "FitVariable",
 ]
 
 
@@ -141,6 +142,20 @@ class BenchPart:
     """A file waiting to be mapped onto signals (the panel asks); None: none."""
     fit: FitProgress | None = None
     """The last fit run from the app (None: none yet)."""
+    variables: tuple[FitVariable, ...] = ()
+    """What a fit may estimate besides params (``initial.<joint>``, ``offset.<entry>``)."""
+
+
+@dataclass(frozen=True)
+class FitVariable:
+    """A fit variable the rig offers (``mjrig.scenario.fit_variables``): its value before the fit
+    (m, rad or s: ``unit``) and the bounds offered to search it in."""
+
+    name: str
+    value: float
+    unit: str
+    low: float
+    high: float
 
 
 def verdict_text(summary: dict[str, Any], *, reasons: bool = False) -> str:

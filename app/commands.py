@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mjrig.bench_state import FitProgress, ModeRow, ModesPart
+from mjrig.bench_state import FitProgress, FitVariable, ModeRow, ModesPart
 from mjrig.panel_state import (
     ActuatorInfo,
     BenchPart,
@@ -108,6 +108,7 @@ __all__ = [
     "MeasuredOffer",
     "BenchPart",
     "FitProgress",
+    "FitVariable",
     "RunFit",
     "UseEstimate",
     "ComputeModes",

@@ -163,7 +163,7 @@ class _Evaluations:
     def _run(self, points: list[tuple[int, dict[str, float]]]) -> list[tuple[np.ndarray, str]]:
         """Every experiment of every (trial number, point): on Ray, in lock-step here, on local
         workers or one by one here."""
-        tasks = [(e, (trial, p, 0)) for trial, p in points for e in range(len(self.exps))]
+        tasks = [(e, (trial, exp.values(p), 0)) for trial, p in points for e, exp in enumerate(self.exps)]
         got: dict[tuple[int, int], dict[str, Any]] = {}
         if self.ray is not None:
             from mjrig.campaign.ray_cluster import run_on_ray
@@ -282,12 +282,12 @@ def run_fit(
                 status = ev.many([scale.values(best.x)], 0)[0][1]
             finally:
                 ev.close()
-            plain = [n for n in scale.names if not is_variable(n)]  # validation entries keep their start and clock
+            taken = [n for n in scale.names if not n.startswith(fit_variables.OFFSET)]  # not their clocks
             validation = (
                 _validate(
                     checks,
-                    {n: start_values[n] for n in plain},
-                    {n: v for n, v in scale.values(best.x).items() if n in plain},
+                    {n: start_values[n] for n in taken},
+                    {n: v for n, v in scale.values(best.x).items() if n in taken},
                     lockstep=lockstep,
                 )
                 if checks

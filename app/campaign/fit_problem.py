@@ -24,7 +24,7 @@ import numpy as np
 
 from mjrig.campaign.trial import SweepJob
 from mjrig.runtime.analysis.metrics import error_value
-from mjrig.scenario.fit_variables import OFFSET
+from mjrig.scenario.fit_variables import INITIAL, OFFSET
 
 __all__ = ["Experiment", "Signal", "experiments", "residual", "per_signal", "series", "MISSING"]
 
@@ -50,6 +50,13 @@ class Experiment:
     name: str
     job: SweepJob
     signals: tuple[Signal, ...]
+    keeps: frozenset[str] = frozenset()
+    """Fit variables this experiment leaves alone: ``initial.<joint>`` of a validation entry
+    that starts that joint itself (its own ``[measured.initial]``)."""
+
+    def values(self, point: dict[str, float]) -> dict[str, float]:
+        """``point`` as this experiment takes it (without what it ``keeps``)."""
+        return {n: v for n, v in point.items() if n not in self.keeps}
 
     @property
     def size(self) -> int:
@@ -121,6 +128,7 @@ def experiments(sc: Any, timestep: float, *, role: str = "fit") -> list[Experime
                 entry.name,
                 SweepJob(text=dumps(doc), source=None, base=base, metadata=json.dumps({}), traces=True),
                 tuple(signals),
+                frozenset(f"{INITIAL}{j}" for j in entry.initial.qpos) if role == "validation" else frozenset(),
             )
         )
     return out

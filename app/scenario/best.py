@@ -17,7 +17,7 @@ from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.fit_variables import INITIAL, OFFSET
 from mjrig.scenario.parse import Scenario
 
-__all__ = ["write_with_values"]
+__all__ = ["write_with_values", "put_values"]
 
 
 def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> Path:
@@ -39,6 +39,15 @@ def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> 
         sim["initial_state"] = moved(sim["initial_state"], sc.initial_state)
     for entry, measured in zip(doc.get("measured", []), sc.measured):
         entry["file"] = moved(entry["file"], measured.file)
+    put_values(doc, sc, values)
+    target.write_text(dumps(doc), encoding="utf-8")
+    return target
+
+
+def put_values(doc: dict[str, Any], sc: Scenario, values: Mapping[str, float]) -> None:
+    """Write ``values`` into scenario document ``doc`` (of ``sc``): params' values; a fit's
+    ``initial.<joint>`` into ``[initial]`` and the fitted entries' own start of that joint (every
+    fitted experiment started there); ``offset.<entry>`` into that ``[[measured]]`` entry."""
     for name, value in values.items():
         if name.startswith(INITIAL):  # every fitted experiment's start: [initial] and an entry's own
             joint = name[len(INITIAL) :]
@@ -57,5 +66,3 @@ def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> 
             entry["value"] = float(value)
         else:
             doc["params"][name] = float(value)
-    target.write_text(dumps(doc), encoding="utf-8")
-    return target

@@ -17,6 +17,7 @@ plus the offset. A trial's values may name both kinds beside params (``apply``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import mujoco
@@ -24,11 +25,35 @@ import mujoco
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 
-__all__ = ["INITIAL", "OFFSET", "is_variable", "check_offset", "check_joints", "start_value", "unit", "apply"]
+__all__ = [
+    "INITIAL",
+    "OFFSET",
+    "Variable",
+    "is_variable",
+    "check_offset",
+    "check_joints",
+    "start_value",
+    "unit",
+    "apply",
+    "offered",
+]
 
 INITIAL = "initial."
 OFFSET = "offset."
 _SCALAR = (int(mujoco.mjtJoint.mjJNT_SLIDE), int(mujoco.mjtJoint.mjJNT_HINGE))
+OFFSET_SPAN = 0.05
+"""s either side of an entry's offset that the app offers to search by default."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A fit variable a rig offers: its ``value`` before the fit, ``unit`` and default bounds."""
+
+    name: str
+    value: float
+    unit: str
+    low: float
+    high: float
 
 
 def is_variable(name: str) -> bool:
@@ -110,3 +135,29 @@ def apply(
     if moved and data is not None:
         mujoco.mj_forward(*data)
     return params
+
+
+def offered(sc: Any, model: mujoco.MjModel, data: mujoco.MjData) -> list[Variable]:
+    """The fit variables worth offering for scenario ``sc`` (``data`` at its start state): the
+    start position of each slide or hinge that ``[initial]``, a fitted entry's own start or a
+    measured ``Joints/<joint>:...`` signal names, and each fitted entry's offset; default bounds
+    the value ± its size (at least 10 mm or 0.1 rad) and the offset ± ``OFFSET_SPAN``."""
+    fitted = [m for m in sc.measured if m.role == "fit"]
+    if not fitted:
+        return []
+    joints = dict.fromkeys(
+        [*sc.initial.qpos, *(j for m in fitted for j in m.initial.qpos)]
+        + [s.split("/", 1)[1].split(":", 1)[0] for m in fitted for s in m.signals if s.startswith("Joints/")]
+    )
+    out = []
+    for joint in joints:
+        j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
+        if j < 0 or int(model.jnt_type[j]) not in _SCALAR:
+            continue
+        name = f"{INITIAL}{joint}"
+        v = start_value(name, sc, model, data)
+        span = max(abs(v), 0.01 if unit(name, model) == "m" else 0.1)
+        out.append(Variable(name, v, unit(name, model), v - span, v + span))
+    for m in fitted:
+        out.append(Variable(f"{OFFSET}{m.name}", m.offset, "s", m.offset - OFFSET_SPAN, m.offset + OFFSET_SPAN))
+    return out

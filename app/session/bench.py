@@ -13,7 +13,10 @@ signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the
 ``RunFit`` fits params to the rig's ``[[measured]]`` data as ``mjrig fit`` does (the rig as edited
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
 ``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
-``UseEstimate`` sets the params to the estimate, as the sliders do. Another rig opened forgets
+``BenchPart.variables`` offers a start position and each bench's clock offset to fit beside the
+params (``fit_variables.offered``). ``UseEstimate`` sets the params to the estimate, as the
+sliders do, and an estimated start position or offset into the rig's ``[initial]`` and
+``[[measured]]`` entry (Reset then starts there). Another rig opened forgets
 the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
 """
 
@@ -26,12 +29,17 @@ import re
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 
 from mjrig import commands as C
 from mjrig.bench_state import verdict_text
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
+from mjrig.runtime.telemetry.snapshots import put_snapshot
+from mjrig.scenario import fit_variables
+from mjrig.scenario.best import put_values
+from mjrig.scenario.builder import reset_state
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.session.context import Feature, Handler, RigContext
@@ -68,6 +76,7 @@ class Bench(Feature):
         self.jobs = BackgroundJobs()
         self._rig = 0  # rigs opened: a fit's result goes to the rig it was started on
         self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
+        self._variables: tuple[Any, tuple[C.FitVariable, ...]] = (None, ())  # (of the scenario, offered)
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         return {
@@ -92,7 +101,24 @@ class Bench(Feature):
         if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
             done = list(self._costs)  # (evaluations, lowest cost) pairs its thread appended
             self.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=self.fit.path)
-        return C.BenchPart(self.offer, self.fit)
+        return C.BenchPart(self.offer, self.fit, self.variables())
+
+    def variables(self) -> tuple[C.FitVariable, ...]:
+        """The fit variables the rig as it is now offers (worked out again when it changes)."""
+        rig = self.ctx.rig()
+        if rig is None:
+            return ()
+        if self._variables[0] is not rig.scenario:
+            data = mujoco.MjData(rig.model)  # the start state, apart from the running one
+            if rig.initial is not None:
+                put_snapshot(rig.model, data, rig.initial)
+                mujoco.mj_forward(rig.model, data)
+            else:
+                reset_state(rig.model, data)
+            offered = fit_variables.offered(rig.scenario, rig.model, data)
+            found = tuple(C.FitVariable(v.name, v.value, v.unit, v.low, v.high) for v in offered)
+            self._variables = (rig.scenario, found)
+        return self._variables[1]
 
     def run_fit(self, cmd: C.RunFit) -> None:
         s = self.ctx
@@ -168,8 +194,20 @@ class Bench(Feature):
             raise ConfigError("no fit has ended yet: run one first")
         if self.fit.stale:
             raise ConfigError("this fit was made before the model changed: run it again")
+        estimate = self.fit.summary["estimate"]
+        rig = self.ctx.rig()
+        if rig is not None and any(fit_variables.is_variable(n) for n in estimate):
+            # a start position or a clock offset: the rig's [initial] and [[measured]] edited with the params
+            unknown = [n for n in estimate if not fit_variables.is_variable(n) and n not in rig.scenario.params]
+            if unknown:
+                raise ConfigError(f"the rig has no param '{unknown[0]}' any more")
+            doc = copy.deepcopy(self.ctx.document.doc)
+            put_values(doc, rig.scenario, estimate)
+            self.ctx.rebuild(doc)
+            self.ctx.log("info", "the params, start position and clock offsets are set to the fit's estimate")
+            return
         rm = self.ctx.runtime
-        for name, value in self.fit.summary["estimate"].items():
+        for name, value in estimate.items():
             nv = next((p for p in rm.params if p.name == name), None)
             if nv is None:
                 raise ConfigError(f"the rig has no param '{name}' any more")

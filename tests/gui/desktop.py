@@ -525,6 +525,20 @@ class App:
             None,
         )
 
+    def see_text(self, pattern: str, *, timeout: float = 30.0) -> dict:
+        """The first text matching ``pattern`` (as ``text``), scrolled into view by wheel turns
+        straight towards it, as a person who knows it is further down does."""
+        px, py, _, _ = self.desktop.client_rect(self.panel)
+        end = time.monotonic() + timeout
+        while True:
+            hit = self.text(pattern, offscreen=True)
+            if hit is not None and not hit.get("offscreen"):
+                return hit
+            if time.monotonic() > end:
+                raise AssertionError(f"no text like {pattern!r} came into view in {timeout:g} s")
+            if hit is not None:
+                self._scroll_towards(hit, px, py)
+
     def newest_time(self) -> float:
         """The newest instant the timeline keeps ("0.000 ... 12.345 s (...)", always in view under
         the plots): the simulated time, while the run goes on."""

@@ -152,21 +152,38 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
 
 
 FIT_RIG = "\n" + CSV_ENTRY  # the bench's [[measured]] entry of tests/unit/test_measured.py
+CHECK = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size):
-    """Fit: tick k and c (bounds from their min and max), Run fit: it runs in the background, the
-    estimate (within 1 % and 5 % of the bench's 400 N/m and 2 N·s/m, from 160 and 5) and its
-    interval are shown; Use estimate moves the params' sliders there."""
+    """Fit: tick k, c (bounds from their min and max) and the slide's start position (the
+    scenario says 15 mm, the bench released it at 20), Run fit: it runs in the background, the
+    verdict, the estimate (within 1 %, 5 % and 2 % of the bench's 400 N/m, 2 N·s/m and 20 mm, from
+    160, 5 and 15) and its interval are shown, and each bench's rms error before and after: a
+    held-out bench recorded at k = 160 gets worse, in red. Use estimate moves the params' sliders
+    there."""
+    from mjrig.widgets.analysis.fit_panel import GREW
+
+    csv_bench(tmp_path, noise=0.05, seed=2)
+    rows = (tmp_path / "bench.csv").read_text().splitlines()
+    t = np.array([float(r.split(",")[0]) for r in rows[1:]]) / 1000 - 0.1
+    from tests.unit.test_measured import decay
+
+    x = decay(t, k=160.0) * 1000 + np.random.default_rng(2).normal(0.0, 0.05, t.size)
+    (tmp_path / "check.csv").write_text(
+        rows[0] + "\n" + "".join(f"{(a + 0.1) * 1000:.6f},{b:.9f}\n" for a, b in zip(t, x))
+    )
     csv_bench(tmp_path, noise=0.05, seed=1)
-    path = scenario(tmp_path, FIT_RIG, k=160.0, c=5.0, extra=PLOTS)
+    path = scenario(tmp_path, FIT_RIG + "\n" + CHECK, k=160.0, c=5.0, extra=PLOTS)
+    path.write_text(path.read_text().replace("slide = 0.02", "slide = 0.015"))
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
         app.click("Fit")
         app.click("fit k [N/m]")
         app.click("fit c [N·s/m]")
+        app.click("fit initial.slide [m]")
         app.click("Run fit")
         done = wait_for(
             lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True),
@@ -177,8 +194,17 @@ def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size
         cells = [it["text"] for it in app.items(offscreen=True) if it["type"] == "mvText"]
         k = float(cells[cells.index("k") + 1])
         c = float(cells[cells.index("c") + 1])
-        assert abs(k / 400.0 - 1) < 0.01 and abs(c / 2.0 - 1) < 0.05, (k, c)
-        app.widget("Use estimate")
+        x0 = float(cells[cells.index("initial.slide") + 1])
+        assert abs(k / 400.0 - 1) < 0.01 and abs(c / 2.0 - 1) < 0.05 and abs(x0 / 0.02 - 1) < 0.02, (k, c, x0)
+        fitted = cells.index("bench")
+        before, after = (float(v) for v in cells[fitted + 1 : fitted + 3])
+        assert after < before / 20  # down to the noise, 0.05 mm
+        held = cells.index("check (validation)")
+        before, after = float(cells[held + 1]), cells[held + 2]
+        assert after.endswith(" (worse)") and float(after.split()[0]) > 2 * before
+        x, y, w, h = app.see_text(r"[0-9.e-]+ \(worse\)")["rect"]
+        img = desktop.grab(app.panel)[y : y + h, x : x + w].astype(int)
+        assert (np.abs(img - np.array(GREW)).max(axis=2) < 40).sum() > 10  # drawn in red
         desktop.screenshot(str(tmp_path / f"fit-{size[0]}"))
         app.click("Use estimate")
         wait_for(lambda: abs(float(app.value("k [N/m]")) - k) < 1e-3 * k, what="the k slider at the estimate")

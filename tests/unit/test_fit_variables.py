@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from test_measured import CSV_ENTRY, METRICS, C, K, X0, csv_bench, scenario
+from test_measured import CSV_ENTRY, METRICS, X0, C, K, csv_bench, scenario
 
 from mjrig.campaign.fit import run_fit
 from mjrig.headless import prepare, run
@@ -23,9 +23,13 @@ RATE = 250.0
 def test_the_initial_deflection_and_the_clock_offset_are_estimated(tmp_path):
     """The bench released the mass at 20 mm and its clock runs 0.1 s late; the scenario says
     15 mm and -0.08 s. The fit finds the deflection within 2 % and the offset within one sample,
-    and FIT-best.toml starts there and reads the bench on that clock."""
+    and FIT-best.toml starts there and reads the bench on that clock. A held-out bench on a
+    known clock is run from the estimated deflection: its error falls to the noise."""
+    csv_bench(tmp_path, noise=0.05, seed=5, rate=RATE, offset=0.1)
+    shutil.copy(tmp_path / "bench.csv", tmp_path / "check.csv")  # held out, its clock known
     csv_bench(tmp_path, noise=0.05, seed=4, rate=RATE, offset=0.1)
-    entry = CSV_ENTRY.replace("offset = -0.1", "offset = -0.08")
+    check = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
+    entry = CSV_ENTRY.replace("offset = -0.1", "offset = -0.08") + "\n" + check
     fit = """[fit.params]
 k = { low = 50.0, high = 2000.0 }
 c = { low = 0.01, high = 50.0, log = true }
@@ -44,6 +48,11 @@ c = { low = 0.01, high = 50.0, log = true }
     assert s["units"]["initial.slide"] == "m" and s["units"]["offset.bench"] == "s"
     lo, hi = s["ci95"]["offset.bench"]
     assert lo < s["estimate"]["offset.bench"] < hi
+    after = s["validation"]["rms"]["check"]["Joints/slide:qpos"]  # started at the estimated deflection
+    assert (
+        after == pytest.approx(0.05e-3, rel=0.15)
+        and s["validation"]["rms_before"]["check"]["Joints/slide:qpos"] > 20 * after
+    )
     best = load_scenario(got.best_path)
     assert best.initial.qpos["slide"] == (s["estimate"]["initial.slide"],)
     assert best.measured[0].offset == s["estimate"]["offset.bench"]

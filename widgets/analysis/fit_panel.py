@@ -4,7 +4,10 @@ A row per param: *fit* ticks it, with the bounds it is searched in (its min and 
 them) and a log scale; the measured entries listed; *Run fit* starts the fit as a background
 job (``RunFit``), whose lowest cost is plotted as it goes; then the estimate with its standard
 error and 95 % interval, the first measured signal against the simulation from the start
-(dashed) and at the estimate, and *Use estimate*, which sets the params (the sliders follow).
+(dashed) and at the estimate, each experiment's rms error before and after (a validation entry's
+marked, red when the estimate made it worse), and *Use estimate*, which sets the params (the
+sliders follow). Rows also offer what the rig's bench data allows besides params: a joint's start
+position (``initial.<joint>``) and a bench's clock offset (``offset.<entry>``).
 """
 
 from __future__ import annotations
@@ -24,12 +27,19 @@ DOTS = 160
 """Measured samples drawn at most on the fit's plot (dots, thinned evenly)."""
 
 
-def _bounds(p: C.ParamInfo) -> tuple[float, float]:
-    """A param's search bounds: its min and max, else a decade around its value."""
+def _bounds(p: C.ParamInfo | C.FitVariable) -> tuple[float, float]:
+    """A row's search bounds: a fit variable's offered ones; a param's min and max, else a decade
+    around its value."""
+    if isinstance(p, C.FitVariable):
+        return p.low, p.high
     v = float(p.value)
     lo = p.min if p.min is not None else (v / 10 if v > 0 else v - 10 * abs(v) - 1)
     hi = p.max if p.max is not None else (v * 10 if v > 0 else v + 10 * abs(v) + 1)
     return float(lo), float(hi)
+
+
+GREW = (235, 90, 80)
+"""The colour of a validation error that grew with the estimate."""
 
 
 class FitPanel:
@@ -63,6 +73,9 @@ class FitPanel:
         self._estimate = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
         for label in ("param", "estimate", "±", "95 %", "unit"):
             dpg.add_table_column(label=label, parent=self._estimate)
+        self._errors = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
+        for label in ("rms error of", "start", "estimate", "unit"):
+            dpg.add_table_column(label=label, parent=self._errors)
         with dpg.plot(
             parent=parent, height=170, width=-1, no_title=True, label="measured and simulated", **PLOT_INPUT
         ) as p:
@@ -78,10 +91,11 @@ class FitPanel:
         self._overlay_plot = p
 
     def update(self, snap: C.PanelState) -> None:
-        names = tuple(p.name for p in snap.entries.params)
+        rows = (*snap.entries.params, *snap.bench.variables)
+        names = tuple(p.name for p in rows)
         if names != self._params:
             self._params = names
-            self._make_rows(snap.entries.params)
+            self._make_rows(rows)
         if snap.comparison.measured is not self._measured:
             self._measured = snap.comparison.measured
             entries = snap.comparison.measured.entries()
@@ -93,9 +107,9 @@ class FitPanel:
             )
         if snap.bench.fit != self._fit:
             self._fit = snap.bench.fit
-            self._show(snap.bench.fit, {p.name: p.unit for p in snap.entries.params})
+            self._show(snap.bench.fit)
 
-    def _make_rows(self, params: tuple[C.ParamInfo, ...]) -> None:
+    def _make_rows(self, params: tuple[C.ParamInfo | C.FitVariable, ...]) -> None:
         dpg.delete_item(self._table, children_only=True, slot=1)
         self._rows = {}
         for p in params:
@@ -117,7 +131,7 @@ class FitPanel:
         )
         self.submit(C.RunFit(chosen))
 
-    def _show(self, fit: C.FitProgress | None, units: dict[str, str]) -> None:
+    def _show(self, fit: C.FitProgress | None) -> None:
         if fit is None:
             return
         n = len(fit.costs)
@@ -152,6 +166,7 @@ class FitPanel:
                     s["units"].get(name, "").replace("*", "·"),
                 ):
                     dpg.add_text(cell)
+        self._show_errors(s)
         series = next((v for per in s.get("series", {}).values() for v in per.values()), None)
         sig = next((k for per in s.get("series", {}).values() for k in per), "")
         if series is not None:
@@ -167,3 +182,21 @@ class FitPanel:
             dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
             for axis in dpg.get_item_children(self._overlay_plot, 1):
                 dpg.fit_axis_data(axis)
+
+    def _show_errors(self, s: dict) -> None:
+        """A row per experiment and signal: its rms error from the start and at the estimate; a
+        validation entry's (not fitted) marked, in red when the estimate made it worse."""
+        dpg.delete_item(self._errors, children_only=True, slot=1)
+        checked = s.get("validation") or {}
+        parts = ((s, ""), (checked, " (validation)"))
+        several = len({sig for part, _ in parts for per in part.get("rms", {}).values() for sig in per}) > 1
+        for part, role in parts:
+            for exp, per in part.get("rms", {}).items():
+                for sig, after in per.items():
+                    before = part["rms_before"][exp][sig]
+                    with dpg.table_row(parent=self._errors):
+                        dpg.add_text(f"{exp}{role}" + (f": {sig}" if several else ""))  # one signal: named in the plot
+                        dpg.add_text(f"{before:.4g}")
+                        grew = bool(role) and after > before
+                        dpg.add_text(f"{after:.4g}" + (" (worse)" if grew else ""), **({"color": GREW} if grew else {}))
+                        dpg.add_text(s.get("signal_units", {}).get(sig, "").replace("*", "·"))
