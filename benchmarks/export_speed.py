@@ -2,12 +2,14 @@
 format, as ratios to CSV measured in the same run.
 
 The recording is the bundled robot arm run for ``--seconds`` simulated seconds (every signal
-group; 500 rows a simulated second), made once in a temporary folder. Each export runs in a
+group; 500 rows a simulated second), or with ``--bodies N`` a bare model of N swinging bodies
+(``mjrig.models.scale.many_bodies``, 16 columns a body: 53 bodies make a recording as wide as a
+humanoid's with every group), made once in a temporary folder. Each export runs in a
 fresh process (``mjrig.cli.main``), timed from the call, its peak resident memory read from
 ``getrusage`` as it ends. Printed per format: seconds, rows/s, peak RSS (MB), and the ratios of
 rows/s and of memory to CSV's.
 
-Usage: python benchmarks/export_speed.py [--seconds 400] [--formats csv mat mcap]
+Usage: python benchmarks/export_speed.py [--seconds 400] [--bodies 53] [--formats csv mat mcap]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ print(json.dumps({"rc": rc, "seconds": took, "rss_mb": resource.getrusage(resour
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=400.0, help="simulated seconds of the recording")
+    parser.add_argument("--bodies", type=int, default=0, help="record N swinging bodies instead of the robot arm")
     parser.add_argument("--formats", nargs="+", default=["csv", "mat", "mcap"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -44,7 +47,7 @@ def main() -> None:
                 "-m",
                 "mjrig",
                 "run",
-                str(ROOT / "models" / "robot_arm.toml"),
+                str(_model(Path(tmp), args.bodies)),
                 "--duration",
                 str(args.seconds),
                 "--out",
@@ -83,6 +86,18 @@ def main() -> None:
                 f"{fmt:5s}: {r['seconds']:7.2f} s, {speed:9.0f} rows/s (x{speed / (rows / base['seconds']):.2f} of csv), "
                 f"peak RSS {r['rss_mb']:6.0f} MB (x{r['rss_mb'] / base['rss_mb']:.2f}), file {r['mb_out']:.0f} MB"
             )
+
+
+def _model(folder: Path, bodies: int) -> Path:
+    """The bundled robot arm's scenario, or a model of ``bodies`` swinging bodies written to ``folder``."""
+    if not bodies:
+        return ROOT / "models" / "robot_arm.toml"
+    sys.path.insert(0, str(ROOT))
+    from mjrig.models.scale import many_bodies
+
+    model = folder / f"bodies{bodies}.xml"
+    model.write_text(many_bodies(bodies), encoding="utf-8")
+    return model
 
 
 if __name__ == "__main__":

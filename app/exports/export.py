@@ -69,6 +69,8 @@ _NOT_SIGNALS = ("time", "wall_time")
 _CAMPAIGN_KEYS = {"mjrig.sweep": "a sweep's", "mjrig.optimize": "a study's"}
 _BATCH_ROWS = 65_536
 """Rows read at once (a row group may be read in several batches)."""
+MCAP_CELLS = 2_000_000
+"""Cells (rows × columns) of the recording turned into MCAP messages at once."""
 _MAT_NAME_MAX = 63
 """MATLAB's longest field name (``namelengthmax``)."""
 
@@ -88,11 +90,11 @@ class _Source:
     def rows(self) -> int:
         return self.file.metadata.num_rows
 
-    def batches(self, progress: Progress | None) -> Iterator[pa.RecordBatch]:
-        """The rows, batch by batch, reporting progress after each row group."""
+    def batches(self, progress: Progress | None, *, rows: int = _BATCH_ROWS) -> Iterator[pa.RecordBatch]:
+        """The rows, batch by batch (``rows`` at most), reporting progress after each row group."""
         done, total = 0, self.rows
         for group in range(self.file.num_row_groups):
-            for batch in self.file.iter_batches(batch_size=_BATCH_ROWS, row_groups=[group]):
+            for batch in self.file.iter_batches(batch_size=rows, row_groups=[group]):
                 done += batch.num_rows
                 yield batch
             if progress is not None:
@@ -339,7 +341,10 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     out.metadata("mjrig", src.metadata)
     ids = np.arange(1, len(plan) + 1, dtype=np.uint16)
     rows = 0
-    for batch in src.batches(progress):
+    # A row's messages are JSON text of every column: a batch of a wide recording read at once
+    # held it all three times over (the text, the messages, the chunk). Batches of MCAP_CELLS
+    # cells keep the peak near CSV's; each ends in the chunk (flushed at CHUNK_BYTES).
+    for batch in src.batches(progress, rows=max(64, MCAP_CELLS // max(1, len(src.names)))):
         frame = pl.from_arrow(batch)
         n = batch.num_rows
         stamps = _stamps(src, frame["time"].cast(pl.Float64).to_numpy(), rows)

@@ -229,8 +229,13 @@ def test_mat_of_a_real_recording(recording, tmp_path):
 
 
 # --- MCAP -----------------------------------------------------------------------------------------
-def test_mcap_of_a_real_recording_has_a_topic_per_entity(recording, tmp_path):
+@pytest.mark.parametrize("cells", [None, 200])
+def test_mcap_of_a_real_recording_has_a_topic_per_entity(recording, tmp_path, monkeypatch, cells):
+    """Every entity a topic, every row a message of it, every value back; also when the rows are
+    turned into messages 64 at a time (``MCAP_CELLS``: a wide recording's batches)."""
     jsonschema = pytest.importorskip("jsonschema")
+    if cells is not None:
+        monkeypatch.setattr("mjrig.exports.export.MCAP_CELLS", cells)
     out, _ = _export(recording, "mcap", tmp_path)
     channels, messages, meta = _mcap(out)
     frame = pl.read_parquet(recording)
