@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.signal import windows
 
 __all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit", "error_value"]
 
@@ -418,21 +419,29 @@ def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(flat, t1, np.clip(vertex, t0, t2))
 
 
+TAPER = 0.5
+"""The fraction of the window ``dominant_frequency`` tapers (a cosine each end; 1 is Hann's)."""
+
+
 def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
     """The frequency (Hz) of the largest peak of the power spectrum of ``x`` (resampled evenly at
     its median step when the steps vary) after removing its final value when it settles (a step
     response: its last fifth moves less than a twentieth of its whole range) and then its
-    Hann-weighted mean, never below 2 / the window's length (the window's own main lobe, where
+    window-weighted mean (a Tukey window, ``TAPER`` of it tapered), never below 2 / the window's length (the window's own main lobe, where
     what is left of an offset lands); NaN for fewer than 8 samples or a constant signal."""
     if x.size < 8 or t[-1] <= t[0]:
         return math.nan
     dt = float(np.median(np.diff(t)))
     even = np.arange(t[0], t[-1] + 0.5 * dt, dt)
     y = np.interp(even, t, x)
+    if not np.ptp(y):
+        return math.nan  # constant: no frequency (the window's mean would leave rounding's)
     tail = y[-max(2, y.size // 5) :]
     if np.ptp(tail) < 0.05 * np.ptp(y):  # it settles: the offset it settles to is no oscillation
         y = y - y[-1]
-    w = np.hanning(y.size)
+    # Tukey (half its length tapered): a Hann window weighs the run's middle most, and pulled a
+    # sweep's resonance towards the frequency it passed mid-run (5 % on a 1-10 Hz chirp).
+    w = windows.tukey(y.size, TAPER)
     y = (y - float(w @ y) / float(w.sum())) * w
     if not np.any(y):
         return math.nan
