@@ -270,3 +270,27 @@ def test_a_param_the_data_do_not_depend_on_is_not_an_estimate(tmp_path):
     path.write_text(path.read_text().replace("[params]\n", "[params]\nidle = { value = 1.0 }\n"))
     s = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1).summary
     assert not s["converged"] and s["message"] == "the measured signals do not change with idle: no estimate of it"
+
+
+def test_missing_cells_fit_as_the_rows_left_out(tmp_path):
+    """Every spelling of a missing cell (``NA``, ``N/A``, ``#N/A``, ``nan``, ``NaN``, ``NULL``,
+    ``-``, empty) in the bench's column, one row each: the fit's estimate is the one of the same
+    bench with those rows deleted, exactly."""
+    from mjrig.scenario.measured_files import MISSING_CELLS
+
+    path = csv_bench(tmp_path, noise=0.05, seed=1)
+    lines = path.read_text().splitlines()
+    rows = range(10, 10 + 20 * len(MISSING_CELLS), 20)
+    holes = list(lines)
+    for row, cell in zip(rows, MISSING_CELLS):
+        holes[row] = lines[row].split(",")[0] + "," + cell
+    (tmp_path / "holes").mkdir()
+    (tmp_path / "holes" / "bench.csv").write_text("\n".join(holes) + "\n")
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "bench.csv").write_text("\n".join(x for i, x in enumerate(lines) if i not in rows) + "\n")
+    got = {}
+    for folder in ("holes", "cut"):
+        sc = load_scenario(scenario(tmp_path / folder, CSV_ENTRY, k=K / 2.5, c=C * 2.5, extra=FIT))
+        assert sc.measured[0].series("Joints/slide:qpos")[0].size == len(lines) - 1 - len(MISSING_CELLS)
+        got[folder] = run_fit(sc, out=tmp_path / folder / "FIT.parquet", workers=1).summary["estimate"]
+    assert got["holes"] == got["cut"] and got["cut"]["k"] == pytest.approx(K, rel=0.01)
