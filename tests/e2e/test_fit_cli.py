@@ -58,6 +58,32 @@ def test_a_validation_entry_is_on_the_last_line_and_in_the_report(tmp_path):
     assert "check (validation: not fitted)" in page and page.count("data:image/png;base64,") == 5
 
 
+def test_a_start_position_and_a_clock_offset_on_the_last_line_and_in_the_report(tmp_path):
+    """``initial.slide`` and ``offset.bench`` fitted beside k (the bench released at 20 mm, its
+    clock 0.1 s late; the scenario said 15 mm and -0.08 s): the last line gives each in m and s,
+    the report a tile and a row of each."""
+    path = _bench(tmp_path)
+    text = path.read_text().replace("slide = 0.02", "slide = 0.015").replace("offset = -0.1", "offset = -0.08")
+    text = text.replace(
+        "params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }",
+        '[fit.params]\nk = { low = 50.0, high = 2000.0 }\n"initial.slide" = { low = 0.005, high = 0.04 }\n'
+        '"offset.bench" = { low = -0.15, high = -0.05 }',
+    ).replace("[fit]\n[fit.params]", "[fit.params]")
+    path.write_text(text.replace(f"c = {{ value = {C * 2.5}", f"c = {{ value = {C}"))
+    r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
+    assert r.rc == 0, r
+    last = r.stdout.strip().splitlines()[-1]
+    got = dict(part.split(" = ") for part in last.removeprefix("fit: ").split(", ")[:3])
+    x0, x0_unit = got["initial.slide"].split(" ± ")[0], got["initial.slide"].split()[-1]
+    offset, offset_unit = got["offset.bench"].split(" ± ")[0], got["offset.bench"].split()[-1]
+    assert abs(float(x0) / 0.02 - 1) < 0.02 and abs(float(offset) + 0.1) < 1 / 250, last  # one sample at 250 Hz
+    assert (x0_unit, offset_unit) == ("m", "s") and ", rms error 5" in last, last
+    rep = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
+    assert rep.rc == 0, rep
+    page = unescape((tmp_path / "fit.html").read_text())
+    assert page.count("initial.slide") >= 2 and page.count("offset.bench") >= 2  # a tile and a row each
+
+
 def test_a_killed_fit_resumes_from_what_it_evaluated(tmp_path):
     """SIGKILL after ten evaluations; the same command again replays them (evaluating only the
     rest) and ends on the estimate of a fit never killed."""
