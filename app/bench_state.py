@@ -148,7 +148,7 @@ class BenchPart:
 
 @dataclass(frozen=True)
 class FitVariable:
-    """A fit variable the rig offers (``mjrig.scenario.fit_variables``): its value before the fit
+    """A fit variable the rig offers (``mjrig.scenario.fit``): its value before the fit
     (m, rad or s: ``unit``) and the bounds offered to search it in."""
 
     name: str

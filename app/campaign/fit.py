@@ -9,7 +9,7 @@ where the experiment's rig allows (``mjrig.campaign.lockstep``: the same residua
 else on ``workers`` local processes (the sweep's pool: each builds each experiment's rig once),
 or as Ray tasks.
 
-At the solution: the residual variance s² = Σr² / (m − n), the covariance s² (JᵀJ)⁻¹ with J in
+At the solution (``fit_estimate``): the residual variance s² = Σr² / (m − n), the covariance s² (JᵀJ)⁻¹ with J in
 the params' own units, standard errors, 95 % intervals from Student's t (for a log-scale param,
 symmetric in log space), correlations, and the RMS error per experiment and signal before and
 after. Converged: least_squares ended on a tolerance and every sample was reached.
@@ -24,7 +24,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import json
-import math
 import os
 import shutil
 from collections.abc import Callable
@@ -36,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.campaign.fit_estimate import Scale, starts, summary_at
 from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual, series
 from mjrig.campaign.fit_verdict import verdict
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
@@ -44,9 +44,8 @@ from mjrig.campaign.trial import TrialRunner, run_trials
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
-from mjrig.scenario import fit_variables
 from mjrig.scenario.best import write_with_values
-from mjrig.scenario.fit_variables import is_variable
+from mjrig.scenario.fit import OFFSET, check_joints, is_variable, start_value, variable_unit
 
 __all__ = ["FitOutcome", "run_fit", "FIT_KEY"]
 
@@ -74,41 +73,6 @@ class FitOutcome:
     def identified(self) -> bool:
         """Converged, and the estimate passes the checks of ``fit_verdict``."""
         return bool(self.summary.get("identified", self.converged))
-
-
-@dataclass
-class _Scale:
-    """The params <-> [0, 1] within their bounds (log-scaled where asked)."""
-
-    names: list[str]
-    low: np.ndarray
-    high: np.ndarray
-    log: np.ndarray
-
-    exact: dict[bytes, dict[str, float]] = field(default_factory=dict)
-    """Points given as values (a start), by their scaled form: returned exactly, not re-derived."""
-
-    def values(self, u: np.ndarray) -> dict[str, float]:
-        if (hit := self.exact.get(np.asarray(u, float).tobytes())) is not None:
-            return dict(hit)
-        lo, hi = self._space(self.low), self._space(self.high)
-        v = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
-        return {n: float(x) for n, x in zip(self.names, np.where(self.log, np.exp(np.where(self.log, v, 0.0)), v))}
-
-    def scaled(self, values: dict[str, float]) -> np.ndarray:
-        x = np.array([values[n] for n in self.names])
-        lo, hi = self._space(self.low), self._space(self.high)
-        return (self._space(x) - lo) / (hi - lo)
-
-    def _space(self, x: np.ndarray) -> np.ndarray:
-        """``x`` on each param's own scale: its log where log-scaled (a bound below zero of
-        another param is never logged)."""
-        return np.where(self.log, np.log(np.where(self.log, x, 1.0)), x)
-
-    def slope(self, values: dict[str, float]) -> np.ndarray:
-        """d param / d scaled param at ``values``."""
-        x = np.array([values[n] for n in self.names])
-        return np.where(self.log, x * np.log(self.high / self.low), self.high - self.low)
 
 
 @dataclass
@@ -251,14 +215,14 @@ def run_fit(
     if not exps:
         raise ConfigError(f"{sc.where('fit')}: no measured samples inside the fit's window")
     spec = sc.fit
-    scale = _Scale(
+    scale = Scale(
         list(spec.params),
         np.array([r.low for r in spec.params.values()]),
         np.array([r.high for r in spec.params.values()]),
         np.array([r.log for r in spec.params.values()]),
     )
-    fit_variables.check_joints(scale.names, rig.model, lambda n: sc.where("fit", "params", n))
-    units = {n: fit_variables.unit(n, rig.model) if is_variable(n) else sc.params[n].unit for n in scale.names}
+    check_joints(scale.names, rig.model, lambda n: sc.where("fit", "params", n))
+    units = {n: variable_unit(n, rig.model) if is_variable(n) else sc.params[n].unit for n in scale.names}
     start_values = _start_values(sc, scale, rig)
     out_hold = hold(out, what="--out")
     try:
@@ -276,13 +240,13 @@ def run_fit(
             )
             try:
                 solve = _solve_mujoco if method == "mujoco" else _solve
-                runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(_starts(scale, start_values, spec.starts))]
+                runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(starts(scale, start_values, spec.starts))]
                 best = min(runs, key=lambda r: r.cost)
                 before = ev.many([start_values], 0)[0][0]
                 status = ev.many([scale.values(best.x)], 0)[0][1]
             finally:
                 ev.close()
-            taken = [n for n in scale.names if not n.startswith(fit_variables.OFFSET)]  # not their clocks
+            taken = [n for n in scale.names if not n.startswith(OFFSET)]  # not their clocks
             validation = (
                 _validate(
                     checks,
@@ -293,7 +257,7 @@ def run_fit(
                 if checks
                 else None
             )
-        summary = _summary(scale, best, status, units)
+        summary = summary_at(scale, best, status, units)
         summary["rms"] = per_signal(exps, best.fun)
         summary["rms_before"] = per_signal(exps, before)
         summary["series"] = series(exps, before, best.fun)
@@ -318,9 +282,9 @@ def run_fit(
         out_hold.release()
 
 
-def _start_values(sc: Any, scale: _Scale, rig: Any) -> dict[str, float]:
+def _start_values(sc: Any, scale: Scale, rig: Any) -> dict[str, float]:
     """Where the fit starts: each param's value, each fit variable's value before the fit
-    (``fit_variables.start_value``); ConfigError (one line) for a variable's start outside its
+    (``mjrig.scenario.fit.start_value``); ConfigError (one line) for a variable's start outside its
     bounds."""
     out = {}
     rig.reset()
@@ -328,7 +292,7 @@ def _start_values(sc: Any, scale: _Scale, rig: Any) -> dict[str, float]:
         if not is_variable(n):
             out[n] = float(sc.params[n].value)
             continue
-        v = out[n] = fit_variables.start_value(n, sc, rig.model, rig.data)
+        v = out[n] = start_value(n, sc, rig.model, rig.data)
         if not scale.low[i] <= v <= scale.high[i]:
             raise ConfigError(
                 f"{sc.where('fit', 'params', n)}: its value before the fit, {v:g}, is outside "
@@ -356,7 +320,7 @@ def _validate(
     }
 
 
-def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
+def _solve(ev: _Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
     """scipy's least_squares (TRF) from ``u0`` (scaled), its points evaluated by ``ev``."""
     from scipy.optimize import least_squares
 
@@ -379,7 +343,7 @@ def _solve(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
     )
 
 
-def _solve_mujoco(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -> Any:
+def _solve_mujoco(ev: _Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
     """MuJoCo's ``minimize.least_squares`` (Levenberg-Marquardt with box bounds) from ``u0``: its
     residual takes a batch of points, which ``ev`` evaluates side by side."""
     from types import SimpleNamespace
@@ -407,62 +371,6 @@ def _solve_mujoco(ev: _Evaluations, scale: _Scale, u0: np.ndarray, start: int) -
         status=status,
         message=f"MuJoCo's least_squares, {len(trace)} iterations" if status else "out of iterations",
     )
-
-
-def _starts(scale: _Scale, values: dict[str, float], n: int) -> list[np.ndarray]:
-    """The fit's starts (scaled): the params' values, then a Sobol sequence over the bounds."""
-    first = [np.clip(scale.scaled(values), 0.0, 1.0)]
-    scale.exact[first[0].tobytes()] = dict(values)
-    if n <= 1:
-        return first
-    from scipy.stats import qmc
-
-    return first + list(qmc.Sobol(d=len(scale.names), scramble=True, seed=0).random(n - 1))
-
-
-def _summary(scale: _Scale, res: Any, status: str, units: dict[str, str]) -> dict[str, Any]:
-    """``mjrig.fit``: the estimate, standard errors, 95 % intervals, correlations, convergence."""
-    from scipy.stats import t as student
-
-    est = scale.values(res.x)
-    r = res.fun
-    m, n = res.jac.shape
-    jac = res.jac / scale.slope(est)  # residual per unit of each param
-    dof = max(m - n, 1)
-    s2 = float(r @ r) / dof
-    cov = s2 * np.linalg.pinv(jac.T @ jac)
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    q = float(student.ppf(0.975, dof))
-    ci = {}
-    for i, name in enumerate(scale.names):
-        v = est[name]
-        if scale.log[i] and v > 0:
-            half = q * se[i] / v
-            ci[name] = [v * math.exp(-half), v * math.exp(half)]
-        else:
-            ci[name] = [v - q * se[i], v + q * se[i]]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        corr = cov / np.outer(se, se)
-    blind = [n for n, col in zip(scale.names, res.jac.T) if not np.any(col)]  # no sample moves with it
-    converged = bool(res.status > 0) and status == "ok" and not blind
-    message = str(res.message)
-    if status != "ok":
-        message = f"the best point {status}"
-    elif blind:
-        message = f"the measured signals do not change with {', '.join(blind)}: no estimate of it"
-    return {
-        "params": scale.names,
-        "estimate": est,
-        "stderr": dict(zip(scale.names, se.tolist())),
-        "ci95": ci,
-        "correlation": np.nan_to_num(corr, nan=0.0).tolist(),
-        "units": units,
-        "cost": float(res.cost),
-        "converged": converged,
-        "message": message,
-        "dof": dof,
-        "residual_std": math.sqrt(s2),
-    }
 
 
 def _fingerprint(sc: Any, exps: list[Experiment]) -> str:

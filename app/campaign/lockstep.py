@@ -36,7 +36,7 @@ from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS
 from mjrig.runtime.model_fields import needs_setconst
 from mjrig.runtime.step_plan import WORK
 from mjrig.runtime.telemetry.signal_probe import column_catalog
-from mjrig.scenario import fit_variables
+from mjrig.scenario.fit import INITIAL, apply_variables
 
 __all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 
@@ -302,11 +302,11 @@ class LockStep:
         m, d, rm = rig.model, rig.data, rig.runtime
         trial, values, tseed = runner.task(task)
         runner.warnings.clear()
-        if any(n.startswith(fit_variables.INITIAL) for n in values):
+        if any(n.startswith(INITIAL) for n in values):
             return None  # a start position of its own: the rig is resolved from it, as alone
         try:
             rig.reset()
-            for name, v in fit_variables.apply(values, runner.scenario, data=None).items():
+            for name, v in apply_variables(values, runner.scenario, data=None).items():
                 runner.scenario.params[name].value = v
             eng = rm.engine
             for fn in eng.before_step:
@@ -417,7 +417,7 @@ class LockStep:
         runner = self.runner
         if log is not None:
             runner.rig.runtime.checks.metrics.load(*log)
-        for name, v in fit_variables.apply(p.values, runner.scenario, data=None).items():
+        for name, v in apply_variables(p.values, runner.scenario, data=None).items():
             runner.scenario.params[name].value = v
         for r in runner.scenario.requirements:
             r.restore(states[r.name])

@@ -37,7 +37,7 @@ from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.files.parquet_sink import segment_dir
 from mjrig.runtime.telemetry.signals import SignalManager
-from mjrig.scenario import fit_variables
+from mjrig.scenario.fit import apply_variables
 
 __all__ = [
     "SweepJob",
@@ -135,12 +135,12 @@ class TrialRunner:
 
     def begin(self, trial: int, values: dict[str, float], tseed: int) -> SignalManager | None:
         """Set the rig up for a trial with param ``values`` (and a fit's ``initial.<joint>`` and
-        ``offset.<entry>``: ``fit_variables``): the start state, the params, the
+        ``offset.<entry>``: ``mjrig.scenario.fit``): the start state, the params, the
         requirements' state and the recorder (returned; the caller closes it). The rig is
         re-resolved at the first step, on the same compiled model."""
         self.rig.reset()
         rig = self.rig
-        for name, v in fit_variables.apply(values, self.scenario, data=(rig.model, rig.data)).items():
+        for name, v in apply_variables(values, self.scenario, data=(rig.model, rig.data)).items():
             self.scenario.params[name].value = v
         for r in self.scenario.requirements:
             r.reset()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.files.paths import fresh_path
-from mjrig.scenario.fit_variables import INITIAL, OFFSET
+from mjrig.scenario.fit import INITIAL, OFFSET
 from mjrig.scenario.parse import Scenario
 
 __all__ = ["write_with_values", "put_values"]

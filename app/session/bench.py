@@ -14,7 +14,7 @@ signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
 ``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
 ``BenchPart.variables`` offers a start position and each bench's clock offset to fit beside the
-params (``fit_variables.offered``). ``UseEstimate`` sets the params to the estimate, as the
+params (``mjrig.scenario.fit.offered_variables``). ``UseEstimate`` sets the params to the estimate, as the
 sliders do, and an estimated start position or offset into the rig's ``[initial]`` and
 ``[[measured]]`` entry (Reset then starts there). Another rig opened forgets
 the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
@@ -37,9 +37,9 @@ from mjrig.bench_state import verdict_text
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.runtime.telemetry.snapshots import put_snapshot
-from mjrig.scenario import fit_variables
 from mjrig.scenario.best import put_values
 from mjrig.scenario.builder import reset_state
+from mjrig.scenario.fit import is_variable, offered_variables
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
 from mjrig.session.context import Feature, Handler, RigContext
@@ -115,7 +115,7 @@ class Bench(Feature):
                 mujoco.mj_forward(rig.model, data)
             else:
                 reset_state(rig.model, data)
-            offered = fit_variables.offered(rig.scenario, rig.model, data)
+            offered = offered_variables(rig.scenario, rig.model, data)
             found = tuple(C.FitVariable(v.name, v.value, v.unit, v.low, v.high) for v in offered)
             self._variables = (rig.scenario, found)
         return self._variables[1]
@@ -196,9 +196,9 @@ class Bench(Feature):
             raise ConfigError("this fit was made before the model changed: run it again")
         estimate = self.fit.summary["estimate"]
         rig = self.ctx.rig()
-        if rig is not None and any(fit_variables.is_variable(n) for n in estimate):
+        if rig is not None and any(is_variable(n) for n in estimate):
             # a start position or a clock offset: the rig's [initial] and [[measured]] edited with the params
-            unknown = [n for n in estimate if not fit_variables.is_variable(n) and n not in rig.scenario.params]
+            unknown = [n for n in estimate if not is_variable(n) and n not in rig.scenario.params]
             if unknown:
                 raise ConfigError(f"the rig has no param '{unknown[0]}' any more")
             doc = copy.deepcopy(self.ctx.document.doc)
