@@ -51,6 +51,9 @@ def fit_context(path: Path, meta: dict[str, str]) -> dict[str, Any]:
                         "signal": sig,
                         "before": None if before is None else before * factor,
                         "after": after * factor,
+                        "worse": bool(tag)
+                        and before is not None
+                        and after > before,  # held-out data the estimate fits worse
                         "unit": unit.replace("*", "·"),
                     }
                 )

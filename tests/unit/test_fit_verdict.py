@@ -127,3 +127,29 @@ def test_a_validation_entry_is_scored_before_and_after_but_not_fitted(tmp_path):
     after = s["validation"]["rms"]["check"]["Joints/slide:qpos"]
     before = s["validation"]["rms_before"]["check"]["Joints/slide:qpos"]
     assert after == pytest.approx(0.05e-3, rel=0.15) and before > 20 * after
+
+
+def test_a_held_out_bench_the_estimate_fits_worse_is_red_in_the_report(tmp_path):
+    """A validation bench recorded with the start's k (160 N/m) while the fitted one says 400:
+    its rms error grows with the estimate, and the report's row says so in red ("worse")."""
+    from html import unescape
+
+    from test_measured import csv_bench
+
+    from mjrig.exports.report import write_report
+
+    csv_bench(tmp_path, noise=0.05, seed=1)
+    t = np.arange(0.0, 2.0, 1 / 250)
+    (tmp_path / "check.csv").write_text(
+        "t_ms,x_mm\n" + "".join(f"{(a + 0.1) * 1000:.6f},{b * 1000:.9f}\n" for a, b in zip(t, decay(t, k=160.0)))
+    )
+    check = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
+    sc = load_scenario(scenario(tmp_path, CSV_ENTRY + "\n" + check, k=160.0, c=C, extra=FIT))
+    s = run_fit(sc, out=tmp_path / "FIT.parquet", workers=1).summary
+    before, after = (s["validation"][k]["check"]["Joints/slide:qpos"] for k in ("rms_before", "rms"))
+    assert before < 1e-6 < 1e-3 < after  # it was the start's own motion
+    page = unescape(write_report(tmp_path / "FIT.parquet", out=tmp_path / "fit.html").read_text())
+    row = page[page.index("<td>check (validation: not fitted)</td>") :].split("</tr>")[0]
+    assert 'class="num fail">' in row and "(worse)" in row, row
+    bench = page[page.index("<td>bench</td>") :].split("</tr>")[0]
+    assert "fail" not in bench and "worse" not in bench
