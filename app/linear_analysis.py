@@ -1,20 +1,35 @@
-"""Linear analysis of a rig, the service behind ``mjrig modes``, ``mjrig bode``, the app's Modes
-section and a report's modes: the rig built as ``mjrig run`` builds it, linearised about its
-initial state, a given state or the state it settles to (``mjrig.runtime.analysis.linearise``),
-its modes (``mjrig.runtime.analysis.modes``) and a signal's frequency response to a param
-(CONTRACT section 12). The command lines are ``mjrig.cli.linear``'s."""
+"""Linear analysis of a rig, the service behind ``mjrig modes``, ``mjrig bode``, ``mjrig
+linearise``, the app's Modes section and a report's modes: the rig built as ``mjrig run`` builds
+it, linearised (``mjrig.runtime.analysis.linearise``: continuous-time unless ``discrete``) about
+an operating point -- its initial state, the state a run reaches at a time (``at``), a saved
+snapshot, a given state, or the state it settles to from any of them -- its modes
+(``mjrig.runtime.analysis.modes``), each signal's frequency response to each param, and the
+state-space model with its names and units (CONTRACT section 12). The command lines are
+``mjrig.cli.linear``'s."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["analyse", "Analysis", "TooLarge", "bode", "describe", "kink_text", "state_entry"]
+__all__ = [
+    "analyse",
+    "Analysis",
+    "TooLarge",
+    "bode",
+    "responses",
+    "state_space",
+    "used_params",
+    "describe",
+    "kink_text",
+    "state_entry",
+]
 
 
 @dataclass
@@ -26,6 +41,9 @@ class Analysis:
     linear: Any
     modes: list
     settled_after: float | None
+    point: str = "initial state"
+    """Where it was linearised, in words: "initial state", "t = 1.5 s", "snapshot s.npz", "the
+    run's state now", each followed by ", at rest after T s" with ``equilibrium``."""
 
 
 class TooLarge(ConfigError):
@@ -42,6 +60,9 @@ def analyse(
     where_output: str = "--output",
     state: np.ndarray | None = None,
     most_dofs: int | None = None,
+    discrete: bool = False,
+    at: float | None = None,
+    snapshot: Path | None = None,
 ) -> Analysis:
     """Linearise scenario ``sc``'s rig about its initial state, or ``state`` (``mjSTATE_FULLPHYSICS``
     of its model: a run's state now) (``equilibrium``: the state it settles to from there) with
@@ -64,14 +85,34 @@ def analyse(
     rm, m, d = setup.runtime, setup.model, setup.data
     if most_dofs is not None and m.nv > most_dofs:
         raise TooLarge(f"{m.nv} degrees of freedom: the modes were not worked out (run mjrig modes)")
+    point = "initial state"
     if state is not None:
         import mujoco
 
         mujoco.mj_setState(m, d, state, int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
         mujoco.mj_forward(m, d)
+        point = "the run's state now"
+    elif snapshot is not None:
+        import mujoco
+
+        from mjrig.runtime.telemetry.snapshots import load_snapshot, put_snapshot
+
+        try:
+            put_snapshot(m, d, load_snapshot(snapshot, model=m))
+        except ConfigError as exc:
+            raise ConfigError(f"--snapshot: {exc}") from None
+        mujoco.mj_forward(m, d)
+        point = f"snapshot {Path(snapshot).name}"
     rm.resolve(m, d)
     plan = rm.plan
     assert plan is not None  # built by resolve
+    if at is not None:
+        from mjrig.runtime.analysis.linearise import advance
+
+        if not at >= 0:
+            raise ConfigError(f"--at {at:g}: a time from the run's start, s (0 or more)")
+        advance(plan, seconds=at, where=f"--at {at:g}")
+        point = f"t = {at:g} s"
     for name in outputs:
         try:
             rm.probe([name])
@@ -84,8 +125,10 @@ def analyse(
         if equilibrium
         else None
     )
-    lin = linearise(plan, inputs=[sc.params[n] for n in inputs], outputs=list(outputs))
-    return Analysis(setup, lin, modes(lin, m), after)
+    lin = linearise(plan, inputs=[sc.params[n] for n in inputs], outputs=list(outputs), discrete=discrete)
+    if after is not None:
+        point += f", at rest after {after:.4g} s"
+    return Analysis(setup, lin, modes(lin, m), after, point)
 
 
 def kink_text(kinks: tuple[str, ...]) -> str:
@@ -120,28 +163,32 @@ def state_entry(an: Analysis) -> dict[str, Any]:
     lin = an.linear
     return {
         "time": lin.time,
+        "point": an.point,
+        "linearisation": lin.kind,
         "equilibrium": an.settled_after is not None,
         "settled_after_s": an.settled_after,
         "qpos": lin.qpos.tolist(),
         "qvel": lin.qvel.tolist(),
+        "act": lin.act.tolist(),
     }
 
 
-def bode(an: Analysis, sc: Any, *, where: str) -> dict[str, Any]:
-    """The response of ``an``'s one output to its one input (a param of scenario ``sc``) as
-    ``--json`` writes it. ConfigError (one line, at ``where``) when neither the motion nor the
-    output depends on the input at this state."""
+def bode(an: Analysis, sc: Any, *, where: str, pair: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+    """The response of ``an``'s output ``pair[0]`` to its input ``pair[1]`` (a param of scenario
+    ``sc``) as ``--json`` writes it. ConfigError (one line, at ``where``) when neither the motion
+    nor any output depends on the input at this state."""
     from mjrig.runtime.analysis.modes import frequencies, response
 
     lin = an.linear
-    name, output = lin.inputs[0], lin.outputs[0]
-    if not np.any(lin.B[:, 0]) and not np.any(lin.D[:, 0]):
+    out, inp = pair
+    name, output = lin.inputs[inp], lin.outputs[out]
+    if not np.any(lin.B[:, inp]) and not np.any(lin.D[:, inp]):
         raise ConfigError(
             f"{where} '{name}': neither the motion nor {output} depends on it at this state "
             "(no load or control uses it, or what it scales is zero here)"
         )
     f = frequencies(an.modes, lin.dt)
-    h = response(lin, f)
+    h = response(lin, f, output=out, input=inp)
     unit_out = an.setup.runtime.signal_units().get(output, "")
     return {
         "input": name,
@@ -149,8 +196,97 @@ def bode(an: Analysis, sc: Any, *, where: str) -> dict[str, Any]:
         "unit": f"{unit_out or '1'}/{sc.params[name].unit or '1'}",
         "frequency_hz": f.tolist(),
         "magnitude": np.abs(h).tolist(),
-        "magnitude_db": (20 * np.log10(np.abs(h))).tolist(),
+        "magnitude_db": (20 * np.log10(np.maximum(np.abs(h), 1e-300))).tolist(),
         "phase_deg": np.degrees(np.unwrap(np.angle(h))).tolist(),
         "modes_hz": [m.frequency_hz for m in an.modes if m.kind == "oscillatory"],
         "state": state_entry(an),
     }
+
+
+def responses(an: Analysis, sc: Any, *, where: str) -> dict[str, Any]:
+    """Every (input, output) pair's response, as ``mjrig bode --json`` writes them: one pair's
+    document as ``bode`` gives it, several as ``{"responses": [...], "state": ...}`` (inputs
+    outer, outputs inner)."""
+    docs = [
+        bode(an, sc, where=where, pair=(o, i))
+        for i in range(len(an.linear.inputs))
+        for o in range(len(an.linear.outputs))
+    ]
+    if len(docs) == 1:
+        return docs[0]
+    return {"responses": docs, "state": state_entry(an)}
+
+
+def state_space(an: Analysis, sc: Any) -> dict[str, Any]:
+    """``an``'s linearisation as ``mjrig linearise`` writes it: A, B, C, D (``discrete``: with
+    ``dt``), the state's, inputs' and outputs' names and units (SI), and the operating point."""
+    import mujoco
+
+    lin, m = an.linear, an.setup.model
+    names, units = _state_names(m)
+    known = an.setup.runtime.signal_units()
+    return {
+        "kind": lin.kind,
+        "A": lin.A,
+        "B": lin.B,
+        "C": lin.C,
+        "D": lin.D,
+        **({"dt": lin.dt} if lin.discrete else {}),
+        "state_names": names,
+        "state_units": units,
+        "input_names": list(lin.inputs),
+        "input_units": [sc.params[n].unit or "" for n in lin.inputs],
+        "output_names": list(lin.outputs),
+        "output_units": [known.get(o, "") for o in lin.outputs],
+        "point": an.point,
+        "time": lin.time,
+        "qpos": lin.qpos,
+        "qvel": lin.qvel,
+        "act": lin.act,
+        "actuator_names": [
+            mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, i) or f"actuator{i}" for i in range(m.nu)
+        ],
+    }
+
+
+def _state_names(model: Any) -> tuple[list[str], list[str]]:
+    """The tangent state's coordinates: ``<joint>:q<i>``, ``<joint>:v<i>``, ``<actuator>:act``,
+    and their units (m, rad; m/s, rad/s; the activation's own: "")."""
+    import mujoco
+
+    lin_ang = {0: ["m"] * 3 + ["rad"] * 3, 1: ["rad"] * 3, 2: ["m"], 3: ["rad"]}
+    q, v, qu, vu = [], [], [], []
+    for j in range(model.njnt):
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+        for i, unit in enumerate(lin_ang[int(model.jnt_type[j])]):
+            q.append(f"{name}:q{i}")
+            v.append(f"{name}:v{i}")
+            qu.append(unit)
+            vu.append(f"{unit}/s")
+    acts = [
+        f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, i) or f'actuator{i}'}:act"
+        for i in range(model.nu)
+        if model.actuator_actadr[i] >= 0
+        for _ in range(int(model.actuator_actnum[i]))
+    ]
+    return q + v + acts, qu + vu + [""] * len(acts)
+
+
+def used_params(sc: Any) -> list[str]:
+    """The params a load or control of scenario ``sc`` names (``mjrig linearise``'s default
+    inputs), in the order of ``[params]``."""
+    named: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            named.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for section in ("loads", "controls"):
+        walk(sc.doc.get(section, []))
+    return [n for n in sc.params if n in named]

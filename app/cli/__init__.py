@@ -2,7 +2,7 @@
 module of this package with its ``COMMANDS``, ``add_parsers(sub)`` (its arguments; returns
 its handlers) and the handlers over the services: ``run`` (run, check, models), ``recordings``
 (recover, compare), ``campaigns`` (sweep, optimize, fit), ``exports`` (report, export, plot),
-``linear`` (modes, bode); ``open_app`` is ``mjrig [PATH]``; ``arguments`` the parser and the
+``linear`` (modes, bode, linearise); ``open_app`` is ``mjrig [PATH]``; ``arguments`` the parser and the
 argument types. A new command is one entry of its family (or a new family in ``FAMILIES``).
 
 Bad input exits 2 with one line on stderr; a diverging headless run exits 3; a failed check (a

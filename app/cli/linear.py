@@ -1,6 +1,7 @@
-"""``mjrig modes`` and ``mjrig bode``: the rig linearised (``mjrig.linear_analysis``), its modes
-printed and written as JSON, a signal's frequency response to a param printed, written and
-plotted (CONTRACT section 12)."""
+"""``mjrig modes``, ``mjrig bode`` and ``mjrig linearise``: the rig linearised
+(``mjrig.linear_analysis``) about one or more operating points, its modes printed and written as
+JSON, each signal's frequency response to each param printed, written and plotted, and its
+state-space model written for other tools (CONTRACT section 12)."""
 
 from __future__ import annotations
 
@@ -14,27 +15,66 @@ from typing import Any
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import check_writable, cli_path
 
-__all__ = ["COMMANDS", "add_parsers", "modes", "bode"]
+__all__ = ["COMMANDS", "add_parsers", "modes", "bode", "linearise"]
 
-COMMANDS = ("modes", "bode")
+COMMANDS = ("modes", "bode", "linearise")
 
 
 def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
-    """Add ``modes`` and ``bode`` to ``sub``, the ``mjrig`` parser's subparsers; their handlers."""
+    """Add ``modes``, ``bode`` and ``linearise`` to ``sub``, the ``mjrig`` parser's subparsers;
+    their handlers."""
     m = sub.add_parser("modes", help="natural frequencies, damping ratios and mode shapes of the linearised rig")
-    b = sub.add_parser("bode", help="frequency response of a signal to a param, from the linearised rig")
-    for p in (m, b):
+    b = sub.add_parser("bode", help="frequency response of signals to params, from the linearised rig")
+    lz = sub.add_parser("linearise", help="the linearised rig's state-space model (A, B, C, D) for other tools")
+    for p in (m, b, lz):
         p.add_argument("target", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
-        p.add_argument("--json", type=cli_path, metavar="OUT.json", help="write the numbers as JSON")
         p.add_argument(
             "--equilibrium",
             action="store_true",
-            help="linearise about the state the rig settles to (within its duration), not its initial state",
+            help="linearise about the state the rig settles to (within its duration) from the operating point",
         )
-    b.add_argument("--input", required=True, metavar="PARAM", help="a param a load or control uses")
-    b.add_argument("--output", required=True, metavar="SIGNAL", help="a telemetry column, e.g. Joints/slide:qpos")
+        p.add_argument(
+            "--at",
+            action="append",
+            type=float,
+            metavar="S",
+            help="linearise about the state a run reaches at S seconds (repeatable: one result each)",
+        )
+        p.add_argument("--snapshot", type=cli_path, metavar="FILE.npz", help="linearise about a saved state")
+        p.add_argument(
+            "--discrete",
+            action="store_true",
+            help="the step's own linearisation (as mjd_transitionFD) instead of the continuous-time one",
+        )
+    for p in (m, b):
+        p.add_argument("--json", type=cli_path, metavar="OUT.json", help="write the numbers as JSON")
+    b.add_argument(
+        "--input", required=True, action="append", metavar="PARAM", help="a param a load or control uses (repeatable)"
+    )
+    b.add_argument(
+        "--output",
+        required=True,
+        action="append",
+        metavar="SIGNAL",
+        help="a telemetry column, e.g. Joints/slide:qpos (repeatable)",
+    )
     b.add_argument("-o", dest="out", type=cli_path, metavar="OUT.png|svg|pdf", help="plot magnitude and phase")
-    return {"modes": modes, "bode": bode}
+    lz.add_argument(
+        "--input",
+        action="append",
+        metavar="PARAM",
+        help="an input param (repeatable; default: every param a load or control uses)",
+    )
+    lz.add_argument(
+        "--output",
+        action="append",
+        metavar="SIGNAL",
+        help="an output signal (repeatable; default: the [plots] signals)",
+    )
+    lz.add_argument(
+        "-o", dest="out", type=cli_path, required=True, metavar="LIN.mat|npz|json", help="where to write it"
+    )
+    return {"modes": modes, "bode": bode, "linearise": linearise}
 
 
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
@@ -53,34 +93,59 @@ def _apart(outputs: dict[str, Path | None], sc: Any) -> None:
     check_outputs_apart(outputs, scenario_inputs(sc))
 
 
+def _points(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The operating points asked for, as ``analyse``'s keywords: one per ``--at`` (else one:
+    the snapshot, or the initial state); ConfigError for ``--at`` with ``--snapshot``."""
+    if args.at and args.snapshot is not None:
+        raise ConfigError("--at and --snapshot: choose one operating point's source (a run's time, or a saved state)")
+    common = {"equilibrium": args.equilibrium, "discrete": args.discrete}
+    if args.at:
+        return [{**common, "at": t} for t in args.at]
+    return [{**common, "snapshot": args.snapshot}]
+
+
+def _analyses(args: argparse.Namespace, sc: Any, **names: Any) -> list[Any]:
+    from mjrig.linear_analysis import analyse
+
+    found = []
+    for point in _points(args):
+        an = analyse(sc, **point, **names)
+        if an.settled_after is not None:
+            print(f"{an.point}: at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
+        found.append(an)
+    return found
+
+
 def modes(args: argparse.Namespace) -> int:
-    """``mjrig modes TARGET [--json OUT] [--equilibrium]``."""
-    from mjrig.linear_analysis import analyse, describe, kink_text, state_entry
+    """``mjrig modes TARGET [--json OUT] [--equilibrium] [--at S]... [--snapshot F] [--discrete]``."""
+    from mjrig.linear_analysis import describe, kink_text, state_entry
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target)
     _apart({"--json": args.json}, sc)
-    an = analyse(sc, equilibrium=args.equilibrium)
-    if an.settled_after is not None:
-        print(f"at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
-    if an.linear.kinks:
-        print(f"mjrig: warning: {kink_text(an.linear.kinks)}", file=sys.stderr)
-    osc = [m for m in an.modes if m.kind == "oscillatory"]
-    for k, mode in enumerate(osc, 1):
-        print(describe(mode, k))
-    for mode in an.modes:
-        if mode.kind != "oscillatory":
-            print(describe(mode, 0))
-    if not osc:
-        print(f"no oscillatory mode ({len(an.modes)} non-oscillatory)")
+    found = _analyses(args, sc)
+    for an in found:
+        if len(found) > 1:
+            print(f"{an.point} ({an.linear.kind}):")
+        if an.linear.kinks:
+            print(f"mjrig: warning: {kink_text(an.linear.kinks)}", file=sys.stderr)
+        osc = [m for m in an.modes if m.kind == "oscillatory"]
+        for k, mode in enumerate(osc, 1):
+            print(describe(mode, k))
+        for mode in an.modes:
+            if mode.kind != "oscillatory":
+                print(describe(mode, 0))
+        if not osc:
+            print(f"no oscillatory mode ({len(an.modes)} non-oscillatory)")
     if args.json is not None:
-        _write_json(args.json, {"modes": [m.entry() for m in an.modes], "state": state_entry(an)})
-        print(f"wrote {len(an.modes)} modes to {args.json}", file=sys.stderr)
+        entries = [{"modes": [m.entry() for m in an.modes], "state": state_entry(an)} for an in found]
+        _write_json(args.json, {**entries[0], "points": entries})
+        print(f"wrote the modes of {len(found)} operating point(s) to {args.json}", file=sys.stderr)
     return 0
 
 
 def bode(args: argparse.Namespace) -> int:
-    """``mjrig bode TARGET --input PARAM --output SIGNAL [--json OUT] [-o PLOT]``."""
+    """``mjrig bode TARGET --input PARAM... --output SIGNAL... [--json OUT] [-o PLOT]``."""
     import numpy as np
 
     from mjrig import linear_analysis
@@ -90,21 +155,48 @@ def bode(args: argparse.Namespace) -> int:
     _apart({"--json": args.json, "-o": args.out}, sc)
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
-    an = linear_analysis.analyse(sc, equilibrium=args.equilibrium, inputs=(args.input,), outputs=(args.output,))
-    doc = linear_analysis.bode(an, sc, where="--input")
-    f, mag, unit = np.array(doc["frequency_hz"]), np.array(doc["magnitude"]), doc["unit"]
-    k = int(np.argmax(mag))
-    print(
-        f"bode: {args.output} / {args.input}: {f.size} frequencies {f[0]:.4g} ... {f[-1]:.4g} Hz; "
-        f"lowest {mag[0]:.4g} {unit}, peak {mag[k]:.4g} {unit} at {f[k]:.4g} Hz"
-    )
+    if args.at and len(args.at) > 1:
+        raise ConfigError("--at: a frequency response is of one operating point (give one --at)")
+    (an,) = _analyses(args, sc, inputs=tuple(args.input), outputs=tuple(args.output))
+    doc = linear_analysis.responses(an, sc, where="--input")
+    for one in doc.get("responses", [doc]):
+        f, mag, unit = np.array(one["frequency_hz"]), np.array(one["magnitude"]), one["unit"]
+        k = int(np.argmax(mag))
+        print(
+            f"bode: {one['output']} / {one['input']}: {f.size} frequencies {f[0]:.4g} ... {f[-1]:.4g} Hz; "
+            f"lowest {mag[0]:.4g} {unit}, peak {mag[k]:.4g} {unit} at {f[k]:.4g} Hz"
+        )
     if args.json is not None:
         _write_json(args.json, doc)
-        print(f"wrote the response to {args.json}", file=sys.stderr)
+        print(f"wrote the response(s) to {args.json}", file=sys.stderr)
     if args.out is not None:
         from mjrig.exports.plotting import bode_figure, save
 
         check_writable(args.out, "-o")
         save(bode_figure(doc), args.out)
         print(f"wrote the plot to {args.out}", file=sys.stderr)
+    return 0
+
+
+def linearise(args: argparse.Namespace) -> int:
+    """``mjrig linearise TARGET [--input PARAM]... [--output SIGNAL]... -o LIN.mat|npz|json``."""
+    from mjrig import linear_analysis
+    from mjrig.exports.state_space import SUFFIXES, write_state_space
+    from mjrig.scenario.targets import load_target
+
+    sc = load_target(args.target)
+    if args.out.suffix.lower() not in SUFFIXES:
+        raise ConfigError(f"-o {args.out}: a state-space model is written as {', '.join(SUFFIXES)}")
+    _apart({"-o": args.out}, sc)
+    check_writable(args.out, "-o")
+    inputs = tuple(args.input) if args.input else tuple(linear_analysis.used_params(sc))
+    outputs = tuple(args.output) if args.output else tuple(sc.plots.signals)
+    found = _analyses(args, sc, inputs=inputs, outputs=outputs)
+    models = [linear_analysis.state_space(an, sc) for an in found]
+    write_state_space(models, args.out)
+    first = models[0]
+    print(
+        f"linearise: {len(first['state_names'])} states, {len(inputs)} inputs, {len(outputs)} outputs "
+        f"({first['kind']}) at {', '.join(m['point'] for m in models)}: wrote {args.out}"
+    )
     return 0

@@ -331,20 +331,24 @@ def matrix_figure(trials: Sequence[int], names: Sequence[str], verdicts: Sequenc
 
 
 def bode_figure(doc: dict[str, Any]) -> Any:
-    """Magnitude (dB) and phase (deg) over log frequency, each mode's frequency a dotted line."""
+    """Magnitude (dB) over phase (deg) over log frequency, each mode's frequency a dotted line:
+    one column of panels per (input, output) pair of ``doc`` (a ``responses`` list, or one)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8, 6), layout="constrained")
-    mag, ph = fig.subplots(2, 1, sharex=True)
-    f = doc["frequency_hz"]
-    mag.semilogx(f, doc["magnitude_db"], color="#1f77b4")
-    ph.semilogx(f, doc["phase_deg"], color="#d62728")
-    for ax in (mag, ph):
-        for fm in doc["modes_hz"]:
-            ax.axvline(fm, color="0.5", linestyle=":", linewidth=1)
-        ax.grid(True, which="both", alpha=0.3)
-    mag.set_ylabel(f"magnitude (dB re 1 {doc['unit']})")
-    ph.set_ylabel("phase (deg)")
-    ph.set_xlabel("frequency (Hz)")
-    mag.set_title(f"{doc['output']} / {doc['input']}")
+    pairs = doc.get("responses", [doc])
+    fig = Figure(figsize=(max(8, 5 * len(pairs)), 6), layout="constrained")
+    axes = fig.subplots(2, len(pairs), sharex="col", squeeze=False)
+    for k, one in enumerate(pairs):
+        mag, ph = axes[0, k], axes[1, k]
+        f = one["frequency_hz"]
+        mag.semilogx(f, one["magnitude_db"], color="#1f77b4")
+        ph.semilogx(f, one["phase_deg"], color="#d62728")
+        for ax in (mag, ph):
+            for fm in one["modes_hz"]:
+                ax.axvline(fm, color="0.5", linestyle=":", linewidth=1)
+            ax.grid(True, which="both", alpha=0.3)
+        mag.set_ylabel(f"magnitude (dB re 1 {one['unit']})")
+        ph.set_ylabel("phase (deg)")
+        ph.set_xlabel("frequency (Hz)")
+        mag.set_title(f"{one['output']} / {one['input']}")
     return fig

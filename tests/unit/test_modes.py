@@ -197,7 +197,8 @@ JOINTS_XML = """<mujoco>
 def test_ball_and_free_joints_and_a_constraint(tmp_path):
     """A pendulum on a ball joint swings both ways at the hinge pendulum's frequency and spins
     freely (a rigid mode whose velocity its damping takes away in I/c); a free body has six rigid
-    modes; two pendulums whose angles an equality ties swing together at one's frequency."""
+    modes; two pendulums whose angles an equality ties swing together at one's frequency (and
+    against each other only as fast as the soft equality lets them: critically damped)."""
     m, l, ic, c = 0.5, 0.4, 2e-3, 0.01
     (tmp_path / "joints.xml").write_text(JOINTS_XML.format(m=m, l=l, ic=ic, c=c), encoding="utf-8")
     an = analyse(load_scenario_of(tmp_path / "joints.xml"))
@@ -209,9 +210,14 @@ def test_ball_and_free_joints_and_a_constraint(tmp_path):
         and mo.damping_ratio == pytest.approx(c / (2 * math.sqrt(m * G * l * i)), rel=0.02)
         for mo in ball
     )
-    (tied,) = [mo for mo in oscillatory(an.modes) if "h1" in mo.shape]
+    tied, apart = sorted((mo for mo in oscillatory(an.modes) if "h1" in mo.shape), key=lambda mo: mo.damping_ratio)
     assert tied.undamped_frequency_hz == pytest.approx(w / (2 * math.pi), rel=0.005)
     assert tied.shape == pytest.approx({"h1": 1.0, "h2": 1.0}, abs=1e-3)
+    # the equality's own softness (solref: critically damped), h1 against h2, far faster
+    assert apart.damping_ratio == pytest.approx(1.0, abs=2e-3) and apart.shape == pytest.approx(
+        {"h1": -1.0, "h2": 1.0}, abs=1e-3
+    )
+    assert apart.undamped_frequency_hz > 5 * tied.undamped_frequency_hz
     rigid = [mo for mo in an.modes if mo.kind == "rigid"]
     assert sorted(next(iter(mo.shape)) for mo in rigid) == ["ball"] + ["free"] * 6
     spin = [mo for mo in an.modes if mo.kind == "decaying" and "ball" in mo.shape]

@@ -1,12 +1,14 @@
-"""A rig linearised about a state: its whole step differentiated by finite differences.
+"""A rig linearised about a state, by central finite differences of its own dynamics.
 
 The state is MuJoCo's tangent state x = [dq (nv), qvel (nv), act (na)] (positions as velocities
 integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_transitionFD`` gives
-them). One step of the rig maps x_k and the inputs u_k (params) to x_{k+1} = A x_k + B u_k; a
-telemetry signal read at the state is y_k = C x_k + D u_k. Every column is a central difference
-of the rig's own step (``step_with_loads``: the loads, compiled or Python, the actuator inputs,
-params written into model fields), so the rig's loads are part of the dynamics even where
-``mjd_transitionFD`` would hold them fixed (a load computed in Python before the step).
+them); the inputs u are params. By default the continuous-time dynamics: dx/dt = [qvel, qacc,
+act_dot] = A x + B u, differentiated through the rig's forward dynamics (``_rates``: the
+actuator inputs and model fields at the params, ``mj_forward`` with the compiled loads, the
+Python loads at that state, and the acceleration again with them), so frequencies and damping
+do not depend on the timestep or integrator. ``discrete=True``: the rig's whole step instead
+(``step_with_loads``), x_{k+1} = A x_k + B u_k, MuJoCo's ``mjd_transitionFD`` with the rig's
+loads part of it. A telemetry signal read at the state is y = C x + D u either way.
 
 ``equilibrium`` steps the rig until it comes to rest. ``modes`` and ``response``
 (``mjrig.runtime.analysis.modes``) turn a ``Linear`` into modes and a frequency response.
@@ -16,9 +18,9 @@ Threading: the stepping thread (it steps the rig's own data and puts its state b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
@@ -30,7 +32,7 @@ from mjrig.runtime.values import NamedValue
 if TYPE_CHECKING:  # the plan works its mode metrics out through here (modes)
     from mjrig.runtime.step_plan import StepPlan
 
-__all__ = ["Linear", "linearise", "equilibrium", "EPS", "REST", "KINK"]
+__all__ = ["Linear", "linearise", "equilibrium", "advance", "EPS", "REST", "KINK"]
 
 EPS = 1e-6
 """The central difference's half step: tangent state units (m, rad, m/s, rad/s), and relative
@@ -45,8 +47,9 @@ _STATE = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 
 @dataclass(frozen=True)
 class Linear:
-    """x_{k+1} = A x_k + B u_k, y_k = C x_k + D u_k over one timestep ``dt`` (s) about the state
-    ``qpos``/``qvel`` at ``time`` (s); ``inputs``/``outputs`` name the columns of B and rows of C."""
+    """dx/dt = A x + B u (``discrete``: x_{k+1} = A x_k + B u_k over one timestep ``dt``, s),
+    y = C x + D u, about the state ``qpos``/``qvel``/``act`` at ``time`` (s); ``inputs``/``outputs``
+    name the columns of B and rows of C; ``dt`` is the model's timestep either way."""
 
     A: np.ndarray
     B: np.ndarray
@@ -63,6 +66,13 @@ class Linear:
     kinks: tuple[str, ...] = ()
     """Joints whose coordinates sit at a corner of the rig's laws here (``KINK``): the central
     difference averages the two sides of it."""
+    discrete: bool = False
+    act: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    @property
+    def kind(self) -> str:
+        """ "continuous" or "discrete" (the step's own)."""
+        return "discrete" if self.discrete else "continuous"
 
 
 def _ready(plan: StepPlan) -> LoadEngine:
@@ -97,13 +107,36 @@ def _set(model: mujoco.MjModel, data: mujoco.MjData, saved: np.ndarray, i: int, 
         data.act[i - 2 * nv] += h
 
 
-def _after(eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _step_after(
+    eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The state one step of the rig later."""
     step_with_loads(eng)
     return data.qpos.copy(), data.qvel.copy(), data.act.copy()
 
 
-def _difference(model: mujoco.MjModel, plus: tuple, minus: tuple, h: float) -> np.ndarray:
-    """(plus - minus) / 2h in tangent coordinates."""
+def _rates(eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """dx/dt = [qvel, qacc, act_dot] at the data's state with every load of the rig: the actuator
+    inputs and model fields at the params, the compiled loads (MuJoCo's passive callback) in
+    ``mj_forward``, then the Python loads at that state and the acceleration again with them."""
+    if eng.table is not None and not eng.table.stamped():
+        eng.table.stamp()
+    for fn in eng.before_step:
+        fn()
+    if eng.dirty:
+        eng.prepare()
+    mujoco.mj_forward(model, data)
+    if eng.python:
+        eng.apply()
+        mujoco.mj_forwardSkip(model, data, int(mujoco.mjtStage.mjSTAGE_VEL), 0)
+    return np.concatenate([data.qvel, data.qacc, data.act_dot])
+
+
+def _difference(model: mujoco.MjModel, plus: Any, minus: Any, h: float) -> np.ndarray:
+    """(plus - minus) / 2h in tangent coordinates: of two states (qpos, qvel, act) a step on,
+    or of two rates (arrays)."""
+    if isinstance(plus, np.ndarray) and isinstance(minus, np.ndarray):
+        return (plus - minus) / (2 * h)
     dq = np.empty(model.nv)
     mujoco.mj_differentiatePos(model, dq, 1.0, minus[0], plus[0])
     return np.concatenate([dq, plus[1] - minus[1], plus[2] - minus[2]]) / (2 * h)
@@ -115,11 +148,14 @@ def linearise(
     inputs: Sequence[NamedValue] = (),
     outputs: Sequence[str] = (),
     eps: float = EPS,
+    discrete: bool = False,
 ) -> Linear:
-    """The rig of step plan ``plan`` linearised about its data's state; ``inputs`` are params
-    (NamedValues: a load's or control's number), ``outputs`` telemetry columns. The state, and
-    every input's value, are as before when it returns. KeyError(name) for an unknown output."""
+    """The rig of step plan ``plan`` linearised about its data's state (continuous-time;
+    ``discrete``: its step); ``inputs`` are params (NamedValues: a load's or control's number),
+    ``outputs`` telemetry columns. The state, and every input's value, are as before when it
+    returns. KeyError(name) for an unknown output."""
     model, data = plan.model, plan.data
+    advance: Callable[[LoadEngine, mujoco.MjModel, mujoco.MjData], Any] = _step_after if discrete else _rates
     eng = _ready(plan)
     saved = _state(model, data)
     probe = plan.probe(list(outputs)) if outputs else None
@@ -145,12 +181,12 @@ def linearise(
     kinks: list[str] = []
     try:
         _set(model, data, saved, -1, 0.0)
-        base = _after(eng, model, data)
+        base = advance(eng, model, data)
         for i in range(n):
             ends = []
             for h in (eps, -eps):
                 _set(model, data, saved, i, h)
-                ends.append(_after(eng, model, data))
+                ends.append(advance(eng, model, data))
             A[:, i] = _difference(model, ends[0], ends[1], eps)
             ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
             if np.linalg.norm(ahead - behind) > KINK * max(
@@ -169,7 +205,7 @@ def linearise(
                 if probe is not None:
                     ys.append(read())
                 _set(model, data, saved, -1, 0.0)
-                ends.append(_after(eng, model, data))
+                ends.append(advance(eng, model, data))
             nvalue.value = v0
             B[:, j] = _difference(model, ends[0], ends[1], h)
             if probe is not None:
@@ -194,6 +230,8 @@ def linearise(
         data.qvel.copy(),
         float(data.time),
         tuple(dict.fromkeys(kinks)),
+        discrete,
+        data.act.copy(),
     )
 
 
@@ -222,3 +260,18 @@ def equilibrium(plan: StepPlan, *, duration: float, where: str) -> float:
         f"{where}: the rig did not come to rest within {duration:g} s (joint '{_joint_of(model, k)}' still moves "
         f"at {abs(data.qvel[k]):.3g}): add damping or a longer [simulation] duration"
     )
+
+
+def advance(plan: StepPlan, *, seconds: float, where: str) -> None:
+    """Step the rig of ``plan`` on from its data's state for ``seconds`` of simulated time, as a
+    run does (its loads, controls and their profiles); ConfigError (one line, at ``where``) when
+    it diverges on the way."""
+    from mjrig.runtime.errors import DivergenceError
+
+    eng = _ready(plan)
+    steps = int(round(seconds / plan.model.opt.timestep))
+    try:
+        for _ in range(steps):
+            step_with_loads(eng)
+    except DivergenceError as exc:
+        raise ConfigError(f"{where}: the run diverged before it got there: {exc}") from None

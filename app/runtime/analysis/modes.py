@@ -1,20 +1,25 @@
 """A linearised rig's modes and frequency response (``mjrig modes``, ``mjrig bode``).
 
-Modes: the eigenvalues z of the one-step transition A, converted to continuous time as
-s = ln(z) / dt (exact for the step's own dynamics), with A's eigenvectors as shapes. A complex
+Modes: the eigenvalues s of the continuous-time A (of a ``discrete`` one, its eigenvalues z
+converted as s = ln(z) / dt, exact for the step's own dynamics; a root at the step's Nyquist
+frequency, z real and negative, is non-oscillatory), with A's eigenvectors as shapes. A complex
 pair is one oscillatory mode: damped frequency |Im s| / 2π, undamped |s| / 2π (Hz), damping ratio
--Re s / |s|. A real s is non-oscillatory: decaying (time constant -1/Re s, s), unstable (a
-positive real root: the state grows by e in 1/Re s), or a rigid-body mode (|s| dt < ``RIGID``:
-a free or unconstrained coordinate, one mode for the pair of zero roots it has; its frequency
-is 0, not noise). A root at the step's Nyquist
-frequency (z real and negative: an overdamped coordinate the integrator steps across) is
-non-oscillatory too.
+-Re s / |s|. A real s is non-oscillatory: decaying (time constant -1/Re s, s) or unstable (a
+positive real root: the state grows by e in 1/Re s).
+
+Rigid-body modes (frequency 0) are counted, not guessed from roots: as many as the null space of
+the linearisation has dimensions (``rigid_count``: the position and activation directions that
+change no acceleration or activation rate, with a tolerance scaled to the model's stiffest
+direction; for a discrete A, of A - I), which is MuJoCo's own count, gravity or not (a free body
+falling: six). The roots that belong to them are those below ``rigid_speed`` (and a zero root
+that rounding split, ``SLOW``/``DEFECTIVE``); their shapes are the independent ones among those
+roots' eigenvectors, completed from the null space.
 
 Shapes: the eigenvector's joint coordinates (dq, tangent space), turned so its largest entry is
 real and scaled so that it is 1; per joint the entry of its largest coordinate, signs kept.
 
-Frequency response: H(f) = C (z I - A)⁻¹ B + D at z = exp(j 2π f dt), the step's own transfer
-function (within (2π f dt)² of the continuous one's magnitude well below the step's rate).
+Frequency response: H(f) = C (jω I - A)⁻¹ B + D (discrete: C (z I - A)⁻¹ B + D at z = exp(jω dt),
+the step's own transfer function, whose phase lags the continuous one's by about ω dt / 2).
 """
 
 from __future__ import annotations
@@ -32,10 +37,24 @@ from mjrig.runtime.analysis.linearise import Linear, linearise
 if TYPE_CHECKING:  # the plan imports this module where it works its mode metrics out
     from mjrig.runtime.step_plan import StepPlan
 
-__all__ = ["Mode", "modes", "oscillatory", "response", "frequencies", "mode_metrics", "shape_text", "RIGID"]
+__all__ = [
+    "Mode",
+    "modes",
+    "oscillatory",
+    "response",
+    "frequencies",
+    "mode_metrics",
+    "shape_text",
+    "rigid_count",
+    "rigid_speed",
+    "RIGID",
+]
 
 RIGID = 1e-4
-"""A root with |s| dt below this is a rigid-body mode (frequency 0)."""
+"""A root of a discrete A with |s| dt below this is a rigid-body root (frequency 0)."""
+NULL = 1e-8
+"""A direction whose stiffness (a singular value of the acceleration's derivative by position) is
+below this fraction of the stiffest one's (and of 1 /s²) changes no acceleration: rigid."""
 SLOW, DEFECTIVE = 1e-2, 1e5
 """A root with |s| dt below ``SLOW`` whose eigenvalue's condition number (1 / |yᴴx| of its unit
 left and right eigenvectors) is above ``DEFECTIVE`` is a zero root split by rounding (a free
@@ -100,16 +119,20 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
 
     z, left, vectors = eig(lin.A, left=True, right=True)
     dt = lin.dt
-    roots = [cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0) for zk in z]
+    if lin.discrete:
+        roots = [cmath.log(zk) / dt if zk != 0 else complex(-math.inf, 0.0) for zk in z]
+    else:
+        roots = [complex(zk) for zk in z]
     cosine = np.abs(np.sum(left.conj() * vectors, axis=0)) / (
         np.linalg.norm(left, axis=0) * np.linalg.norm(vectors, axis=0)
     )
     split = [abs(s) * dt < SLOW and c * DEFECTIVE < 1 for s, c in zip(roots, cosine)]
+    still = rigid_speed(lin)
     found = []
     for k, zk in enumerate(z):
         s = roots[k]
-        nyquist = abs(abs(s.imag) * dt - math.pi) < 1e-6 and abs(zk.imag) < 1e-9
-        if abs(s) * dt < RIGID or split[k]:
+        nyquist = lin.discrete and abs(abs(s.imag) * dt - math.pi) < 1e-6 and abs(zk.imag) < 1e-9
+        if abs(s) < still or split[k]:
             mode = Mode("rigid", 0j, 0.0, 0.0, math.nan, math.inf)
         elif abs(s.imag) * dt > 1e-9 and not nyquist:
             if s.imag < 0:
@@ -147,27 +170,82 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
                 dofs,
             )
         )
-    found = _one_per_coordinate(found)
+    found = _one_per_coordinate(found, rigid_count(lin), _null_dofs(lin), model)
     order = {"oscillatory": 0, "rigid": 1, "unstable": 2, "decaying": 3}
     return sorted(
         found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory" else -m.time_constant_s)
     )
 
 
-def _one_per_coordinate(found: list[Mode]) -> list[Mode]:
-    """The rigid roots come in pairs (a free coordinate's position and velocity: s = 0 twice):
-    one mode per pair, those whose shapes are independent."""
+def _one_per_coordinate(found: list[Mode], count: int, null: np.ndarray, model: mujoco.MjModel) -> list[Mode]:
+    """``count`` rigid modes: the rigid roots' independent shapes (a free coordinate has two zero
+    roots, or one and a decaying one when damped), completed from the null space's directions
+    ``null`` (nv x k) when they are fewer."""
     rigid = [m for m in found if m.kind == "rigid"]
     kept: list[Mode] = []
     basis: list[np.ndarray] = []
-    for m in rigid:
-        v = m.dofs.astype(float)
+
+    def add(v: np.ndarray) -> bool:
         for b in basis:
             v = v - (v @ b) * b
-        if len(kept) < (len(rigid) + 1) // 2 and np.linalg.norm(v) > 1e-3:
-            basis.append(v / np.linalg.norm(v))
+        if len(kept) >= count or np.linalg.norm(v) <= 1e-3:
+            return False
+        basis.append(v / np.linalg.norm(v))
+        return True
+
+    for m in rigid:
+        if add(m.dofs.astype(float)):
             kept.append(m)
+    for v in null.T:
+        if add(v.astype(float)):
+            shape, dofs = _shape(model, np.concatenate([v, np.zeros(v.size)]).astype(complex))
+            kept.append(Mode("rigid", 0j, 0.0, 0.0, math.nan, math.inf, shape, dofs))
     return [m for m in found if m.kind != "rigid"] + kept
+
+
+def _stiffness(lin: Linear) -> np.ndarray:
+    """The derivative of what a rigid direction leaves unchanged by the positions and
+    activations: of (qacc, act_dot) by (dq, act) for a continuous A; A - I for a discrete one."""
+    nv, n = lin.nv, lin.A.shape[0]
+    if lin.discrete:
+        return lin.A - np.eye(n)
+    cols = np.r_[0:nv, 2 * nv : n]
+    return lin.A[nv:, :][:, cols]
+
+
+def _null(lin: Linear) -> tuple[np.ndarray, np.ndarray, float]:
+    """(singular values, right singular vectors, tolerance) of ``_stiffness``."""
+    m = _stiffness(lin)
+    if not m.size:
+        return np.empty(0), np.empty((0, 0)), 0.0
+    _, sv, vt = np.linalg.svd(m)
+    return sv, vt, NULL * max(1.0, float(sv[0]) if sv.size else 0.0)
+
+
+def rigid_count(lin: Linear) -> int:
+    """The rigid-body modes of ``lin``: the dimension of the null space of its positions' and
+    activations' effect (``_stiffness``), singular values below ``NULL`` times the largest."""
+    sv, _, tol = _null(lin)
+    n = _stiffness(lin).shape[1] if lin.A.size else 0
+    return int(n - np.count_nonzero(sv > tol))
+
+
+def _null_dofs(lin: Linear) -> np.ndarray:
+    """The null space's directions in joint coordinates (nv x rigid_count)."""
+    sv, vt, tol = _null(lin)
+    if not vt.size:
+        return np.empty((lin.nv, 0))
+    rank = int(np.count_nonzero(sv > tol))
+    return vt[rank:, : lin.nv].T
+
+
+def rigid_speed(lin: Linear) -> float:
+    """|s| (1/s) below which a root belongs to a rigid-body mode: the frequency of the null
+    space's tolerance (continuous), or ``RIGID`` / dt (discrete)."""
+    if lin.discrete:
+        return RIGID / lin.dt
+    _, _, tol = _null(lin)
+    return math.sqrt(tol)
 
 
 def shape_text(shape: Any) -> str:
@@ -214,7 +292,8 @@ def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0)
     out = np.empty(freqs.size, complex)
     eye = np.eye(n)
     for k, f in enumerate(freqs):
-        z = cmath.exp(2j * math.pi * f * lin.dt)
+        w = 2j * math.pi * f
+        z = cmath.exp(w * lin.dt) if lin.discrete else w
         out[k] = c @ np.linalg.solve(z * eye - lin.A, b) + d
     return out
 
