@@ -79,7 +79,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
         )
     osc = sum(m.kind == "oscillatory" for m in an.modes)
     note = (
-        f"The rig linearised about its initial state (t = {an.linear.time:g} s) with the run's params: "
-        f"{osc} oscillatory mode{'s' if osc != 1 else ''}, lowest first, then the others."
+        f"The rig's {an.linear.kind}-time dynamics linearised about its {an.point} (t = {an.linear.time:g} s) "
+        f"with the run's params: {osc} oscillatory mode{'s' if osc != 1 else ''}, lowest first, then the others."
     )
     return {"rows": rows, "note": note}

@@ -158,4 +158,5 @@ def test_a_recordings_report_shows_the_modes_table(tmp_path):
     ]
     assert len(undamped) == 2 and abs(undamped[0] / (F1 * math.sqrt(2)) - 1) < 0.005, section
     assert abs(undamped[1] / (F2 * math.sqrt(2)) - 1) < 0.005 and "x2 +1, x1 +0.618" in section
+    assert "continuous-time dynamics linearised about its initial state (t = 0 s)" in section, section
     screenshot(tmp_path / "modes.html")
