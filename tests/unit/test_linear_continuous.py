@@ -132,3 +132,27 @@ def test_dm_controls_humanoid_in_the_air_has_six_rigid_modes(tmp_path):
     mine = [m for m in an.modes if m.kind == "rigid"]
     assert len(mine) == rigid_count(an.linear) == _mujocos_rigid_count(model, data)
     assert len(mine) >= 6 and {next(iter(m.shape)) for m in mine[:6]} == {"root"}
+
+
+def test_the_continuous_a_is_the_limit_of_mujocos_step_linearisation(tmp_path):
+    """The free box with its arm and wheel, swinging and spinning under gravity: A equals
+    (A_step - I) / dt of MuJoCo's own ``mjd_transitionFD`` at a step of 1e-5 s, to 1e-3 of A's
+    largest entry (the orientation's own turning, -[ω×], included)."""
+    (tmp_path / "aw.xml").write_text(ARM_WHEEL.format(g=-9.81), encoding="utf-8")
+    sc = load_target(str(tmp_path / "aw.xml"))
+    from mjrig.headless import prepare
+
+    setup = prepare(sc, out=None, record=False)
+    model, data = setup.model, mujoco.MjData(setup.model)
+    data.qpos[3:7] = [0.9, 0.1, 0.3, 0.2]
+    data.qpos[7], data.qvel[:] = 0.7, np.linspace(-1.0, 1.0, model.nv)
+    mujoco.mj_normalizeQuat(model, data.qpos)
+    mujoco.mj_forward(model, data)
+    state = np.empty(mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+    mujoco.mj_getState(model, data, state, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    mine = analyse(sc, state=state).linear.A
+    n = 2 * model.nv
+    step = np.zeros((n, n))
+    model.opt.timestep = 1e-5
+    mujoco.mjd_transitionFD(model, data, 1e-6, True, step, None, None, None)
+    np.testing.assert_allclose(mine, (step - np.eye(n)) / 1e-5, atol=1e-3 * np.abs(mine).max())

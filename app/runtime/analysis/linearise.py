@@ -3,7 +3,8 @@
 The state is MuJoCo's tangent state x = [dq (nv), qvel (nv), act (na)] (positions as velocities
 integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_transitionFD`` gives
 them); the inputs u are params. By default the continuous-time dynamics: dx/dt = [qvel, qacc,
-act_dot] = A x + B u, differentiated through the rig's forward dynamics (``_rates``: the
+act_dot] = A x + B u (a ball's or free joint's orientation turning with the body: ``_turning``),
+differentiated through the rig's forward dynamics (``_rates``: the
 actuator inputs and model fields at the params, ``mj_forward`` with the compiled loads, the
 Python loads at that state, and the acceleration again with them), so frequencies and damping
 do not depend on the timestep or integrator. ``discrete=True``: the rig's whole step instead
@@ -216,6 +217,8 @@ def linearise(
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
         settled.stepped_to = stepped_to
+    if not discrete:
+        _turning(model, data.qvel, A)
     return Linear(
         A,
         B,
@@ -233,6 +236,19 @@ def linearise(
         discrete,
         data.act.copy(),
     )
+
+
+def _turning(model: mujoco.MjModel, qvel: np.ndarray, A: np.ndarray) -> None:
+    """The rate of a ball's or free joint's orientation coordinates (tangent, in the body's frame)
+    about a turning state: d(dq)/dt = dω - ω × dq, so their block of A is -[ω×] (zero about a
+    state at rest; MuJoCo's ``mjd_transitionFD`` has it, over one step)."""
+    for j in range(model.njnt):
+        kind = int(model.jnt_type[j])
+        if kind not in (int(mujoco.mjtJoint.mjJNT_BALL), int(mujoco.mjtJoint.mjJNT_FREE)):
+            continue
+        a = int(model.jnt_dofadr[j]) + (3 if kind == int(mujoco.mjtJoint.mjJNT_FREE) else 0)
+        w = qvel[a : a + 3]
+        A[a : a + 3, a : a + 3] = -np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
 def _joint_of(model: mujoco.MjModel, i: int) -> str:
