@@ -110,9 +110,10 @@ class BodeCurve:
 class ModesPart:
     """The rig's modes (``ComputeModes``): ``running`` while they are worked out, then ``modes``
     (the oscillatory ones first) of the state at simulated time ``at`` (s; ``equilibrium``: where
-    it came to rest), or ``error`` (one line; the modes and response before it stay); ``shown``: the
-    oscillatory mode animated now (its index; None: none) with its ``amplitude`` and ``arrows``;
-    ``bode``: the last response asked for."""
+    it came to rest; ``point``: that operating point in words), or ``error`` (one line; the modes
+    and responses before it stay); ``shown``: the oscillatory mode animated now (its index; None:
+    none) with its ``amplitude`` and ``arrows``; ``bode``: the last responses asked for, one per
+    output."""
 
     name: ClassVar[str] = "modes"  # its field of the panel state (``session.modes``)
 
@@ -124,9 +125,10 @@ class ModesPart:
     shown: int | None = None
     amplitude: float = 1.0
     arrows: bool = False
-    bode: BodeCurve | None = None
+    bode: tuple[BodeCurve, ...] = ()
     stale: bool = False
     """Worked out on the model as it was before it was read again (a reload): shown, not current."""
+    point: str = ""
 
 
 NO_MODES = ModesPart()

@@ -477,11 +477,14 @@ class UseEstimate(Command):
 
 @dataclass(frozen=True)
 class ComputeModes(Command):
-    """Linearise the rig as it is now (state, params; ``equilibrium``: where it comes to rest) on a
-    background job: its modes, and with ``bode`` (input param, output signal) their response."""
+    """Linearise the rig on a background job about the run's state now (``at``: the state a run
+    from its start reaches at that time, s; ``equilibrium``: then where it comes to rest), with
+    the params as they are: its modes, and with ``bode`` (input, its output signals) the
+    response of each output to the input."""
 
     equilibrium: bool = False
-    bode: tuple[str, str] | None = None
+    bode: tuple[str, tuple[str, ...]] | None = None
+    at: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """The rig's modes in the app: worked out on demand, one animated in the 3D view.
 
 ``ComputeModes`` linearises the rig as it is now (the document as edited, the params' values, the
-run's state; ``equilibrium``: where it comes to rest from there) the way ``mjrig modes`` does
-(``mjrig.linear_analysis.analyse``), on a background job with a rig of its own, so the run and
-the view go on meanwhile; with ``bode`` also a signal's response to a param (``mjrig bode``).
+run's state -- a paused or scrubbed instant of the timeline; ``at``: instead the state a run from
+the start reaches at that time; ``equilibrium``: where it comes to rest from there) the way
+``mjrig modes`` does (``mjrig.linear_analysis.analyse``), on a background job with a rig of its
+own, so the run and the view go on meanwhile; with ``bode`` also several signals' responses to
+an input (``mjrig bode``).
 
 ``ShowMode`` pauses the run and animates an oscillatory mode: at every frame ``display`` puts the
 joints at the linearisation state plus the mode's shape times a swing that goes back and forth
@@ -68,7 +70,7 @@ class RigModes(Feature):
         shape is of the old model's joints)."""
         self._version += 1
         self._found, self._q0, self._model = [], None, None
-        if self.part.modes or self.part.bode is not None:
+        if self.part.modes or self.part.bode:
             self.part = dataclasses.replace(self.part, stale=True, shown=None)
 
     def publish(self) -> C.ModesPart:
@@ -96,14 +98,14 @@ class RigModes(Feature):
         for nv in rig.runtime.params:  # the sliders' values now
             if nv.name in sc.params:
                 sc.params[nv.name].value = nv.value
-        inputs, outputs = ((cmd.bode[0],), (cmd.bode[1],)) if cmd.bode else ((), ())
+        inputs, outputs = ((cmd.bode[0],), tuple(cmd.bode[1])) if cmd.bode else ((), ())
         version = self._version
 
         ctrl = {m.actuator(i).name: float(d.ctrl[i]) for i in range(m.nu)}  # the inputs now
         now = float(d.time)
 
         def work() -> Any:
-            from mjrig.linear_analysis import analyse, bode
+            from mjrig.linear_analysis import analyse, responses
             from mjrig.runtime.analysis.inputs import as_param
 
             if cmd.bode and cmd.bode[0] not in sc.params:  # a load's magnitude, an actuator's input
@@ -113,11 +115,12 @@ class RigModes(Feature):
                 equilibrium=cmd.equilibrium,
                 inputs=inputs,
                 outputs=outputs,
-                state=state,
+                state=state if cmd.at is None else None,
+                at=cmd.at,
                 where_input="Bode input",
                 where_output="Bode output",
             )
-            return an, (bode(an, sc, where="Bode input") if cmd.bode else None)
+            return an, (responses(an, sc, where="Bode input") if cmd.bode else None)
 
         def done(result: Any, error: BaseException | None) -> None:
             if version != self._version:  # the model was read again, or another rig opened, meanwhile
@@ -140,21 +143,26 @@ class RigModes(Feature):
                 )
                 for x in an.modes
             )
-            curve = (
-                (None if self.part.stale else self.part.bode)  # modes alone: the last response stays, if current
+            curves = (
+                (() if self.part.stale else self.part.bode)  # modes alone: the last responses stay, if current
                 if doc is None
-                else BodeCurve(
-                    doc["input"],
-                    doc["output"],
-                    doc["unit"],
-                    tuple(doc["frequency_hz"]),
-                    tuple(doc["magnitude_db"]),
-                    tuple(doc["phase_deg"]),
+                else tuple(
+                    BodeCurve(
+                        one["input"],
+                        one["output"],
+                        one["unit"],
+                        tuple(one["frequency_hz"]),
+                        tuple(one["magnitude_db"]),
+                        tuple(one["phase_deg"]),
+                    )
+                    for one in doc.get("responses", [doc])
                 )
             )
             self._found = [x for x in an.modes if x.kind == "oscillatory"]
             self._q0, self._model = an.linear.qpos.copy(), m
-            self.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curve)
+            self.part = C.ModesPart(
+                modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curves, point=an.point
+            )
             osc = len(self._found)
             if an.linear.kinks:
                 from mjrig.linear_analysis import kink_text
@@ -162,9 +170,15 @@ class RigModes(Feature):
                 s.log("warning", f"modes: {kink_text(an.linear.kinks)}")
             s.log(
                 "info",
-                f"modes at t = {an.linear.time:.4g} s: {osc} oscillatory"
+                f"modes at {an.point}"
+                + ("" if an.point.startswith("t = ") else f" (t = {an.linear.time:.4g} s)")
+                + f": {osc} oscillatory"
                 + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
-                + (f"; response of {doc['output']} to {doc['input']} worked out" if doc else ""),
+                + (
+                    f"; response of {', '.join(c.output for c in curves)} to {curves[0].input} worked out"
+                    if doc
+                    else ""
+                ),
             )
 
         self.part = C.ModesPart(

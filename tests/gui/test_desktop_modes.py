@@ -39,6 +39,7 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         wait_for(lambda: _time(app) == 0.0, what="the run back at its start")
         app.click("Modes")
         app.click("Work out modes")
+        app.widget("amplitude")  # scrolled down to the table, its status line above it in view
         status = wait_for(
             lambda: app.text(r"2 oscillatory modes of 4, at the run's state, t = 0 s", offscreen=True),
             what="the modes listed",
@@ -109,4 +110,49 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         )
     finally:
         app.quit_discarding()
+        desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_modes_at_a_time_of_the_run_and_a_bode_of_every_plotted_signal(tmp_path, size):
+    """The two-mass chain with both positions plotted: *at t =* 0.5 and *Work out modes* lists
+    its two modes linearised where a run from the start is at 0.5 s; *every plotted signal* and
+    *Bode* draw both masses' responses to the push, each peaking at the first mode's frequency
+    sqrt(k(3 - √5)/2m)/2π."""
+    import math
+
+    from tests.unit.test_modes import chain
+
+    k, m = 800.0, 2.0
+    path = chain(tmp_path, k=k, m=m, alpha=0.2)
+    path.write_text(path.read_text() + '\n[plots]\nsignals = ["Joints/x1:qpos", "Joints/x2:qpos"]\n')
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.click("Modes")
+        app.click("at t =")
+        app.type_into("s from the start", "0.5", enter=True)
+        app.click("Work out modes")
+        app.widget("amplitude")  # scrolled down to the table, its status line above it in view
+        wait_for(
+            lambda: app.text(r"2 oscillatory modes of 2, at t = 0\.5 s of a run from the start", offscreen=True),
+            what="the modes at t = 0.5 s",
+            timeout=60,
+        )
+        app.click("every plotted signal")
+        app.click("Bode")
+        said = wait_for(
+            lambda: app.text(r"Joints/x1:qpos / .*\nJoints/x2:qpos / .*", offscreen=True),
+            what="both responses drawn",
+            timeout=60,
+        )
+        first = math.sqrt(k * (3 - math.sqrt(5)) / (2 * m)) / (2 * math.pi)
+        peaks = [float(x) for x in re.findall(r"at ([0-9.]+) Hz", said["text"])]
+        assert len(peaks) == 2 and all(abs(p / first - 1) < 0.02 for p in peaks), said["text"]
+        app.widget("phase (deg)")  # scrolled into view, as a person would to read it
+        legend = [it for it in app.items() if it.get("legend")]
+        assert legend, "the Bode plots have no legend"
+        desktop.screenshot(f"bode_two_outputs_{size[0]}x{size[1]}")
+    finally:
+        assert app.close() == 0, app.output()
         desktop.close()

@@ -39,20 +39,20 @@ def session(tmp_path: Path, open_session) -> Session:
 
 def test_modes_follow_the_sliders_and_give_the_bode_response(session):
     session.handle(C.SetParam("k", 4 * K))  # a slider moved: the modes are of the rig as it is now
-    session.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    session.handle(C.ComputeModes(bode=("F", ("Joints/x2:qpos",))))
     assert session.publish().modes.running
     part = _settled(session).modes
     first = math.sqrt(4 * K * (3 - math.sqrt(5)) / (2 * M)) / (2 * math.pi)
     assert part.error == "" and [m.kind for m in part.modes] == ["oscillatory"] * 2
     assert part.modes[0].undamped_hz == pytest.approx(first, rel=0.005)
     assert dict(part.modes[0].shape) == pytest.approx({"x2": 1.0, "x1": 0.618034}, abs=1e-4)
-    bode = part.bode
-    assert bode is not None and (bode.input, bode.output, bode.unit) == ("F", "Joints/x2:qpos", "m/N")
+    (bode,) = part.bode
+    assert (bode.input, bode.output, bode.unit) == ("F", "Joints/x2:qpos", "m/N")
     assert 10 ** (bode.magnitude_db[0] / 20) == pytest.approx(2 / (4 * K), rel=0.02)
 
 
 def test_a_bad_bode_pair_is_one_line(session):
-    session.handle(C.ComputeModes(bode=("F", "Joints/x9:qpos")))
+    session.handle(C.ComputeModes(bode=("F", ("Joints/x9:qpos",))))
     part = _settled(session).modes
     assert part.error.startswith("Bode output 'Joints/x9:qpos': unknown signal") and "\n" not in part.error
 
@@ -88,9 +88,9 @@ def test_a_shown_mode_moves_the_view_and_leaves_the_runs_state(session):
 
 
 def test_a_failed_response_keeps_the_modes(session):
-    session.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    session.handle(C.ComputeModes(bode=("F", ("Joints/x2:qpos",))))
     before = _settled(session).modes
-    session.handle(C.ComputeModes(bode=("F", "Joints/x9:qpos")))  # a response that cannot be worked out
+    session.handle(C.ComputeModes(bode=("F", ("Joints/x9:qpos",))))  # a response that cannot be worked out
     after = _settled(session).modes
     assert after.error.startswith("Bode output 'Joints/x9:qpos'")
     assert after.modes == before.modes and len(after.modes) == 2 and after.bode == before.bode
@@ -98,7 +98,7 @@ def test_a_failed_response_keeps_the_modes(session):
 
 def test_a_reload_marks_the_modes_stale_and_another_rig_starts_without_them(session, tmp_path):
     s = session
-    s.handle(C.ComputeModes(bode=("F", "Joints/x2:qpos")))
+    s.handle(C.ComputeModes(bode=("F", ("Joints/x2:qpos",))))
     first = _settled(s).modes
     assert not first.stale
     chain(tmp_path, k=K, m=2 * M)  # the model file edited: twice the masses
@@ -109,7 +109,7 @@ def test_a_reload_marks_the_modes_stale_and_another_rig_starts_without_them(sess
         s.handle(C.ShowMode(0))
     s.handle(C.ComputeModes())
     fresh = _settled(s).modes
-    assert not fresh.stale and fresh.bode is None  # the old response is not carried into the new result
+    assert not fresh.stale and fresh.bode == ()  # the old response is not carried into the new result
     w1 = math.sqrt(K * (3 - math.sqrt(5)) / (2 * 2 * M)) / (2 * math.pi)  # the heavier chain's first mode
     assert fresh.modes[0].undamped_hz == pytest.approx(w1, rel=0.005)
     other = tmp_path / "other"
@@ -126,11 +126,11 @@ def test_bode_to_a_load_magnitude_and_an_actuator_input_on_bundled_rigs_at_rest(
 
     s = open_session(MODELS_DIR / "shaker.toml")
     try:
-        s.handle(C.ComputeModes(bode=("Loads/drive:magnitude", "Joints/slide_x:qpos")))
+        s.handle(C.ComputeModes(bode=("Loads/drive:magnitude", ("Joints/slide_x:qpos",))))
         part = _settled(s).modes
         assert part.error == "", part.error
-        bode = part.bode
-        assert bode is not None and bode.input == "Loads/drive:magnitude"
+        (bode,) = part.bode
+        assert bode.input == "Loads/drive:magnitude"
         assert 10 ** (bode.magnitude_db[0] / 20) == pytest.approx(1 / 200.0, rel=0.02)
         peak = bode.frequency_hz[int(np.argmax(bode.magnitude_db))]
         assert peak == pytest.approx(math.sqrt(200.0) / (2 * math.pi), rel=0.01)
@@ -139,9 +139,20 @@ def test_bode_to_a_load_magnitude_and_an_actuator_input_on_bundled_rigs_at_rest(
         s.close()
     s = open_session(MODELS_DIR / "robot_arm.toml")
     try:
-        s.handle(C.ComputeModes(bode=("Actuators/shoulder:ctrl", "Joints/shoulder:qpos")))
+        s.handle(C.ComputeModes(bode=("Actuators/shoulder:ctrl", ("Joints/shoulder:qpos",))))
         part = _settled(s).modes
-        assert part.error == "" and part.bode is not None, part.error
-        assert max(part.bode.magnitude_db) > -200
+        assert part.error == "" and len(part.bode) == 1, part.error
+        assert max(part.bode[0].magnitude_db) > -200
     finally:
         s.close()
+
+
+def test_modes_at_a_time_of_the_run_and_two_outputs_in_one_bode(session):
+    """``at``: the chain run from its start to 0.5 s and linearised there (the run's own state
+    is not used); ``bode`` with two outputs: one response each."""
+    session.handle(C.ComputeModes(at=0.5, bode=("F", ("Joints/x1:qpos", "Joints/x2:qpos"))))
+    part = _settled(session).modes
+    assert part.error == "" and part.point == "t = 0.5 s" and part.at == pytest.approx(0.5), part
+    assert [(c.input, c.output) for c in part.bode] == [("F", "Joints/x1:qpos"), ("F", "Joints/x2:qpos")]
+    assert 10 ** (part.bode[1].magnitude_db[0] / 20) == pytest.approx(2 / K, rel=0.02)  # x2's static gain
+    assert 10 ** (part.bode[0].magnitude_db[0] / 20) == pytest.approx(1 / K, rel=0.02)  # x1's: one spring of two

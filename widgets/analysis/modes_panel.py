@@ -1,14 +1,17 @@
 """Modes: the rig's natural frequencies, damping and mode shapes, one animated in the 3D view,
 and a signal's frequency response to a param (Bode).
 
-*Work out modes* linearises the rig as it is now (or, with *at equilibrium*, where it comes to
-rest) on a background job (``ComputeModes``); the table lists the oscillatory modes, lowest
-first (frequency, undamped frequency, damping ratio, the joints that move most), then the
-others. *show N* pauses the run and animates mode N in the 3D view (``ShowMode``), *amplitude*
-scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's state back.
-*Bode* works out the response of the chosen signal (a ticked one at first) to the chosen input —
-a param, a load's magnitude or force component, an actuator's input: magnitude (dB) and phase
-over frequency, each mode's frequency marked.
+*Work out modes* linearises the rig's continuous-time dynamics on a background job
+(``ComputeModes``) about an operating point: the run's state now (pause, or drag the timeline
+to any instant of the run first), or with *at t = ... s from the start* the state a run from the
+start reaches at that time; *at equilibrium* then lets it come to rest from there. The table lists the oscillatory
+modes, lowest first (frequency, undamped frequency, damping ratio, the joints that move most),
+then the others. *show N* pauses the run and animates mode N in the 3D view (``ShowMode``),
+*amplitude* scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's
+state back. *Bode* works out the response of the chosen signal (a ticked one at first), or with
+*every plotted signal* of each signal the plots show, to the chosen input — a param, a load's
+magnitude or force component, an actuator's input: magnitude (dB) and phase over frequency, a
+line per signal, each mode's frequency marked.
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ class ModesPanel:
         self._outputs: tuple[str, ...] = ()
 
     def build(self, parent: int | str) -> None:
+        row = dpg.add_group(parent=parent, horizontal=True)  # the operating point, then the action
+        self._at = dpg.add_checkbox(label="at t =", parent=row)
+        self._time = dpg.add_input_float(
+            label="s from the start", parent=row, default_value=1.0, width=140, step=0.0, format="%.4g"
+        )  # wider than its label: a click on its middle lands in the field
         row = dpg.add_group(parent=parent, horizontal=True)
         dpg.add_button(label="Work out modes", parent=row, callback=lambda: self._compute(None))
         self._equilibrium = dpg.add_checkbox(label="at equilibrium", parent=row)
@@ -63,20 +71,23 @@ class ModesPanel:
         # a line each: a load's or signal's full name fits ("Loads/drive:magnitude")
         self._input = dpg.add_combo([], label="input", parent=parent, width=-60)
         self._output = dpg.add_combo([], label="output", parent=parent, width=-60)
-        dpg.add_button(label="Bode", parent=parent, callback=self._bode)
+        row = dpg.add_group(parent=parent, horizontal=True)
+        dpg.add_button(label="Bode", parent=row, callback=self._bode)
+        self._every = dpg.add_checkbox(label="every plotted signal", parent=row)
         self._bode_status = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
         self._plots = []
         for label in ("magnitude (dB)", "phase (deg)"):
             with dpg.plot(
-                parent=parent, height=130, width=-1, no_title=True, label=label, show=False, **PLOT_INPUT
+                parent=parent, height=170, width=-1, no_title=True, label=label, show=False, **PLOT_INPUT
             ) as plot:
                 x = dpg.add_plot_axis(
                     dpg.mvXAxis, label="frequency (Hz)" if "phase" in label else "", scale=dpg.mvPlotScale_Log10
                 )
-                with dpg.plot_axis(dpg.mvYAxis, label=label):
-                    line = dpg.add_line_series([], [], label=label)
+                dpg.add_plot_legend(location=dpg.mvPlot_Location_North, horizontal=True, outside=True)
+                with dpg.plot_axis(dpg.mvYAxis, label=label) as y:
                     marks = dpg.add_inf_line_series([], label="modes")
-            self._plots.append((plot, x, line, marks))
+            self._plots.append((plot, x, y, marks))
+        self._lines: list[list[int | str]] = [[], []]  # each plot's line per response
 
     def update(self, snap: C.PanelState) -> None:
         inputs = tuple(  # forces and actuators first: what a frequency response is usually to
@@ -110,11 +121,14 @@ class ModesPanel:
             dpg.set_value(self._status, "made before the model changed: work them out again")
         elif part.at is not None:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
-            where = "at rest (equilibrium)" if part.equilibrium else "at the run's state"
+            where = ("at rest (equilibrium)" if part.equilibrium else "at the run's state") + f", t = {part.at:.4g} s"
+            if part.point.startswith("t = "):  # a time of a run from the start
+                where = f"at {part.point.split(',')[0]} of a run from the start" + (
+                    f", then at rest (t = {part.at:.4g} s)" if part.equilibrium else ""
+                )
             dpg.set_value(
                 self._status,
-                f"{osc} oscillatory mode{'s' if osc != 1 else ''} of {len(part.modes)}, "
-                f"{where}, t = {part.at:.4g} s"
+                f"{osc} oscillatory mode{'s' if osc != 1 else ''} of {len(part.modes)}, {where}"
                 + (f"; showing mode {part.shown + 1}" if part.shown is not None else ""),
             )
         if old is None or old.modes != part.modes or old.shown != part.shown or old.stale != part.stale:
@@ -153,33 +167,48 @@ class ModesPanel:
         if self._part is not None and self._part.shown is not None:
             self._show(self._part.shown)
 
-    def _compute(self, bode: tuple[str, str] | None) -> None:
-        self.submit(C.ComputeModes(equilibrium=bool(dpg.get_value(self._equilibrium)), bode=bode))
+    def _compute(self, bode: tuple[str, tuple[str, ...]] | None) -> None:
+        at = max(0.0, float(dpg.get_value(self._time))) if dpg.get_value(self._at) else None
+        self.submit(C.ComputeModes(equilibrium=bool(dpg.get_value(self._equilibrium)), bode=bode, at=at))
 
     def _bode(self) -> None:
-        pair = (str(dpg.get_value(self._input)), str(dpg.get_value(self._output)))
-        if not all(pair):
+        source, output = str(dpg.get_value(self._input)), str(dpg.get_value(self._output))
+        plotted = [s for s in self._ticked() if s in self._outputs] if dpg.get_value(self._every) else []
+        outputs = tuple(plotted) or ((output,) if output else ())
+        if not source or not outputs:
             dpg.set_value(
                 self._bode_status, "choose an input (a param, a load, an actuator) and a signal (output) first"
             )
             return
-        self._compute(pair)
+        self._compute((source, outputs))
 
     def _draw_bode(self, part: C.ModesPart) -> None:
-        curve = part.bode
-        if curve is None:
+        curves = part.bode
+        if not curves:
             return
-        f = list(curve.frequency_hz)
         modes = [m.frequency_hz for m in part.modes if m.kind == "oscillatory"]
-        for (plot, _x, line, marks), values in zip(self._plots, (curve.magnitude_db, curve.phase_deg)):
+        for k, (plot, _x, y, marks) in enumerate(self._plots):
             dpg.configure_item(plot, show=True)  # hidden until there is a response to draw
-            dpg.set_value(line, [f, list(values)])
+            for line in self._lines[k]:
+                dpg.delete_item(line)
+            self._lines[k] = [
+                dpg.add_line_series(
+                    list(c.frequency_hz),
+                    list(c.magnitude_db if k == 0 else c.phase_deg),
+                    label=c.output,
+                    parent=y,
+                )
+                for c in curves
+            ]
             dpg.set_value(marks, [modes])
             for axis in dpg.get_item_children(plot, 1):
                 dpg.fit_axis_data(axis)
-        dpg.set_value(
-            self._bode_status,
-            f"{curve.output} / {curve.input} ({curve.unit.replace('*', '·')}): "
-            f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz; largest "
-            f"{max(curve.magnitude_db):.3g} dB at {f[curve.magnitude_db.index(max(curve.magnitude_db))]:.4g} Hz",
-        )
+        texts = []
+        for c in curves:
+            f, db = c.frequency_hz, c.magnitude_db
+            texts.append(
+                f"{c.output} / {c.input} ({c.unit.replace('*', '·')}): "
+                f"{len(f)} frequencies, {f[0]:.3g} ... {f[-1]:.3g} Hz; largest "
+                f"{max(db):.3g} dB at {f[db.index(max(db))]:.4g} Hz"
+            )
+        dpg.set_value(self._bode_status, "\n".join(texts))
