@@ -156,3 +156,33 @@ def test_modes_at_a_time_of_the_run_and_two_outputs_in_one_bode(session):
     assert [(c.input, c.output) for c in part.bode] == [("F", "Joints/x1:qpos"), ("F", "Joints/x2:qpos")]
     assert 10 ** (part.bode[1].magnitude_db[0] / 20) == pytest.approx(2 / K, rel=0.02)  # x2's static gain
     assert 10 ** (part.bode[0].magnitude_db[0] / 20) == pytest.approx(1 / K, rel=0.02)  # x1's: one spring of two
+
+
+def test_modes_of_a_replayed_recording_at_the_scrubbed_instant(tmp_path, open_session):
+    """A pendulum's recording replayed and scrubbed to 0.3 s: *Work out modes* linearises the rig
+    at that instant of the recording, where it swings at sqrt(m g l cos θ / I) for the recorded θ."""
+    import numpy as np
+    import polars as pl
+
+    from mjrig.headless import prepare, run
+    from mjrig.scenario.parse import load_scenario
+    from tests.unit.test_modes import pendulum
+
+    m, l, ic = 0.5, 0.4, 2e-3
+    path = pendulum(tmp_path, m=m, l=l, ic=ic, c=0.0)
+    text = path.read_text().replace("duration = 30.0", "duration = 1.0")
+    path.write_text(text + "\n[initial]\nqpos = { swing = 1.0 }\n")
+    rec = tmp_path / "swing.parquet"
+    run(prepare(load_scenario(path), out=rec))
+    s = open_session(rec)
+    try:
+        s.handle(C.Scrub(0.3))
+        s.handle(C.ComputeModes())
+        part = _settled(s).modes
+        frame = pl.read_parquet(rec, columns=["time", "Joints/swing:qpos"])
+        theta = float(np.interp(0.3, frame["time"].to_numpy(), frame["Joints/swing:qpos"].to_numpy()))
+        assert part.error == "" and part.at == pytest.approx(0.3) and 0.1 < abs(theta) < 0.95, (part, theta)
+        want = math.sqrt(m * 9.81 * l * math.cos(theta) / (ic + m * l * l)) / (2 * math.pi)
+        assert [x.undamped_hz for x in part.modes] == pytest.approx([want], rel=0.005)
+    finally:
+        s.close()
