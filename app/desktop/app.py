@@ -325,6 +325,10 @@ class PanelApp:
                 if spare > 0 and not self._requests.waiting():
                     time.sleep(spare)
         finally:
+            try:
+                self._note_placement(dpg)  # where it is as it closes, not up to five frames before
+            except Exception:  # noqa: BLE001 - a viewport already gone: the last noted place stands
+                pass
             self.client.submit(C.Quit())
             dpg.destroy_context()
         return 0

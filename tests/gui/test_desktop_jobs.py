@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.test_desktop_measured import run_fit
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
 
 
@@ -20,10 +21,7 @@ def test_a_fit_shows_its_progress_is_cancelled_and_quitting_during_one_asks(tmp_
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
-        app.click("Fit")
-        app.click("fit k [N/m]")
-        app.click("fit c [N·s/m]")
-        app.click("Run fit")
+        run_fit(app, "fit k [N/m]", "fit c [N·s/m]")
         progress = wait_for(lambda: app.text(r"a fit: \d+ evaluations?"), what="the fit's progress", timeout=60)
         assert progress["rect"][1] > desktop.client_rect(app.panel)[3] // 2  # by the Status title, low down
         desktop.screenshot(f"fit_running_{size[0]}x{size[1]}")

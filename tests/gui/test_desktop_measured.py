@@ -151,6 +151,14 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         desktop.close()
 
 
+def run_fit(app: App, *rows: str) -> None:
+    """Open the Fit section, tick ``rows`` (their labels: "fit k [N/m]") and press Run fit."""
+    app.click("Fit")
+    for row in rows:
+        app.click(row)
+    app.click("Run fit")
+
+
 FIT_RIG = "\n" + CSV_ENTRY  # the bench's [[measured]] entry of tests/unit/test_measured.py
 CHECK = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
 
@@ -180,11 +188,7 @@ def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
-        app.click("Fit")
-        app.click("fit k [N/m]")
-        app.click("fit c [N·s/m]")
-        app.click("fit initial.slide [m]")
-        app.click("Run fit")
+        run_fit(app, "fit k [N/m]", "fit c [N·s/m]", "fit initial.slide [m]")
         done = wait_for(
             lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True),
             timeout=180,

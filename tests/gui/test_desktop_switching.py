@@ -277,8 +277,12 @@ def test_the_first_frame_of_the_new_model_shows_nothing_of_the_old_rig(tmp_path)
         desktop.screenshot("switching_thruster_1920x1080")
         assert all(_magenta(f) < 20 for f in new[:3]), [_magenta(f) for f in new[:3]]  # no old tracer
         (n1, c1), (n2, c2) = _panels(new[0]), _panels(new[1])
-        # the first frame is framed as the app frames the model: the craft where it is a frame later
-        assert 0.6 < n1 / max(n2, 1) < 1.6 and np.abs(c1 - c2).max() < 0.06, (n1, c1, n2, c2)
+        # the first frame is framed as the app frames the model: the craft in the middle of the
+        # view, and where it is a frame later -- when that frame came soon after (the craft turns
+        # as it flies: a starved renderer's next frame may be a second of flight later)
+        assert n1 > 500 and np.abs(c1 - 0.5).max() < 0.08, (n1, c1)
+        if new[1].t - new[0].t < 0.5:
+            assert 0.6 < n1 / max(n2, 1) < 1.6 and np.abs(c1 - c2).max() < 0.06, (n1, c1, n2, c2)
     finally:
         if grabber is not None:
             grabber.stop()

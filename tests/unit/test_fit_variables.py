@@ -79,22 +79,25 @@ def test_the_fits_rms_is_the_rms_error_metric_of_the_estimate(tmp_path):
     assert s["rms"]["bench"]["Joints/slide:qpos"] == pytest.approx(values["rms"], rel=1e-9)
 
 
-@pytest.mark.parametrize(
-    ("param", "where", "words"),
-    [
-        ('"offset.bnch"', "fit.params.offset.bnch", "no [[measured]] entry 'bnch' (closest: bench"),
-        ('"offset.check"', "fit.params.offset.check", "'check' is a validation entry"),
-        ('"initial.slid"', "fit.params.initial.slid", "the model has no joint 'slid' (closest: slide)"),
-        ('"initial.slide"', "fit.params.initial.slide", "its value before the fit, 0.02, is outside [0.03, 0.04]"),
-    ],
-)
-def test_a_bad_fit_variable_is_one_line_at_its_field(tmp_path, param, where, words):
+BAD = {
+    '"offset.bnch"': "fit.params.offset.bnch: no [[measured]] entry 'bnch' (closest: bench",
+    '"offset.check"': "fit.params.offset.check: 'check' is a validation entry",
+    '"initial.slid"': "fit.params.initial.slid: the model has no joint 'slid' (closest: slide)",
+    '"initial.slide"': "fit.params.initial.slide: its value before the fit, 0.02, is outside [0.03, 0.04]",
+}
+"""A fit variable -> the start of the one line it is refused with."""
+
+
+def test_a_bad_fit_variable_is_one_line_at_its_field(tmp_path):
+    """An unknown entry's offset, a validation entry's, an unknown joint, a start outside the
+    bounds: each one line at its field."""
     csv_bench(tmp_path)
     shutil.copy(tmp_path / "bench.csv", tmp_path / "check.csv")
     check = CSV_ENTRY.replace('name = "bench"', 'name = "check"\nrole = "validation"').replace("bench.csv", "check.csv")
-    bounds = "{ low = 0.03, high = 0.04 }" if param.startswith('"initial') else "{ low = -0.2, high = 0.0 }"
-    path = scenario(tmp_path, CSV_ENTRY + "\n" + check, extra=f"[fit]\nparams = {{ {param} = {bounds} }}\n")
-    with pytest.raises(ConfigError) as err:
-        run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1)
-    text = str(err.value)
-    assert f": {where}: " in text and words in text and "\n" not in text, text
+    for param, words in BAD.items():
+        bounds = "{ low = 0.03, high = 0.04 }" if param.startswith('"initial') else "{ low = -0.2, high = 0.0 }"
+        path = scenario(tmp_path, CSV_ENTRY + "\n" + check, extra=f"[fit]\nparams = {{ {param} = {bounds} }}\n")
+        with pytest.raises(ConfigError) as err:
+            run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1)
+        text = str(err.value)
+        assert f": {words}" in text and "\n" not in text, text
