@@ -77,13 +77,18 @@ def sample_seed(seed: int, point: int) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Distribution:
-    """A random param: ``kind`` (a key of DISTRIBUTIONS) and its parameters."""
+    """A random param: ``kind`` (a key of DISTRIBUTIONS, or "choices": a catalogue, each value
+    equally likely) and its parameters; ``values`` the catalogue, or the grid low + i·step a
+    ``step``-ped uniform takes (integers stay integers)."""
 
     kind: str
     args: dict[str, float]
+    values: tuple[float, ...] = ()
 
     def draw(self, rng: np.random.Generator) -> float:
         a = self.args
+        if self.values:
+            return self.values[int(rng.integers(len(self.values)))]
         if self.kind == "normal":
             return float(rng.normal(a["mean"], a["std"]))
         if self.kind == "uniform":
@@ -95,6 +100,8 @@ class Distribution:
     def at(self, u: float) -> float:
         """The value at quantile ``u`` in [0, 1) (the inverse CDF; the ends are nudged inside)."""
         a = self.args
+        if self.values:  # equal strata, one value each
+            return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
         if self.kind == "uniform":
             return a["low"] + (a["high"] - a["low"]) * u
         if self.kind == "truncated_normal":
@@ -233,10 +240,14 @@ def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> Sweep
                 "must be a table: { values = [...] }, { range = [a, b], steps = n } "
                 'or { distribution = "normal", ... }',
             )
-        ways = [k for k in ("values", "range", "distribution") if k in entry]
+        ways = [k for k in ("values", "range", "distribution", "choices") if k in entry]
         if len(ways) != 1:
-            raise reader.fail(where, "give exactly one of 'values', 'range' (with 'steps') or 'distribution'")
-        if ways[0] == "distribution":
+            raise reader.fail(
+                where, "give exactly one of 'values', 'range' (with 'steps'), 'distribution' or 'choices'"
+            )
+        if ways[0] == "choices":
+            out.distributions.append((name, _choices(reader, entry, where, params[name])))
+        elif ways[0] == "distribution":
             out.distributions.append((name, _distribution(reader, entry, where)))
         else:
             out.grids.append((name, _grid(reader, entry, where, params[name])))
@@ -287,7 +298,7 @@ def _distribution(reader: FieldReader, entry: dict, where: tuple) -> Distributio
             (*where, "distribution"), f"unknown distribution {kind!r}{closest_names(str(kind), sorted(DISTRIBUTIONS))}"
         )
     needed = DISTRIBUTIONS[kind]
-    reader.keys(entry, {"distribution", *needed}, where)
+    reader.keys(entry, {"distribution", *needed, *(("step",) if kind == "uniform" else ())}, where)
     missing = [k for k in needed if k not in entry]
     if missing:
         raise reader.fail(where, f"a {kind} distribution needs '{missing[0]}' ({', '.join(needed)})")
@@ -297,4 +308,35 @@ def _distribution(reader: FieldReader, entry: dict, where: tuple) -> Distributio
             raise reader.fail((*where, k), f"must not be negative, got {args[k]:g}")
     if "low" in args and args["low"] > args["high"]:
         raise reader.fail((*where, "low"), f"low ({args['low']:g}) is above high ({args['high']:g})")
+    if "step" in entry:
+        return Distribution(kind, args, _stepped(reader, entry, where))
     return Distribution(kind, args)
+
+
+def _stepped(reader: FieldReader, entry: dict, where: tuple) -> tuple[float, ...]:
+    """The grid low, low + step, ... up to high of a ``step``-ped uniform (integers when low and
+    step are: a coil count stays a whole number)."""
+    step = reader.number(entry["step"], (*where, "step"), positive=True)
+    low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
+    n = int(math.floor((high - low) / step * (1 + 1e-12))) + 1
+    whole = all(isinstance(entry[k], int) and not isinstance(entry[k], bool) for k in ("low", "step"))
+    return tuple(int(entry["low"]) + i * int(entry["step"]) if whole else low + i * step for i in range(n))
+
+
+def _choices(reader: FieldReader, entry: dict, where: tuple, param: Any) -> Distribution:
+    """``{ choices = [...] }``: a catalogue, each value equally likely (each within the param's
+    range)."""
+    reader.keys(entry, {"choices"}, where)
+    vals = entry["choices"]
+    if not isinstance(vals, list) or not vals:
+        raise reader.fail((*where, "choices"), "must be a non-empty list of numbers (a catalogue)")
+    values = tuple(  # a whole number stays one
+        v
+        if isinstance(v, int) and reader.number(v, (*where, "choices")) == v
+        else reader.number(v, (*where, "choices"))
+        for v in vals
+    )
+    for v in values:
+        if (bounds := outside_range(param, v)) is not None:
+            raise reader.fail(where, f"choice {v:g} is outside the param's range {bounds}")
+    return Distribution("choices", {}, values)

@@ -88,3 +88,64 @@ def test_sensitivity_says_which_knob_matters(tmp_path):
     assert f["Params/k:value"] > 0.95 and abs(f["Params/c:value"]) < 0.6
     assert f["Params/k:value"] > abs(f["Params/mass:value"])
     assert set(sens) == {"Requirements/travel:value", "Metrics/f:value"}
+
+
+CATALOGUE = """[sweep]
+seed = 5
+trials = {trials}
+sampler = "{sampler}"
+[sweep.params]
+k = {{ choices = [120, 180.0, 250.0] }}
+c = {{ distribution = "uniform", low = 2, high = 8, step = 1 }}
+"""
+
+
+@pytest.mark.parametrize("sampler", ["random", "lhs", "sobol"])
+def test_catalogue_and_stepped_params_take_only_their_values(tmp_path, sampler):
+    """``choices`` and a ``step``-ped uniform (CONTRACT 5): every trial's value is one of the
+    catalogue's or on the grid 2, 3 ... 8 (whole numbers stay whole), each about equally often;
+    Latin hypercube strata of 210 trials give each value exactly its share (Sobol: within 2)."""
+    sp = load_scenario(write_scenario(tmp_path, CATALOGUE.format(sampler=sampler, trials=210))).sweep
+    rows = [sp.trial(i)[0] for i in range(sp.total)]
+    ks, cs = [r["k"] for r in rows], [r["c"] for r in rows]
+    assert set(ks) == {120, 180.0, 250.0} and set(cs) == set(range(2, 9))
+    assert all(type(c) is int for c in cs) and all(type(k) is int for k in ks if k == 120)
+    counts = [ks.count(v) for v in (120, 180.0, 250.0)] + [cs.count(v) for v in range(2, 9)]
+    if sampler == "random":
+        assert min(counts[:3]) > 50 and min(counts[3:]) > 15  # 70 and 30 expected
+    elif sampler == "lhs":
+        assert counts == [70] * 3 + [30] * 7  # one trial a stratum: each value its share exactly
+    else:  # Sobol points balance exactly at powers of two only
+        assert all(abs(n - want) <= 2 for n, want in zip(counts, [70] * 3 + [30] * 7)), counts
+
+
+@pytest.mark.parametrize(
+    ("entry", "where", "words"),
+    [
+        ("{ choices = [] }", "sweep.params.k.choices", "must be a non-empty list of numbers"),
+        ("{ choices = [100.0, 9000.0] }", "sweep.params.k", "choice 9000 is outside the param's range"),
+        ('{ distribution = "uniform", low = 1, high = 3, step = 0 }', "sweep.params.k.step", "must be"),
+        ('{ distribution = "normal", mean = 1, std = 1, step = 1 }', "sweep.params.k.step", "unknown field 'step'"),
+        ("{ choices = [1.0], values = [2.0] }", "sweep.params.k", "give exactly one of"),
+    ],
+)
+def test_a_bad_catalogue_or_step_is_one_line_at_its_field(tmp_path, entry, where, words):
+    from mjrig.runtime.errors import ConfigError
+
+    sweep = f"[sweep]\n[sweep.params]\nk = {entry}\n"
+    with pytest.raises(ConfigError) as err:
+        load_scenario(write_scenario(tmp_path, sweep))
+    assert f": {where}: " in str(err.value) and words in str(err.value) and "\n" not in str(err.value), err.value
+
+
+def test_a_catalogue_sweep_runs_and_records_the_values_it_took(tmp_path):
+    """Twelve trials of the catalogue sweep run (2 ms each): RESULTS.parquet's params are the
+    values the trials took, on the catalogue and the grid."""
+    path = write_scenario(tmp_path, CATALOGUE.format(sampler="lhs", trials=12))
+    frame = pl.read_parquet(
+        run_sweep(load_scenario(path), out=tmp_path / "cat.parquet", workers=1, duration=0.002).path
+    )
+    assert frame.height == 12 and set(frame["status"]) <= {"pass"}
+    assert set(frame["Params/k:value"]) <= {120.0, 180.0, 250.0} and set(frame["Params/c:value"]) <= set(range(2, 9))
+    sp = load_scenario(path).sweep
+    assert frame["Params/c:value"].to_list() == [float(sp.trial(i)[0]["c"]) for i in range(12)]
