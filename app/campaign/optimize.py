@@ -41,6 +41,7 @@ from mjrig.runtime.files.atomic_output import fault_errno, output_error
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.best import write_with_values
+from mjrig.scenario.optimize import SearchRange
 from mjrig.scenario.parse import Scenario
 from mjrig.scenario.sweep import trial_seed
 
@@ -169,7 +170,7 @@ def _study(
             tasks = [
                 (
                     t.number,
-                    {n: t.suggest_float(n, r.low, r.high, log=r.log) for n, r in spec.params.items()},
+                    {n: suggest(t, n, r) for n, r in spec.params.items()},
                     trial_seed(seed, t.number),
                 )
                 for t in asked
@@ -356,3 +357,16 @@ def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, 
     tmp = out.with_name(out.name + ".tmp")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, out)
+
+
+def suggest(trial: Any, name: str, r: SearchRange) -> float:
+    """Trial ``trial``'s value of param ``name`` searched over ``r``: a catalogue's value
+    (``suggest_categorical``), a whole number or a value on a step's grid (``suggest_int``,
+    ``suggest_float(step=)``), else any within the bounds (on a log scale when asked)."""
+    if r.choices:
+        return float(trial.suggest_categorical(name, list(r.choices)))
+    if r.step is not None and r.whole:
+        return int(trial.suggest_int(name, int(r.low), int(r.high), step=int(r.step)))
+    if r.step is not None:
+        return float(trial.suggest_float(name, r.low, r.high, step=r.step))
+    return float(trial.suggest_float(name, r.low, r.high, log=r.log))

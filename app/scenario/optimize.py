@@ -26,11 +26,15 @@ _KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"
 
 @dataclass(frozen=True)
 class SearchRange:
-    """A searched param's bounds (its unit), on a log scale when ``log``."""
+    """A searched param's bounds (its unit), on a log scale when ``log``; ``step``: only the grid
+    low + i·step (whole numbers when ``whole``); ``choices``: only these values (a catalogue)."""
 
     low: float
     high: float
     log: bool = False
+    step: float | None = None
+    whole: bool = False
+    choices: tuple[float, ...] = ()
 
 
 @dataclass
@@ -106,36 +110,46 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
         raise reader.fail(
             (*path, "params"), "needs [optimize.params]: param = { low = ..., high = ... } (at least one)"
         )
-    out.params = search_ranges(entries, reader, path, params, what="the search")
+    out.params = search_ranges(entries, reader, path, params, what="the search", discrete=True)
     return out
 
 
 def search_ranges(
-    entries: dict[str, Any], reader: FieldReader, path: tuple, params: Mapping[str, Any], *, what: str
+    entries: dict[str, Any],
+    reader: FieldReader,
+    path: tuple,
+    params: Mapping[str, Any],
+    *,
+    what: str,
+    discrete: bool = False,
 ) -> dict[str, SearchRange]:
     """Each ``NAME = { low, high, log = false }`` of ``entries`` (at ``path``.params) as a
     SearchRange of the scenario's param NAME; ``what`` the bounds bound ("the search"). FILE:LINE
     errors: an unknown param (closest names), a missing bound, low >= high, a log scale with
-    low <= 0, bounds outside the param's own range."""
+    low <= 0, bounds outside the param's own range. ``discrete``: a range may also take ``step``
+    (not with ``log``), or be ``{ choices = [...] }``."""
     out: dict[str, SearchRange] = {}
     for name, entry in entries.items():
         where = (*path, "params", name)
         if name not in params:
             hint = closest_names(name, sorted(params)) if params else " (the scenario has no [params])"
             raise reader.fail(where, f"unknown param '{name}'{hint}")
-        r = search_range(entry, reader, where, what=what)
+        if discrete and isinstance(entry, dict) and "choices" in entry:
+            r = _choices(entry, reader, where)
+        else:
+            r = search_range(entry, reader, where, what=what, discrete=discrete)
         if (bounds := outside_range(params[name], r.low, r.high)) is not None:
             raise reader.fail(where, f"[{r.low:g}, {r.high:g}] goes outside the param's range {bounds}")
         out[name] = r
     return out
 
 
-def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str) -> SearchRange:
+def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str, discrete: bool = False) -> SearchRange:
     """One ``{ low, high, log = false }`` at ``where`` (FILE:LINE errors: not a table, a missing
-    bound, low >= high, a log scale with low <= 0)."""
+    bound, low >= high, a log scale with low <= 0); ``discrete``: ``step`` allowed too."""
     if not isinstance(entry, dict):
         raise reader.fail(where, "must be a table: { low = ..., high = ..., log = false }")
-    reader.keys(entry, {"low", "high", "log"}, where)
+    reader.keys(entry, {"low", "high", "log", *(("step",) if discrete else ())}, where)
     missing = [k for k in ("low", "high") if k not in entry]
     if missing:
         raise reader.fail(where, f"needs '{missing[0]}' (low and high bound {what})")
@@ -147,4 +161,20 @@ def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str) ->
         raise reader.fail((*where, "log"), f"must be true or false, got {log!r}")
     if log and low <= 0:
         raise reader.fail((*where, "low"), f"a log scale needs low > 0, got {low:g}")
+    if "step" in entry:
+        step = reader.number(entry["step"], (*where, "step"), positive=True)
+        if log:
+            raise reader.fail((*where, "step"), "a step goes with a linear scale, not log = true")
+        whole = all(isinstance(entry[k], int) and not isinstance(entry[k], bool) for k in ("low", "high", "step"))
+        return SearchRange(low, high, log, step, whole)
     return SearchRange(low, high, log)
+
+
+def _choices(entry: dict, reader: FieldReader, where: tuple) -> SearchRange:
+    """``{ choices = [...] }``: a catalogue to search (its bounds its least and largest value)."""
+    reader.keys(entry, {"choices"}, where)
+    vals = entry["choices"]
+    if not isinstance(vals, list) or not vals:
+        raise reader.fail((*where, "choices"), "must be a non-empty list of numbers (a catalogue)")
+    values = tuple(reader.number(v, (*where, "choices")) for v in vals)
+    return SearchRange(min(values), max(values), choices=values)
