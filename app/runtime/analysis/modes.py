@@ -127,12 +127,12 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
         np.linalg.norm(left, axis=0) * np.linalg.norm(vectors, axis=0)
     )
     split = [abs(s) * dt < SLOW and c * DEFECTIVE < 1 for s, c in zip(roots, cosine)]
-    still = rigid_speed(lin)
+    rigid = _rigid(lin)
     found = []
     for k, zk in enumerate(z):
         s = roots[k]
         nyquist = lin.discrete and abs(abs(s.imag) * dt - math.pi) < 1e-6 and abs(zk.imag) < 1e-9
-        if abs(s) < still or split[k]:
+        if abs(s) < rigid.speed or split[k]:
             mode = Mode("rigid", 0j, 0.0, 0.0, math.nan, math.inf)
         elif abs(s.imag) * dt > 1e-9 and not nyquist:
             if s.imag < 0:
@@ -170,7 +170,7 @@ def modes(lin: Linear, model: mujoco.MjModel) -> list[Mode]:
                 dofs,
             )
         )
-    found = _one_per_coordinate(found, rigid_count(lin), _null_dofs(lin), model)
+    found = _one_per_coordinate(found, rigid.count, rigid.dofs, model)
     order = {"oscillatory": 0, "rigid": 1, "unstable": 2, "decaying": 3}
     return sorted(
         found, key=lambda m: (order[m.kind], m.undamped_frequency_hz if m.kind == "oscillatory" else -m.time_constant_s)
@@ -213,39 +213,37 @@ def _stiffness(lin: Linear) -> np.ndarray:
     return lin.A[nv:, :][:, cols]
 
 
-def _null(lin: Linear) -> tuple[np.ndarray, np.ndarray, float]:
-    """(singular values, right singular vectors, tolerance) of ``_stiffness``."""
+@dataclass(frozen=True)
+class _Rigid:
+    """The null space of ``_stiffness`` (one SVD): ``count`` rigid-body modes, their directions
+    in joint coordinates ``dofs`` (nv x count), and the ``speed`` |s| (1/s) below which a root
+    belongs to them: the frequency of the tolerance (continuous), or ``RIGID`` / dt (discrete)."""
+
+    count: int
+    dofs: np.ndarray
+    speed: float
+
+
+def _rigid(lin: Linear) -> _Rigid:
     m = _stiffness(lin)
     if not m.size:
-        return np.empty(0), np.empty((0, 0)), 0.0
+        return _Rigid(0, np.empty((lin.nv, 0)), RIGID / lin.dt if lin.discrete else 0.0)
     _, sv, vt = np.linalg.svd(m)
-    return sv, vt, NULL * max(1.0, float(sv[0]) if sv.size else 0.0)
+    tol = NULL * max(1.0, float(sv[0]))
+    rank = int(np.count_nonzero(sv > tol))
+    speed = RIGID / lin.dt if lin.discrete else math.sqrt(tol)
+    return _Rigid(m.shape[1] - rank, vt[rank:, : lin.nv].T, speed)
 
 
 def rigid_count(lin: Linear) -> int:
     """The rigid-body modes of ``lin``: the dimension of the null space of its positions' and
     activations' effect (``_stiffness``), singular values below ``NULL`` times the largest."""
-    sv, _, tol = _null(lin)
-    n = _stiffness(lin).shape[1] if lin.A.size else 0
-    return int(n - np.count_nonzero(sv > tol))
-
-
-def _null_dofs(lin: Linear) -> np.ndarray:
-    """The null space's directions in joint coordinates (nv x rigid_count)."""
-    sv, vt, tol = _null(lin)
-    if not vt.size:
-        return np.empty((lin.nv, 0))
-    rank = int(np.count_nonzero(sv > tol))
-    return vt[rank:, : lin.nv].T
+    return _rigid(lin).count
 
 
 def rigid_speed(lin: Linear) -> float:
-    """|s| (1/s) below which a root belongs to a rigid-body mode: the frequency of the null
-    space's tolerance (continuous), or ``RIGID`` / dt (discrete)."""
-    if lin.discrete:
-        return RIGID / lin.dt
-    _, _, tol = _null(lin)
-    return math.sqrt(tol)
+    """|s| (1/s) below which a root belongs to a rigid-body mode (``_Rigid.speed``)."""
+    return _rigid(lin).speed
 
 
 def shape_text(shape: Any) -> str:
