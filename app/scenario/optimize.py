@@ -16,7 +16,7 @@ from typing import Any
 
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
-from mjrig.scenario.sweep import outside_range
+from mjrig.scenario.sweep import catalogue, outside_range
 
 __all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges", "search_range"]
 
@@ -172,9 +172,5 @@ def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str, di
 
 def _choices(entry: dict, reader: FieldReader, where: tuple) -> SearchRange:
     """``{ choices = [...] }``: a catalogue to search (its bounds its least and largest value)."""
-    reader.keys(entry, {"choices"}, where)
-    vals = entry["choices"]
-    if not isinstance(vals, list) or not vals:
-        raise reader.fail((*where, "choices"), "must be a non-empty list of numbers (a catalogue)")
-    values = tuple(reader.number(v, (*where, "choices")) for v in vals)
+    values = tuple(float(v) for v in catalogue(reader, entry, where))
     return SearchRange(min(values), max(values), choices=values)

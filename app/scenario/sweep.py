@@ -48,6 +48,7 @@ __all__ = [
     "trial_seed",
     "sample_seed",
     "outside_range",
+    "catalogue",
 ]
 
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
@@ -326,17 +327,23 @@ def _stepped(reader: FieldReader, entry: dict, where: tuple) -> tuple[float, ...
 def _choices(reader: FieldReader, entry: dict, where: tuple, param: Any) -> Distribution:
     """``{ choices = [...] }``: a catalogue, each value equally likely (each within the param's
     range)."""
+    values = catalogue(reader, entry, where)
+    for v in values:
+        if (bounds := outside_range(param, v)) is not None:
+            raise reader.fail(where, f"choice {v:g} is outside the param's range {bounds}")
+    return Distribution("choices", {}, values)
+
+
+def catalogue(reader: FieldReader, entry: dict, where: tuple) -> tuple[float, ...]:
+    """The values of a ``{ choices = [...] }`` table at ``where`` (a whole number stays one);
+    FILE:LINE errors: another field, not a non-empty list of numbers."""
     reader.keys(entry, {"choices"}, where)
     vals = entry["choices"]
     if not isinstance(vals, list) or not vals:
         raise reader.fail((*where, "choices"), "must be a non-empty list of numbers (a catalogue)")
-    values = tuple(  # a whole number stays one
+    return tuple(
         v
         if isinstance(v, int) and reader.number(v, (*where, "choices")) == v
         else reader.number(v, (*where, "choices"))
         for v in vals
     )
-    for v in values:
-        if (bounds := outside_range(param, v)) is not None:
-            raise reader.fail(where, f"choice {v:g} is outside the param's range {bounds}")
-    return Distribution("choices", {}, values)
