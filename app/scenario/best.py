@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mjrig.runtime.files.atomic_output import atomic_output
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.scenario.fit import INITIAL, OFFSET
 from mjrig.scenario.parse import Scenario
@@ -40,7 +41,8 @@ def write_with_values(sc: Scenario, values: Mapping[str, float], path: Path) -> 
     for entry, measured in zip(doc.get("measured", []), sc.measured):
         entry["file"] = moved(entry["file"], measured.file)
     put_values(doc, sc, values)
-    target.write_text(dumps(doc), encoding="utf-8")
+    with atomic_output(target, what="scenario") as part:
+        part.write_text(dumps(doc), encoding="utf-8")
     return target
 
 

@@ -22,6 +22,7 @@ import mujoco
 from mjrig import commands as C
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.files.atomic_output import atomic_output
 from mjrig.runtime.files.out_lock import Hold, held, hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable, fresh_path
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalManager
@@ -289,7 +290,8 @@ class Outputs(Feature):
         check_writable(path, "scenario path")
         text = dumps(doc)
         scenario_from_doc(doc, base=path.parent, source=path)  # what we write must load back
-        path.write_text(text, encoding="utf-8")
+        with atomic_output(path, what="scenario") as part:  # whole or not at all: a replaced file is never half-written
+            part.write_text(text, encoding="utf-8")
         rig.saved(path)
         s.log("info", f"scenario saved: {path}")
         return path
@@ -313,7 +315,8 @@ class Outputs(Feature):
         folder = Path.cwd() / "runs" if rig.bundled() else model_path.parent
         out = Path(cmd.path) if cmd.path else fresh_path(folder / (model_path.stem + "_keyframe.xml"))
         check_writable(out, "keyframe path")
-        out.write_text(spec.to_xml(), encoding="utf-8")
+        with atomic_output(out, what="keyframe") as part:
+            part.write_text(spec.to_xml(), encoding="utf-8")
         s.log("info", f"state saved as keyframe '{key.name}' in {out}")
 
     # --- pictures ------------------------------------------------------------------------------------
