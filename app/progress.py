@@ -333,7 +333,12 @@ class StudyBar(SweepBar):
 
     def update(self, row: dict, best: dict | None = None) -> None:  # type: ignore[override]
         if self._bar is not None:
-            shown = "no feasible trial yet" if best is None else f"best {best['objective']:.6g} (trial {best['trial']})"
+            if best is None:
+                shown = "no feasible trial yet"
+            elif "front" in best:  # several objectives
+                shown = f"front {len(best['front'])} trials"
+            else:
+                shown = f"best {best['objective']:.6g} (trial {best['trial']})"
             self._bar.set_postfix_str(shown, refresh=False)
             self._bar.update(1)
 

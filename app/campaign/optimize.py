@@ -15,6 +15,12 @@ feasible trial; CMA-ES and random sampling ignore constraints); a trial without 
 (diverged, an error, a NaN metric) is told failed. STUDY.parquet: a sweep's columns plus
 ``objective`` (null when infeasible) and ``feasible``; ``STUDY-best.toml`` is the scenario with
 the best feasible trial's param values (the next free name when one exists).
+
+With two or more objectives (``OptimizeSpec.multi``) the study is Optuna's multi-objective one
+(TPE's or random sampling; requirements stay TPE's constraints): each trial is told its objectives'
+values, STUDY.parquet has ``Objectives/<metric>:value`` per objective (null when infeasible)
+instead of ``objective``, and ``pareto`` (``campaign.pareto``: feasible and not dominated by
+another feasible trial); no best set-up is written, the outcome names the front's trials.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import errno
 import hashlib
 import json
 import logging
+import math
 import os
 import warnings
 from collections.abc import Callable, Iterator
@@ -31,9 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.campaign.pareto import pareto_flags
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
@@ -41,7 +50,7 @@ from mjrig.runtime.files.atomic_output import fault_errno, output_error
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.scenario.best import write_with_values
-from mjrig.scenario.optimize import SearchRange
+from mjrig.scenario.optimize import OptimizeSpec, SearchRange
 from mjrig.scenario.parse import Scenario
 from mjrig.scenario.sweep import trial_seed
 
@@ -53,8 +62,9 @@ STUDY = "mjrig"
 
 @dataclass
 class StudyOutcome:
-    """What a study did: its results file, the best feasible row (None: no feasible trial) and
-    the file of its set-up, trials in all and how many ran now."""
+    """What a study did: its results file, the best feasible row (None: no feasible trial, or
+    several objectives) and the file of its set-up, trials in all and how many ran now; for
+    several objectives the trials on the Pareto front (``pareto``, by number)."""
 
     path: Path
     best: dict[str, Any] | None
@@ -63,6 +73,8 @@ class StudyOutcome:
     ran: int
     objective: str
     unit: str
+    multi: bool = False
+    pareto: tuple[int, ...] = ()
 
 
 def study_paths(out: Path) -> tuple[Path, Path]:
@@ -116,23 +128,23 @@ def run_optimize(
     runner = TrialRunner(job)  # every name checked here (one line, exit 2), before the study opens
     rm = runner.rig.runtime
     rm.resolve(runner.rig.model, runner.rig.data)
-    unit = rm.metric_entries()[spec.metric]["unit"]
+    units = {o.metric: rm.metric_entries()[o.metric]["unit"] for o in spec.objectives}
     out_hold = hold(out, what="--out")  # one study at a time on this --out
     try:
         with _database_faults(study_paths(out)[0]):
-            return _study(sc, spec, out, job, runner, meta, unit, total, seed, workers, ray, progress, on_start)
+            return _study(sc, spec, out, job, runner, meta, units, total, seed, workers, ray, progress, on_start)
     finally:
         out_hold.release()
 
 
 def _study(
     sc: Scenario,
-    spec: Any,
+    spec: OptimizeSpec,
     out: Path,
     job: SweepJob,
     runner: TrialRunner,
     meta: dict[str, str],
-    unit: str,
+    units: dict[str, str],
     total: int,
     seed: int,
     workers: int | None,
@@ -158,7 +170,7 @@ def _study(
     finished = _finished(study)
     if on_start is not None:
         on_start(total, len(finished))
-    best = _best(finished, spec.maximize)
+    best = _best(finished, spec)
     workers = workers or default_workers()
     pool = open_pool(job, workers) if ray is None and workers > 1 and total > len(finished) else None
     ran = 0
@@ -176,24 +188,22 @@ def _study(
                 for t in asked
             ]
             for t, row in zip(asked, _run(job, tasks, runner, pool, ray, again=ran > 0)):
-                objective = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
-                feasible = row["status"] == "pass" and objective is not None
-                row["objective"], row["feasible"] = (objective if feasible else None), feasible
+                values = _score(spec, row)
                 t.set_user_attr("mjrig.row", row)
-                if objective is None:
+                if values is None:
                     study.tell(t, state=optuna.trial.TrialState.FAIL)
                 else:
-                    constraint = [-1.0 if feasible else 1.0]
+                    constraint = [-1.0 if row["feasible"] else 1.0]
                     if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
                         pass
                     elif hasattr(t, "set_constraint"):  # Optuna 5
                         t.set_constraint("requirements", constraint[0])
                     else:
                         t.set_user_attr("mjrig.constraint", constraint)
-                    study.tell(t, objective)
+                    study.tell(t, values if spec.multi else values[0])
                 finished.append(row)
                 ran += 1
-                best = _best(finished, spec.maximize)
+                best = _best(finished, spec)
                 if progress is not None:
                     progress(row, best)
     except BaseException:
@@ -207,9 +217,31 @@ def _study(
             from mjrig.campaign.ray_cluster import disconnect
 
             disconnect(ray)
+    unit = units[spec.metric]
+    schema = row_schema(sc, value_units(runner.rig))
+    if spec.multi:
+        front = set(_front(finished, spec))
+        for row in finished:
+            row["pareto"] = row["trial"] in front
+        for o in spec.objectives:
+            u = units[o.metric]
+            schema = schema.append(pa.field(o.column, pa.float64(), metadata={"unit": u} if u else None))
+        schema = schema.append(pa.field("feasible", pa.bool_())).append(pa.field("pareto", pa.bool_()))
+        stated = json.dumps(
+            {
+                "objectives": [
+                    {"column": o.column, "metric": o.metric, "unit": units[o.metric], "maximize": o.maximize}
+                    for o in spec.objectives
+                ]
+            }
+        )
+        _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
+        return StudyOutcome(
+            out, None, None, len(finished), ran, spec.objective, unit, multi=True, pareto=tuple(sorted(front))
+        )
     stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
     objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)
-    schema = row_schema(sc, value_units(runner.rig)).append(objective).append(pa.field("feasible", pa.bool_()))
+    schema = schema.append(objective).append(pa.field("feasible", pa.bool_()))
     _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
     best_path = (
         write_with_values(sc, {n: best[f"Params/{n}:value"] for n in sc.params}, best_toml)
@@ -217,6 +249,44 @@ def _study(
         else None
     )
     return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+
+
+def _score(spec: OptimizeSpec, row: dict[str, Any]) -> list[float] | None:
+    """Trial ``row``'s objective values for Optuna (None: one is missing or not finite: the
+    trial is told failed), its objective columns and ``feasible`` (every requirement passed and
+    every objective a number) set in ``row``."""
+    if spec.multi:
+        got = [_finite(row.get(f"Metrics/{o.metric}:value")) for o in spec.objectives]
+        values = None if any(v is None for v in got) else [float(v) for v in got if v is not None]
+    else:
+        one = spec.objective_of(row.get(f"Metrics/{spec.metric}:value"))
+        values = None if one is None else [one]
+    feasible = row["status"] == "pass" and values is not None
+    if spec.multi:
+        for o, v in zip(spec.objectives, values or [None] * len(spec.objectives)):
+            row[o.column] = v if feasible else None
+    else:
+        row["objective"] = values[0] if feasible and values else None
+    row["feasible"] = feasible
+    return values
+
+
+def _finite(value: Any) -> float | None:
+    """A metric's value as an objective: None when missing or not finite."""
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def _front(rows: list[dict[str, Any]], spec: OptimizeSpec) -> list[int]:
+    """The numbers of the trials of ``rows`` on the Pareto front of ``spec``'s objectives."""
+    if not rows:
+        return []
+    values = np.array(
+        [[np.nan if r.get(o.column) is None else r[o.column] for o in spec.objectives] for r in rows], dtype=float
+    )
+    flags = pareto_flags(
+        values, maximize=[o.maximize for o in spec.objectives], feasible=np.array([bool(r["feasible"]) for r in rows])
+    )
+    return [int(r["trial"]) for r, on in zip(rows, flags) if on]
 
 
 _SQLITE_FAULTS = {
@@ -263,7 +333,7 @@ def _database_faults(db: Path) -> Iterator[None]:
         raise error from None
 
 
-def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -> Any:
+def _open_study(optuna: Any, db: Path, spec: OptimizeSpec, seed: int, fingerprint: str) -> Any:
     """The study in ``db`` (created for a new one); ConfigError when it holds another study."""
     old = {} if hasattr(optuna.trial.Trial, "set_constraint") else {"constraints_func": _constraints}  # Optuna 4
     samplers = {
@@ -276,7 +346,7 @@ def _open_study(optuna: Any, db: Path, spec: Any, seed: int, fingerprint: str) -
             study_name=STUDY,
             storage=f"sqlite:///{db}",
             load_if_exists=True,
-            direction="maximize" if spec.maximize else "minimize",
+            directions=["maximize" if o.maximize else "minimize" for o in spec.objectives],
             sampler=samplers[spec.sampler](),
         )
     except Exception as exc:  # not a database, or a study of another direction
@@ -315,11 +385,15 @@ def _finished(study: Any) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: r["trial"])
 
 
-def _best(rows: list[dict[str, Any]], maximize: bool) -> dict[str, Any] | None:
+def _best(rows: list[dict[str, Any]], spec: OptimizeSpec) -> dict[str, Any] | None:
+    """The best feasible row (the first of equals); with several objectives ``{"front": [trial
+    numbers]}`` (None: no feasible trial)."""
     good = [r for r in rows if r["feasible"]]
     if not good:
         return None
-    if maximize:  # the best objective; of equals, the first trial
+    if spec.multi:
+        return {"front": _front(good, spec)}
+    if spec.maximize:  # the best objective; of equals, the first trial
         return max(good, key=lambda r: (r["objective"], -r["trial"]))
     return min(good, key=lambda r: (r["objective"], r["trial"]))
 

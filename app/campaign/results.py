@@ -140,13 +140,56 @@ class SweepResults:
 
     @property
     def values(self) -> list[str]:
-        """What a trial gives: the requirements' and metrics' value columns, and a study's ``objective``."""
-        return self.requirement_values + self.metric_values + (["objective"] if self.is_study else [])
+        """What a trial gives: the requirements' and metrics' value columns, and a study's
+        ``objective`` (several objectives: their ``Objectives/<m>:value`` columns)."""
+        own = ["objective"] if "objective" in self.table.columns else self.objectives
+        return self.requirement_values + self.metric_values + (own if self.is_study else [])
 
     @property
     def is_study(self) -> bool:
-        """A study's results (``mjrig optimize``), with ``objective`` and ``feasible`` columns."""
-        return STUDY_KEY in self.metadata and "objective" in self.table.columns
+        """A study's results (``mjrig optimize``): ``objective`` (or several objectives' columns
+        and ``pareto``) and ``feasible``."""
+        return STUDY_KEY in self.metadata and ("objective" in self.table.columns or self.is_pareto)
+
+    @property
+    def is_pareto(self) -> bool:
+        """A study of several objectives: ``Objectives/<m>:value`` columns and the ``pareto`` flag."""
+        return STUDY_KEY in self.metadata and "pareto" in self.table.columns and bool(self.objectives)
+
+    @property
+    def objectives(self) -> list[str]:
+        """A study's ``Objectives/<m>:value`` columns (several objectives), in file order."""
+        return [c for c in self.table.columns if c.startswith("Objectives/") and c.endswith(":value")]
+
+    def maximized(self) -> list[bool]:
+        """For each of ``objectives``, whether the study maximised it (the study's metadata)."""
+        import json
+
+        try:
+            stated = json.loads(self.metadata.get("mjrig.objective", "{}")).get("objectives", [])
+            ways = {o["column"]: bool(o["maximize"]) for o in stated}
+        except (ValueError, TypeError, KeyError, AttributeError):
+            ways = {}
+        return [ways.get(c, False) for c in self.objectives]
+
+    def front(self) -> list[int]:
+        """A study of several objectives: the trials on the Pareto front, by their first objective
+        (the order a front is joined in); empty for any other file."""
+        if not self.is_pareto:
+            return []
+        on = self.table.filter(pl.col("pareto").fill_null(False))
+        return [int(t) for t in on.sort([self.objectives[0], "trial"])["trial"]]
+
+    def objective_points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A study of several objectives' feasible trials in objective space: (trials, their
+        objectives' values: trials × objectives, on the front: bool per trial), by trial."""
+        df = self.table.filter(pl.col("feasible").fill_null(False)).sort("trial")
+        values = df.select(self.objectives).cast(pl.Float64).fill_null(np.nan).to_numpy()
+        return (
+            df["trial"].to_numpy().astype(np.int64),
+            values.reshape(df.height, len(self.objectives)),
+            df["pareto"].fill_null(False).to_numpy().astype(bool),
+        )
 
     def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A study's objective by trial: (feasible trials, their objective, the best so far

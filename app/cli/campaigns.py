@@ -93,7 +93,8 @@ def sweep(args: argparse.Namespace) -> int:
 
 
 def optimize(args: argparse.Namespace) -> int:
-    """``mjrig optimize``: run or continue the study with a progress bar; the ``best:`` line last."""
+    """``mjrig optimize``: run or continue the study with a progress bar; the ``best:`` line last
+    (several objectives: the ``pareto:`` line, the front's trial numbers)."""
     from mjrig.campaign.optimize import run_optimize, study_paths
     from mjrig.progress import StudyBar
     from mjrig.scenario.targets import load_target
@@ -126,6 +127,12 @@ def optimize(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         return count.stopped(exc, f"in {study_paths(args.out.resolve())[0]}")
     print(f"wrote {outcome.total} trials to {outcome.path} (ran {outcome.ran} now)", file=sys.stderr)
+    if outcome.multi:
+        if not outcome.pareto:
+            print("no feasible trial")
+            return CHECK_FAILED
+        print(f"pareto: {len(outcome.pareto)} trials: {', '.join(str(n) for n in outcome.pareto)}")
+        return 0
     best = outcome.best
     if best is None:
         print("no feasible trial")

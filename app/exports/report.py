@@ -318,7 +318,12 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         "rows": table.select(columns).rows(),
         "hidden": max(0, t.height - MAX_TABLE_ROWS),
     }
-    if study:
+    ctx["front"] = None
+    if res.is_pareto:
+        ctx["feasible"] = int(t["feasible"].fill_null(False).sum())
+        ctx["front"] = _front(res, label)
+        tick()
+    elif study:
         trials, obj, best = res.history()
         ctx["feasible"] = int(t["feasible"].fill_null(False).sum())
         objective = tomllib.loads(section).get("optimize", {}) if section else {}
@@ -337,6 +342,36 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         }
         ctx["best"] = None if bt is None else {"trial": bt, "objective": row["objective"], "params": params}
     return ctx
+
+
+def _front(res: Any, label: dict[str, str]) -> dict[str, Any]:
+    """A study of several objectives' front for the page: its figure (``pareto_plot``), the
+    objectives (label, direction) and the front's trials with their objectives and params."""
+    from mjrig.exports.pareto_plot import front_figure
+
+    trials, values, on = res.objective_points()
+    ways = res.maximized()
+    names = [label[c].removeprefix("Objectives/") for c in res.objectives]
+    objectives = [{"label": n, "way": "maximize" if m else "minimize"} for n, m in zip(names, ways)]
+    rows = [res.row(n) for n in res.front()]
+    figure = None
+    if trials.size:
+        figure = plotting.data_uri(front_figure(trials, values, on, labels=names, maximize=ways))
+    two = len(names) == 2
+    return {
+        "objectives": objectives,
+        "figure": figure,
+        "caption": (
+            "each feasible trial's objectives; the front's trials joined, numbered"
+            if two
+            else "each feasible trial a line across the objectives, each axis from its best (bottom) to its worst"
+        ),
+        "params": [label[c].removeprefix("Params/") for c in res.params],
+        "rows": [
+            {"trial": r["trial"], "objectives": [r[c] for c in res.objectives], "params": [r[c] for c in res.params]}
+            for r in rows
+        ],
+    }
 
 
 def _requirements_of_trials(t: Any, scenario: dict[str, Any]) -> dict[str, Any]:

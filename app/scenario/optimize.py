@@ -1,7 +1,9 @@
 """The ``[optimize]`` section of a scenario: what ``mjrig optimize`` searches and for what.
 
 ``minimize`` or ``maximize`` names a metric (``"Metrics/<name>"`` of ``[[metrics]]``); with
-``minimize``, ``target`` makes the objective abs(metric − target). ``trials`` evaluations in all,
+``minimize``, ``target`` makes the objective abs(metric − target). Either may be a list: two or
+more objectives in all (``minimize`` and ``maximize`` lists together) make a multi-objective
+(Pareto) study, whose objectives are the metrics themselves (no ``target``). ``trials`` evaluations in all,
 ``seed`` the study's seed (each trial's seed is ``trial_seed(seed, number)``, as a sweep's),
 ``sampler`` Optuna's ``tpe`` (default), ``cmaes`` or ``random``. ``[optimize.params]`` bounds each
 searched param of ``[params]``: ``{ low, high, log = false }``.
@@ -18,7 +20,15 @@ from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
 from mjrig.scenario.sweep import catalogue, outside_range
 
-__all__ = ["OptimizeSpec", "SearchRange", "OPTIMIZE_SAMPLERS", "parse_optimize", "search_ranges", "search_range"]
+__all__ = [
+    "Objective",
+    "OptimizeSpec",
+    "SearchRange",
+    "OPTIMIZE_SAMPLERS",
+    "parse_optimize",
+    "search_ranges",
+    "search_range",
+]
 
 OPTIMIZE_SAMPLERS = ("tpe", "cmaes", "random")
 _KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"}
@@ -37,10 +47,25 @@ class SearchRange:
     choices: tuple[float, ...] = ()
 
 
+@dataclass(frozen=True)
+class Objective:
+    """One objective of a study: metric ``metric`` (its name in ``[[metrics]]``), maximised or minimised."""
+
+    metric: str
+    maximize: bool = False
+
+    @property
+    def column(self) -> str:
+        """Its column in a multi-objective study's results: ``Objectives/<metric>:value``."""
+        return f"Objectives/{self.metric}:value"
+
+
 @dataclass
 class OptimizeSpec:
     """A parsed ``[optimize]``: the objective ``metric`` (its name), ``maximize`` or not, the
-    optional ``target``, ``trials``, ``seed``, ``sampler`` and the searched ``params``."""
+    optional ``target``, ``trials``, ``seed``, ``sampler`` and the searched ``params``.
+    ``objectives``: every objective in the order given (minimize's, then maximize's); with two or
+    more the study is multi-objective and ``metric``/``maximize`` are the first one's."""
 
     metric: str
     maximize: bool = False
@@ -49,6 +74,12 @@ class OptimizeSpec:
     seed: int = 0
     sampler: str = "tpe"
     params: dict[str, SearchRange] = field(default_factory=dict)
+    objectives: tuple[Objective, ...] = ()
+
+    @property
+    def multi(self) -> bool:
+        """Two or more objectives: a Pareto study."""
+        return len(self.objectives) > 1
 
     @property
     def objective(self) -> str:
@@ -76,17 +107,11 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
     ``params`` are the scenario's params by name, ``metrics`` its metrics."""
     path = ("optimize",)
     table = reader.keys(spec, _KEYS, path)
-    ways = [k for k in ("minimize", "maximize") if k in table]
-    if len(ways) != 1:
-        raise reader.fail(path, "give exactly one of 'minimize' or 'maximize' (a metric: \"Metrics/<name>\")")
-    way = ways[0]
-    text = table[way]
-    names = [f"Metrics/{m.name}" for m in metrics]
-    if not isinstance(text, str) or text not in names:
-        hint = closest_names(str(text), names) if names else " (the scenario has no [[metrics]])"
-        raise reader.fail((*path, way), f"unknown metric {text!r}{hint}")
-    out = OptimizeSpec(metric=text[len("Metrics/") :], maximize=way == "maximize")
+    objectives = _objectives(table, reader, path, metrics)
+    out = OptimizeSpec(metric=objectives[0].metric, maximize=objectives[0].maximize, objectives=objectives)
     if "target" in table:
+        if out.multi:
+            raise reader.fail((*path, "target"), "'target' goes with one objective; several are the metrics themselves")
         if out.maximize:
             raise reader.fail(
                 (*path, "target"), "'target' goes with 'minimize' (the objective is abs(metric - target))"
@@ -105,6 +130,10 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
                 (*path, "sampler"), f"unknown sampler {s!r}{closest_names(str(s), list(OPTIMIZE_SAMPLERS))}"
             )
         out.sampler = s
+    if out.multi and out.sampler == "cmaes":
+        raise reader.fail(
+            (*path, "sampler"), "'cmaes' searches one objective: give 'tpe' or 'random' for several objectives"
+        )
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
         raise reader.fail(
@@ -112,6 +141,29 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
         )
     out.params = search_ranges(entries, reader, path, params, what="the search", discrete=True)
     return out
+
+
+def _objectives(table: dict, reader: FieldReader, path: tuple, metrics: list[Any]) -> tuple[Objective, ...]:
+    """The objectives of ``minimize`` and ``maximize`` (each a metric or a list of them): at
+    least one in all, each metric once; FILE:LINE errors name the unknown one (closest names)."""
+    if not any(k in table for k in ("minimize", "maximize")):
+        raise reader.fail(path, "give 'minimize' or 'maximize' (a metric: \"Metrics/<name>\", or a list of them)")
+    names = [f"Metrics/{m.name}" for m in metrics]
+    out: list[Objective] = []
+    for way in ("minimize", "maximize"):
+        given = table.get(way, [])
+        for i, text in enumerate(given if isinstance(given, list) else [given]):
+            where = (*path, way) if not isinstance(given, list) else (*path, way, i)
+            if not isinstance(text, str) or text not in names:
+                hint = closest_names(str(text), names) if names else " (the scenario has no [[metrics]])"
+                raise reader.fail(where, f"unknown metric {text!r}{hint}")
+            metric = text[len("Metrics/") :]
+            if any(o.metric == metric for o in out):
+                raise reader.fail(where, f"{text} is already an objective: each metric once")
+            out.append(Objective(metric, maximize=way == "maximize"))
+    if not out:
+        raise reader.fail(path, "the objective lists are empty: name at least one metric")
+    return tuple(out)
 
 
 def search_ranges(

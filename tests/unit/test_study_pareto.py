@@ -1,0 +1,131 @@
+"""Studies of several objectives (CONTRACT 7): the spring_mass block pulled 0.1 m and let go, a
+stiffer spring (k) pulls harder at the start (peak tension 0.1·k) but reaches the far end of its
+swing sooner (at π/ω_d, ω_d = sqrt(k/m − (c/2m)²)); damping c only slows it. Minimising both is
+a trade-off in k, with every damped-more trial dominated. A requirement caps the tension at 90 N
+(k above 900 N/m fails it). 0.4 s runs, 20 trials a study (about 3 s)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from mjrig.campaign.optimize import run_optimize, study_paths
+from mjrig.campaign.pareto import pareto_flags
+from mjrig.runtime.errors import ConfigError
+from mjrig.scenario.parse import load_scenario
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+PEAK, HALF = "Objectives/peak:value", "Objectives/half_period:value"
+
+
+def study(folder: Path, *, objectives: str, sampler: str = "tpe", trials: int = 20, extra: str = "") -> Path:
+    src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
+    path = folder / "rig.toml"
+    path.write_text(
+        src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"').replace(
+            "duration = 5.0", "duration = 0.4"
+        )
+        + '\n[[metrics]]\nname = "peak"\nsignal = "Loads/main_spring:tension"\nkind = "max"\n'
+        + '\n[[metrics]]\nname = "half_period"\nsignal = "Joints/slide_x:qpos"\nkind = "time_of_min"\n'
+        + '\n[[requirements]]\nname = "not_too_hard"\nsignal = "Loads/main_spring:tension"\nmax = 90.0\n'
+        + f'\n[optimize]\n{objectives}\ntrials = {trials}\nseed = 5\nsampler = "{sampler}"\n{extra}'
+        + "[optimize.params]\nk = { low = 100.0, high = 1000.0 }\nc = { low = 0.5, high = 15.0 }\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def non_dominated(rows: list[dict]) -> set[int]:
+    """The feasible trials no feasible trial beats on both (smaller) objectives: by definition."""
+    good = [r for r in rows if r["feasible"]]
+    return {
+        r["trial"]
+        for r in good
+        if not any(o[PEAK] <= r[PEAK] and o[HALF] <= r[HALF] and (o[PEAK] < r[PEAK] or o[HALF] < r[HALF]) for o in good)
+    }
+
+
+@pytest.mark.parametrize("sampler", ["tpe", "random"])
+def test_the_pareto_flags_are_the_non_dominated_trials_and_span_the_trade_off(tmp_path, sampler):
+    path = study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', sampler=sampler)
+    outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
+    frame = pl.read_parquet(outcome.path)
+    rows = frame.to_dicts()
+    assert frame.height == 20 and "objective" not in frame.columns
+    for r in rows:  # the objectives are the closed forms (m = 1 kg)
+        k, c = r["Params/k:value"], r["Params/c:value"]
+        assert r["feasible"] == (k * 0.1 <= 90.0 + 1e-9)
+        if not r["feasible"]:
+            assert r[PEAK] is None and r[HALF] is None and not r["pareto"]
+            continue
+        assert r[PEAK] == pytest.approx(0.1 * k, rel=1e-3)
+        assert r[HALF] == pytest.approx(math.pi / math.sqrt(k - c * c / 4), abs=1.5e-3)
+    front = {r["trial"] for r in rows if r["pareto"]}
+    assert front == non_dominated(rows) == set(outcome.pareto)
+    feasible = [r for r in rows if r["feasible"]]
+    assert 2 <= len(front) < len(feasible), "some trials are dominated (damped more), some are not"
+    along = sorted((r[PEAK], r[HALF]) for r in rows if r["pareto"])
+    assert all(b[1] < a[1] for a, b in zip(along, along[1:])), "along the front one objective buys the other"
+    spread = max(r[PEAK] for r in feasible) - min(r[PEAK] for r in feasible)
+    assert along[-1][0] - along[0][0] > 0.5 * spread, f"the front spans the trade-off: {along}"
+    schema = pq.read_schema(outcome.path)
+    assert schema.field(PEAK).metadata[b"unit"] == b"N" and schema.field(HALF).metadata[b"unit"] == b"s"
+    assert not study_paths(outcome.path)[1].exists(), "no best set-up for several objectives"
+
+
+def test_a_maximised_objective_and_a_resumed_study(tmp_path):
+    """maximize and minimize lists together; a study given more trials runs only the new ones and
+    flags the front over all of them."""
+    objectives = 'minimize = ["Metrics/peak"]\nmaximize = ["Metrics/half_period"]'
+    path = study(tmp_path, objectives=objectives, sampler="random", trials=8)
+    out = tmp_path / "study.parquet"
+    first = run_optimize(load_scenario(path), out=out, workers=1)
+    again = run_optimize(load_scenario(path), out=out, workers=1, trials=14)
+    assert (first.total, first.ran, again.total, again.ran) == (8, 8, 14, 6)
+    frame = pl.read_parquet(out)
+    values = frame.select(PEAK, HALF).fill_null(np.nan).to_numpy()
+    flags = pareto_flags(values, maximize=[False, True], feasible=frame["feasible"].to_numpy())
+    assert frame["pareto"].to_list() == flags.tolist() and set(again.pareto) == set(frame["trial"].filter(flags))
+    # slow and soft wins both: the front is the one softest feasible trial, unless equals
+    best = frame.filter(pl.col("feasible")).sort(PEAK)[0]
+    assert best["pareto"][0] and frame["pareto"].sum() >= 1
+
+
+def test_pareto_flags_by_hand():
+    """Equal trials are on the front together; a NaN objective or an infeasible trial never is."""
+    values = np.array([[1.0, 5.0], [2.0, 2.0], [2.0, 2.0], [3.0, 3.0], [0.5, np.nan], [0.1, 0.1]])
+    flags = pareto_flags(values, maximize=[False, False], feasible=np.array([True] * 5 + [False]))
+    assert flags.tolist() == [True, True, True, False, False, False]
+    assert pareto_flags(values[:4], maximize=[True, True], feasible=np.ones(4, bool)).tolist() == [
+        True,
+        False,
+        False,
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("objectives", "extra", "words"),
+    [
+        ('minimize = ["Metrics/peak", "Metrics/nope"]', "", "optimize.minimize[1]: unknown metric 'Metrics/nope'"),
+        ('minimize = ["Metrics/peak"]\nmaximize = "Metrics/peak"', "", "already an objective"),
+        ('minimize = ["Metrics/peak", "Metrics/half_period"]', "target = 2.0\n", "'target' goes with one objective"),
+        ("minimize = []", "", "the objective lists are empty"),
+    ],
+)
+def test_bad_objectives_are_one_line(tmp_path, objectives, extra, words):
+    with pytest.raises(ConfigError) as err:
+        load_scenario(study(tmp_path, objectives=objectives, extra=extra))
+    assert words in str(err.value) and "\n" not in str(err.value), err.value
+
+
+def test_cmaes_with_several_objectives_is_refused(tmp_path):
+    """Optuna's CMA-ES searches one objective only: one line says which samplers take several."""
+    path = study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', sampler="cmaes")
+    with pytest.raises(ConfigError, match="'cmaes' searches one objective"):
+        load_scenario(path)
