@@ -380,9 +380,11 @@ class ExportRecording(PathCommand):
 @dataclass(frozen=True)
 class WriteReport(PathCommand):
     """Write the HTML report of ``source`` (a recording, RESULTS or STUDY .parquet; None: as
-    ExportRecording picks) to ``path`` (None: a free SOURCE.html beside it), off the simulation thread."""
+    ExportRecording picks) to ``path`` (None: a free SOURCE.html beside it), off the simulation thread;
+    with ``compared``: ``mjrig compare SOURCE COMPARED --report``'s (None: a free A-vs-B.html beside A)."""
 
     source: str | None = None
+    compared: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from mjrig.cli.arguments import tolerance
-from mjrig.runtime.errors import CHECK_FAILED, one_line
-from mjrig.runtime.files.paths import cli_path
+from mjrig.runtime.errors import CHECK_FAILED, ConfigError, one_line
+from mjrig.runtime.files.out_lock import check_outputs_apart
+from mjrig.runtime.files.paths import check_writable, cli_path
 
 __all__ = ["COMMANDS", "add_parsers", "recover", "compare"]
 
@@ -33,14 +34,27 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     )
     cmp.add_argument("--rtol", type=tolerance, default=1e-6, help="relative tolerance (default 1e-6)")
     cmp.add_argument("--atol", type=tolerance, default=1e-9, help="absolute tolerance (default 1e-9)")
+    cmp.add_argument(
+        "--report",
+        type=cli_path,
+        metavar="OUT.html",
+        help="also write an HTML report: each signal of both with A's band, their difference, the first time "
+        "outside (written when signals differ too; replaced when it exists)",
+    )
     return {"recover": recover, "compare": compare}
 
 
 def compare(args: argparse.Namespace) -> int:
-    """``mjrig compare A B [--signals] [--rtol] [--atol]``: one line per signal on stdout, the
-    count within tolerance on stderr; 4 when one is beyond it."""
+    """``mjrig compare A B [--signals] [--rtol] [--atol] [--report OUT.html]``: one line per signal
+    on stdout, the count within tolerance on stderr, and the line naming the report written;
+    4 when one is beyond it (the report is written then too)."""
     from mjrig.recordings.compare import compare_recordings
 
+    if args.report is not None:  # bad input before any work
+        check_outputs_apart({"--report": args.report}, {"recording A": args.a, "recording B": args.b})
+        if args.report.suffix.lower() not in (".html", ".htm"):
+            raise ConfigError(f"--report {args.report}: a report is HTML: name it .html")
+        check_writable(args.report, "--report")
     result = compare_recordings(args.a, args.b, signals=args.signals, rtol=args.rtol, atol=args.atol)
     for diff in result.signals:
         print(diff.line())
@@ -52,6 +66,22 @@ def compare(args: argparse.Namespace) -> int:
         f"(rtol {args.rtol:g}, atol {args.atol:g})",
         file=sys.stderr,
     )
+    if args.report is not None:
+        from mjrig.exports.compare_report import write_comparison_report
+        from mjrig.progress import WorkBar
+
+        with WorkBar("drawing the comparison report", unit="figures") as bar:
+            write_comparison_report(
+                args.a,
+                args.b,
+                out=args.report,
+                signals=args.signals,
+                rtol=args.rtol,
+                atol=args.atol,
+                diff=result,
+                progress=bar,
+            )
+        print(f"wrote the comparison report of {args.a.name} and {args.b.name} to {args.report}", file=sys.stderr)
     return 0 if result.within else CHECK_FAILED
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "read_traces",
     "read_frame",
     "signal_columns",
+    "signal_units",
     "display_units",
     "match_signals",
     "names_of",
@@ -112,6 +113,11 @@ def _schema(path: Path) -> tuple[list[str], dict[str, str], DisplayUnits]:
 def signal_columns(path: Path) -> list[str]:
     """The numeric signal columns of recording ``path`` (not ``time``/``wall_time``), in file order."""
     return _schema(Path(path))[0]
+
+
+def signal_units(path: str | os.PathLike) -> dict[str, str]:
+    """The SI unit of each column of recording ``path`` that has one (its metadata's)."""
+    return _schema(Path(path))[1]
 
 
 def display_units(path: str | os.PathLike) -> DisplayUnits:

@@ -1,11 +1,16 @@
 """``mjrig compare``: two recordings, signal by signal, on the first one's time base.
 
-B is interpolated linearly at A's times (``np.interp``). A signal is within tolerance when
-``|a - b| <= atol + rtol * |b|`` at every one of A's samples; a sample where exactly one of the
-two has no value (null: the signal did not exist yet) is a difference, one where neither has a
-value is not. ``time`` and ``wall_time`` are not signals. Where A's samples lie outside B's time
+B is interpolated linearly at A's times (``np.interp``). A signal is within tolerance when B
+stays inside A's tolerance band, ``|b - a| <= rtol * |a| + atol``, at every one of A's samples
+(``outside``: the one place the band is worked out, for the verdict and the comparison report
+alike); a sample where exactly one of the two has no value (null: the signal did not exist yet)
+is a difference, one where neither has a value is not. ``time`` and ``wall_time`` are not signals. Where A's samples lie outside B's time
 span, B is held at its ends; when A runs more than one of B's sample intervals past B's span,
 the recordings do not cover the same run and the comparison fails (``coverage``).
+
+``against_measured`` compares a bench's measured series with A's signal the same way, at the
+measured samples' times (A interpolated there, as the error metrics do; missing samples and
+samples outside A's time span left out).
 """
 
 from __future__ import annotations
@@ -21,7 +26,17 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 
-__all__ = ["SignalDiff", "RecordingDiff", "compare_recordings", "NOT_SIGNALS"]
+__all__ = [
+    "SignalDiff",
+    "RecordingDiff",
+    "Aligned",
+    "compare_recordings",
+    "align",
+    "against_measured",
+    "outside",
+    "read_signals",
+    "NOT_SIGNALS",
+]
 
 NOT_SIGNALS = ("time", "wall_time")
 
@@ -30,13 +45,15 @@ NOT_SIGNALS = ("time", "wall_time")
 class SignalDiff:
     """One signal's comparison: the largest |a - b| and the time (s, A's) where it is;
     ``within`` the tolerance; ``one_sided`` the time of the first sample where only one of the
-    two has a value (None: none such)."""
+    two has a value (None: none such); ``first_outside`` the time (s) of the first sample outside
+    A's band or with one value only (None: within)."""
 
     name: str
     max_abs: float
     time: float | None
     within: bool
     one_sided: float | None = None
+    first_outside: float | None = None
 
     def line(self) -> str:
         """How ``mjrig compare`` prints it."""
@@ -78,7 +95,9 @@ def _read(path: Path, what: str) -> tuple[list[str], object]:
     return names, schema
 
 
-def _columns(path: Path, names: list[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def read_signals(path: Path, names: Sequence[str], what: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(time s, {name: values float64, NaN where null}) of recording ``path``'s columns ``names``;
+    ConfigError naming ``what`` ("A", "B") when the file cannot be read."""
     import polars as pl
 
     try:
@@ -125,8 +144,8 @@ def compare_recordings(
     if not common:
         raise ConfigError(f"{a.name} and {b.name} have no signal in common")
     names = _pick(common, signals)
-    ta, ca = _columns(a, names, "A")
-    tb, cb = _columns(b, names, "B")
+    ta, ca = read_signals(a, names, "A")
+    tb, cb = read_signals(b, names, "B")
     if ta.size == 0 or tb.size == 0:
         raise ConfigError(f"{(a if ta.size == 0 else b).name}: the recording has no rows")
     if np.any(np.diff(tb) < 0):
@@ -142,23 +161,70 @@ def compare_recordings(
     return RecordingDiff([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
 
 
-def _diff(
-    name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float, atol: float
-) -> SignalDiff:
+@dataclass(frozen=True)
+class Aligned:
+    """One signal of A and B on a common time base, shape (n,) each: ``time`` (s), ``a`` and ``b``
+    (NaN where one has no value), ``band`` = rtol·|a| + atol (the signal's unit; NaN where A has
+    no value) and ``out`` (bool: the sample is outside the band or has one value only)."""
+
+    time: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    band: np.ndarray
+    out: np.ndarray
+
+    def diff(self, name: str) -> SignalDiff:
+        """The summary ``mjrig compare`` prints: the largest |b - a| and where, the first time outside."""
+        na, nb = np.isnan(self.a), np.isnan(self.b)
+        one, both = na ^ nb, ~(na | nb)
+        first_one = float(self.time[np.argmax(one)]) if one.any() else None
+        first = float(self.time[np.argmax(self.out)]) if self.out.any() else None
+        within = first is None
+        if not both.any():
+            return SignalDiff(name, math.nan, None, within, first_one, first)
+        d = np.where(both, np.abs(self.b - self.a), -np.inf)
+        k = int(np.argmax(d))
+        return SignalDiff(name, float(d[k]), float(self.time[k]), within, first_one, first)
+
+
+def outside(a: np.ndarray, b: np.ndarray, *, rtol: float, atol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(band, out) of ``b`` against reference ``a`` (same times, shape (n,)): the band
+    rtol·|a| + atol, and whether each sample lies outside it (|b - a| > band) or only one of the
+    two has a value (NaN). The contract's tolerance, worked out here only."""
+    band = rtol * np.abs(a) + atol
+    na, nb = np.isnan(a), np.isnan(b)
+    both = ~(na | nb)
+    out = na ^ nb
+    out[both] = ~(np.abs(b[both] - a[both]) <= band[both])  # inf - inf (NaN) is outside too
+    return band, out
+
+
+def align(ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float, atol: float) -> Aligned:
+    """B (``b`` at times ``tb``, s) interpolated linearly at A's times ``ta`` (held at its ends;
+    no value where a neighbouring sample has none), against A's band."""
     missing = np.isnan(b)
     bi = np.interp(ta, tb, np.where(missing, 0.0, b))
     if missing.any():  # no value where either neighbour has none
         bi[np.interp(ta, tb, missing.astype(float)) > 0] = np.nan
-    na, nb = np.isnan(a), np.isnan(bi)
-    one = na ^ nb
-    both = ~(na | nb)
-    diff = np.abs(a - bi)
-    ok = np.ones_like(diff, dtype=bool)
-    ok[both] = diff[both] <= atol + rtol * np.abs(bi[both])
-    within = bool(ok.all()) and not one.any()
-    if not both.any():
-        return SignalDiff(name, math.nan, None, within, float(ta[np.argmax(one)]) if one.any() else None)
-    d = np.where(both, diff, -np.inf)
-    k = int(np.argmax(d))
-    first_one = float(ta[np.argmax(one)]) if one.any() else None
-    return SignalDiff(name, float(d[k]), float(ta[k]), within, first_one)
+    return Aligned(ta, a, bi, *outside(a, bi, rtol=rtol, atol=atol))
+
+
+def against_measured(
+    ta: np.ndarray, a: np.ndarray, tm: np.ndarray, xm: np.ndarray, *, rtol: float, atol: float
+) -> Aligned:
+    """A measured series (``xm`` at times ``tm``, s; NaN: a missing sample) against A's signal
+    (``a`` at ``ta``): at the measured samples inside A's time span, A interpolated there (``b``
+    is the measured value); missing samples left out, as in the error metrics."""
+    keep = np.isfinite(a)
+    ta, a = ta[keep], a[keep]
+    tm, xm = np.asarray(tm, float), np.asarray(xm, float)
+    inside = np.isfinite(xm) & (tm >= ta[0] - 1e-12) & (tm <= ta[-1] + 1e-12) if ta.size else np.zeros(tm.shape, bool)
+    tm, xm = tm[inside], xm[inside]
+    ai = np.interp(tm, ta, a) if ta.size else np.empty(0)
+    return Aligned(tm, ai, xm, *outside(ai, xm, rtol=rtol, atol=atol))
+
+
+def _diff(
+    name: str, ta: np.ndarray, a: np.ndarray, tb: np.ndarray, b: np.ndarray, *, rtol: float, atol: float
+) -> SignalDiff:
+    return align(ta, a, tb, b, rtol=rtol, atol=atol).diff(name)

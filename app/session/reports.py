@@ -179,6 +179,9 @@ class Reports(Feature):
 
         if cmd.path and Path(cmd.path).suffix.lower() not in REPORT_SUFFIXES:
             raise ConfigError(f"report: a report is HTML: name it .html, got '{Path(cmd.path).name}'")
+        if cmd.compared is not None:
+            self.comparison_report(cmd)
+            return
         src = self.source(cmd, "report")
         if src is None:
             return
@@ -192,6 +195,42 @@ class Reports(Feature):
 
         self.ctx.log("info", f"writing the report of {src.name} ...")
         self.jobs.start("mjrig-report", lambda: write_report(src, out=out), done)
+
+    def comparison_report(self, cmd: C.WriteReport) -> None:
+        """Write the comparison report of ``cmd.source`` (A: None as ExportRecording picks) and
+        ``cmd.compared`` (B), default tolerances, as ``mjrig compare A B --report``; logs
+        ``comparison report written: OUT``."""
+        from mjrig.exports.compare_report import default_comparison_path, write_comparison_report
+        from mjrig.runtime.files.out_lock import same_file
+
+        if not cmd.compared:
+            self.ctx.log("warning", "comparison report: compare with a recording first (Compare with...)")
+            return
+        src = self.source(cmd, "comparison report")
+        if src is None:
+            return
+        other = Path(cmd.compared).expanduser().resolve()
+        out = self.target(cmd.path, default_comparison_path(src, other), "comparison report")
+        for what, given in (("A", src), ("B", other)):
+            if same_file(out, given):
+                raise ConfigError(f"comparison report: {out.name} is recording {what}; choose another name")
+
+        job = Job("a comparison report")
+
+        def done(result: Path | None, error: BaseException | None) -> None:
+            if isinstance(error, Cancelled):
+                self.ctx.log("info", f"comparison report cancelled: {out.name} not written")
+            elif error is not None:
+                self.ctx.log("error", f"comparison report of {src.name} and {other.name} to {out} failed: {error}")
+            else:
+                self.ctx.log("info", f"comparison report written: {out}")
+
+        def step(done: int, total: int) -> None:
+            job.step(done / total if total else None, note=f"{done} of {total} figures")
+
+        self.ctx.log("info", f"writing the comparison report of {src.name} and {other.name} ...")
+        work = lambda: write_comparison_report(src, other, out=out, progress=step)  # noqa: E731
+        self.jobs.start("mjrig-report", work, done, job=job)
 
     def save_plot(self, cmd: C.SavePlot) -> None:
         """Draw the plotted signals to a picture (see ``C.SavePlot``); logs ``plot saved: OUT``."""

@@ -28,7 +28,8 @@ class TimelineBar:
     (Scrub) with a cursor on every plot and the plotted signals' values there; ``<``/``>`` (and the
     Left/Right keys in the 3D view) step one kept instant. Play from a past instant branches. The
     history's length and memory limits are set here too (SetHistoryLimit). "Compare with..." picks a
-    recording to draw over the run (OpenComparison): dashed on the plots, a ghost in the 3D view."""
+    recording to draw over the run (OpenComparison): dashed on the plots, a ghost in the 3D view;
+    "Comparison report" then writes its HTML report (WriteReport with ``compared``)."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, plot: PlotPanel) -> None:
         self.submit = submit
@@ -41,6 +42,9 @@ class TimelineBar:
         self._megabytes: int | str = 0
         self._limits: tuple[float, float] = (0.0, 0.0)
         self._stop: int | str = 0
+        self._report: int | str = 0
+        self._compared: tuple[str | None, str] = (None, "")
+        """(A: the recording replayed, None for a live run; B: the recording compared), as shown."""
         self._folder = ""
         self._dialog = FileDialog(
             mode="open",
@@ -83,6 +87,14 @@ class TimelineBar:
         self._stop = dpg.add_button(
             label="Stop comparing", parent=row3, show=False, callback=lambda: self.submit(C.OpenComparison(""))
         )
+        self._report = dpg.add_button(label="Comparison report", parent=row3, show=False, callback=self._on_report)
+        with dpg.tooltip(self._report):
+            dpg.add_text(
+                "write the HTML report of this comparison beside the recording (as mjrig compare A B "
+                "--report): each signal of both with A's tolerance band, their difference, the first "
+                "time outside the band",
+                wrap=360,
+            )
         self._seconds = dpg.add_input_double(
             label="s", parent=row3, width=60, format="%.0f", step=0, on_enter=True, callback=self._on_limit
         )
@@ -104,6 +116,10 @@ class TimelineBar:
     def _on_compare(self) -> None:
         self._dialog.show(self._folder or None)
 
+    def _on_report(self) -> None:
+        source, compared = self._compared
+        self.submit(C.WriteReport(source=source, compared=compared))
+
     def _on_limit(self) -> None:
         seconds, mb = dpg.get_value(self._seconds), dpg.get_value(self._megabytes)
         if seconds > 0 and mb > 0:
@@ -119,6 +135,8 @@ class TimelineBar:
         if tl.compare:
             what += f"; compared with {Path(tl.compare).name}" + ("" if tl.ghost else " (signals only)")
         dpg.configure_item(self._stop, show=bool(tl.compare))
+        dpg.configure_item(self._report, show=bool(tl.compare))
+        self._compared = (tl.recording if tl.replay and tl.recording else None, tl.compare)
         self._folder = str(Path(tl.compare or tl.recording).parent) if (tl.compare or tl.recording) else ""
         dpg.set_value(self._range, f"{tl.start:.3f} ... {tl.end:.3f} s ({what})")
         if (tl.max_seconds, tl.max_megabytes) != self._limits:
