@@ -19,7 +19,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import polars as pl
@@ -27,6 +27,9 @@ import polars as pl
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.telemetry.units import scenario_units
+
+if TYPE_CHECKING:
+    from mjrig.campaign.sobol import SobolReading
 
 __all__ = ["SweepResults", "Scatter", "is_results", "FILTERS", "SWEEP_KEY", "STUDY_KEY", "SCENARIO_KEY"]
 
@@ -141,9 +144,9 @@ class SweepResults:
     @property
     def values(self) -> list[str]:
         """What a trial gives: the requirements' and metrics' value columns, and a study's
-        ``objective`` (several objectives: their ``Objectives/<m>:value`` columns)."""
-        own = ["objective"] if "objective" in self.table.columns else self.objectives
-        return self.requirement_values + self.metric_values + (own if self.is_study else [])
+        ``objective`` (several objectives' columns are their metrics' values: not repeated)."""
+        own = ["objective"] if self.is_study and "objective" in self.table.columns else []
+        return self.requirement_values + self.metric_values + own
 
     @property
     def is_study(self) -> bool:
@@ -223,6 +226,14 @@ class SweepResults:
                 ok = len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0
                 out[col][p] = float(spearmanr(x, y).statistic) if ok else float("nan")
         return out
+
+    def sobol(self) -> SobolReading | None:
+        """A Saltelli sweep's Sobol indices (``mjrig.sensitivity``: ``mjrig.campaign.sobol``), None
+        for any other results (their sensitivity is ``sensitivity()``'s)."""
+        from mjrig.campaign.sobol import SENSITIVITY_KEY, SobolReading
+
+        text = self.metadata.get(SENSITIVITY_KEY)
+        return SobolReading.parse(text) if text else None
 
     @property
     def trials(self) -> list[int]:

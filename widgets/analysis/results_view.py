@@ -15,6 +15,7 @@ results file's HTML report (``on_report``: the app's save dialog); the view's no
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,8 @@ import numpy as np
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import default_report_path, fresh_path
+from mjrig.widgets.analysis.pareto_front import ParetoFront
+from mjrig.widgets.analysis.sobol_bars import SobolBars
 from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = ["ResultsView"]
@@ -83,6 +86,7 @@ class ResultsView:
         self._source = ""
         self._ours: str | None = None  # the scenario this view opened with a trial's values
         self._y_columns: dict[str, str] = {}  # the y choices' short names -> columns
+        self._front: ParetoFront | None = None  # a study of several objectives' front
 
     # --- building --------------------------------------------------------------------------------
     def close(self) -> None:
@@ -139,6 +143,8 @@ class ResultsView:
             self._add_column("status", "status")
             for col in (*res.params, *res.values):
                 self._add_column(col, _short(col) + (f" [{res.units[col]}]" if res.units.get(col) else ""))
+            if res.is_pareto:
+                self._add_column("pareto", "front")
             dpg.add_table_column(label="", parent=self._table, no_sort=True)
             self._build_sensitivity(res)
             self._note = dpg.add_text("", wrap=max(200, width - 30))
@@ -150,45 +156,60 @@ class ResultsView:
             params = [_short(c) for c in res.params]
             self._y_columns = {_short(c): c for c in res.values}
             reqs = list(self._y_columns)
-            first = "objective" if res.is_study else (reqs[0] if reqs else "")
-            if res.is_study:
+            first = "objective" if "objective" in res.values else (reqs[0] if reqs else "")
+            tabs = contextlib.ExitStack()  # several objectives: the front and the scatter, each a tab
+            if res.is_pareto:
+                first = _short(res.objectives[0])
+                self._front = ParetoFront(res, open_trial=lambda n: self._open(n, scenario=True), height=-1)
+                tabs.enter_context(dpg.tab_bar())
+                with dpg.tab(label="Pareto front"):
+                    self._front.build()
+                tabs.enter_context(dpg.tab(label="Params against values"))
+            elif res.is_study:
                 self._build_history(res)
-            with dpg.group(horizontal=True):
-                self._x = dpg.add_combo(
-                    params,
-                    label="x: param",
-                    width=120,
-                    callback=self._on_axes,
-                    default_value=params[0] if params else "",
-                )
-                self._y = dpg.add_combo(reqs, label="y: value", width=140, callback=self._on_axes, default_value=first)
-            with dpg.plot(label="##scatter", height=-1, width=-1, **PLOT_INPUT) as plot:
-                dpg.add_plot_legend(
-                    location=dpg.mvPlot_Location_North, outside=True, horizontal=True
-                )  # never over a point
-                xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
-                ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
-                self._plot_axes = (xa, ya)
-                for group, label in (
-                    ("pass", "pass"),
-                    ("fail", "fail"),
-                    ("other", "diverged/error"),
-                    ("selected", "opened"),
-                ):
-                    self._series[group] = dpg.add_scatter_series([], [], label=label, parent=ya)
-                    dpg.bind_item_theme(
-                        self._series[group],
-                        _marker_theme(
-                            SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4
-                        ),
+            with tabs:
+                with dpg.group(horizontal=True):
+                    self._x = dpg.add_combo(
+                        params,
+                        label="x: param",
+                        width=120,
+                        callback=self._on_axes,
+                        default_value=params[0] if params else "",
                     )
+                    self._y = dpg.add_combo(
+                        reqs, label="y: value", width=140, callback=self._on_axes, default_value=first
+                    )
+                with dpg.plot(label="##scatter", height=-1, width=-1, **PLOT_INPUT) as plot:
+                    dpg.add_plot_legend(
+                        location=dpg.mvPlot_Location_North, outside=True, horizontal=True
+                    )  # never over a point
+                    xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
+                    ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
+                    self._plot_axes = (xa, ya)
+                    for group, label in (
+                        ("pass", "pass"),
+                        ("fail", "fail"),
+                        ("other", "diverged/error"),
+                        ("selected", "opened"),
+                    ):
+                        self._series[group] = dpg.add_scatter_series([], [], label=label, parent=ya)
+                        dpg.bind_item_theme(
+                            self._series[group],
+                            _marker_theme(
+                                SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4
+                            ),
+                        )
             with dpg.item_handler_registry() as handlers:
                 dpg.add_item_clicked_handler(callback=self._on_point)
             dpg.bind_item_handler_registry(plot, handlers)
         self._fill()
 
     def _build_sensitivity(self, res: C.OpenedResults) -> None:
-        """Which knob matters: each varied param's rank correlation (Spearman) with each value."""
+        """Which knob matters: each varied param's rank correlation (Spearman) with each value;
+        a Saltelli sweep's Sobol indices as bars before it (``SobolBars``)."""
+        reading = res.sobol()
+        if reading is not None:
+            SobolBars(reading).build()
         sens = {col: row for col, row in res.sensitivity().items() if row}
         if not sens or res.table.height < 3:
             return
@@ -268,6 +289,8 @@ class ResultsView:
                 for col in res.values:
                     ok = rec.get(passes[col]) if col in passes else rec.get("feasible") if col == "objective" else True
                     dpg.add_text(_fmt(rec[col]), color=COLOURS["other" if ok is None else "pass" if ok else "fail"])
+                if res.is_pareto:
+                    dpg.add_text("yes" if rec["pareto"] else "-", color=SELECTED if rec["pareto"] else COLOURS["other"])
                 setup = dpg.add_button(label=f"set-up##{n}", user_data=n, callback=self._on_setup)
                 self._tip(
                     setup,
@@ -394,6 +417,8 @@ class ResultsView:
             self.submit(cmd)
         self._ours = scenario_path if scenario and discard else None
         self.selected = trial
+        if self._front is not None:
+            self._front.select(trial)
         self._plot()
 
     def update(self, snap: C.PanelState) -> None:
