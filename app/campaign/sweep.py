@@ -10,6 +10,10 @@ folder, keeps the trials it holds and runs only the missing ones; a folder of a 
 sweep is refused (one line, exit 2) rather than mixed in. (One Parquet file per trial was tried
 first: writing and re-reading it cost the driver 11 ms a trial, more than a 1 s spring-mass trial.)
 
+A Saltelli sweep (``sensitivity = "sobol"``) also gets, at the merge, each value's Sobol
+indices in the metadata (``mjrig.sensitivity``: ``mjrig.campaign.sobol``), worked out from the
+merged rows alone, so a resumed sweep gives the same.
+
 The rows hold no wall time, so the same scenario and seed give the same file contents whatever
 the number of workers, their scheduling, or Ray.
 
@@ -56,6 +60,7 @@ from mjrig.runtime.files.out_lock import HOLDER, hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
 from mjrig.runtime.files.paths import work_dir as parts_dir
 from mjrig.scenario.parse import Scenario
+from mjrig.scenario.sweep import SweepSpec, saltelli_trials_problem
 
 __all__ = [
     "SweepOutcome",
@@ -147,6 +152,8 @@ def run_sweep(
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     spec = sc.sweep.with_overrides(trials=trials, seed=seed)
+    if spec.saltelli and (problem := saltelli_trials_problem(spec.trials)):
+        raise ConfigError(f"--trials: {problem}")
     out = Path(out)
     check_suffix(out, RECORDING_SUFFIXES, where="--out")
     check_writable(out, "--out")
@@ -200,7 +207,7 @@ def run_sweep(
         meta["mjrig.sweep"] = _sweep_toml(sc, spec)
         if sc.source is not None:  # the results view opens a trial's set-up from it
             meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
-        counts = _merge(parts, out, schema, meta, spec.total)
+        counts = _merge(parts, out, schema, meta, spec.total, spec=spec)
         return SweepOutcome(out, spec.total, todo, counts)
     finally:
         out_hold.release()
@@ -375,13 +382,20 @@ def _read_log(parts: Path, *, repair: bool = False) -> dict[int, dict[str, Any]]
     return rows
 
 
-def _merge(parts: Path, out: Path, schema: pa.Schema, meta: dict[str, str], total: int) -> dict[str, int]:
-    """Every part, sorted by trial, into ``out`` with ``meta``; the parts folder goes."""
+def _merge(
+    parts: Path, out: Path, schema: pa.Schema, meta: dict[str, str], total: int, *, spec: SweepSpec | None = None
+) -> dict[str, int]:
+    """Every part, sorted by trial, into ``out`` with ``meta``; the parts folder goes. A Saltelli
+    ``spec`` (``sensitivity = "sobol"``) adds its Sobol indices (``mjrig.sensitivity``)."""
     rows = _read_log(parts)
     missing = [i for i in range(total) if i not in rows]
     if missing:
         raise MjrigError(f"trial {missing[0]} of {total} has no result in {parts}; run the same command again")
     table = pa.Table.from_pylist([rows[i] for i in range(total)], schema=schema)
+    if spec is not None and spec.saltelli:
+        from mjrig.campaign.sobol import SENSITIVITY_KEY, sensitivity
+
+        meta = {**meta, SENSITIVITY_KEY: json.dumps(sensitivity(table, spec=spec))}
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
     tmp = out.with_name(out.name + ".tmp")
     pq.write_table(table, tmp, compression="zstd")

@@ -33,6 +33,7 @@ import numpy as np
 import mjrig
 from mjrig.exports import plotting
 from mjrig.exports import report_marks as marks
+from mjrig.exports.report_sobol import sobol_section
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import default_report_path
 from mjrig.runtime.telemetry.units import scenario_units
@@ -298,6 +299,7 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         "histograms": histograms,
         "more_scatters": max(0, len(varied) * len(res.values) - len(pairs)),
         "sensitivity": {short[k]: {short[p]: r for p, r in v.items()} for k, v in res.sensitivity().items()},
+        "sobol": sobol_section(res),
         "varied": [short[p] for p in varied],
     }
     checks = _requirements_of_trials(si.table, _scenario(res.metadata))

@@ -20,6 +20,16 @@ and each value is its distribution's inverse CDF at that quantile. LHS puts exac
 the point in each of the ``trials`` equal-probability strata of every param; Sobol points are
 balanced for a power-of-two ``trials``.
 
+Sensitivity (``sensitivity``): ``"spearman"`` (the default: the results show each param's rank
+correlation with each value) or ``"sobol"``: a Saltelli design for Sobol indices, distribution
+params only (no grid, no ``choices``), ``trials`` = n base points, a power of two (Sobol points
+balance there, and ``scipy.stats.sobol_indices`` refuses any other n). The design takes the
+(n, 2d) scrambled Sobol sample of ``scipy.stats.qmc.Sobol(d=2d, bits=64)`` seeded with
+``sample_seed(seed, 0)`` (as ``scipy.stats.sobol_indices`` draws it), its first d columns the
+matrix A, the last d B; the sweep has n x (d + 2) trials: trial ``i`` is block ``i // n``, row
+``r = i % n``: block 0 runs A[r], block 1 B[r], block 2 + k runs A[r] with param k's column taken
+from B[r] (``AB_k``). Each value is its distribution's inverse CDF at the quantile.
+
 Distributions: ``normal`` (mean, std), ``uniform`` (low, high), ``lognormal`` (mu, sigma: the
 mean and std of ln x), ``truncated_normal`` (mean, std, low, high: a normal restricted to
 [low, high], drawn by inverse CDF -- one uniform draw per value, no rejection loop, so the draw
@@ -44,11 +54,13 @@ __all__ = [
     "Distribution",
     "DISTRIBUTIONS",
     "SAMPLERS",
+    "SENSITIVITIES",
     "parse_sweep",
     "trial_seed",
     "sample_seed",
     "outside_range",
     "catalogue",
+    "saltelli_trials_problem",
 ]
 
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
@@ -58,9 +70,11 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "truncated_normal": ("mean", "std", "low", "high"),
 }
 """Each distribution's (required) parameters."""
-_SWEEP_KEYS = {"trials", "seed", "params", "sampler"}
+_SWEEP_KEYS = {"trials", "seed", "params", "sampler", "sensitivity"}
 SAMPLERS = ("random", "lhs", "sobol")
 """The ``sampler`` values."""
+SENSITIVITIES = ("spearman", "sobol")
+"""The ``sensitivity`` values: rank correlations of any sweep, or a Saltelli design's Sobol indices."""
 _STD = NormalDist()
 
 
@@ -135,7 +149,8 @@ def truncated_normal(u: float, *, mean: float, std: float, low: float, high: flo
 @dataclass
 class SweepSpec:
     """A parsed ``[sweep]``: ``grids`` (param, values) and ``distributions`` (param, Distribution)
-    in file order, ``trials`` per grid point, the base ``seed``."""
+    in file order, ``trials`` per grid point (a Sobol design's base points), the base ``seed``,
+    the ``sampler`` and the ``sensitivity`` ("spearman" or "sobol": a Saltelli design)."""
 
     trials: int = 1
     seed: int = 0
@@ -143,6 +158,7 @@ class SweepSpec:
     distributions: list[tuple[str, Distribution]] = field(default_factory=list)
     trials_given: bool = False
     sampler: str = "random"
+    sensitivity: str = "spearman"
 
     @property
     def points(self) -> int:
@@ -150,8 +166,16 @@ class SweepSpec:
         return math.prod(len(v) for _, v in self.grids)
 
     @property
+    def saltelli(self) -> bool:
+        """Whether the trials are a Saltelli design (``sensitivity = "sobol"``)."""
+        return self.sensitivity == "sobol"
+
+    @property
     def total(self) -> int:
-        """Trials in the whole sweep: grid points x trials per point."""
+        """Trials in the whole sweep: grid points x trials per point; a Saltelli design's
+        base points x (distribution params + 2)."""
+        if self.saltelli:
+            return self.trials * (len(self.distributions) + 2)
         return self.points * self.trials
 
     def with_overrides(self, *, trials: int | None = None, seed: int | None = None) -> SweepSpec:
@@ -163,6 +187,7 @@ class SweepSpec:
             distributions=list(self.distributions),
             trials_given=self.trials_given or trials is not None,
             sampler=self.sampler,
+            sensitivity=self.sensitivity,
         )
 
     def grid_point(self, index: int) -> dict[str, float]:
@@ -178,8 +203,10 @@ class SweepSpec:
         if not 0 <= i < self.total:
             raise IndexError(f"trial {i} is outside 0..{self.total - 1}")
         point, rep = divmod(i, self.trials)
-        values = self.grid_point(point)
         tseed = trial_seed(self.seed, i)
+        if self.saltelli:
+            return self.saltelli_values(i), tseed
+        values = self.grid_point(point)
         if self.sampler == "random":
             rng = np.random.default_rng(tseed)
             for name, dist in self.distributions:
@@ -206,6 +233,31 @@ class SweepSpec:
             _QUANTILES[key] = cached
         return cached
 
+    def saltelli_values(self, i: int) -> dict[str, float]:
+        """Trial ``i``'s param values in the Saltelli design (see the module): A's row, B's, or
+        A's with one param's column from B."""
+        n, d = self.trials, len(self.distributions)
+        block, row = divmod(i, n)
+        ab = self.saltelli_quantiles()[row]
+        u = ab[d : 2 * d] if block == 1 else ab[:d].copy()
+        if block >= 2:
+            u[block - 2] = ab[d + block - 2]
+        return {name: dist.at(float(q)) for (name, dist), q in zip(self.distributions, u)}
+
+    def saltelli_quantiles(self) -> np.ndarray:
+        """The design's (base points, 2 x distribution params) Sobol sample in [0, 1): A's
+        columns, then B's."""
+        d = len(self.distributions)
+        key = ("saltelli", self.seed, self.trials, d, 0)
+        cached = _QUANTILES.get(key)
+        if cached is None:
+            from scipy.stats import qmc
+
+            cached = qmc.Sobol(d=2 * d, seed=sample_seed(self.seed, 0), bits=64).random(self.trials)
+            _QUANTILES.clear()
+            _QUANTILES[key] = cached
+        return cached
+
 
 _QUANTILES: dict[tuple, np.ndarray] = {}
 
@@ -227,6 +279,14 @@ def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> Sweep
                 (*path, "sampler"), f"unknown sampler {sampler!r}{closest_names(str(sampler), list(SAMPLERS))}"
             )
         out.sampler = sampler
+    if "sensitivity" in table:
+        how = table["sensitivity"]
+        if not isinstance(how, str) or how not in SENSITIVITIES:
+            raise reader.fail(
+                (*path, "sensitivity"),
+                f"unknown sensitivity {how!r}{closest_names(str(how), list(SENSITIVITIES))}",
+            )
+        out.sensitivity = how
     entries = table.get("params", {})
     if not isinstance(entries, dict):
         raise reader.fail((*path, "params"), "must be a table of param = { values | range | distribution }")
@@ -252,7 +312,49 @@ def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> Sweep
             out.distributions.append((name, _distribution(reader, entry, where)))
         else:
             out.grids.append((name, _grid(reader, entry, where, params[name])))
+    if out.saltelli:
+        _check_saltelli(reader, table, out)
     return out
+
+
+def _check_saltelli(reader: FieldReader, table: dict, out: SweepSpec) -> None:
+    """``sensitivity = "sobol"``: distribution params only, ``trials`` a power of two, no other
+    sampler (FILE:LINE errors)."""
+    path = ("sweep",)
+    for name, dist in out.distributions:
+        if dist.kind == "choices":
+            raise reader.fail(
+                (*path, "params", name),
+                'a catalogue (choices) does not go with sensitivity = "sobol": give the param a distribution',
+            )
+    if out.grids:
+        raise reader.fail(
+            (*path, "params", out.grids[0][0]),
+            'a grid (values or range) does not go with sensitivity = "sobol": give the param a distribution',
+        )
+    if not out.distributions:
+        raise reader.fail((*path, "sensitivity"), '"sobol" needs at least one param with a distribution')
+    if table.get("sampler", "sobol") != "sobol":
+        raise reader.fail((*path, "sampler"), 'sensitivity = "sobol" draws its own Sobol points: leave the sampler out')
+    if not out.trials_given:
+        raise reader.fail(
+            (*path, "sensitivity"), '"sobol" needs trials: the base points, a power of two such as 64 or 1024'
+        )
+    if problem := saltelli_trials_problem(out.trials):
+        raise reader.fail((*path, "trials"), problem)
+
+
+def saltelli_trials_problem(trials: int) -> str | None:
+    """Why ``trials`` cannot be a Saltelli design's base points (None: it can): a power of two,
+    at least 4 (Sobol points balance at powers of two only; ``scipy.stats.sobol_indices`` takes
+    no other, and a bootstrap interval needs a few points)."""
+    if trials < 4 or trials & (trials - 1):
+        lower = max(4, 1 << (max(trials, 1).bit_length() - 1))
+        return (
+            f'with sensitivity = "sobol", trials (base points) must be a power of two >= 4, got {trials} '
+            f"(closest: {lower} or {lower * 2})"
+        )
+    return None
 
 
 def _whole(reader: FieldReader, value: Any, path: tuple, *, least: int) -> int:
