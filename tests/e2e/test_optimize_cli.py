@@ -245,3 +245,20 @@ def test_every_sampler_runs_quietly(tmp_path, sampler):
     r = mjrig("optimize", study(tmp_path, text), "--out", out)
     assert r.rc in (0, 4) and "Warning" not in r.stderr and "optuna" not in r.stderr.lower(), r
     assert len(pl.read_parquet(out)) == 4
+
+
+def test_two_objectives_on_two_workers_end_with_the_pareto_line(tmp_path):
+    """Peak spring tension (0.1·k, the block let go 0.1 m out) against the time to the far end of
+    its swing (π/ω_d): `pareto: N trials: ...` names exactly the table's front, no best set-up."""
+    from tests.unit.test_study_pareto import study as pareto_study
+
+    path = pareto_study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', trials=16)
+    out = tmp_path / "front.parquet"
+    r = mjrig("optimize", path, "--out", out, "--workers", "2")
+    assert r.rc == 0, r
+    line = best_line(r.stdout)
+    df = pl.read_parquet(out)
+    front = df.filter(pl.col("pareto"))["trial"].to_list()
+    assert line == f"pareto: {len(front)} trials: {', '.join(str(n) for n in sorted(front))}", line
+    assert len(df) == 16 and "objective" not in df.columns and 0 < len(front) <= int(df["feasible"].sum())
+    assert not (tmp_path / "front-best.toml").exists() and "Traceback" not in r.stderr
