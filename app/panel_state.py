@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,11 +83,35 @@ class EntryInfo:
 
 @dataclass(frozen=True)
 class ParamInfo:
+    """A param of the rig: its value, range and unit (SI); ``choices`` or ``grid`` when the
+    scenario's ``[optimize.params]`` or ``[sweep.params]`` keep it on a catalogue or a step's grid,
+    which its slider snaps to."""
+
     name: str
     value: float
     min: float | None
     max: float | None
     unit: str
+    choices: tuple[float, ...] = ()
+    """A catalogue (``{ choices = [...] }``): the values the param takes."""
+    grid: tuple[float, float, float] | None = None
+    """(low, step, high) of ``step = ...``: the values low + i·step within [low, high]."""
+
+    @property
+    def whole(self) -> bool:
+        """Whether every value it snaps to is a whole number (a coil count, a gear ratio)."""
+        values = self.choices or (self.grid[:2] if self.grid else ())
+        return bool(values) and all(float(v).is_integer() for v in values)
+
+    def snap(self, value: float) -> float:
+        """``value`` moved to the nearest allowed one (itself when the param takes any)."""
+        if self.choices:
+            return min(self.choices, key=lambda c: (abs(c - value), c))
+        if self.grid is not None:
+            low, step, high = self.grid
+            top = low + math.floor((high - low) / step + 1e-9) * step
+            return min(max(low + round((value - low) / step) * step, low), top)
+        return value
 
 
 @dataclass(frozen=True)
@@ -185,6 +210,7 @@ class OpenedResults(Protocol):
     def sensitivity(self) -> dict[str, dict[str, float]]: ...
     def sobol(self) -> Any:
         """A Saltelli sweep's Sobol indices (``mjrig.campaign.sobol.SobolReading``), else None."""
+
     def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     def best_trial(self) -> int | None: ...
     def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> Any: ...

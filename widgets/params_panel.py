@@ -1,7 +1,9 @@
 """Params: one slider (within min/max) or input per NamedValue, live; and a form to add one.
 
 A param with a unit of a quantity ``[units]`` names (length, angle, force, torque and their
-rates) is shown in the chosen unit; the value it submits is SI again."""
+rates) is shown in the chosen unit; the value it submits is SI again. A param the scenario's
+study or sweep keeps on a catalogue or a step's grid (``ParamInfo.snap``) snaps there: the
+slider submits, and then shows, the nearest allowed value."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ class ParamsPanel:
         self._rows = Rows()
         self._new: dict[str, int | str] = {}
         self._factor: dict[str, float] = {}  # param -> shown value per SI value
+        self._params: dict[str, C.ParamInfo] = {}
         self._rig = OtherRig()
 
     def build(self, parent: int | str) -> None:
@@ -42,7 +45,12 @@ class ParamsPanel:
         dpg.add_button(label="Add param", parent=parent, callback=self._on_add)  # its own line: never cut off
 
     def _on_change(self, sender: int, value: float, name: str) -> None:
-        self.submit(C.SetParam(name, float(value) / self._factor.get(name, 1.0)))
+        factor, p = self._factor.get(name, 1.0), self._params.get(name)
+        si = float(value) / factor
+        if p is not None and (p.choices or p.grid):
+            si = p.snap(si)
+            dpg.set_value(sender, si * factor)  # the handle jumps to the value the physics gets
+        self.submit(C.SetParam(name, si))
 
     def _on_add(self) -> None:
         def num(key: str) -> float | None:
@@ -66,7 +74,8 @@ class ParamsPanel:
         if self._rig.opened(snap):  # a param typed for the old rig is not the new one's
             self._rig.clear(self._new.values())
         shown = snap.tools.shown_units
-        key = (shown, *((p.name, p.min, p.max, p.unit) for p in snap.entries.params))
+        key = (shown, *((p.name, p.min, p.max, p.unit, p.choices, p.grid) for p in snap.entries.params))
+        self._params = {p.name: p for p in snap.entries.params}
         if self._rows.stale(key):
             self._inputs.clear()
             for p in snap.entries.params:
@@ -83,7 +92,7 @@ class ParamsPanel:
                         width=220,
                         callback=self._on_change,
                         user_data=p.name,
-                        format="%.4g",
+                        format="%.0f" if p.whole and factor == 1.0 else "%.4g",
                     )
                 else:
                     self._inputs[p.name] = dpg.add_input_double(

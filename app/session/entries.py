@@ -108,5 +108,25 @@ class RigEntries(Feature):
                         **live.get((sec.key, name), {}),
                     )
                 )
-        params = tuple(C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit) for nv in rm.params)
+        snaps = _snaps(self.ctx.document.doc)
+        params = tuple(
+            C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit, **snaps.get(nv.name, {})) for nv in rm.params
+        )
         return C.EntriesPart(tuple(entries), params)
+
+
+def _snaps(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The params the scenario's ``[optimize.params]`` (first) or ``[sweep.params]`` keep on a
+    catalogue or a step's grid: ``ParamInfo``'s ``choices`` or ``grid`` by param name (the
+    document was validated when it was made)."""
+    out: dict[str, dict[str, Any]] = {}
+    for section in ("sweep", "optimize"):  # the study's searched values win
+        entries = doc.get(section, {}).get("params", {})
+        for name, entry in entries.items() if isinstance(entries, dict) else ():
+            if not isinstance(entry, dict):
+                continue
+            if isinstance(entry.get("choices"), list) and entry["choices"]:
+                out[name] = {"choices": tuple(sorted(float(v) for v in entry["choices"]))}
+            elif all(isinstance(entry.get(k), (int, float)) for k in ("low", "high", "step")):
+                out[name] = {"grid": (float(entry["low"]), float(entry["step"]), float(entry["high"]))}
+    return out

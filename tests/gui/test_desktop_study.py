@@ -69,3 +69,26 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
     finally:
         assert app.quit_discarding() == 0, app.output()  # the best trial's values are unsaved edits
         desktop.close()
+
+
+def test_sliders_of_catalogue_and_stepped_params_snap(tmp_path):
+    """A scenario whose study takes k from a catalogue and c on whole numbers: clicked anywhere,
+    the k slider lands on a catalogue value and c on a whole number -- what the physics gets."""
+    from tests.unit.test_study_choices import study as choices_study
+
+    path = choices_study(tmp_path, "k = { choices = [150.0, 400.0, 1200.0] }\nc = { low = 1, high = 10, step = 1 }\n")
+    desktop = Desktop(1280, 800)
+    app = App(desktop, path, home=tmp_path)
+    try:
+        for label, at, expect in (("k [N/m]", 0.3, 1200.0), ("k [N/m]", 0.05, 150.0), ("c [N·s/m]", 0.27, 10.0)):
+            # c: 0..50 on the slider, a click about 13.5 N·s/m is kept on the study's 1..10, whole
+            x, y, w, h = app.widget(label)
+            before = _slider(app, label)
+            desktop.x("xdotool", "mousemove", "--sync", str(x + int(w * at)), str(y + h // 2), "click", "1", check=True)
+            wait_for(lambda: _slider(app, label) != before, what=f"the {label} slider moved")
+            app.redrawn(3)
+            assert _slider(app, label) == expect, (label, _slider(app, label))
+        desktop.screenshot("snapped_sliders_1280x800")
+    finally:
+        assert app.quit_discarding() == 0, app.output()
+        desktop.close()

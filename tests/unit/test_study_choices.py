@@ -56,3 +56,21 @@ def test_bad_choices_and_steps_are_one_line(tmp_path):
         with pytest.raises(ConfigError) as err:
             load_scenario(study(tmp_path, params))
         assert words in str(err.value) and "\n" not in str(err.value), err.value
+
+
+def test_the_app_snaps_a_catalogue_or_stepped_param_to_its_values(tmp_path):
+    """The panel's params carry the study's (else the sweep's) catalogue or grid; ``snap`` moves a
+    slider's value to the nearest allowed one, within the grid's ends."""
+    from mjrig.panel_state import ParamInfo
+    from mjrig.session.entries import _snaps
+
+    path = study(tmp_path, "k = { choices = [400.0, 150.0, 1200.0] }\nc = { low = 1, high = 10, step = 3 }\n")
+    doc = load_scenario(path).doc
+    doc["sweep"] = {"params": {"k": {"choices": [1.0]}, "c": {"values": [1.0, 2.0]}}}
+    snaps = _snaps(doc)
+    assert snaps == {"k": {"choices": (150.0, 400.0, 1200.0)}, "c": {"grid": (1.0, 3.0, 10.0)}}
+    k, c = (ParamInfo(n, 0.0, 0.0, 5000.0, "", **snaps[n]) for n in ("k", "c"))
+    assert [k.snap(v) for v in (0.0, 270.0, 280.0, 799.0, 801.0, 9e9)] == [150.0, 150.0, 400.0, 400.0, 1200.0, 1200.0]
+    assert [c.snap(v) for v in (-5.0, 2.4, 2.6, 8.4, 9.9, 50.0)] == [1.0, 1.0, 4.0, 7.0, 10.0, 10.0]
+    assert k.whole and c.whole and not ParamInfo("d", 0.0, 0.0, 1.0, "", grid=(0.1, 0.25, 1.0)).whole
+    assert ParamInfo("m", 1.5, 0.0, 9.0, "").snap(1.2345) == 1.2345
