@@ -38,7 +38,7 @@ REPORT_SUFFIXES = (".html", ".htm")
 
 
 class Reports(Feature):
-    """ExportRecording, WriteReport and SavePlot of one session."""
+    """ExportRecording, WriteReport (a recording's, results', or a comparison's) and SavePlot of one session."""
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
@@ -205,6 +205,14 @@ class Reports(Feature):
 
         if not cmd.compared:
             self.ctx.log("warning", "comparison report: compare with a recording first (Compare with...)")
+            return
+        idle = not (cmd.source or self.replayed() or self.finished or self.closing or self.writing())
+        if idle:  # a live run compared with B: A is a recording of it, and there is none yet
+            self.ctx.log(
+                "warning",
+                "comparison report: A is a recording of this run and there is none yet: record one "
+                "(Start recording, Ctrl+E in the 3D view) or open one",
+            )
             return
         src = self.source(cmd, "comparison report")
         if src is None:

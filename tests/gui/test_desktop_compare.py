@@ -1,6 +1,7 @@
 """A second recording over a replay, as a person uses it: ``mjrig A.parquet --compare B.parquet``
 draws B's signals dashed beside A's in the same colour and B's bodies as a ghost in the 3D view;
-"Stop comparing" takes both away and "Compare with..." brings them back from the panel."""
+"Stop comparing" takes both away and "Compare with..." brings them back from the panel;
+"Report" writes the HTML report of the two."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 
 import numpy as np
 import polars as pl
+import pytest
 
 from mjrig.widgets.plots.plot_overlay import PALETTE, tint
 from tests.gui.desktop import App, Desktop, wait_for
@@ -35,6 +37,7 @@ def _line_pixels(app: App, desktop: Desktop, *, colour=PALETTE[0]) -> int:
     return int((np.abs(img - np.array(colour)).max(axis=2) < 30).sum())
 
 
+Q = "Joints/slide_x:qpos"
 TWIN = tint(PALETTE[0])
 """B's line: a paler shade of A's colour, so the two runs are told apart at a glance."""
 
@@ -141,6 +144,43 @@ def test_compare_on_a_laptop_screen(tmp_path):
         desktop.x("xdotool", "mousemove", "5", "700")
         app.redrawn()  # drawn with the pointer away (no tooltip)
         desktop.screenshot("compare_1280x800")
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_the_comparison_report_button_writes_the_report_beside_a(tmp_path, size):
+    """ "Report" beside "Stop comparing" writes ``mjrig compare A B --report``'s page under
+    a free name beside A (an A-vs-B.html already there stays), the Status line naming it; the page
+    names both recordings and the first time outside A's band that numpy finds in the files."""
+    _record(tmp_path, "A.parquet")
+    _record(tmp_path, "B.parquet", "--set", "k=120")
+    older = tmp_path / "A-vs-B.html"
+    older.write_text("an older report", encoding="utf-8")
+    desktop = Desktop(*size)
+    app = App(desktop, tmp_path / "A.parquet", "--compare", tmp_path / "B.parquet", home=tmp_path / "home")
+    tag = f"{size[0]}x{size[1]}"
+    try:
+        wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
+        app.click("Report")
+        out = tmp_path / "A-vs-B-2.html"
+        wait_for(
+            lambda: _text(app, re.escape(f"info: comparison report written: {out}")),
+            what="the report's Status line",
+            timeout=120,
+        )
+        assert older.read_text(encoding="utf-8") == "an older report"
+        html = out.read_text(encoding="utf-8")
+        a, b = (pl.read_parquet(tmp_path / n, columns=["time", Q]) for n in ("A.parquet", "B.parquet"))
+        t, xa = a["time"].to_numpy(), a[Q].to_numpy()
+        xb = np.interp(t, b["time"].to_numpy(), b[Q].to_numpy())
+        first = float(t[np.flatnonzero(np.abs(xb - xa) > 1e-6 * np.abs(xa) + 1e-9)[0]])
+        assert str(tmp_path / "A.parquet") in html and str(tmp_path / "B.parquet") in html
+        assert f"first outside the band at t = {first:.6g} s" in html
+        desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
+        app.redrawn()
+        desktop.screenshot(f"compare_report_{tag}")
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

@@ -161,3 +161,36 @@ def test_measured_entries_of_a_are_compared_with_a_in_their_own_section(pair, tm
     assert section.count("data:image/png;base64,") == 1
     # A without bench data: no such section
     assert 'id="measured"' not in write_comparison_report(rec_a, rec_b, out=tmp_path / "n.html").read_text()
+
+
+def test_the_session_writes_the_comparison_report_under_a_free_name(open_session, tmp_path, monkeypatch):
+    """What the timeline's "Report" submits (WriteReport with ``compared``): the report of A and B
+    beside A under a free name, off the simulation thread, the log naming the file."""
+    from mjrig import commands as C
+
+    monkeypatch.setattr(compare_report, "MAX_FIGURES", 2)  # the slider's signal first (failing, in file order)
+    s = open_session(Path(__file__).resolve().parents[2] / "models" / "spring_mass.toml")
+    try:
+        s.handle(C.WriteReport(compared=str(tmp_path / "B.parquet")))  # live, nothing recorded: no A yet
+        assert any(lvl == "warning" and "A is a recording of this run" in m for lvl, m in s.publish().messages)
+        recs = {}
+        for name, k in (("A", 200.0), ("B", 120.0)):
+            s.handle(C.Reset())
+            s.handle(C.SetParam("k", k))
+            s.handle(C.StartRecording(str(tmp_path / f"{name}.parquet")))
+            s.handle(C.StepOnce(400))
+            s.handle(C.StopRecording())
+            s.outputs.jobs.join()
+            recs[name] = pq.read_table(tmp_path / f"{name}.parquet", columns=["time", "Joints/slide_x:qpos"])
+        (tmp_path / "A-vs-B.html").write_text("an older report", encoding="utf-8")
+        s.handle(C.WriteReport(source=str(tmp_path / "A.parquet"), compared=str(tmp_path / "B.parquet")))
+        s.reports.jobs.join()
+        out = tmp_path / "A-vs-B-2.html"
+        assert ("info", f"comparison report written: {out}") in s.publish().messages
+    finally:
+        s.close()
+    assert (tmp_path / "A-vs-B.html").read_text(encoding="utf-8") == "an older report"
+    (ta, xa), (tb, xb) = ([c.to_numpy() for c in recs[n].columns] for n in ("A", "B"))
+    html = out.read_text(encoding="utf-8")
+    expected = float(ta[np.flatnonzero(np.abs(np.interp(ta, tb, xb) - xa) > 1e-6 * np.abs(xa) + 1e-9)[0]])
+    assert f"first outside the band at t = {expected:.6g} s" in html and "B.parquet" in html

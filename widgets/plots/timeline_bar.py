@@ -29,7 +29,7 @@ class TimelineBar:
     Left/Right keys in the 3D view) step one kept instant. Play from a past instant branches. The
     history's length and memory limits are set here too (SetHistoryLimit). "Compare with..." picks a
     recording to draw over the run (OpenComparison): dashed on the plots, a ghost in the 3D view;
-    "Comparison report" then writes its HTML report (WriteReport with ``compared``)."""
+    its "Report" then writes the comparison's HTML report (WriteReport with ``compared``)."""
 
     def __init__(self, submit: Callable[[C.Command], None], *, plot: PlotPanel) -> None:
         self.submit = submit
@@ -87,10 +87,12 @@ class TimelineBar:
         self._stop = dpg.add_button(
             label="Stop comparing", parent=row3, show=False, callback=lambda: self.submit(C.OpenComparison(""))
         )
-        self._report = dpg.add_button(label="Comparison report", parent=row3, show=False, callback=self._on_report)
+        # "Report", not "Comparison report": beside "Stop comparing" it says as much, and the row
+        # still fits a laptop's panel with the history limits of a live run after it
+        self._report = dpg.add_button(label="Report", parent=row3, show=False, callback=self._on_report)
         with dpg.tooltip(self._report):
             dpg.add_text(
-                "write the HTML report of this comparison beside the recording (as mjrig compare A B "
+                "the comparison's HTML report, written beside the recording (as mjrig compare A B "
                 "--report): each signal of both with A's tolerance band, their difference, the first "
                 "time outside the band",
                 wrap=360,
