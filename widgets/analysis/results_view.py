@@ -209,7 +209,7 @@ class ResultsView:
         a Saltelli sweep's Sobol indices as bars before it (``SobolBars``)."""
         reading = res.sobol()
         if reading is not None:
-            SobolBars(reading).build()
+            SobolBars(reading).build(default_open=self.area[1] >= SobolBars.OPEN_FROM)
         sens = {col: row for col, row in res.sensitivity().items() if row}
         if not sens or res.table.height < 3:
             return

@@ -1,6 +1,6 @@
 """A Saltelli sweep's Sobol indices in the results window (``sensitivity = "sobol"``).
 
-A collapsing header over the scatter: a combo chooses the value (a requirement's or a metric's),
+A collapsing header over the scatter (opened on a tall panel, closed on a laptop's): a combo chooses the value (a requirement's or a metric's),
 and a bar plot shows each param's first-order index S (blue, left: the share of the value's
 variance the param explains alone) and total index ST (orange, right: with its interactions),
 each with its bootstrap interval as an error bar. A value the sweep has no indices for (holes in
@@ -44,15 +44,20 @@ class SobolBars:
         self._axes: tuple[int | str, int | str] = (0, 0)
         self._series: dict[str, tuple[int | str, int | str]] = {}
 
-    def build(self, parent: int | str = 0) -> None:
-        """The header, the combo and the plot, under ``parent`` (0: the container being built)."""
+    OPEN_FROM = 1000
+    """px: a panel at least this tall shows the bars opened; a shorter one (a laptop's) keeps the
+    header closed, so the scatter below keeps its room until the bars are asked for."""
+
+    def build(self, parent: int | str = 0, *, default_open: bool = True) -> None:
+        """The header (opened or not), the combo and the plot, under ``parent`` (0: the container
+        being built)."""
         reading = self.reading
         names = list(self._columns)
         first = next((n for n in names if reading.values[self._columns[n]].computed), names[0] if names else "")
-        with dpg.collapsing_header(label="Sensitivity (Sobol indices)", default_open=True, parent=parent):
+        with dpg.collapsing_header(label="Sensitivity (Sobol indices)", default_open=default_open, parent=parent):
             with dpg.group(horizontal=True):
                 self._combo = dpg.add_combo(
-                    names, label="value##sobol", width=160, default_value=first, callback=self._on_value
+                    names, label="value (Sobol)", width=160, default_value=first, callback=self._on_value
                 )
                 dpg.add_text(
                     f"{reading.base_points} base points, {100 * reading.confidence_level:g} % intervals",
@@ -61,7 +66,7 @@ class SobolBars:
             self._note = dpg.add_text("", color=(235, 70, 70), wrap=520, show=False)
             with dpg.plot(label="##sobol", height=170, width=-1, **PLOT_INPUT):
                 dpg.add_plot_legend(location=dpg.mvPlot_Location_North, outside=True, horizontal=True)
-                xa = dpg.add_plot_axis(dpg.mvXAxis, label="param")
+                xa = dpg.add_plot_axis(dpg.mvXAxis)  # the ticks name the params
                 ya = dpg.add_plot_axis(dpg.mvYAxis, label="Sobol index")
                 self._axes = (xa, ya)
                 ticks = tuple((p, float(i)) for i, p in enumerate(reading.params))
