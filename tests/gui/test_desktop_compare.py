@@ -38,6 +38,7 @@ def _line_pixels(app: App, desktop: Desktop, *, colour=PALETTE[0]) -> int:
 
 
 Q = "Joints/slide_x:qpos"
+SCREENS = pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 TWIN = tint(PALETTE[0])
 """B's line: a paler shade of A's colour, so the two runs are told apart at a glance."""
 
@@ -149,7 +150,7 @@ def test_compare_on_a_laptop_screen(tmp_path):
         desktop.close()
 
 
-@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+@SCREENS
 def test_the_comparison_report_button_writes_the_report_beside_a(tmp_path, size):
     """ "Report" beside "Stop comparing" writes ``mjrig compare A B --report``'s page under
     a free name beside A (an A-vs-B.html already there stays), the Status line naming it; the page
@@ -164,12 +165,9 @@ def test_the_comparison_report_button_writes_the_report_beside_a(tmp_path, size)
     try:
         wait_for(lambda: _text(app, r".*compared with B\.parquet.*"), what="the timeline to name the comparison")
         app.click("Report")
-        out = tmp_path / "A-vs-B-2.html"
-        wait_for(
-            lambda: _text(app, re.escape(f"info: comparison report written: {out}")),
-            what="the report's Status line",
-            timeout=120,
-        )
+        out = tmp_path / "A-vs-B-2.html"  # A-vs-B.html is taken
+        said = re.escape(f"info: comparison report written: {out}")
+        wait_for(lambda: _text(app, said), what="the report's Status line", timeout=120)
         assert older.read_text(encoding="utf-8") == "an older report"
         html = out.read_text(encoding="utf-8")
         a, b = (pl.read_parquet(tmp_path / n, columns=["time", Q]) for n in ("A.parquet", "B.parquet"))
