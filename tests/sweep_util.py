@@ -153,3 +153,20 @@ def _ray_head(exe: Path) -> Iterator[str]:
     finally:
         subprocess.run([str(exe), "stop", "--force"], env=env, capture_output=True, timeout=120)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def bundled_spring_mass(folder: Path, tail: str, *, duration: float, model: str | None = None) -> Path:
+    """``folder/rig.toml``: the bundled ``spring_mass.toml`` (its proximity left out) with the
+    model at ``model`` (default: the bundled XML's absolute path), runs of ``duration`` s, and the
+    TOML text ``tail`` (metrics, requirements, [optimize]...) appended."""
+    models = Path(SPRING_MASS_XML).parent
+    src = (models / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
+    path = folder / "rig.toml"
+    path.write_text(
+        src.replace('model = "spring_mass.xml"', f'model = "{model or SPRING_MASS_XML}"').replace(
+            "duration = 5.0", f"duration = {duration}"
+        )
+        + tail,
+        encoding="utf-8",
+    )
+    return path

@@ -421,6 +421,13 @@ class App:
             elif moved == 0:  # a step learnt from a jump of the layout: start again from five lines
                 self._wheel_step = 65.0
 
+    def screenshot_clear(self, name: str) -> Path:
+        """A screenshot of the whole screen with the pointer moved off the panel first (no tooltip
+        or hover over the picture) and the panel drawn again."""
+        self.desktop.x("xdotool", "mousemove", "5", "700")
+        self.redrawn()
+        return self.desktop.screenshot(name)
+
     def rest(self) -> None:
         """Let the panel draw two frames begun with the pointer where it is now: a widget or plot
         under it counts as hovered before a press."""

@@ -75,9 +75,7 @@ def test_compare_draws_the_second_recording_dashed_and_its_ghost(tmp_path):
         )
         with_cmp = _line_pixels(app, desktop, colour=TWIN)
         own_cmp = _line_pixels(app, desktop)
-        desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
-        app.redrawn()  # drawn with the pointer away
-        desktop.screenshot("compare_1920x1080")
+        app.screenshot_clear("compare_1920x1080")  # no tooltip over the picture
         app.click("Stop comparing")
         wait_for(lambda: not _text(app, r".*compared with.*"), what="the comparison to go")
         wait_for(
@@ -142,9 +140,7 @@ def test_compare_on_a_laptop_screen(tmp_path):
         time.sleep(0.6)  # nothing to wait for: time passes, in which a running replay would move on
         assert _time(app) == t and 0.5 < t < 2.5, t  # paused at the dragged instant
         assert _line_pixels(app, desktop) > 200 and _line_pixels(app, desktop, colour=TWIN) > 100
-        desktop.x("xdotool", "mousemove", "5", "700")
-        app.redrawn()  # drawn with the pointer away (no tooltip)
-        desktop.screenshot("compare_1280x800")
+        app.screenshot_clear("compare_1280x800")  # no tooltip over the picture
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
@@ -176,9 +172,7 @@ def test_the_comparison_report_button_writes_the_report_beside_a(tmp_path, size)
         first = float(t[np.flatnonzero(np.abs(xb - xa) > 1e-6 * np.abs(xa) + 1e-9)[0]])
         assert str(tmp_path / "A.parquet") in html and str(tmp_path / "B.parquet") in html
         assert f"first outside the band at t = {first:.6g} s" in html
-        desktop.x("xdotool", "mousemove", "5", "700")  # no tooltip over the picture
-        app.redrawn()
-        desktop.screenshot(f"compare_report_{tag}")
+        app.screenshot_clear(f"compare_report_{tag}")  # no tooltip over the picture
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

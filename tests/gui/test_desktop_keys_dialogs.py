@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shutil
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +83,18 @@ def _select_all(app: App) -> None:
     )
 
 
+def _edited_spring_mass(desktop: Desktop, home: Path) -> App:
+    """The app on the spring_mass rig with an unsaved edit (``_edit_the_rig``); closed again when
+    the edit fails."""
+    app = App(desktop, "spring_mass", home=home)
+    try:
+        _edit_the_rig(app)
+    except BaseException:
+        app.close()
+        raise
+    return app
+
+
 def _edit_the_rig(app: App) -> None:
     """Move the k slider (an unsaved edit), as a person clicks on its track."""
     x, y, w, h = app.widget("k [N/m]")
@@ -95,6 +108,12 @@ def _exits(app: App, *, timeout: float = 30.0) -> int | None:
         return app.proc.wait(timeout)
     except Exception:  # noqa: BLE001 - still running
         return None
+
+
+def _press_for(app: App, keys: str, title: str, *, what: str) -> dict:
+    """Press ``keys`` in the panel and wait for the window titled ``title`` they open."""
+    _press(app, keys)
+    return wait_for(lambda: _window(app, title), what=what)
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 800)], ids=["1920", "1280"])
@@ -116,8 +135,7 @@ def test_escape_closes_the_file_menu_and_the_open_dialog(size, tmp_path):
         wait_for(lambda: _menu(app, "File") and not _menu(app, "File")["open"], what="the File menu to close")
         assert not app.visible("Quit")
         # Ctrl+O opens the Open dialog; Escape closes it, the app goes on
-        _press(app, "ctrl+o")
-        wait_for(lambda: _window(app, OPEN_TITLE), what="the Open dialog from Ctrl+O")
+        _press_for(app, "ctrl+o", OPEN_TITLE, what="the Open dialog from Ctrl+O")
         desktop.screenshot(f"keys_open_dialog_{tag}")
         _press(app, "Escape")
         wait_for(lambda: _window(app, OPEN_TITLE) is None, what="Escape to close the Open dialog")
@@ -134,12 +152,9 @@ def test_escape_closes_the_file_menu_and_the_open_dialog(size, tmp_path):
 
 
 def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path):
-    work = tmp_path / "work"
-    app = App(laptop, "spring_mass", home=tmp_path)
+    work, app = tmp_path / "work", _edited_spring_mass(laptop, tmp_path)
     try:
-        _edit_the_rig(app)
-        _press(app, "ctrl+s")
-        wait_for(lambda: _window(app, SAVE_TITLE), what="the Save dialog from Ctrl+S")
+        _press_for(app, "ctrl+s", SAVE_TITLE, what="the Save dialog from Ctrl+S")
         assert app.value("file name") == "spring_mass_rig.toml"
         _press(app, "Return")  # the name field has the keyboard
         saved = work / "spring_mass_rig.toml"
@@ -153,8 +168,7 @@ def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path)
         laptop.x("xdotool", "mousemove", "--sync", str(x + int(w * 0.3)), str(y + h // 2), "click", "1", check=True)
         wait_for(lambda: app.value("k [N/m]") != k_shown, what="the k slider moved")
         _wait_unsaved(app)
-        _press(app, "ctrl+s")
-        wait_for(lambda: _window(app, SAVE_TITLE), what="the Save dialog again")
+        _press_for(app, "ctrl+s", SAVE_TITLE, what="the Save dialog again")
         _press(app, "Return")
         wait_for(lambda: _texts(app, r"spring_mass_rig\.toml already exists"), what="the question before replacing")
         assert tomllib.loads(saved.read_text())["params"]["k"]["value"] == k_first, "replaced without asking"
@@ -171,12 +185,9 @@ def test_ctrl_s_saves_asking_before_replacing_and_ctrl_q_quits(laptop, tmp_path)
 
 
 def test_quitting_with_unsaved_edits_offers_to_save_first(laptop, tmp_path):
-    work = tmp_path / "work"
-    app = App(laptop, "spring_mass", home=tmp_path)
+    work, app = tmp_path / "work", _edited_spring_mass(laptop, tmp_path)
     try:
-        _edit_the_rig(app)
-        _press(app, "ctrl+q")
-        wait_for(lambda: _window(app, QUIT_TITLE), what="the quit question from Ctrl+Q")
+        _press_for(app, "ctrl+q", QUIT_TITLE, what="the quit question from Ctrl+Q")
         assert app.visible("Save scenario first...") and app.visible("Quit without saving")
         laptop.screenshot("keys_quit_question")
         _press(app, "Escape")  # as Keep working

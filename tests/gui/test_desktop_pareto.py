@@ -14,9 +14,8 @@ from mjrig.scenario.parse import load_scenario
 from mjrig.widgets.analysis.pareto_front import FRONT
 from tests.gui.desktop import App, Desktop, wait_for
 from tests.gui.test_desktop_results import _click_at, _slider
+from tests.gui.test_desktop_study import TITLE, plots_in, results_window
 from tests.unit.test_study_pareto import study as study_file
-
-TITLE = "Results — STUDY.parquet"
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +45,9 @@ def test_the_front_is_drawn_and_any_trial_opens_from_it(study, tmp_path, size):
     desktop = Desktop(*size)
     app = App(desktop, study.path, home=tmp_path)
     try:
-        window = wait_for(
-            lambda: next((it for it in app.items() if it["label"] == TITLE), None), what="the results window"
-        )
-        wx, wy, ww, wh = window["rect"]
+        wx, wy, ww, wh = results_window(app)
         assert app.text(rf"Pareto front: {len(front)} of {study.table.height} trials")
-        plots = [it for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx]
+        plots = plots_in(app, wx)
         assert len(plots) == 1, plots  # the front's tab; the scatter waits in the other
         # the front's points in its colour; the rightmost is the front's trial of the largest peak
         px, py, pw, ph = plots[0]["rect"]

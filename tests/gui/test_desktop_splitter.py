@@ -57,9 +57,7 @@ def test_the_splitter_moves_room_between_controls_and_plots_on_a_laptop_and_is_r
             timeout=10,
         )
         assert 0.3 < saved["controls_height"] < 0.6, saved
-        desktop.x("xdotool", "mousemove", "5", "700")
-        app.redrawn()  # drawn with the pointer away (no tooltip)
-        desktop.screenshot("splitter_1280x800")
+        app.screenshot_clear("splitter_1280x800")  # no tooltip over the picture
     finally:
         assert app.close() == 0, app.output()
     app = App(desktop, "spring_mass", home=tmp_path)  # the next start keeps the room
@@ -81,9 +79,7 @@ def test_the_splitter_widens_the_plots_on_a_large_screen(tmp_path):
             lambda: (lambda r: r if r[2] > before[2] + 120 else None)(_plot_box(app)), what="wider plots after the drag"
         )
         assert after[0] < before[0] - 120, (before, after)
-        desktop.x("xdotool", "mousemove", "5", "700")
-        app.redrawn()  # drawn with the pointer away (no tooltip)
-        desktop.screenshot("splitter_1920x1080")
+        app.screenshot_clear("splitter_1920x1080")  # no tooltip over the picture
     finally:
         assert app.close() == 0, app.output()
         desktop.close()

@@ -17,6 +17,18 @@ from tests.sweep_util import BASE
 TITLE = "Results — STUDY.parquet"
 
 
+def results_window(app: App) -> tuple[int, int, int, int]:
+    """The results window's rectangle (x, y, width, height), once it is shown."""
+    window = wait_for(lambda: next((it for it in app.items() if it["label"] == TITLE), None), what="the results window")
+    return window["rect"]
+
+
+def plots_in(app: App, left: int) -> list[dict]:
+    """The plots shown right of ``left`` (the results window's), top to bottom."""
+    found = [it for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= left]
+    return sorted(found, key=lambda it: it["rect"][1])
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> SweepResults:
     """12 trials of 3 s of the spring-mass, searching k for a 2 Hz frequency (no requirement)."""
@@ -40,11 +52,8 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
     desktop = Desktop(*size)
     app = App(desktop, study.path, home=tmp_path)
     try:
-        window = wait_for(
-            lambda: next((it for it in app.items() if it["label"] == TITLE), None), what="the results window"
-        )
-        wx, wy, ww, wh = window["rect"]
-        plots = [it for it in app.items() if it["type"] == "mvPlot" and it["rect"][0] >= wx]
+        wx, wy, ww, wh = results_window(app)
+        plots = plots_in(app, wx)
         assert len(plots) == 2, plots  # the objective's history above the scatter
         assert app.text(rf"best objective [0-9.e-]+ at trial {best}")
         app.click("Sensitivity (rank correlation)")  # which knob matters: f rises with k, rank for rank

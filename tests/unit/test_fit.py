@@ -169,13 +169,10 @@ def test_stiffness_and_mass_are_fitted_from_a_sag_and_a_decay_together(tmp_path)
     k/m (and its damping): only together do they give both."""
     k, m, c = 400.0, 2.0, 4.0
     t = np.arange(0.0, 2.0, 1 / 250)
-    from test_measured import decay
+    from test_measured import DECAY_ENTRY, decay_csv
 
-    rng = np.random.default_rng(5)
-    (tmp_path / "decay.csv").write_text(
-        "time,x\n"
-        + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(t, decay(t, m=m, k=k, c=c) + rng.normal(0, 2e-5, t.size)))
-    )
+    decay_csv(tmp_path / "decay.csv", t, m=m, k=k, c=c)
+    rng = np.random.default_rng(6)
     ts = np.arange(2.0, 3.0, 1 / 50)  # settled: the sag is damped tenfold (ζ about 0.7)
     (tmp_path / "sag.csv").write_text(
         "time,x\n" + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(ts, 20.0 / k + rng.normal(0, 2e-5, ts.size)))
@@ -190,7 +187,8 @@ def test_stiffness_and_mass_are_fitted_from_a_sag_and_a_decay_together(tmp_path)
         + "\n[initial]"
         + rest
     )
-    doc += """
+    doc += (
+        """
 [[loads]]
 name = "push"
 kind = "force"
@@ -206,15 +204,13 @@ qpos = { slide = 0.0 }
 [measured.signals]
 "Joints/slide:qpos" = { column = "x" }
 
-[[measured]]
-name = "decay"
-file = "decay.csv"
-[measured.signals]
-"Joints/slide:qpos" = { column = "x" }
-
+"""
+        + DECAY_ENTRY
+        + """
 [fit]
 params = { k = { low = 50.0, high = 2000.0 }, m = { low = 0.2, high = 20.0, log = true } }
 """
+    )
     path.write_text(doc)
     sc = load_scenario(path)
     s = run_fit(sc, out=tmp_path / "FIT.parquet", workers=1).summary

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_fit import SAG
-from test_measured import CSV_ENTRY, C, K, decay, scenario
+from test_measured import CSV_ENTRY, DECAY_ENTRY, C, K, decay, decay_csv, scenario
 
 from mjrig.campaign.fit import run_fit
 from mjrig.campaign.fit_verdict import verdict
@@ -81,25 +81,19 @@ def test_k_c_and_m_from_one_free_decay_are_not_told_apart(tmp_path):
     converge, but a pair the data cannot tell apart is named."""
     k, m, c = 400.0, 2.0, 4.0
     t = np.arange(0.0, 2.0, 1 / 250)
-    rng = np.random.default_rng(5)
-    (tmp_path / "decay.csv").write_text(
-        "time,x\n"
-        + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(t, decay(t, m=m, k=k, c=c) + rng.normal(0, 2e-5, t.size)))
-    )
+    decay_csv(tmp_path / "decay.csv", t, m=m, k=k, c=c)
     path = scenario(tmp_path, "", extra="")
     head, rest = path.read_text().split("[params]", 1)
     doc = head.replace("duration = 2.0", "duration = 2.0\ntimestep = 0.002") + SAG.format(k=k / 2, m=m / 2, c=c)
     doc += "\n[initial]" + rest.split("[initial]", 1)[1]
-    doc += """
-[[measured]]
-name = "decay"
-file = "decay.csv"
-[measured.signals]
-"Joints/slide:qpos" = { column = "x" }
-
+    doc += (
+        "\n"
+        + DECAY_ENTRY
+        + """
 [fit]
 params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.1, high = 100.0, log = true }, m = { low = 0.2, high = 20.0, log = true } }
 """
+    )
     path.write_text(doc)
     s = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1).summary
     assert s["identified"] is False, s

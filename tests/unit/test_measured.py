@@ -55,6 +55,24 @@ qpos = {{ slide = {X0} }}
     return path
 
 
+DECAY_ENTRY = """
+[[measured]]
+name = "decay"
+file = "decay.csv"
+[measured.signals]
+"Joints/slide:qpos" = { column = "x" }
+"""
+"""The [[measured]] entry of ``decay_csv``'s file ``decay.csv``: the slide's position."""
+
+
+def decay_csv(path: Path, t: np.ndarray, *, m: float, k: float, c: float, noise: float = 2e-5) -> Path:
+    """``path``: the decay of mass ``m`` on ``k``, ``c`` at times ``t`` (s) as ``time,x`` (m), with
+    Gaussian noise of ``noise`` m (seeded: the same file each time)."""
+    x = decay(t, m=m, k=k, c=c) + np.random.default_rng(5).normal(0, noise, t.size)
+    path.write_text("time,x\n" + "".join(f"{a:.4f},{b:.9f}\n" for a, b in zip(t, x)), encoding="utf-8")
+    return path
+
+
 def csv_bench(
     folder: Path, *, noise: float = 0.0, seed: int = 0, rate: float = 250.0, offset: float = 0.1, duration: float = 2.0
 ) -> Path:

@@ -12,23 +12,17 @@ import pytest
 from mjrig.campaign.optimize import run_optimize
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
-
-MODELS = Path(__file__).resolve().parents[2] / "models"
+from tests.sweep_util import bundled_spring_mass
 
 
 def study(folder: Path, params: str, *, sampler: str = "tpe", trials: int = 12) -> Path:
-    src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
-    path = folder / "rig.toml"
-    path.write_text(
-        src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"').replace(
-            "duration = 5.0", "duration = 0.3"
-        )
-        + '\n[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n\n'
+    return bundled_spring_mass(
+        folder,
+        '\n[[metrics]]\nname = "low"\nsignal = "Joints/slide_x:qpos"\nkind = "min"\n\n'
         f'[optimize]\nmaximize = "Metrics/low"\ntrials = {trials}\nseed = 4\nsampler = "{sampler}"\n'
         f"[optimize.params]\n{params}",
-        encoding="utf-8",
+        duration=0.3,
     )
-    return path
 
 
 @pytest.mark.parametrize("sampler", ["tpe", "cmaes", "random"])

@@ -9,24 +9,21 @@ from pathlib import Path
 
 from mjrig.campaign.optimize import run_optimize
 from mjrig.scenario.parse import load_scenario
+from tests.sweep_util import bundled_spring_mass
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
+TOP = (
+    '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
+    '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
+    "k = { low = 100.0, high = 400.0 }\n"
+)
+"""A study of the block's highest point after 0.3 s over k, two trials."""
 
 
 def test_the_best_scenario_keeps_a_relative_model_path(tmp_path: Path) -> None:
     (tmp_path / "models").mkdir()
     shutil.copy(MODELS / "spring_mass.xml", tmp_path / "models" / "spring_mass.xml")
-    src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
-    scenario = tmp_path / "rig.toml"
-    scenario.write_text(
-        src.replace('model = "spring_mass.xml"', 'model = "models/spring_mass.xml"').replace(
-            "duration = 5.0", "duration = 1.0"
-        )
-        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
-        '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
-        "k = { low = 100.0, high = 400.0 }\n",
-        encoding="utf-8",
-    )
+    scenario = bundled_spring_mass(tmp_path, TOP, duration=1.0, model="models/spring_mass.xml")
     outcome = run_optimize(load_scenario(scenario), out=tmp_path / "out" / "study.parquet", workers=1)
     best = outcome.best_path
     assert best is not None and best.parent == tmp_path / "out"
@@ -45,17 +42,7 @@ def test_a_trial_a_kill_interrupted_runs_again_under_its_number_with_its_params(
 
     from mjrig.campaign.optimize import STUDY, study_paths
 
-    src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
-    scenario = tmp_path / "rig.toml"
-    scenario.write_text(
-        src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"').replace(
-            "duration = 5.0", "duration = 0.5"
-        )
-        + '\n[[metrics]]\nname = "top"\nsignal = "Joints/slide_x:qpos"\nkind = "max"\nstart = 0.3\n\n'
-        '[optimize]\nminimize = "Metrics/top"\ntrials = 2\n[optimize.params]\n'
-        "k = { low = 100.0, high = 400.0 }\n",
-        encoding="utf-8",
-    )
+    scenario = bundled_spring_mass(tmp_path, TOP, duration=0.5)
     out = tmp_path / "study.parquet"
     run_optimize(load_scenario(scenario), out=out, workers=1)
     db, _ = study_paths(out)

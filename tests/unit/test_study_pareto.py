@@ -18,26 +18,21 @@ from mjrig.campaign.optimize import run_optimize, study_paths
 from mjrig.campaign.pareto import pareto_flags
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
+from tests.sweep_util import bundled_spring_mass
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
 PEAK, HALF = "Objectives/peak:value", "Objectives/half_period:value"
 
 
 def study(folder: Path, *, objectives: str, sampler: str = "tpe", trials: int = 20, extra: str = "") -> Path:
-    src = (MODELS / "spring_mass.toml").read_text(encoding="utf-8").split("[[proximities]]")[0]
-    path = folder / "rig.toml"
-    path.write_text(
-        src.replace('model = "spring_mass.xml"', f'model = "{MODELS / "spring_mass.xml"}"').replace(
-            "duration = 5.0", "duration = 0.4"
-        )
-        + '\n[[metrics]]\nname = "peak"\nsignal = "Loads/main_spring:tension"\nkind = "max"\n'
+    return bundled_spring_mass(
+        folder,
+        '\n[[metrics]]\nname = "peak"\nsignal = "Loads/main_spring:tension"\nkind = "max"\n'
         + '\n[[metrics]]\nname = "half_period"\nsignal = "Joints/slide_x:qpos"\nkind = "time_of_min"\n'
         + '\n[[requirements]]\nname = "not_too_hard"\nsignal = "Loads/main_spring:tension"\nmax = 90.0\n'
         + f'\n[optimize]\n{objectives}\ntrials = {trials}\nseed = 5\nsampler = "{sampler}"\n{extra}'
         + "[optimize.params]\nk = { low = 100.0, high = 1000.0 }\nc = { low = 0.5, high = 15.0 }\n",
-        encoding="utf-8",
+        duration=0.4,
     )
-    return path
 
 
 def non_dominated(rows: list[dict]) -> set[int]:
@@ -109,23 +104,21 @@ def test_pareto_flags_by_hand():
     ]
 
 
-@pytest.mark.parametrize(
-    ("objectives", "extra", "words"),
-    [
-        ('minimize = ["Metrics/peak", "Metrics/nope"]', "", "optimize.minimize[1]: unknown metric 'Metrics/nope'"),
-        ('minimize = ["Metrics/peak"]\nmaximize = "Metrics/peak"', "", "already an objective"),
-        ('minimize = ["Metrics/peak", "Metrics/half_period"]', "target = 2.0\n", "'target' goes with one objective"),
-        ("minimize = []", "", "the objective lists are empty"),
-    ],
-)
-def test_bad_objectives_are_one_line(tmp_path, objectives, extra, words):
+def refusal(folder: Path, objectives: str, *, extra: str = "", sampler: str = "tpe") -> str:
+    """The one line that refuses a study with these objectives (and ``extra`` [optimize] lines)."""
     with pytest.raises(ConfigError) as err:
-        load_scenario(study(tmp_path, objectives=objectives, extra=extra))
-    assert words in str(err.value) and "\n" not in str(err.value), err.value
+        load_scenario(study(folder, objectives=objectives, extra=extra, sampler=sampler))
+    assert "\n" not in str(err.value), err.value
+    return str(err.value)
 
 
-def test_cmaes_with_several_objectives_is_refused(tmp_path):
-    """Optuna's CMA-ES searches one objective only: one line says which samplers take several."""
-    path = study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', sampler="cmaes")
-    with pytest.raises(ConfigError, match="'cmaes' searches one objective"):
-        load_scenario(path)
+def test_bad_objectives_are_one_line(tmp_path):
+    """An unknown metric (by its place in the list), a metric twice, an empty list, a target with
+    several objectives, and CMA-ES (Optuna's searches one objective only)."""
+    two = 'minimize = ["Metrics/peak", "Metrics/half_period"]'
+    unknown = refusal(tmp_path, 'minimize = ["Metrics/peak", "Metrics/nope"]')
+    assert "optimize.minimize[1]: unknown metric 'Metrics/nope'" in unknown
+    assert "already an objective" in refusal(tmp_path, 'minimize = ["Metrics/peak"]\nmaximize = "Metrics/peak"')
+    assert "'target' goes with one objective" in refusal(tmp_path, two, extra="target = 2.0\n")
+    assert "the objective lists are empty" in refusal(tmp_path, "minimize = []")
+    assert "'cmaes' searches one objective" in refusal(tmp_path, two, sampler="cmaes")
