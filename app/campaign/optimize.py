@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.campaign.pareto import pareto_flags
-from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, value_units
+from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, rows_table, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
 from mjrig.runtime.files.atomic_output import fault_errno, output_error
@@ -421,7 +421,7 @@ def _run(
 
 def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, str], schema: pa.Schema) -> None:
     """The study's rows into ``out`` with ``schema`` (the trials' columns, objective, feasible)."""
-    table = pa.Table.from_pylist(rows, schema=schema)
+    table = rows_table(rows, schema)
     from mjrig.scenario.toml_writer import dumps
 
     meta = dict(meta, **{"mjrig.optimize": dumps({"optimize": sc.doc["optimize"]})})
@@ -433,12 +433,13 @@ def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, 
     os.replace(tmp, out)
 
 
-def suggest(trial: Any, name: str, r: SearchRange) -> float:
+def suggest(trial: Any, name: str, r: SearchRange) -> float | int:
     """Trial ``trial``'s value of param ``name`` searched over ``r``: a catalogue's value
     (``suggest_categorical``), a whole number or a value on a step's grid (``suggest_int``,
     ``suggest_float(step=)``), else any within the bounds (on a log scale when asked)."""
     if r.choices:
-        return float(trial.suggest_categorical(name, list(r.choices)))
+        chosen = trial.suggest_categorical(name, list(r.choices))
+        return int(chosen) if r.whole else float(chosen)
     if r.step is not None and r.whole:
         return int(trial.suggest_int(name, int(r.low), int(r.high), step=int(r.step)))
     if r.step is not None:

@@ -67,6 +67,8 @@ __all__ = [
     "run_sweep",
     "run_local",
     "row_schema",
+    "rows_table",
+    "whole_params",
     "parts_dir",
     "default_workers",
     "open_pool",
@@ -101,19 +103,34 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def whole_params(sc: Scenario) -> set[str]:
+    """The params whose every value a sweep draws or a study searches is a whole number: a
+    catalogue of whole numbers, or whole low, high and step (CONTRACT 5: integers stay integers)."""
+    out = set()
+    if sc.sweep is not None:
+        for name, dist in sc.sweep.distributions:
+            if dist.values and all(isinstance(v, int) and not isinstance(v, bool) for v in dist.values):
+                out.add(name)
+    if sc.optimize is not None:
+        out |= {name for name, r in sc.optimize.params.items() if r.whole}
+    return out
+
+
 def row_schema(sc: Scenario, units: Mapping[str, str] | None = None) -> pa.Schema:
-    """The results' columns: trial, seed, every param's value, status, message, each
-    requirement's pass and value, and each metric's value; a column with a unit (a param's
-    own, else ``units``: ``RequirementSet.value_units``) carries it as the field's ``unit``."""
+    """The results' columns: trial, seed, every param's value (int64 for a ``whole_params`` one,
+    else float64), status, message, each requirement's pass and value, and each metric's value;
+    a column with a unit (a param's own, else ``units``: ``RequirementSet.value_units``) carries
+    it as the field's ``unit``."""
     units = dict(units or {})
     units.update({f"Params/{n}:value": nv.unit for n, nv in sc.params.items() if nv.unit})
+    whole = whole_params(sc)
 
-    def value(name: str) -> pa.Field:
+    def value(name: str, kind: pa.DataType = pa.float64()) -> pa.Field:
         unit = units.get(name, "")
-        return pa.field(name, pa.float64(), metadata={"unit": unit} if unit else None)
+        return pa.field(name, kind, metadata={"unit": unit} if unit else None)
 
     fields = [pa.field("trial", pa.int64()), pa.field("seed", pa.int64())]
-    fields += [value(f"Params/{n}:value") for n in sc.params]
+    fields += [value(f"Params/{n}:value", pa.int64() if n in whole else pa.float64()) for n in sc.params]
     fields += [pa.field("status", pa.string()), pa.field("message", pa.string())]
     for r in sc.requirements:
         fields += [pa.field(f"Requirements/{r.name}:pass", pa.bool_()), value(f"Requirements/{r.name}:value")]
@@ -391,7 +408,7 @@ def _merge(
     missing = [i for i in range(total) if i not in rows]
     if missing:
         raise MjrigError(f"trial {missing[0]} of {total} has no result in {parts}; run the same command again")
-    table = pa.Table.from_pylist([rows[i] for i in range(total)], schema=schema)
+    table = rows_table([rows[i] for i in range(total)], schema)
     if spec is not None and spec.saltelli:
         from mjrig.campaign.sobol import SENSITIVITY_KEY, sensitivity
 
@@ -412,3 +429,11 @@ def _sweep_toml(sc: Scenario, spec: Any) -> str:
     section = dict(sc.doc.get("sweep", {}))
     section["trials"], section["seed"] = spec.trials, spec.seed
     return dumps({"sweep": section})
+
+
+def rows_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """``rows`` (one dict per trial) as a table of ``schema``: an int64 param column is read as
+    numbers first and cast whole (a value 8.0 becomes 8; one with a fraction is an error, never
+    silently cut)."""
+    loose = pa.schema([f.with_type(pa.float64()) if f.name.startswith("Params/") else f for f in schema])
+    return pa.Table.from_pylist(rows, schema=loose).cast(schema, safe=True)

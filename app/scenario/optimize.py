@@ -37,7 +37,8 @@ _KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"
 @dataclass(frozen=True)
 class SearchRange:
     """A searched param's bounds (its unit), on a log scale when ``log``; ``step``: only the grid
-    low + i·step (whole numbers when ``whole``); ``choices``: only these values (a catalogue)."""
+    low + i·step (whole numbers when ``whole``); ``choices``: only these values (a catalogue;
+    ``whole`` when every one is a whole number)."""
 
     low: float
     high: float
@@ -224,5 +225,6 @@ def search_range(entry: Any, reader: FieldReader, where: tuple, *, what: str, di
 
 def _choices(entry: dict, reader: FieldReader, where: tuple) -> SearchRange:
     """``{ choices = [...] }``: a catalogue to search (its bounds its least and largest value)."""
-    values = tuple(float(v) for v in catalogue(reader, entry, where))
-    return SearchRange(min(values), max(values), choices=values)
+    values = catalogue(reader, entry, where)
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in values)  # a whole catalogue stays whole
+    return SearchRange(float(min(values)), float(max(values)), choices=tuple(values), whole=whole)

@@ -119,6 +119,16 @@ def test_catalogue_and_stepped_params_take_only_their_values(tmp_path, sampler):
         assert all(abs(n - want) <= 2 for n, want in zip(counts, [70] * 3 + [30] * 7)), counts
 
 
+def test_whole_values_stay_whole_in_the_results(tmp_path):
+    """The stepped c (2, 3 ... 8) is an Int64 column of the results, k (a catalogue with 180.0 in
+    it) a Float64 one; the values are the ones drawn. Eight 1 s trials on two workers (about 3 s)."""
+    path = write_scenario(tmp_path, CATALOGUE.format(sampler="lhs", trials=8))
+    sp = load_scenario(path).sweep
+    frame = pl.read_parquet(run_sweep(load_scenario(path), out=tmp_path / "res.parquet", workers=2).path)
+    assert frame.schema["Params/c:value"] == pl.Int64 and frame.schema["Params/k:value"] == pl.Float64
+    assert frame.sort("trial")["Params/c:value"].to_list() == [sp.trial(i)[0]["c"] for i in range(8)]
+
+
 @pytest.mark.parametrize(
     ("entry", "where", "words"),
     [
