@@ -125,9 +125,9 @@ def row_schema(sc: Scenario, units: Mapping[str, str] | None = None) -> pa.Schem
     units.update({f"Params/{n}:value": nv.unit for n, nv in sc.params.items() if nv.unit})
     whole = whole_params(sc)
 
-    def value(name: str, kind: pa.DataType = pa.float64()) -> pa.Field:
+    def value(name: str, kind: pa.DataType | None = None) -> pa.Field:
         unit = units.get(name, "")
-        return pa.field(name, kind, metadata={"unit": unit} if unit else None)
+        return pa.field(name, kind or pa.float64(), metadata={"unit": unit} if unit else None)
 
     fields = [pa.field("trial", pa.int64()), pa.field("seed", pa.int64())]
     fields += [value(f"Params/{n}:value", pa.int64() if n in whole else pa.float64()) for n in sc.params]
