@@ -158,3 +158,19 @@ def test_the_continuous_a_is_the_limit_of_mujocos_step_linearisation(tmp_path):
     model.opt.timestep = 1e-5
     mujoco.mjd_transitionFD(model, data, 1e-6, True, step, None, None, None)
     np.testing.assert_allclose(mine, (step - np.eye(n)) / 1e-5, atol=1e-3 * np.abs(mine).max())
+
+
+@pytest.mark.parametrize("compiled", ["1", "0"], ids=["compiled", "python"])
+def test_an_acceleration_output_sees_every_load(tmp_path, monkeypatch, compiled):
+    """The block's acceleration (an accelerometer) as an output: C = [-k/m, -c/m] and D = 1/m, with the spring
+    evaluated in compiled code or in Python (``MJRIG_COMPILED=0``), whose force joins the step
+    after MuJoCo's forward pass -- as it does when the rig runs and records qacc."""
+    monkeypatch.setenv("MJRIG_COMPILED", compiled)
+    path = smd(tmp_path, dt=0.001)
+    xml = tmp_path / "spring.xml"
+    xml.write_text(
+        xml.read_text().replace("</mujoco>", '<sensor><accelerometer name="acc" site="tip"/></sensor></mujoco>')
+    )
+    an = analyse(load_scenario(path), inputs=("F",), outputs=("Sensors/acc:0",))
+    np.testing.assert_allclose(an.linear.C, [[-K / M, -C / M]], rtol=1e-6)
+    np.testing.assert_allclose(an.linear.D, [[1.0 / M]], rtol=1e-6)

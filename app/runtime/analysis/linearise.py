@@ -166,13 +166,10 @@ def linearise(
     C, D = np.empty((len(outputs), n)), np.empty((len(outputs), len(inputs)))
 
     def read(i: int = -1, h: float = 0.0) -> np.ndarray:
-        """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``."""
+        """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``: every
+        stage as the run records it (``_rates``: the Python loads' forces in the acceleration too)."""
         _set(model, data, saved, i, h)
-        for fn in eng.before_step:  # the actuator inputs at these params
-            fn()
-        mujoco.mj_forward(model, data)
-        if eng.python:
-            eng.apply()
+        _rates(eng, model, data)
         assert probe is not None  # read only with outputs to read
         return probe.read().copy()
 
