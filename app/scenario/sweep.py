@@ -74,6 +74,8 @@ _SWEEP_KEYS = {"trials", "seed", "params", "sampler", "sensitivity"}
 SAMPLERS = ("random", "lhs", "sobol")
 """The ``sampler`` values."""
 SENSITIVITIES = ("spearman", "sobol")
+SALTELLI_BASE_POINTS = 64
+"""A Saltelli design's base points when neither ``trials`` nor ``--trials`` gives them."""
 """The ``sensitivity`` values: rank correlations of any sweep, or a Saltelli design's Sobol indices."""
 _STD = NormalDist()
 
@@ -336,10 +338,8 @@ def _check_saltelli(reader: FieldReader, table: dict, out: SweepSpec) -> None:
         raise reader.fail((*path, "sensitivity"), '"sobol" needs at least one param with a distribution')
     if table.get("sampler", "sobol") != "sobol":
         raise reader.fail((*path, "sampler"), 'sensitivity = "sobol" draws its own Sobol points: leave the sampler out')
-    if not out.trials_given:
-        raise reader.fail(
-            (*path, "sensitivity"), '"sobol" needs trials: the base points, a power of two such as 64 or 1024'
-        )
+    if not out.trials_given:  # --trials may still set them
+        out.trials = SALTELLI_BASE_POINTS
     if problem := saltelli_trials_problem(out.trials):
         raise reader.fail((*path, "trials"), problem)
 

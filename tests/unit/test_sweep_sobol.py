@@ -149,7 +149,6 @@ mass = {{ distribution = "normal", mean = 1.0, std = 0.05 }}
             "sweep.trials",
             "a power of two >= 4, got 100 (closest: 64 or 128)",
         ),
-        ('sensitivity = "sobol"', "", "sweep.sensitivity", "needs trials"),
         ('trials = 64\nsensitivity = "sobol"\nsampler = "lhs"', "", "sweep.sampler", "leave the sampler out"),
         ('trials = 64\nsensitivity = "sobol"', "c = { values = [0.0, 1.0] }", "sweep.params.c", "a grid"),
         ('trials = 64\nsensitivity = "sobol"', "c = { choices = [0.0, 1.0] }", "sweep.params.c", "a catalogue"),
@@ -160,6 +159,12 @@ def test_a_bad_sobol_sweep_is_one_line_at_its_field(tmp_path, fields, extra, whe
         load_scenario(write_scenario(tmp_path, SWEEP.format(fields=fields, extra=extra)))
     text = str(err.value)
     assert f": {where}: " in text and words in text and "\n" not in text, text
+
+
+def test_without_trials_the_design_has_64_base_points_and_trials_on_the_command_line_set_them(tmp_path):
+    spec = load_scenario(write_scenario(tmp_path, SWEEP.format(fields='sensitivity = "sobol"', extra=""))).sweep
+    assert (spec.trials, spec.total) == (64, 64 * 4)
+    assert spec.with_overrides(trials=16).total == 16 * 4
 
 
 def test_a_resumed_sobol_sweep_gives_the_same_indices(tmp_path):
