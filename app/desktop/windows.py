@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.settings.keys import config_dir
 
 __all__ = ["Layout", "tile", "screen_workarea", "plan_layout", "save_layout", "FRAME_TOP", "FRAME_SIDE", "FRAME_BOTTOM"]
@@ -97,6 +98,6 @@ def save_layout(layout: Layout, *, viewer: Rect | None, panel: Rect | None) -> N
     doc = {"screen": list(layout.screen), "viewer": list(viewer or layout.viewer), "panel": list(panel or layout.panel)}
     try:
         _path().parent.mkdir(parents=True, exist_ok=True)
-        _path().write_text(json.dumps(doc), encoding="utf-8")
+        replace_text(_path(), json.dumps(doc))
     except OSError:
         pass  # a read-only config folder must not stop the app from closing

@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+from mjrig.runtime.files.atomic_output import replace_text
+
 __all__ = ["RecentFiles", "short_names"]
 
 
@@ -34,7 +36,7 @@ class RecentFiles:
         items = items[: self.limit]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(items, indent=1), encoding="utf-8")
+            replace_text(self.path, json.dumps(items, indent=1))
         except OSError:
             pass  # a read-only home must not stop the app
         return items

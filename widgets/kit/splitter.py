@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dearpygui.dearpygui as dpg
 
+from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.settings.keys import config_dir
 
 __all__ = ["Splitter", "PanelLayout"]
@@ -55,7 +56,7 @@ class PanelLayout:
         """Write the sizes (quietly keeps the old file when the folder is not writable)."""
         try:
             self.path().parent.mkdir(parents=True, exist_ok=True)
-            self.path().write_text(json.dumps(asdict(self)) + "\n", encoding="utf-8")
+            replace_text(self.path(), json.dumps(asdict(self)) + "\n")
         except OSError:
             pass
 

@@ -26,7 +26,15 @@ from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError, output_fault
 
-__all__ = ["atomic_output", "remove_stale_parts", "output_error", "fault_errno", "OUTPUT_ERRNOS", "PART_PATTERN"]
+__all__ = [
+    "atomic_output",
+    "remove_stale_parts",
+    "output_error",
+    "fault_errno",
+    "OUTPUT_ERRNOS",
+    "PART_PATTERN",
+    "replace_text",
+]
 
 OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG})
 """OSErrors of an output that could not be written (exit 5), not of a bad name (exit 2)."""
@@ -128,3 +136,17 @@ def _remove(tmp: Path) -> None:
         tmp.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def replace_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole: through a part file beside it, then renamed over
+    it, so a reader (another process, a crash) never finds it half-written. A small settings file's
+    way: OSError as it comes (its callers keep going without it), no part file left behind."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise
