@@ -91,7 +91,7 @@ def analyse(
 
         mujoco.mj_setState(m, d, state, int(mujoco.mjtState.mjSTATE_FULLPHYSICS))
         mujoco.mj_forward(m, d)
-        point = "the run's state now"
+        point = "state shown"  # live or replayed: the state in the 3D view
     elif snapshot is not None:
         import mujoco
 

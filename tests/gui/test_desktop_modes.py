@@ -41,7 +41,7 @@ def test_a_mode_is_listed_animated_and_its_response_drawn(tmp_path, size):
         app.click("Work out modes")
         app.widget("amplitude")  # scrolled down to the table, its status line above it in view
         status = wait_for(
-            lambda: app.text(r"2 oscillatory modes of 4, at the run's state, t = 0 s", offscreen=True),
+            lambda: app.text(r"2 oscillatory modes of 4, at the state shown, t = 0 s", offscreen=True),
             what="the modes listed",
             timeout=60,
         )

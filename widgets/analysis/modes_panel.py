@@ -121,7 +121,7 @@ class ModesPanel:
             dpg.set_value(self._status, "made before the model changed: work them out again")
         elif part.at is not None:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
-            where = ("at rest (equilibrium)" if part.equilibrium else "at the run's state") + f", t = {part.at:.4g} s"
+            where = ("at rest (equilibrium)" if part.equilibrium else "at the state shown") + f", t = {part.at:.4g} s"
             if part.point.startswith("t = "):  # a time of a run from the start
                 where = f"at {part.point.split(',')[0]} of a run from the start" + (
                     f", then at rest (t = {part.at:.4g} s)" if part.equilibrium else ""
