@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from mjrig.campaign.results import SweepResults
+from mjrig.campaign.sobol import SobolValue
 from mjrig.exports import plotting
 
 __all__ = ["sobol_section", "sobol_figure", "FIRST_COLOUR", "TOTAL_COLOUR"]
@@ -25,7 +27,7 @@ TOTAL_COLOUR = plotting.COLORS[3]
 """The total bars' colour."""
 
 
-def sobol_section(res: Any) -> dict[str, Any] | None:
+def sobol_section(res: SweepResults) -> dict[str, Any] | None:
     """The report's context for ``res`` (``SweepResults``): ``base_points``, ``trials``,
     ``confidence`` (percent), ``figures`` (title, uri), ``wide`` (a figure a row) and ``skipped``
     (value, reason); None
@@ -52,7 +54,7 @@ def sobol_section(res: Any) -> dict[str, Any] | None:
     }
 
 
-def sobol_figure(value: Any, *, confidence: float = 0.95):
+def sobol_figure(value: SobolValue, *, confidence: float = 0.95):
     """Grouped bars of one value's ``SobolValue``: per param (x) its first-order and total index
     (0..1, y), whiskers from each interval's low to high (a bound that is NaN draws none)."""
     params = list(value.params)

@@ -11,10 +11,9 @@ view only draws them.
 
 from __future__ import annotations
 
-from typing import Any
-
 import dearpygui.dearpygui as dpg
 
+from mjrig.panel_state import SobolIndicesView
 from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = ["SobolBars", "FIRST_RGB", "TOTAL_RGB"]
@@ -36,7 +35,7 @@ def _short(column: str) -> str:
 class SobolBars:
     """The bars of ``reading`` (a ``SobolReading``) for one value at a time."""
 
-    def __init__(self, reading: Any) -> None:
+    def __init__(self, reading: SobolIndicesView) -> None:
         self.reading = reading
         self._columns = {_short(c): c for c in reading.values}
         self._combo: int | str = 0
