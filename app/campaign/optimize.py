@@ -203,7 +203,7 @@ def _study(
                     study.tell(t, values if spec.multi else values[0])
                 finished.append(row)
                 ran += 1
-                best = _best(finished, spec)
+                best = _better(best, row, spec)  # a row at a time: a long study's bar costs no more per trial
                 if progress is not None:
                     progress(row, best)
     except BaseException:
@@ -392,10 +392,33 @@ def _best(rows: list[dict[str, Any]], spec: OptimizeSpec) -> dict[str, Any] | No
     if not good:
         return None
     if spec.multi:
-        return {"front": _front(good, spec)}
+        front = set(_front(good, spec))
+        return {"front": sorted(front), "rows": [r for r in good if r["trial"] in front]}
     if spec.maximize:  # the best objective; of equals, the first trial
         return max(good, key=lambda r: (r["objective"], -r["trial"]))
     return min(good, key=lambda r: (r["objective"], r["trial"]))
+
+
+def _better(best: dict[str, Any] | None, row: dict[str, Any], spec: OptimizeSpec) -> dict[str, Any] | None:
+    """``_best`` of the rows so far and ``row`` from ``best`` (theirs) alone: the better feasible
+    row; with several objectives the front with ``row`` on it, unless a front row dominates it,
+    and without the rows it dominates (``{"front": [trial numbers], "rows": [...]}``)."""
+    if not row["feasible"]:
+        return best
+    if not spec.multi:
+        return _best([r for r in (best, row) if r is not None], spec)
+    signs = [-1.0 if o.maximize else 1.0 for o in spec.objectives]  # every objective minimised
+    mine = [sg * row[o.column] for sg, o in zip(signs, spec.objectives)]
+
+    def beats(a: list[float], b: list[float]) -> bool:
+        return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+
+    kept = list(best["rows"]) if best is not None else []
+    costs = [[sg * r[o.column] for sg, o in zip(signs, spec.objectives)] for r in kept]
+    if any(beats(c, mine) for c in costs):
+        return best
+    kept = [r for r, c in zip(kept, costs) if not beats(mine, c)] + [row]
+    return {"front": sorted(r["trial"] for r in kept), "rows": kept}
 
 
 def _run(

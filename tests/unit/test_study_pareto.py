@@ -48,10 +48,16 @@ def non_dominated(rows: list[dict]) -> set[int]:
 @pytest.mark.parametrize("sampler", ["tpe", "random"])
 def test_the_pareto_flags_are_the_non_dominated_trials_and_span_the_trade_off(tmp_path, sampler):
     path = study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', sampler=sampler)
-    outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
+    told: list[tuple[dict, dict | None]] = []  # the progress bar's front after each trial
+    outcome = run_optimize(
+        load_scenario(path), out=tmp_path / "study.parquet", workers=1, progress=lambda r, b: told.append((r, b))
+    )
     frame = pl.read_parquet(outcome.path)
     rows = frame.to_dicts()
     assert frame.height == 20 and "objective" not in frame.columns
+    for n in range(1, len(told) + 1):  # kept a row at a time, it is the front of the rows so far
+        best = told[n - 1][1]
+        assert (best["front"] if best else []) == sorted(non_dominated([r for r, _ in told[:n]])), n
     for r in rows:  # the objectives are the closed forms (m = 1 kg)
         k, c = r["Params/k:value"], r["Params/c:value"]
         assert r["feasible"] == (k * 0.1 <= 90.0 + 1e-9)
