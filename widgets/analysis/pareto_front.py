@@ -4,7 +4,7 @@ Two objectives: every feasible trial a point in objective space (grey: dominated
 trials joined in order of the first objective (yellow-orange), the trial opened last ringed; a
 click on a point opens that trial's set-up. More objectives: parallel coordinates, one vertical
 axis per objective scaled from its best (bottom) to its worst (top) over the feasible trials, a
-line per trial, the front's in colour. Above the plot: how many trials the front holds, a list
+line per trial (at most ``LINES`` dominated ones), the front's in colour. Above the plot: how many trials the front holds, a list
 of them and *Open trial*, which opens the chosen trial's scenario with its param values.
 
 Thin: the numbers come from the opened results (``SweepResults.objective_points``, ``front``).
@@ -25,6 +25,8 @@ __all__ = ["ParetoFront"]
 FRONT = (255, 170, 60)
 DOMINATED = (150, 150, 150)
 RING = (250, 230, 120)
+LINES = 400
+"""Dominated trials drawn at most in parallel coordinates (evenly picked; every front trial is)."""
 
 
 class ParetoFront:
@@ -103,9 +105,12 @@ class ParetoFront:
         ya = dpg.add_plot_axis(dpg.mvYAxis, label="best -> worst")
         dpg.set_axis_limits(ya, -0.05, 1.05)
         xs = [float(i) for i in range(k)]
-        for group, colour, width in ((~self.on_front, DOMINATED, 1), (self.on_front, FRONT, 2)):
-            for j, row in enumerate(scaled[group]):
-                first = "dominated" if colour is DOMINATED else f"front ({int(self.on_front.sum())})"
+        dominated = np.flatnonzero(~self.on_front)
+        drawn = dominated[np.linspace(0, dominated.size - 1, min(dominated.size, LINES)).astype(int)]
+        many = f" ({drawn.size} of {dominated.size})" if drawn.size < dominated.size else ""
+        for rows, colour, width in ((drawn, DOMINATED, 1), (np.flatnonzero(self.on_front), FRONT, 2)):
+            for j, row in enumerate(scaled[rows]):
+                first = f"dominated{many}" if colour is DOMINATED else f"front ({int(self.on_front.sum())})"
                 label = first if j == 0 else f"##{first}{j}"  # one legend entry a group
                 series = dpg.add_line_series(xs, row.tolist(), label=label, parent=ya)
                 dpg.bind_item_theme(series, _theme(colour, width, line=True))
