@@ -56,11 +56,17 @@ def _parallel(trials: np.ndarray, values: np.ndarray, on_front: np.ndarray, *, l
     lo, hi = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
     scaled = (values - lo) / np.where(hi > lo, hi - lo, 1.0)
     scaled = np.where(np.asarray(maximize, dtype=bool), 1.0 - scaled, scaled)  # the best end down
+    from matplotlib.collections import LineCollection
+
     xs = np.arange(k)
-    for row in scaled[~on_front]:
-        ax.plot(xs, row, color="#b0b0b0", lw=0.8, alpha=0.7)
-    for i, row in enumerate(scaled[on_front]):
-        ax.plot(xs, row, color=COLORS[1], lw=1.4, label=f"Pareto front ({int(on_front.sum())})" if i == 0 else None)
+    for rows, colour, width, label in (
+        (scaled[~on_front], "#b0b0b0", 0.8, f"dominated ({int((~on_front).sum())})"),
+        (scaled[on_front], COLORS[1], 1.4, f"Pareto front ({int(on_front.sum())})"),
+    ):
+        if len(rows):  # one collection a group: thousands of trials draw as fast as a few
+            lines = LineCollection([np.column_stack([xs, r]) for r in rows], colors=colour, linewidths=width)
+            lines.set_label(label)
+            ax.add_collection(lines)
     for x in xs:
         ax.axvline(x, color="#444444", lw=0.8)
         best, worst = (hi[x], lo[x]) if maximize[x] else (lo[x], hi[x])

@@ -128,3 +128,21 @@ def test_bad_objectives_are_one_line(tmp_path):
     assert "'target' goes with one objective" in refusal(tmp_path, two, extra="target = 2.0\n")
     assert "the objective lists are empty" in refusal(tmp_path, "minimize = []")
     assert "'cmaes' searches one objective" in refusal(tmp_path, two, sampler="cmaes")
+
+
+def test_the_reports_front_figure_two_objectives_a_scatter_more_parallel_coordinates():
+    """Two objectives: the dominated points and the front joined in order of the first; three:
+    a line per trial, the front's and the others' apart, each axis scaled best (0) to worst (1)."""
+    from mjrig.exports.pareto_plot import front_figure
+
+    values = np.array([[1.0, 5.0, 0.2], [2.0, 2.0, 0.9], [3.0, 3.0, 0.1], [4.0, 1.0, 0.5]])
+    on = pareto_flags(values[:, :2], maximize=[False, False], feasible=np.ones(4, bool))
+    fig = front_figure(np.arange(4), values[:, :2], on, labels=["a", "b"], maximize=[False, False])
+    (ax,) = fig.axes
+    (line,) = ax.lines
+    assert line.get_xdata().tolist() == [1.0, 2.0, 4.0] and line.get_label() == "Pareto front (3)"
+    fig = front_figure(np.arange(4), values, on, labels=["a", "b", "c"], maximize=[False, False, True])
+    dominated, front = fig.axes[0].collections
+    assert (dominated.get_label(), front.get_label()) == ("dominated (1)", "Pareto front (3)")
+    (trial_2,) = dominated.get_segments()  # a = 3 of 1..4, b = 3 of 1..5, c = 0.1 maximised: the worst
+    np.testing.assert_allclose(trial_2[:, 1], [2 / 3, 0.5, 1.0])
