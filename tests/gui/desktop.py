@@ -218,15 +218,24 @@ class Desktop:
         or two a second: two equal grabs a moment apart, or a panel that already says t = 0, do
         not yet mean the view shows it."""
         seen: list[tuple[float, np.ndarray]] = []
+        longest = [0.0]  # the longest the view stayed the same, s (said when it never settles)
 
         def still():
             now, rgb = time.monotonic(), self.grab(wid)
             if seen and not np.array_equal(seen[-1][1], rgb):
                 seen.clear()
             seen.append((now, rgb))
+            longest[0] = max(longest[0], now - seen[0][0])
             return now - seen[0][0] >= still_s and ok(rgb)
 
-        wait_for(still, what=what, every=0.25, timeout=60)
+        try:
+            wait_for(still, what=what, every=0.25, timeout=60)
+        except AssertionError:
+            shot = self.screenshot(f"timeout_{re.sub(r'[^a-z0-9]+', '_', what.lower())}")
+            held = "the view held still but did not show it" if longest[0] >= still_s else "the view kept changing"
+            raise AssertionError(
+                f"timed out waiting for {what}: {held} (still at most {longest[0]:.2f} s); the screen: {shot}"
+            ) from None
         return seen[-1][1]
 
     def close(self) -> None:

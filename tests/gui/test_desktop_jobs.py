@@ -31,7 +31,13 @@ def test_a_fit_shows_its_progress_is_cancelled_and_quitting_during_one_asks(tmp_
         app.click("Run fit")  # again, and close the panel while it runs
         wait_for(lambda: app.text(r"a fit: \d+ evaluations?"), what="the second fit's progress", timeout=60)
         app.press_close()
-        assert app.text(r"Running: a fit: \d+ evaluations?\. Quitting stops it.*")
+        asked = r"Running: a fit: \d+ evaluations?\. Quitting stops it.*"
+        try:
+            wait_for(lambda: app.text(asked), what="the question naming the fit under way", timeout=10)
+        except AssertionError:
+            raise AssertionError(
+                f"no {asked!r} among {[it.get('text') for it in app.items() if it.get('text')]}"
+            ) from None
         assert app.visible("Wait for it") and not app.visible("Save scenario first...")
         desktop.screenshot(f"quit_during_fit_{size[0]}x{size[1]}")
         app.click("Wait for it")  # the fit goes on
