@@ -400,25 +400,13 @@ def _best(rows: list[dict[str, Any]], spec: OptimizeSpec) -> dict[str, Any] | No
 
 
 def _better(best: dict[str, Any] | None, row: dict[str, Any], spec: OptimizeSpec) -> dict[str, Any] | None:
-    """``_best`` of the rows so far and ``row`` from ``best`` (theirs) alone: the better feasible
-    row; with several objectives the front with ``row`` on it, unless a front row dominates it,
-    and without the rows it dominates (``{"front": [trial numbers], "rows": [...]}``)."""
+    """``_best`` of the rows so far and ``row``, from ``best`` (theirs) alone: a row beaten once
+    stays beaten, so the best of the best and ``row`` (several objectives: of the front's rows
+    and ``row``, through ``pareto_flags``) is the best of all."""
     if not row["feasible"]:
         return best
-    if not spec.multi:
-        return _best([r for r in (best, row) if r is not None], spec)
-    signs = [-1.0 if o.maximize else 1.0 for o in spec.objectives]  # every objective minimised
-    mine = [sg * row[o.column] for sg, o in zip(signs, spec.objectives)]
-
-    def beats(a: list[float], b: list[float]) -> bool:
-        return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
-
-    kept = list(best["rows"]) if best is not None else []
-    costs = [[sg * r[o.column] for sg, o in zip(signs, spec.objectives)] for r in kept]
-    if any(beats(c, mine) for c in costs):
-        return best
-    kept = [r for r, c in zip(kept, costs) if not beats(mine, c)] + [row]
-    return {"front": sorted(r["trial"] for r in kept), "rows": kept}
+    kept = [] if best is None else best["rows"] if spec.multi else [best]
+    return _best([*kept, row], spec)
 
 
 def _run(
