@@ -1,6 +1,6 @@
 """Long jobs say so: a fit shows how far it got beside the Status title with a Cancel that stops
 it; closing the panel while one runs asks ("Stop it and quit" / "Wait for it"), and stopping quits
-at once. A slow fit: two params against 20 s of bench data (each evaluation a 20 s run)."""
+at once. A slow fit: two params against 40 s of bench data (each evaluation a 40 s run)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_a_fit_shows_its_progress_is_cancelled_and_quitting_during_one_asks(tmp_path, size):
-    csv_bench(tmp_path, duration=20.0)
+    csv_bench(tmp_path, duration=40.0)  # slow enough that the second fit still runs when the panel closes
     path = scenario(tmp_path, "\n" + CSV_ENTRY, k=160.0, c=5.0)
+    path.write_text(path.read_text().replace("duration = 2.0", "duration = 4.0", 1))  # a bench up to 40 s
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
