@@ -15,8 +15,15 @@ if [ -z "${DISPLAY:-}" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" =
      || ! command -v openbox >/dev/null 2>&1 || ! command -v xwininfo >/dev/null 2>&1 \
      || ! command -v chromium >/dev/null 2>&1 \
      || [ ! -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb libgl1-mesa-dri libegl1 libegl-mesa0 libosmesa6 \
+    # another package manager at work (an unattended upgrade, a neighbour's install): wait for it, 5 min at most
+    for lock in /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock; do
+      if [ -e "$lock" ] && ! flock -n "$lock" true 2>/dev/null; then
+        echo "waiting (5 min at most) for another package manager to let go of $lock ..."
+        flock -w 300 "$lock" true || { echo "$lock is still held after 5 min: install the packages above yourself" >&2; exit 1; }
+      fi
+    done
+    apt-get -o DPkg::Lock::Timeout=300 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq xvfb libgl1-mesa-dri libegl1 libegl-mesa0 libosmesa6 \
       xdotool imagemagick ffmpeg openbox x11-utils fonts-wqy-microhei fonts-tlwg-garuda-ttf fontconfig chromium >/dev/null
   fi
 fi

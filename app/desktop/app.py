@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mjrig import commands as C
+from mjrig.desktop import x_errors
 from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
 from mjrig.desktop.widget_map import MapRequests
 
@@ -277,6 +278,8 @@ class PanelApp:
         fonts.start()
         self._build()
         dpg.show_viewport()
+        # a window that went (a drop's source answered late) is one line, never the end of the app
+        x_errors.forgive_gone(x_errors.current_glx_display(), lambda text: _echo("warning", text))
         start = time.perf_counter()
         shown: tuple[Any, Any] = (None, None)
         try:

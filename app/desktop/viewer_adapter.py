@@ -37,6 +37,7 @@ from typing import Any
 
 import mujoco
 
+from mjrig.desktop import x_errors
 from mjrig.desktop.xdnd_target import DropTarget
 from mjrig.settings.keys import MOD_ALT, MOD_CTRL, MOD_SHIFT
 
@@ -144,6 +145,8 @@ class ViewerWindow:
 
     def _install(self, glfw: Any, handle: Any, geometry: tuple[int, int, int, int] | None) -> None:
         self._glfw, self.handle = glfw, handle
+        # GLFW's late answer to a window that went (a drop's source) is one line in Status, never the end
+        x_errors.forgive_gone(_x11_display(glfw), self.problems.put)
         glfw.set_drop_callback(handle, lambda _w, paths: self.drops.put([str(p) for p in paths]))
         glfw.set_window_pos_callback(handle, self._moved)
         glfw.set_framebuffer_size_callback(handle, self._resized)
@@ -172,8 +175,11 @@ class ViewerWindow:
             self._drop_target = DropTarget(
                 wid, on_drop=lambda paths: self.drops.put(list(paths)), on_problem=self.problems.put
             )
-        except Exception:  # noqa: BLE001 - no python-xlib or no connection: GLFW's callback it is
+        except Exception as exc:  # noqa: BLE001 - no python-xlib or no connection: GLFW's callback it is
             self._drop_target = None
+            self.problems.put(
+                f"file drops on the 3D view are answered by GLFW, between frames: {type(exc).__name__}: {exc}"
+            )
 
     def _closing(self, window: Any) -> None:
         if self.may_close is not None and not self.may_close():
@@ -187,6 +193,14 @@ class ViewerWindow:
         if w > 0 and h > 0:  # 0x0 while minimized
             g = self.geometry or (0, 0, 0, 0)
             self.geometry = (g[0], g[1], w, h)
+
+
+def _x11_display(glfw: Any) -> int | None:
+    """GLFW's Xlib connection (``Display*``), or None where GLFW is not on X11."""
+    try:
+        return int(glfw.get_x11_display() or 0) or None
+    except Exception:  # noqa: BLE001 - Wayland, or a GLFW without the native functions
+        return None
 
 
 def launch(

@@ -174,9 +174,20 @@ class DropTarget:
                 return False
         return uri_list in types
 
+    def _exists(self, window: int) -> bool:
+        """Whether ``window`` is still there (a source that closed its window after the drop: no
+        answer is sent to it)."""
+        try:
+            self._d.create_resource_object("window", window).get_geometry()
+        except Exception:  # noqa: BLE001 - BadWindow, BadDrawable: gone
+            return False
+        return True
+
     def _send(self, window: int, message: str, data: list[int]) -> None:
         from Xlib import protocol
 
+        if message == "XdndFinished" and not self._exists(window):
+            return  # the drop is over for a source that went: nothing to tell it
         dest = self._d.create_resource_object("window", window)
         ev = protocol.event.ClientMessage(window=dest, client_type=self._atoms[message], data=(32, data))
         dest.send_event(ev, event_mask=0, onerror=self._x_error)

@@ -15,7 +15,7 @@ import pytest
 from mjrig.desktop.xdnd_target import DropTarget
 from mjrig.models.scale import many_bodies
 from tests.gui.desktop import App, Desktop, wait_for
-from tests.gui.xdnd_drop import drop, drop_and_vanish
+from tests.gui.xdnd_drop import drop, drop_and_vanish, drop_then_close_window
 
 GONE = r"warning: a file dropped on the 3D view did not arrive: its source \(a file manager\) (let go of it|did not answer)"
 
@@ -91,3 +91,33 @@ def test_the_drop_target_takes_over_a_window_and_answers_for_it(xdisplay, tmp_pa
     finally:
         target.close()
         d.close()
+
+
+@pytest.mark.parametrize("direct", [False, True], ids=["through-the-proxy", "to-glfw-itself"])
+def test_a_drop_whose_source_window_closes_after_the_drop_opens_its_file_and_the_app_lives_on(tmp_path, direct):
+    """The drag source closes the window it dragged from right after ``XdndDrop`` (another of its
+    windows keeps the file on offer): the app fetches and opens the file, and the answer it owes a
+    window that is gone (``XdndFinished``) is not sent (mjrig's drop target) or is one line (GLFW's
+    own handler, reached directly: ``BadWindow`` from ``X_SendEvent`` once ended the app). About
+    10 s each."""
+    model = tmp_path / "dropped late.xml"
+    model.write_text(
+        '<mujoco model="late"><worldbody><light pos="0 0 2"/><geom type="box" size="0.2 0.1 0.05"/></worldbody></mujoco>'
+    )
+    desktop = Desktop(1280, 800)
+    app = App(desktop, home=tmp_path)
+    try:
+        assert drop_then_close_window(app.viewer, [model], direct=direct, screen=desktop.display), (
+            "the file was never asked for"
+        )
+        wait_for(lambda: "opened dropped late.xml" in app.output(), what=f"the dropped model opened\n{app.output()}")
+        wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : late", what="the 3D view showing the dropped model")
+        assert app.proc.poll() is None, f"the app ended after the drop:\n{app.output()}"
+        assert app.redrawn(3), "the panel stopped drawing after the drop"
+        if direct:  # GLFW answered the window that went: one line, nothing more
+            wait_for(
+                lambda: "ignored an X error: BadWindow from X_SendEvent" in app.output(), what="the X error's line"
+            )
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()
