@@ -26,6 +26,7 @@ import copy
 import dataclasses
 import difflib
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,17 +67,46 @@ def guess_unit(column: str) -> tuple[str, str]:
     return column, ""
 
 
+@dataclass
+class _BenchOfRig:
+    """What the bench feature holds of one opened rig (in its ``RigScope``)."""
+
+    offer: C.MeasuredOffer | None = None
+    fit: C.FitProgress | None = None
+    costs: list[tuple[int, float]] = field(default_factory=list)  # the running fit's: its thread appends
+    variables: tuple[Any, tuple[C.FitVariable, ...]] = (None, ())  # (of the scenario, offered)
+    reads: int = 0  # the model's readings (reloads): a fit of an older one is stale
+
+
 class Bench(Feature):
     """The bench file offered to the rig, and its answer."""
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.offer: C.MeasuredOffer | None = None
-        self.fit: C.FitProgress | None = None
         self.jobs = BackgroundJobs()
-        self._rig = 0  # rigs opened: a fit's result goes to the rig it was started on
-        self._costs: list[tuple[int, float]] = []  # the running fit's (evaluations, lowest cost): its thread appends
-        self._variables: tuple[Any, tuple[C.FitVariable, ...]] = (None, ())  # (of the scenario, offered)
+
+    @property
+    def _here(self) -> _BenchOfRig:
+        """This feature's state in the rig shown now (dropped whole when another rig opens)."""
+        return self.ctx.scope().state(self, _BenchOfRig)
+
+    @property
+    def offer(self) -> C.MeasuredOffer | None:
+        """The bench file offered to the rig shown, awaiting the panel's answer."""
+        return self._here.offer
+
+    @offer.setter
+    def offer(self, value: C.MeasuredOffer | None) -> None:
+        self._here.offer = value
+
+    @property
+    def fit(self) -> C.FitProgress | None:
+        """The rig's fit: running (its progress) or ended (its result)."""
+        return self._here.fit
+
+    @fit.setter
+    def fit(self, value: C.FitProgress | None) -> None:
+        self._here.fit = value
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         return {
@@ -85,30 +115,28 @@ class Bench(Feature):
             C.UseEstimate: self.use_estimate,
         }
 
-    def rig_opened(self) -> None:
-        """An offer and a fit belong to the rig they were made for."""
-        self.offer, self.fit = None, None
-        self._rig += 1
-
     def model_changed(self) -> None:
         """A reload: the fit stays shown, marked stale (its estimate is of the model before)."""
-        self._rig += 1
-        if self.fit is not None:
-            self.fit = dataclasses.replace(self.fit, stale=True)
+        here = self._here
+        here.reads += 1
+        if here.fit is not None:
+            here.fit = dataclasses.replace(here.fit, stale=True)
 
     def publish(self) -> C.BenchPart:
         self.jobs.finish()  # a fit that ended reports here, on the simulation thread
-        if self.fit is not None and self.fit.running and len(self._costs) != len(self.fit.costs):
-            done = list(self._costs)  # (evaluations, lowest cost) pairs its thread appended
-            self.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=self.fit.path)
-        return C.BenchPart(self.offer, self.fit, self.variables())
+        here = self._here
+        if here.fit is not None and here.fit.running and len(here.costs) != len(here.fit.costs):
+            done = list(here.costs)  # (evaluations, lowest cost) pairs its thread appended
+            here.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=here.fit.path)
+        return C.BenchPart(here.offer, here.fit, self.variables())
 
     def variables(self) -> tuple[C.FitVariable, ...]:
         """The fit variables the rig as it is now offers (worked out again when it changes)."""
         rig = self.ctx.rig()
         if rig is None:
             return ()
-        if self._variables[0] is not rig.scenario:
+        here = self._here
+        if here.variables[0] is not rig.scenario:
             data = mujoco.MjData(rig.model)  # the start state, apart from the running one
             if rig.initial is not None:
                 put_snapshot(rig.model, data, rig.initial)
@@ -117,8 +145,8 @@ class Bench(Feature):
                 reset_state(rig.model, data)
             offered = offered_variables(rig.scenario, rig.model, data)
             found = tuple(C.FitVariable(v.name, v.value, v.unit, v.low, v.high) for v in offered)
-            self._variables = (rig.scenario, found)
-        return self._variables[1]
+            here.variables = (rig.scenario, found)
+        return here.variables[1]
 
     def run_fit(self, cmd: C.RunFit) -> None:
         s = self.ctx
@@ -134,7 +162,9 @@ class Bench(Feature):
         stem = s.document.model_path.stem if s.document.model_path else "rig"
         out = fresh_path(Path.cwd() / "runs" / f"{stem}-fit.parquet")
         out.parent.mkdir(parents=True, exist_ok=True)
-        costs = self._costs = []
+        here = self._here
+        costs: list[tuple[int, float]] = []
+        here.costs = costs
         job = Job("a fit")
 
         def step(n: int, cost: float) -> None:
@@ -146,27 +176,35 @@ class Bench(Feature):
 
             return run_fit(sc, out=out, progress=step)
 
-        rig = self._rig
+        scope, reads = s.scope(), here.reads
 
         def done(outcome: Any, error: BaseException | None) -> None:
-            if rig != self._rig:  # another rig was opened, or the model read again, meanwhile
+            if not scope.current:  # another rig was opened meanwhile: its file and one line, nothing else
                 s.log(
                     "info",
-                    f"a fit of the rig as it was before ended: {out}"
+                    f"a fit of {scope.source or 'the rig before'} ended: {out}"
+                    if error is None
+                    else f"a fit of {scope.source or 'the rig before'} ended: {one_line(str(error))}",
+                )
+                return
+            if reads != here.reads:  # the model was read again meanwhile: the panel stops waiting
+                s.log(
+                    "info",
+                    f"a fit of the model as it was before ended: {out}"
                     if error is None
                     else f"fit: {one_line(str(error))}",
                 )
-                if self.fit is not None and self.fit.running:  # a reload: the panel stops waiting
-                    self.fit = dataclasses.replace(self.fit, running=False, stale=True)
+                if here.fit is not None and here.fit.running:
+                    here.fit = dataclasses.replace(here.fit, running=False, stale=True)
                 return
             if isinstance(error, Cancelled):
-                self.fit = C.FitProgress(
+                here.fit = C.FitProgress(
                     False, tuple(c for _, c in costs), tuple(n for n, _ in costs), error="cancelled", path=str(out)
                 )
                 s.log("info", f"fit cancelled after {len(costs)} evaluation{'s' if len(costs) != 1 else ''}")
                 return
             if error is not None:
-                self.fit = C.FitProgress(
+                here.fit = C.FitProgress(
                     False,
                     tuple(c for _, c in costs),
                     tuple(n for n, _ in costs),
@@ -175,7 +213,7 @@ class Bench(Feature):
                 )
                 s.log("error", f"fit: {one_line(str(error))}")
                 return
-            self.fit = C.FitProgress(
+            here.fit = C.FitProgress(
                 False, tuple(c for _, c in costs), tuple(n for n, _ in costs), outcome.summary, path=str(outcome.path)
             )
             est = ", ".join(f"{n} = {v:.6g}" for n, v in outcome.summary["estimate"].items())

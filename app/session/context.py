@@ -7,7 +7,8 @@ feature is a ``Feature``:
 
 - ``handlers() -> {command type: handler}``: the commands it carries out (a command type two
   features claim is refused when the session starts);
-- ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one;
+- ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one
+  (state kept in the rig's ``RigScope``, ``ctx.scope()``, needs no forgetting: it goes with it);
 - ``model_changed()``: the rig's model was read again (a reload, the rig kept): what it worked out
   on the old model is stale (shown as such, not as current);
 - ``publish() -> C.PanelPart | None``: its part of the panel state, a frozen dataclass the
@@ -36,6 +37,7 @@ from mjrig.scenario.builder import Rig
 from mjrig.session.document import RigDocument
 from mjrig.session.jobs import BackgroundJobs
 from mjrig.session.run_control import RunControl
+from mjrig.session.scope import RigScope
 
 __all__ = ["RigContext", "Feature", "Handler", "handler_table"]
 
@@ -76,7 +78,8 @@ class RigContext:
     on the current model and state (ConfigError: refused, nothing changed); ``load(doc, base=,
     source=, reload=)`` builds ``doc`` on a freshly compiled model; ``log(level, text)`` and
     ``note_event(t, text, level=)`` reach the status area and the plots' time axis;
-    ``push_rows(columns, block)`` feeds the live plots; ``camera()`` is the 3D view's camera
+    ``push_rows(columns, block)`` feeds the live plots; ``scope()`` is the opened rig's
+    ``RigScope``, where a feature keeps what belongs to that rig (and a job the rig it ran for); ``camera()`` is the 3D view's camera
     (videos follow it); ``source()`` is the step source now and ``use_source(src)`` swaps one in
     (a replay; any load swaps the live one back); ``plotted()`` names the signals the live plots
     show; ``branched`` hooks run when the timeline
@@ -98,6 +101,7 @@ class RigContext:
     source: Callable[[], Any]
     use_source: Callable[[Any], None]
     plotted: Callable[[], tuple[str, ...]]
+    scope: Callable[[], RigScope]
     branched: list[Callable[[float], Path | None]] = field(default_factory=list)
     finishing: list[Callable[[Path], None]] = field(default_factory=list)
     finished: list[Callable[[Path, bool], None]] = field(default_factory=list)

@@ -54,6 +54,7 @@ from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
 from mjrig.session.results_files import ResultsFiles, is_results
 from mjrig.session.run_control import RunControl
+from mjrig.session.scope import RigScope
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -84,6 +85,8 @@ class Session:
 
     def __init__(self, *, plot_rate: float = PLOT_RATE, watch_files: bool = False) -> None:
         self.rig: Rig | None = None
+        self.scope = RigScope(0)
+        """The opened rig's scope: every feature's state of that rig (made anew for each rig opened)."""
         self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
         self.context = RigContext(
@@ -99,6 +102,7 @@ class Session:
             source=lambda: self.source,
             use_source=self._use_source,
             plotted=lambda: self.plot_feed.plotted,
+            scope=lambda: self.scope,
         )
         # the features: each sees the context, none another
         self.entries = RigEntries(self.context)
@@ -287,6 +291,8 @@ class Session:
             self._events.clear()
             self.selection = None
             self.opened += 1
+            self.scope.close()
+            self.scope = RigScope(self.opened, source=source.name if source is not None else "")
             for feature in self.features:
                 feature.rig_opened()
         else:

@@ -22,6 +22,7 @@ import copy
 import dataclasses
 import math
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import mujoco
@@ -43,41 +44,59 @@ _STATE = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
 _KEEP = int(mujoco.mjtState.mjSTATE_INTEGRATION)
 
 
+@dataclass
+class _ModesOfRig:
+    """What the Modes feature holds of one opened rig (in its ``RigScope``)."""
+
+    part: C.ModesPart = NO_MODES
+    found: list[Any] = field(default_factory=list)  # the oscillatory Modes (with their dofs), as the rows list them
+    q0: np.ndarray | None = None  # the linearisation's joint positions
+    model: mujoco.MjModel | None = None  # the model they were worked out on
+    job: Job | None = None  # the modes job under way, if any
+    reads: int = 0  # the model's readings (reloads) and cancels: a result of an older one is stale
+
+
 class RigModes(Feature):
     """The Modes section's state: the modes last worked out, and the one animated."""
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.part = NO_MODES
         self.jobs = BackgroundJobs()
-        self._job: Job | None = None  # the modes job under way, if any
-        self._found: list[Any] = []  # the oscillatory Modes (with their dofs), as the rows list them
-        self._q0: np.ndarray | None = None
-        self._model: mujoco.MjModel | None = None
         self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
         self._t0 = 0.0
-        self._version = 0  # the model's readings (reloads): a result of an older one is stale
+
+    @property
+    def _here(self) -> _ModesOfRig:
+        """This feature's state in the rig shown now (dropped whole when another rig opens)."""
+        return self.ctx.scope().state(self, _ModesOfRig)
+
+    @property
+    def part(self) -> C.ModesPart:
+        """The Modes section of the rig shown: its modes, responses, the one animated."""
+        return self._here.part
+
+    @part.setter
+    def part(self, value: C.ModesPart) -> None:
+        self._here.part = value
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         return {C.ComputeModes: self.compute, C.ShowMode: self.show}
 
-    def rig_opened(self) -> None:
-        self.part, self._found, self._q0, self._model = NO_MODES, [], None, None
-        self._version += 1
-
     def model_changed(self) -> None:
         """A reload: the modes and the response stay listed, marked stale; none can be shown (its
         shape is of the old model's joints)."""
-        self._version += 1
-        self._found, self._q0, self._model = [], None, None
+        here = self._here
+        here.reads += 1
+        here.found, here.q0, here.model = [], None, None
         if self.part.modes or self.part.bode:
             self.part = dataclasses.replace(self.part, stale=True, shown=None)
 
     def publish(self) -> C.ModesPart:
         self.jobs.finish()
-        if self.part.running and self._job is not None and self._job.cancel.is_set():  # the panel stops waiting now
-            self.part = dataclasses.replace(self.part, running=False)
-            self._version += 1  # what the abandoned job brings later is not taken
+        here = self._here
+        if here.part.running and here.job is not None and here.job.cancel.is_set():  # the panel stops waiting now
+            here.part = dataclasses.replace(here.part, running=False)
+            here.reads += 1  # what the abandoned job brings later is not taken
             self.ctx.log("info", "modes: cancelled")
         return self.part
 
@@ -99,7 +118,8 @@ class RigModes(Feature):
             if nv.name in sc.params:
                 sc.params[nv.name].value = nv.value
         inputs, outputs = ((cmd.bode[0],), tuple(cmd.bode[1])) if cmd.bode else ((), ())
-        version = self._version
+        here, scope = self._here, s.scope()
+        reads = here.reads
 
         ctrl = {m.actuator(i).name: float(d.ctrl[i]) for i in range(m.nu)}  # the inputs now
         now = float(d.time)
@@ -123,8 +143,13 @@ class RigModes(Feature):
             return an, (responses(an, sc, where="Bode input") if cmd.bode else None)
 
         def done(result: Any, error: BaseException | None) -> None:
-            if version != self._version:  # the model was read again, or another rig opened, meanwhile
-                self.part = dataclasses.replace(self.part, running=False)
+            if not scope.current:  # another rig opened meanwhile: one line, nothing on the new rig's panels
+                s.log(
+                    "info", f"modes of {scope.source or 'the rig before'} were worked out after it was closed: not kept"
+                )
+                return
+            if reads != here.reads:  # the model was read again (or the job was cancelled) meanwhile
+                here.part = dataclasses.replace(here.part, running=False)
                 s.log("info", "modes worked out on the model as it was before were not kept: work them out again")
                 return
             if error is not None:  # what was listed before stays (a failed response takes no modes away)
@@ -158,12 +183,12 @@ class RigModes(Feature):
                     for one in doc.get("responses", [doc])
                 )
             )
-            self._found = [x for x in an.modes if x.kind == "oscillatory"]
-            self._q0, self._model = an.linear.qpos.copy(), m
-            self.part = C.ModesPart(
+            here.found = [x for x in an.modes if x.kind == "oscillatory"]
+            here.q0, here.model = an.linear.qpos.copy(), m
+            here.part = C.ModesPart(
                 modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curves, point=an.point
             )
-            osc = len(self._found)
+            osc = len(here.found)
             if an.linear.kinks:
                 from mjrig.linear_analysis import kink_text
 
@@ -173,7 +198,7 @@ class RigModes(Feature):
                 f"modes at {an.point}"
                 + ("" if an.point.startswith("t = ") else f" (t = {an.linear.time:.4g} s)")
                 + f": {osc} oscillatory"
-                + (f", the lowest {self._found[0].frequency_hz:.4g} Hz" if osc else "")
+                + (f", the lowest {here.found[0].frequency_hz:.4g} Hz" if osc else "")
                 + (
                     f"; response of {', '.join(c.output for c in curves)} to {curves[0].input} worked out"
                     if doc
@@ -185,14 +210,14 @@ class RigModes(Feature):
             running=True, modes=self.part.modes, at=self.part.at, bode=self.part.bode, stale=self.part.stale
         )
         s.log("info", "working out the rig's modes ...")
-        self._job = Job("a frequency response" if cmd.bode else "modes")
-        self.jobs.start("mjrig-modes", work, done, job=self._job)
+        here.job = Job("a frequency response" if cmd.bode else "modes")
+        self.jobs.start("mjrig-modes", work, done, job=here.job)
 
     # --- showing one ---------------------------------------------------------------------------
     def show(self, cmd: C.ShowMode) -> None:
         if cmd.index is not None and self.part.stale:
             raise ConfigError("these modes were worked out before the model changed: work them out again")
-        if cmd.index is not None and not 0 <= cmd.index < len(self._found):
+        if cmd.index is not None and not 0 <= cmd.index < len(self._here.found):
             raise ConfigError(f"no oscillatory mode {cmd.index + 1}: work the modes out first")
         if cmd.index is not None and self.part.shown is None:
             self.ctx.run.pause()
@@ -212,10 +237,11 @@ class RigModes(Feature):
         k = self.part.shown
         if k is None:
             return False
-        if self.ctx.run.state == C.RunState.RUNNING or model is not self._model or self._q0 is None:
-            self.part = dataclasses.replace(self.part, shown=None)
+        here = self._here
+        if self.ctx.run.state == C.RunState.RUNNING or model is not here.model or here.q0 is None:
+            here.part = dataclasses.replace(here.part, shown=None)
             return False
-        mode = self._found[k]
+        mode = here.found[k]
         self._kept = np.empty(mujoco.mj_stateSize(model, _KEEP))
         mujoco.mj_getState(model, data, self._kept, _KEEP)
         f = min(mode.frequency_hz, SHOWN_HZ)
@@ -226,7 +252,7 @@ class RigModes(Feature):
             int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and big - int(model.jnt_dofadr[j]) < 3
         )
         scale = 0.1 * float(model.stat.extent) if moves else SWING
-        data.qpos[:] = self._q0
+        data.qpos[:] = here.q0
         mujoco.mj_integratePos(model, data.qpos, mode.dofs * (scale * swing), 1.0)
         data.qvel[:] = 0.0
         mujoco.mj_forward(model, data)

@@ -132,7 +132,8 @@ class FitPanel:
         self.submit(C.RunFit(chosen))
 
     def _show(self, fit: C.FitProgress | None) -> None:
-        if fit is None:
+        if fit is None:  # this rig has no fit (another rig opened): nothing of the last one stays
+            self._clear()
             return
         n = len(fit.costs)
         dpg.set_value(self._cost, [list(fit.counts), [max(c, 1e-300) for c in fit.costs]])
@@ -182,6 +183,16 @@ class FitPanel:
             dpg.configure_item(self._overlay_y, label=f"{sig} ({s.get('signal_units', {}).get(sig, '')})")
             for axis in dpg.get_item_children(self._overlay_plot, 1):
                 dpg.fit_axis_data(axis)
+
+    def _clear(self) -> None:
+        """No fit shown: status, cost curve, estimate, errors and overlay empty; Use estimate greyed."""
+        dpg.set_value(self._status, "")
+        for series in (self._cost, self._before, self._after, self._measured_line):
+            dpg.set_value(series, [[], []])
+        dpg.configure_item(self._use, enabled=False)
+        for table in (self._estimate, self._errors):
+            dpg.delete_item(table, children_only=True, slot=1)
+        dpg.configure_item(self._overlay_y, label="")
 
     def _show_errors(self, s: dict) -> None:
         """A row per experiment and signal: its rms error from the start and at the estimate; a

@@ -119,7 +119,9 @@ class ModesPanel:
             dpg.set_value(self._status, f"modes: {part.error}")
         elif part.stale:
             dpg.set_value(self._status, "made before the model changed: work them out again")
-        elif part.at is not None:
+        elif part.at is None:  # nothing worked out for this rig (another rig opened): no line of the last
+            dpg.set_value(self._status, "")
+        else:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
             where = ("at rest (equilibrium)" if part.equilibrium else "at the state shown") + f", t = {part.at:.4g} s"
             if part.point.startswith("t = "):  # a time of a run from the start

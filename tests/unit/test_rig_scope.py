@@ -1,0 +1,65 @@
+"""One scope per opened rig: a fit and a modes job of one rig, still running when rig after rig is
+opened, reach none of the later rigs' panel state; each ends with its file and one line. Through
+the session's commands, as the panel submits them. Runs a real fit and a modes job for a few
+seconds (the fit is cancelled at the end)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from mjrig import commands as C
+from mjrig.bench_state import NO_MODES
+from mjrig.scenario.bundled import MODELS_DIR
+from mjrig.session.scope import RigScope
+from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
+
+pytestmark = pytest.mark.unit
+
+BOX = '<mujoco model="box"><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>'
+
+
+def test_a_scope_keeps_each_owners_state_until_it_is_closed() -> None:
+    scope, a, b = RigScope(1, source="a.toml"), object(), object()
+    first = scope.state(a, list)
+    first.append(1)
+    assert scope.state(a, list) is first and scope.state(b, list) == [] and scope.current
+    scope.close()
+    assert not scope.current and scope.state(a, list) == [], "a closed scope keeps nothing of its rig"
+
+
+def test_a_fit_and_modes_of_one_rig_reach_none_of_the_rigs_opened_after_it(tmp_path: Path, open_session) -> None:
+    csv_bench(tmp_path, duration=20.0)  # a long bench: the fit is still running when the next rigs open
+    fitted = scenario(tmp_path, CSV_ENTRY, k=0.8 * K)
+    s = open_session(fitted)
+    box = tmp_path / "box.xml"
+    box.write_text(BOX)
+    try:
+        s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
+        s.handle(C.ComputeModes(at=300.0))  # the state 300 s into a run: still being worked out as rigs open
+        end = time.monotonic() + 60
+        while not (s.publish().bench.fit and s.publish().bench.fit.costs) and time.monotonic() < end:
+            time.sleep(0.01)  # the fit has reported an evaluation: it is under way, with progress
+        state = s.publish()
+        assert state.bench.fit is not None and state.bench.fit.running and state.modes.running
+        rigs = [MODELS_DIR / "robot_arm.toml", box, MODELS_DIR / "spring_mass.toml", box, fitted]
+        rigs += [MODELS_DIR / f"{n}.toml" for n in ("shaker", "thruster", "clearance", "motor_pendulum", "bumper_drop")]
+        for path in rigs:
+            s.open(path)
+            state = s.publish()
+            assert state.bench.fit is None, f"{path.name}: the fit of the first rig is shown"
+            assert state.modes == NO_MODES, f"{path.name}: the modes of an earlier rig are shown: {state.modes}"
+        while not any("modes of" in text for _, text in s.publish().messages) and time.monotonic() < end:
+            time.sleep(0.02)  # the modes job ends (it finds its rig closed)
+        s.handle(C.CancelJobs())  # the fit: stopped, and said so, on the rig of its own
+        while not any("a fit of" in text for _, text in s.publish().messages) and time.monotonic() < end:
+            time.sleep(0.02)
+        state = s.publish()
+        assert state.bench.fit is None and state.modes == NO_MODES, "a job that ended late wrote on another rig"
+        lines = [text for _, text in state.messages]
+        assert sum("a fit of" in t for t in lines) == 1 and sum(t.startswith("modes of") for t in lines) == 1, lines
+        assert any(f"a fit of {fitted.name} ended" in t for t in lines), lines
+    finally:
+        s.close()
