@@ -37,6 +37,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, USERDATA_WORDS
 from mjrig.runtime.stops_held import stops_held
 
@@ -286,7 +287,7 @@ class _Kernel:
     def install(self) -> None:
         """Make the laws' callback MuJoCo's ``mjcb_passive`` (process-wide; a no-op for data
         that names no table)."""
-        _install(mujoco.get_mjcb_passive, mujoco.set_mjcb_passive, self._pointer)
+        _install(passive_route.installed, passive_route.install, self._pointer)  # beside routed Python steps
 
     def install_recorder(self) -> None:
         """Make the row callback MuJoCo's ``mjcb_control`` (process-wide; it records only into a

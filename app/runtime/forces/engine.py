@@ -22,6 +22,7 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 
+from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.native_table import LawTable
@@ -344,21 +345,17 @@ def _step_rk4(engine: LoadEngine, before_integrate: Callable[[], object] | None)
     m, d = engine.model, engine.data
     failure: list[BaseException] = []
 
-    def passive(_m: mujoco.MjModel, _d: mujoco.MjData) -> None:
+    def passive() -> None:
         try:
             engine.apply()
         except BaseException as exc:  # re-raised after the step: never across the C boundary
             failure.append(exc)
 
-    previous = mujoco.get_mjcb_passive()
-    mujoco.set_mjcb_passive(passive)
-    try:
+    with passive_route.routed(d, passive):  # MuJoCo's callback is process-wide: routed by the data
         if before_integrate is not None:
             _rk4_step_with(m, d, before_integrate)
         else:
             mujoco.mj_step(m, d)
-    finally:
-        mujoco.set_mjcb_passive(previous)
     if failure:
         raise failure[0]
 
