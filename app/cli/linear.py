@@ -27,7 +27,11 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     b = sub.add_parser("bode", help="frequency response of signals to params, from the linearised rig")
     lz = sub.add_parser("linearise", help="the linearised rig's state-space model (A, B, C, D) for other tools")
     for p in (m, b, lz):
-        p.add_argument("target", metavar="TARGET", help="a scenario .toml, a model .xml/.mjb or a bundled rig's name")
+        p.add_argument(
+            "target",
+            metavar="TARGET",
+            help="a scenario .toml, a model .xml/.mjb, a bundled rig's name or a recording .parquet (the rig it ran)",
+        )
         p.add_argument(
             "--equilibrium",
             action="store_true",
@@ -121,7 +125,7 @@ def modes(args: argparse.Namespace) -> int:
     from mjrig.linear_analysis import describe, kink_text, state_entry
     from mjrig.scenario.targets import load_target
 
-    sc = load_target(args.target)
+    sc = load_target(args.target, recording=True)
     _apart({"--json": args.json}, sc)
     found = _analyses(args, sc)
     for an in found:
@@ -151,7 +155,7 @@ def bode(args: argparse.Namespace) -> int:
     from mjrig import linear_analysis
     from mjrig.scenario.targets import load_target
 
-    sc = load_target(args.target)
+    sc = load_target(args.target, recording=True)
     _apart({"--json": args.json, "-o": args.out}, sc)
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
@@ -184,7 +188,7 @@ def linearise(args: argparse.Namespace) -> int:
     from mjrig.exports.state_space import SUFFIXES, write_state_space
     from mjrig.scenario.targets import load_target
 
-    sc = load_target(args.target)
+    sc = load_target(args.target, recording=True)
     if args.out.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"-o {args.out}: a state-space model is written as {', '.join(SUFFIXES)}")
     _apart({"-o": args.out}, sc)

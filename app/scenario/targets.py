@@ -15,7 +15,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES
 from mjrig.runtime.points import closest_names
 
-__all__ = ["resolve_target", "load_target", "is_bundled"]
+__all__ = ["resolve_target", "load_target", "is_bundled", "scenario_of_recording"]
 
 _SUFFIXES = (".toml", ".xml", ".mjb")
 
@@ -63,12 +63,73 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
     )
 
 
-def load_target(target: str | os.PathLike):
+def scenario_of_recording(path: Path):
+    """The rig a recording ran: the scenario it carries (``mjrig.scenario`` in its file metadata)
+    on the model it names (``mjrig.model_path``), relative paths resolved where that scenario was.
+    ConfigError (one line) for a recording that carries no rig (made before recordings kept it),
+    or whose model is not there any more."""
+    import tomllib
+
+    import pyarrow.parquet as pq
+
+    from mjrig.scenario.parse import scenario_from_doc
+
+    try:
+        meta = {k.decode(): v.decode() for k, v in (pq.read_schema(path).metadata or {}).items()}
+    except Exception as exc:  # noqa: BLE001 - not Parquet, damaged, unreadable: one line
+        raise ConfigError(f"{path}: not a readable recording ({type(exc).__name__}: {exc})") from None
+    text, model = meta.get("mjrig.scenario", ""), meta.get("mjrig.model_path", "")
+    if not text.strip() or not model:
+        raise ConfigError(f"{path}: carries no rig (recorded before recordings kept their scenario): give its scenario")
+    model_path = Path(model)
+    if not model_path.is_file():
+        raise ConfigError(f"{path}: its model {model_path} is not there any more: give its scenario")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: the scenario it carries does not read: {exc}") from None
+    base = model_path.parent  # where the scenario was: the model's path, less the scenario's relative one
+    rel = Path(str(doc.get("model", "")))
+    if str(rel) and not rel.is_absolute() and model_path.parts[-len(rel.parts) :] == rel.parts:
+        base = Path(*model_path.parts[: -len(rel.parts)])
+    doc["model"] = str(model_path)
+    _params_as_recorded(path, doc)
+    return scenario_from_doc(doc, base=base, source=path)
+
+
+def _params_as_recorded(path: Path, doc: dict) -> None:
+    """Set the params of ``doc`` to the values the recording started with (its ``Params/<name>:value``
+    columns: a run with ``--set k=800`` carries the scenario's 200 in its text, 800 in its rows)."""
+    import pyarrow.parquet as pq
+
+    params = doc.get("params")
+    if not isinstance(params, dict) or not params:
+        return
+    f = pq.ParquetFile(path)
+    names = set(f.schema_arrow.names)
+    wanted = [f"Params/{n}:value" for n in params if f"Params/{n}:value" in names]
+    if not wanted or f.metadata.num_rows == 0:
+        return
+    first = f.read_row_group(0, columns=wanted).slice(0, 1).to_pylist()[0]
+    for name, spec in params.items():
+        value = first.get(f"Params/{name}:value")
+        if value is None:
+            continue
+        if isinstance(spec, dict):
+            spec["value"] = float(value)
+        else:
+            params[name] = float(value)
+
+
+def load_target(target: str | os.PathLike, *, recording: bool = False):
     """The Scenario TARGET stands for (see ``resolve_target``); a bare model is a rig with no
-    loads that records every signal group to ``runs/<model>.parquet`` under the current folder."""
+    loads that records every signal group to ``runs/<model>.parquet`` under the current folder.
+    ``recording=True``: a recording stands for the rig it ran (``scenario_of_recording``)."""
     from mjrig.scenario.parse import load_scenario, scenario_from_doc
 
-    path = resolve_target(target)
+    path = resolve_target(target, recording=recording)
+    if path.suffix.lower() in RECORDING_SUFFIXES:
+        return scenario_of_recording(path)
     if path.suffix.lower() != ".toml":
         doc = {"model": str(path.resolve()), "recording": {"path": str(Path.cwd() / "runs" / f"{path.stem}.parquet")}}
         return scenario_from_doc(doc, base=path.resolve().parent, source=path)

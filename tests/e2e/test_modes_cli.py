@@ -160,3 +160,27 @@ def test_a_recordings_report_shows_the_modes_table(tmp_path):
     assert abs(undamped[1] / (F2 * math.sqrt(2)) - 1) < 0.005 and "x2 +1, x1 +0.618" in section
     assert "continuous-time dynamics linearised about its initial state (t = 0 s)" in section, section
     screenshot(tmp_path / "modes.html")
+
+
+def test_a_recording_is_linearised_as_the_rig_it_ran(tmp_path):
+    """``mjrig modes|linearise REC.parquet`` take the rig the recording carries (its scenario, its
+    params as recorded: a ``--set`` run's own k) and give what the same command gives on the rig;
+    a recording without a rig, or whose model is gone, is one line (exit 2)."""
+    soft, stiff = tmp_path / "soft.parquet", tmp_path / "stiff.parquet"
+    assert mjrig("run", "spring_mass", "--out", soft, cwd=tmp_path).rc == 0
+    assert mjrig("run", "spring_mass", "--set", "k=800", "--duration", "0.1", "--out", stiff, cwd=tmp_path).rc == 0
+    rig = mjrig("modes", "spring_mass", "--at", "0.9675", "--json", tmp_path / "rig.json", cwd=tmp_path)
+    rec = mjrig("modes", soft, "--at", "0.9675", "--json", tmp_path / "rec.json", cwd=tmp_path)
+    assert rig.rc == rec.rc == 0, (rig, rec)
+    a, b = (json.loads((tmp_path / f).read_text())["modes"] for f in ("rig.json", "rec.json"))
+    assert a == b and abs(b[0]["undamped_frequency_hz"] - 2.2508) < 5e-4, b
+    r = mjrig("modes", stiff, "--json", tmp_path / "stiff.json", cwd=tmp_path)
+    assert r.rc == 0, r
+    f = json.loads((tmp_path / "stiff.json").read_text())["modes"][0]["undamped_frequency_hz"]
+    assert abs(f / (math.sqrt(800.0 / 1.0) / (2 * math.pi)) - 1) < 1e-6, f  # the run's k, not the scenario's 200
+    lin = mjrig("linearise", soft, "-o", tmp_path / "lin.json", cwd=tmp_path)
+    assert lin.rc == 0 and "2 states" in lin.stdout, lin
+    bare = tmp_path / "bare.parquet"
+    pl.DataFrame({"time": [0.0, 0.001]}).write_parquet(bare)
+    r = mjrig("modes", bare, cwd=tmp_path)
+    assert r.rc == 2 and r.stderr.strip().count("\n") == 0 and "carries no rig" in r.stderr, r
