@@ -36,10 +36,28 @@ from mjrig.panel_state import (
     TimelineInfo,
     ToolsPart,
 )
+from mjrig.rig_edits import (
+    AddParam,
+    BindActuator,
+    Command,
+    PutEntry,
+    Redo,
+    RemoveEntry,
+    SetArrowScale,
+    SetEntryActive,
+    SetParam,
+    SetUnits,
+    Undo,
+    UseCurrentAsInitial,
+    edit_label,
+)
 
 __all__ = [
     "RunState",
     "Command",
+    "Undo",
+    "Redo",
+    "edit_label",
     "OpenModel",
     "KeepRig",
     "KeepWorking",
@@ -121,10 +139,6 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
 """Speed choices (real-time factor); 0.0 means as fast as possible."""
 
 
-class Command:
-    """Base of every command."""
-
-
 @dataclass(frozen=True)
 class PathCommand(Command):
     """A command that writes or reads one file: ``path`` (None: the command's own default)."""
@@ -202,81 +216,6 @@ class ChangeSpeed(Command):
     """One notch slower (-1) or faster (+1) through SPEEDS."""
 
     direction: int
-
-
-@dataclass(frozen=True)
-class PutEntry(Command):
-    """Add ``spec`` (a scenario table) to the rig's ``section`` (``"loads"``, ``"proximities"``,
-    ``"requirements"``, ``"controls"``, ``"tracers"``: any section of ``mjrig.scenario.kinds``);
-    ``replace``: it replaces the entry of the same name (a control's: of the same actuator)."""
-
-    section: str
-    spec: dict
-    replace: bool = False
-
-
-@dataclass(frozen=True)
-class RemoveEntry(Command):
-    """Remove the entry ``name`` (a control: its actuator) from the rig's ``section``."""
-
-    section: str
-    name: str
-
-
-@dataclass(frozen=True)
-class SetEntryActive(Command):
-    """Switch an entry off or back on without removing it (loads: the rest apply nothing)."""
-
-    section: str
-    name: str
-    active: bool
-
-
-@dataclass(frozen=True)
-class SetParam(Command):
-    """Set a param's value (clamped to its range); the physics sees it at the next step."""
-
-    name: str
-    value: float
-
-
-@dataclass(frozen=True)
-class AddParam(Command):
-    name: str
-    value: float
-    min: float | None = None
-    max: float | None = None
-    unit: str = ""
-
-
-@dataclass(frozen=True)
-class BindActuator(Command):
-    """Drive an actuator from a new slider: a param over its ctrlrange and a ``[[controls]]`` entry."""
-
-    actuator: str
-
-
-@dataclass(frozen=True)
-class SetUnits(Command):
-    """Show ``quantity`` ("length", "angle", "force", "torque") in ``unit`` ("mm", "deg"...) in the
-    plots, sliders and tables: the rig's ``[units]`` (saved with the scenario; files stay SI)."""
-
-    quantity: str
-    unit: str
-
-
-@dataclass(frozen=True)
-class SetArrowScale(Command):
-    """The arrows' length: ``force`` m per N (``[view] force_scale``; the torque arrows get five
-    times as much per N·m), or None: automatic (the largest arrow a quarter of the model)."""
-
-    force: float | None = None
-
-
-@dataclass(frozen=True)
-class UseCurrentAsInitial(Command):
-    """Make the current joint positions and velocities the rig's ``[initial]`` (saved with the
-    scenario): Reset, and every run of the scenario, starts there from now on."""
 
 
 @dataclass(frozen=True)

@@ -344,6 +344,10 @@ class EntriesPart:
     items: tuple[EntryInfo, ...] = ()
     """Every entry of the rig, section by section in the registry's order."""
     params: tuple[ParamInfo, ...] = ()
+    undo: str = ""
+    """The edit Undo would take back ("remove load 'extra'"), "" when there is none."""
+    redo: str = ""
+    """The edit Redo would do again, "" when there is none."""
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,7 @@ class PanelApp:
         from mjrig.widgets.analysis.results_slot import ResultsSlot
         from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
         from mjrig.widgets.dialogs.quit_question import QuitQuestion
+        from mjrig.widgets.edit_menu import EditMenu
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.jobs_line import JobsLine
         from mjrig.widgets.kit.splitter import PanelLayout, Splitter
@@ -145,6 +146,9 @@ class PanelApp:
         with dpg.window(label=self.title) as self._main:
             with dpg.menu_bar() as menu_bar:
                 model_panel.build_menu(on_quit=self._on_close_request)
+                edit_menu = EditMenu(submit)
+                edit_menu.build_menu()
+                self.panels.append(edit_menu)
                 units_menu = UnitsMenu(submit)
                 units_menu.build_menu()
                 self.panels.append(units_menu)
@@ -209,6 +213,8 @@ class PanelApp:
                     "open": model_panel.open_dialog,
                     "save": model_panel.save_dialog,
                     "quit": self._on_close_request,
+                    "undo": lambda: submit(C.Undo()),
+                    "redo": lambda: submit(C.Redo()),
                     "close": self._on_escape,
                 },
                 dialog_up=self._dialog_up,

@@ -11,6 +11,8 @@ Threading: simulation thread only.
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, field
 from typing import Any
 
 from mjrig import commands as C
@@ -18,7 +20,25 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.kinds import REGISTRY, Registry, Section
 from mjrig.session.context import Feature, Handler, RigContext
 
-__all__ = ["RigEntries"]
+__all__ = ["RigEntries", "HISTORY_STEPS", "NOT_EDITS"]
+
+NOT_EDITS = (C.Undo, C.Redo, C.SaveScenario, C.SaveKeyframe, C.OpenModel, C.Reload, C.Quit)
+"""Commands never taken back by Undo: the history's own, saving (the plots go into the document
+then) and what opens or reads a rig again. Any other command that changes the rig's document is
+a step (``Session.handle`` hands it to ``edited``)."""
+
+HISTORY_STEPS = 200
+"""Edits kept for Undo (the oldest goes first)."""
+
+
+@dataclass
+class _History:
+    """One rig's edit history (in its ``RigScope``: another rig starts a fresh one): each step is
+    (what the edit was, the document before it, the command that made it); Undo puts that document
+    back, Redo the one Undo left."""
+
+    undo: list[tuple[str, dict[str, Any], C.Command]] = field(default_factory=list)
+    redo: list[tuple[str, dict[str, Any], C.Command]] = field(default_factory=list)
 
 
 class RigEntries(Feature):
@@ -36,7 +56,81 @@ class RigEntries(Feature):
             C.SetEntryActive: self.set_active,
             C.SetParam: self.set_param,
             C.AddParam: self.add_param,
+            C.Undo: self.undo,
+            C.Redo: self.redo,
         }
+
+    # --- the edit history ------------------------------------------------------------------------
+    @property
+    def _history(self) -> _History:
+        return self.ctx.scope().state(self, _History)
+
+    def edited(self, cmd: C.Command, before: dict[str, Any]) -> None:
+        """``cmd`` changed the rig's document from ``before``: a step Undo takes back (a slider's
+        drag, SetParam after SetParam of the same param, is one step)."""
+        h = self._history
+        if before == self.ctx.document.doc:
+            return
+        top = h.undo[-1] if h.undo else None
+        if (
+            isinstance(cmd, C.SetParam)
+            and top is not None
+            and isinstance(top[2], C.SetParam)
+            and top[2].name == cmd.name
+        ):
+            h.undo[-1] = (top[0], top[1], cmd)  # the drag goes on: one step from where it began
+        else:
+            h.undo.append((C.edit_label(cmd, noun=self._noun(cmd)), before, cmd))
+            del h.undo[:-HISTORY_STEPS]
+        h.redo.clear()
+
+    def _noun(self, cmd: C.Command) -> str:
+        section = getattr(cmd, "section", None)
+        sec = next((x for x in self.registry.sections if x.key == section), None)
+        return sec.noun if sec is not None else ""
+
+    def undo(self, cmd: C.Undo) -> None:
+        h = self._history
+        if not h.undo:
+            raise ConfigError("nothing to undo")
+        label, before, made = h.undo.pop()
+        now = copy.deepcopy(self.ctx.document.doc)
+        if not self._restore(before, f"undo {label}"):
+            return
+        h.redo.append((label, now, made))
+        self.ctx.log("info", f"undid: {label}")
+
+    def redo(self, cmd: C.Redo) -> None:
+        h = self._history
+        if not h.redo:
+            raise ConfigError("nothing to redo")
+        label, after, made = h.redo.pop()
+        now = copy.deepcopy(self.ctx.document.doc)
+        if not self._restore(after, f"redo {label}"):
+            return
+        h.undo.append((label, now, made))
+        self.ctx.log("info", f"redid: {label}")
+
+    def _restore(self, doc: dict[str, Any], what: str) -> bool:
+        """Make ``doc`` the rig, params at its values; False (one line, that step dropped) when it
+        no longer builds (the model was read again without what it names)."""
+        try:
+            self.ctx.rebuild(copy.deepcopy(doc))
+        except ConfigError as exc:
+            self.ctx.log("error", f"cannot {what}: {exc}")
+            return False
+        params = doc.get("params", {})
+        for nv in self.ctx.runtime.params:
+            spec = params.get(nv.name) if isinstance(params, dict) else None
+            value = spec.get("value") if isinstance(spec, dict) else spec
+            if isinstance(value, (int, float)):
+                nv.value = float(value)
+        return True
+
+    def labels(self) -> tuple[str, str]:
+        """(what Undo would take back, what Redo would do again), "" for nothing."""
+        h = self._history
+        return (h.undo[-1][0] if h.undo else "", h.redo[-1][0] if h.redo else "")
 
     def rig_opened(self) -> None:
         """Nothing of its own to forget."""
@@ -112,7 +206,8 @@ class RigEntries(Feature):
         params = tuple(
             C.ParamInfo(nv.name, nv.value, nv.min, nv.max, nv.unit, **snaps.get(nv.name, {})) for nv in rm.params
         )
-        return C.EntriesPart(tuple(entries), params)
+        undo, redo = self.labels()
+        return C.EntriesPart(tuple(entries), params, undo=undo, redo=redo)
 
 
 def _snaps(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mjrig import commands as C
+from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.files.model_files import model_files as read_files
 
-__all__ = ["FileWatch", "model_files"]
+__all__ = ["FileWatch", "model_files", "watching"]
 
 
 def model_files(model: Path) -> set[Path]:
@@ -89,3 +90,17 @@ class FileWatch:
         if self._stop is not None:
             self._stop.set()
         self._stop, self._thread = None, None
+
+
+def watching(files: FileWatch | None, *, on: bool, log: Callable[[str, str], None]) -> None:
+    """Hot reload on or off (``SetHotReload``), said in one line; MjrigError for a session that
+    watches no files (a headless one)."""
+    if files is None:
+        raise MjrigError("this session does not watch its files")
+    files.enabled = on
+    log(
+        "info",
+        "the model and scenario files are watched: a change on disk reloads them"
+        if on
+        else "the model and scenario files are no longer watched (File > Reload reads them)",
+    )

@@ -45,8 +45,8 @@ from mjrig.session import jobs
 from mjrig.session.bench import Bench, is_bench_file
 from mjrig.session.context import Feature, RigContext, handler_table
 from mjrig.session.document import RigDocument
-from mjrig.session.entries import RigEntries
-from mjrig.session.file_watch import FileWatch, model_files
+from mjrig.session.entries import NOT_EDITS, RigEntries
+from mjrig.session.file_watch import FileWatch, model_files, watching
 from mjrig.session.modes import RigModes
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
@@ -170,7 +170,7 @@ class Session:
                 C.CloseViewer: self._close_viewer,
                 C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
                 C.CancelJobs: lambda cmd: jobs.cancel(self.features),
-                C.SetHotReload: self._set_hot_reload,
+                C.SetHotReload: lambda cmd: watching(self.files, on=cmd.on, log=self.log),
                 C.PlotSignals: self.plot_feed.show,
             },
             self.features,
@@ -362,7 +362,10 @@ class Session:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
         if self.rig is None and not isinstance(cmd, _NO_MODEL_NEEDED):
             raise MjrigError(f"{type(cmd).__name__}: no model is open")
+        scope, before = self.scope, None if isinstance(cmd, NOT_EDITS) else copy.deepcopy(self.document.doc)
         handler(cmd)
+        if before is not None and self.scope is scope:  # a change of this rig's document: a step Undo takes back
+            self.entries.edited(cmd, before)
 
     def _open_model(self, cmd: C.OpenModel) -> None:
         if is_bench_file(cmd.path):  # bench data joins the rig: nothing is discarded, nothing to ask
@@ -381,17 +384,6 @@ class Session:
         self.rig.reset()  # the scenario's start state (initial_key/initial_state), else the model's own
         self.run.reset(recount=True)
         self.log("info", "reset")
-
-    def _set_hot_reload(self, cmd: C.SetHotReload) -> None:
-        if self.files is None:
-            raise MjrigError("this session does not watch its files")
-        self.files.enabled = cmd.on
-        self.log(
-            "info",
-            "the model and scenario files are watched: a change on disk reloads them"
-            if cmd.on
-            else "the model and scenario files are no longer watched (File > Reload reads them)",
-        )
 
     def _save_scenario(self, cmd: C.SaveScenario) -> None:
         self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted

@@ -99,6 +99,8 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("screenshot", "ctrl+t", "save a PNG of the view with the rig drawn", C.Screenshot),
     Binding("snapshot", "ctrl+b", "save the full physics state (a snapshot file next to the scenario)", C.TakeSnapshot),
     Binding("restore", "ctrl+g", "restore the last snapshot", C.RestoreSnapshot),
+    Binding("undo", "ctrl+z", "undo the rig's last edit", C.Undo),
+    Binding("redo", "ctrl+shift+z", "redo the edit undone last", C.Redo),
 )
 """Every action a key can trigger, in help order: the one table the bindings, the help, the
 manual and the viewer's dispatch read."""

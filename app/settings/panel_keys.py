@@ -42,6 +42,8 @@ class PanelKey:
 PANEL_KEYS: tuple[PanelKey, ...] = (
     PanelKey("open", "Ctrl+O", "open a model or scenario (File > Open...)"),
     PanelKey("save", "Ctrl+S", "save the rig as a scenario (File > Save scenario...; asks before replacing a file)"),
+    PanelKey("undo", "Ctrl+Z", "undo the rig's last edit (Edit > Undo, which names it)"),
+    PanelKey("redo", "Ctrl+Y", "redo the edit undone last (Edit > Redo)"),
     PanelKey("quit", "Ctrl+Q", "quit (File > Quit; asks first when the rig has unsaved changes)"),
     PanelKey("close", "Escape", "close the open dialog (as its Cancel) or the open menu", in_dialogs=True),
 )

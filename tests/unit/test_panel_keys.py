@@ -17,5 +17,5 @@ def test_keys_are_distinct_and_only_escape_acts_in_a_dialog():
     assert len({k.key for k in PANEL_KEYS}) == len(PANEL_KEYS) == len({k.action for k in PANEL_KEYS})
     assert [k.key for k in PANEL_KEYS if k.in_dialogs] == ["Escape"]
     assert panel_key("save").key == "Ctrl+S" and panel_key("save").ctrl and panel_key("save").base == "S"
-    with pytest.raises(KeyError, match="one of open, save, quit, close"):
+    with pytest.raises(KeyError, match="one of open, save, undo, redo, quit, close"):
         panel_key("nope")
