@@ -2,9 +2,16 @@
 fixed when mujoco is first imported, so this runs before any test module imports it."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+# Ctrl+C as a person's terminal delivers it, however the suite was launched: a shell starts a
+# background job (`cmd &`, a CI runner's detached step) with SIGINT ignored, which every process
+# started from it inherits, so the stop tests' SIGINT would reach nothing. A handler set here
+# (not an ignore) goes back to the default in every process this one starts.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if not os.environ.get("DISPLAY"):
     os.environ.setdefault("MUJOCO_GL", "egl")
