@@ -15,7 +15,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES
 from mjrig.runtime.points import closest_names
 
-__all__ = ["resolve_target", "load_target", "is_bundled", "scenario_of_recording"]
+__all__ = ["resolve_target", "load_target", "is_bundled", "scenario_of_recording", "rig_of_recording"]
 
 _SUFFIXES = (".toml", ".xml", ".mjb")
 
@@ -63,16 +63,15 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
     )
 
 
-def scenario_of_recording(path: Path):
-    """The rig a recording ran: the scenario it carries (``mjrig.scenario`` in its file metadata)
-    on the model it names (``mjrig.model_path``), relative paths resolved where that scenario was.
+def rig_of_recording(path: Path) -> tuple[dict, Path]:
+    """(the scenario document, its base folder) of the rig a recording ran: the scenario it carries
+    (``mjrig.scenario`` in its file metadata) on the model it names (``mjrig.model_path``), its
+    params at the values its rows start with, relative paths resolved where that scenario was.
     ConfigError (one line) for a recording that carries no rig (made before recordings kept it),
     or whose model is not there any more."""
     import tomllib
 
     import pyarrow.parquet as pq
-
-    from mjrig.scenario.parse import scenario_from_doc
 
     try:
         meta = {k.decode(): v.decode() for k, v in (pq.read_schema(path).metadata or {}).items()}
@@ -94,6 +93,14 @@ def scenario_of_recording(path: Path):
         base = Path(*model_path.parts[: -len(rel.parts)])
     doc["model"] = str(model_path)
     _params_as_recorded(path, doc)
+    return doc, base
+
+
+def scenario_of_recording(path: Path):
+    """The Scenario of the rig a recording ran (``rig_of_recording``; ConfigError, one line)."""
+    from mjrig.scenario.parse import scenario_from_doc
+
+    doc, base = rig_of_recording(path)
     return scenario_from_doc(doc, base=base, source=path)
 
 

@@ -36,9 +36,10 @@ from mjrig.bench_state import NO_MEASURED
 from mjrig.panel_state import COMPARED_ROWS, NO_COMPARISON
 from mjrig.recordings.replay import OverlaidRecording, Replay
 from mjrig.runtime.drawing.visuals import add_ghost
-from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import file_sha256
 from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
+from mjrig.scenario.targets import rig_of_recording
 from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["ReplayMode", "ReplaySource", "PLOT_BLOCK"]
@@ -70,9 +71,19 @@ class ReplaySource:
         return self._signals
 
     def show(self, t: float) -> None:
-        """Show the recorded pose at ``t`` (s), clamped to the recording."""
+        """Show the recorded pose at ``t`` (s), clamped to the recording, the params at their
+        recorded values then (what Modes linearises, what the sliders show)."""
         rp = self.replay
-        rp.show(self.ctx.data, min(max(t, rp.start), rp.end), model=self.ctx.model)
+        t = min(max(t, rp.start), rp.end)
+        rp.show(self.ctx.data, t, model=self.ctx.model)
+        rm = self.ctx.runtime_or_none
+        columns = rp.recording.columns
+        for nv in rm.params if rm is not None else ():
+            column = columns.get(f"Params/{nv.name}:value")
+            if column is not None and column.size:
+                value = float(column[rp.index_at(t)])
+                if np.isfinite(value) and value != nv.value:
+                    nv.value = value
 
     def step(self) -> bool:
         """One timestep of replay (RunControl's step while replaying); pauses at the end."""
@@ -149,7 +160,12 @@ class ReplayMode(Feature):
         rp = Replay.open(path, on_warning=s.warn)
         model_path = rp.recording.model_path
         assert model_path is not None
-        s.load({"model": str(model_path)}, base=model_path.parent, source=model_path, reload=False)
+        try:  # the rig it ran: loads, params, requirements and all (``rig_of_recording``)
+            doc, base = rig_of_recording(rp.recording.path)
+            s.load(doc, base=base, source=model_path, reload=False)
+        except ConfigError as exc:  # no rig kept, or it no longer builds: the bare model, said once
+            s.load({"model": str(model_path)}, base=model_path.parent, source=model_path, reload=False)
+            s.log("warning", f"{one_line(str(exc))}; replayed on the bare model {model_path.name}")
         if s.model.nq != rp.model.nq:
             raise ConfigError(f"{rp.recording.path}: its model does not compile to the recorded joints")
         self.source, self._comparison = ReplaySource(s, rp), None
