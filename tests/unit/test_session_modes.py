@@ -40,7 +40,8 @@ def session(tmp_path: Path, open_session) -> Session:
 def test_modes_follow_the_sliders_and_give_the_bode_response(session):
     session.handle(C.SetParam("k", 4 * K))  # a slider moved: the modes are of the rig as it is now
     session.handle(C.ComputeModes(bode=("F", ("Joints/x2:qpos",))))
-    assert session.publish().modes.running
+    first = session.publish().modes  # a background job: under way, or (a small rig, a quick thread) done already
+    assert first.running or first.modes, first
     part = _settled(session).modes
     first = math.sqrt(4 * K * (3 - math.sqrt(5)) / (2 * M)) / (2 * math.pi)
     assert part.error == "" and [m.kind for m in part.modes] == ["oscillatory"] * 2
