@@ -140,6 +140,18 @@ def test_dropping_models_and_scenarios_on_the_viewer_opens_them(laptop, tmp_path
         assert app.close() == 0, app.output()
 
 
+def _placed(desktop: Desktop, wid: int) -> tuple[int, int, int, int]:
+    """The window's rectangle once it holds still over a second (five looks 0.2 s apart): placed
+    and sized by the app and the window manager."""
+    seen: list = []
+
+    def still():
+        seen.append(desktop.client_rect(wid))
+        return len(seen) >= 5 and len(set(seen[-5:])) == 1 and seen[-1]
+
+    return wait_for(still, what="the 3D view to be placed", every=0.2, timeout=20)
+
+
 def _steady(desktop: Desktop, wid: int):
     """The window's pixels once two grabs in a row are the same and show the model (a still
     scene, drawn): MuJoCo shows "LOADING..." on black, for seconds on a busy machine, until the
@@ -174,6 +186,7 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
         # the base as the keys will find the view: raised and focused (a window over it, or a
         # frame drawn before the focus, would count as a change the key made)
         laptop.x("xdotool", "windowactivate", "--sync", str(app.viewer))
+        _placed(laptop, app.viewer)  # the window where the app puts it (MuJoCo's own size first: a base too early)
         base = _steady(laptop, app.viewer)
         for key in (
             "minus",
@@ -195,6 +208,7 @@ def test_mjrig_keys_never_change_the_viewers_own_settings(laptop, tmp_path):
             app.redrawn(2)  # ... and has drawn the frames after it: the command is carried out
             # MuJoCo's "LOADING..." shows while a reload goes in: the view as it settles, not a frame on the way
             now = _steady(laptop, app.viewer)
+            assert now.shape == base.shape, f"{key} resized the 3D view: {base.shape[1::-1]} -> {now.shape[1::-1]}"
             changed = int(np.count_nonzero(np.any(now != base, axis=2)))
             if changed:
                 laptop.screenshot(f"keys_changed_view_{key}")
