@@ -98,6 +98,7 @@ class SimThread:
             s.model, s.data, key_callback=self._key, geometry=self.geometry, show_left_ui=wide, show_right_ui=False
         )
         self.window.may_close = self._may_close
+        self._hold.watch(self.window.render_cpu)
         if self.window.software:
             self._light_rendering(self.viewer, say=True)
         s.camera = self.viewer.cam  # videos follow what the user sees

@@ -81,6 +81,20 @@ def _yield_cpu() -> None:
         pass
 
 
+def _thread_clock() -> Callable[[], float] | None:
+    """The calling thread's CPU time as a function (s), readable from any thread; None where the
+    platform has no per-thread clock to read from another thread."""
+    getid = getattr(time, "pthread_getcpuclockid", None)
+    if getid is None:
+        return None
+    try:
+        clock = getid(threading.get_ident())
+        time.clock_gettime(clock)
+    except (OSError, OverflowError):
+        return None
+    return lambda: time.clock_gettime(clock)
+
+
 @dataclass
 class ViewerWindow:
     """What mjrig knows of the viewer's GLFW window.
@@ -99,6 +113,9 @@ class ViewerWindow:
     empty when unknown."""
     problems: queue.Queue[str] = field(default_factory=queue.Queue)
     """One line per drop that could not be taken (its source went away, it offered no files)."""
+    render_cpu: Callable[[], float] | None = None
+    """The render thread's CPU time, s (``ViewHold.watch``); None where a thread's clock cannot be
+    read (macOS). Raises ``OSError`` once the thread has ended."""
     _glfw: Any = None
     _drop_target: DropTarget | None = None
 
@@ -232,6 +249,7 @@ def launch(
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             _yield_cpu()
+            window.render_cpu = _thread_clock()
             sim = original(*args, **kwargs)
             try:
                 handle = glfw.get_current_context()

@@ -287,6 +287,7 @@ class App:
             "MJRIG_VERBOSE": "1",
             **(env or {}),
         }
+        self._config = e["XDG_CONFIG_HOME"]
         self._log_file = open(self.log, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mjrig", *map(str, args), "--exit-after", "480"]
@@ -301,6 +302,25 @@ class App:
         self.panel = wait_for(lambda: self._one("^mjrig$"), what="the panel window", timeout=60)
         wait_for(lambda: self.redrawn(timeout=1.0), what="the panel's widgets", timeout=30)
         self._settle()
+        self._placed()
+
+    def _placed(self, timeout: float = 30.0) -> None:
+        """Until the 3D view has the size the app plans for it on this screen (``plan_layout``:
+        the tiled or the saved placement): MuJoCo opens its window at a size of its own, and the
+        app resizes it once the viewer is up, on a busy machine seconds later. A view grabbed
+        before that is a view the next moment no longer shows."""
+        from unittest import mock
+
+        from mjrig.desktop.windows import plan_layout
+
+        with mock.patch.dict(os.environ, {"XDG_CONFIG_HOME": self._config}):
+            want = plan_layout((0, 0, *self.desktop.size)).viewer[2:]
+        wait_for(
+            lambda: self.desktop.client_rect(self.viewer)[2:] == want,
+            what=f"the 3D view to be placed at its planned size {want[0]}x{want[1]}",
+            every=0.2,
+            timeout=timeout,
+        )
 
     def _settle(self, timeout: float = 15.0) -> None:
         """Until the panel's layout holds still: the same widgets in the same places in six widget

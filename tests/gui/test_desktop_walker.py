@@ -84,8 +84,17 @@ def test_a_40_newton_push_on_walker2d_is_a_visible_arrow_and_the_fallen_pose_bec
         app.run_for(1.5)
         app.click("Pause")
         wait_for(lambda: app.visible("Play"), what="the run to pause")
-        fallen = walker_mask(view(desktop, app, f"walker_fallen_{tag}", what="the fallen walker still"))
-        assert (fallen & ~legs).mean() > 0.002, "the walker has not moved"  # the pose differs from the start
+        # the pose differs from the start (a software-rendered view on a busy machine may draw its
+        # next frame seconds later: until then it holds the last one still)
+        fallen = walker_mask(
+            view(
+                desktop,
+                app,
+                f"walker_fallen_{tag}",
+                lambda px: (walker_mask(px) & ~legs).mean() > 0.002,
+                what="the fallen walker, not where it stood",
+            )
+        )
         app.click("Use current as initial")
         wait_for(
             lambda: app.text(r"info: the state at t = [0-9.]+ s is the rig's \[initial\] now .*"), what="Status's line"

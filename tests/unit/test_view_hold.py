@@ -89,6 +89,55 @@ def test_a_render_loop_draws_about_as_often_as_the_ceiling_says():
     assert free > 3 * capped
 
 
+class LateViewer(FakeViewer):
+    """A render thread slow to wake, as a lowest-priority thread on busy cores is: it looks for the
+    lock only every ``wake_s`` and takes it when it is free then. Its clock (its CPU time) moves
+    only when it runs: here, when it has taken the lock."""
+
+    def __init__(self, wake_s: float) -> None:
+        super().__init__(0.0)
+        self.wake_s = wake_s
+
+    def clock(self) -> float:
+        return float(self.frames)
+
+    def _render_loop(self) -> None:
+        while not self.stop.is_set():
+            if self._lock.acquire(blocking=False):
+                self.frames += 1
+                self._lock.release()
+            time.sleep(self.wake_s)
+
+
+def test_a_turn_waits_for_a_render_thread_slow_to_wake():
+    """Threads and sleeps for 1.6 s. A render thread that comes by every 20 ms misses a 3 ms turn
+    most of the time (it drew nothing for tens of seconds on a busy machine); followed by its
+    clock, every turn is taken."""
+    fixed = _simulate(ViewHold(10.0), LateViewer(0.02), 0.8)
+    hold, viewer = ViewHold(10.0), LateViewer(0.02)
+    hold.watch(viewer.clock)
+    followed = _simulate(hold, viewer, 0.8)
+    assert followed >= 6, followed  # 8 or 9 turns in 0.8 s, each a frame
+    assert followed > fixed + 2, (fixed, followed)
+
+
+def test_a_clock_that_stops_or_fails_never_holds_a_turn_past_its_period():
+    hold = ViewHold(10.0)
+    viewer = FakeViewer(0.0)
+    for clock in (lambda: 1.0, _gone):
+        hold.watch(clock)
+        assert hold.view_turn()
+        t0 = time.perf_counter()
+        hold.wait(viewer, 0.0)
+        assert time.perf_counter() - t0 < 0.1 + 0.05 and hold.kept
+        hold.release()
+        time.sleep(0.1)
+
+
+def _gone() -> float:
+    raise OSError("the thread has ended")
+
+
 def test_a_bad_ceiling_is_refused():
     for bad in (0.0, -5.0, float("nan")):
         with pytest.raises(ValueError, match="frame rate"):

@@ -89,6 +89,7 @@ class LoadEngine:
         self.stepped_to = math.nan
         """``data.time`` (s) after this engine's last step: a step from another time starts a run
         (a new engine, a reset, a restored state), whose first row needs its own acceleration stage."""
+        self._evaluated_at = math.nan  # data.time (s) of the last ``evaluate``
         for ld in self.loads:
             ld.resolve_ids(model, data)
             ld.subscribe(self.invalidate)
@@ -183,8 +184,28 @@ class LoadEngine:
         else:
             raise LoadError(f"load '{ld.name}' failed and was disabled: {type(exc).__name__}: {exc}") from exc
 
+    def evaluate(self) -> None:
+        """Work every load out at the current state without stepping, for its readout and arrow:
+        after a reset, a restored state, a rig just opened or an edit while paused, where the
+        outputs are still those of the last step (or none: a push on a rig never stepped drew no
+        arrow and read 0 N). ``qfrc_applied`` and the derived quantities become what the next
+        step computes anyway; the state and ``stepped_to`` are untouched."""
+        self.prepare()
+        d = self.data
+        if self.table is not None:
+            if not self.table.stamped():  # a reset clears userdata
+                self.table.stamp()
+            mujoco.mj_forward(self.model, d)  # the compiled laws run in the passive-force callback
+        elif self.python:
+            self.apply()
+        self._evaluated_at = d.time
+
     def update_outputs(self) -> None:
-        """Bring every load's ``last_force`` (rows of ``wrench``) and ``lv`` up to date, for drawing."""
+        """Bring every load's ``last_force`` (rows of ``wrench``) and ``lv`` up to date with the
+        current state, for drawing (worked out first where no step has: ``evaluate``)."""
+        t = self.data.time
+        if self._dirty or (t != self.stepped_to and t != self._evaluated_at):
+            self.evaluate()
         w = self.wrenches
         if w is not None:
             self.wrench[self._wrench_rows] = w.values
