@@ -9,7 +9,7 @@ tracers) travel as scenario-format tables (``dict``) in one command pair, ``PutE
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from mjrig.bench_state import FitProgress, FitVariable, ModeRow, ModesPart
 from mjrig.panel_state import (
@@ -60,6 +60,8 @@ __all__ = [
     "edit_label",
     "OpenModel",
     "KeepRig",
+    "AnswerSwitch",
+    "JobsOnSwitch",
     "KeepWorking",
     "Reload",
     "Play",
@@ -139,6 +141,10 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
 """Speed choices (real-time factor); 0.0 means as fast as possible."""
 
 
+JobsOnSwitch = Literal["ask", "stop", "keep"]
+"""What becomes of a rig's long jobs when another rig opens (or it is read again): see ``OpenModel``."""
+
+
 @dataclass(frozen=True)
 class PathCommand(Command):
     """A command that writes or reads one file: ``path`` (None: the command's own default)."""
@@ -150,24 +156,38 @@ class PathCommand(Command):
 class OpenModel(Command):
     """Open an MJCF .xml, a .mjb, a scenario .toml, a recording or results .parquet (the previous
     model runs on on error); with unsaved rig edits, asks first (``pending_open``) unless ``discard``.
-    ``params`` (name, value): a trial's values set once open (*Open best*), not an unsaved edit."""
+    ``params`` (name, value): a trial's values set once open (*Open best*), not an unsaved edit.
+    ``jobs``: what becomes of the rig's long jobs under way (a fit, modes): "ask" (the panel asks,
+    ``pending_switch``), "stop" them first, or "keep" them running (they report to Status only)."""
 
     path: str
     discard: bool = False
     params: tuple[tuple[str, float], ...] = ()
+    jobs: JobsOnSwitch = "ask"
 
 
 @dataclass(frozen=True)
 class KeepRig(Command):
-    """Answer "cancel" to the unsaved-edits question: the pending open is dropped."""
+    """Answer "cancel" to the unsaved-edits or the running-jobs question: the pending open (or
+    reload) is dropped."""
 
 
 @dataclass(frozen=True)
 class Reload(Command):
     """Re-read the model file, keeping the rig. ``changed``: why the file watcher asks ("model": it
-    or a file it includes changed; "scenario": the rig is read again unless it has unsaved edits)."""
+    or a file it includes changed; "scenario": the rig is read again unless it has unsaved edits).
+    ``jobs``: as ``OpenModel``'s (a job under way works on the model as it was)."""
 
     changed: str = ""
+    jobs: JobsOnSwitch = "ask"
+
+
+@dataclass(frozen=True)
+class AnswerSwitch(Command):
+    """Answer the question asked before opening or reloading while the rig's long jobs run:
+    "stop" them and go on, or "keep" them running and go on (``KeepRig``: cancel)."""
+
+    jobs: JobsOnSwitch
 
 
 @dataclass(frozen=True)

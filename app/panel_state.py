@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -21,6 +21,7 @@ from mjrig.runtime.telemetry.units import DisplayUnits
 __all__ = [
     "RunState",
     "JobInfo",
+    "job_text",
     "PanelState",
     "EntryInfo",
     "ParamInfo",
@@ -133,6 +134,13 @@ class JobInfo:
     what: str
     fraction: float | None = None
     note: str = ""
+
+
+def job_text(jobs: Sequence[JobInfo]) -> str:
+    """What the long jobs under way are and how far they got: "a fit: 12 evaluations"."""
+    return "; ".join(
+        f"{j.what}: {f'{100 * j.fraction:.0f} %' if j.fraction is not None else j.note or 'running'}" for j in jobs
+    )
 
 
 @dataclass(frozen=True)
@@ -451,6 +459,9 @@ class PanelState:
     plot_window: float | None = None  # the rig's ``[plots] window`` (s), None: the panel's own
     dirty: bool = False  # rig edits not saved in a scenario yet
     pending_open: str | None = None  # a file waiting for the unsaved-edits question
+    pending_switch: tuple[str, str] | None = None
+    """(what waits: "open NAME" or "reload NAME", the long jobs under way) while the panel asks
+    whether to stop them or keep them running (``AnswerSwitch``)."""
     quit_question: bool = False  # the 3D view was closed with unsaved edits: ask
     units: Mapping[str, str] = field(default_factory=dict)  # signal -> unit (a read-only copy)
     events: tuple[tuple[float, str], ...] = ()  # (simulated time s, text): threshold crossings

@@ -8,16 +8,10 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.panel_state import job_text
 from mjrig.widgets.kit.themes import tip
 
-__all__ = ["JobsLine", "job_text"]
-
-
-def job_text(jobs: tuple[C.JobInfo, ...]) -> str:
-    """What the long jobs under way are and how far they got: "a fit: 12 evaluations"."""
-    return "; ".join(
-        f"{j.what}: {f'{100 * j.fraction:.0f} %' if j.fraction is not None else j.note or 'running'}" for j in jobs
-    )
+__all__ = ["JobsLine"]
 
 
 class JobsLine:

@@ -17,12 +17,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mjrig import commands as C
 from mjrig.desktop import x_errors
 from mjrig.desktop.panel_client import Client, QueueClient, SessionClient
 from mjrig.desktop.widget_map import MapRequests
+
+if TYPE_CHECKING:
+    from mjrig.widgets.dialogs.switch_question import SwitchQuestion
 
 __all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
 
@@ -74,6 +77,7 @@ class PanelApp:
         self._requests = MapRequests(os.environ.get("MJRIG_WIDGET_MAP"))
         self._quit = False
         self._question: Any = None  # the QuitQuestion
+        self._switch: SwitchQuestion | None = None
         self._model_panel: Any = None
         self._main: int | str = 0
         self._dirty = False
@@ -202,6 +206,11 @@ class PanelApp:
             on_save=self._on_save_then_quit, on_quit=self._on_quit_anyway, on_keep=self._on_keep_open
         )
         self._question.build()
+        from mjrig.widgets.dialogs.switch_question import SwitchQuestion
+
+        switch = self._switch = SwitchQuestion(submit)
+        switch.build()
+        self.panels.append(switch)
         from mjrig.widgets.dialogs.measured_dialog import MeasuredDialog
 
         bench = MeasuredDialog(submit)
@@ -224,7 +233,7 @@ class PanelApp:
     def _on_close_request(self) -> None:
         """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
         unsaved edits or a long job runs (a fit, modes, an export)."""
-        from mjrig.widgets.jobs_line import job_text
+        from mjrig.panel_state import job_text
 
         if not self._dirty and not self._jobs:
             self._quit = True
@@ -243,7 +252,7 @@ class PanelApp:
         self._model_panel.save_dialog(then_quit=True)
 
     def _dialog_up(self) -> bool:
-        return self._question.shown or self._model_panel.dialog_shown
+        return self._question.shown or bool(self._switch and self._switch.shown) or self._model_panel.dialog_shown
 
     def _on_escape(self) -> None:
         """Escape closes the dialog that is up, as its Cancel; else the open menu (focusing the
@@ -252,6 +261,8 @@ class PanelApp:
 
         if self._question.shown:
             self._question.keep()
+        elif self._switch is not None and self._switch.shown:
+            self._switch.cancel()
         elif not self._model_panel.close_dialog():
             dpg.focus_item(self._main)
 

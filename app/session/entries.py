@@ -22,7 +22,7 @@ from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["RigEntries", "HISTORY_STEPS", "NOT_EDITS"]
 
-NOT_EDITS = (C.Undo, C.Redo, C.SaveScenario, C.SaveKeyframe, C.OpenModel, C.Reload, C.Quit)
+NOT_EDITS = (C.Undo, C.Redo, C.SaveScenario, C.SaveKeyframe, C.OpenModel, C.Reload, C.AnswerSwitch, C.KeepRig, C.Quit)
 """Commands never taken back by Undo: the history's own, saving (the plots go into the document
 then) and what opens or reads a rig again. Any other command that changes the rig's document is
 a step (``Session.handle`` hands it to ``edited``)."""

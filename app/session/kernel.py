@@ -55,6 +55,7 @@ from mjrig.session.reports import Reports
 from mjrig.session.results_files import ResultsFiles, is_results
 from mjrig.session.run_control import RunControl
 from mjrig.session.scope import RigScope
+from mjrig.session.switch_gate import SwitchGate
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
 
@@ -74,7 +75,7 @@ _NO_MODEL_NEEDED = (
     C.KeepWorking,
     C.PlotSignals,
 )
-OFF_LOCK = (C.OpenModel, C.Reload)
+OFF_LOCK = (C.OpenModel, C.Reload, C.AnswerSwitch)
 """Commands that compile a new model and data and never write the current ones: they may run
 without the viewer's lock (the viewer draws its own references to the old ones until the
 viewer loop swaps the new model in), so opening a large model does not freeze the view."""
@@ -127,6 +128,7 @@ class Session:
         )
         """The session's features, each with its commands, its part of the panel state, what it
         forgets when another rig opens and what it finishes on close (``context.Feature``)."""
+        self.switch = SwitchGate(self.features, self.log)  # leaving the rig while its jobs run: asked
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
@@ -156,7 +158,8 @@ class Session:
         self._handlers = handler_table(
             {
                 C.OpenModel: self._open_model,
-                C.KeepRig: lambda cmd: setattr(self, "pending_open", None),
+                C.KeepRig: self._keep_rig,
+                C.AnswerSwitch: lambda cmd: self.switch.answer(cmd, then=self.handle),
                 C.Play: lambda cmd: self.run.play(),
                 C.Pause: lambda cmd: self.run.pause(),
                 C.TogglePause: lambda cmd: self.run.toggle(),
@@ -362,10 +365,15 @@ class Session:
             raise MjrigError(f"unknown command {type(cmd).__name__}")
         if self.rig is None and not isinstance(cmd, _NO_MODEL_NEEDED):
             raise MjrigError(f"{type(cmd).__name__}: no model is open")
+        if not self.switch.allows(cmd):  # leaving the rig while its jobs run: the panel asks
+            return
         scope, before = self.scope, None if isinstance(cmd, NOT_EDITS) else copy.deepcopy(self.document.doc)
         handler(cmd)
         if before is not None and self.scope is scope:  # a change of this rig's document: a step Undo takes back
             self.entries.edited(cmd, before)
+
+    def _keep_rig(self, cmd: C.KeepRig) -> None:
+        self.pending_open = self.switch.pending = None
 
     def _open_model(self, cmd: C.OpenModel) -> None:
         if is_bench_file(cmd.path):  # bench data joins the rig: nothing is discarded, nothing to ask
@@ -459,6 +467,7 @@ class Session:
             source=str(doc.source or ""),
             dirty=doc.dirty,
             pending_open=self.pending_open,
+            pending_switch=self.switch.question(),
             quit_question=self.quit_question,
             plots=self.plot_feed.at_opening.signals,
             plot_window=self.plot_feed.at_opening.window,
@@ -466,7 +475,7 @@ class Session:
             events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
             timeline=self.replayer.on_timeline(self.source.info()),
-            jobs=tuple(C.JobInfo(j.what, j.fraction, j.note) for j in jobs.running(self.features)),
+            jobs=self.switch.infos(),
         )
         return self._snapshot
 

@@ -60,3 +60,59 @@ def test_a_fit_shows_its_progress_is_cancelled_and_quitting_during_one_asks(tmp_
         if app.proc.poll() is None:
             app.quit_discarding()
         desktop.close()
+
+
+BOX = '<mujoco model="box"><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>'
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_switching_rigs_while_a_fit_runs_asks_and_each_answer_does_what_it_says(tmp_path, size):
+    """A slow fit (as above) under way while a model is dropped on the view and a bundled rig is
+    picked: the question names the fit; Cancel keeps the rig, "Keep it running and open" opens
+    the model with the fit going on, "Stop it and open" stops it and opens."""
+    tag = f"{size[0]}x{size[1]}"
+    csv_bench(tmp_path, duration=40.0)
+    path = scenario(tmp_path, "\n" + CSV_ENTRY, k=160.0, c=5.0)
+    path.write_text(path.read_text().replace("duration = 2.0", "duration = 4.0", 1))
+    box = tmp_path / "box.xml"
+    box.write_text(BOX)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    asked = r"Running: a fit: \d+ evaluations?\. To open {}: stop it .*"
+    try:
+        rig = wait_for(lambda: (t := desktop.title(app.viewer)).startswith("MuJoCo : ") and t, what="the rig open")
+        run_fit(app, "fit k [N/m]", "fit c [N·s/m]")
+        wait_for(lambda: app.text(r"a fit: \d+ evaluations?"), what="the fit's progress", timeout=60)
+        app.drop(box)
+        wait_for(lambda: app.text(asked.format(r"box\.xml")), what="the question naming the fit", timeout=15)
+        assert app.visible("Stop it and open") and app.visible("Keep it running and open")
+        app.screenshot_clear(f"switch_during_fit_{tag}")
+        # the question's own Cancel (the one beside Status would stop the fit), on the row of its answers
+        row = app.widget("Keep it running and open")[1]
+        app.click("Cancel", index=min(range(2), key=lambda i: abs(app.widget("Cancel", index=i)[1] - row)))
+        wait_for(lambda: not app.visible("Keep it running and open"), what="the question gone")
+        time.sleep(1.0)  # nothing opens: the rig and its fit stay
+        assert desktop.title(app.viewer) == rig and app.text(r"a fit: \d+ evaluations?")
+        app.drop(box)
+        wait_for(lambda: app.visible("Keep it running and open"), what="the question again", timeout=15)
+        app.click("Keep it running and open")
+        wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : box", what="the box to open")
+        assert app.text(r"a fit: \d+ evaluations?"), "the fit kept running"
+        app.reveal("Bundled rigs", "spring_mass")
+        app.click("spring_mass")
+        try:
+            wait_for(lambda: app.text(asked.format("spring_mass\\.toml")), what="the question for the bundled rig")
+        except AssertionError:
+            desktop.screenshot(f"switch_no_question_{tag}")
+            raise
+        app.click("Stop it and open")
+        wait_for(lambda: desktop.title(app.viewer) == "MuJoCo : spring_mass", what="spring_mass to open")
+        wait_for(lambda: app.text(r"info: .*fit.* cancelled.*|info: a fit of .*"), what="the fit's one line")
+        wait_for(lambda: not app.text(r"a fit: \d+ evaluations?"), what="the fit gone from the jobs line")
+    finally:
+        if app.proc.poll() is None:
+            app.press_close()
+            if app.proc.poll() is None:  # asked: the fit still runs, or the rig has edits
+                app.click("Stop it and quit" if app.visible("Stop it and quit") else "Quit without saving")
+        assert app.proc.wait(30) == 0, app.output()
+        desktop.close()

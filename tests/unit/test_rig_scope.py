@@ -63,3 +63,43 @@ def test_a_fit_and_modes_of_one_rig_reach_none_of_the_rigs_opened_after_it(tmp_p
         assert any(f"a fit of {fitted.name} ended" in t for t in lines), lines
     finally:
         s.close()
+
+
+def test_opening_or_reloading_while_a_fit_runs_asks_and_each_answer_does_what_it_says(
+    tmp_path: Path, open_session
+) -> None:
+    """Runs a real fit for a few seconds (cancelled by the last answer)."""
+    csv_bench(tmp_path, duration=20.0)
+    fitted = scenario(tmp_path, CSV_ENTRY, k=0.8 * K)
+    s = open_session(fitted)
+    box = tmp_path / "box.xml"
+    box.write_text(BOX)
+    try:
+        s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
+        end = time.monotonic() + 60
+        while not s.publish().jobs and time.monotonic() < end:
+            time.sleep(0.01)
+        for ask in (C.OpenModel(str(box)), C.Reload(changed="model")):  # a drop, Open, Recent; hot reload
+            opened = s.publish().opened
+            s.handle(ask)
+            state = s.publish()
+            assert state.opened == opened and state.source == str(fitted), "it went ahead without asking"
+            assert state.pending_switch is not None and state.pending_switch[1].startswith("a fit")
+            assert state.pending_switch[0] == ("open box.xml" if isinstance(ask, C.OpenModel) else "reload the model")
+            s.handle(C.KeepRig())  # Cancel: nothing happens, the fit runs on
+            assert s.publish().pending_switch is None and s.publish().jobs
+        s.handle(C.OpenModel(str(box)))
+        s.handle(C.AnswerSwitch("keep"))  # keep it running and open
+        state = s.publish()
+        assert state.source == str(box) and state.jobs and state.pending_switch is None
+        s.handle(C.OpenModel(str(fitted)))
+        s.handle(C.AnswerSwitch("stop"))  # stop it and open
+        assert s.publish().source == str(fitted)
+        while not any("a fit of" in t for _, t in s.publish().messages) and time.monotonic() < end:
+            time.sleep(0.02)
+        assert not s.publish().jobs
+        # no job: nothing to ask
+        s.handle(C.OpenModel(str(box)))
+        assert s.publish().source == str(box) and s.publish().pending_switch is None
+    finally:
+        s.close()
