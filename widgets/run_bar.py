@@ -56,7 +56,11 @@ class RunBar:
                 "back to the start state: the scenario's keyframe or snapshot and its [initial], else the model's own",
             )
             self._speed = dpg.add_combo(
-                [speed_label(s) for s in C.SPEEDS], width=62, default_value="1x", callback=self._on_speed
+                [speed_label(s) for s in C.SPEEDS],
+                label="##speed",  # a name for the widget map, none drawn
+                width=62,
+                default_value="1x",
+                callback=self._on_speed,
             )
             tip(self._speed, "how fast the run goes against the wall clock; max: as fast as the machine can")
             self._rec = dpg.add_button(label="REC", width=44, callback=lambda: self.submit(C.ToggleRecording()))

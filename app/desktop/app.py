@@ -287,6 +287,7 @@ class PanelApp:
         from mjrig.widgets.kit.fonts import PanelFonts
 
         dpg.create_context()
+        dpg.configure_app(keyboard_navigation=True)  # Tab, arrows, Space and Enter drive the panel
         x, y, w, h = self.geometry
         dpg.create_viewport(title=self.title, width=w, height=h, x_pos=x, y_pos=y, disable_close=True)
         dpg.set_exit_callback(self._on_close_request)
@@ -294,6 +295,9 @@ class PanelApp:
         fonts = PanelFonts(dpg, warn=lambda text: print(f"mjrig: warning: {text}", file=sys.stderr))
         fonts.start()
         self._build()
+        from mjrig.widgets.kit.themes import keyboard_focus_theme
+
+        dpg.bind_theme(keyboard_focus_theme())
         dpg.show_viewport()
         # a window that went (a drop's source answered late) is one line, never the end of the app
         x_errors.forgive_gone(x_errors.current_glx_display(), lambda text: _echo("warning", text))

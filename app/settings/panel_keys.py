@@ -50,7 +50,14 @@ PANEL_KEYS: tuple[PanelKey, ...] = (
 """Every key the panel acts on, in help order."""
 
 EXTRA_HELP: tuple[tuple[str, str], ...] = (
-    ("Enter", "in a file dialog's name field: open or save the typed path; a folder typed is entered"),
+    ("Tab, Shift+Tab", "move the amber frame to the next (previous) control, round from the last to the first"),
+    ("arrows", "move the frame to the control in that direction; in an open list, the next choice"),
+    ("Space", "press the framed button, tick the framed box, open the framed list; take hold of a slider"),
+    (
+        "Enter",
+        "take the choice in an open list; let go of a slider; in a file dialog's name field: open or "
+        "save the typed path (a folder typed is entered)",
+    ),
     ("Ctrl+wheel", "over a plot: zoom it (the plots stop following the run); the wheel alone scrolls the panel"),
     ("drag, double-click", "on a plot: pan it (the plots stop following); follow the run again"),
 )
