@@ -24,11 +24,11 @@ signals = ["Joints/slide:qpos"]
 """
 
 
-def _pixels(app: App, desktop: Desktop, colour) -> int:
-    """Pixels of ``colour`` inside the plot."""
+def _pixels(app: App, desktop: Desktop, colour, *, close: int = 30) -> int:
+    """Pixels of ``colour`` (within ``close`` per channel) inside the plot."""
     x, y, w, h = next(it["rect"] for it in app.items() if it["type"] == "mvPlot")
     img = desktop.grab(app.panel)[y : y + h, x : x + w].astype(int)
-    return int((np.abs(img - np.array(colour)).max(axis=2) < 30).sum())
+    return int((np.abs(img - np.array(colour)).max(axis=2) < close).sum())
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
@@ -70,9 +70,9 @@ def test_a_replayed_recording_shows_its_bench_again(tmp_path):
         app.tick("slide", "qpos")
         wait_for(lambda: _pixels(app, desktop, tint(PALETTE[0])) > 150, what="the replay's bench line")
         _drag_to(app, 0.4)
-        pattern = r"at ([0-9.]+) s:.*slide:qpos ([-0-9.e]+) \[bench ([-0-9.e]+)\] (m|mm).*"
+        pattern = r"at ([0-9.]+) s:.*slide:qpos ([-0-9.e]+) (m|mm)\s+\[bench ([-0-9.e]+)\].*"
         shown = wait_for(lambda: _text(app, pattern), what="the bench's value in the timeline's readout")
-        at, run, bench, unit = re.fullmatch(pattern, shown["text"], flags=re.S).groups()
+        at, run, unit, bench = re.fullmatch(pattern, shown["text"], flags=re.S).groups()
         k = 1000.0 if unit == "mm" else 1.0
         assert 0.3 < float(at) < 1.8
         assert float(bench) == pytest.approx(np.interp(float(at), times, x) * k, rel=1e-4, abs=1e-9)
@@ -216,4 +216,45 @@ def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size
         assert list((tmp_path / "home" / "work" / "runs").glob("sm-fit*.parquet"))
     finally:
         app.quit_discarding()
+        desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
+def test_twenty_bench_entries_are_drawn_twenty_ways_and_the_readout_stays_in_the_panel(tmp_path, size):
+    """Twenty ``[[measured]]`` entries of one signal (the same bench, each clock a little later):
+    each is its own shade and dash of the signal's colour, named in the legend, and the timeline's
+    readout lists every entry's value on lines that stay inside the panel."""
+    from mjrig.widgets.plots.plot_overlay import SHADES
+
+    csv_bench(tmp_path)
+    entries = "".join(
+        CSV_ENTRY.replace('name = "bench"', f'name = "b{i:02d}"').replace(
+            "offset = -0.1", f"offset = {-0.1 + 0.03 * i}"
+        )
+        for i in range(20)
+    )
+    path = scenario(tmp_path, entries, k=250.0)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.tick("slide", "qpos")
+        app.run_for(2.0)
+        app.click("Pause")
+        wait_for(lambda: app.visible("Play"), what="the run to pause")
+        shades = [tint(PALETTE[0], toward_white=s) for s in SHADES]
+        seen = wait_for(
+            lambda: (lambda n: n if min(n) > 40 else None)([_pixels(app, desktop, c, close=12) for c in shades]),
+            what="every shade of the entries' lines",
+        )
+        app.screenshot_clear(f"bench_twenty_{size[0]}x{size[1]}")
+        _drag_to(app, 0.5)
+        shown = wait_for(lambda: _text(app, r"at [0-9.]+ s:.*\[b19 [-0-9.e]+\].*"), what="the readout of all twenty")
+        assert all(f"[b{i:02d} " in shown["text"] for i in range(20)), shown["text"]
+        assert shown["text"].count("\n") >= 2, "twenty values on one line run off the panel"
+        item = next(it for it in app.items(offscreen=True) if it.get("text") == shown["text"])
+        assert not item.get("clipped"), f"the readout is cut off: {item}"
+        app.screenshot_clear(f"bench_twenty_readout_{size[0]}x{size[1]}")
+        print(f"pixels per shade {seen}")
+    finally:
+        app.close()
         desktop.close()

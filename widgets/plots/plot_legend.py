@@ -21,6 +21,9 @@ _SWATCH = 26
 """Pixels each legend entry takes besides its name: the colour swatch and the spacing."""
 _AXES_W, _AXES_H = 70, 40
 """Pixels of a plot taken by its y axis's labels (left) and by the legend's margins (top)."""
+_PAD = 12
+"""Pixels a legend takes besides its entries on each side: its frame's padding and its offset from
+the plot's edge (a row of names that just fitted by the names alone was cut at the plot's edge)."""
 _NEAR_PX = 24
 """A line at most this far (px, vertically) from the pointer is named."""
 
@@ -30,7 +33,7 @@ def legend_layout(widths: Sequence[float], line_h: float, *, plot_w: float, plot
     px high) fits a plot ``plot_w`` x ``plot_h`` px without being cut."""
     if not widths:
         return "hidden"
-    room_w = plot_w - _AXES_W
+    room_w = plot_w - _AXES_W - 2 * _PAD
     if sum(w + _SWATCH for w in widths) <= room_w:
         return "row"
     if max(widths) + _SWATCH <= room_w and len(widths) * line_h <= plot_h - _AXES_H:

@@ -11,6 +11,7 @@ span.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,6 +35,12 @@ __all__ = [
     "CURSOR_COLOR",
     "dashed",
     "tint",
+    "entry_style",
+    "twin_label",
+    "add_twins",
+    "GROUP_AT",
+    "SHADES",
+    "DASHES",
 ]
 
 PALETTE: tuple[tuple[int, int, int], ...] = (
@@ -62,6 +69,19 @@ def tint(rgb: tuple[int, int, int], *, toward_white: float = 0.55) -> tuple[int,
     return tuple(round(c + (255 - c) * toward_white) for c in rgb)  # type: ignore[return-value]
 
 
+SHADES = (0.55, 0.35, 0.75, 0.9)
+"""How far toward white a twin line's colour goes (``tint``): the compared recording's and the
+first bench entry's the first, the next entries' the others in turn."""
+DASHES = ((2, 1), (6, 3), (1, 2), (10, 2), (3, 3))
+"""(on, off) samples of each bench entry's line, by entry after ``SHADES``: with the shades, 20
+entries of one signal are drawn 20 ways."""
+
+
+def entry_style(index: int) -> tuple[int, tuple[int, int]]:
+    """The shade (index into ``SHADES``) and the dash pattern of the ``index``-th bench entry (0..)."""
+    return index % len(SHADES), DASHES[(index // len(SHADES)) % len(DASHES)]
+
+
 SAMPLES = 600
 """Points per compared signal over the visible span."""
 
@@ -79,19 +99,21 @@ class SeriesColors:
 
     def __init__(self) -> None:
         self._of: dict[str, int] = {}
-        self._themes: dict[tuple[int, bool], int | str] = {}
+        self._themes: dict[tuple[int, bool, int], int | str] = {}
 
-    def theme(self, name: str, *, twin: bool = False) -> int | str:
-        """The theme of signal ``name``'s line (given a colour on first use); ``twin``: of its
-        compared recording's dashed line, in a paler shade (``tint``) and thinner."""
+    def theme(self, name: str, *, twin: bool = False, shade: int = 0) -> int | str:
+        """The theme of signal ``name``'s line (given a colour on first use); ``twin``: of a
+        compared recording's or a bench entry's line, in a paler shade (``tint``) and thinner;
+        ``shade`` (0..) picks one of ``SHADES`` for it, so that bench entries differ."""
         if name not in self._of:
             used = set(self._of.values())
             self._of[name] = next(i for i in range(len(PALETTE) + len(used) + 1) if i not in used)
-        key = (self._of[name], twin)
+        key = (self._of[name], twin, shade % len(SHADES) if twin else 0)
         if key not in self._themes:
             rgb = PALETTE[key[0] % len(PALETTE)]
+            colour = tint(rgb, toward_white=SHADES[key[2]]) if twin else rgb
             with dpg.theme() as theme, dpg.theme_component(dpg.mvLineSeries):
-                dpg.add_theme_color(dpg.mvPlotCol_Line, tint(rgb) if twin else rgb, category=dpg.mvThemeCat_Plots)
+                dpg.add_theme_color(dpg.mvPlotCol_Line, colour, category=dpg.mvThemeCat_Plots)
                 dpg.add_theme_style(dpg.mvPlotStyleVar_LineWeight, 1.0 if twin else 1.6, category=dpg.mvThemeCat_Plots)
             self._themes[key] = theme
         return self._themes[key]
@@ -163,6 +185,8 @@ class Overlay:
 
     tag = ""
     """What the timeline's readout names its values by: nothing (they follow in brackets)."""
+    shade = 0
+    """Its lines' shade (``SHADES``): the first, as the first bench entry's (drawn dashed, not dotted)."""
 
     def value_at(self, name: str, t: float) -> float | None:
         """Signal ``name`` of the compared recording at ``t`` (s), or None (no comparison, no
@@ -177,8 +201,9 @@ class BenchOverlay:
     """One ``[[measured]]`` entry on the live plots: each signal it measures dotted beside the
     signal's own line, in its colour (the bench's samples in the span, a short dash each)."""
 
-    def __init__(self, entry: str, series: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    def __init__(self, entry: str, series: dict[str, tuple[np.ndarray, np.ndarray]], *, index: int = 0) -> None:
         self.entry, self._series = entry, series
+        self.shade, self._dash = entry_style(index)
 
     tag = property(lambda self: self.entry, doc="What the timeline's readout names its values by: the entry.")
 
@@ -206,19 +231,60 @@ class BenchOverlay:
         return v if np.isfinite(v) else None
 
     def sample(self, name: str, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
-        """The entry's samples of ``name`` within ``t0``..``t1`` (s), thinned to ``SAMPLES``: a
-        short dash from every third sample to the next, so the bench reads dotted."""
+        """The entry's samples of ``name`` within ``t0``..``t1`` (s), thinned to ``SAMPLES``, cut
+        into the entry's dashes (the first entry's: a short dash from every third sample to the
+        next, so the bench reads dotted)."""
         t, x = self._series[name]
         a, b = np.searchsorted(t, [t0, t1])
         t, x = t[a:b], x[a:b]
         step = max(1, -(-t.size // SAMPLES))
         t, x = t[::step], x[::step]
-        return dashed(t, x, on=2, off=1)
+        on, off = self._dash
+        return dashed(t, x, on=on, off=off)
+
+
+GROUP_AT = 4
+"""More bench entries than this measuring one signal are listed in its legend as one group."""
+
+
+def twin_label(name: str, overlays: Sequence[Overlay | BenchOverlay], k: int) -> str:
+    """The legend's name of ``overlays[k]``'s line of signal ``name``: the compared recording's
+    ("x (B, dashed)") or a bench entry's ("x (b03, measured)"); where more than ``GROUP_AT`` entries
+    measure the signal, one name for them all on the first one's line ("x (20 measured)"; the
+    timeline's readout names each) and a hidden one ("##...") on the others', so that the legend lists
+    them as one and keeps to its plot."""
+    short = name.split("/", 1)[-1]
+    over = overlays[k]
+    if not isinstance(over, BenchOverlay):
+        return f"{short} ({over.label}, dashed)"
+    group = [o.entry for o in overlays if isinstance(o, BenchOverlay) and o.has(name)]
+    if len(group) <= GROUP_AT:
+        return f"{short} ({over.label})"
+    if over.entry != group[0]:
+        return f"##{short} ({over.label})"
+    return f"{short} ({len(group)} measured)"  # short: a narrow plot's legend has ~200 px
+
+
+def add_twins(
+    name: str,
+    overlays: Sequence[Overlay | BenchOverlay],
+    twins: dict[tuple[int, str], int | str],
+    *,
+    y_axis: int | str,
+    colors: SeriesColors,
+) -> None:
+    """Give signal ``name`` a line on ``y_axis`` for each of ``overlays`` that has it and has none
+    yet (kept in ``twins`` by (overlay index, name)): named for the legend (``twin_label``), drawn
+    in its own shade of the signal's colour."""
+    for k, over in enumerate(overlays):
+        if (k, name) not in twins and over.has(name):
+            twins[(k, name)] = dpg.add_line_series([], [], label=twin_label(name, overlays, k), parent=y_axis)
+            dpg.bind_item_theme(twins[(k, name)], colors.theme(name, twin=True, shade=over.shade))
 
 
 def bench_overlays(measured: MeasuredSignals) -> list[BenchOverlay]:
-    """One ``BenchOverlay`` per measured entry."""
-    return [BenchOverlay(e, measured.of(e)) for e in measured.entries()]
+    """One ``BenchOverlay`` per measured entry, each drawn its own way (``entry_style``)."""
+    return [BenchOverlay(e, measured.of(e), index=i) for i, e in enumerate(measured.entries())]
 
 
 class UnitPlot(NamedTuple):

@@ -29,6 +29,7 @@ from mjrig.widgets.plots.plot_overlay import (
     MarkThemes,
     Overlay,
     SeriesColors,
+    add_twins,
     bench_overlays,
     readable_range,
     unit_plot,
@@ -38,9 +39,9 @@ from mjrig.widgets.plots.signal_tree import SignalTree, matching
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
 
 _TREE_WIDTH, _TIME_AXIS = 150, 36
+"""Width of the signal tree, height of the time axis's labels under the last plot (px)."""
 TICK_SHOWN_MAX = 100
 """Signals *tick shown* plots at most (a filter left empty on a big model lets thousands through)."""
-"""Width of the signal tree, height of the time axis's labels under the last plot (px)."""
 
 
 class PlotPanel:
@@ -390,15 +391,7 @@ class PlotPanel:
                 self._series[name] = dpg.add_line_series([], [], label=short, parent=self._plots[self._unit(name)][2])
                 self._series_unit[name] = self._unit(name)
                 dpg.bind_item_theme(self._series[name], self._colors.theme(name))
-            for k, over in enumerate(self._overlays):
-                if (k, name) not in self._twins and over.has(name):
-                    self._twins[(k, name)] = dpg.add_line_series(
-                        [],
-                        [],
-                        label=f"{short} ({over.label}{', dashed' if k == 0 else ''})",
-                        parent=self._plots[self._unit(name)][2],
-                    )
-                    dpg.bind_item_theme(self._twins[(k, name)], self._colors.theme(name, twin=True))
+            add_twins(name, self._overlays, self._twins, y_axis=self._plots[self._unit(name)][2], colors=self._colors)
         self._signal_tree.mark(wanted)
         dpg.set_value(self._window_input, self._window_s)
         dpg.set_value(self._autofit_box, self._autofit)

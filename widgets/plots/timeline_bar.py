@@ -154,9 +154,7 @@ class TimelineBar:
         else:
             parts = [f"at {shown:.6f} s:"]
             for n, v, others, unit in self.plot.values_at(shown):  # the compared run's (v), a bench's [entry v]
-                parts.append(
-                    f"{n.split('/', 1)[-1]} {v:.6g}"
-                    + "".join(f" [{tag} {o:.6g}]" if tag else f" ({o:.6g})" for tag, o in others)
-                    + (f" {unit}" if unit else "")
-                )
+                compared = "".join(f" ({o:.6g})" for tag, o in others if not tag)
+                parts.append(f"{n.split('/', 1)[-1]} {v:.6g}{compared}" + (f" {unit}" if unit else ""))
+                parts += [f"[{tag} {o:.6g}]" for tag, o in others if tag]  # each its own: the lines wrap between them
             dpg.set_value(self._values, fit_lines(parts, width=available_width(self._values)))
