@@ -6,6 +6,8 @@ the panel's text and the recording on disk."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -31,7 +33,8 @@ def _tab_to(app: App, find, what: str, *, key: str = "Tab", most: int = 60) -> d
         if item is not None and _framed(app, item):
             return item
         app.key(key, window=app.panel)
-    raise AssertionError(f"Tab never reached {what}")
+    shot = app.desktop.screenshot(f"keyboard_never_{re.sub(r'[^a-z]+', '_', what)}")
+    raise AssertionError(f"Tab never reached {what}; the screen: {shot}")
 
 
 def _button(label: str):
@@ -69,7 +72,7 @@ def test_tab_space_arrows_and_enter_drive_the_run_bar_and_the_timeline(tmp_path,
             "the timeline",
             key="shift+Tab",
         )
-        _tab_to(app, _button("<"), "the timeline's <", key="shift+Tab", most=8)
+        _tab_to(app, _button("<"), "the timeline's <", key="shift+Tab")  # next to it (round again if missed)
         for _ in range(5):
             app.key("space", window=app.panel)
         back = float(wait_for(lambda: app.text(r"t = [0-9.]+ s"), what="the time")["text"].split()[2])
