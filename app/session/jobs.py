@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BackgroundJobs", "Cancelled", "Job", "running", "cancel"]
+from mjrig.panel_state import JobInfo
+
+__all__ = ["BackgroundJobs", "Cancelled", "Job", "running", "infos", "cancel"]
 
 ABANDON_S = 0.5
 """Seconds a cancelled job's thread is waited for at exit before it is left to end alone."""
@@ -115,6 +117,11 @@ class BackgroundJobs:
 def running(owners: Iterable[Any]) -> tuple[Job, ...]:
     """The long jobs under way of ``owners`` (each with a ``jobs``: BackgroundJobs or None)."""
     return tuple(j for o in owners if o.jobs is not None for j in o.jobs.running())
+
+
+def infos(owners: Iterable[Any]) -> tuple[JobInfo, ...]:
+    """The long jobs under way of ``owners`` as the panel lists them (``PanelState.jobs``)."""
+    return tuple(JobInfo(j.what, j.fraction, j.note) for j in running(owners))
 
 
 def cancel(owners: Iterable[Any]) -> None:

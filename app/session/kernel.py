@@ -475,7 +475,7 @@ class Session:
             events=tuple(self._events),
             hot_reload=self.files is not None and self.files.enabled,
             timeline=self.replayer.on_timeline(self.source.info()),
-            jobs=self.switch.infos(),
+            jobs=jobs.infos(self.features),
         )
         return self._snapshot
 

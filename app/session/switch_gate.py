@@ -29,10 +29,6 @@ class SwitchGate:
         self._log = log
         self.pending: Leaving | None = None
 
-    def infos(self) -> tuple[C.JobInfo, ...]:
-        """The long jobs under way, for the panel."""
-        return tuple(C.JobInfo(j.what, j.fraction, j.note) for j in jobs.running(self._owners))
-
     def allows(self, cmd: C.Command) -> bool:
         """Whether ``cmd`` goes ahead now: it leaves nothing (not an open or reload, bench data
         joining the rig), no long job runs, or ``cmd.jobs`` answers for them ("stop": cancelled
@@ -59,7 +55,7 @@ class SwitchGate:
 
     def question(self) -> tuple[str, str] | None:
         """(what waits, the jobs under way) while it waits: ``PanelState.pending_switch``."""
-        return (_words(self.pending), job_text(self.infos())) if self.pending is not None else None
+        return (_words(self.pending), job_text(jobs.infos(self._owners))) if self.pending is not None else None
 
 
 def _words(cmd: Leaving) -> str:

@@ -37,13 +37,8 @@ vector = [0.0, { profile = "sine", amplitude = 3.0, frequency = 2.0, phase = 0.5
 
 @pytest.fixture(params=[True, False], ids=["compiled", "python"])
 def session(request, tmp_path: Path, open_session, monkeypatch):
-    if not request.param:  # the loads evaluated in Python (a user callable, a pin friction would)
-        from mjrig.runtime.forces import engine
-
-        original = engine.LoadEngine.__init__
-        monkeypatch.setattr(
-            engine.LoadEngine, "__init__", lambda self, *a, **k: original(self, *a, **{**k, "compiled": False})
-        )
+    # "python": the loads evaluated in Python (as a user callable or a pin friction would be)
+    monkeypatch.setenv("MJRIG_COMPILED", "1" if request.param else "0")
     (tmp_path / "box.xml").write_text(BOX)
     (tmp_path / "box.toml").write_text(SCENARIO)
     s = open_session(tmp_path / "box.toml")

@@ -13,12 +13,25 @@ import pytest
 from mjrig import commands as C
 from mjrig.bench_state import NO_MODES
 from mjrig.scenario.bundled import MODELS_DIR
+from mjrig.session.kernel import Session
 from mjrig.session.scope import RigScope
 from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
 
 pytestmark = pytest.mark.unit
 
 BOX = '<mujoco model="box"><worldbody><body><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>'
+
+
+def _fitting(tmp_path: Path, open_session) -> tuple[Session, Path, Path]:
+    """A session on a spring-mass rig with 20 s of bench data whose fit of k and c has been asked
+    for (long enough to be still running as other rigs open), the rig's file and a box model's."""
+    csv_bench(tmp_path, duration=20.0)
+    fitted = scenario(tmp_path, CSV_ENTRY, k=0.8 * K)
+    s = open_session(fitted)
+    box = tmp_path / "box.xml"
+    box.write_text(BOX)
+    s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
+    return s, fitted, box
 
 
 def test_a_scope_keeps_each_owners_state_until_it_is_closed() -> None:
@@ -31,13 +44,8 @@ def test_a_scope_keeps_each_owners_state_until_it_is_closed() -> None:
 
 
 def test_a_fit_and_modes_of_one_rig_reach_none_of_the_rigs_opened_after_it(tmp_path: Path, open_session) -> None:
-    csv_bench(tmp_path, duration=20.0)  # a long bench: the fit is still running when the next rigs open
-    fitted = scenario(tmp_path, CSV_ENTRY, k=0.8 * K)
-    s = open_session(fitted)
-    box = tmp_path / "box.xml"
-    box.write_text(BOX)
+    s, fitted, box = _fitting(tmp_path, open_session)
     try:
-        s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
         s.handle(C.ComputeModes(at=300.0))  # the state 300 s into a run: still being worked out as rigs open
         end = time.monotonic() + 60
         while not (s.publish().bench.fit and s.publish().bench.fit.costs) and time.monotonic() < end:
@@ -69,13 +77,8 @@ def test_opening_or_reloading_while_a_fit_runs_asks_and_each_answer_does_what_it
     tmp_path: Path, open_session
 ) -> None:
     """Runs a real fit for a few seconds (cancelled by the last answer)."""
-    csv_bench(tmp_path, duration=20.0)
-    fitted = scenario(tmp_path, CSV_ENTRY, k=0.8 * K)
-    s = open_session(fitted)
-    box = tmp_path / "box.xml"
-    box.write_text(BOX)
+    s, fitted, box = _fitting(tmp_path, open_session)
     try:
-        s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
         end = time.monotonic() + 60
         while not s.publish().jobs and time.monotonic() < end:
             time.sleep(0.01)
