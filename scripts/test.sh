@@ -56,11 +56,26 @@ fi
 rm -rf "$site"
 echo "manual: mkdocs build --strict passed"
 workers="${MJRIG_TEST_WORKERS:-$(python3 -c 'import os; print(max(2, len(os.sched_getaffinity(0))))')}"
+# One lane: pytest with ARGS, ended after LIMIT s (its whole process group; a lane takes 8-11 min
+# here). Its output goes through a file, so a process a test left running holds no end of ours.
+# A single test is ended after 15 min (pytest-timeout, `timeout` in pyproject.toml), with the
+# stacks of its threads printed.
+lane() {  # NAME LIMIT ARGS...
+  local name=$1 limit=$2 log rc=0 start=$SECONDS
+  shift 2
+  log="$(mktemp)"
+  timeout -k 60 "$limit" python3 -m pytest "$@" >"$log" 2>&1 &
+  local pid=$!
+  tail -n +1 -s 0.5 -f --pid="$pid" "$log"
+  wait "$pid" || rc=$?
+  rm -f "$log"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "the $name lane did not end within $limit s: stopped" >&2
+  fi
+  echo "$name lane: $((SECONDS - start)) s"
+  return "$rc"
+}
 status=0
-start=$SECONDS
-python3 -m pytest -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 || status=$?
-echo "unit + e2e lanes: $((SECONDS - start)) s"
-start=$SECONDS
-python3 -m pytest -q -p no:cacheprovider -n "$workers" -m gui --durations=25 || status=$?
-echo "gui lane: $((SECONDS - start)) s"
+lane "unit + e2e" 1800 -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 || status=$?
+lane gui 2400 -q -p no:cacheprovider -n "$workers" -m gui --durations=25 || status=$?
 exit $status

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
+from mjrig.panel_state import job_text
 from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS
 
 __all__ = ["RecordingPanel"]
@@ -119,6 +120,9 @@ class RecordingPanel:
                 text += f"\n{snap.outputs.recording_error}"
             dpg.set_value(self._status, text)
             dpg.configure_item(self._status, color=(240, 60, 60) if snap.outputs.recording_error else (240, 120, 120))
+        elif snap.outputs.saving:  # stopped, the file being finished: not "stopped" until it exists
+            dpg.set_value(self._status, job_text(snap.outputs.saving))
+            dpg.configure_item(self._status, color=(240, 170, 60))
         else:
             dpg.set_value(self._status, "not recording")
             dpg.configure_item(self._status, color=(150, 150, 150))

@@ -92,8 +92,8 @@ class RunBar:
             dpg.configure_item(self._rec, label="● REC" if recording else "REC", width=60 if recording else 44)
         dpg.set_value(self._time, f"t = {snap.time:.3f} s")
         rate, text, colour = snap.realtime_factor, "", _PLAIN
-        if running and rate > 0:
-            text = f"{rate:.2f}x real time"
+        if running and rate > 0:  # a replay's: the recorded motion's speed, 1.00x as it happened
+            text = f"replay {rate:.2f}x real time" if snap.timeline.replay else f"{rate:.2f}x real time"
             slow = snap.speed > 0 and rate < SLOW_VIDEO * snap.speed
             if slow and snap.outputs.video_path is not None:
                 text, colour = f"{rate:.2f}x real time: the video renders every frame", _SLOW

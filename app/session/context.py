@@ -36,6 +36,7 @@ from mjrig.runtime.manager import RuntimeManager
 from mjrig.scenario.builder import Rig
 from mjrig.session.document import RigDocument
 from mjrig.session.jobs import BackgroundJobs
+from mjrig.session.plot_rows import HistoryFetch
 from mjrig.session.run_control import RunControl
 from mjrig.session.scope import RigScope
 
@@ -82,7 +83,9 @@ class RigContext:
     ``RigScope``, where a feature keeps what belongs to that rig (and a job the rig it ran for); ``camera()`` is the 3D view's camera
     (videos follow it); ``source()`` is the step source now and ``use_source(src)`` swaps one in
     (a replay; any load swaps the live one back); ``plotted()`` names the signals the live plots
-    show; ``branched`` hooks run when the timeline
+    show; ``plot_history(fetch)`` names where the plots get the history of a signal ticked that
+    they did not get rows of (a replay: its recording; ``PlotFeed.history_from``), until another
+    rig opens; ``branched`` hooks run when the timeline
     branches at a simulated time (s) and return the file they went on recording into, or None.
     ``finishing`` hooks run when a recording stops and its file starts being finished off the
     simulation thread, ``finished`` hooks when that is over: ``(path, complete)``, ``complete``
@@ -101,6 +104,7 @@ class RigContext:
     source: Callable[[], Any]
     use_source: Callable[[Any], None]
     plotted: Callable[[], tuple[str, ...]]
+    plot_history: Callable[[HistoryFetch], None]
     scope: Callable[[], RigScope]
     branched: list[Callable[[float], Path | None]] = field(default_factory=list)
     finishing: list[Callable[[Path], None]] = field(default_factory=list)

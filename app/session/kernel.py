@@ -88,7 +88,7 @@ class Session:
         self.rig: Rig | None = None
         self.scope = RigScope(0)
         """The opened rig's scope: every feature's state of that rig (made anew for each rig opened)."""
-        self.run = RunControl(self._step, sim_time=lambda: self.data.time if self.data is not None else 0.0)
+        self.run = RunControl(lambda: self.source, sim_time=lambda: self.data.time if self.data is not None else 0.0)
         self.document = RigDocument()
         self.context = RigContext(
             rig=lambda: self.rig,
@@ -103,6 +103,7 @@ class Session:
             source=lambda: self.source,
             use_source=self._use_source,
             plotted=lambda: self.plot_feed.plotted,
+            plot_history=lambda fetch: self.plot_feed.history_from(fetch),
             scope=lambda: self.scope,
         )
         # the features: each sees the context, none another
@@ -416,10 +417,6 @@ class Session:
             self.log("warning", "answer the question to quit (unsaved changes, or a job under way)")
 
     # --- stepping --------------------------------------------------------------------------
-    def _step(self) -> bool:
-        """One timestep from the step source (RunControl's step): the live rig's, or a replay's."""
-        return self.source.step()
-
     def _use_source(self, source: Timeline | ReplaySource) -> None:
         """Take steps (and Scrub / StepHistory) from ``source`` until another rig is loaded."""
         self.source = source

@@ -49,6 +49,7 @@ class Outputs(Feature):
         self.plan_revision = 0
         self.jobs = BackgroundJobs()
         self._holds: dict[Path, Hold] = {}  # the recordings this process writes (``out_lock``)
+        self._saving: dict[int, SignalManager] = {}  # recordings stopped, their files being finished
 
     def handlers(self) -> dict[type[C.Command], Handler]:
         """The commands this part carries out."""
@@ -70,9 +71,18 @@ class Outputs(Feature):
         rec = rm.signal_manager if rm is not None else None
         video = str(self.video.path) if self.video is not None else None
         plan = dict(interrupted=self.interrupted, recording_plan=self.plan, plan_revision=self.plan_revision)
+        saving = tuple(
+            C.JobInfo(
+                f"saving {sm.export_path.name if sm.export_path else 'a recording'}",
+                sm.saved_fraction,
+                f"{sm.bytes_written / 1e6:.1f} MB",
+            )
+            for sm in self._saving.values()
+        )
         if rec is None:
-            return C.OutputsPart(video_path=video, **plan)
+            return C.OutputsPart(video_path=video, saving=saving, **plan)
         return C.OutputsPart(
+            saving=saving,
             recording_path=str(rec.export_path),
             recording_rows=rec.rows_recorded,
             recording_bytes=rec.bytes_written,
@@ -116,8 +126,8 @@ class Outputs(Feature):
         s = self.ctx
         old = s.runtime.set_recorder(None)
         if old is not None:
+            s.log("info", f"saving {old.export_path}: {old.rows_recorded} rows recorded")
             self._finish(old)
-            s.log("info", f"recording stopped: {old.rows_recorded} rows to {old.export_path}")
 
     def toggle_recording(self, cmd: C.ToggleRecording) -> None:
         """Stop, or start exactly what the Recording form shows for this rig (``plan``)."""
@@ -210,12 +220,15 @@ class Outputs(Feature):
                 hook(target)
 
         def done(path: Path | None, error: BaseException | None) -> None:
+            self._saving.pop(id(sm), None)
             if error is not None:
                 self.ctx.log("error", f"recording could not be finalized: {error}")
-            elif sm.error or sm.behind and "not recorded" in sm.behind:
-                self.ctx.log("error", f"recording: {sm.error or sm.behind}")
-            elif path is not None:
-                self.ctx.log("info", f"recording saved: {path}")
+            else:
+                if sm.error or sm.behind and "not recorded" in sm.behind:
+                    self.ctx.log("error", f"recording: {sm.error or sm.behind}")
+                if path is not None and path.is_file():  # said once the file is there, never before
+                    size = path.stat().st_size / 1e6
+                    self.ctx.log("info", f"recording stopped: {sm.rows_recorded} rows saved to {path} ({size:.1f} MB)")
             if target is not None:
                 held = self._holds.pop(Path(target), None)
                 if held is not None:
@@ -223,6 +236,7 @@ class Outputs(Feature):
                 for hook in self.ctx.finished:
                     hook(target, error is None and not sm.error and path is not None)
 
+        self._saving[id(sm)] = sm
         self.jobs.start("mjrig-recording-close", sm.close, done)
 
     def find_interrupted(self) -> tuple[str, ...]:

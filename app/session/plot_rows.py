@@ -5,7 +5,9 @@ a model of thousands of signals keeps seconds of them, a small one its whole ``P
 hands the panel only the plotted signals' columns (``time``, ``wall_time`` and those). When a
 signal is ticked, the feed sends what it kept of it as a *fill* block (first column ``FILL``),
 which the panel adds to the rows it already has. So a panel's history and the queue between the
-threads cost what is plotted, not what the model has.
+threads cost what is plotted, not what the model has. A replay keeps nothing of its signals here:
+``history_from`` names where a signal's whole history comes from (its recording, read when the
+signal is ticked), so a 16,000-column recording is not read whole to be plotted.
 
 ``RowQueue`` is a bounded queue of telemetry blocks (columns, rows x columns float64): the newest ``limit`` rows
 are kept, older blocks drop out. When a model is opened the session puts a *new-model mark* in
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +30,10 @@ import numpy as np
 from mjrig.runtime.telemetry.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
 from mjrig.scenario.plots import PlotSettings, plots_table
 
-__all__ = ["RowQueue", "PlotFeed", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
+__all__ = ["RowQueue", "PlotFeed", "HistoryFetch", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
+
+HistoryFetch = Callable[[Sequence[str]], tuple[list[str], np.ndarray, np.ndarray]]
+"""``fetch(names)`` -> (the names it has, times (s), values rows x names): a signal's whole history."""
 
 BUDGET = 24_000_000
 """Values (float64, 192 MB) the feed keeps of every signal: ``PLOT_ROWS`` rows up to 1,200 signals."""
@@ -86,6 +91,7 @@ class PlotFeed:
         self._pick: tuple[tuple[int, str] | None, list[int], list[str]] = (None, [], [])  # the columns handed on
         self.at_opening = PlotSettings()
         """The rig's ``[plots]``: what the panel ticks when the rig opens."""
+        self._fetch: HistoryFetch | None = None  # where the history of a signal not kept comes from
 
     def rig_plots(self, plots: PlotSettings, *, columns: list[str], log: Callable[[str, str], None] | None) -> None:
         """A rig was built with ``plots`` (its ``[plots]``); ``log``: a newly opened one, whose
@@ -119,6 +125,9 @@ class PlotFeed:
 
     def values(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
         """What is kept of ``signal``: times (s) and values, oldest first (empty if none)."""
+        if signal not in self.kept.columns and self._fetch is not None:
+            found, t, v = self._fetch([signal])
+            return (t, v[:, 0]) if found else (np.empty(0), np.empty(0))
         t, v = self.kept.window(-np.inf, np.inf, [signal])
         return t, v[:, 0]
 
@@ -134,18 +143,36 @@ class PlotFeed:
         self.queue.push(list(names), block[:, pick])
 
     def mark_new_model(self, path: str) -> None:
-        """A newly opened model: forget every kept row, and tell the panel (``RowQueue``)."""
+        """A newly opened model: forget every kept row and where histories came from, and tell the
+        panel (``RowQueue``)."""
         self.kept.clear()
+        self._fetch = None
         self.queue.mark_new_model(path)
 
+    def history_from(self, fetch: HistoryFetch) -> None:
+        """The history of a signal not kept here comes from ``fetch`` until another model opens
+        (a replay: its recording); the signals plotted now are filled from it at once."""
+        self._fetch = fetch
+        self._fill(list(self._plotted))
+
     def plot(self, names: tuple[str, ...] | list[str]) -> None:
-        """The panel plots ``names`` now: queue what is kept of those just ticked (a fill block)."""
-        new = [n for n in names if n not in self._plotted and n in self.kept.columns]
+        """The panel plots ``names`` now: queue what is kept (or fetched) of those just ticked (a
+        fill block)."""
+        new = [n for n in names if n not in self._plotted]
         self._plotted = dict.fromkeys(names)
         self._pick = (None, [], [])
-        if new and len(self.kept):
-            t, values = self.kept.window(-np.inf, np.inf, new)
-            self.queue.push([FILL, "time", *new], np.column_stack((np.full(len(t), np.nan), t, values)))
+        self._fill(new)
+
+    def _fill(self, names: list[str]) -> None:
+        kept = [n for n in names if n in self.kept.columns]
+        if kept and len(self.kept):
+            t, values = self.kept.window(-np.inf, np.inf, kept)
+            self.queue.push([FILL, "time", *kept], np.column_stack((np.full(len(t), np.nan), t, values)))
+        other = [n for n in names if n not in self.kept.columns]
+        if other and self._fetch is not None:
+            found, t, values = self._fetch(other)
+            if found:
+                self.queue.push([FILL, "time", *found], np.column_stack((np.full(len(t), np.nan), t, values)))
 
     def drain(self) -> list[tuple[list[str], np.ndarray]]:
         """Every queued block since the last call, oldest first."""

@@ -6,9 +6,10 @@ without joints refused with one line) and puts the session in replay mode: stepp
 the replay's time by the model's timestep instead of stepping the physics (paced by the same
 ``RunControl``, so every speed works; at the end the run pauses), and each instant shows the
 recorded joint positions (``mj_kinematics``). ``Scrub`` goes to any time (interpolated) and
-``StepHistory`` to the neighbouring recorded row, forward and back. The recording's rows are
-handed to the live plots once at opening (``Session.push_rows``), so the plots show the whole
-recording with the timeline's cursor on it.
+``StepHistory`` to the neighbouring recorded row, forward and back. The recording's time axis is
+handed to the live plots at opening (``Session.push_rows``) and each signal's rows when it is
+ticked (``plot_history``: read from the file then), so the plots show the whole recording with
+the timeline's cursor on it, and a recording of 16,000 columns is never read whole.
 
 ``OpenComparison`` adds a second recording, over a replay or a live run alike: the panel's plots
 draw its signals on their time axis (``TimelineInfo.compare`` names it), and ``draw_ghost``
@@ -25,6 +26,7 @@ Threading: simulation thread only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +95,18 @@ class ReplaySource:
             t = rp.end
             s.run.pause()
         self.show(t)
+        return True
+
+    def leap(self, target: float) -> bool:
+        """Go straight to ``target`` (s, the pacer's time; RunControl's leap while replaying): one
+        pose a frame, however small the timestep and however many bodies, so a replay keeps the
+        recorded speed; pauses at the end. Always True (a replay can leap)."""
+        rp, s = self.replay, self.ctx
+        t = min(target, rp.end)
+        if t >= rp.end:
+            s.run.pause()
+        if t > s.data.time:
+            self.show(t)
         return True
 
     def scrub(self, cmd: C.Scrub) -> None:
@@ -173,15 +187,24 @@ class ReplayMode(Feature):
         s.run.speed = s.run.speed or 1.0
         self.source.show(rp.start)
         rec = rp.recording
-        cols = ["time", "wall_time", *rec.signals]
-        table = np.column_stack([rec.columns.get(c, np.full(rec.times.size, np.nan)) for c in cols])
         span = rp.end - rp.start
         stride = max(
             1, int((rec.times.size - 1) / span // PLOT_RATE) if span > 0 else 1, -(-rec.times.size // PLOT_ROWS)
         )
-        table = table[::stride]
-        for a in range(0, table.shape[0], PLOT_BLOCK):
-            s.push_rows(list(cols), table[a : a + PLOT_BLOCK].copy())
+        times = rec.times[::stride]
+        wall = rec.columns["wall_time"][::stride] if "wall_time" in rec.columns else np.full(times.size, np.nan)
+        table = np.column_stack([times, wall])
+        for a in range(0, table.shape[0], PLOT_BLOCK):  # the time axis; each signal when ticked
+            s.push_rows(["time", "wall_time"], table[a : a + PLOT_BLOCK].copy())
+
+        def fetch(names: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+            """The recording's rows of ``names`` as the plots get them (read from the file once)."""
+            found = [n for n in names if n in rec.columns and n not in ("time", "wall_time")]
+            rec.columns.load(found)
+            values = np.column_stack([rec.columns[n][::stride] for n in found]) if found else np.empty((times.size, 0))
+            return found, times, values
+
+        s.plot_history(fetch)
         s.log("info", f"replaying {rec.path.name}: {rp.start:.3f} ... {rp.end:.3f} s on {model_path.name}")
 
     @property

@@ -6,30 +6,50 @@ Threading: simulation thread only (the Session calls it from there).
 from __future__ import annotations
 
 import collections
+import math
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from mjrig import commands as C
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.pacing import Pacer
 
-__all__ = ["RunControl"]
+__all__ = ["RunControl", "StepSource", "LEAP_S"]
+
+
+LEAP_S = 0.1
+"""Wall seconds of the run a replay makes up in one frame at most: after a stalled frame (a model
+loading in the 3D view, a busy machine) it goes on from where it was instead of jumping ahead."""
+
+
+class StepSource(Protocol):
+    """Where steps come from (``Session.source``): the live physics or a replay."""
+
+    def step(self) -> bool:
+        """One timestep; False when the run cannot go on (it diverged)."""
+
+    def leap(self, target: float) -> bool:
+        """Go straight to the simulated time ``target`` (s) if the source can (a replay: True);
+        False: it cannot (the physics steps one timestep at a time)."""
 
 
 class RunControl:
     """running / paused / stopped / error, the speed, and stepping paced to it.
 
-    ``step`` advances the physics one timestep and returns False when the run cannot go on (it
-    diverged: the step moved the run to ERROR through :meth:`fail`). Commands only request
-    transitions; an ERROR run plays or steps again only after :meth:`reset`.
+    ``source()`` is the step source now (``StepSource``): its ``step`` advances one timestep and
+    returns False when the run cannot go on (it diverged: the step moved the run to ERROR through
+    :meth:`fail`); a paced run asks it to ``leap`` to the time due first (a replay: one state a
+    frame). Commands only request transitions; an ERROR run plays or steps again only after
+    :meth:`reset`.
     """
 
-    def __init__(self, step: Callable[[], bool], *, sim_time: Callable[[], float]) -> None:
+    def __init__(self, source: Callable[[], StepSource], *, sim_time: Callable[[], float]) -> None:
         self.state = C.RunState.STOPPED
         self.error: str | None = None
         self.steps = 0
         self.pacer = Pacer(speed=1.0)
-        self._step = step
+        self._source = source
         self._sim_time = sim_time
         self._rtf = 0.0
         self._rtf_window: collections.deque[tuple[float, float]] = collections.deque(maxlen=120)
@@ -108,7 +128,7 @@ class RunControl:
     # --- stepping ------------------------------------------------------------------------------
     def step(self) -> bool:
         """One timestep; False when the run stopped (diverged)."""
-        if not self._step():
+        if not self._source().step():
             return False
         self.steps += 1
         return True
@@ -121,6 +141,10 @@ class RunControl:
             return 0
         deadline = time.perf_counter() + budget_s
         target = self.pacer.target(self._sim_time())
+        now = self._sim_time()
+        if math.isfinite(target) and self._source().leap(min(target, now + LEAP_S * self.speed)):
+            self.pacer.keep_up(self._sim_time())  # a replay: straight to the time due (a stall: on from here)
+            return 1
         n = 0
         while self._sim_time() < target and time.perf_counter() < deadline:
             if not self.step():

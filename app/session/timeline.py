@@ -80,6 +80,10 @@ class Timeline(Feature):
         return h
 
     # --- stepping ------------------------------------------------------------------------------
+    def leap(self, target: float) -> bool:
+        """The physics cannot leap: it steps one timestep at a time (False: ``step`` instead)."""
+        return False
+
     def step(self) -> bool:
         """One timestep of the rig (RunControl's step); a divergence pauses with its message."""
         self.before_step()

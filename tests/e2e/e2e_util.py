@@ -161,8 +161,13 @@ def on_terminal(*args: object, cwd: Path, columns: int = 0, timeout: float = 120
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     proc = python_popen(*args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
-    out = b""
+    out, deadline = b"", time.monotonic() + timeout
     while True:
+        if time.monotonic() > deadline:  # a process that never ends (or a child of it that keeps writing)
+            proc.kill()
+            proc.wait()
+            os.close(master)
+            raise AssertionError(f"still running after {timeout} s: {args}; it wrote {out.decode(errors='replace')!r}")
         ready, _, _ = select.select([master], [], [], 0.1)
         if ready:
             try:

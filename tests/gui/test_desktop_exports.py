@@ -71,7 +71,12 @@ def test_record_then_export_to_csv_and_write_a_report_from_the_file_menu(tmp_pat
         app.run_for(0.4)
         app.key("ctrl+e")
         rec = runs / "spring_mass.parquet"
-        wait_for(lambda: _status(app, re.escape(f"info: recording saved: {rec}")), what="the recording saved")
+        wait_for(
+            lambda: _status(
+                app, r"info: recording stopped: \d+ rows saved to " + re.escape(str(rec)) + r" \([\d.]+ MB\)"
+            ),
+            what="the recording saved",
+        )
         recorded = wait_for(lambda: read_recording(rec), what="a readable recording")
         assert recorded.height > 100, recorded.height
         # File > Export recording...: NAME.csv beside it; the type filters change the suffix

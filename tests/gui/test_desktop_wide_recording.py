@@ -6,6 +6,8 @@ the recorder. A recorder whose queue holds a fixed number of rows, or whose row 
 number of rows (4,096 rows are 640 MB at this width), falls behind for good and keeps nothing. The
 app's recorder sizes row groups by bytes and keeps every row it was handed; when the writer is
 behind, the app keeps real time and says how many rows, from when to when, it could not hand over.
+After Stop it says "saving" with its progress while the file is finished, "recording stopped" only
+once the file is there.
 
 Slower than most GUI tests (about 40 s): the model has 1,500 bodies and the file is some 1 GB of
 values before compression.
@@ -14,6 +16,8 @@ values before compression.
 from __future__ import annotations
 
 import re
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,7 +53,19 @@ def test_a_wide_model_recorded_from_the_panel_keeps_every_row(tmp_path):
         app.click("Start recording")
         wait_for(lambda: app.widget("Stop recording"), what="recording to start")
         app.run_for(3.0, timeout=90)  # 6,000 rows of ~24,000 columns
+        stop_at = time.monotonic()
         app.click("Stop recording")
+        # While the file is finished the panel says "saving NAME: N % (X MB)"; "recording stopped"
+        # comes once the file is there, never before.
+        saving, stopped = "", None
+        while stopped is None and time.monotonic() < stop_at + 120:
+            seen = app.text(r"saving [\w.-]+\.parquet: \d+ % \([\d.]+ MB\)", offscreen=True)
+            saving = seen["text"] if seen is not None else saving
+            stopped = app.text(r"info: recording stopped: \d+ rows saved to \S+\.parquet \([\d.]+ MB\)", offscreen=True)
+        took = time.monotonic() - stop_at
+        assert stopped is not None, app.output()
+        assert Path(stopped["text"].split(" saved to ")[1].rsplit(" (", 1)[0]).is_file(), stopped
+        assert saving or took < 1.0, f"{took:.1f} s from Stop to 'recording stopped' and no 'saving' line seen"
         wait_for(lambda: app.widget("Start recording"), what="recording to stop", timeout=60)
         files = wait_for(
             lambda: sorted(f for d in (tmp_path, tmp_path / "work" / "runs") for f in d.glob("*.parquet")) or None,

@@ -10,9 +10,19 @@ import pytest
 from mjrig.session.run_control import RunControl
 
 
+class Physics:
+    """A step source that always steps and never leaps."""
+
+    def step(self) -> bool:
+        return True
+
+    def leap(self, target: float) -> bool:
+        return False
+
+
 def test_the_factor_follows_the_clock_and_restarts_after_time_goes_back() -> None:
     sim = [0.0]
-    run = RunControl(lambda: True, sim_time=lambda: sim[0])
+    run = RunControl(lambda: Physics(), sim_time=lambda: sim[0])
     t0 = time.perf_counter()
     run.realtime_factor()
     time.sleep(0.05)

@@ -44,7 +44,7 @@ class Messages:
 
     The snapshot keeps only the last 200 messages; a flood of commands logs thousands, so the
     test listens through ``on_message`` instead (called on the simulation thread, and on the
-    recording-close thread for the final "recording saved" line).
+    recording-close thread for the final "recording stopped" line).
     """
 
     def __init__(self, session: Session) -> None:
@@ -226,7 +226,7 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         w.join(HAMMER_S + JOIN_S)
     session.submit(C.SetEntryActive("loads", "main_spring", True))
     session.submit(C.StopRecording())
-    wait_until(lambda: log.find("recording stopped"), "StopRecording to be processed")
+    wait_until(lambda: log.find("saving "), "StopRecording to be processed")
     steps_after_stop = session.steps
     wait_until(lambda: session.steps > steps_after_stop + 100, "stepping to go on after StopRecording")
     session.submit(C.Quit())
@@ -245,14 +245,17 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
     snap = session.publish()
     assert all(level != "error" or expected_error(text) for level, text in snap.messages)
     assert not leftover_threads(before), leftover_threads(before)
-    assert [t for t, _, _ in log.find("recording saved")], log.snapshot()[-5:]
+    # "recording stopped" only once the file is there (its rows counted), "saving" at Stop
+    assert [t for t, _, _ in log.find("recording stopped")], log.snapshot()[-5:]
 
     # The recording: one row per step, no gap, time strictly increasing by exactly one timestep.
-    stopped, _, steps_at_stop = log.find("recording stopped")[0]
+    saving, _, steps_at_stop = log.find("saving ")[0]
+    stopped = log.find("recording stopped")[0][0]
     df = pl.read_parquet(out)
     t = df["time"].to_numpy()
     assert len(t) == steps_at_stop, (len(t), steps_at_stop)
-    assert stopped.startswith(f"recording stopped: {len(t)} rows")
+    assert saving.endswith(f": {len(t)} rows recorded"), saving
+    assert stopped.startswith(f"recording stopped: {len(t)} rows saved to {out}"), stopped
     assert t[0] == 0.0
     steps = np.diff(t)
     assert steps.min() > 0
@@ -437,7 +440,7 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
 
     session.submit(C.StopRecording())
     session.submit(C.StopRecording())  # a second stop is harmless
-    wait_until(lambda: log.find("recording stopped"), "StopRecording to be processed")
+    wait_until(lambda: log.find("saving "), "StopRecording to be processed")
     session.submit(C.Quit())
     stepper.join()
     close_with_timeout(session)

@@ -429,6 +429,16 @@ class SignalManager(BlockRows):
         """Bytes on disk so far."""
         return 0 if self._sink is None else self._sink.bytes_written
 
+    @property
+    def saved_fraction(self) -> float:
+        """How much of what was handed over is on disk (0..1; 1 with nothing to write): rows
+        written over rows recorded and not dropped. Read from any thread while ``close`` runs."""
+        sink = self._sink
+        if sink is None:
+            return 1.0
+        wanted = self.rows_recorded - sink.rows_dropped
+        return 1.0 if wanted <= 0 else min(1.0, sink.rows_written / wanted)
+
     def add_metadata(self, metadata: dict[str, str]) -> None:
         """Add key-value file metadata before ``close`` (e.g. ``mjrig.metrics``, known at the end)."""
         self.metadata.update(metadata)

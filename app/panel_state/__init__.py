@@ -10,12 +10,12 @@ import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import numpy as np
 
 from mjrig.bench_state import NO_MEASURED, NO_MODES, BenchPart, MeasuredOffer, MeasuredSignals, ModesPart
+from mjrig.panel_state.results import OpenedResults, SobolIndicesView, SobolValueView
 from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = [
@@ -33,6 +33,8 @@ __all__ = [
     "MeasuredSignals",
     "MeasuredOffer",
     "OpenedResults",
+    "SobolIndicesView",
+    "SobolValueView",
     "bound_text",
     "EntriesPart",
     "OutputsPart",
@@ -137,10 +139,15 @@ class JobInfo:
 
 
 def job_text(jobs: Sequence[JobInfo]) -> str:
-    """What the long jobs under way are and how far they got: "a fit: 12 evaluations"."""
-    return "; ".join(
-        f"{j.what}: {f'{100 * j.fraction:.0f} %' if j.fraction is not None else j.note or 'running'}" for j in jobs
-    )
+    """What the long jobs under way are and how far they got: "a fit: 12 evaluations", "saving
+    run.parquet: 62 % (84.2 MB)"."""
+
+    def far(j: JobInfo) -> str:
+        if j.fraction is None:
+            return j.note or "running"
+        return f"{100 * j.fraction:.0f} %" + (f" ({j.note})" if j.note else "")
+
+    return "; ".join(f"{j.what}: {far(j)}" for j in jobs)
 
 
 @dataclass(frozen=True)
@@ -187,79 +194,6 @@ class ComparedSignals:
         """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
         not ``has(name)``)."""
         return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
-
-
-class SobolValueView(Protocol):
-    """One value's Sobol indices as the results view draws them (``mjrig.campaign.sobol.SobolValue``)."""
-
-    @property
-    def reason(self) -> str: ...
-    @property
-    def computed(self) -> bool: ...
-    def bars(self, order: str, *, width: float = 0.38) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
-    def limits(self) -> tuple[float, float]: ...
-
-
-class SobolIndicesView(Protocol):
-    """A Saltelli sweep's Sobol indices read back (``mjrig.campaign.sobol.SobolReading``)."""
-
-    @property
-    def params(self) -> list[str]: ...
-    @property
-    def base_points(self) -> int: ...
-    @property
-    def confidence_level(self) -> float: ...
-    @property
-    def values(self) -> Mapping[str, SobolValueView]: ...
-
-
-class OpenedResults(Protocol):
-    """A sweep's or study's results as the session opened them (``mjrig.campaign.results.SweepResults``),
-    which the results view reads: the trials sorted and filtered (``rows``: a polars DataFrame),
-    a param against a value (``scatter``: ``x``, ``y``, ``trials`` arrays and ``group(name)``),
-    a study's history, and the commands that open a trial. Immutable once opened; any thread."""
-
-    path: Path
-    table: Any
-    units: dict[str, str]
-    """Each column's unit as ``table`` holds it (the scenario's ``[units]``); left out: none."""
-    filters: tuple[str, ...]
-    """The status filters, "all" first."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def params(self) -> list[str]: ...
-    @property
-    def values(self) -> list[str]: ...
-    @property
-    def requirement_values(self) -> list[str]: ...
-    @property
-    def is_study(self) -> bool: ...
-    @property
-    def scenario_path(self) -> Path | None: ...
-    def counts(self) -> dict[str, int]: ...
-    def sensitivity(self) -> dict[str, dict[str, float]]: ...
-    def sobol(self) -> SobolIndicesView | None:
-        """A Saltelli sweep's Sobol indices (``mjrig.campaign.sobol.SobolReading``), else None."""
-
-    @property
-    def is_pareto(self) -> bool: ...
-    @property
-    def objectives(self) -> list[str]: ...
-    def maximized(self) -> list[bool]: ...
-    def front(self) -> list[int]: ...
-    def objective_points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-
-    def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-    def best_trial(self) -> int | None: ...
-    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> Any: ...
-    def scatter(self, x: str, y: str, *, status: str = "all") -> Any: ...
-    def recording_path(self, trial: int) -> Path: ...
-    def has_recording(self, trial: int) -> bool: ...
-    def scenario_problem(self) -> str | None: ...
-    def replay_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
-    def scenario_commands(self, trial: int, *, discard: bool = False) -> list[Any]: ...
 
 
 NO_COMPARISON = ComparedSignals()
@@ -368,6 +302,9 @@ class OutputsPart:
     recording_rows: int = 0
     recording_bytes: int = 0
     recording_error: str | None = None
+    saving: tuple[JobInfo, ...] = ()
+    """Recordings stopped whose files are being finished: "saving NAME", how far (``fraction``),
+    the megabytes on disk so far (``note``); gone once the file exists."""
     video_path: str | None = None
     interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
     recording_plan: dict[str, Any] = field(default_factory=dict)
