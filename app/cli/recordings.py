@@ -86,10 +86,12 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def recover(args: argparse.Namespace) -> int:
-    """``mjrig recover OUT``: the recording's segments merged into OUT, a damaged one's loss told."""
+    """``mjrig recover OUT``: the recording's segments merged into OUT, a damaged one's loss told
+    (exit 2: its parts are kept aside, ``OUT.parts.damaged``)."""
     import warnings
 
     from mjrig.runtime.files.out_lock import hold
+    from mjrig.runtime.files.parquet_segments import DamagedParts
     from mjrig.runtime.files.parquet_sink import recover as rebuild
 
     with hold(args.out, what="recover"), warnings.catch_warnings(record=True) as notes:  # not while another writes it
@@ -98,4 +100,4 @@ def recover(args: argparse.Namespace) -> int:
     for note in notes:  # a damaged segment: what was kept, one line each
         print(f"mjrig: warning: {one_line(str(note.message))}", file=sys.stderr)
     print(f"recovered {rows} rows into {path}", file=sys.stderr)
-    return 0
+    return 2 if any(issubclass(note.category, DamagedParts) for note in notes) else 0

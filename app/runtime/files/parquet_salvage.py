@@ -41,9 +41,9 @@ from mjrig.runtime.files.parquet_footer import (
     find_row_group,
     rebuild_row_group,
 )
-from mjrig.runtime.files.parquet_stream import part_groups, template_footer
+from mjrig.runtime.files.parquet_stream import part_groups, promised_rows, template_footer
 
-__all__ = ["Salvage", "part_stems", "salvage_part", "write_salvaged", "read_back", "where_kept"]
+__all__ = ["Salvage", "part_stems", "salvage_part", "write_salvaged", "read_back", "where_kept", "disagreement"]
 
 _PART_FILE = re.compile(r"^part-(\d{4,})\.(json|data|index|whole)$")
 TORN_FLOOR = 64 * 1024
@@ -84,10 +84,10 @@ def part_stems(folder: Path) -> list[Path]:
 
 def read_back(path: Path) -> list[int]:
     """Rows of each row group of Parquet file ``path`` that decodes, in order, up to the first
-    that does not (every page decompressed and decoded). OSError/ArrowException when the
-    file's footer cannot be read."""
+    that does not (every page decompressed, its CRC-32 checked when it has one, and decoded).
+    OSError/ArrowException when the file's footer cannot be read."""
     rows = []
-    with pq.ParquetFile(path) as pf:
+    with pq.ParquetFile(path, page_checksum_verification=True) as pf:
         for i in range(pf.num_row_groups):
             try:
                 rows.append(pf.read_row_group(i).num_rows)
@@ -123,7 +123,13 @@ def salvage_part(stem: Path) -> Salvage:
         warnings.simplefilter("ignore")  # a damaged index is said with what the pages gave
         _, indexed, codec = part_groups(stem) if data.suffix == ".data" else (None, [], CODEC_SNAPPY)
     out.source = data
-    return _pages(out, indexed, codec=codec)
+    _pages(out, indexed, codec=codec)
+    promised = promised_rows(stem) if data.suffix == ".data" else 0
+    if out.rows < promised and out.lost is None:  # an index record is written after its rows: these were lost
+        out.lost = (
+            f"{data.name}: holds {out.rows} of the {promised} rows its index names (the data file was cut or damaged)"
+        )
+    return out
 
 
 def _whole(out: Salvage, whole: Path) -> None:
@@ -167,13 +173,16 @@ def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at:
             try:
                 meta, stop = rebuild_row_group(view, start, out.columns, rows, codec=codec)
             except ValueError:
-                break
-            if stop != end:
+                stop = -1
+            if stop != end:  # the pages do not make the row group its index vouches for: the part's
+                # columns are not its data's (a damaged .json), or the data is damaged; nothing after
+                # it is guessed from the pages
+                problem = (False, "not the row group its index names")
                 break
             out.groups.append(meta)
             biggest, start = max(biggest, end - start), end
         by_index = len(out.groups)
-        while start < len(view):
+        while start < len(view) and problem is None:
             try:
                 meta, stop = find_row_group(view, start, out.columns, codec=codec)
             except ValueError as exc:  # CutShort, Ambiguous or no row group
@@ -198,10 +207,55 @@ def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at:
     if left and _footer_at(data, start, size):  # a part closed with its footer (its columns changed after)
         left = 0
     torn = problem is not None and problem[0] and left <= max(biggest, TORN_FLOOR) and stop_at is None
-    if left and not torn and out.lost is None:
+    if left and not torn and out.lost is None and problem is not None and not problem[0] and by_index < len(indexed):
+        out.lost = (
+            f"{data.name}: the {left} bytes from byte {start} do not make the row group its index names "
+            f"({out.stem.name}.json may not list its data's columns, or the data is damaged)"
+        )
+    elif left and not torn and out.lost is None:
         why = "cut short" if problem is not None and problem[0] else problem[1] if problem else "damaged"
         out.lost = f"{data.name}: the {left} bytes from byte {start} hold no row group that reads ({why})"
     return out
+
+
+RESETS = 100
+"""A recording's ``time`` goes back where a Reset took it back; more than once in this many rows
+is no recording (other columns' values read as ``time``)."""
+
+
+def disagreement(path: Path, rows: int) -> str | None:
+    """Why the Parquet file ``path`` written from parts does not agree with itself, or None: it
+    must hold ``rows`` rows (what the index or the scan promised), every column of each row group
+    that group's rows, a finite ``time`` in every row that goes back (a Reset while recording) in
+    one row of ``RESETS`` at most, and a ``wall_time`` (a monotonic clock) that never goes back:
+    other columns' pages read as these two (a part whose ``.json`` is not its data's) do not hold."""
+    import numpy as np
+
+    with pq.ParquetFile(path) as pf:
+        meta = pf.metadata
+        if meta.num_rows != rows:
+            return f"it holds {meta.num_rows} rows, not the {rows} its parts promised"
+        for i in range(meta.num_row_groups):
+            group = meta.row_group(i)
+            for j in range(group.num_columns):
+                if group.column(j).num_values != group.num_rows:
+                    return f"row group {i + 1} has {group.column(j).num_values} values of {group.column(j).path_in_schema} for {group.num_rows} rows"
+        names = [n for n in ("time", "wall_time") if n in pf.schema_arrow.names]
+        clocks = pf.read(columns=names)
+    if "time" in names:
+        time = clocks.column("time").to_numpy(zero_copy_only=False).astype(float)
+        if not np.all(np.isfinite(time)):
+            return f"its time column is not a number at row {int(np.flatnonzero(~np.isfinite(time))[0]) + 1}"
+        back = np.flatnonzero(np.diff(time) < 0)
+        if back.size > max(1, time.size // RESETS):
+            return f"its time goes back {back.size} times in {time.size} rows (first after row {int(back[0]) + 1})"
+    if "wall_time" in names:
+        wall = clocks.column("wall_time").to_numpy(zero_copy_only=False).astype(float)
+        wall = wall[np.isfinite(wall)]
+        back = np.flatnonzero(np.diff(wall) < 0)
+        if back.size:
+            return f"its wall_time goes back {back.size} times (first after row {int(back[0]) + 1})"
+    return None
 
 
 def _footer_at(data: Path, start: int, size: int) -> bool:

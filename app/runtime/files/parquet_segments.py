@@ -21,11 +21,11 @@ import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import MjrigError, OutputError, exception_text, output_fault
 from mjrig.runtime.files.parquet_merge import UNITS_KEY, merge_dir, write_union
-from mjrig.runtime.files.parquet_salvage import part_stems, read_back, salvage_part, write_salvaged
+from mjrig.runtime.files.parquet_salvage import disagreement, part_stems, salvage_part, write_salvaged
 from mjrig.runtime.files.paths import fresh_path  # the recording's segments and lock
 from mjrig.runtime.files.paths import work_dir as segment_dir
 
-__all__ = ["META_NAME", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
+__all__ = ["META_NAME", "DamagedParts", "discard", "recover", "segment_dir", "segments", "check_str_map", "write_meta"]
 
 META_NAME = "meta.json"
 _SEGMENT_RE = re.compile(r"^seg-(\d+)\.rows$")
@@ -69,6 +69,11 @@ DISCARD_NOW_BYTES = 64 * 2**20
 """Segments up to this size are removed at once (under about 10 ms)."""
 
 
+class DamagedParts(UserWarning):
+    """Some of a recording's parts could not be read or verified: the rows that could are
+    recovered, and the parts are kept aside (``NAME.parts.damaged``); ``mjrig recover`` exits 2."""
+
+
 def recover(path: str | os.PathLike) -> tuple[Path, int]:
     """After a crash, or a run that could not finish its file: the rows in ``path``'s work folder
     (``path.parts``) as a valid Parquet file. Returns (the file, rows).
@@ -102,6 +107,12 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
                 f"nothing to recover for {path}: no whole row group in {seg_dir}"
                 + (f" ({'; '.join(lost)}; left as it is)" if lost else "")
             )
+        problem = disagreement(tmp, rows)  # the parts are gone only when their rows are in a verified file
+        if problem is not None:
+            aside = _set_aside(seg_dir)
+            raise MjrigError(
+                f"cannot recover {path}: the file made of its parts does not agree with itself ({problem}); nothing was deleted: the parts are kept in {aside}"
+            )
         final = _place(tmp, final)
     except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
         fault = output_fault(exc)
@@ -115,7 +126,9 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
     if lost:
         aside = _set_aside(seg_dir)
         warnings.warn(
-            f"{'; '.join(lost)}: {rows} rows before it recovered; the parts are kept in {aside}", stacklevel=2
+            f"{'; '.join(lost)}: {rows} rows before it recovered; the parts are kept in {aside}",
+            DamagedParts,
+            stacklevel=2,
         )
     else:
         shutil.rmtree(seg_dir, ignore_errors=True)
@@ -133,17 +146,20 @@ def _recover_parts(
     for part in found:
         if part.note:
             warnings.warn(part.note, stacklevel=3)
-    files = []  # (a finished file, its rows: read back)
+    files = []  # (a finished file, its rows: read back and agreeing with itself)
     for part in found:
         if part.rows == 0 or part.source is None:
             continue
         if part.whole:
-            files.append((part.source, part.rows))
-            continue
-        own = tmp.with_name(f"{tmp.name}.{part.stem.name}")
-        made.append(own)
-        rows = write_salvaged(part, own, metadata, units)
-        if rows:
+            own, rows = part.source, part.rows
+        else:
+            own = tmp.with_name(f"{tmp.name}.{part.stem.name}")
+            made.append(own)
+            rows = write_salvaged(part, own, metadata, units)
+        problem = disagreement(own, rows) if rows else None
+        if problem is not None:  # never taken: its rows are not what they seem
+            part.lost = f"{part.stem.name}: the file made of it does not agree with itself: {problem}"
+        elif rows:
             files.append((own, rows))
     lost = [part.lost for part in found if part.lost]
     made.append(tmp)
@@ -159,7 +175,7 @@ def _recover_parts(
     finally:
         for part in opened:
             part.close()
-    return sum(read_back(tmp)), lost
+    return sum(rows for _, rows in files), lost
 
 
 def _sweep_left(path: Path) -> None:

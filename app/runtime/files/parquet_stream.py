@@ -43,7 +43,7 @@ from mjrig.runtime.files.parquet_footer import (
 from mjrig.runtime.files.parquet_merge import ENCODING, recording_schema, table_of, write_union
 from mjrig.runtime.files.parquet_tail import column_heads, footer, row_group
 
-__all__ = ["RowGroupFile", "parts", "part_groups", "finish_parts", "template_footer"]
+__all__ = ["RowGroupFile", "parts", "part_groups", "promised_rows", "finish_parts", "template_footer"]
 
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
@@ -261,6 +261,25 @@ def part_groups(stem: Path) -> tuple[tuple[str, ...], list[tuple[int, int]], int
             stacklevel=2,
         )
     return columns, groups, codec
+
+
+def promised_rows(stem: Path) -> int:
+    """Rows the records of part ``stem``'s index name, each whole (its CRC-32 right), up to the
+    first that is not, whether or not the data file holds them: a record is written once its row
+    group is on disk, so rows promised and not found were lost after (a data file cut or damaged)."""
+    try:
+        index = stem.with_suffix(".index").read_bytes()
+    except OSError:
+        return 0
+    rows, step = 0, _RECORD.size + 4
+    for pos in range(0, len(index) - step + 1, step):
+        magic, _, n = _RECORD.unpack_from(index, pos)
+        if magic not in _CODECS or zlib.crc32(index[pos : pos + _RECORD.size]) != int.from_bytes(
+            index[pos + _RECORD.size : pos + step], "little"
+        ):
+            break
+        rows += n
+    return rows
 
 
 def _rebuild(stem: Path, metadata: dict[str, str], units: dict[str, str]) -> tuple[Path, tuple[str, ...], int]:
