@@ -21,6 +21,7 @@ import numpy as np
 from mjrig.recordings.recorder import open_recorder, outcome_metadata
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.analysis.requirements import Requirement, report_entries
+from mjrig.runtime.bounds import check_work, step_seconds
 from mjrig.runtime.compiled.native_kernel import kernel
 from mjrig.runtime.drawing.framing import rig_points
 from mjrig.runtime.drawing.video import VideoRecorder
@@ -180,6 +181,12 @@ def prepare(
                 extra_metadata=extra or None,
             )
         rig = build_rig(sc, recorder=recorder, on_warning=on_warning)
+        check_work(  # a duration that cannot finish is refused with its estimate, before any step
+            what="steps",
+            count=round(run_end / rig.model.opt.timestep),
+            each_s=step_seconds(rig.model, rig.data),
+            where="--duration" if duration is not None else sc.where("simulation", "duration"),
+        )
         video_rec = _video_recorder(sc, video, rig.model, create=record)
     except BaseException:
         if out_hold is not None:

@@ -18,9 +18,10 @@ anything (a divergence, a full contact buffer), which the one-by-one path report
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,20 +265,18 @@ class LockStep:
         ]
         """(field, index, read before the step) of each signal the metrics log, in its order."""
 
-    def run(self, trials: list[Task], keep: Callable[[dict[str, Any]], None]) -> None:
+    def run(self, trials: Iterable[Task], keep: Callable[[dict[str, Any]], None]) -> None:
         """Run ``trials`` a batch at a time, handing each row to ``keep`` as its batch ends: the
         first batch is one trial a thread, each next one as many as take about ``ROWS_EVERY``
         seconds at the pace so far (at most ``BATCH``), so rows reach the sweep's log (and its
         progress bar) steadily and a killed sweep loses little."""
-        k, size = 0, self.nthread
+        size, left = self.nthread, iter(trials)
         most = BATCH if not self.logged else max(1, _KEEP_BYTES // (8 * (self.steps + 1) * len(self.logged)))
-        while k < len(trials):
-            part = trials[k : k + min(size, most)]
+        while part := list(itertools.islice(left, min(size, most))):  # made as they are taken
             t0 = time.perf_counter()
             for row in self._run(part):
                 keep(row)
             per_trial = max(1e-9, (time.perf_counter() - t0) / len(part))
-            k += len(part)
             size = int(min(BATCH, max(1, ROWS_EVERY / per_trial)))
 
     def _run(self, trials: list[Task]) -> list[dict[str, Any]]:

@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 from mjrig.campaign.pareto import pareto_flags
 from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, rows_table, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
+from mjrig.runtime.bounds import check_work, step_seconds
 from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
 from mjrig.runtime.files.atomic_output import fault_errno, output_error
 from mjrig.runtime.files.out_lock import hold
@@ -129,6 +130,14 @@ def run_optimize(
     rm = runner.rig.runtime
     rm.resolve(runner.rig.model, runner.rig.data)
     units = {o.metric: rm.metric_entries()[o.metric]["unit"] for o in spec.objectives}
+    model = runner.rig.model
+    check_work(  # before the study opens: what cannot finish is refused with its estimate
+        what="trials",
+        count=total,
+        each_s=step_seconds(model, runner.rig.data) * sc.duration / model.opt.timestep,
+        workers=workers or default_workers(),
+        where="--trials" if trials is not None else f"{sc.where()}: [optimize] trials",
+    )
     out_hold = hold(out, what="--out")  # one study at a time on this --out
     try:
         with _database_faults(study_paths(out)[0]):

@@ -17,7 +17,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from mjrig.campaign.ray_head import EXIT_GRACE_S, LOST_AFTER_S, PROBE_S, answers, lost_text, tell_guard
@@ -125,7 +125,7 @@ def _lost(address: str) -> ClusterLost:
 
 def run_on_ray(
     job: SweepJob,
-    todo: list[Task],
+    todo: Collection[Task],
     keep: Callable[[dict[str, Any]], None],
     *,
     address: str,
@@ -167,7 +167,12 @@ def run_on_ray(
 
 
 def _run_tasks(
-    ray: Any, job: SweepJob, todo: list[Task], keep: Callable[[dict[str, Any]], None], watch: HeadWatch, address: str
+    ray: Any,
+    job: SweepJob,
+    todo: Collection[Task],
+    keep: Callable[[dict[str, Any]], None],
+    watch: HeadWatch,
+    address: str,
 ) -> None:
     """The trials as Ray tasks, at most 4 x the cluster's CPUs in flight; ClusterLost when the
     head stops answering."""

@@ -45,7 +45,7 @@ import multiprocessing
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ import pyarrow.parquet as pq
 
 from mjrig.campaign.lockstep import LockStep, lockstep_refusal
 from mjrig.campaign.trial import STATUSES, SweepJob, Task, TrialRunner, init_worker, run_trials
+from mjrig.runtime.bounds import check_memory, check_work, step_seconds
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.out_lock import HOLDER, hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
@@ -87,12 +88,31 @@ class SweepOutcome:
 
     path: Path
     total: int
-    ran: list[int]
+    ran: Collection[int]
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def resumed(self) -> int:
         return self.total - len(self.ran)
+
+
+class Todo(Collection[int]):
+    """The trials of a sweep not done yet, ``0 .. total - 1`` but ``done``, in order, each made
+    when it is asked for: a sweep of 2^40 trials builds no list of them (CONTRACT 14)."""
+
+    def __init__(self, total: int, done: Collection[int]) -> None:
+        self.total = total
+        self._done = done
+        self._left = total - sum(1 for i in done if 0 <= i < total)
+
+    def __len__(self) -> int:
+        return self._left
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for i in range(self.total) if i not in self._done)
+
+    def __contains__(self, trial: object) -> bool:
+        return isinstance(trial, int) and 0 <= trial < self.total and trial not in self._done
 
 
 def default_workers() -> int:
@@ -195,11 +215,24 @@ def run_sweep(
 
         rig = build_rig(sc)
     schema = row_schema(sc, value_units(runner.rig if runner is not None else rig))
+    built = runner.rig if runner is not None else rig
+    check_work(  # before the first trial: what cannot finish is refused with its estimate
+        what="trials",
+        count=spec.total,
+        each_s=step_seconds(built.model, built.data) * (duration or sc.duration) / built.model.opt.timestep,
+        workers=workers or default_workers(),
+        where="--trials" if trials is not None else f"{sc.where()}: [sweep]",
+    )
+    check_memory(  # a grid point's (a Saltelli design's) sample and the results file's rows
+        what=f"{spec.total:,} trials",
+        nbytes=8 * (spec.trials * 2 * len(spec.distributions) + 3 * spec.total * len(schema)),
+        where="--trials" if trials is not None else f"{sc.where()}: [sweep]",
+    )
     out_hold = hold(out, what="--out")  # one sweep at a time on this --out
     try:
         parts = parts_dir(out)
         done = _open_parts(parts, _fingerprint(meta, spec, duration or sc.duration, schema))
-        todo = [i for i in range(spec.total) if i not in done]
+        todo = Todo(spec.total, done)
         log = open(parts / LOG, "a", encoding="utf-8")
         if on_start is not None:
             on_start(spec.total, spec.total - len(todo))
@@ -232,7 +265,7 @@ def run_sweep(
 
 def run_local(
     job: SweepJob,
-    todo: list[Task],
+    todo: Collection[Task],
     keep: RowSink,
     *,
     workers: int,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["ArgumentParser", "seconds", "frame_rate", "assignment", "tolerance", "count"]
+__all__ = ["ArgumentParser", "seconds", "instant", "frame_rate", "assignment", "tolerance", "count"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -34,6 +34,17 @@ def _positive(text: str, what: str) -> float:
 def seconds(text: str) -> float:
     """A positive, finite number of seconds."""
     return _positive(text, "seconds")
+
+
+def instant(text: str) -> float:
+    """A finite number of seconds from the run's start, 0 or more (an operating point's time)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, 0 or more, got '{text}'")
+    return v
 
 
 def frame_rate(text: str) -> float:

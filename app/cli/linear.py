@@ -12,12 +12,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mjrig.cli.arguments import instant
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import check_writable, cli_path
 
 __all__ = ["COMMANDS", "add_parsers", "modes", "bode", "linearise"]
 
 COMMANDS = ("modes", "bode", "linearise")
+
+LONG_AT = 10.0
+"""An ``--at`` past this many times the scenario's duration is refused without ``--long``: the rig
+runs all that time to get there."""
 
 
 def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
@@ -40,9 +45,14 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         p.add_argument(
             "--at",
             action="append",
-            type=float,
+            type=instant,
             metavar="S",
             help="linearise about the state a run reaches at S seconds (repeatable: one result each)",
+        )
+        p.add_argument(
+            "--long",
+            action="store_true",
+            help=f"allow an --at past {LONG_AT:g} times the scenario's duration (the rig runs all that time)",
         )
         p.add_argument("--snapshot", type=cli_path, metavar="FILE.npz", help="linearise about a saved state")
         p.add_argument(
@@ -89,30 +99,46 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
         tmp.write_text(json.dumps(doc, indent=1, allow_nan=False), encoding="utf-8")
 
 
-def _apart(outputs: dict[str, Path | None], sc: Any) -> None:
-    """ConfigError (exit 2, one line) when an output is one of the scenario's inputs or another output."""
+def _apart(outputs: dict[str, Path | None], sc: Any, args: argparse.Namespace) -> None:
+    """ConfigError (exit 2, one line) when an output is one of the inputs (the scenario's, the
+    ``--snapshot`` state) or another output."""
     from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
 
-    check_outputs_apart(outputs, scenario_inputs(sc))
+    inputs = [*dict(scenario_inputs(sc)).items(), ("the --snapshot state", args.snapshot)]
+    check_outputs_apart(outputs, inputs)
 
 
-def _points(args: argparse.Namespace) -> list[dict[str, Any]]:
+def _points(args: argparse.Namespace, sc: Any) -> list[dict[str, Any]]:
     """The operating points asked for, as ``analyse``'s keywords: one per ``--at`` (else one:
-    the snapshot, or the initial state); ConfigError for ``--at`` with ``--snapshot``."""
+    the snapshot, or the initial state); ConfigError for ``--at`` with ``--snapshot``, and for an
+    ``--at`` past ``LONG_AT`` times the duration without ``--long`` or one that cannot finish."""
     if args.at and args.snapshot is not None:
         raise ConfigError("--at and --snapshot: choose one operating point's source (a run's time, or a saved state)")
     common = {"equilibrium": args.equilibrium, "discrete": args.discrete}
-    if args.at:
-        return [{**common, "at": t} for t in args.at]
-    return [{**common, "snapshot": args.snapshot}]
+    if not args.at:
+        return [{**common, "snapshot": args.snapshot}]
+    for t in args.at:
+        if t > LONG_AT * sc.duration and not args.long:
+            raise ConfigError(
+                f"--at {t:g}: {t / sc.duration:.3g} times the scenario's duration ({sc.duration:g} s); the rig "
+                f"would run {t:g} s to get there: add --long if that is meant"
+            )
+    if args.long:
+        from mjrig.runtime.bounds import check_work, step_seconds
+        from mjrig.scenario.builder import build_rig
+
+        rig = build_rig(sc)
+        each = step_seconds(rig.model, rig.data)
+        check_work(what="steps", count=round(max(args.at) / rig.model.opt.timestep), each_s=each, where="--at")
+    return [{**common, "at": t} for t in args.at]
 
 
 def _analyses(args: argparse.Namespace, sc: Any, **names: Any) -> list[Any]:
     from mjrig.linear_analysis import analyse
 
     found = []
-    for point in _points(args):
+    for point in _points(args, sc):
         an = analyse(sc, **point, **names)
         if an.settled_after is not None:
             print(f"{an.point}: at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
@@ -126,7 +152,7 @@ def modes(args: argparse.Namespace) -> int:
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target, recording=True)
-    _apart({"--json": args.json}, sc)
+    _apart({"--json": args.json}, sc, args)
     found = _analyses(args, sc)
     for an in found:
         if len(found) > 1:
@@ -156,7 +182,7 @@ def bode(args: argparse.Namespace) -> int:
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target, recording=True)
-    _apart({"--json": args.json, "-o": args.out}, sc)
+    _apart({"--json": args.json, "-o": args.out}, sc, args)
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
     if args.at and len(args.at) > 1:
@@ -191,7 +217,7 @@ def linearise(args: argparse.Namespace) -> int:
     sc = load_target(args.target, recording=True)
     if args.out.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"-o {args.out}: a state-space model is written as {', '.join(SUFFIXES)}")
-    _apart({"-o": args.out}, sc)
+    _apart({"-o": args.out}, sc, args)
     check_writable(args.out, "-o")
     inputs = tuple(args.input) if args.input else tuple(linear_analysis.used_params(sc))
     outputs = tuple(args.output) if args.output else tuple(sc.plots.signals)
