@@ -74,6 +74,16 @@ def include_a_pipe(folder: Path) -> None:
     os.mkfifo(folder / "more.xml")
 
 
+def laughs_and_a_pipe(folder: Path) -> None:
+    """A billion-laughs DOCTYPE (expat refuses to expand it, so the file does not parse as XML)
+    and an include of a named pipe: the include is still found and refused."""
+    include_a_pipe(folder)
+    xml = folder / "spring_mass.xml"
+    lol = "".join(f'<!ENTITY lol{k} "{f"&lol{k - 1};" * 10}">' if k else '<!ENTITY lol0 "lol">' for k in range(10))
+    text = xml.read_text(encoding="utf-8").replace("<mujoco", f"<!DOCTYPE lolz [{lol}]>\n<mujoco", 1)
+    xml.write_text(text.replace('model="', 'model="&lol9;', 1), encoding="utf-8")
+
+
 def parent_is_file(folder: Path) -> None:
     (folder / "afile").write_text("I am a file, not a folder\n")
 
@@ -93,6 +103,12 @@ CASES: dict[str, Case] = {
     "model_includes_a_pipe": Case(
         "spring_mass",
         prepare=include_a_pipe,
+        names_file="more.xml",
+        says=("spring_mass.xml", "not a regular file", "named pipe"),
+    ),
+    "laughs_hide_a_pipe": Case(
+        "spring_mass",
+        prepare=laughs_and_a_pipe,
         names_file="more.xml",
         says=("spring_mass.xml", "not a regular file", "named pipe"),
     ),

@@ -15,6 +15,7 @@ report, in its own words; a file that does not parse is listed, not followed. GU
 from __future__ import annotations
 
 import os
+import re
 import stat
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -81,7 +82,9 @@ def _referenced(xml: Path, base: Path) -> list[tuple[str, list[Path]]]:
     try:
         tree = ET.parse(xml)
     except (ET.ParseError, OSError, ValueError):
-        return []  # MuJoCo reports a malformed file its own way
+        # MuJoCo reports a malformed file its own way, but first it opens what the file names, so
+        # every name is checked (a DOCTYPE whose entities expat will not expand hides no include)
+        return _named_in_text(xml, base)
     dirs = {"assetdir": base, "meshdir": base, "texturedir": base}
     for compiler in tree.iter("compiler"):
         asset = compiler.get("assetdir")
@@ -100,6 +103,30 @@ def _referenced(xml: Path, base: Path) -> list[tuple[str, list[Path]]]:
             out.append(("include", list(dict.fromkeys([xml.parent / name, base / name]))))
         elif element.tag in _ASSET_TAGS:
             out.append((element.tag, [dirs[_ASSET_TAGS[element.tag]] / name]))
+    return out
+
+
+_FILE_ATTR = re.compile(rb"""<\s*([A-Za-z_][\w.-]*)[^<>]*?\bfile\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def _named_in_text(xml: Path, base: Path) -> list[tuple[str, list[Path]]]:
+    """Every ``file=`` of a file that does not parse as XML, read as text: (its element, the
+    paths MuJoCo may mean: beside the file, beside the main model)."""
+    try:
+        raw = xml.read_bytes()
+    except OSError:
+        return []
+    out = []
+    for m in _FILE_ATTR.finditer(raw):
+        tag = m.group(1).decode("ascii", "replace")
+        name = (m.group(2) if m.group(2) is not None else m.group(3) or b"").decode("utf-8", "replace")
+        if name:
+            out.append(
+                (
+                    tag if tag in ("include", *_ASSET_TAGS) else "file",
+                    list(dict.fromkeys([xml.parent / name, base / name])),
+                )
+            )
     return out
 
 
