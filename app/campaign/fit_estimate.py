@@ -46,7 +46,10 @@ class Scale:
     def slope(self, values: dict[str, float]) -> np.ndarray:
         """d param / d scaled param at ``values``."""
         x = np.array([values[n] for n in self.names])
-        return np.where(self.log, x * np.log(self.high / self.low), self.high - self.low)
+        ratio = np.where(
+            self.log, self.high / np.where(self.log, self.low, 1.0), 1.0
+        )  # a linear param's bounds may straddle 0
+        return np.where(self.log, x * np.log(ratio), self.high - self.low)
 
 
 def starts(scale: Scale, values: dict[str, float], n: int) -> list[np.ndarray]:
