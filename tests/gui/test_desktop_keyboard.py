@@ -50,6 +50,7 @@ def test_tab_space_arrows_and_enter_drive_the_run_bar_and_the_timeline(tmp_path,
     desktop = Desktop(*size)
     app = App(desktop, "spring_mass", home=tmp_path)
     try:
+        app.run_for(0.3)  # the rig under way (the 3D view can take a while to show it on a busy machine)
         _tab_to(app, _button("Pause"), "Pause")
         desktop.screenshot(f"keyboard_focus_{size[0]}x{size[1]}")
         app.key("space", window=app.panel)
