@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from mjrig.runtime.bounds import human_duration
+
 __all__ = [
     "SimulationBar",
     "EncodingBar",
@@ -123,24 +125,6 @@ def _bar(desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> tqd
         dynamic_ncols=False,
         delay=delay,
     )
-
-
-def human_duration(seconds: float) -> str:
-    """``seconds`` of wall time as a person says it: "45 s", "12 min", "3 h 20 min", "2.1 days",
-    "3e+07 years"."""
-    if not math.isfinite(seconds):
-        return "for ever"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 48 * 3600:
-        h, m = divmod(int(round(seconds / 60)), 60)
-        return f"{h} h {m} min" if m else f"{h} h"
-    days = seconds / 86400
-    if days < 730:
-        return f"{days:.1f} days"
-    return f"{days / 365.25:.3g} years"
 
 
 class _LineBar:

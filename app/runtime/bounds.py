@@ -17,7 +17,7 @@ import mujoco
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["MAX_DAYS", "step_seconds", "check_work", "check_memory", "check_time", "duration_text", "available_bytes"]
+__all__ = ["MAX_DAYS", "step_seconds", "check_work", "check_memory", "check_time", "human_duration", "available_bytes"]
 
 MAX_DAYS = 30.0
 """Days of wall time past which work is refused as work that cannot finish (a month of a machine)."""
@@ -38,12 +38,22 @@ def step_seconds(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     return max(best, 1e-6)
 
 
-def duration_text(seconds: float) -> str:
-    """``seconds`` of wall time as a person says it: "3 h", "25 years"."""
-    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:,.3g} {unit}"
-    return f"{seconds:.3g} s"
+def human_duration(seconds: float) -> str:
+    """``seconds`` of wall time as a person says it: "45 s", "12 min", "3 h 20 min", "2.1 days",
+    "3e+07 years"."""
+    if not math.isfinite(seconds):
+        return "for ever"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        h, m = divmod(int(round(seconds / 60)), 60)
+        return f"{h} h {m} min" if m else f"{h} h"
+    days = seconds / 86400
+    if days < 730:
+        return f"{days:.1f} days"
+    return f"{days / 365.25:.3g} years"
 
 
 def check_work(*, what: str, count: int | float, each_s: float, workers: int = 1, where: str) -> None:
@@ -56,8 +66,8 @@ def check_work(*, what: str, count: int | float, each_s: float, workers: int = 1
     if wall > MAX_DAYS * 86400:
         most = int(MAX_DAYS * 86400 * max(1, workers) / max(each_s, 1e-9))
         raise ConfigError(
-            f"{where}: {count:,} {what} of about {duration_text(each_s)} each would take about "
-            f"{duration_text(wall)} on {workers} worker{'s' if workers != 1 else ''}; at most about {most:,} "
+            f"{where}: {count:,} {what} of about {each_s:.3g} s each would take about "
+            f"{human_duration(wall)} on {workers} worker{'s' if workers != 1 else ''}; at most about {most:,} "
             f"finish in {MAX_DAYS:g} days here"
         )
 

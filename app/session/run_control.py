@@ -18,7 +18,7 @@ from mjrig.runtime.pacing import Pacer
 __all__ = ["RunControl", "StepSource", "LEAP_S"]
 
 
-LEAP_S = 0.1
+LEAP_S = 0.5
 """Wall seconds of the run a replay makes up in one frame at most: after a stalled frame (a model
 loading in the 3D view, a busy machine) it goes on from where it was instead of jumping ahead."""
 

@@ -3,7 +3,7 @@ due, straight away: ``ReplaySource.leap``; after a stalled frame, on from where 
 live rig still steps every timestep; a replay reads what it shows of the file, not all of it; and a
 stopped recording says "saving … MB" with its progress until its file exists, and "recording
 stopped" only then. Through the session, as the app drives it, with the pacer on a clock the test
-moves. Runs a 0.5 s scenario first (about 2 s in all)."""
+moves. Runs a 2 s and a 0.5 s scenario first (about 3 s in all)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_a_replay_goes_to_the_time_due_in_one_frame_and_pauses_at_the_end(open_s
     from mjrig.cli import main
 
     out = tmp_path / "rec.parquet"
-    assert main(["run", "spring_mass", "--duration", "0.5", "--out", str(out)]) == 0
+    assert main(["run", "spring_mass", "--duration", "2.0", "--out", str(out)]) == 0
     s = open_session(out)
     try:
         replay = s.replayer.source.replay
