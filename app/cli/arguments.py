@@ -20,12 +20,17 @@ class ArgumentParser(argparse.ArgumentParser):
         raise ConfigError(f"{prog}: {message}" if prog else message)
 
 
-def _positive(text: str, what: str) -> float:
-    """``text`` as a positive, finite number of ``what`` (argparse's error otherwise)."""
+def _number(text: str, what: str) -> float:
+    """``text`` as a number of ``what`` (argparse's error otherwise)."""
     try:
-        v = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of {what}: '{text}'") from None
+
+
+def _positive(text: str, what: str) -> float:
+    """``text`` as a positive, finite number of ``what`` (argparse's error otherwise)."""
+    v = _number(text, what)
     if not math.isfinite(v) or v <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of {what}, got '{text}'")
     return v
@@ -38,10 +43,7 @@ def seconds(text: str) -> float:
 
 def instant(text: str) -> float:
     """A finite number of seconds from the run's start, 0 or more (an operating point's time)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+    v = _number(text, "seconds")
     if not math.isfinite(v) or v < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds, 0 or more, got '{text}'")
     return v

@@ -17,7 +17,7 @@ import mujoco
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["MAX_DAYS", "step_seconds", "check_work", "check_memory", "check_time", "human_duration", "available_bytes"]
+__all__ = ["MAX_DAYS", "step_seconds", "check_work", "check_memory", "human_duration", "available_bytes"]
 
 MAX_DAYS = 30.0
 """Days of wall time past which work is refused as work that cannot finish (a month of a machine)."""
@@ -96,10 +96,3 @@ def check_memory(*, what: str, nbytes: float, where: str) -> None:
             f"{where}: {what} would need about {nbytes / 1e9:,.3g} GB of memory at once; "
             f"{free / 1e9:,.3g} GB is free here"
         )
-
-
-def check_time(value: float, *, where: str) -> float:
-    """``value`` (s) when it is a finite number, else ConfigError (one line naming ``where``)."""
-    if not math.isfinite(value):
-        raise ConfigError(f"{where}: a time must be a finite number of seconds, got {value!r}")
-    return value
