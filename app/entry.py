@@ -105,7 +105,19 @@ def main() -> int:
     if status in (130, 143):  # a stop the command answered may have gone through native code too
         _forget_native_interrupt()
         return _end(status)
+    _finished(sigint=own_int, sigterm=own_term)
     return status
+
+
+def _finished(*, sigint: bool, sigterm: bool) -> None:
+    """The command is done (its line written, its files whole): a SIGINT or SIGTERM from now
+    on has nothing left to stop, so it is ignored and the process ends with the command's status (a
+    KeyboardInterrupt in the interpreter's teardown would end it by the signal: status -2). Not
+    a handler of ours: the interpreter's last act puts the default back for those, and a signal
+    then would end the process by itself. SIGKILL still ends a teardown that hangs."""
+    for signum, own in ((signal.SIGINT, sigint), (signal.SIGTERM, sigterm)):
+        if own:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def _end(status: int) -> int:

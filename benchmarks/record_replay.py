@@ -11,8 +11,10 @@ groups, for ``--record`` simulated seconds, then Stop; measured:
   its speed is simulated seconds per wall second (1.00x: as recorded), what the run bar says, and
   the app's CPU (cores) meanwhile.
 
-The baseline replays the old way, one timestep a step (``ReplaySource.leap`` off); runs alternate
-baseline and current, ``--pairs`` pairs, and the medians and the median ratio are printed.
+The baseline is the old way: it replays one timestep a step (``ReplaySource.leap`` off) and
+records in row groups of at most 32 MiB (``parquet_pace.FLOOR_BYTES``; 419 rows of 1,000 bodies);
+runs alternate baseline and current, ``--pairs`` pairs, and the medians and the median ratios are
+printed.
 
 Usage: DISPLAY=:99 python benchmarks/record_replay.py [--bodies 1000] [--record 30] [--replay 10] [--pairs 5]
 """
@@ -40,6 +42,8 @@ from mjrig.session.kernel import Session
 from mjrig.session.replay_mode import ReplaySource
 if baseline:
     ReplaySource.leap = lambda self, target: False  # the old way: one timestep a step
+    from mjrig.runtime.files import parquet_pace
+    parquet_pace.FLOOR_BYTES = 32 * 2**20  # the old row groups: 419 rows of 1,000 bodies
 work = pathlib.Path(tempfile.mkdtemp())
 model, rec = work / f"bodies_{bodies}.xml", work / "big.parquet"
 model.write_text(many_bodies(bodies))
@@ -119,10 +123,13 @@ def main() -> None:
             )
     ratios = [c["replay_x"] / b["replay_x"] for b, c in zip(got[True], got[False], strict=True)]
     cpu = [c["replay_cores"] / b["replay_cores"] for b, c in zip(got[True], got[False], strict=True)]
+    saves = [c["save_s"] / b["save_s"] for b, c in zip(got[True], got[False], strict=True)]
     cur = got[False]
     print(
         f"\ncurrent: replay median {statistics.median(r['replay_x'] for r in cur):.2f}x, save after Stop median "
-        f"{statistics.median(r['save_s'] for r in cur):.2f} s (max {max(r['save_s'] for r in cur):.2f} s); "
+        f"{statistics.median(r['save_s'] for r in cur):.2f} s (max {max(r['save_s'] for r in cur):.2f} s), baseline "
+        f"{statistics.median(r['save_s'] for r in got[True]):.2f} s (max {max(r['save_s'] for r in got[True]):.2f} s), "
+        f"ratio current/baseline median {statistics.median(saves):.2f}; "
         f"baseline replay median {statistics.median(r['replay_x'] for r in got[True]):.2f}x; "
         f"replay speed ratio current/baseline median {statistics.median(ratios):.2f}; the app's CPU while "
         f"replaying, ratio current/baseline median {statistics.median(cpu):.2f}"

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from mjrig.runtime.errors import ConfigError, Terminated
-from mjrig.runtime.files.out_lock import check_outputs_apart
-from mjrig.runtime.files.paths import check_writable, cli_path, fresh_path
+from mjrig.runtime.files.out_lock import Hold, check_outputs_apart, hold
+from mjrig.runtime.files.paths import check_writable, cli_path
 
 __all__ = ["add_parsers", "report", "export", "plot", "COMMANDS"]
 
@@ -48,13 +48,24 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     return {"report": report, "export": export, "plot": plot}
 
 
-def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, Path]) -> Path:
-    """``-o`` as given (replaced when it exists), else the next free name from ``default``;
-    ConfigError when it names one of the command's ``inputs`` (``{what: path}``)."""
-    out = given.expanduser().resolve() if given is not None else fresh_path(default)
-    check_outputs_apart({what: out}, inputs)
-    check_writable(out, what)
-    return out
+def _target(given: Path | None, default: Path, what: str, *, inputs: dict[str, Path]) -> Hold:
+    """This process's hold on ``-o`` as given (replaced when it exists), else on the next free
+    name from ``default`` (``Hold.path``): two commands never write one file at once (the second
+    is told which process writes it). ConfigError when it names one of the command's ``inputs``
+    (``{what: path}``)."""
+    if given is not None:
+        out = given.expanduser().resolve()
+        check_outputs_apart({what: out}, inputs)
+        check_writable(out, what)
+        return hold(out, what=what)
+    taken = hold(default, what=what, fresh=True)
+    try:
+        check_outputs_apart({what: taken.path}, inputs)
+        check_writable(taken.path, what)
+    except BaseException:
+        taken.release()
+        raise
+    return taken
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -101,15 +112,16 @@ def report(args: argparse.Namespace) -> int:
     check_outputs_apart({"-o": args.out}, inputs)
     if args.out is not None and args.out.suffix.lower() not in (".html", ".htm"):
         raise ConfigError(f"-o {args.out}: a report is HTML: name it .html")
-    out = _target(args.out, default_report_path(src), "-o", inputs=inputs)
-    existed = _identity(out)
-    try:
-        with WorkBar("drawing the report", unit="figures") as bar:
-            write_report(src, out=out, signals=args.signals, progress=bar)
-        _finished()
-    except KeyboardInterrupt as exc:
-        if not _replaced(out, existed):
-            return _stopped(exc, out, existed is not None)
+    with _target(args.out, default_report_path(src), "-o", inputs=inputs) as held:
+        out = held.path
+        existed = _identity(out)
+        try:
+            with WorkBar("drawing the report", unit="figures") as bar:
+                write_report(src, out=out, signals=args.signals, progress=bar)
+            _finished()
+        except KeyboardInterrupt as exc:
+            if not _replaced(out, existed):
+                return _stopped(exc, out, existed is not None)
     print(f"wrote the report of {src.name} to {out}", file=sys.stderr)
     return 0
 
@@ -121,18 +133,18 @@ def export(args: argparse.Namespace) -> int:
 
     src = args.file.expanduser().resolve()
     fmt = args.to.lower().lstrip(".")
-    out = _target(
-        args.out, default_output(src, fmt), "-o", inputs={"the recording exported": src}
-    )  # an unknown format: one line naming the known
-    existed = _identity(out)
+    default = default_output(src, fmt)  # an unknown format: one line naming the known
     rows: int | None = None
-    try:
-        with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
-            rows = export_recording(src, to=fmt, out=out, progress=bar)
-        _finished()
-    except KeyboardInterrupt as exc:
-        if not _replaced(out, existed):
-            return _stopped(exc, out, existed is not None)
+    with _target(args.out, default, "-o", inputs={"the recording exported": src}) as held:
+        out = held.path
+        existed = _identity(out)
+        try:
+            with WorkBar(f"exporting to {fmt}", unit="rows") as bar:
+                rows = export_recording(src, to=fmt, out=out, progress=bar)
+            _finished()
+        except KeyboardInterrupt as exc:
+            if not _replaced(out, existed):
+                return _stopped(exc, out, existed is not None)
     print(
         f"wrote {rows} rows of {src.name} to {out}" if rows is not None else f"wrote {src.name} to {out}",
         file=sys.stderr,
@@ -154,13 +166,14 @@ def plot(args: argparse.Namespace) -> int:
         tr for f, label in zip(files, labels) for tr in plotting.read_traces(f, patterns=args.signals, source=label)
     ]
     check_writable(out, "-o")
-    existed = _identity(out)
-    try:
-        plotting.save(plotting.signals_figure(traces), out)
-        _finished()
-    except KeyboardInterrupt as exc:
-        if not _replaced(out, existed):
-            return _stopped(exc, out, existed is not None)
+    with hold(out, what="-o"):
+        existed = _identity(out)
+        try:
+            plotting.save(plotting.signals_figure(traces), out)
+            _finished()
+        except KeyboardInterrupt as exc:
+            if not _replaced(out, existed):
+                return _stopped(exc, out, existed is not None)
     units = len({tr.unit for tr in traces})
     shown = sum(not tr.measured for tr in traces)
     bench = len(traces) - shown

@@ -251,6 +251,19 @@ def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
             t_raw, scale_t, tpath = f.columns[time_col], TIME_UNITS[m.time_unit], (*path, "time")
         x = f.columns[ms.column] * ms.scale * factor
         t = t_raw * scale_t + m.offset
+        if not np.isfinite(x).any():
+            raise reader.fail(
+                (*path, "signals", sig, "column"),
+                f"'{ms.column}' of {m.file.name} has no samples: every cell is missing",
+            )
+        untimed = np.flatnonzero(np.isfinite(x) & ~np.isfinite(t))
+        if untimed.size:  # a value is kept only with its time
+            k = int(untimed[0])
+            raise reader.fail(
+                tpath,
+                f"time is missing in {m.file.name} at sample {k + 1}, where '{ms.column}' has a value "
+                f"({untimed.size} such sample{'s' if untimed.size > 1 else ''})",
+            )
         keep = np.isfinite(x) & np.isfinite(t)
         t, x = t[keep], x[keep]
         if t.size < 2:

@@ -84,10 +84,12 @@ def _table(path: Path) -> MeasuredFile:
         if path.suffix.lower() == ".csv"
         else pl.read_parquet(path)
     )
+    # a column of numbers, or of nothing but missing cells (a sensor that recorded nothing is
+    # still the file's column: CONTRACT 10), never a text column
     cols = {
         c: frame[c].cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy().astype(float)
         for c in frame.columns
-        if frame[c].dtype.is_numeric()
+        if frame[c].dtype.is_numeric() or frame[c].null_count() == frame.height > 0
     }
     return MeasuredFile(path, cols)
 

@@ -61,6 +61,25 @@ def _start(tmp_path, *args: object) -> subprocess.Popen:
     return proc
 
 
+def test_a_file_where_the_outputs_parts_go_is_named_as_in_the_way_and_kept(tmp_path):
+    """``OUT.parquet.parts`` is where a recording's segments (a sweep's trials) go while it is
+    written: a file there is in the way (exit 2, one line saying so), not a disk that cannot be
+    written, and it is left as it was."""
+    scenario = tmp_path / "rig.toml"
+    shutil.copy(MODELS / "spring_mass.xml", tmp_path / "spring_mass.xml")
+    scenario.write_text('model = "spring_mass.xml"\n[sweep]\ntrials = 2\n', encoding="utf-8")
+    for command in ("run", "sweep"):
+        out = tmp_path / f"{command}.parquet"
+        blocker = tmp_path / f"{command}.parquet.parts"
+        blocker.write_text("mine", encoding="utf-8")
+        r = mjrig(command, scenario, "--duration", "0.1", "--out", out, cwd=tmp_path)
+        assert r.rc == 2 and r.err_lines == [
+            f"mjrig: --out {out}: {blocker} is a file, where mjrig keeps {out.name}'s parts while it is written: "
+            "move or remove it"
+        ], r
+        assert blocker.read_text(encoding="utf-8") == "mine" and not out.exists()
+
+
 def test_sigterm_keeps_a_readable_recording_and_exits_143(tmp_path):
     proc = _start(tmp_path, "run", "spring_mass", "--duration", LONG)
     first = proc.stderr.readline()  # said once the speed is measured: the run would take long

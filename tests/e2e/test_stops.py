@@ -56,6 +56,28 @@ def test_sigterm_while_mjrig_imports_mujoco_is_one_line(tmp_path):
     assert rc == 143 and err.strip() == "mjrig: terminated (SIGTERM)", (rc, err)
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_after_the_command_ended_keeps_its_status(tmp_path, sig):
+    """``bode`` has written its plot and said so; a Ctrl-C (SIGTERM) that lands in the
+    interpreter's teardown has nothing left to stop: the status stays the command's 0, never a
+    death by the signal (-2) or a traceback, and the plot is whole."""
+    code = (
+        "import os, signal, sys, time\n"
+        "sys.argv = ['mjrig', 'bode', 'spring_mass', '--input', 'k', '--output', 'Joints/slide_x:qpos', '-o', 'b.png']\n"
+        "from mjrig.entry import main\n"
+        "status = main()\n"
+        f"os.kill(os.getpid(), {int(sig)})\n"
+        "time.sleep(0.3)  # the signal is handled here, after the command\n"
+        "sys.exit(status)\n"
+    )
+    rc, err = _snippet(code, tmp_path)
+    lines = _lines(err)
+    assert rc == 0 and "Traceback" not in err and lines[-1].startswith("wrote the plot"), (rc, err)
+    from PIL import Image
+
+    assert Image.open(tmp_path / "b.png").size[0] > 100
+
+
 def _importing(proc: subprocess.Popen) -> None:
     """Wait until ``proc`` imports numpy (mjrig's heavy imports have begun: its handlers are in
     place); before that the interpreter itself is starting, and nothing of mjrig has run yet."""

@@ -77,6 +77,33 @@ def test_a_held_out_is_refused_with_the_holders_name(tmp_path):
     assert r.rc == 0 and pl.read_parquet(out).height == 2, r
 
 
+def test_an_export_report_or_plot_onto_a_held_file_is_refused_and_a_default_name_counts_on(tmp_path):
+    """This process holds rec.csv, rec.html and fig.png as another export would while it writes
+    them: ``export``, ``report`` and ``plot`` onto them exit 2 naming this process and leave them
+    alone; without ``-o`` the export takes the next free name. Once let go, ``-o`` writes."""
+    rec = tmp_path / "rec.parquet"
+    assert mjrig("run", "spring_mass", "--duration", "0.2", "--out", rec, cwd=tmp_path).rc == 0
+    csv, html, png = tmp_path / "rec.csv", tmp_path / "rec.html", tmp_path / "fig.png"
+    holds = [hold(p, what="-o") for p in (csv, html, png)]
+    try:
+        for args, out in (
+            (("export", rec, "--to", "csv", "-o", csv), csv),
+            (("report", rec, "-o", html), html),
+            (("plot", rec, "--signals", "Joints/*:qpos", "-o", png), png),
+        ):
+            r = mjrig(*args, cwd=tmp_path)
+            assert r.rc == 2 and len(r.err_lines) == 1, r
+            assert r.err_lines[0].startswith(f"mjrig: -o: {out} is being written by process {os.getpid()} ("), r
+            assert not out.exists()
+        r = mjrig("export", rec, "--to", "csv", cwd=tmp_path)
+        assert r.rc == 0 and r.err_lines[-1] == f"wrote 200 rows of rec.parquet to {tmp_path / 'rec-2.csv'}", r
+    finally:
+        for h in holds:
+            h.release()
+    r = mjrig("export", rec, "--to", "csv", "-o", csv, cwd=tmp_path)
+    assert r.rc == 0 and pl.read_csv(csv).height == 200 and not work_dir(csv).exists(), r
+
+
 def test_holding_in_one_process_twice_is_refused_and_fresh_names_count_on(tmp_path):
     out = tmp_path / "rec.parquet"
     first = hold(out, what="--out", fresh=True)

@@ -256,3 +256,38 @@ def test_an_error_metric_must_name_a_measured_entry_that_maps_its_signal(tmp_pat
         load_scenario(scenario(tmp_path, CSV_ENTRY, extra=METRICS.replace('against = "bench"', 'against = "bnch"', 1)))
     with pytest.raises(ConfigError, match=r"needs 'against'"):
         load_scenario(scenario(tmp_path, CSV_ENTRY, extra=METRICS.replace('against = "bench"\n', "", 1)))
+
+
+@pytest.mark.parametrize("cell", ["NA", ""])
+def test_a_column_of_nothing_but_missing_cells_is_found_and_said_to_have_no_samples(tmp_path, cell):
+    """A sensor that recorded nothing is still the file's column: not "no column 'x_mm'" (a
+    typo's message, with the closest names), but that it has no samples."""
+    path = csv_bench(tmp_path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0]] + [ln.split(",")[0] + "," + cell for ln in lines[1:]]) + "\n")
+    with pytest.raises(ConfigError) as err:
+        load_scenario(scenario(tmp_path, CSV_ENTRY))
+    text = str(err.value)
+    assert "measured[0].signals" in text and "'x_mm' of bench.csv has no samples: every cell is missing" in text, text
+    assert "has no column" not in text
+
+
+@pytest.mark.parametrize("cell", ["NA", "", "nan"])
+def test_a_missing_time_beside_a_value_is_refused_with_its_sample(tmp_path, cell):
+    """A value whose time is missing cannot be placed: refused at the entry's ``time`` with the
+    sample, never quietly left out. A row missing both is only a missing sample."""
+    path = csv_bench(tmp_path)
+    lines = path.read_text().splitlines()
+    lines[3] = "NA,NA"  # sample 3: nothing at all -- fine
+    lines[7] = cell + "," + lines[7].split(",")[1]  # sample 7: a value without its time
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(
+        ConfigError,
+        match=r"measured\[0\]\.time: time is missing in bench.csv at sample 7, where 'x_mm' has a value \(1 such sample\)",
+    ):
+        load_scenario(scenario(tmp_path, CSV_ENTRY))
+    lines[7] = "NA,NA"
+    path.write_text("\n".join(lines) + "\n")
+    t, x = load_scenario(scenario(tmp_path, CSV_ENTRY)).measured[0].series("Joints/slide:qpos")
+    assert t.size == 498
+    np.testing.assert_allclose(x, decay(t), atol=1e-11)

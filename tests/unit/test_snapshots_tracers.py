@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import mujoco
@@ -57,11 +58,73 @@ def test_a_snapshot_of_another_model_is_refused(rig, tmp_path):
     rm.step(model, data)
     path = save_snapshot(tmp_path / "s.npz", rm.snapshot(data))
     other = mujoco.MjModel.from_xml_string(RIG_XML.replace('name="slide"', 'name="slider"'))
-    with pytest.raises(ConfigError, match=r"^snapshot s.npz belongs to model 'snaprig' \(nq=9, nv=8, na=0, nu=1\)"):
+    # the same name and sizes: the one line says what differs, not the same description twice
+    same = r"^snapshot s.npz belongs to another model 'snaprig' \(nq=9, nv=8, na=0, nu=1\): "
+    rigs = model.nuserdata  # the rig's own state lives in MuJoCo's userdata; the bare model has none
+    assert rigs > 0
+    with pytest.raises(
+        ConfigError,
+        match=same + rf"nuserdata \(the rig's own state\) {rigs} in the snapshot, 0 here; the joints' names$",
+    ):
         load_snapshot(path, model=other)
+    userdata = mujoco.MjModel.from_xml_string(
+        RIG_XML.replace('<mujoco model="snaprig">', '<mujoco model="snaprig"><size nuserdata="4"/>')
+    )
+    with pytest.raises(ConfigError, match=same + rf"nuserdata \(the rig's own state\) {rigs} in the snapshot, 4 here$"):
+        load_snapshot(path, model=userdata)
+    bigger = mujoco.MjModel.from_xml_string(RIG_XML.replace("<actuator>", '<actuator><motor joint="hinge"/>'))
+    with pytest.raises(
+        ConfigError,
+        match=r"^snapshot s.npz belongs to model 'snaprig' \(nq=9, nv=8, na=0, nu=1\), not to model 'snaprig' \(nq=9, nv=8, na=0, nu=2\)$",
+    ):
+        load_snapshot(path, model=bigger)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ConfigError, match="not a snapshot saved by mjrig"):
         load_snapshot(tmp_path / "junk.npz")
+
+
+def test_a_snapshot_holding_a_pickle_is_refused_for_that_reason(rig, tmp_path):
+    """numpy would run the pickle's code on load: the refusal says the file holds Python objects
+    (not that an entry claims more data than it holds), and nothing in the pickle runs."""
+    import pickle
+    import zipfile
+
+    rm = arm_rig()
+    model, data = rig.build(rm, RIG_XML, "native")
+    rm.step(model, data)
+    path = save_snapshot(tmp_path / "s.npz", rm.snapshot(data))
+    ran = tmp_path / "ran"
+    evil = np.array([_Boom(str(ran))], dtype=object)
+    raw = io.BytesIO()
+    np.lib.format.write_array(raw, evil, allow_pickle=True)
+    with zipfile.ZipFile(path) as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+    members["rig.npy"] = raw.getvalue()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, body in members.items():
+            zf.writestr(name, body)
+    assert pickle.loads(pickle.dumps(_Boom("x"))) is None  # the class does run on unpickling
+    with pytest.raises(
+        ConfigError,
+        match=r"^.*s.npz: not a snapshot saved by mjrig \(.*entry 'rig' holds Python objects \(a pickle\); a snapshot holds plain arrays only\)$",
+    ):
+        load_snapshot(path, model=model)
+    assert not ran.exists()
+
+
+class _Boom:
+    """Unpickling it writes the file named ``marker``."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (_touch, (self.marker,))
+
+
+def _touch(marker: str) -> None:
+    if marker != "x":
+        Path(marker).write_text("ran")
 
 
 def _scenario(folder: Path, simulation: str) -> Path:

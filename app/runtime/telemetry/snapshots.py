@@ -58,10 +58,30 @@ class ModelIdentity:
     nu: int
     digest: str
     source: str = ""
+    parts: dict[str, str] = field(default_factory=dict)
+    """What the digest is made of, each part as itself (a size) or its own short digest (a list
+    of names): what differs between two models can be said (empty in older snapshots)."""
 
     def describe(self) -> str:
         where = f" from {Path(self.source).name}" if self.source else ""
         return f"model '{self.name}'{where} (nq={self.nq}, nv={self.nv}, na={self.na}, nu={self.nu})"
+
+    def differences(self, other: ModelIdentity, *, this: str, that: str) -> list[str]:
+        """What differs from ``other``, in words, this one's value labelled ``this`` and the
+        other's ``that``, e.g. ``"nuserdata (the rig's own state) 4 in the snapshot, 0 here"``,
+        ``"the bodies' names"``; empty when the same model."""
+        out = [
+            f"{k} {getattr(self, k)} {this}, {getattr(other, k)} {that}"
+            for k in ("nq", "nv", "na", "nu")
+            if getattr(self, k) != getattr(other, k)
+        ]
+        for key, words in _PART_WORDS.items():
+            mine, theirs = self.parts.get(key), other.parts.get(key)
+            if mine is not None and theirs is not None and mine != theirs:
+                out.append(words if key in _NAMED_PARTS else f"{words} {mine} {this}, {theirs} {that}")
+        if not out and self.digest != other.digest:
+            out.append("their bodies, joints or actuators")
+        return out
 
     def same_model(self, other: ModelIdentity) -> bool:
         return (self.nq, self.nv, self.na, self.nu, self.digest) == (
@@ -78,6 +98,24 @@ def _names(model: mujoco.MjModel, obj: mujoco.mjtObj, count: int) -> list[str]:
     return [n for n in out if not is_rig_name(n)]
 
 
+_PART_WORDS = {
+    "nmocap": "nmocap",
+    "neq": "neq (equality constraints)",
+    "nuserdata": "nuserdata (the rig's own state)",
+    "bodies": "the bodies' names",
+    "joints": "the joints' names",
+    "jnt_type": "the joints' types",
+    "actuators": "the actuators' names",
+}
+"""The parts of a model's identity beyond nq, nv, na, nu, as a mismatch names them."""
+_NAMED_PARTS = frozenset({"bodies", "joints", "jnt_type", "actuators"})
+"""Parts held as a digest of a list: said to differ, not shown."""
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def model_identity(model: mujoco.MjModel, *, source: str | os.PathLike = "") -> ModelIdentity:
     """The identity of ``model`` (``source``: the file it came from, for messages only)."""
     raw = bytes(model.names)
@@ -89,8 +127,11 @@ def model_identity(model: mujoco.MjModel, *, source: str | os.PathLike = "") -> 
         "jnt_type": [int(t) for t in model.jnt_type],
         "actuators": _names(model, mujoco.mjtObj.mjOBJ_ACTUATOR, model.nu),
     }
-    digest = hashlib.sha256(json.dumps(structure, sort_keys=True).encode()).hexdigest()[:16]
-    return ModelIdentity(name, int(model.nq), int(model.nv), int(model.na), int(model.nu), digest, str(source))
+    parts = {k: str(int(getattr(model, k))) for k in ("nmocap", "neq", "nuserdata")}
+    parts.update({k: _digest(structure[k]) for k in _NAMED_PARTS})
+    return ModelIdentity(
+        name, int(model.nq), int(model.nv), int(model.na), int(model.nu), _digest(structure), str(source), parts
+    )
 
 
 @dataclass(frozen=True)
@@ -124,7 +165,11 @@ def check_model(snap: PhysicsState, model: mujoco.MjModel, *, what: str = "the s
     """ConfigError (one line) unless ``snap`` belongs to ``model``."""
     mine = model_identity(model)
     if not snap.model.same_model(mine) or snap.state.size != mujoco.mj_stateSize(model, snap.spec):
-        raise ConfigError(f"{what} belongs to {snap.model.describe()}, not to {mine.describe()}")
+        theirs, ours = snap.model.describe(), mine.describe()
+        if theirs == ours:  # the same name and sizes: say what differs instead
+            differs = snap.model.differences(mine, this="in the snapshot", that="here") or ["the size of its state"]
+            raise ConfigError(f"{what} belongs to another {ours}: {'; '.join(differs)}")
+        raise ConfigError(f"{what} belongs to {theirs}, not to {ours}")
 
 
 def put_snapshot(model: mujoco.MjModel, data: mujoco.MjData, snap: PhysicsState) -> None:
@@ -211,7 +256,9 @@ def _array(raw: bytes, name: str) -> np.ndarray:
     version = np.lib.format.read_magic(fh)
     header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
     shape, _, dtype = header(fh)
-    if dtype.hasobject or int(np.prod(shape, dtype=np.float64)) * dtype.itemsize > len(raw) - fh.tell():
+    if dtype.hasobject:  # numpy would unpickle them: code run by a file
+        raise ValueError(f"entry {name!r} holds Python objects (a pickle); a snapshot holds plain arrays only")
+    if int(np.prod(shape, dtype=np.float64)) * dtype.itemsize > len(raw) - fh.tell():
         raise ValueError(f"entry {name!r} claims more data than it holds")
     fh.seek(0)
     return np.load(fh, allow_pickle=False)
