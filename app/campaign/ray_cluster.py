@@ -109,7 +109,8 @@ def _say_and_silence(line: str) -> None:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 2)
+        for fd in {2, sys.stderr.fileno()}:  # Python's stderr may have a descriptor of its own (``ray_guard``)
+            os.dup2(null, fd)
         os.close(null)
     except (OSError, ValueError):
         pass

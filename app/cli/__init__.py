@@ -99,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = command_parser.parse_args(argv)
             if getattr(args, "ray", None) and not ray_guard.is_guarded():
                 return ray_guard.guarded(argv, address=args.ray)  # see ray_guard: Ray may hold the process
+            if getattr(args, "ray", None):
+                ray_guard.drop_ray_lines()
             _tidy(args)
             with mjwarnings.route(_report_warning):
                 return handlers[args.command](args)

@@ -13,10 +13,12 @@ Ctrl+C reaches both processes, so the guard leaves SIGINT to the child."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +26,14 @@ from pathlib import Path
 from mjrig.campaign.ray_head import EXIT_GRACE_S, GUARD_ENV, LOST_AFTER_S, PROBE_S, answers, lost_text
 from mjrig.runtime.errors import OUTPUT_FAILED
 
-__all__ = ["guarded", "is_guarded"]
+__all__ = ["guarded", "is_guarded", "drop_ray_lines"]
+
+MJRIG_STATUSES = frozenset({0, 2, 3, 4, 5, 130, 143})
+"""The exit statuses mjrig's commands end with themselves (CONTRACT 1); any other (1, or death
+by a signal) came from elsewhere: from Ray's client when its head went."""
+RAY_LINE = re.compile(rb"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] \d+ \d+\] \S+:\d+: ")
+"""A line Ray's C++ client writes on file descriptor 2 (``[2026-12-07 03:45:10,276 E 5499 5521]
+task_manager.cc:1545: Failed to push error to driver...``): its log files keep it."""
 
 
 def is_guarded() -> bool:
@@ -52,15 +61,22 @@ def _watch(child: subprocess.Popen, note: Path, address: str) -> int:
     silent_since: float | None = None
     while True:
         try:
-            return child.wait(timeout=PROBE_S)
+            status = child.wait(timeout=PROBE_S)
         except subprocess.TimeoutExpired:
-            pass
+            status = None
         if where is None:
-            try:
-                host, _, port = note.read_text(encoding="utf-8").strip().rpartition(":")
-                where = (host, int(port))
-            except (OSError, ValueError):
-                continue  # not joined yet
+            where = _joined(note)
+        if status is not None:
+            if status in MJRIG_STATUSES or where is None or not _silent(where):
+                return status
+            # Ray's client ended the child itself (exit 1, nothing said: its log is off) as the
+            # head went: that is a lost head, said as one
+            if not Path(str(note) + ".said").exists():
+                sys.stderr.write(f"mjrig: {lost_text(address)}\n")
+                sys.stderr.flush()
+            return OUTPUT_FAILED
+        if where is None:
+            continue  # not joined yet
         if answers(where):
             silent_since = None
             continue
@@ -73,3 +89,45 @@ def _watch(child: subprocess.Popen, note: Path, address: str) -> int:
             sys.stderr.write(f"mjrig: {lost_text(address)}\n")
             sys.stderr.flush()
         return OUTPUT_FAILED
+
+
+def _joined(note: Path) -> tuple[str, int] | None:
+    """The head's GCS (host, port) the child wrote into ``note`` once it joined, else None."""
+    try:
+        host, _, port = note.read_text(encoding="utf-8").strip().rpartition(":")
+        return (host, int(port))
+    except (OSError, ValueError):
+        return None
+
+
+def _silent(where: tuple[str, int]) -> bool:
+    """Whether the head at ``where`` does not answer, twice half a second apart."""
+    if answers(where):
+        return False
+    time.sleep(0.5)
+    return not answers(where)
+
+
+def drop_ray_lines() -> None:
+    """In a guarded command (the child): Ray's C++ client writes its log lines straight onto file
+    descriptor 2 (as its head goes: "Failed to push error to driver", before mjrig's one line).
+    From here on Python's ``sys.stderr`` writes to the real stderr (a terminal stays one: bars
+    are drawn), and descriptor 2 goes through a thread that drops Ray's lines and passes on the
+    rest."""
+    sys.stderr.flush()
+    real = os.dup(2)
+    read, write = os.pipe()
+    os.dup2(write, 2)
+    os.close(write)
+    sys.stderr = open(real, "w", encoding="utf-8", errors="backslashreplace", buffering=1)  # noqa: SIM115 - for the process
+
+    def passing() -> None:
+        with open(read, "rb", buffering=0) as pipe:
+            for line in pipe:
+                if not RAY_LINE.match(line):
+                    try:
+                        os.write(real, line)
+                    except OSError:
+                        return
+
+    threading.Thread(target=passing, name="mjrig-native-stderr", daemon=True).start()
