@@ -71,10 +71,7 @@ def _watch(child: subprocess.Popen, note: Path, address: str) -> int:
                 return status
             # Ray's client ended the child itself (exit 1, nothing said: its log is off) as the
             # head went: that is a lost head, said as one
-            if not Path(str(note) + ".said").exists():
-                sys.stderr.write(f"mjrig: {lost_text(address)}\n")
-                sys.stderr.flush()
-            return OUTPUT_FAILED
+            return _lost(note, address)
         if where is None:
             continue  # not joined yet
         if answers(where):
@@ -85,10 +82,15 @@ def _watch(child: subprocess.Popen, note: Path, address: str) -> int:
             continue
         child.kill()  # first: nothing the child writes as it fails follows the line
         child.wait()
-        if not Path(str(note) + ".said").exists():
-            sys.stderr.write(f"mjrig: {lost_text(address)}\n")
-            sys.stderr.flush()
-        return OUTPUT_FAILED
+        return _lost(note, address)
+
+
+def _lost(note: Path, address: str) -> int:
+    """The lost-head line, unless the child said it (``.said`` beside ``note``); exit 5."""
+    if not Path(str(note) + ".said").exists():
+        sys.stderr.write(f"mjrig: {lost_text(address)}\n")
+        sys.stderr.flush()
+    return OUTPUT_FAILED
 
 
 def _joined(note: Path) -> tuple[str, int] | None:
