@@ -23,11 +23,10 @@ from pathlib import Path
 
 import pytest
 from e2e_util import mjrig_popen
+from test_fit_cli import _bench
+from test_optimize_cli import RIG
 
-from tests.sweep_util import C_PARAM, K_PARAM, ray_env, ray_head, spring_mass
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from test_measured import CSV_ENTRY, C, K, csv_bench, scenario  # noqa: E402
+from tests.sweep_util import ray_env, ray_head
 
 RUNS = int(os.environ.get("MJRIG_LOST_HEAD_RUNS", "1"))
 """Runs of each command (each a fresh head); the ways of losing it alternate."""
@@ -36,36 +35,21 @@ KILLS = ("gcs_server|raylet", "gcs_server")
 FIRST = {"optimize": 0, "sweep": 0, "fit": 1}
 """Each command's first way of losing the head (an index into ``KILLS``)."""
 
-STUDY = f"""{spring_mass(duration=3.0, params=(K_PARAM, C_PARAM), damping='"c"')}
-[[metrics]]
-name = "f"
-signal = "Joints/slide_x:qpos"
-kind = "frequency"
-
-[optimize]
-minimize = "Metrics/f"
-target = 2.0
-trials = 400
-seed = 3
-
-[optimize.params]
-k = {{ low = 50.0, high = 500.0 }}
-
+STUDY = (
+    RIG.replace("trials = 40\n", "trials = 400\n")
+    + """
 [sweep]
 trials = 400
 [sweep.params]
-k = {{ distribution = "uniform", low = 50.0, high = 500.0 }}
+k = { distribution = "uniform", low = 50.0, high = 500.0 }
 """
+)
 """A 400-trial study and sweep of the spring-mass's stiffness: far longer than a run waits."""
-FIT = """[fit]
-params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }
-"""
 
 
 def _rig(folder: Path, command: str) -> Path:
     if command == "fit":
-        csv_bench(folder, noise=0.05, seed=2)
-        return scenario(folder, CSV_ENTRY, k=K / 2.5, c=C * 2.5, extra=FIT)
+        return _bench(folder)  # the fit CLI tests' bench and [fit]
     path = folder / "rig.toml"
     path.write_text(STUDY, encoding="utf-8")
     return path

@@ -73,15 +73,16 @@ def hold(path: str | os.PathLike, *, what: str, fresh: bool = False) -> Hold:
     ``path`` itself: ConfigError naming the process that holds it."""
     path = Path(path)
     if not fresh:
-        if work_dir(path).exists() and not work_dir(path).is_dir():  # in the way: nothing to write about
+        parts = work_dir(path)
+        if parts.exists() and not parts.is_dir():  # in the way: nothing to write about
             raise ConfigError(
-                f"{what} {path}: {work_dir(path)} is a file, where mjrig keeps {path.name}'s parts while "
-                "it is written: move or remove it"
+                f"{what} {path}: {parts} is a file, where mjrig keeps {path.name}'s parts while it is written: "
+                "move or remove it"
             )
         try:
-            work_dir(path).mkdir(parents=True, exist_ok=True)
+            parts.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # exit 5 for the disk or the folder (permission, read-only), else 2
-            raise output_error(exc, what=what, path=work_dir(path)) from None
+            raise output_error(exc, what=what, path=parts) from None
         return _take(path, what)
     for candidate in name_candidates(path):
         if candidate.exists():
