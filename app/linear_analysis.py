@@ -111,7 +111,7 @@ def analyse(
 
         if not at >= 0:
             raise ConfigError(f"--at {at:g}: a time from the run's start, s (0 or more)")
-        advance(plan, seconds=at, where=f"--at {at:g}")
+        advance(plan.step, m, seconds=at, where=f"--at {at:g}")
         point = f"t = {at:g} s"
     for name in outputs:
         try:
@@ -121,11 +121,18 @@ def analyse(
                 f"{where_output} '{name}': unknown signal{closest_names(name, sorted(rm.signal_units()))}"
             ) from None
     after = (
-        settle(plan, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium")
+        settle(plan.step, m, d, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium")
         if equilibrium
         else None
     )
-    lin = linearise(plan, inputs=[sc.params[n] for n in inputs], outputs=list(outputs), discrete=discrete)
+    lin = linearise(
+        plan.engine,
+        write_inputs=plan.extras.write_inputs,
+        inputs=[sc.params[n] for n in inputs],
+        outputs=list(outputs),
+        probe=plan.probe,
+        discrete=discrete,
+    )
     if after is not None:
         point += f", at rest after {after:.4g} s"
     return Analysis(setup, lin, modes(lin, m), after, point)

@@ -98,13 +98,12 @@ class SimPanel:
         if snap.tools.force_scale != self._arrows_shown and not dpg.is_item_active(self._arrows):
             self._arrows_shown = snap.tools.force_scale
             dpg.set_value(self._arrows, "" if snap.tools.force_scale is None else f"{snap.tools.force_scale:g}")
-        can_restore = bool(snap.tools.snapshot_path)
+        snapshot = snap.tools.snapshot_path
+        can_restore = bool(snapshot)
         if can_restore != self._can_restore:  # a snapshot belongs to its rig: none after opening another
             self._can_restore = can_restore
             dpg.configure_item(self._restore, enabled=can_restore)
-        dpg.set_value(
-            self._snapshot, Path(snap.tools.snapshot_path).name if can_restore else "no snapshot of this rig yet"
-        )
+        dpg.set_value(self._snapshot, Path(snapshot).name if snapshot else "no snapshot of this rig yet")
         colour = {
             C.RunState.RUNNING: (120, 220, 120),
             C.RunState.PAUSED: (230, 200, 90),

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mjrig import commands as C
 from mjrig.desktop import x_errors
@@ -54,6 +54,12 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     rest = height - (20 + RUN_BAR + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, run bar, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
     return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
+
+
+class _Section(Protocol):
+    """A section of the controls: built under its collapsing header, then updated with the panels."""
+
+    def build(self, parent: int | str, /) -> None: ...
 
 
 class PanelApp:
@@ -132,7 +138,7 @@ class PanelApp:
         self.plot.on_save = exports.plot_dialog
         self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles(), exports=exports)
         timeline = TimelineBar(submit, plot=self.plot)
-        sections = [
+        sections: list[tuple[str, _Section, bool]] = [
             ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
             ("Loads", RigPanel(submit, what="loads"), True),

@@ -289,6 +289,9 @@ class SimThread:
             import mediapy
 
             m = s.model
+            if m is None:
+                s.log("error", "screenshot failed: no model is open")
+                return
             width = min(1280, int(m.vis.global_.offwidth))
             height = min(960, int(m.vis.global_.offheight))
             if self._renderer is None or self._renderer_model is not m:

@@ -247,10 +247,13 @@ def launch(
 
         MAX_GEOM = getattr(original, "MAX_GEOM", 10000)
 
+        def __init__(self, real: Callable[..., Any]) -> None:
+            self._real = real  # ``_Simulate`` itself
+
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             _yield_cpu()
             window.render_cpu = _thread_clock()
-            sim = original(*args, **kwargs)
+            sim = self._real(*args, **kwargs)
             try:
                 handle = glfw.get_current_context()
                 if handle:
@@ -262,7 +265,7 @@ def launch(
 
     with _launch_lock:  # the module attribute is swapped for the duration of one launch
         if original is not None:
-            mv._Simulate = _Hooked()
+            mv._Simulate = _Hooked(original)
         try:
             handle = mv.launch_passive(
                 model, data, key_callback=key_callback, show_left_ui=show_left_ui, show_right_ui=show_right_ui

@@ -307,8 +307,9 @@ class _Clip:
         ``show``)."""
         return self._open(_parent(self.dpg, item))
 
-    def _open(self, holder: int | str) -> bool:
-        """Whether ``holder`` and every holder above it are shown and open (remembered for this map)."""
+    def _open(self, holder: int | str | None) -> bool:
+        """Whether ``holder`` and every holder above it are shown and open (remembered for this map);
+        None (above a window) is."""
         if not holder:
             return True
         if holder not in self.shown:

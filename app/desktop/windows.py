@@ -76,6 +76,12 @@ def _inside(rect: Rect, area: Rect) -> bool:
     return w >= 200 and h >= 150 and x >= ax and y >= ay and x + w <= ax + aw and y + h <= ay + ah
 
 
+def _rect(saved: list[int]) -> Rect:
+    """A saved (x, y, width, height) as a rectangle (px); ValueError unless it has 4 numbers."""
+    x, y, w, h = (int(v) for v in saved)
+    return (x, y, w, h)
+
+
 def _path() -> Path:
     return config_dir() / "windows.json"
 
@@ -85,9 +91,9 @@ def plan_layout(workarea: Rect | None = None) -> Layout:
     area = workarea or screen_workarea() or (0, 0, 1280, 800)
     try:
         saved = json.loads(_path().read_text(encoding="utf-8"))
-        viewer, panel = tuple(int(v) for v in saved["viewer"]), tuple(int(v) for v in saved["panel"])
+        viewer, panel = _rect(saved["viewer"]), _rect(saved["panel"])
         if tuple(saved.get("screen", ())) == tuple(area) and _inside(viewer, area) and _inside(panel, area):
-            return Layout(viewer=viewer, panel=panel, screen=area, saved=True)  # type: ignore[arg-type]
+            return Layout(viewer=viewer, panel=panel, screen=area, saved=True)
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return tile(area)

@@ -100,7 +100,10 @@ class RuntimeManager:
         self.drawing = RigDrawing(self)
         self.pacer: Pacer  # made by playback_speed's descriptor in __init__
         # what the metrics start from at resolve (MetricLog.seed): the replaced rig's log, the plots' kept rows
-        self.carried: tuple[MetricLog | None, Callable] = (None, lambda signal: (np.empty(0), np.empty(0)))
+        self.carried: tuple[MetricLog | None, Callable[[str], tuple[np.ndarray, np.ndarray]]] = (
+            None,
+            lambda signal: (np.empty(0), np.empty(0)),
+        )
         self._closed = False
 
     # --- model -------------------------------------------------------------------------------

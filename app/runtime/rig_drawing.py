@@ -1,29 +1,45 @@
 """The rig's drawing: each load's arrow, each proximity's and tracer's line, the net force on
-each body. ``RuntimeManager.drawing`` is one, over the manager's loads, proximities and arrow
-scale and its step plan's engine (the loads' outputs) and extras (the tracers' trails).
+each body. ``RuntimeManager.drawing`` is one, over the rig's loads, proximities and arrow scale
+(``DrawnRig``: the manager is one) and the parts of its step plan it is attached to: the engine
+(the loads' outputs) and the extras (the tracers' trails).
 
 Threading: read on the thread that steps the rig or holds its lock (the viewer's sync)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import mujoco
 
 from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Line, draw_all, net_force_arrows
+from mjrig.runtime.forces.engine import LoadEngine
 from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.forces.proximity import Proximity
+from mjrig.runtime.rig_extras import RigExtras
 
-if TYPE_CHECKING:
-    from mjrig.runtime.manager import RuntimeManager
+__all__ = ["DrawnRig", "RigDrawing"]
 
-__all__ = ["RigDrawing"]
+
+class DrawnRig(Protocol):
+    """What the drawing reads of the rig as it is edited: its loads, proximities and arrow scale."""
+
+    loads: list[Load]
+    proximities: list[Proximity]
+    arrow_scale: ArrowScale
 
 
 class RigDrawing:
     """The drawing of ``rig`` at the state of the data it is asked about."""
 
-    def __init__(self, rig: RuntimeManager) -> None:
+    def __init__(self, rig: DrawnRig) -> None:
         self._rig = rig
+        self._engine: LoadEngine | None = None
+        self._extras: RigExtras | None = None
+
+    def attach(self, *, engine: LoadEngine, extras: RigExtras) -> None:
+        """Draw with the parts of the step plan just built: ``engine`` (the loads' outputs) and
+        ``extras`` (the tracers' trails)."""
+        self._engine, self._extras = engine, extras
 
     @property
     def arrow_scale(self) -> ArrowScale:
@@ -43,9 +59,8 @@ class RigDrawing:
                 ln = p.get_visuals(mj_model, mj_data)
                 if ln is not None:
                     lines.append(ln)
-        plan = self._rig.plan
-        if plan is not None and plan.extras is not None:
-            lines.extend(plan.extras.lines())
+        if self._extras is not None:
+            lines.extend(self._extras.lines())
         return arrows, lines
 
     def load_forces(self) -> dict[str, tuple[float, float, float]]:
@@ -65,9 +80,8 @@ class RigDrawing:
 
     def _current_loads(self) -> list[Load]:
         """The loads, with the engine's outputs (forces, lengths) brought up to the current state."""
-        plan = self._rig.plan
-        if plan is not None:
-            plan.engine.update_outputs()
+        if self._engine is not None:
+            self._engine.update_outputs()
         return self._rig.loads
 
     def draw(self, scene: mujoco.MjvScene, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> int:

@@ -1,10 +1,10 @@
 """The rig's work at step boundaries besides the loads: actuator inputs, params bound to model
 fields, the loads pin frictions carry, and tracer samples.
 
-``RigExtras`` is built at every resolve and hooks itself into the engine's ``before_step``
-(model-field writes, then ``data.ctrl``: both before the physics reads them, in every integrator)
-and ``after_step`` (one ``mj_rnePostConstraint`` for the pins' reactions; tracer samples).
-Nothing runs when the rig has none of these.
+``RigExtras`` is built at every resolve; the step plan makes its work parts of the step
+(``step_parts``): model-field writes, then ``data.ctrl``, before the physics reads them (in every
+integrator); after the step, one ``mj_rnePostConstraint`` for the pins' reactions and the
+tracers' samples. Nothing runs when the rig has none of these.
 
 Threading: stepping thread only (params flag their bindings from anywhere).
 """
@@ -61,38 +61,38 @@ class RigExtras:
             self.controls.apply(data)
         self.refresh_pins()
 
-    def hook(self, before: list[Callable[[], None]], after: list[Callable[[], None]]) -> None:
-        """Register with an engine's ``before_step``/``after_step`` lists (only what is needed)."""
-        if self.bindings is not None or self.controls is not None:
-            before.append(self.before_step)
-        if self.pins or self.tracers:
-            after.append(self.after_step)
-
     def detach(self) -> None:
         """Stop listening to params (the rig is being replaced)."""
         if self.bindings is not None:
             self.bindings.detach()
 
-    def before_step(self) -> None:
-        """Write changed model fields, then hold every control's input."""
+    def write_inputs(self) -> None:
+        """What a step writes before its physics: changed model fields, then every control's
+        input (what linearisation and a lock-step batch write too)."""
+        self.write_fields()
+        self.hold_inputs()
+
+    def write_fields(self) -> None:
+        """Write the params bound to model fields that changed since the last write."""
         if self.bindings is not None:
             self.bindings.apply()
+
+    def hold_inputs(self) -> None:
+        """Write every control's input into ``data.ctrl`` (held, or its profile at this time)."""
         if self.controls is not None:
             self.controls.apply(self.data)
 
-    def after_step(self) -> None:
-        """Read the pins' loads and sample the tracers from the step just taken (its kinematics)."""
+    def sample_tracers(self) -> None:
+        """Each active tracer's point at the step just taken (its kinematics describe the step's start)."""
         m, d = self.model, self.data
-        update_pin_reactions(m, d, self.pins)
-        if self.tracers:
-            t = d.time - m.opt.timestep  # the kinematics describe the start of the step
-            for tr in self.tracers:
-                if tr.active:
-                    tr.sample(m, d, time=t)
+        t = d.time - m.opt.timestep
+        for tr in self.tracers:
+            if tr.active:
+                tr.sample(m, d, time=t)
 
     def refresh_pins(self) -> None:
         """The pins' loads at the current state (needs current kinematics and forces: after
-        ``mj_forward``)."""
+        ``mj_forward``, or after a step, whose kinematics and forces are of its start)."""
         update_pin_reactions(self.model, self.data, self.pins)
 
     def lines(self) -> list[Trail]:

@@ -1,13 +1,16 @@
 """The step plan: what a resolved rig does at each step, and the code that does it.
 
-``StepPlan.build`` resolves a rig (``RuntimeManager``'s lists) on a model: the engine (its
-loads), the extras (actuator inputs, model fields, pin reactions, tracers), the params table,
-the requirements and metrics, the samplers (recorder first, then live monitors), the frame
-sinks (videos, a viewer's sync) and the pacer. ``step`` runs them; ``between_steps`` names the
-same parts from the same fields, so what is listed and what runs agree: ``mjrig run`` steps in
-blocks of plain ``mj_step`` when the list is empty, a lock-step sweep (``mujoco.batch``, which
-takes no Python) refuses a rig with work it cannot do itself, and linearisation steps the plan's
-engine. A new per-step feature is one part here, listed and run by this class.
+``StepPlan.build`` resolves a rig (``RigLists``: the manager's lists) on a model: the engine
+(its loads), the extras (actuator inputs, model fields, pin reactions, tracers), the params
+table, the requirements and metrics, the samplers (recorder first, then live monitors), the
+frame sinks (videos, a viewer's sync) and the pacer. Its step is a tuple of parts
+(``step_parts.Part``), made from those when it is built and again when one of them changes
+whether it has work (a load edited, a param bound to a model field moved, pacing switched, a
+video started); ``step`` runs exactly that tuple and ``between_steps`` is its parts' names, so
+what is listed and what runs are one: ``mjrig run`` steps in blocks of plain ``mj_step`` when
+the tuple is empty, a lock-step sweep (``mujoco.batch``, which takes no Python) refuses a rig
+with parts it cannot do itself, and linearisation steps the plan's engine. A new per-step
+feature is one part in ``_make_parts``.
 
 Threading: built and stepped on the stepping thread (its answers follow edits made since: a
 load changed, a param bound to a model field moved).
@@ -17,44 +20,65 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import mujoco
 import numpy as np
 
-from mjrig.runtime.analysis.metrics import MetricLog
+from mjrig.runtime.analysis.metrics import Metric, MetricLog
 from mjrig.runtime.analysis.requirements import Requirement, RequirementSet
+from mjrig.runtime.controls import Control
 from mjrig.runtime.drawing.frame_sinks import FrameSink
+from mjrig.runtime.drawing.tracers import Tracer
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
+from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.forces.proximity import Proximity
+from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.param_table import ParamTable
+from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rig_extras import RigExtras
-from mjrig.runtime.telemetry.frame_signals import frame_sources
+from mjrig.runtime.step_parts import (
+    WORK,
+    Part,
+    StartWork,
+    Work,
+    checks_part,
+    frames_part,
+    pacing_part,
+    samples_part,
+    sync_part,
+)
+from mjrig.runtime.telemetry.frame_signals import FrameSignal, frame_sources
 from mjrig.runtime.telemetry.signal_probe import SignalProbe, column_units
 from mjrig.runtime.telemetry.signals import Derived, SignalManager
+from mjrig.runtime.values import NamedValue
 
-if TYPE_CHECKING:
-    from mjrig.runtime.manager import RuntimeManager
-    from mjrig.runtime.rig_drawing import RigDrawing
+__all__ = ["WORK", "Part", "RigLists", "StepPlan", "Work"]
 
-__all__ = ["WORK", "StepPlan"]
 
-WORK = {
-    "loads": "loads MuJoCo does not compute itself",
-    "requirements": "requirements",
-    "metrics": "metrics",
-    "recording": "a recording or live plots",
-    "video": "a video",
-    "actuator inputs": "actuator inputs",
-    "model fields": "params written into model fields",
-    "pin reactions": "joint friction from pin reactions",
-    "tracers": "tracers",
-    "step hooks": "other work at each step",
-    "pacing": "real-time pacing",
-    "viewer": "the 3D view",
-}
-"""Each kind of work between steps, as a sentence names it."""
+class RigLists(Protocol):
+    """What a plan is built from: the rig's lists as the user edits them (``RuntimeManager`` is
+    one), its callbacks and switches, and what the metrics carry over (``carried``: the replaced
+    rig's metric log and a reader of kept rows by signal)."""
+
+    loads: list[Load]
+    proximities: list[Proximity]
+    params: list[NamedValue]
+    controls: list[Control]
+    bindings: list[ModelBinding]
+    tracers: list[Tracer]
+    requirements: list[Requirement]
+    metrics: list[Metric]
+    frame_signals: list[FrameSignal]
+    signal_manager: SignalManager | None
+    monitors: list[SignalManager]
+    on_load_error: Callable[[Load, BaseException], None] | None
+    on_warning: Callable[[str], None] | None
+    native_springs: bool
+    compiled_laws: bool
+    carried: tuple[MetricLog | None, Callable[[str], tuple[np.ndarray, np.ndarray]]]
 
 
 class StepPlan:
@@ -63,8 +87,9 @@ class StepPlan:
     ``engine``: the loads; ``extras``: actuator inputs, model fields, pins, tracers; ``params``:
     the params table; ``checks``: requirements and metrics (None: neither); ``samplers``: the
     SignalManagers sampled between steps (recorder first); ``sinks``: frame sinks; ``pacer``:
-    wall-clock pacing (its ``speed`` ≤ 0: as fast as possible); ``sources``: every telemetry
-    source besides MuJoCo's own (for probes and units)."""
+    wall-clock pacing (its ``speed`` ≤ 0: as fast as possible); ``drawing``: the rig's drawing
+    (the frames' arrows); ``sources``: every telemetry source besides MuJoCo's own (for probes
+    and units)."""
 
     def __init__(
         self,
@@ -85,19 +110,16 @@ class StepPlan:
         self.model, self.data = model, data
         self.engine, self.extras, self.params, self.checks = engine, extras, params, checks
         self.samplers = tuple(samplers)
-        self.set_sinks(sinks)
         self.pacer, self.drawing, self.sources = pacer, drawing, sources
         self._prepare_loads = prepare_loads
-        self._several = len(self.samplers) > 1
-        self._due: Sequence[SignalManager] = ()
-        self._frames_due: list[FrameSink] = []
-        self._modes_of: tuple = ()  # (start state, param values) the mode metrics were worked out at
+        self._modes_of: tuple[bytes, bytes] | None = None  # (start state, param values) the mode metrics are of
+        self.set_sinks(sinks)
 
     # --- building ----------------------------------------------------------------------------
     @classmethod
     def build(
         cls,
-        rig: RuntimeManager,
+        rig: RigLists,
         model: mujoco.MjModel,
         data: mujoco.MjData,
         *,
@@ -108,9 +130,9 @@ class StepPlan:
         carried: MetricLog | None,
     ) -> StepPlan:
         """Resolve ``rig`` on (``model``, ``data``): check every name (ConfigError naming an
-        unknown one), take initial distances, bind the samplers. ``tendon_of``: each load's
-        helper tendon (compiled with the model); ``carried``: the metric log the run so far
-        kept (the replaced plan's)."""
+        unknown one), take initial distances, bind the samplers, attach ``drawing`` to the new
+        engine and extras. ``tendon_of``: each load's helper tendon (compiled with the model);
+        ``carried``: the metric log the run so far kept (the replaced plan's)."""
         mujoco.mj_forward(model, data)
         names = [ld.name for ld in rig.loads]
         dup = {n for n in names if names.count(n) > 1}
@@ -134,7 +156,7 @@ class StepPlan:
             tracers=rig.tracers,
             on_warning=rig.on_warning or logging.getLogger("mjrig").warning,
         )
-        extras.hook(engine.before_step, engine.after_step)
+        drawing.attach(engine=engine, extras=extras)
         for p in rig.proximities:
             p.resolve(model, data)
         params = ParamTable(
@@ -202,78 +224,87 @@ class StepPlan:
         self.params.detach()
 
     # --- what it does ------------------------------------------------------------------------
-    def between_steps(self) -> tuple[str, ...]:
-        """The work (``WORK`` keys) that runs in Python between this rig's steps now; empty: a
-        step is a plain ``mj_step``."""
-        eng, checks, extras = self.engine, self.checks, self.extras
-        work = []
-        if eng.python or eng.dirty:
-            work.append("loads")
-        hooked = bool(extras.controls or extras.bindings or extras.pins or extras.tracers)
-        if (eng.before_step or eng.after_step) and not hooked:
-            work.append("step hooks")
-        if checks is not None and checks.items:
-            work.append("requirements")
-        if checks is not None and checks.metrics.metrics:
-            work.append("metrics")
+    def _has_work(self) -> tuple[bool, bool, bool]:
+        """What decides which parts have work and may change between steps: the loads (changed,
+        varying in time, or in Python), the model fields (a bound param moved), pacing on."""
+        eng, bindings = self.engine, self.extras.bindings
+        return (eng.python or eng.dirty, bindings is not None and bool(bindings.dirty), self.pacer.speed > 0)
+
+    def _make_parts(self) -> tuple[Part, ...]:
+        """The step's parts as the rig is now, in the order they run (each phase in turn)."""
+        loads, fields, paced = self._made_for = self._has_work()
+        extras, checks, m, d = self.extras, self.checks, self.model, self.data
+        parts: list[Part] = []
+        if loads:
+            parts.append(Part("loads"))
+        if checks is not None and (checks.items or checks.metrics.metrics):
+            parts.append(checks_part(checks))
         if self.samplers:
-            work.append("recording")
+            parts.append(samples_part(self.samplers, d))
         if self._with_samples:
-            work.append("video")
-        if extras.controls is not None:
-            work.append("actuator inputs")
-        if extras.bindings is not None and extras.bindings.dirty:
-            work.append("model fields")
+            parts.append(frames_part(self._with_samples, m, d, self.drawing))
+        if fields:
+            parts.append(Part("model fields", before=extras.write_fields))
+        if extras.controls is not None:  # after the fields: a control's input may read one
+            parts.append(Part("actuator inputs", before=extras.hold_inputs))
         if extras.pins:
-            work.append("pin reactions")
+            parts.append(Part("pin reactions", after=extras.refresh_pins))
         if extras.tracers:
-            work.append("tracers")
-        if self.pacer.speed > 0:
-            work.append("pacing")
+            parts.append(Part("tracers", after=extras.sample_tracers))
         if self._after_step:
-            work.append("viewer")
-        return tuple(work)
+            parts.append(sync_part(self._after_step, m, d, self.drawing))
+        if paced:
+            parts.append(pacing_part(self.pacer, d))
+        return tuple(parts)
+
+    def _set_parts(self, parts: tuple[Part, ...]) -> None:
+        """Run ``parts`` from the next step on, split once here by phase."""
+        self.parts = parts
+        self._before = tuple(p.before for p in parts if p.before is not None)
+        self._at_start: tuple[StartWork, ...] = tuple(p.at_start for p in parts if p.at_start is not None)
+        self._after = tuple(p.after for p in parts if p.after is not None)
+        self._loads = any(p.work == "loads" for p in parts)
+        self._due: Sequence[StartWork] = ()
+
+    def _current(self) -> None:
+        """The parts made again when what decides them changed since they were made."""
+        if self._has_work() != self._made_for:
+            self._set_parts(self._make_parts())
+
+    def between_steps(self) -> tuple[Work, ...]:
+        """The work (``WORK`` keys) that runs in Python between this rig's steps now: its parts'
+        names; empty: a step is a plain ``mj_step``."""
+        self._current()
+        return tuple(p.work for p in self.parts)
 
     def step(self) -> None:
-        """Apply loads, record telemetry and take frames that are due, advance one timestep,
-        sync the viewer, pace. DivergenceError when the physics blows up (recorded rows stay
-        safe)."""
-        data, pacer = self.data, self.pacer
-        paced = pacer.speed > 0
-        if paced:
-            pacer.start(data.time)
+        """Run the parts: their work before the physics, then one timestep (the Python loads
+        applied when the ``loads`` part is there) with the start work that is due (requirements,
+        rows, frames) at its start state, then their work after it (pins, tracers, the viewer's
+        sync, pacing). DivergenceError when the physics blows up (recorded rows stay safe)."""
+        self._current()
+        for fn in self._before:
+            fn()
         hook: Callable[[], object] | None = None
-        t = data.time
-        if self._with_samples:
-            self._due = [sm for sm in self.samplers if sm.due(t)]
-            self._frames_due = [s for s in self._with_samples if s.due(t)]
-            if self._due or self._frames_due:
+        at_start = self._at_start
+        if at_start:
+            t = self.data.time
+            if len(at_start) == 1:
+                self._due = at_start if at_start[0].due(t) else ()
+            else:
+                self._due = [w for w in at_start if w.due(t)]
+            if self._due:
                 hook = self._capture
-        elif self.samplers:  # the common case, without the lists: one recorder or live monitor
-            due = (
-                [sm for sm in self.samplers if sm.due(t)]
-                if self._several
-                else (self.samplers if self.samplers[0].due(t) else [])
-            )
-            if due:
-                self._due, self._frames_due = due, []
-                hook = self._capture
-        if self.checks is not None and hook is None:  # requirements: every step (with rows: in _capture, first)
-            hook = self.checks.evaluate
-        step_with_loads(self.engine, before_integrate=hook)
-        for sink in self._after_step:
-            sink.take(self.model, data, self.drawing)
-        if paced:
-            pacer.wait(data.time)
+        step_with_loads(self.engine, before_integrate=hook, loads=self._loads)
+        for fn in self._after:
+            fn()
 
     def _capture(self) -> None:
-        """The samples and frames due at this step (the requirements evaluated first)."""
-        prepared = self.checks.evaluate() if self.checks is not None else False
-        for sm in self._due:
-            sm.sample(self.data, prepared=prepared)
-            prepared = True
-        for sink in self._frames_due:
-            sink.take(self.model, self.data, self.drawing)
+        """The start work due at this step, in order (the requirements first: the rig's outputs
+        they bring up to date are not brought up again for the rows)."""
+        prepared = False
+        for w in self._due:
+            prepared = w.run(prepared)
 
     def set_sinks(self, sinks: Sequence[FrameSink]) -> None:
         """The frame sinks from the next step on (a video started or finished), split once here
@@ -282,6 +313,7 @@ class StepPlan:
         self.sinks: tuple[FrameSink, ...] = tuple(sinks)
         self._with_samples = tuple(s for s in self.sinks if not s.after_step)
         self._after_step = tuple(s for s in self.sinks if s.after_step)
+        self._set_parts(self._make_parts())
 
     # --- what it reads -----------------------------------------------------------------------
     def probe(self, names: list[str]) -> SignalProbe:
@@ -320,5 +352,7 @@ class StepPlan:
 
             key = (checks.start.tobytes(), self.params.array.tobytes())
             if key != self._modes_of:
-                checks.metrics.fixed = mode_metrics(self, checks.start, checks.metrics.modal)
+                checks.metrics.fixed = mode_metrics(
+                    self.engine, write_inputs=self.extras.write_inputs, start=checks.start, metrics=checks.metrics.modal
+                )
                 self._modes_of = key

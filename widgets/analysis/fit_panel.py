@@ -91,7 +91,7 @@ class FitPanel:
         self._overlay_plot = p
 
     def update(self, snap: C.PanelState) -> None:
-        rows = (*snap.entries.params, *snap.bench.variables)
+        rows: tuple[C.ParamInfo | C.FitVariable, ...] = (*snap.entries.params, *snap.bench.variables)
         names = tuple(p.name for p in rows)
         if names != self._params:
             self._params = names

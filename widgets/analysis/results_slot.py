@@ -38,6 +38,11 @@ class ResultsSlot:
             self.view.build()
             if not self._menu:
                 with dpg.menu(label="Results", parent=self.menu_bar) as self._menu:
-                    dpg.add_menu_item(label="Show results window", callback=lambda: self.view and self.view.show())
+                    dpg.add_menu_item(label="Show results window", callback=self._show_view)
         if self.view is not None:
             self.view.update(snap)
+
+    def _show_view(self) -> None:
+        """Results > Show results window: bring the last results' window back."""
+        if self.view is not None:
+            self.view.show()

@@ -231,13 +231,18 @@ class ResultsView:
         """A study's objective by trial (points) and the best so far (a line), and Open best."""
         trials, obj, best = res.history()
         chosen = res.best_trial()
+
+        def open_best() -> None:
+            if chosen is not None:
+                self._open(chosen, scenario=True)
+
         with dpg.group(horizontal=True):
             dpg.add_text(
                 "no feasible trial" if chosen is None else f"best objective {_fmt(float(best[-1]))} at trial {chosen}"
             )
             button = dpg.add_button(
                 label="Open best",
-                callback=lambda: chosen is not None and self._open(chosen, scenario=True),
+                callback=open_best,
                 enabled=chosen is not None,
             )
             self._tip(button, "open the study's scenario with the best trial's param values on the sliders")

@@ -12,6 +12,7 @@ view only draws them.
 from __future__ import annotations
 
 import dearpygui.dearpygui as dpg
+import numpy as np
 
 from mjrig.panel_state import SobolIndicesView
 from mjrig.widgets.kit.themes import PLOT_INPUT
@@ -88,9 +89,10 @@ class SobolBars:
         dpg.set_value(self._combo, name)
         dpg.configure_item(self._note, show=not value.computed)
         dpg.set_value(self._note, f"{name}: no indices: {value.reason}" if not value.computed else "")
+        none = np.zeros(0)  # no bars: the value has no indices
         for order, _, _ in ORDERS:
             bars, whiskers = self._series[order]
-            x, height, below, above = value.bars(order, width=WIDTH) if value.computed else ([], [], [], [])
+            x, height, below, above = value.bars(order, width=WIDTH) if value.computed else (none, none, none, none)
             dpg.set_value(bars, [list(map(float, x)), list(map(float, height))])
             dpg.set_value(whiskers, [list(map(float, x)), list(map(float, height)), list(below), list(above)])
         lo, hi = value.limits() if value.computed else (-0.05, 1.05)

@@ -11,7 +11,7 @@ span.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +19,7 @@ import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig.commands import ComparedSignals, MeasuredSignals
+from mjrig.exports.plotting import Trace
 from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Overlay",
     "BenchOverlay",
     "bench_overlays",
+    "bench_traces",
     "UnitPlot",
     "unit_plot",
     "PALETTE",
@@ -285,6 +287,25 @@ def add_twins(
 def bench_overlays(measured: MeasuredSignals) -> list[BenchOverlay]:
     """One ``BenchOverlay`` per measured entry, each drawn its own way (``entry_style``)."""
     return [BenchOverlay(e, measured.of(e), index=i) for i, e in enumerate(measured.entries())]
+
+
+def bench_traces(
+    overlays: Sequence[Overlay | BenchOverlay],
+    names: Sequence[str],
+    *,
+    unit: Callable[[str], str],
+    factor: Callable[[str], float],
+) -> list[Trace]:
+    """Every sample each bench entry of ``overlays`` has of each of ``names``, for a saved plot:
+    time (s), values in the unit shown (``unit(name)``; ``factor(name)`` of it per SI unit),
+    named by its entry (``source``) and drawn dotted (``measured``)."""
+    return [
+        Trace(n, unit(n), *over.series(n, factor(n)), source=over.entry, measured=True)
+        for over in overlays
+        if isinstance(over, BenchOverlay)
+        for n in names
+        if over.has(n)
+    ]
 
 
 class UnitPlot(NamedTuple):

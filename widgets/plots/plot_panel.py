@@ -15,22 +15,25 @@ bench data (``PanelState.comparison.measured``) a dotted one per entry (``plot_o
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import dearpygui.dearpygui as dpg
 import numpy as np
 
-from mjrig.commands import Command, PanelState, PlotSignals
+from mjrig.commands import Command, MeasuredSignals, PanelState, PlotSignals
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.telemetry.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.runtime.telemetry.units import DisplayUnits
 from mjrig.widgets.plots.plot_legend import PlotLegends
 from mjrig.widgets.plots.plot_mouse import PlotMouse
 from mjrig.widgets.plots.plot_overlay import (
+    BenchOverlay,
     MarkThemes,
     Overlay,
     SeriesColors,
     add_twins,
     bench_overlays,
+    bench_traces,
     readable_range,
     unit_plot,
 )
@@ -94,8 +97,8 @@ class PlotPanel:
         self._twins: dict[tuple[int, str], int | str] = {}  # (overlay, signal) -> its twin's line
         self._colors = SeriesColors()
         self._overlay = Overlay()
-        self._measured = None  # the PanelState.comparison.measured drawn
-        self._overlays: list = [self._overlay]  # the compared recording, then each bench entry
+        self._measured: MeasuredSignals | None = None  # the PanelState.comparison.measured drawn
+        self._overlays: list[Overlay | BenchOverlay] = [self._overlay]  # the compared recording, then each bench entry
         self._tree: int | str | None = None
         self._plot_box: int | str | None = None
         self._box_height = 0  # px: the plots fill it again when it changes
@@ -117,8 +120,8 @@ class PlotPanel:
         self._mouse = PlotMouse(
             on_time=lambda t: self.on_time_click and self.on_time_click(t),
             on_freeze=lambda: self.set_paused(True),  # a drag or wheel: ImPlot's
-            on_follow=lambda: (self.set_paused(False), self.set_autofit(True)),
-        )  # double-click
+            on_follow=self._follow,  # double-click
+        )
         self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
         self._filter_input = self._window_input = self._autofit_box = self._pause_box = None  # items, once built
 
@@ -216,11 +219,11 @@ class PlotPanel:
             self._signals = tuple(snapshot.signals)
             self._units = dict(snapshot.units)
             self._tree_stale = True
-        if self._tree is None:
+        if self._tree is None or self._plot_box is None:  # not built yet (``build`` makes both)
             return
         if self._tree_stale:
             self._tree_stale = False
-            self._rebuild_tree()
+            self._rebuild_tree(self._tree)
         self._signal_tree.sync()
         self._mouse.poll(self._plots)
         self._follow_legends()
@@ -231,7 +234,7 @@ class PlotPanel:
             self._submit(PlotSignals(*self._told))
         if self._view_stale or (self._data_stale and not self._paused):
             self._view_stale = self._data_stale = False
-            self._sync_series()
+            self._sync_series(self._plot_box)
             self._redraw()
 
     def add_rows(self, columns: list[str], block: np.ndarray) -> None:
@@ -293,6 +296,11 @@ class PlotPanel:
         self._paused = on
         self._view_stale = True
 
+    def _follow(self) -> None:
+        """Follow the run again (a double-click on a plot): unfrozen, y fitted to the data."""
+        self.set_paused(False)
+        self.set_autofit(True)
+
     def set_autofit(self, on: bool) -> None:
         """Fit y to the visible data on every redraw; off leaves the y axis to the user."""
         self._autofit = on
@@ -337,25 +345,20 @@ class PlotPanel:
             return []
         lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
         t, values = self.history.window(lo, hi, list(self._checked))
-        bench = [
-            Trace(n, self._unit(n), *over.series(n, self._factor(n)), over.entry, measured=True)
-            for over in self._overlays[1:]
-            for n in self._checked
-            if over.has(n)
-        ]
+        bench = bench_traces(self._overlays, self._checked, unit=self._unit, factor=self._factor)
         return [
             Trace(n, self._unit(n), t.copy(), values[:, j] * self._factor(n)) for j, n in enumerate(self._checked)
         ] + bench
 
     # ---- drawing ------------------------------------------------------------------------------
 
-    def _rebuild_tree(self) -> None:
-        """Recreate the tree of the signals the filter lets through."""
-        self._signal_tree.show(self._tree, self._signals, filter_text=self._filter)
+    def _rebuild_tree(self, tree: int | str) -> None:
+        """Recreate in child window ``tree`` the tree of the signals the filter lets through."""
+        self._signal_tree.show(tree, self._signals, filter_text=self._filter)
 
-    def _sync_series(self) -> None:
-        """One plot per unit (its y axis labelled with it), one line series per checked signal;
-        checkboxes mirror programmatic changes."""
+    def _sync_series(self, box: int | str) -> None:
+        """One plot per unit (its y axis labelled with it) in child window ``box``, one line series
+        per checked signal; checkboxes mirror programmatic changes."""
         wanted = list(self._checked)
         for name in [n for n in self._series if n not in wanted or self._series_unit.get(n) != self._unit(n)]:
             dpg.delete_item(self._series.pop(name))
@@ -372,12 +375,12 @@ class PlotPanel:
             self._legends.drop(unit)
         for unit in units:
             if unit not in self._plots:
-                made = unit_plot(self._plot_box, unit, marks=self._marks, handlers=self._mouse.handlers)
+                made = unit_plot(box, unit, marks=self._marks, handlers=self._mouse.handlers)
                 self._plots[unit] = made[:3]
                 self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:6]
                 self._legends.add(unit, plot=made.plot, legend=made.legend)
-        if self._plot_box is not None and self._plots:
-            avail = dpg.get_item_rect_size(self._plot_box)[1] or 300
+        if self._plots:
+            avail = dpg.get_item_rect_size(box)[1] or 300
             each = max(90, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
             for i, (plot, x_axis, _) in enumerate(self._plots.values()):
                 last = i == len(self._plots) - 1  # the plots share the time axis: said once, under the last
@@ -401,7 +404,7 @@ class PlotPanel:
         """Each plot's legend laid out for its size and lines; the line under the pointer named."""
         for unit, (plot, _, y_axis) in self._plots.items():
             self._legends.fit(unit, plot=plot, y_axis=y_axis)
-            self._legends.point(unit, plot=plot, y_axis=y_axis, values_at=lambda t, u=unit: self._line_values(u, t))
+            self._legends.point(unit, plot=plot, y_axis=y_axis, values_at=partial(self._line_values, unit))
 
     def _line_values(self, unit: str, t: float) -> dict[str, tuple[float, str]]:
         """Each line of ``unit``'s plot at ``t`` (s): its name -> (value, unit shown)."""

@@ -10,6 +10,7 @@ A category with more than ``OPEN_LIMIT`` entities starts closed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 
 import dearpygui.dearpygui as dpg
 
@@ -66,7 +67,7 @@ class SignalTree:
         for category, entities in groups.items():
             opened = len(entities) <= OPEN_LIMIT or any(self._is_checked(n) for a in entities.values() for _, n in a)
             node = self._categories[category] = dpg.add_tree_node(label=category, parent=tree, default_open=opened)
-            self._lazy(node, lambda node=node, category=category: self._entities(node, category))
+            self._lazy(node, partial(self._entities, node, category))
             if opened:
                 self._build(node)
 
@@ -116,7 +117,7 @@ class SignalTree:
             node = dpg.add_tree_node(label=entity, parent=parent, default_open=show)
             for _, name in attributes:
                 self.nodes[name] = node
-            self._lazy(node, lambda node=node, attributes=attributes: self._checkboxes(node, attributes))
+            self._lazy(node, partial(self._checkboxes, node, attributes))
             if show:
                 self._build(node)
 

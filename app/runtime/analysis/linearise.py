@@ -5,13 +5,15 @@ integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_trans
 them); the inputs u are params. By default the continuous-time dynamics: dx/dt = [qvel, qacc,
 act_dot] = A x + B u (a ball's or free joint's orientation turning with the body: ``_turning``),
 differentiated through the rig's forward dynamics (``_rates``: the
-actuator inputs and model fields at the params, ``mj_forward`` with the compiled loads, the
+actuator inputs and model fields at the params (``write_inputs``: the step plan's writes), ``mj_forward`` with the compiled loads, the
 Python loads at that state, and the acceleration again with them), so frequencies and damping
 do not depend on the timestep or integrator. ``discrete=True``: the rig's whole step instead
 (``step_with_loads``), x_{k+1} = A x_k + B u_k, MuJoCo's ``mjd_transitionFD`` with the rig's
 loads part of it. A telemetry signal read at the state is y = C x + D u either way.
 
-``equilibrium`` steps the rig until it comes to rest. ``modes`` and ``response``
+It takes the rig's engine (its model, data and loads) and what a step writes before its physics,
+not a step plan: the plan works its mode metrics out through here. ``equilibrium`` and ``advance``
+step the rig with the step they are given (a plan's) until it comes to rest, or for a time. ``modes`` and ``response``
 (``mjrig.runtime.analysis.modes``) turn a ``Linear`` into modes and a frequency response.
 
 Threading: the stepping thread (it steps the rig's own data and puts its state back after).
@@ -21,17 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
+from mjrig.runtime.telemetry.signal_probe import SignalProbe
 from mjrig.runtime.values import NamedValue
-
-if TYPE_CHECKING:  # the plan works its mode metrics out through here (modes)
-    from mjrig.runtime.step_plan import StepPlan
 
 __all__ = ["Linear", "linearise", "equilibrium", "advance", "EPS", "REST", "KINK"]
 
@@ -76,11 +76,13 @@ class Linear:
         return "discrete" if self.discrete else "continuous"
 
 
-def _ready(plan: StepPlan) -> LoadEngine:
+def _nothing() -> None:
+    """No writes before a step (a rig without actuator inputs or model fields)."""
+
+
+def _ready(eng: LoadEngine, write_inputs: Callable[[], None]) -> LoadEngine:
     """The rig's engine with this step's writes made (actuator inputs, model fields)."""
-    eng = plan.engine
-    for fn in eng.before_step:
-        fn()
+    write_inputs()
     if eng.dirty:
         eng.prepare()
     return eng
@@ -109,21 +111,22 @@ def _set(model: mujoco.MjModel, data: mujoco.MjData, saved: np.ndarray, i: int, 
 
 
 def _step_after(
-    eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData
+    eng: LoadEngine, write_inputs: Callable[[], None], model: mujoco.MjModel, data: mujoco.MjData
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The state one step of the rig later."""
+    """The state one step of the rig later (its writes made, its loads applied; no pin reaction
+    or tracer sample from the perturbed step)."""
+    write_inputs()
     step_with_loads(eng)
     return data.qpos.copy(), data.qvel.copy(), data.act.copy()
 
 
-def _rates(eng: LoadEngine, model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+def _rates(eng: LoadEngine, write_inputs: Callable[[], None], model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """dx/dt = [qvel, qacc, act_dot] at the data's state with every load of the rig: the actuator
     inputs and model fields at the params, the compiled loads (MuJoCo's passive callback) in
     ``mj_forward``, then the Python loads at that state and the acceleration again with them."""
     if eng.table is not None and not eng.table.stamped():
         eng.table.stamp()
-    for fn in eng.before_step:
-        fn()
+    write_inputs()
     if eng.dirty:
         eng.prepare()
     mujoco.mj_forward(model, data)
@@ -144,22 +147,30 @@ def _difference(model: mujoco.MjModel, plus: Any, minus: Any, h: float) -> np.nd
 
 
 def linearise(
-    plan: StepPlan,
+    engine: LoadEngine,
     *,
+    write_inputs: Callable[[], None] = _nothing,
     inputs: Sequence[NamedValue] = (),
     outputs: Sequence[str] = (),
+    probe: Callable[[list[str]], SignalProbe] | None = None,
     eps: float = EPS,
     discrete: bool = False,
 ) -> Linear:
-    """The rig of step plan ``plan`` linearised about its data's state (continuous-time;
-    ``discrete``: its step); ``inputs`` are params (NamedValues: a load's or control's number),
-    ``outputs`` telemetry columns. The state, and every input's value, are as before when it
-    returns. KeyError(name) for an unknown output."""
-    model, data = plan.model, plan.data
-    advance: Callable[[LoadEngine, mujoco.MjModel, mujoco.MjData], Any] = _step_after if discrete else _rates
-    eng = _ready(plan)
+    """The rig of ``engine`` (its loads on its model and data) linearised about its data's state
+    (continuous-time; ``discrete``: its step); ``write_inputs``: what a step writes before its
+    physics (actuator inputs, model fields: ``RigExtras.write_inputs``); ``inputs`` are params
+    (NamedValues: a load's or control's number), ``outputs`` telemetry columns read through a
+    probe ``probe(outputs)`` makes (``StepPlan.probe``). The state, and every input's value, are
+    as before when it returns. KeyError(name) for an unknown output."""
+    model, data = engine.model, engine.data
+    step: Callable[[LoadEngine, Callable[[], None], mujoco.MjModel, mujoco.MjData], Any] = (
+        _step_after if discrete else _rates
+    )
+    eng = _ready(engine, write_inputs)
     saved = _state(model, data)
-    probe = plan.probe(list(outputs)) if outputs else None
+    if outputs and probe is None:
+        raise ValueError("outputs need a probe to read them")
+    reader = probe(list(outputs)) if outputs and probe is not None else None
     nv, na = model.nv, model.na
     n = 2 * nv + na
     A, B = np.empty((n, n)), np.empty((n, len(inputs)))
@@ -169,29 +180,27 @@ def linearise(
         """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``: every
         stage as the run records it (``_rates``: the Python loads' forces in the acceleration too)."""
         _set(model, data, saved, i, h)
-        _rates(eng, model, data)
-        assert probe is not None  # read only with outputs to read
-        return probe.read().copy()
+        _rates(eng, write_inputs, model, data)
+        assert reader is not None  # read only with outputs to read
+        return reader.read().copy()
 
-    held = list(eng.after_step)  # no tracer samples or pin reactions from the perturbed steps
-    eng.after_step.clear()
     stepped_to = eng.stepped_to  # the run goes on from the saved state as if never perturbed
     kinks: list[str] = []
     try:
         _set(model, data, saved, -1, 0.0)
-        base = advance(eng, model, data)
+        base = step(eng, write_inputs, model, data)
         for i in range(n):
             ends = []
             for h in (eps, -eps):
                 _set(model, data, saved, i, h)
-                ends.append(advance(eng, model, data))
+                ends.append(step(eng, write_inputs, model, data))
             A[:, i] = _difference(model, ends[0], ends[1], eps)
             ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
             if np.linalg.norm(ahead - behind) > KINK * max(
                 float(np.linalg.norm(ahead)), float(np.linalg.norm(behind)), 1e-12
             ):
                 kinks.append(_joint_of(model, i))
-            if probe is not None:
+            if reader is not None:
                 C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)
         for j, nvalue in enumerate(inputs):
             v0 = float(nvalue.value)
@@ -199,18 +208,17 @@ def linearise(
             ends, ys = [], []
             for dv in (h, -h):
                 nvalue.value = v0 + dv
-                eng = _ready(plan)
-                if probe is not None:
+                eng = _ready(engine, write_inputs)
+                if reader is not None:
                     ys.append(read())
                 _set(model, data, saved, -1, 0.0)
-                ends.append(advance(eng, model, data))
+                ends.append(step(eng, write_inputs, model, data))
             nvalue.value = v0
             B[:, j] = _difference(model, ends[0], ends[1], h)
-            if probe is not None:
+            if reader is not None:
                 D[:, j] = (ys[0] - ys[1]) / (2 * h)
     finally:
-        eng.after_step[:] = held
-        settled = _ready(plan)
+        settled = _ready(engine, write_inputs)
         mujoco.mj_setState(model, data, saved, _STATE)
         mujoco.mj_forward(model, data)
         settled.stepped_to = stepped_to
@@ -256,16 +264,16 @@ def _joint_of(model: mujoco.MjModel, i: int) -> str:
     return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint {j}"
 
 
-def equilibrium(plan: StepPlan, *, duration: float, where: str) -> float:
-    """Step the rig of ``plan`` from its data's state until it is at rest (``REST``), within ``duration``
-    (s of simulated time); the time (s) it took. ConfigError (one line, at ``where``) when it
-    is still moving then."""
-    model, data = plan.model, plan.data
-    eng = _ready(plan)
+def equilibrium(
+    step: Callable[[], None], model: mujoco.MjModel, data: mujoco.MjData, *, duration: float, where: str
+) -> float:
+    """Step the rig with ``step`` (a step plan's: its loads, inputs and their profiles) from
+    ``data``'s state until it is at rest (``REST``), within ``duration`` (s of simulated time);
+    the time (s) it took. ConfigError (one line, at ``where``) when it is still moving then."""
     t0, steps = data.time, max(1, int(round(duration / model.opt.timestep)))
     vel, acc = REST
     for _ in range(steps):
-        step_with_loads(eng)
+        step()
         if model.nv == 0 or (np.abs(data.qvel).max() < vel and np.abs(data.qacc).max() < acc):
             return float(data.time - t0)
     k = int(np.abs(data.qvel).argmax())
@@ -275,16 +283,15 @@ def equilibrium(plan: StepPlan, *, duration: float, where: str) -> float:
     )
 
 
-def advance(plan: StepPlan, *, seconds: float, where: str) -> None:
-    """Step the rig of ``plan`` on from its data's state for ``seconds`` of simulated time, as a
-    run does (its loads, controls and their profiles); ConfigError (one line, at ``where``) when
+def advance(step: Callable[[], None], model: mujoco.MjModel, *, seconds: float, where: str) -> None:
+    """Step the rig on with ``step`` (a step plan's, as a run does: its loads, controls and
+    their profiles) for ``seconds`` of simulated time; ConfigError (one line, at ``where``) when
     it diverges on the way."""
     from mjrig.runtime.errors import DivergenceError
 
-    eng = _ready(plan)
-    steps = int(round(seconds / plan.model.opt.timestep))
+    steps = int(round(seconds / model.opt.timestep))
     try:
         for _ in range(steps):
-            step_with_loads(eng)
+            step()
     except DivergenceError as exc:
         raise ConfigError(f"{where}: the run diverged before it got there: {exc}") from None

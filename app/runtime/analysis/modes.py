@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import cmath
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.analysis.linearise import Linear, linearise
-
-if TYPE_CHECKING:  # the plan imports this module where it works its mode metrics out
-    from mjrig.runtime.step_plan import StepPlan
+from mjrig.runtime.analysis.metrics import Metric
+from mjrig.runtime.forces.engine import LoadEngine
 
 __all__ = [
     "Mode",
@@ -296,24 +296,28 @@ def response(lin: Linear, freqs: np.ndarray, *, output: int = 0, input: int = 0)
     return out
 
 
-def mode_metrics(plan: StepPlan, start: np.ndarray, metrics: list) -> dict[str, float]:
+def mode_metrics(
+    engine: LoadEngine, *, write_inputs: Callable[[], None], start: np.ndarray, metrics: Sequence[Metric]
+) -> dict[str, float]:
     """Each mode metric's value (``mode_frequency``: undamped frequency Hz; ``mode_damping``:
-    damping ratio) of the rig linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a
-    mode the rig does not have. The plan's data is in its state as before when it returns."""
-    model, data = plan.model, plan.data
+    damping ratio) of the rig of ``engine`` (``write_inputs``: a step's writes before its physics)
+    linearised at state ``start`` (``mjSTATE_INTEGRATION``); NaN for a mode the rig does not have.
+    The engine's data is in its state as before when it returns."""
+    model, data = engine.model, engine.data
     spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     now = np.empty(mujoco.mj_stateSize(model, spec))
     mujoco.mj_getState(model, data, now, spec)
     try:
         mujoco.mj_setState(model, data, start, spec)
         mujoco.mj_forward(model, data)
-        osc = oscillatory(modes(linearise(plan), model))
+        osc = oscillatory(modes(linearise(engine, write_inputs=write_inputs), model))
     finally:
         mujoco.mj_setState(model, data, now, spec)
         mujoco.mj_forward(model, data)
     out = {}
     for m in metrics:
-        mode = osc[m.mode - 1] if m.mode <= len(osc) else None
+        n = m.mode or 0  # a mode metric has one (1 or more: Metric checks it when made)
+        mode = osc[n - 1] if 1 <= n <= len(osc) else None
         out[m.name] = (
             math.nan
             if mode is None

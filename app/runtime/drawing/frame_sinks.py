@@ -12,16 +12,27 @@ from typing import TYPE_CHECKING, Protocol
 
 import mujoco
 
-from mjrig.runtime.drawing.visuals import ArrowConfig, Line
+from mjrig.runtime.drawing.visuals import ArrowConfig, ArrowScale, Line
 
 if TYPE_CHECKING:
     from mjrig.runtime.drawing.video import VideoRecorder
-    from mjrig.runtime.rig_drawing import RigDrawing
 
-__all__ = ["FrameSink", "SyncHook", "VideoSink", "ViewerSync"]
+__all__ = ["Drawing", "FrameSink", "SyncHook", "VideoSink", "ViewerSync"]
 
 SyncHook = Callable[[mujoco.MjModel, mujoco.MjData, list[ArrowConfig], list[Line]], None]
 """Called after every step with (model, data, arrows, lines), e.g. to sync a viewer."""
+
+
+class Drawing(Protocol):
+    """What a picture needs of the rig's drawing (``RigDrawing`` is one): its arrows and lines
+    at a state, the net force on each body, and the arrows' lengths."""
+
+    @property
+    def arrow_scale(self) -> ArrowScale: ...
+
+    def visuals(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> tuple[list[ArrowConfig], list[Line]]: ...
+
+    def net_force_arrows(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData) -> list[ArrowConfig]: ...
 
 
 class FrameSink(Protocol):
@@ -35,7 +46,7 @@ class FrameSink(Protocol):
         """Whether a picture is wanted at simulated time ``sim_time`` (s)."""
         ...
 
-    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: RigDrawing) -> None:
+    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: Drawing) -> None:
         """Take it at ``mj_data``'s state, with the rig's ``drawing``."""
         ...
 
@@ -53,7 +64,7 @@ class VideoSink:
         due = getattr(self.recorder, "due", None)
         return True if due is None else bool(due(sim_time))
 
-    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: RigDrawing) -> None:
+    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: Drawing) -> None:
         rec = self.recorder
         arrows, lines = drawing.visuals(mj_model, mj_data)
         net = drawing.net_force_arrows(mj_model, mj_data) if getattr(rec, "show_net_force", False) else None
@@ -79,6 +90,6 @@ class ViewerSync:
     def due(self, sim_time: float) -> bool:
         return True
 
-    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: RigDrawing) -> None:
+    def take(self, mj_model: mujoco.MjModel, mj_data: mujoco.MjData, drawing: Drawing) -> None:
         arrows, lines = drawing.visuals(mj_model, mj_data)
         self.hook(mj_model, mj_data, arrows, lines)

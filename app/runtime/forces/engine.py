@@ -7,8 +7,8 @@ attached after compilation, user callables) goes through its own ``calculate`` a
 ``mj_applyFT``. Mouse perturbations live in ``xfrc_applied`` and are never touched.
 
 Integrators: Euler/implicit use ``mj_step1`` → loads → ``mj_step2`` (one physics pass). RK4
-evaluates loads at each of its stages through MuJoCo's passive-force callback. ``before_step``
-and ``after_step`` hooks run at the step boundary, outside the physics, on every path.
+evaluates loads at each of its stages through MuJoCo's passive-force callback. What a rig does
+at the step boundary besides its loads (actuator inputs, tracers...) is the step plan's.
 
 Threading: an engine belongs to the stepping thread. Params and loads may be changed from other
 threads; they only flag the engine, which re-reads them at the next step.
@@ -82,8 +82,6 @@ class LoadEngine:
         self._dirty = True
         self._varying = False
         self.python = True  # needs_python as of the last prepare (read once a step)
-        self.before_step: list[Callable[[], None]] = []  # e.g. actuator inputs, model-field writes
-        self.after_step: list[Callable[[], None]] = []  # e.g. joint reactions, tracer samples
         self.qfrc = data.qfrc_applied
         self.opt = model.opt  # a live view of the model's options (timestep, integrator)
         self.stepped_to = math.nan
@@ -273,12 +271,16 @@ class LoadEngine:
         return prepare, sources
 
 
-def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], object] | None = None) -> None:
+def step_with_loads(
+    engine: LoadEngine, *, before_integrate: Callable[[], object] | None = None, loads: bool = True
+) -> None:
     """Advance ``engine.data`` by one timestep with every load applied.
 
     ``before_integrate`` runs when the state, kinematics and loads all describe the current time
-    (the moment to record telemetry); what it returns is not used. Raises DivergenceError if MuJoCo found a NaN/Inf or a bad
-    acceleration (it then resets the state; the caller decides what to keep).
+    (the moment to record telemetry); what it returns is not used. ``loads`` False: the loads'
+    numbers are not re-read and no Python load is applied (a step plan without its ``loads``
+    part: every load is MuJoCo's own and unchanged). Raises DivergenceError if MuJoCo found a
+    NaN/Inf or a bad acceleration (it then resets the state; the caller decides what to keep).
     """
     m, d, opt = engine.model, engine.data, engine.opt
     t_before = d.time
@@ -289,11 +291,9 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], object
     table = engine.table
     if table is not None and not table.stamped():  # a reset clears userdata
         table.stamp()
-    for fn in engine.before_step:
-        fn()
-    if engine.dirty:
+    if loads and engine.dirty:
         engine.prepare()
-    python = engine.python
+    python = loads and engine.python
     if opt.integrator == _RK4:
         if python:
             _step_rk4(engine, before_integrate)
@@ -321,8 +321,6 @@ def step_with_loads(engine: LoadEngine, *, before_integrate: Callable[[], object
     t_after = engine.stepped_to = d.time
     if t_after < t_before or not math.isfinite(t_after) or (early >= 0 and _bad_count(d) != early):
         raise DivergenceError(_divergence_message(m, d, t_before))
-    for fn in engine.after_step:
-        fn()
 
 
 def step_plain(engine: LoadEngine, n: int) -> bool:

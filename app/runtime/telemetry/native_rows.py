@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -27,9 +27,6 @@ import numpy as np
 from mjrig.runtime.compiled.native_kernel import kernel
 from mjrig.runtime.compiled.native_layout import RECORDER, R, userdata_slot
 from mjrig.runtime.telemetry.row_gather import RowGather
-
-if TYPE_CHECKING:  # signals imports this module: SignalManager is a BlockRows
-    from mjrig.runtime.telemetry.signals import SignalManager
 
 __all__ = ["BlockRows", "RowTable"]
 
@@ -108,10 +105,11 @@ class BlockRows:
 
 
 class RowTable:
-    """The control callback's recorder table for one ``SignalManager`` on one simulation."""
+    """The control callback's recorder table for one recorder (a ``SignalManager``, read through
+    its ``BlockRows`` face) on one simulation."""
 
     @classmethod
-    def make(cls, sm: SignalManager, model: mujoco.MjModel, data: mujoco.MjData) -> RowTable | None:
+    def make(cls, sm: BlockRows, model: mujoco.MjModel, data: mujoco.MjData) -> RowTable | None:
         """A table for ``sm`` recording ``data``, or None where the Python path must record (RK4,
         whose stages call the callback too; a model ``compile_rig`` did not compile; no numba)."""
         if userdata_slot(model) is None or int(model.opt.integrator) == _RK4 or sm.block_layout() is None:
@@ -119,7 +117,7 @@ class RowTable:
         k = kernel()
         return None if k is None else cls(k, sm, model, data)
 
-    def __init__(self, k: Any, sm: SignalManager, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    def __init__(self, k: Any, sm: BlockRows, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.k, self.sm, self.model, self.data = k, sm, model, data
         got = k.allocate(RECORDER)
         if got is None:
