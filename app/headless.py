@@ -284,10 +284,13 @@ def run(setup: RunSetup, *, progress: Callable[[float], None] | None = None) -> 
                 block = min(report_every - i % report_every, n_steps - i)
                 if i == 1 and blocks_of_rows:  # the rig resolved and prepared by its first step
                     rows = _row_table(rm)
+                eng = rm.engine
+                if eng is None:  # the first step resolved the rig
+                    raise RuntimeError("the rig has no load engine after its first step")
                 if _plain(rm):
-                    went: int | None = block if step_plain(rm.engine, block) else 0  # type: ignore[arg-type]
+                    went: int | None = block if step_plain(eng, block) else 0
                 else:  # the recording's rows written by the control callback, or None: Python
-                    went = rows.steps(partial(step_plain, rm.engine), block) if rows is not None else None
+                    went = rows.steps(partial(step_plain, eng), block) if rows is not None else None
                 if went:
                     i += went
                     _check_outputs(rm, d.time)

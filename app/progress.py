@@ -100,8 +100,22 @@ class _Bar(tqdm):
     quietly: tqdm lists a bar before it sets its fields, and the half-made one's ``close`` (from
     ``__del__``, later) would print a traceback of a missing field (``pos``, ``start_t``)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> None:
+        """A bar on stderr as wide and tall as its terminal: ``total`` steps, drawn after ``delay`` (s)
+        and at most every 0.1 s, left drawn when done."""
+        cols, lines = _size()
+        super().__init__(
+            total=total,
+            desc=desc,
+            file=sys.stderr,
+            ncols=cols,
+            nrows=lines,
+            bar_format=bar_format,
+            mininterval=0.1,
+            leave=True,
+            dynamic_ncols=False,
+            delay=delay,
+        )
         self.made = True
 
     def close(self) -> None:
@@ -112,19 +126,7 @@ class _Bar(tqdm):
 
 
 def _bar(desc: str, *, total: float, bar_format: str, delay: float = 0.0) -> tqdm:
-    cols, lines = _size()
-    return _Bar(
-        total=total,
-        desc=desc,
-        file=sys.stderr,
-        ncols=cols,
-        nrows=lines,
-        bar_format=bar_format,
-        mininterval=0.1,
-        leave=True,
-        dynamic_ncols=False,
-        delay=delay,
-    )
+    return _Bar(desc, total=total, bar_format=bar_format, delay=delay)
 
 
 class _LineBar:
@@ -315,7 +317,7 @@ class StudyBar(SweepBar):
             )
             self._bar.update(done)
 
-    def update(self, row: dict, best: dict | None = None) -> None:  # type: ignore[override]
+    def update(self, row: dict, best: dict | None = None) -> None:
         if self._bar is not None:
             if best is None:
                 shown = "no feasible trial yet"

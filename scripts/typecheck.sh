@@ -36,4 +36,4 @@ while read -r package folder; do
 done <"$tree/package-dir"
 cd "$tree"  # run from the tree: the repository's own folders are not on mypy's search path
 MYPYPATH="$tree" python3 -m mypy --config-file "$repo/pyproject.toml" --cache-dir "$tree/.mypy_cache" \
-  -p mjrig.runtime -p mjrig.scenario
+  -p mjrig

@@ -129,6 +129,15 @@ class _Evaluations:
         workers or one by one here."""
         tasks = [(e, (trial, exp.values(p), 0)) for trial, p in points for e, exp in enumerate(self.exps)]
         got: dict[tuple[int, int], dict[str, Any]] = {}
+
+        def keeper(e: int) -> Callable[[dict[str, Any]], None]:
+            """What keeps experiment ``e``'s rows in ``got``, by (experiment, trial)."""
+
+            def keep(row: dict[str, Any]) -> None:
+                got[(e, int(row["trial"]))] = row
+
+            return keep
+
         if self.ray is not None:
             from mjrig.campaign.ray_cluster import run_on_ray
 
@@ -137,7 +146,7 @@ class _Evaluations:
                 run_on_ray(
                     exp.job,
                     mine,
-                    lambda row, e=e: got.__setitem__((e, int(row["trial"])), row),
+                    keeper(e),
                     address=self.ray,
                     again=self.ran_on_ray,
                     stay=True,
@@ -148,7 +157,7 @@ class _Evaluations:
             if (step := self._lockstep(e)) is not None:
                 mine = [t for ee, t in tasks if ee == e]
                 if mine:
-                    step.run(mine, lambda row, e=e: got.__setitem__((e, int(row["trial"])), row))
+                    step.run(mine, keeper(e))
         tasks = [(e, t) for e, t in tasks if (e, t[0]) not in got]
         if self.workers > 1 and len(tasks) > 1:
             if self.pool is None:

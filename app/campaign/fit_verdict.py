@@ -35,12 +35,13 @@ def _unit(unit: str) -> str:
 def verdict(
     summary: dict[str, Any],
     *,
-    low: Sequence[float],
-    high: Sequence[float],
+    low: Sequence[float] | np.ndarray,
+    high: Sequence[float] | np.ndarray,
     spreads: dict[str, dict[str, float]],
 ) -> dict[str, str]:
     """The reasons a fit of ``summary`` (``mjrig.fit``: estimate, stderr, correlation, units, rms)
-    within bounds ``low``/``high`` (in the order of ``summary["params"]``) is not identified, by
+    within bounds ``low``/``high`` (SI; in the order of ``summary["params"]``, a sequence or an
+    array of shape (params,)) is not identified, by
     the param (or ``experiment/signal`` for an error too large) they are about; empty: identified.
     ``spreads``: each experiment's measured signals' RMS about their mean (SI)."""
     names, est, se, units = summary["params"], summary["estimate"], summary["stderr"], summary["units"]

@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import mujoco.batch
@@ -35,9 +35,14 @@ from mjrig.runtime.analysis.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.forces.spring_bank import WRITTEN as SPRING_FIELDS
 from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS
 from mjrig.runtime.model_fields import needs_setconst
-from mjrig.runtime.step_plan import WORK
+from mjrig.runtime.step_parts import WORK
 from mjrig.runtime.telemetry.signal_probe import column_catalog
 from mjrig.scenario.fit import INITIAL, apply_variables
+
+if TYPE_CHECKING:
+    from mjrig.runtime.forces.engine import LoadEngine
+    from mjrig.runtime.manager import RuntimeManager
+    from mjrig.runtime.step_plan import StepPlan
 
 __all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 
@@ -107,8 +112,27 @@ def _recorded(
     """(MjData field, index in it, read before the step) where the batch records telemetry column
     ``signal`` of the catalog ``cat`` (``column_catalog``); None when it cannot (``_column_field``)."""
     found = cat.get(signal)
-    where = None if found is None else _column_field(model, data, found[1], found[0], found[2])
+    if found is None:
+        return None
+    where = _column_field(model, data, found[1], found[0], found[2])
     return None if where is None else (where[0], found[2], where[1])
+
+
+def _recorded_at(model: mujoco.MjModel, data: mujoco.MjData, cat: dict[str, Any], signal: str) -> tuple[str, int, bool]:
+    """``_recorded`` of a signal the batch records; ValueError when it cannot (``lockstep_refusal``
+    refuses a rig that reads such a signal)."""
+    where = _recorded(model, data, cat, signal)
+    if where is None:
+        raise ValueError(f"lock-step cannot record {signal} (lockstep_refusal refuses this rig)")
+    return where
+
+
+def _resolved(rm: RuntimeManager) -> tuple[StepPlan, LoadEngine]:
+    """The step plan and the load engine of ``rm``'s last resolve; RuntimeError before any."""
+    plan, eng = rm.plan, rm.engine
+    if plan is None or eng is None:
+        raise RuntimeError("the rig is not resolved on a model yet")
+    return plan, eng
 
 
 def lockstep_refusal(runner: TrialRunner) -> str | None:
@@ -119,7 +143,8 @@ def lockstep_refusal(runner: TrialRunner) -> str | None:
         return "trials are recorded"
     if rm.plan is None:
         rm.resolve(m, d)
-    work = [w for w in rm.plan.between_steps() if w not in BATCH_DOES and w != "loads"]  # loads: trial by trial
+    plan, _ = _resolved(rm)
+    work = [w for w in plan.between_steps() if w not in BATCH_DOES and w != "loads"]  # loads: trial by trial
     if work:
         return "the rig has " + ", ".join(WORK[w] for w in work)
     if any(getattr(ld, "uses_pin", False) for ld in rm.loads):
@@ -237,7 +262,7 @@ class _Watch:
         self.last[seen], self.last_t[seen] = v[seen, last], t[last]
         if decide < k:
             for s in np.flatnonzero(rows):
-                r.restore(self.state(s))
+                r.restore(self.state(int(s)))
                 event = r.finish()
                 after = r.state()
                 self.passed[s], self.decided[s] = after["passed"], after["decided"]
@@ -260,8 +285,8 @@ class LockStep:
         self.setconst = needs_setconst(rig.runtime.bindings)
         checks, m, d = rig.runtime.checks, rig.model, rig.data
         cat = column_catalog(m, d, [])
-        self.logged: list[tuple[str, int, bool]] = [  # type: ignore[misc]
-            _recorded(m, d, cat, signal) for signal in (checks.metrics.signals if checks is not None else [])
+        self.logged: list[tuple[str, int, bool]] = [
+            _recorded_at(m, d, cat, signal) for signal in (checks.metrics.signals if checks is not None else [])
         ]
         """(field, index, read before the step) of each signal the metrics log, in its order."""
 
@@ -281,10 +306,14 @@ class LockStep:
 
     def _run(self, trials: list[Task]) -> list[dict[str, Any]]:
         runner = self.runner
-        prepared, alone = [], []
+        prepared: list[_Prepared] = []
+        alone: list[Task] = []
         for i in trials:
             p = self._prepare(i)
-            (alone if p is None else prepared).append(p if p is not None else i)
+            if p is None:
+                alone.append(i)
+            else:
+                prepared.append(p)
         rows = [runner.run(i) for i in alone]
         if prepared:
             for p, (ok, states, log) in zip(prepared, self._step(prepared)):
@@ -307,14 +336,13 @@ class LockStep:
             rig.reset()
             for name, v in apply_variables(values, runner.scenario, data=None).items():
                 runner.scenario.params[name].value = v
-            eng = rm.engine
-            for fn in eng.before_step:
-                fn()
+            plan, eng = _resolved(rm)
+            plan.extras.write_inputs()
             if eng.dirty:
                 eng.prepare()
         except Exception:  # the one-by-one path reports it as that trial's row
             return None
-        if set(rm.plan.between_steps()) - BATCH_DOES:  # this trial's loads need Python (a spring's damping...)
+        if set(plan.between_steps()) - BATCH_DOES:  # this trial's loads need Python (a spring's damping...)
             return None
         state = {name: np.array(getattr(d, name), dtype=float).reshape(-1) for name in _STATE if hasattr(d, name)}
         fields = {f: np.array(_field(m, f)) for f in self.fields}
@@ -370,7 +398,7 @@ class LockStep:
         cat = column_catalog(m, d, [])
         watches = []
         for r in self.runner.scenario.requirements:
-            field, index, before = _recorded(m, d, cat, r.signal)  # type: ignore[misc]
+            field, index, before = _recorded_at(m, d, cat, r.signal)
             watches.append(_Watch(r, n, field=field, index=index, before=before))
         return watches
 
@@ -403,8 +431,8 @@ class LockStep:
                     _values(start.get(w.field) if w.before else None, record[w.field], w.index), t[k : k + size], live
                 )
             if kept is not None:
-                for j, (f, index, before) in enumerate(self.logged):
-                    kept.x[:, k : k + size, j] = _values(start[f] if before else None, record[f], index)
+                for j, (f, index, is_state) in enumerate(self.logged):
+                    kept.x[:, k : k + size, j] = _values(start[f] if is_state else None, record[f], index)
                 kept.count[live] = k + size
             k += size
             live &= ~stop
@@ -414,8 +442,11 @@ class LockStep:
 
     def _row(self, p: _Prepared, states: dict[str, dict[str, Any]], log: Any) -> dict[str, Any]:
         runner = self.runner
-        if log is not None:
-            runner.rig.runtime.checks.metrics.load(*log)
+        if log is not None:  # a log is kept of the metrics' signals: the rig has metrics
+            checks = runner.rig.runtime.checks
+            if checks is None:
+                raise RuntimeError("a metrics' log of a rig without metrics")
+            checks.metrics.load(*log)
         for name, v in apply_variables(p.values, runner.scenario, data=None).items():
             runner.scenario.params[name].value = v
         for r in runner.scenario.requirements:

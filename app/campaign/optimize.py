@@ -272,7 +272,8 @@ def _score(spec: OptimizeSpec, row: dict[str, Any]) -> list[float] | None:
         values = None if one is None else [one]
     feasible = row["status"] == "pass" and values is not None
     if spec.multi:
-        for o, v in zip(spec.objectives, values or [None] * len(spec.objectives)):
+        shown: list[float | None] = [*values] if values else [None] * len(spec.objectives)
+        for o, v in zip(spec.objectives, shown):
             row[o.column] = v if feasible else None
     else:
         row["objective"] = values[0] if feasible and values else None

@@ -37,7 +37,7 @@ def pareto_flags(values: np.ndarray, *, maximize: Sequence[bool], feasible: np.n
         mine = c[start : start + _BLOCK]  # is any trial at least as good everywhere and better somewhere?
         no_worse = (c[None, :, :] <= mine[:, None, :]).all(axis=2)
         better = (c[None, :, :] < mine[:, None, :]).any(axis=2)
-        dominated[start : start + _BLOCK] = (no_worse & better).any(axis=1)
+        dominated[start : start + _BLOCK] = np.any(no_worse & better, axis=1)
     out = np.zeros(len(values), dtype=bool)
     out[idx[~dominated]] = True
     return out

@@ -19,7 +19,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, SupportsFloat
 
 import numpy as np
 import polars as pl
@@ -79,7 +79,8 @@ class Scatter:
 
 @dataclass(frozen=True)
 class SweepResults:
-    """A sweep's results: one row per trial (``table``) and the file's metadata."""
+    """A sweep's results: one row per trial (``table``) and the file's metadata. Frozen: the
+    panel's results view reads it as ``mjrig.panel_state.results.OpenedResults`` (read-only members)."""
 
     path: Path
     table: pl.DataFrame
@@ -330,7 +331,14 @@ class SweepResults:
     def param_values(self, trial: int) -> dict[str, float]:
         """Trial ``trial``'s value of each param, by param name (null values left out)."""
         row = (self if self.si_table is None else dataclasses.replace(self, table=self.si_table)).row(trial)
-        return {c[len("Params/") : -len(":value")]: float(row[c]) for c in self.params if row[c] is not None}
+        values: dict[str, float] = {}
+        for c in self.params:
+            value = row[c]
+            if isinstance(value, SupportsFloat):
+                values[c[len("Params/") : -len(":value")]] = float(value)
+            elif value is not None:
+                raise ConfigError(f"{self.name}: trial {trial}'s {c} is not a number ({value!r})")
+        return values
 
     def replay_commands(self, trial: int, *, discard: bool = False) -> list[C.Command]:
         """Open trial ``trial``'s recording in replay mode; ConfigError (one line) when it has none."""

@@ -151,9 +151,15 @@ class SobolValue:
             got = [(entry[order].get(p) or {}).get(key) for p in params]
             return np.array([np.nan if v is None else float(v) for v in got], dtype=np.float64)
 
+        first, total = ORDERS
         return cls(
             params,
-            *(arr(order, key) for order in ORDERS for key in ("index", "low", "high")),
+            first=arr(first, "index"),
+            first_low=arr(first, "low"),
+            first_high=arr(first, "high"),
+            total=arr(total, "index"),
+            total_low=arr(total, "low"),
+            total_high=arr(total, "high"),
         )
 
 

@@ -279,15 +279,15 @@ def run_local(
     if not todo:
         return
     workers = min(workers, len(todo))
-    if runner is None and (lockstep or workers == 1):
-        runner = TrialRunner(job)
-    if lockstep and lockstep_refusal(runner) is None:
-        LockStep(runner, nthread=workers).run(todo, keep)
-        return
-    if workers == 1:
-        for i in todo:
-            keep(runner.run(i))
-        return
+    if lockstep or workers == 1:  # in this process
+        here = runner if runner is not None else TrialRunner(job)
+        if lockstep and lockstep_refusal(here) is None:
+            LockStep(here, nthread=workers).run(todo, keep)
+            return
+        if workers == 1:
+            for i in todo:
+                keep(here.run(i))
+            return
     pool = open_pool(job, workers)
     # Trials go in chunks, so a short trial's round trip to the driver is shared (up to 8 a task,
     # while every worker still gets 4 chunks or more); at most 4 chunks a worker are in flight.

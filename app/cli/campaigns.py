@@ -7,12 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mjrig.cli.arguments import count as whole_number
 from mjrig.cli.arguments import seconds
 from mjrig.runtime.errors import CHECK_FAILED, Terminated
 from mjrig.runtime.files.paths import cli_path
+
+if TYPE_CHECKING:
+    from mjrig.scenario.parse import Scenario
 
 __all__ = ["COMMANDS", "add_parsers", "sweep", "optimize", "fit"]
 
@@ -138,7 +141,7 @@ def optimize(args: argparse.Namespace) -> int:
         print("no feasible trial")
         return CHECK_FAILED
     print(f"wrote the best set-up to {outcome.best_path}", file=sys.stderr)
-    params = ", ".join(f"{n} = {best[f'Params/{n}:value']:.6g}" for n in sc.optimize.params)  # type: ignore[union-attr]
+    params = ", ".join(f"{n} = {best[f'Params/{n}:value']:.6g}" for n in sc.optimize.params)
     unit = f" {outcome.unit}" if outcome.unit else ""
     print(f"best: trial {best['trial']}, {outcome.objective} = {best['objective']:.6g}{unit}, {params}")
     return 0
@@ -209,7 +212,7 @@ def _rms_text(rms: dict[str, dict[str, float]], s: dict, shown: Any) -> str:
     )
 
 
-def _apart(args: argparse.Namespace, sc: object) -> None:
+def _apart(args: argparse.Namespace, sc: Scenario) -> None:
     """ConfigError (exit 2, one line) when ``--out`` is one of the scenario's inputs."""
     from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs

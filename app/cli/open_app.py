@@ -63,8 +63,9 @@ def open_app(args: argparse.Namespace) -> int:
     from mjrig.scenario.targets import resolve_target
 
     path = resolve_target(args.path, recording=True) if args.path is not None else None  # one line, screen or not
-    replaying = path is not None and path.suffix.lower() in RECORDING_SUFFIXES
-    results = replaying and is_results(path)  # a sweep's results: the results view, not a replay
+    recording = path if path is not None and path.suffix.lower() in RECORDING_SUFFIXES else None
+    replaying = recording is not None
+    results = recording is not None and is_results(recording)  # a sweep's results: the results view, not a replay
     if args.compare is not None and results:
         raise ConfigError(
             f"{path}: a sweep's results, not a recording: --compare goes with a recording "
@@ -72,10 +73,11 @@ def open_app(args: argparse.Namespace) -> int:
         )
     if args.compare is not None and not replaying:
         raise ConfigError("--compare goes with a recording: mjrig RECORDING.parquet --compare OTHER.parquet")
-    if results:
-        SweepResults.open(path)
-    elif replaying:
-        check_replay(path, args.compare)
+    if recording is not None:
+        if results:
+            SweepResults.open(recording)
+        else:
+            check_replay(recording, args.compare)
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ConfigError(
             "no display: the desktop app needs a screen (set DISPLAY, e.g. under Xvfb); "

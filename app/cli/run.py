@@ -86,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
         on_warning=warn,
     )
     encoding = [EncodingBar() for _ in setup.runtime.video_recorders]
-    for rec, bar in zip(setup.runtime.video_recorders, encoding):
-        rec.on_progress = bar
+    for rec, frames_bar in zip(setup.runtime.video_recorders, encoding):
+        rec.on_progress = frames_bar
     try:
         with SimulationBar(setup.duration) as bar:
             run(setup, progress=bar.update)

@@ -177,6 +177,17 @@ def _replacing(out: Path) -> Iterator[IO[bytes]]:
         yield fh
 
 
+def _frame(batch: pa.RecordBatch) -> pl.DataFrame:
+    """One record batch as a polars DataFrame (``pl.from_arrow`` reads a batch as one; its return
+    type also names a Series, for an arrow array)."""
+    import polars as pl
+
+    frame = pl.from_arrow(batch)
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"a record batch read as a {type(frame).__name__}, not a DataFrame")
+    return frame
+
+
 # --- CSV ------------------------------------------------------------------------------------------
 def _write_csv(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     """The rows as CSV; every column with a unit says it in its header (``Joints/x:qpos [m]``),
@@ -196,7 +207,7 @@ def _write_csv(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     fh.write((",".join(_csv_field(h) for h in header) + "\n").encode("utf-8"))  # the header, also for 0 rows
     rows = 0
     for batch in src.batches(progress):
-        frame = pl.from_arrow(batch).with_columns(cs.float().cast(pl.Float64))
+        frame = _frame(batch).with_columns(cs.float().cast(pl.Float64))
         if scale:
             frame = frame.with_columns([pl.col(n).cast(pl.Float64) * f for n, f in scale.items()])
         frame.write_csv(fh, include_header=False, null_value="")
@@ -345,13 +356,13 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     # held it all three times over (the text, the messages, the chunk). Batches of MCAP_CELLS
     # cells keep the peak near CSV's; each ends in the chunk (flushed at CHUNK_BYTES).
     for batch in src.batches(progress, rows=max(64, MCAP_CELLS // max(1, len(src.names)))):
-        frame = pl.from_arrow(batch)
+        frame = _frame(batch)
         n = batch.num_rows
         stamps = _stamps(src, frame["time"].cast(pl.Float64).to_numpy(), rows)
         grid = np.empty((n, len(plan)), dtype=object)
         for k, (_, attrs) in enumerate(plan):
             grid[:, k] = _payloads(frame, src, attrs).to_list()
-        keep = np.not_equal(grid, None).ravel()
+        keep = np.not_equal(grid, np.array(None, dtype=object)).ravel()  # the cells with a message
         out.messages(
             np.tile(ids, n)[keep],
             np.repeat(np.arange(rows, rows + n, dtype=np.uint32), len(plan))[keep],

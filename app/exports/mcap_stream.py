@@ -208,7 +208,7 @@ class McapStream:
                     self._record(record)
                 groups.append((int(opcode), start, self._pos - start))
         offsets_start = self._pos
-        for opcode, start, length in groups:
-            self._record(SummaryOffset(group_opcode=opcode, group_start=start, group_length=length))
+        for group_opcode, start, length in groups:
+            self._record(SummaryOffset(group_opcode=group_opcode, group_start=start, group_length=length))
         self._record(Footer(summary_start=summary_start, summary_offset_start=offsets_start, summary_crc=0))
         self._write(MAGIC)

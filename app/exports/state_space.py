@@ -47,7 +47,8 @@ def write_state_space(models: list[dict[str, Any]], path: Path) -> Path:
             tmp.write_text(json.dumps(plain, indent=1, allow_nan=False), encoding="utf-8")
         elif suffix == ".npz":
             with open(tmp, "wb") as fh:
-                np.savez(fh, **{k: np.asarray(v) for k, v in doc.items()})
+                # allow_pickle named (its default): the arrays' names then bind to **kwds alone
+                np.savez(fh, allow_pickle=True, **{k: np.asarray(v) for k, v in doc.items()})
         else:
             import scipy.io
 

@@ -10,7 +10,7 @@ import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -367,6 +367,18 @@ class ComparisonPart:
 PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart | BenchPart | ModesPart
 """A feature's part: the panel state holds it in its field of the part's ``name``."""
 
+_Part = TypeVar(
+    "_Part", EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart, BenchPart, ModesPart
+)
+
+
+def _part(parts: tuple[PanelPart, ...], kind: type[_Part], default: _Part) -> _Part:
+    """The part of ``kind`` among ``parts`` (its ``name`` is its field of the panel state), else ``default``."""
+    for part in parts:
+        if isinstance(part, kind):
+            return part
+    return default
+
 
 @dataclass(frozen=True)
 class PanelState:
@@ -422,7 +434,18 @@ class PanelState:
         kinds = [type(p) for p in parts]
         if len(set(kinds)) != len(kinds):
             raise TypeError(f"one part of each kind: {[k.__name__ for k in kinds]}")
-        return dataclasses.replace(cls(**own), **{p.name: p for p in parts})
+        base = cls(**own)
+        return dataclasses.replace(
+            base,
+            entries=_part(parts, EntriesPart, base.entries),
+            outputs=_part(parts, OutputsPart, base.outputs),
+            tools=_part(parts, ToolsPart, base.tools),
+            reports=_part(parts, ReportsPart, base.reports),
+            results=_part(parts, ResultsPart, base.results),
+            comparison=_part(parts, ComparisonPart, base.comparison),
+            bench=_part(parts, BenchPart, base.bench),
+            modes=_part(parts, ModesPart, base.modes),
+        )
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:
         """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-__all__ = ["OpenedResults", "SobolIndicesView", "SobolValueView"]
+if TYPE_CHECKING:  # the tables' type only: the panel state does not load polars
+    import polars as pl
+
+__all__ = ["OpenedResults", "ScatterView", "SobolIndicesView", "SobolValueView"]
 
 
 class SobolValueView(Protocol):
@@ -38,18 +41,47 @@ class SobolIndicesView(Protocol):
     def values(self) -> Mapping[str, SobolValueView]: ...
 
 
+class ScatterView(Protocol):
+    """One param (x) against one value (y), a point per trial (``mjrig.campaign.results.Scatter``)."""
+
+    @property
+    def x(self) -> np.ndarray:
+        """The param's values (float64, in ``units``), shape (points,)."""
+
+    @property
+    def y(self) -> np.ndarray:
+        """The value's values (float64, in ``units``), shape (points,)."""
+
+    @property
+    def trials(self) -> np.ndarray:
+        """Each point's trial number (int64), shape (points,)."""
+
+    def group(self, name: str) -> tuple[list[float], list[float]]:
+        """The x and y lists of the points of one group ("pass", "fail", "other")."""
+
+
 class OpenedResults(Protocol):
     """A sweep's or study's results as the session opened them (``mjrig.campaign.results.SweepResults``),
     which the results view reads: the trials sorted and filtered (``rows``: a polars DataFrame),
     a param against a value (``scatter``: ``x``, ``y``, ``trials`` arrays and ``group(name)``),
-    a study's history, and the commands that open a trial. Immutable once opened; any thread."""
+    a study's history, and the commands that open a trial. Immutable once opened (read-only
+    members: a frozen dataclass is one); any thread."""
 
-    path: Path
-    table: Any
-    units: dict[str, str]
-    """Each column's unit as ``table`` holds it (the scenario's ``[units]``); left out: none."""
-    filters: tuple[str, ...]
-    """The status filters, "all" first."""
+    @property
+    def path(self) -> Path:
+        """The results file (absolute)."""
+
+    @property
+    def table(self) -> pl.DataFrame:
+        """One row per trial, values in ``units``."""
+
+    @property
+    def units(self) -> dict[str, str]:
+        """Each column's unit as ``table`` holds it (the scenario's ``[units]``); left out: none."""
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        """The status filters, "all" first."""
 
     @property
     def name(self) -> str: ...
@@ -78,8 +110,8 @@ class OpenedResults(Protocol):
 
     def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     def best_trial(self) -> int | None: ...
-    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> Any: ...
-    def scatter(self, x: str, y: str, *, status: str = "all") -> Any: ...
+    def rows(self, *, sort_by: str = "trial", descending: bool = False, status: str = "all") -> pl.DataFrame: ...
+    def scatter(self, x: str, y: str, *, status: str = "all") -> ScatterView: ...
     def recording_path(self, trial: int) -> Path: ...
     def has_recording(self, trial: int) -> bool: ...
     def scenario_problem(self) -> str | None: ...

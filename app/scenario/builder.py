@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from mjrig.runtime.analysis.requirements import UnknownSignalError
+from mjrig.runtime.drawing.visuals import ArrowScale
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.manager import RuntimeManager, load_model_file
@@ -21,7 +23,7 @@ from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.runtime.telemetry.snapshots import PhysicsState, load_snapshot, put_snapshot
 from mjrig.scenario.parse import Scenario
 
-__all__ = ["Rig", "build_rig", "rebuild_rig", "check_names", "reset_state", "start_state"]
+__all__ = ["Rig", "build_rig", "rebuild_rig", "runtime_of", "check_names", "reset_state", "start_state"]
 
 LoadErrorHook = Callable[[Load, BaseException], None]
 
@@ -71,6 +73,27 @@ def check_names(sc: Scenario) -> mujoco.MjModel:
     return plain
 
 
+def runtime_of(sc: Scenario, **options: Any) -> RuntimeManager:
+    """A RuntimeManager over ``sc``'s loads, proximities, params, controls, tracers, bindings,
+    requirements, metrics and frame signals (not yet resolved); ``options`` are RuntimeManager's
+    other fields (``playback_speed`` defaults to as fast as possible, ``arrow_scale`` to the
+    scenario's)."""
+    options.setdefault("playback_speed", 0.0)
+    options.setdefault("arrow_scale", ArrowScale(force=sc.arrow_scales[0], torque=sc.arrow_scales[1]))
+    return RuntimeManager(
+        loads=sc.loads,
+        proximities=sc.proximities,
+        params=list(sc.params.values()),
+        controls=sc.controls,
+        tracers=sc.tracers,
+        bindings=sc.bindings,
+        requirements=sc.requirements,
+        metrics=sc.metrics,
+        frame_signals=sc.signals,
+        **options,
+    )
+
+
 def build_rig(
     sc: Scenario,
     *,
@@ -87,8 +110,8 @@ def build_rig(
     the run starts from :func:`start_state`. ``on_warning(text)`` receives one-line warnings (a
     control clamped to its ctrlrange). ConfigError (one line) on any bad input.
     """
-    rm = sc.runtime(
-        monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder, on_warning=on_warning
+    rm = runtime_of(
+        sc, monitors=list(monitors), on_load_error=on_load_error, signal_manager=recorder, on_warning=on_warning
     )
     try:
         model, data = rm.load_model(sc.model, skip_unknown=True)
@@ -194,7 +217,7 @@ def rebuild_rig(
     values: what the live plots keep of the run so far; ``MetricLog.seed``).
     """
     sc.check_model(on.model)
-    rm = sc.runtime(monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
+    rm = runtime_of(sc, monitors=list(monitors), on_load_error=on_load_error, on_warning=on_warning)
     rm.carried = (on.runtime.checks.metrics if on.runtime.checks else None, kept or rm.carried[1])
     rm.inherit_layout(on.runtime)
     for rec in on.runtime.video_recorders:

@@ -20,14 +20,12 @@ from mjrig.runtime.analysis.metrics import Metric
 from mjrig.runtime.analysis.requirements import Requirement
 from mjrig.runtime.controls import Control
 from mjrig.runtime.drawing.tracers import Tracer
-from mjrig.runtime.drawing.visuals import ArrowScale
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.errors import one_line as _oneline
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, VIDEO_SUFFIXES, suffix_problem
 from mjrig.runtime.forces.joint_loads import joint_dof
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.forces.proximity import Proximity
-from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.model_fields import ModelBinding, parse_model_field
 from mjrig.runtime.points import Point, closest_names, find_id
 from mjrig.runtime.telemetry.frame_signals import FrameSignal
@@ -165,24 +163,6 @@ class Scenario:
         if self.locator is None:
             return dotted(fieldpath)
         return self.locator.where(*fieldpath)
-
-    def runtime(self, **options: Any) -> RuntimeManager:
-        """A RuntimeManager over this scenario's loads, proximities and params (not yet resolved);
-        ``options`` are RuntimeManager's other fields (playback_speed defaults to as fast as possible)."""
-        options.setdefault("playback_speed", 0.0)
-        options.setdefault("arrow_scale", ArrowScale(force=self.arrow_scales[0], torque=self.arrow_scales[1]))
-        return RuntimeManager(
-            loads=self.loads,
-            proximities=self.proximities,
-            params=list(self.params.values()),
-            controls=self.controls,
-            tracers=self.tracers,
-            bindings=self.bindings,
-            requirements=self.requirements,
-            metrics=self.metrics,
-            frame_signals=self.signals,
-            **options,
-        )
 
     def check_model(self, model: mujoco.MjModel) -> None:
         """Check every site/body/geom name against a compiled model (ConfigError if unknown)."""

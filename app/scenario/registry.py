@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from mjrig.runtime.errors import ConfigError
+
 __all__ = [
     "Field",
     "Kind",
@@ -138,8 +140,16 @@ class Registry:
 
     sections: tuple[Section, ...]
 
+    def find(self, key: str) -> Section | None:
+        """The section ``key`` (``"loads"``, ``"proximities"``...), or None when there is none."""
+        return next((s for s in self.sections if s.key == key), None)
+
     def section(self, key: str) -> Section:
-        return next(s for s in self.sections if s.key == key)
+        """The section ``key``; ConfigError naming the sections there are when there is none."""
+        sec = self.find(key)
+        if sec is None:
+            raise ConfigError(f"no rig section '{key}' (one of {', '.join(s.key for s in self.sections)})")
+        return sec
 
     def with_kind(self, section: str, kind: Kind) -> Registry:
         """A copy with ``kind`` added to ``section`` (e.g. a test's own registry)."""

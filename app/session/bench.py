@@ -83,7 +83,7 @@ class Bench(Feature):
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.jobs = BackgroundJobs()
+        self.jobs: BackgroundJobs = BackgroundJobs()
 
     @property
     def _here(self) -> _BenchOfRig:
@@ -282,7 +282,8 @@ class Bench(Feature):
     def _guess(column: str, units: dict[str, str]) -> tuple[str, str]:
         """(the signal ``column`` seems to measure or "", its unit or "")."""
         stem, unit = guess_unit(column)
-        si = unit_factor(unit)[1] if unit else None
+        known = unit_factor(unit) if unit else None  # a unit guess_unit gives is a known one
+        si = known[1] if known is not None else None
         fits = [s for s, u in units.items() if si is None or u.replace("*", "·") == si]
         short = {s.rsplit("/", 1)[-1].replace(":", "_").lower(): s for s in fits}
         key = re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_")

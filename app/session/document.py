@@ -22,7 +22,7 @@ __all__ = ["RigDocument"]
 
 def _section(key: str) -> tuple[str, str]:
     """(noun, unique field) of a scenario section, from the one registry."""
-    sec = next((x for x in REGISTRY.sections if x.key == key), None)
+    sec = REGISTRY.find(key)
     return (sec.noun, sec.name_key) if sec is not None else (key, "name")
 
 

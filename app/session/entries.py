@@ -17,7 +17,7 @@ from typing import Any
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
-from mjrig.scenario.kinds import REGISTRY, Registry, Section
+from mjrig.scenario.kinds import REGISTRY, Registry
 from mjrig.session.context import Feature, Handler, RigContext
 
 __all__ = ["RigEntries", "HISTORY_STEPS", "NOT_EDITS"]
@@ -135,22 +135,16 @@ class RigEntries(Feature):
     def rig_opened(self) -> None:
         """Nothing of its own to forget."""
 
-    def _section(self, key: str) -> Section:
-        sec = next((s for s in self.registry.sections if s.key == key), None)
-        if sec is None:
-            raise ConfigError(f"no rig section '{key}' (one of {', '.join(s.key for s in self.registry.sections)})")
-        return sec
-
     # --- commands --------------------------------------------------------------------------------
     def put(self, cmd: C.PutEntry) -> None:
-        sec = self._section(cmd.section)
+        sec = self.registry.section(cmd.section)
         spec = {k: v for k, v in cmd.spec.items() if k != "active"}  # not a scenario field
         self.ctx.rebuild(self.ctx.document.with_item(sec.key, spec, replace=cmd.replace))
         verb = "updated" if cmd.replace else ("attached" if sec.role == "load" else "added")
         self.ctx.log("info", f"{verb} {sec.noun} '{spec.get(sec.name_key)}'")
 
     def remove(self, cmd: C.RemoveEntry) -> None:
-        sec = self._section(cmd.section)
+        sec = self.registry.section(cmd.section)
         self.ctx.rebuild(self.ctx.document.without_item(sec.key, cmd.name))
         self.ctx.log("info", f"removed {sec.noun} '{cmd.name}'")
 
@@ -158,7 +152,7 @@ class RigEntries(Feature):
         # "active" is not a scenario field: switching off is the run's, and survives rig edits
         # (mjrig.scenario.builder.keep_switched_off).
         if cmd.section != "loads":
-            raise ConfigError(f"a {self._section(cmd.section).noun} cannot be switched off; remove it instead")
+            raise ConfigError(f"a {self.registry.section(cmd.section).noun} cannot be switched off; remove it instead")
         rm = self.ctx.runtime
         load = next((ld for ld in rm.loads if ld.name == cmd.name), None)
         if load is None:

@@ -61,7 +61,7 @@ class RigModes(Feature):
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.jobs = BackgroundJobs()
+        self.jobs: BackgroundJobs = BackgroundJobs()
         self._kept: np.ndarray | None = None  # the run's state while a frame shows the mode
         self._t0 = 0.0
 
@@ -238,7 +238,8 @@ class RigModes(Feature):
         if k is None:
             return False
         here = self._here
-        if self.ctx.run.state == C.RunState.RUNNING or model is not here.model or here.q0 is None:
+        # here.model checked for None first: ``model is here.model`` then narrows it to a model
+        if self.ctx.run.state == C.RunState.RUNNING or here.model is None or model is not here.model or here.q0 is None:
             here.part = dataclasses.replace(here.part, shown=None)
             return False
         mode = here.found[k]

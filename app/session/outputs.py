@@ -47,7 +47,7 @@ class Outputs(Feature):
         """What ToggleRecording starts: the Recording form's settings (``C.PanelState.outputs.recording_plan``;
         replaced, never changed in place, so a published snapshot can hold it as it is)."""
         self.plan_revision = 0
-        self.jobs = BackgroundJobs()
+        self.jobs: BackgroundJobs = BackgroundJobs()
         self._holds: dict[Path, Hold] = {}  # the recordings this process writes (``out_lock``)
         self._saving: dict[int, SignalManager] = {}  # recordings stopped, their files being finished
 
@@ -70,7 +70,6 @@ class Outputs(Feature):
         rm = self.ctx.runtime_or_none
         rec = rm.signal_manager if rm is not None else None
         video = str(self.video.path) if self.video is not None else None
-        plan = dict(interrupted=self.interrupted, recording_plan=self.plan, plan_revision=self.plan_revision)
         saving = tuple(
             C.JobInfo(
                 f"saving {sm.export_path.name if sm.export_path else 'a recording'}",
@@ -80,7 +79,13 @@ class Outputs(Feature):
             for sm in self._saving.values()
         )
         if rec is None:
-            return C.OutputsPart(video_path=video, saving=saving, **plan)
+            return C.OutputsPart(
+                video_path=video,
+                saving=saving,
+                interrupted=self.interrupted,
+                recording_plan=self.plan,
+                plan_revision=self.plan_revision,
+            )
         return C.OutputsPart(
             saving=saving,
             recording_path=str(rec.export_path),
@@ -88,7 +93,9 @@ class Outputs(Feature):
             recording_bytes=rec.bytes_written,
             recording_error=rec.error or rec.behind,
             video_path=video,
-            **plan,
+            interrupted=self.interrupted,
+            recording_plan=self.plan,
+            plan_revision=self.plan_revision,
         )
 
     # --- recordings ------------------------------------------------------------------------------

@@ -97,7 +97,9 @@ class PlotFeed:
         """A rig was built with ``plots`` (its ``[plots]``); ``log``: a newly opened one, whose
         names missing from ``columns`` are said (a reload says nothing again)."""
         self.at_opening = plots
-        for name in [n for n in plots.signals if n not in columns] if log is not None else []:
+        if log is None:
+            return
+        for name in [n for n in plots.signals if n not in columns]:
             log("warning", f"[plots] signals: this rig has no signal '{name}'")
 
     def show(self, cmd: Any) -> None:

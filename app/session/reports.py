@@ -42,7 +42,7 @@ class Reports(Feature):
 
     def __init__(self, ctx: RigContext) -> None:
         self.ctx = ctx
-        self.jobs = BackgroundJobs()
+        self.jobs: BackgroundJobs = BackgroundJobs()
         self.finished: Path | None = None
         """The last recording this session finished (complete on disk)."""
         self.closing: list[Path] = []

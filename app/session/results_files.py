@@ -25,7 +25,8 @@ class ResultsFiles(Feature):
     def __init__(self, ctx: RigContext, *, open_target: Callable[[Path], None]) -> None:
         self.ctx = ctx
         self._open_target = open_target
-        self.results: SweepResults | None = None
+        self.results: C.OpenedResults | None = None
+        """The results opened last, as the panel's results view reads them (None: none yet)."""
         self.opened = 0
 
     def open(self, path: Path) -> None:

@@ -86,7 +86,8 @@ class RigTools(Feature):
         now = time.monotonic()
         names = tuple(m.name for m in rm.metrics)
         if now - self._metrics_at >= METRICS_EVERY or tuple(x.name for x in self._metrics) != names:
-            entries, self._metrics_at, log = rm.metric_entries(), now, rm.checks and rm.checks.metrics
+            entries, self._metrics_at = rm.metric_entries(), now
+            log = rm.checks.metrics if rm.checks is not None else None
             self._metrics = tuple(
                 C.MetricInfo(
                     m.name,
@@ -152,9 +153,8 @@ class RigTools(Feature):
             bounds = (r.min, r.max, r.final, r.tolerance)
             bound = bound_text(bounds)
             t_fail = r.first_violation
-            key = (r.name, t_fail)
-            if t_fail is not None and key not in self._noted:
-                self._noted.add(key)
+            if t_fail is not None and (r.name, t_fail) not in self._noted:
+                self._noted.add((r.name, t_fail))
                 seen = "" if r.violation_value is None else f" was {r.violation_value:.6g}"
                 self.ctx.note_event(
                     t_fail,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mjrig.runtime.drawing.visuals import ArrowConfig, Color
+from mjrig.scenario.builder import runtime_of
 from mjrig.scenario.parse import load_scenario
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -45,12 +46,12 @@ def test_view_scales_set_metres_per_newton_and_per_newton_metre(tmp_path):
     toml = tmp_path / "rig.toml"
     toml.write_text(f'model = "{MODELS / "robot_arm.xml"}"\n[view]\nforce_scale = 0.01\ntorque_scale = 0.05\n')
     sc = load_scenario(toml)
-    rm = sc.runtime()
+    rm = runtime_of(sc)
     assert (rm.arrow_scale.force, rm.arrow_scale.torque) == (0.01, 0.05)
     model = mujoco.MjModel.from_xml_path(str(sc.model))
     got = lengths(model, [force(40.0), force(10.0), force(2.0, torque=True)], rm.arrow_scale)
     np.testing.assert_allclose(got, [0.4, 0.1, 0.1], rtol=1e-6)
-    assert load_scenario(MODELS / "robot_arm.toml").runtime().arrow_scale.force is None  # omitted: automatic
+    assert runtime_of(load_scenario(MODELS / "robot_arm.toml")).arrow_scale.force is None  # omitted: automatic
     assert isinstance(rm.arrow_scale, ArrowScale)
 
 
