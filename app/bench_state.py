@@ -1,8 +1,10 @@
-"""The panel state's records of the rig on the bench: the series the plots draw beside the
-signals (``MeasuredSignals``), a file offered to the rig (``MeasuredOffer``), a fit's progress
-and result (``FitProgress``) and the rig's modes and frequency response (``ModesPart``),
-published by ``session.bench`` as ``BenchPart``. Part of the command channel: the same objects
-cross a thread queue or a process pipe."""
+"""The analysis windows' part of the command channel: what the panel state holds of the rig on
+the bench -- the series the plots draw beside the signals (``MeasuredSignals``), a file offered
+to the rig (``MeasuredOffer``), a fit's progress and result (``FitProgress``), published by
+``session.bench`` as ``BenchPart`` -- and of its modes and frequency response (``ModesPart``,
+published by ``session.analyses.modes``), and the commands the two windows send (``AddMeasured``,
+``RunFit``, ``UseEstimate``, ``ComputeModes``, ``ShowMode``; ``mjrig.commands`` re-exports them).
+The same objects cross a thread queue or a process pipe."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+
+from mjrig.panel_parts import panel_part
+from mjrig.rig_edits import Command
 
 __all__ = [
     "verdict_text",
@@ -23,6 +28,11 @@ __all__ = [
     "NO_MODES",
     "BenchPart",
     "FitVariable",
+    "AddMeasured",
+    "RunFit",
+    "UseEstimate",
+    "ComputeModes",
+    "ShowMode",
 ]
 
 
@@ -106,6 +116,7 @@ class BodeCurve:
     phase_deg: tuple[float, ...]
 
 
+@panel_part
 @dataclass(frozen=True)
 class ModesPart:
     """The rig's modes (``ComputeModes``): ``running`` while they are worked out, then ``modes``
@@ -134,6 +145,7 @@ class ModesPart:
 NO_MODES = ModesPart()
 
 
+@panel_part
 @dataclass(frozen=True)
 class BenchPart:
     """Bench data offered to the rig, and the fit to it (``session.bench``)."""
@@ -150,7 +162,7 @@ class BenchPart:
 
 @dataclass(frozen=True)
 class FitVariable:
-    """A fit variable the rig offers (``mjrig.scenario.fit``): its value before the fit
+    """A fit variable the rig offers (``mjrig.scenario.studies.fit``): its value before the fit
     (m, rad or s: ``unit``) and the bounds offered to search it in."""
 
     name: str
@@ -169,3 +181,53 @@ def verdict_text(summary: dict[str, Any], *, reasons: bool = False) -> str:
     if summary.get("identified", True):
         return "converged"
     return "converged, not identified" + (f" ({'; '.join(summary['reasons'].values())})" if reasons else "")
+
+
+# --- the analysis windows' commands -----------------------------------------------------------
+@dataclass(frozen=True)
+class AddMeasured(Command):
+    """Add the offered bench file to the rig as a ``[[measured]]`` entry ``name``: its ``time``
+    column ("": an MCAP's log times) in ``time_unit``, ``offset`` (s), and ``signals`` as
+    (signal, column, unit) each. ``path`` "" declines the offer."""
+
+    path: str
+    name: str = ""
+    time: str = ""
+    time_unit: str = "s"
+    offset: float = 0.0
+    signals: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class RunFit(Command):
+    """Fit ``params`` -- (name, low, high, log) each -- to the rig's ``[[measured]]`` data as a
+    background job (``mjrig fit``'s method; ``PanelState.bench.fit`` follows it)."""
+
+    params: tuple[tuple[str, float, float, bool], ...]
+
+
+@dataclass(frozen=True)
+class UseEstimate(Command):
+    """Set the params to the last fit's estimate (the sliders follow)."""
+
+
+@dataclass(frozen=True)
+class ComputeModes(Command):
+    """Linearise the rig on a background job about the run's state now (``at``: the state a run
+    from its start reaches at that time, s; ``equilibrium``: then where it comes to rest), with
+    the params as they are: its modes, and with ``bode`` (input, its output signals) the
+    response of each output to the input."""
+
+    equilibrium: bool = False
+    bode: tuple[str, tuple[str, ...]] | None = None
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class ShowMode(Command):
+    """Animate oscillatory mode ``index`` (0: the lowest; None: stop, the run's state back) in the
+    3D view, the run paused: its shape x ``amplitude`` (1: the default swing), ``arrows`` or not."""
+
+    index: int | None = None
+    amplitude: float = 1.0
+    arrows: bool = False

@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mjrig.bench_state import FitProgress, FitVariable, ModeRow, ModesPart
+from mjrig.bench_state import (
+    AddMeasured,
+    ComputeModes,
+    FitProgress,
+    FitVariable,
+    ModeRow,
+    ModesPart,
+    RunFit,
+    ShowMode,
+    UseEstimate,
+)
 from mjrig.panel_state import (
     ActuatorInfo,
     BenchPart,
@@ -407,52 +417,3 @@ class KeepWorking(Command):
 @dataclass(frozen=True)
 class CancelJobs(Command):
     """Stop every long job under way (a fit, modes, an export: ``PanelState.jobs``)."""
-
-
-@dataclass(frozen=True)
-class AddMeasured(Command):
-    """Add the offered bench file to the rig as a ``[[measured]]`` entry ``name``: its ``time``
-    column ("": an MCAP's log times) in ``time_unit``, ``offset`` (s), and ``signals`` as
-    (signal, column, unit) each. ``path`` "" declines the offer."""
-
-    path: str
-    name: str = ""
-    time: str = ""
-    time_unit: str = "s"
-    offset: float = 0.0
-    signals: tuple[tuple[str, str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class RunFit(Command):
-    """Fit ``params`` -- (name, low, high, log) each -- to the rig's ``[[measured]]`` data as a
-    background job (``mjrig fit``'s method; ``PanelState.bench.fit`` follows it)."""
-
-    params: tuple[tuple[str, float, float, bool], ...]
-
-
-@dataclass(frozen=True)
-class UseEstimate(Command):
-    """Set the params to the last fit's estimate (the sliders follow)."""
-
-
-@dataclass(frozen=True)
-class ComputeModes(Command):
-    """Linearise the rig on a background job about the run's state now (``at``: the state a run
-    from its start reaches at that time, s; ``equilibrium``: then where it comes to rest), with
-    the params as they are: its modes, and with ``bode`` (input, its output signals) the
-    response of each output to the input."""
-
-    equilibrium: bool = False
-    bode: tuple[str, tuple[str, ...]] | None = None
-    at: float | None = None
-
-
-@dataclass(frozen=True)
-class ShowMode(Command):
-    """Animate oscillatory mode ``index`` (0: the lowest; None: stop, the run's state back) in the
-    3D view, the run paused: its shape x ``amplitude`` (1: the default swing), ``arrows`` or not."""
-
-    index: int | None = None
-    amplitude: float = 1.0
-    arrows: bool = False

@@ -35,8 +35,8 @@ python3 -m pip install -q --no-deps "gymnasium>=1.0"
 if [ $# -gt 0 ]; then
   exec python3 -m pytest -q "$@"
 fi
-# The house: one format (ruff format), the linter's rules (ruff check), types in the runtime and the
-# scenario packages (mypy; scripts/typecheck.sh), each configured in pyproject.toml.
+# The house: one format (ruff format), the linter's rules (ruff check), types in the whole package
+# (mypy; scripts/typecheck.sh), each configured in pyproject.toml.
 if ! python3 -m ruff format --check --quiet . || ! python3 -m ruff check --quiet .; then
   echo "the code is not formatted or not lint-clean: run \`ruff format . && ruff check --fix .\`" >&2
   exit 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# mypy over the runtime and the scenario packages, with its configuration in pyproject.toml ([tool.mypy]).
+# mypy over the whole mjrig package (the widgets and the desktop wiring too), with its configuration in
+# pyproject.toml ([tool.mypy]).
 #
 # Why a tree of links: the repository's folders are not laid out as the import package. setuptools maps
 # them at install (pyproject.toml, [tool.setuptools.package-dir]: `app/` is `mjrig`, `widgets/` is

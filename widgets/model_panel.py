@@ -263,7 +263,8 @@ class ModelPanel:
             self.submit(C.OpenModel(self._pending, discard=True))
 
     def _on_keep(self, *args: object) -> None:
-        dpg.configure_item(self._ask, show=False)
+        """Cancel (also Escape): the rig stays. The question goes once the session no longer waits
+        for an answer (``update``), so that its going shows the Cancel taken."""
         self.submit(C.KeepRig())
 
     # --- updating ---------------------------------------------------------------------------

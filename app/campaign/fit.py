@@ -6,8 +6,8 @@ from ``[fit] starts - 1`` more points of a Sobol sequence over the bounds; the l
 The Jacobian is forward differences whose points are evaluated as trials side by side: every
 experiment of every point (``fit_problem``) in lock-step on ``workers`` C threads of this process
 where the experiment's rig allows (``mjrig.campaign.lockstep``: the same residuals, bit for bit),
-else on ``workers`` local processes (the sweep's pool: each builds each experiment's rig once),
-or as Ray tasks.
+else on ``workers`` local processes (the sweep's pool, ``local_pool``: each builds each
+experiment's rig once), or as Ray tasks (``fit_evals``).
 
 At the solution (``fit_estimate``): the residual variance s² = Σr² / (m − n), the covariance s² (JᵀJ)⁻¹ with J in
 the params' own units, standard errors, 95 % intervals from Student's t (for a log-scale param,
@@ -15,19 +15,17 @@ symmetric in log space), correlations, and the RMS error per experiment and sign
 after. Converged: least_squares ended on a tolerance and every sample was reached.
 
 Resume: every evaluated point's residual is appended at once to ``FIT.parquet.parts/evals.jsonl``
-(exact floats); the same command run again replays the fit from it, evaluating only points not
+(exact floats; ``fit_evals``); the same command run again replays the fit from it, evaluating only points not
 there (the method is deterministic), and a folder of another fit is refused.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,23 +34,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.campaign.fit_estimate import Scale, starts, summary_at
-from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, residual, series
+from mjrig.campaign.fit_evals import EVALS_LOG, Evaluations, read_evaluations
+from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, series
 from mjrig.campaign.fit_verdict import verdict
-from mjrig.campaign.lockstep import LockStep, lockstep_refusal
-from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, parts_dir
-from mjrig.campaign.trial import TrialRunner, run_trials
+from mjrig.campaign.local_pool import default_workers
+from mjrig.campaign.sweep import parts_dir
 from mjrig.runtime.errors import ConfigError
+from mjrig.runtime.files.atomic_output import atomic_output
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
-from mjrig.scenario.best import write_with_values
-from mjrig.scenario.fit import OFFSET, check_joints, is_variable, start_value, variable_unit
+from mjrig.scenario.studies.best import write_with_values
+from mjrig.scenario.studies.fit import OFFSET, check_joints, is_variable, start_value, variable_unit
 
 __all__ = ["FitOutcome", "run_fit", "FIT_KEY"]
 
 FIT_KEY = "mjrig.fit"
 STEP = 1e-5
 """The forward-difference step of the scaled params (their bounds' span is 1)."""
-_LOG = "evals.jsonl"
 
 
 @dataclass
@@ -73,125 +71,6 @@ class FitOutcome:
     def identified(self) -> bool:
         """Converged, and the estimate passes the checks of ``fit_verdict``."""
         return bool(self.summary.get("identified", self.converged))
-
-
-@dataclass
-class _Evaluations:
-    """Residuals by point: computed on workers, or replayed from the log of an earlier run."""
-
-    exps: list[Experiment]
-    log: Any
-    workers: int
-    ray: str | None
-    known: dict[str, tuple[np.ndarray, str]] = field(default_factory=dict)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
-    reused: int = 0
-    pool: Any = None
-    runners: dict[int, TrialRunner] = field(default_factory=dict)
-    ran_on_ray: bool = False
-    progress: Callable[[int, float], None] | None = None
-    lockstep: bool = True
-    locksteps: dict[int, LockStep | None] = field(default_factory=dict)
-
-    def many(self, points: list[dict[str, float]], start: int) -> list[tuple[np.ndarray, str]]:
-        """Each point's (residual, status), in order; a point new to this fit gets a row (its
-        trial number) and runs unless an earlier run of the same fit logged it."""
-        keys = [json.dumps(p, sort_keys=True) for p in points]
-        fresh = [(k, p) for k, p in dict(zip(keys, points)).items() if k not in self.seen]
-        numbered = {k: len(self.rows) + 1 + i for i, (k, _) in enumerate(fresh)}
-        todo = [(k, p) for k, p in fresh if k not in self.known]
-        if todo:
-            results = self._run([(numbered[k], p) for k, p in todo])
-            for (key, _), (r, status) in zip(todo, results):
-                self.known[key] = (r, status)
-                self.log.write(json.dumps({"key": key, "r": r.tolist(), "status": status}) + "\n")
-                self.log.flush()  # in the kernel's hands: a kill loses nothing logged
-        self.reused += len(fresh) - len(todo)
-        for key, p in fresh:
-            self.seen.add(key)
-            r, status = self.known[key]
-            self.rows.append(
-                {
-                    "trial": numbered[key],
-                    "start": start,
-                    **{f"Params/{n}:value": v for n, v in p.items()},
-                    "cost": float(0.5 * r @ r),
-                    "status": status,
-                }
-            )
-        if self.progress is not None and fresh:
-            self.progress(len(self.rows), min(row["cost"] for row in self.rows))
-        return [self.known[k] for k in keys]
-
-    def _run(self, points: list[tuple[int, dict[str, float]]]) -> list[tuple[np.ndarray, str]]:
-        """Every experiment of every (trial number, point): on Ray, in lock-step here, on local
-        workers or one by one here."""
-        tasks = [(e, (trial, exp.values(p), 0)) for trial, p in points for e, exp in enumerate(self.exps)]
-        got: dict[tuple[int, int], dict[str, Any]] = {}
-
-        def keeper(e: int) -> Callable[[dict[str, Any]], None]:
-            """What keeps experiment ``e``'s rows in ``got``, by (experiment, trial)."""
-
-            def keep(row: dict[str, Any]) -> None:
-                got[(e, int(row["trial"]))] = row
-
-            return keep
-
-        if self.ray is not None:
-            from mjrig.campaign.ray_cluster import run_on_ray
-
-            for e, exp in enumerate(self.exps):
-                mine = [t for ee, t in tasks if ee == e]
-                run_on_ray(
-                    exp.job,
-                    mine,
-                    keeper(e),
-                    address=self.ray,
-                    again=self.ran_on_ray,
-                    stay=True,
-                )
-                self.ran_on_ray = True
-            tasks = []
-        for e in range(len(self.exps)) if self.ray is None and self.lockstep else ():
-            if (step := self._lockstep(e)) is not None:
-                mine = [t for ee, t in tasks if ee == e]
-                if mine:
-                    step.run(mine, keeper(e))
-        tasks = [(e, t) for e, t in tasks if (e, t[0]) not in got]
-        if self.workers > 1 and len(tasks) > 1:
-            if self.pool is None:
-                self.pool = open_pool(self.exps[0].job, self.workers)
-            futures = {self.pool.submit(run_trials, self.exps[e].job, [t]): (e, t[0]) for e, t in tasks}
-            try:
-                for fut in cf.as_completed(futures):
-                    got[futures[fut]] = fut.result()[0]
-            except BaseException:
-                kill_workers(self.pool)
-                raise
-        else:
-            for e, t in tasks:
-                got[(e, t[0])] = self._runner(e).run(t)
-        return [residual(self.exps, [got[(e, trial)] for e in range(len(self.exps))]) for trial, _ in points]
-
-    def _runner(self, e: int) -> TrialRunner:
-        """This process's runner of experiment ``e``, built on first use."""
-        return self.runners.get(e) or self.runners.setdefault(e, TrialRunner(self.exps[e].job))
-
-    def _lockstep(self, e: int) -> LockStep | None:
-        """Experiment ``e``'s trials in lock-step, or None when its rig does not allow it."""
-        if e not in self.locksteps:
-            runner = self._runner(e)
-            self.locksteps[e] = LockStep(runner, nthread=self.workers) if lockstep_refusal(runner) is None else None
-        return self.locksteps[e]
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.ran_on_ray and self.ray is not None:
-            from mjrig.campaign.ray_cluster import disconnect
-
-            disconnect(self.ray)
 
 
 def run_fit(
@@ -237,13 +116,13 @@ def run_fit(
     try:
         parts = parts_dir(out)
         _open_parts(parts, _fingerprint(sc, exps))
-        with open(parts / _LOG, "a", encoding="utf-8") as log:
-            ev = _Evaluations(
+        with open(parts / EVALS_LOG, "a", encoding="utf-8") as log:
+            ev = Evaluations(
                 exps,
                 log,
                 workers or default_workers(),
                 ray,
-                known=_read_log(parts / _LOG),
+                known=read_evaluations(parts / EVALS_LOG),
                 progress=progress,
                 lockstep=lockstep,
             )
@@ -293,7 +172,7 @@ def run_fit(
 
 def _start_values(sc: Any, scale: Scale, rig: Any) -> dict[str, float]:
     """Where the fit starts: each param's value, each fit variable's value before the fit
-    (``mjrig.scenario.fit.start_value``); ConfigError (one line) for a variable's start outside its
+    (``mjrig.scenario.studies.fit.start_value``); ConfigError (one line) for a variable's start outside its
     bounds."""
     out = {}
     rig.reset()
@@ -317,7 +196,7 @@ def _validate(
     ``{"rms_before": {exp: {signal: rms}}, "rms": {...}, "series": {...}}`` (SI), run here."""
     import io
 
-    ev = _Evaluations(checks, io.StringIO(), 1, None, lockstep=lockstep)
+    ev = Evaluations(checks, io.StringIO(), 1, None, lockstep=lockstep)
     try:
         (before, _), (after, _) = ev.many([start, estimate], 0)
     finally:
@@ -329,7 +208,7 @@ def _validate(
     }
 
 
-def _solve(ev: _Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
+def _solve(ev: Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
     """scipy's least_squares (TRF) from ``u0`` (scaled), its points evaluated by ``ev``."""
     from scipy.optimize import least_squares
 
@@ -352,7 +231,7 @@ def _solve(ev: _Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
     )
 
 
-def _solve_mujoco(ev: _Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
+def _solve_mujoco(ev: Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
     """MuJoCo's ``minimize.least_squares`` (Levenberg-Marquardt with box bounds) from ``u0``: its
     residual takes a batch of points, which ``ev`` evaluates side by side."""
     from types import SimpleNamespace
@@ -409,20 +288,8 @@ def _open_parts(parts: Path, fingerprint: str) -> None:
             )
         return
     parts.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(json.dumps({"fingerprint": fingerprint}), encoding="utf-8")
-
-
-def _read_log(path: Path) -> dict[str, tuple[np.ndarray, str]]:
-    """The residuals an earlier run logged (a line cut short by a kill is dropped)."""
-    known: dict[str, tuple[np.ndarray, str]] = {}
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                item = json.loads(line)
-                known[item["key"]] = (np.array(item["r"], dtype=float), str(item["status"]))
-            except (ValueError, KeyError, TypeError):
-                continue
-    return known
+    with atomic_output(stamp, what="--out") as part:
+        part.write_text(json.dumps({"fingerprint": fingerprint}), encoding="utf-8")
 
 
 def _write(sc: Any, out: Path, rows: list[dict[str, Any]], summary: dict[str, Any], units: dict[str, str]) -> None:
@@ -440,6 +307,5 @@ def _write(sc: Any, out: Path, rows: list[dict[str, Any]], summary: dict[str, An
     if sc.source is not None:
         meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
-    tmp = out.with_name(out.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, out)
+    with atomic_output(out, what="--out") as part:
+        pq.write_table(table, part, compression="zstd")

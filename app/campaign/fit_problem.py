@@ -24,7 +24,7 @@ import numpy as np
 
 from mjrig.campaign.trial import SweepJob
 from mjrig.runtime.analysis.metrics import error_value
-from mjrig.scenario.fit import INITIAL, OFFSET
+from mjrig.scenario.studies.fit import INITIAL, OFFSET
 
 __all__ = ["Experiment", "Signal", "experiments", "residual", "per_signal", "series", "MISSING"]
 

@@ -5,7 +5,7 @@ signing an estimate, each failing one as a reason in words they act on.
   (often a unit: a bench in cm declared mm);
 - a param the data cannot tell: its standard error above its own value, or a correlation above
   0.999 with another (the pair named: a free decay cannot tell k, c and m apart); an initial
-  position or clock offset (``mjrig.scenario.fit``), whose zero is arbitrary, when its standard error
+  position or clock offset (``mjrig.scenario.studies.fit``), whose zero is arbitrary, when its standard error
   is above a quarter of its bounds' range (its 95 % interval would span them);
 - a final RMS error above the measured signal's own RMS about its mean: the model does not explain
   the data (units, mapping).
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mjrig.scenario.fit import is_variable
+from mjrig.scenario.studies.fit import is_variable
 
 __all__ = ["verdict", "CORRELATION", "ON_BOUND"]
 

@@ -1,4 +1,4 @@
-"""Imported by the local worker pool's forkserver only (``sweep.open_pool`` preloads it): a
+"""Imported by the local worker pool's forkserver only (``local_pool.open_pool`` preloads it): a
 worker forked as the pool is being shut down says nothing.
 
 Why: a SIGTERM or Ctrl+C just as the pool starts its workers (about 0.6 s into a sweep) makes the

@@ -7,9 +7,10 @@ its own, and many of them can run in lock-step: ``LockStep`` sets each trial up 
 code a trial runs on its own (``TrialRunner.begin``, the rig's resolve, the first step's model
 writes), hands the prepared model and start state to one ``mujoco.batch.Batch``
 (``set_models``, C threads, bit-identical to a loop) and steps them all. Requirements are
-evaluated across the trials with arrays between steps (``_Watch``); a requirement's window end
-and a ``stop_on`` are decided per trial by ``Requirement`` itself. The rows are built by
-``TrialRunner.row``, so they are the rows the one-by-one path gives -- bit for bit (tested).
+evaluated across the trials with arrays between steps (``lockstep_watch.BatchWatch``); a
+requirement's window end and a ``stop_on`` are decided per trial by ``Requirement`` itself. The
+rows are built by ``TrialRunner.row``, so they are the rows the one-by-one path gives -- bit for
+bit (tested).
 
 Whatever the lock-step cannot reproduce exactly runs one by one instead, in this process: a
 trial whose loads need Python at its param values, and a trial in which MuJoCo warned of
@@ -19,7 +20,6 @@ anything (a divergence, a full contact buffer), which the one-by-one path report
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,15 +29,15 @@ import mujoco
 import mujoco.batch
 import numpy as np
 
+from mjrig.campaign.lockstep_watch import BatchWatch
 from mjrig.campaign.trial import Task, TrialRunner
 from mjrig.runtime.analysis.metrics import MODE_KINDS
-from mjrig.runtime.analysis.requirements import FAILED, PASSED, Requirement
 from mjrig.runtime.forces.spring_bank import WRITTEN as SPRING_FIELDS
 from mjrig.runtime.model_fields import WRITTEN as BINDING_FIELDS
 from mjrig.runtime.model_fields import needs_setconst
-from mjrig.runtime.step_parts import WORK
+from mjrig.runtime.step_parts import WORK, Work
 from mjrig.runtime.telemetry.signal_probe import column_catalog
-from mjrig.scenario.fit import INITIAL, apply_variables
+from mjrig.scenario.studies.fit import INITIAL, apply_variables
 
 if TYPE_CHECKING:
     from mjrig.runtime.forces.engine import LoadEngine
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LockStep", "lockstep_refusal", "BATCH", "BATCH_DOES"]
 
-BATCH_DOES = frozenset({"requirements", "metrics", "model fields"})
+BATCH_DOES: frozenset[Work] = frozenset({"requirements", "metrics", "model fields"})
 """Work between steps (``StepPlan.between_steps``) that lock-step does itself: requirements and
 metrics on the signals a batch records, params written into each simulation's model fields."""
 BATCH = 256
@@ -193,85 +193,6 @@ class _Kept:
     count: np.ndarray
 
 
-class _Watch:
-    """One requirement observed over ``n`` trials at once: the arrays of ``Requirement.state``.
-
-    ``field``/``index``: where the batch records its signal; ``before``: a state field, whose
-    value at a step is the one before it (else a field the step computes at the state it
-    started from, as ``mj_step`` leaves it)."""
-
-    def __init__(self, r: Requirement, n: int, *, field: str, index: int, before: bool) -> None:
-        self.r, self.field, self.index, self.before = r, field, index, before
-        self.t0, self.t1, self.last_from = r.window()
-        self.passed = np.ones(n, bool)
-        self.decided = np.zeros(n, bool)
-        self.n = np.zeros(n, np.int64)
-        self.lo, self.hi = np.full(n, math.inf), np.full(n, -math.inf)
-        self.last, self.last_t = np.full(n, math.nan), np.full(n, math.nan)
-        self.first_violation: list[float | None] = [None] * n
-        self.violation_value: list[float | None] = [None] * n
-        self.failed_bound = [""] * n
-
-    def state(self, s: int) -> dict[str, Any]:
-        """Trial ``s``'s observation, as ``Requirement.state`` gives it."""
-        n = int(self.n[s])
-        return {
-            "passed": bool(self.passed[s]),
-            "decided": bool(self.decided[s]),
-            "first_violation": self.first_violation[s],
-            "violation_value": self.violation_value[s],
-            "lo": float(self.lo[s]),
-            "hi": float(self.hi[s]),
-            "last": float(self.last[s]),
-            "last_t": float(self.last_t[s]) if n else None,
-            "n": n,
-            "failed_bound": self.failed_bound[s],
-        }
-
-    def fold(self, v: np.ndarray, t: np.ndarray, live: np.ndarray) -> np.ndarray:
-        """Observe values ``v`` (n, K) at step times ``t`` (K,) (s) in the ``live`` trials, as K
-        calls of ``Requirement.update`` would; returns the trials whose ``stop_on`` fired in the
-        block (a stop takes effect after its step: blocks are one step long when one can fire)."""
-        n, k = v.shape
-        r, stop = self.r, np.zeros(n, bool)
-        window = (t >= self.t0) & (t <= self.t1)
-        rows = live & ~self.decided
-        if not window.any() or not rows.any():
-            return stop
-        ends = np.flatnonzero(window & (t >= self.last_from))
-        decide = int(ends[0]) if ends.size else k  # the step that decides the window
-        window[decide + 1 :] = False
-        ok = rows[:, None] & window[None, :] & (v == v)  # NaN: the signal does not exist then
-        self.n += ok.sum(axis=1)
-        np.minimum(self.lo, np.where(ok, v, math.inf).min(axis=1), out=self.lo)
-        np.maximum(self.hi, np.where(ok, v, -math.inf).max(axis=1), out=self.hi)
-        bad = np.zeros_like(ok)
-        if r.min is not None:
-            bad |= v < r.min
-        if r.max is not None:
-            bad |= v > r.max
-        bad &= ok & self.passed[:, None]
-        for s in np.flatnonzero(bad.any(axis=1)):  # the first violation (once a trial)
-            j = int(bad[s].argmax())
-            self.passed[s] = False
-            self.first_violation[s], self.violation_value[s] = float(t[j]), float(v[s, j])
-            self.failed_bound[s] = "min" if r.min is not None and v[s, j] < r.min else "max"
-            stop[s] |= r.stop_on == "fail"
-        seen = np.flatnonzero(ok.any(axis=1))
-        last = k - 1 - ok[seen, ::-1].argmax(axis=1)
-        self.last[seen], self.last_t[seen] = v[seen, last], t[last]
-        if decide < k:
-            for s in np.flatnonzero(rows):
-                r.restore(self.state(int(s)))
-                event = r.finish()
-                after = r.state()
-                self.passed[s], self.decided[s] = after["passed"], after["decided"]
-                self.first_violation[s], self.violation_value[s] = after["first_violation"], after["violation_value"]
-                self.failed_bound[s] = after["failed_bound"]
-                stop[s] |= (event == FAILED and r.stop_on == "fail") or (event == PASSED and r.stop_on == "pass")
-        return stop
-
-
 class LockStep:
     """Runs trials of ``runner``'s sweep side by side on ``nthread`` C threads (see the module)."""
 
@@ -393,17 +314,17 @@ class LockStep:
             t.append(t[-1] + dt)
         return np.array(t)
 
-    def _watches(self, n: int) -> list[_Watch]:
+    def _watches(self, n: int) -> list[BatchWatch]:
         m, d = self.runner.rig.model, self.runner.rig.data
         cat = column_catalog(m, d, [])
         watches = []
         for r in self.runner.scenario.requirements:
             field, index, before = _recorded_at(m, d, cat, r.signal)
-            watches.append(_Watch(r, n, field=field, index=index, before=before))
+            watches.append(BatchWatch(r, n, field=field, index=index, before=before))
         return watches
 
     def _watched(
-        self, batch: mujoco.batch.Batch, watches: list[_Watch], t: np.ndarray, n: int, kept: _Kept | None
+        self, batch: mujoco.batch.Batch, watches: list[BatchWatch], t: np.ndarray, n: int, kept: _Kept | None
     ) -> float:
         """Step in blocks, recording the requirements' and metrics' signals, observe the former
         a block at a time and keep the latter in ``kept``; the time (s) the trials ended at (all

@@ -6,6 +6,7 @@ keeps its results row there (a user attribute), so a study killed at any moment 
 and started again with the same command continues -- trials asked but never told are marked
 failed and not counted, the finished ones count towards ``trials``. A database of a different
 study (other scenario, objective, params or seed; ``trials`` may change) is refused with one line.
+The database is ``mjrig.campaign.study_db``'s: opening it, the trials a killed run left, its errors.
 
 Trials are asked a batch at a time (one per worker) and run as a sweep's trials are: in this
 process, on local worker processes that build the rig once, or as Ray tasks; a trial's seed is
@@ -25,15 +26,9 @@ another feasible trial); no best set-up is written, the outcome names the front'
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import hashlib
 import json
-import logging
 import math
-import os
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,23 +37,29 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.campaign.local_pool import default_workers, kill_workers, open_pool
 from mjrig.campaign.pareto import pareto_flags
-from mjrig.campaign.sweep import default_workers, kill_workers, open_pool, row_schema, rows_table, value_units
+from mjrig.campaign.study_db import (
+    database_faults,
+    finished_rows,
+    open_study,
+    quiet_optuna,
+    study_fingerprint,
+    unfinished_trials,
+)
+from mjrig.campaign.sweep import row_schema, rows_table, value_units
 from mjrig.campaign.trial import SweepJob, TrialRunner, run_trial
 from mjrig.runtime.bounds import check_work, step_seconds
-from mjrig.runtime.errors import ConfigError, MjrigError, OutputError
-from mjrig.runtime.files.atomic_output import fault_errno, output_error
+from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.files.atomic_output import atomic_output
 from mjrig.runtime.files.out_lock import hold
 from mjrig.runtime.files.paths import RECORDING_SUFFIXES, check_suffix, check_writable
-from mjrig.scenario.best import write_with_values
-from mjrig.scenario.optimize import OptimizeSpec, SearchRange
 from mjrig.scenario.parse import Scenario
-from mjrig.scenario.sweep import trial_seed
+from mjrig.scenario.studies.best import write_with_values
+from mjrig.scenario.studies.optimize import OptimizeSpec, SearchRange
+from mjrig.scenario.studies.sweep import trial_seed
 
 __all__ = ["StudyOutcome", "run_optimize", "study_paths"]
-
-STUDY = "mjrig"
-"""The study's name in its database."""
 
 
 @dataclass
@@ -81,17 +82,6 @@ class StudyOutcome:
 def study_paths(out: Path) -> tuple[Path, Path]:
     """(the study's database, its best set-up's scenario) beside ``out`` (STUDY.parquet)."""
     return out.with_name(out.stem + ".optuna.db"), out.with_name(out.stem + "-best.toml")
-
-
-def _optuna() -> Any:
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    optuna.logging.disable_default_handler()  # its lines would not be mjrig's one-line messages
-    logging.getLogger("optuna").addHandler(logging.NullHandler())
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    warnings.filterwarnings("ignore", module=r"optuna(\.|$)")  # its advice is not the user's business
-    return optuna
 
 
 def run_optimize(
@@ -140,7 +130,7 @@ def run_optimize(
     )
     out_hold = hold(out, what="--out")  # one study at a time on this --out
     try:
-        with _database_faults(study_paths(out)[0]):
+        with database_faults(study_paths(out)[0]):
             return _study(sc, spec, out, job, runner, meta, units, total, seed, workers, ray, progress, on_start)
     finally:
         out_hold.release()
@@ -162,21 +152,11 @@ def _study(
     on_start: Any,
 ) -> StudyOutcome:
     """The study itself, ``run_optimize``'s body once ``out`` is held."""
-    optuna = _optuna()
+    optuna = quiet_optuna()
     db, best_toml = study_paths(out)
-    fingerprint = _fingerprint(sc, meta, seed)
-    study = _open_study(optuna, db, spec, seed, fingerprint)
-    # asked by a run that was killed: run again first, with their numbers and params (no holes)
-    pending = []
-    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")  # the database ids of the study's trials
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        if "mjrig.row" in t.user_attrs:  # its row was kept just before the kill: it counts as run
-            study.tell(t.number, state=optuna.trial.TrialState.FAIL)
-        else:
-            study_id = storage.get_study_id_from_name(STUDY)
-            trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, t.number)
-            pending.append(optuna.trial.Trial(study, trial_id))
-    finished = _finished(study)
+    study = open_study(optuna, db, spec, seed=seed, fingerprint=study_fingerprint(sc, meta, seed=seed))
+    pending = unfinished_trials(optuna, study, db)  # asked by a run that was killed: run again first
+    finished = finished_rows(study)
     if on_start is not None:
         on_start(total, len(finished))
     best = _best(finished, spec)
@@ -299,102 +279,6 @@ def _front(rows: list[dict[str, Any]], spec: OptimizeSpec) -> list[int]:
     return [int(r["trial"]) for r, on in zip(rows, flags) if on]
 
 
-_SQLITE_FAULTS = {
-    "database or disk is full": errno.ENOSPC,
-    "disk i/o error": errno.EIO,
-    "readonly database": errno.EROFS,
-    "read-only": errno.EROFS,
-    "permission denied": errno.EACCES,
-    "file too large": errno.EFBIG,
-}
-"""SQLite's words for an output fault, and the errno each means."""
-
-
-def database_error(exc: BaseException, db: Path) -> Exception | None:
-    """One line for an error of the study's database (SQLAlchemy, SQLite or Optuna's storage),
-    never its SQL statement: OutputError (exit 5, the cause named) for the disk or the folder,
-    ConfigError otherwise; None when ``exc`` is not the database's."""
-    import sqlite3
-
-    kinds = tuple(type(e).__module__.split(".")[0] for e in (exc, getattr(exc, "orig", None)) if e is not None)
-    if not (isinstance(exc, sqlite3.Error) or {"sqlalchemy", "optuna", "sqlite3"} & set(kinds)):
-        return None
-    text = " ".join(str(getattr(exc, "orig", None) or exc).split("[SQL:")[0].split("(Background on")[0].split())
-    text = text.removeprefix("(sqlite3.OperationalError) ")
-    code = fault_errno(exc) or next((e for words, e in _SQLITE_FAULTS.items() if words in text.lower()), None)
-    if code is not None:
-        return output_error(
-            OSError(code, os.strerror(code)), what="the study", path=db, kept="the finished trials are kept in it"
-        )
-    return ConfigError(f"{db}: the study's database failed: {text[:200] or type(exc).__name__}")
-
-
-@contextlib.contextmanager
-def _database_faults(db: Path) -> Iterator[None]:
-    """Errors of the study's database as one line (``database_error``)."""
-    try:
-        yield
-    except MjrigError:
-        raise
-    except Exception as exc:
-        error = database_error(exc, db)
-        if error is None:
-            raise
-        raise error from None
-
-
-def _open_study(optuna: Any, db: Path, spec: OptimizeSpec, seed: int, fingerprint: str) -> Any:
-    """The study in ``db`` (created for a new one); ConfigError when it holds another study."""
-    old = {} if hasattr(optuna.trial.Trial, "set_constraint") else {"constraints_func": _constraints}  # Optuna 4
-    samplers = {
-        "tpe": lambda: optuna.samplers.TPESampler(seed=seed, **old),
-        "cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
-        "random": lambda: optuna.samplers.RandomSampler(seed=seed),
-    }
-    try:
-        study = optuna.create_study(
-            study_name=STUDY,
-            storage=f"sqlite:///{db}",
-            load_if_exists=True,
-            directions=["maximize" if o.maximize else "minimize" for o in spec.objectives],
-            sampler=samplers[spec.sampler](),
-        )
-    except Exception as exc:  # not a database, or a study of another direction
-        error = database_error(exc, db)
-        if isinstance(error, OutputError):
-            raise error from None
-        text = " ".join(str(getattr(exc, "orig", None) or exc).split("[SQL:")[0].split())
-        raise ConfigError(f"{db}: cannot open the study: {text[:200]}") from None
-    found = study.user_attrs.get("mjrig.fingerprint")
-    if found is None:
-        study.set_user_attr("mjrig.fingerprint", fingerprint)
-    elif found != fingerprint:
-        raise ConfigError(
-            f"{db} holds a different study (other scenario or seed): run that study's command to "
-            f"continue it, or delete the file"
-        )
-    return study
-
-
-def _fingerprint(sc: Scenario, meta: dict[str, str], seed: int) -> str:
-    """What makes a study the same study: the scenario (its ``trials`` left out: a study may be
-    given more), the model file's content and the seed."""
-    doc = {k: v for k, v in sc.doc.items() if k != "optimize"}
-    doc["optimize"] = {k: v for k, v in sc.doc.get("optimize", {}).items() if k != "trials"}
-    text = json.dumps([doc, meta["mjrig.model_sha256"], seed], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _constraints(trial: Any) -> list[float]:
-    return trial.user_attrs.get("mjrig.constraint", [1.0])
-
-
-def _finished(study: Any) -> list[dict[str, Any]]:
-    """The rows of the trials this study finished, by trial number."""
-    rows = [t.user_attrs["mjrig.row"] for t in study.get_trials(deepcopy=False) if "mjrig.row" in t.user_attrs]
-    return sorted(rows, key=lambda r: r["trial"])
-
-
 def _best(rows: list[dict[str, Any]], spec: OptimizeSpec) -> dict[str, Any] | None:
     """The best feasible row (the first of equals); with several objectives ``{"front": [trial
     numbers]}`` (None: no feasible trial)."""
@@ -449,9 +333,8 @@ def _write(sc: Scenario, out: Path, rows: list[dict[str, Any]], meta: dict[str, 
     if sc.source is not None:
         meta["mjrig.scenario_path"] = str(Path(sc.source).resolve())
     table = table.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
-    tmp = out.with_name(out.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, out)
+    with atomic_output(out, what="--out") as part:
+        pq.write_table(table, part, compression="zstd")
 
 
 def suggest(trial: Any, name: str, r: SearchRange) -> float | int:

@@ -1,6 +1,6 @@
 """Sobol sensitivity indices of a Saltelli sweep (``sensitivity = "sobol"`` in ``[sweep]``).
 
-The sweep's trials are the design ``mjrig.scenario.sweep`` lays out: n base points, then trial
+The sweep's trials are the design ``mjrig.scenario.studies.sweep`` lays out: n base points, then trial
 ``i`` is block ``i // n`` (A, B, then one ``AB_k`` block per distribution param) and row
 ``i % n``. ``sensitivity(table, spec=)`` reads each ``Requirements/<r>:value`` and
 ``Metrics/<m>:value`` column of the results in that order and gives each param's first-order
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mjrig.scenario.sweep import SweepSpec
+from mjrig.scenario.studies.sweep import SweepSpec
 
 __all__ = [
     "SENSITIVITY_KEY",

@@ -37,7 +37,7 @@ from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import DivergenceError, one_line
 from mjrig.runtime.files.parquet_sink import segment_dir
 from mjrig.runtime.telemetry.signals import SignalManager
-from mjrig.scenario.fit import apply_variables
+from mjrig.scenario.studies.fit import apply_variables
 
 __all__ = [
     "SweepJob",
@@ -135,7 +135,7 @@ class TrialRunner:
 
     def begin(self, trial: int, values: dict[str, float], tseed: int) -> SignalManager | None:
         """Set the rig up for a trial with param ``values`` (and a fit's ``initial.<joint>`` and
-        ``offset.<entry>``: ``mjrig.scenario.fit``): the start state, the params, the
+        ``offset.<entry>``: ``mjrig.scenario.studies.fit``): the start state, the params, the
         requirements' state and the recorder (returned; the caller closes it). The rig is
         re-resolved at the first step, on the same compiled model."""
         self.rig.reset()

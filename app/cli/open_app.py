@@ -84,7 +84,7 @@ def open_app(args: argparse.Namespace) -> int:
             "`mjrig run TARGET` runs headless"
         )
     try:
-        from mjrig.desktop.app import open_app as open_desktop
+        from mjrig.desktop.launch import open_app as open_desktop
     except ImportError as exc:
         raise MjrigError(f"the desktop app cannot start: {exc}") from None
     return open_desktop(

@@ -3,21 +3,16 @@ simulation thread and MuJoCo's passive viewer.
 
 The panel talks to the simulation only through a *client*: ``submit(command)``, ``latest()``
 snapshot, ``drain_rows()`` for the live plots, and ``closed``. In one process the client is the
-Session itself; with ``panel_process=True`` (forced on macOS, where ``mjpython`` keeps the main
-thread for the viewer) the panel runs in its own process and the client is a pair of queues.
+Session itself; in a panel process of its own (``desktop/launch.py``) it is a pair of queues.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-import queue
 import sys
-import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mjrig import commands as C
 from mjrig.desktop import x_errors
@@ -26,10 +21,12 @@ from mjrig.desktop.widget_map import MapRequests
 
 if TYPE_CHECKING:
     from mjrig.widgets.dialogs.switch_question import SwitchQuestion
+    from mjrig.widgets.kit.sections import PanelSection
 
-__all__ = ["PanelApp", "open_app", "Client", "QueueClient", "SessionClient"]
+__all__ = ["PanelApp", "Client", "QueueClient", "SessionClient"]
 
 PANEL_FPS = 30.0
+"""Frames a second of the panel, and snapshots a second sent to a panel in its own process."""
 STATUS_HEIGHT = 117
 """Height (px) of the Status area under the plots in a narrow panel: its title row and four lines."""
 PLOTS_LEAST = 120
@@ -54,12 +51,6 @@ def narrow_split(height: int) -> tuple[int, int, int]:
     rest = height - (20 + RUN_BAR + 10 + 34 + TIMELINE + STATUS_HEIGHT + 32)  # menu, run bar, grip, plots' bar, spacing
     most = max(120, rest - PLOTS_LEAST)
     return 120, most, min(most, max(120, rest - int(0.3 * height) - 12))
-
-
-class _Section(Protocol):
-    """A section of the controls: built under its collapsing header, then updated with the panels."""
-
-    def build(self, parent: int | str, /) -> None: ...
 
 
 class PanelApp:
@@ -110,7 +101,6 @@ class PanelApp:
         from mjrig.widgets.actuators_panel import ActuatorsPanel
         from mjrig.widgets.analysis.fit_panel import FitPanel
         from mjrig.widgets.analysis.metrics_panel import MetricsPanel
-        from mjrig.widgets.analysis.modes_panel import ModesPanel
         from mjrig.widgets.analysis.requirements_panel import RequirementsPanel
         from mjrig.widgets.analysis.results_slot import ResultsSlot
         from mjrig.widgets.dialogs.export_dialogs import ExportDialogs
@@ -118,6 +108,7 @@ class PanelApp:
         from mjrig.widgets.edit_menu import EditMenu
         from mjrig.widgets.help_panel import HelpPanel
         from mjrig.widgets.jobs_line import JobsLine
+        from mjrig.widgets.kit.sections import SectionKit, placed, registered_sections
         from mjrig.widgets.kit.splitter import PanelLayout, Splitter
         from mjrig.widgets.log_panel import LogPanel
         from mjrig.widgets.model_panel import ModelPanel
@@ -138,7 +129,7 @@ class PanelApp:
         self.plot.on_save = exports.plot_dialog
         self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles(), exports=exports)
         timeline = TimelineBar(submit, plot=self.plot)
-        sections: list[tuple[str, _Section, bool]] = [
+        fixed: list[tuple[str, PanelSection, bool]] = [
             ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
             ("Loads", RigPanel(submit, what="loads"), True),
@@ -148,10 +139,10 @@ class PanelApp:
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
             ("Fit", FitPanel(submit), False),
-            ("Modes", ModesPanel(submit, ticked=self.plot.checked), False),
             ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
-        ]
+        ]  # and the analysis windows' sections, registered where they are defined (Modes after Fit)
+        sections = placed(fixed, SectionKit(submit, ticked=self.plot.checked), registered_sections())
         x, y, w, h = self.geometry
         with dpg.window(label=self.title) as self._main:
             with dpg.menu_bar() as menu_bar:
@@ -236,15 +227,17 @@ class PanelApp:
             )
         )
 
-    def _on_close_request(self) -> None:
+    def _on_close_request(self, *, held: bool = False) -> None:
         """The window's close button, File > Quit, Ctrl+Q: quit, or ask first when the rig has
-        unsaved edits or a long job runs (a fit, modes, an export)."""
+        unsaved edits or a long job runs (a fit, modes, an export). ``held``: the session asks (the
+        3D view's close button): the question stays after Keep working until the session no longer
+        asks, so that it goes once the answer is taken."""
         from mjrig.panel_state import job_text
 
         if not self._dirty and not self._jobs:
             self._quit = True
         else:
-            self._question.show(recording=self._recording, unsaved=self._dirty, jobs=job_text(self._jobs))
+            self._question.show(recording=self._recording, unsaved=self._dirty, jobs=job_text(self._jobs), held=held)
 
     def _on_quit_anyway(self) -> None:
         self.client.submit(C.Quit(confirmed=True))
@@ -306,7 +299,7 @@ class PanelApp:
         dpg.bind_theme(keyboard_focus_theme())
         dpg.show_viewport()
         # a window that went (a drop's source answered late) is one line, never the end of the app
-        x_errors.forgive_gone(x_errors.current_glx_display(), lambda text: _echo("warning", text))
+        x_errors.forgive_gone(x_errors.current_glx_display(), lambda text: echo("warning", text))
         start = time.perf_counter()
         shown: tuple[Any, Any] = (None, None)
         try:
@@ -330,7 +323,9 @@ class PanelApp:
                     )
                 self._dirty, self._recording, self._jobs = snap.dirty, snap.outputs.recording_path, snap.jobs
                 if snap.quit_question and not self._asked_for_viewer:  # the 3D view's close button
-                    self._on_close_request()
+                    self._on_close_request(held=True)
+                elif self._asked_for_viewer and not snap.quit_question:  # the session has taken the answer
+                    self._question.hide()
                 self._asked_for_viewer = snap.quit_question
                 for cols, block in self.client.drain_rows():
                     self.plot.add_rows(cols, block)
@@ -364,94 +359,7 @@ class PanelApp:
         return 0
 
 
-def _panel_process_main(
-    commands: Any, updates: Any, exit_after: float | None, geometry: tuple[int, int, int, int]
-) -> None:
-    """Entry point of the separate panel process."""
-    PanelApp(QueueClient(commands, updates), exit_after=exit_after, geometry=geometry).run()
-
-
-def _forward(session: Any, commands: Any, updates: Any, stop: threading.Event) -> None:
-    """Simulation side of the panel process: commands in, snapshots and rows out (~60 Hz)."""
-    while not stop.is_set():
-        try:
-            while True:
-                session.submit(commands.get_nowait())
-        except queue.Empty:
-            pass
-        except (EOFError, OSError):
-            session.submit(C.Quit())
-            return
-        rows = session.drain_rows()
-        try:  # a slow panel loses plot rows and stale snapshots, never blocks the simulation
-            if rows:
-                updates.put_nowait(("rows", rows))
-            updates.put_nowait(("snapshot", session.latest()))
-        except queue.Full:
-            pass
-        except (EOFError, OSError, ValueError):
-            return
-        time.sleep(1.0 / PANEL_FPS)
-
-
-def open_app(
-    path: Path | None,
-    *,
-    record: Path | None = None,
-    exit_after: float | None = None,
-    view_fps: float | None = None,
-    panel_process: bool | None = None,
-    show_viewer: bool = True,
-    compare: Path | None = None,
-) -> int:
-    """Open the desktop app on ``path`` (default: the bundled default rig; a ``.parquet``: replay it,
-    ``compare``: with a second recording over it; a sweep's results: the results view over the
-    sweep's scenario; ``view_fps``: the 3D view's frame-rate ceiling, frames/s, see ``ViewHold``);
-    returns the exit status."""
-    from mjrig.desktop.sim_thread import SimThread
-    from mjrig.desktop.windows import plan_layout, save_layout
-    from mjrig.runtime import mjwarnings
-    from mjrig.runtime.errors import ConfigError
-    from mjrig.scenario.bundled import default_model
-    from mjrig.session.kernel import Session
-
-    if panel_process is None:
-        panel_process = sys.platform == "darwin" or os.environ.get("MJRIG_PANEL_PROCESS") == "1"
-    session = Session(watch_files=True)
-    session.on_message = _echo  # the status log also goes to the terminal the app runs in
-    # MuJoCo's warnings go to the status log (and so to the terminal), never to MUJOCO_LOG.TXT
-    with mjwarnings.route(mjwarnings.status_sink(session.log)):
-        session.open(path if path is not None else default_model().scenario)  # ConfigError: exit 2
-        if compare is not None:
-            session.handle(C.OpenComparison(str(Path(compare).resolve())))
-        if record is not None:
-            session.handle(C.StartRecording(str(Path(record).resolve())))
-        session.publish()  # the panel's first frame shows the model opened, not "no model"
-        layout = plan_layout()
-        sim = SimThread(session, show_viewer=show_viewer, geometry=layout.viewer, view_fps=view_fps)
-        sim.start()
-        status = 0
-        panel_at: tuple[int, int, int, int] | None = None
-        try:
-            if panel_process:
-                status = _run_panel_process(session, sim, exit_after, layout.panel)
-            else:
-                panel = PanelApp(SessionClient(session), exit_after=exit_after, geometry=layout.panel)
-                status = panel.run()
-                panel_at = panel.placement
-        finally:
-            viewer_at = sim.window.geometry
-            session.submit(C.Quit())
-            sim.stop()
-            sim.join(10)
-            session.close()
-            save_layout(layout, viewer=viewer_at, panel=panel_at)
-    if sim.failure is not None:
-        raise ConfigError(f"the simulation stopped: {sim.failure}")
-    return status
-
-
-def _echo(level: str, text: str) -> None:
+def echo(level: str, text: str) -> None:
     """One line per status message on stderr (warnings and errors; info too with MJRIG_VERBOSE=1)."""
     if level != "info" or os.environ.get("MJRIG_VERBOSE") == "1":
         try:
@@ -459,42 +367,3 @@ def _echo(level: str, text: str) -> None:
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
-
-
-def _panel_python() -> str:
-    """The interpreter for the panel process: a plain python next to ``mjpython`` (which would
-    take the child's main thread for a viewer it does not have), else this one."""
-    exe = Path(sys.executable)
-    if "mjpython" in exe.name:
-        for name in ("python3", "python"):
-            if (exe.parent / name).exists():
-                return str(exe.parent / name)
-    return sys.executable
-
-
-def _run_panel_process(session: Any, sim: Any, exit_after: float | None, geometry: tuple[int, int, int, int]) -> int:
-    ctx = mp.get_context("spawn")
-    ctx.set_executable(_panel_python())
-    commands, updates = ctx.Queue(), ctx.Queue(maxsize=240)
-    proc = ctx.Process(target=_panel_process_main, args=(commands, updates, exit_after, geometry), name="mjrig-panel")
-    proc.start()
-    stop = threading.Event()
-    pump = threading.Thread(target=_forward, args=(session, commands, updates, stop), daemon=True)
-    pump.start()
-    start = time.perf_counter()
-    try:
-        while proc.is_alive() and not session.quit:
-            if exit_after is not None and time.perf_counter() - start > exit_after + 5.0:
-                break
-            time.sleep(0.05)
-    finally:
-        stop.set()
-        try:
-            updates.put_nowait(("closed", None))
-        except (queue.Full, ValueError, OSError):
-            pass
-        proc.join(5)
-        if proc.is_alive():
-            proc.terminate()
-            proc.join(2)
-    return 0

@@ -43,7 +43,7 @@ class SessionClient:
 
     @property
     def closed(self) -> bool:
-        return bool(self.session.quit)
+        return bool(self.session.unsaved.quit)
 
 
 class QueueClient:

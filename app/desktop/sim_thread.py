@@ -101,9 +101,9 @@ class SimThread:
         self._hold.watch(self.window.render_cpu)
         if self.window.software:
             self._light_rendering(self.viewer, say=True)
-        s.camera = self.viewer.cam  # videos follow what the user sees
-        s.model_changed = False
-        s.view_request = s.view_request or "open"
+        s.view.camera = self.viewer.cam  # videos follow what the user sees
+        s.view.model_changed = False
+        s.view.request = s.view.request or "open"
 
     def _light_rendering(self, v: Any, *, say: bool) -> None:
         """A view drawn on the CPU (``ViewerWindow.software``) without shadows and reflections:
@@ -149,13 +149,13 @@ class SimThread:
     def _apply_view(self, v: Any) -> None:
         """Carry out a camera request (under the viewer lock)."""
         s = self.session
-        req, s.view_request = s.view_request, None
+        req, s.view.request = s.view.request, None
         if req is None or s.model is None:
             return
         cam, aspect, points = v.cam, self._aspect(), self._rig_points()
         if req == "open":  # a new model: frame it; follow it if one body flies freely
             tracking = int((s.model.jnt_type == mujoco.mjtJoint.mjJNT_FREE).sum()) == 1
-            s.camera_choice = apply_camera(
+            s.view.camera_choice = apply_camera(
                 s.model, s.data, cam, "tracking" if tracking else FREE, aspect=aspect, points=points
             )
         elif req == "fit":  # from where the user looks now
@@ -164,20 +164,20 @@ class SimThread:
                 s.data,
                 cam,
                 aspect=aspect,
-                track=s.camera_choice == "tracking",
+                track=s.view.camera_choice == "tracking",
                 points=points,
                 keep_direction=cam.type != mujoco.mjtCamera.mjCAMERA_FIXED,
             )
-            if s.camera_choice not in (FREE, "tracking"):
-                s.camera_choice = FREE
+            if s.view.camera_choice not in (FREE, "tracking"):
+                s.view.camera_choice = FREE
         else:
-            choice = next_camera(s.model, s.camera_choice) if req == "next" else req
-            s.camera_choice = apply_camera(s.model, s.data, cam, choice, aspect=aspect, points=points)
+            choice = next_camera(s.model, s.view.camera_choice) if req == "next" else req
+            s.view.camera_choice = apply_camera(s.model, s.data, cam, choice, aspect=aspect, points=points)
 
     def _run(self) -> None:
         s = self.session
         try:
-            while not (self._stop.is_set() or s.quit):
+            while not (self._stop.is_set() or s.unsaved.quit):
                 t0 = time.perf_counter()
                 if s.model is None:
                     s.process_commands()
@@ -189,7 +189,7 @@ class SimThread:
                 v = self.viewer
                 if v is not None and not v.is_running():
                     self.viewer_closed = True
-                    s.quit = True
+                    s.unsaved.quit = True
                     break
                 self._frame(v)
                 self.frames += 1
@@ -198,7 +198,7 @@ class SimThread:
             self.failure = exc
             s.log("error", f"simulation thread stopped: {type(exc).__name__}: {exc}")
         finally:
-            s.quit = True
+            s.unsaved.quit = True
             self._hold.release()
             s.outputs.stop_video()  # GL resources belong to this thread
             if self._renderer is not None:
@@ -224,7 +224,7 @@ class SimThread:
                 s.log("warning", note)
             s.submit(C.OpenModel(target))
         kept_camera: tuple[int, int, int] | None = None
-        shown = False  # a mode animated (Modes): its frame drawn, then the run's state put back
+        shown = False  # a feature drew in the view (a mode animated): its frame drawn, then the run's state put back
         s.process_commands(off_lock=True)  # opening a model compiles it while the view goes on drawing
         # The view's turn (a frame of it drawn after this one) comes at most view_fps times a
         # second, and whenever a command waits: a command may swap the model or take long.
@@ -234,16 +234,16 @@ class SimThread:
             self._hold.keep(v)
         with nullcontext() if self._hold.kept else v.lock():
             s.process_commands()
-            if s.model_changed:
+            if s.view.model_changed:
                 kept_camera = self._before_swap(v)  # swapped below, outside the lock (simulate.load takes it)
             else:
                 s.advance(budget_s=0.8 * FRAME_S)
-                shown = s.modes.display(s.model, s.data)
+                shown = s.view.draw()
                 self._apply_view(v)
-                s.selection = describe_selection(s.model, s.data, v.perturb)
+                s.view.selection = describe_selection(s.model, s.data, v.perturb)
                 scn = v.user_scn
                 scn.ngeom = 0
-                if s.rm is not None and not s.modes.arrows_hidden:
+                if s.rm is not None and not s.view.rig_hidden:
                     s.rm.drawing.draw(scn, s.model, s.data)
                 s.replayer.draw_ghost(scn, option=v.opt)
                 if s.outputs.pending_screenshot is not None:
@@ -255,14 +255,14 @@ class SimThread:
             load_into_viewer(v, s.model, s.data)
             if self.window.software:  # the viewer's scene starts over with each model
                 self._light_rendering(v, say=False)
-            s.model_changed = False
+            s.view.model_changed = False
             with v.lock():
                 v.cam.type, v.cam.trackbodyid, v.cam.fixedcamid = kept_camera
         if not self._hold.kept:  # the viewer's turn: the state it draws next (sync locks)
             v.sync()
         if shown:
             with nullcontext() if self._hold.kept else v.lock():
-                s.modes.undisplay(s.model, s.data)
+                s.view.undraw()
         s.publish()
 
     def _before_swap(self, v: Any) -> tuple[int, int, int]:
@@ -275,7 +275,7 @@ class SimThread:
         back once the new model is in."""
         s = self.session
         v.user_scn.ngeom = 0
-        s.view_request = "open"
+        s.view.request = "open"
         self._apply_view(v)
         cam = v.cam
         kept = (int(cam.type), int(cam.trackbodyid), int(cam.fixedcamid))
@@ -299,9 +299,7 @@ class SimThread:
                     self._renderer.close()
                 self._renderer = mujoco.Renderer(m, height, width)
                 self._renderer_model = m
-            arrows, lines = (
-                s.rm.drawing.visuals(m, s.data) if s.rm is not None and not s.modes.arrows_hidden else ([], [])
-            )
+            arrows, lines = s.rm.drawing.visuals(m, s.data) if s.rm is not None and not s.view.rig_hidden else ([], [])
             mediapy.write_image(
                 str(path),
                 render_with_rig(
@@ -340,7 +338,7 @@ def run_headless_frames(session: Session, *, seconds: float) -> int:
     """Drive a session without a viewer for ``seconds`` of wall time (tests, benchmarks)."""
     end = time.perf_counter() + seconds
     frames = 0
-    while time.perf_counter() < end and not session.quit:
+    while time.perf_counter() < end and not session.unsaved.quit:
         session.process_commands()
         session.advance(budget_s=0.8 * FRAME_S)
         session.publish()

@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mjrig.runtime.files.atomic_output import replace_text
+
 __all__ = ["MapRequests", "write_widget_map", "WANT_SUFFIX", "FRAME_SUFFIX"]
 
 WANT_SUFFIX = ".want"
@@ -209,9 +211,7 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             items.append(entry)
         except Exception:  # noqa: BLE001 - an item deleted while we looked
             continue
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(items), encoding="utf-8")
-    os.replace(tmp, path)
+    replace_text(path, json.dumps(items))  # whole: a harness polling FILE never reads half a map
 
 
 _CONTROLS = frozenset(

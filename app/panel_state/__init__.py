@@ -1,22 +1,43 @@
-"""What the panel shows: the immutable snapshot the simulation publishes about every frame,
-and the small records inside it (loads, proximities, params, actuators, requirements, the model,
-the timeline). Part of the command channel (``mjrig.commands`` re-exports every name), so the same
-objects cross a thread queue or a process pipe."""
+"""What the panel shows: the immutable snapshot the simulation publishes about every frame
+(``PanelState``), the small records inside it (``records``) and each feature's part of it
+(``feature_parts``, ``mjrig.bench_state``; registered with ``mjrig.panel_parts.panel_part``). Part
+of the command channel (``mjrig.commands`` re-exports every name), so the same objects cross a
+thread queue or a process pipe."""
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
-import numpy as np
-
-from mjrig.bench_state import NO_MEASURED, NO_MODES, BenchPart, MeasuredOffer, MeasuredSignals, ModesPart
+from mjrig.bench_state import BenchPart, MeasuredOffer, MeasuredSignals
+from mjrig.panel_parts import PanelPart, default_part, registered_parts
+from mjrig.panel_state.feature_parts import (
+    ComparisonPart,
+    EntriesPart,
+    OutputsPart,
+    ReportsPart,
+    ResultsPart,
+    ToolsPart,
+)
+from mjrig.panel_state.records import (
+    COMPARED_ROWS,
+    NO_COMPARISON,
+    SI_UNITS,
+    ActuatorInfo,
+    ComparedSignals,
+    EntryInfo,
+    JobInfo,
+    MetricInfo,
+    ModelInfo,
+    ParamInfo,
+    RequirementInfo,
+    RunState,
+    TimelineInfo,
+    bound_text,
+    job_text,
+)
 from mjrig.panel_state.results import OpenedResults, SobolIndicesView, SobolValueView
-from mjrig.runtime.telemetry.units import DisplayUnits
 
 __all__ = [
     "RunState",
@@ -28,8 +49,12 @@ __all__ = [
     "ModelInfo",
     "ActuatorInfo",
     "RequirementInfo",
+    "MetricInfo",
     "TimelineInfo",
     "ComparedSignals",
+    "COMPARED_ROWS",
+    "NO_COMPARISON",
+    "SI_UNITS",
     "MeasuredSignals",
     "MeasuredOffer",
     "OpenedResults",
@@ -46,347 +71,17 @@ __all__ = [
     "PanelPart",
 ]
 
-
-SI_UNITS = DisplayUnits()
-"""Values as the scenario has them (SI): the default of every readout."""
-
-
-class RunState(str, enum.Enum):
-    """The one run-state machine: commands only request transitions."""
-
-    RUNNING = "running"
-    PAUSED = "paused"
-    STOPPED = "stopped"  # no model loaded
-    ERROR = "error"  # diverged or failed; paused until reset
-
-
-@dataclass(frozen=True)
-class EntryInfo:
-    """One entry of the rig, of any section of the registry (a load, a proximity, a requirement,
-    a control, a tracer): its scenario table and what it does now.
-
-    ``section`` is the scenario section (``"loads"``), ``kind`` the entry's kind (the section's
-    only kind when it has no kind key), ``spec`` the table as the scenario holds it. ``active``
-    is None for entries that cannot be switched off. ``readout``: (magnitude, unit) pairs of what
-    it applies or measures now, e.g. ((2.5, "N*m"),) for a hinge torque or ((0.012, "m"),) for a
-    proximity; ``alarm``: it is past its threshold (a proximity below its limit)."""
-
-    section: str
-    name: str
-    kind: str
-    spec: dict
-    active: bool | None = None
-    readout: tuple[tuple[float, str], ...] = ()
-    alarm: bool = False
-
-    def readout_text(self, units: DisplayUnits = SI_UNITS) -> str:
-        """The readout as a person reads it, in ``units``: "12.3 N", "2.5 N·m", "3 N, 0.2 N·m"."""
-        return ", ".join(units.text(v, u, fmt=".3g") for v, u in self.readout)
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    """A param of the rig: its value, range and unit (SI); ``choices`` or ``grid`` when the
-    scenario's ``[optimize.params]`` or ``[sweep.params]`` keep it on a catalogue or a step's grid,
-    which its slider snaps to."""
-
-    name: str
-    value: float
-    min: float | None
-    max: float | None
-    unit: str
-    choices: tuple[float, ...] = ()
-    """A catalogue (``{ choices = [...] }``): the values the param takes."""
-    grid: tuple[float, float, float] | None = None
-    """(low, step, high) of ``step = ...``: the values low + i·step within [low, high]."""
-
-    @property
-    def whole(self) -> bool:
-        """Whether every value it snaps to is a whole number (a coil count, a gear ratio)."""
-        values = self.choices or (self.grid[:2] if self.grid else ())
-        return bool(values) and all(float(v).is_integer() for v in values)
-
-    def snap(self, value: float) -> float:
-        """``value`` moved to the nearest allowed one (itself when the param takes any)."""
-        if self.choices:
-            return min(self.choices, key=lambda c: (abs(c - value), c))
-        if self.grid is not None:
-            low, step, high = self.grid
-            top = low + math.floor((high - low) / step + 1e-9) * step
-            return min(max(low + round((value - low) / step) * step, low), top)
-        return value
-
-
-@dataclass(frozen=True)
-class ActuatorInfo:
-    """An actuator of the model: its input now, its ctrlrange (None: unlimited) and what drives it
-    (``control``: the scenario value, e.g. a param's name; None: nothing of the rig)."""
-
-    name: str
-    ctrl: float
-    range: tuple[float, float] | None
-    control: str | None = None
-
-
-@dataclass(frozen=True)
-class JobInfo:
-    """A long job under way (a fit, modes, an export): ``what`` it is, how far (``fraction`` 0..1
-    when known) and a ``note`` ("12 evaluations")."""
-
-    what: str
-    fraction: float | None = None
-    note: str = ""
-
-
-def job_text(jobs: Sequence[JobInfo]) -> str:
-    """What the long jobs under way are and how far they got: "a fit: 12 evaluations", "saving
-    run.parquet: 62 % (84.2 MB)"."""
-
-    def far(j: JobInfo) -> str:
-        if j.fraction is None:
-            return j.note or "running"
-        return f"{100 * j.fraction:.0f} %" + (f" ({j.note})" if j.note else "")
-
-    return "; ".join(f"{j.what}: {far(j)}" for j in jobs)
-
-
-@dataclass(frozen=True)
-class TimelineInfo:
-    """What a timeline slider needs: the kept range ``start``..``end`` and the ``cursor`` (s,
-    simulated); ``scrubbed``: the view shows a past instant (Play branches from it); ``branches``
-    counts branches so far and ``branch_time`` is the last one's time (plots drop their rows after
-    it); ``replay``: the session plays a recording (``mjrig RECORDING.parquet``), ``start``..``end``
-    is then the recording's range."""
-
-    start: float = 0.0
-    end: float = 0.0
-    cursor: float = 0.0
-    scrubbed: bool = False
-    rows: int = 0
-    nbytes: int = 0
-    max_seconds: float = 0.0
-    max_megabytes: float = 0.0
-    branches: int = 0
-    branch_time: float | None = None
-    replay: bool = False
-    recording: str = ""  # the recording replayed
-    compare: str = ""  # the recording compared with ("": none)
-    ghost: bool = False  # the compared one is of the same model: draw its bodies too
-
-
-@dataclass(frozen=True, eq=False)
-class ComparedSignals:
-    """The recording compared with (``OpenComparison``) as the live plots draw it: read once by
-    the session, off the GUI thread, and published for the plotted signals it has. ``path``: its
-    file ("": none); ``times`` (s, shape (rows,)) and ``values`` (signal -> shape (rows,), SI),
-    every row of a short recording, evenly thinned out beyond ``COMPARED_ROWS``. The same object
-    is published while neither the comparison nor the plotted signals change (compare by ``is``)."""
-
-    path: str = ""
-    times: np.ndarray = field(default_factory=lambda: np.empty(0))
-    values: Mapping[str, np.ndarray] = field(default_factory=dict)
-
-    def has(self, name: str) -> bool:
-        """Whether signal ``name`` of the compared recording is here (it has it, and it is plotted)."""
-        return name in self.values
-
-    def at(self, name: str, times: np.ndarray) -> np.ndarray:
-        """Signal ``name`` at ``times`` (s), linear between its rows, NaN outside them (KeyError:
-        not ``has(name)``)."""
-        return np.interp(times, self.times, self.values[name], left=np.nan, right=np.nan)
-
-
-NO_COMPARISON = ComparedSignals()
-"""Nothing compared: the one object every panel state without a comparison holds."""
-
-COMPARED_ROWS = 20000
-"""Rows of a compared recording the panel gets at most (as many as the live plots keep)."""
-
-
-@dataclass(frozen=True)
-class RequirementInfo:
-    """A requirement's live state: ``passed`` so far (final once ``decided``), the observed
-    ``value`` that decides it and its ``limit``, and the first violation (simulated s, and the
-    signal's value then) or None."""
-
-    name: str
-    signal: str
-    bound: str
-    passed: bool
-    decided: bool
-    value: float | None
-    limit: float | None
-    first_violation: float | None
-    violation_value: float | None
-    bounds: tuple[float | None, float | None, float | None, float | None] = (None, None, None, None)
-    """(min, max, final, tolerance) as the scenario has them, in the signal's SI unit."""
-
-    def wanted(self, unit: str, units: DisplayUnits = SI_UNITS) -> str:
-        """The bound in ``units`` (the signal is in SI ``unit``): ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
-        if self.bounds[:3] == (None, None, None):
-            return self.bound
-        return bound_text(self.bounds, unit, units)
-
-
-def bound_text(
-    bounds: tuple[float | None, float | None, float | None, float | None],
-    unit: str = "",
-    units: DisplayUnits = SI_UNITS,
-) -> str:
-    """A requirement's (min, max, final, tolerance), values in SI ``unit``, as read in ``units``:
-    ">= -0.005 <= 0.02" (no unit), ">= -5 mm <= 20 mm", "final 0 ± 1 deg"."""
-    lo, hi, final, tol = bounds
-    show = lambda x: units.text(x, unit, fmt="g")  # noqa: E731
-    return " ".join(
-        x
-        for x in (
-            f">= {show(lo)}" if lo is not None else "",
-            f"<= {show(hi)}" if hi is not None else "",
-            f"final {show(final)} ± {show(tol or 0.0)}" if final is not None else "",
-        )
-        if x
-    )
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """A metric's value over the run so far (None before it has one: NaN) and its unit."""
-
-    name: str
-    signal: str
-    kind: str
-    window: str
-    value: float | None
-    unit: str
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """Names of the model's entities (rig helpers excluded) and its timestep (s)."""
-
-    path: str = ""
-    bodies: tuple[str, ...] = ()
-    joints: tuple[str, ...] = ()
-    sites: tuple[str, ...] = ()
-    geoms: tuple[str, ...] = ()
-    sensors: tuple[str, ...] = ()
-    cameras: tuple[str, ...] = ()  # view choices: "free", "tracking", then the model's cameras
-    timestep: float = 0.0
-    nq: int = 0
-    nv: int = 0
-    nu: int = 0
-
-
-# --- each feature's part of the panel state (``mjrig.session``: its feature's ``publish()``) ------
-@dataclass(frozen=True)
-class EntriesPart:
-    """The rig's entries and params (``session.entries``)."""
-
-    name: ClassVar[str] = "entries"  # its field of the panel state (``state.entries.params``)
-    items: tuple[EntryInfo, ...] = ()
-    """Every entry of the rig, section by section in the registry's order."""
-    params: tuple[ParamInfo, ...] = ()
-    undo: str = ""
-    """The edit Undo would take back ("remove load 'extra'"), "" when there is none."""
-    redo: str = ""
-    """The edit Redo would do again, "" when there is none."""
-
-
-@dataclass(frozen=True)
-class OutputsPart:
-    """The recording being made, its plan, the video, the interrupted recordings (``session.outputs``)."""
-
-    name: ClassVar[str] = "outputs"
-
-    recording_path: str | None = None
-    recording_rows: int = 0
-    recording_bytes: int = 0
-    recording_error: str | None = None
-    saving: tuple[JobInfo, ...] = ()
-    """Recordings stopped whose files are being finished: "saving NAME", how far (``fraction``),
-    the megabytes on disk so far (``note``); gone once the file exists."""
-    video_path: str | None = None
-    interrupted: tuple[str, ...] = ()  # recordings a crash left unfinished (recoverable)
-    recording_plan: dict[str, Any] = field(default_factory=dict)
-    """What Start and Ctrl+E record: the Recording form's ``path``, ``rate`` (samples/s, None:
-    every step) and ``signals`` (groups, None: all); a rig opens with its [recording]."""
-    plan_revision: int = 0
-    """Changes when the session sets ``recording_plan`` itself (a rig opened, a recording
-    started): the form then shows the plan again. The form's own edits leave it alone, so a
-    path being typed is never overwritten by its echo."""
-
-
-@dataclass(frozen=True)
-class ToolsPart:
-    """Actuators, requirement verdicts, metrics, the last snapshot, the view's settings (``session.tools``)."""
-
-    name: ClassVar[str] = "tools"
-
-    actuators: tuple[ActuatorInfo, ...] = ()
-    requirements: tuple[RequirementInfo, ...] = ()
-    metrics: tuple[MetricInfo, ...] = ()
-    snapshot_path: str | None = None  # the last state snapshot taken or restored
-    force_scale: float | None = None  # [view] force_scale, m of arrow per N (None: automatic)
-    shown_units: DisplayUnits = field(default_factory=DisplayUnits)
-    """The rig's ``[units]``: what the plots, values at the cursor, sliders and tables show."""
-
-
-@dataclass(frozen=True)
-class ReportsPart:
-    """What an export or report without a source reads (``session.reports``)."""
-
-    name: ClassVar[str] = "reports"
-
-    export_source: str | None = None
-    """The recording File > Export and File > Report read now: the one replayed, else the one
-    being finished or the last one finished (None: none yet)."""
-
-
-@dataclass(frozen=True)
-class ResultsPart:
-    """The sweep's or study's results opened (``session.results_files``)."""
-
-    name: ClassVar[str] = "results"
-    shown: OpenedResults | None = None
-    """The results the session opened last (it read the file): the results view shows them."""
-    opened: int = 0  # results files opened so far (the view is made again for each)
-
-
-@dataclass(frozen=True)
-class ComparisonPart:
-    """The recording compared with, as the plots draw it (``session.replay_mode``)."""
-
-    name: ClassVar[str] = "comparison"
-
-    compared: ComparedSignals = NO_COMPARISON
-    """The compared recording's plotted signals (``timeline.compare`` names its file)."""
-    measured: MeasuredSignals = NO_MEASURED
-    """Bench data the plots draw dotted beside the signals they measure."""
-
-
-PanelPart = EntriesPart | OutputsPart | ToolsPart | ReportsPart | ResultsPart | ComparisonPart | BenchPart | ModesPart
-"""A feature's part: the panel state holds it in its field of the part's ``name``."""
-
-_Part = TypeVar(
-    "_Part", EntriesPart, OutputsPart, ToolsPart, ReportsPart, ResultsPart, ComparisonPart, BenchPart, ModesPart
-)
-
-
-def _part(parts: tuple[PanelPart, ...], kind: type[_Part], default: _Part) -> _Part:
-    """The part of ``kind`` among ``parts`` (its ``name`` is its field of the panel state), else ``default``."""
-    for part in parts:
-        if isinstance(part, kind):
-            return part
-    return default
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
 class PanelState:
     """What the panel shows, published by the simulation about every frame. Immutable.
 
-    The kernel's fields are declared here; each feature publishes its own part, held here under
-    the part's name (``state.outputs.recording_path``, ``state.tools.metrics``); ``of`` puts the
-    parts in."""
+    The kernel's fields are declared here; each feature publishes its own part (a registered
+    ``panel_part``), held in ``parts`` under the part's name: ``part(kind)`` gives it (its
+    defaults when nothing was published), and the kernel's own features' parts have a property
+    each (``state.outputs.recording_path``, ``state.tools.metrics``); ``of`` puts the parts in."""
 
     state: RunState = RunState.STOPPED
     time: float = 0.0
@@ -417,35 +112,56 @@ class PanelState:
     hot_reload: bool = False  # the model and scenario files are watched and reloaded on change
     timeline: TimelineInfo = field(default_factory=TimelineInfo)
     jobs: tuple[JobInfo, ...] = ()  # long jobs under way: shown beside Status with Cancel
-    # the features' parts
-    entries: EntriesPart = field(default_factory=EntriesPart)
-    outputs: OutputsPart = field(default_factory=OutputsPart)
-    tools: ToolsPart = field(default_factory=ToolsPart)
-    reports: ReportsPart = field(default_factory=ReportsPart)
-    results: ResultsPart = field(default_factory=ResultsPart)
-    comparison: ComparisonPart = field(default_factory=ComparisonPart)
-    bench: BenchPart = field(default_factory=BenchPart)
-    modes: ModesPart = NO_MODES
+    parts: Mapping[str, Any] = field(default_factory=dict)
+    """The features' parts by name (``PanelPart.name``): read them with ``part``."""
 
     @classmethod
     def of(cls, parts: tuple[PanelPart, ...], **own: Any) -> PanelState:
         """The panel state of the kernel's ``own`` fields and the features' ``parts`` (one of each
-        kind at most; a part left out keeps its defaults)."""
-        kinds = [type(p) for p in parts]
-        if len(set(kinds)) != len(kinds):
-            raise TypeError(f"one part of each kind: {[k.__name__ for k in kinds]}")
-        base = cls(**own)
-        return dataclasses.replace(
-            base,
-            entries=_part(parts, EntriesPart, base.entries),
-            outputs=_part(parts, OutputsPart, base.outputs),
-            tools=_part(parts, ToolsPart, base.tools),
-            reports=_part(parts, ReportsPart, base.reports),
-            results=_part(parts, ResultsPart, base.results),
-            comparison=_part(parts, ComparisonPart, base.comparison),
-            bench=_part(parts, BenchPart, base.bench),
-            modes=_part(parts, ModesPart, base.modes),
-        )
+        kind at most, each registered; a part left out keeps its defaults)."""
+        known = registered_parts()
+        held: dict[str, Any] = {}
+        for p in parts:
+            if known.get(p.name) is not type(p):
+                raise TypeError(f"{type(p).__name__} is not a registered panel part (@panel_part)")
+            if p.name in held:
+                raise TypeError(f"one part of each kind: {type(p).__name__} twice")
+            held[p.name] = p
+        return cls(**own, parts=held)
+
+    def part(self, kind: type[P]) -> P:
+        """The feature's part of class ``kind`` (a registered ``panel_part``): as published, else
+        its defaults."""
+        held = self.parts.get(getattr(kind, "name", ""))
+        return held if isinstance(held, kind) else default_part(kind)
+
+    @property
+    def entries(self) -> EntriesPart:
+        return self.part(EntriesPart)
+
+    @property
+    def outputs(self) -> OutputsPart:
+        return self.part(OutputsPart)
+
+    @property
+    def tools(self) -> ToolsPart:
+        return self.part(ToolsPart)
+
+    @property
+    def reports(self) -> ReportsPart:
+        return self.part(ReportsPart)
+
+    @property
+    def results(self) -> ResultsPart:
+        return self.part(ResultsPart)
+
+    @property
+    def comparison(self) -> ComparisonPart:
+        return self.part(ComparisonPart)
+
+    @property
+    def bench(self) -> BenchPart:
+        return self.part(BenchPart)
 
     def section(self, key: str) -> tuple[EntryInfo, ...]:
         """The entries of one scenario section (``"loads"``, ``"proximities"``...)."""

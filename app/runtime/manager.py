@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
 
-from mjrig.runtime.analysis.metrics import Metric, MetricLog
+from mjrig.runtime.analysis.metric_log import MetricLog
+from mjrig.runtime.analysis.metrics import Metric
 from mjrig.runtime.analysis.requirements import Requirement, RequirementSet
 from mjrig.runtime.controls import Control
 from mjrig.runtime.drawing.frame_sinks import FrameSink, SyncHook, VideoSink, ViewerSync
@@ -35,7 +36,7 @@ from mjrig.runtime.forces.engine import LoadEngine
 from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.proximity import Proximity
 from mjrig.runtime.model_fields import ModelBinding
-from mjrig.runtime.pacing import Pacer, PacerSpeed
+from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.rig_drawing import RigDrawing
 from mjrig.runtime.rigmodel import CompiledRig, compile_rig, load_model_file, load_spec
 from mjrig.runtime.step_plan import StepPlan
@@ -55,7 +56,8 @@ __all__ = ["RuntimeManager", "SyncHook", "load_model_file"]
 class RuntimeManager:
     """Applies loads, measures proximities, records telemetry and video, paces playback.
 
-    ``playback_speed``: the real-time factor ``step`` paces to (1.0: real time; 0 or less: as fast as possible).
+    ``playback_speed``: the real-time factor ``step`` paces to at first (1.0: real time; 0 or less: as fast as
+    possible); ``pacer.speed`` changes it later.
     ``params``: extra NamedValues to record besides the loads'. ``monitors``: extra SignalManagers sampled like
     ``signal_manager`` (e.g. a file-less one feeding live plots). ``native_springs``: MuJoCo evaluates the springs
     it computes exactly (ideal springs; tension-/compression-only springs without damping) as tendon
@@ -75,7 +77,7 @@ class RuntimeManager:
     loads: list[Load] = field(default_factory=list)
     proximities: list[Proximity] = field(default_factory=list)
     video_recorders: list[VideoRecorder] = field(default_factory=list)
-    playback_speed: PacerSpeed = PacerSpeed()  # a float: the speed of ``pacer`` (the descriptor takes and gives one)
+    playback_speed: InitVar[float] = 1.0  # the speed ``pacer`` starts with (then ``pacer.speed``: its one owner)
     params: list[NamedValue] = field(default_factory=list)
     monitors: list[SignalManager] = field(default_factory=list)
     on_load_error: Callable[[Load, BaseException], None] | None = None
@@ -91,14 +93,14 @@ class RuntimeManager:
     arrow_scale: ArrowScale = field(default_factory=ArrowScale)
     frame_signals: list[FrameSignal] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, playback_speed: float) -> None:
+        self.pacer = Pacer(speed=playback_speed)  # the rig's pacing: its speed is set there alone
         self._resolved = False
         self._compiled: CompiledRig | None = None  # the model compile_rig made, with its helper tendons
         self._plan: StepPlan | None = None
         self._source = ""  # the model file, for snapshots' messages
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
         self.drawing = RigDrawing(self)
-        self.pacer: Pacer  # made by playback_speed's descriptor in __init__
         # what the metrics start from at resolve (MetricLog.seed): the replaced rig's log, the plots' kept rows
         self.carried: tuple[MetricLog | None, Callable[[str], tuple[np.ndarray, np.ndarray]]] = (
             None,

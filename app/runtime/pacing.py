@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-__all__ = ["Pacer", "PacerSpeed"]
+__all__ = ["Pacer"]
 
 
 class Pacer:
@@ -56,19 +56,3 @@ class Pacer:
         time: a model too heavy for its speed slows down instead of spiralling to catch up."""
         if self.speed > 0 and sim_time < self.target(sim_time) - slack_wall_s * self.speed:
             self._anchor = (self._clock(), sim_time)
-
-
-class PacerSpeed:
-    """A data descriptor: an owner's real-time factor kept as the speed of its ``pacer`` attribute
-    (a ``Pacer``, made at the first assignment), so whoever paces with that pacer sees a change
-    at its next step. Reads 1.0 on the class (a dataclass field's default)."""
-
-    def __get__(self, obj: object | None, owner: type | None = None) -> float:
-        return 1.0 if obj is None else obj.__dict__["pacer"].speed
-
-    def __set__(self, obj: object, value: float) -> None:
-        pacer = obj.__dict__.get("pacer")
-        if pacer is None:
-            obj.__dict__["pacer"] = Pacer(speed=value)
-        else:
-            pacer.speed = value

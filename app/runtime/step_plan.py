@@ -25,7 +25,8 @@ from typing import Any, Protocol
 import mujoco
 import numpy as np
 
-from mjrig.runtime.analysis.metrics import Metric, MetricLog
+from mjrig.runtime.analysis.metric_log import MetricLog
+from mjrig.runtime.analysis.metrics import Metric
 from mjrig.runtime.analysis.requirements import Requirement, RequirementSet
 from mjrig.runtime.controls import Control
 from mjrig.runtime.drawing.frame_sinks import FrameSink
@@ -194,7 +195,7 @@ class StepPlan:
                 model,
                 data,
                 extra=sources,
-                metrics=rig.metrics,
+                metrics=MetricLog(list(rig.metrics)),
                 prepare={"loads": prepare, "proximities": before},
             )
             sources.append(checks.source)

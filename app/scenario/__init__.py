@@ -5,7 +5,8 @@ one-line messages, and the one rig builder.
 section and kind is declared in, ``fields`` reads one field as its kind says, ``toml_writer``
 writes a document back in the layout a person expects, ``builder`` turns a scenario into a
 running rig (``build_rig``, ``runtime_of``), ``targets``/``bundled`` resolve what ``mjrig
-run|check|open`` are given. GUI-free. The public names below are imported on first use (PEP 562),
+run|check|open`` are given; ``studies`` holds the sections that ask for many runs (``[sweep]``,
+``[optimize]``, ``[fit]``) and ``best``, a scenario written again with a study's values. GUI-free. The public names below are imported on first use (PEP 562),
 so importing one module of the package (a widget's form reads ``kinds``) loads that module and
 what it imports, not the parser.
 """

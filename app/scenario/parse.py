@@ -34,14 +34,14 @@ from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.runtime.values import NamedValue
 from mjrig.scenario.fields import FieldReader, model_elements, model_points
 from mjrig.scenario.fields import show as _show
-from mjrig.scenario.fit import FitSpec, parse_fit
 from mjrig.scenario.initial import InitialState, read_initial
 from mjrig.scenario.kinds import REGISTRY, Registry
 from mjrig.scenario.locator import ScenarioLocator, dotted
 from mjrig.scenario.measured import Measured, link_metrics, parse_measured
-from mjrig.scenario.optimize import OptimizeSpec, parse_optimize
 from mjrig.scenario.plots import PlotSettings, read_plots
-from mjrig.scenario.sweep import SweepSpec, parse_sweep
+from mjrig.scenario.studies.fit import FitSpec, parse_fit
+from mjrig.scenario.studies.optimize import OptimizeSpec, parse_optimize
+from mjrig.scenario.studies.sweep import SweepSpec, parse_sweep
 
 __all__ = [
     "Scenario",

@@ -14,7 +14,7 @@ signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
 ``BenchPart.fit`` follows its evaluations and lowest cost and then holds its result.
 ``BenchPart.variables`` offers a start position and each bench's clock offset to fit beside the
-params (``mjrig.scenario.fit.offered_variables``). ``UseEstimate`` sets the params to the estimate, as the
+params (``mjrig.scenario.studies.fit.offered_variables``). ``UseEstimate`` sets the params to the estimate, as the
 sliders do, and an estimated start position or offset into the rig's ``[initial]`` and
 ``[[measured]]`` entry (Reset then starts there). Another rig opened forgets
 the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
@@ -38,12 +38,13 @@ from mjrig.bench_state import verdict_text
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.runtime.telemetry.snapshots import put_snapshot
-from mjrig.scenario.best import put_values
 from mjrig.scenario.builder import reset_state
-from mjrig.scenario.fit import is_variable, offered_variables
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.scenario.studies.best import put_values
+from mjrig.scenario.studies.fit import is_variable, offered_variables
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 from mjrig.session.jobs import BackgroundJobs, Cancelled, Job
 
 __all__ = ["Bench", "is_bench_file", "guess_unit"]

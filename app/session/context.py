@@ -1,22 +1,9 @@
-"""What a feature of the session sees and owes: the feature contract.
+"""What a feature of the session sees: the current rig and the session's services.
 
 The session kernel (``mjrig.session.kernel``) owns the rig, the run state and the document; it
-hands each feature (rig entries, outputs, tools, timeline, replay, reports, results, bench data,
-modes) one ``RigContext`` and no sibling, and keeps them in one tuple that it loops over. A
-feature is a ``Feature``:
-
-- ``handlers() -> {command type: handler}``: the commands it carries out (a command type two
-  features claim is refused when the session starts);
-- ``rig_opened()``: another rig was opened (not a reload): forget what belonged to the old one
-  (state kept in the rig's ``RigScope``, ``ctx.scope()``, needs no forgetting: it goes with it);
-- ``model_changed()``: the rig's model was read again (a reload, the rig kept): what it worked out
-  on the old model is stale (shown as such, not as current);
-- ``publish() -> C.PanelPart | None``: its part of the panel state, a frozen dataclass the
-  ``PanelState`` nests under the part's name (``state.outputs.recording_path``);
-- ``close()``: finish its files and jobs (safe twice).
-
-Each has a do-nothing default. Features talk to each other only through the context's hooks
-(``branched``, ``finishing``, ``finished``), never directly.
+hands each feature (``mjrig.session.feature``: what a feature owes) one ``RigContext`` and no
+sibling. Features talk to each other only through the context's hooks (``branched``,
+``finishing``, ``finished``), never directly.
 
 Threading: simulation thread only, like the kernel's stepping.
 """
@@ -30,45 +17,15 @@ from typing import Any
 
 import mujoco
 
-from mjrig import commands as C
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.manager import RuntimeManager
+from mjrig.runtime.telemetry.plot_history import HistoryFetch
 from mjrig.scenario.builder import Rig
 from mjrig.session.document import RigDocument
-from mjrig.session.jobs import BackgroundJobs
-from mjrig.session.plot_rows import HistoryFetch
 from mjrig.session.run_control import RunControl
 from mjrig.session.scope import RigScope
 
-__all__ = ["RigContext", "Feature", "Handler", "handler_table"]
-
-
-Handler = Callable[[Any], None]
-"""A command's handler: takes the command (of the type it is registered for), returns nothing."""
-
-
-class Feature:
-    """A part of the session with one job (see the module docstring)."""
-
-    jobs: BackgroundJobs | None = None
-    """Its background work, if it has any: long jobs are shown and cancelled through it."""
-
-    def handlers(self) -> dict[type[C.Command], Handler]:
-        """The commands this feature carries out (none by default)."""
-        return {}
-
-    def rig_opened(self) -> None:
-        """Another rig was opened (not a reload): forget what belonged to the old one."""
-
-    def model_changed(self) -> None:
-        """The rig's model was read again (a reload): mark what was worked out on the old one stale."""
-
-    def publish(self) -> C.PanelPart | None:
-        """Its part of the panel state (None: it shows nothing of its own)."""
-        return None
-
-    def close(self) -> None:
-        """Finish its files and background jobs; safe twice."""
+__all__ = ["RigContext"]
 
 
 @dataclass
@@ -136,17 +93,3 @@ class RigContext:
     def warn(self, text: str) -> None:
         """A one-line warning (a control clamped to its ctrlrange)."""
         self.log("warning", text)
-
-
-def handler_table(own: dict[type[C.Command], Handler], features: tuple[Feature, ...]) -> dict[type[C.Command], Handler]:
-    """The kernel's ``own`` handlers and every feature's, in one table; a command type claimed
-    twice is a mistake in the code, refused here (RuntimeError naming both) rather than one
-    handler silently winning."""
-    table = dict(own)
-    owner = dict.fromkeys(own, "the session kernel")
-    for feature in features:
-        for kind, handler in feature.handlers().items():
-            if kind in table:
-                raise RuntimeError(f"{kind.__name__} is handled by both {owner[kind]} and {type(feature).__name__}")
-            table[kind], owner[kind] = handler, type(feature).__name__
-    return table

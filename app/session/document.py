@@ -15,9 +15,24 @@ from typing import Any
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.kinds import REGISTRY
-from mjrig.scenario.parse import Scenario, scenario_from_doc
+from mjrig.scenario.parse import Scenario, load_scenario, scenario_from_doc
 
-__all__ = ["RigDocument"]
+__all__ = ["RigDocument", "read_document"]
+
+
+def read_document(path: Path) -> tuple[dict[str, Any], float | None]:
+    """The rig document of file ``path`` and the speed it asks for: a .toml scenario's as read
+    (checked) with its speed; an .xml/.mjb model's is the bare model (no speed). ConfigError
+    (one line) for a missing model or another kind of file."""
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        sc = load_scenario(path)
+        return copy.deepcopy(sc.doc), sc.speed
+    if suffix in (".xml", ".mjb"):
+        if not path.is_file():
+            raise ConfigError(f"{path}: model file not found")
+        return {"model": str(path)}, None
+    raise ConfigError(f"{path}: not a model or scenario (expected .xml, .mjb or .toml)")
 
 
 def _section(key: str) -> tuple[str, str]:

@@ -18,7 +18,8 @@ from typing import Any
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.kinds import REGISTRY, Registry
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 
 __all__ = ["RigEntries", "HISTORY_STEPS", "NOT_EDITS"]
 

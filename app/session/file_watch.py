@@ -4,10 +4,11 @@ scenario file, and queues a ``Reload`` when one of them changes on disk.
 ``watchfiles`` watches the files' folders (an editor that saves by writing a new file and
 renaming it over the old one still counts) and waits until writing has settled (its debounce)
 before it reports; ``FileWatch.follow(paths)`` changes what is watched (another model opened);
-``enabled`` switches the reloading off without stopping the thread. GUI-free.
+``enabled`` switches the reloading off without stopping the thread; ``ready`` is set once the
+watch is up (a file written after it is seen). GUI-free.
 
 Threading: the watcher's own thread only calls ``submit`` (the session's thread-safe command
-queue); ``follow``, ``enabled`` and ``close`` are for the simulation thread.
+queue) and sets ``ready``; ``follow``, ``enabled`` and ``close`` are for the simulation thread.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ def model_files(model: Path) -> set[Path]:
     return {model.resolve()} | {p.resolve() for tag, p in read_files(model) if tag == "include"}
 
 
+READY_MS = 100
+"""How long (ms) the watch waits for a first change before it calls itself up (``FileWatch.ready``)
+and looks again: watchfiles has added its watches to the folders by then, so a later write is seen."""
+
+
 class FileWatch:
     """Queues ``Reload(changed="model")`` or ``Reload(changed="scenario")`` through ``submit``
     when a followed file changes (``debounce_ms`` after the last write)."""
@@ -37,6 +43,10 @@ class FileWatch:
         self.submit = submit
         self.debounce_ms = debounce_ms
         self.enabled = True
+        self.ready = threading.Event()
+        """Set once the watch of the files followed now is up: a change written after it is
+        reported. A new Event with each ``follow`` and ``close``; never set while nothing is
+        watched (no files, or none of their folders exists)."""
         self._model: frozenset[Path] = frozenset()
         self._scenario: Path | None = None
         self._stop: threading.Event | None = None
@@ -55,11 +65,11 @@ class FileWatch:
             return
         self._stop = threading.Event()
         self._thread = threading.Thread(
-            target=self._run, args=(files, self._stop), name="mjrig-file-watch", daemon=True
+            target=self._run, args=(files, self._stop, self.ready), name="mjrig-file-watch", daemon=True
         )
         self._thread.start()
 
-    def _run(self, files: set[Path], stop: threading.Event) -> None:
+    def _run(self, files: set[Path], stop: threading.Event, ready: threading.Event) -> None:
         import watchfiles
 
         folders = sorted({str(f.parent) for f in files if f.parent.is_dir()})
@@ -74,8 +84,13 @@ class FileWatch:
                 watch_filter=lambda _c, p: Path(p).resolve() in files,
                 raise_interrupt=False,
                 recursive=False,
+                rust_timeout=READY_MS,
+                yield_on_timeout=True,
             ):
-                if not self.enabled:
+                # The first return (a change, or READY_MS without one: an empty set) comes from a
+                # watcher that added its watches before it began to wait.
+                ready.set()
+                if not changes or not self.enabled:
                     continue
                 paths = {Path(p).resolve() for _, p in changes}
                 if self._scenario is not None and self._scenario in paths:
@@ -90,6 +105,7 @@ class FileWatch:
         if self._stop is not None:
             self._stop.set()
         self._stop, self._thread = None, None
+        self.ready = threading.Event()
 
 
 def watching(files: FileWatch | None, *, on: bool, log: Callable[[str, str], None]) -> None:

@@ -3,17 +3,18 @@ publishes the panel state.
 
 The kernel owns the rig (``mjrig.scenario.builder``: every rig is built as ``mjrig run`` builds
 it), the run-state machine (``run_control``) and the document (the rig as a scenario document,
-``document``). Features plug in, each with one ``RigContext`` and no sibling (``context`` states
+``document``). Features plug in, each with one ``RigContext`` and no sibling (``feature`` states
 the contract): ``entries`` (editing any section of the rig), ``outputs`` (recordings, videos,
 screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pictures),
 ``timeline`` (history, scrubbing, branching: the live step source), ``replayer`` (recordings
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
-actuator sliders, snapshots, verdicts), ``bench`` (bench data offered, fits), ``modes`` (the
-rig's modes) and ``plot_feed`` (the live plots' rows). The features are one tuple,
-``features``, looped over for their commands (one table, a command claimed twice refused at
-start), ``rig_opened``, ``publish`` and ``close``. Each command goes to the feature that
-registered it (the step source first); the panel state is the kernel's fields and each feature's
-part (``mjrig.panel_state``: ``state.outputs.recording_path``).
+actuator sliders, snapshots, verdicts), ``bench`` (bench data offered, fits), ``plot_feed`` (the
+live plots' rows), then every analysis window's feature registered in ``mjrig.session.analyses``
+(the rig's modes). The features are one tuple, ``features``, looped over for their commands (one
+table, a command claimed twice refused at start), ``rig_opened``, ``publish``, the 3D view's
+frames (``view``: ``view_link``) and ``close``. Each command goes to the feature that registered it (the
+step source first); the panel state is the kernel's fields and each feature's part
+(``mjrig.panel_state``: ``state.outputs.recording_path``, ``state.part(kind)``).
 Threading: ``submit``, ``latest``, ``drain_rows`` and ``log`` may be called from any thread
 (MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo); everything else runs on the
 simulation thread (the only one touching MjModel/MjData). Background jobs report back through
@@ -23,31 +24,33 @@ export) are listed in ``PanelState.jobs`` and stopped by ``CancelJobs`` or the s
 
 from __future__ import annotations
 
-import collections
 import copy
 import os
-import queue
-from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import mujoco
 import numpy as np
 
 from mjrig import commands as C
 from mjrig.model_info import describe_model
-from mjrig.runtime.errors import ConfigError, MjrigError
+from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.telemetry.signals import SignalManager
 from mjrig.scenario.builder import Rig, build_rig, keep_switched_off, rebuild_rig
-from mjrig.scenario.parse import load_scenario, scenario_from_doc
+from mjrig.scenario.parse import scenario_from_doc
 from mjrig.session import jobs
-from mjrig.session.bench import Bench, is_bench_file
-from mjrig.session.context import Feature, RigContext, handler_table
-from mjrig.session.document import RigDocument
+from mjrig.session.bench import Bench
+from mjrig.session.context import RigContext
+from mjrig.session.core.inbox import Inbox
+from mjrig.session.core.status_log import StatusLog
+from mjrig.session.core.unsaved import UnsavedQuestions
+from mjrig.session.core.view_link import ViewLink
+from mjrig.session.document import RigDocument, read_document
 from mjrig.session.entries import NOT_EDITS, RigEntries
+from mjrig.session.feature import Feature, analyses, handler_table
 from mjrig.session.file_watch import FileWatch, model_files, watching
-from mjrig.session.modes import RigModes
 from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
@@ -58,6 +61,8 @@ from mjrig.session.scope import RigScope
 from mjrig.session.switch_gate import SwitchGate
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
+
+F = TypeVar("F", bound=Feature)
 
 __all__ = ["Session"]
 
@@ -86,6 +91,7 @@ class Session:
 
     def __init__(self, *, plot_rate: float = PLOT_RATE, watch_files: bool = False) -> None:
         self.rig: Rig | None = None
+        self.status = StatusLog()  # the status area's messages, the plots' time-axis marks (any thread)
         self.scope = RigScope(0)
         """The opened rig's scope: every feature's state of that rig (made anew for each rig opened)."""
         self.run = RunControl(lambda: self.source, sim_time=lambda: self.data.time if self.data is not None else 0.0)
@@ -99,7 +105,7 @@ class Session:
             rebuild=self.edit,
             load=self.load,
             push_rows=self.push_rows,
-            camera=lambda: self.camera,
+            camera=lambda: self.view.camera,
             source=lambda: self.source,
             use_source=self._use_source,
             plotted=lambda: self.plot_feed.plotted,
@@ -115,7 +121,7 @@ class Session:
         self.reports = Reports(self.context)  # exports, reports, plot pictures
         self.results = ResultsFiles(self.context, open_target=self.open)
         self.bench = Bench(self.context)  # bench data offered to the rig, fits to it
-        self.modes = RigModes(self.context)  # the rig's modes worked out, one animated
+        self.plot_feed = PlotFeed(PLOT_ROWS)  # every signal's recent rows; the plotted ones to the panel
         self.features: tuple[Feature, ...] = (
             self.outputs,  # first: its recordings are finished first on close (an export may wait)
             self.entries,
@@ -125,32 +131,30 @@ class Session:
             self.reports,
             self.results,
             self.bench,
-            self.modes,
+            self.plot_feed,
+            *(make(self.context) for make in analyses()),  # the analysis windows (the rig's modes)
         )
         """The session's features, each with its commands, its part of the panel state, what it
-        forgets when another rig opens and what it finishes on close (``context.Feature``)."""
+        forgets when another rig opens, draws in the 3D view and finishes on close (``Feature``)."""
         self.switch = SwitchGate(self.features, self.log)  # leaving the rig while its jobs run: asked
         self.context.branched.append(lambda t: self.outputs.branch_recording(time=t))
         self.source: Timeline | ReplaySource = self.timeline  # where steps come from: the live rig
         # Shared with the viewer loop, which runs on this (the simulation) thread too: it owns
         # the window and the camera; its render thread's callbacks only submit commands.
-        self.model_changed = False  # the viewer must load the new model
-        self.view_request: str | None = None  # a SetCamera choice for the viewer loop
-        self.camera_choice = "free"  # set by the viewer loop
-        self.camera: mujoco.MjvCamera | None = None  # the viewer's camera (videos follow it)
-        self.selection: str | None = None
+        self.view = ViewLink(features=lambda: self.features, model_data=self._model_data)
         self.opened = 0  # rigs opened so far (C.PanelState.opened)
-        # leaving, and the unsaved-edits questions (``quit`` is also read by the panel's client)
-        self.quit = False
-        self.quit_question = False  # the viewer was closed with unsaved edits: ask
-        self.pending_open: str | None = None  # waits for the unsaved-edits answer
-        self.on_message: Callable[[str, str], None] | None = None
-        self._commands: queue.Queue[C.Command] = queue.Queue()
+        self.inbox = Inbox(off_lock=OFF_LOCK)  # commands from any thread, run on this one
+        self.unsaved = UnsavedQuestions(
+            document=self.document,
+            switch=self.switch,
+            busy=lambda: bool(jobs.running(self.features)),
+            log=self.log,
+            open_file=self.open,
+            handle=self.handle,
+            save=self._save_scenario,
+            offer_bench=self.bench.offered,
+        )
         self.files = FileWatch(self.submit) if watch_files else None  # hot reload (the app's session)
-        self._held: C.Command | None = None  # taken from the queue by an off-lock pass, runs next
-        self._messages: collections.deque[tuple[str, str]] = collections.deque(maxlen=200)
-        self._events: collections.deque[tuple[float, str]] = collections.deque(maxlen=200)
-        self.plot_feed = PlotFeed(PLOT_ROWS)  # every signal's recent rows; the plotted ones to the panel
         self._plot_rate = plot_rate
         self._moved = False
         self._live = self._new_live()
@@ -158,24 +162,13 @@ class Session:
         self._info: tuple[mujoco.MjModel, C.ModelInfo] | None = None
         self._handlers = handler_table(
             {
-                C.OpenModel: self._open_model,
-                C.KeepRig: self._keep_rig,
                 C.AnswerSwitch: lambda cmd: self.switch.answer(cmd, then=self.handle),
-                C.Play: lambda cmd: self.run.play(),
-                C.Pause: lambda cmd: self.run.pause(),
-                C.TogglePause: lambda cmd: self.run.toggle(),
-                C.StepOnce: lambda cmd: self.run.step_once(cmd.steps),
+                **self.run.handlers(),  # play, pause, step, the speed
                 C.Reset: self._reset,
-                C.SetSpeed: lambda cmd: setattr(self.run, "speed", cmd.speed),
-                C.ChangeSpeed: lambda cmd: self.run.change_speed(cmd.direction),
-                C.SaveScenario: self._save_scenario,
-                C.SetCamera: lambda cmd: setattr(self, "view_request", cmd.choice),  # the viewer loop's camera
-                C.Quit: self._quit,
-                C.CloseViewer: self._close_viewer,
-                C.KeepWorking: lambda cmd: setattr(self, "quit_question", False),
+                C.SetCamera: lambda cmd: setattr(self.view, "request", cmd.choice),  # the viewer loop's camera
+                **self.unsaved.handlers(),  # opening or quitting with unsaved edits: asked first
                 C.CancelJobs: lambda cmd: jobs.cancel(self.features),
                 C.SetHotReload: lambda cmd: watching(self.files, on=cmd.on, log=self.log),
-                C.PlotSignals: self.plot_feed.show,
             },
             self.features,
         )
@@ -188,6 +181,9 @@ class Session:
     @property
     def data(self) -> mujoco.MjData | None:
         return self.rig.data if self.rig is not None else None
+
+    def _model_data(self) -> tuple[mujoco.MjModel, mujoco.MjData] | None:
+        return None if self.rig is None else (self.rig.model, self.rig.data)
 
     @property
     def rm(self) -> RuntimeManager | None:
@@ -215,7 +211,7 @@ class Session:
     # --- cross-thread API ------------------------------------------------------------------
     def submit(self, cmd: C.Command) -> None:
         """Queue a command; it runs at the next step boundary."""
-        self._commands.put(cmd)
+        self.inbox.submit(cmd)
 
     def latest(self) -> C.PanelState:
         """The last published snapshot."""
@@ -231,16 +227,12 @@ class Session:
         self.plot_feed.push(columns, block)
 
     def log(self, level: str, text: str) -> None:
-        """Add a message for the status area ('info', 'warning' or 'error'); any thread (a deque
-        append; ``on_message`` must be as safe)."""
-        self._messages.append((level, text))
-        if self.on_message is not None:
-            self.on_message(level, text)
+        """Add a message for the status area ('info', 'warning' or 'error'); any thread."""
+        self.status.log(level, text)
 
     def note_event(self, t: float, text: str, *, level: str = "warning") -> None:
         """Mark simulated time ``t`` (s) on the plots' time axis with ``text``, and log it."""
-        self._events.append((t, text))
-        self.log(level, text)
+        self.status.note_event(t, text, level=level)
 
     def warn(self, text: str) -> None:
         """A rig's one-line warning (a control clamped to its ctrlrange), as a 'warning' message."""
@@ -253,16 +245,9 @@ class Session:
         path = Path(path).expanduser().resolve()
         if path.suffix.lower() == ".parquet":
             return self.results.open(path) if is_results(path) else self.replayer.open(path)
-        if path.suffix.lower() == ".toml":
-            sc = load_scenario(path)
-            doc = copy.deepcopy(sc.doc)
-            self.run.speed = sc.speed
-        elif path.suffix.lower() in (".xml", ".mjb"):
-            if not path.is_file():
-                raise ConfigError(f"{path}: model file not found")
-            doc = {"model": str(path)}
-        else:
-            raise ConfigError(f"{path}: not a model or scenario (expected .xml, .mjb or .toml)")
+        doc, speed = read_document(path)
+        if speed is not None:
+            self.run.speed = speed
         self.load(doc, base=path.parent, source=path, reload=False)
         self.log("info", f"opened {path.name}")
         self.outputs.interrupted = self.outputs.find_interrupted()
@@ -292,8 +277,8 @@ class Session:
         self.document.opened(doc, base=base, source=source, model_path=sc.model, fresh=not reload)
         if not reload:  # another rig: nothing the previous one left behind carries over
             self.plot_feed.mark_new_model(str(sc.model))
-            self._events.clear()
-            self.selection = None
+            self.status.events.clear()
+            self.view.selection = None
             self.opened += 1
             self.scope.close()
             self.scope = RigScope(self.opened, source=source.name if source is not None else "")
@@ -302,7 +287,7 @@ class Session:
         else:
             for feature in self.features:
                 feature.model_changed()
-        self.model_changed = True
+        self.view.model_changed = True
         self.run.opened(fresh=not reload)
         if self.files is not None:
             self.files.follow(
@@ -332,32 +317,14 @@ class Session:
     # --- commands --------------------------------------------------------------------------
     def process_commands(self, *, off_lock: bool = False) -> None:
         """Run every queued command (call at a step boundary), then report finished jobs.
-
-        ``off_lock``: run only the commands at the head of the queue that need no viewer lock
-        (OFF_LOCK), in order, up to the first one that does (kept for the next call)."""
-        while True:
-            if self._held is not None:
-                cmd, self._held = self._held, None
-            else:
-                try:
-                    cmd = self._commands.get_nowait()
-                except queue.Empty:
-                    break
-            if off_lock and not isinstance(cmd, OFF_LOCK):
-                self._held = cmd
-                return
-            try:
-                self.handle(cmd)
-            except MjrigError as exc:
-                self.log("error", str(exc))
-            except Exception as exc:  # a command must never take the simulation down
-                self.log("error", f"{type(cmd).__name__} failed: {type(exc).__name__}: {exc}")
+        ``off_lock``: only those at the head of the queue that need no viewer lock (``OFF_LOCK``)."""
+        self.inbox.run(self.handle, log=self.log, off_lock=off_lock)
         self.outputs.jobs.finish()
         self.reports.jobs.finish()
 
     def commands_waiting(self) -> bool:
         """Whether a command waits to be run (at the next ``process_commands``)."""
-        return self._held is not None or not self._commands.empty()
+        return self.inbox.waiting()
 
     def handle(self, cmd: C.Command) -> None:
         """Carry out one command now."""
@@ -373,48 +340,15 @@ class Session:
         if before is not None and self.scope is scope:  # a change of this rig's document: a step Undo takes back
             self.entries.edited(cmd, before)
 
-    def _keep_rig(self, cmd: C.KeepRig) -> None:
-        self.pending_open = self.switch.pending = None
-
-    def _open_model(self, cmd: C.OpenModel) -> None:
-        if is_bench_file(cmd.path):  # bench data joins the rig: nothing is discarded, nothing to ask
-            return self.bench.offered(cmd.path)
-        self.pending_open = None if cmd.discard or not self.document.dirty else cmd.path
-        if self.pending_open:  # the panel asks: save first, open without saving, or cancel
-            self.log("warning", f"the rig has unsaved changes: answer the question to open {Path(cmd.path).name}")
-            return
-        self.open(cmd.path)
-        for name, value in cmd.params:  # a trial's values (the results view): not the user's edits
-            self.handle(C.SetParam(name, value))
-        self.document.dirty = self.document.dirty and not cmd.params
+    def _save_scenario(self, cmd: C.SaveScenario) -> None:
+        self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted
+        self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
 
     def _reset(self, cmd: C.Reset) -> None:
         assert self.rig is not None
         self.rig.reset()  # the scenario's start state (initial_key/initial_state), else the model's own
         self.run.reset(recount=True)
         self.log("info", "reset")
-
-    def _save_scenario(self, cmd: C.SaveScenario) -> None:
-        self.plot_feed.into(self.document.doc)  # CONTRACT 13: the scenario keeps what is plotted
-        self.outputs.save_scenario(cmd)  # raises when not written: no quitting, no opening
-        self.quit = self.quit or cmd.then_quit
-        if self.pending_open and not cmd.then_quit:  # saved on the way to opening another file: go on
-            pending, self.pending_open = self.pending_open, None
-            self.open(pending)
-
-    def _quit(self, cmd: C.Quit) -> None:
-        if cmd.confirmed and self.document.dirty:
-            self.log("warning", "quitting without saving the rig's changes")
-        self.quit = True  # long jobs are stopped as the session closes
-
-    def _close_viewer(self, cmd: C.CloseViewer) -> None:
-        """The 3D view's close button: quit, or ask first when the rig has unsaved edits or a
-        long job runs."""
-        if not self.document.dirty and not jobs.running(self.features):
-            self.quit = True
-        elif not self.quit_question:
-            self.quit_question = True
-            self.log("warning", "answer the question to quit (unsaved changes, or a job under way)")
 
     # --- stepping --------------------------------------------------------------------------
     def _use_source(self, source: Timeline | ReplaySource) -> None:
@@ -435,6 +369,13 @@ class Session:
             self._moved = False
         return n
 
+    def feature(self, kind: type[F]) -> F:
+        """The session's feature of class ``kind`` (LookupError when it has none)."""
+        found = next((f for f in self.features if isinstance(f, kind)), None)
+        if found is None:
+            raise LookupError(f"the session has no {kind.__name__}")
+        return found
+
     # --- snapshots ---------------------------------------------------------------------------
     def publish(self) -> C.PanelState:
         """Build and store the snapshot for the panel."""
@@ -444,8 +385,7 @@ class Session:
             for p in rm.proximities:
                 while p.events:
                     t_event, text = p.events.popleft()
-                    self._events.append((t_event, text))
-                    self.log("warning" if "below" in text else "info", text)
+                    self.status.note_event(t_event, text, level="warning" if "below" in text else "info")
         parts = tuple(part for feature in self.features if (part := feature.publish()) is not None)
         self._snapshot = C.PanelState.of(
             parts,
@@ -454,22 +394,22 @@ class Session:
             realtime_factor=rtf,
             speed=self.run.speed,
             model=self._model_info(),
-            selection=self.selection,
+            selection=self.view.selection,
             error=self.run.error,
-            messages=tuple(self._messages),
+            messages=tuple(self.status.messages),
             signals=self.source.signals() or self.plot_feed.names(self._live.columns),
             steps=self.run.steps,
-            camera=self.camera_choice,
+            camera=self.view.camera_choice,
             opened=self.opened,
             source=str(doc.source or ""),
             dirty=doc.dirty,
-            pending_open=self.pending_open,
+            pending_open=self.unsaved.pending_open,
             pending_switch=self.switch.question(),
-            quit_question=self.quit_question,
+            quit_question=self.unsaved.quit_question,
             plots=self.plot_feed.at_opening.signals,
             plot_window=self.plot_feed.at_opening.window,
             units=self._live.units_view(),
-            events=tuple(self._events),
+            events=tuple(self.status.events),
             hot_reload=self.files is not None and self.files.enabled,
             timeline=self.replayer.on_timeline(self.source.info()),
             jobs=jobs.infos(self.features),

@@ -29,7 +29,8 @@ from mjrig.runtime.telemetry.signals import SIGNAL_GROUPS, SignalManager
 from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import scenario_from_doc
 from mjrig.scenario.toml_writer import dumps
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 from mjrig.session.jobs import BackgroundJobs
 
 __all__ = ["Outputs"]
@@ -78,20 +79,12 @@ class Outputs(Feature):
             )
             for sm in self._saving.values()
         )
-        if rec is None:
-            return C.OutputsPart(
-                video_path=video,
-                saving=saving,
-                interrupted=self.interrupted,
-                recording_plan=self.plan,
-                plan_revision=self.plan_revision,
-            )
         return C.OutputsPart(
             saving=saving,
-            recording_path=str(rec.export_path),
-            recording_rows=rec.rows_recorded,
-            recording_bytes=rec.bytes_written,
-            recording_error=rec.error or rec.behind,
+            recording_path=None if rec is None else str(rec.export_path),
+            recording_rows=0 if rec is None else rec.rows_recorded,
+            recording_bytes=0 if rec is None else rec.bytes_written,
+            recording_error=None if rec is None else rec.error or rec.behind,
             video_path=video,
             interrupted=self.interrupted,
             recording_plan=self.plan,

@@ -22,18 +22,17 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from mjrig.runtime.telemetry.plot_history import FILL, NEW_MODEL, SignalHistory, is_fill, is_new_model
+from mjrig import commands as C
+from mjrig.runtime.telemetry.plot_history import FILL, NEW_MODEL, HistoryFetch, SignalHistory, is_fill, is_new_model
 from mjrig.scenario.plots import PlotSettings, plots_table
+from mjrig.session.feature import Feature, Handler
 
 __all__ = ["RowQueue", "PlotFeed", "HistoryFetch", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
-
-HistoryFetch = Callable[[Sequence[str]], tuple[list[str], np.ndarray, np.ndarray]]
-"""``fetch(names)`` -> (the names it has, times (s), values rows x names): a signal's whole history."""
 
 BUDGET = 24_000_000
 """Values (float64, 192 MB) the feed keeps of every signal: ``PLOT_ROWS`` rows up to 1,200 signals."""
@@ -74,10 +73,11 @@ class RowQueue:
         return out
 
 
-class PlotFeed:
+class PlotFeed(Feature):
     """Every signal's recent rows kept here; the plotted ones queued for the panel (see the
     module). Also what the plots show for the document: the rig's ``[plots]`` at opening
-    (``at_opening``), and the signals and window plotted now, which a saved scenario keeps.
+    (``at_opening``), and the signals and window plotted now, which a saved scenario keeps. A
+    feature of the session: it carries out ``PlotSignals``.
 
     Threading: ``drain`` on any thread; the rest on the session's.
     """
@@ -101,6 +101,9 @@ class PlotFeed:
             return
         for name in [n for n in plots.signals if n not in columns]:
             log("warning", f"[plots] signals: this rig has no signal '{name}'")
+
+    def handlers(self) -> dict[type[C.Command], Handler]:
+        return {C.PlotSignals: self.show}
 
     def show(self, cmd: Any) -> None:
         """``PlotSignals``: the panel plots ``cmd.names`` over ``cmd.window`` s now."""

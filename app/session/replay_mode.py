@@ -42,7 +42,8 @@ from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import file_sha256
 from mjrig.scenario.measured import MEASURED_KEY, read_measured_metadata
 from mjrig.scenario.targets import rig_of_recording
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 
 __all__ = ["ReplayMode", "ReplaySource", "PLOT_BLOCK"]
 

@@ -27,7 +27,8 @@ from pathlib import Path
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, MjrigError
 from mjrig.runtime.files.paths import check_writable, fresh_path
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 from mjrig.session.jobs import BackgroundJobs, Cancelled, Job
 
 __all__ = ["Reports", "NO_RECORDING", "REPORT_SUFFIXES"]

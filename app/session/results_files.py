@@ -14,7 +14,8 @@ from pathlib import Path
 from mjrig import commands as C
 from mjrig.campaign.results import SweepResults, is_results
 from mjrig.scenario.bundled import default_model
-from mjrig.session.context import Feature, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature
 
 __all__ = ["ResultsFiles", "is_results"]
 

@@ -9,7 +9,7 @@ import collections
 import math
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from mjrig import commands as C
 from mjrig.runtime.errors import MjrigError
@@ -65,6 +65,18 @@ class RunControl:
         self.pacer.restart()
 
     # --- transitions ---------------------------------------------------------------------------
+    def handlers(self) -> dict[type[C.Command], Callable[[Any], None]]:
+        """The run's commands: Play, Pause, TogglePause, StepOnce, SetSpeed, ChangeSpeed (each
+        handler takes the command of its type)."""
+        return {
+            C.Play: lambda cmd: self.play(),
+            C.Pause: lambda cmd: self.pause(),
+            C.TogglePause: lambda cmd: self.toggle(),
+            C.StepOnce: lambda cmd: self.step_once(cmd.steps),
+            C.SetSpeed: lambda cmd: setattr(self, "speed", cmd.speed),
+            C.ChangeSpeed: lambda cmd: self.change_speed(cmd.direction),
+        }
+
     def opened(self, *, fresh: bool) -> None:
         """A model was loaded. ``fresh`` (another rig): it runs, whatever the previous one was
         doing (paused by the user, or at the end of a replay), and the count starts again; a

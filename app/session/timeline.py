@@ -30,7 +30,8 @@ import math
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError, DivergenceError
 from mjrig.runtime.telemetry.history import DEFAULT_BYTES, DEFAULT_SECONDS, History
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 
 __all__ = ["Timeline", "TIME_TOLERANCE"]
 

@@ -31,7 +31,8 @@ from mjrig.runtime.telemetry.units import DisplayUnits, read_units
 from mjrig.scenario.builder import check_names
 from mjrig.scenario.initial import SIZES
 from mjrig.scenario.parse import load_scenario
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler
 
 __all__ = ["RigTools", "METRICS_EVERY"]
 

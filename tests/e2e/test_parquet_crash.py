@@ -16,7 +16,8 @@ import pytest
 
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.files.parquet_sink import recover, segment_dir
-from tests.unit.test_parquet_sink import REPO_ROOT, wait_until
+from tests.unit.test_parquet_sink import REPO_ROOT
+from tests.waiting import wait_for
 
 CHILD = textwrap.dedent("""
     import sys, time
@@ -65,7 +66,11 @@ def test_crash_then_recover_keeps_a_prefix(tmp_path: Path) -> None:
             pytest.fail(f"child did not start: {proc.communicate()[1]}")
         # killed once rows past the new column (2000) were handed over a second before: the
         # writer's flush interval (0.2 s) has surely passed for them
-        wait_until(lambda: any(c >= 2000 and stamp <= time.monotonic() - 1.0 for c, stamp in list(reports)), timeout=60)
+        wait_for(
+            lambda: any(c >= 2000 and stamp <= time.monotonic() - 1.0 for c, stamp in list(reports)),
+            what="rows past the new column handed over a second ago",
+            timeout=60,
+        )
         kill_time = time.monotonic()  # CLOCK_MONOTONIC is shared by all processes
         proc.send_signal(signal.SIGKILL)
     finally:

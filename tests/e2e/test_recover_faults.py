@@ -16,7 +16,8 @@ import pytest
 from e2e_util import MODELS, mjrig, mjrig_popen
 
 from mjrig.runtime.files.parquet_sink import ParquetSink, segment_dir
-from tests.unit.test_parquet_sink import make_block, wait_until
+from tests.unit.test_parquet_sink import make_block
+from tests.waiting import wait_for
 
 
 def _immutable(folder: Path, on: bool) -> bool:
@@ -44,7 +45,11 @@ def test_a_run_whose_folder_turns_unwritable_says_where_its_rows_are(tmp_path: P
         stderr=subprocess.PIPE,
     )
     try:
-        wait_until(lambda: segment_dir(out).is_dir() or proc.poll() is not None, timeout=60)
+        wait_for(
+            lambda: segment_dir(out).is_dir() or proc.poll() is not None,
+            what="the run's work folder (or its end)",
+            timeout=60,
+        )
         assert proc.poll() is None, "the run ended before its folder could be made unwritable"
         if not _immutable(folder, True):
             pytest.skip("chattr +i is not supported on this file system")
@@ -100,7 +105,7 @@ def test_recover_of_a_damaged_index_and_of_garbage_in_the_data(tmp_path: Path) -
     cols = ["time", "wall_time", "a"]
     for i in range(4):
         sink.write_block(cols, make_block(i * 30000, 30000, 1))
-        wait_until(lambda: sink.rows_written == (i + 1) * 30000)
+        wait_for(lambda: sink.rows_written == (i + 1) * 30000, what="the rows handed over written")
     copies = {name: tmp_path / f"{name}.parquet" for name in ("garbage-index", "garbage-data")}
     for path in copies.values():
         shutil.copytree(segment_dir(live), segment_dir(path))

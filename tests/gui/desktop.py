@@ -27,6 +27,7 @@ import polars as pl
 import pytest
 
 from mjrig.desktop.widget_map import FRAME_SUFFIX, WANT_SUFFIX
+from tests.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -39,26 +40,6 @@ def need(*tools: str) -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         pytest.skip(f"needs {', '.join(missing)}")
-
-
-def _truthy(value) -> bool:
-    if value is None or value is False:
-        return False
-    try:
-        return bool(value)
-    except (TypeError, ValueError):  # e.g. a DataFrame: having one is enough
-        return True
-
-
-def wait_for(pred, *, timeout: float = 30.0, what: str = "condition", every: float = 0.1):
-    end = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if _truthy(value):
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(every)
 
 
 _GLFW_KEYS = {

@@ -15,17 +15,10 @@ import traceback
 from pathlib import Path
 
 from mjrig import commands as C
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "models"
-
-
-def wait_for(pred, *, timeout: float = 20.0, what: str = "condition") -> None:
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def run_app(scenario: Path, body, *, timeout: float = 120.0) -> dict:

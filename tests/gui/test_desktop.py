@@ -16,7 +16,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from tests.gui.desktop import ARTIFACTS, REPO, App, Desktop, wait_for
+from tests.gui.desktop import ARTIFACTS, REPO, App, Desktop
+from tests.waiting import wait_for
 
 MODELS = REPO / "models"
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop, read_recording, wait_for
+from tests.gui.desktop import App, Desktop, read_recording
+from tests.waiting import wait_for
 
 ARM = """<mujoco model="arm">
   <option timestep="0.002"/>

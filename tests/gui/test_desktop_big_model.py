@@ -15,7 +15,8 @@ import pytest
 
 from mjrig.desktop.viewer_adapter import VIEW_NICE
 from mjrig.models.scale import many_bodies
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 BODIES = 600
 

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])

@@ -15,8 +15,9 @@ import polars as pl
 import pytest
 
 from mjrig.widgets.plots.plot_overlay import PALETTE, tint
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_timeline import _drag_to, _text, _time
+from tests.waiting import wait_for
 
 
 def _record(folder, name: str, *extra: str) -> None:

@@ -14,8 +14,9 @@ import pytest
 
 from mjrig.desktop.xdnd_target import DropTarget
 from mjrig.models.scale import many_bodies
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.xdnd_drop import drop, drop_and_vanish, drop_then_close_window
+from tests.waiting import wait_for
 
 GONE = r"warning: a file dropped on the 3D view did not arrive: its source \(a file manager\) (let go of it|did not answer)"
 

@@ -17,9 +17,10 @@ import pytest
 from mjrig.campaign.sweep import run_sweep
 from mjrig.scenario.parse import load_scenario
 from mjrig.session.reports import NO_RECORDING
-from tests.gui.desktop import App, Desktop, read_recording, wait_for
+from tests.gui.desktop import App, Desktop, read_recording
 from tests.gui.test_desktop_keys_dialogs import _click_menu_entry, _window
 from tests.sweep_util import write_scenario
+from tests.waiting import wait_for
 
 EXPORT_TITLE = "Export the recording"
 REPORT_TITLE = "Write a report"

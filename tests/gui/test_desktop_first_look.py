@@ -9,8 +9,9 @@ import tomllib
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_splitter import _drag
+from tests.waiting import wait_for
 
 SHAKER_PLOTS = ["Joints/slide_x:qpos", "Loads/main_spring:tension"]
 

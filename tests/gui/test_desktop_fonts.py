@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mjrig.widgets.kit.fonts import find_font
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 MODEL = """<mujoco model="人形">
   <worldbody>

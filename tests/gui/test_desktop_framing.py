@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.gui
 

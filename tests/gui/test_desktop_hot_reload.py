@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from tests import mjcf
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 CRATE = 'type="box" size="{size} {size} {size}" rgba="{rgba}" mass="20"'
 """The crate's geom: a cube of half-side ``{size}`` m and colour ``{rgba}`` (format fields), 20 kg."""

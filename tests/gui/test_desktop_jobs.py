@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_measured import run_fit
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
@@ -90,8 +91,11 @@ def test_switching_rigs_while_a_fit_runs_asks_and_each_answer_does_what_it_says(
         # the question's own Cancel (the one beside Status would stop the fit), on the row of its answers
         row = app.widget("Keep it running and open")[1]
         app.click("Cancel", index=min(range(2), key=lambda i: abs(app.widget("Cancel", index=i)[1] - row)))
-        wait_for(lambda: not app.visible("Keep it running and open"), what="the question gone")
-        time.sleep(1.0)  # nothing opens: the rig and its fit stay
+        # the question stays until the app no longer waits for an answer: once it goes, the Cancel is
+        # taken, and nothing opened: the rig and its fit stay
+        wait_for(lambda: not app.visible("Keep it running and open"), what="the Cancel taken (the question gone)")
+        app.widget("Reload")  # the rig's line (under Open... Reload Save scenario...) in view
+        assert app.text(f"scenario: {re.escape(str(path))}"), "another rig opened"
         assert desktop.title(app.viewer) == rig and app.text(r"a fit: \d+ evaluations?")
         app.drop(box)
         wait_for(lambda: app.visible("Keep it running and open"), what="the question again", timeout=15)

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from mjrig.widgets.kit.themes import FOCUS_FRAME
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 SCREENS = pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 

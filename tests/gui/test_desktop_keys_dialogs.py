@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.desktop import REPO, App, Desktop, wait_for
+from tests.gui.desktop import REPO, App, Desktop
 from tests.gui.test_desktop_model import STILL, _wait_unsaved
+from tests.waiting import wait_for
 
 MODELS = REPO / "models"
 OPEN_TITLE = "Open a model, scenario, recording or results"

@@ -7,16 +7,16 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 
 from mjrig.scenario.parse import load_scenario
 from mjrig.widgets.plots.plot_overlay import PALETTE, tint
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_timeline import _drag_to, _text
 from tests.unit.test_measured import CSV_ENTRY, csv_bench, scenario
+from tests.waiting import wait_for
 
 PLOTS = """
 [plots]
@@ -135,8 +135,9 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         app.key("ctrl+s", window=app.panel)
         wait_for(lambda: app.visible("Save"), what="the Save dialog")
         app.key("Return", window=app.panel)
-        time.sleep(1.0)
-        if app.visible("Replace"):  # the scenario's own file: asked before it is replaced
+        # the dialog has taken Return: it asks before replacing a file (the scenario's own), or it has gone
+        wait_for(lambda: app.visible("Replace") or not app.visible("Save"), what="the Save dialog to take Return")
+        if app.visible("Replace"):
             app.click("Replace")
         wait_for(lambda: "measured" in tomllib.loads(path.read_text()), what="the scenario saved with its bench")
         entry = tomllib.loads(path.read_text())["measured"][0]

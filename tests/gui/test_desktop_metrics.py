@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 def highest_return(after: float, until: float) -> float:

@@ -4,12 +4,12 @@ unsaved-edits question, Recent, and the recording settings a scenario brings."""
 from __future__ import annotations
 
 import shutil
-import time
 import tomllib
 
 import pytest
 
-from tests.gui.desktop import REPO, App, Desktop, read_recording, wait_for
+from tests.gui.desktop import REPO, App, Desktop, read_recording
+from tests.waiting import wait_for
 
 MODELS = REPO / "models"
 STILL = """<mujoco model="{name}"><worldbody><light pos="0 0 3"/><geom type="plane" size="2 2 .1"/>
@@ -61,7 +61,10 @@ def test_unsaved_edits_are_asked_about_and_saved_rigs_come_back_from_recent(lapt
         app.widget("Open without saving")  # the question is on screen
         laptop.screenshot("unsaved_question")
         app.click("Cancel")
-        time.sleep(1.0)  # nothing to wait for: time for a wrong switch to show (the title would change)
+        # the question stays until the app no longer waits for an answer: once it goes, the Cancel is taken
+        wait_for(lambda: not app.visible("Open without saving"), what="the Cancel taken (the question gone)")
+        app.widget("Reload")  # the rig's line (under Open... Reload Save scenario...) in view
+        assert app.text(r"bundled rig: spring_mass  \(unsaved changes\)"), "the rig was thrown away"
         assert laptop.title(app.viewer) == "MuJoCo : spring_mass", "the rig was thrown away"
         app.click("clearance")
         app.click("Save scenario first...")
@@ -171,8 +174,11 @@ def test_closing_the_3d_view_with_unsaved_edits_asks_too(laptop, tmp_path):
         app.click("Keep working")
     except AssertionError as exc:  # say what the app did with the close (its log: keys, commands)
         raise AssertionError(f"{exc}; the app's log:\n{app.output()[-3000:]}") from exc
-    time.sleep(1.0)  # nothing to wait for: time for a wrong close to show (the viewer's window would go)
-    assert app.proc.poll() is None and laptop.windows("^MuJoCo"), "the 3D view closed with unsaved edits"
+    # the question stays until the app no longer asks: once it goes, Keep working is taken; a panel
+    # that goes on drawing is an app that goes on (it stops drawing at once when it quits)
+    wait_for(lambda: not app.visible("Keep working"), what="Keep working taken (the question gone)")
+    assert app.redrawn(3) and app.proc.poll() is None, "the app quit with unsaved edits"
+    assert laptop.windows("^MuJoCo"), "the 3D view closed with unsaved edits"
     app.press_close(window=app.viewer)
     app.click("Quit without saving")
     assert app.proc.wait(30) == 0, app.output()

@@ -15,8 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_timeline import _time
+from tests.waiting import wait_for
 
 
 def _moved(a: np.ndarray, b: np.ndarray) -> float:

@@ -10,8 +10,9 @@ import re
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_study import study  # noqa: F401 - the module's study fixture
+from tests.waiting import wait_for
 
 TITLE = "Results — STUDY.parquet"
 QUESTION = "Unsaved rig changes"

@@ -12,10 +12,11 @@ from mjrig.campaign.optimize import run_optimize
 from mjrig.campaign.results import SweepResults
 from mjrig.scenario.parse import load_scenario
 from mjrig.widgets.analysis.pareto_front import FRONT
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_results import _click_at, _slider
 from tests.gui.test_desktop_study import TITLE, plots_in, results_window
 from tests.unit.test_study_pareto import study as study_file
+from tests.waiting import wait_for
 
 
 @pytest.fixture(scope="module")

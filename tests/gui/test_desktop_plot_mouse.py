@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 def _plot(app: App) -> dict:

@@ -11,7 +11,8 @@ import pytest
 
 from mjrig.models.scale import many_bodies
 from mjrig.widgets.plots.plot_overlay import EVENT_COLOR
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 def test_one_plot_per_unit_and_crossings_are_reported(tmp_path):

@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from tests.gui.desktop import REPO, App, Desktop, wait_for
+from tests.gui.desktop import REPO, App, Desktop
+from tests.waiting import wait_for
 
 READOUT = re.compile(r"t = +\d+\.\d{3} s|real-time factor +\d+\.\d\d|steps \d+")
 

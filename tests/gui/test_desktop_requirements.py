@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 def _text(app: App, pattern: str):

@@ -14,9 +14,10 @@ import pytest
 from mjrig.campaign.results import SweepResults
 from mjrig.campaign.sweep import run_sweep
 from mjrig.scenario.parse import load_scenario
-from mjrig.widgets.analysis.results_view import COLOURS
-from tests.gui.desktop import App, Desktop, wait_for
+from mjrig.widgets.analysis.trial_colours import COLOURS
+from tests.gui.desktop import App, Desktop
 from tests.sweep_util import write_scenario
+from tests.waiting import wait_for
 
 GRID = '[sweep]\n[sweep.params]\nk = { values = [100.0, 400.0] }\nc = { values = [0.0, 5.0] }\n[units]\nlength = "mm"\n'
 TITLE = "Results — RESULTS.parquet"

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from tests.gui.desktop import App, Desktop, read_recording, wait_for
+from tests.gui.desktop import App, Desktop, read_recording
+from tests.waiting import wait_for
 
 
 def _pick(app: App, combo: str, name: str, *, form: int) -> None:

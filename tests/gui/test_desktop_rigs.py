@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mjrig.scenario.bundled import bundled_models
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])

@@ -14,9 +14,10 @@ from mjrig.campaign.results import SweepResults
 from mjrig.campaign.sweep import run_sweep
 from mjrig.scenario.parse import load_scenario
 from mjrig.widgets.analysis.sobol_bars import FIRST_RGB, TOTAL_RGB
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_results import _click_at
 from tests.sweep_util import write_scenario
+from tests.waiting import wait_for
 
 TITLE = "Results — RESULTS.parquet"
 SWEEP = """[[metrics]]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
+from tests.waiting import wait_for
 
 
 def _drag(app: App, grip: str, *, dx: int = 0, dy: int = 0) -> None:

@@ -10,9 +10,10 @@ import pytest
 from mjrig.campaign.optimize import run_optimize
 from mjrig.campaign.results import SweepResults
 from mjrig.scenario.parse import load_scenario
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_results import _click_at, _slider
 from tests.sweep_util import BASE
+from tests.waiting import wait_for
 
 TITLE = "Results — STUDY.parquet"
 

@@ -15,8 +15,9 @@ import mediapy
 import numpy as np
 import polars as pl
 
-from tests.gui.desktop import ARTIFACTS, App, Desktop, read_recording, wait_for
+from tests.gui.desktop import ARTIFACTS, App, Desktop, read_recording
 from tests.gui.frames import Frame, FrameGrabber
+from tests.waiting import wait_for
 
 RATE = "rate (samples/s, empty: every step)"
 SEARCH = "search sites / bodies / geoms"

@@ -11,7 +11,8 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from tests.gui.desktop import App, Desktop, read_recording, wait_for
+from tests.gui.desktop import App, Desktop, read_recording
+from tests.waiting import wait_for
 
 
 def _text(app: App, pattern: str):

@@ -15,8 +15,9 @@ import tomllib
 import pytest
 
 from mjrig.scenario.bundled import MODELS_DIR
-from tests.gui.desktop import App, Desktop, wait_for
+from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_keys_dialogs import SAVE_TITLE, _click_menu_entry, _press, _window
+from tests.waiting import wait_for
 
 RIG = """model = "spring_mass.xml"
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.gui.desktop import App, Desktop, read_recording, wait_for
+from tests.gui.desktop import App, Desktop, read_recording
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.gui
 

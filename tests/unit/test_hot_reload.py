@@ -12,6 +12,7 @@ import pytest
 
 from mjrig import commands as C
 from mjrig.session.kernel import Session
+from tests.waiting import wait_for
 
 MAIN = """<mujoco model="cart">
   <include file="parts/body.xml"/>
@@ -41,14 +42,9 @@ rest_length = 0.5
 """
 
 
-def wait_for(s: Session, ok, what: str, timeout: float = 15.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        s.process_commands()
-        if ok():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}; log: {[m for m in s.publish().messages][-5:]}")
+def settle(s: Session, ok, *, what: str) -> None:
+    """Run the session's queued commands (the watcher's ``Reload``) until ``ok()`` holds."""
+    wait_for(lambda: s.process_commands() or ok(), what=what, timeout=15.0)
 
 
 @pytest.fixture()
@@ -59,7 +55,7 @@ def rig(tmp_path: Path):
     (tmp_path / "cart.toml").write_text(SCENARIO.format(k=100.0))
     s = Session(watch_files=True)
     s.open(tmp_path / "cart.toml")
-    time.sleep(0.3)  # the watcher is up
+    assert s.files is not None and s.files.ready.wait(10), "the file watcher did not come up"
     yield s, tmp_path
     s.close()
 
@@ -75,12 +71,12 @@ def test_an_included_file_edited_on_disk_is_reloaded_keeping_the_rig_and_the_run
     t = s.data.time
     assert mass(s) == 1.0 and s.publish().hot_reload
     (tmp / "parts" / "body.xml").write_text(BODY.format(mass=2.5))
-    wait_for(s, lambda: mass(s) == 2.5, "the new mass")
+    settle(s, lambda: mass(s) == 2.5, what="the new mass")
     assert s.data.time == pytest.approx(t) and [ld.name for ld in s.rm.loads] == ["spring"]
     assert any("cart.xml changed on disk: reloaded, loads kept" in m for _, m in s.publish().messages)
     # an edit MuJoCo refuses: the old model runs on, one error line
     (tmp / "parts" / "body.xml").write_text(BODY.format(mass=2.5).replace("<geom", "<gem"))
-    wait_for(s, lambda: any(level == "error" for level, _ in s.publish().messages), "the error line")
+    settle(s, lambda: any(level == "error" for level, _ in s.publish().messages), what="the error line")
     assert mass(s) == 2.5 and s.model is not None
     errors = [m for level, m in s.publish().messages if level == "error"]
     assert len(errors) == 1 and "\n" not in errors[0], errors
@@ -89,11 +85,11 @@ def test_an_included_file_edited_on_disk_is_reloaded_keeping_the_rig_and_the_run
 def test_the_scenario_edited_on_disk_is_read_again_unless_the_rig_has_unsaved_edits(rig) -> None:
     s, tmp = rig
     (tmp / "cart.toml").write_text(SCENARIO.format(k=250.0))
-    wait_for(s, lambda: s.document.doc["params"]["k"]["value"] == 250.0, "the new stiffness")
+    settle(s, lambda: s.document.doc["params"]["k"]["value"] == 250.0, what="the new stiffness")
     assert s.rm.params[0].value == 250.0 and not s.document.dirty
     s.handle(C.SetParam("k", 300.0))  # an unsaved edit in the app
     (tmp / "cart.toml").write_text(SCENARIO.format(k=400.0))
-    wait_for(s, lambda: any("unsaved edits, which are kept" in m for _, m in s.publish().messages), "the warning")
+    settle(s, lambda: any("unsaved edits, which are kept" in m for _, m in s.publish().messages), what="the warning")
     assert s.rm.params[0].value == 300.0
 
 

@@ -92,11 +92,37 @@ def test_the_check_sees_a_reach_in(tmp_path):
         REPO = saved
 
 
+CEILING = 450
+"""No module is longer: past it a module holds two concerns, and is split by concern (never
+squeezed to a line count, never merged with a sibling to make room)."""
+OVER_400 = {
+    "app/session/kernel.py": 435,
+    "app/scenario/parse.py": 432,
+    "app/exports/report.py": 431,
+    "app/runtime/files/parquet_sink.py": 423,
+    "app/runtime/compiled/native_code.py": 417,
+    "app/commands.py": 419,
+    "app/runtime/forces/engine.py": 416,
+    "app/runtime/analysis/requirements.py": 409,
+}
+"""The modules past 400 lines, each at most as long as it is here: a number only goes down (lower
+it when its module shrinks; drop the entry when it is 400 or less), and no module joins."""
+
+
+def module_lengths() -> dict[str, int]:
+    """Every source module's length in lines, by its path in the repository."""
+    return {str(p.relative_to(REPO)): len(p.read_text(encoding="utf-8").splitlines()) for p in SOURCES}
+
+
 def test_modules_stay_small():
-    """One concern per module: past about 300 lines a module usually holds two, and 500 is the
-    ceiling (a module is split by concern, never squeezed to a line count)."""
-    big = {str(p.relative_to(REPO)): n for p in SOURCES if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
-    assert not big, f"modules past 500 lines: {big}"
+    """One concern per module: past about 300 lines a module usually holds two. None is past
+    ``CEILING``, and one past 400 lines does not grow (``OVER_400``): the caps point down."""
+    lengths = module_lengths()
+    assert {m: n for m, n in lengths.items() if n > CEILING} == {}, f"past {CEILING} lines"
+    grown = {m: (n, OVER_400.get(m, 400)) for m, n in lengths.items() if n > OVER_400.get(m, 400)}
+    assert grown == {}, "modules past 400 lines that grew (now, allowed): split them by concern"
+    shrunk = {m: (lengths.get(m, 0), n) for m, n in OVER_400.items() if lengths.get(m, 0) < n}
+    assert shrunk == {}, "modules shorter than OVER_400 says (now, listed): lower their numbers"
 
 
 def test_the_top_level_stays_short():

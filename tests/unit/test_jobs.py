@@ -13,16 +13,14 @@ import pytest
 from mjrig import commands as C
 from mjrig.session.jobs import ABANDON_S, BackgroundJobs, Cancelled, Job
 from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.unit
 
 
-def _outcomes(jobs: BackgroundJobs, seen: list, *, timeout: float = 10.0) -> list:
-    end = time.monotonic() + timeout
-    while not seen and time.monotonic() < end:
-        jobs.finish()
-        time.sleep(0.01)
-    return seen
+def _outcomes(jobs: BackgroundJobs, seen: list) -> list:
+    """``seen`` once the jobs' ends (``finish``, as the session calls it) have added to it."""
+    return wait_for(lambda: jobs.finish() or seen, what="a job's outcome", timeout=10)
 
 
 def test_a_stepping_job_stops_at_its_next_step_and_says_cancelled():
@@ -37,8 +35,7 @@ def test_a_stepping_job_stops_at_its_next_step_and_says_cancelled():
         return 1
 
     jobs.start("loop", work, lambda r, e: seen.append((r, e)), job=job)
-    while len(steps) < 5:
-        time.sleep(0.005)
+    wait_for(lambda: len(steps) >= 5, what="five rounds of the loop", every=0.005)
     assert [j.what for j in jobs.running()] == ["a loop"] and job.note.endswith("rounds")
     jobs.cancel()
     assert jobs.running() == ()  # at once, before the work has noticed
@@ -58,11 +55,11 @@ def test_a_job_that_never_looks_is_abandoned_and_a_plain_one_is_waited_for():
     assert 0.3 <= waited < 0.3 + ABANDON_S + 1.0, waited  # the plain one in full, the deaf one not
     assert ("plain", 7, None) in seen and not any(s[0] == "deaf" for s in seen)
     release.set()
-    end = time.monotonic() + 10
-    while not any(s[0] == "deaf" for s in seen) and time.monotonic() < end:
-        jobs.finish()
-        time.sleep(0.01)
-    deaf = next(s for s in seen if s[0] == "deaf")
+    deaf = wait_for(
+        lambda: jobs.finish() or next((s for s in seen if s[0] == "deaf"), None),
+        what="the deaf job's outcome",
+        timeout=10,
+    )
     assert deaf[1] is None and isinstance(deaf[2], Cancelled)  # its result is dropped
 
 
@@ -71,17 +68,13 @@ def test_cancel_stops_a_fit_in_the_app_and_the_panel_stops_waiting(tmp_path, ope
     s = open_session(scenario(tmp_path, CSV_ENTRY, k=0.8 * K))
     try:
         s.handle(C.RunFit((("k", 1.0, 5000.0, False), ("c", 0.001, 100.0, False))))
-        end = time.monotonic() + 60
-        while not (jobs := s.publish().jobs) and time.monotonic() < end:
-            time.sleep(0.01)
+        jobs = wait_for(lambda: s.publish().jobs, what="the fit under way", timeout=60)
         assert [j.what for j in jobs] == ["a fit"]
-        while not s.publish().jobs[0].note and time.monotonic() < end:  # an evaluation done
-            time.sleep(0.01)
-        t0 = time.monotonic()
+        wait_for(lambda: s.publish().jobs[0].note, what="an evaluation done", timeout=60)
         s.handle(C.CancelJobs())
         assert s.publish().jobs == ()
-        while (fit := s.publish().bench.fit) is not None and fit.running and time.monotonic() < t0 + 30:
-            time.sleep(0.01)
+        wait_for(lambda: (f := s.publish().bench.fit) is None or not f.running, what="the fit to stop", timeout=30)
+        fit = s.publish().bench.fit
         assert fit is not None and not fit.running and fit.error == "cancelled", fit
         assert any("fit cancelled after" in text for _, text in s.publish().messages)
     finally:

@@ -12,7 +12,8 @@ import polars as pl
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime.analysis.metrics import Metric, MetricError, metric_unit, metric_value
+from mjrig.runtime.analysis.metrics import Metric, MetricError, metric_unit
+from mjrig.runtime.analysis.reductions import metric_value
 from mjrig.scenario.parse import load_scenario
 from tests.sweep_util import REPO
 
@@ -196,7 +197,7 @@ def test_bad_metric_entries_name_the_field(entry, field, words):
 
 
 def test_the_log_gives_values_as_the_run_goes_and_starts_over_when_time_goes_back():
-    from mjrig.runtime.analysis.metrics import MetricLog
+    from mjrig.runtime.analysis.metric_log import MetricLog
 
     log = MetricLog(
         [
@@ -223,7 +224,7 @@ def test_a_metric_added_mid_run_starts_from_what_was_kept():
     """A rig edited at t = 3 s: the metrics it had go on from every step logged; a new metric's
     signal comes from the plots' kept rows (interpolated onto those steps), and its value covers
     the kept stretch, not only the steps since the edit."""
-    from mjrig.runtime.analysis.metrics import MetricLog
+    from mjrig.runtime.analysis.metric_log import MetricLog
 
     old = MetricLog([Metric(name="top", signal="a", kind="max")])
     t = steps(3.0)

@@ -1,32 +1,79 @@
 """The panel state is made of typed parts: each feature of the session publishes one frozen
-dataclass, and ``PanelState`` holds it under the part's name (``state.outputs.recording_path``);
-the kernel declares only its own fields. The session's features are one tuple that the kernel
-loops over: their commands in one table (a command claimed twice refused at start), ``rig_opened``
-and ``close`` for every one."""
+dataclass registered where it is defined (``panel_part``), and ``PanelState`` holds it under the
+part's name (``state.part(kind)``, ``state.outputs.recording_path``); the kernel declares only its
+own fields. The session's features are one tuple that the kernel loops over: their commands in
+one table (a command claimed twice refused at start), ``rig_opened`` and ``close`` for every one;
+an analysis window's feature registers itself (``@feature``) and nothing else names it."""
 
 from __future__ import annotations
 
 import dataclasses
-import typing
 from pathlib import Path
 
 import pytest
 
 from mjrig import commands as C
+from mjrig.panel_parts import panel_part, registered_parts
 from mjrig.scenario.bundled import MODELS_DIR
-from mjrig.session.context import Feature, handler_table
+from mjrig.session.analyses.modes import RigModes
+from mjrig.session.feature import Feature, handler_table
 from mjrig.session.kernel import Session
 
-PARTS = typing.get_args(C.PanelPart)
+PARTS = tuple(registered_parts().values())
+REPO = Path(__file__).resolve().parents[2]
 
 
-def test_each_part_has_its_field_in_the_panel_state() -> None:
-    fields = {f.name: f for f in dataclasses.fields(C.PanelState)}
+def test_each_registered_part_defaults_in_the_panel_state() -> None:
+    assert {"entries", "outputs", "tools", "reports", "results", "comparison", "bench", "modes"} <= set(
+        registered_parts()
+    )
     for part in PARTS:
         assert dataclasses.is_dataclass(part) and part.__dataclass_params__.frozen, part
-        assert part.name in fields, f"{part.__name__} has no field '{part.name}' in the panel state"
-        assert getattr(C.PanelState(), part.name) == part(), f"{part.name} defaults to an empty {part.__name__}"
+        assert C.PanelState().part(part) == part(), f"{part.name} defaults to an empty {part.__name__}"
     assert len({p.name for p in PARTS}) == len(PARTS)
+
+
+def test_a_part_is_registered_once_by_name_and_must_be_frozen() -> None:
+    @dataclasses.dataclass
+    class Loose:
+        name = "loose"
+
+    with pytest.raises(TypeError, match="frozen dataclass"):
+        panel_part(Loose)
+
+    @dataclasses.dataclass(frozen=True)
+    class Other:
+        name = "modes"
+
+    with pytest.raises(TypeError, match="both ModesPart's and Other's"):
+        panel_part(Other)
+
+    @dataclasses.dataclass(frozen=True)
+    class Unregistered:
+        name = "unregistered"
+
+    with pytest.raises(TypeError, match="not a registered panel part"):
+        C.PanelState.of((Unregistered(),))  # type: ignore[arg-type]
+
+
+def test_an_analysis_window_is_named_only_where_it_is_defined() -> None:
+    """Modes comes in through the registries alone: its feature (``@feature``), its part
+    (``@panel_part``), its panel section (``@section``) and what it draws in the 3D view
+    (``Feature.draws_in_view``); the kernel, the panel state, the desktop and the sim thread
+    do not name it."""
+    s = Session()
+    try:
+        assert isinstance(s.feature(RigModes), RigModes)
+    finally:
+        s.close()
+    for rel in (
+        "app/session/kernel.py",
+        "app/panel_state/__init__.py",
+        "app/desktop/app.py",
+        "app/desktop/sim_thread.py",
+    ):
+        text = (REPO / rel).read_text(encoding="utf-8")
+        assert "RigModes" not in text and "ModesPanel" not in text and "ModesPart" not in text, rel
 
 
 def test_of_puts_each_part_in_and_refuses_two_of_a_kind() -> None:
@@ -53,6 +100,7 @@ def test_each_feature_publishes_its_typed_part(tmp_path: Path, monkeypatch: pyte
         s.handle(C.StepOnce(20))
         published = {type(part) for f in s.features if (part := f.publish()) is not None}
         assert published == set(PARTS)
+        assert snap_modes(s) == s.feature(RigModes).publish()
         snap = s.publish()
         assert snap.outputs.recording_path == s.outputs.publish().recording_path == str(tmp_path / "run.parquet")
         assert snap.outputs.recording_rows > 0
@@ -61,6 +109,11 @@ def test_each_feature_publishes_its_typed_part(tmp_path: Path, monkeypatch: pyte
         assert snap.tools.shown_units == s.tools.publish().shown_units
     finally:
         s.close()
+
+
+def snap_modes(s: Session) -> C.ModesPart:
+    """The Modes part as the panel reads it."""
+    return s.publish().part(C.ModesPart)
 
 
 class _Probe(Feature):

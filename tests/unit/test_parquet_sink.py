@@ -20,17 +20,9 @@ import pytest
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.files import parquet_merge, parquet_pace, parquet_segments, parquet_stream
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
+from tests.waiting import wait_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_until(predicate: Callable[[], bool], *, timeout: float = 10.0) -> None:
-    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(0.01)
 
 
 def make_block(start: int, rows: int, n_signals: int) -> np.ndarray:
@@ -149,9 +141,12 @@ def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest
     sizes = []
     for i in range(6):
         sink.write_block(["time", "wall_time", "a"], make_block(i * 4000, 4000, 1))  # 96 kB
-        wait_until(lambda: part.exists() and part.stat().st_size > (sizes[-1] if sizes else 0))
+        wait_for(
+            lambda: part.exists() and part.stat().st_size > (sizes[-1] if sizes else 0),
+            what="the next row group in the part's data file",
+        )
         sizes.append(part.stat().st_size)
-    wait_until(lambda: sink.rows_written == 24000)
+    wait_for(lambda: sink.rows_written == 24000, what="the rows handed over written")
     shutil.copytree(segment_dir(out), tmp_path / "killed.parquet.parts")
     sink.write_block(["time", "wall_time", "a"], make_block(24000, 10, 1))
     sink.close()
@@ -169,7 +164,7 @@ def test_units_changed_mid_recording_are_the_files(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     with ParquetSink(out, units={"a": "m"}, flush_seconds=0.02) as sink:
         sink.write_block(["time", "wall_time", "a"], make_block(0, 10, 1))
-        wait_until(lambda: sink.rows_written == 10)
+        wait_for(lambda: sink.rows_written == 10, what="the rows handed over written")
         sink.set_units({"a": "mm"})
         sink.write_block(["time", "wall_time", "a"], make_block(10, 10, 1))
     assert pq.read_schema(out).field("a").metadata == {b"unit": b"mm"}
@@ -301,7 +296,7 @@ def test_row_groups_are_whole_on_disk_while_recording(tmp_path: Path) -> None:
     try:
         for i in range(5):
             sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1))
-            wait_until(lambda: sink.rows_written == (i + 1) * 10)
+            wait_for(lambda: sink.rows_written == (i + 1) * 10, what="the rows handed over written")
         (stem,) = parquet_stream.parts(segment_dir(out))
         columns, groups, _codec = parquet_stream.part_groups(stem)
         assert columns == ("time", "wall_time", "a") and [rows for _, rows in groups] == [10] * 5
@@ -361,14 +356,14 @@ def _fault_after_first_segments(
     sink = ParquetSink(out, flush_seconds=0.05)
     for i in range(3):
         sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
-    wait_until(lambda: sink.rows_written == 300)
+    wait_for(lambda: sink.rows_written == 300, what="the rows handed over written")
     inject(segment_dir(out))
     n = 300
     for _ in range(10):  # never raises, even once the writer has failed
         sink.write_block(["time", "wall_time", "a"], make_block(n, 100, 1))
         n += 100
         time.sleep(0.02)
-    wait_until(lambda: sink.error is not None)
+    wait_for(lambda: sink.error is not None, what="the writer's error")
     sink.write_block(["time", "wall_time", "a"], make_block(n, 100, 1))
     assert sink.rows_written == 300
     return sink, 300
@@ -448,10 +443,10 @@ def test_segments_are_cleared_away_after_close(tmp_path: Path, monkeypatch: pyte
     (left / "seg-000001.rows").write_bytes(b"x" * 1000)
     with ParquetSink(out, flush_seconds=0.01) as sink:
         sink.write_block(["time", "wall_time"], make_block(0, 10, 0))
-        wait_until(lambda: sink.rows_written == 10)
+        wait_for(lambda: sink.rows_written == 10, what="the rows handed over written")
         assert not left.exists()
     assert not segment_dir(out).exists()
-    wait_until(lambda: sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"])
+    wait_for(lambda: sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"], what="only the finished file left")
     with ParquetSink(out) as again:  # the path is free for the next recording at once
         again.write_block(["time", "wall_time"], make_block(0, 5, 0))
     assert pq.read_table(out).num_rows == 5
@@ -464,7 +459,7 @@ def test_a_row_group_cut_short_by_a_kill_is_left_out(tmp_path: Path) -> None:
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(3):
         sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
-        wait_until(lambda: sink.rows_written == (i + 1) * 100)
+        wait_for(lambda: sink.rows_written == (i + 1) * 100, what="the rows handed over written")
     for case in ("data", "index"):
         killed = tmp_path / f"{case}.parquet"
         shutil.copytree(segment_dir(out), segment_dir(killed))
@@ -495,7 +490,7 @@ def test_a_part_an_earlier_recorder_left_is_recovered(
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(2):
         sink.write_block(["time", "wall_time", "a"], make_block(i * 100, 100, 1))
-        wait_until(lambda: sink.rows_written == (i + 1) * 100)
+        wait_for(lambda: sink.rows_written == (i + 1) * 100, what="the rows handed over written")
     killed = tmp_path / "killed.parquet"
     shutil.copytree(segment_dir(out), segment_dir(killed))
     sink.close()
@@ -514,7 +509,7 @@ def test_a_part_killed_before_its_files_were_all_made_recovers_empty(tmp_path: P
     out = tmp_path / "out.parquet"
     sink = ParquetSink(out, flush_seconds=0.02)
     sink.write_block(["time", "wall_time", "a"], make_block(0, 10, 1))
-    wait_until(lambda: sink.rows_written == 10)
+    wait_for(lambda: sink.rows_written == 10, what="the rows handed over written")
     killed = tmp_path / "killed.parquet"
     shutil.copytree(segment_dir(out), segment_dir(killed))
     sink.close()

@@ -19,7 +19,8 @@ import pytest
 from mjrig.runtime.errors import KeptAside, MjrigError, OutputError, output_fault
 from mjrig.runtime.files.parquet_footer import PAGE_ROWS
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
-from tests.unit.test_parquet_sink import make_block, wait_until
+from tests.unit.test_parquet_sink import make_block
+from tests.waiting import wait_for
 
 COLS = ["time", "wall_time", "a"]
 
@@ -33,7 +34,7 @@ def unfinished(tmp_path: Path, sizes: list[int], name: str = "killed") -> tuple[
     for rows in sizes:
         sink.write_block(COLS, make_block(done, rows, 1))
         done += rows
-        wait_until(lambda: sink.rows_written == done)
+        wait_for(lambda: sink.rows_written == done, what="the rows handed over written")
     killed = tmp_path / f"{name}.parquet"
     shutil.copytree(segment_dir(out), segment_dir(killed))
     sink.close()
@@ -104,9 +105,9 @@ def test_a_part_closed_with_its_footer_and_its_index_lost_is_read_whole(tmp_path
     sink = ParquetSink(live, flush_seconds=0.005)
     for i in range(40):
         sink.write_block(wide, make_block(i * 5, 5, 70))
-        wait_until(lambda: sink.rows_written == (i + 1) * 5)
+        wait_for(lambda: sink.rows_written == (i + 1) * 5, what="the rows handed over written")
     sink.write_block(wide + ["b"], np.column_stack([make_block(200, 50, 70), np.ones(50)]))
-    wait_until(lambda: sink.rows_written == 250)
+    wait_for(lambda: sink.rows_written == 250, what="the rows handed over written")
     killed = tmp_path / "killed.parquet"
     shutil.copytree(segment_dir(live), segment_dir(killed))
     sink.close()
@@ -197,7 +198,7 @@ def test_a_damaged_whole_part_gives_the_row_groups_before_the_damage(
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(4):
         sink.write_block(COLS, make_block(i * 100, 100, 1))
-        wait_until(lambda: sink.rows_written == (i + 1) * 100)
+        wait_for(lambda: sink.rows_written == (i + 1) * 100, what="the rows handed over written")
     with pytest.raises(KeptAside):
         sink.close()
     monkeypatch.undo()

@@ -23,7 +23,7 @@ import pytest
 from mjrig.runtime.errors import MjrigError
 from mjrig.runtime.files.parquet_segments import DamagedParts
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
-from tests.unit.test_parquet_sink import wait_until
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.unit
 
@@ -49,7 +49,7 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray]:
     for n in GROUPS:
         sink.write_block(COLUMNS, rows(done, n))
         done += n
-        wait_until(lambda: sink.rows_written == done)
+        wait_for(lambda: sink.rows_written == done, what="the rows handed over written")
     kept = work / "kept.parquet"
     shutil.copytree(segment_dir(live), segment_dir(kept))
     sink.close()

@@ -33,9 +33,11 @@ def test_a_replay_is_the_rig_it_recorded_with_its_params_as_recorded(open_sessio
         assert state.timeline.replay
         s.handle(C.ComputeModes())  # at the replayed instant, with the recorded k
         end = _time.monotonic() + 30
-        while (s.publish().modes.running or s.publish().modes.at is None) and _time.monotonic() < end:
+        while (
+            s.publish().part(C.ModesPart).running or s.publish().part(C.ModesPart).at is None
+        ) and _time.monotonic() < end:
             _time.sleep(0.02)
-        undamped = s.publish().modes.modes[0].undamped_hz
+        undamped = s.publish().part(C.ModesPart).modes[0].undamped_hz
         assert abs(undamped / (800.0**0.5 / (2 * 3.141592653589793)) - 1) < 1e-6, undamped
         bare = tmp_path / "bare.parquet"  # the same rows and metadata but the scenario: as recordings were
         table = pq.read_table(out)

@@ -5,7 +5,6 @@ seconds (the fit is cancelled at the end)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from mjrig.scenario.bundled import MODELS_DIR
 from mjrig.session.kernel import Session
 from mjrig.session.scope import RigScope
 from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.unit
 
@@ -47,25 +47,27 @@ def test_a_fit_and_modes_of_one_rig_reach_none_of_the_rigs_opened_after_it(tmp_p
     s, fitted, box = _fitting(tmp_path, open_session)
     try:
         s.handle(C.ComputeModes(at=300.0))  # the state 300 s into a run: still being worked out as rigs open
-        end = time.monotonic() + 60
-        while not (s.publish().bench.fit and s.publish().bench.fit.costs) and time.monotonic() < end:
-            time.sleep(0.01)  # the fit has reported an evaluation: it is under way, with progress
+        # the fit has reported an evaluation: it is under way, with progress
+        wait_for(lambda: (fit := s.publish().bench.fit) and fit.costs, what="the fit's first evaluation", timeout=60)
         state = s.publish()
-        assert state.bench.fit is not None and state.bench.fit.running and state.modes.running
+        assert state.bench.fit is not None and state.bench.fit.running and state.part(C.ModesPart).running
         rigs = [MODELS_DIR / "robot_arm.toml", box, MODELS_DIR / "spring_mass.toml", box, fitted]
         rigs += [MODELS_DIR / f"{n}.toml" for n in ("shaker", "thruster", "clearance", "motor_pendulum", "bumper_drop")]
         for path in rigs:
             s.open(path)
             state = s.publish()
             assert state.bench.fit is None, f"{path.name}: the fit of the first rig is shown"
-            assert state.modes == NO_MODES, f"{path.name}: the modes of an earlier rig are shown: {state.modes}"
-        while not any("modes of" in text for _, text in s.publish().messages) and time.monotonic() < end:
-            time.sleep(0.02)  # the modes job ends (it finds its rig closed)
+            assert state.part(C.ModesPart) == NO_MODES, (
+                f"{path.name}: the modes of an earlier rig are shown: {state.part(C.ModesPart)}"
+            )
+        # the modes job ends (it finds its rig closed)
+        wait_for(lambda: any("modes of" in t for _, t in s.publish().messages), what="the modes' line", timeout=60)
         s.handle(C.CancelJobs())  # the fit: stopped, and said so, on the rig of its own
-        while not any("a fit of" in text for _, text in s.publish().messages) and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for(lambda: any("a fit of" in t for _, t in s.publish().messages), what="the fit's line", timeout=60)
         state = s.publish()
-        assert state.bench.fit is None and state.modes == NO_MODES, "a job that ended late wrote on another rig"
+        assert state.bench.fit is None and state.part(C.ModesPart) == NO_MODES, (
+            "a job that ended late wrote on another rig"
+        )
         lines = [text for _, text in state.messages]
         assert sum("a fit of" in t for t in lines) == 1 and sum(t.startswith("modes of") for t in lines) == 1, lines
         assert any(f"a fit of {fitted.name} ended" in t for t in lines), lines
@@ -79,9 +81,7 @@ def test_opening_or_reloading_while_a_fit_runs_asks_and_each_answer_does_what_it
     """Runs a real fit for a few seconds (cancelled by the last answer)."""
     s, fitted, box = _fitting(tmp_path, open_session)
     try:
-        end = time.monotonic() + 60
-        while not s.publish().jobs and time.monotonic() < end:
-            time.sleep(0.01)
+        wait_for(lambda: s.publish().jobs, what="the fit under way", timeout=60)
         for ask in (C.OpenModel(str(box)), C.Reload(changed="model")):  # a drop, Open, Recent; hot reload
             opened = s.publish().opened
             s.handle(ask)
@@ -98,8 +98,7 @@ def test_opening_or_reloading_while_a_fit_runs_asks_and_each_answer_does_what_it
         s.handle(C.OpenModel(str(fitted)))
         s.handle(C.AnswerSwitch("stop"))  # stop it and open
         assert s.publish().source == str(fitted)
-        while not any("a fit of" in t for _, t in s.publish().messages) and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for(lambda: any("a fit of" in t for _, t in s.publish().messages), what="the fit's line", timeout=60)
         assert not s.publish().jobs
         # no job: nothing to ask
         s.handle(C.OpenModel(str(box)))

@@ -5,24 +5,22 @@ of k on a 2 s decay (about 3 s)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.session.kernel import Session
 from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
+from tests.waiting import wait_for
 
 
 def _fitted(s: Session) -> C.FitProgress:
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        fit = s.publish().bench.fit
-        if fit is not None and not fit.running:
-            return fit
-        time.sleep(0.05)
-    raise AssertionError("the fit did not end")
+    """The fit's progress once it has ended."""
+    return wait_for(
+        lambda: (fit := s.publish().bench.fit) is not None and not fit.running and fit,
+        what="the fit to end",
+        timeout=60,
+    )
 
 
 def test_a_reload_marks_the_fit_stale_and_its_estimate_is_not_applied(tmp_path, open_session):

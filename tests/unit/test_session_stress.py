@@ -25,6 +25,7 @@ from mjrig.desktop.sim_thread import run_headless_frames
 from mjrig.runtime import LoadError, PointToPointForce, RuntimeManager, ScalarForce
 from mjrig.runtime.files.parquet_sink import segment_dir
 from mjrig.session.kernel import Session
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "models" / "spring_mass.toml"
@@ -43,7 +44,7 @@ class Messages:
     """Every message the session logs, with the simulated time and step count when it was logged.
 
     The snapshot keeps only the last 200 messages; a flood of commands logs thousands, so the
-    test listens through ``on_message`` instead (called on the simulation thread, and on the
+    test listens through ``status.on_message`` instead (called on the simulation thread, and on the
     recording-close thread for the final "recording stopped" line).
     """
 
@@ -51,7 +52,7 @@ class Messages:
         self.session = session
         self.items: list[tuple[str, str, float, int]] = []
         self._lock = threading.Lock()
-        session.on_message = self._add
+        session.status.on_message = self._add
 
     def _add(self, level: str, text: str) -> None:
         s = self.session
@@ -91,14 +92,6 @@ class Worker:
         assert self.failure is None, f"thread {self.thread.name} raised {self.failure!r}"
 
 
-def wait_until(predicate: Callable[[], bool], what: str, *, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.01)
-
-
 def start_stepping(session: Session) -> Worker:
     """The simulation thread: commands, steps, snapshots, until Quit."""
     return Worker("stepper", lambda: run_headless_frames(session, seconds=120.0))
@@ -126,7 +119,7 @@ def session():
     s = Session()
     s.open(SCENARIO)
     yield s
-    s.quit = True
+    s.unsaved.quit = True
     closer = threading.Thread(target=s.close, name="teardown-close", daemon=True)
     closer.start()
     closer.join(JOIN_S)
@@ -226,9 +219,9 @@ def test_command_flood_from_two_threads_while_recording(session: Session, tmp_pa
         w.join(HAMMER_S + JOIN_S)
     session.submit(C.SetEntryActive("loads", "main_spring", True))
     session.submit(C.StopRecording())
-    wait_until(lambda: log.find("saving "), "StopRecording to be processed")
+    wait_for(lambda: log.find("saving "), what="StopRecording to be processed")
     steps_after_stop = session.steps
-    wait_until(lambda: session.steps > steps_after_stop + 100, "stepping to go on after StopRecording")
+    wait_for(lambda: session.steps > steps_after_stop + 100, what="stepping to go on after StopRecording")
     session.submit(C.Quit())
     stepper.join()
     close_with_timeout(session)
@@ -421,7 +414,7 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
     session.submit(C.SetSpeed(0))
     session.submit(C.StartRecording(str(out)))
     stepper = start_stepping(session)
-    wait_until(lambda: session.latest().outputs.recording_bytes > 0, "the first segment on disk")
+    wait_for(lambda: session.latest().outputs.recording_bytes > 0, what="the first segment on disk")
     parts = segment_dir(out)
     for _ in range(100):  # the writer may be adding a segment while the folder goes
         try:
@@ -430,17 +423,17 @@ def test_segment_folder_replaced_by_a_file_mid_recording(session: Session, tmp_p
         except OSError:
             time.sleep(0.01)
     parts.write_text("not a folder any more\n")
-    wait_until(lambda: session.latest().outputs.recording_error is not None, "the recording error", timeout=10)
+    wait_for(lambda: session.latest().outputs.recording_error is not None, what="the recording error", timeout=10)
     err = session.latest().outputs.recording_error
     t_err = session.latest().time
-    wait_until(lambda: session.latest().time > t_err + 1.0, "the simulation to go on after the error")
+    wait_for(lambda: session.latest().time > t_err + 1.0, what="the simulation to go on after the error")
     assert "\n" not in err and len(err) < 300, err
     assert "Error" in err and str(parts) in err, err
     assert session.latest().state == C.RunState.RUNNING
 
     session.submit(C.StopRecording())
     session.submit(C.StopRecording())  # a second stop is harmless
-    wait_until(lambda: log.find("saving "), "StopRecording to be processed")
+    wait_for(lambda: log.find("saving "), what="StopRecording to be processed")
     session.submit(C.Quit())
     stepper.join()
     close_with_timeout(session)

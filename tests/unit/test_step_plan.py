@@ -39,7 +39,7 @@ def test_each_feature_is_named_once_and_both_callers_agree(tmp_path, extra):
     work = setup.runtime.plan.between_steps()
     assert work == FEATURES[extra]
     rm, drawn = setup.runtime, []
-    rm.playback_speed = 1000.0  # paced (fast): the same pacer the plan steps with
+    rm.pacer.speed = 1000.0  # paced (fast): the same pacer the plan steps with
     rm.sync_hook = lambda m, d, arrows, lines: drawn.append(d.time)
     rm.resolve(setup.model, setup.data)
     rm.step(setup.model, setup.data)  # the first step writes what a resolve leaves to do (model fields)

@@ -40,7 +40,8 @@ def test_a_trial_a_kill_interrupted_runs_again_under_its_number_with_its_params(
     import optuna
     import polars as pl
 
-    from mjrig.campaign.optimize import STUDY, study_paths
+    from mjrig.campaign.optimize import study_paths
+    from mjrig.campaign.study_db import STUDY
 
     scenario = bundled_spring_mass(tmp_path, TOP, duration=0.5)
     out = tmp_path / "study.parquet"

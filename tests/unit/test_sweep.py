@@ -14,7 +14,7 @@ import pytest
 from mjrig.campaign.sweep import parts_dir, run_sweep
 from mjrig.campaign.trial import SweepJob, TrialRunner
 from mjrig.scenario.parse import load_scenario
-from mjrig.scenario.sweep import truncated_normal
+from mjrig.scenario.studies.distributions import truncated_normal
 from tests.sweep_util import write_scenario
 
 MC = """[sweep]

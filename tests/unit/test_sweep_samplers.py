@@ -13,7 +13,7 @@ from scipy.stats import qmc
 
 from mjrig.campaign.sweep import run_sweep
 from mjrig.scenario.parse import load_scenario
-from mjrig.scenario.sweep import sample_seed
+from mjrig.scenario.studies.sweep import sample_seed
 from tests.sweep_util import write_scenario
 
 SWEEP = """[sweep]

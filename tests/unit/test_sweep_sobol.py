@@ -17,7 +17,8 @@ from mjrig.campaign.sobol import SENSITIVITY_KEY, SobolReading, sensitivity, val
 from mjrig.campaign.sweep import run_sweep
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
-from mjrig.scenario.sweep import Distribution, SweepSpec, sample_seed
+from mjrig.scenario.studies.distributions import Distribution
+from mjrig.scenario.studies.sweep import SweepSpec, sample_seed
 from tests.sweep_util import write_scenario
 
 pytestmark = pytest.mark.unit

@@ -29,26 +29,26 @@ def _edit(s: Session) -> None:
 
 def test_closing_the_viewer_with_nothing_unsaved_quits(session: Session) -> None:
     session.submit(C.CloseViewer())
-    assert not session.quit  # nothing happens before the simulation thread takes the command
+    assert not session.unsaved.quit  # nothing happens before the simulation thread takes the command
     session.process_commands()
-    assert session.quit and not session.publish().quit_question
+    assert session.unsaved.quit and not session.publish().quit_question
 
 
 def test_closing_the_viewer_with_unsaved_edits_asks_and_keeps_working(session: Session) -> None:
     _edit(session)
     session.submit(C.CloseViewer())
     session.process_commands()
-    assert not session.quit and session.publish().quit_question
+    assert not session.unsaved.quit and session.publish().quit_question
     assert any("unsaved" in text for _, text in session.publish().messages)
     session.submit(C.KeepWorking())
     session.process_commands()
-    assert not session.quit and not session.publish().quit_question
+    assert not session.unsaved.quit and not session.publish().quit_question
     session.submit(C.CloseViewer())  # closed again: asked again
     session.process_commands()
-    assert not session.quit and session.publish().quit_question
+    assert not session.unsaved.quit and session.publish().quit_question
     session.submit(C.Quit(confirmed=True))  # "Quit without saving"
     session.process_commands()
-    assert session.quit
+    assert session.unsaved.quit
 
 
 def test_closing_the_viewer_after_saving_quits(session: Session, tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_closing_the_viewer_after_saving_quits(session: Session, tmp_path: Path)
     assert not session.document.dirty
     session.submit(C.CloseViewer())
     session.process_commands()
-    assert session.quit and not session.publish().quit_question
+    assert session.unsaved.quit and not session.publish().quit_question
 
 
 def test_the_viewers_close_callback_only_submits_a_command(session: Session) -> None:
@@ -66,6 +66,6 @@ def test_the_viewers_close_callback_only_submits_a_command(session: Session) -> 
     sim = SimThread(session, show_viewer=False)
     keep_open = sim._may_close()  # what the render thread calls on the close button
     assert keep_open is False  # the window stays until the session decides
-    assert not session.quit_question and not session.quit  # the session's state is untouched ...
+    assert not session.unsaved.quit_question and not session.unsaved.quit  # the session's state is untouched ...
     session.process_commands()  # ... until the simulation thread runs the command
-    assert session.quit_question and not session.quit
+    assert session.unsaved.quit_question and not session.unsaved.quit

@@ -23,6 +23,7 @@ import dearpygui.dearpygui as dpg
 
 from mjrig import commands as C
 from mjrig.runtime.analysis.inputs import input_names
+from mjrig.widgets.kit.sections import SectionKit, section
 from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["ModesPanel"]
@@ -109,7 +110,7 @@ class ModesPanel:
                 ticked = [s for s in self._ticked() if s in signals]
                 first = next((s for s in signals if s.endswith(":qpos")), signals[0] if signals else "")
                 dpg.set_value(self._output, ticked[0] if ticked else first)
-        part = snap.modes
+        part = snap.part(C.ModesPart)
         if part == self._part:
             return
         old, self._part = self._part, part
@@ -214,3 +215,9 @@ class ModesPanel:
                 f"{max(db):.3g} dB at {f[db.index(max(db))]:.4g} Hz"
             )
         dpg.set_value(self._bode_status, "\n".join(texts))
+
+
+@section("Modes", after="Fit")
+def _modes_section(kit: SectionKit) -> ModesPanel:
+    """The Modes section of the controls, after Fit."""
+    return ModesPanel(kit.submit, ticked=kit.ticked)

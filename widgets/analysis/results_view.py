@@ -11,6 +11,10 @@ scenario with the trial's param values (the opened results build the commands); 
 point of the scatter opens that trial (its recording, else its set-up). *Report...* writes the
 results file's HTML report (``on_report``: the app's save dialog); the view's note says where
 (the window may cover the Status log), as the log does.
+
+This module builds the window and holds what it shows (order, filter, the trial opened) and the
+trials' table; the scatter is ``results_scatter``'s, the colours ``trial_colours``', the Pareto
+front ``pareto_front``'s and the Sobol indices ``sobol_bars``'.
 """
 
 from __future__ import annotations
@@ -20,20 +24,17 @@ from collections.abc import Callable
 from typing import Any
 
 import dearpygui.dearpygui as dpg
-import numpy as np
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import default_report_path, fresh_path
 from mjrig.widgets.analysis.pareto_front import ParetoFront
+from mjrig.widgets.analysis.results_scatter import TrialScatter
 from mjrig.widgets.analysis.sobol_bars import SobolBars
+from mjrig.widgets.analysis.trial_colours import COLOURS, SELECTED, marker_theme
 from mjrig.widgets.kit.themes import PLOT_INPUT
 
 __all__ = ["ResultsView"]
-
-COLOURS = {"pass": (90, 200, 110), "fail": (235, 70, 70), "other": (160, 160, 160)}
-"""Text and marker colour (RGB 0-255) of a status; "other" is diverged and error."""
-SELECTED = (250, 210, 80)
 
 
 def _short(column: str) -> str:
@@ -77,15 +78,10 @@ class ResultsView:
         self._filters: dict[str, int | str] = {}
         self._shown: int | str = 0
         self._note: int | str = 0
-        self._x: int | str = 0
-        self._y: int | str = 0
-        self._plot_axes: tuple[int | str, int | str] = (0, 0)
-        self._series: dict[str, int | str] = {}
-        self._points: Any = None  # the scatter drawn: x, y, trials
+        self._scatter = TrialScatter(results, open_trial=self._open)
         self._dirty = False
         self._source = ""
         self._ours: str | None = None  # the scenario this view opened with a trial's values
-        self._y_columns: dict[str, str] = {}  # the y choices' short names -> columns
         self._front: ParetoFront | None = None  # a study of several objectives' front
 
     # --- building --------------------------------------------------------------------------------
@@ -153,13 +149,8 @@ class ResultsView:
                 "trial-<n> replays the trial's recording; set-up opens the sweep's scenario "
                 "with the trial's param values; a click on a point opens its trial",
             )
-            params = [_short(c) for c in res.params]
-            self._y_columns = {_short(c): c for c in res.values}
-            reqs = list(self._y_columns)
-            first = "objective" if "objective" in res.values else (reqs[0] if reqs else "")
             tabs = contextlib.ExitStack()  # several objectives: the front and the scatter, each a tab
             if res.is_pareto:
-                first = _short(res.objectives[0])
                 self._front = ParetoFront(res, open_trial=lambda n: self._open(n, scenario=True), height=-1)
                 tabs.enter_context(dpg.tab_bar())
                 with dpg.tab(label="Pareto front"):
@@ -168,40 +159,7 @@ class ResultsView:
             elif res.is_study:
                 self._build_history(res)
             with tabs:
-                with dpg.group(horizontal=True):
-                    self._x = dpg.add_combo(
-                        params,
-                        label="x: param",
-                        width=120,
-                        callback=self._on_axes,
-                        default_value=params[0] if params else "",
-                    )
-                    self._y = dpg.add_combo(
-                        reqs, label="y: value", width=140, callback=self._on_axes, default_value=first
-                    )
-                with dpg.plot(label="##scatter", height=-1, width=-1, **PLOT_INPUT) as plot:
-                    dpg.add_plot_legend(
-                        location=dpg.mvPlot_Location_North, outside=True, horizontal=True
-                    )  # never over a point
-                    xa = dpg.add_plot_axis(dpg.mvXAxis, label=params[0] if params else "")
-                    ya = dpg.add_plot_axis(dpg.mvYAxis, label=reqs[0] if reqs else "")
-                    self._plot_axes = (xa, ya)
-                    for group, label in (
-                        ("pass", "pass"),
-                        ("fail", "fail"),
-                        ("other", "diverged/error"),
-                        ("selected", "opened"),
-                    ):
-                        self._series[group] = dpg.add_scatter_series([], [], label=label, parent=ya)
-                        dpg.bind_item_theme(
-                            self._series[group],
-                            _marker_theme(
-                                SELECTED if group == "selected" else COLOURS[group], 8 if group == "selected" else 4
-                            ),
-                        )
-            with dpg.item_handler_registry() as handlers:
-                dpg.add_item_clicked_handler(callback=self._on_point)
-            dpg.bind_item_handler_registry(plot, handlers)
+                self._scatter.build()
         self._fill()
 
     def _build_sensitivity(self, res: C.OpenedResults) -> None:
@@ -251,9 +209,9 @@ class ResultsView:
             dpg.add_plot_axis(dpg.mvXAxis, label="trial")
             ya = dpg.add_plot_axis(dpg.mvYAxis, label="objective")
             points = dpg.add_scatter_series(trials.tolist(), obj.tolist(), label="feasible trial", parent=ya)
-            dpg.bind_item_theme(points, _marker_theme(COLOURS["pass"], 3))
+            dpg.bind_item_theme(points, marker_theme(COLOURS["pass"], 3))
             line = dpg.add_stair_series(trials.tolist(), best.tolist(), label="best so far", parent=ya)
-            dpg.bind_item_theme(line, _marker_theme(SELECTED, 2))
+            dpg.bind_item_theme(line, marker_theme(SELECTED, 2))
 
     def _add_column(self, column: str, label: str, *, default_sort: bool = False) -> None:
         item = dpg.add_table_column(
@@ -303,29 +261,7 @@ class ResultsView:
                     or f"open {res.scenario_path.name if res.scenario_path else ''} with trial {n}'s param values",
                 )
         dpg.set_value(self._shown, f"{rows.height} of {res.table.height} trials")
-        self._plot()
-
-    def _plot(self) -> None:
-        res = self.results
-        x, y = dpg.get_value(self._x), dpg.get_value(self._y)
-        xcol, ycol = f"Params/{x}:value", self._y_columns.get(y, "")
-        if xcol not in res.params or ycol not in res.values:
-            return
-        points = self._points = res.scatter(xcol, ycol, status=self.status)
-        for group in ("pass", "fail", "other"):
-            xs, ys = points.group(group)
-            dpg.set_value(self._series[group], [xs, ys])
-        chosen = points.trials == self.selected
-        dpg.set_value(self._series["selected"], [points.x[chosen].tolist(), points.y[chosen].tolist()])
-        for axis, name, col in ((self._plot_axes[0], x, xcol), (self._plot_axes[1], y, ycol)):
-            dpg.configure_item(axis, label=name + (f" [{res.units[col]}]" if res.units.get(col) else ""))
-        for axis, values in zip(self._plot_axes, (points.x, points.y)):
-            if values.size:  # a margin round the points: a point on the plot's edge is half hidden
-                lo, hi = float(values.min()), float(values.max())
-                pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.1, 1e-3)
-                dpg.set_axis_limits(axis, lo - pad, hi + pad)
-            else:
-                dpg.set_axis_limits_auto(axis)
+        self._scatter.show(status=self.status, selected=self.selected)
 
     # --- callbacks -------------------------------------------------------------------------------
     def show(self) -> None:
@@ -370,22 +306,6 @@ class ResultsView:
             dpg.set_value(item, other == name)
         self._fill()
 
-    def _on_axes(self) -> None:
-        self._plot()
-
-    def _on_point(self, *args: object) -> None:
-        """A click on the scatter: the trial of the nearest point within 3 % of the plot."""
-        pts = self._points
-        if pts is None or not pts.x.size:
-            return
-        mx, my = dpg.get_plot_mouse_pos()
-        (x0, x1), (y0, y1) = (dpg.get_axis_limits(a) for a in self._plot_axes)
-        d = np.hypot((pts.x - mx) / max(x1 - x0, 1e-12), (pts.y - my) / max(y1 - y0, 1e-12))
-        k = int(np.argmin(d))
-        if d[k] <= 0.03:
-            trial = int(pts.trials[k])
-            self._open(trial, scenario=not self.results.has_recording(trial))
-
     def _on_replay(self, sender: int | str, app_data: object, trial: int) -> None:
         self._open(trial, scenario=False)
 
@@ -424,21 +344,10 @@ class ResultsView:
         self.selected = trial
         if self._front is not None:
             self._front.select(trial)
-        self._plot()
+        self._scatter.show(status=self.status, selected=trial)
 
     def update(self, snap: C.PanelState) -> None:
         self._dirty = snap.dirty
         self._source = snap.source
         if self._report_to is not None:
             self._follow_report(snap.messages)
-
-
-def _marker_theme(colour: tuple[int, int, int], size: int) -> int | str:
-    """A scatter series' theme: filled circles of ``colour``, ``size`` pixels."""
-    with dpg.theme() as theme, dpg.theme_component(dpg.mvScatterSeries):
-        dpg.add_theme_color(dpg.mvPlotCol_MarkerFill, colour, category=dpg.mvThemeCat_Plots)
-        dpg.add_theme_color(dpg.mvPlotCol_MarkerOutline, colour, category=dpg.mvThemeCat_Plots)
-        dpg.add_theme_color(dpg.mvPlotCol_Line, colour, category=dpg.mvThemeCat_Plots)
-        dpg.add_theme_style(dpg.mvPlotStyleVar_Marker, dpg.mvPlotMarker_Circle, category=dpg.mvThemeCat_Plots)
-        dpg.add_theme_style(dpg.mvPlotStyleVar_MarkerSize, size, category=dpg.mvThemeCat_Plots)
-    return theme

@@ -31,6 +31,7 @@ class QuitQuestion:
         self._save: int | str = 0
         self._quit: int | str = 0
         self._keep: int | str = 0
+        self._held = False  # the session asks: Keep working leaves the question up until ``hide``
 
     def build(self) -> None:
         with dpg.window(
@@ -50,10 +51,12 @@ class QuitQuestion:
     def shown(self) -> bool:
         return bool(self._window) and dpg.is_item_shown(self._window)
 
-    def show(self, *, recording: str | None = None, unsaved: bool = True, jobs: str = "") -> None:
+    def show(self, *, recording: str | None = None, unsaved: bool = True, jobs: str = "", held: bool = False) -> None:
         """Ask; ``recording``: the file being recorded, which quitting closes (a complete file);
         ``unsaved``: the rig has unsaved edits; ``jobs``: the long jobs under way, which quitting
-        stops ("a fit: 12 evaluations")."""
+        stops ("a fit: 12 evaluations"); ``held``: the session asks (the 3D view was closed), and
+        after Keep working the question stays until ``hide()``, once the session no longer asks."""
+        self._held = held
         dpg.configure_item(self._unsaved, show=unsaved)
         dpg.configure_item(self._save, show=unsaved)
         dpg.set_value(self._jobs, f"Running: {jobs}. Quitting stops it; what it found so far is not kept.")
@@ -68,18 +71,20 @@ class QuitQuestion:
         vw = dpg.get_viewport_client_width()
         dpg.configure_item(self._window, show=True, pos=(max(0, (vw - WIDTH) // 2), 140))
 
-    def _hide(self) -> None:
+    def hide(self) -> None:
+        """Take the question down (a held one: the session has taken Keep working)."""
         dpg.configure_item(self._window, show=False)
 
     def _on_save(self) -> None:
-        self._hide()
+        self.hide()
         self.on_save()
 
     def _on_quit(self) -> None:
         self.on_quit()
 
     def _on_keep(self, *args: object) -> None:
-        self._hide()
+        if not self._held:
+            self.hide()
         self.on_keep()
 
     def keep(self) -> None:

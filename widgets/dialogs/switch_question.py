@@ -73,6 +73,7 @@ class SwitchQuestion:
         self.submit(C.AnswerSwitch(jobs))
 
     def cancel(self, *args: object) -> None:
-        """Answer Cancel (also the Escape key and the window's close button): nothing opens."""
-        dpg.configure_item(self._window, show=False)
+        """Answer Cancel (also the Escape key and the window's close button): nothing opens. The
+        question goes once the session no longer waits for an answer (``update``), so that its
+        going shows the Cancel taken."""
         self.submit(C.KeepRig())

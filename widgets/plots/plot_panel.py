@@ -10,12 +10,15 @@ is checked, then refreshed with ``set_value``, decimated (min/max per bucket) to
 A compared recording (``PanelState.comparison.compared``) adds each checked signal's dashed twin in the same colour,
 bench data (``PanelState.comparison.measured``) a dotted one per entry (``plot_overlay``). *Save plot...* calls
 ``on_save``, which draws ``traces()``.
+
+This module holds the panel's state (what is checked, the filter, the span, paused, the marks) and
+decides when to redraw and over which span; the plots' items are ``plot_stack``'s, the controls
+above the plots and over the tree ``plot_controls``'s, the tree ``signal_tree``'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 import dearpygui.dearpygui as dpg
 import numpy as np
@@ -24,27 +27,13 @@ from mjrig.commands import Command, MeasuredSignals, PanelState, PlotSignals
 from mjrig.exports.plotting import Trace
 from mjrig.runtime.telemetry.plot_history import SignalHistory, decimate_minmax, is_fill, is_new_model, split_signal
 from mjrig.runtime.telemetry.units import DisplayUnits
-from mjrig.widgets.plots.plot_legend import PlotLegends
+from mjrig.widgets.plots.plot_controls import TICK_SHOWN_MAX, TREE_WIDTH, PlotControls
 from mjrig.widgets.plots.plot_mouse import PlotMouse
-from mjrig.widgets.plots.plot_overlay import (
-    BenchOverlay,
-    MarkThemes,
-    Overlay,
-    SeriesColors,
-    add_twins,
-    bench_overlays,
-    bench_traces,
-    readable_range,
-    unit_plot,
-)
+from mjrig.widgets.plots.plot_overlay import BenchOverlay, Overlay, bench_overlays, bench_traces
+from mjrig.widgets.plots.plot_stack import PlotStack
 from mjrig.widgets.plots.signal_tree import SignalTree, matching
 
 __all__ = ["PlotPanel", "SignalHistory", "decimate_minmax", "split_signal"]
-
-_TREE_WIDTH, _TIME_AXIS = 150, 36
-"""Width of the signal tree, height of the time axis's labels under the last plot (px)."""
-TICK_SHOWN_MAX = 100
-"""Signals *tick shown* plots at most (a filter left empty on a big model lets thousands through)."""
 
 
 class PlotPanel:
@@ -93,9 +82,7 @@ class PlotPanel:
         self._signal_tree = SignalTree(
             lambda _s, value, name: self.set_checked(name, bool(value)), is_checked=lambda n: n in self._checked
         )
-        self._series: dict[str, int | str] = {}
-        self._twins: dict[tuple[int, str], int | str] = {}  # (overlay, signal) -> its twin's line
-        self._colors = SeriesColors()
+        self._stack = PlotStack()  # the plots, their lines and marks
         self._overlay = Overlay()
         self._measured: MeasuredSignals | None = None  # the PanelState.comparison.measured drawn
         self._overlays: list[Overlay | BenchOverlay] = [self._overlay]  # the compared recording, then each bench entry
@@ -103,19 +90,12 @@ class PlotPanel:
         self._plot_box: int | str | None = None
         self._box_height = 0  # px: the plots fill it again when it changes
         self._hint: int | str | None = None
-        self._plots: dict[str, tuple[int | str, int | str, int | str]] = {}  # unit -> (plot, x, y)
-        self._series_unit: dict[str, str] = {}
         self._units: dict[str, str] = {}  # signal -> its SI unit
         self._shown = DisplayUnits()  # the units the plots show ([units])
         self._events: tuple[tuple[float, str], ...] = ()
-        self._event_lines: dict[str, int | str] = {}  # unit -> its plot's vertical event lines
         self._failures: tuple[tuple[str, float, float], ...] = ()  # (signal, t s, value) of failed requirements
-        self._fail_marks: dict[str, int | str] = {}  # unit -> its plot's failure markers
-        self._marks = MarkThemes()
         self._below = below  # pixels left under the plots (the timeline bar)
         self._cursor: float | None = None  # a past instant shown (s), marked on every plot
-        self._cursor_lines: dict[str, int | str] = {}
-        self._legends = PlotLegends()
         self.on_time_click: Callable[[float], None] | None = None  # a plot clicked at a time (s)
         self._mouse = PlotMouse(
             on_time=lambda t: self.on_time_click and self.on_time_click(t),
@@ -123,7 +103,15 @@ class PlotPanel:
             on_follow=self._follow,  # double-click
         )
         self.on_save: Callable[[], None] | None = None  # Save plot... was clicked
-        self._filter_input = self._window_input = self._autofit_box = self._pause_box = None  # items, once built
+        self._controls = PlotControls(
+            on_window=self.set_window,
+            on_autofit=self.set_autofit,
+            on_pause=self.set_paused,
+            on_save=lambda: self.on_save and self.on_save(),
+            on_filter=self.set_filter,
+            on_tick_shown=self.tick_shown,
+            on_untick=self.untick_all,
+        )
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -131,47 +119,11 @@ class PlotPanel:
         """Create the controls, the signal tree and the plot inside ``parent``."""
         self._mouse.build()
         with dpg.group(parent=parent):
-            with dpg.group(horizontal=True):
-                self._window_input = dpg.add_input_float(
-                    label="s shown",
-                    default_value=self._window_s,
-                    width=95,
-                    format="%.1f",
-                    step=1.0,
-                    min_value=0.01,
-                    min_clamped=True,
-                    on_enter=True,
-                    callback=lambda _s, value, _u: self.set_window(max(float(value), 0.01)),
-                )
-                self._autofit_box = dpg.add_checkbox(
-                    label="fit y",
-                    default_value=self._autofit,
-                    callback=lambda _s, value, _u: self.set_autofit(bool(value)),
-                )
-                self._pause_box = dpg.add_checkbox(
-                    label="pause",
-                    default_value=self._paused,
-                    callback=lambda _s, value, _u: self.set_paused(bool(value)),
-                )
-                dpg.add_button(label="Save plot...", callback=lambda: self.on_save and self.on_save())
+            self._controls.build_row(window_s=self._window_s, autofit=self._autofit, paused=self._paused)
             with dpg.group(horizontal=True):
                 with dpg.group():  # each child sized itself (a group's width would be every child's)
-                    self._filter_input = dpg.add_input_text(
-                        hint="filter signals",
-                        width=_TREE_WIDTH,
-                        default_value=self._filter,
-                        callback=lambda _s, value, _u: self.set_filter(value),
-                    )
-                    with dpg.group(horizontal=True, width=(_TREE_WIDTH - 8) // 2):  # half the tree's each
-                        shown = dpg.add_button(label="tick shown", callback=lambda: self.tick_shown())
-                        none = dpg.add_button(label="none", callback=lambda: self.untick_all())
-                    for item, tip in (
-                        (shown, f"plot every signal the filter lets through (the first {TICK_SHOWN_MAX} of more)"),
-                        (none, "plot no signal"),
-                    ):
-                        with dpg.tooltip(item):
-                            dpg.add_text(tip, wrap=300)
-                    self._tree = dpg.add_child_window(width=_TREE_WIDTH, height=-1 - self._below)
+                    self._controls.build_filter(filter_text=self._filter)
+                    self._tree = dpg.add_child_window(width=TREE_WIDTH, height=-1 - self._below)
                 self._plot_box = dpg.add_child_window(width=-1, height=-1 - self._below, border=False)
                 self._hint = dpg.add_text(
                     "tick signals in the tree to plot them; one plot per unit",
@@ -193,8 +145,7 @@ class PlotPanel:
                 self.set_window(snapshot.plot_window)
             self.set_filter("")
             self.set_paused(False)
-            if self._filter_input is not None:
-                dpg.set_value(self._filter_input, "")
+            self._controls.clear_filter()
         if snapshot.events != self._events:
             self._events = snapshot.events
             self._view_stale = True
@@ -211,8 +162,7 @@ class PlotPanel:
         if snapshot.comparison.measured is not self._measured:
             self._measured, self._view_stale = snapshot.comparison.measured, True
             self._overlays = [self._overlay, *bench_overlays(snapshot.comparison.measured)]
-            for key in list(self._twins):  # the entries' lines are made again
-                dpg.delete_item(self._twins.pop(key))
+            self._stack.drop_twins()  # the entries' lines are made again
         if snapshot.tools.shown_units != self._shown:
             self._shown, self._view_stale = snapshot.tools.shown_units, True
         if snapshot.signals != self._signals:
@@ -225,8 +175,8 @@ class PlotPanel:
             self._tree_stale = False
             self._rebuild_tree(self._tree)
         self._signal_tree.sync()
-        self._mouse.poll(self._plots)
-        self._follow_legends()
+        self._mouse.poll(self._stack.plots)
+        self._stack.follow_legends(self.values_at)
         if (box := dpg.get_item_rect_size(self._plot_box)[1]) != self._box_height:  # a splitter moved
             self._box_height, self._view_stale = box, True
         if self._submit is not None and (tuple(self._checked), self._window_s) != self._told:
@@ -308,7 +258,7 @@ class PlotPanel:
 
     def series(self, name: str) -> int | str | None:
         """Dear PyGui id of the line series of checked signal ``name`` (None if not drawn)."""
-        return self._series.get(name)
+        return self._stack.series.get(name)
 
     def checkbox(self, name: str) -> int | str | None:
         """Dear PyGui id of the tree checkbox of ``name`` (None if filtered out or unknown)."""
@@ -322,14 +272,14 @@ class PlotPanel:
     @property
     def axes(self) -> tuple[int | str | None, int | str | None]:
         """Ids of the (x, y) axes of the plot of the first checked signal's unit."""
-        if not self._checked or self._unit(self._checked[0]) not in self._plots:
+        if not self._checked or self._unit(self._checked[0]) not in self._stack.plots:
             return None, None
-        _, x, y = self._plots[self._unit(self._checked[0])]
+        _, x, y = self._stack.plots[self._unit(self._checked[0])]
         return x, y
 
     def plots(self) -> dict[str, int | str]:
         """Unit -> Dear PyGui id of its plot (one plot per unit of the checked signals)."""
-        return {u: p for u, (p, _, _) in self._plots.items()}
+        return {u: p for u, (p, _, _) in self._stack.plots.items()}
 
     def _unit(self, name: str) -> str:
         """The unit ``name`` is shown in (``[units]``; its SI unit without)."""
@@ -341,9 +291,9 @@ class PlotPanel:
 
     def traces(self) -> list[Trace]:
         """The plotted signals over the time span the plots show (s), every row kept (GUI thread)."""
-        if not self._checked or not self._plots:
+        if not self._checked or not self._stack.plots:
             return []
-        lo, hi = dpg.get_axis_limits(next(iter(self._plots.values()))[1])
+        lo, hi = dpg.get_axis_limits(next(iter(self._stack.plots.values()))[1])
         t, values = self.history.window(lo, hi, list(self._checked))
         bench = bench_traces(self._overlays, self._checked, unit=self._unit, factor=self._factor)
         return [
@@ -357,62 +307,14 @@ class PlotPanel:
         self._signal_tree.show(tree, self._signals, filter_text=self._filter)
 
     def _sync_series(self, box: int | str) -> None:
-        """One plot per unit (its y axis labelled with it) in child window ``box``, one line series
-        per checked signal; checkboxes mirror programmatic changes."""
+        """The plots, lines and twins of the checked signals in child window ``box`` (``PlotStack``);
+        the hint, the checkboxes and the controls mirror programmatic changes."""
         wanted = list(self._checked)
-        for name in [n for n in self._series if n not in wanted or self._series_unit.get(n) != self._unit(n)]:
-            dpg.delete_item(self._series.pop(name))
-            self._series_unit.pop(name, None)
-            self._colors.release(name)
-        for key in [k for k in self._twins if k[1] not in self._series or not self._overlays[k[0]].has(k[1])]:
-            dpg.delete_item(self._twins.pop(key))
-        units = list(dict.fromkeys(self._unit(n) for n in wanted))
-        for unit in [u for u in self._plots if u not in units]:
-            dpg.delete_item(self._plots.pop(unit)[0])
-            self._event_lines.pop(unit, None)
-            self._fail_marks.pop(unit, None)
-            self._cursor_lines.pop(unit, None)
-            self._legends.drop(unit)
-        for unit in units:
-            if unit not in self._plots:
-                made = unit_plot(box, unit, marks=self._marks, handlers=self._mouse.handlers)
-                self._plots[unit] = made[:3]
-                self._event_lines[unit], self._fail_marks[unit], self._cursor_lines[unit] = made[3:6]
-                self._legends.add(unit, plot=made.plot, legend=made.legend)
-        if self._plots:
-            avail = dpg.get_item_rect_size(box)[1] or 300
-            each = max(90, int((avail - _TIME_AXIS) / len(self._plots)) - 6)
-            for i, (plot, x_axis, _) in enumerate(self._plots.values()):
-                last = i == len(self._plots) - 1  # the plots share the time axis: said once, under the last
-                dpg.configure_item(plot, height=each + _TIME_AXIS * last)
-                dpg.configure_item(x_axis, no_tick_labels=not last, no_label=not last)
+        self._stack.sync(box, wanted, unit=self._unit, overlays=self._overlays, handlers=self._mouse.handlers)
         if self._hint is not None:
             dpg.configure_item(self._hint, show=not wanted)
-        for name in wanted:
-            short = name.split("/", 1)[-1]  # the plot says the category by its unit
-            if name not in self._series:
-                self._series[name] = dpg.add_line_series([], [], label=short, parent=self._plots[self._unit(name)][2])
-                self._series_unit[name] = self._unit(name)
-                dpg.bind_item_theme(self._series[name], self._colors.theme(name))
-            add_twins(name, self._overlays, self._twins, y_axis=self._plots[self._unit(name)][2], colors=self._colors)
         self._signal_tree.mark(wanted)
-        dpg.set_value(self._window_input, self._window_s)
-        dpg.set_value(self._autofit_box, self._autofit)
-        dpg.set_value(self._pause_box, self._paused)
-
-    def _follow_legends(self) -> None:
-        """Each plot's legend laid out for its size and lines; the line under the pointer named."""
-        for unit, (plot, _, y_axis) in self._plots.items():
-            self._legends.fit(unit, plot=plot, y_axis=y_axis)
-            self._legends.point(unit, plot=plot, y_axis=y_axis, values_at=partial(self._line_values, unit))
-
-    def _line_values(self, unit: str, t: float) -> dict[str, tuple[float, str]]:
-        """Each line of ``unit``'s plot at ``t`` (s): its name -> (value, unit shown)."""
-        return {
-            name.split("/", 1)[-1]: (value, shown)
-            for name, value, _others, shown in self.values_at(t)
-            if self._series_unit.get(name) == unit
-        }
+        self._controls.show(window_s=self._window_s, autofit=self._autofit, paused=self._paused)
 
     def set_cursor(self, t: float | None) -> None:
         """Mark simulated time ``t`` (s) on every plot (None: no mark, the run is live)."""
@@ -436,61 +338,24 @@ class PlotPanel:
         return out
 
     def _redraw(self) -> None:
-        """Refresh every series with the visible window, decimated; set each plot's axes."""
+        """The visible span: it ends at the last row (at the instant frozen while paused; a past
+        instant shown out of view is centred); every line refilled with it, decimated, each plot's
+        marks and axes set (``PlotStack``)."""
         end = self._frozen_end if self._paused else self.history.last_time()
         if end is None:
             end = self.history.last_time()
-        names = list(self._series)
         if end is None:
-            for sid in self._series.values():
-                dpg.set_value(sid, [[], []])
+            self._stack.clear()
             return
         if not self._paused and self._cursor is not None and self._cursor < end - self._window_s:
             end = self._cursor + 0.5 * self._window_s  # a past instant out of view: centred
         t0 = max(end - self._window_s, self.history.first_time() or 0.0)  # nothing left of the first row
         t0 = t0 if t0 < end else end - self._window_s
-        t, values = self.history.window(t0, end, names)
-        bounds: dict[str, tuple[float, float]] = {}
         width = int(dpg.get_item_rect_size(self._plot_box)[0]) if self._plot_box is not None else 0
         points = min(self._max_points, max(200, 2 * width))  # a min and a max per pixel column
-        for j, name in enumerate(names):
-            y = values[:, j] * self._factor(name)
-            ok = np.isfinite(y)
-            xs, ys = decimate_minmax(t[ok], y[ok], points)
-            if len(ys):
-                lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
-                bounds[self._series_unit[name]] = (min(lo, float(ys.min())), max(hi, float(ys.max())))
-            # Lists, not arrays: Dear PyGui reads numpy buffers as float32, too coarse for long runs.
-            dpg.set_value(self._series[name], [xs.tolist(), ys.tolist()])
-        for (k, name), twin in self._twins.items():
-            xs, ys = self._overlays[k].sample(name, t0, end)
-            ys = ys * self._factor(name)
-            ok = np.isfinite(ys)
-            if ok.any():
-                lo, hi = bounds.get(self._series_unit[name], (np.inf, -np.inf))
-                bounds[self._series_unit[name]] = (min(lo, float(ys[ok].min())), max(hi, float(ys[ok].max())))
-            dpg.set_value(twin, [xs.tolist(), ys.tolist()])
-        marks = [t_e for t_e, _ in self._events if t0 <= t_e <= end]
-        for unit, (_, x_axis, y_axis) in self._plots.items():
-            if unit in self._event_lines:
-                dpg.set_value(self._event_lines[unit], [marks])
-            if unit in self._cursor_lines:
-                dpg.set_value(self._cursor_lines[unit], [[self._cursor] if self._cursor is not None else []])
-            if unit in self._fail_marks:
-                pts = [
-                    (t_f, v * self._factor(name))
-                    for name, t_f, v in self._failures
-                    if self._series_unit.get(name) == unit and t0 <= t_f <= end
-                ]
-                dpg.set_value(self._fail_marks[unit], [[p[0] for p in pts], [p[1] for p in pts]])
-            if self._paused:
-                # Frozen: the axes stay where they are and belong to the user (zoom, pan).
-                dpg.set_axis_limits_auto(x_axis)
-                dpg.set_axis_limits_auto(y_axis)
-                continue
-            dpg.set_axis_limits(x_axis, t0, end)
-            lo, hi = bounds.get(unit, (np.inf, -np.inf))
-            if not self._autofit:
-                dpg.set_axis_limits_auto(y_axis)
-            elif lo <= hi:
-                dpg.set_axis_limits(y_axis, *readable_range(lo, hi))
+        span = (t0, end)
+        bounds = self._stack.fill(self.history, span=span, points=points, overlays=self._overlays, factor=self._factor)
+        self._stack.mark(
+            span=span, events=self._events, failures=self._failures, cursor=self._cursor, factor=self._factor
+        )
+        self._stack.fit_axes(span=span, bounds=bounds, frozen=self._paused, autofit=self._autofit)

@@ -1,34 +1,24 @@
 """Metrics: a signal reduced over a window to the one number an engineer reads off a run.
 
 ``Metric`` is a ``[[metrics]]`` entry (CONTRACT 6): a telemetry column, a kind, an optional
-window of simulated time and the kind's own settings. ``metric_value`` reduces a window's samples
-(every step's, not a thinned recording) to the value; ``metric_unit`` gives its unit from the
-signal's. Crossing times are interpolated linearly between steps.
-
-Kinds: ``max``, ``min``, ``mean``, ``final``, ``rms`` (sqrt of the mean square), ``peak_to_peak``,
-``integral`` (trapezoidal, unit·s), ``time_of_max``/``time_of_min`` (the first), ``first_crossing``
-(``level``), ``settling_time`` (``band`` as a fraction of abs(final), or ``band_abs``: the time
-from which the signal stays within final ± band), ``overshoot`` (%: beyond the final value, as a
-share of the step from the first value), ``period``/``frequency`` (the mean time between the
-oscillation's successive crests, each placed between samples by a parabola: exact for a sine and
-for a decaying one about any level, where crossings of the window's mean are not; crests smaller
-than a hundredth of the window's swing are ripple, not the oscillation; NaN with fewer than two
-full periods), ``dominant_frequency`` (the largest peak of the power spectrum, a settling
-response's final value and the Hann-weighted mean removed, Hann-windowed, zero-padded, above 2 /
-the window's length and refined between bins by a parabola through the log powers).
+window of simulated time and the kind's own settings, checked when it is made. ``Metric.value``
+reduces a window's samples (every step's, not a thinned recording) to the value: each kind's
+arithmetic is ``reductions.metric_value``'s, the error kinds' (against measured data)
+``error_value``; ``metric_unit`` gives its unit from the signal's. A run keeps the samples its
+metrics read in a ``metric_log.MetricLog``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.signal import windows
 
-__all__ = ["Metric", "MetricError", "MetricLog", "METRIC_KINDS", "metric_value", "metric_unit", "error_value"]
+from mjrig.runtime.analysis.reductions import metric_value
+
+__all__ = ["Metric", "MetricError", "METRIC_KINDS", "ERROR_KINDS", "MODE_KINDS", "metric_unit", "error_value"]
 
 METRIC_KINDS: dict[str, tuple[str, ...]] = {
     "max": (),
@@ -211,115 +201,6 @@ def error_value(kind: str, simulated: np.ndarray, measured: np.ndarray) -> float
     return float(np.sqrt(np.mean(err * err))) if kind == "rms_error" else float(np.abs(err).max())
 
 
-class MetricLog:
-    """Every step's values of the signals ``metrics`` read (one column per distinct signal),
-    kept so that each metric can be worked out over its window at any moment (``values``).
-
-    Memory: 8 bytes per signal and step, plus the times (a million steps of one signal: 16 MB).
-    Threading: ``add`` on the stepping thread; ``values`` may run elsewhere (it reads a prefix
-    that ``add`` no longer writes)."""
-
-    def __init__(self, metrics: list[Metric]) -> None:
-        self.metrics = list(metrics)
-        self.signals = list(dict.fromkeys(m.signal for m in self.metrics if m.kind not in MODE_KINDS))
-        self._col = [self.signals.index(m.signal) if m.kind not in MODE_KINDS else -1 for m in self.metrics]
-        self.modal = [m for m in self.metrics if m.kind in MODE_KINDS]
-        self.fixed: dict[str, float] = {}
-        """The mode metrics' values (the rig linearised at the run's start), by name."""
-        self._t = np.empty(1024)
-        self._x = np.empty((1024, len(self.signals)))
-        self.n = 0
-
-    def add(self, t: float, values: np.ndarray) -> None:
-        """Keep the signals' ``values`` (in ``signals`` order) at simulated time ``t`` (s); a
-        time before the last one (a reset, a restored snapshot) starts the log over."""
-        n = self.n
-        if n and t < self._t[n - 1]:
-            n = 0
-        if n == len(self._t):
-            grow = max(n, 1024)
-            self._t = np.concatenate([self._t, np.empty(grow)])
-            self._x = np.concatenate([self._x, np.empty((grow, self._x.shape[1]))])
-        self._t[n] = t
-        self._x[n] = values
-        self.n = n + 1
-
-    last_time = property(
-        lambda self: float(self._t[self.n - 1]) if self.n else -math.inf,
-        doc="The newest logged step's time (s); -inf before any.",
-    )
-
-    def load(self, t: np.ndarray, x: np.ndarray) -> None:
-        """Take over a run logged elsewhere: step times ``t`` (s, (K,)) and the signals' values
-        ``x`` ((K, len(signals))), e.g. one of many trials stepped side by side
-        (``mjrig.campaign.lockstep``)."""
-        self._t = np.array(t, dtype=float)
-        self._x = np.array(x, dtype=float).reshape(self._t.size, len(self.signals))
-        self.n = self._t.size
-
-    def entries(self, units: dict[str, str]) -> dict[str, dict[str, Any]]:
-        """``--metrics METRICS.json``'s content: each metric's ``Metric.entry`` by name; ``units``
-        are the signals' units by column name."""
-        values = self.values()
-        return {m.name: m.entry(values[m.name], units.get(m.signal, "")) for m in self.metrics}
-
-    def values(self) -> dict[str, float]:
-        """Each metric's value over what was logged so far (NaN before anything was), from its
-        signal's first value (``seed`` may leave earlier rows without one)."""
-        n, out = self.n, {}
-        for m, c in zip(self.metrics, self._col):
-            if c < 0:
-                out[m.name] = self.fixed.get(m.name, math.nan)
-                continue
-            x = self._x[:n, c]
-            k = int(np.argmax(np.isfinite(x))) if n else 0
-            out[m.name] = m.value(self._t[k:n], x[k:]) if n and np.isfinite(x[k]) else math.nan
-        return out
-
-    def series(self, signal: str) -> tuple[np.ndarray, np.ndarray]:
-        """(times s, values) of ``signal`` at every step logged so far (copies)."""
-        c = self.signals.index(signal)
-        return self._t[: self.n].copy(), self._x[: self.n, c].copy()
-
-    def since(self, name: str) -> float | None:
-        """Simulated time (s) of metric ``name``'s first value logged, None before any."""
-        c = self._col[[m.name for m in self.metrics].index(name)]
-        if c < 0:  # a mode metric: of the run's start
-            return float(self._t[0]) if self.n else None
-        ok = np.flatnonzero(np.isfinite(self._x[: self.n, c]))
-        return float(self._t[ok[0]]) if ok.size else None
-
-    def seed(self, old: MetricLog | None, kept: Callable[[str], tuple[np.ndarray, np.ndarray]]) -> None:
-        """Start from what is known of the run so far (a rig edited while it runs): the steps
-        ``old`` logged, its signals' values at them, and for a signal it did not log, ``kept(signal)``
-        (times s, values: the rows the live plots keep) at the same times, interpolated, NaN
-        before and after them. With no ``old`` steps, the kept rows' own times."""
-        if self.n or not self.signals:
-            return
-        shared = [s for s in self.signals if old is not None and s in old.signals]
-        if old is not None and old.n and shared:
-            t = old._t[: old.n].copy()
-        else:
-            t = np.unique(np.concatenate([kept(s)[0] for s in self.signals] or [np.empty(0)]))
-        if not t.size:
-            return
-        x = np.full((t.size, len(self.signals)), np.nan)
-        for j, signal in enumerate(self.signals):
-            if old is not None and signal in shared:
-                x[:, j] = old._x[: old.n, old.signals.index(signal)]
-                continue
-            kt, kx = kept(signal)
-            ok = np.isfinite(kx)
-            if ok.sum() >= 2:
-                inside = (t >= kt[ok][0]) & (t <= kt[ok][-1])
-                x[inside, j] = np.interp(t[inside], kt[ok], kx[ok])
-        self._t, self._x, self.n = (
-            np.concatenate([t, np.empty(1024)]),
-            np.concatenate([x, np.empty((1024, x.shape[1]))]),
-            t.size,
-        )
-
-
 def metric_unit(kind: str, signal_unit: str) -> str:
     """The unit of a ``kind`` metric of a signal in ``signal_unit``."""
     if kind in _TIMES:
@@ -333,140 +214,3 @@ def metric_unit(kind: str, signal_unit: str) -> str:
     if kind == "integral":
         return f"{signal_unit}*s" if signal_unit else "s"
     return signal_unit
-
-
-def metric_value(
-    kind: str,
-    t: np.ndarray,
-    x: np.ndarray,
-    *,
-    level: float | None = None,
-    band: float | None = None,
-    band_abs: float | None = None,
-) -> float:
-    """``kind`` of samples ``x`` at times ``t`` (s); NaN samples (a signal that did not exist
-    then) are left out; NaN when nothing is left or the kind cannot be told."""
-    t, x = np.asarray(t, float), np.asarray(x, float)
-    keep = np.isfinite(x)
-    t, x = t[keep], x[keep]
-    if x.size == 0:
-        return math.nan
-    if kind == "max":
-        return float(x.max())
-    if kind == "min":
-        return float(x.min())
-    if kind == "mean":
-        return float(x.mean())
-    if kind == "final":
-        return float(x[-1])
-    if kind == "rms":
-        return float(np.sqrt(np.mean(x * x)))
-    if kind == "peak_to_peak":
-        return float(x.max() - x.min())
-    if kind == "integral":
-        return float(np.trapezoid(x, t)) if x.size > 1 else 0.0
-    if kind == "time_of_max":
-        return float(t[int(x.argmax())])
-    if kind == "time_of_min":
-        return float(t[int(x.argmin())])
-    if kind == "first_crossing":
-        times = _crossings(t, x - float(level), upward=None)  # type: ignore[arg-type]
-        return float(times[0]) if times.size else math.nan
-    if kind == "settling_time":
-        final = float(x[-1])
-        width = band_abs if band_abs is not None else band * abs(final)  # type: ignore[operator]
-        out = np.flatnonzero(np.abs(x - final) > width)
-        return float(t[0]) if out.size == 0 else (float(t[out[-1] + 1]) if out[-1] + 1 < t.size else math.nan)
-    if kind == "overshoot":
-        first, final = float(x[0]), float(x[-1])
-        step = final - first
-        if step == 0:
-            return math.nan
-        beyond = (x.max() - final) if step > 0 else (final - x.min())
-        return float(beyond / abs(step) * 100.0)
-    if kind in ("period", "frequency"):
-        crests = _crests(t, x)
-        if crests.size < 3:
-            return math.nan
-        period = float((crests[-1] - crests[0]) / (crests.size - 1))
-        return period if kind == "period" else 1.0 / period
-    if kind == "dominant_frequency":
-        return _dominant_frequency(t, x)
-    raise ValueError(f"unknown metric kind {kind!r}")
-
-
-RIPPLE = 0.01
-"""A crest counts when it stands out by this share of the window's swing (peak to peak)."""
-
-
-def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Times (s) of the crests of ``x``: its local maxima standing out by RIPPLE of its swing,
-    each at the vertex of the parabola through it and its two neighbours."""
-    from scipy.signal import find_peaks
-
-    swing = float(x.max() - x.min()) if x.size else 0.0
-    if x.size < 3 or swing <= 0:
-        return np.empty(0)
-    k, _ = find_peaks(x, prominence=RIPPLE * swing)  # never the first or last sample
-    t0, t1, t2 = t[k - 1], t[k], t[k + 1]
-    y0, y1, y2 = x[k - 1], x[k], x[k + 1]
-    # the vertex of the parabola through the three points (unevenly spaced allowed)
-    d01, d12 = (y1 - y0) / (t1 - t0), (y2 - y1) / (t2 - t1)
-    curv = (d12 - d01) / (t2 - t0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vertex = 0.5 * (t0 + t1) - d01 / (2.0 * curv)
-    flat = ~np.isfinite(vertex) | (curv >= 0)
-    return np.where(flat, t1, np.clip(vertex, t0, t2))
-
-
-TAPER = 0.5
-"""The fraction of the window ``dominant_frequency`` tapers (a cosine each end; 1 is Hann's)."""
-
-
-def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
-    """The frequency (Hz) of the largest peak of the power spectrum of ``x`` (resampled evenly at
-    its median step when the steps vary) after removing its final value when it settles (a step
-    response: its last fifth moves less than a twentieth of its whole range) and then its
-    window-weighted mean (a Tukey window, ``TAPER`` of it tapered), never below 2 / the window's length (the window's own main lobe, where
-    what is left of an offset lands); NaN for fewer than 8 samples or a constant signal."""
-    if x.size < 8 or t[-1] <= t[0]:
-        return math.nan
-    dt = float(np.median(np.diff(t)))
-    even = np.arange(t[0], t[-1] + 0.5 * dt, dt)
-    y = np.interp(even, t, x)
-    if not np.ptp(y):
-        return math.nan  # constant: no frequency (the window's mean would leave rounding's)
-    tail = y[-max(2, y.size // 5) :]
-    if np.ptp(tail) < 0.05 * np.ptp(y):  # it settles: the offset it settles to is no oscillation
-        y = y - y[-1]
-    # Tukey (half its length tapered): a Hann window weighs the run's middle most, and pulled a
-    # sweep's resonance towards the frequency it passed mid-run (5 % on a 1-10 Hz chirp).
-    w = windows.tukey(y.size, TAPER)
-    y = (y - float(w @ y) / float(w.sum())) * w
-    if not np.any(y):
-        return math.nan
-    n = 1 << int(math.ceil(math.log2(8 * y.size)))  # zero-padded: bins 8 times finer
-    power = np.abs(np.fft.rfft(y, n)) ** 2
-    lowest = math.ceil(2 * n / y.size)  # the bin of 2 / window length
-    power[: min(lowest, power.size)] = 0.0
-    if not np.any(power):
-        return math.nan
-    k = int(power.argmax())
-    if 0 < k < power.size - 1 and np.all(power[k - 1 : k + 2] > 0):
-        a, b, c = np.log(power[k - 1 : k + 2])
-        shift = 0.5 * (a - c) / (a - 2 * b + c) if a - 2 * b + c != 0 else 0.0
-    else:
-        shift = 0.0
-    return float((k + shift) / (n * dt))
-
-
-def _crossings(t: np.ndarray, y: np.ndarray, *, upward: bool | None) -> np.ndarray:
-    """Times (s) where ``y`` crosses zero between samples (linearly interpolated): upward only
-    (``upward``), or either way (None). A sample exactly at zero counts where the sign changes."""
-    a, b = y[:-1], y[1:]
-    if upward is None:
-        hit = ((a < 0) & (b >= 0)) | ((a > 0) & (b <= 0))
-    else:
-        hit = (a < 0) & (b >= 0)
-    k = np.flatnonzero(hit)
-    return t[k] + (t[k + 1] - t[k]) * (-a[k]) / (b[k] - a[k])

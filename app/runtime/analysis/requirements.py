@@ -34,7 +34,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjrig.runtime.analysis.metrics import Metric, MetricLog, metric_unit
+from mjrig.runtime.analysis.metric_log import MetricLog
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.signal_probe import SignalProbe, column_units, rig_columns
@@ -287,8 +287,8 @@ class RequirementSet:
 
     ``extra`` are the rig's signal sources as the recorder gets them (``SignalManager.bind``);
     ``prepare`` the group's functions that bring its outputs up to date (``SignalProbe``).
-    ``pass_values`` backs the ``Requirements/<name>:pass`` columns (``source``). ``metrics`` are
-    logged at the same steps (``metrics``: a ``MetricLog``); a requirement whose signal is
+    ``pass_values`` backs the ``Requirements/<name>:pass`` columns (``source``). ``metrics`` (a
+    ``MetricLog``; None: no metrics) logs its signals at the same steps; a requirement whose signal is
     ``Metrics/<name>`` is decided on that metric's value at the end (``finish``). ConfigError
     (``UnknownSignalError``) for a signal the rig does not have.
     """
@@ -307,7 +307,7 @@ class RequirementSet:
         """The SI unit of each ``Requirements/<name>:value`` and ``Metrics/<name>:value`` column
         (a sweep's or study's results): a requirement's is its signal's, or its metric's."""
         units = self.units
-        metric = {f"Metrics/{m.name}": metric_unit(m.kind, units.get(m.signal, "")) for m in self.metrics.metrics}
+        metric = self.metrics.units(units)
         out = {f"Requirements/{r.name}:value": metric.get(r.signal, units.get(r.signal, "")) for r in self.items}
         out.update({f"{k}:value": u for k, u in metric.items()})
         return out
@@ -320,7 +320,7 @@ class RequirementSet:
         *,
         extra: Sequence[Any] = (),
         prepare: Mapping[str, Callable[[], None] | None] | None = None,
-        metrics: Sequence[Metric] = (),
+        metrics: MetricLog | None = None,
     ) -> None:
         self.items = list(requirements)
         names = [r.name for r in self.items]
@@ -328,7 +328,7 @@ class RequirementSet:
         if dup:
             raise ConfigError(f"duplicate requirement name '{dup[0]}'")
         self.data, self.model = data, model
-        self.metrics = MetricLog(list(metrics))
+        self.metrics = metrics if metrics is not None else MetricLog([])
         self.start: np.ndarray | None = None
         """The state (``mjSTATE_INTEGRATION``) the run started from, kept for mode metrics."""
         named = {f"Metrics/{m.name}": m for m in self.metrics.metrics}

@@ -4,9 +4,24 @@ of the plotted signals)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
-__all__ = ["SignalHistory", "decimate_minmax", "split_signal", "NEW_MODEL", "FILL", "is_new_model", "is_fill"]
+__all__ = [
+    "HistoryFetch",
+    "SignalHistory",
+    "decimate_minmax",
+    "split_signal",
+    "NEW_MODEL",
+    "FILL",
+    "is_new_model",
+    "is_fill",
+]
+
+HistoryFetch = Callable[[Sequence[str]], tuple[list[str], np.ndarray, np.ndarray]]
+"""``fetch(names)`` -> (the names it has, times (s), values rows x names): a signal's whole history
+(a replay's recording, read when the plots tick a signal they kept no rows of)."""
 
 NEW_MODEL = "#new-model"
 """First column of the mark that says the rows after it are of a newly opened model."""

@@ -1,8 +1,8 @@
 """Telemetry: named signal columns sampled array-wise from MjData, streamed to Parquet.
 
 Column names follow ``Category/Entity:attribute`` (see docs/outputs.md). A *plan* of (source array,
-indices, column range) gathers is built once per model; recording a row is then one ``np.take``
-per signal group into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
+indices, column range) gathers is built once per model (``row_plan``); recording a row is then one
+``np.take`` into a preallocated block. Full blocks go to the ``ParquetSink``'s writer thread.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,15 +20,9 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.telemetry.native_rows import BlockRows
-from mjrig.runtime.telemetry.row_gather import RowGather, place_raw
-from mjrig.runtime.telemetry.signal_sources import (
-    CONTACT_COLUMNS,
-    MODEL_GROUPS,
-    Derived,
-    contact_values,
-    entity_name,
-    model_sources,
-)
+from mjrig.runtime.telemetry.row_gather import RowGather
+from mjrig.runtime.telemetry.row_plan import RowPlan, plan_rows
+from mjrig.runtime.telemetry.signal_sources import Derived, contact_values, entity_name
 
 if TYPE_CHECKING:  # imported where the sink opens: pyarrow and the writer only for a recording to disk
     from mjrig.runtime.files.parquet_sink import ParquetSink
@@ -80,14 +73,6 @@ class SignalCategory(str, Enum):
         return str.__format__(self, format_spec)
 
 
-@dataclass
-class _Gather:
-    source: np.ndarray  # a flat float64 array, read in place
-    index: np.ndarray
-    start: int
-    stop: int
-
-
 class SignalManager(BlockRows):
     """Records telemetry rows and streams them to ``export_path`` (Parquet), crash-safe.
 
@@ -134,7 +119,7 @@ class SignalManager(BlockRows):
         self.units: dict[str, str] = {"time": "s", "wall_time": "s"}
         self._units_view: Mapping[str, str] | None = None
         self._col_index: dict[str, int] = {"time": 0, "wall_time": 1}
-        self._plan: list[_Gather] = []
+        self._plan = RowPlan()
         self._clock = np.zeros(2)  # time, wall_time of the row being sampled (s)
         self._gather: RowGather | None = None  # compiled from the plan for the current width
         self._offsets = np.zeros(0, dtype=np.intp)
@@ -152,11 +137,7 @@ class SignalManager(BlockRows):
         self.rows_recorded = 0
         self.on_rows: Callable[[list[str], np.ndarray], None] | None = None
         self._before_sample: Callable[[], None] | None = None
-        self._contacts: np.ndarray | None = None
-        self._derived: list[
-            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
-        ] = []
-        self._raw: list[np.ndarray] = []
+        self._contacts: np.ndarray | None = None  # the plan's, filled before each row
         self._bound: tuple[mujoco.MjModel, mujoco.MjData] | None = None
 
     # --- columns -----------------------------------------------------------------------------
@@ -180,7 +161,7 @@ class SignalManager(BlockRows):
 
     def _ensure_width(self) -> None:
         """Room in the block for every column and, after them, the derived columns' raw values."""
-        width = len(self.columns) + sum(a.size for a in self._raw)
+        width = len(self.columns) + self._plan.raw_size
         rows = min(self._batch_asked, max(BLOCK_MIN_ROWS, BLOCK_BYTES // (8 * width)))
         if width > self._block.shape[1] or rows != self.batch_size:  # no row in the block (flushed before)
             grown = np.full(
@@ -193,18 +174,10 @@ class SignalManager(BlockRows):
         self._gather = None
 
     def _compile_plan(self) -> RowGather:
-        """Offsets for one take per row: each column's value (NaN for a column nothing feeds any
-        more, e.g. a detached load's), then the hidden raw values of derived columns."""
-        nan = np.full(1, np.nan)
-        gather = RowGather([self._clock, nan, *(g.source for g in self._plan), *self._raw])
-        offsets = np.full(len(self.columns), gather.pick(1, [0])[0], dtype=np.intp)
-        offsets[0:2] = gather.pick(0, [0, 1])
-        for i, g in enumerate(self._plan):
-            offsets[g.start : g.stop] = gather.pick(2 + i, g.index)
-        first = 2 + len(self._plan)
-        raw = [gather.pick(first + i, np.arange(a.size)) for i, a in enumerate(self._raw)]
-        self._offsets = np.concatenate([offsets, *raw])  # the raw values sit right after the columns
-        self._raw_width = len(self._offsets) - len(offsets)
+        """Offsets for one take per row (``RowPlan.compile``): each column's value, then the hidden
+        raw values of derived columns."""
+        gather, self._offsets = self._plan.compile(self._clock, columns=len(self.columns))
+        self._raw_width = len(self._offsets) - len(self.columns)
         self._gather = gather
         width = len(self._offsets)  # each row of the block as a view, made once, not per sample
         self._rows = [self._block[i, :width] for i in range(self.batch_size)]
@@ -230,61 +203,15 @@ class SignalManager(BlockRows):
         if self._row:
             self.flush()
         self._before_sample = before_sample
-        plan: list[_Gather] = []
-
-        def add(source: np.ndarray, pairs: list[tuple[str, int, str]]) -> None:
-            if not pairs:
-                return
-            cols = [self._column(n, u) for n, _, u in pairs]
-            fed.update(cols)
-            idx = np.array([i for _, i, _ in pairs], dtype=np.intp)
-            # Columns registered together are contiguous unless some already existed.
-            if cols == list(range(cols[0], cols[0] + len(cols))):
-                plan.append(_Gather(source, idx, cols[0], cols[0] + len(cols)))
-            else:
-                for c, i in zip(cols, idx):
-                    plan.append(_Gather(source, np.array([i]), c, c + 1))
-
-        g = {*self.groups, "requirements", "signals"}  # a rig's requirements and [[signals]]: always recorded
-        derived: list[
-            tuple[slice | np.ndarray, slice | np.ndarray, np.ndarray | None, Callable[[np.ndarray], np.ndarray]]
-        ] = []
-        fed: set[int] = set()  # columns with a value in each block (gathered, or derived before)
-        raw: list[np.ndarray] = []
-        placed: list[tuple[int, int, int]] = []  # memory read by several derived columns is copied once
-        own = [item for group in MODEL_GROUPS if group in g for item in model_sources(model, data, group)]
-        for item in [*own, *extra]:
-            if isinstance(item, Derived):
-                inputs = [self._col_index.get(n) for n in item.inputs]
-                use = item if all(i in fed for i in inputs) else item.fallback
-                if item.group in g and use is not None:
-                    cols = np.array([self._column(n, u) for n, u in use.columns], dtype=np.intp)
-                    derived.append(
-                        (
-                            slice(int(cols[0]), int(cols[-1]) + 1)
-                            if cols.size and np.all(np.diff(cols) == 1)
-                            else cols,
-                            place_raw(use.raw, raw, placed),  # a slice: a run of columns
-                            np.array(inputs, dtype=np.intp) if use.inputs else None,
-                            use.compute,
-                        )
-                    )
-                    fed.update(cols.tolist())
-            elif len(item) == 2:  # the model's own (array, pairs)
-                add(item[0], item[1])
-            elif item[0] in g:
-                add(item[1], item[2])
-        if "contacts" in g:
-            self._contacts = np.zeros(2)
-            add(self._contacts, list(CONTACT_COLUMNS))
-        else:
-            self._contacts = None
-        if "energy" in g:
-            for source, pairs in model_sources(model, data, "energy"):  # type: ignore[misc]
-                add(source, pairs)
-        self._derived = derived
-        self._raw = raw
-        self._plan = plan
+        self._plan = plan_rows(
+            model,
+            data,
+            groups={*self.groups, "requirements", "signals"},  # a rig's requirements and [[signals]]: always recorded
+            extra=extra,
+            column=self._column,
+            known=self._col_index,
+        )
+        self._contacts = self._plan.contacts
         self._bound = (model, data)
         self._ensure_width()
         if self._sink is not None:
@@ -391,11 +318,10 @@ class SignalManager(BlockRows):
             return
         width = len(self.columns)
         block = self._block[: self._row, :width]
-        if self._derived:
+        if self._plan.derived:
             raw = self._block[: self._row, width : width + self._raw_width]
-            for cols, where, inputs, compute in self._derived:
-                x = raw[:, where] if inputs is None else np.concatenate([raw[:, where], block[:, inputs]], axis=1)
-                block[:, cols] = compute(x)
+            for derived in self._plan.derived:
+                derived.fill(block, raw)
         if self.on_rows is not None:
             self.on_rows(list(self.columns), block.copy())
         sink = self._open_sink()

@@ -33,7 +33,7 @@ import mujoco
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
-from mjrig.scenario.optimize import SearchRange, search_range, search_ranges
+from mjrig.scenario.studies.optimize import SearchRange, search_range, search_ranges
 
 __all__ = [
     "FitSpec",

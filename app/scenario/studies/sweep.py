@@ -1,5 +1,5 @@
 """The ``[sweep]`` section of a scenario: grids and distributions over params, and which params
-trial ``i`` runs with.
+trial ``i`` runs with (a random param's law and its table: ``distributions``).
 
 Trial order. Grids combine as a Cartesian product in file order, the last grid varying fastest
 (``itertools.product``); each grid point runs ``trials`` times in a row (``trials`` defaults to 1,
@@ -29,11 +29,6 @@ balance there, and ``scipy.stats.sobol_indices`` refuses any other n). The desig
 matrix A, the last d B; the sweep has n x (d + 2) trials: trial ``i`` is block ``i // n``, row
 ``r = i % n``: block 0 runs A[r], block 1 B[r], block 2 + k runs A[r] with param k's column taken
 from B[r] (``AB_k``). Each value is its distribution's inverse CDF at the quantile.
-
-Distributions: ``normal`` (mean, std), ``uniform`` (low, high), ``lognormal`` (mu, sigma: the
-mean and std of ln x), ``truncated_normal`` (mean, std, low, high: a normal restricted to
-[low, high], drawn by inverse CDF -- one uniform draw per value, no rejection loop, so the draw
-count is fixed).
 """
 
 from __future__ import annotations
@@ -41,18 +36,16 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
+from mjrig.scenario.studies.distributions import Distribution, read_distribution
 
 __all__ = [
     "SweepSpec",
-    "Distribution",
-    "DISTRIBUTIONS",
     "SAMPLERS",
     "SENSITIVITIES",
     "parse_sweep",
@@ -63,21 +56,13 @@ __all__ = [
     "saltelli_trials_problem",
 ]
 
-DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
-    "normal": ("mean", "std"),
-    "uniform": ("low", "high"),
-    "lognormal": ("mu", "sigma"),
-    "truncated_normal": ("mean", "std", "low", "high"),
-}
-"""Each distribution's (required) parameters."""
 _SWEEP_KEYS = {"trials", "seed", "params", "sampler", "sensitivity"}
 SAMPLERS = ("random", "lhs", "sobol")
 """The ``sampler`` values."""
 SENSITIVITIES = ("spearman", "sobol")
+"""The ``sensitivity`` values: rank correlations of any sweep, or a Saltelli design's Sobol indices."""
 SALTELLI_BASE_POINTS = 64
 """A Saltelli design's base points when neither ``trials`` nor ``--trials`` gives them."""
-"""The ``sensitivity`` values: rank correlations of any sweep, or a Saltelli design's Sobol indices."""
-_STD = NormalDist()
 
 
 def trial_seed(seed: int, trial: int) -> int:
@@ -90,62 +75,6 @@ def sample_seed(seed: int, point: int) -> np.random.Generator:
     """The generator a stratified sampler of grid point ``point`` of a sweep seeded ``seed`` is
     seeded with (``scipy.stats.qmc``'s ``seed=``)."""
     return np.random.default_rng([seed, point])
-
-
-@dataclass(frozen=True)
-class Distribution:
-    """A random param: ``kind`` (a key of DISTRIBUTIONS, or "choices": a catalogue, each value
-    equally likely) and its parameters; ``values`` the catalogue, or the grid low + i·step a
-    ``step``-ped uniform takes (integers stay integers)."""
-
-    kind: str
-    args: dict[str, float]
-    values: tuple[float, ...] = ()
-
-    def draw(self, rng: np.random.Generator) -> float:
-        a = self.args
-        if self.values:
-            return self.values[int(rng.integers(len(self.values)))]
-        if self.kind == "normal":
-            return float(rng.normal(a["mean"], a["std"]))
-        if self.kind == "uniform":
-            return float(rng.uniform(a["low"], a["high"]))
-        if self.kind == "lognormal":
-            return float(rng.lognormal(a["mu"], a["sigma"]))
-        return truncated_normal(float(rng.random()), **a)
-
-    def at(self, u: float) -> float:
-        """The value at quantile ``u`` in [0, 1) (the inverse CDF; the ends are nudged inside)."""
-        a = self.args
-        if self.values:  # equal strata, one value each
-            return self.values[min(int(u * len(self.values)), len(self.values) - 1)]
-        if self.kind == "uniform":
-            return a["low"] + (a["high"] - a["low"]) * u
-        if self.kind == "truncated_normal":
-            return truncated_normal(u, **a)
-        z = _STD.inv_cdf(min(max(u, 1e-300), 1 - 1e-16))
-        if self.kind == "normal":
-            return a["mean"] + a["std"] * z
-        return math.exp(a["mu"] + a["sigma"] * z)
-
-
-def truncated_normal(u: float, *, mean: float, std: float, low: float, high: float) -> float:
-    """The value of a normal(mean, std) restricted to [low, high] at quantile ``u`` in [0, 1).
-
-    Works on the side of the mean where the interval's tail probabilities are largest, so a
-    window far in a tail keeps its precision; the result is clipped into [low, high]."""
-    if std == 0 or low == high:
-        return min(max(mean, low), high)
-    a, b = (low - mean) / std, (high - mean) / std
-    flip = a > 0  # both ends above the mean: mirror, where the CDF is small and precise
-    if flip:
-        a, b, u = -b, -a, 1.0 - u  # mirrored: the same quantile from the other end
-    pa, pb = _STD.cdf(a), _STD.cdf(b)
-    p = pa + u * (pb - pa)
-    p = min(max(p, 1e-300), 1 - 1e-16)
-    z = _STD.inv_cdf(p)
-    x = mean + std * (-z if flip else z)
-    return min(max(x, low), high)
 
 
 @dataclass
@@ -311,7 +240,7 @@ def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> Sweep
         if ways[0] == "choices":
             out.distributions.append((name, _choices(reader, entry, where, params[name])))
         elif ways[0] == "distribution":
-            out.distributions.append((name, _distribution(reader, entry, where)))
+            out.distributions.append((name, read_distribution(reader, entry, where)))
         else:
             out.grids.append((name, _grid(reader, entry, where, params[name])))
     if out.saltelli:
@@ -392,38 +321,6 @@ def outside_range(param: Any, *values: float) -> str | None:
     if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in values):
         return f"[{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}]"
     return None
-
-
-def _distribution(reader: FieldReader, entry: dict, where: tuple) -> Distribution:
-    kind = entry["distribution"]
-    if not isinstance(kind, str) or kind not in DISTRIBUTIONS:
-        raise reader.fail(
-            (*where, "distribution"), f"unknown distribution {kind!r}{closest_names(str(kind), sorted(DISTRIBUTIONS))}"
-        )
-    needed = DISTRIBUTIONS[kind]
-    reader.keys(entry, {"distribution", *needed, *(("step",) if kind == "uniform" else ())}, where)
-    missing = [k for k in needed if k not in entry]
-    if missing:
-        raise reader.fail(where, f"a {kind} distribution needs '{missing[0]}' ({', '.join(needed)})")
-    args = {k: reader.number(entry[k], (*where, k)) for k in needed}
-    for k in ("std", "sigma"):
-        if k in args and args[k] < 0:
-            raise reader.fail((*where, k), f"must not be negative, got {args[k]:g}")
-    if "low" in args and args["low"] > args["high"]:
-        raise reader.fail((*where, "low"), f"low ({args['low']:g}) is above high ({args['high']:g})")
-    if "step" in entry:
-        return Distribution(kind, args, _stepped(reader, entry, where))
-    return Distribution(kind, args)
-
-
-def _stepped(reader: FieldReader, entry: dict, where: tuple) -> tuple[float, ...]:
-    """The grid low, low + step, ... up to high of a ``step``-ped uniform (integers when low and
-    step are: a coil count stays a whole number)."""
-    step = reader.number(entry["step"], (*where, "step"), positive=True)
-    low, high = (reader.number(entry[k], (*where, k)) for k in ("low", "high"))
-    n = int(math.floor((high - low) / step * (1 + 1e-12))) + 1
-    whole = all(isinstance(entry[k], int) and not isinstance(entry[k], bool) for k in ("low", "step"))
-    return tuple(int(entry["low"]) + i * int(entry["step"]) if whole else low + i * step for i in range(n))
 
 
 def _choices(reader: FieldReader, entry: dict, where: tuple, param: Any) -> Distribution:

@@ -7,11 +7,12 @@ the start reaches at that time; ``equilibrium``: where it comes to rest from the
 own, so the run and the view go on meanwhile; with ``bode`` also several signals' responses to
 an input (``mjrig bode``).
 
-``ShowMode`` pauses the run and animates an oscillatory mode: at every frame ``display`` puts the
+``ShowMode`` pauses the run and animates an oscillatory mode: at every frame of the 3D view
+(``draws_in_view``, a ``Feature`` hook) it puts the
 joints at the linearisation state plus the mode's shape times a swing that goes back and forth
 (``SWING`` rad for a rotation, a tenth of the model's size for a translation, times the chosen
 amplitude), at the mode's own frequency up to ``SHOWN_HZ`` and at ``SHOWN_HZ`` above it;
-``undisplay`` puts the run's state back once the frame is drawn, so the state a step, a
+``undraws_in_view`` puts the run's state back once the frame is drawn, so the state a step, a
 snapshot or a scrub sees is always the run's own. Play (or anything that steps) ends the
 animation. GUI-free; simulation thread only (the job's thread touches its own rig alone).
 """
@@ -31,7 +32,8 @@ import numpy as np
 from mjrig import commands as C
 from mjrig.bench_state import NO_MODES, BodeCurve, ModeRow
 from mjrig.runtime.errors import ConfigError, one_line
-from mjrig.session.context import Feature, Handler, RigContext
+from mjrig.session.context import RigContext
+from mjrig.session.feature import Feature, Handler, feature
 from mjrig.session.jobs import BackgroundJobs, Job
 
 __all__ = ["RigModes", "SWING", "SHOWN_HZ"]
@@ -56,6 +58,7 @@ class _ModesOfRig:
     reads: int = 0  # the model's readings (reloads) and cancels: a result of an older one is stale
 
 
+@feature
 class RigModes(Feature):
     """The Modes section's state: the modes last worked out, and the one animated."""
 
@@ -227,13 +230,13 @@ class RigModes(Feature):
         )
 
     @property
-    def arrows_hidden(self) -> bool:
+    def hides_rig(self) -> bool:
         """Whether the frame shown now leaves the rig's arrows out."""
         return self._kept is not None and not self.part.arrows
 
-    def display(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+    def draws_in_view(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
         """Put the joints where the animated mode has them now (the run's state kept for
-        ``undisplay``); False when no mode is shown (or the run plays: the animation ends)."""
+        ``undraws_in_view``); False when no mode is shown (or the run plays: the animation ends)."""
         k = self.part.shown
         if k is None:
             return False
@@ -259,8 +262,8 @@ class RigModes(Feature):
         mujoco.mj_forward(model, data)
         return True
 
-    def undisplay(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """Put the run's state back after a frame ``display`` showed."""
+    def undraws_in_view(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Put the run's state back after a frame ``draws_in_view`` showed."""
         if self._kept is not None:
             mujoco.mj_setState(model, data, self._kept, _KEEP)
             mujoco.mj_forward(model, data)

@@ -18,7 +18,7 @@ from typing import Any
 
 from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
-from mjrig.scenario.sweep import catalogue, outside_range
+from mjrig.scenario.studies.sweep import catalogue, outside_range
 
 __all__ = [
     "Objective",

@@ -15,8 +15,8 @@ from typing import Any
 
 from mjrig.runtime.files.atomic_output import atomic_output
 from mjrig.runtime.files.paths import fresh_path
-from mjrig.scenario.fit import INITIAL, OFFSET
 from mjrig.scenario.parse import Scenario
+from mjrig.scenario.studies.fit import INITIAL, OFFSET
 
 __all__ = ["write_with_values", "put_values"]
 
