@@ -12,7 +12,7 @@ groups, for ``--record`` simulated seconds, then Stop; measured:
   the app's CPU (cores) meanwhile.
 
 The baseline is the old way: it replays one timestep a step (``ReplaySource.leap`` off) and
-records in row groups of at most 32 MiB (``parquet_pace.FLOOR_BYTES``; 419 rows of 1,000 bodies);
+records in row groups of at most 32 MiB (``_parquet_pace.FLOOR_BYTES``; 419 rows of 1,000 bodies);
 runs alternate baseline and current, ``--pairs`` pairs, and the medians and the median ratios are
 printed.
 
@@ -42,8 +42,8 @@ from mjrig.session.kernel import Session
 from mjrig.session.replay_mode import ReplaySource
 if baseline:
     ReplaySource.leap = lambda self, target: False  # the old way: one timestep a step
-    from mjrig.runtime.files import parquet_pace
-    parquet_pace.FLOOR_BYTES = 32 * 2**20  # the old row groups: 419 rows of 1,000 bodies
+    from mjrig.runtime.files import _parquet_pace
+    _parquet_pace.FLOOR_BYTES = 32 * 2**20  # the old row groups: 419 rows of 1,000 bodies
 work = pathlib.Path(tempfile.mkdtemp())
 model, rec = work / f"bodies_{bodies}.xml", work / "big.parquet"
 model.write_text(many_bodies(bodies))

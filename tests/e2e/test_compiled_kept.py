@@ -1,5 +1,5 @@
 """The compiled callbacks' machine code, kept by the first process that compiled them, is what
-later processes run: loaded with llvmlite's JIT, numba never imported (``native_object``)."""
+later processes run: loaded with llvmlite's JIT, numba never imported (``_native_object``)."""
 
 from __future__ import annotations
 

@@ -18,14 +18,14 @@ import pyarrow.parquet as pq
 import pytest
 from e2e_util import MODELS, mjrig, mjrig_popen
 
-from mjrig.runtime.files import parquet_stream
+from mjrig.runtime.files import _parquet_stream
 
 
 def rows_on_disk(parts: Path) -> int:
     """Rows in the whole row groups of a recording's work folder (what a kill now keeps)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the last index record may be half written
-        return sum(rows for stem in parquet_stream.parts(parts) for _, rows in parquet_stream.part_groups(stem)[1])
+        return sum(rows for stem in _parquet_stream.parts(parts) for _, rows in _parquet_stream.part_groups(stem)[1])
 
 
 def test_sigkill_then_recover(tmp_path: Path):

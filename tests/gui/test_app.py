@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from mjrig.runtime.files import parquet_stream
+from mjrig.runtime.files.parquet_sink import part_groups, parts
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,14 +202,14 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    parts = target.with_name("killed.parquet.parts")
+    folder = target.with_name("killed.parquet.parts")
 
     def groups_on_disk() -> list[int]:
         """The rows of each whole row group of the recording on disk (what a kill now keeps)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the last index record may be half written
             try:
-                return [n for stem in parquet_stream.parts(parts) for _, n in parquet_stream.part_groups(stem)[1]]
+                return [n for stem in parts(folder) for _, n in part_groups(stem)[1]]
             except (OSError, ValueError):  # a part's files half made
                 return []
 
@@ -226,4 +226,4 @@ def test_killed_app_recording_is_recovered_and_offered_on_next_start(xdisplay, t
     df = pl.read_parquet(target)
     assert f"recovered {df.height} rows" in report["message"]
     assert df.height >= kept > 500 and df["time"].is_sorted(), (df.height, kept)
-    assert not parts.exists()
+    assert not folder.exists()

@@ -1,4 +1,4 @@
-"""The compiled load laws (``native_table``/``native_code``) against the Python path, their
+"""The compiled load laws (``native_table``/``_native_code``) against the Python path, their
 reference: every law MuJoCo's tendon springs do not compute -- one-sided damping, a stroke window
 with preload, each profile kind, world forces and torques with reactions, joint torques and
 frictions -- gives the same motion and the same recorded loads on Euler, implicitfast and RK4; a

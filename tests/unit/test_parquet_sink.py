@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import MjrigError
-from mjrig.runtime.files import parquet_merge, parquet_pace, parquet_segments, parquet_stream
+from mjrig.runtime.files import _parquet_pace, _parquet_stream, parquet_merge, parquet_segments
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 from tests.waiting import wait_for
 
@@ -76,7 +76,7 @@ def _record(
 
 
 def test_the_file_equals_the_one_pyarrow_writes_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Row groups encoded one by one, their footers put together (``parquet_footer``): the
+    """Row groups encoded one by one, their footers put together (``_parquet_footer``): the
     same file content as pyarrow writing every row at once, and many row groups or one alike."""
     rng = np.random.default_rng(3)
     cols = ["time", "wall_time", "a", "b"]
@@ -84,7 +84,7 @@ def test_the_file_equals_the_one_pyarrow_writes_at_once(tmp_path: Path, monkeypa
     blocks[4][1][3:9, 2] = np.nan
     units = {"time": "s", "wall_time": "s", "a": "m"}
     many = _record(tmp_path / "many.parquet", blocks, units=units)
-    monkeypatch.setattr(parquet_pace, "ROW_GROUP_BYTES", 2**40)
+    monkeypatch.setattr(_parquet_pace, "ROW_GROUP_BYTES", 2**40)
     one = _record(tmp_path / "one.parquet", blocks, units=units, flush_seconds=3600.0)
     assert pq.ParquetFile(many.path).metadata.num_row_groups >= 4
     assert pq.ParquetFile(one.path).metadata.num_row_groups == 1
@@ -133,8 +133,8 @@ def test_the_file_is_written_while_recording(tmp_path: Path, monkeypatch: pytest
     """Row groups reach the disk as the run goes, each recoverable at once: a copy of the folder
     taken mid-run (what a SIGKILL leaves) recovers into every row group written; closing only
     adds the last one and the footer, and leaves no second copy of the rows."""
-    monkeypatch.setattr(parquet_pace, "ROW_GROUP_BYTES", 64 * 1024)
-    monkeypatch.setattr(parquet_pace, "ROW_GROUP_ROWS", 1)
+    monkeypatch.setattr(_parquet_pace, "ROW_GROUP_BYTES", 64 * 1024)
+    monkeypatch.setattr(_parquet_pace, "ROW_GROUP_ROWS", 1)
     out = tmp_path / "out.parquet"
     part = segment_dir(out) / "part-0001.data"
     sink = ParquetSink(out, flush_seconds=0.02)
@@ -297,8 +297,8 @@ def test_row_groups_are_whole_on_disk_while_recording(tmp_path: Path) -> None:
         for i in range(5):
             sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1))
             wait_for(lambda: sink.rows_written == (i + 1) * 10, what="the rows handed over written")
-        (stem,) = parquet_stream.parts(segment_dir(out))
-        columns, groups, _codec = parquet_stream.part_groups(stem)
+        (stem,) = _parquet_stream.parts(segment_dir(out))
+        columns, groups, _codec = _parquet_stream.part_groups(stem)
         assert columns == ("time", "wall_time", "a") and [rows for _, rows in groups] == [10] * 5
         assert groups[-1][0] == stem.with_suffix(".data").stat().st_size
         assert json.loads((segment_dir(out) / "meta.json").read_text())["units"] == {}
@@ -311,14 +311,14 @@ def test_row_groups_are_whole_on_disk_while_recording(tmp_path: Path) -> None:
 
 
 def test_write_block_does_not_wait_for_a_stalled_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parquet_stream.RowGroupFile.append
+    real = _parquet_stream.RowGroupFile.append
     release = threading.Event()
 
     def stalled(self, blocks):  # type: ignore[no-untyped-def]
         release.wait(30)  # a disk that hangs (NFS, USB stick)
         return real(self, blocks)
 
-    monkeypatch.setattr(parquet_stream.RowGroupFile, "append", stalled)
+    monkeypatch.setattr(_parquet_stream.RowGroupFile, "append", stalled)
     sink = ParquetSink(tmp_path / "out.parquet", flush_seconds=0.01)
     producer = threading.Thread(
         target=lambda: [sink.write_block(["time", "wall_time", "a"], make_block(i * 10, 10, 1)) for i in range(100)]
@@ -370,7 +370,7 @@ def _fault_after_first_segments(
 
 
 def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parquet_stream.RowGroupFile.append
+    real = _parquet_stream.RowGroupFile.append
     full = threading.Event()
 
     def append(self, blocks):  # type: ignore[no-untyped-def]
@@ -378,7 +378,7 @@ def test_disk_full_sets_error_and_keeps_prefix(tmp_path: Path, monkeypatch: pyte
             raise OSError(errno.ENOSPC, "No space left on device", str(self.stem))
         return real(self, blocks)
 
-    monkeypatch.setattr(parquet_stream.RowGroupFile, "append", append)
+    monkeypatch.setattr(_parquet_stream.RowGroupFile, "append", append)
     sink, before = _fault_after_first_segments(tmp_path, lambda _: full.set())
     assert "No space left on device" in (sink.error or "")
     assert "rows not recorded" in (sink.error or "")
@@ -484,8 +484,8 @@ def test_a_part_an_earlier_recorder_left_is_recovered(
 ) -> None:
     """Recordings are Snappy now; a part a killed run of the zstd (index magic RGE1) or LZ4 (RGE2)
     recorder left still gets a footer that names its pages' codec, and reads back whole."""
-    monkeypatch.setitem(parquet_stream.ENCODING, "compression", codec)
-    monkeypatch.setattr(parquet_stream, "_MAGIC", magic)
+    monkeypatch.setitem(_parquet_stream.ENCODING, "compression", codec)
+    monkeypatch.setattr(_parquet_stream, "_MAGIC", magic)
     out = tmp_path / "old.parquet"
     sink = ParquetSink(out, flush_seconds=0.01)
     for i in range(2):
@@ -515,7 +515,7 @@ def test_a_part_killed_before_its_files_were_all_made_recovers_empty(tmp_path: P
     sink.close()
     for suffix in missing:
         (segment_dir(killed) / f"part-0001{suffix}").unlink()
-    stem = parquet_stream.parts(segment_dir(killed))[0]
-    assert parquet_stream.part_groups(stem)[:2] == (("time", "wall_time", "a"), [])
+    stem = _parquet_stream.parts(segment_dir(killed))[0]
+    assert _parquet_stream.part_groups(stem)[:2] == (("time", "wall_time", "a"), [])
     with pytest.raises(MjrigError, match="nothing to recover .* no whole row group"):
         recover(killed)

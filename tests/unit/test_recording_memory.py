@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime.files import parquet_stream
-from mjrig.runtime.files.parquet_stream import RowGroupFile
+from mjrig.runtime.files import _parquet_stream
+from mjrig.runtime.files._parquet_stream import RowGroupFile
 
 
 def _rss_kib() -> int:
@@ -20,7 +20,7 @@ def _rss_kib() -> int:
 
 
 def test_row_groups_do_not_grow_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parquet_stream, "_datasync", lambda fd: None)  # memory is the matter, not the disk
+    monkeypatch.setattr(_parquet_stream, "_datasync", lambda fd: None)  # memory is the matter, not the disk
     cols = ("time", "wall_time", *(f"Joints/j{i}:qpos" for i in range(78)))
     part = RowGroupFile(tmp_path, 1, cols, {"who": "test"}, {"time": "s"})
     block = np.tile(np.arange(80, dtype=float), (50, 1))

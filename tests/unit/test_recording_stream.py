@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.headless import prepare, run
-from mjrig.runtime.files import parquet_pace
+from mjrig.runtime.files import _parquet_pace
 from mjrig.scenario.bundled import bundled_models
 from mjrig.scenario.targets import load_target
 
@@ -30,11 +30,11 @@ def test_streamed_recording_equals_the_merged_one(rig, tmp_path: Path, monkeypat
     work.mkdir()
     monkeypatch.chdir(work)
     with monkeypatch.context() as m:  # a row group every 64 kB
-        m.setattr(parquet_pace, "ROW_GROUP_BYTES", 64 * 1024)
-        m.setattr(parquet_pace, "ROW_GROUP_ROWS", 1)
+        m.setattr(_parquet_pace, "ROW_GROUP_BYTES", 64 * 1024)
+        m.setattr(_parquet_pace, "ROW_GROUP_ROWS", 1)
         streamed = _record(rig.scenario, tmp_path / "streamed.parquet")
     with monkeypatch.context() as m:  # every row in one row group at close
-        m.setattr(parquet_pace, "ROW_GROUP_BYTES", 2**40)
+        m.setattr(_parquet_pace, "ROW_GROUP_BYTES", 2**40)
         merged = _record(rig.scenario, tmp_path / "merged.parquet")
     assert merged.metadata.num_row_groups == 1
     a, b = streamed.read(), merged.read()

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import KeptAside, MjrigError, OutputError, output_fault
-from mjrig.runtime.files.parquet_footer import PAGE_ROWS
+from mjrig.runtime.files._parquet_footer import PAGE_ROWS
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 from tests.unit.test_parquet_sink import make_block
 from tests.waiting import wait_for
@@ -288,7 +288,7 @@ def test_the_writer_splits_pages_where_the_scan_expects() -> None:
 
     import pyarrow as pa
 
-    from mjrig.runtime.files.parquet_footer import find_row_group, rebuild_row_group
+    from mjrig.runtime.files._parquet_footer import find_row_group, rebuild_row_group
     from mjrig.runtime.files.parquet_merge import ENCODING
 
     rows = 2 * PAGE_ROWS + 123

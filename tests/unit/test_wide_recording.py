@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from mjrig.runtime.files import parquet_stream
+from mjrig.runtime.files import _parquet_stream
 from mjrig.runtime.files.parquet_sink import ParquetSink
 
 
@@ -31,13 +31,13 @@ def _block(first: int, rows: int, width: int) -> np.ndarray:
 
 def _slow_appends(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Each row group takes ``seconds`` more to write (a slow disk)."""
-    real = parquet_stream.RowGroupFile.append
+    real = _parquet_stream.RowGroupFile.append
 
     def append(self, blocks):  # noqa: ANN001
         time.sleep(seconds)
         return real(self, blocks)
 
-    monkeypatch.setattr(parquet_stream.RowGroupFile, "append", append)
+    monkeypatch.setattr(_parquet_stream.RowGroupFile, "append", append)
 
 
 def _check_every_row(out: Path, rows: int, width: int) -> pq.FileMetaData:

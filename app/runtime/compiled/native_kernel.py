@@ -39,6 +39,7 @@ import numpy as np
 
 from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, USERDATA_WORDS
+from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.stops_held import stops_held
 
 __all__ = ["kernel", "cache_folder", "encode"]
@@ -206,9 +207,7 @@ def _cached_offsets(folder: Path) -> dict[str, int]:
 def _write_atomic(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        replace_text(path, text)
     except OSError:  # a read-only cache: compiled again next time
         pass
 
@@ -219,7 +218,7 @@ def _digest(fields: dict[str, int]) -> str:
     here = Path(__file__).parent
     return hashlib.sha256(
         json.dumps(fields, sort_keys=True).encode()
-        + (here / "native_code.py").read_bytes()
+        + (here / "_native_code.py").read_bytes()
         + (here / "native_layout.py").read_bytes()
         + Path(__file__).read_bytes()
         + mujoco.__version__.encode()
@@ -229,11 +228,11 @@ def _digest(fields: dict[str, int]) -> str:
 def _callbacks(folder: Path, fields: dict[str, int], digest: str) -> Any:
     """The module of the two cfuncs for these offsets, written into ``folder`` and imported
     (compiled by numba: its helpers come from numba's cache, the cfuncs are compiled afresh so
-    that ``native_object`` can keep their machine code)."""
-    from mjrig.runtime.compiled import native_code  # imports numba (ImportError without it)
+    that ``_native_object`` can keep their machine code)."""
+    from mjrig.runtime.compiled import _native_code  # imports numba (ImportError without it)
 
     path = folder / f"callbacks_{digest}.py"
-    source = native_code.CALLBACKS.format(**fields)
+    source = _native_code.CALLBACKS.format(**fields)
     if not path.is_file() or path.read_text(encoding="utf-8") != source:
         _write_atomic(path, source)
     if not path.is_file():
@@ -249,23 +248,23 @@ def _callbacks(folder: Path, fields: dict[str, int], digest: str) -> Any:
 
 def _addresses(folder: Path, fields: dict[str, int]) -> tuple[dict[str, int], Any]:
     """({"passive": address, "control": address}, what keeps the code alive): the machine code
-    ``native_object`` kept, else compiled by numba now (and kept for the next process)."""
-    from mjrig.runtime.compiled import native_object
+    ``_native_object`` kept, else compiled by numba now (and kept for the next process)."""
+    from mjrig.runtime.compiled import _native_object
 
     digest = _digest(fields)
     stem = f"callbacks_{digest}"
     try:
-        tag = native_object.key()
+        tag = _native_object.key()
     except ImportError:
         tag = ""
-    loaded = native_object.load(folder, stem, tag) if tag else None
+    loaded = _native_object.load(folder, stem, tag) if tag else None
     if loaded is not None:
         return loaded
     os.environ.setdefault("NUMBA_CACHE_DIR", str(folder / "numba"))  # read when numba is imported
     module = _callbacks(folder, fields, digest)
     cfuncs = {"passive": module.passive, "control": module.control}
     if tag:
-        native_object.save(folder, stem, cfuncs, tag)
+        _native_object.save(folder, stem, cfuncs, tag)
     return {k: int(cf.address) for k, cf in cfuncs.items()}, cfuncs
 
 

@@ -1,7 +1,7 @@
 """The compiled callbacks' data layout: the rig's userdata words in ``MjData.userdata`` and the
 words of a laws' table and a recorder table in the pool (``native_kernel``), shared by the code
 that fills the tables (``native_table``, ``native_rows``) and the compiled code that reads them
-(``native_code``)."""
+(``_native_code``)."""
 
 import mujoco
 

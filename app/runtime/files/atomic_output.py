@@ -7,6 +7,8 @@ when complete, so a full disk, a file-size limit, a read-only folder or a stop n
   on any exception it is removed. An OSError of the disk or the folder (no space, file too
   large, permission, read-only file system) becomes ``OutputError`` (exit 5) naming the cause
   (``output_error``).
+- ``part_file(path)``: the same without the naming of errors (OSError as it comes), for the
+  recorder's own files and caches; ``replace_text``/``replace_bytes`` write one whole through it.
 - ``remove_stale_parts(folder)``: removes the part files in ``folder`` whose writer (the process
   id in the name) is gone: what a killed writer left. Every command calls it for the folders it
   reads or writes, so the next command on a folder cleans it.
@@ -34,6 +36,8 @@ __all__ = [
     "OUTPUT_ERRNOS",
     "PART_PATTERN",
     "replace_text",
+    "replace_bytes",
+    "part_file",
 ]
 
 OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG})
@@ -106,28 +110,38 @@ def remove_stale_parts(folders: Iterable[str | os.PathLike]) -> int:
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike, *, what: str) -> Iterator[Path]:
-    """Write ``path`` whole or not at all: yields a new empty part file beside it to write; when
-    the block ends cleanly it replaces ``path`` (a file already there is replaced only then),
-    when it raises (a stop included) the part file is removed and ``path`` is left as it was.
-    OSErrors of the disk or folder become OutputError (``output_error``)."""
+def part_file(path: str | os.PathLike) -> Iterator[Path]:
+    """The one way mjrig writes a file whole: yields the path of a part file beside ``path``
+    (``.NAME.PID.HEX.part``, not created) to write; when the block ends cleanly it is renamed over
+    ``path``, when it raises (a stop included) it is removed and ``path`` is left as it was.
+    OSError as it comes (``atomic_output`` names it for a command's output)."""
     path = Path(path)
-    remove_stale_parts([path.parent])
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the umask's permissions
-    except OSError as exc:
-        raise output_error(exc, what=what, path=path) from None
     try:
         yield tmp
         os.replace(tmp, path)
-    except Exception as exc:
-        _remove(tmp)
-        if not isinstance(exc, MjrigError) and fault_errno(exc) is not None:
-            raise output_error(exc, what=what, path=path) from None
-        raise
     except BaseException:
         _remove(tmp)
+        raise
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, what: str) -> Iterator[Path]:
+    """A command's output ``path`` whole or not at all (``part_file``; the part file is created
+    empty with the umask's permissions, and a killed writer's left in the folder go first).
+    OSErrors of the disk or folder become OutputError (``output_error``)."""
+    path = Path(path)
+    remove_stale_parts([path.parent])
+    try:
+        with part_file(path) as tmp:
+            try:
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except OSError as exc:
+                raise output_error(exc, what=what, path=path) from None
+            yield tmp
+    except Exception as exc:
+        if not isinstance(exc, MjrigError) and fault_errno(exc) is not None:
+            raise output_error(exc, what=what, path=path) from None
         raise
 
 
@@ -139,14 +153,14 @@ def _remove(tmp: Path) -> None:
 
 
 def replace_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole: through a part file beside it, then renamed over
-    it, so a reader (another process, a crash) never finds it half-written. A small settings file's
-    way: OSError as it comes (its callers keep going without it), no part file left behind."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
+    """Write ``text`` (UTF-8) to ``path`` whole (``part_file``), so a reader (another process, a
+    crash) never finds it half-written. A small settings or cache file's way: OSError as it comes
+    (its callers keep going without it), no part file left behind."""
+    with part_file(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        _remove(tmp)
-        raise
+
+
+def replace_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """``replace_text`` for bytes (a compiled object file)."""
+    with part_file(path) as tmp:
+        tmp.write_bytes(data)

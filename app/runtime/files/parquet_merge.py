@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import ConfigError, exception_text
-from mjrig.runtime.files.parquet_footer import PAGE_ROWS
+from mjrig.runtime.files._parquet_footer import PAGE_ROWS
+from mjrig.runtime.files.atomic_output import part_file
 
 __all__ = [
     "UNITS_KEY",
@@ -52,7 +53,7 @@ ENCODING = dict(
 bytes on a humanoid's every-group recording, and 16 % less than LZ4 for 1 % more (its files read
 twice as fast too), so a recorder keeps up when the machine's other core is busy (BENCHMARKS.md);
 no dictionaries or statistics (float columns); pages of ``PAGE_ROWS`` values (a part whose index
-was lost is read by its pages, ``parquet_footer.find_row_group``), each with its CRC-32, so bytes
+was lost is read by its pages, ``_parquet_footer.find_row_group``), each with its CRC-32, so bytes
 damaged inside a page are found when it is read back (``mjrig recover``), not taken as values."""
 _FIXED = ("time", "wall_time")
 
@@ -188,9 +189,8 @@ def write_union(
     (via a temp file) with columns ``names``, null where a table lacks one, in row groups of
     about ``ROW_GROUP_BYTES``; returns the rows. One table in memory at a time."""
     schema = recording_schema(names, metadata, units)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.merging")
     rows = 0
-    try:
+    with part_file(path) as tmp:  # a part file a stop or a full disk never leaves behind
         with pq.ParquetWriter(tmp, schema, **ENCODING) as writer:
             pending: list[pa.Table] = []
             pending_bytes = 0
@@ -212,10 +212,6 @@ def write_union(
                 writer.write_table(schema.empty_table())
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     return rows
 
 

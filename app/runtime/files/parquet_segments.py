@@ -1,6 +1,6 @@
 """A recording's work folder (``OUT.parquet.parts``): its layout is described in
 ``mjrig.runtime.files.parquet_sink``. ``recover`` turns what a crash left there into the Parquet file:
-the parts' row groups (``parquet_stream``), or the raw segments (``seg-*.rows``) an older mjrig
+the parts' row groups (``_parquet_stream``), or the raw segments (``seg-*.rows``) an older mjrig
 wrote; ``discard`` removes the folder of a finished recording.
 """
 
@@ -20,8 +20,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import MjrigError, OutputError, exception_text, output_fault
+from mjrig.runtime.files._parquet_salvage import disagreement, part_stems, salvage_part, write_salvaged
+from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.files.parquet_merge import UNITS_KEY, merge_dir, write_union
-from mjrig.runtime.files.parquet_salvage import disagreement, part_stems, salvage_part, write_salvaged
 from mjrig.runtime.files.paths import fresh_path  # the recording's segments and lock
 from mjrig.runtime.files.paths import work_dir as segment_dir
 
@@ -78,7 +79,7 @@ def recover(path: str | os.PathLike) -> tuple[Path, int]:
     """After a crash, or a run that could not finish its file: the rows in ``path``'s work folder
     (``path.parts``) as a valid Parquet file. Returns (the file, rows).
 
-    Only adds: every part is read as it was left (``parquet_salvage``), the file is written under
+    Only adds: every part is read as it was left (``_parquet_salvage``), the file is written under
     a new name in the folder and read back before it takes its place: ``path``, or the next free
     name when a file is there already (it is never replaced). Then the work folder is removed,
     or, when some of its bytes could not be read, renamed aside (``path.parts.damaged``) with a
@@ -272,6 +273,4 @@ def check_str_map(value: dict[str, str] | None, what: str) -> dict[str, str]:
 
 
 def write_meta(folder: Path, metadata: dict[str, str], units: dict[str, str]) -> None:
-    tmp = folder / (META_NAME + ".tmp")
-    tmp.write_text(json.dumps({"metadata": metadata, "units": units}, indent=1), encoding="utf-8")
-    os.replace(tmp, folder / META_NAME)
+    replace_text(folder / META_NAME, json.dumps({"metadata": metadata, "units": units}, indent=1))

@@ -2,14 +2,14 @@
 
 A Parquet file is unreadable until its footer is written, so a recording killed mid-way would
 lose everything if the footer were its only index. While recording, a writer thread therefore
-turns the queued row blocks, on the other core, into row groups (``parquet_stream``): each is
+turns the queued row blocks, on the other core, into row groups (``_parquet_stream``): each is
 encoded once (Snappy) and appended to the recording's data file, and its own footer to an index
 beside it, so a SIGKILL keeps every row group written (``recover(path)`` writes the footer
 from the index). ``ParquetSink.close()`` writes the last row group and the footer and moves the
 data file onto ``path``: nothing is copied or encoded twice, and the crash-safe copy is the
 file itself (plus its index, about a hundred bytes per column and row group).
 
-A row group is written when ``parquet_pace.group_bytes`` are queued (4 MiB, more for a wide or
+A row group is written when ``_parquet_pace.group_bytes`` are queued (4 MiB, more for a wide or
 a long recording), or ``flush_seconds`` (5 s by default) after the last one: a kill loses at
 most that, and row groups stay big enough that the footer (held in memory until close) stays small.
 
@@ -39,10 +39,11 @@ from typing import overload
 import numpy as np
 
 from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
-from mjrig.runtime.files import parquet_pace as pace
+from mjrig.runtime.files import _parquet_pace as pace
+from mjrig.runtime.files._parquet_salvage import where_kept
+from mjrig.runtime.files._parquet_stream import RowGroupFile, finish_parts, part_groups, parts
 from mjrig.runtime.files.cpu_apart import Apart, here
 from mjrig.runtime.files.parquet_merge import UNITS_KEY, check_columns
-from mjrig.runtime.files.parquet_salvage import where_kept
 from mjrig.runtime.files.parquet_segments import (
     check_str_map as _check_str_map,
 )
@@ -56,9 +57,8 @@ from mjrig.runtime.files.parquet_segments import (
 from mjrig.runtime.files.parquet_segments import (
     write_meta as _write_meta,
 )
-from mjrig.runtime.files.parquet_stream import RowGroupFile, finish_parts, parts
 
-__all__ = ["ParquetSink", "recover", "segment_dir"]
+__all__ = ["ParquetSink", "recover", "segment_dir", "parts", "part_groups"]  # the last two: a recording on disk
 
 SPARE_BYTES = 48 * 2**20
 """Written blocks' memory kept for the next blocks (fresh memory costs a page fault a page:

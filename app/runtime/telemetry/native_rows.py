@@ -4,7 +4,7 @@ A run whose only work between steps is its recording (``StepPlan.between_steps()
 ("recording",)``: ``mjrig run`` with nothing to check, pace or draw) steps in blocks of
 ``mj_step(nstep=...)``. MuJoCo calls ``mjcb_control`` at each step exactly where mjrig's Python
 path samples a row (between ``mj_step1`` and ``mj_step2``: positions, velocities, sensors and
-energy of the step's start); the compiled callback (``native_code.record``) then does what
+energy of the step's start); the compiled callback (``_native_code.record``) then does what
 ``SignalManager.sample`` does -- the schedule (decimation or rate), the contacts' count and
 depth, the clock, one gather of every value into the recorder's block -- so no Python runs per
 step. Between blocks the recorder takes the rows (``BlockRows``), flushes full blocks to its

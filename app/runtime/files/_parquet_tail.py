@@ -8,9 +8,9 @@ the footer needs of it, encoded as the footer will hold it (``row_group``: Thrif
 a column chunk). ``footer`` puts them under a template footer's schema and key-value metadata
 (pyarrow writes that for an empty table of the recording's schema).
 
-The Thrift compact protocol, as ``parquet_footer`` reads it: a field is a header byte (id delta
+The Thrift compact protocol, as ``_parquet_footer`` reads it: a field is a header byte (id delta
 in the high nibble, type in the low one) and its value; integers are zigzag varints; 0 ends a
-struct. A column chunk holds what ``parquet_footer.rebuild_row_group`` writes: type DOUBLE,
+struct. A column chunk holds what ``_parquet_footer.rebuild_row_group`` writes: type DOUBLE,
 encodings, path, codec, values, sizes, data page offset (no statistics: ``ENCODING``).
 
 GUI-free; any thread.

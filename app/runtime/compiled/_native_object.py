@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mjrig.runtime.files.atomic_output import replace_bytes, replace_text
+
 __all__ = ["key", "load", "save"]
 
 _helpers: dict[str, int] | None = None
@@ -118,14 +120,10 @@ def save(folder: Path, stem: str, cfuncs: dict[str, Any], tag: str) -> bool:
                 | {g.name for g in module.global_variables if g.is_declaration}
             )
             path = folder / f"{stem}-{name}.o"
-            tmp = path.with_name(f".{path.name}.{os.getpid()}")
-            tmp.write_bytes(code)
-            os.replace(tmp, path)
+            replace_bytes(path, code)
             entries[name] = {"symbol": cf.native_name, "externals": externals, "bytes": len(code)}
         index = folder / f"{stem}.json"
-        tmp = index.with_name(f".{index.name}.{os.getpid()}")
-        tmp.write_text(json.dumps({"tag": tag, "callbacks": entries}), encoding="utf-8")
-        os.replace(tmp, index)
+        replace_text(index, json.dumps({"tag": tag, "callbacks": entries}))
     except (UserWarning, RuntimeError, OSError, ImportError):
         return False
     return True

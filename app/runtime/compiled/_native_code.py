@@ -397,7 +397,7 @@ def locate(m: int, d: int, ud_at: int, nud_at: int, nnum_at: int, num_at: int, w
 
 CALLBACKS = """\"\"\"mjrig's compiled MuJoCo callbacks for one MuJoCo build (generated: native_kernel).\"\"\"
 from numba import cfunc, types
-from mjrig.runtime.compiled.native_code import evaluate, locate, record
+from mjrig.runtime.compiled._native_code import evaluate, locate, record
 
 
 @cfunc(types.void(types.int64, types.int64), error_model="numpy")

@@ -5,14 +5,14 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 
     part-0001.json    {"columns": [...]}
     part-0001.data    the Parquet file, a row group at a time (Snappy): each encoded alone by pyarrow
-                      and its pages copied in, so only ``parquet_tail``'s bytes of it stay in memory
+                      and its pages copied in, so only ``_parquet_tail``'s bytes of it stay in memory
     part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
-``finish`` writes the footer (``parquet_tail``, with the metadata and units as they are at the end)
+``finish`` writes the footer (``_parquet_tail``, with the metadata and units as they are at the end)
 and moves the data file onto the recording's path: the rows are encoded and written once. After
 a kill, or a write that failed (disk full), the footer was never written: ``finish_parts`` then
 cuts the data file after its last row group the index vouches for and writes the footer from
-the row groups' own pages (``parquet_footer.rebuild_row_group``).
+the row groups' own pages (``_parquet_footer.rebuild_row_group``).
 
 Used from one thread at a time (the recorder's writer thread, then ``close``).
 """
@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.runtime.files.parquet_footer import (
+from mjrig.runtime.files._parquet_footer import (
     CODEC_LZ4_RAW,
     CODEC_SNAPPY,
     CODEC_ZSTD,
@@ -40,8 +40,9 @@ from mjrig.runtime.files.parquet_footer import (
     footer_of,
     rebuild_row_group,
 )
+from mjrig.runtime.files._parquet_tail import column_heads, footer, row_group
+from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.files.parquet_merge import ENCODING, recording_schema, table_of, write_union
-from mjrig.runtime.files.parquet_tail import column_heads, footer, row_group
 
 __all__ = ["RowGroupFile", "parts", "part_groups", "promised_rows", "finish_parts", "template_footer"]
 
@@ -78,15 +79,13 @@ class RowGroupFile:
         self.whole = False  # closed with its footer: a file as it is
         self._opened = (dict(metadata), dict(units))  # the footer's on ``close``
         self._bare = pa.schema([pa.field(c, pa.float64()) for c in columns])  # a row group's own file
-        tmp = self.stem.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"columns": list(columns)}), encoding="utf-8")
-        os.replace(tmp, self.stem.with_suffix(".json"))
+        replace_text(self.stem.with_suffix(".json"), json.dumps({"columns": list(columns)}))
         self._index = os.open(self.stem.with_suffix(".index"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         self._fd = os.open(self.stem.with_suffix(".data"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         self._open = True
         _write_all(self._fd, b"PAR1")
         self._end = 4  # the data file's length
-        self._groups: list[bytes] = []  # each row group's footer entry (``parquet_tail.row_group``)
+        self._groups: list[bytes] = []  # each row group's footer entry (``_parquet_tail.row_group``)
         self._heads: list[bytes] | None = None  # the columns' footer entries' constant part
         self._scratch: np.ndarray | None = None  # the columns of the row group being written
         self._out: pa.Buffer | None = None  # kept memory a row group is encoded into (``_encode``)

@@ -1,13 +1,13 @@
 """What a recording's parts hold, read without changing them (``mjrig recover``).
 
-A part (``OUT.parquet.parts/part-NNNN.*``, see ``parquet_stream``) is taken as it is found:
+A part (``OUT.parquet.parts/part-NNNN.*``, see ``_parquet_stream``) is taken as it is found:
 
 - ``.whole``: a part closed with its footer (a run whose last rename failed): the file as it
   is, every row group read back;
 - ``.data`` with its ``.index``: the row groups the index vouches for, then (a kill between a
   row group and its index record, or an index that is garbage, empty, missing or claims more
   than the file holds) the row groups found by walking the data file's page headers
-  (``parquet_footer.find_row_group``);
+  (``_parquet_footer.find_row_group``);
 - garbage inside the data: every whole row group before it; what comes after is named
   (``Salvage.lost``) and the caller keeps the part aside.
 
@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mjrig.runtime.errors import exception_text
-from mjrig.runtime.files.parquet_footer import (
+from mjrig.runtime.files._parquet_footer import (
     CODEC_LZ4_RAW,
     CODEC_SNAPPY,
     CODEC_ZSTD,
@@ -41,7 +41,7 @@ from mjrig.runtime.files.parquet_footer import (
     find_row_group,
     rebuild_row_group,
 )
-from mjrig.runtime.files.parquet_stream import part_groups, promised_rows, template_footer
+from mjrig.runtime.files._parquet_stream import part_groups, promised_rows, template_footer
 
 __all__ = ["Salvage", "part_stems", "salvage_part", "write_salvaged", "read_back", "where_kept", "disagreement"]
 

@@ -33,7 +33,7 @@ ROW_GROUP_MIN_ROWS = 64
 LONG_GROUP_BYTES = 16 * 2**20
 """A long recording's row groups grow to 1/``GROUPS_SCALE`` of the bytes written so far, up to
 this (from 256 MiB written on), so an hour's footer stays small: the writer keeps about 40 bytes
-per column chunk for it (``parquet_tail``), and a reader that opens the file holds the whole
+per column chunk for it (``_parquet_tail``), and a reader that opens the file holds the whole
 footer too (pyarrow about 860 bytes per column chunk). 4 MiB groups of 80 columns at 23,000 rows
 a second are 12,600 row groups an hour, 16 MiB groups 3,200. Bigger ones would cost the writer
 as much memory again per row group (its queue and the columns being encoded)."""
