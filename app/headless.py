@@ -40,7 +40,7 @@ from mjrig.runtime.forces.engine import step_plain
 from mjrig.runtime.manager import RuntimeManager
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.native_rows import RowTable
-from mjrig.scenario.builder import build_rig
+from mjrig.scenario.builder import Rig, build_rig
 from mjrig.scenario.measured import MEASURED_KEY, measured_metadata
 from mjrig.scenario.parse import Scenario, VideoSettings
 
@@ -49,18 +49,32 @@ __all__ = ["RunSetup", "prepare", "run", "set_params", "write_metrics", "write_r
 
 @dataclass
 class RunSetup:
-    """A scenario made ready to step: the runtime, the compiled model and its data."""
+    """A rig (``scenario.builder.Rig``: the scenario, its runtime, compiled model and data) made
+    ready for one headless run: how long it runs (s) and where it records."""
 
-    scenario: Scenario
-    runtime: RuntimeManager
-    model: mujoco.MjModel
-    data: mujoco.MjData
+    rig: Rig
     duration: float
     out: Path | None
     stopped_at: float | None = None
     """Simulated time (s) at which a requirement's ``stop_on`` ended the run, or None."""
     hold: Hold | None = None
     """This process's hold on ``out`` (no other process writes it meanwhile)."""
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.rig.scenario
+
+    @property
+    def runtime(self) -> RuntimeManager:
+        return self.rig.runtime
+
+    @property
+    def model(self) -> mujoco.MjModel:
+        return self.rig.model
+
+    @property
+    def data(self) -> mujoco.MjData:
+        return self.rig.data
 
 
 def set_params(
@@ -196,10 +210,7 @@ def prepare(
         video_rec.frame_points = partial(_rig_points_of, rig.runtime)  # no camera named: frame the rig too
         rig.runtime.add_video(video_rec)
     return RunSetup(
-        sc,
-        rig.runtime,
-        rig.model,
-        rig.data,
+        rig,
         duration if duration is not None else sc.duration,
         out_path if record else None,
         hold=out_hold,

@@ -56,7 +56,8 @@ def test_round_trip_values_order_and_nulls(tmp_path: Path) -> None:
     assert table.column(2).null_count == 1
     assert table.column(4).null_count == len(blocks[7])
     meta = pq.ParquetFile(out).metadata
-    assert meta.row_group(0).column(0).compression == "SNAPPY"
+    assert meta.row_group(0).column(0).compression == "LZ4"
+    assert "BYTE_STREAM_SPLIT" in meta.row_group(0).column(2).encodings
     assert not segment_dir(out).exists()
 
 
@@ -478,13 +479,17 @@ def test_a_row_group_cut_short_by_a_kill_is_left_out(tmp_path: Path) -> None:
     sink.close()
 
 
-@pytest.mark.parametrize(("codec", "magic", "named"), [("zstd", b"RGE1", "ZSTD"), ("lz4", b"RGE2", "LZ4")])
+@pytest.mark.parametrize(
+    ("codec", "magic", "named"), [("zstd", b"RGE1", "ZSTD"), ("lz4", b"RGE2", "LZ4"), ("snappy", b"RGE3", "SNAPPY")]
+)
 def test_a_part_an_earlier_recorder_left_is_recovered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codec, magic, named
 ) -> None:
-    """Recordings are Snappy now; a part a killed run of the zstd (index magic RGE1) or LZ4 (RGE2)
-    recorder left still gets a footer that names its pages' codec, and reads back whole."""
+    """Recordings are LZ4 of byte-stream-split values now; a part a killed run of the zstd (index
+    magic RGE1), LZ4 (RGE2) or Snappy (RGE3) recorder of plain values left still gets a footer
+    that names its pages' codec and encoding, and reads back whole."""
     monkeypatch.setitem(_parquet_stream.ENCODING, "compression", codec)
+    monkeypatch.setitem(_parquet_stream.ENCODING, "use_byte_stream_split", False)
     monkeypatch.setattr(_parquet_stream, "_MAGIC", magic)
     out = tmp_path / "old.parquet"
     sink = ParquetSink(out, flush_seconds=0.01)

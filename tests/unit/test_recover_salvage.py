@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import KeptAside, MjrigError, OutputError, output_fault
+from mjrig.runtime.files import _parquet_stream
 from mjrig.runtime.files._parquet_footer import PAGE_ROWS
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 from tests.unit.test_parquet_sink import make_block
@@ -81,7 +82,7 @@ def test_a_damaged_index_recovers_every_row_group_from_the_pages(tmp_path: Path,
         import struct
         import zlib
 
-        head = struct.pack("<4sQQ", b"RGE3", 2**62, 100)
+        head = struct.pack("<4sQQ", _parquet_stream._MAGIC, 2**62, 100)
         index.write_bytes(head + zlib.crc32(head).to_bytes(4, "little"))
     else:
         raw = index.read_bytes()

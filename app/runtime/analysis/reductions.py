@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import windows
 
 __all__ = ["metric_value", "RIPPLE", "TAPER"]
 
@@ -133,6 +132,8 @@ def _dominant_frequency(t: np.ndarray, x: np.ndarray) -> float:
         y = y - y[-1]
     # Tukey (half its length tapered): a Hann window weighs the run's middle most, and pulled a
     # sweep's resonance towards the frequency it passed mid-run (5 % on a 1-10 Hz chirp).
+    from scipy.signal import windows  # on first use: scipy.signal is 0.8 s of import
+
     w = windows.tukey(y.size, TAPER)
     y = (y - float(w @ y) / float(w.sum())) * w
     if not np.any(y):

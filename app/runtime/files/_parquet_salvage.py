@@ -41,7 +41,7 @@ from mjrig.runtime.files._parquet_footer import (
     find_row_group,
     rebuild_row_group,
 )
-from mjrig.runtime.files._parquet_stream import part_groups, promised_rows, template_footer
+from mjrig.runtime.files._parquet_stream import CODEC, part_groups, promised_rows, template_footer
 
 __all__ = ["Salvage", "part_stems", "salvage_part", "write_salvaged", "read_back", "where_kept", "disagreement"]
 
@@ -121,7 +121,7 @@ def salvage_part(stem: Path) -> Salvage:
         return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a damaged index is said with what the pages gave
-        _, indexed, codec = part_groups(stem) if data.suffix == ".data" else (None, [], CODEC_SNAPPY)
+        _, indexed, codec = part_groups(stem) if data.suffix == ".data" else (None, [], CODEC)
     out.source = data
     _pages(out, indexed, codec=codec)
     promised = promised_rows(stem) if data.suffix == ".data" else 0
@@ -149,10 +149,11 @@ def _whole(out: Salvage, whole: Path) -> None:
         out.whole = True
         return
     out.lost = f"{whole.name}: row group {len(good) + 1} (from byte {damage}) and after do not decode"
-    _pages(out, [], codec=codec if codec is not None else CODEC_SNAPPY, stop_at=damage)
+    _pages(out, [], codec=codec if codec is not None else CODEC, stop_at=damage)
 
 
-_CODEC_NAMES = {"SNAPPY": CODEC_SNAPPY, "ZSTD": CODEC_ZSTD, "LZ4_RAW": CODEC_LZ4_RAW}
+_CODEC_NAMES = {"SNAPPY": CODEC_SNAPPY, "ZSTD": CODEC_ZSTD, "LZ4": CODEC_LZ4_RAW, "LZ4_RAW": CODEC_LZ4_RAW}
+"""Parquet's codec of pyarrow's name for it (pyarrow names LZ4_RAW "LZ4")."""
 
 
 def _pages(out: Salvage, indexed: list[tuple[int, int]], *, codec: int, stop_at: int | None = None) -> Salvage:

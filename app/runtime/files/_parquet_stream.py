@@ -4,7 +4,7 @@ Each ``RowGroupFile`` is one run of rows with the same columns, in the recording
 (``OUT.parquet.parts/``)::
 
     part-0001.json    {"columns": [...]}
-    part-0001.data    the Parquet file, a row group at a time (Snappy): each encoded alone by pyarrow
+    part-0001.data    the Parquet file, a row group at a time (LZ4, byte-stream-split): each encoded alone by pyarrow
                       and its pages copied in, so only ``_parquet_tail``'s bytes of it stay in memory
     part-0001.index   a record per row group once it is on disk: magic, its end, its rows, CRC-32
 
@@ -44,13 +44,16 @@ from mjrig.runtime.files._parquet_tail import column_heads, footer, row_group
 from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.files.parquet_merge import ENCODING, recording_schema, table_of, write_union
 
-__all__ = ["RowGroupFile", "parts", "part_groups", "promised_rows", "finish_parts", "template_footer"]
+__all__ = ["RowGroupFile", "parts", "part_groups", "promised_rows", "finish_parts", "template_footer", "CODEC"]
 
 _datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 _RECORD = struct.Struct("<4sQQ")  # magic, the data file's length after the row group, its rows
-_MAGIC = b"RGE3"
-_CODECS = {b"RGE1": CODEC_ZSTD, b"RGE2": CODEC_LZ4_RAW, b"RGE3": CODEC_SNAPPY}
-"""Each index magic's page compression (parts written by earlier versions: zstd RGE1, LZ4 RGE2)."""
+_MAGIC = b"RGE4"
+_CODECS = {b"RGE1": CODEC_ZSTD, b"RGE2": CODEC_LZ4_RAW, b"RGE3": CODEC_SNAPPY, b"RGE4": CODEC_LZ4_RAW}
+"""Each index magic's page compression: RGE4 LZ4 of byte-stream-split values; parts written by
+earlier versions: zstd RGE1, LZ4 RGE2, Snappy RGE3, of plain values (a page names its encoding)."""
+CODEC = _CODECS[_MAGIC]
+"""The page compression of the parts this recorder writes (Parquet's codec number)."""
 SLICE_BYTES = 2 * 2**20
 """Bytes of values encoded at a time (``RowGroupFile._encode``): their pages fit the cache."""
 _PART_RE = re.compile(r"^part-(\d{4,})\.json$")
@@ -146,8 +149,8 @@ class RowGroupFile:
         Why slices: the pages of a whole row group encoded into memory (20 MiB for a humanoid's
         605 columns) were cold in the cache by the time they were copied into the file -- the
         recording's CPU rose by half over pyarrow writing the file itself. A slice's pages are
-        copied while they are still in the cache. Snappy grows data by a sixth at most (plus 32
-        bytes a page)."""
+        copied while they are still in the cache. LZ4 grows data by a 255th at most (plus 16
+        bytes a page); room for a sixth is kept."""
         # the values and their validity bitmaps (``Table.nbytes`` walks every buffer: a tenth of
         # the encoding's time for a wide recording)
         need = (

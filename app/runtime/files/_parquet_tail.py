@@ -26,7 +26,14 @@ __all__ = ["column_heads", "row_group", "footer"]
 
 _I16, _I32, _I64, _BINARY, _LIST, _STRUCT = 4, 5, 6, 8, 9, 12
 _DOUBLE = 5
-ENCODING_IDS = {"PLAIN": 0, "PLAIN_DICTIONARY": 2, "RLE": 3, "BIT_PACKED": 4, "RLE_DICTIONARY": 8}
+ENCODING_IDS = {
+    "PLAIN": 0,
+    "PLAIN_DICTIONARY": 2,
+    "RLE": 3,
+    "BIT_PACKED": 4,
+    "RLE_DICTIONARY": 8,
+    "BYTE_STREAM_SPLIT": 9,
+}
 
 
 def _varint(n: int) -> bytes:

@@ -3,8 +3,8 @@
 A Parquet file is unreadable until its footer is written, so a recording killed mid-way would
 lose everything if the footer were its only index. While recording, a writer thread therefore
 turns the queued row blocks, on the other core, into row groups (``_parquet_stream``): each is
-encoded once (Snappy) and appended to the recording's data file, and its own footer to an index
-beside it, so a SIGKILL keeps every row group written (``recover(path)`` writes the footer
+encoded once (LZ4 of byte-stream-split values) and appended to the recording's data file, and
+its own footer to an index beside it, so a SIGKILL keeps every row group written (``recover(path)`` writes the footer
 from the index). ``ParquetSink.close()`` writes the last row group and the footer and moves the
 data file onto ``path``: nothing is copied or encoded twice, and the crash-safe copy is the
 file itself (plus its index, about a hundred bytes per column and row group).
@@ -22,8 +22,8 @@ Layout of ``segment_dir(path)`` (``OUT.parquet.parts/`` next to ``OUT.parquet``)
     part-0001.index      each row group's offset, length, rows and footer
 
 The file has the union of all columns in order of first appearance ('time' and 'wall_time'
-first), null where a column did not exist yet (several parts are merged at close), Snappy
-compression, the key-value file metadata given by the caller, and units both as field metadata
+first), null where a column did not exist yet (several parts are merged at close), LZ4 of
+byte-stream-split values (``parquet_merge.ENCODING``), the key-value file metadata given by the caller, and units both as field metadata
 ``{b"unit": ...}`` and as the JSON schema metadata entry ``mjrig.units``.
 """
 
