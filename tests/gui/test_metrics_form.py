@@ -33,10 +33,10 @@ def panel(dpg_viewport: None) -> Iterator[tuple[MetricsPanel, list[C.Command]]]:
         made = MetricsPanel(sent.append, ticked=lambda: [SIGNAL])
         made.build(win)
         made.update(
-            C.PanelState(
+            C.PanelState.of(
+                (C.ToolsPart(shown_units=DisplayUnits(length="mm")),),
                 signals=(SIGNAL, "Joints/slide_x:qvel"),
                 units={SIGNAL: "m"},
-                tools=C.ToolsPart(shown_units=DisplayUnits(length="mm")),
             )
         )
         dpg.render_dearpygui_frame()
