@@ -14,7 +14,11 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
+from mjrig.runtime.files import _parquet_stream
 from tests.e2e.e2e_util import cli_env, mjrig
+
+MAGIC = _parquet_stream._MAGIC
+"""The index records' magic of the recorder's parts."""
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +75,16 @@ def test_recovering_a_damaged_recording_says_what_was_kept_in_one_line(tmp_path)
     )
     index = tmp_path / "k.parquet.parts" / "part-0001.index"
     deadline = time.monotonic() + 60
-    while (not index.exists() or index.read_bytes().count(b"RGE3") < 4) and time.monotonic() < deadline:
+    while (not index.exists() or index.read_bytes().count(MAGIC) < 4) and time.monotonic() < deadline:
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     data = index.read_bytes()
-    third = [i for i in range(len(data)) if data.startswith(b"RGE3", i)][2]
+    third = [i for i in range(len(data)) if data.startswith(MAGIC, i)][2]
     index.write_bytes(data[: third + 10] + b"\xff" * 8 + data[third + 18 :])
     before = sum(
         int.from_bytes(data[i + 12 : i + 20], "little")
-        for i in [i for i in range(len(data)) if data.startswith(b"RGE3", i)][:2]
+        for i in [i for i in range(len(data)) if data.startswith(MAGIC, i)][:2]
     )  # the rows of the first two
     r = mjrig("recover", tmp_path / "k.parquet", cwd=tmp_path)
     assert r.rc == 0 and "Traceback" not in r.stderr and "UserWarning" not in r.stderr, r
