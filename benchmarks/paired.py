@@ -13,6 +13,8 @@ The rig is dm_control's humanoid with 10 body-to-body ideal springs (``step_over
   ``record 1``: one step of it;
 - ``check``: ``mjrig check SCENARIO``.
 
+The recorded file's size is printed too (of this checkout and of the baseline).
+
 Ratios, one per round, then their median: *steady* = (bare - bare 1) / (run - run 1), the steps'
 speed against the bare loop with the start-ups taken out; the same for the recorded run.
 Start-up is ``run 1`` (and ``check``) in seconds, beside ``bare 1``.
@@ -119,10 +121,13 @@ def main() -> None:
             tree = installed_layout(args.baseline.resolve(), tmp / "baseline")
             runs += [(f"{name} (baseline)", tree) for name in args.only]
         times: dict[str, list[float]] = {name: [] for name, _ in runs}
+        sizes: dict[str, int] = {}  # the recorded file's bytes, by case
         for i in range(args.pairs):
             order = runs if i % 2 == 0 else runs[::-1]
             for name, tree in order:
                 times[name].append(wall(commands[name.removesuffix(" (baseline)")], cwd=tmp, pythonpath=tree))
+                if (tmp / "every.parquet").exists():
+                    sizes[name] = (tmp / "every.parquet").stat().st_size
                 (tmp / "every.parquet").unlink(missing_ok=True)
             print(f"  round {i + 1}: " + ", ".join(f"{n} {t[-1]:.2f}" for n, t in times.items()), file=sys.stderr)
     print(f"\nhumanoid + 10 body-body springs, {args.steps} steps; {args.pairs} rounds, median (lowest-highest)\n")
@@ -140,6 +145,9 @@ def main() -> None:
         if long in times and short in times:
             steady = [b / (a - s) for b, a, s in zip(bare, times[long], times[short])]
             print(f"\nsteady state, {label}, of bare: {spread(steady)}")
+    for name, size in sorted(sizes.items()):
+        if not name.startswith("record 1"):
+            print(f"file of `{name}`: {size / 1e6:.1f} MB")
     if "run 1" in times:
         print(f"start-up of `mjrig run` (one step): {spread(times['run 1'])} s; bare: {spread(times['bare 1'])} s")
 
