@@ -148,7 +148,7 @@ OVER_400 = {
     "app/session/kernel.py": 435,
     "app/scenario/parse.py": 432,
     "app/exports/report.py": 431,
-    "app/runtime/files/parquet_sink.py": 423,
+    "app/runtime/files/parquet_sink.py": 411,
     "app/runtime/compiled/_native_code.py": 417,
     "app/commands.py": 419,
     "app/runtime/forces/engine.py": 416,

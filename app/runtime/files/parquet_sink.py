@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -40,6 +40,7 @@ import numpy as np
 
 from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
 from mjrig.runtime.files import _parquet_pace as pace
+from mjrig.runtime.files._parquet_queue import BlockQueue, Queued
 from mjrig.runtime.files._parquet_salvage import where_kept
 from mjrig.runtime.files._parquet_stream import RowGroupFile, finish_parts, part_groups, parts
 from mjrig.runtime.files.cpu_apart import Apart, here
@@ -60,6 +61,8 @@ from mjrig.runtime.files.parquet_segments import (
 
 __all__ = ["ParquetSink", "recover", "segment_dir", "parts", "part_groups"]  # the last two: a recording on disk
 
+Finish = Callable[[np.ndarray], None] | None
+"""Work left on a block's rows for the writer's thread (``Queued.finish``)."""
 SPARE_BYTES = 48 * 2**20
 """Written blocks' memory kept for the next blocks (fresh memory costs a page fault a page:
 copying 150 MB of rows into new arrays took 0.09 s, into kept ones a third of that; a block
@@ -126,14 +129,9 @@ class ParquetSink:
             raise MjrigError(f"cannot start recording to {self._path}: {exception_text(exc, with_type=True)}") from exc
 
         self._cond = threading.Condition()
-        self._queue: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]] = []  # (columns, rows, their array); _cond
-        self._spare: list[np.ndarray] = []  # written blocks' arrays, for the next blocks; guarded by _cond
-        self._queued_bytes = 0  # in _queue
-        self._queued_rows = 0
+        self._q = BlockQueue()  # queued, in flight, arrays kept for the next blocks; guarded by _cond
         self.backlog = pace.Backlog()
         """The row groups' size, the queue's cap, the waits for the writer (``waits``, ``waited_seconds``)."""
-        self._inflight_rows = 0  # taken off the queue by the writer, not yet on disk
-        self._inflight_bytes = 0
         self._bytes_in = 0  # uncompressed bytes of the row groups written
         self._meta_dirty = False
         self._closing = False
@@ -152,11 +150,13 @@ class ParquetSink:
     # --- stepping-thread API -------------------------------------------------------------
 
     @overload
-    def write_block(self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray) -> np.ndarray: ...
+    def write_block(
+        self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray, finish: Finish = None
+    ) -> np.ndarray: ...
     @overload
     def write_block(self, columns: Sequence[str], block: np.ndarray, *, whole: None = None) -> None: ...
     def write_block(
-        self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray | None = None
+        self, columns: Sequence[str], block: np.ndarray, *, whole: np.ndarray | None = None, finish: Finish = None
     ) -> np.ndarray | None:
         """Queue ``block`` for writing; returns at once, unless the writer is behind and the sink
         waits for it (``wait_when_behind``).
@@ -170,6 +170,9 @@ class ParquetSink:
         written block's array of its shape is spare, ``block`` is queued as it is and that
         array is returned; else ``block`` is copied and ``whole`` itself is returned. Either
         way the caller writes its next rows into the array returned, never into the other.
+
+        finish: work left on ``whole[: len(block)]`` before the rows are encoded (the derived
+        columns): done on the writer's thread when ``block`` is queued as it is, else here.
         """
         if self._closed or self._closing:
             raise MjrigError(f"telemetry sink for {self._path} is closed")
@@ -184,12 +187,14 @@ class ParquetSink:
         shape = np.shape(block) if whole is None else whole.shape
         self._stepper_core = here()
         with self._cond:
-            kept = next((i for i, a in enumerate(self._spare) if a.shape == shape), None)
-            spare = self._spare.pop(kept) if kept is not None else None
+            spare = self._q.spare_of(shape)
         back: np.ndarray | None  # the array the caller writes its next rows into
         if whole is not None and spare is not None:
             data, base, back = block, whole, spare  # no copy: the caller goes on in a written array
         else:
+            if finish is not None and whole is not None:  # here, before the copy leaves its raw values
+                finish(whole[: block.shape[0]])
+                finish = None
             base = spare if spare is not None else np.empty(shape)
             data, back = base[: block.shape[0], : block.shape[1]], whole
             np.copyto(data, block, casting="unsafe")
@@ -208,17 +213,14 @@ class ParquetSink:
                 self.backlog.left_out(data)
                 self._rows_dropped += data.shape[0]
                 return whole
-            self._queue.append((cols, data, base))
-            before = self._queued_bytes
-            self._queued_bytes += data.nbytes
-            self._queued_rows += data.shape[0]
-            if before < self.backlog.group <= self._queued_bytes:
+            before = self._q.put(Queued(cols, data, base, finish))
+            if before < self.backlog.group <= self._q.queued_bytes:
                 self._cond.notify_all()
         return back
 
     def _held(self) -> int:
         """Bytes queued or being written (caller holds ``_cond``)."""
-        return self._queued_bytes + self._inflight_bytes
+        return self._q.held()
 
     def _wait_for_room(self, nbytes: int) -> None:
         """Wait (caller holds ``_cond``) until ``nbytes`` more fit the queue, the writer failed
@@ -258,7 +260,7 @@ class ParquetSink:
     @property
     def pending_rows(self) -> int:
         """Rows queued but not yet on disk (a producer faster than the disk can throttle on it)."""
-        return self._queued_rows + self._inflight_rows
+        return self._q.queued_rows + self._q.inflight_rows
 
     @property
     def bytes_written(self) -> int:
@@ -338,24 +340,9 @@ class ParquetSink:
         """Whether the queue makes a row group now (caller holds ``_cond``)."""
         return (
             self._closing
-            or self._queued_bytes >= self.backlog.group
-            or (self._queued_rows > 0 and time.monotonic() - since >= self._flush_seconds)
+            or self._q.queued_bytes >= self.backlog.group
+            or (self._q.queued_rows > 0 and time.monotonic() - since >= self._flush_seconds)
         )
-
-    def _take(self) -> list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]:
-        """The queued blocks of the next row group, about ``Backlog.group`` (caller holds ``_cond``);
-        the rest stays queued for the next."""
-        taken, n = 0, 0
-        while n < len(self._queue) and taken < self.backlog.group:
-            taken += self._queue[n][1].nbytes
-            n += 1
-        items, self._queue = self._queue[:n], self._queue[n:]
-        rows = sum(b.shape[0] for _, b, _ in items)
-        self._inflight_rows += rows
-        self._inflight_bytes += taken
-        self._queued_rows -= rows
-        self._queued_bytes -= taken
-        return items
 
     def _run(self) -> None:
         since = time.monotonic()
@@ -364,41 +351,43 @@ class ParquetSink:
             with self._cond:
                 while not self._due(since):
                     self._cond.wait(min(self._flush_seconds, 0.25))
-                apart.keep_off(self._stepper_core, behind=self._queued_bytes > self.backlog.cap // 4)
-                items = self._take()
-                last = self._closing and not self._queue
+                apart.keep_off(self._stepper_core, behind=self._q.queued_bytes > self.backlog.cap // 4)
+                items = self._q.take(self.backlog.group)
+                last = self._closing and not self._q.items
                 meta = (dict(self._metadata), dict(self._units)) if self._meta_dirty else None
                 self._meta_dirty = False
             since = time.monotonic()
             try:
                 # After a failure write_block drops blocks, so `items` is empty then.
+                for q in items:  # what the stepping thread left for this one (the derived columns)
+                    if q.finish is not None:
+                        q.finish(q.array[: q.rows.shape[0]])
                 self._write_items(items)
                 if meta is not None and not self._failed:
                     _write_meta(self._dir, *meta)
                 with self._cond:  # their memory takes the next blocks
-                    for _, _, base in items:
-                        if sum(a.nbytes for a in self._spare) + base.nbytes <= SPARE_BYTES:
-                            self._spare.append(base)
+                    for q in items:
+                        self._q.keep(q.array, limit=SPARE_BYTES)
             except Exception as exc:  # noqa: BLE001 - the stepping thread must never see it
                 with self._cond:
-                    self._rows_dropped += self._inflight_rows
-                    self._inflight_rows = 0
+                    self._rows_dropped += self._q.inflight_rows
+                    self._q.inflight_rows = 0
                     self._fail(exception_text(exc, with_type=True))
             with self._cond:
-                self._inflight_bytes = 0
+                self._q.inflight_bytes = 0
                 self._cond.notify_all()  # a write_block waiting for room
             if last:
                 return
 
-    def _write_items(self, items: list[tuple[tuple[str, ...], np.ndarray, np.ndarray]]) -> None:
+    def _write_items(self, items: list[Queued]) -> None:
         """Write queued blocks as row groups, one per run of blocks with equal columns (a new
         part when the columns change)."""
         if items and not self._dir.is_dir():  # its open files would take rows nothing could read
             raise FileNotFoundError(f"the recording's folder {self._dir} was removed")
         start = 0
         for i in range(1, len(items) + 1):
-            if i == len(items) or items[i][0] != items[start][0]:
-                cols, blocks = items[start][0], [b for _, b, _ in items[start:i]]
+            if i == len(items) or items[i].columns != items[start].columns:
+                cols, blocks = items[start].columns, [q.rows for q in items[start:i]]
                 if not self._files or self._files[-1].columns != cols:
                     if self._files:
                         self._files[-1].close()  # a whole file with its footer
@@ -411,13 +400,12 @@ class ParquetSink:
                     self._bytes_in += sum(b.nbytes for b in blocks)
                     self._rows_written += rows
                     self._bytes_written += size
-                    self._inflight_rows -= rows
+                    self._q.inflight_rows -= rows
                 start = i
 
     def _fail(self, message: str) -> None:
         """Stop accepting blocks and drop the queue; caller holds ``_cond``."""
         self._error = message
         self._failed = True
-        self._rows_dropped += self._queued_rows
-        self._queue, self._queued_rows, self._queued_bytes = [], 0, 0
+        self._rows_dropped += self._q.drop()
         self._cond.notify_all()  # a write_block waiting for room

@@ -19,7 +19,7 @@ import numpy as np
 from mjrig.runtime.telemetry.row_gather import RowGather, place_raw
 from mjrig.runtime.telemetry.signal_sources import CONTACT_COLUMNS, MODEL_GROUPS, Derived, model_sources
 
-__all__ = ["Gather", "DerivedColumns", "RowPlan", "plan_rows"]
+__all__ = ["Gather", "DerivedColumns", "RowPlan", "plan_rows", "fill_derived"]
 
 Column = Callable[[str, str], int]
 """A column's index by its name and unit (added to the recording when it is new)."""
@@ -55,6 +55,15 @@ class DerivedColumns:
             else np.concatenate([raw[:, self.raw], block[:, self.inputs]], axis=1)
         )
         block[:, self.cols] = self.compute(x)
+
+
+def fill_derived(derived: Sequence[DerivedColumns], rows: np.ndarray, *, width: int, raw: int) -> None:
+    """Work out the ``derived`` columns of ``rows`` (rows x at least ``width + raw``: the columns,
+    then each row's ``raw`` hidden values), in place. Pure: any thread may run it (the recorder's
+    writer does, when only the file reads the rows)."""
+    block, values = rows[:, :width], rows[:, width : width + raw]
+    for d in derived:
+        d.fill(block, values)
 
 
 @dataclass

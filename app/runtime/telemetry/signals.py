@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ import numpy as np
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.telemetry.native_rows import BlockRows
 from mjrig.runtime.telemetry.row_gather import RowGather
-from mjrig.runtime.telemetry.row_plan import RowPlan, plan_rows
+from mjrig.runtime.telemetry.row_plan import RowPlan, fill_derived, plan_rows
 from mjrig.runtime.telemetry.signal_sources import Derived, contact_values, entity_name
 
 if TYPE_CHECKING:  # imported where the sink opens: pyarrow and the writer only for a recording to disk
@@ -318,15 +319,16 @@ class SignalManager(BlockRows):
             return
         width = len(self.columns)
         block = self._block[: self._row, :width]
-        if self._plan.derived:
-            raw = self._block[: self._row, width : width + self._raw_width]
-            for derived in self._plan.derived:
-                derived.fill(block, raw)
+        sink = self._open_sink()
+        fill = partial(fill_derived, tuple(self._plan.derived), width=width, raw=self._raw_width)
+        later = sink is not None and self.on_rows is None  # only the file reads them: worked out by its writer
+        if self._plan.derived and not later:
+            fill(self._block[: self._row])
         if self.on_rows is not None:
             self.on_rows(list(self.columns), block.copy())
-        sink = self._open_sink()
         if sink is not None:
-            self._go_on_in(sink.write_block(self.columns, block, whole=self._block))
+            finish = fill if self._plan.derived and later else None
+            self._go_on_in(sink.write_block(self.columns, block, whole=self._block, finish=finish))
         self._row = 0
 
     @property
