@@ -2,7 +2,7 @@
 # Install mjrig with its test and docs extras (and, on Debian without a display, Xvfb + Mesa, and Chromium to
 # render the HTML reports), check the format, lint and types (ruff, mypy), build the manual (mkdocs build
 # --strict), then run the whole test suite,
-# lane by lane: `unit` and `e2e` on every core (pytest-xdist; the Ray tests in one group, on one worker in
+# lane by lane: `unit`, `long` and `e2e` on every core (pytest-xdist; the Ray tests in one group, on one worker in
 # turn: one Ray head at a time), then `gui` (the real app on screens of its own, also on every core: its apps
 # draw their 3D view at 10 frames/s, `--view-fps`, so that two fit on two cores), each printing its 25 slowest
 # tests.
@@ -77,6 +77,6 @@ lane() {  # NAME LIMIT ARGS...
 }
 status=0
 # Each lane collects its own folders only (collecting the others' modules cost each worker 3-4 s).
-lane "unit + e2e" 1800 -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or e2e" --durations=25 tests/unit tests/e2e || status=$?
+lane "unit + long + e2e" 1800 -q -p no:cacheprovider -n "$workers" --dist loadgroup -m "unit or long or e2e" --durations=25 tests/unit tests/long tests/e2e || status=$?
 lane gui 2400 -q -p no:cacheprovider -n "$workers" -m gui --durations=25 tests/gui || status=$?
 exit $status

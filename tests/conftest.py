@@ -35,13 +35,14 @@ os.environ["XDG_CACHE_HOME"] = os.environ["MJRIG_TEST_CACHE"]
 
 
 _HERE = Path(__file__).resolve().parent
-LANES = {"unit": _HERE / "unit", "e2e": _HERE / "e2e", "gui": _HERE / "gui"}
+LANES = {"unit": _HERE / "unit", "long": _HERE / "long", "e2e": _HERE / "e2e", "gui": _HERE / "gui"}
 """Each lane is a folder: a test file's lane is where it lives (see the lanes in docs/development.md)."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test with its lane by the folder it lives in: ``unit`` (in-process: no
-    subprocess, no window), ``e2e`` (the CLI in subprocesses, Ray, wheels) or ``gui`` (the real
+    subprocess, no window), ``long`` (in-process, seconds a test: fuzzing, stress, whole fits and
+    studies), ``e2e`` (the CLI in subprocesses, Ray, wheels) or ``gui`` (the real
     app on a screen), so ``pytest -m unit`` runs one lane."""
     for item in items:
         parents = Path(str(item.fspath)).resolve().parents

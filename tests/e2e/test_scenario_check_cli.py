@@ -1,5 +1,5 @@
 """`mjrig check` on broken scenario files, as a process: exit 2 and one line naming the file, never a
-traceback (the documents come from the fuzzers of tests/unit/test_scenario_fuzz.py)."""
+traceback (the documents come from the fuzzers of tests/long/test_scenario_fuzz.py)."""
 
 from __future__ import annotations
 

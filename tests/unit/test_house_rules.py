@@ -14,7 +14,7 @@ PRIVATE_API_ADAPTERS = (
 )
 """The modules allowed to use MuJoCo's private names: the viewer's API (pinned by
 tests/gui/test_viewer_access.py), and the structs' ``_address`` handed to a C callback from Python
-(tests/unit/test_passive_route.py)."""
+(tests/long/test_passive_route.py)."""
 
 
 def _private(name: str) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_fit import SAG
-from test_measured import CSV_ENTRY, DECAY_ENTRY, C, K, decay, decay_csv, scenario
 
 from mjrig.campaign.fit import run_fit
 from mjrig.campaign.fit_verdict import verdict
 from mjrig.scenario.parse import load_scenario
+from tests.unit.test_measured import CSV_ENTRY, DECAY_ENTRY, C, K, decay, decay_csv, scenario
 
 
 def _summary(**change) -> dict:
@@ -108,7 +108,7 @@ def test_a_validation_entry_is_scored_before_and_after_but_not_fitted(tmp_path):
     down to its noise after."""
     import shutil
 
-    from test_measured import csv_bench
+    from tests.unit.test_measured import csv_bench
 
     csv_bench(tmp_path, noise=0.05, seed=3)
     shutil.copy(tmp_path / "bench.csv", tmp_path / "check.csv")
@@ -128,9 +128,8 @@ def test_a_held_out_bench_the_estimate_fits_worse_is_red_in_the_report(tmp_path)
     its rms error grows with the estimate, and the report's row says so in red ("worse")."""
     from html import unescape
 
-    from test_measured import csv_bench
-
     from mjrig.exports.report import write_report
+    from tests.unit.test_measured import csv_bench
 
     csv_bench(tmp_path, noise=0.05, seed=1)
     t = np.arange(0.0, 2.0, 1 / 250)

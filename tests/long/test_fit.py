@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from test_measured import CSV_ENTRY, C, K, csv_bench, scenario
 
 from mjrig.campaign.fit import FIT_KEY, run_fit
 from mjrig.scenario.parse import load_scenario
+from tests.unit.test_measured import CSV_ENTRY, C, K, csv_bench, scenario
 
 FIT = """[fit]
 params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }
@@ -169,7 +169,7 @@ def test_stiffness_and_mass_are_fitted_from_a_sag_and_a_decay_together(tmp_path)
     k/m (and its damping): only together do they give both."""
     k, m, c = 400.0, 2.0, 4.0
     t = np.arange(0.0, 2.0, 1 / 250)
-    from test_measured import DECAY_ENTRY, decay_csv
+    from tests.unit.test_measured import DECAY_ENTRY, decay_csv
 
     decay_csv(tmp_path / "decay.csv", t, m=m, k=k, c=c)
     rng = np.random.default_rng(6)

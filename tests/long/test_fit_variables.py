@@ -9,12 +9,12 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from test_measured import CSV_ENTRY, METRICS, X0, C, K, csv_bench, scenario
 
 from mjrig.campaign.fit import run_fit
 from mjrig.headless import prepare, run
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
+from tests.unit.test_measured import CSV_ENTRY, METRICS, X0, C, K, csv_bench, scenario
 
 RATE = 250.0
 """The bench's sample rate (Hz)."""
