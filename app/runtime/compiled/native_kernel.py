@@ -42,16 +42,19 @@ from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, US
 from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.stops_held import stops_held
 
-__all__ = ["kernel", "cache_folder", "encode"]
+__all__ = ["kernel", "why_not", "cache_folder", "encode"]
 
 _lock = threading.Lock()
 _kernel: Any = None
+_why_not = ""
+"""Why the callbacks could not be made in this process (empty while they could, or were not tried)."""
 
 
 def kernel() -> Any:
     """The compiled callbacks (``.pool``, ``.fields``, ``.install()``, ``.install_recorder()``),
-    compiled on first use (about a second); None where numba is missing or ``MJRIG_COMPILED=0``."""
-    global _kernel
+    compiled on first use (about a second); None where numba is missing or ``MJRIG_COMPILED=0``
+    (``why_not()`` says why)."""
+    global _kernel, _why_not
     if os.environ.get("MJRIG_COMPILED", "1") == "0":  # the Python path, everywhere
         return None
     with _lock:
@@ -59,9 +62,15 @@ def kernel() -> Any:
             try:
                 with stops_held():  # a stop inside numba's compilation would segfault at exit
                     _kernel = _Kernel()
-            except ImportError:
-                _kernel = False
+            except ImportError as exc:
+                _kernel, _why_not = False, f"{type(exc).__name__}: {exc}"
     return _kernel or None
+
+
+def why_not() -> str:
+    """Why ``kernel()`` gave None in this process for a reason other than ``MJRIG_COMPILED=0``
+    (numba missing, a MuJoCo build whose fields could not be placed), or ""."""
+    return _why_not
 
 
 _PASSIVE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
@@ -190,7 +199,7 @@ def _readable_words(address: int, most: int) -> int:
 
 
 def _cached_offsets(folder: Path) -> dict[str, int]:
-    """``_field_offsets`` of this MuJoCo build, kept in ``folder`` (probing costs 0.2 s)."""
+    """``_field_offsets`` of this MuJoCo build, kept in ``folder`` (probing costs 0.5 s)."""
     lib = _library()
     stat = lib.stat() if lib.is_file() else None
     key = f"{mujoco.__version__}-{stat.st_size if stat else 0}-{int(stat.st_mtime) if stat else 0}"
@@ -199,9 +208,46 @@ def _cached_offsets(folder: Path) -> dict[str, int]:
         return {k: int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
     except (OSError, ValueError):
         pass
-    found = _field_offsets()
+    found = _probe_apart()
     _write_atomic(path, json.dumps(found))
     return found
+
+
+_PROBE = """import ctypes, json, sys
+try:  # glibc: blocks over 128 KiB mapped apart, as in a fresh process (the threshold stops adapting)
+    ctypes.CDLL(None).mallopt(-3, 128 * 1024)
+except (OSError, AttributeError):
+    pass
+from mjrig.runtime.compiled.native_kernel import _field_offsets
+try:
+    print(json.dumps(_field_offsets()))
+except ImportError as exc:
+    sys.exit(str(exc))
+"""
+
+
+def _probe_apart() -> dict[str, int]:
+    """``_field_offsets`` found in a process of its own (about 0.5 s, once per MuJoCo build).
+
+    The probe reads words past an mjData's start, up to the end of the mapping that holds it.
+    In a fresh process an mjData (over 128 KiB: its solver statistics) is a mapping of its own;
+    in a process that has allocated and freed large blocks, glibc serves it from the heap among
+    other objects, where a word that happens to hold the same pointer in both probe models put a
+    field in two places (seen: "cannot place mjData.qvel" in one of ~12 probes of a long-running
+    test process, which then ran every load in Python)."""
+    import subprocess
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ImportError(f"cannot probe mjData's layout: {exc}") from exc
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ImportError(f"cannot probe mjData's layout: {last}")
+    try:
+        return {k: int(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    except (ValueError, IndexError, AttributeError) as exc:
+        raise ImportError(f"cannot probe mjData's layout: {done.stdout[-200:]!r}") from exc
 
 
 def _write_atomic(path: Path, text: str) -> None:
