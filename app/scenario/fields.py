@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,6 +74,19 @@ class FieldReader:
         if nonneg and v < 0:
             raise self.fail(path, f"must not be negative, got {value:g}")
         return v
+
+    def whole(self, value: Any, path: tuple, *, least: int) -> int:
+        """A whole number (a TOML integer, not a bool) of at least ``least``."""
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise self.fail(path, f"must be a whole number >= {least}, got {value!r}")
+        return value
+
+    def choice(self, value: Any, path: tuple, options: Sequence[str], *, noun: str) -> str:
+        """One of ``options`` (a ``noun``: "unknown sampler 'x'" with the closest names, in the
+        order given)."""
+        if not isinstance(value, str) or value not in options:
+            raise self.fail(path, f"unknown {noun} {value!r}{closest_names(str(value), list(options))}")
+        return value
 
     def string(self, value: Any, path: tuple) -> str:
         if not isinstance(value, str) or not value.strip():

@@ -320,15 +320,15 @@ class SignalManager(BlockRows):
         width = len(self.columns)
         block = self._block[: self._row, :width]
         sink = self._open_sink()
-        fill = partial(fill_derived, tuple(self._plan.derived), width=width, raw=self._raw_width)
+        derived = tuple(self._plan.derived)
+        fill = partial(fill_derived, derived, width=width, raw=self._raw_width) if derived else None
         later = sink is not None and self.on_rows is None  # only the file reads them: worked out by its writer
-        if self._plan.derived and not later:
+        if fill is not None and not later:
             fill(self._block[: self._row])
         if self.on_rows is not None:
             self.on_rows(list(self.columns), block.copy())
         if sink is not None:
-            finish = fill if self._plan.derived and later else None
-            self._go_on_in(sink.write_block(self.columns, block, whole=self._block, finish=finish))
+            self._go_on_in(sink.write_block(self.columns, block, whole=self._block, finish=fill if later else None))
         self._row = 0
 
     @property

@@ -17,7 +17,6 @@ from statistics import NormalDist
 
 import numpy as np
 
-from mjrig.runtime.points import closest_names
 from mjrig.scenario.fields import FieldReader
 
 __all__ = ["DISTRIBUTIONS", "Distribution", "truncated_normal", "read_distribution"]
@@ -94,11 +93,7 @@ def read_distribution(reader: FieldReader, entry: dict, where: tuple) -> Distrib
     """The ``Distribution`` of a ``{ distribution = kind, ... }`` table at ``where`` (its parameters
     in the param's unit; a uniform's ``step`` makes it a grid); FILE:LINE errors from ``reader``
     (a ``fields.FieldReader``): an unknown kind, a parameter missing or out of place."""
-    kind = entry["distribution"]
-    if not isinstance(kind, str) or kind not in DISTRIBUTIONS:
-        raise reader.fail(
-            (*where, "distribution"), f"unknown distribution {kind!r}{closest_names(str(kind), sorted(DISTRIBUTIONS))}"
-        )
+    kind = reader.choice(entry["distribution"], (*where, "distribution"), sorted(DISTRIBUTIONS), noun="distribution")
     needed = DISTRIBUTIONS[kind]
     reader.keys(entry, {"distribution", *needed, *(("step",) if kind == "uniform" else ())}, where)
     missing = [k for k in needed if k not in entry]

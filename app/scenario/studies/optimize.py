@@ -120,17 +120,9 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
         out.target = reader.number(table["target"], (*path, "target"))
     for key, least in (("trials", 1), ("seed", 0)):
         if key in table:
-            v = table[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < least:
-                raise reader.fail((*path, key), f"must be a whole number >= {least}, got {v!r}")
-            setattr(out, key, v)
+            setattr(out, key, reader.whole(table[key], (*path, key), least=least))
     if "sampler" in table:
-        s = table["sampler"]
-        if not isinstance(s, str) or s not in OPTIMIZE_SAMPLERS:
-            raise reader.fail(
-                (*path, "sampler"), f"unknown sampler {s!r}{closest_names(str(s), list(OPTIMIZE_SAMPLERS))}"
-            )
-        out.sampler = s
+        out.sampler = reader.choice(table["sampler"], (*path, "sampler"), list(OPTIMIZE_SAMPLERS), noun="sampler")
     if out.multi and out.sampler == "cmaes":
         raise reader.fail(
             (*path, "sampler"), "'cmaes' searches one objective: give 'tpe' or 'random' for several objectives"

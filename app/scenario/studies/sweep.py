@@ -200,24 +200,15 @@ def parse_sweep(spec: Any, reader: FieldReader, params: dict[str, Any]) -> Sweep
     table = reader.keys(spec, _SWEEP_KEYS, path)
     out = SweepSpec()
     if "trials" in table:
-        out.trials, out.trials_given = _whole(reader, table["trials"], (*path, "trials"), least=1), True
+        out.trials, out.trials_given = reader.whole(table["trials"], (*path, "trials"), least=1), True
     if "seed" in table:
-        out.seed = _whole(reader, table["seed"], (*path, "seed"), least=0)
+        out.seed = reader.whole(table["seed"], (*path, "seed"), least=0)
     if "sampler" in table:
-        sampler = table["sampler"]
-        if not isinstance(sampler, str) or sampler not in SAMPLERS:
-            raise reader.fail(
-                (*path, "sampler"), f"unknown sampler {sampler!r}{closest_names(str(sampler), list(SAMPLERS))}"
-            )
-        out.sampler = sampler
+        out.sampler = reader.choice(table["sampler"], (*path, "sampler"), list(SAMPLERS), noun="sampler")
     if "sensitivity" in table:
-        how = table["sensitivity"]
-        if not isinstance(how, str) or how not in SENSITIVITIES:
-            raise reader.fail(
-                (*path, "sensitivity"),
-                f"unknown sensitivity {how!r}{closest_names(str(how), list(SENSITIVITIES))}",
-            )
-        out.sensitivity = how
+        out.sensitivity = reader.choice(
+            table["sensitivity"], (*path, "sensitivity"), list(SENSITIVITIES), noun="sensitivity"
+        )
     entries = table.get("params", {})
     if not isinstance(entries, dict):
         raise reader.fail((*path, "params"), "must be a table of param = { values | range | distribution }")
@@ -286,12 +277,6 @@ def saltelli_trials_problem(trials: int) -> str | None:
     return None
 
 
-def _whole(reader: FieldReader, value: Any, path: tuple, *, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise reader.fail(path, f"must be a whole number >= {least}, got {value!r}")
-    return value
-
-
 def _grid(reader: FieldReader, entry: dict, where: tuple, param: Any) -> tuple[float, ...]:
     if "values" in entry:
         reader.keys(entry, {"values"}, where)
@@ -307,7 +292,7 @@ def _grid(reader: FieldReader, entry: dict, where: tuple, param: Any) -> tuple[f
         a, b = (reader.number(v, (*where, "range")) for v in rng)
         if "steps" not in entry:
             raise reader.fail(where, "a range needs 'steps' (the number of values, >= 2)")
-        steps = _whole(reader, entry["steps"], (*where, "steps"), least=2)
+        steps = reader.whole(entry["steps"], (*where, "steps"), least=2)
         values = tuple(float(v) for v in np.linspace(a, b, steps))
     for v in values:
         if (bounds := outside_range(param, v)) is not None:
