@@ -9,14 +9,14 @@ import ctypes
 import mujoco
 import numpy as np
 
-from mjrig.runtime.compiled import native_kernel
+from mjrig.runtime.compiled import native_kernel, native_probe
 
 
 def test_the_probed_offsets_name_this_processs_arrays_after_large_blocks_were_freed() -> None:
     for size in (1, 3, 5, 2, 4):  # glibc's mapping threshold rises past each block freed
         block = np.ones(size * 1_000_000)
         del block
-    found = native_kernel._probe_apart()
+    found = native_probe.probe_apart()
     m = mujoco.MjModel.from_xml_string(
         "<mujoco><worldbody><body><joint type='slide'/><geom size='.1'/><site name='s'/></body>"
         "<site name='w' pos='1 0 0'/></worldbody><tendon><spatial><site site='s'/><site site='w'/></spatial>"
@@ -24,7 +24,7 @@ def test_the_probed_offsets_name_this_processs_arrays_after_large_blocks_were_fr
     )
     d = mujoco.MjData(m)
     d.time = 2.5
-    _, address = native_kernel._struct_addresses(m, d)
+    _, address = native_probe.struct_addresses(m, d)
     words = (ctypes.c_uint64 * (max(found.values()) + 1)).from_address(address)
     for name in ("qvel", "qfrc_applied", "ten_length", "ten_velocity", "ten_J", "xpos", "xmat", "userdata"):
         assert words[found[name]] == getattr(d, name).ctypes.data, name

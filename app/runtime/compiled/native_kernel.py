@@ -16,7 +16,7 @@ writes telemetry rows while a block of steps runs: ``native_rows``). A simulatio
 ``MjData`` never reads a stale table. The callback overwrites ``qfrc_applied`` with the
 table's loads: what mjrig's Python path writes there.
 
-Struct offsets of ``mjData``/``mjModel`` fields are found once per MuJoCo build by matching
+Struct offsets of ``mjData``/``mjModel`` fields are found once per MuJoCo build (``native_probe``) by matching
 the arrays' addresses (``fields``), never hard-coded, and kept in the cache folder.
 """
 
@@ -39,6 +39,7 @@ import numpy as np
 
 from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, USERDATA_WORDS
+from mjrig.runtime.compiled.native_probe import PASSIVE, cached_offsets, library
 from mjrig.runtime.files.atomic_output import replace_text
 from mjrig.runtime.stops_held import stops_held
 
@@ -73,99 +74,6 @@ def why_not() -> str:
     return _why_not
 
 
-_PASSIVE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
-
-
-def _struct_addresses(m: mujoco.MjModel, d: mujoco.MjData) -> tuple[int, int]:
-    """The addresses of ``m``'s mjModel and ``d``'s mjData, as MuJoCo hands them to a callback."""
-    got: list[tuple[int, int]] = []
-    probe = _PASSIVE(lambda mp, dp: got.append((int(mp), int(dp))))
-    previous = mujoco.get_mjcb_passive()
-    mujoco.set_mjcb_passive(probe)
-    try:
-        mujoco.mj_forward(m, d)
-    finally:
-        mujoco.set_mjcb_passive(previous)
-    if not got:
-        raise ImportError("MuJoCo did not call the passive-force callback")
-    return got[0]
-
-
-def _field_offsets() -> dict[str, int]:
-    """Word offsets of the pointers and numbers the callback reads, in mjData (and mjModel's
-    nuserdata), found by matching known values in two differently sized models (ImportError
-    when one is not found)."""
-    found: dict[str, set[int]] = {}
-    for nud, nbody in ((12347, 2), (23459, 5)):
-        bodies = "".join(
-            f"<body pos='0 0 {i}'><joint name='j{i}' type='slide'/><geom size='.1'/><site name='s{i}'/></body>"
-            for i in range(nbody)
-        )
-        m = mujoco.MjModel.from_xml_string(  # every kind of array non-empty: no two fields share an address
-            f"<mujoco><worldbody>{bodies}<site name='w' pos='1 1 1'/><body mocap='true'/></worldbody>"
-            "<tendon><spatial><site site='s0'/><site site='w'/></spatial></tendon>"
-            "<equality><joint joint1='j0' joint2='j1'/></equality><actuator><motor joint='j0'/></actuator>"
-            f"<custom><numeric name='n' size='{nud // 7}'/></custom><size nuserdata='{nud}'/></mujoco>"
-        )
-        d = mujoco.MjData(m)
-        d.time = 1234.5678125 + nud
-        m_address, d_address = _struct_addresses(m, d)
-        words = np.ctypeslib.as_array((ctypes.c_uint64 * _readable_words(d_address, 60000)).from_address(d_address))
-        for name in ("qvel", "qfrc_applied", "ten_length", "ten_velocity", "ten_J", "xpos", "xmat", "userdata"):
-            hits = set(np.flatnonzero(words == getattr(d, name).ctypes.data).tolist())
-            found[name] = found.get(name, hits) & hits
-        dbl = words.view(np.float64)
-        hits = set(np.flatnonzero(dbl == d.time).tolist())
-        found["time"] = found.get("time", hits) & hits
-        mw = np.ctypeslib.as_array((ctypes.c_int64 * _readable_words(m_address, 4000)).from_address(m_address))
-        for name, value in (
-            ("nuserdata", nud),
-            ("nnumericdata", m.nnumericdata),
-            ("numeric_data", m.numeric_data.ctypes.data),
-        ):
-            hits = set(np.flatnonzero(mw == value).tolist())
-            found[name] = found.get(name, hits) & hits
-    for k in (26, 34):  # contacts: k spheres sunk into the floor, two to a body (no count of bodies is k)
-        balls = "".join(
-            f"<body pos='{i} 0 0.09'><freejoint/><geom size='.1'/><geom pos='0 .3 0' size='.1'/></body>"
-            for i in range(k // 2)
-        )
-        m = mujoco.MjModel.from_xml_string(
-            f"<mujoco><worldbody><geom type='plane' size='50 50 .1'/>{balls}</worldbody></mujoco>"
-        )
-        d = mujoco.MjData(m)
-        mujoco.mj_forward(m, d)
-        d.qpos[2] += 1.0  # the first body lifted: two contacts fewer than the most seen
-        mujoco.mj_forward(m, d)
-        k -= 2
-        if d.ncon != k:
-            raise ImportError("cannot place mjData.ncon in this MuJoCo build")
-        m_address, d_address = _struct_addresses(m, d)
-        words = np.ctypeslib.as_array((ctypes.c_uint64 * _readable_words(d_address, 60000)).from_address(d_address))
-        ints = words.view(np.int32)
-        for name, matches in (
-            ("ncon", np.flatnonzero(ints == k)),
-            ("contact", np.flatnonzero(words == d.contact.dist.ctypes.data)),
-        ):
-            found[name] = found.get(name, set(matches.tolist())) & set(matches.tolist())
-        found["contact_size"] = {int(d.contact.dist.strides[0])}
-    out = {"contact_size": found.pop("contact_size").pop()}
-    if len(found["ncon"]) != 1:
-        raise ImportError("cannot place mjData.ncon in this MuJoCo build")
-    contact = sorted(found.pop("contact"))
-    if not contact:
-        raise ImportError("cannot place mjData.contact in this MuJoCo build")
-    out["contact"] = contact[-1]  # contacts start the arena: ``arena``, declared before, points there too
-    for name, hits in found.items():
-        # An empty array has the address of the next array allocated: the field is the last of
-        # a run of neighbouring hits.
-        ordered = sorted(hits)
-        if not ordered or ordered[-1] - ordered[0] != len(ordered) - 1:
-            raise ImportError(f"cannot place mjData.{name} in this MuJoCo build")
-        out[name] = ordered[-1]
-    return out
-
-
 def _install(get: Any, set_: Any, pointer: Any) -> None:
     """Set MuJoCo's callback (``get``/``set_``) to ``pointer`` unless it is that already."""
     current = get()
@@ -176,78 +84,6 @@ def _install(get: Any, set_: Any, pointer: Any) -> None:
 def cache_folder() -> Path:
     """Where compiled code is kept between runs: ``$XDG_CACHE_HOME/mjrig`` (``~/.cache/mjrig``)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mjrig"
-
-
-def _library() -> Path:
-    return next(Path(mujoco.__file__).parent.glob("libmujoco.so*"), Path("libmujoco.so"))
-
-
-def _readable_words(address: int, most: int) -> int:
-    """How many 8-byte words from ``address`` on lie in the memory mapping that holds it, at most
-    ``most`` (Linux: ``/proc/self/maps``; elsewhere ``most``). The probe reads past the end of
-    mjData and mjModel (their size is not exposed); a page beyond the mapping is a segfault, which
-    took the app down now and then when a rig with compiled loads opened."""
-    try:
-        with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
-            for line in maps:
-                low, high = (int(part, 16) for part in line.split(None, 1)[0].split("-"))
-                if low <= address < high:
-                    return max(0, min(most, (high - address) // 8))
-    except (OSError, ValueError):
-        pass
-    return most
-
-
-def _cached_offsets(folder: Path) -> dict[str, int]:
-    """``_field_offsets`` of this MuJoCo build, kept in ``folder`` (probing costs 0.5 s)."""
-    lib = _library()
-    stat = lib.stat() if lib.is_file() else None
-    key = f"{mujoco.__version__}-{stat.st_size if stat else 0}-{int(stat.st_mtime) if stat else 0}"
-    path = folder / f"offsets-{key}.json"
-    try:
-        return {k: int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
-    except (OSError, ValueError):
-        pass
-    found = _probe_apart()
-    _write_atomic(path, json.dumps(found))
-    return found
-
-
-_PROBE = """import ctypes, json, sys
-try:  # glibc: blocks over 128 KiB mapped apart, as in a fresh process (the threshold stops adapting)
-    ctypes.CDLL(None).mallopt(-3, 128 * 1024)
-except (OSError, AttributeError):
-    pass
-from mjrig.runtime.compiled.native_kernel import _field_offsets
-try:
-    print(json.dumps(_field_offsets()))
-except ImportError as exc:
-    sys.exit(str(exc))
-"""
-
-
-def _probe_apart() -> dict[str, int]:
-    """``_field_offsets`` found in a process of its own (about 0.5 s, once per MuJoCo build).
-
-    The probe reads words past an mjData's start, up to the end of the mapping that holds it.
-    In a fresh process an mjData (over 128 KiB: its solver statistics) is a mapping of its own;
-    in a process that has allocated and freed large blocks, glibc serves it from the heap among
-    other objects, where a word that happens to hold the same pointer in both probe models put a
-    field in two places (seen: "cannot place mjData.qvel" in one of ~12 probes of a long-running
-    test process, which then ran every load in Python)."""
-    import subprocess
-
-    try:
-        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise ImportError(f"cannot probe mjData's layout: {exc}") from exc
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ImportError(f"cannot probe mjData's layout: {last}")
-    try:
-        return {k: int(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
-    except (ValueError, IndexError, AttributeError) as exc:
-        raise ImportError(f"cannot probe mjData's layout: {done.stdout[-200:]!r}") from exc
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -317,13 +153,13 @@ def _addresses(folder: Path, fields: dict[str, int]) -> tuple[dict[str, int], An
 class _Kernel:
     def __init__(self) -> None:
         folder = cache_folder() / "compiled"
-        self.fields = _cached_offsets(folder)
+        self.fields = cached_offsets(folder)
         addresses, self._code = _addresses(folder, self.fields)
         self.pool = np.zeros(POOL_WORDS)
-        lib = ctypes.CDLL(str(_library()))
+        lib = ctypes.CDLL(str(library()))
         self.applyft = int(ctypes.cast(lib.mj_applyFT, ctypes.c_void_p).value or 0)
-        self._pointer = ctypes.cast(addresses["passive"], _PASSIVE)
-        self._control = ctypes.cast(addresses["control"], _PASSIVE)
+        self._pointer = ctypes.cast(addresses["passive"], PASSIVE)
+        self._control = ctypes.cast(addresses["control"], PASSIVE)
         libc = ctypes.CDLL(None)
         self.clock_gettime = int(ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0)
         self.free: list[tuple[int, int]] = [(0, POOL_WORDS)]
