@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjrig.runtime.errors import MjrigError
-from mjrig.runtime.files import _parquet_pace, _parquet_stream, parquet_merge, parquet_segments
+from mjrig.runtime.files import _parquet_pace, _parquet_queue, _parquet_stream, parquet_merge, parquet_segments
 from mjrig.runtime.files.parquet_sink import ParquetSink, recover, segment_dir
 from tests.waiting import wait_for
 
@@ -524,3 +524,28 @@ def test_a_part_killed_before_its_files_were_all_made_recovers_empty(tmp_path: P
     assert _parquet_stream.part_groups(stem)[:2] == (("time", "wall_time", "a"), [])
     with pytest.raises(MjrigError, match="nothing to recover .* no whole row group"):
         recover(killed)
+
+
+def test_a_block_with_no_spare_array_has_the_writer_make_them_ready() -> None:
+    """The first blocks of a recording find no written block's array to go on in, and copying
+    them into fresh memory faults its pages in on the stepping thread: the queue then wants
+    arrays of that shape (as many as the limit holds, eight at most), which the writer's thread
+    makes (``make_spares``, pages touched) while no row group is due; the next blocks take them."""
+    q, lock = _parquet_queue.BlockQueue(), threading.Condition()
+    shape, nbytes = (50, 3), 50 * 3 * 8
+    with lock:
+        assert q.spare_of(shape, limit=3 * nbytes) is None
+        wanted = q.take_wanted()
+    assert wanted == (shape, 3) and q.take_wanted() is None
+    _parquet_queue.make_spares(q, lock, *wanted, limit=3 * nbytes, due=lambda: True)
+    assert q.spare == []  # a row group due comes first
+    _parquet_queue.make_spares(q, lock, *wanted, limit=3 * nbytes, due=lambda: False)
+    assert [a.shape for a in q.spare] == [shape] * 3 and all(not a.any() for a in q.spare)
+    _parquet_queue.make_spares(q, lock, *wanted, limit=3 * nbytes, due=lambda: False)
+    assert len(q.spare) == 3  # never past the limit
+    with lock:
+        taken = [q.spare_of(shape, limit=3 * nbytes) for _ in range(3)]
+    assert all(a is not None for a in taken) and q.take_wanted() is None
+    with lock:
+        assert q.spare_of(shape, limit=100 * nbytes) is None
+    assert q.take_wanted() == (shape, 8)

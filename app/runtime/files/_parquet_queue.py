@@ -2,17 +2,19 @@
 those taken for the row group being written (in flight), and the written blocks' arrays kept for
 the next blocks (fresh memory costs a page fault a page).
 
-Accounting only: the caller (``ParquetSink``) holds its lock around every call.
+Accounting only: the caller (``ParquetSink``) holds its lock around every call, but for
+``make_spares``, which takes it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Queued", "BlockQueue"]
+__all__ = ["Queued", "BlockQueue", "make_spares"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,10 @@ class BlockQueue:
     queued_rows: int = 0
     inflight_bytes: int = 0
     inflight_rows: int = 0
+    wanted: tuple[tuple[int, ...], int] | None = None
+    """(shape, how many) arrays the writer's thread is to make ready for the next blocks: a block
+    found none spare (``spare_of``), and copying into fresh memory faults its pages in on the
+    stepping thread (20 ms a humanoid's block of 1,000 rows on a virtual machine)."""
 
     def held(self) -> int:
         """Bytes queued or being written."""
@@ -66,10 +72,20 @@ class BlockQueue:
         self.queued_bytes -= taken
         return items
 
-    def spare_of(self, shape: tuple[int, ...]) -> np.ndarray | None:
-        """A kept array of ``shape`` (taken out of the kept ones), or None."""
+    def spare_of(self, shape: tuple[int, ...], *, limit: int) -> np.ndarray | None:
+        """A kept array of ``shape`` (taken out of the kept ones), or None: then as many as fit
+        ``limit`` bytes (eight at most) are ``wanted``."""
         kept = next((i for i, a in enumerate(self.spare) if a.shape == shape), None)
-        return self.spare.pop(kept) if kept is not None else None
+        if kept is not None:
+            return self.spare.pop(kept)
+        nbytes = 8 * int(np.prod(shape))
+        self.wanted = (shape, min(8, limit // max(1, nbytes)))
+        return None
+
+    def take_wanted(self) -> tuple[tuple[int, ...], int] | None:
+        """What is ``wanted``, now no longer."""
+        wanted, self.wanted = self.wanted, None
+        return wanted
 
     def keep(self, array: np.ndarray, *, limit: int) -> None:
         """Keep a written block's ``array`` for the next blocks, while the kept ones stay within
@@ -82,3 +98,26 @@ class BlockQueue:
         rows = self.queued_rows
         self.items, self.queued_rows, self.queued_bytes = [], 0, 0
         return rows
+
+
+def make_spares(
+    queue: BlockQueue,
+    lock: threading.Condition,
+    shape: tuple[int, ...],
+    count: int,
+    *,
+    limit: int,
+    due: Callable[[], bool],
+) -> None:
+    """Up to ``count`` arrays of ``shape`` kept in ``queue`` for the next blocks (within ``limit``
+    bytes), their pages faulted in by the calling thread (the writer's); stops when a row group
+    is ``due()`` (asked holding ``lock``, which guards ``queue``)."""
+    nbytes = 8 * int(np.prod(shape))
+    for _ in range(count):
+        with lock:
+            if due() or sum(a.nbytes for a in queue.spare) + nbytes > limit:
+                return
+        array = np.empty(shape)
+        array.fill(0.0)
+        with lock:
+            queue.keep(array, limit=limit)

@@ -33,6 +33,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import overload
 
@@ -40,23 +41,19 @@ import numpy as np
 
 from mjrig.runtime.errors import KeptAside, MjrigError, exception_text, output_fault
 from mjrig.runtime.files import _parquet_pace as pace
-from mjrig.runtime.files._parquet_queue import BlockQueue, Queued
+from mjrig.runtime.files._parquet_queue import BlockQueue, Queued, make_spares
 from mjrig.runtime.files._parquet_salvage import where_kept
 from mjrig.runtime.files._parquet_stream import RowGroupFile, finish_parts, part_groups, parts
 from mjrig.runtime.files.cpu_apart import Apart, here
 from mjrig.runtime.files.parquet_merge import UNITS_KEY, check_columns
 from mjrig.runtime.files.parquet_segments import (
-    check_str_map as _check_str_map,
-)
-from mjrig.runtime.files.parquet_segments import (
+    check_str_map,
     discard,
     recover,
     segment_dir,
     segments,
     sweep_done,
-)
-from mjrig.runtime.files.parquet_segments import (
-    write_meta as _write_meta,
+    write_meta,
 )
 
 __all__ = ["ParquetSink", "recover", "segment_dir", "parts", "part_groups"]  # the last two: a recording on disk
@@ -107,10 +104,10 @@ class ParquetSink:
         Raises MjrigError if the folder cannot be created or holds an earlier recording that was
         never finished (run ``recover(path)`` first).
         """
-        self._metadata = _check_str_map(metadata, "metadata")
+        self._metadata = check_str_map(metadata, "metadata")
         if UNITS_KEY in self._metadata:
             raise ValueError(f"metadata key {UNITS_KEY!r} is reserved for the units map")
-        self._units = _check_str_map(units, "units")
+        self._units = check_str_map(units, "units")
         if not flush_seconds > 0:
             raise ValueError(f"flush_seconds must be > 0 s, got {flush_seconds!r}")
         self._path = Path(path)
@@ -124,7 +121,7 @@ class ParquetSink:
         sweep_done(self._dir)
         try:
             self._dir.mkdir(parents=True, exist_ok=True)  # the output's folder too, like the CLI
-            _write_meta(self._dir, self._metadata, self._units)
+            write_meta(self._dir, self._metadata, self._units)
         except OSError as exc:
             raise MjrigError(f"cannot start recording to {self._path}: {exception_text(exc, with_type=True)}") from exc
 
@@ -187,7 +184,9 @@ class ParquetSink:
         shape = np.shape(block) if whole is None else whole.shape
         self._stepper_core = here()
         with self._cond:
-            spare = self._q.spare_of(shape)
+            spare = self._q.spare_of(shape, limit=SPARE_BYTES)
+            if spare is None:
+                self._cond.notify_all()  # the writer makes arrays ready for the next blocks
         back: np.ndarray | None  # the array the caller writes its next rows into
         if whole is not None and spare is not None:
             data, base, back = block, whole, spare  # no copy: the caller goes on in a written array
@@ -202,14 +201,14 @@ class ParquetSink:
             if self._closing:  # re-checked under the lock: the writer may have drained already
                 raise MjrigError(f"telemetry sink for {self._path} is closed")
             self.backlog.size(data.shape[1], data.nbytes, self._bytes_in)
-            if self._wait_when_behind and self._held() + data.nbytes > self.backlog.cap:
+            if self._wait_when_behind and self._q.held() + data.nbytes > self.backlog.cap:
                 self._wait_for_room(data.nbytes)
             if self._failed:
                 self._rows_dropped += data.shape[0]
                 return whole
             if self._closing:
                 raise MjrigError(f"telemetry sink for {self._path} is closed")
-            if self._held() + data.nbytes > 2 * self.backlog.cap:  # a recorder that keeps real time, far behind
+            if self._q.held() + data.nbytes > 2 * self.backlog.cap:  # a recorder that keeps real time, far behind
                 self.backlog.left_out(data)
                 self._rows_dropped += data.shape[0]
                 return whole
@@ -218,29 +217,25 @@ class ParquetSink:
                 self._cond.notify_all()
         return back
 
-    def _held(self) -> int:
-        """Bytes queued or being written (caller holds ``_cond``)."""
-        return self._q.held()
-
     def _wait_for_room(self, nbytes: int) -> None:
         """Wait (caller holds ``_cond``) until ``nbytes`` more fit the queue, the writer failed
         or the sink closes; counted in ``backlog``."""
         t0 = time.monotonic()
         self._cond.notify_all()  # the writer, should a timer be all it waits for
-        while self._held() and self._held() + nbytes > self.backlog.cap and not self._failed and not self._closing:
+        while self._q.held() and self._q.held() + nbytes > self.backlog.cap and not self._failed and not self._closing:
             self._cond.wait(0.25)
         self.backlog.waited(time.monotonic() - t0)
 
     def add_metadata(self, metadata: dict[str, str]) -> None:
         """Add key-value file metadata now (e.g. a run's metrics, known at its end)."""
-        metadata = _check_str_map(metadata, "metadata")
+        metadata = check_str_map(metadata, "metadata")
         with self._cond:
             self._metadata.update(metadata)
             self._meta_dirty = True  # meta.json again, for a recovery
 
     def set_units(self, units: dict[str, str]) -> None:
         """Add or change units (column -> unit), e.g. for a column that appears mid-recording."""
-        units = _check_str_map(units, "units")
+        units = check_str_map(units, "units")
         with self._cond:
             self._units.update(units)
             self._meta_dirty = True
@@ -277,7 +272,7 @@ class ParquetSink:
         """A recorder that does not wait (``wait_when_behind=False``): one line while the writer
         is behind or after it had to leave rows out (``recording behind: ...``), else None."""
         with self._cond:
-            return self.backlog.status(self._held())
+            return self.backlog.status(self._q.held())
 
     @property
     def error(self) -> str | None:
@@ -349,8 +344,13 @@ class ParquetSink:
         apart = Apart()  # this thread off the stepping thread's core (``cpu_apart``)
         while True:
             with self._cond:
-                while not self._due(since):
+                while not self._due(since) and self._q.wanted is None:
                     self._cond.wait(min(self._flush_seconds, 0.25))
+                wanted = None if self._due(since) else self._q.take_wanted()
+            if wanted is not None:  # no row group due: arrays made ready for the next blocks
+                make_spares(self._q, self._cond, *wanted, limit=SPARE_BYTES, due=partial(self._due, since))
+                continue
+            with self._cond:
                 apart.keep_off(self._stepper_core, behind=self._q.queued_bytes > self.backlog.cap // 4)
                 items = self._q.take(self.backlog.group)
                 last = self._closing and not self._q.items
@@ -364,7 +364,7 @@ class ParquetSink:
                         q.finish(q.array[: q.rows.shape[0]])
                 self._write_items(items)
                 if meta is not None and not self._failed:
-                    _write_meta(self._dir, *meta)
+                    write_meta(self._dir, *meta)
                 with self._cond:  # their memory takes the next blocks
                     for q in items:
                         self._q.keep(q.array, limit=SPARE_BYTES)
