@@ -7,6 +7,8 @@ The rig is dm_control's humanoid with 10 body-to-body ideal springs (``step_over
 
 - ``bare``: ``python -c`` importing mujoco, loading the model and calling ``mj_step`` N times;
   ``bare 1``: the same for one step (the interpreter, ``import mujoco``, the model);
+- ``springs`` / ``springs 1``: the same with the rig's springs added as MuJoCo's own spatial
+  tendons (stiffness, damping, rest length): what the springs cost MuJoCo itself;
 - ``run``: ``mjrig run SCENARIO --duration N*dt``, no recording; ``run 1``: one step (start-up
   and close: imports, compiling, ``prepare``);
 - ``record``: the same rig recording every signal group every step until the file is closed;
@@ -16,7 +18,9 @@ The rig is dm_control's humanoid with 10 body-to-body ideal springs (``step_over
 The recorded file's size is printed too (of this checkout and of the baseline).
 
 Ratios, one per round, then their median: *steady* = (bare - bare 1) / (run - run 1), the steps'
-speed against the bare loop with the start-ups taken out; the same for the recorded run.
+speed against the bare loop with the start-ups taken out; the same for the recorded run, and
+both against ``springs``. A warm-up round comes first (not counted): bytecode is cached as an
+installed mjrig has it.
 Start-up is ``run 1`` (and ``check``) in seconds, beside ``bare 1``.
 
 ``--baseline TREE``: a second checkout of mjrig (a git worktree); its ``mjrig`` cases run too,
@@ -33,6 +37,7 @@ Never a timed test: it prints figures (BENCHMARKS.md keeps them).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -48,8 +53,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from step_overhead import machine, model_path, rig_loads, write_scenario  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+PYCACHE = Path(tempfile.gettempdir()) / "mjrig-paired-pycache"
+"""Where the cases' bytecode is kept (one warm-up round fills it)."""
 BARE = """import sys, mujoco
 m = mujoco.MjModel.from_xml_path(sys.argv[1]); d = mujoco.MjData(m)
+for _ in range(int(sys.argv[2])):
+    mujoco.mj_step(m, d)
+"""
+SPRINGS = """import json, sys, mujoco
+spec = mujoco.MjSpec.from_file(sys.argv[1])
+for i, load in enumerate(json.loads(sys.argv[3])):  # the rig's springs as MuJoCo's own tendons
+    for end in ("at", "to"):
+        body, at = load[end].removeprefix("body:").split("@")
+        spec.body(body).add_site(name=f"{end}{i}", pos=[float(v) for v in at.split(",")])
+    tendon = spec.add_tendon(name=f"spring{i}")
+    tendon.wrap_site(f"at{i}"), tendon.wrap_site(f"to{i}")
+    tendon.stiffness, tendon.damping = [load["stiffness"], 0, 0], [load["damping"], 0, 0]
+    tendon.springlength = [load["rest_length"], load["rest_length"]]
+m = spec.compile(); d = mujoco.MjData(m)
 for _ in range(int(sys.argv[2])):
     mujoco.mj_step(m, d)
 """
@@ -70,8 +91,11 @@ def installed_layout(checkout: Path, into: Path) -> Path:
 
 
 def wall(argv: list[str], *, cwd: Path, pythonpath: Path | None) -> float:
-    """Wall-clock seconds of one process (its output dropped; a failure stops the benchmark)."""
-    env = dict(os.environ)
+    """Wall-clock seconds of one process (its output dropped; a failure stops the benchmark).
+    Bytecode is cached (in ``PYCACHE``), as an installed package has it, whatever the
+    environment says (``PYTHONDONTWRITEBYTECODE``: compiling mjrig's modules again is 0.3 s)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
     t = time.perf_counter()
@@ -79,12 +103,14 @@ def wall(argv: list[str], *, cwd: Path, pythonpath: Path | None) -> float:
     return time.perf_counter() - t
 
 
-def cases(xml: Path, plain: Path, every: Path, steps: int, dt: float) -> dict[str, list[str]]:
+def cases(xml: Path, plain: Path, every: Path, steps: int, dt: float, loads: str) -> dict[str, list[str]]:
     """Each case's command line."""
     mjrig = [sys.executable, "-m", "mjrig"]
     return {
         "bare": [sys.executable, "-c", BARE, str(xml), str(steps)],
         "bare 1": [sys.executable, "-c", BARE, str(xml), "1"],
+        "springs": [sys.executable, "-c", SPRINGS, str(xml), str(steps), loads],
+        "springs 1": [sys.executable, "-c", SPRINGS, str(xml), "1", loads],
         "run": [*mjrig, "run", str(plain), "--duration", repr(steps * dt)],
         "run 1": [*mjrig, "run", str(plain), "--duration", repr(dt)],
         "record": [*mjrig, "run", str(every), "--duration", repr(steps * dt)],
@@ -114,12 +140,15 @@ def main() -> None:
         plain, every = tmp / "springs.toml", tmp / "springs-every.toml"
         write_scenario(plain, xml, rig_loads(model, "body"), "off", tmp / "unused.parquet")
         write_scenario(every, xml, rig_loads(model, "body"), "every", tmp / "every.parquet")
-        commands = cases(xml, plain, every, args.steps, dt)
-        wanted = ["bare", "bare 1", *args.only]
+        commands = cases(xml, plain, every, args.steps, dt, json.dumps(rig_loads(model, "body")))
+        wanted = ["bare", "bare 1", "springs", "springs 1", *args.only]
         runs = [(name, None) for name in wanted]  # (case, PYTHONPATH): this checkout as installed
         if args.baseline is not None:
             tree = installed_layout(args.baseline.resolve(), tmp / "baseline")
             runs += [(f"{name} (baseline)", tree) for name in args.only]
+        for name, tree in runs:  # a warm-up round, not counted: bytecode cached, files in the page cache
+            wall(commands[name.removesuffix(" (baseline)")], cwd=tmp, pythonpath=tree)
+            (tmp / "every.parquet").unlink(missing_ok=True)
         times: dict[str, list[float]] = {name: [] for name, _ in runs}
         sizes: dict[str, int] = {}  # the recorded file's bytes, by case
         for i in range(args.pairs):
@@ -140,11 +169,12 @@ def main() -> None:
         elif args.baseline is not None:
             line += " |"
         print(line)
-    bare = [a - b for a, b in zip(times["bare"], times["bare 1"])]
-    for label, long, short in (("no recording", "run", "run 1"), ("every group every step", "record", "record 1")):
-        if long in times and short in times:
-            steady = [b / (a - s) for b, a, s in zip(bare, times[long], times[short])]
-            print(f"\nsteady state, {label}, of bare: {spread(steady)}")
+    for base in ("bare", "springs"):
+        ref = [a - b for a, b in zip(times[base], times[f"{base} 1"])]
+        for label, long, short in (("no recording", "run", "run 1"), ("every group every step", "record", "record 1")):
+            if long in times and short in times:
+                steady = [b / (a - s) for b, a, s in zip(ref, times[long], times[short])]
+                print(f"\nsteady state, {label}, of {base}: {spread(steady)}")
     for name, size in sorted(sizes.items()):
         if not name.startswith("record 1"):
             print(f"file of `{name}`: {size / 1e6:.1f} MB")
