@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,12 +206,14 @@ def _entry(spec: Any, reader: FieldReader, path: tuple, params: Mapping[str, Any
             raise reader.fail((*where, "unit"), "must be a string")
         scale = reader.number(s["scale"], (*where, "scale")) if "scale" in s else 1.0
         m.signals[sig] = MeasuredSignal(sig, reader.string(s["column"], (*where, "column")), unit, scale)
-    _read(m, reader, path)
+    _read(m, reader, path, time_unit_given="time_unit" in table)
     return m
 
 
-def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
-    """Fill ``m.data`` from its file (FILE:LINE errors at the fields that name what is wrong)."""
+def _read(m: Measured, reader: FieldReader, path: tuple, *, time_unit_given: bool) -> None:
+    """Fill ``m.data`` from its file (FILE:LINE errors at the fields that name what is wrong);
+    the file's own units (a CSV's units row) where the entry gives none (``time_unit_given``:
+    whether it gave its time's)."""
     try:
         f = read_measured(m.file)
     except MeasuredFileError as exc:
@@ -223,6 +225,9 @@ def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
                 (*path, "signals", sig, "column"),
                 f"{m.file.name} has no column '{ms.column}'{closest_names(ms.column, names)}",
             )
+    for sig, ms in m.signals.items():  # a units row's unit where the entry gives none
+        if not ms.unit and f.units.get(ms.column):
+            m.signals[sig] = replace(ms, unit=f.units[ms.column])
     time_col = m.time
     if time_col is None and not f.topic:
         time_col = next((c for c in ("time", "t") if c in f.columns), None)
@@ -232,6 +237,8 @@ def _read(m: Measured, reader: FieldReader, path: tuple) -> None:
             )
     if time_col is not None and time_col not in f.columns:
         raise reader.fail((*path, "time"), f"{m.file.name} has no column '{time_col}'{closest_names(time_col, names)}")
+    if time_col is not None and not time_unit_given and f.units.get(time_col) in TIME_UNITS:
+        m.time_unit = f.units[time_col]
     for sig, ms in m.signals.items():
         if ms.unit:
             known = unit_factor(ms.unit)

@@ -1,6 +1,6 @@
 """Files of data measured on a bench, read as named numeric columns.
 
-Formats (by suffix): ``.csv`` (a header row; polars), ``.parquet`` (polars), ``.mat`` (MATLAB v5
+Formats (by suffix): ``.csv`` (a header row, its dialect found: ``measured_csv``), ``.parquet`` (polars), ``.mat`` (MATLAB v5
 by scipy, v7.3 -- HDF5 -- by h5py: each numeric vector variable is a column, a struct's fields
 are ``struct.field``) and ``.mcap`` (messages with JSON encoding: each numeric field of a topic's
 messages is a column ``topic/field`` -- nested fields joined with dots -- sampled at the
@@ -20,13 +20,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MeasuredFile", "MeasuredFileError", "MEASURED_SUFFIXES", "read_measured"]
+from mjrig.scenario.measured_csv import MISSING_CELLS, MeasuredFileError, read_csv
+
+__all__ = ["MeasuredFile", "MeasuredFileError", "MEASURED_SUFFIXES", "MISSING_CELLS", "read_measured"]
 
 MEASURED_SUFFIXES = (".csv", ".parquet", ".mat", ".mcap")
-
-
-class MeasuredFileError(ValueError):
-    """A measured-data file that cannot be read as columns (one line)."""
 
 
 @dataclass
@@ -37,6 +35,8 @@ class MeasuredFile:
     path: Path
     columns: dict[str, np.ndarray]
     topic: dict[str, str] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    """Column -> the unit the file gives it (a CSV's units row), where it gives one."""
 
     def rows_of(self, column: str) -> str:
         """The group of columns that share ``column``'s rows ("" for a table's)."""
@@ -55,7 +55,7 @@ def read_measured(path: Path) -> MeasuredFile:
     key = (str(path), st.st_mtime_ns, st.st_size)
     if key not in _cache:
         suffix = path.suffix.lower()
-        reader = {".csv": _table, ".parquet": _table, ".mat": _mat, ".mcap": _mcap}.get(suffix)
+        reader = {".csv": _csv, ".parquet": _table, ".mat": _mat, ".mcap": _mcap}.get(suffix)
         if reader is None:
             raise MeasuredFileError(f"{path.name}: not a measured-data file (choose {', '.join(MEASURED_SUFFIXES)})")
         try:
@@ -72,18 +72,15 @@ def read_measured(path: Path) -> MeasuredFile:
     return _cache[key]
 
 
-MISSING_CELLS = ("NA", "N/A", "#N/A", "nan", "NaN", "NULL", "-", "")
-"""How a bench's CSV says a sample is missing (CONTRACT 10): read as NaN, never a text column."""
+def _csv(path: Path) -> MeasuredFile:
+    columns, units = read_csv(path)
+    return MeasuredFile(path, columns, units=units)
 
 
 def _table(path: Path) -> MeasuredFile:
     import polars as pl
 
-    frame = (
-        pl.read_csv(path, infer_schema_length=10000, null_values=list(MISSING_CELLS))
-        if path.suffix.lower() == ".csv"
-        else pl.read_parquet(path)
-    )
+    frame = pl.read_parquet(path)
     # a column of numbers, or of nothing but missing cells (a sensor that recorded nothing is
     # still the file's column: CONTRACT 10), never a text column
     cols = {

@@ -53,6 +53,33 @@ _OFFERED_SIGNALS = 400
 """Signals a column may be mapped to in the panel's list at most (those whose unit fits first)."""
 
 
+_QUANTITY_WORDS = {
+    "qpos": ("position", "pos", "displacement", "disp", "angle", "deflection", "travel"),
+    "qvel": ("velocity", "vel", "speed", "rate"),
+    "qacc": ("acceleration", "acc", "accel"),
+    "tension": ("tension", "force", "load"),
+}
+"""Words a bench column's name says its quantity with, by the signal field they mean."""
+
+
+def _by_words(key: str, signals: list[str]) -> str:
+    """The signal whose object a column's name ``key`` (lower case, ``_`` between words) names,
+    with the field its quantity word means (``position_slide_x`` -> ``Joints/slide_x:qpos``):
+    the longest object named wins; "" when none is, or two fit equally."""
+    words = set(key.split("_"))
+    field = next((f for f, said in _QUANTITY_WORDS.items() if words & set(said)), None)
+    found: list[tuple[int, str]] = []
+    for s in signals:
+        obj, _, what = s.rsplit("/", 1)[-1].partition(":")
+        name = re.sub(r"[^a-z0-9]+", "_", obj.lower()).strip("_")
+        if name and f"_{name}_" in f"_{key}_" and (field is None or what == field):
+            found.append((len(name), s))
+    found.sort(reverse=True)
+    if not found or (len(found) > 1 and found[0][0] == found[1][0]):
+        return ""
+    return found[0][1]
+
+
 def is_bench_file(path: str | Path) -> bool:
     """Whether ``path`` is bench data to offer (not a model, scenario, recording or results)."""
     return Path(path).suffix.lower() in MEASURED_SUFFIXES and Path(path).suffix.lower() != ".parquet"
@@ -272,24 +299,31 @@ class Bench(Feature):
         time = "" if f.topic else next((c for c in cols if guess_unit(c)[0].lower() in ("t", "time")), "")
         if not time and not f.topic:
             time = next((c for c in cols if np.all(np.diff(f.columns[c][np.isfinite(f.columns[c])]) > 0)), cols[0])
-        time_unit = guess_unit(time)[1] if guess_unit(time)[1] in TIME_UNITS else "s"
-        guesses = tuple((c, *self._guess(c, units)) for c in cols if c != time and not c.endswith("/log_time"))
+        said = f.units.get(time) or guess_unit(time)[1]  # the file's units row, else the column's name
+        time_unit = said if said in TIME_UNITS else "s"
+        guesses = tuple(
+            (c, *self._guess(c, units, said=f.units.get(c, "")))
+            for c in cols
+            if c != time and not c.endswith("/log_time")
+        )
         names = {m.name for m in rig.scenario.measured}
         name = next(n for n in (path.stem, *(f"{path.stem}-{i}" for i in range(2, 99))) if n not in names)
         self.offer = C.MeasuredOffer(str(path), cols, time, time_unit, name, guesses, self._signals(units, guesses))
         self.ctx.log("info", f"{path.name}: bench data -- map its columns to signals in the dialog")
 
     @staticmethod
-    def _guess(column: str, units: dict[str, str]) -> tuple[str, str]:
-        """(the signal ``column`` seems to measure or "", its unit or "")."""
+    def _guess(column: str, units: dict[str, str], *, said: str = "") -> tuple[str, str]:
+        """(the signal ``column`` seems to measure or "", its unit or ""): the unit the file
+        ``said`` (its units row) or the column's name names."""
         stem, unit = guess_unit(column)
-        known = unit_factor(unit) if unit else None  # a unit guess_unit gives is a known one
+        unit = said or unit
+        known = unit_factor(unit) if unit else None
         si = known[1] if known is not None else None
         fits = [s for s, u in units.items() if si is None or u.replace("*", "·") == si]
         short = {s.rsplit("/", 1)[-1].replace(":", "_").lower(): s for s in fits}
         key = re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_")
         hit = difflib.get_close_matches(key, list(short), n=1, cutoff=0.75)
-        return (short[hit[0]] if hit else ""), unit
+        return (short[hit[0]] if hit else _by_words(key, fits)), unit
 
     @staticmethod
     def _signals(units: dict[str, str], guesses: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str], ...]:

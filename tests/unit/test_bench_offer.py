@@ -125,3 +125,32 @@ def test_bench_data_added_in_the_app_is_in_its_recordings(session, tmp_path):
         ((entry, sig, t, x),) = read_measured_metadata(read_schema(out)[1][MEASURED_KEY])
         assert (entry, sig) == ("drop", "Joints/slide:qpos")
         np.testing.assert_allclose(x, decay(t), atol=1e-9)
+
+
+def test_a_european_csv_with_a_units_row_is_offered_with_its_units_and_signals(session, tmp_path):
+    """``;``, decimal commas and a units row (ms, mm): the offer takes the time column's unit and
+    each column's from the row, and guesses the signal from a name such as ``Position_slide``."""
+    csv_bench(tmp_path)
+    rows = (tmp_path / "bench.csv").read_text().splitlines()[1:]
+    path = tmp_path / "bench_eu.csv"
+    path.write_text(
+        "t;Position_slide;Temp\nms;mm;°C\n" + "".join(f"{r.replace(',', ';').replace('.', ',')};21,5\n" for r in rows),
+        encoding="utf-8",
+    )
+    session.handle(C.OpenModel(str(path)))
+    offer = session.publish().bench.measured_offer
+    assert offer is not None and offer.time == "t" and offer.time_unit == "ms"
+    assert offer.guesses == (("Position_slide", "Joints/slide:qpos", "mm"), ("Temp", "", "°C"))
+    session.handle(
+        C.AddMeasured(
+            str(path),
+            name="eu",
+            time="t",
+            time_unit="ms",
+            offset=-0.1,
+            signals=(("Joints/slide:qpos", "Position_slide", "mm"),),
+        )
+    )
+    ((entry, sig, t, x),) = session.publish().comparison.measured.series
+    assert (entry, sig) == ("eu", "Joints/slide:qpos")
+    np.testing.assert_allclose(x, decay(t), atol=1e-9)
