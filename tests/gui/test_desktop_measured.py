@@ -152,6 +152,42 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         desktop.close()
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_a_dropped_european_csv_shows_its_units_row_in_the_dialog(tmp_path, size):
+    """A bench file from European lab software (``;``, decimal commas, a units row ``ms;mm;°C``)
+    dropped on the 3D view: the dialog shows the time column in ms and ``Position_slide`` mapped
+    to the slide's position in mm, and *Add to rig* plots it dotted."""
+    path = scenario(tmp_path, "", k=250.0, extra=PLOTS)
+    csv_bench(tmp_path, noise=0.05)
+    rows = (tmp_path / "bench.csv").read_text().splitlines()[1:]
+    bench = tmp_path / "bench_eu.csv"
+    bench.write_text(
+        "t;Position_slide;Temp\nms;mm;°C\n" + "".join(f"{r.replace(',', ';').replace('.', ',')};21,5\n" for r in rows),
+        encoding="utf-8",
+    )
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.run_for(0.5)
+        app.drop(bench)
+        wait_for(lambda: app.visible("Add to rig"), what="the measured-data dialog")
+        combo = next(it for it in app.items() if it["label"] == "Position_slide")
+        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
+        combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
+        assert combos["time"] == "t" and combos["unit"] == "ms" and combos["Temp"] == "(not used)", combos
+        desktop.screenshot(str(tmp_path / f"bench-eu-dialog-{size[0]}"))
+        app.click("Add to rig")
+        wait_for(lambda: not app.visible("Add to rig"), what="the dialog to close")
+        app.run_for(1.0)
+        app.click("pause")
+        wait_for(lambda: _pixels(app, desktop, tint(PALETTE[0])) > 150, what="the dropped bench, dotted")
+        assert app.quit_discarding() == 0, app.output()  # the bench added is an unsaved edit of the rig
+    finally:
+        app.close()
+        desktop.close()
+
+
 def run_fit(app: App, *rows: str) -> None:
     """Open the Fit section, tick ``rows`` (their labels: "fit k [N/m]") and press Run fit."""
     app.click("Fit")
