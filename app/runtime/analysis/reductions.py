@@ -1,9 +1,11 @@
 """A window's samples reduced to one number: each metric kind's arithmetic (``metric_value``).
 
 Kinds: ``max``, ``min``, ``mean``, ``final``, ``rms`` (sqrt of the mean square), ``peak_to_peak``,
-``integral`` (trapezoidal, unit·s), ``time_of_max``/``time_of_min`` (the first), ``first_crossing``
-(``level``), ``settling_time`` (``band`` as a fraction of abs(final), or ``band_abs``: the time
-from which the signal stays within final ± band), ``overshoot`` (%: beyond the final value, as a
+``integral`` (trapezoidal, unit·s), ``time_of_max``/``time_of_min`` (the first extreme sample,
+placed between samples at the vertex of the parabola through it and its two neighbours: within a
+hundredth of a step on a sine sampled at 1 ms), ``first_crossing`` (``level``), ``settling_time``
+(``band`` as a fraction of abs(final), or ``band_abs``: the time from which the signal stays
+within final ± band, where it last comes in over the band's edge, interpolated linearly), ``overshoot`` (%: beyond the final value, as a
 share of the step from the first value), ``period``/``frequency`` (the mean time between the
 oscillation's successive crests, each placed between samples by a parabola: exact for a sine and
 for a decaying one about any level, where crossings of the window's mean are not; crests smaller
@@ -57,9 +59,9 @@ def metric_value(
     if kind == "integral":
         return float(np.trapezoid(x, t)) if x.size > 1 else 0.0
     if kind == "time_of_max":
-        return float(t[int(x.argmax())])
+        return _vertex_time(t, x, int(x.argmax()))
     if kind == "time_of_min":
-        return float(t[int(x.argmin())])
+        return _vertex_time(t, -x, int(x.argmin()))
     if kind == "first_crossing":
         times = _crossings(t, x - float(level), upward=None)  # type: ignore[arg-type]
         return float(times[0]) if times.size else math.nan
@@ -67,7 +69,13 @@ def metric_value(
         final = float(x[-1])
         width = band_abs if band_abs is not None else band * abs(final)  # type: ignore[operator]
         out = np.flatnonzero(np.abs(x - final) > width)
-        return float(t[0]) if out.size == 0 else (float(t[out[-1] + 1]) if out[-1] + 1 < t.size else math.nan)
+        if out.size == 0:
+            return float(t[0])
+        k = int(out[-1])
+        if k + 1 >= t.size:
+            return math.nan
+        edge = final + math.copysign(width, x[k] - final)  # the band's edge it last comes in over
+        return float(t[k] + (t[k + 1] - t[k]) * (x[k] - edge) / (x[k] - x[k + 1]))
     if kind == "overshoot":
         first, final = float(x[0]), float(x[-1])
         step = final - first
@@ -99,15 +107,29 @@ def _crests(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     if x.size < 3 or swing <= 0:
         return np.empty(0)
     k, _ = find_peaks(x, prominence=RIPPLE * swing)  # never the first or last sample
+    return _vertices(t, x, k)
+
+
+def _vertices(t: np.ndarray, x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Times (s) of the maxima at samples ``k`` (none the first or last), each the vertex of the
+    parabola through it and its two neighbours (unevenly spaced allowed), kept between them; the
+    sample's own time where the three do not bend down."""
     t0, t1, t2 = t[k - 1], t[k], t[k + 1]
     y0, y1, y2 = x[k - 1], x[k], x[k + 1]
-    # the vertex of the parabola through the three points (unevenly spaced allowed)
     d01, d12 = (y1 - y0) / (t1 - t0), (y2 - y1) / (t2 - t1)
     curv = (d12 - d01) / (t2 - t0)
     with np.errstate(divide="ignore", invalid="ignore"):
         vertex = 0.5 * (t0 + t1) - d01 / (2.0 * curv)
     flat = ~np.isfinite(vertex) | (curv >= 0)
     return np.where(flat, t1, np.clip(vertex, t0, t2))
+
+
+def _vertex_time(t: np.ndarray, x: np.ndarray, k: int) -> float:
+    """The time (s) of the largest sample ``k`` of ``x``, between samples (``_vertices``); the
+    sample's own at either end of the window."""
+    if k == 0 or k == x.size - 1:
+        return float(t[k])
+    return float(_vertices(t, x, np.array([k]))[0])
 
 
 TAPER = 0.5
