@@ -92,9 +92,18 @@ def _row(d: SignalDiff | Aligned, *, name: str, unit: str, factor: float, entry:
     }
 
 
-def _figure(al: Aligned, *, unit: str, factor: float, first: float | None, labels: tuple[str, str]):
+def _figure(
+    al: Aligned,
+    *,
+    unit: str,
+    factor: float,
+    first: float | None,
+    labels: tuple[str, str],
+    apart: Sequence[tuple[float, float]] = (),
+):
     """A and B (``labels``) over time with A's band shaded; below, B − A with ±band; the first
-    time outside the band a vertical line on both."""
+    time outside the band a vertical line on both; the times ``apart`` (s, start and end) that
+    only one recording covers shaded grey, "not compared"."""
     fig, (top, low) = plotting.panels(2, height=2.4)
     low.sharex(top)
     t, a, b, band = al.time, al.a * factor, al.b * factor, al.band * factor
@@ -108,6 +117,8 @@ def _figure(al: Aligned, *, unit: str, factor: float, first: float | None, label
     low.fill_between(t, -band, band, color="#7f7f7f", alpha=0.3, lw=0, label="± band (rtol·|A| + atol)")
     low.plot(t, b - a, ".-" if measured else "-", ms=2.0, color=B_COLOR, lw=1.0, label=f"{labels[1]} − {labels[0]}")
     for ax in (top, low):
+        for i, (start, end) in enumerate(apart):
+            ax.axvspan(start, end, color="#9a9a9a", alpha=0.25, lw=0, label="not compared" if i == 0 else None)
         if first is not None:
             ax.axvline(first, color=MARK_COLOR, lw=1.2, ls=(0, (4, 3)), label=f"first outside: t = {first:.6g} s")
         ax.grid(True, alpha=0.3)
@@ -118,6 +129,16 @@ def _figure(al: Aligned, *, unit: str, factor: float, first: float | None, label
     low.set_xlabel("time (s)")
     top.tick_params(labelbottom=False)
     return fig
+
+
+def _apart(diff: RecordingDiff) -> list[tuple[float, float]]:
+    """The times (s, start and end) only one of the two recordings covers."""
+    if diff.compared is None or diff.spans is None:
+        return []
+    lo, hi = diff.compared
+    first = min(diff.spans[0][0], diff.spans[1][0])
+    last = max(diff.spans[0][1], diff.spans[1][1])
+    return [(s, e) for s, e in ((first, lo), (hi, last)) if e - s > 1e-9]
 
 
 def _caption(row: dict[str, Any], *, what: str) -> str:
@@ -173,14 +194,19 @@ def comparison_context(
             progress(done, total)
 
     figures = []
+    apart = _apart(diff)
     if drawn:
         ta, ca = read_signals(a, drawn, "A")
         tb, cb = read_signals(b, drawn, "B")
         by_name = {r["name"]: r for r in rows}
+        keep = np.ones(ta.shape, bool)
+        if diff.compared is not None:
+            keep = (ta >= diff.compared[0] - 1e-9) & (ta <= diff.compared[1] + 1e-9)
         for name in drawn:
             row, (factor, unit) = by_name[name], conv[name]
-            al = align(ta, ca[name], tb, cb[name], rtol=rtol, atol=atol)
-            fig = _figure(al, unit=unit, factor=factor, first=row["first_outside"], labels=("A", "B"))
+            al = align(ta[keep], ca[name][keep], tb, cb[name], rtol=rtol, atol=atol)
+            first = row["first_outside"]
+            fig = _figure(al, unit=unit, factor=factor, first=first, labels=("A", "B"), apart=apart)
             figures.append({"row": row, "caption": _caption(row, what="B − A"), "uri": plotting.data_uri(fig)})
             tick()
     measured_rows, measured_figures = [], []

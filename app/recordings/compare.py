@@ -4,9 +4,10 @@ B is interpolated linearly at A's times (``np.interp``). A signal is within tole
 stays inside A's tolerance band, ``|b - a| <= rtol * |a| + atol``, at every one of A's samples
 (``outside``: the one place the band is worked out, for the verdict and the comparison report
 alike); a sample where exactly one of the two has no value (null: the signal did not exist yet)
-is a difference, one where neither has a value is not. ``time`` and ``wall_time`` are not signals. Where A's samples lie outside B's time
-span, B is held at its ends; when A runs more than one of B's sample intervals past B's span,
-the recordings do not cover the same run and the comparison fails (``coverage``).
+is a difference, one where neither has a value is not. ``time`` and ``wall_time`` are not signals.
+Only the times both recordings cover are compared (``compared``: A's samples within B's time
+span): where one runs longer, the rest is not compared, said in one line (``coverage``), never a
+difference; two recordings with no time in common are bad input.
 
 ``against_measured`` compares a bench's measured series with A's signal the same way, at the
 measured samples' times (A interpolated there, as the error metrics do; missing samples and
@@ -70,11 +71,15 @@ class RecordingDiff:
 
     signals: list[SignalDiff]
     coverage: str | None = None
-    """None, or why B's time span does not cover A's (the comparison then fails)."""
+    """None, or the one line saying which times only one recording covers (not compared)."""
+    compared: tuple[float, float] | None = None
+    """The times (s) both cover, those the signals were compared on (None: every one of A's)."""
+    spans: tuple[tuple[float, float], tuple[float, float]] | None = None
+    """A's and B's own time spans (s)."""
 
     @property
     def within(self) -> bool:
-        return self.coverage is None and all(s.within for s in self.signals)
+        return all(s.within for s in self.signals)
 
 
 def _read(path: Path, what: str) -> tuple[list[str], object]:
@@ -150,15 +155,28 @@ def compare_recordings(
         raise ConfigError(f"{(a if ta.size == 0 else b).name}: the recording has no rows")
     if np.any(np.diff(tb) < 0):
         raise ConfigError(f"B: time goes back in {b.name} (reset while recording?): compare needs one run per file")
-    coverage = None
-    if tb.size > 1:
-        step = float(np.median(np.diff(tb)))
-        slack = step + 1e-9
-        if ta.min() < tb[0] - slack or ta.max() > tb[-1] + slack:
-            coverage = f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} only {tb[0]:.6g}..{tb[-1]:.6g} s"
-    elif ta.min() != tb[0] or ta.max() != tb[0]:
-        coverage = f"{b.name} has one row (t = {tb[0]:.6g} s), {a.name} more"
-    return RecordingDiff([_diff(n, ta, ca[n], tb, cb[n], rtol=rtol, atol=atol) for n in names], coverage)
+    lo, hi = max(float(ta.min()), float(tb[0])), min(float(ta.max()), float(tb[-1]))
+    keep = (ta >= lo - _SAME_TIME) & (ta <= hi + _SAME_TIME)
+    if not keep.any():
+        raise ConfigError(
+            f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} {tb[0]:.6g}..{tb[-1]:.6g} s: no time in common"
+        )
+    left_out = []
+    for start, end, longer in (
+        (min(float(ta.min()), float(tb[0])), lo, a.name if ta.min() < lo - _SAME_TIME else b.name),
+        (hi, max(float(ta.max()), float(tb[-1])), a.name if ta.max() > hi + _SAME_TIME else b.name),
+    ):
+        if end - start > _SAME_TIME:
+            left_out.append(f"{start:.6g}..{end:.6g} s (only in {longer})")
+    coverage = f"not compared: {', '.join(left_out)}; compared on {lo:.6g}..{hi:.6g} s" if left_out else None
+    spans = ((float(ta.min()), float(ta.max())), (float(tb[0]), float(tb[-1])))
+    ta = ta[keep]
+    diffs = [_diff(n, ta, ca[n][keep], tb, cb[n], rtol=rtol, atol=atol) for n in names]
+    return RecordingDiff(diffs, coverage, (lo, hi), spans)
+
+
+_SAME_TIME = 1e-9
+"""Times (s) this close are the same instant (a recording's times are sums of steps)."""
 
 
 @dataclass(frozen=True)

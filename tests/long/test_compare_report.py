@@ -194,3 +194,32 @@ def test_the_session_writes_the_comparison_report_under_a_free_name(open_session
     html = out.read_text(encoding="utf-8")
     expected = float(ta[np.flatnonzero(np.abs(np.interp(ta, tb, xb) - xa) > 1e-6 * np.abs(xa) + 1e-9)[0]])
     assert f"first outside the band at t = {expected:.6g} s" in html and "B.parquet" in html
+
+
+def test_only_the_times_both_cover_are_compared_and_the_rest_is_shaded(tmp_path):
+    """B stops at 0.6 s where A runs on to 1 s, and follows A exactly while it runs: within
+    tolerance (held at its last value, B would be outside from 0.6 s on), the rest said in one
+    line and shaded grey in the report; a B that leaves A's band before it stops is outside."""
+    rec_a = recording(tmp_path / "long.parquet", T, {Q: motion(T), H: 3 * T})
+    tb = T[T <= 0.6 + 1e-9]
+    rec_b = recording(tmp_path / "short.parquet", tb, {Q: motion(tb), H: 3 * tb})
+    diff = compare_recordings(rec_a, rec_b, rtol=RTOL, atol=ATOL)
+    assert diff.within and diff.compared == (0.0, 0.6)
+    assert diff.coverage == "not compared: 0.6..0.999 s (only in long.parquet); compared on 0..0.6 s"
+    assert all(d.first_outside is None for d in diff.signals)
+    swapped = compare_recordings(rec_b, rec_a, rtol=RTOL, atol=ATOL)  # B the longer one: the same overlap
+    assert (
+        swapped.within and swapped.coverage == "not compared: 0.6..0.999 s (only in long.parquet); compared on 0..0.6 s"
+    )
+    out = write_comparison_report(rec_a, rec_b, out=tmp_path / "cmp.html", rtol=RTOL, atol=ATOL)
+    page = out.read_text(encoding="utf-8")
+    assert "within tolerance" in page and "not compared: 0.6..0.999 s" in page and "shaded grey" in page
+    late = recording(tmp_path / "late.parquet", tb, {Q: motion(tb) + drift(tb), H: 3 * tb})
+    off = compare_recordings(rec_a, late, rtol=RTOL, atol=ATOL)
+    by_name = {d.name: d for d in off.signals}
+    assert not off.within and by_name[Q].first_outside == pytest.approx(
+        first_outside(tb, motion(tb), motion(tb) + drift(tb))
+    )
+    with pytest.raises(Exception, match="no time in common"):
+        apart = recording(tmp_path / "apart.parquet", T + 5.0, {Q: motion(T), H: 3 * T})
+        compare_recordings(rec_a, apart)
