@@ -128,7 +128,8 @@ def run_fit(
             )
             try:
                 solve = _solve_mujoco if method == "mujoco" else _solve
-                runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(starts(scale, start_values, spec.starts))]
+                with np.errstate(divide="ignore", invalid="ignore"):  # a step onto a bound (0): no warning printed
+                    runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(starts(scale, start_values, spec.starts))]
                 best = min(runs, key=lambda r: r.cost)
                 before = ev.many([start_values], 0)[0][0]
                 status = ev.many([scale.values(best.x)], 0)[0][1]

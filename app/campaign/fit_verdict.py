@@ -20,7 +20,7 @@ import numpy as np
 
 from mjrig.scenario.studies.fit import is_variable
 
-__all__ = ["verdict", "CORRELATION", "ON_BOUND"]
+__all__ = ["verdict", "said_once", "CORRELATION", "ON_BOUND"]
 
 CORRELATION = 0.999
 """A correlation above this (in size) between two estimates: the data cannot tell them apart."""
@@ -47,13 +47,18 @@ def verdict(
     names, est, se, units = summary["params"], summary["estimate"], summary["stderr"], summary["units"]
     corr = np.asarray(summary["correlation"], dtype=float)
     reasons: dict[str, str] = {}
+    told: dict[tuple[str, str], str] = {}  # the pairs said not told apart, and the words
     for i, name in enumerate(names):
         v, lo, hi, unit = est[name], float(low[i]), float(high[i]), _unit(units.get(name, ""))
         room = ON_BOUND * (hi - lo)
         if v - lo <= room:
-            reasons[name] = f"{name} at its lower bound {lo:g}{unit}: check the bench's units and the bounds"
+            reasons[name] = (
+                f"{name} at its lower bound {lo:g}{unit}: not identified beyond it (check the bench's units and the bounds)"
+            )
         elif hi - v <= room:
-            reasons[name] = f"{name} at its upper bound {hi:g}{unit}: check the bench's units and the bounds"
+            reasons[name] = (
+                f"{name} at its upper bound {hi:g}{unit}: not identified beyond it (check the bench's units and the bounds)"
+            )
         elif is_variable(name) and se[name] > (hi - lo) / 4:
             reasons[name] = (
                 f"{name} is not told by the data (standard error {se[name]:.2g}{unit} above a quarter "
@@ -67,7 +72,10 @@ def verdict(
             apart = [(abs(corr[i, j]), names[j]) for j in range(len(names)) if j != i and abs(corr[i, j]) > CORRELATION]
             if apart:
                 c, other = max(apart)
-                reasons[name] = (
+                if (other, name) in told:  # the pair said already: the same words (``said_once``)
+                    reasons[name] = told[(other, name)]
+                    continue
+                reasons[name] = told[(name, other)] = (
                     f"{name} and {other} are not told apart by the data (correlation {c:.6f}): fix one, "
                     "or add an experiment that moves them differently"
                 )
@@ -81,3 +89,8 @@ def verdict(
                     f"{spread:.3g}{unit}: the model does not explain the data (check the units and the mapping)"
                 )
     return reasons
+
+
+def said_once(reasons: dict[str, str]) -> list[str]:
+    """The reasons' words, each once, in order (a pair not told apart is both params' reason)."""
+    return list(dict.fromkeys(reasons.values()))

@@ -184,17 +184,19 @@ def fit(args: argparse.Namespace) -> int:
         print(f"fit: did not converge ({s['message']})")
         return CHECK_FAILED
     if not outcome.identified:
-        print(f"fit: not identified ({'; '.join(s['reasons'].values())})")
+        from mjrig.campaign.fit_verdict import said_once
+
+        print(f"fit: not identified ({'; '.join(said_once(s['reasons']))})")
         return CHECK_FAILED
     shown = sc.units if sc.units is not None else DisplayUnits()
-    parts = [
-        f"{n} = {s['estimate'][n]:.6g} ± {s['stderr'][n]:.2g}"
-        + (f" {s['units'][n].replace('*', '·')}" if s["units"][n] else "")
-        for n in s["params"]
-    ]
+    parts = []
+    for n in s["params"]:  # the estimate with its 95 % interval, labelled (CONTRACT 14)
+        unit = f" {s['units'][n].replace('*', '·')}" if s["units"][n] else ""
+        low, high = s["ci95"][n]
+        parts.append(f"{n} = {s['estimate'][n]:.6g}{unit}, 95 % interval {low:.6g} … {high:.6g}")
     checked = s.get("validation")
-    validation = f", validation rms error {_rms_text(checked['rms'], s, shown)}" if checked else ""
-    print(f"fit: {', '.join(parts)}, rms error {_rms_text(s['rms'], s, shown)}{validation}")
+    validation = f"; validation rms error {_rms_text(checked['rms'], s, shown)}" if checked else ""
+    print(f"fit: {'; '.join(parts)}; rms error {_rms_text(s['rms'], s, shown)}{validation}")
     return 0
 
 

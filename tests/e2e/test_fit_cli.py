@@ -33,9 +33,11 @@ def test_fit_on_two_workers_prints_the_estimate(tmp_path):
     r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 2, cwd=tmp_path)
     assert r.rc == 0, r
     last = r.stdout.strip().splitlines()[-1]
-    assert last.startswith("fit: k = 4") and " ± " in last and "N/m, c = " in last and "N·s/m" in last, last
-    assert "rms error 5" in last and last.endswith(" m"), last
+    assert last.startswith("fit: k = 4") and " N/m, 95 % interval " in last and "; c = " in last, last
+    assert "N·s/m, 95 % interval" in last and "; rms error 5" in last and last.endswith(" m"), last
     meta = json.loads(pq.read_schema(tmp_path / "FIT.parquet").metadata[b"mjrig.fit"])
+    low, high = meta["ci95"]["k"]
+    assert f"k = {meta['estimate']['k']:.6g} N/m, 95 % interval {low:.6g} … {high:.6g};" in last, last
     assert meta["converged"] and abs(meta["estimate"]["k"] / K - 1) < 0.01
     assert (tmp_path / "FIT-best.toml").is_file()
     assert f"wrote the estimate as a scenario to {tmp_path / 'FIT-best.toml'}" in r.stderr
@@ -51,7 +53,7 @@ def test_a_validation_entry_is_on_the_last_line_and_in_the_report(tmp_path):
     r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
     assert r.rc == 0, r
     last = r.stdout.strip().splitlines()[-1]
-    assert last.startswith("fit: k = 4") and ", validation rms error 5" in last and last.endswith(" m"), last
+    assert last.startswith("fit: k = 4") and "; validation rms error 5" in last and last.endswith(" m"), last
     rep = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
     assert rep.rc == 0, rep
     page = unescape((tmp_path / "fit.html").read_text())
@@ -73,11 +75,11 @@ def test_a_start_position_and_a_clock_offset_on_the_last_line_and_in_the_report(
     r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, cwd=tmp_path)
     assert r.rc == 0, r
     last = r.stdout.strip().splitlines()[-1]
-    got = dict(part.split(" = ") for part in last.removeprefix("fit: ").split(", ")[:3])
-    x0, x0_unit = got["initial.slide"].split(" ± ")[0], got["initial.slide"].split()[-1]
-    offset, offset_unit = got["offset.bench"].split(" ± ")[0], got["offset.bench"].split()[-1]
+    got = dict(part.split(" = ") for part in last.removeprefix("fit: ").split("; ")[:3])
+    x0, x0_unit = got["initial.slide"].split(",")[0].split()
+    offset, offset_unit = got["offset.bench"].split(",")[0].split()
     assert abs(float(x0) / 0.02 - 1) < 0.02 and abs(float(offset) + 0.1) < 1 / 250, last  # one sample at 250 Hz
-    assert (x0_unit, offset_unit) == ("m", "s") and ", rms error 5" in last, last
+    assert (x0_unit, offset_unit) == ("m", "s") and "; rms error 5" in last, last
     rep = mjrig("report", tmp_path / "FIT.parquet", "-o", tmp_path / "fit.html", cwd=tmp_path)
     assert rep.rc == 0, rep
     page = unescape((tmp_path / "fit.html").read_text())

@@ -11,7 +11,7 @@ import pytest
 from test_fit import SAG
 
 from mjrig.campaign.fit import run_fit
-from mjrig.campaign.fit_verdict import verdict
+from mjrig.campaign.fit_verdict import said_once, verdict
 from mjrig.scenario.parse import load_scenario
 from tests.unit.test_measured import CSV_ENTRY, DECAY_ENTRY, C, K, decay, decay_csv, scenario
 
@@ -40,13 +40,16 @@ def test_a_good_estimate_has_no_reason():
 
 def test_each_check_gives_its_reason():
     on_bound = verdict(_summary(estimate={"k": 400.0, "c": 0.05}), **BOUNDS, spreads=SPREAD)
-    assert on_bound == {"c": "c at its lower bound 0.05 N·s/m: check the bench's units and the bounds"}
+    assert on_bound == {
+        "c": "c at its lower bound 0.05 N·s/m: not identified beyond it (check the bench's units and the bounds)"
+    }
     top = verdict(_summary(estimate={"k": 2000.0 - 1e-4, "c": 2.0}), **BOUNDS, spreads=SPREAD)
     assert list(top) == ["k"] and top["k"].startswith("k at its upper bound 2000 N/m")
     loose = verdict(_summary(stderr={"k": 0.4, "c": 2.5}), **BOUNDS, spreads=SPREAD)
     assert list(loose) == ["c"] and "standard error 2.5 N·s/m above its value 2" in loose["c"]
     tied = verdict(_summary(correlation=[[1.0, -0.99995], [-0.99995, 1.0]]), **BOUNDS, spreads=SPREAD)
     assert set(tied) == {"k", "c"} and "k and c are not told apart by the data (correlation 0.999950)" in tied["k"]
+    assert tied["c"] == tied["k"] and said_once(tied) == [tied["k"]]  # the pair is one reason, said once
     far = verdict(_summary(rms={"bench": {"Joints/slide:qpos": 0.0535}}), **BOUNDS, spreads=SPREAD)
     assert list(far) == ["bench/Joints/slide:qpos"]
     assert (

@@ -71,7 +71,7 @@ class FitPanel:
             with dpg.plot_axis(dpg.mvYAxis, label="lowest cost", scale=dpg.mvPlotScale_Log10):
                 self._cost = dpg.add_line_series([], [], label="lowest cost")
         self._estimate = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
-        for label in ("param", "estimate", "±", "95 %", "unit"):
+        for label in ("param", "estimate", "± 1 s.e.", "95 % interval", "unit"):
             dpg.add_table_column(label=label, parent=self._estimate)
         self._errors = dpg.add_table(parent=parent, header_row=True, policy=dpg.mvTable_SizingStretchProp)
         for label in ("rms error of", "start", "estimate", "unit"):
@@ -151,7 +151,7 @@ class FitPanel:
             text = "made before the model changed: run the fit again"
         else:
             text = f"{verdict_text(s)} after {s['evaluations']} evaluations ({s['message']})" + "".join(
-                f"\n{reason}" for reason in (s.get("reasons") or {}).values() if s["converged"]
+                f"\n{reason}" for reason in dict.fromkeys((s.get("reasons") or {}).values()) if s["converged"]
             )
         dpg.set_value(self._status, text)
         dpg.configure_item(self._use, enabled=bool(s) and not fit.running and not fit.stale)
