@@ -149,3 +149,35 @@ def test_a_held_out_bench_the_estimate_fits_worse_is_red_in_the_report(tmp_path)
     assert 'class="num fail">' in row and "(worse)" in row, row
     bench = page[page.index("<td>bench</td>") :].split("</tr>")[0]
     assert "fail" not in bench and "worse" not in bench
+
+
+def test_a_truth_on_a_bound_of_0_ends_at_it_said_once_and_without_a_warning(tmp_path):
+    """An undamped bench (c = 0) fitted with c's bounds [0, 50] on a linear scale: the fit ends
+    (converged) with c on its bound, k at the truth, one reason for c in the contract's words,
+    and no numpy warning. Takes ~8 s (about 80 evaluations of a 2 s run)."""
+    import warnings
+
+    import numpy as np
+
+    from mjrig.campaign.fit import run_fit
+    from mjrig.scenario.parse import load_scenario
+    from tests.unit.test_measured import CSV_ENTRY, K, decay, scenario
+
+    t = np.arange(0.0, 2.0, 1 / 250)
+    x = decay(t, c=0.0) * 1000 + np.random.default_rng(1).normal(0, 0.01, t.size)
+    (tmp_path / "bench.csv").write_text(
+        "t_ms,x_mm\n" + "".join(f"{(a + 0.1) * 1000:.6f},{b:.9f}\n" for a, b in zip(t, x))
+    )
+    fit = "[fit]\nparams = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.0, high = 50.0 } }\n"
+    path = scenario(tmp_path, CSV_ENTRY, k=K / 2.5, c=5.0, extra=fit)
+    path.write_text(path.read_text().replace("min = 0.001, max = 100.0", "min = 0.0, max = 100.0"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1)
+    s = got.summary
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    assert got.converged and not got.identified and got.evaluations < 120, (got.evaluations, s["message"])
+    assert s["estimate"]["k"] == pytest.approx(K, rel=1e-4) and s["estimate"]["c"] < 1e-6
+    assert said_once(s["reasons"]) == [
+        "c at its lower bound 0 N·s/m: not identified beyond it (check the bench's units and the bounds)"
+    ]
