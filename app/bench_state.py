@@ -158,6 +158,9 @@ class BenchPart:
     """The last fit run from the app (None: none yet)."""
     variables: tuple[FitVariable, ...] = ()
     """What a fit may estimate besides params (``initial.<joint>``, ``offset.<entry>``)."""
+    planned: tuple[tuple[str, float, float, bool], ...] = ()
+    """The scenario's ``[fit]`` params -- (name, low, high, log) each, as ``RunFit`` takes them --
+    which the Fit section starts from (ticked, with their bounds and scales)."""
 
 
 @dataclass(frozen=True)

@@ -196,7 +196,15 @@ def write_widget_map(dpg: Any, path: Path) -> None:
             entry = {"label": label.split("##")[0], "type": kind, "rect": [int(x), int(y), int(w), int(h)], **extra}
             if text is not None:
                 entry["text"] = text  # what a text shows (a status line, a readout)
-            if kind in ("mvSelectable", "mvCombo", "mvInputText", "mvCheckbox", "mvTreeNode", "mvSliderDouble"):
+            if kind in (
+                "mvSelectable",
+                "mvCombo",
+                "mvInputText",
+                "mvInputFloat",
+                "mvCheckbox",
+                "mvTreeNode",
+                "mvSliderDouble",
+            ):
                 entry["value"] = str(dpg.get_value(item))
             if kind == "mvPlot":  # the time span it shows (s; its first axis is time) and its legend
                 children = dpg.get_item_children(item, 1)

@@ -156,7 +156,15 @@ class Bench(Feature):
         if here.fit is not None and here.fit.running and len(here.costs) != len(here.fit.costs):
             done = list(here.costs)  # (evaluations, lowest cost) pairs its thread appended
             here.fit = C.FitProgress(True, tuple(c for _, c in done), tuple(n for n, _ in done), path=here.fit.path)
-        return C.BenchPart(here.offer, here.fit, self.variables())
+        return C.BenchPart(here.offer, here.fit, self.variables(), self.planned())
+
+    def planned(self) -> tuple[tuple[str, float, float, bool], ...]:
+        """The open scenario's ``[fit]`` params: (name, low, high, log) each."""
+        rig = self.ctx.rig()
+        spec = rig.scenario.fit if rig is not None else None
+        if spec is None:
+            return ()
+        return tuple((n, float(r.low), float(r.high), bool(r.log)) for n, r in spec.params.items())
 
     def variables(self) -> tuple[C.FitVariable, ...]:
         """The fit variables the rig as it is now offers (worked out again when it changes)."""

@@ -256,6 +256,44 @@ def test_the_fit_panel_estimates_the_params_and_uses_the_estimate(tmp_path, size
         desktop.close()
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_fit_section_starts_from_the_scenarios_fit(tmp_path, size):
+    """A scenario with ``[fit]`` (k in 50..2000 N/m, c in 0.01..50 N·s/m on a log scale): its
+    Fit section opens with k and c ticked, those bounds and c's log scale, and the start position
+    offered but not ticked."""
+    csv_bench(tmp_path)
+    fit = "[fit]\nparams = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }\n"
+    path = scenario(tmp_path, FIT_RIG, extra=fit + PLOTS)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.click("Fit")
+
+        def rows() -> list[dict] | None:
+            found = app.items(offscreen=True)
+            return found if any(it["label"] == "fit k [N/m]" for it in found) else None
+
+        items = wait_for(rows, what="the Fit section's rows")
+
+        def row(label: str) -> tuple[str, float, float, str]:
+            """A row's tick, low, high and log scale, as drawn: the widgets level with its tick."""
+            tick = next(it for it in items if it["label"] == label)
+            level = [it for it in items if abs(it["rect"][1] - tick["rect"][1]) < 8 and it is not tick]
+            low, high = sorted((it for it in level if it["type"] == "mvInputFloat"), key=lambda it: it["rect"][0])
+            log = next(it for it in level if it["type"] == "mvCheckbox" and it["label"] == "log")
+            return str(tick.get("value")), float(low["value"]), float(high["value"]), str(log.get("value"))
+
+        assert row("fit k [N/m]") == ("True", pytest.approx(50.0), pytest.approx(2000.0), "False")
+        assert row("fit c [N·s/m]") == ("True", pytest.approx(0.01), pytest.approx(50.0), "True")
+        assert row("fit initial.slide [m]")[0] == "False"
+        app.run_for(0.3)  # the 3D view drawn
+        app.widget("fit initial.slide [m]")  # the rows scrolled into view, as a person looks at them
+        desktop.screenshot(str(tmp_path / f"fit-planned-{size[0]}"))
+    finally:
+        app.quit_discarding()
+        desktop.close()
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["laptop", "desktop"])
 def test_twenty_bench_entries_are_drawn_twenty_ways_and_the_readout_stays_in_the_panel(tmp_path, size):
     """Twenty ``[[measured]]`` entries of one signal (the same bench, each clock a little later):

@@ -41,3 +41,20 @@ def test_a_reload_marks_the_fit_stale_and_its_estimate_is_not_applied(tmp_path, 
         assert s.publish().bench.fit is None
     finally:
         s.close()
+
+
+def test_the_fit_section_starts_from_the_scenarios_fit_and_another_rig_from_its_own(tmp_path, open_session):
+    """The scenario's ``[fit]`` params (bounds in the params' units, log scales) are what the Fit
+    section starts from; a rig without ``[fit]`` offers none."""
+    csv_bench(tmp_path)
+    fit = "[fit]\nparams = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }\n"
+    s = open_session(scenario(tmp_path, CSV_ENTRY, extra=fit))
+    try:
+        assert s.publish().bench.planned == (("k", 50.0, 2000.0, False), ("c", 0.01, 50.0, True))
+        plain = tmp_path / "plain"
+        plain.mkdir()
+        (plain / "bench.csv").write_text((tmp_path / "bench.csv").read_text())
+        s.handle(C.OpenModel(str(scenario(plain, CSV_ENTRY)), discard=True))
+        assert s.publish().bench.planned == ()
+    finally:
+        s.close()

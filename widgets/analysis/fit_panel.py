@@ -47,7 +47,7 @@ class FitPanel:
 
     def __init__(self, submit: Callable[[C.Command], None]) -> None:
         self.submit = submit
-        self._params: tuple[str, ...] = ()
+        self._params: tuple[tuple[str, ...], tuple[tuple[str, float, float, bool], ...]] = ((), ())
         self._rows: dict[str, tuple[int | str, int | str, int | str, int | str]] = {}  # fit, low, high, log
         self._fit: C.FitProgress | None = None
         self._measured: C.MeasuredSignals | None = None
@@ -92,10 +92,10 @@ class FitPanel:
 
     def update(self, snap: C.PanelState) -> None:
         rows: tuple[C.ParamInfo | C.FitVariable, ...] = (*snap.entries.params, *snap.bench.variables)
-        names = tuple(p.name for p in rows)
+        names = (tuple(p.name for p in rows), snap.bench.planned)
         if names != self._params:
             self._params = names
-            self._make_rows(rows)
+            self._make_rows(rows, snap.bench.planned)
         if snap.comparison.measured is not self._measured:
             self._measured = snap.comparison.measured
             entries = snap.comparison.measured.entries()
@@ -109,18 +109,29 @@ class FitPanel:
             self._fit = snap.bench.fit
             self._show(snap.bench.fit)
 
-    def _make_rows(self, params: tuple[C.ParamInfo | C.FitVariable, ...]) -> None:
+    def _make_rows(
+        self, params: tuple[C.ParamInfo | C.FitVariable, ...], planned: tuple[tuple[str, float, float, bool], ...]
+    ) -> None:
+        """A row per param and fit variable; those of the scenario's ``[fit]`` (``planned``)
+        ticked, with its bounds and scale."""
         dpg.delete_item(self._table, children_only=True, slot=1)
         self._rows = {}
+        plan = {name: (lo, hi, log) for name, lo, hi, log in planned}
         for p in params:
-            lo, hi = _bounds(p)
+            lo, hi = plan[p.name][:2] if p.name in plan else _bounds(p)
             with dpg.table_row(parent=self._table):
-                fit = dpg.add_checkbox(label=f"fit {p.name}{f' [{p.unit}]'.replace('*', '·') if p.unit else ''}")
+                fit = dpg.add_checkbox(
+                    label=f"fit {p.name}{f' [{p.unit}]'.replace('*', '·') if p.unit else ''}",
+                    default_value=p.name in plan,
+                )
                 low = dpg.add_input_float(label=f"##low {p.name}", default_value=lo, width=-1, step=0.0, format="%.5g")
                 high = dpg.add_input_float(
                     label=f"##high {p.name}", default_value=hi, width=-1, step=0.0, format="%.5g"
                 )
-                log = dpg.add_checkbox(label=f"log##{p.name}", default_value=lo > 0 and hi / lo >= 100)
+                log = dpg.add_checkbox(
+                    label=f"log##{p.name}",
+                    default_value=plan[p.name][2] if p.name in plan else lo > 0 and hi / lo >= 100,
+                )
             self._rows[p.name] = (fit, low, high, log)
 
     def _run(self) -> None:
