@@ -195,7 +195,7 @@ def test_every_sampler_runs_quietly(tmp_path, sampler):
 def test_two_objectives_on_two_workers_end_with_the_pareto_line(tmp_path):
     """Peak spring tension (0.1·k, the block let go 0.1 m out) against the time to the far end of
     its swing (π/ω_d): `pareto: N trials: ...` names exactly the table's front, no best set-up."""
-    from tests.unit.test_study_pareto import study as pareto_study
+    from tests.long.test_study_pareto import study as pareto_study
 
     path = pareto_study(tmp_path, objectives='minimize = ["Metrics/peak", "Metrics/half_period"]', trials=16)
     out = tmp_path / "front.parquet"

@@ -11,8 +11,8 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from tests.e2e.e2e_util import mjrig
-from tests.unit import test_scenario_fuzz
-from tests.unit.test_scenario_fuzz import (
+from tests.long import test_scenario_fuzz
+from tests.long.test_scenario_fuzz import (
     ANY,
     BUNDLED,
     FINITE,

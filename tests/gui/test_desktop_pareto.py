@@ -15,7 +15,7 @@ from mjrig.widgets.analysis.pareto_front import FRONT
 from tests.gui.desktop import App, Desktop
 from tests.gui.test_desktop_results import _click_at, _slider
 from tests.gui.test_desktop_study import TITLE, plots_in, results_window
-from tests.unit.test_study_pareto import study as study_file
+from tests.long.test_study_pareto import study as study_file
 from tests.waiting import wait_for
 
 

@@ -84,7 +84,7 @@ def test_open_a_study_and_its_best_trial_lands_on_the_sliders(study, tmp_path, s
 def test_sliders_of_catalogue_and_stepped_params_snap(tmp_path):
     """A scenario whose study takes k from a catalogue and c on whole numbers: clicked anywhere,
     the k slider lands on a catalogue value and c on a whole number -- what the physics gets."""
-    from tests.unit.test_study_choices import study as choices_study
+    from tests.long.test_study_choices import study as choices_study
 
     path = choices_study(tmp_path, "k = { choices = [150.0, 400.0, 1200.0] }\nc = { low = 1, high = 10, step = 1 }\n")
     desktop = Desktop(1280, 800)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_fit import SAG
 
 from mjrig.campaign.fit import run_fit
 from mjrig.campaign.fit_verdict import said_once, verdict
 from mjrig.scenario.parse import load_scenario
+from tests.long.test_fit import SAG
 from tests.unit.test_measured import CSV_ENTRY, DECAY_ENTRY, C, K, decay, decay_csv, scenario
 
 
