@@ -70,6 +70,8 @@ class MeasuredOffer:
     signals: tuple[tuple[str, str], ...]
     error: str = ""
     """Why the last mapping of it was refused (one line; the dialog keeps what was entered)."""
+    part: str = ""
+    """The workbook's sheet or TDMS file's group offered (the first with numeric columns; "": none)."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,8 @@ class AddMeasured(Command):
     time_unit: str = "s"
     offset: float = 0.0
     signals: tuple[tuple[str, str, str], ...] = ()
+    part: str = ""
+    """The sheet (``.xlsx``) or group (``.tdms``) read ("": the file's first, or none)."""
 
 
 @dataclass(frozen=True)

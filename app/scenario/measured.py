@@ -3,7 +3,7 @@
 ```toml
 [[measured]]
 name = "bench"                 # unique; the overlay's label
-file = "bench/drop3.csv"       # .csv, .parquet, .mat (v5 or v7.3) or .mcap (JSON messages)
+file = "bench/drop3.csv"       # .csv, .parquet, .mat (v5 or v7.3), .mcap (JSON messages), .xlsx, .tdms
 time = "t"                     # the time column (MCAP: each topic's log_time when left out)
 time_unit = "ms"               # s (default), ms, us, ns
 offset = 0.0                   # s added to the file's time to line it up with the run
@@ -59,7 +59,9 @@ KEPT_SAMPLES = 20000
 """Samples of a measured series a recording keeps (more are thinned evenly for the overlays)."""
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 """A time column's units: seconds per unit."""
-_KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals", "role"}
+_KEYS = {"name", "file", "time", "time_unit", "offset", "set", "initial", "signals", "role", "sheet", "group"}
+_PART_KEYS = {".xlsx": "sheet", ".tdms": "group"}
+"""The key naming the part of a file an entry reads, by suffix: a workbook's sheet, a TDMS group."""
 ROLES = ("fit", "validation")
 """An entry's part in a fit: in its residual, or only scored with the start and the estimate."""
 _SIGNAL_KEYS = {"column", "unit", "scale"}
@@ -104,6 +106,8 @@ class Measured:
     name: str
     file: Path
     time: str | None = None
+    part: str | None = None
+    """The sheet (``.xlsx``) or group (``.tdms``) read: ``sheet`` / ``group`` (None: the first)."""
     time_unit: str = "s"
     offset: float = 0.0
     role: str = "fit"  # or "validation": kept out of a fit's residual, scored before and after it
@@ -168,6 +172,13 @@ def _entry(spec: Any, reader: FieldReader, path: tuple, params: Mapping[str, Any
         )
     if not m.file.is_file():
         raise reader.fail((*path, "file"), f"measured file not found: {m.file}")
+    for key in ("sheet", "group"):
+        if key in table:
+            if _PART_KEYS.get(m.file.suffix.lower()) != key:
+                raise reader.fail(
+                    (*path, key), f"'{key}' is for {'.xlsx' if key == 'sheet' else '.tdms'} files, not {m.file.name}"
+                )
+            m.part = reader.string(table[key], (*path, key))
     if "time" in table:
         m.time = reader.string(table["time"], (*path, "time"))
     if "time_unit" in table:
@@ -215,7 +226,7 @@ def _read(m: Measured, reader: FieldReader, path: tuple, *, time_unit_given: boo
     the file's own units (a CSV's units row) where the entry gives none (``time_unit_given``:
     whether it gave its time's)."""
     try:
-        f = read_measured(m.file)
+        f = read_measured(m.file, part=m.part)
     except MeasuredFileError as exc:
         raise reader.fail((*path, "file"), str(exc)) from None
     names = list(f.columns)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Dialect", "MeasuredFileError", "MISSING_CELLS", "read_csv", "sniff"]
+__all__ = ["Dialect", "MeasuredFileError", "MISSING_CELLS", "read_csv", "sniff", "unit_cell"]
 
 MISSING_CELLS = ("NA", "N/A", "#N/A", "nan", "NaN", "NULL", "-", "")
 """How a bench's CSV says a sample is missing (CONTRACT 10): read as NaN, never a text column."""
@@ -74,7 +74,7 @@ def _number(cell: str, decimal_comma: bool) -> bool:
     return True
 
 
-def _unit(cell: str) -> str:
+def unit_cell(cell: str) -> str:
     """A units row's cell as a unit: brackets taken off, ``°`` as ``deg``."""
     u = cell.strip().strip(_UNIT_BRACKETS).strip()
     return _UNIT_WORDS.get(u, u)
@@ -84,7 +84,7 @@ def _is_units_row(cells: list[str], width: int, decimal_comma: bool) -> bool:
     """Every cell a unit or empty (at least one unit), as many cells as the header has."""
     if len(cells) > width or not any(cells):
         return False
-    return all(c in ("", "-") or (not _number(c, decimal_comma) and len(_unit(c)) <= 16) for c in cells)
+    return all(c in ("", "-") or (not _number(c, decimal_comma) and len(unit_cell(c)) <= 16) for c in cells)
 
 
 def _kept_lines(text: str) -> list[tuple[int, str]]:
@@ -116,7 +116,7 @@ def sniff(lines: list[tuple[int, str]]) -> Dialect:
     rows = [_fields(line, sep) for _, line in sample[1:]]
     decimal_comma = sep != "," and any(_DECIMAL_COMMA.match(c) for row in rows for c in row)
     if rows and _is_units_row(rows[0], width, decimal_comma):
-        cells = [_unit(c) if c != "-" else "" for c in rows[0]]
+        cells = [unit_cell(c) if c != "-" else "" for c in rows[0]]
         return Dialect(sep, decimal_comma, header_no, sample[1][0], tuple(cells + [""] * (width - len(cells))))
     return Dialect(sep, decimal_comma, header_no)
 

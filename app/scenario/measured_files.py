@@ -1,6 +1,7 @@
 """Files of data measured on a bench, read as named numeric columns.
 
-Formats (by suffix): ``.csv`` (a header row, its dialect found: ``measured_csv``), ``.parquet`` (polars), ``.mat`` (MATLAB v5
+Formats (by suffix): ``.csv`` (a header row, its dialect found: ``measured_csv``), ``.xlsx``
+and LabVIEW ``.tdms`` (a sheet or a group: ``measured_lab``), ``.parquet`` (polars), ``.mat`` (MATLAB v5
 by scipy, v7.3 -- HDF5 -- by h5py: each numeric vector variable is a column, a struct's fields
 are ``struct.field``) and ``.mcap`` (messages with JSON encoding: each numeric field of a topic's
 messages is a column ``topic/field`` -- nested fields joined with dots -- sampled at the
@@ -14,17 +15,20 @@ line saying what is wrong with the file. GUI-free; any thread.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mjrig.scenario.measured_csv import MISSING_CELLS, MeasuredFileError, read_csv
+from mjrig.scenario.measured_lab import LAB_SUFFIXES, read_lab
 
 __all__ = ["MeasuredFile", "MeasuredFileError", "MEASURED_SUFFIXES", "MISSING_CELLS", "read_measured"]
 
-MEASURED_SUFFIXES = (".csv", ".parquet", ".mat", ".mcap")
+MEASURED_SUFFIXES = (".csv", ".parquet", ".mat", ".mcap", *LAB_SUFFIXES)
 
 
 @dataclass
@@ -43,19 +47,27 @@ class MeasuredFile:
         return self.topic.get(column, "")
 
 
-_cache: dict[tuple[str, int, int], MeasuredFile] = {}
+_cache: dict[tuple[str, int, int, str | None], MeasuredFile] = {}
 
 
-def read_measured(path: Path) -> MeasuredFile:
-    """The file's numeric columns (cached while the file is unchanged); MeasuredFileError."""
+def read_measured(path: Path, *, part: str | None = None) -> MeasuredFile:
+    """The file's numeric columns (cached while the file is unchanged); ``part``: a workbook's
+    sheet or a TDMS file's group (default the first); MeasuredFileError."""
     try:
         st = path.stat()
     except OSError as exc:
         raise MeasuredFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    key = (str(path), st.st_mtime_ns, st.st_size)
+    key = (str(path), st.st_mtime_ns, st.st_size, part)
     if key not in _cache:
         suffix = path.suffix.lower()
-        reader = {".csv": _csv, ".parquet": _table, ".mat": _mat, ".mcap": _mcap}.get(suffix)
+        readers: dict[str, Callable[[Path], MeasuredFile]] = {
+            ".csv": _csv,
+            ".parquet": _table,
+            ".mat": _mat,
+            ".mcap": _mcap,
+        }
+        readers.update(dict.fromkeys(LAB_SUFFIXES, partial(_lab, part=part)))
+        reader = readers.get(suffix)
         if reader is None:
             raise MeasuredFileError(f"{path.name}: not a measured-data file (choose {', '.join(MEASURED_SUFFIXES)})")
         try:
@@ -70,6 +82,11 @@ def read_measured(path: Path) -> MeasuredFile:
             _cache.clear()
         _cache[key] = found
     return _cache[key]
+
+
+def _lab(path: Path, *, part: str | None) -> MeasuredFile:
+    columns, units = read_lab(path, part=part)
+    return MeasuredFile(path, columns, units=units)
 
 
 def _csv(path: Path) -> MeasuredFile:

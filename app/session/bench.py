@@ -1,6 +1,6 @@
 """Bench data brought into the app, and params fitted to it.
 
-A CSV, MAT or MCAP file opened with File > Open or dropped on the 3D view is offered to the rig
+A CSV, MAT, MCAP, Excel or TDMS file opened with File > Open or dropped on the 3D view is offered to the rig
 (``BenchPart.measured_offer``): its columns, with a guess of the time column and of the signal
 and unit each column measures. The panel asks; ``AddMeasured`` makes the answer a
 ``[[measured]]`` entry of the rig (saved with the scenario) and the plots draw it.
@@ -41,6 +41,8 @@ from mjrig.runtime.telemetry.snapshots import put_snapshot
 from mjrig.scenario.builder import reset_state
 from mjrig.scenario.measured import TIME_UNITS, unit_factor
 from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
+from mjrig.scenario.measured_lab import LAB_SUFFIXES
+from mjrig.scenario.measured_lab import parts as lab_parts
 from mjrig.scenario.studies.best import put_values
 from mjrig.scenario.studies.fit import is_variable, offered_variables
 from mjrig.session.context import RigContext
@@ -78,6 +80,14 @@ def _by_words(key: str, signals: list[str]) -> str:
     if not found or (len(found) > 1 and found[0][0] == found[1][0]):
         return ""
     return found[0][1]
+
+
+def _has_columns(path: Path, part: str) -> bool:
+    """Whether sheet or group ``part`` of ``path`` has a numeric column of two samples or more."""
+    try:
+        return any(np.isfinite(c).sum() >= 2 for c in read_measured(path, part=part).columns.values())
+    except MeasuredFileError:
+        return False
 
 
 def is_bench_file(path: str | Path) -> bool:
@@ -298,10 +308,15 @@ class Bench(Feature):
         if rig is None:
             raise ConfigError(f"{Path(path).name}: open a model or scenario first, then its bench data")
         path = Path(path).expanduser().resolve()
+        part = ""
         try:
-            f = read_measured(path)
+            if path.suffix.lower() in LAB_SUFFIXES:  # the first sheet or group with numbers
+                part = next((p for p in lab_parts(path) if _has_columns(path, p)), "")
+            f = read_measured(path, part=part or None)
         except MeasuredFileError as exc:
             raise ConfigError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - the reader's own error, as one line
+            raise ConfigError(f"cannot read {path.name}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
         units = rig.runtime.signal_units()
         cols = tuple(f.columns)
         time = "" if f.topic else next((c for c in cols if guess_unit(c)[0].lower() in ("t", "time")), "")
@@ -316,7 +331,9 @@ class Bench(Feature):
         )
         names = {m.name for m in rig.scenario.measured}
         name = next(n for n in (path.stem, *(f"{path.stem}-{i}" for i in range(2, 99))) if n not in names)
-        self.offer = C.MeasuredOffer(str(path), cols, time, time_unit, name, guesses, self._signals(units, guesses))
+        self.offer = C.MeasuredOffer(
+            str(path), cols, time, time_unit, name, guesses, self._signals(units, guesses), part=part
+        )
         self.ctx.log("info", f"{path.name}: bench data -- map its columns to signals in the dialog")
 
     @staticmethod
@@ -365,6 +382,8 @@ class Bench(Feature):
             entry["time_unit"] = cmd.time_unit
         if cmd.offset:
             entry["offset"] = float(cmd.offset)
+        if cmd.part:
+            entry["sheet" if Path(cmd.path).suffix.lower() == ".xlsx" else "group"] = cmd.part
         entry["signals"] = {
             sig: ({"column": col, "unit": unit} if unit else {"column": col}) for sig, col, unit in cmd.signals
         }

@@ -103,7 +103,7 @@ class FitPanel:
                 self._data,
                 "bench data: " + "; ".join(f"{e} ({', '.join(snap.comparison.measured.of(e))})" for e in entries)
                 if entries
-                else "no bench data: drop a CSV, MAT or MCAP file on the 3D view (or File > Open it) to add some",
+                else "no bench data: drop a CSV, MAT, MCAP, Excel or TDMS file on the 3D view (or File > Open it) to add some",
             )
         if snap.bench.fit != self._fit:
             self._fit = snap.bench.fit

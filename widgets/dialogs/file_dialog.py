@@ -35,7 +35,7 @@ OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (".mjb", (".mjb",)),
     (".toml", (".toml",)),
     (".parquet", (".parquet",)),
-    ("bench data (.csv .mat .mcap)", (".csv", ".mat", ".mcap")),
+    ("bench data (.csv .mat .mcap .xlsx .tdms)", (".csv", ".mat", ".mcap", ".xlsx", ".tdms")),
     ("all files", ()),
 )
 SAVE_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = ((".toml", (".toml",)), ("all files", ()))

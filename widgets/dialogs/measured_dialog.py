@@ -118,6 +118,7 @@ class MeasuredDialog:
                 time_unit=dpg.get_value(self._time_unit),
                 offset=float(dpg.get_value(self._offset)),
                 signals=signals,
+                part=offer.part,
             )
         )
 
