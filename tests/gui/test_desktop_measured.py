@@ -152,19 +152,41 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         desktop.close()
 
 
+def _lab_bench(folder, kind: str):
+    """The noisy decay as lab software writes it: a European CSV (``;``, decimal commas) or an
+    Excel workbook (its second sheet), each with a units row ``ms, mm, °C`` under the header
+    ``t, Position_slide, Temp``."""
+    csv_bench(folder, noise=0.05)
+    rows = [r.split(",") for r in (folder / "bench.csv").read_text().splitlines()[1:]]
+    if kind == "csv":
+        bench = folder / "bench_eu.csv"
+        text = "".join(f"{t.replace('.', ',')};{x.replace('.', ',')};21,5\n" for t, x in rows)
+        bench.write_text("t;Position_slide;Temp\nms;mm;°C\n" + text, encoding="utf-8")
+        return bench
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.title = "notes"
+    book.active.append(["operator", "A"])
+    sheet = book.create_sheet("run2")
+    sheet.append(["t", "Position_slide", "Temp"])
+    sheet.append(["ms", "mm", "°C"])
+    for t, x in rows:
+        sheet.append([float(t), float(x), 21.5])
+    bench = folder / "bench_eu.xlsx"
+    book.save(bench)
+    return bench
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
-def test_a_dropped_european_csv_shows_its_units_row_in_the_dialog(tmp_path, size):
-    """A bench file from European lab software (``;``, decimal commas, a units row ``ms;mm;°C``)
-    dropped on the 3D view: the dialog shows the time column in ms and ``Position_slide`` mapped
-    to the slide's position in mm, and *Add to rig* plots it dotted."""
+def test_a_dropped_european_csv_shows_its_units_row_in_the_dialog(tmp_path, size, kind):
+    """A bench file from European lab software (``;``, decimal commas, a units row ``ms;mm;°C``),
+    or an Excel workbook whose second sheet holds the same, dropped on the 3D view: the dialog
+    shows the time column in ms and ``Position_slide`` mapped to the slide's position in mm, and
+    *Add to rig* plots it dotted."""
     path = scenario(tmp_path, "", k=250.0, extra=PLOTS)
-    csv_bench(tmp_path, noise=0.05)
-    rows = (tmp_path / "bench.csv").read_text().splitlines()[1:]
-    bench = tmp_path / "bench_eu.csv"
-    bench.write_text(
-        "t;Position_slide;Temp\nms;mm;°C\n" + "".join(f"{r.replace(',', ';').replace('.', ',')};21,5\n" for r in rows),
-        encoding="utf-8",
-    )
+    bench = _lab_bench(tmp_path, kind)
     desktop = Desktop(*size)
     app = App(desktop, path, home=tmp_path / "home")
     try:
@@ -176,7 +198,7 @@ def test_a_dropped_european_csv_shows_its_units_row_in_the_dialog(tmp_path, size
         assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
         combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
         assert combos["time"] == "t" and combos["unit"] == "ms" and combos["Temp"] == "(not used)", combos
-        desktop.screenshot(str(tmp_path / f"bench-eu-dialog-{size[0]}"))
+        desktop.screenshot(str(tmp_path / f"bench-eu-dialog-{kind}-{size[0]}"))
         app.click("Add to rig")
         wait_for(lambda: not app.visible("Add to rig"), what="the dialog to close")
         app.run_for(1.0)
