@@ -39,8 +39,7 @@ import numpy as np
 
 from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.compiled.native_layout import MAGIC, POOL_WORDS, USERDATA, USERDATA_WORDS
-from mjrig.runtime.compiled.native_probe import PASSIVE, cached_offsets, library
-from mjrig.runtime.files.atomic_output import replace_text
+from mjrig.runtime.compiled.native_probe import PASSIVE, cached_offsets, library, write_cached
 from mjrig.runtime.stops_held import stops_held
 
 __all__ = ["kernel", "why_not", "cache_folder", "encode"]
@@ -86,14 +85,6 @@ def cache_folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mjrig"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_text(path, text)
-    except OSError:  # a read-only cache: compiled again next time
-        pass
-
-
 def _digest(fields: dict[str, int]) -> str:
     """A digest of the offsets and of the code the callbacks are made of (so nothing stale is
     reused), read from the source files: numba is not imported for it."""
@@ -116,7 +107,7 @@ def _callbacks(folder: Path, fields: dict[str, int], digest: str) -> Any:
     path = folder / f"callbacks_{digest}.py"
     source = _native_code.CALLBACKS.format(**fields)
     if not path.is_file() or path.read_text(encoding="utf-8") != source:
-        _write_atomic(path, source)
+        write_cached(path, source)
     if not path.is_file():
         path = Path(tempfile.mkdtemp(prefix="mjrig-callbacks-")) / path.name
         path.write_text(source, encoding="utf-8")

@@ -15,7 +15,7 @@ import numpy as np
 
 from mjrig.runtime.files.atomic_output import replace_text
 
-__all__ = ["PASSIVE", "cached_offsets", "field_offsets", "library", "probe_apart", "struct_addresses"]
+__all__ = ["PASSIVE", "cached_offsets", "field_offsets", "library", "probe_apart", "struct_addresses", "write_cached"]
 
 
 def library() -> Path:
@@ -23,11 +23,13 @@ def library() -> Path:
     return next(Path(mujoco.__file__).parent.glob("libmujoco.so*"), Path("libmujoco.so"))
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_cached(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in the cache folder, whole or not at all; a read-only cache is
+    no error (what it would keep is worked out again next time)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_text(path, text)
-    except OSError:  # a read-only cache: probed again next time
+    except OSError:
         pass
 
 
@@ -152,7 +154,7 @@ def cached_offsets(folder: Path) -> dict[str, int]:
     except (OSError, ValueError):
         pass
     found = probe_apart()
-    _write_atomic(path, json.dumps(found))
+    write_cached(path, json.dumps(found))
     return found
 
 
