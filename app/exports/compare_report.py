@@ -131,16 +131,6 @@ def _figure(
     return fig
 
 
-def _apart(diff: RecordingDiff) -> list[tuple[float, float]]:
-    """The times (s, start and end) only one of the two recordings covers."""
-    if diff.compared is None or diff.spans is None:
-        return []
-    lo, hi = diff.compared
-    first = min(diff.spans[0][0], diff.spans[1][0])
-    last = max(diff.spans[0][1], diff.spans[1][1])
-    return [(s, e) for s, e in ((first, lo), (hi, last)) if e - s > 1e-9]
-
-
 def _caption(row: dict[str, Any], *, what: str) -> str:
     """What a figure's caption says: the first time outside (or within) and the largest difference."""
     unit = f" {row['unit']}" if row["unit"] else ""
@@ -194,7 +184,6 @@ def comparison_context(
             progress(done, total)
 
     figures = []
-    apart = _apart(diff)
     if drawn:
         ta, ca = read_signals(a, drawn, "A")
         tb, cb = read_signals(b, drawn, "B")
@@ -206,7 +195,7 @@ def comparison_context(
             row, (factor, unit) = by_name[name], conv[name]
             al = align(ta[keep], ca[name][keep], tb, cb[name], rtol=rtol, atol=atol)
             first = row["first_outside"]
-            fig = _figure(al, unit=unit, factor=factor, first=first, labels=("A", "B"), apart=apart)
+            fig = _figure(al, unit=unit, factor=factor, first=first, labels=("A", "B"), apart=diff.apart)
             figures.append({"row": row, "caption": _caption(row, what="B − A"), "uri": plotting.data_uri(fig)})
             tick()
     measured_rows, measured_figures = [], []

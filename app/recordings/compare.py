@@ -74,8 +74,8 @@ class RecordingDiff:
     """None, or the one line saying which times only one recording covers (not compared)."""
     compared: tuple[float, float] | None = None
     """The times (s) both cover, those the signals were compared on (None: every one of A's)."""
-    spans: tuple[tuple[float, float], tuple[float, float]] | None = None
-    """A's and B's own time spans (s)."""
+    apart: tuple[tuple[float, float], ...] = ()
+    """The times (s, start and end) only one of the two covers: not compared (``coverage``'s)."""
 
     @property
     def within(self) -> bool:
@@ -161,18 +161,18 @@ def compare_recordings(
         raise ConfigError(
             f"{a.name} spans {ta.min():.6g}..{ta.max():.6g} s, {b.name} {tb[0]:.6g}..{tb[-1]:.6g} s: no time in common"
         )
-    left_out = []
+    apart, left_out = [], []
     for start, end, longer in (
         (min(float(ta.min()), float(tb[0])), lo, a.name if ta.min() < lo - _SAME_TIME else b.name),
         (hi, max(float(ta.max()), float(tb[-1])), a.name if ta.max() > hi + _SAME_TIME else b.name),
     ):
         if end - start > _SAME_TIME:
+            apart.append((start, end))
             left_out.append(f"{start:.6g}..{end:.6g} s (only in {longer})")
     coverage = f"not compared: {', '.join(left_out)}; compared on {lo:.6g}..{hi:.6g} s" if left_out else None
-    spans = ((float(ta.min()), float(ta.max())), (float(tb[0]), float(tb[-1])))
     ta = ta[keep]
     diffs = [_diff(n, ta, ca[n][keep], tb, cb[n], rtol=rtol, atol=atol) for n in names]
-    return RecordingDiff(diffs, coverage, (lo, hi), spans)
+    return RecordingDiff(diffs, coverage, (lo, hi), tuple(apart))
 
 
 _SAME_TIME = 1e-9
