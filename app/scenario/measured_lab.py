@@ -29,15 +29,19 @@ LAB_SUFFIXES = (".xlsx", ".tdms")
 
 
 def parts(path: Path) -> list[str]:
-    """The sheets of a workbook or the groups of a TDMS file, in the file's order."""
-    if path.suffix.lower() == ".xlsx":
-        import fastexcel
+    """The sheets of a workbook or the groups of a TDMS file, in the file's order;
+    MeasuredFileError (one line) for a file the library cannot open."""
+    try:
+        if path.suffix.lower() == ".xlsx":
+            import fastexcel
 
-        return list(fastexcel.read_excel(str(path)).sheet_names)
-    from nptdms import TdmsFile
+            return list(fastexcel.read_excel(str(path)).sheet_names)
+        from nptdms import TdmsFile
 
-    with TdmsFile.open(str(path)) as f:
-        return [g.name for g in f.groups()]
+        with TdmsFile.open(str(path)) as f:
+            return [g.name for g in f.groups()]
+    except Exception as exc:  # noqa: BLE001 - the library's own error, as one line
+        raise MeasuredFileError(f"cannot read {path.name}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
 
 
 def read_lab(path: Path, *, part: str | None = None) -> tuple[dict[str, np.ndarray], dict[str, str]]:

@@ -315,8 +315,6 @@ class Bench(Feature):
             f = read_measured(path, part=part or None)
         except MeasuredFileError as exc:
             raise ConfigError(str(exc)) from None
-        except Exception as exc:  # noqa: BLE001 - the reader's own error, as one line
-            raise ConfigError(f"cannot read {path.name}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
         units = rig.runtime.signal_units()
         cols = tuple(f.columns)
         time = "" if f.topic else next((c for c in cols if guess_unit(c)[0].lower() in ("t", "time")), "")
