@@ -83,6 +83,14 @@ def test_a_replayed_recording_shows_its_bench_again(tmp_path):
         desktop.close()
 
 
+def _mapped(app: App, column: str) -> tuple[dict, dict]:
+    """The bench dialog's row of ``column``: its signal combo and, level with it, its unit input."""
+    items = app.items()
+    combo = next(it for it in items if it["label"] == column)
+    unit = next(it for it in items if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+    return combo, unit
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, size):
     """Dropped on the 3D view, a CSV is offered as bench data: the dialog guesses the time column
@@ -105,8 +113,7 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         app.run_for(0.5)
         app.drop(bench)
         wait_for(lambda: app.visible("Add to rig"), what="the measured-data dialog")
-        combo = next(it for it in app.items() if it["label"] == "slide_qpos [mm]")
-        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        combo, unit = _mapped(app, "slide_qpos [mm]")
         assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
         combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
         assert combos["time"] == "t [ms]" and combos["unit"] == "ms" and combos["temperature"] == "(not used)"
@@ -120,8 +127,7 @@ def test_a_dropped_csv_is_mapped_onto_signals_and_saved_with_the_rig(tmp_path, s
         said = wait_for(lambda: app.text(r".*unit 'deg' does not fit.*"), what="the refusal in the dialog")
         desktop.screenshot(f"bench_dialog_refused_{size[0]}x{size[1]}")
         assert app.visible("Add to rig"), "the dialog closed on a refused mapping"
-        combo = next(it for it in app.items() if it["label"] == "slide_qpos [mm]")
-        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        combo, unit = _mapped(app, "slide_qpos [mm]")
         assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "deg", (combo, unit, said)
         desktop.screenshot(f"bench_dialog_refused_{size[0]}x{size[1]}")
         x, y, w, h = unit["rect"]
@@ -193,8 +199,7 @@ def test_a_dropped_european_csv_shows_its_units_row_in_the_dialog(tmp_path, size
         app.run_for(0.5)
         app.drop(bench)
         wait_for(lambda: app.visible("Add to rig"), what="the measured-data dialog")
-        combo = next(it for it in app.items() if it["label"] == "Position_slide")
-        unit = next(it for it in app.items() if it["type"] == "mvInputText" and it["rect"][1] == combo["rect"][1])
+        combo, unit = _mapped(app, "Position_slide")
         assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
         combos = {it["label"]: it.get("value") for it in app.items() if it["type"] == "mvCombo"}
         assert combos["time"] == "t" and combos["unit"] == "ms" and combos["Temp"] == "(not used)", combos

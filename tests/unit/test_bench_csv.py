@@ -14,7 +14,7 @@ import pytest
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.measured_csv import MeasuredFileError, read_csv
 from mjrig.scenario.parse import load_scenario
-from tests.unit.test_measured import decay, scenario
+from tests.unit.test_measured import CSV_ENTRY, decay, scenario
 
 T = np.arange(0.0, 2.0, 0.004)
 """The samples' times (s)."""
@@ -93,16 +93,7 @@ offset = -0.1
 def test_the_entrys_own_units_win_over_the_units_row(tmp_path: Path) -> None:
     """A units row that is wrong (cm) is overruled by the entry's unit (mm) and time unit (ms)."""
     _write(tmp_path / "bench.csv", EU.replace("ms;mm", "s;cm", 1))
-    entry = """[[measured]]
-name = "bench"
-file = "bench.csv"
-time = "t_ms"
-time_unit = "ms"
-offset = -0.1
-[measured.signals]
-"Joints/slide:qpos" = { column = "x_mm", unit = "mm" }
-"""
-    t, x = load_scenario(scenario(tmp_path, entry)).measured[0].series("Joints/slide:qpos")
+    t, x = load_scenario(scenario(tmp_path, CSV_ENTRY)).measured[0].series("Joints/slide:qpos")
     np.testing.assert_allclose(x, decay(t), atol=1e-11)
 
 
