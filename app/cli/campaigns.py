@@ -54,6 +54,12 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     f.add_argument("--out", type=cli_path, required=True, metavar="FIT.parquet", help="one row per evaluated point")
     f.add_argument("--workers", type=whole_number(1), help="local cores (default: every core)")
     f.add_argument("--ray", metavar="ADDRESS", help="run the evaluations on a Ray cluster: 'auto' or HOST:PORT")
+    f.add_argument(
+        "--write-model",
+        type=cli_path,
+        metavar="OUT.xml",
+        help="write a copy of the MJCF whose model-bound params carry their estimates",
+    )
     return {"sweep": sweep, "optimize": optimize, "fit": fit}
 
 
@@ -158,6 +164,11 @@ def fit(args: argparse.Namespace) -> int:
 
     sc = load_target(args.scenario)
     _apart(args, sc)
+    written = getattr(args, "write_model", None)
+    if written is not None:
+        from mjrig.campaign.fit_model import check_model_output
+
+        check_model_output(sc, written)
     bar = WorkBar("fitting", unit="evaluations")
     done = [0]
 
@@ -181,8 +192,14 @@ def fit(args: argparse.Namespace) -> int:
     print(f"wrote {outcome.evaluations} evaluations to {outcome.path}{reused}", file=sys.stderr)
     print(f"wrote the estimate as a scenario to {outcome.best_path}", file=sys.stderr)
     if not outcome.converged:
+        if written is not None:
+            print(f"mjrig: {written} was not written: the fit did not converge", file=sys.stderr)
         print(f"fit: did not converge ({s['message']})")
         return CHECK_FAILED
+    if written is not None:
+        from mjrig.campaign.fit_model import write_fitted_model
+
+        print(f"wrote the fitted model to {write_fitted_model(sc, s, out=written)}", file=sys.stderr)
     if not outcome.identified:
         from mjrig.campaign.fit_verdict import said_once
 
@@ -215,11 +232,13 @@ def _rms_text(rms: dict[str, dict[str, float]], s: dict, shown: Any) -> str:
 
 
 def _apart(args: argparse.Namespace, sc: Scenario) -> None:
-    """ConfigError (exit 2, one line) when ``--out`` is one of the scenario's inputs."""
+    """ConfigError (exit 2, one line) when ``--out`` (or ``--write-model``) is one of the
+    scenario's inputs or the other output."""
     from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
 
-    check_outputs_apart({"--out": args.out}, scenario_inputs(sc))
+    outputs = {"--out": args.out, "--write-model": getattr(args, "write_model", None)}
+    check_outputs_apart(outputs, scenario_inputs(sc))
 
 
 class _Count:
