@@ -1,9 +1,9 @@
 """mjrig: a test rig for MuJoCo models (desktop app + headless runner)."""
 
-from mjrig.offscreen_gl import choose_offscreen_gl as _choose_offscreen_gl
+from mjrig.runtime.drawing.offscreen_gl import choose_offscreen_gl as _choose_offscreen_gl
 
 try:
-    _choose_offscreen_gl()  # before any mjrig module imports mujoco: see mjrig.offscreen_gl
+    _choose_offscreen_gl()  # before any mjrig module imports mujoco: see mjrig.runtime.drawing.offscreen_gl
 except KeyboardInterrupt:  # Ctrl+C this early: one line and 130, as once a command runs
     import sys as _sys
 

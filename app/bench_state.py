@@ -3,7 +3,7 @@ the bench -- the series the plots draw beside the signals (``MeasuredSignals``),
 to the rig (``MeasuredOffer``), a fit's progress and result (``FitProgress``), published by
 ``session.bench`` as ``BenchPart`` -- and of its modes and frequency response (``ModesPart``,
 published by ``session.analyses.modes``), and the commands the two windows send (``AddMeasured``,
-``RunFit``, ``UseEstimate``, ``ComputeModes``, ``ShowMode``; ``mjrig.commands`` re-exports them).
+``RunFit``, ``UseEstimate``, ``WriteFittedModel``, ``ComputeModes``, ``ShowMode``; ``mjrig.commands`` re-exports them).
 The same objects cross a thread queue or a process pipe."""
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ __all__ = [
     "AddMeasured",
     "RunFit",
     "UseEstimate",
+    "WriteFittedModel",
     "ComputeModes",
     "ShowMode",
 ]
@@ -216,6 +217,14 @@ class RunFit(Command):
 @dataclass(frozen=True)
 class UseEstimate(Command):
     """Set the params to the last fit's estimate (the sliders follow)."""
+
+
+@dataclass(frozen=True)
+class WriteFittedModel(Command):
+    """Write a copy of the rig's MJCF to ``path`` whose params bound to model fields carry the
+    last fit's estimate (``mjrig fit --write-model``)."""
+
+    path: str
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ tracers) travel as scenario-format tables (``dict``) in one command pair, ``PutE
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from mjrig.bench_state import (
     AddMeasured,
@@ -21,6 +21,21 @@ from mjrig.bench_state import (
     RunFit,
     ShowMode,
     UseEstimate,
+    WriteFittedModel,
+)
+from mjrig.output_commands import (
+    ExportRecording,
+    PathCommand,
+    PlanRecording,
+    RecoverRecording,
+    SaveKeyframe,
+    SavePlot,
+    Screenshot,
+    StartRecording,
+    StopRecording,
+    ToggleRecording,
+    ToggleVideo,
+    WriteReport,
 )
 from mjrig.panel_state import (
     ActuatorInfo,
@@ -141,6 +156,7 @@ __all__ = [
     "FitVariable",
     "RunFit",
     "UseEstimate",
+    "WriteFittedModel",
     "ComputeModes",
     "ShowMode",
     "ModeRow",
@@ -153,13 +169,6 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0)
 
 JobsOnSwitch = Literal["ask", "stop", "keep"]
 """What becomes of a rig's long jobs when another rig opens (or it is read again): see ``OpenModel``."""
-
-
-@dataclass(frozen=True)
-class PathCommand(Command):
-    """A command that writes or reads one file: ``path`` (None: the command's own default)."""
-
-    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -291,43 +300,6 @@ class OpenComparison(Command):
 
 
 @dataclass(frozen=True)
-class StartRecording(Command):
-    """Record to ``path`` (.parquet); ``rate`` samples per simulated second (None: every step)."""
-
-    path: str
-    rate: float | None = None
-    signals: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class StopRecording(Command):
-    """Finish the recording: every row so far in a valid file."""
-
-
-@dataclass(frozen=True)
-class ToggleRecording(Command):
-    """Stop recording, or start as the Recording form reads now (``PlanRecording``; the rig's [recording] until edited)."""
-
-
-@dataclass(frozen=True)
-class PlanRecording(Command):
-    """The Recording form as it reads now (sent at every edit): what ToggleRecording (Ctrl+E) starts.
-    ``path`` .parquet (relative: to the current folder), ``rate`` per simulated second (None: every
-    step), ``signals`` groups (None: all). Opening another rig replaces them with its own."""
-
-    path: str
-    rate: float | None = None
-    signals: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class RecoverRecording(Command):
-    """Turn an interrupted recording's segments into a valid Parquet file."""
-
-    path: str
-
-
-@dataclass(frozen=True)
 class SaveScenario(Command):
     """Write the current rig as a scenario TOML the headless runner accepts; ``then_quit``: close
     the app once it is written (the quit question's "save first"; a failed save keeps it open)."""
@@ -337,56 +309,12 @@ class SaveScenario(Command):
 
 
 @dataclass(frozen=True)
-class ExportRecording(PathCommand):
-    """Write a recording as CSV, MATLAB or MCAP off the simulation thread. ``fmt`` "csv", "mat", "mcap"
-    (None: by ``path``'s suffix, else csv); ``path`` None: a free name beside the recording (a path
-    given is replaced: the dialog asked); ``source`` None: the one replayed, else the last finished."""
-
-    fmt: str | None = None
-    source: str | None = None
-
-
-@dataclass(frozen=True)
-class WriteReport(PathCommand):
-    """Write the HTML report of ``source`` (a recording, RESULTS or STUDY .parquet; None: as
-    ExportRecording picks) to ``path`` (None: a free SOURCE.html beside it), off the simulation thread;
-    with ``compared``: ``mjrig compare SOURCE COMPARED --report``'s (None: a free A-vs-B.html beside A)."""
-
-    source: str | None = None
-    compared: str | None = None
-
-
-@dataclass(frozen=True)
-class SavePlot(PathCommand):
-    """Draw ``traces`` (the plotted signals, each a ``mjrig.exports.plotting.Trace``: not imported
-    here, as campaigns below the exports read the commands) as one figure, a panel per unit, to
-    ``path`` (.png, .svg or .pdf; None: a timestamped PNG in runs/), off the simulation thread."""
-
-    traces: tuple[Any, ...] = ()
-
-
-@dataclass(frozen=True)
 class PlotSignals(Command):
     """The live plots show ``names`` (in the order ticked) over ``window`` simulated s: the session
     hands the panel their rows (those just ticked: what it kept); a saved scenario's ``[plots]``."""
 
     names: tuple[str, ...] = ()
     window: float | None = None
-
-
-@dataclass(frozen=True)
-class SaveKeyframe(PathCommand):
-    """Write a copy of the MJCF with the current state as a keyframe (``path``: None = next to it)."""
-
-
-@dataclass(frozen=True)
-class Screenshot(PathCommand):
-    """Save a PNG of the current view (``path``: None = a timestamped file in the runs folder)."""
-
-
-@dataclass(frozen=True)
-class ToggleVideo(PathCommand):
-    """Start (``path``: None = a timestamped .mp4 in runs/) or stop recording video of the view."""
 
 
 @dataclass(frozen=True)

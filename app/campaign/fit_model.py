@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +36,18 @@ if TYPE_CHECKING:
 __all__ = ["check_model_output", "write_fitted_model"]
 
 
-def check_model_output(sc: Scenario, out: Path, *, where: str = "--write-model") -> None:
+def check_model_output(sc: Scenario, out: Path, *, fitted: Iterable[str], where: str = "--write-model") -> None:
     """ConfigError (one line) before any work when ``out`` cannot take the fitted model: not ``.xml``,
-    a ``.mjb`` model (no MJCF to copy), or no fitted param bound to a model field."""
+    one of the scenario's inputs, a ``.mjb`` model (no MJCF to copy), or none of the ``fitted``
+    params bound to a model field."""
+    from mjrig.runtime.files.out_lock import check_outputs_apart
+    from mjrig.scenario.inputs import scenario_inputs
+
     check_suffix(out, (".xml",), where=where)
+    check_outputs_apart({where: out}, scenario_inputs(sc))
     if Path(sc.model).suffix.lower() != ".xml":
         raise ConfigError(f"{where}: the model {Path(sc.model).name} is not MJCF (.xml): there is no MJCF to copy")
-    fitted = set(sc.fit.params) if sc.fit is not None else set()
+    fitted = set(fitted)
     if not any(b.param.name in fitted for b in sc.bindings):
         names = ", ".join(sorted(fitted)) or "none"
         raise ConfigError(
@@ -52,16 +57,22 @@ def check_model_output(sc: Scenario, out: Path, *, where: str = "--write-model")
     check_writable(out, where)
 
 
-def write_fitted_model(sc: Scenario, summary: Mapping[str, Any], *, out: Path) -> Path:
-    """Write ``sc``'s MJCF with ``summary``'s estimates (``mjrig.fit`` metadata: params, estimate,
-    ci95, units) to ``out``; ConfigError (one line, nothing written) when MuJoCo cannot compile it."""
+def write_fitted_model(
+    sc: Scenario, summary: Mapping[str, Any], *, out: Path, where: str = "--write-model"
+) -> Path:
+    """Write ``sc``'s MJCF with ``summary``'s estimates (``mjrig.fit`` metadata: converged, params,
+    estimate, ci95, units) to ``out``; ConfigError (one line, nothing written) for a fit that did
+    not converge, an output ``check_model_output`` refuses, or a model MuJoCo cannot compile."""
     out = Path(out)
+    if not summary.get("converged"):
+        raise ConfigError(f"{out.name} was not written: the fit did not converge, so there is no estimate")
+    check_model_output(sc, out, fitted=summary["params"], where=where)
     model_path = Path(sc.model)
     try:
         spec = mujoco.MjSpec.from_file(str(model_path))
         model = spec.compile()
     except Exception as exc:  # MuJoCo's compile errors are plain ValueErrors
-        raise ConfigError(f"--write-model: cannot compile {model_path}: {exc}") from None
+        raise ConfigError(f"{where}: cannot compile {model_path}: {exc}") from None
     estimate = {n: float(v) for n, v in summary["estimate"].items()}
     bindings = [
         ModelBinding(
@@ -76,15 +87,15 @@ def write_fitted_model(sc: Scenario, summary: Mapping[str, Any], *, out: Path) -
         _absolute_asset_folders(spec, model_path)
     spec.comment = _comment(sc, summary, bindings)
     text = exact_values(spec.to_xml(), model, bindings)
-    with atomic_output(out, what="--write-model") as tmp:
+    with atomic_output(out, what=where) as tmp:
         tmp.write_text(text, encoding="utf-8")
         try:
             again = mujoco.MjModel.from_xml_path(str(tmp))
         except Exception as exc:
-            raise ConfigError(f"--write-model: the fitted model does not load in MuJoCo: {exc}") from None
+            raise ConfigError(f"{where}: the fitted model does not load in MuJoCo: {exc}") from None
         for b in bindings:
             if not np.array_equal(_values(again, b), _values(model, b)):
-                raise ConfigError(f"--write-model: {b.field} does not read back as {b.param.value!r} from the MJCF")
+                raise ConfigError(f"{where}: {b.field} does not read back as {b.param.value!r} from the MJCF")
     return out
 
 

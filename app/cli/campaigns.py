@@ -168,7 +168,7 @@ def fit(args: argparse.Namespace) -> int:
     if written is not None:
         from mjrig.campaign.fit_model import check_model_output
 
-        check_model_output(sc, written)
+        check_model_output(sc, written, fitted=sc.fit.params if sc.fit is not None else ())
     bar = WorkBar("fitting", unit="evaluations")
     done = [0]
 

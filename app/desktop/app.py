@@ -129,6 +129,7 @@ class PanelApp:
         self.plot.on_save = exports.plot_dialog
         self._model_panel = model_panel = ModelPanel(submit, recent=RecentFiles(), exports=exports)
         timeline = TimelineBar(submit, plot=self.plot)
+        self._fit_panel = fit_panel = FitPanel(submit)
         fixed: list[tuple[str, PanelSection, bool]] = [
             ("Model", model_panel, True),
             ("Simulation", SimPanel(submit), True),
@@ -138,7 +139,7 @@ class PanelApp:
             ("Controls", ActuatorsPanel(submit), False),
             ("Requirements", RequirementsPanel(submit, ticked=self.plot.checked), False),
             ("Recording", RecordingPanel(submit), True),
-            ("Fit", FitPanel(submit), False),
+            ("Fit", fit_panel, False),
             ("Metrics", MetricsPanel(submit, ticked=self.plot.checked), False),
             ("Keys", HelpPanel(load_keymap()), False),
         ]  # and the analysis windows' sections, registered where they are defined (Modes after Fit)
@@ -262,6 +263,8 @@ class PanelApp:
             self._question.keep()
         elif self._switch is not None and self._switch.shown:
             self._switch.cancel()
+        elif self._fit_panel.dialog.shown:
+            self._fit_panel.dialog.cancel()
         elif not self._model_panel.close_dialog():
             dpg.focus_item(self._main)
 

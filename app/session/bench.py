@@ -5,10 +5,7 @@ A CSV, MAT, MCAP, Excel or TDMS file opened with File > Open or dropped on the 3
 and unit each column measures. The panel asks; ``AddMeasured`` makes the answer a
 ``[[measured]]`` entry of the rig (saved with the scenario) and the plots draw it.
 
-Guesses: a time column named like ``t``/``time`` (with a unit: ``t_ms``, ``time [s]``), else the
-first that increases; a unit from a column's suffix or brackets (``x_mm``, ``angle [deg]``); a
-signal whose short name (``slide:qpos`` of ``Joints/slide:qpos``) reads like the column's name
-(difflib), among those whose unit fits.
+The guesses are ``session.bench_guess``'s.
 
 ``RunFit`` fits params to the rig's ``[[measured]]`` data as ``mjrig fit`` does (the rig as edited
 now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<model>-fit.parquet``;
@@ -16,7 +13,8 @@ now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<mode
 ``BenchPart.variables`` offers a start position and each bench's clock offset to fit beside the
 params (``mjrig.scenario.studies.fit.offered_variables``). ``UseEstimate`` sets the params to the estimate, as the
 sliders do, and an estimated start position or offset into the rig's ``[initial]`` and
-``[[measured]]`` entry (Reset then starts there). Another rig opened forgets
+``[[measured]]`` entry (Reset then starts there). ``WriteFittedModel`` writes a copy of the MJCF
+carrying the estimate (``mjrig fit --write-model``'s ``campaign.fit_model``). Another rig opened forgets
 the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
 """
 
@@ -24,8 +22,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import difflib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,70 +35,18 @@ from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.paths import fresh_path
 from mjrig.runtime.telemetry.snapshots import put_snapshot
 from mjrig.scenario.builder import reset_state
-from mjrig.scenario.measured import TIME_UNITS, unit_factor
-from mjrig.scenario.measured_files import MEASURED_SUFFIXES, MeasuredFileError, read_measured
+from mjrig.scenario.measured import TIME_UNITS
+from mjrig.scenario.measured_files import MeasuredFileError, read_measured
 from mjrig.scenario.measured_lab import LAB_SUFFIXES
 from mjrig.scenario.measured_lab import parts as lab_parts
 from mjrig.scenario.studies.best import put_values
 from mjrig.scenario.studies.fit import is_variable, offered_variables
+from mjrig.session.bench_guess import guess_signal, guess_unit, has_columns, listed_signals
 from mjrig.session.context import RigContext
 from mjrig.session.feature import Feature, Handler
 from mjrig.session.jobs import BackgroundJobs, Cancelled, Job
 
-__all__ = ["Bench", "is_bench_file", "guess_unit"]
-
-_OFFERED_SIGNALS = 400
-"""Signals a column may be mapped to in the panel's list at most (those whose unit fits first)."""
-
-
-_QUANTITY_WORDS = {
-    "qpos": ("position", "pos", "displacement", "disp", "angle", "deflection", "travel"),
-    "qvel": ("velocity", "vel", "speed", "rate"),
-    "qacc": ("acceleration", "acc", "accel"),
-    "tension": ("tension", "force", "load"),
-}
-"""Words a bench column's name says its quantity with, by the signal field they mean."""
-
-
-def _by_words(key: str, signals: list[str]) -> str:
-    """The signal whose object a column's name ``key`` (lower case, ``_`` between words) names,
-    with the field its quantity word means (``position_slide_x`` -> ``Joints/slide_x:qpos``):
-    the longest object named wins; "" when none is, or two fit equally."""
-    words = set(key.split("_"))
-    field = next((f for f, said in _QUANTITY_WORDS.items() if words & set(said)), None)
-    found: list[tuple[int, str]] = []
-    for s in signals:
-        obj, _, what = s.rsplit("/", 1)[-1].partition(":")
-        name = re.sub(r"[^a-z0-9]+", "_", obj.lower()).strip("_")
-        if name and f"_{name}_" in f"_{key}_" and (field is None or what == field):
-            found.append((len(name), s))
-    found.sort(reverse=True)
-    if not found or (len(found) > 1 and found[0][0] == found[1][0]):
-        return ""
-    return found[0][1]
-
-
-def _has_columns(path: Path, part: str) -> bool:
-    """Whether sheet or group ``part`` of ``path`` has a numeric column of two samples or more."""
-    try:
-        return any(np.isfinite(c).sum() >= 2 for c in read_measured(path, part=part).columns.values())
-    except MeasuredFileError:
-        return False
-
-
-def is_bench_file(path: str | Path) -> bool:
-    """Whether ``path`` is bench data to offer (not a model, scenario, recording or results)."""
-    return Path(path).suffix.lower() in MEASURED_SUFFIXES and Path(path).suffix.lower() != ".parquet"
-
-
-def guess_unit(column: str) -> tuple[str, str]:
-    """(the column's name without a unit, the unit it names or "")."""
-    m = re.fullmatch(r"\s*(.*?)\s*[\[(]\s*([^\])]+?)\s*[\])]\s*", column) or re.fullmatch(
-        r"(.*?)[_ ]([A-Za-z·*/^²0-9]+)", column
-    )
-    if m and (unit_factor(m.group(2)) is not None):
-        return m.group(1), m.group(2)
-    return column, ""
+__all__ = ["Bench"]
 
 
 @dataclass
@@ -151,6 +95,7 @@ class Bench(Feature):
             C.AddMeasured: self.add,
             C.RunFit: self.run_fit,
             C.UseEstimate: self.use_estimate,
+            C.WriteFittedModel: self.write_model,
         }
 
     def model_changed(self) -> None:
@@ -273,12 +218,25 @@ class Bench(Feature):
         s.log("info", f"fitting {', '.join(n for n, *_ in cmd.params)} to the rig's measured data ...")
         self.jobs.start("mjrig-fit", work, done, job=job)
 
-    def use_estimate(self, cmd: C.UseEstimate) -> None:
+    def _ended(self) -> dict[str, Any]:
+        """The summary of the fit that ended; ConfigError when none has, or it is stale."""
         if self.fit is None or not self.fit.summary:
             raise ConfigError("no fit has ended yet: run one first")
         if self.fit.stale:
             raise ConfigError("this fit was made before the model changed: run it again")
-        estimate = self.fit.summary["estimate"]
+        return self.fit.summary
+
+    def write_model(self, cmd: C.WriteFittedModel) -> None:
+        from mjrig.campaign.fit_model import write_fitted_model
+
+        summary, rig = self._ended(), self.ctx.rig()
+        if rig is None:
+            raise ConfigError("no rig is open")
+        out = write_fitted_model(rig.scenario, summary, out=Path(cmd.path), where=Path(cmd.path).name)
+        self.ctx.log("info", f"wrote the fitted model to {out}")
+
+    def use_estimate(self, cmd: C.UseEstimate) -> None:
+        estimate = self._ended()["estimate"]
         rig = self.ctx.rig()
         if rig is not None and any(is_variable(n) for n in estimate):
             # a start position or a clock offset: the rig's [initial] and [[measured]] edited with the params
@@ -311,7 +269,7 @@ class Bench(Feature):
         part = ""
         try:
             if path.suffix.lower() in LAB_SUFFIXES:  # the first sheet or group with numbers
-                part = next((p for p in lab_parts(path) if _has_columns(path, p)), "")
+                part = next((p for p in lab_parts(path) if has_columns(path, p)), "")
             f = read_measured(path, part=part or None)
         except MeasuredFileError as exc:
             raise ConfigError(str(exc)) from None
@@ -323,37 +281,16 @@ class Bench(Feature):
         said = f.units.get(time) or guess_unit(time)[1]  # the file's units row, else the column's name
         time_unit = said if said in TIME_UNITS else "s"
         guesses = tuple(
-            (c, *self._guess(c, units, said=f.units.get(c, "")))
+            (c, *guess_signal(c, units, said=f.units.get(c, "")))
             for c in cols
             if c != time and not c.endswith("/log_time")
         )
         names = {m.name for m in rig.scenario.measured}
         name = next(n for n in (path.stem, *(f"{path.stem}-{i}" for i in range(2, 99))) if n not in names)
         self.offer = C.MeasuredOffer(
-            str(path), cols, time, time_unit, name, guesses, self._signals(units, guesses), part=part
+            str(path), cols, time, time_unit, name, guesses, listed_signals(units, guesses), part=part
         )
         self.ctx.log("info", f"{path.name}: bench data -- map its columns to signals in the dialog")
-
-    @staticmethod
-    def _guess(column: str, units: dict[str, str], *, said: str = "") -> tuple[str, str]:
-        """(the signal ``column`` seems to measure or "", its unit or ""): the unit the file
-        ``said`` (its units row) or the column's name names."""
-        stem, unit = guess_unit(column)
-        unit = said or unit
-        known = unit_factor(unit) if unit else None
-        si = known[1] if known is not None else None
-        fits = [s for s, u in units.items() if si is None or u.replace("*", "·") == si]
-        short = {s.rsplit("/", 1)[-1].replace(":", "_").lower(): s for s in fits}
-        key = re.sub(r"[^a-z0-9]+", "_", stem.lower()).strip("_")
-        hit = difflib.get_close_matches(key, list(short), n=1, cutoff=0.75)
-        return (short[hit[0]] if hit else _by_words(key, fits)), unit
-
-    @staticmethod
-    def _signals(units: dict[str, str], guesses: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str], ...]:
-        """The signals the panel lists: the guessed ones, then the rest (at most ``_OFFERED_SIGNALS``)."""
-        first = [g[1] for g in guesses if g[1]]
-        rest = [s for s in units if s not in first][: max(0, _OFFERED_SIGNALS - len(first))]
-        return tuple((s, units.get(s, "")) for s in [*first, *rest])
 
     def add(self, cmd: C.AddMeasured) -> None:
         s = self.ctx

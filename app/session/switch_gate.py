@@ -13,7 +13,7 @@ from typing import Any
 from mjrig import commands as C
 from mjrig.panel_state import job_text
 from mjrig.session import jobs
-from mjrig.session.bench import is_bench_file
+from mjrig.session.bench_guess import is_bench_file
 
 __all__ = ["SwitchGate"]
 

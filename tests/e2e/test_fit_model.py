@@ -14,40 +14,12 @@ import pytest
 from e2e_util import mjrig, mjrig_here
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from test_measured import CSV_ENTRY, MODEL, X0, M, csv_bench  # noqa: E402
-
-BOUND = """model = "sm.xml"
-
-[simulation]
-duration = 2.0
-
-[params]
-k = {{ value = 160.0, unit = "N/m", min = 1.0, max = 5000.0, model = "joint:slide.stiffness" }}
-c = {{ value = 5.0, unit = "N*s/m", min = 0.001, max = 100.0, model = "joint:slide.damping" }}
-m = {{ value = {mass}, unit = "kg", min = 0.1, max = 10.0, model = "body:block.mass" }}
-
-[initial]
-qpos = {{ slide = {x0} }}
-
-{entry}
-[fit]
-params = {{ k = {{ low = 50.0, high = 2000.0 }}, c = {{ low = 0.01, high = 50.0, log = true }} }}
-"""
-"""The bench's spring and damper as the slide joint's own stiffness and damping (model fields),
-the block's mass a bound param the fit leaves at its value."""
-
-
-def _bound_bench(folder: Path) -> Path:
-    csv_bench(folder, noise=0.05, seed=2)
-    (folder / "sm.xml").write_text(MODEL.format(mass=1.0), encoding="utf-8")  # the scenario's m overrides
-    path = folder / "sm.toml"
-    path.write_text(BOUND.format(mass=M, x0=X0, entry=CSV_ENTRY), encoding="utf-8")
-    return path
+from test_measured import X0, bound_scenario  # noqa: E402
 
 
 def test_the_written_model_steps_in_plain_mujoco_as_the_rig_at_the_estimate(tmp_path):
     """Slow-ish (a 2-param fit, ~4 s, and one run): the fit, the file, and both responses."""
-    path = _bound_bench(tmp_path)
+    path = bound_scenario(tmp_path)
     out = tmp_path / "fitted" / "sm-fitted.xml"
     r = mjrig("fit", path, "--out", tmp_path / "FIT.parquet", "--workers", 1, "--write-model", out, cwd=tmp_path)
     assert r.rc == 0, r
@@ -82,7 +54,7 @@ def test_the_written_model_steps_in_plain_mujoco_as_the_rig_at_the_estimate(tmp_
     ],
 )
 def test_bad_write_model_input_is_one_line_and_writes_nothing(tmp_path, change, words):
-    path = _bound_bench(tmp_path)
+    path = bound_scenario(tmp_path)
     text = path.read_text().replace(', model = "joint:slide.damping"', "")
     path.write_text(text.replace(*change) if change[0] else text)
     out = tmp_path / ("fitted.xml" if change[0] else "fitted.txt")
@@ -92,7 +64,7 @@ def test_bad_write_model_input_is_one_line_and_writes_nothing(tmp_path, change, 
 
 
 def test_the_model_itself_is_refused_as_the_output(tmp_path):
-    path = _bound_bench(tmp_path)
+    path = bound_scenario(tmp_path)
     before = (tmp_path / "sm.xml").read_bytes()
     r = mjrig_here("fit", path, "--out", tmp_path / "FIT.parquet", "--write-model", tmp_path / "sm.xml", cwd=tmp_path)
     assert r.rc == 2 and "--write-model" in r.stderr and "is the model" in r.stderr, r

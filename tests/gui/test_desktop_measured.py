@@ -360,3 +360,35 @@ def test_twenty_bench_entries_are_drawn_twenty_ways_and_the_readout_stays_in_the
     finally:
         app.close()
         desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_write_model_saves_the_mjcf_with_the_estimate(tmp_path, size):
+    """A rig whose k and c are the slide joint's own stiffness and damping (model fields) and whose
+    ``[fit]`` ticks them: Run fit, then Write model... proposes ``sm-fitted.xml`` beside the model;
+    Save writes it, and plain MuJoCo reads k within 0.5 % of the bench's 400 N/m from it."""
+    import mujoco
+
+    from tests.unit.test_measured import bound_scenario
+
+    path = bound_scenario(tmp_path)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.click("Fit")
+        app.click("Run fit")
+        wait_for(lambda: app.text(r"converged after \d+ evaluations .*", offscreen=True), timeout=180, what="the fit")
+        app.click("Write model...")
+        wait_for(lambda: app.visible("Save"), what="the Save dialog")
+        assert app.value("file name") == "sm-fitted.xml"
+        desktop.screenshot(str(tmp_path / f"write-model-{size[0]}"))
+        app.click("Save")
+        out = tmp_path / "sm-fitted.xml"
+        wait_for(out.is_file, what="the fitted model written")
+        model = mujoco.MjModel.from_xml_path(str(out))
+        assert abs(model.jnt_stiffness[0] / 400.0 - 1) < 0.005 and abs(model.dof_damping[0] / 2.0 - 1) < 0.05
+        assert "95 % interval" in out.read_text()
+        wait_for(lambda: app.text(r"info: wrote the fitted model to .*sm-fitted\.xml"), what="the status line")
+    finally:
+        app.quit_discarding()
+        desktop.close()

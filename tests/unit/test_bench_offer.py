@@ -13,7 +13,7 @@ from test_measured import csv_bench, decay, scenario
 
 from mjrig import commands as C
 from mjrig.runtime.errors import ConfigError
-from mjrig.session.bench import guess_unit
+from mjrig.session.bench_guess import guess_unit
 from mjrig.session.kernel import Session
 
 

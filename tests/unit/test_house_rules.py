@@ -150,7 +150,6 @@ OVER_400 = {
     "app/exports/report.py": 431,
     "app/runtime/files/parquet_sink.py": 411,
     "app/runtime/compiled/_native_code.py": 417,
-    "app/commands.py": 419,
     "app/runtime/forces/engine.py": 416,
     "app/runtime/analysis/requirements.py": 409,
 }

@@ -55,6 +55,36 @@ qpos = {{ slide = {X0} }}
     return path
 
 
+BOUND = """model = "sm.xml"
+
+[simulation]
+duration = 2.0
+
+[params]
+k = {{ value = 160.0, unit = "N/m", min = 1.0, max = 5000.0, model = "joint:slide.stiffness" }}
+c = {{ value = 5.0, unit = "N*s/m", min = 0.001, max = 100.0, model = "joint:slide.damping" }}
+m = {{ value = {mass}, unit = "kg", min = 0.1, max = 10.0, model = "body:block.mass" }}
+
+[initial]
+qpos = {{ slide = {x0} }}
+
+{entry}
+[fit]
+params = {{ k = {{ low = 50.0, high = 2000.0 }}, c = {{ low = 0.01, high = 50.0, log = true }} }}
+"""
+"""The bench's spring and damper as the slide joint's own stiffness and damping (model fields),
+the block's mass a bound param the fit leaves at its value."""
+
+
+def bound_scenario(folder: Path) -> Path:
+    """``sm.toml`` of ``BOUND`` in ``folder`` with its model and the bench of ``csv_bench`` (noise 0.05 mm)."""
+    csv_bench(folder, noise=0.05, seed=2)
+    (folder / "sm.xml").write_text(MODEL.format(mass=1.0), encoding="utf-8")  # the scenario's m overrides
+    path = folder / "sm.toml"
+    path.write_text(BOUND.format(mass=M, x0=X0, entry=CSV_ENTRY), encoding="utf-8")
+    return path
+
+
 DECAY_ENTRY = """
 [[measured]]
 name = "decay"

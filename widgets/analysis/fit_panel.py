@@ -5,20 +5,24 @@ them) and a log scale; the measured entries listed; *Run fit* starts the fit as 
 job (``RunFit``), whose lowest cost is plotted as it goes; then the estimate with its standard
 error and 95 % interval, the first measured signal against the simulation from the start
 (dashed) and at the estimate, each experiment's rms error before and after (a validation entry's
-marked, red when the estimate made it worse), and *Use estimate*, which sets the params (the
-sliders follow). Rows also offer what the rig's bench data allows besides params: a joint's start
+marked, red when the estimate made it worse), *Use estimate*, which sets the params (the
+sliders follow), and *Write model...*, a Save dialog for a copy of the MJCF whose model-bound
+params carry the estimate (``WriteFittedModel``). Rows also offer what the rig's bench data allows besides params: a joint's start
 position (``initial.<joint>``) and a bench's clock offset (``offset.<entry>``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import dearpygui.dearpygui as dpg
 import numpy as np
 
 from mjrig import commands as C
 from mjrig.bench_state import verdict_text
+from mjrig.runtime.files.paths import fresh_path
+from mjrig.widgets.dialogs.file_dialog import FileDialog
 from mjrig.widgets.kit.themes import PLOT_INPUT, disabled_button_theme
 
 __all__ = ["FitPanel"]
@@ -51,6 +55,14 @@ class FitPanel:
         self._rows: dict[str, tuple[int | str, int | str, int | str, int | str]] = {}  # fit, low, high, log
         self._fit: C.FitProgress | None = None
         self._measured: C.MeasuredSignals | None = None
+        self._model_path = ""  # the open model's file: the fitted copy is proposed beside it
+        self._save = FileDialog(
+            mode="save",
+            title="Write the fitted model",
+            on_done=lambda path: self.submit(C.WriteFittedModel(path)),
+            filters=((".xml", (".xml",)), ("all files", ())),
+            suffix=".xml",
+        )
 
     def build(self, parent: int | str) -> None:
         self._data = dpg.add_text("", parent=parent, wrap=0, color=(170, 170, 170))
@@ -62,7 +74,10 @@ class FitPanel:
         self._use = dpg.add_button(
             label="Use estimate", parent=row, enabled=False, callback=lambda: self.submit(C.UseEstimate())
         )
-        dpg.bind_item_theme(self._use, disabled_button_theme())  # greyed while there is none, or it is stale
+        self._write = dpg.add_button(label="Write model...", parent=row, enabled=False, callback=self._on_write)
+        for button in (self._use, self._write):  # greyed while there is no estimate, or it is stale
+            dpg.bind_item_theme(button, disabled_button_theme())
+        self._save.build()
         self._status = dpg.add_text("", parent=parent, wrap=0)
         with dpg.plot(
             parent=parent, height=120, width=-1, no_title=True, label="cost", **PLOT_INPUT
@@ -90,7 +105,18 @@ class FitPanel:
                 dpg.bind_item_theme(self._measured_line, dots)
         self._overlay_plot = p
 
+    @property
+    def dialog(self) -> FileDialog:
+        """The Write model dialog (the app closes it on Escape)."""
+        return self._save
+
+    def _on_write(self) -> None:
+        model = Path(self._model_path) if self._model_path else Path.cwd() / "model.xml"
+        proposed = fresh_path(model.with_name(f"{model.stem}-fitted.xml"))
+        self._save.show(proposed.parent, proposed.name)
+
     def update(self, snap: C.PanelState) -> None:
+        self._model_path = snap.model.path
         rows: tuple[C.ParamInfo | C.FitVariable, ...] = (*snap.entries.params, *snap.bench.variables)
         names = (tuple(p.name for p in rows), snap.bench.planned)
         if names != self._params:
@@ -166,6 +192,9 @@ class FitPanel:
             )
         dpg.set_value(self._status, text)
         dpg.configure_item(self._use, enabled=bool(s) and not fit.running and not fit.stale)
+        dpg.configure_item(
+            self._write, enabled=bool(s) and bool(s.get("converged")) and not fit.running and not fit.stale
+        )
         dpg.delete_item(self._estimate, children_only=True, slot=1)
         for name in s.get("params", []):
             lo, hi = s["ci95"][name]
@@ -200,7 +229,8 @@ class FitPanel:
         dpg.set_value(self._status, "")
         for series in (self._cost, self._before, self._after, self._measured_line):
             dpg.set_value(series, [[], []])
-        dpg.configure_item(self._use, enabled=False)
+        for button in (self._use, self._write):
+            dpg.configure_item(button, enabled=False)
         for table in (self._estimate, self._errors):
             dpg.delete_item(table, children_only=True, slot=1)
         dpg.configure_item(self._overlay_y, label="")

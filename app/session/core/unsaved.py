@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mjrig import commands as C
-from mjrig.session.bench import is_bench_file
+from mjrig.session.bench_guess import is_bench_file
 from mjrig.session.document import RigDocument
 from mjrig.session.feature import Handler
 from mjrig.session.switch_gate import SwitchGate
