@@ -57,9 +57,7 @@ def check_model_output(sc: Scenario, out: Path, *, fitted: Iterable[str], where:
     check_writable(out, where)
 
 
-def write_fitted_model(
-    sc: Scenario, summary: Mapping[str, Any], *, out: Path, where: str = "--write-model"
-) -> Path:
+def write_fitted_model(sc: Scenario, summary: Mapping[str, Any], *, out: Path, where: str = "--write-model") -> Path:
     """Write ``sc``'s MJCF with ``summary``'s estimates (``mjrig.fit`` metadata: converged, params,
     estimate, ci95, units) to ``out``; ConfigError (one line, nothing written) for a fit that did
     not converge, an output ``check_model_output`` refuses, or a model MuJoCo cannot compile."""
