@@ -3,7 +3,7 @@ the bench -- the series the plots draw beside the signals (``MeasuredSignals``),
 to the rig (``MeasuredOffer``), a fit's progress and result (``FitProgress``), published by
 ``session.bench`` as ``BenchPart`` -- and of its modes and frequency response (``ModesPart``,
 published by ``session.analyses.modes``), and the commands the two windows send (``AddMeasured``,
-``RunFit``, ``UseEstimate``, ``WriteFittedModel``, ``ComputeModes``, ``ShowMode``; ``mjrig.commands`` re-exports them).
+``OfferPart``, ``RunFit``, ``UseEstimate``, ``WriteFittedModel``, ``ComputeModes``, ``ShowMode``; ``mjrig.commands`` re-exports them).
 The same objects cross a thread queue or a process pipe."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "BenchPart",
     "FitVariable",
     "AddMeasured",
+    "OfferPart",
     "RunFit",
     "UseEstimate",
     "WriteFittedModel",
@@ -73,6 +74,8 @@ class MeasuredOffer:
     """Why the last mapping of it was refused (one line; the dialog keeps what was entered)."""
     part: str = ""
     """The workbook's sheet or TDMS file's group offered (the first with numeric columns; "": none)."""
+    parts: tuple[str, ...] = ()
+    """Every sheet or group of the file, in its order (the dialog offers a choice of them)."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,13 @@ class AddMeasured(Command):
     signals: tuple[tuple[str, str, str], ...] = ()
     part: str = ""
     """The sheet (``.xlsx``) or group (``.tdms``) read ("": the file's first, or none)."""
+
+
+@dataclass(frozen=True)
+class OfferPart(Command):
+    """Offer the bench file being added again, from its sheet or group ``part``."""
+
+    part: str
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,7 @@ class Bench(Feature):
             C.RunFit: self.run_fit,
             C.UseEstimate: self.use_estimate,
             C.WriteFittedModel: self.write_model,
+            C.OfferPart: self.offer_part,
         }
 
     def model_changed(self) -> None:
@@ -260,16 +261,23 @@ class Bench(Feature):
     def close(self) -> None:
         self.jobs.join()
 
-    def offered(self, path: str | Path) -> None:
-        """Offer the bench file ``path`` to the rig (ConfigError: unreadable, or no rig open)."""
+    def offered(self, path: str | Path, *, part: str | None = None) -> None:
+        """Offer the bench file ``path`` to the rig: a workbook's or TDMS file's ``part`` (sheet
+        or group; None: the first with numbers). ConfigError: unreadable, a part without numbers,
+        or no rig open."""
         rig = self.ctx.rig()
         if rig is None:
             raise ConfigError(f"{Path(path).name}: open a model or scenario first, then its bench data")
         path = Path(path).expanduser().resolve()
-        part = ""
+        parts: tuple[str, ...] = ()
         try:
-            if path.suffix.lower() in LAB_SUFFIXES:  # the first sheet or group with numbers
-                part = next((p for p in lab_parts(path) if has_columns(path, p)), "")
+            if path.suffix.lower() in LAB_SUFFIXES:
+                parts = tuple(lab_parts(path))
+                if part is None:  # the first sheet or group with numbers
+                    part = next((p for p in parts if has_columns(path, p)), "")
+                elif not has_columns(path, part):
+                    kind = "sheet" if path.suffix.lower() == ".xlsx" else "group"
+                    raise ConfigError(f"{path.name}: {kind} '{part}' has no column of numbers")
             f = read_measured(path, part=part or None)
         except MeasuredFileError as exc:
             raise ConfigError(str(exc)) from None
@@ -288,9 +296,34 @@ class Bench(Feature):
         names = {m.name for m in rig.scenario.measured}
         name = next(n for n in (path.stem, *(f"{path.stem}-{i}" for i in range(2, 99))) if n not in names)
         self.offer = C.MeasuredOffer(
-            str(path), cols, time, time_unit, name, guesses, listed_signals(units, guesses), part=part
+            str(path),
+            cols,
+            time,
+            time_unit,
+            name,
+            guesses,
+            listed_signals(units, guesses),
+            part=part or "",
+            parts=parts,
         )
-        self.ctx.log("info", f"{path.name}: bench data -- map its columns to signals in the dialog")
+        where = (
+            f"{path.name}, {'sheet' if path.suffix.lower() == '.xlsx' else 'group'} {part}"
+            if len(parts) > 1
+            else path.name
+        )
+        self.ctx.log("info", f"{where}: bench data -- map its columns to signals in the dialog")
+
+    def offer_part(self, cmd: C.OfferPart) -> None:
+        """The dialog's sheet or group choice: the offered file again, from that part (a part
+        without numbers leaves the offer as it was, with the reason)."""
+        offer = self.offer
+        if offer is None:
+            raise ConfigError("no bench file is being added")
+        try:
+            self.offered(offer.path, part=cmd.part)
+        except ConfigError as exc:
+            self.offer = dataclasses.replace(offer, error=one_line(str(exc)))
+            raise
 
     def add(self, cmd: C.AddMeasured) -> None:
         s = self.ctx

@@ -490,19 +490,27 @@ class App:
         self.desktop.x("xdotool", "type", "--delay", "15", text, check=True)
 
     def pick_first(self, combo: str) -> None:
-        """Open a combo box and click its first entry. A combo at the foot of the window opens
-        its list upwards, so the controls are scrolled first to give it room below, as a person
-        would; where they cannot scroll further, the entry above the combo is clicked."""
+        """Open a combo box and click its first entry (``pick``)."""
+        self.pick(combo, 0)
+
+    def pick(self, combo: str, index: int) -> None:
+        """Open a combo box and click its entry ``index`` (0: the first; one line of the list is
+        the combo's height less 2 px: its text with ImGui's item spacing). A combo at the foot of
+        the window opens its list upwards, so the controls are scrolled first to give it room
+        below, as a person would; where they cannot scroll further, the entry above the combo is
+        clicked (the first only)."""
         px, py, _, ph = self.desktop.client_rect(self.panel)
         x, y, w, h = self.widget(combo)
-        if y + h + 60 > py + ph:
+        room = 60 + index * (h - 2)
+        if y + h + room > py + ph:
             self.desktop.x("xdotool", "mousemove", "--sync", str(px + 120), str(py + 120))
             self.desktop.x("xdotool", "click", "--repeat", "3", "--delay", "20", "5")
             self.redrawn(2, timeout=3.0)
             x, y, w, h = self.widget(combo)
         self.click(combo)
-        below = y + h + 60 <= py + ph
-        self._press(x + 30, y + h + 12 if below else y - 12)  # the combo closes and its callback runs
+        below = y + h + room <= py + ph
+        assert below or index == 0, f"the list of {combo} opens upwards: only its first entry can be picked"
+        self._press(x + 30, y + h + 12 + index * (h - 2) if below else y - 12)  # the combo closes, its callback runs
 
     def visible(self, label: str) -> bool:
         """Whether a widget labelled ``label`` is on screen now (no scrolling)."""

@@ -392,3 +392,43 @@ def test_write_model_saves_the_mjcf_with_the_estimate(tmp_path, size):
     finally:
         app.quit_discarding()
         desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_dialog_offers_each_sheet_of_a_dropped_workbook(tmp_path, size):
+    """A workbook of three sheets (words, then two runs) dropped on the 3D view: the dialog opens
+    on the first sheet with numbers, its *sheet* choice lists all three, and picking the third
+    lists that sheet's columns, guessed anew; *Add to rig* takes them."""
+    from openpyxl import load_workbook
+
+    path = scenario(tmp_path, "", k=250.0, extra=PLOTS)
+    bench = _lab_bench(tmp_path, "xlsx")
+    book = load_workbook(bench)
+    third = book.create_sheet("run3")
+    third.append(["t", "Displacement_slide"])
+    third.append(["ms", "mm"])
+    for row in list(book["run2"].iter_rows(min_row=3, values_only=True)):
+        third.append([row[0], row[1]])
+    book.save(bench)
+    desktop = Desktop(*size)
+    app = App(desktop, path, home=tmp_path / "home")
+    try:
+        app.run_for(0.5)
+        app.drop(bench)
+        wait_for(lambda: app.visible("Add to rig"), what="the measured-data dialog")
+        assert app.value("sheet") == "run2" and app.visible("Position_slide")
+        app.pick("sheet", 2)
+        wait_for(lambda: app.visible("Displacement_slide"), what="the third sheet's columns")
+        assert app.value("sheet") == "run3" and not app.visible("Position_slide")
+        combo, unit = _mapped(app, "Displacement_slide")
+        assert combo["value"] == "Joints/slide:qpos" and unit["value"] == "mm", (combo, unit)
+        desktop.screenshot(str(tmp_path / f"bench-sheet-{size[0]}"))
+        app.click("Add to rig")
+        wait_for(lambda: not app.visible("Add to rig"), what="the dialog to close")
+        wait_for(
+            lambda: app.text(r"info: measured data 'bench_eu' added: 1 signal from bench_eu.xlsx.*"), what="the line"
+        )
+        assert app.quit_discarding() == 0, app.output()
+    finally:
+        app.close()
+        desktop.close()

@@ -138,3 +138,34 @@ def test_a_dropped_workbook_or_tdms_file_is_offered_from_its_first_part_with_num
         np.testing.assert_allclose(x, decay(t), atol=1e-9)
     finally:
         s.close()
+
+
+def test_another_sheet_chosen_in_the_dialog_is_offered_with_its_columns(tmp_path: Path, open_session) -> None:
+    """The dialog's sheet choice (``OfferPart``): the columns of the sheet chosen, every sheet
+    still offered; a sheet of words only leaves the offer as it was, with the reason."""
+    from openpyxl import load_workbook
+
+    from mjrig import commands as C
+
+    path = _workbook(tmp_path / "bench.xlsx")
+    book = load_workbook(path)
+    third = book.create_sheet("run3")
+    third.append(["time_s", "y_mm"])
+    for t, x in zip(T, decay(T) * 1000):
+        third.append([t, x])
+    book.save(path)
+    s = open_session(scenario(tmp_path, ""))
+    try:
+        s.handle(C.OpenModel(str(path)))
+        offer = s.publish().bench.measured_offer
+        assert offer is not None and offer.part == "run2" and offer.parts == ("notes", "run2", "run3")
+        s.handle(C.OfferPart("run3"))
+        offer = s.publish().bench.measured_offer
+        assert offer is not None and offer.part == "run3" and offer.columns == ("time_s", "y_mm"), offer
+        assert offer.time == "time_s" and not offer.error
+        with pytest.raises(ConfigError, match="bench.xlsx: sheet 'notes' has no column of numbers"):
+            s.handle(C.OfferPart("notes"))
+        kept = s.publish().bench.measured_offer
+        assert kept is not None and kept.part == "run3" and "sheet 'notes' has no column of numbers" in kept.error
+    finally:
+        s.close()

@@ -1,7 +1,8 @@
 """The question asked when a file of bench data is opened or dropped (``PanelState.bench.measured_offer``):
 which column is the time (and in which unit, with what offset), and which signal each other
-column measures, in which unit -- filled in with the session's guesses. *Add to rig* makes it a
-``[[measured]]`` entry (``AddMeasured``); *Cancel* declines."""
+column measures, in which unit -- filled in with the session's guesses. A workbook or TDMS file
+of several sheets or groups offers a choice of them (``OfferPart``: the columns of that one).
+*Add to rig* makes it a ``[[measured]]`` entry (``AddMeasured``); *Cancel* declines."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import dearpygui.dearpygui as dpg
 
-from mjrig.commands import AddMeasured, Command, MeasuredOffer, PanelState
+from mjrig.commands import AddMeasured, Command, MeasuredOffer, OfferPart, PanelState
 
 __all__ = ["MeasuredDialog", "NOT_USED", "LOG_TIME"]
 
@@ -39,6 +40,7 @@ class MeasuredDialog:
             label="Measured data", modal=True, show=False, no_saved_settings=True, width=WIDTH, on_close=self._cancel
         ) as self._window:
             self._title = dpg.add_text("", wrap=WIDTH - 20)
+            self._part = dpg.add_combo([], label="sheet", width=220, show=False, callback=self._on_part)
             self._name = dpg.add_input_text(label="name", width=220)
             with dpg.group(horizontal=True):
                 self._time = dpg.add_combo([], label="time", width=150)
@@ -69,6 +71,12 @@ class MeasuredDialog:
         if offer is None:
             dpg.configure_item(self._window, show=False)
             return
+        several = len(offer.parts) > 1
+        dpg.configure_item(self._part, show=several, items=list(offer.parts))
+        if several:  # the part offered (after a refused choice: still the one whose columns are listed)
+            kind = "sheet" if Path(offer.path).suffix.lower() == ".xlsx" else "group"
+            dpg.configure_item(self._part, label=kind)
+            dpg.set_value(self._part, offer.part)
         dpg.set_value(self._error, offer.error)
         dpg.configure_item(self._error, show=bool(offer.error))
         # the reason takes its lines from the columns' list: the buttons stay in the dialog's view
@@ -121,6 +129,10 @@ class MeasuredDialog:
                 part=offer.part,
             )
         )
+
+    def _on_part(self, sender: int | str, part: str) -> None:
+        if self._offer is not None and part != self._offer.part:
+            self.submit(OfferPart(part))
 
     def _cancel(self, *args: object) -> None:
         dpg.configure_item(self._window, show=False)
