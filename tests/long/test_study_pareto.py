@@ -146,3 +146,59 @@ def test_the_reports_front_figure_two_objectives_a_scatter_more_parallel_coordin
     assert (dominated.get_label(), front.get_label()) == ("dominated (1)", "Pareto front (3)")
     (trial_2,) = dominated.get_segments()  # a = 3 of 1..4, b = 3 of 1..5, c = 0.1 maximised: the worst
     np.testing.assert_allclose(trial_2[:, 1], [2 / 3, 0.5, 1.0])
+
+
+FINE = """
+[simulation]
+duration = 0.3
+
+[[metrics]]
+name = "peak"
+signal = "Loads/spring:tension"
+kind = "max"
+
+[[metrics]]
+name = "half_period"
+signal = "Joints/slide:qpos"
+kind = "time_of_min"
+
+[optimize]
+minimize = ["Metrics/peak", "Metrics/half_period"]
+trials = 20
+seed = 5
+sampler = "random"
+[optimize.params]
+k = { low = 398.0, high = 402.0 }
+c = { low = 0.5, high = 5.0 }
+"""
+"""A study of the 2 kg block of ``tests.unit.test_measured`` (RK4, 1 ms steps) released 20 mm from
+rest: peak tension 0.02·k at the release, the trough at π/ω_d, ω_d = sqrt(k/m − (c/2m)²)."""
+
+
+def test_a_trade_off_finer_than_a_step_gives_the_closed_forms_front(tmp_path):
+    """k within 398..402 N/m: the half periods of all trials lie within about two steps (1 ms),
+    so a time read to whole steps ties most trials and flags dominated ones (CONTRACT 14). Read
+    between the samples (a parabola through the trough), each half period is the closed form's
+    within 1 % of a step, and the flags are the closed form's front."""
+    from tests.unit.test_measured import scenario
+
+    path = scenario(tmp_path, "", k=400.0, c=2.0, extra=FINE)
+    text = path.read_text()
+    path.write_text(text.replace("[simulation]\nduration = 2.0\n", "", 1))
+    outcome = run_optimize(load_scenario(path), out=tmp_path / "study.parquet", workers=1)
+    rows = pl.read_parquet(outcome.path).to_dicts()
+    closed = []
+    for r in rows:
+        k, c = r["Params/k:value"], r["Params/c:value"]
+        half = math.pi / math.sqrt(k / 2.0 - (c / 4.0) ** 2)
+        assert r[HALF] == pytest.approx(half, abs=1e-5), (k, c)
+        assert r[PEAK] == pytest.approx(0.02 * k, rel=1e-9)
+        closed.append({"trial": r["trial"], "feasible": True, PEAK: 0.02 * k, HALF: half})
+    spread = max(r[HALF] for r in rows) - min(r[HALF] for r in rows)
+    assert spread < 2.5e-3, f"the trade-off spans {spread * 1e3:.2f} ms: a few steps"
+    front = {r["trial"] for r in rows if r["pareto"]}
+    assert front == non_dominated(closed), (sorted(front), sorted(non_dominated(closed)))
+    assert 2 <= len(front) < len(rows)
+    whole = [{**r, HALF: round(r[HALF], 3)} for r in rows]  # the trough's sample: what whole steps read
+    assert non_dominated(whole) != front, "the test tells sub-step times from whole steps"
+    print(f"front of {len(front)} of {len(rows)} trials ({len(non_dominated(whole))} read to whole steps)")
