@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "unit"))
-from test_measured import CSV_ENTRY, C, K, csv_bench, scenario  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the tests' bench, as the tests import it
+from tests.unit.test_measured import CSV_ENTRY, C, K, csv_bench, scenario  # noqa: E402
 
 FIT = """[fit]
 params = { k = { low = 50.0, high = 2000.0 }, c = { low = 0.01, high = 50.0, log = true } }

@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 from mjrig.campaign.fit_estimate import Scale, starts, summary_at
 from mjrig.campaign.fit_evals import EVALS_LOG, Evaluations, read_evaluations
 from mjrig.campaign.fit_problem import Experiment, experiments, per_signal, series
+from mjrig.campaign.fit_solve import solve_mujoco, solve_trf
 from mjrig.campaign.fit_verdict import verdict
 from mjrig.campaign.local_pool import default_workers
 from mjrig.campaign.sweep import parts_dir
@@ -49,8 +50,6 @@ from mjrig.scenario.studies.fit import OFFSET, check_joints, is_variable, start_
 __all__ = ["FitOutcome", "run_fit", "FIT_KEY"]
 
 FIT_KEY = "mjrig.fit"
-STEP = 1e-5
-"""The forward-difference step of the scaled params (their bounds' span is 1)."""
 
 
 @dataclass
@@ -127,7 +126,7 @@ def run_fit(
                 lockstep=lockstep,
             )
             try:
-                solve = _solve_mujoco if method == "mujoco" else _solve
+                solve = solve_mujoco if method == "mujoco" else solve_trf
                 with np.errstate(divide="ignore", invalid="ignore"):  # a step onto a bound (0): no warning printed
                     runs = [solve(ev, scale, u0, k) for k, u0 in enumerate(starts(scale, start_values, spec.starts))]
                 best = min(runs, key=lambda r: r.cost)
@@ -207,59 +206,6 @@ def _validate(
         "rms": per_signal(checks, after),
         "series": series(checks, before, after),
     }
-
-
-def _solve(ev: Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
-    """scipy's least_squares (TRF) from ``u0`` (scaled), its points evaluated by ``ev``."""
-    from scipy.optimize import least_squares
-
-    cache: dict[bytes, np.ndarray] = {}
-
-    def fun(u: np.ndarray) -> np.ndarray:
-        if u.tobytes() not in cache:
-            cache[u.tobytes()] = ev.many([scale.values(u)], start)[0][0]
-        return cache[u.tobytes()]
-
-    def jac(u: np.ndarray) -> np.ndarray:
-        steps = np.where(u + STEP <= 1.0, STEP, -STEP)
-        points = [np.clip(u + np.eye(u.size)[j] * steps[j], 0.0, 1.0) for j in range(u.size)]
-        rs = ev.many([scale.values(p) for p in points], start)
-        r0 = fun(u)
-        return np.column_stack([(r - r0) / h for (r, _), h in zip(rs, steps)])
-
-    return least_squares(
-        fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-8, gtol=1e-8, max_nfev=100
-    )
-
-
-def _solve_mujoco(ev: Evaluations, scale: Scale, u0: np.ndarray, start: int) -> Any:
-    """MuJoCo's ``minimize.least_squares`` (Levenberg-Marquardt with box bounds) from ``u0``: its
-    residual takes a batch of points, which ``ev`` evaluates side by side."""
-    from types import SimpleNamespace
-
-    from mujoco import minimize
-
-    def residual(u: np.ndarray) -> np.ndarray:
-        us = u.reshape(u.shape[0], -1)
-        return np.column_stack([r for r, _ in ev.many([scale.values(us[:, j]) for j in range(us.shape[1])], start)])
-
-    n = u0.size
-    x, trace = minimize.least_squares(
-        u0, residual, bounds=[np.zeros(n), np.ones(n)], eps=STEP, xtol=1e-8, gtol=1e-8, max_iter=100, verbose=0
-    )
-    r = residual(x)[:, 0]
-    steps = np.where(x + STEP <= 1.0, STEP, -STEP)
-    around = residual(np.column_stack([np.clip(x + np.eye(n)[j] * steps[j], 0, 1) for j in range(n)]))
-    jac = (around - r[:, None]) / steps
-    status = 1 if len(trace) < 100 else 0
-    return SimpleNamespace(
-        x=x,
-        fun=r,
-        jac=jac,
-        cost=float(0.5 * r @ r),
-        status=status,
-        message=f"MuJoCo's least_squares, {len(trace)} iterations" if status else "out of iterations",
-    )
 
 
 def _fingerprint(sc: Any, exps: list[Experiment]) -> str:

@@ -153,8 +153,9 @@ def test_a_held_out_bench_the_estimate_fits_worse_is_red_in_the_report(tmp_path)
 
 def test_a_truth_on_a_bound_of_0_ends_at_it_said_once_and_without_a_warning(tmp_path):
     """An undamped bench (c = 0) fitted with c's bounds [0, 50] on a linear scale: the fit ends
-    (converged) with c on its bound, k at the truth, one reason for c in the contract's words,
-    and no numpy warning. Takes ~8 s (about 80 evaluations of a 2 s run)."""
+    (converged) with c held on its bound, k at the truth, one reason for c in the contract's words,
+    and no numpy warning, within the evaluations of a fit whose solution is inside its bounds (the
+    same bench fitted with c free takes 38; TRF alone crept towards 0 for 82). Takes ~3 s."""
     import warnings
 
     import numpy as np
@@ -176,8 +177,8 @@ def test_a_truth_on_a_bound_of_0_ends_at_it_said_once_and_without_a_warning(tmp_
         got = run_fit(load_scenario(path), out=tmp_path / "FIT.parquet", workers=1)
     s = got.summary
     assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
-    assert got.converged and not got.identified and got.evaluations < 120, (got.evaluations, s["message"])
-    assert s["estimate"]["k"] == pytest.approx(K, rel=1e-4) and s["estimate"]["c"] < 1e-6
+    assert got.converged and not got.identified and got.evaluations <= 45, (got.evaluations, s["message"])
+    assert s["estimate"]["k"] == pytest.approx(K, rel=1e-4) and s["estimate"]["c"] == 0.0
     assert said_once(s["reasons"]) == [
         "c at its lower bound 0 N·s/m: not identified beyond it (check the bench's units and the bounds)"
     ]
