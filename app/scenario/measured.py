@@ -97,6 +97,8 @@ class MeasuredSignal:
     column: str
     unit: str = ""
     scale: float = 1.0
+    unit_from_file: bool = False
+    """Whether ``unit`` is the file's (a units row, a channel's ``unit_string``), not the entry's."""
 
 
 @dataclass(eq=False)
@@ -132,11 +134,18 @@ class Measured:
             have = _norm(units[sig])
             known = unit_factor(ms.unit) if ms.unit else None
             got = known[1] if known is not None else _norm(ms.unit or units[sig])
-            if _norm(got) != have:
+            if _norm(got) == have:
+                continue
+            said = f"{self.file.name} gives column '{ms.column}' the unit" if ms.unit_from_file else "unit"
+            at = where("signals", sig, "column" if ms.unit_from_file else "unit")
+            if known is None and ms.unit_from_file:  # a unit of the file's own words
+                knows = "; ".join(f"{q} {', '.join(c)}" for q, c in CHOICES.items())
                 raise ConfigError(
-                    f"{where('signals', sig, 'unit')}: unit '{ms.unit}' does not fit {sig}, whose "
-                    f"unit is '{units[sig] or 'none'}'"
+                    f"{at}: {said} '{ms.unit}', which is neither {sig}'s own '{units[sig] or 'none'}' nor one "
+                    f"mjrig knows ({knows}; time {', '.join(TIME_UNITS)}; their rates per s): give the "
+                    "entry's 'unit' (and 'scale')"
                 )
+            raise ConfigError(f"{at}: {said} '{ms.unit}' does not fit {sig}, whose unit is '{units[sig] or 'none'}'")
 
 
 def parse_measured(
@@ -238,7 +247,7 @@ def _read(m: Measured, reader: FieldReader, path: tuple, *, time_unit_given: boo
             )
     for sig, ms in m.signals.items():  # a units row's unit where the entry gives none
         if not ms.unit and f.units.get(ms.column):
-            m.signals[sig] = replace(ms, unit=f.units[ms.column])
+            m.signals[sig] = replace(ms, unit=f.units[ms.column], unit_from_file=True)
     time_col = m.time
     if time_col is None and not f.topic:
         time_col = next((c for c in ("time", "t") if c in f.columns), None)

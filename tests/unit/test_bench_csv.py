@@ -134,3 +134,24 @@ def test_a_ragged_bench_file_in_a_scenario_is_one_line_at_its_file_field(tmp_pat
         load_scenario(scenario(tmp_path, entry))
     assert "bench.csv: line 4 has 3 fields, the header 2" in str(info.value)
     assert "sm.toml:" in str(info.value)
+
+
+@pytest.mark.parametrize("unit, fits", [("furlong", False), ("mm", True), ("m", True)])
+def test_a_units_row_with_a_unit_mjrig_does_not_know_is_one_line_naming_those_it_does(
+    tmp_path: Path, unit: str, fits: bool
+) -> None:
+    """A units row's unknown unit is refused at the entry's column, listing the units mjrig knows
+    (nothing read); a known one, or the signal's own SI unit, is taken."""
+    _write(tmp_path / "bench.csv", f"t;x\nms;{unit}\n0;1\n4;2\n8;3\n")
+    entry = '[[measured]]\nname = "bench"\nfile = "bench.csv"\ntime = "t"\n[measured.signals]\n"Joints/slide:qpos" = { column = "x" }\n'
+    if fits:
+        t, x = load_scenario(scenario(tmp_path, entry)).measured[0].series("Joints/slide:qpos")
+        np.testing.assert_allclose(x, np.array([1.0, 2.0, 3.0]) * (1e-3 if unit == "mm" else 1.0))
+        return
+    from mjrig.headless import prepare
+
+    with pytest.raises(ConfigError) as info:
+        prepare(load_scenario(scenario(tmp_path, entry)), record=False)
+    message = str(info.value)
+    assert "\n" not in message and "signals.Joints/slide:qpos.column" in message, message
+    assert "bench.csv gives column 'x' the unit 'furlong'" in message and "length m, mm, cm, in" in message, message
