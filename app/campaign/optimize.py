@@ -15,13 +15,16 @@ requirement is told with its objective and a positive constraint (TPE ranks it b
 feasible trial; CMA-ES and random sampling ignore constraints); a trial without an objective
 (diverged, an error, a NaN metric) is told failed. STUDY.parquet: a sweep's columns plus
 ``objective`` (null when infeasible) and ``feasible``; ``STUDY-best.toml`` is the scenario with
-the best feasible trial's param values (the next free name when one exists).
+the best feasible trial's param values (the next free name when one exists). NSGA-II and NSGA-III
+(``nsga2``, ``nsga3``: ``population`` trials a generation) are told the constraint as TPE is.
 
 With two or more objectives (``OptimizeSpec.multi``) the study is Optuna's multi-objective one
-(TPE's or random sampling; requirements stay TPE's constraints): each trial is told its objectives'
-values, STUDY.parquet has ``Objectives/<metric>:value`` per objective (null when infeasible)
-instead of ``objective``, and ``pareto`` (``campaign.pareto``: feasible and not dominated by
-another feasible trial); no best set-up is written, the outcome names the front's trials.
+(TPE's, NSGA's or random sampling; requirements stay constraints): each trial is told its
+objectives' values, STUDY.parquet has ``Objectives/<metric>:value`` per objective (null when
+infeasible) instead of ``objective``, ``pareto`` (``campaign.pareto``: feasible and not dominated
+by another feasible trial) and ``hypervolume`` (``campaign.hypervolume``: the front's after each
+trial, worked out when the file is written); no best set-up is written, the outcome names the
+front's trials and says (``warnings``) when an explicit reference leaves trials out.
 """
 
 from __future__ import annotations
@@ -37,9 +40,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.campaign.hypervolume import study_hypervolume
 from mjrig.campaign.local_pool import default_workers, kill_workers, open_pool
 from mjrig.campaign.pareto import pareto_flags
 from mjrig.campaign.study_db import (
+    CONSTRAINED,
     database_faults,
     finished_rows,
     open_study,
@@ -77,6 +82,11 @@ class StudyOutcome:
     unit: str
     multi: bool = False
     pareto: tuple[int, ...] = ()
+    hypervolume: tuple[float, str, tuple[float, ...] | None] | None = None
+    """Several objectives: the front's hypervolume after the last trial, its unit (the
+    objectives' multiplied) and the reference point (None: no feasible trial)."""
+    warnings: tuple[str, ...] = ()
+    """Lines for the user about the results (an explicit reference some trial is worse than)."""
 
 
 def study_paths(out: Path) -> tuple[Path, Path]:
@@ -183,7 +193,7 @@ def _study(
                     study.tell(t, state=optuna.trial.TrialState.FAIL)
                 else:
                     constraint = [-1.0 if row["feasible"] else 1.0]
-                    if spec.sampler != "tpe":  # the others ignore constraints (and would warn of them)
+                    if spec.sampler not in CONSTRAINED:  # the others ignore constraints (and would warn of them)
                         pass
                     elif hasattr(t, "set_constraint"):  # Optuna 5
                         t.set_constraint("requirements", constraint[0])
@@ -216,6 +226,16 @@ def _study(
             u = units[o.metric]
             schema = schema.append(pa.field(o.column, pa.float64(), metadata={"unit": u} if u else None))
         schema = schema.append(pa.field("feasible", pa.bool_())).append(pa.field("pareto", pa.bool_()))
+        hv, hv_unit, note = study_hypervolume(
+            finished,
+            spec.objectives,
+            units,
+            reference=spec.reference,
+            where=lambda j: sc.where("optimize", "reference", j),
+        )
+        for row, v in zip(finished, hv.values):
+            row["hypervolume"] = float(v)
+        schema = schema.append(pa.field("hypervolume", pa.float64(), metadata={"unit": hv_unit} if hv_unit else None))
         stated = json.dumps(
             {
                 "objectives": [
@@ -226,7 +246,17 @@ def _study(
         )
         _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
         return StudyOutcome(
-            out, None, None, len(finished), ran, spec.objective, unit, multi=True, pareto=tuple(sorted(front))
+            out,
+            None,
+            None,
+            len(finished),
+            ran,
+            spec.objective,
+            unit,
+            multi=True,
+            pareto=tuple(sorted(front)),
+            hypervolume=(float(hv.values[-1]) if finished else 0.0, hv_unit, hv.reference),
+            warnings=(note,) if note else (),
         )
     stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
     objective = pa.field("objective", pa.float64(), metadata={"unit": unit} if unit else None)

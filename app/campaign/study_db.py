@@ -35,6 +35,7 @@ from mjrig.scenario.studies.optimize import OptimizeSpec
 
 __all__ = [
     "STUDY",
+    "CONSTRAINED",
     "quiet_optuna",
     "open_study",
     "study_fingerprint",
@@ -46,6 +47,9 @@ __all__ = [
 
 STUDY = "mjrig"
 """The study's name in its database."""
+CONSTRAINED = ("tpe", "nsga2", "nsga3")
+"""The samplers told each trial's requirements as a constraint (CMA-ES and random sampling ignore
+constraints, and Optuna would warn of them)."""
 
 
 def quiet_optuna() -> Any:
@@ -106,12 +110,16 @@ def database_faults(db: Path) -> Iterator[None]:
 
 def open_study(optuna: Any, db: Path, spec: OptimizeSpec, *, seed: int, fingerprint: str) -> Any:
     """The study in ``db`` (created for a new one) with ``spec``'s directions and sampler seeded
-    with ``seed``; ConfigError when it holds another study (``fingerprint``: ``study_fingerprint``)."""
+    with ``seed`` (an NSGA sampler with ``spec.population`` trials a generation when given);
+    ConfigError when it holds another study (``fingerprint``: ``study_fingerprint``)."""
     old = {} if hasattr(optuna.trial.Trial, "set_constraint") else {"constraints_func": _constraints}  # Optuna 4
+    size = {} if spec.population is None else {"population_size": spec.population}
     samplers = {
         "tpe": lambda: optuna.samplers.TPESampler(seed=seed, **old),
         "cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
         "random": lambda: optuna.samplers.RandomSampler(seed=seed),
+        "nsga2": lambda: optuna.samplers.NSGAIISampler(seed=seed, **size, **old),
+        "nsga3": lambda: optuna.samplers.NSGAIIISampler(seed=seed, **size, **old),
     }
     try:
         study = optuna.create_study(
@@ -140,9 +148,10 @@ def open_study(optuna: Any, db: Path, spec: OptimizeSpec, *, seed: int, fingerpr
 
 def study_fingerprint(sc: Scenario, meta: dict[str, str], *, seed: int) -> str:
     """What makes a study the same study: the scenario (its ``trials`` left out: a study may be
-    given more), the model file's content (``meta``: the results' metadata) and the seed."""
+    given more; its ``reference`` too: the hypervolume's reference point changes what the results
+    file says, not the search), the model file's content (``meta``: the results' metadata) and the seed."""
     doc = {k: v for k, v in sc.doc.items() if k != "optimize"}
-    doc["optimize"] = {k: v for k, v in sc.doc.get("optimize", {}).items() if k != "trials"}
+    doc["optimize"] = {k: v for k, v in sc.doc.get("optimize", {}).items() if k not in ("trials", "reference")}
     text = json.dumps([doc, meta["mjrig.model_sha256"], seed], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -136,7 +136,13 @@ def optimize(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         return count.stopped(exc, f"in {study_paths(args.out.resolve())[0]}")
     print(f"wrote {outcome.total} trials to {outcome.path} (ran {outcome.ran} now)", file=sys.stderr)
+    for line in outcome.warnings:
+        print(f"mjrig: warning: {line}", file=sys.stderr)
     if outcome.multi:
+        if outcome.hypervolume is not None and outcome.hypervolume[2] is not None:
+            volume, unit, reference = outcome.hypervolume
+            at = ", ".join(f"{r:g}" for r in reference)
+            print(f"hypervolume: {volume:.6g}{' ' + unit if unit else ''} (reference {at})", file=sys.stderr)
         if not outcome.pareto:
             print("no feasible trial")
             return CHECK_FAILED
@@ -166,7 +172,7 @@ def fit(args: argparse.Namespace) -> int:
     _apart(args, sc)
     written = getattr(args, "write_model", None)
     if written is not None:
-        from mjrig.campaign.fit_model import check_model_output
+        from mjrig.exports.fitted_model import check_model_output
 
         check_model_output(sc, written, fitted=sc.fit.params if sc.fit is not None else ())
     bar = WorkBar("fitting", unit="evaluations")
@@ -197,7 +203,7 @@ def fit(args: argparse.Namespace) -> int:
         print(f"fit: did not converge ({s['message']})")
         return CHECK_FAILED
     if written is not None:
-        from mjrig.campaign.fit_model import write_fitted_model
+        from mjrig.exports.fitted_model import write_fitted_model
 
         print(f"wrote the fitted model to {write_fitted_model(sc, s, out=written)}", file=sys.stderr)
     if not outcome.identified:

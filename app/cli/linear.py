@@ -1,5 +1,5 @@
 """``mjrig modes``, ``mjrig bode`` and ``mjrig linearise``: the rig linearised
-(``mjrig.linear_analysis``) about one or more operating points, its modes printed and written as
+(``mjrig.linear.analysis``) about one or more operating points, its modes printed and written as
 JSON, each signal's frequency response to each param printed, written and plotted, and its
 state-space model written for other tools (CONTRACT section 12)."""
 
@@ -135,7 +135,7 @@ def _points(args: argparse.Namespace, sc: Any) -> list[dict[str, Any]]:
 
 
 def _analyses(args: argparse.Namespace, sc: Any, **names: Any) -> list[Any]:
-    from mjrig.linear_analysis import analyse
+    from mjrig.linear.analysis import analyse
 
     found = []
     for point in _points(args, sc):
@@ -148,7 +148,7 @@ def _analyses(args: argparse.Namespace, sc: Any, **names: Any) -> list[Any]:
 
 def modes(args: argparse.Namespace) -> int:
     """``mjrig modes TARGET [--json OUT] [--equilibrium] [--at S]... [--snapshot F] [--discrete]``."""
-    from mjrig.linear_analysis import describe, kink_text, state_entry
+    from mjrig.linear.analysis import describe, kink_text, state_entry
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target, recording=True)
@@ -178,7 +178,7 @@ def bode(args: argparse.Namespace) -> int:
     """``mjrig bode TARGET --input PARAM... --output SIGNAL... [--json OUT] [-o PLOT]``."""
     import numpy as np
 
-    from mjrig import linear_analysis
+    from mjrig.linear import analysis as linear_analysis
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target, recording=True)
@@ -210,7 +210,7 @@ def bode(args: argparse.Namespace) -> int:
 
 def linearise(args: argparse.Namespace) -> int:
     """``mjrig linearise TARGET [--input PARAM]... [--output SIGNAL]... -o LIN.mat|npz|json``."""
-    from mjrig import linear_analysis
+    from mjrig.linear import analysis as linear_analysis
     from mjrig.exports.state_space import SUFFIXES, write_state_space
     from mjrig.scenario.targets import load_target
 

@@ -50,7 +50,7 @@ def modes_section(meta: dict[str, str]) -> dict[str, Any]:
         doc.pop(key, None)
     doc["model"] = str(model)
     try:
-        from mjrig.linear_analysis import TooLarge, analyse
+        from mjrig.linear.analysis import TooLarge, analyse
         from mjrig.runtime.analysis.modes import shape_text
         from mjrig.scenario.parse import scenario_from_doc
 

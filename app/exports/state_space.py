@@ -1,6 +1,6 @@
 """A rig's state-space model written for other tools (``mjrig linearise -o LIN.mat|npz|json``).
 
-Each operating point's model (``mjrig.linear_analysis.state_space``: ``A``, ``B``, ``C``, ``D``,
+Each operating point's model (``mjrig.linear.analysis.state_space``: ``A``, ``B``, ``C``, ``D``,
 the names and units of the state, inputs and outputs, the point's ``qpos``, ``qvel``, ``act`` and
 ``time``) is written under its plain keys for the first point and with ``_2``, ``_3`` ... for the
 next ones, with ``points`` naming them all. ``.mat``: MATLAB v5 (``scipy.io.savemat``; names as

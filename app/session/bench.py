@@ -14,7 +14,7 @@ now, a ``[fit]`` of the chosen bounds), on a background job writing ``runs/<mode
 params (``mjrig.scenario.studies.fit.offered_variables``). ``UseEstimate`` sets the params to the estimate, as the
 sliders do, and an estimated start position or offset into the rig's ``[initial]`` and
 ``[[measured]]`` entry (Reset then starts there). ``WriteFittedModel`` writes a copy of the MJCF
-carrying the estimate (``mjrig fit --write-model``'s ``campaign.fit_model``). Another rig opened forgets
+carrying the estimate (``mjrig fit --write-model``'s ``exports.fitted_model``). Another rig opened forgets
 the offer and the fit (one still running ends in the status log and its file alone). GUI-free.
 """
 
@@ -228,7 +228,7 @@ class Bench(Feature):
         return self.fit.summary
 
     def write_model(self, cmd: C.WriteFittedModel) -> None:
-        from mjrig.campaign.fit_model import write_fitted_model
+        from mjrig.exports.fitted_model import write_fitted_model
 
         summary, rig = self._ended(), self.ctx.rig()
         if rig is None:

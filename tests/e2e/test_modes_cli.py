@@ -118,8 +118,8 @@ def test_bad_input_is_one_line(tmp_path):
         (("bode", path, "--input", "F", "--output", "Joints/x3:qpos"), "--output 'Joints/x3:qpos': unknown signal"),
         (("bode", path, "--input", "k", "--output", "Joints/x2:qpos"), "--input 'k': neither the motion"),
         (
-            ("modes", pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5), "--equilibrium"),
-            "--equilibrium: the rig did not come to rest within 30 s",
+            ("modes", pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5), "--settle"),
+            "--settle: the rig did not come to rest within 30 s",
         ),
         (("bode", path, "--input", "F", "--output", "Joints/x2:qpos", "-o", tmp_path / "b.jpg"), "-o"),
     ]

@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.linear_analysis import analyse
+from mjrig.linear.analysis import analyse
 from mjrig.runtime.analysis.modes import NULL, frequencies, oscillatory, response, rigid_count
 from mjrig.scenario.parse import load_scenario
 from mjrig.scenario.targets import load_target

@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.linear_analysis import analyse, responses, state_space, used_params
+from mjrig.linear.analysis import analyse, responses, state_space, used_params
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.telemetry.snapshots import save_snapshot
 from mjrig.scenario.parse import load_scenario

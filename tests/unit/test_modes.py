@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mjrig.linear_analysis import analyse
+from mjrig.linear.analysis import analyse
 from mjrig.runtime.analysis.modes import frequencies, oscillatory, response
 from mjrig.runtime.errors import ConfigError
 from mjrig.scenario.parse import load_scenario
@@ -141,14 +141,17 @@ def test_a_pendulum_about_the_vertical(tmp_path):
 
 def test_a_pendulum_about_the_angle_a_joint_torque_holds(tmp_path):
     """τ0 = m g l sin θ0 holds it at θ0 = 40°; about there ω² = m g l cos θ0 / I. Found by
-    letting it settle (the joint's damping brings it to rest)."""
+    letting it settle (the joint's damping brings it to rest), and solved (Newton on the
+    acceleration, from the vertical): the same angle, closer."""
     m, l, ic, c = 0.5, 0.4, 2e-3, 0.15
     theta0 = math.radians(40.0)
-    an = analyse(
-        load_scenario(pendulum(tmp_path, m=m, l=l, ic=ic, c=c, torque=m * G * l * math.sin(theta0))), equilibrium=True
-    )
+    path = pendulum(tmp_path, m=m, l=l, ic=ic, c=c, torque=m * G * l * math.sin(theta0))
+    an = analyse(load_scenario(path), settle=True)
     assert an.settled_after is not None and 0 < an.settled_after < 30.0
     assert abs(an.linear.qpos[0]) == pytest.approx(theta0, rel=1e-3)
+    solved = analyse(load_scenario(path), equilibrium=True)
+    assert solved.solved is not None and solved.settled_after is None and solved.solved.residual < 1e-9
+    assert abs(solved.linear.qpos[0]) == pytest.approx(theta0, rel=1e-9)
     (mode,) = an.modes
     i = ic + m * l * l
     kt = m * G * l * math.cos(theta0)
@@ -162,9 +165,9 @@ def test_a_pendulum_about_the_angle_a_joint_torque_holds(tmp_path):
 def test_a_pendulum_that_does_not_settle_is_one_line(tmp_path):
     path = pendulum(tmp_path, m=0.5, l=0.4, ic=2e-3, c=0.0, torque=0.5)
     with pytest.raises(ConfigError) as err:
-        analyse(load_scenario(path), equilibrium=True)
+        analyse(load_scenario(path), settle=True)
     line = str(err.value)
-    assert "\n" not in line and "did not come to rest within 30 s" in line and "'swing'" in line, line
+    assert "\n" not in line and "--settle: the rig did not come to rest within 30 s" in line and "'swing'" in line, line
 
 
 JOINTS_XML = """<mujoco>

@@ -4,7 +4,7 @@ The state is MuJoCo's tangent state x = [dq (nv), qvel (nv), act (na)] (position
 integrate them, so ball and free joints have 3 and 6 coordinates, as ``mjd_transitionFD`` gives
 them); the inputs u are params. By default the continuous-time dynamics: dx/dt = [qvel, qacc,
 act_dot] = A x + B u (a ball's or free joint's orientation turning with the body: ``_turning``),
-differentiated through the rig's forward dynamics (``_rates``: the
+differentiated through the rig's forward dynamics (``rates``: the
 actuator inputs and model fields at the params (``write_inputs``: the step plan's writes), ``mj_forward`` with the compiled loads, the
 Python loads at that state, and the acceleration again with them), so frequencies and damping
 do not depend on the timestep or integrator. ``discrete=True``: the rig's whole step instead
@@ -33,7 +33,7 @@ from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
 from mjrig.runtime.telemetry.signal_probe import SignalProbe
 from mjrig.runtime.values import NamedValue
 
-__all__ = ["Linear", "linearise", "equilibrium", "advance", "EPS", "REST", "KINK"]
+__all__ = ["Linear", "linearise", "rates", "equilibrium", "advance", "EPS", "REST", "KINK"]
 
 EPS = 1e-6
 """The central difference's half step: tangent state units (m, rad, m/s, rad/s), and relative
@@ -120,7 +120,7 @@ def _step_after(
     return data.qpos.copy(), data.qvel.copy(), data.act.copy()
 
 
-def _rates(eng: LoadEngine, write_inputs: Callable[[], None], model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+def rates(eng: LoadEngine, write_inputs: Callable[[], None], model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     """dx/dt = [qvel, qacc, act_dot] at the data's state with every load of the rig: the actuator
     inputs and model fields at the params, the compiled loads (MuJoCo's passive callback) in
     ``mj_forward``, then the Python loads at that state and the acceleration again with them."""
@@ -164,7 +164,7 @@ def linearise(
     as before when it returns. KeyError(name) for an unknown output."""
     model, data = engine.model, engine.data
     step: Callable[[LoadEngine, Callable[[], None], mujoco.MjModel, mujoco.MjData], Any] = (
-        _step_after if discrete else _rates
+        _step_after if discrete else rates
     )
     eng = _ready(engine, write_inputs)
     saved = _state(model, data)
@@ -178,9 +178,9 @@ def linearise(
 
     def read(i: int = -1, h: float = 0.0) -> np.ndarray:
         """The outputs at the saved state with tangent coordinate ``i`` moved by ``h``: every
-        stage as the run records it (``_rates``: the Python loads' forces in the acceleration too)."""
+        stage as the run records it (``rates``: the Python loads' forces in the acceleration too)."""
         _set(model, data, saved, i, h)
-        _rates(eng, write_inputs, model, data)
+        rates(eng, write_inputs, model, data)
         assert reader is not None  # read only with outputs to read
         return reader.read().copy()
 

@@ -173,9 +173,9 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str, str]:
     × velocity is the mechanical power either way. They are N·m and rad/s for an angular
     transmission (a hinge, a fixed tendon over hinges), N and m/s otherwise. The input
     (``ctrl``) is what MuJoCo is given, so it is converted only where it is a target the actuator
-    holds in joint units (a position or velocity servo with gear 1: rad or m, rad/s or m/s); a
-    motor's input, scaled by its gain and gear, and anything else (muscles, filters, custom
-    gains) has no unit ("")."""
+    holds in joint units (a position or velocity servo with gear 1: rad or m, rad/s or m/s) or
+    the force itself (a motor of gain 1 and gear 1: N·m or N); a motor's input scaled by another
+    gain or gear, and anything else (muscles, filters, custom gains) has no unit ("")."""
     angular = angular_transmission(model, a)
     force, velocity = ("N*m", "rad/s") if angular else ("N", "m/s")
     gear = model.actuator_gear[a]
@@ -185,6 +185,8 @@ def actuator_units(model: mujoco.MjModel, a: int) -> tuple[str, str, str]:
         return force, velocity, ""
     bias, prm = int(model.actuator_biastype[a]), model.actuator_biasprm[a]
     gain = float(model.actuator_gainprm[a, 0])
+    if bias == mujoco.mjtBias.mjBIAS_NONE and gain == 1.0:
+        return force, velocity, force
     if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] != 0 and prm[1] == -gain:
         return force, velocity, "rad" if angular else "m"
     if bias == mujoco.mjtBias.mjBIAS_AFFINE and prm[1] == 0 and prm[2] != 0 and prm[2] == -gain:

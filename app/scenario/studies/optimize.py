@@ -5,8 +5,12 @@
 more objectives in all (``minimize`` and ``maximize`` lists together) make a multi-objective
 (Pareto) study, whose objectives are the metrics themselves (no ``target``). ``trials`` evaluations in all,
 ``seed`` the study's seed (each trial's seed is ``trial_seed(seed, number)``, as a sweep's),
-``sampler`` Optuna's ``tpe`` (default), ``cmaes`` or ``random``. ``[optimize.params]`` bounds each
-searched param of ``[params]``: ``{ low, high, log = false }``.
+``sampler`` Optuna's ``tpe`` (default), ``cmaes``, ``random``, ``nsga2`` or ``nsga3``
+(``population``: NSGA's ``population_size``, trials a generation; Optuna's 50 when left out).
+``reference``: with several objectives, the hypervolume's reference point (one number per
+objective, in its metric's unit, as the objective is written: a maximised objective's reference is
+the value below which a trial adds nothing). ``[optimize.params]`` bounds each searched param of
+``[params]``: ``{ low, high, log = false }``.
 """
 
 from __future__ import annotations
@@ -25,13 +29,21 @@ __all__ = [
     "OptimizeSpec",
     "SearchRange",
     "OPTIMIZE_SAMPLERS",
+    "NSGA_SAMPLERS",
+    "MAX_POPULATION",
     "parse_optimize",
     "search_ranges",
     "search_range",
 ]
 
-OPTIMIZE_SAMPLERS = ("tpe", "cmaes", "random")
-_KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "params"}
+OPTIMIZE_SAMPLERS = ("tpe", "cmaes", "random", "nsga2", "nsga3")
+NSGA_SAMPLERS = ("nsga2", "nsga3")
+"""The samplers that breed generations of ``population`` trials (Optuna's NSGA-II and NSGA-III)."""
+MAX_POPULATION = 100_000
+"""The largest ``population`` taken: NSGA ranks a generation by comparing every pair of its
+trials (population² comparisons a generation), and one larger than this never finishes a first
+generation on a rig worth optimising."""
+_KEYS = {"minimize", "maximize", "target", "trials", "seed", "sampler", "population", "reference", "params"}
 
 
 @dataclass(frozen=True)
@@ -66,7 +78,10 @@ class OptimizeSpec:
     """A parsed ``[optimize]``: the objective ``metric`` (its name), ``maximize`` or not, the
     optional ``target``, ``trials``, ``seed``, ``sampler`` and the searched ``params``.
     ``objectives``: every objective in the order given (minimize's, then maximize's); with two or
-    more the study is multi-objective and ``metric``/``maximize`` are the first one's."""
+    more the study is multi-objective and ``metric``/``maximize`` are the first one's.
+    ``population``: an NSGA sampler's trials a generation (None: Optuna's default, 50).
+    ``reference``: the hypervolume's reference point, one value per objective in its metric's unit
+    (None: the worst feasible value of each, over the study as written)."""
 
     metric: str
     maximize: bool = False
@@ -76,6 +91,8 @@ class OptimizeSpec:
     sampler: str = "tpe"
     params: dict[str, SearchRange] = field(default_factory=dict)
     objectives: tuple[Objective, ...] = ()
+    population: int | None = None
+    reference: tuple[float, ...] | None = None
 
     @property
     def multi(self) -> bool:
@@ -125,8 +142,13 @@ def parse_optimize(spec: Any, reader: FieldReader, params: dict[str, Any], metri
         out.sampler = reader.choice(table["sampler"], (*path, "sampler"), list(OPTIMIZE_SAMPLERS), noun="sampler")
     if out.multi and out.sampler == "cmaes":
         raise reader.fail(
-            (*path, "sampler"), "'cmaes' searches one objective: give 'tpe' or 'random' for several objectives"
+            (*path, "sampler"),
+            "'cmaes' searches one objective: give 'tpe', 'nsga2', 'nsga3' or 'random' for several objectives",
         )
+    if "population" in table:
+        out.population = _population(table["population"], reader, (*path, "population"), out.sampler)
+    if "reference" in table:
+        out.reference = _reference(table["reference"], reader, (*path, "reference"), out.objectives)
     entries = table.get("params", {})
     if not isinstance(entries, dict) or not entries:
         raise reader.fail(
@@ -157,6 +179,33 @@ def _objectives(table: dict, reader: FieldReader, path: tuple, metrics: list[Any
     if not out:
         raise reader.fail(path, "the objective lists are empty: name at least one metric")
     return tuple(out)
+
+
+def _population(value: Any, reader: FieldReader, where: tuple, sampler: str) -> int:
+    """``population``: a whole number of trials a generation, 2 (two parents a child) to
+    ``MAX_POPULATION``, with an NSGA sampler only."""
+    if sampler not in NSGA_SAMPLERS:
+        raise reader.fail(where, f'\'population\' goes with sampler = "nsga2" or "nsga3", not {sampler!r}')
+    count = reader.whole(value, where, least=2)
+    if count > MAX_POPULATION:
+        raise reader.fail(
+            where,
+            f"a population of {count:,} trials cannot finish: NSGA compares every pair of a generation "
+            f"({float(count) ** 2:.3g} comparisons each); at most {MAX_POPULATION:,}",
+        )
+    return count
+
+
+def _reference(value: Any, reader: FieldReader, where: tuple, objectives: tuple[Objective, ...]) -> tuple[float, ...]:
+    """``reference``: one finite number per objective (several objectives only), each in its
+    metric's unit."""
+    if len(objectives) < 2:
+        raise reader.fail(where, "'reference' goes with two or more objectives (the hypervolume of their front)")
+    names = ", ".join(f"Metrics/{o.metric}" for o in objectives)
+    if not isinstance(value, list) or len(value) != len(objectives):
+        got = f"{len(value)} values" if isinstance(value, list) else repr(value)
+        raise reader.fail(where, f"must be a list of {len(objectives)} numbers, one per objective ({names}), got {got}")
+    return tuple(reader.number(v, (*where, i)) for i, v in enumerate(value))
 
 
 def search_ranges(

@@ -3,7 +3,7 @@
 ``ComputeModes`` linearises the rig as it is now (the document as edited, the params' values, the
 run's state -- a paused or scrubbed instant of the timeline; ``at``: instead the state a run from
 the start reaches at that time; ``equilibrium``: where it comes to rest from there) the way
-``mjrig modes`` does (``mjrig.linear_analysis.analyse``), on a background job with a rig of its
+``mjrig modes`` does (``mjrig.linear.analysis.analyse``), on a background job with a rig of its
 own, so the run and the view go on meanwhile; with ``bode`` also several signals' responses to
 an input (``mjrig bode``).
 
@@ -128,7 +128,7 @@ class RigModes(Feature):
         now = float(d.time)
 
         def work() -> Any:
-            from mjrig.linear_analysis import analyse, responses
+            from mjrig.linear.analysis import analyse, responses
             from mjrig.runtime.analysis.inputs import as_param
 
             if cmd.bode and cmd.bode[0] not in sc.params:  # a load's magnitude, an actuator's input
@@ -189,11 +189,11 @@ class RigModes(Feature):
             here.found = [x for x in an.modes if x.kind == "oscillatory"]
             here.q0, here.model = an.linear.qpos.copy(), m
             here.part = C.ModesPart(
-                modes=rows, at=an.linear.time, equilibrium=an.settled_after is not None, bode=curves, point=an.point
+                modes=rows, at=an.linear.time, equilibrium=an.at_rest, bode=curves, point=an.point
             )
             osc = len(here.found)
             if an.linear.kinks:
-                from mjrig.linear_analysis import kink_text
+                from mjrig.linear.analysis import kink_text
 
                 s.log("warning", f"modes: {kink_text(an.linear.kinks)}")
             s.log(

@@ -10,7 +10,7 @@ state-space model with its names and units (CONTRACT section 12). The command li
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,9 @@ __all__ = [
 
 @dataclass
 class Analysis:
-    """A rig linearised: its setup (``mjrig.headless.RunSetup``), ``Linear``, modes, and the
-    simulated time (s) it took to settle (None: about its initial state)."""
+    """A rig linearised: its setup (``mjrig.headless.RunSetup``), ``Linear``, modes, the
+    simulated time (s) it took to settle (``settle``; else None), and the equilibrium solved
+    (``equilibrium``: ``operating_point.Solved``, its trimmed controls with ``trim``; else None)."""
 
     setup: Any
     linear: Any
@@ -43,7 +44,18 @@ class Analysis:
     settled_after: float | None
     point: str = "initial state"
     """Where it was linearised, in words: "initial state", "t = 1.5 s", "snapshot s.npz", "the
-    run's state now", each followed by ", at rest after T s" with ``equilibrium``."""
+    run's state now", each followed by ", at rest after T s" with ``settle`` or ", at the
+    equilibrium solved" with ``equilibrium``."""
+    solved: Any = None
+    input_units: tuple[str, ...] = ()
+    """The inputs' units (a param's, or the actuator's for ``Actuators/<name>:ctrl``)."""
+    ctrl: np.ndarray = field(default_factory=lambda: np.empty(0))
+    """The actuator controls at the point (trimmed with ``trim``), one per actuator."""
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether the point is an equilibrium (settled to or solved)."""
+        return self.settled_after is not None or self.solved is not None
 
 
 class TooLarge(ConfigError):
@@ -54,8 +66,10 @@ def analyse(
     sc: Any,
     *,
     equilibrium: bool = False,
-    inputs: tuple[str, ...] = (),
-    outputs: tuple[str, ...] = (),
+    settle: bool = False,
+    trim: bool = False,
+    inputs: tuple[str, ...] | None = (),
+    outputs: tuple[str, ...] | None = (),
     where_input: str = "--input",
     where_output: str = "--output",
     state: np.ndarray | None = None,
@@ -65,22 +79,23 @@ def analyse(
     snapshot: Path | None = None,
 ) -> Analysis:
     """Linearise scenario ``sc``'s rig about its initial state, or ``state`` (``mjSTATE_FULLPHYSICS``
-    of its model: a run's state now) (``equilibrium``: the state it settles to from there) with
-    params ``inputs`` and telemetry columns ``outputs``. ConfigError (one line) for an unknown
-    name or a rig that does not settle; ``TooLarge`` for one of more than ``most_dofs`` degrees
-    of freedom (found once the model is compiled, before any step)."""
+    of its model: a run's state now) -- ``equilibrium``: the nearest state at rest, solved from
+    there (``trim``: with the actuator controls that hold it); ``settle``: the state a run comes to
+    rest at -- with ``inputs`` (params, or ``Actuators/<name>:ctrl``) and telemetry columns
+    ``outputs``. ConfigError (one line) for an unknown name, no equilibrium or a rig that does not
+    settle; ``TooLarge`` for one of more than ``most_dofs`` degrees of freedom (found once the
+    model is compiled, before any step)."""
     from mjrig.headless import prepare
-    from mjrig.runtime.analysis.linearise import equilibrium as settle
+    from mjrig.linear.inputs import check_inputs, default_inputs, default_outputs, input_values
+    from mjrig.runtime.analysis.linearise import equilibrium as settle_to
     from mjrig.runtime.analysis.linearise import linearise
     from mjrig.runtime.analysis.modes import modes
+    from mjrig.runtime.analysis.operating_point import solve_equilibrium
     from mjrig.runtime.points import closest_names
 
-    for name in inputs:
-        if name not in sc.params:
-            raise ConfigError(
-                f"{where_input} '{name}': unknown param{closest_names(name, sorted(sc.params))}"
-                + ("" if sc.params else " (the scenario has no [params])")
-            )
+    if equilibrium and settle:
+        raise ConfigError("--equilibrium and --settle: choose one (solve for the state at rest, or run until it rests)")
+    check_inputs(sc, inputs, where=where_input)
     setup = prepare(sc, out=None, record=False)
     rm, m, d = setup.runtime, setup.model, setup.data
     if most_dofs is not None and m.nv > most_dofs:
@@ -113,6 +128,9 @@ def analyse(
             raise ConfigError(f"--at {at:g}: a time from the run's start, s (0 or more)")
         advance(plan.step, m, seconds=at, where=f"--at {at:g}")
         point = f"t = {at:g} s"
+    known = rm.signal_units()
+    inputs = default_inputs(sc, m) if inputs is None else inputs
+    outputs = default_outputs(sc, m, known) if outputs is None else outputs
     for name in outputs:
         try:
             rm.probe([name])
@@ -121,21 +139,38 @@ def analyse(
                 f"{where_output} '{name}': unknown signal{closest_names(name, sorted(rm.signal_units()))}"
             ) from None
     after = (
-        settle(plan.step, m, d, duration=setup.duration, where="--equilibrium" if state is None else "at equilibrium")
-        if equilibrium
+        settle_to(plan.step, m, d, duration=setup.duration, where="--settle" if state is None else "at rest")
+        if settle
         else None
     )
+    solved = None
+    if equilibrium or trim:
+        where = "--trim-inputs" if trim else "--equilibrium"
+        solved = solve_equilibrium(plan.engine, writes=plan.extras.write_inputs, trim=trim, where=where)
+    values, units, writes = input_values(
+        sc,
+        inputs,
+        plan.extras.write_inputs,
+        m,
+        d,
+        units=known,
+        where=where_input,
+        ctrl=None if solved is None else solved.ctrl,
+    )
+    ctrl = d.ctrl.copy()
     lin = linearise(
         plan.engine,
-        write_inputs=plan.extras.write_inputs,
-        inputs=[sc.params[n] for n in inputs],
+        write_inputs=writes,
+        inputs=values,
         outputs=list(outputs),
         probe=plan.probe,
         discrete=discrete,
     )
     if after is not None:
         point += f", at rest after {after:.4g} s"
-    return Analysis(setup, lin, modes(lin, m), after, point)
+    if solved is not None:
+        point += f", at the equilibrium solved{' with trimmed inputs' if trim else ''}"
+    return Analysis(setup, lin, modes(lin, m), after, point, solved, tuple(units), ctrl)
 
 
 def kink_text(kinks: tuple[str, ...]) -> str:
@@ -172,11 +207,14 @@ def state_entry(an: Analysis) -> dict[str, Any]:
         "time": lin.time,
         "point": an.point,
         "linearisation": lin.kind,
-        "equilibrium": an.settled_after is not None,
+        "equilibrium": an.at_rest,
         "settled_after_s": an.settled_after,
+        "residual_acceleration": None if an.solved is None else an.solved.residual,
+        "trimmed": an.solved is not None and an.solved.ctrl is not None,
         "qpos": lin.qpos.tolist(),
         "qvel": lin.qvel.tolist(),
         "act": lin.act.tolist(),
+        "ctrl": an.ctrl.tolist(),
     }
 
 
@@ -200,7 +238,7 @@ def bode(an: Analysis, sc: Any, *, where: str, pair: tuple[int, int] = (0, 0)) -
     return {
         "input": name,
         "output": output,
-        "unit": f"{unit_out or '1'}/{sc.params[name].unit or '1'}",
+        "unit": f"{unit_out or '1'}/{an.input_units[inp] or '1'}",
         "frequency_hz": f.tolist(),
         "magnitude": np.abs(h).tolist(),
         "magnitude_db": (20 * np.log10(np.maximum(np.abs(h), 1e-300))).tolist(),
@@ -242,7 +280,7 @@ def state_space(an: Analysis, sc: Any) -> dict[str, Any]:
         "state_names": names,
         "state_units": units,
         "input_names": list(lin.inputs),
-        "input_units": [sc.params[n].unit or "" for n in lin.inputs],
+        "input_units": list(an.input_units),
         "output_names": list(lin.outputs),
         "output_units": [known.get(o, "") for o in lin.outputs],
         "point": an.point,
@@ -250,6 +288,7 @@ def state_space(an: Analysis, sc: Any) -> dict[str, Any]:
         "qpos": lin.qpos,
         "qvel": lin.qvel,
         "act": lin.act,
+        "ctrl": an.ctrl,
         "actuator_names": [
             mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, i) or f"actuator{i}" for i in range(m.nu)
         ],
