@@ -82,9 +82,9 @@ class StudyOutcome:
     unit: str
     multi: bool = False
     pareto: tuple[int, ...] = ()
-    hypervolume: tuple[float, str, tuple[float, ...] | None] | None = None
-    """Several objectives: the front's hypervolume after the last trial, its unit (the
-    objectives' multiplied) and the reference point (None: no feasible trial)."""
+    hypervolume: str = ""
+    """Several objectives: the front's hypervolume after the last trial with its unit (the
+    objectives' multiplied) and the reference point, as a line says it ("": no feasible trial)."""
     warnings: tuple[str, ...] = ()
     """Lines for the user about the results (an explicit reference some trial is worse than)."""
 
@@ -241,7 +241,8 @@ def _study(
                 "objectives": [
                     {"column": o.column, "metric": o.metric, "unit": units[o.metric], "maximize": o.maximize}
                     for o in spec.objectives
-                ]
+                ],
+                "reference": None if hv.reference is None else list(hv.reference),  # the hypervolume's
             }
         )
         _write(sc, out, finished, {**meta, "mjrig.objective": stated}, schema)
@@ -255,7 +256,7 @@ def _study(
             unit,
             multi=True,
             pareto=tuple(sorted(front)),
-            hypervolume=(float(hv.values[-1]) if finished else 0.0, hv_unit, hv.reference),
+            hypervolume=_volume_text(hv.values, hv_unit, hv.reference, [units[o.metric] for o in spec.objectives]),
             warnings=(note,) if note else (),
         )
     stated = json.dumps({"text": spec.objective_text(unit), "unit": unit})
@@ -268,6 +269,15 @@ def _study(
         else None
     )
     return StudyOutcome(out, best, best_path, len(finished), ran, spec.objective, unit)
+
+
+def _volume_text(values: Any, unit: str, reference: tuple[float, ...] | None, units: list[str]) -> str:
+    """ "12.7 N·s (reference 92 N, 0.32 s)": the last of ``values`` (in ``unit``) against
+    ``reference`` (one value per objective, in its unit of ``units``); "" without a reference."""
+    if reference is None or not len(values):
+        return ""
+    at = ", ".join(f"{r:g}{' ' + u if u else ''}" for r, u in zip(reference, units))
+    return f"{float(values[-1]):.6g}{' ' + unit if unit else ''} (reference {at})"
 
 
 def _score(spec: OptimizeSpec, row: dict[str, Any]) -> list[float] | None:

@@ -195,6 +195,15 @@ class SweepResults:
             df["pareto"].fill_null(False).to_numpy().astype(bool),
         )
 
+    def hypervolume(self) -> tuple[np.ndarray, np.ndarray]:
+        """A study of several objectives' front hypervolume after each trial: (trials, the
+        ``hypervolume`` column: the objectives' units multiplied, ``units["hypervolume"]``), by
+        trial; empty arrays for a file without it (a study written before it, or a sweep)."""
+        if "hypervolume" not in self.table.columns:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        df = self.table.sort("trial")
+        return df["trial"].to_numpy().astype(np.int64), df["hypervolume"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+
     def history(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A study's objective by trial: (feasible trials, their objective, the best so far
         after each of them) -- the best is the smallest, or the largest when maximising."""

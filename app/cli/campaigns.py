@@ -139,10 +139,8 @@ def optimize(args: argparse.Namespace) -> int:
     for line in outcome.warnings:
         print(f"mjrig: warning: {line}", file=sys.stderr)
     if outcome.multi:
-        if outcome.hypervolume is not None and outcome.hypervolume[2] is not None:
-            volume, unit, reference = outcome.hypervolume
-            at = ", ".join(f"{r:g}" for r in reference)
-            print(f"hypervolume: {volume:.6g}{' ' + unit if unit else ''} (reference {at})", file=sys.stderr)
+        if outcome.hypervolume:
+            print(f"hypervolume of the front: {outcome.hypervolume}", file=sys.stderr)
         if not outcome.pareto:
             print("no feasible trial")
             return CHECK_FAILED

@@ -40,7 +40,24 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         p.add_argument(
             "--equilibrium",
             action="store_true",
-            help="linearise about the state the rig settles to (within its duration) from the operating point",
+            help="linearise about the nearest state at rest, solved from the operating point (unstable ones too)",
+        )
+        p.add_argument(
+            "--settle",
+            action="store_true",
+            help="linearise about the state a run from the operating point comes to rest at (within its duration)",
+        )
+        p.add_argument(
+            "--trim-inputs",
+            action="store_true",
+            help="with --equilibrium: also solve the least actuator controls within ctrlrange that hold the point",
+        )
+        p.add_argument(
+            "--input",
+            action="append",
+            metavar="PARAM|Actuators/NAME:ctrl",
+            help="an input: a param or an actuator's control (repeatable)"
+            + ("" if p is not lz else "; default: the params loads and controls use, else every actuator"),
         )
         p.add_argument(
             "--at",
@@ -63,9 +80,6 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     for p in (m, b):
         p.add_argument("--json", type=cli_path, metavar="OUT.json", help="write the numbers as JSON")
     b.add_argument(
-        "--input", required=True, action="append", metavar="PARAM", help="a param a load or control uses (repeatable)"
-    )
-    b.add_argument(
         "--output",
         required=True,
         action="append",
@@ -73,17 +87,21 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         help="a telemetry column, e.g. Joints/slide:qpos (repeatable)",
     )
     b.add_argument("-o", dest="out", type=cli_path, metavar="OUT.png|svg|pdf", help="plot magnitude and phase")
-    lz.add_argument(
-        "--input",
-        action="append",
-        metavar="PARAM",
-        help="an input param (repeatable; default: every param a load or control uses)",
+    b.add_argument(
+        "--sigma",
+        action="store_true",
+        help="with several inputs and outputs: the singular values of the response (plotted with -o, in --json)",
     )
     lz.add_argument(
         "--output",
         action="append",
         metavar="SIGNAL",
-        help="an output signal (repeatable; default: the [plots] signals)",
+        help="an output signal (repeatable; default: the [plots] signals, else the sensors, else the joints' positions)",
+    )
+    lz.add_argument(
+        "--tf",
+        action="store_true",
+        help="add each input/output pair's transfer function: num, den, poles, zeros, gain",
     )
     lz.add_argument(
         "-o", dest="out", type=cli_path, required=True, metavar="LIN.mat|npz|json", help="where to write it"
@@ -115,7 +133,16 @@ def _points(args: argparse.Namespace, sc: Any) -> list[dict[str, Any]]:
     ``--at`` past ``LONG_AT`` times the duration without ``--long`` or one that cannot finish."""
     if args.at and args.snapshot is not None:
         raise ConfigError("--at and --snapshot: choose one operating point's source (a run's time, or a saved state)")
-    common = {"equilibrium": args.equilibrium, "discrete": args.discrete}
+    if args.trim_inputs and args.settle:
+        raise ConfigError(
+            "--trim-inputs solves the controls at a solved equilibrium: give it with --equilibrium, not --settle"
+        )
+    common = {
+        "equilibrium": args.equilibrium,
+        "settle": args.settle,
+        "trim": args.trim_inputs,
+        "discrete": args.discrete,
+    }
     if not args.at:
         return [{**common, "snapshot": args.snapshot}]
     for t in args.at:
@@ -135,13 +162,15 @@ def _points(args: argparse.Namespace, sc: Any) -> list[dict[str, Any]]:
 
 
 def _analyses(args: argparse.Namespace, sc: Any, **names: Any) -> list[Any]:
-    from mjrig.linear.analysis import analyse
+    from mjrig.linear.analysis import analyse, solved_text
 
     found = []
     for point in _points(args, sc):
         an = analyse(sc, **point, **names)
         if an.settled_after is not None:
             print(f"{an.point}: at rest after {an.settled_after:.4g} s; linearised there", file=sys.stderr)
+        if an.solved is not None:
+            print(f"{an.point}: {solved_text(an)}; linearised there", file=sys.stderr)
         found.append(an)
     return found
 
@@ -153,7 +182,7 @@ def modes(args: argparse.Namespace) -> int:
 
     sc = load_target(args.target, recording=True)
     _apart({"--json": args.json}, sc, args)
-    found = _analyses(args, sc)
+    found = _analyses(args, sc, inputs=tuple(args.input or ()))
     for an in found:
         if len(found) > 1:
             print(f"{an.point} ({an.linear.kind}):")
@@ -185,10 +214,18 @@ def bode(args: argparse.Namespace) -> int:
     _apart({"--json": args.json, "-o": args.out}, sc, args)
     if args.out is not None and args.out.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ConfigError(f"-o {args.out}: a plot is .png, .svg or .pdf")
+    if not args.input:
+        raise ConfigError("bode needs --input: a param or an actuator's control (Actuators/NAME:ctrl)")
     if args.at and len(args.at) > 1:
         raise ConfigError("--at: a frequency response is of one operating point (give one --at)")
     (an,) = _analyses(args, sc, inputs=tuple(args.input), outputs=tuple(args.output))
     doc = linear_analysis.responses(an, sc, where="--input")
+    if args.sigma:
+        from mjrig.linear.transfer import singular_values
+
+        if len(an.linear.inputs) * len(an.linear.outputs) < 2:
+            raise ConfigError("--sigma: singular values are of a response with several inputs or outputs")
+        doc["sigma"] = singular_values(an)
     for one in doc.get("responses", [doc]):
         f, mag, unit = np.array(one["frequency_hz"]), np.array(one["magnitude"]), one["unit"]
         k = int(np.argmax(mag))
@@ -200,18 +237,18 @@ def bode(args: argparse.Namespace) -> int:
         _write_json(args.json, doc)
         print(f"wrote the response(s) to {args.json}", file=sys.stderr)
     if args.out is not None:
-        from mjrig.exports.plotting import bode_figure, save
+        from mjrig.exports.plotting import bode_figure, save, sigma_figure
 
         check_writable(args.out, "-o")
-        save(bode_figure(doc), args.out)
+        save(sigma_figure(doc["sigma"]) if args.sigma else bode_figure(doc), args.out)
         print(f"wrote the plot to {args.out}", file=sys.stderr)
     return 0
 
 
 def linearise(args: argparse.Namespace) -> int:
     """``mjrig linearise TARGET [--input PARAM]... [--output SIGNAL]... -o LIN.mat|npz|json``."""
-    from mjrig.linear import analysis as linear_analysis
     from mjrig.exports.state_space import SUFFIXES, write_state_space
+    from mjrig.linear import analysis as linear_analysis
     from mjrig.scenario.targets import load_target
 
     sc = load_target(args.target, recording=True)
@@ -219,14 +256,24 @@ def linearise(args: argparse.Namespace) -> int:
         raise ConfigError(f"-o {args.out}: a state-space model is written as {', '.join(SUFFIXES)}")
     _apart({"-o": args.out}, sc, args)
     check_writable(args.out, "-o")
-    inputs = tuple(args.input) if args.input else tuple(linear_analysis.used_params(sc))
-    outputs = tuple(args.output) if args.output else tuple(sc.plots.signals)
+    inputs = tuple(args.input) if args.input else None
+    outputs = tuple(args.output) if args.output else None
     found = _analyses(args, sc, inputs=inputs, outputs=outputs)
     models = [linear_analysis.state_space(an, sc) for an in found]
+    if args.tf:
+        from mjrig.linear.transfer import transfer_functions
+
+        for model, an in zip(models, found):
+            model["tf"] = transfer_functions(
+                an.linear, warn=lambda line: print(f"mjrig: warning: {line}", file=sys.stderr)
+            )
     write_state_space(models, args.out)
     first = models[0]
+    if not first["input_names"] and not first["output_names"]:
+        print("mjrig: the model has no params, actuators, sensors or joints to be inputs and outputs", file=sys.stderr)
     print(
-        f"linearise: {len(first['state_names'])} states, {len(inputs)} inputs, {len(outputs)} outputs "
-        f"({first['kind']}) at {', '.join(m['point'] for m in models)}: wrote {args.out}"
+        f"linearise: {len(first['state_names'])} states, {len(first['input_names'])} inputs, "
+        f"{len(first['output_names'])} outputs ({first['kind']}) at {', '.join(m['point'] for m in models)}: "
+        f"wrote {args.out}"
     )
     return 0

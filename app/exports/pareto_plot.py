@@ -4,7 +4,8 @@ Two objectives: a scatter of every feasible trial in objective space, the front'
 highlighted, joined in order of the first objective and labelled with their trial numbers. More:
 parallel coordinates -- one vertical axis per objective, each scaled to its feasible trials'
 range (its best end at the bottom, so lower is better on every axis), a line per trial, the
-front's in colour over the others in grey.
+front's in colour over the others in grey. Beside it, small: the front's hypervolume after each
+trial (a staircase; a dot where the front grew).
 
 GUI-free. Threading: call from one thread at a time (matplotlib's figures).
 """
@@ -17,25 +18,35 @@ import numpy as np
 
 from mjrig.exports.plotting import COLORS, panels
 
-__all__ = ["front_figure", "LABELLED"]
+__all__ = ["front_figure", "hypervolume_figure", "LABELLED"]
 
 LABELLED = 25
 """Front trials labelled with their numbers at most (more would cover the points)."""
 
 
 def front_figure(
-    trials: np.ndarray, values: np.ndarray, on_front: np.ndarray, *, labels: Sequence[str], maximize: Sequence[bool]
+    trials: np.ndarray,
+    values: np.ndarray,
+    on_front: np.ndarray,
+    *,
+    labels: Sequence[str],
+    maximize: Sequence[bool],
+    reference: Sequence[float] | None = None,
 ):
     """The front of feasible ``trials`` (their ``values``: trials × objectives, in the units of
     ``labels``, one per objective) with ``on_front`` marking the Pareto trials; ``maximize``:
-    per objective, whether larger is better."""
+    per objective, whether larger is better. ``reference``: the hypervolume's reference point (in
+    the same units), drawn as two dashed lines with two objectives."""
     if values.shape[1] == 2:
-        return _scatter(trials, values, on_front, labels=labels, maximize=maximize)
+        return _scatter(trials, values, on_front, labels=labels, maximize=maximize, reference=reference)
     return _parallel(trials, values, on_front, labels=labels, maximize=maximize)
 
 
-def _scatter(trials: np.ndarray, values: np.ndarray, on_front: np.ndarray, *, labels, maximize):
+def _scatter(trials: np.ndarray, values: np.ndarray, on_front: np.ndarray, *, labels, maximize, reference=None):
     fig, (ax,) = panels(1, width=7.5, height=4.8)
+    if reference is not None:  # the corner the hypervolume is measured to
+        ax.axvline(reference[0], color="#8a93a3", lw=0.9, ls="--", label="hypervolume's reference")
+        ax.axhline(reference[1], color="#8a93a3", lw=0.9, ls="--")
     ax.scatter(values[~on_front, 0], values[~on_front, 1], s=14, color="#9a9a9a", label="dominated")
     order = np.argsort(values[on_front, 0], kind="stable")
     front, numbers = values[on_front][order], trials[on_front][order]
@@ -77,4 +88,20 @@ def _parallel(trials: np.ndarray, values: np.ndarray, on_front: np.ndarray, *, l
     ax.set_ylim(-0.1, 1.1)
     ax.set_xlim(-0.2, k - 0.6)
     ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)  # over no value
+    return fig
+
+
+def hypervolume_figure(trials: np.ndarray, volume: np.ndarray, *, unit: str):
+    """The front's hypervolume ``volume`` (in ``unit``, the objectives' units multiplied) after
+    each of ``trials``: a staircase, a dot at each trial that made it grow. Small: it stands
+    beside the front's figure."""
+    fig, (ax,) = panels(1, width=3.4, height=4.8)
+    ax.step(trials, volume, where="post", color=COLORS[1], lw=1.5)
+    grew = np.flatnonzero(np.diff(volume, prepend=0.0) > 0)
+    ax.plot(trials[grew], volume[grew], "o", ms=3.5, color=COLORS[1], label=f"front grew ({grew.size})")
+    ax.set_xlabel("trial")
+    ax.set_ylabel(f"hypervolume{f' [{unit}]' if unit else ''}")
+    ax.set_ylim(bottom=0.0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
     return fig

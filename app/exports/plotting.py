@@ -29,6 +29,7 @@ from mjrig.runtime.points import closest_names
 from mjrig.runtime.telemetry.units import DisplayUnits, scenario_units
 
 __all__ = [
+    "sigma_figure",
     "Trace",
     "bode_figure",
     "panels",
@@ -357,4 +358,22 @@ def bode_figure(doc: dict[str, Any]) -> Any:
         ph.set_ylabel("phase (deg)")
         ph.set_xlabel("frequency (Hz)")
         mag.set_title(f"{one['output']} / {one['input']}")
+    return fig
+
+
+def sigma_figure(sigma: dict[str, Any]) -> Any:
+    """The singular values of a MIMO response (``linear.transfer.singular_values``) in dB over log
+    frequency, the largest first."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    ax = fig.subplots()
+    values = np.asarray(sigma["values"], dtype=float)
+    for k in range(values.shape[1]):
+        ax.semilogx(sigma["frequency_hz"], 20 * np.log10(np.maximum(values[:, k], 1e-300)), label=f"σ{k + 1}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_xlabel("frequency (Hz)")
+    ax.set_ylabel("singular value (dB)")
+    ax.set_title(f"singular values: {len(sigma['outputs'])} outputs / {len(sigma['inputs'])} inputs")
+    ax.legend()
     return fig

@@ -6,7 +6,8 @@ A recording's report: a summary (model, rig, PASS/FAIL counts, the metrics), the
 table (``report_modes``: the rig linearised about its initial state), plots of every
 requirement's and metric's signal and of the ``--signals`` matches (one panel per unit), and the
 scenario's text. A sweep's or study's report: counts per status, for a study the objective's
-history and the best trial's params, each varied param's rank correlation with each value, a
+history and the best trial's params (several objectives: ``report_front``'s front and its
+hypervolume), each varied param's rank correlation with each value, a
 scatter of each param against each requirement value and metric, histograms of the drawn params
 and the metrics, and the table of trials.
 
@@ -33,6 +34,7 @@ import numpy as np
 import mjrig
 from mjrig.exports import plotting
 from mjrig.exports import report_marks as marks
+from mjrig.exports.report_front import front_section
 from mjrig.exports.report_sobol import sobol_section
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import default_report_path
@@ -323,7 +325,7 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
     ctx["front"] = None
     if res.is_pareto:
         ctx["feasible"] = int(t["feasible"].fill_null(False).sum())
-        ctx["front"] = _front(res, label)
+        ctx["front"] = front_section(res, label)
         tick()
     elif study:
         trials, obj, best = res.history()
@@ -344,36 +346,6 @@ def _campaign(path: Path, progress: Progress | None) -> dict[str, Any]:
         }
         ctx["best"] = None if bt is None else {"trial": bt, "objective": row["objective"], "params": params}
     return ctx
-
-
-def _front(res: Any, label: dict[str, str]) -> dict[str, Any]:
-    """A study of several objectives' front for the page: its figure (``pareto_plot``), the
-    objectives (label, direction) and the front's trials with their objectives and params."""
-    from mjrig.exports.pareto_plot import front_figure
-
-    trials, values, on = res.objective_points()
-    ways = res.maximized()
-    names = [label[c].removeprefix("Objectives/") for c in res.objectives]
-    objectives = [{"label": n, "way": "maximize" if m else "minimize"} for n, m in zip(names, ways)]
-    rows = [res.row(n) for n in res.front()]
-    figure = None
-    if trials.size:
-        figure = plotting.data_uri(front_figure(trials, values, on, labels=names, maximize=ways))
-    two = len(names) == 2
-    return {
-        "objectives": objectives,
-        "figure": figure,
-        "caption": (
-            "each feasible trial's objectives; the front's trials joined, numbered"
-            if two
-            else "each feasible trial a line across the objectives, each axis from its best (bottom) to its worst"
-        ),
-        "params": [label[c].removeprefix("Params/") for c in res.params],
-        "rows": [
-            {"trial": r["trial"], "objectives": [r[c] for c in res.objectives], "params": [r[c] for c in res.params]}
-            for r in rows
-        ],
-    }
 
 
 def _requirements_of_trials(t: Any, scenario: dict[str, Any]) -> dict[str, Any]:

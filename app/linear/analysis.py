@@ -29,6 +29,7 @@ __all__ = [
     "describe",
     "kink_text",
     "state_entry",
+    "solved_text",
 ]
 
 
@@ -171,6 +172,24 @@ def analyse(
     if solved is not None:
         point += f", at the equilibrium solved{' with trimmed inputs' if trim else ''}"
     return Analysis(setup, lin, modes(lin, m), after, point, solved, tuple(units), ctrl)
+
+
+def solved_text(an: Analysis) -> str:
+    """One line on the equilibrium solved: its residual acceleration (m/s² or rad/s²), and the
+    trimmed controls by actuator with their units."""
+    from mjrig.linear.inputs import actuator_names
+
+    solved = an.solved
+    text = f"at rest (solved: residual acceleration {solved.residual:.3g}, {solved.iterations} iterations)"
+    if solved.ctrl is not None:
+        units = an.setup.runtime.signal_units()
+        names = actuator_names(an.setup.model)
+        parts = []
+        for n, v in zip(names, solved.ctrl):
+            unit = units.get(f"Actuators/{n}:ctrl", "").replace("*", "·")
+            parts.append(f"{n} = {v:.6g}{f' {unit}' if unit else ''}")
+        text += "; trimmed inputs: " + ", ".join(parts)
+    return text
 
 
 def kink_text(kinks: tuple[str, ...]) -> str:

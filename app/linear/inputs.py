@@ -39,10 +39,8 @@ def check_inputs(sc: Any, inputs: Sequence[str] | None, *, where: str) -> None:
     for name in inputs or ():
         if name in sc.params or CTRL.fullmatch(name):
             continue
-        raise ConfigError(
-            f"{where} '{name}': neither a param{closest_names(name, sorted(sc.params))} nor an actuator's "
-            "control (Actuators/<name>:ctrl)" + ("" if sc.params else "; the target has no [params]")
-        )
+        hint = closest_names(name, sorted(sc.params)) if sc.params else " (the target has none)"
+        raise ConfigError(f"{where} '{name}': neither a param{hint} nor an actuator's control (Actuators/<name>:ctrl)")
 
 
 def default_inputs(sc: Any, model: mujoco.MjModel) -> tuple[str, ...]:

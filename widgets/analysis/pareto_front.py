@@ -4,10 +4,12 @@ Two objectives: every feasible trial a point in objective space (grey: dominated
 trials joined in order of the first objective (yellow-orange), the trial opened last ringed; a
 click on a point opens that trial's set-up. More objectives: parallel coordinates, one vertical
 axis per objective scaled from its best (bottom) to its worst (top) over the feasible trials, a
-line per trial (at most ``LINES`` dominated ones), the front's in colour. Above the plot: how many trials the front holds, a list
-of them and *Open trial*, which opens the chosen trial's scenario with its param values.
+line per trial (at most ``LINES`` dominated ones), the front's in colour. Above the plot: how many trials the front holds
+and its hypervolume after the last trial (the objectives' units multiplied), a list of them and
+*Open trial*, which opens the chosen trial's scenario with its param values.
 
-Thin: the numbers come from the opened results (``SweepResults.objective_points``, ``front``).
+Thin: the numbers come from the opened results (``SweepResults.objective_points``, ``front``,
+``hypervolume``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ class ParetoFront:
         labels = [f"trial {n}" for n in sorted(front)]
         with dpg.group(horizontal=True):
             dpg.add_text(f"Pareto front: {len(front)} of {res.table.height} trials" if front else "no feasible trial")
+            if volume := self._hypervolume():
+                self._tip(
+                    dpg.add_text(volume),
+                    "the volume of objective space the feasible trials dominate, up to the reference "
+                    "point ([optimize] reference, else each objective's worst feasible value), after "
+                    "the last trial; the report draws it against trials",
+                )
             self._choice = dpg.add_combo(labels, width=110, default_value=labels[0] if labels else "")
             button = dpg.add_button(label="Open trial", callback=self._on_open, enabled=bool(front))
             with dpg.tooltip(button):
@@ -69,6 +78,19 @@ class ParetoFront:
             with dpg.item_handler_registry() as handlers:
                 dpg.add_item_clicked_handler(callback=self._on_point)
             dpg.bind_item_handler_registry(plot, handlers)
+
+    def _hypervolume(self) -> str:
+        """ "hypervolume V UNIT" after the last trial ("" for a file without the column)."""
+        trials, volume = self.results.hypervolume()
+        if not trials.size or not np.isfinite(volume[-1]):
+            return ""
+        unit = self.results.units.get("hypervolume", "")
+        return f"hypervolume {volume[-1]:.4g}{f' {unit}' if unit else ''}"
+
+    @staticmethod
+    def _tip(item: int | str, text: str) -> None:
+        with dpg.tooltip(item):
+            dpg.add_text(text, wrap=360)
 
     def _label(self, i: int) -> str:
         unit = self.results.units.get(self.results.objectives[i], "")

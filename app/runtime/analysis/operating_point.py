@@ -212,5 +212,5 @@ def _jacobian(
 def _effective_mass(model: mujoco.MjModel, data: mujoco.MjData, dof: int) -> float:
     """The joint-space inertia's diagonal at ``dof`` (kg or kg·m²): force = it × acceleration."""
     full = np.zeros((model.nv, model.nv))
-    mujoco.mj_fullM(model, full, data.qM)
+    mujoco.mj_fullM(model, data, full)
     return float(full[dof, dof])

@@ -188,9 +188,7 @@ class RigModes(Feature):
             )
             here.found = [x for x in an.modes if x.kind == "oscillatory"]
             here.q0, here.model = an.linear.qpos.copy(), m
-            here.part = C.ModesPart(
-                modes=rows, at=an.linear.time, equilibrium=an.at_rest, bode=curves, point=an.point
-            )
+            here.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.at_rest, bode=curves, point=an.point)
             osc = len(here.found)
             if an.linear.kinks:
                 from mjrig.linear.analysis import kink_text
