@@ -146,6 +146,8 @@ class ModesPart:
     stale: bool = False
     """Worked out on the model as it was before it was read again (a reload): shown, not current."""
     point: str = ""
+    solved: str = ""
+    """The equilibrium solved, in words: its residual and any trimmed inputs ("": not solved)."""
 
 
 NO_MODES = ModesPart()
@@ -240,13 +242,16 @@ class WriteFittedModel(Command):
 @dataclass(frozen=True)
 class ComputeModes(Command):
     """Linearise the rig on a background job about the run's state now (``at``: the state a run
-    from its start reaches at that time, s; ``equilibrium``: then where it comes to rest), with
-    the params as they are: its modes, and with ``bode`` (input, its output signals) the
-    response of each output to the input."""
+    from its start reaches at that time, s; then ``equilibrium``: the nearest state at rest,
+    solved, with ``trim`` the actuator inputs that hold it too; ``settle``: where a run from
+    there comes to rest), with the params as they are: its modes, and with ``bode`` (input, its
+    output signals) the response of each output to the input."""
 
     equilibrium: bool = False
     bode: tuple[str, tuple[str, ...]] | None = None
     at: float | None = None
+    settle: bool = False
+    trim: bool = False
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ import numpy as np
 
 from mjrig.campaign.pareto import pareto_flags
 
-__all__ = ["hypervolume", "hypervolume_history", "History", "study_hypervolume", "product_unit"]
+__all__ = ["hypervolume", "hypervolume_history", "VolumeHistory", "study_hypervolume", "product_unit"]
 
 
 def hypervolume(costs: np.ndarray, reference: np.ndarray) -> float:
@@ -74,7 +74,7 @@ def _slices(pts: np.ndarray, ref: np.ndarray) -> float:
 
 
 @dataclass(frozen=True)
-class History:
+class VolumeHistory:
     """A study's hypervolume after each trial: ``values`` (one per trial, in the order given, in
     the objectives' units multiplied), the ``reference`` point used (as the objectives are written:
     a maximised one's value, not its cost; None when no trial is feasible), and ``outside``: the
@@ -92,13 +92,13 @@ def hypervolume_history(
     maximize: Sequence[bool],
     feasible: np.ndarray,
     reference: Sequence[float] | None = None,
-) -> History:
+) -> VolumeHistory:
     """After each trial (a row of ``values``: trials × objectives, in trial order, NaN where
     missing), the hypervolume of the feasible trials so far (``feasible``: bool per trial; a
     missing or non-finite objective counts as infeasible) against ``reference`` (one value per
     objective, in its unit; None: the worst feasible value of each objective over all the trials).
     ``maximize``: per objective, whether larger is better. A feasible trial worse than the
-    reference on some objective is left out (``History.outside``); it never is with the default."""
+    reference on some objective is left out (``VolumeHistory.outside``); it never is with the default."""
     vals = np.asarray(values, dtype=np.float64).reshape(len(feasible), len(maximize))
     sign = np.where(np.asarray(maximize, dtype=bool), -1.0, 1.0)
     costs = vals * sign
@@ -106,7 +106,7 @@ def hypervolume_history(
     out = np.zeros(len(vals))
     if reference is None:
         if not ok.any():
-            return History(out, None)
+            return VolumeHistory(out, None)
         ref = costs[ok].max(axis=0)
     else:
         ref = np.asarray(reference, dtype=np.float64) * sign
@@ -121,7 +121,7 @@ def hypervolume_history(
             kept = np.vstack([kept[~(c <= kept).all(axis=1)], c])
             current = hypervolume(kept, ref)
         out[i] = current
-    return History(out, tuple(float(r) for r in ref * sign), outside)
+    return VolumeHistory(out, tuple(float(r) for r in ref * sign), outside)
 
 
 def product_unit(units: Sequence[str]) -> str:
@@ -137,7 +137,7 @@ def study_hypervolume(
     *,
     reference: Sequence[float] | None,
     where: Callable[[int], str],
-) -> tuple[History, str, str | None]:
+) -> tuple[VolumeHistory, str, str | None]:
     """The ``hypervolume`` column of a study's ``rows`` (trial order; each with ``feasible`` and
     its ``objectives``' columns: ``Objective.column``, ``.metric``, ``.maximize``), its unit (the
     objectives' ``units``, by metric, multiplied) and, when the explicit ``reference`` leaves

@@ -27,7 +27,7 @@ def front_section(res: SweepResults, label: dict[str, str]) -> dict[str, Any]:
     ``label``: each column's label with its unit): the front's ``figure`` and ``caption``, the
     ``hypervolume`` figure and its caption (None without the column or a feasible trial), the
     ``objectives`` (label, direction), the ``params`` and the front's ``rows``."""
-    from mjrig.exports.pareto_plot import front_figure
+    from mjrig.exports.pareto_plot import LABELLED, front_figure
 
     trials, values, on = res.objective_points()
     ways = res.maximized()
@@ -44,7 +44,8 @@ def front_section(res: SweepResults, label: dict[str, str]) -> dict[str, Any]:
         "objectives": objectives,
         "figure": figure,
         "caption": (
-            "each feasible trial's objectives; the front's trials joined, numbered"
+            "each feasible trial's objectives; the front's trials joined"
+            + (", numbered" if len(rows) <= LABELLED else "")
             + ("; dashed: the hypervolume's reference point" if reference is not None else "")
             if two
             else "each feasible trial a line across the objectives, each axis from its best (bottom) to its worst"

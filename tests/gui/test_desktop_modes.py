@@ -161,3 +161,39 @@ def test_modes_at_a_time_of_the_run_and_a_bode_of_every_plotted_signal(tmp_path,
     finally:
         assert app.close() == 0, app.output()
         desktop.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_trim_inputs_holds_a_level_arm_and_says_with_what(tmp_path, size):
+    """A bare two-motor arm opened level: *at equilibrium* with *trim inputs* solves the torques
+    that hold it there and the status line names them: the shoulder's the whole arm's moment
+    about it (m1 g l1/2 + m2 g (l1 + l2/2) = 5.886 N·m), the elbow's 0.981 N·m."""
+    from tests.unit.test_linear_bare import _arm
+
+    arm = _arm(tmp_path)
+    desktop = Desktop(*size)
+    app = App(desktop, arm, home=tmp_path / "home")
+    try:
+        app.click("Pause")
+        app.click("Reset")
+        wait_for(lambda: _time(app) == 0.0, what="the run back at its start")
+        app.click("Modes")
+        app.click("trim inputs")
+        app.click("Work out modes")
+        app.widget("amplitude")  # scrolled down to the table, its status line above it in view
+        said = wait_for(
+            lambda: app.text(
+                r"0 oscillatory modes of 4, at rest \(solved: .*trimmed inputs: shoulder_motor = .*", offscreen=True
+            ),
+            what="the trimmed inputs in the status line",
+            timeout=60,
+        )
+        text = said["text"].replace("\n", " ")
+        shoulder = float(re.search(r"shoulder_motor = (-?[0-9.]+) N·m", text).group(1))
+        elbow = float(re.search(r"elbow_motor = (-?[0-9.]+) N·m", text).group(1))
+        assert abs(abs(shoulder) / 5.886 - 1) < 1e-3 and abs(abs(elbow) / 0.981 - 1) < 1e-3, text
+        app.see_text(r"0 oscillatory modes of 4, at rest .*")  # scrolled up to it, as a person reads it
+        desktop.screenshot(str(tmp_path / f"modes-trim-{size[0]}"))
+    finally:
+        assert app.close() == 0, app.output()
+        desktop.close()

@@ -4,7 +4,9 @@ and a signal's frequency response to a param (Bode).
 *Work out modes* linearises the rig's continuous-time dynamics on a background job
 (``ComputeModes``) about an operating point: the run's state now (pause, or drag the timeline
 to any instant of the run first), or with *at t = ... s from the start* the state a run from the
-start reaches at that time; *at equilibrium* then lets it come to rest from there. The table lists the oscillatory
+start reaches at that time; *at equilibrium* then solves for the nearest state at rest (an
+unstable one too: an upright pendulum), *trim inputs* with the actuator inputs that hold it (shown
+in the status line), and *let it settle* runs it to rest from there instead. The table lists the oscillatory
 modes, lowest first (frequency, undamped frequency, damping ratio, the joints that move most),
 then the others. *show N* pauses the run and animates mode N in the 3D view (``ShowMode``),
 *amplitude* scales its swing, *arrows* keeps the loads' arrows drawn; *stop* puts the run's
@@ -51,7 +53,9 @@ class ModesPanel:
         )  # wider than its label: a click on its middle lands in the field
         row = dpg.add_group(parent=parent, horizontal=True)
         dpg.add_button(label="Work out modes", parent=row, callback=lambda: self._compute(None))
-        self._equilibrium = dpg.add_checkbox(label="at equilibrium", parent=row)
+        self._equilibrium = dpg.add_checkbox(label="at equilibrium", parent=row)  # solved (unstable ones too)
+        self._trim = dpg.add_checkbox(label="trim inputs", parent=row)  # with the actuator inputs that hold it
+        self._settle = dpg.add_checkbox(label="let it settle", parent=row)  # a run from there, to rest
         self._status = dpg.add_text(
             "the run's state now, linearised: press Work out modes", parent=parent, wrap=0, color=(170, 170, 170)
         )
@@ -124,7 +128,8 @@ class ModesPanel:
             dpg.set_value(self._status, "")
         else:
             osc = sum(m.kind == "oscillatory" for m in part.modes)
-            where = ("at rest (equilibrium)" if part.equilibrium else "at the state shown") + f", t = {part.at:.4g} s"
+            rest = part.solved or "at rest (equilibrium)"
+            where = (rest if part.equilibrium else "at the state shown") + f", t = {part.at:.4g} s"
             if part.point.startswith("t = "):  # a time of a run from the start
                 where = f"at {part.point.split(',')[0]} of a run from the start" + (
                     f", then at rest (t = {part.at:.4g} s)" if part.equilibrium else ""
@@ -172,7 +177,9 @@ class ModesPanel:
 
     def _compute(self, bode: tuple[str, tuple[str, ...]] | None) -> None:
         at = max(0.0, float(dpg.get_value(self._time))) if dpg.get_value(self._at) else None
-        self.submit(C.ComputeModes(equilibrium=bool(dpg.get_value(self._equilibrium)), bode=bode, at=at))
+        trim, settle = bool(dpg.get_value(self._trim)), bool(dpg.get_value(self._settle))
+        solve = (bool(dpg.get_value(self._equilibrium)) or trim) and not settle
+        self.submit(C.ComputeModes(equilibrium=solve, bode=bode, at=at, settle=settle, trim=trim and not settle))
 
     def _bode(self) -> None:
         source, output = str(dpg.get_value(self._input)), str(dpg.get_value(self._output))

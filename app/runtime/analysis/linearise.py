@@ -196,7 +196,9 @@ def linearise(
                 ends.append(step(eng, write_inputs, model, data))
             A[:, i] = _difference(model, ends[0], ends[1], eps)
             ahead, behind = _difference(model, ends[0], base, eps / 2), _difference(model, base, ends[1], eps / 2)
-            gaps.append((i, float(np.linalg.norm(ahead - behind)), max(np.linalg.norm(ahead), np.linalg.norm(behind))))
+            gaps.append(
+                (i, float(np.linalg.norm(ahead - behind)), float(max(np.linalg.norm(ahead), np.linalg.norm(behind))))
+            )
             if reader is not None:
                 C[:, i] = (read(i, eps) - read(i, -eps)) / (2 * eps)
         for j, nvalue in enumerate(inputs):

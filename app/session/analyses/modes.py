@@ -136,6 +136,8 @@ class RigModes(Feature):
             an = analyse(
                 sc,
                 equilibrium=cmd.equilibrium,
+                settle=cmd.settle,
+                trim=cmd.trim,
                 inputs=inputs,
                 outputs=outputs,
                 state=state if cmd.at is None else None,
@@ -159,6 +161,8 @@ class RigModes(Feature):
                 self.part = dataclasses.replace(self.part, running=False, error=one_line(str(error)))
                 s.log("error", f"modes: {one_line(str(error))}")
                 return
+            from mjrig.linear.analysis import solved_text
+
             an, doc = result
             rows = tuple(
                 ModeRow(
@@ -188,7 +192,14 @@ class RigModes(Feature):
             )
             here.found = [x for x in an.modes if x.kind == "oscillatory"]
             here.q0, here.model = an.linear.qpos.copy(), m
-            here.part = C.ModesPart(modes=rows, at=an.linear.time, equilibrium=an.at_rest, bode=curves, point=an.point)
+            here.part = C.ModesPart(
+                modes=rows,
+                at=an.linear.time,
+                equilibrium=an.at_rest,
+                bode=curves,
+                point=an.point,
+                solved=solved_text(an) if an.solved is not None else "",
+            )
             osc = len(here.found)
             if an.linear.kinks:
                 from mjrig.linear.analysis import kink_text
