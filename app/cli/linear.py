@@ -99,6 +99,12 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         help="an output signal (repeatable; default: the [plots] signals, else the sensors, else the joints' positions)",
     )
     lz.add_argument(
+        "--report",
+        type=cli_path,
+        metavar="OUT.html",
+        help="an HTML page: the point, the modes, and each input's small step answered by the linear model and the rig",
+    )
+    lz.add_argument(
         "--tf",
         action="store_true",
         help="add each input/output pair's transfer function: num, den, poles, zeros, gain",
@@ -245,6 +251,31 @@ def bode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace, sc: Any, an: Any, model: dict[str, Any]) -> None:
+    """Write ``--report``: the first point's modes and each input's step, linear against the rig."""
+    from mjrig.exports.linear_report import write_linear_report
+    from mjrig.linear.analysis import solved_text
+    from mjrig.linear.step_check import step_checks
+
+    checks = step_checks(an, duration=sc.duration)
+    doc = {
+        "target": str(args.target),
+        "model": str(sc.model),
+        "kind": an.linear.kind,
+        "point": an.point,
+        "solved": solved_text(an) if an.solved is not None else "",
+        "states": len(model["state_names"]),
+        "inputs": model["input_names"],
+        "outputs": model["output_names"],
+        "modes": [m.entry() for m in an.modes],
+        "checks": checks,
+    }
+    write_linear_report(doc, args.report)
+    gaps = [o["difference"] for c in checks for o in c["outputs"]]
+    said = f": the linear model is within {100 * max(gaps):.3g} % of the rig's own step response" if gaps else ""
+    print(f"wrote the report to {args.report}{said}", file=sys.stderr)
+
+
 def linearise(args: argparse.Namespace) -> int:
     """``mjrig linearise TARGET [--input PARAM]... [--output SIGNAL]... -o LIN.mat|npz|json``."""
     from mjrig.exports.state_space import SUFFIXES, write_state_space
@@ -254,8 +285,12 @@ def linearise(args: argparse.Namespace) -> int:
     sc = load_target(args.target, recording=True)
     if args.out.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"-o {args.out}: a state-space model is written as {', '.join(SUFFIXES)}")
-    _apart({"-o": args.out}, sc, args)
+    _apart({"-o": args.out, "--report": args.report}, sc, args)
     check_writable(args.out, "-o")
+    if args.report is not None:
+        if args.report.suffix.lower() != ".html":
+            raise ConfigError(f"--report {args.report}: a report is .html")
+        check_writable(args.report, "--report")
     inputs = tuple(args.input) if args.input else None
     outputs = tuple(args.output) if args.output else None
     found = _analyses(args, sc, inputs=inputs, outputs=outputs)
@@ -268,6 +303,8 @@ def linearise(args: argparse.Namespace) -> int:
                 an.linear, warn=lambda line: print(f"mjrig: warning: {line}", file=sys.stderr)
             )
     write_state_space(models, args.out)
+    if args.report is not None:
+        _report(args, sc, found[0], models[0])
     first = models[0]
     if not first["input_names"] and not first["output_names"]:
         print("mjrig: the model has no params, actuators, sensors or joints to be inputs and outputs", file=sys.stderr)

@@ -10,6 +10,7 @@ state-space model with its names and units (CONTRACT section 12). The command li
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,10 @@ __all__ = [
 ]
 
 
+def _nothing() -> None:
+    """No writes (an analysis made without a rig's)."""
+
+
 @dataclass
 class Analysis:
     """A rig linearised: its setup (``mjrig.headless.RunSetup``), ``Linear``, modes, the
@@ -52,6 +57,11 @@ class Analysis:
     """The inputs' units (a param's, or the actuator's for ``Actuators/<name>:ctrl``)."""
     ctrl: np.ndarray = field(default_factory=lambda: np.empty(0))
     """The actuator controls at the point (trimmed with ``trim``), one per actuator."""
+    values: list[Any] = field(default_factory=list)
+    """The inputs' values (``NamedValue``: a param's own, or one an actuator's control follows)."""
+    writes: Callable[[], None] = _nothing
+    """What a step writes before its physics with these inputs (the rig's writes, then the
+    trimmed controls and the control inputs)."""
 
     @property
     def at_rest(self) -> bool:
@@ -171,7 +181,7 @@ def analyse(
         point += f", at rest after {after:.4g} s"
     if solved is not None:
         point += f", at the equilibrium solved{' with trimmed inputs' if trim else ''}"
-    return Analysis(setup, lin, modes(lin, m), after, point, solved, tuple(units), ctrl)
+    return Analysis(setup, lin, modes(lin, m), after, point, solved, tuple(units), ctrl, values, writes)
 
 
 def solved_text(an: Analysis) -> str:
