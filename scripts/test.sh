@@ -33,10 +33,6 @@ fi
 unset PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-$(mktemp -d -t mjrig-pycache-XXXXXX)}"
 python3 -m pip install -q -e ".[test,docs]"
-# dm_control's suite models for the foreign-model tests, without its `mujoco` pin (see pyproject.toml)
-python3 -m pip install -q --no-deps "dm_control>=1.0.20"
-# gymnasium's MuJoCo models (walker2d) for the arrows test: its model files only, without its dependencies
-python3 -m pip install -q --no-deps "gymnasium>=1.0"
 if [ $# -gt 0 ]; then
   exec python3 -m pytest -q "$@"
 fi

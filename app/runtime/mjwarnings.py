@@ -163,15 +163,15 @@ def status_sink(log: Callable[[str, str], None]) -> Sink:
 
 _KNOWN_BAD = {
     "4.0.0": "its Newton solver factors a sparse Hessian wrongly (wrong accelerations, divergence); "
-    "pip install 'mujoco-core>=4.0.1'"
+    "pip install 'mujoco>=4.0.1'"
 }
 
 
 def version_problem(version: str | None = None) -> str | None:
     """One line on a MuJoCo release whose physics is known to be wrong (``version`` defaults to
-    the one imported), or None. mjrig requires mujoco-core 4.0.1 or newer; an environment can
-    still hold an older one (the `mujoco` 4.0.0 metapackage pins it), so the CLI and the app
-    say so once rather than give wrong numbers silently."""
+    the one imported), or None. mjrig requires mujoco 4.0.1 or newer; an environment can still
+    hold an older one (installed beside it), so the CLI and the app say so once rather than give
+    wrong numbers silently."""
     version = mujoco.__version__ if version is None else version
     why = _KNOWN_BAD.get(version)
     return None if why is None else f"MuJoCo {version}: {why}"

@@ -122,6 +122,6 @@ def test_session_status_log_gets_the_warning_as_the_app_routes_it(tmp_path):
 def test_a_mujoco_with_known_wrong_physics_is_named():
     from mjrig.runtime.mjwarnings import version_problem
 
-    assert "mujoco-core>=4.0.1" in version_problem("4.0.0")
+    assert "mujoco>=4.0.1" in version_problem("4.0.0")
     assert version_problem("4.0.1") is None and version_problem("4.1.0") is None
     assert version_problem() is None  # the installed one: what pyproject.toml requires
