@@ -41,3 +41,15 @@ def test_the_set_up_commands_are_the_ones_ci_runs():
     assert "python3 -m pip install -e . && mjrig\n" in setup
     assert "bash scripts/test.sh\n" in setup
     assert "bash scripts/test.sh" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_manual_loads_no_web_fonts():
+    """The site mkdocs builds reads offline: its theme is told to load no fonts from the web (the
+    system's are used), and no page of docs/ links a font or script from a CDN."""
+    import yaml
+
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config["theme"]["font"] is False, config["theme"]
+    for page in (REPO / "docs").glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        assert "fonts.googleapis" not in text and "cdn.jsdelivr" not in text, page.name
