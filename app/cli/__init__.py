@@ -55,7 +55,29 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     handlers: dict[str, Handler] = {}
     for family in FAMILIES:
         handlers.update(family.add_parsers(sub))
+    for command in sub.choices.values():  # every command may read a URDF's package:// meshes
+        add_package_path(command)
     return p, handlers
+
+
+def add_package_path(p: argparse.ArgumentParser) -> None:
+    """``--package-path DIR`` (repeatable): where a URDF's ``package://NAME/...`` meshes are looked
+    for first (``mjrig.runtime.files.urdf``)."""
+    p.add_argument(
+        "--package-path",
+        action="append",
+        metavar="DIR",
+        help="a folder holding ROS packages (or one package) for a URDF's package:// meshes (repeatable)",
+    )
+
+
+def use_package_paths(args: argparse.Namespace) -> None:
+    """Hand ``--package-path`` on to the URDF reader (and to the processes this one starts)."""
+    from mjrig.runtime.files.urdf import PACKAGE_PATH_ENV
+
+    given = getattr(args, "package_path", None)
+    if given:
+        os.environ[PACKAGE_PATH_ENV] = os.pathsep.join(str(Path(p).expanduser().resolve()) for p in given)
 
 
 def _report_warning(warning: mjwarnings.MujocoWarning) -> None:
@@ -97,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signal.SIGTERM, terminate)
             command_parser, handlers = parser()
             args = command_parser.parse_args(argv)
+            use_package_paths(args)
             if getattr(args, "ray", None) and not ray_guard.is_guarded():
                 return ray_guard.guarded(argv, address=args.ray)  # see ray_guard: Ray may hold the process
             if getattr(args, "ray", None):
@@ -104,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _tidy(args)
             with mjwarnings.route(_report_warning):
                 return handlers[args.command](args)
-        return open_app(app_parser(SUBCOMMANDS).parse_args(argv))
+        app_args = app_parser(SUBCOMMANDS).parse_args(argv)
+        use_package_paths(app_args)
+        return open_app(app_args)
     except ConfigError as exc:
         print(f"mjrig: {one_line(str(exc))}", file=sys.stderr)
         return 2

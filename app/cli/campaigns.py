@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,8 @@ from mjrig.runtime.errors import CHECK_FAILED, Terminated
 from mjrig.runtime.files.paths import cli_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mjrig.scenario.parse import Scenario
 
 __all__ = ["COMMANDS", "add_parsers", "sweep", "optimize", "fit"]
@@ -49,6 +52,12 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         c.add_argument("--seed", type=whole_number(0), help=f"the seed (overrides {section} seed)")
         if name == "sweep":
             c.add_argument("--duration", type=seconds, help="simulated seconds of each trial (overrides the scenario)")
+            c.add_argument(
+                "--junit",
+                type=cli_path,
+                metavar="OUT.xml",
+                help="write each trial's requirements as JUnit XML tests, its params as their properties",
+            )
     f = sub.add_parser("fit", help="estimate a scenario's [fit] params from its [[measured]] data, resumable")
     f.add_argument("scenario", metavar="SCENARIO.toml", help="a scenario with [[measured]] data and a [fit] section")
     f.add_argument("--out", type=cli_path, required=True, metavar="FIT.parquet", help="one row per evaluated point")
@@ -64,13 +73,19 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
 
 
 def sweep(args: argparse.Namespace) -> int:
-    """``mjrig sweep``: run the sweep with a progress bar; one line saying what was written."""
+    """``mjrig sweep``: run the sweep with a progress bar; one line saying what was written
+    (``--junit``: the results as JUnit XML too, once every trial ran)."""
     from mjrig.campaign.sweep import run_sweep
     from mjrig.progress import SweepBar
+    from mjrig.runtime.files.paths import check_writable
     from mjrig.scenario.targets import load_target
 
+    began = time.monotonic()
     sc = load_target(args.scenario)
     _apart(args, sc)
+    junit = args.junit.resolve() if getattr(args, "junit", None) else None
+    if junit is not None:
+        check_writable(junit, "--junit")
     count = _Count()
     try:
         with SweepBar() as bar:
@@ -98,7 +113,22 @@ def sweep(args: argparse.Namespace) -> int:
         return count.stopped(exc, f"in {parts_dir(args.out.resolve())}")
     counts = ", ".join(f"{n} {s}" for s, n in outcome.counts.items() if n)
     print(f"wrote {outcome.total} trials to {outcome.path} ({counts}; ran {len(outcome.ran)} now)", file=sys.stderr)
+    if junit is not None:
+        _sweep_junit(junit, outcome.path, sc, began)
     return 0
+
+
+def _sweep_junit(path: Path, results: Path, sc: Scenario, began: float) -> None:
+    """``sweep --junit``: a JUnit test per trial and requirement of the ``results`` file, written
+    to ``path``; ``began``: ``time.monotonic()`` (s) when the command began (the suite's time)."""
+    from mjrig.campaign.results import SweepResults
+    from mjrig.exports.junit import scenario_name, sweep_cases, write_junit
+
+    opened = SweepResults.open(results)
+    name = scenario_name(sc)
+    cases = sweep_cases(opened.table.iter_rows(named=True), sc.requirements, classname=name, units=opened.units)
+    write_junit(path, cases, suite=f"mjrig sweep {name}", seconds=time.monotonic() - began)
+    print(f"wrote {len(cases)} JUnit tests to {path}", file=sys.stderr)
 
 
 def optimize(args: argparse.Namespace) -> int:
@@ -236,12 +266,16 @@ def _rms_text(rms: dict[str, dict[str, float]], s: dict, shown: Any) -> str:
 
 
 def _apart(args: argparse.Namespace, sc: Scenario) -> None:
-    """ConfigError (exit 2, one line) when ``--out`` (or ``--write-model``) is one of the
-    scenario's inputs or the other output."""
+    """ConfigError (exit 2, one line) when ``--out`` (or ``--write-model``, ``--junit``) is one of
+    the scenario's inputs or another output."""
     from mjrig.runtime.files.out_lock import check_outputs_apart
     from mjrig.scenario.inputs import scenario_inputs
 
-    outputs = {"--out": args.out, "--write-model": getattr(args, "write_model", None)}
+    outputs = {
+        "--out": args.out,
+        "--write-model": getattr(args, "write_model", None),
+        "--junit": getattr(args, "junit", None),
+    }
     check_outputs_apart(outputs, scenario_inputs(sc))
 
 

@@ -35,7 +35,7 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         p.add_argument(
             "target",
             metavar="TARGET",
-            help="a scenario .toml, a model .xml/.mjb, a bundled rig's name or a recording .parquet (the rig it ran)",
+            help="a scenario .toml, a model .xml/.urdf/.mjb, a bundled rig's name or a recording .parquet (the rig it ran)",
         )
         p.add_argument(
             "--equilibrium",

@@ -22,7 +22,7 @@ def app_parser(commands: tuple[str, ...]) -> argparse.ArgumentParser:
     p.add_argument(
         "path",
         nargs="?",
-        help="an MJCF .xml, binary .mjb, scenario .toml, a bundled rig's name, "
+        help="an MJCF .xml, a URDF .urdf, binary .mjb, scenario .toml, a bundled rig's name, "
         "a .parquet recording to replay, or a sweep's RESULTS.parquet to browse",
     )
     p.add_argument(
@@ -43,6 +43,9 @@ def app_parser(commands: tuple[str, ...]) -> argparse.ArgumentParser:
     p.add_argument(
         "--panel-process", action="store_true", help="run the control panel in its own process (always so on macOS)"
     )
+    from mjrig.cli import add_package_path
+
+    add_package_path(p)
     return p
 
 

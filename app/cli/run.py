@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ __all__ = ["COMMANDS", "add_parsers", "run", "check", "models", "warn"]
 
 COMMANDS = ("run", "check", "models")
 
-TARGET_HELP = "a scenario .toml, a model .xml/.mjb or a bundled rig's name"
+TARGET_HELP = "a scenario .toml, a model .xml/.urdf/.mjb or a bundled rig's name"
 
 
 def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
@@ -52,14 +53,19 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
     )
     r.add_argument("--report", type=cli_path, metavar="REPORT.json", help="write the requirements' results as JSON")
     r.add_argument("--metrics", type=cli_path, metavar="METRICS.json", help="write the metrics' values as JSON")
+    r.add_argument("--junit", type=cli_path, metavar="OUT.xml", help="write the requirements' results as JUnit XML")
     c = sub.add_parser("check", help="validate a scenario without running it")
     c.add_argument("scenario", metavar="TARGET", help=TARGET_HELP)
+    c.add_argument(
+        "--junit", type=cli_path, metavar="OUT.xml", help="when valid, write one passed JUnit test per requirement"
+    )
     sub.add_parser("models", help="list the bundled models")
     return {"run": run, "check": check, "models": models}
 
 
 def run(args: argparse.Namespace) -> int:
-    """``mjrig run TARGET [--duration] [--out] [--video] [--set NAME=VALUE] [--report] [--metrics]``."""
+    """``mjrig run TARGET [--duration] [--out] [--video] [--set NAME=VALUE] [--report] [--metrics] [--junit]``."""
+    started = time.monotonic()
     from mjrig.headless import prepare, run, write_metrics, write_report
     from mjrig.progress import EncodingBar, SimulationBar
     from mjrig.runtime.files.out_lock import check_outputs_apart
@@ -70,12 +76,14 @@ def run(args: argparse.Namespace) -> int:
     sc = load_target(args.scenario)
     report = args.report.resolve() if args.report else None
     metrics = args.metrics.resolve() if args.metrics else None
+    junit = args.junit.resolve() if args.junit else None
     check_outputs_apart(
-        {"--out": args.out, "--video": args.video, "--report": report, "--metrics": metrics},
+        {"--out": args.out, "--video": args.video, "--report": report, "--metrics": metrics, "--junit": junit},
         {**scenario_inputs(sc), "the recording of this run": None if args.out else sc.recording.path},
     )
-    if metrics is not None:
-        check_writable(metrics, "--metrics")
+    for path, flag in ((metrics, "--metrics"), (junit, "--junit")):
+        if path is not None:
+            check_writable(path, flag)
     setup = prepare(
         sc,
         out=args.out.resolve() if args.out else None,
@@ -91,12 +99,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         with SimulationBar(setup.duration) as bar:
             run(setup, progress=bar.update)
-    except DivergenceError:
+    except DivergenceError as exc:
         _say_failed(r for r in setup.runtime.requirements if r.first_violation is not None)  # before it blew up
         if report is not None:  # what was decided before the physics blew up
             write_report(report, setup.runtime.finish_requirements())
         if metrics is not None:  # over the steps before it
             write_metrics(metrics, setup.runtime)
+        if junit is not None:
+            _write_junit(junit, setup, started, unfinished=f"the physics diverged: {one_line(str(exc))}")
         raise
     except OutputError as exc:  # disk full...: stepping stopped, the recorders were closed on the way out
         sm = setup.runtime.signal_manager
@@ -113,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the recorders were closed on the way out
         if metrics is not None:
             write_metrics(metrics, setup.runtime)
+        if junit is not None:
+            how = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+            _write_junit(junit, setup, started, unfinished=f"the run was {how} at t = {setup.data.time:.6g} s")
         return _stopped(setup, exc, report)
     finally:
         for ebar in encoding:
@@ -121,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
         write_report(report, setup.runtime.requirements)
     if metrics is not None:
         write_metrics(metrics, setup.runtime)
+    if junit is not None:
+        _write_junit(junit, setup, started)
     sm = setup.runtime.signal_manager
     if sm is not None and sm.error:
         print(f"mjrig: recording stopped: {sm.error}", file=sys.stderr)
@@ -133,7 +148,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {len(setup.runtime.requirements)} requirement results to {report}", file=sys.stderr)
     if metrics is not None:
         print(f"wrote {len(setup.runtime.metrics)} metrics to {metrics}", file=sys.stderr)
+    if junit is not None:
+        print(f"wrote {len(setup.runtime.requirements)} JUnit tests to {junit}", file=sys.stderr)
     return _requirements_verdict(setup)
+
+
+def _write_junit(path: Path, setup: RunSetup, started: float, *, unfinished: str | None = None) -> None:
+    """``--junit``: the requirements as decided now, one JUnit test each (``exports.junit``);
+    ``started``: ``time.monotonic()`` (s) when the command began, so the suite's time is the
+    command's wall time so far; ``unfinished``: why the run did not finish."""
+    from mjrig.exports.junit import requirement_cases, scenario_name, write_junit
+
+    rm = setup.runtime
+    name = scenario_name(setup.scenario)
+    cases = requirement_cases(
+        rm.finish_requirements() if unfinished else rm.requirements,
+        classname=name,
+        units=rm.checks.value_units() if rm.checks is not None else {},
+        unfinished=unfinished,
+    )
+    write_junit(path, cases, suite=f"mjrig run {name}", seconds=time.monotonic() - started)
 
 
 def _stopped(setup: RunSetup, exc: KeyboardInterrupt, report: Path | None) -> int:
@@ -182,12 +216,21 @@ def warn(text: str) -> None:
 
 
 def check(args: argparse.Namespace) -> int:
-    """``mjrig check TARGET``: the scenario built (model compiled, rig resolved), not run."""
+    """``mjrig check TARGET [--junit OUT.xml]``: the scenario built (model compiled, rig resolved),
+    not run; ``--junit`` is written only when it is valid (bad input writes nothing, exit 2)."""
     from mjrig.headless import prepare
     from mjrig.model_info import describe_model, summary
+    from mjrig.runtime.files.out_lock import check_outputs_apart
+    from mjrig.runtime.files.paths import check_writable
+    from mjrig.scenario.inputs import scenario_inputs
     from mjrig.scenario.targets import load_target
 
+    started = time.monotonic()
     sc = load_target(args.scenario)
+    junit = args.junit.resolve() if getattr(args, "junit", None) else None
+    if junit is not None:
+        check_outputs_apart({"--junit": junit}, scenario_inputs(sc))
+        check_writable(junit, "--junit", create=False)  # no folder made before the scenario is known valid
     setup = prepare(sc, record=False, on_warning=warn)
     parts = [
         f"{len(x)} {what if len(x) != 1 else one}"
@@ -202,10 +245,19 @@ def check(args: argparse.Namespace) -> int:
         )
         if x or what in ("loads", "params")
     ]
+    if junit is not None:
+        from mjrig.exports.junit import checked_cases, scenario_name, write_junit
+
+        check_writable(junit, "--junit")  # valid: its folder is made now
+        name = scenario_name(sc)
+        cases = checked_cases(sc.requirements, classname=name)
+        write_junit(junit, cases, suite=f"mjrig check {name}", seconds=time.monotonic() - started)
     print(
         f"{args.scenario}: ok ({', '.join(parts)}; model {sc.model.name}: "
         f"{summary(describe_model(setup.model, path=sc.model))})"
     )
+    if junit is not None:
+        print(f"wrote {len(sc.requirements)} JUnit tests to {junit}", file=sys.stderr)
     return 0
 
 

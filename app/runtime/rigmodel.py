@@ -17,6 +17,7 @@ import mujoco
 
 from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.files.model_files import check_model_files
+from mjrig.runtime.files.urdf import URDF_SUFFIX, urdf_text
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
@@ -58,10 +59,14 @@ class CompiledRig:
 
 
 def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
-    """Parse an MJCF file into an MjSpec; ConfigError with MuJoCo's one-line reason if refused."""
+    """Parse an MJCF file (or a URDF description: ``files.urdf``) into an MjSpec; ConfigError
+    with MuJoCo's one-line reason if refused."""
     path = Path(path)
     check_model_files(path)
+    urdf = urdf_text(path) if path.suffix.lower() == URDF_SUFFIX else None  # its own one-line errors
     try:
+        if urdf is not None:
+            return mujoco.MjSpec.from_string(urdf)
         return mujoco.MjSpec.from_file(str(path))
     except Exception as exc:  # MuJoCo raises ValueError with its parser message
         raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None
@@ -146,12 +151,15 @@ def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
 
 
 def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
-    """Load an .xml or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
+    """Load an .xml, .urdf or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
     path = Path(path)
     check_model_files(path)
+    urdf = urdf_text(path) if path.suffix.lower() == URDF_SUFFIX else None  # its own one-line errors
     try:
         if path.suffix.lower() == ".mjb":
             return mujoco.MjModel.from_binary_path(str(path))
+        if urdf is not None:
+            return mujoco.MjModel.from_xml_string(urdf)
         return mujoco.MjModel.from_xml_path(str(path))
     except Exception as exc:
         raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None

@@ -17,7 +17,7 @@ from mjrig.runtime.points import closest_names
 
 __all__ = ["resolve_target", "load_target", "is_bundled", "scenario_of_recording", "rig_of_recording"]
 
-_SUFFIXES = (".toml", ".xml", ".mjb")
+_SUFFIXES = (".toml", ".xml", ".urdf", ".mjb")
 
 
 def is_bundled(path: Path) -> bool:
@@ -29,7 +29,7 @@ def is_bundled(path: Path) -> bool:
 
 
 def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Path:
-    """The file TARGET names: an existing .toml/.xml/.mjb path, else a bundled rig's scenario;
+    """The file TARGET names: an existing .toml/.xml/.urdf/.mjb path, else a bundled rig's scenario;
     with ``recording=True`` (``mjrig RECORDING.parquet``, the app only) also a ``.parquet``.
 
     A path that exists wins over a rig of the same name. ConfigError (one line) otherwise.
@@ -45,12 +45,12 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
         if p.suffix.lower() in RECORDING_SUFFIXES:
             raise ConfigError(f"{p}: a recording, not a scenario or a model: replay it in the app with `mjrig {p}`")
         if p.suffix.lower() not in _SUFFIXES:
-            raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml or .mjb)")
+            raise ConfigError(f"{p}: not a scenario or a model (expected .toml, .xml, .urdf or .mjb)")
         return p
     if p.exists() and str(target) not in {m.name for m in bundled_models()}:
         raise ConfigError(
             f"{p}: not a regular file ({'a folder' if p.is_dir() else 'a pipe, socket or device'}); "
-            "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`"
+            "give a scenario .toml, a model .xml/.urdf/.mjb or a name from `mjrig models`"
         )
     rigs = {m.name: m.scenario for m in bundled_models()}
     if str(target) in rigs:
@@ -59,7 +59,7 @@ def resolve_target(target: str | os.PathLike, *, recording: bool = False) -> Pat
         raise ConfigError(f"{p}: file not found")
     raise ConfigError(
         f"{target}: no such file or bundled rig{closest_names(str(target), list(rigs))}; "
-        "give a scenario .toml, a model .xml/.mjb or a name from `mjrig models`"
+        "give a scenario .toml, a model .xml/.urdf/.mjb or a name from `mjrig models`"
     )
 
 

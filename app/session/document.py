@@ -22,17 +22,17 @@ __all__ = ["RigDocument", "read_document"]
 
 def read_document(path: Path) -> tuple[dict[str, Any], float | None]:
     """The rig document of file ``path`` and the speed it asks for: a .toml scenario's as read
-    (checked) with its speed; an .xml/.mjb model's is the bare model (no speed). ConfigError
+    (checked) with its speed; an .xml/.urdf/.mjb model's is the bare model (no speed). ConfigError
     (one line) for a missing model or another kind of file."""
     suffix = path.suffix.lower()
     if suffix == ".toml":
         sc = load_scenario(path)
         return copy.deepcopy(sc.doc), sc.speed
-    if suffix in (".xml", ".mjb"):
+    if suffix in (".xml", ".urdf", ".mjb"):
         if not path.is_file():
             raise ConfigError(f"{path}: model file not found")
         return {"model": str(path)}, None
-    raise ConfigError(f"{path}: not a model or scenario (expected .xml, .mjb or .toml)")
+    raise ConfigError(f"{path}: not a model or scenario (expected .xml, .urdf, .mjb or .toml)")
 
 
 def _section(key: str) -> tuple[str, str]:

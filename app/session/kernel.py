@@ -240,7 +240,7 @@ class Session:
 
     # --- opening and building --------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> None:
-        """Open an .xml/.mjb model, a .toml scenario, a .parquet recording to replay or a sweep's or
+        """Open an .xml/.urdf/.mjb model, a .toml scenario, a .parquet recording to replay or a sweep's or
         study's results (on failure the current model stays)."""
         path = Path(path).expanduser().resolve()
         if path.suffix.lower() == ".parquet":

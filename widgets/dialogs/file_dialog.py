@@ -30,8 +30,9 @@ import dearpygui.dearpygui as dpg
 __all__ = ["FileDialog", "OPEN_FILTERS", "SAVE_FILTERS", "type_filters"]
 
 OPEN_FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("models, scenarios, recordings", (".xml", ".mjb", ".toml", ".parquet")),
+    ("models, scenarios, recordings", (".xml", ".urdf", ".mjb", ".toml", ".parquet")),
     (".xml", (".xml",)),
+    (".urdf", (".urdf",)),
     (".mjb", (".mjb",)),
     (".toml", (".toml",)),
     (".parquet", (".parquet",)),

@@ -35,6 +35,10 @@ def model_files(model: str | os.PathLike) -> list[tuple[str, Path]]:
     ``mesh``, ``texture``...), each that exists once (symlinks followed); a ``.mjb`` reads
     nothing else. Includes are followed when they are regular files."""
     root = Path(model)
+    if root.suffix.lower() == ".urdf":
+        from mjrig.runtime.files.urdf import urdf_meshes
+
+        return [("mesh", p) for p in urdf_meshes(root)]
     if root.suffix.lower() != ".xml":
         return []
     found: list[tuple[str, Path]] = []
@@ -64,7 +68,7 @@ def check_model_files(model: str | os.PathLike) -> None:
     if mode is None:
         raise ConfigError(f"{root}: model file not found")
     if not stat.S_ISREG(mode):
-        raise ConfigError(f"{root}: not a regular file ({_kind(mode)}): a model is an .xml or .mjb file")
+        raise ConfigError(f"{root}: not a regular file ({_kind(mode)}): a model is an .xml, .urdf or .mjb file")
     for _, path in model_files(root):
         mode = _mode(path)
         if mode is not None and not stat.S_ISREG(mode):
