@@ -100,13 +100,15 @@ def run(args: argparse.Namespace) -> int:
         with SimulationBar(setup.duration) as bar:
             run(setup, progress=bar.update)
     except DivergenceError as exc:
+        undecided = _undecided(setup)
         _say_failed(r for r in setup.runtime.requirements if r.first_violation is not None)  # before it blew up
         if report is not None:  # what was decided before the physics blew up
             write_report(report, setup.runtime.finish_requirements())
         if metrics is not None:  # over the steps before it
             write_metrics(metrics, setup.runtime)
         if junit is not None:
-            _write_junit(junit, setup, started, unfinished=f"the physics diverged: {one_line(str(exc))}")
+            why = f"the physics diverged: {one_line(str(exc))}"
+            _write_junit(junit, setup, started, unfinished=why, undecided=undecided)
         raise
     except OutputError as exc:  # disk full...: stepping stopped, the recorders were closed on the way out
         sm = setup.runtime.signal_manager
@@ -125,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
             write_metrics(metrics, setup.runtime)
         if junit is not None:
             how = "stopped (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-            _write_junit(junit, setup, started, unfinished=f"the run was {how} at t = {setup.data.time:.6g} s")
+            why = f"the run was {how} at t = {setup.data.time:.6g} s"
+            _write_junit(junit, setup, started, unfinished=why, undecided=_undecided(setup))
         return _stopped(setup, exc, report)
     finally:
         for ebar in encoding:
@@ -153,10 +156,18 @@ def run(args: argparse.Namespace) -> int:
     return _requirements_verdict(setup)
 
 
-def _write_junit(path: Path, setup: RunSetup, started: float, *, unfinished: str | None = None) -> None:
+def _undecided(setup: RunSetup) -> list[str]:
+    """The names of the requirements whose window is still open (not decided yet)."""
+    return [r.name for r in setup.runtime.requirements if not r.decided]
+
+
+def _write_junit(
+    path: Path, setup: RunSetup, started: float, *, unfinished: str | None = None, undecided: Iterable[str] = ()
+) -> None:
     """``--junit``: the requirements as decided now, one JUnit test each (``exports.junit``);
     ``started``: ``time.monotonic()`` (s) when the command began, so the suite's time is the
-    command's wall time so far; ``unfinished``: why the run did not finish."""
+    command's wall time so far; ``unfinished``: why the run did not finish, while the
+    requirements ``undecided`` were still open."""
     from mjrig.exports.junit import requirement_cases, scenario_name, write_junit
 
     rm = setup.runtime
@@ -166,6 +177,7 @@ def _write_junit(path: Path, setup: RunSetup, started: float, *, unfinished: str
         classname=name,
         units=rm.checks.value_units() if rm.checks is not None else {},
         unfinished=unfinished,
+        undecided=set(undecided),
     )
     write_junit(path, cases, suite=f"mjrig run {name}", seconds=time.monotonic() - started)
 

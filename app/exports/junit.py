@@ -13,8 +13,8 @@ One ``<testsuites>`` holding one ``<testsuite>`` (``tests``, ``failures``, ``err
   as ``<properties>`` (``sweep_cases``); a failure gives what the results keep: the value that
   decided it and the bound it is past (the results hold no time of the first violation).
 
-A case whose run did not finish (the physics diverged, a stop, a trial that errored) and that did
-not fail holds ``<error>`` with why. ``time`` on each case is the wall time given, split evenly
+A case that did not fail and whose window was still open when its run did not finish (the physics
+diverged, a stop; a sweep's trial that diverged or ended in an error) holds ``<error>`` with why. ``time`` on each case is the wall time given, split evenly
 over the cases (their sum is the suite's ``time``). Written with the standard library's
 ``xml.etree.ElementTree``, whole or not at all (``atomic_output``). GUI-free; any thread.
 """
@@ -25,7 +25,7 @@ import math
 import os
 import socket
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -107,19 +107,20 @@ def requirement_cases(
     classname: str,
     units: Mapping[str, str] | None = None,
     unfinished: str | None = None,
+    undecided: Collection[str] = (),
 ) -> list[JunitCase]:
     """The cases of a run's decided ``requirements`` (``mjrig run``). ``units``: the SI unit of
     each ``Requirements/<r>:value`` column (``RequirementSet.value_units``); ``unfinished``: why
-    the run did not finish (a divergence, a stop), which every case that did not fail holds as
-    its error."""
+    the run did not finish (a divergence, a stop), which the cases of ``undecided`` (the names of
+    the requirements whose window was still open then) that did not fail hold as their error."""
     units = units or {}
     cases = []
     for r in requirements:
         unit = _unit(units, r)
         head = f"requirement '{r.name}': {r.signal}; {_bounds(r, unit)}"
         if r.passed:
-            seen = "" if r.value is None else f"\nvalue that decided it: {_num(r.value, unit)}"
-            why = None if unfinished is None else f"not decided: {unfinished}"
+            seen = "" if r.value is None else f"\nvalue so far: {_num(r.value, unit)}"
+            why = None if unfinished is None or r.name not in undecided else f"not decided: {unfinished}"
             cases.append(JunitCase(r.name, classname, error=why, detail=f"{head}{seen}" if why else ""))
             continue
         t, v = r.first_violation, r.violation_value

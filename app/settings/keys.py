@@ -256,7 +256,7 @@ def load_keymap(path: Path | None = None) -> KeyMap:
 
 EXTRA_HELP = (
     ("double-click", "select a point on a body; Attach here uses it"),
-    ("drop a file", "open an .xml, .mjb or .toml dropped on the 3D view"),
+    ("drop a file", "open an .xml, .urdf, .mjb or .toml dropped on the 3D view"),
 )
 """Mouse actions shown with the keys."""
 
