@@ -10,7 +10,8 @@ Exact, by slicing (HSO, "hypervolume by slicing objectives", While et al. 2006):
 by sorting (the staircase under the front, O(n log n)); more by cutting the space into slabs along
 the last objective, each slab's depth times the hypervolume of the points below it in the others,
 O(n^(d−1) log n) for n non-dominated points of d objectives. Optuna's own (``optuna._hypervolume``)
-is private API, so it is not used.
+is private API, so it is not used. By trial, each point that joins the front adds its own box less
+what the front's boxes already cover of it (the front moved up to the point, mostly dominated).
 
 ``hypervolume_history`` is what a study's ``hypervolume`` column holds: the hypervolume of the
 feasible trials finished so far, after each trial, against one reference point for the whole
@@ -46,7 +47,19 @@ def hypervolume(costs: np.ndarray, reference: np.ndarray) -> float:
     pts = pts[(pts < ref).all(axis=1)]
     if not len(pts):
         return 0.0
-    return _slices(pts[_front(pts)], ref)
+    return _slices(pts[_front(pts)] if pts.shape[1] > 2 else pts, ref)
+
+
+def _gain(c: np.ndarray, kept: np.ndarray, ref: np.ndarray) -> float:
+    """What point ``c`` adds to the hypervolume of ``kept`` (the front so far): its box [c, r]
+    less the part the others' boxes cover, which is the hypervolume of the others moved up to c
+    (the box [max(p, c), r] is [p, r] ∩ [c, r]); never below 0 (rounding)."""
+    clip = np.maximum(kept, c)
+    clip = clip[(clip < ref).all(axis=1)]
+    if len(clip) > 1 and clip.shape[1] > 2:  # moved up to c, most of them are dominated: fewer slices
+        clip = clip[_front(clip)]
+    covered = _slices(clip, ref) if len(clip) else 0.0
+    return max(0.0, float(np.prod(ref - c)) - covered)
 
 
 def _front(costs: np.ndarray) -> np.ndarray:
@@ -55,7 +68,8 @@ def _front(costs: np.ndarray) -> np.ndarray:
 
 
 def _slices(pts: np.ndarray, ref: np.ndarray) -> float:
-    """HSO on non-dominated ``pts``, each better than ``ref`` everywhere."""
+    """HSO on ``pts``, each better than ``ref`` everywhere (dominated ones add nothing; leaving
+    them out only saves slices)."""
     d = pts.shape[1]
     if d == 1:
         return float(ref[0] - pts[:, 0].min())
@@ -118,8 +132,8 @@ def hypervolume_history(
     for i in range(len(vals)):
         c = costs[i]
         if counted[i] and not (kept <= c).all(axis=1).any():  # not weakly dominated: the front grows
+            current += _gain(c, kept, ref)
             kept = np.vstack([kept[~(c <= kept).all(axis=1)], c])
-            current = hypervolume(kept, ref)
         out[i] = current
     return VolumeHistory(out, tuple(float(r) for r in ref * sign), outside)
 

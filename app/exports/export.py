@@ -1,4 +1,4 @@
-"""A recording exported as CSV, MATLAB v5 (``.mat``) or MCAP: ``mjrig export FILE --to FORMAT``.
+"""A recording exported as CSV, MATLAB v5 (``.mat``), MCAP or Rerun (``.rrd``): ``mjrig export FILE --to FORMAT``.
 
 ``export_recording(path, to=..., out=...)`` reads an mjrig recording (a Parquet file: ``time`` in
 simulated seconds, ``wall_time``, then ``Category/Entity:attribute`` signal columns) one row group
@@ -16,17 +16,14 @@ at a time with ``pyarrow.parquet.ParquetFile.iter_batches`` and writes:
   cannot appear in one become ``_``, e.g. ``mjrig_model_path``). Written as it is read
   (``mat_stream``): one column in memory at a time; a recording past the format's 4 GiB per
   variable is refused. Uncompressed.
-- ``mcap``: one topic per entity, ``/<Category>/<Entity>`` (``/Joints/slide_x``,
-  ``/Loads/main_spring``), JSON messages (message encoding ``json``) with a JSON Schema per topic
-  (schema encoding ``jsonschema``; each attribute's unit is its property's ``description``). A
-  message holds that entity's attributes in one row, ``{"fx": 1.5, "fy": 0.0, ...}``, and nothing
-  else: ``log_time`` and ``publish_time`` are the simulated time in nanoseconds
-  (``round(time * 1e9)``), the time that Foxglove and PlotJuggler plot against. A null (or NaN or
-  infinite: JSON has no such number) attribute is left out of its message; an entity with every
-  attribute left out of a row gets no message for that row. ``time`` and ``wall_time`` are not
-  entities and appear nowhere but in the times; the file's key-value metadata is an MCAP metadata
-  record named ``mjrig``. A column that does not follow the naming gets a topic as well: category
-  = text before the first ``/``, attribute = text after the last ``:`` (``value`` without one).
+- ``mcap``: one topic per entity, ``/<Category>/<Entity>`` (``/Joints/slide_x``), JSON messages
+  with a JSON Schema per topic (each attribute's unit its property's ``description``), a message
+  holding that entity's attributes in one row (``{"fx": 1.5, ...}``), ``log_time`` and
+  ``publish_time`` the simulated time in ns (``round(time * 1e9)``); a null, NaN or infinite
+  attribute is left out, an entity with none left gets no message; ``time`` and ``wall_time``
+  are only the times; the file's metadata is an MCAP metadata record ``mjrig``; a column not named
+  ``Category/Entity:attribute`` gets a topic too (``value`` without ``:``). Beside them, the rig in
+  3D for Foxglove: ``/tf`` and ``/scene`` (``mcap_scene``).
 
 Output goes to a temporary file beside ``out`` that replaces ``out`` only when it is complete, so
 a failure or Ctrl+C never leaves half a file. Bad input raises a one-line ``ConfigError`` naming
@@ -50,6 +47,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mjrig.exports.rrd_stream import write_rrd
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
 from mjrig.runtime.files.atomic_output import atomic_output, fault_errno
 from mjrig.runtime.files.parquet_merge import schema_units
@@ -60,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "Progress", "default_output", "export_recording"]
 
-FORMATS: dict[str, str] = {"csv": ".csv", "mat": ".mat", "mcap": ".mcap"}
+FORMATS: dict[str, str] = {"csv": ".csv", "mat": ".mat", "mcap": ".mcap", "rrd": ".rrd"}
 """The export formats and the suffix of each one's file."""
 Progress = Callable[[int, int], None]
 """Called as ``progress(rows_done, rows_total)`` after each row group of the recording."""
@@ -342,6 +340,7 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     from mcap.well_known import MessageEncoding, SchemaEncoding
 
     import mjrig
+    from mjrig.exports.mcap_scene import open_scene
     from mjrig.exports.mcap_stream import McapStream
 
     out = McapStream(fh, library=f"mjrig {mjrig.__version__}")
@@ -349,6 +348,7 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
     for k, (topic, attrs) in enumerate(plan, start=1):
         out.schema(k, f"mjrig{topic}", SchemaEncoding.JSONSchema, _schema(src, topic, attrs))
         out.channel(k, k, topic, MessageEncoding.JSON)
+    scene = open_scene(src.metadata, src.names, out, first_id=len(plan) + 1)  # the rig in 3D, or None
     out.metadata("mjrig", src.metadata)
     ids = np.arange(1, len(plan) + 1, dtype=np.uint16)
     rows = 0
@@ -369,12 +369,14 @@ def _write_mcap(src: _Source, fh: IO[bytes], progress: Progress | None) -> int:
             np.repeat(stamps, len(plan))[keep],
             grid.ravel()[keep].tolist(),
         )
+        if scene is not None:
+            scene.write_rows(out, frame, stamps, first_row=rows)
         rows += n
     out.finish()
     return rows
 
 
-_WRITERS = {"csv": _write_csv, "mat": _write_mat, "mcap": _write_mcap}
+_WRITERS = {"csv": _write_csv, "mat": _write_mat, "mcap": _write_mcap, "rrd": write_rrd}
 
 
 def export_recording(path: Path, *, to: str, out: Path, progress: Progress | None = None) -> int:

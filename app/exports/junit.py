@@ -14,15 +14,17 @@ One ``<testsuites>`` holding one ``<testsuite>`` (``tests``, ``failures``, ``err
   decided it and the bound it is past (the results hold no time of the first violation).
 
 A case that did not fail and whose window was still open when its run did not finish (the physics
-diverged, a stop; a sweep's trial that diverged or ended in an error) holds ``<error>`` with why. ``time`` on each case is the wall time given, split evenly
-over the cases (their sum is the suite's ``time``). Written with the standard library's
-``xml.etree.ElementTree``, whole or not at all (``atomic_output``). GUI-free; any thread.
+diverged, a stop; a sweep's trial that diverged or ended in an error) holds ``<error>`` with why.
+``time`` on each case is the wall time given (s), split evenly over the cases (their sum is the
+suite's ``time``). Written with the standard library's ``xml.etree.ElementTree``, whole or not at
+all (``atomic_output``). GUI-free; any thread.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import socket
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -205,9 +207,18 @@ def _seconds(s: float) -> str:
     return f"{max(0.0, s):.3f}"
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold (escaped or not): a name or message with one would make the
+file unreadable, so they are dropped."""
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
 def junit_element(cases: Sequence[JunitCase], *, suite: str, seconds: float) -> ET.Element:
-    """The JUnit document (its ``<testsuites>`` root) of ``cases`` in one suite named ``suite``; ``seconds`` of wall time in
-    all (the suite's ``time``), split evenly over the cases."""
+    """The JUnit document (its ``<testsuites>`` root) of ``cases`` in one suite named ``suite``;
+    ``seconds`` of wall time in all (the suite's ``time``), split evenly over the cases."""
     failures = sum(c.failure is not None for c in cases)
     errors = sum(c.failure is None and c.error is not None for c in cases)
     counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
@@ -216,7 +227,7 @@ def junit_element(cases: Sequence[JunitCase], *, suite: str, seconds: float) -> 
         root,
         "testsuite",
         {
-            "name": suite,
+            "name": _xml(suite),
             **counts,
             "skipped": "0",
             "time": _seconds(seconds),
@@ -226,15 +237,16 @@ def junit_element(cases: Sequence[JunitCase], *, suite: str, seconds: float) -> 
     )
     each = seconds / len(cases) if cases else 0.0
     for c in cases:
-        tc = ET.SubElement(ts, "testcase", {"name": c.name, "classname": c.classname, "time": _seconds(each)})
+        attrs = {"name": _xml(c.name), "classname": _xml(c.classname), "time": _seconds(each)}
+        tc = ET.SubElement(ts, "testcase", attrs)
         if c.properties:
             props = ET.SubElement(tc, "properties")
             for k, v in c.properties:
-                ET.SubElement(props, "property", {"name": k, "value": v})
-        if c.failure is not None:
-            ET.SubElement(tc, "failure", {"message": c.failure, "type": "requirement"}).text = c.detail or c.failure
-        elif c.error is not None:
-            ET.SubElement(tc, "error", {"message": c.error, "type": "unfinished"}).text = c.detail or c.error
+                ET.SubElement(props, "property", {"name": _xml(k), "value": _xml(v)})
+        for tag, kind, message in (("failure", "requirement", c.failure), ("error", "unfinished", c.error)):
+            if message is not None:
+                ET.SubElement(tc, tag, {"message": _xml(message), "type": kind}).text = _xml(c.detail or message)
+                break
     ET.indent(root)
     return root
 

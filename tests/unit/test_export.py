@@ -118,7 +118,8 @@ def _mcap(path: Path) -> tuple[dict, dict[str, list], list]:
         by_topic = {c.topic: (c, summary.schemas[c.schema_id]) for c in summary.channels.values()}
         messages: dict[str, list] = defaultdict(list)
         for _, channel, msg in reader.iter_messages():
-            messages[channel.topic].append((msg.log_time, msg.publish_time, json.loads(msg.data)))
+            if channel.message_encoding == "json":  # the signals (/tf and /scene: protobuf, tests of their own)
+                messages[channel.topic].append((msg.log_time, msg.publish_time, json.loads(msg.data)))
         meta = list(reader.iter_metadata())
     return by_topic, messages, meta
 
@@ -243,7 +244,9 @@ def test_mcap_of_a_real_recording_has_a_topic_per_entity(recording, tmp_path, mo
     for name in frame.columns[2:]:
         category, rest = name.split("/", 1)
         entities[f"/{category}/{rest.rsplit(':', 1)[0]}"].append(name)
-    assert set(channels) == set(entities) and {"/Joints/slide_x", "/Loads/main_spring"} <= set(channels)
+    assert set(channels) == set(entities) | {"/tf", "/scene"} and {"/Joints/slide_x", "/Loads/main_spring"} <= set(
+        channels
+    )
     stamps = [int(round(t * 1e9)) for t in frame["time"]]
     for topic, columns in entities.items():
         channel, schema = channels[topic]
@@ -397,3 +400,88 @@ def test_mcap_chunks_are_indexed_and_every_index_entry_is_its_message(recording,
     with open(out, "rb") as f:
         summary = make_reader(f).get_summary()
     assert checked == summary.statistics.message_count == sum(summary.statistics.channel_message_counts.values()) > 0
+
+
+def _scene(path: Path) -> tuple[list, list]:
+    """(the /tf messages decoded, the /scene messages decoded) of an MCAP, with Foxglove's schemas."""
+    from mcap_protobuf.decoder import DecoderFactory
+
+    tf, scene = [], []
+    with open(path, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        for schema, channel, message, proto in reader.iter_decoded_messages(topics=["/tf", "/scene"]):
+            assert (channel.message_encoding, schema.encoding) == ("protobuf", "protobuf")
+            (tf if channel.topic == "/tf" else scene).append((message.log_time, schema.name, proto))
+    return tf, scene
+
+
+def test_mcap_has_the_rig_in_3d_for_foxglove(recording, tmp_path):
+    """/tf: a foxglove.FrameTransforms a row, the block's pose in world at the row's time (x, y, z,
+    w order); /scene: one foxglove.SceneUpdate, the block's box and the world's geometry."""
+    out, _ = _export(recording, "mcap", tmp_path)
+    tf, scene = _scene(out)
+    frame = pl.read_parquet(recording)
+    assert len(tf) == frame.height and len(scene) == 1
+    assert {name for _, name, _ in tf} == {"foxglove.FrameTransforms"} and scene[0][1] == "foxglove.SceneUpdate"
+    for (stamp, _, msg), row in zip(tf, frame.iter_rows(named=True)):
+        (t,) = msg.transforms
+        assert stamp == round(row["time"] * 1e9) and (t.parent_frame_id, t.child_frame_id) == ("world", "block")
+        got = [
+            t.translation.x,
+            t.translation.y,
+            t.translation.z,
+            t.rotation.x,
+            t.rotation.y,
+            t.rotation.z,
+            t.rotation.w,
+        ]
+        want = [row[f"Bodies/block:{c}"] for c in ("x", "y", "z", "qx", "qy", "qz", "qw")]
+        assert got == want
+    entities = {e.frame_id: e for e in scene[0][2].entities}
+    assert set(entities) == {"world", "block"} and len(entities["block"].cubes) == 1
+    assert [entities["block"].cubes[0].size.x] == [pytest.approx(0.05)]  # the 5 cm block
+
+
+def test_mcap_transforms_of_nested_bodies_compose_to_their_world_poses(tmp_path):
+    """The robot arm's bodies are each given relative to their parent: composed along the chain
+    they are the recording's world poses (1e-12), and meshes or primitives draw every body."""
+    import mujoco
+
+    rec = tmp_path / "arm.parquet"
+    run(prepare(load_scenario(MODELS / "robot_arm.toml"), out=rec, duration=0.05))
+    out = tmp_path / "arm.mcap"
+    export_recording(rec, to="mcap", out=out)
+    tf, scene = _scene(out)
+    frame = pl.read_parquet(rec)
+    last = frame.row(frame.height - 1, named=True)
+    poses: dict[str, tuple[np.ndarray, np.ndarray]] = {"world": (np.zeros(3), np.array([1.0, 0, 0, 0]))}
+    for t in tf[-1][2].transforms:  # parents come before children (MuJoCo's body order)
+        pp, pq_ = poses[t.parent_frame_id]
+        rel = np.array([t.translation.x, t.translation.y, t.translation.z])
+        q = np.array([t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z])
+        p_world = np.empty(3)
+        mujoco.mju_rotVecQuat(p_world, rel, pq_)
+        q_world = np.empty(4)
+        mujoco.mju_mulQuat(q_world, pq_, q)
+        poses[t.child_frame_id] = (pp + p_world, q_world)
+        want_p = np.array([last[f"Bodies/{t.child_frame_id}:{c}"] for c in "xyz"])
+        want_q = np.array([last[f"Bodies/{t.child_frame_id}:{c}"] for c in ("qw", "qx", "qy", "qz")])
+        np.testing.assert_allclose(poses[t.child_frame_id][0], want_p, atol=1e-12)
+        np.testing.assert_allclose(poses[t.child_frame_id][1], want_q, atol=1e-12)
+    assert len(tf[-1][2].transforms) >= 3
+    drawn = scene[0][2].entities
+    assert sum(len(e.cubes) + len(e.spheres) + len(e.cylinders) + len(e.triangles) for e in drawn) > 3
+
+
+def test_mcap_of_a_recording_whose_model_is_gone_keeps_the_signals(recording, tmp_path, capsys):
+    table = pq.read_table(recording)
+    meta = dict(table.schema.metadata)
+    meta[b"mjrig.model_path"] = str(tmp_path / "gone.xml").encode()
+    moved = tmp_path / "moved.parquet"
+    pq.write_table(table.replace_schema_metadata(meta), moved)
+    out = tmp_path / "moved.mcap"
+    export_recording(moved, to="mcap", out=out)
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "gone.xml is not there: /tf and /scene" in said[0], said
+    channels, messages, _ = _mcap(out)
+    assert "/tf" not in channels and len(messages["/Joints/slide_x"]) == table.num_rows

@@ -71,3 +71,19 @@ def test_the_unit_is_the_objectives_multiplied():
     assert product_unit(["N", "s"]) == "N·s"
     assert product_unit(["m/s", "s", ""]) == "(m/s)·s"
     assert product_unit(["", ""]) == ""
+
+
+@pytest.mark.parametrize("objectives", [2, 3, 4])
+def test_the_history_adds_each_trials_gain_as_a_recomputation_would(objectives):
+    """Row by row, the running sum of what each new front point adds equals the hypervolume of the
+    feasible trials so far worked out whole (some objectives maximised, some trials infeasible)."""
+    rng = np.random.default_rng(10 + objectives)
+    values = rng.random((60, objectives))
+    feasible = rng.random(60) > 0.2
+    maximize = [bool(j % 2) for j in range(objectives)]
+    h = hypervolume_history(values, maximize=maximize, feasible=feasible)
+    costs = np.where(maximize, -values, values)
+    reference = np.where(maximize, -np.array(h.reference), np.array(h.reference))
+    for i in range(60):
+        whole = hypervolume(costs[: i + 1][feasible[: i + 1]], reference)
+        assert h.values[i] == pytest.approx(whole, rel=1e-12, abs=1e-15), i
