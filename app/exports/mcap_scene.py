@@ -71,6 +71,7 @@ class SceneChannels:
         names = {i: n for i, n in bodies}
         self.parent = {i: names.get(int(model.body_parentid[i]), "world") for i, _ in bodies}
         self.tf_id = 0  # the /tf channel's id (/scene's the next) once registered
+        self._message: Any = None  # the FrameTransforms refilled for each row
 
     def register(self, out: McapStream, *, first_id: int) -> None:
         """``/tf`` and ``/scene`` as channels ``first_id`` and the next, with Foxglove's schemas."""
@@ -127,17 +128,24 @@ class SceneChannels:
             pp, pq = world[parent]
             conj = pq * np.array([1.0, -1.0, -1.0, -1.0])
             relative[n] = (parent, _rotate(conj, p - pp), _quat_mul(conj, q))
-        out = []
-        for k, stamp in enumerate(stamps):
-            msg = FrameTransforms()
-            for n, (parent, p, q) in relative.items():
-                t = msg.transforms.add()
-                t.timestamp.FromNanoseconds(int(stamp))
+        # One message kept and refilled row after row: only the numbers change (4 µs a transform,
+        # where building each one anew costs 10-17 µs: a wide recording has millions).
+        if self._message is None:
+            self._message = FrameTransforms()
+            for n, (parent, _, _) in relative.items():
+                t = self._message.transforms.add()
                 t.parent_frame_id, t.child_frame_id = parent, n
-                t.translation.x, t.translation.y, t.translation.z = (float(v) for v in p[k])
-                w, x, y, z = (float(v) for v in q[k])
-                t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w = x, y, z, w
-            out.append(msg.SerializeToString())
+        parts = [(t.translation, t.rotation, t.timestamp) for t in self._message.transforms]
+        ps = [p.tolist() for _, p, _ in relative.values()]
+        qs = [q.tolist() for _, _, q in relative.values()]
+        out = []
+        for k, stamp in enumerate(stamps.tolist()):
+            seconds, nanos = divmod(int(stamp), 1_000_000_000)
+            for (translation, rotation, timestamp), p, q in zip(parts, ps, qs):
+                timestamp.seconds, timestamp.nanos = seconds, nanos
+                translation.x, translation.y, translation.z = p[k]
+                rotation.w, rotation.x, rotation.y, rotation.z = q[k]
+            out.append(self._message.SerializeToString())
         return out
 
     def scene(self, stamp: int) -> bytes:

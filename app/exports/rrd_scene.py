@@ -114,9 +114,7 @@ def _primitive(model: Any, g: int, rgba: np.ndarray) -> Any | None:
     if kind == t.mjGEOM_ELLIPSOID:
         return rr.Ellipsoids3D(half_sizes=[size], colors=[rgba], fill_mode="solid")
     if kind == t.mjGEOM_CAPSULE:  # Rerun's runs from its origin along +z; MuJoCo's is centred
-        return rr.Capsules3D(
-            lengths=[2 * size[1]], radii=[size[0]], translations=[[0.0, 0.0, -size[1]]], colors=[rgba]
-        )
+        return rr.Capsules3D(lengths=[2 * size[1]], radii=[size[0]], translations=[[0.0, 0.0, -size[1]]], colors=[rgba])
     if kind == t.mjGEOM_CYLINDER:
         return rr.Cylinders3D(lengths=[2 * size[1]], radii=[size[0]], colors=[rgba], fill_mode="solid")
     if kind == t.mjGEOM_MESH and int(model.geom_dataid[g]) >= 0:
@@ -146,7 +144,11 @@ def log_geometry(scene: Scene, rec: Any) -> int:
         body = scene.bodies[int(model.geom_bodyid[g])]
         path = f"{body_entity(body)}/{rr.escape_entity_path_part(_name(model, mujoco.mjtObj.mjOBJ_GEOM, g, 'geom'))}"
         w, x, y, z = (float(q) for q in model.geom_quat[g])
-        rec.log(path, rr.Transform3D(translation=model.geom_pos[g], quaternion=[x, y, z, w]), static=True)
+        rec.log(
+            path,
+            rr.Transform3D(translation=model.geom_pos[g], quaternion=rr.Quaternion(xyzw=[x, y, z, w])),
+            static=True,
+        )
         rec.log(path, shape, static=True)
         done += 1
     return done

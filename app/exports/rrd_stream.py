@@ -237,7 +237,11 @@ def _send_batch(rec: Any, plan: _Plan, batch: pa.RecordBatch) -> None:
             keep &= kept
             origin = xyz + (_rotate(wxyz, origin) if wxyz is not None else origin)
         if keep.any():
-            send(f"arrows/{rr.escape_entity_path_part(load)}", keep, rr.Arrows3D.columns(vectors=force[keep] * plan.scale, origins=origin[keep]))
+            send(
+                f"arrows/{rr.escape_entity_path_part(load)}",
+                keep,
+                rr.Arrows3D.columns(vectors=force[keep] * plan.scale, origins=origin[keep]),
+            )
 
 
 def write_rrd(src: Recording, fh: IO[bytes], progress: Callable[[int, int], None] | None) -> int:
@@ -246,16 +250,14 @@ def write_rrd(src: Recording, fh: IO[bytes], progress: Callable[[int, int], None
     try:
         import rerun as rr
     except ImportError:
-        raise ConfigError(
-            one_line(f"{src.path}: export to rrd needs rerun-sdk: pip install 'mjrig[rerun]'")
-        ) from None
+        raise ConfigError(one_line(f"{src.path}: export to rrd needs rerun-sdk: pip install 'mjrig[rerun]'")) from None
     doc = _scenario(src)
     plan = _plan(src)
     scene = _scene(src)
     if scene is not None:
         _add_arrows(plan, src, scene, doc)
     rec = rr.RecordingStream("mjrig", send_properties=False)
-    stream = rec.binary_stream()
+    stream = rr.binary_stream(recording=rec)
 
     def drain() -> None:
         data = stream.read()

@@ -1,6 +1,6 @@
 """The hypervolume of a front (``mjrig.campaign.hypervolume``): exact against the union of boxes by
 inclusion-exclusion (the volume of every intersection of the boxes [p, r], signed by how many
-intersect), for 1 to 4 objectives; by hand for a staircase; and a study's history by trial:
+intersect), for 1 to 5 objectives; by hand for a staircase; and a study's history by trial:
 infeasible trials and trials past an explicit reference left out, a maximised objective's
 reference the value below which a trial adds nothing."""
 
@@ -25,7 +25,7 @@ def inclusion_exclusion(points: np.ndarray, reference: np.ndarray) -> float:
     return total
 
 
-@pytest.mark.parametrize("objectives", [1, 2, 3, 4])
+@pytest.mark.parametrize("objectives", [1, 2, 3, 4, 5])
 def test_the_hypervolume_is_the_union_of_the_boxes(objectives):
     rng = np.random.default_rng(objectives)
     for case in range(40):
@@ -73,7 +73,7 @@ def test_the_unit_is_the_objectives_multiplied():
     assert product_unit(["", ""]) == ""
 
 
-@pytest.mark.parametrize("objectives", [2, 3, 4])
+@pytest.mark.parametrize("objectives", [2, 3, 4, 5])
 def test_the_history_adds_each_trials_gain_as_a_recomputation_would(objectives):
     """Row by row, the running sum of what each new front point adds equals the hypervolume of the
     feasible trials so far worked out whole (some objectives maximised, some trials infeasible)."""
