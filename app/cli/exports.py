@@ -31,9 +31,9 @@ def add_parsers(sub: Any) -> dict[str, Callable[[argparse.Namespace], int]]:
         metavar="PATTERN",
         help="glob of more signals to plot, e.g. 'Loads/*:fx' (repeatable)",
     )
-    e = sub.add_parser("export", help="a recording as CSV, MATLAB (.mat) or MCAP")
+    e = sub.add_parser("export", help="a recording as CSV, MATLAB (.mat), MCAP or Rerun (.rrd)")
     e.add_argument("file", type=cli_path, metavar="FILE.parquet")
-    e.add_argument("--to", required=True, metavar="csv|mat|mcap", help="the format")
+    e.add_argument("--to", required=True, metavar="csv|mat|mcap|rrd", help="the format")
     e.add_argument("-o", dest="out", type=cli_path, metavar="OUT", help="default: FILE with the format's suffix")
     p = sub.add_parser("plot", help="plots of a recording's signals, one panel per unit")
     p.add_argument("files", type=cli_path, nargs="+", metavar="FILE.parquet")

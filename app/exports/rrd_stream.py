@@ -44,7 +44,7 @@ import pyarrow.compute as pc
 from mjrig.exports.rrd_scene import Scene, body_entity, load_scene, log_geometry
 from mjrig.runtime.errors import ConfigError, one_line
 
-__all__ = ["Recording", "RRD_CELLS", "write_rrd", "entity_of"]
+__all__ = ["RrdSource", "RRD_CELLS", "write_rrd", "entity_of"]
 
 RRD_CELLS = 2_000_000
 """Cells (rows x columns) of the recording read and sent at once."""
@@ -56,7 +56,7 @@ _TURN = ("qw", "qx", "qy", "qz")
 _FORCE = ("fx", "fy", "fz")
 
 
-class Recording(Protocol):
+class RrdSource(Protocol):
     """What ``write_rrd`` reads of an open recording (``export``'s source satisfies it)."""
 
     @property
@@ -101,7 +101,7 @@ def _numeric(t: pa.DataType) -> bool:
     return bool(pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t))
 
 
-def _plan(src: Recording) -> _Plan:
+def _plan(src: RrdSource) -> _Plan:
     types = dict(zip(src.names, src.file.schema_arrow.types))
     series = [(n, entity_of(n)) for n in src.names if n not in _NOT_SERIES and _numeric(types[n])]
     poses: dict[str, dict[str, str]] = {}
@@ -117,7 +117,7 @@ def _plan(src: Recording) -> _Plan:
     return _Plan(series, poses)
 
 
-def _scenario(src: Recording) -> dict[str, Any]:
+def _scenario(src: RrdSource) -> dict[str, Any]:
     """The scenario the recording carries (``mjrig.scenario``), {} when none or unreadable."""
     try:
         return tomllib.loads(src.metadata.get("mjrig.scenario", ""))
@@ -125,7 +125,7 @@ def _scenario(src: Recording) -> dict[str, Any]:
         return {}
 
 
-def _scene(src: Recording) -> Scene | None:
+def _scene(src: RrdSource) -> Scene | None:
     """The compiled model the recording names, or None with one line on stderr saying why."""
     model = src.metadata.get("mjrig.model_path", "")
     why = ""
@@ -142,7 +142,7 @@ def _scene(src: Recording) -> Scene | None:
     return None
 
 
-def _add_arrows(plan: _Plan, src: Recording, scene: Scene, doc: dict[str, Any]) -> None:
+def _add_arrows(plan: _Plan, src: RrdSource, scene: Scene, doc: dict[str, Any]) -> None:
     """The scenario's loads that can be drawn (force recorded, point known, its body's pose
     recorded or the world), and the scale: the largest force (N) a quarter of the model's size."""
     loads = doc.get("loads", [])
@@ -184,7 +184,7 @@ def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return v + 2 * w * np.cross(u, v) + 2 * np.cross(u, np.cross(u, v))
 
 
-def _blueprint(plan: _Plan, src: Recording, doc: dict[str, Any], *, spatial: bool) -> Any:
+def _blueprint(plan: _Plan, src: RrdSource, doc: dict[str, Any], *, spatial: bool) -> Any:
     """The 3D view beside a time-series view per ``[plots]`` signal in the recording."""
     import rerun.blueprint as rrb
 
@@ -244,7 +244,7 @@ def _send_batch(rec: Any, plan: _Plan, batch: pa.RecordBatch) -> None:
             )
 
 
-def write_rrd(src: Recording, fh: IO[bytes], progress: Callable[[int, int], None] | None) -> int:
+def write_rrd(src: RrdSource, fh: IO[bytes], progress: Callable[[int, int], None] | None) -> int:
     """Write the recording ``src`` to ``fh`` as a Rerun file (see the module's docstring); the rows
     read. ConfigError (one line) when rerun-sdk is not installed."""
     try:

@@ -26,7 +26,6 @@ __all__ = [
     "bode",
     "responses",
     "state_space",
-    "used_params",
     "describe",
     "kink_text",
     "state_entry",
@@ -345,23 +344,3 @@ def _state_names(model: Any) -> tuple[list[str], list[str]]:
         for _ in range(int(model.actuator_actnum[i]))
     ]
     return q + v + acts, qu + vu + [""] * len(acts)
-
-
-def used_params(sc: Any) -> list[str]:
-    """The params a load or control of scenario ``sc`` names (``mjrig linearise``'s default
-    inputs), in the order of ``[params]``."""
-    named: set[str] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            named.add(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for section in ("loads", "controls"):
-        walk(sc.doc.get(section, []))
-    return [n for n in sc.params if n in named]

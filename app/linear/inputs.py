@@ -22,7 +22,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.points import closest_names
 from mjrig.runtime.values import NamedValue
 
-__all__ = ["CTRL", "check_inputs", "input_values", "default_inputs", "default_outputs", "actuator_names"]
+__all__ = ["CTRL", "check_inputs", "input_values", "default_inputs", "default_outputs", "actuator_names", "used_params"]
 
 CTRL = re.compile(r"Actuators/(?P<name>.+):ctrl")
 """An actuator's control as an input: ``Actuators/<name>:ctrl``."""
@@ -45,8 +45,6 @@ def check_inputs(sc: Any, inputs: Sequence[str] | None, *, where: str) -> None:
 
 def default_inputs(sc: Any, model: mujoco.MjModel) -> tuple[str, ...]:
     """The params a load or control of ``sc`` uses, else (a bare model) every actuator's control."""
-    from mjrig.linear.analysis import used_params
-
     used = used_params(sc)
     return tuple(used) if used else tuple(f"Actuators/{n}:ctrl" for n in actuator_names(model))
 
@@ -113,3 +111,23 @@ def input_values(
         values.append(nv)
         unit_of.append(units.get(name, ""))
     return values, unit_of, write
+
+
+def used_params(sc: Any) -> list[str]:
+    """The params a load or control of scenario ``sc`` names (``mjrig linearise``'s default
+    inputs), in the order of ``[params]``."""
+    named: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            named.add(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for section in ("loads", "controls"):
+        walk(sc.doc.get(section, []))
+    return [n for n in sc.params if n in named]

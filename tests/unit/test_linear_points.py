@@ -11,7 +11,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjrig.linear.analysis import analyse, responses, state_space, used_params
+from mjrig.linear.analysis import analyse, responses, state_space
+from mjrig.linear.inputs import used_params
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.telemetry.snapshots import save_snapshot
 from mjrig.scenario.parse import load_scenario
