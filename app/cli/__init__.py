@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mjrig.cli import campaigns, exports, linear, ray_guard, recordings, run
-from mjrig.cli.arguments import ArgumentParser
+from mjrig.cli.arguments import ArgumentParser, add_package_path, use_package_paths
 from mjrig.cli.open_app import app_parser, open_app
 from mjrig.runtime import mjwarnings
 from mjrig.runtime.errors import (
@@ -58,26 +58,6 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     for command in sub.choices.values():  # every command may read a URDF's package:// meshes
         add_package_path(command)
     return p, handlers
-
-
-def add_package_path(p: argparse.ArgumentParser) -> None:
-    """``--package-path DIR`` (repeatable): where a URDF's ``package://NAME/...`` meshes are looked
-    for first (``mjrig.runtime.files.urdf``)."""
-    p.add_argument(
-        "--package-path",
-        action="append",
-        metavar="DIR",
-        help="a folder holding ROS packages (or one package) for a URDF's package:// meshes (repeatable)",
-    )
-
-
-def use_package_paths(args: argparse.Namespace) -> None:
-    """Hand ``--package-path`` on to the URDF reader (and to the processes this one starts)."""
-    from mjrig.runtime.files.urdf import PACKAGE_PATH_ENV
-
-    given = getattr(args, "package_path", None)
-    if given:
-        os.environ[PACKAGE_PATH_ENV] = os.pathsep.join(str(Path(p).expanduser().resolve()) for p in given)
 
 
 def _report_warning(warning: mjwarnings.MujocoWarning) -> None:

@@ -5,11 +5,23 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from mjrig.runtime.errors import ConfigError
 
-__all__ = ["ArgumentParser", "seconds", "instant", "frame_rate", "assignment", "tolerance", "count"]
+__all__ = [
+    "add_package_path",
+    "use_package_paths",
+    "ArgumentParser",
+    "seconds",
+    "instant",
+    "frame_rate",
+    "assignment",
+    "tolerance",
+    "count",
+]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -92,3 +104,23 @@ def count(least: int) -> Callable[[str], int]:
         return v
 
     return parse
+
+
+def add_package_path(p: argparse.ArgumentParser) -> None:
+    """``--package-path DIR`` (repeatable): where a URDF's ``package://NAME/...`` meshes are looked
+    for first (``mjrig.runtime.files.urdf``)."""
+    p.add_argument(
+        "--package-path",
+        action="append",
+        metavar="DIR",
+        help="a folder holding ROS packages (or one package) for a URDF's package:// meshes (repeatable)",
+    )
+
+
+def use_package_paths(args: argparse.Namespace) -> None:
+    """Hand ``--package-path`` on to the URDF reader (and to the processes this one starts)."""
+    from mjrig.runtime.files.urdf import PACKAGE_PATH_ENV
+
+    given = getattr(args, "package_path", None)
+    if given:
+        os.environ[PACKAGE_PATH_ENV] = os.pathsep.join(str(Path(p).expanduser().resolve()) for p in given)

@@ -43,7 +43,7 @@ def app_parser(commands: tuple[str, ...]) -> argparse.ArgumentParser:
     p.add_argument(
         "--panel-process", action="store_true", help="run the control panel in its own process (always so on macOS)"
     )
-    from mjrig.cli import add_package_path
+    from mjrig.cli.arguments import add_package_path
 
     add_package_path(p)
     return p
