@@ -79,9 +79,12 @@ class SceneChannels:
         from foxglove_schemas_protobuf.SceneUpdate_pb2 import SceneUpdate
         from mcap_protobuf.schema import build_file_descriptor_set
 
-        for k, (topic, message) in enumerate((("/tf", FrameTransforms), ("/scene", SceneUpdate))):
-            descriptors = build_file_descriptor_set(message).SerializeToString()
-            out.schema(first_id + k, message.DESCRIPTOR.full_name, "protobuf", descriptors)
+        schemas = (
+            ("/tf", FrameTransforms.DESCRIPTOR.full_name, build_file_descriptor_set(FrameTransforms)),
+            ("/scene", SceneUpdate.DESCRIPTOR.full_name, build_file_descriptor_set(SceneUpdate)),
+        )
+        for k, (topic, name, descriptors) in enumerate(schemas):
+            out.schema(first_id + k, name, "protobuf", descriptors.SerializeToString())
             out.channel(first_id + k, first_id + k, topic, "protobuf")
         self.tf_id = first_id
 

@@ -126,7 +126,7 @@ def _mcap(path: Path) -> tuple[dict, dict[str, list], list]:
 
 # --- the API --------------------------------------------------------------------------------------
 def test_formats_and_default_output():
-    assert FORMATS == {"csv": ".csv", "mat": ".mat", "mcap": ".mcap"}
+    assert FORMATS == {"csv": ".csv", "mat": ".mat", "mcap": ".mcap", "rrd": ".rrd"}
     assert default_output(Path("/d/rec.parquet"), "csv") == Path("/d/rec.csv")
     assert default_output(Path("/d/a.b.parquet"), "mcap") == Path("/d/a.b.mcap")
     assert default_output(Path("rec.parquet"), "MAT") == Path("rec.mat")
@@ -345,7 +345,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str, str]]:
         "format": (
             _write(tmp_path / "ok.parquet", {"time": pa.array([0.0])}, {}),
             "cvs",
-            "unknown export format 'cvs': choose csv, mat, mcap (closest: csv)",
+            "unknown export format 'cvs': choose csv, mat, mcap, rrd (closest: csv)",
         ),
         "negative time": (
             _write(tmp_path / "neg.parquet", {"time": pa.array([-1.0]), "A/b:c": pa.array([1.0])}, {}),
