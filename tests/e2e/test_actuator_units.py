@@ -45,13 +45,14 @@ def test_actuator_force_and_input_units_read_back(tmp_path):
     result = mjrig("run", model, "--duration", "0.01", "--out", out, cwd=tmp_path)
     assert result.rc == 0, result
     units = json.loads(pq.read_schema(out).metadata[b"mjrig.units"])
-    expected = {  # actuator: (force, velocity, ctrl): a motor's input is scaled by its gain and gear: no unit
-        "hinge_motor": ("N*m", "rad/s", ""),
+    expected = {  # actuator: (force, velocity, ctrl): a motor of gain 1 and gear 1 is given its force;
+        # one of another gear scales it (no unit)
+        "hinge_motor": ("N*m", "rad/s", "N*m"),
         "rail_motor": ("N", "m/s", ""),
         "hinge_servo": ("N*m", "rad/s", "rad"),
         "rail_speed": ("N", "m/s", "m/s"),
-        "thruster": ("N", "m/s", ""),
-        "tendon_motor": ("N*m", "rad/s", ""),
+        "thruster": ("N", "m/s", "N"),
+        "tendon_motor": ("N*m", "rad/s", "N*m"),
         "filtered": ("N", "m/s", ""),
     }
     got = {a: tuple(units.get(f"Actuators/{a}:{what}", "") for what in ("force", "velocity", "ctrl")) for a in expected}

@@ -114,7 +114,7 @@ k = { values = [400.0, 800.0] }
 def test_bad_input_is_one_line(tmp_path):
     path = chain(tmp_path, k=K, m=M, alpha=ALPHA)
     cases = [
-        (("bode", path, "--input", "G", "--output", "Joints/x2:qpos"), "--input 'G': unknown param (closest: F"),
+        (("bode", path, "--input", "G", "--output", "Joints/x2:qpos"), "--input 'G': neither a param (closest: F"),
         (("bode", path, "--input", "F", "--output", "Joints/x3:qpos"), "--output 'Joints/x3:qpos': unknown signal"),
         (("bode", path, "--input", "k", "--output", "Joints/x2:qpos"), "--input 'k': neither the motion"),
         (
