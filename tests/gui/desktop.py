@@ -521,6 +521,11 @@ class App:
         scrolled out of it (``widget`` scrolls to it)."""
         if not any(it["label"] == label for it in self.items(offscreen=True)):
             self.click(node)
+            wait_for(  # a busy panel draws the opened node a few frames later
+                lambda: any(it["label"] == label for it in self.items(offscreen=True)),
+                what=f"{label} under {node}",
+                timeout=15,
+            )
 
     def tick(self, node: str, label: str) -> None:
         """Make sure the plots' checkbox ``label`` under tree node ``node`` is ticked, as a person
