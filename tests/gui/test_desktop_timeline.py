@@ -95,7 +95,7 @@ def test_scrubbing_back_shows_that_instant_and_play_branches_from_it(tmp_path):
                 < 0.001
             ),
             what="the same instant and view",
-            timeout=10,
+            timeout=30,  # a software renderer on a loaded machine redraws the view seconds late
         )
         assert abs(_time(app) - t_back) < 5e-4  # the readout shows ms
         again = desktop.grab(app.viewer)
