@@ -17,30 +17,11 @@ import polars as pl
 import pytest
 from e2e_util import Result, cli_env, copy_rig, mjrig, mjrig_here
 from junitparser import Error, Failure, JUnitXml, Properties, TestCase, TestSuite
+from test_requirements_cli import REQS  # noqa: E402
 
 from tests.sweep_util import write_scenario as sweep_scenario
 
-REQS = """
-[[requirements]]
-name = "stays_short"
-signal = "Joints/slide_x:qpos"
-min = -0.05
-end = 1.0
-
-[[requirements]]
-name = "spring_force"
-signal = "Loads/main_spring:fx"
-max = 25.0
-
-[[requirements]]
-name = "settles"
-signal = "Proximities/gap:distance"
-final = 0.1
-tolerance = 0.5
-start = 0.2
-end = 0.25
-"""
-"""``stays_short`` fails (first at t = π/(3ω) ≈ 0.074 s), the other two pass."""
+# REQS (test_requirements_cli): ``stays_short`` fails (first at t = π/(3ω) ≈ 0.074 s), the other two pass.
 
 
 def one_line(r: Result, rc: int, *words: str) -> str:
