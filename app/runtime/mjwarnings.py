@@ -23,12 +23,24 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import mujoco
 
-__all__ = ["MujocoWarning", "Route", "install", "installed", "route", "status_sink", "version_problem", "LOGGER"]
+__all__ = [
+    "MujocoWarning",
+    "Route",
+    "install",
+    "installed",
+    "route",
+    "compiler_notes",
+    "status_sink",
+    "version_problem",
+    "LOGGER",
+]
 
 LOGGER = logging.getLogger("mjrig.mujoco")
 LOGGER.addHandler(logging.NullHandler())  # a library prints nothing through logging.lastResort
@@ -148,6 +160,18 @@ def route(sink: Sink) -> Route:
     with _lock:
         _routes.append(r)
     return r
+
+
+@contextmanager
+def compiler_notes() -> Iterator[None]:
+    """Send the notes MuJoCo's compiler gives while the block runs (the bindings raise them as
+    Python ``UserWarning``s, e.g. a mesh's texture coordinates discarded) where MuJoCo's own
+    warnings go, one line each, instead of Python's two-line warning with a source line."""
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always")
+        yield
+    for note in notes:
+        _dispatch(str(note.message))
 
 
 def status_sink(log: Callable[[str, str], None]) -> Sink:

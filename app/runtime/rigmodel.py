@@ -19,6 +19,7 @@ from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.files.model_files import check_model_files
 from mjrig.runtime.files.urdf import URDF_SUFFIX, urdf_text
 from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.mjwarnings import compiler_notes
 from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
 __all__ = ["RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
@@ -65,9 +66,10 @@ def load_spec(path: str | os.PathLike) -> mujoco.MjSpec:
     check_model_files(path)
     urdf = urdf_text(path) if path.suffix.lower() == URDF_SUFFIX else None  # its own one-line errors
     try:
-        if urdf is not None:
-            return mujoco.MjSpec.from_string(urdf)
-        return mujoco.MjSpec.from_file(str(path))
+        with compiler_notes():
+            if urdf is not None:
+                return mujoco.MjSpec.from_string(urdf)
+            return mujoco.MjSpec.from_file(str(path))
     except Exception as exc:  # MuJoCo raises ValueError with its parser message
         raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None
 
@@ -128,7 +130,8 @@ def compile_rig(
     spec.add_numeric(name=f"{RIG_PREFIX}userdata", data=[float(spec.nuserdata), 0.0, 0.0])
     spec.nuserdata += 6
     try:
-        model = spec.compile()
+        with compiler_notes():
+            model = spec.compile()
     except Exception as exc:
         raise ConfigError(f"MuJoCo refused the model: {exception_text(exc)}") from None
     layout = RigLayout({ln: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tn) for ln, tn in tendons})
@@ -158,8 +161,9 @@ def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
     try:
         if path.suffix.lower() == ".mjb":
             return mujoco.MjModel.from_binary_path(str(path))
-        if urdf is not None:
-            return mujoco.MjModel.from_xml_string(urdf)
-        return mujoco.MjModel.from_xml_path(str(path))
+        with compiler_notes():
+            if urdf is not None:
+                return mujoco.MjModel.from_xml_string(urdf)
+            return mujoco.MjModel.from_xml_path(str(path))
     except Exception as exc:
         raise ConfigError(f"{path}: MuJoCo refused the model: {exception_text(exc)}") from None

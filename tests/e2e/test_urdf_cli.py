@@ -3,9 +3,12 @@ the folder holding the package is given, and is one line (exit 2) without it."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+from pathlib import Path
 
 import polars as pl
+import pytest
 from e2e_util import mjrig, mjrig_here
 
 from tests.urdf_util import arm_package
@@ -22,3 +25,21 @@ def test_package_path_finds_a_lonely_urdfs_meshes(tmp_path, monkeypatch):
     r = mjrig("run", lonely, "--package-path", tmp_path / "ws", "--duration", "0.2", "--out", tmp_path / "a.parquet")
     assert r.rc == 0, r
     assert "Joints/shoulder:qpos" in pl.read_parquet(tmp_path / "a.parquet").columns
+
+
+def test_a_public_description_runs_with_its_compiler_notes_one_line_each(tmp_path):
+    """Franka's Panda as pybullet's data ships it: MuJoCo reads two of its visual meshes with a
+    note on their texture coordinates. Each note is one ``mjrig: MuJoCo warning:`` line on stderr
+    (no Python warning with its source line), and the run records its nine joints."""
+    spec = importlib.util.find_spec("pybullet_data")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("pybullet's data (pip install pybullet) holds the public robot descriptions")
+    folder = shutil.copytree(Path(list(spec.submodule_search_locations)[0]) / "franka_panda", tmp_path / "panda")
+    r = mjrig("run", folder / "panda.urdf", "--duration", "0.01", "--out", tmp_path / "p.parquet")
+    assert r.rc == 0, r
+    lines = r.stderr.strip().splitlines()
+    notes = [ln for ln in lines if "obj_decoder" in ln]
+    assert len(notes) == 2 and all(ln.startswith("mjrig: MuJoCo warning: obj_decoder: ") for ln in notes), lines
+    assert "UserWarning" not in r.stderr and "spec.compile" not in r.stderr, r.stderr
+    joints = {c.split(":")[0] for c in pl.read_parquet(tmp_path / "p.parquet").columns if c.startswith("Joints/")}
+    assert len(joints) == 9, joints
