@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
+from mjrig.exports.rrd_scene import PLANE_SIZE
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -35,8 +37,6 @@ __all__ = ["SceneChannels", "scene_channels", "open_scene"]
 
 _POSE = ("x", "y", "z", "qw", "qx", "qy", "qz")
 """A body's world pose columns in a recording (m; unit quaternion w, x, y, z)."""
-PLANE_SIZE = 20.0
-"""How far across an infinite plane is drawn (m)."""
 
 
 def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -228,6 +228,7 @@ def scene_channels(metadata: Mapping[str, str], names: Sequence[str]) -> tuple[S
     is left out: one line)."""
     from mjrig.runtime.errors import ConfigError
     from mjrig.runtime.files.paths import file_sha256
+    from mjrig.runtime.files.urdf import recorded_package_paths
     from mjrig.runtime.rigmodel import load_model_file
 
     model_path = Path(metadata.get("mjrig.model_path", ""))
@@ -237,7 +238,7 @@ def scene_channels(metadata: Mapping[str, str], names: Sequence[str]) -> tuple[S
     if sha and file_sha256(model_path) != sha:
         return None, f"the model {model_path} changed since the recording: /tf and /scene were left out"
     try:
-        model = load_model_file(model_path)
+        model = load_model_file(model_path, package_path=recorded_package_paths(metadata))
     except ConfigError as exc:
         return None, f"the model does not load ({exc}): /tf and /scene were left out"
     have = set(names)

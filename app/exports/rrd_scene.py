@@ -8,21 +8,26 @@ primitive: a box as ``Boxes3D`` (half sizes, m), a sphere or an ellipsoid as ``E
 (half sizes, m), a capsule as ``Capsules3D`` and a cylinder as ``Cylinders3D`` (radius and full
 length along the geom's z, m), a mesh as ``Mesh3D`` (``mesh_vert``/``mesh_face`` of the compiled
 model, with vertex normals). The colour is what MuJoCo draws: the geom's ``rgba``, or its
-material's when it has one and its own is the default grey. Planes, height fields and SDF geoms are
-left out (a plane is infinite in Rerun's terms; the others have no primitive).
+material's when it has one and its own is the default grey. A plane is a flat box 1 mm thick under
+its surface, ``PLANE_SIZE`` across where MuJoCo's is infinite (as the MCAP scene draws it). Height
+fields and SDF geoms are left out (no primitive).
 
 GUI-free (mujoco, numpy, rerun-sdk, imported lazily). Threading: no shared state; any thread.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Scene", "load_scene", "body_entity", "log_geometry"]
+__all__ = ["Scene", "load_scene", "body_entity", "log_geometry", "PLANE_SIZE"]
+
+PLANE_SIZE = 20.0
+"""How far across an infinite plane is drawn (m)."""
 
 _DEFAULT_RGBA = np.array([0.5, 0.5, 0.5, 1.0], dtype=np.float32)
 """MuJoCo's default geom colour: a geom with a material and this rgba is drawn in the material's."""
@@ -62,13 +67,14 @@ def _name(model: Any, obj: Any, i: int, kind: str) -> str:
     return mujoco.mj_id2name(model, obj, i) or f"{kind}{i}"
 
 
-def load_scene(path: Path) -> Scene:
-    """The model at ``path`` compiled as is (``rigmodel.load_model_file``: ConfigError, one line)."""
+def load_scene(path: Path, *, package_path: Sequence[Path] = ()) -> Scene:
+    """The model at ``path`` compiled as is (``rigmodel.load_model_file``: ConfigError, one line);
+    ``package_path``: a URDF's package folders beside the usual ones (the recording's)."""
     import mujoco
 
     from mjrig.runtime.rigmodel import load_model_file
 
-    model = load_model_file(path)
+    model = load_model_file(path, package_path=package_path)
     bodies = ["world"] + [_name(model, mujoco.mjtObj.mjOBJ_BODY, i, "body") for i in range(1, model.nbody)]
     return Scene(model, bodies)
 
@@ -101,7 +107,7 @@ def _normals(verts: np.ndarray, faces: np.ndarray) -> np.ndarray:
 
 
 def _primitive(model: Any, g: int, rgba: np.ndarray) -> Any | None:
-    """The geom's Rerun archetype in its own frame, or None for a plane, height field or SDF."""
+    """The geom's Rerun archetype in its own frame, or None for a height field or SDF."""
     import mujoco
     import rerun as rr
 
@@ -117,6 +123,9 @@ def _primitive(model: Any, g: int, rgba: np.ndarray) -> Any | None:
         return rr.Capsules3D(lengths=[2 * size[1]], radii=[size[0]], translations=[[0.0, 0.0, -size[1]]], colors=[rgba])
     if kind == t.mjGEOM_CYLINDER:
         return rr.Cylinders3D(lengths=[2 * size[1]], radii=[size[0]], colors=[rgba], fill_mode="solid")
+    if kind == t.mjGEOM_PLANE:  # size: half sizes (m), 0 where infinite
+        half = [float(s) if s > 0 else PLANE_SIZE / 2 for s in size[:2]]
+        return rr.Boxes3D(half_sizes=[[*half, 0.0005]], centers=[[0.0, 0.0, -0.0005]], colors=[rgba], fill_mode="solid")
     if kind == t.mjGEOM_MESH and int(model.geom_dataid[g]) >= 0:
         m = int(model.geom_dataid[g])
         v0, nv = int(model.mesh_vertadr[m]), int(model.mesh_vertnum[m])

@@ -43,6 +43,7 @@ import pyarrow.compute as pc
 
 from mjrig.exports.rrd_scene import Scene, body_entity, load_scene, log_geometry
 from mjrig.runtime.errors import ConfigError, one_line
+from mjrig.runtime.files.urdf import recorded_package_paths
 
 __all__ = ["RrdSource", "RRD_CELLS", "write_rrd", "entity_of"]
 
@@ -135,7 +136,7 @@ def _scene(src: RrdSource) -> Scene | None:
         why = f"its model {model} is not there"
     else:
         try:
-            return load_scene(Path(model))
+            return load_scene(Path(model), package_path=recorded_package_paths(src.metadata))
         except ConfigError as exc:
             why = str(exc)
     print(one_line(f"mjrig: {src.path}: {why}: the 3D part (geometry, loads' arrows) was left out"), file=sys.stderr)

@@ -20,6 +20,7 @@ import mujoco
 import mjrig
 from mjrig.runtime.analysis.requirements import report_entries
 from mjrig.runtime.files.paths import file_sha256
+from mjrig.runtime.files.urdf import package_path_metadata
 from mjrig.runtime.telemetry.signals import SignalManager
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ __all__ = ["open_recorder", "recording_metadata", "outcome_metadata"]
 
 def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
     """The Parquet key-value metadata the contract names (model path and SHA-256, scenario, versions,
-    start time: now, UTC). The SHA-256 is empty when ``model_path`` is not a file here."""
+    start time: now, UTC), and for a URDF the package paths in force (``urdf.RECORDED_KEY``). The SHA-256 is empty when ``model_path`` is not a file here."""
     digest = file_sha256(model_path) if model_path.is_file() else ""
     return {
         "mjrig.model_path": str(model_path),
@@ -39,6 +40,7 @@ def recording_metadata(model_path: Path, scenario_text: str) -> dict[str, str]:
         "mjrig.mujoco_version": mujoco.__version__,
         "mjrig.version": mjrig.__version__,
         "mjrig.start_time": _dt.datetime.now(_dt.UTC).isoformat(),
+        **package_path_metadata(model_path),
     }
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.files.paths import file_sha256
+from mjrig.runtime.files.urdf import recorded_package_paths
 from mjrig.runtime.points import is_rig_name
 from mjrig.runtime.rigmodel import load_model_file
 from mjrig.runtime.telemetry.signal_sources import entity_name
@@ -219,7 +220,7 @@ class Replay:
                 f"{model_path.name} changed since {rec.path.name} was recorded (SHA-256 differs); "
                 "replaying on the model as it is now"
             )
-        replay = cls(rec, load_model_file(model_path))
+        replay = cls(rec, load_model_file(model_path, package_path=recorded_package_paths(rec.metadata)))
         if replay.missing and on_warning is not None:
             on_warning(
                 f"{rec.path.name} has no positions for {len(replay.missing)} joint column(s) of the model "

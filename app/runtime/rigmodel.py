@@ -9,6 +9,7 @@ stiffness, damping or limits, so they change nothing physical; telemetry skips t
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,11 +154,13 @@ def _closest_site(spec: mujoco.MjSpec, name: str) -> str:
     return closest_names(name, [s.name for s in spec.sites if s.name and not is_rig_name(s.name)])
 
 
-def load_model_file(path: str | os.PathLike) -> mujoco.MjModel:
-    """Load an .xml, .urdf or .mjb model as is (ConfigError with MuJoCo's reason if refused)."""
+def load_model_file(path: str | os.PathLike, *, package_path: Sequence[Path] = ()) -> mujoco.MjModel:
+    """Load an .xml, .urdf or .mjb model as is (ConfigError with MuJoCo's reason if refused);
+    ``package_path``: folders a URDF's ``package://`` meshes are also looked for in (a recording's,
+    ``urdf.recorded_package_paths``)."""
     path = Path(path)
     check_model_files(path)
-    urdf = urdf_text(path) if path.suffix.lower() == URDF_SUFFIX else None  # its own one-line errors
+    urdf = urdf_text(path, also=package_path) if path.suffix.lower() == URDF_SUFFIX else None
     try:
         if path.suffix.lower() == ".mjb":
             return mujoco.MjModel.from_binary_path(str(path))

@@ -47,6 +47,15 @@ def read_rrd(path: Path) -> tuple[dict[str, dict[str, list]], list, list]:
     return out, static, reader.blueprints()
 
 
+def _static_columns(path: Path, entity: str) -> dict[str, list]:
+    """Every static component of ``entity`` in the rrd at ``path``: name -> values."""
+    out: dict[str, list] = {}
+    for chunk in RrdReader(path).stream():
+        if chunk.is_static and chunk.entity_path == entity:
+            out.update(chunk.to_record_batch().to_pydict())
+    return out
+
+
 def ns(times) -> list[int]:
     return [int(t.value) if hasattr(t, "value") else int(t.total_seconds() * 1e9) for t in times]
 
@@ -78,7 +87,8 @@ def test_every_row_of_every_signal_the_pose_and_the_geometry(recording, tmp_path
     wxyz = np.column_stack([table.column(f"Bodies/block:q{a}").to_numpy() for a in "wxyz"]).astype(np.float32)
     np.testing.assert_array_equal(quat, wxyz[:, [1, 2, 3, 0]])
     assert {"/world/block/block_box", "/world/world/rail", "/world/world/anchor_post"} <= set(static)
-    assert "/world/world/floor" not in static  # a plane is left out
+    floor = _static_columns(out, "/world/world/floor")  # a plane: a flat box at its own size, 4 m x 4 m
+    np.testing.assert_allclose(floor["Boxes3D:half_sizes"][0], [[2.0, 2.0, 0.0005]])
     arrows = series["/arrows/main_spring"]
     assert len(arrows["Arrows3D:vectors"]) == table.num_rows
     fx = table.column("Loads/main_spring:fx").to_numpy()

@@ -25,6 +25,15 @@ def test_package_path_finds_a_lonely_urdfs_meshes(tmp_path, monkeypatch):
     r = mjrig("run", lonely, "--package-path", tmp_path / "ws", "--duration", "0.2", "--out", tmp_path / "a.parquet")
     assert r.rc == 0, r
     assert "Joints/shoulder:qpos" in pl.read_parquet(tmp_path / "a.parquet").columns
+    # The recording carries the package path: its exports find the meshes without it given again.
+    for kind in ("rrd", "mcap"):
+        r = mjrig_here("export", tmp_path / "a.parquet", "--to", kind, "-o", tmp_path / f"a.{kind}", cwd=tmp_path)
+        assert r.rc == 0 and len(r.err_lines) == 1 and "wrote 100 rows" in r.stderr, r  # no 3D part left out
+    from rerun.chunk import RrdReader
+
+    chunks = [c for c in RrdReader(tmp_path / "a.rrd").stream() if c.is_static]
+    meshes = {c.entity_path for c in chunks if "Mesh3D:triangle_indices" in c.to_record_batch().schema.names}
+    assert meshes == {"/world/world/geom0", "/world/upper/geom2"}, meshes  # the base (fixed: world's) and the arm
 
 
 def test_a_public_description_runs_with_its_compiler_notes_one_line_each(tmp_path):
