@@ -1,12 +1,14 @@
 """The commands that write what a run makes: recordings (start, stop, plan, recover), exports,
-reports, plot pictures, screenshots, video and keyframes (``mjrig.commands`` re-exports them).
-The same frozen, picklable objects cross a thread queue or a process pipe."""
+reports, plot pictures, screenshots, video and keyframes, the stream to Rerun and its part of the
+panel state (``RerunPart``) (``mjrig.commands`` re-exports them). The same frozen, picklable
+objects cross a thread queue or a process pipe."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from mjrig.panel_parts import panel_part
 from mjrig.rig_edits import Command
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "SaveKeyframe",
     "Screenshot",
     "ToggleVideo",
+    "StreamToRerun",
+    "RerunPart",
 ]
 
 
@@ -111,3 +115,26 @@ class Screenshot(PathCommand):
 @dataclass(frozen=True)
 class ToggleVideo(PathCommand):
     """Start (``path``: None = a timestamped .mp4 in runs/) or stop recording video of the view."""
+
+
+@dataclass(frozen=True)
+class StreamToRerun(Command):
+    """Send the running rig's rows to a Rerun viewer (``on``) or stop. ``address``: ``host:port``,
+    a port or a ``rerun+http://`` URL of a running viewer; "" starts one."""
+
+    on: bool = True
+    address: str = ""
+
+
+@panel_part
+@dataclass(frozen=True)
+class RerunPart:
+    """The stream to Rerun (``session.rerun_live``): ``address`` where it goes ("": not
+    streaming), the ``rows`` sent and ``dropped`` (a viewer that fell behind), ``error`` (one line)."""
+
+    name: ClassVar[str] = "rerun"
+
+    address: str = ""
+    rows: int = 0
+    dropped: int = 0
+    error: str = ""

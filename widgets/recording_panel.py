@@ -1,4 +1,5 @@
-"""Recording: output path, signal groups and rate; start/stop; rows written and file size; video.
+"""Recording: output path, signal groups and rate; start/stop; rows written and file size; video;
+the live rows streamed to a Rerun viewer.
 
 The form is what Start and Ctrl+E (in the 3D view) record: each edit is sent to the session
 (``PlanRecording``), and the form shows the session's plan again when the session sets it (a rig
@@ -32,6 +33,10 @@ class RecordingPanel:
         self._video_button: int | str = 0
         self._video_status: int | str = 0
         self._recover_group: int | str = 0
+        self._rerun_address: int | str = 0
+        self._rerun_button: int | str = 0
+        self._rerun_status: int | str = 0
+        self._streaming = False
         self._interrupted: tuple[str, ...] = ()
         self._revision = -1
 
@@ -58,6 +63,16 @@ class RecordingPanel:
         self._video_button = dpg.add_button(label="Start video", parent=parent, callback=self._on_video)
         with dpg.tooltip(self._video_button):
             dpg.add_text("record what the 3D view shows, with the rig drawn, to runs/video-*.mp4", wrap=360)
+        dpg.add_separator(parent=parent)
+        self._rerun_status = dpg.add_text("", parent=parent, wrap=0)
+        self._rerun_address = dpg.add_input_text(
+            label="Rerun viewer", hint="host:port; empty: start one", parent=parent, width=200
+        )
+        self._rerun_button = dpg.add_button(label="Stream to Rerun", parent=parent, callback=self._on_rerun)
+        with dpg.tooltip(self._rerun_button):
+            dpg.add_text(
+                "send every signal and the rig in 3D to a Rerun viewer while it runs (needs rerun-sdk)", wrap=360
+            )
         self._recover_group = dpg.add_group(parent=parent)
 
     def _read(self) -> tuple[str, float | None, tuple[str, ...]]:
@@ -93,6 +108,20 @@ class RecordingPanel:
     def _on_video(self) -> None:
         self.submit(C.ToggleVideo())
 
+    def _on_rerun(self) -> None:
+        self.submit(C.StreamToRerun(on=not self._streaming, address=dpg.get_value(self._rerun_address).strip()))
+
+    def _show_rerun(self, part: C.RerunPart) -> None:
+        self._streaming = bool(part.address)
+        dpg.configure_item(self._rerun_button, label="Stop stream" if self._streaming else "Stream to Rerun")
+        if not self._streaming:
+            dpg.set_value(self._rerun_status, "")
+            return
+        text = f"Rerun: {part.rows} rows sent to {part.address}"
+        text += f" ({part.dropped} dropped: the viewer fell behind)" if part.dropped else ""
+        dpg.set_value(self._rerun_status, text + (f"\n{part.error}" if part.error else ""))
+        dpg.configure_item(self._rerun_status, color=(240, 60, 60) if part.error else (120, 200, 240))
+
     def _show_plan(self, plan: dict) -> None:
         """Fill the form from the session's plan (a rig's [recording]: what `mjrig run` would record)."""
         dpg.set_value(self._path, str(plan.get("path", "")))
@@ -109,6 +138,7 @@ class RecordingPanel:
         if snap.outputs.interrupted != self._interrupted:
             self._interrupted = snap.outputs.interrupted
             self._show_interrupted(snap.outputs.interrupted)
+        self._show_rerun(snap.part(C.RerunPart))
         video = snap.outputs.video_path is not None
         dpg.configure_item(self._video_button, label="Stop video" if video else "Start video")
         dpg.set_value(self._video_status, f"REC video {snap.outputs.video_path}" if video else "")

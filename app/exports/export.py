@@ -47,7 +47,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from mjrig.exports.rrd_stream import write_rrd
+from mjrig.exports.rrd.stream import write_rrd
 from mjrig.runtime.errors import ConfigError, exception_text, one_line
 from mjrig.runtime.files.atomic_output import atomic_output, fault_errno
 from mjrig.runtime.files.parquet_merge import schema_units

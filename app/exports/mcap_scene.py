@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
-from mjrig.exports.rrd_scene import PLANE_SIZE
+from mjrig.exports.rrd.scene import PLANE_SIZE
 
 if TYPE_CHECKING:
     import polars as pl

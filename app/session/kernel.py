@@ -9,7 +9,8 @@ screenshots, scenarios, keyframes), ``reports`` (exports, HTML reports, plot pic
 ``timeline`` (history, scrubbing, branching: the live step source), ``replayer`` (recordings
 replayed, comparisons), ``results`` (a sweep's or study's results opened), ``tools`` (reload,
 actuator sliders, snapshots, verdicts), ``bench`` (bench data offered, fits), ``plot_feed`` (the
-live plots' rows), then every analysis window's feature registered in ``mjrig.session.analyses``
+live plots' rows), ``rerun`` (those rows to a Rerun viewer), then every analysis window's feature
+registered in ``mjrig.session.analyses``
 (the rig's modes). The features are one tuple, ``features``, looped over for their commands (one
 table, a command claimed twice refused at start), ``rig_opened``, ``publish``, the 3D view's
 frames (``view``: ``view_link``) and ``close``. Each command goes to the feature that registered it (the
@@ -27,7 +28,6 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import TypeVar
 
 import mujoco
 import numpy as np
@@ -55,14 +55,13 @@ from mjrig.session.outputs import Outputs
 from mjrig.session.plot_rows import PlotFeed
 from mjrig.session.replay_mode import ReplayMode, ReplaySource
 from mjrig.session.reports import Reports
+from mjrig.session.rerun_live import RerunStream
 from mjrig.session.results_files import ResultsFiles, is_results
 from mjrig.session.run_control import RunControl
 from mjrig.session.scope import RigScope
 from mjrig.session.switch_gate import SwitchGate
 from mjrig.session.timeline import Timeline
 from mjrig.session.tools import RigTools
-
-F = TypeVar("F", bound=Feature)
 
 __all__ = ["Session"]
 
@@ -122,6 +121,7 @@ class Session:
         self.results = ResultsFiles(self.context, open_target=self.open)
         self.bench = Bench(self.context)  # bench data offered to the rig, fits to it
         self.plot_feed = PlotFeed(PLOT_ROWS)  # every signal's recent rows; the plotted ones to the panel
+        self.rerun = RerunStream(self.context)  # the same rows to a Rerun viewer, when asked
         self.features: tuple[Feature, ...] = (
             self.outputs,  # first: its recordings are finished first on close (an export may wait)
             self.entries,
@@ -132,6 +132,7 @@ class Session:
             self.results,
             self.bench,
             self.plot_feed,
+            self.rerun,
             *(make(self.context) for make in analyses()),  # the analysis windows (the rig's modes)
         )
         """The session's features, each with its commands, its part of the panel state, what it
@@ -223,8 +224,10 @@ class Session:
         return self.plot_feed.drain()
 
     def push_rows(self, columns: list[str], block: np.ndarray) -> None:
-        """Hand a block of telemetry rows to the live plots (``PlotFeed``: the plotted columns go on)."""
+        """Hand a block of telemetry rows to the live plots (``PlotFeed``: the plotted columns go on)
+        and to a stream to Rerun (``RerunStream``)."""
         self.plot_feed.push(columns, block)
+        self.rerun.push(columns, block)
 
     def log(self, level: str, text: str) -> None:
         """Add a message for the status area ('info', 'warning' or 'error'); any thread."""
@@ -369,23 +372,13 @@ class Session:
             self._moved = False
         return n
 
-    def feature(self, kind: type[F]) -> F:
-        """The session's feature of class ``kind`` (LookupError when it has none)."""
-        found = next((f for f in self.features if isinstance(f, kind)), None)
-        if found is None:
-            raise LookupError(f"the session has no {kind.__name__}")
-        return found
-
     # --- snapshots ---------------------------------------------------------------------------
     def publish(self) -> C.PanelState:
         """Build and store the snapshot for the panel."""
         rtf = self.run.realtime_factor()
         rm, doc = self.rm, self.document
         if rm is not None:
-            for p in rm.proximities:
-                while p.events:
-                    t_event, text = p.events.popleft()
-                    self.status.note_event(t_event, text, level="warning" if "below" in text else "info")
+            self.status.note_proximities(rm.proximities)
         parts = tuple(part for feature in self.features if (part := feature.publish()) is not None)
         self._snapshot = C.PanelState.of(
             parts,

@@ -145,7 +145,7 @@ CEILING = 450
 """No module is longer: past it a module holds two concerns, and is split by concern (never
 squeezed to a line count, never merged with a sibling to make room)."""
 OVER_400 = {
-    "app/session/kernel.py": 435,
+    "app/session/kernel.py": 428,
     "app/scenario/parse.py": 432,
     "app/exports/report.py": 403,
     "app/runtime/files/parquet_sink.py": 411,

@@ -2,7 +2,8 @@
 
 ``log(level, text)`` adds a message ('info', 'warning' or 'error') for the status area and hands
 it to ``on_message`` (the app echoes it to its terminal); ``note_event(t, text)`` also marks
-simulated time ``t`` (s) on the plots' time axis. The newest ``KEEP`` of each are kept.
+simulated time ``t`` (s) on the plots' time axis (``note_proximities``: each proximity's
+threshold crossings). The newest ``KEEP`` of each are kept.
 
 Threading: ``log`` and ``note_event`` on any thread (a deque append; ``on_message`` must be as
 safe); MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo.
@@ -11,7 +12,9 @@ safe); MuJoCo's warnings reach ``log`` on whichever thread runs MuJoCo.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+from mjrig.runtime.forces.proximity import Proximity
 
 __all__ = ["StatusLog", "KEEP"]
 
@@ -39,3 +42,11 @@ class StatusLog:
         """Mark simulated time ``t`` (s) on the plots' time axis with ``text``, and log it."""
         self.events.append((t, text))
         self.log(level, text)
+
+    def note_proximities(self, proximities: Iterable[Proximity]) -> None:
+        """Mark each proximity's events since the last call (``Proximity.events``: a clearance
+        going below its threshold is a warning, coming back above an info)."""
+        for p in proximities:
+            while p.events:
+                t, text = p.events.popleft()
+                self.note_event(t, text, level="warning" if "below" in text else "info")

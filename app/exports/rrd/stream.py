@@ -10,7 +10,7 @@ duration in Rerun's terms). The file holds:
   ``wall_time`` goes to ``wall_time``;
 - each body's world-frame pose over time at ``world/<body>`` (``Transform3D``: translation from
   ``Bodies/<body>:x`` ``:y`` ``:z``, m; rotation from ``:qw`` ``:qx`` ``:qy`` ``:qz`` when recorded);
-- the model's geometry, static, under ``world/<body>/<geom>`` (``rrd_scene``), from the model file
+- the model's geometry, static, under ``world/<body>/<geom>`` (``rrd.scene``), from the model file
   the recording names (``mjrig.model_path``). When it is missing or does not compile, one line on
   stderr says the 3D part was left out and the rest is written;
 - each load of the scenario that is recorded (``Loads/<load>:fx`` ``:fy`` ``:fz``, world frame, N)
@@ -41,11 +41,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mjrig.exports.rrd_scene import Scene, body_entity, load_scene, log_geometry
+from mjrig.exports.rrd.scene import Scene, body_entity, load_scene, log_geometry
 from mjrig.runtime.errors import ConfigError, one_line
 from mjrig.runtime.files.urdf import recorded_package_paths
 
-__all__ = ["RrdSource", "RRD_CELLS", "write_rrd", "entity_of"]
+__all__ = [
+    "RrdSource",
+    "RRD_CELLS",
+    "TIMELINE",
+    "write_rrd",
+    "entity_of",
+    "plan_columns",
+    "send_batch",
+    "blueprint",
+    "SeriesPlan",
+]
 
 RRD_CELLS = 2_000_000
 """Cells (rows x columns) of the recording read and sent at once."""
@@ -88,8 +98,8 @@ def entity_of(column: str) -> str:
 
 
 @dataclass
-class _Plan:
-    """Which columns go where: scalars, body poses, load arrows."""
+class SeriesPlan:
+    """Which columns go where: scalars, body poses, load arrows (``plan_columns``)."""
 
     series: list[tuple[str, str]]  # (column, entity path)
     poses: dict[str, dict[str, str]]  # body -> {"x": column, ..., "qw": column, ...}
@@ -102,11 +112,15 @@ def _numeric(t: pa.DataType) -> bool:
     return bool(pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t))
 
 
-def _plan(src: RrdSource) -> _Plan:
-    types = dict(zip(src.names, src.file.schema_arrow.types))
-    series = [(n, entity_of(n)) for n in src.names if n not in _NOT_SERIES and _numeric(types[n])]
+def _plan(src: RrdSource) -> SeriesPlan:
+    return plan_columns(src.names, dict(zip(src.names, src.file.schema_arrow.types)))
+
+
+def plan_columns(names: list[str], types: dict[str, pa.DataType]) -> SeriesPlan:
+    """Where the columns ``names`` (of arrow ``types``) go: scalar series, body poses."""
+    series = [(n, entity_of(n)) for n in names if n not in _NOT_SERIES and _numeric(types[n])]
     poses: dict[str, dict[str, str]] = {}
-    for name in src.names:
+    for name in names:
         head, colon, attribute = name.rpartition(":")
         if colon and head.startswith("Bodies/") and attribute in _POSE + _TURN and _numeric(types[name]):
             poses.setdefault(head[len("Bodies/") :], {})[attribute] = name
@@ -115,7 +129,7 @@ def _plan(src: RrdSource) -> _Plan:
         if not all(a in cols for a in _TURN):
             for a in _TURN:
                 cols.pop(a, None)
-    return _Plan(series, poses)
+    return SeriesPlan(series, poses)
 
 
 def _scenario(src: RrdSource) -> dict[str, Any]:
@@ -143,7 +157,7 @@ def _scene(src: RrdSource) -> Scene | None:
     return None
 
 
-def _add_arrows(plan: _Plan, src: RrdSource, scene: Scene, doc: dict[str, Any]) -> None:
+def _add_arrows(plan: SeriesPlan, src: RrdSource, scene: Scene, doc: dict[str, Any]) -> None:
     """The scenario's loads that can be drawn (force recorded, point known, its body's pose
     recorded or the world), and the scale: the largest force (N) a quarter of the model's size."""
     loads = doc.get("loads", [])
@@ -185,14 +199,13 @@ def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return v + 2 * w * np.cross(u, v) + 2 * np.cross(u, np.cross(u, v))
 
 
-def _blueprint(plan: _Plan, src: RrdSource, doc: dict[str, Any], *, spatial: bool) -> Any:
-    """The 3D view beside a time-series view per ``[plots]`` signal in the recording."""
+def blueprint(plan: SeriesPlan, wanted: list[str], *, spatial: bool) -> Any:
+    """The 3D view beside a time-series view per signal of ``wanted`` (names or globs, a rig's
+    ``[plots] signals``) among the plan's series (one view of them all when none is found)."""
     import rerun.blueprint as rrb
 
-    plots = doc.get("plots", {})
-    wanted = plots.get("signals", []) if isinstance(plots, dict) else []
     shown: list[tuple[str, str]] = []
-    for pattern in wanted if isinstance(wanted, list) else []:
+    for pattern in wanted:
         shown += [(c, e) for c, e in plan.series if fnmatch.fnmatchcase(c, str(pattern)) and (c, e) not in shown]
     if shown:
         charts: Any = rrb.Vertical(*[rrb.TimeSeriesView(origin=e, name=c) for c, e in shown])
@@ -204,7 +217,7 @@ def _blueprint(plan: _Plan, src: RrdSource, doc: dict[str, Any], *, spatial: boo
     return rrb.Blueprint(rrb.Horizontal(view, charts), collapse_panels=False)
 
 
-def _send_batch(rec: Any, plan: _Plan, batch: pa.RecordBatch) -> None:
+def send_batch(rec: Any, plan: SeriesPlan, batch: pa.RecordBatch) -> None:
     """One batch of rows: its scalars, poses and arrows on the ``sim_time`` timeline."""
     import rerun as rr
 
@@ -266,12 +279,15 @@ def write_rrd(src: RrdSource, fh: IO[bytes], progress: Callable[[int, int], None
             fh.write(data)
 
     try:
-        rr.send_blueprint(_blueprint(plan, src, doc, spatial=scene is not None or bool(plan.poses)), recording=rec)
+        plots = doc.get("plots", {})
+        wanted = plots.get("signals", []) if isinstance(plots, dict) else []
+        spatial = scene is not None or bool(plan.poses)
+        rr.send_blueprint(blueprint(plan, wanted if isinstance(wanted, list) else [], spatial=spatial), recording=rec)
         if scene is not None:
             log_geometry(scene, rec)
         rows = 0
         for batch in src.batches(progress, rows=max(64, RRD_CELLS // max(1, len(src.names)))):
-            _send_batch(rec, plan, batch)
+            send_batch(rec, plan, batch)
             rows += batch.num_rows
             drain()
         rec.flush()

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Scene", "load_scene", "body_entity", "log_geometry", "PLANE_SIZE"]
+__all__ = ["Scene", "load_scene", "body_entity", "body_entity_names", "log_geometry", "PLANE_SIZE"]
 
 PLANE_SIZE = 20.0
 """How far across an infinite plane is drawn (m)."""
@@ -70,13 +70,17 @@ def _name(model: Any, obj: Any, i: int, kind: str) -> str:
 def load_scene(path: Path, *, package_path: Sequence[Path] = ()) -> Scene:
     """The model at ``path`` compiled as is (``rigmodel.load_model_file``: ConfigError, one line);
     ``package_path``: a URDF's package folders beside the usual ones (the recording's)."""
-    import mujoco
-
     from mjrig.runtime.rigmodel import load_model_file
 
     model = load_model_file(path, package_path=package_path)
-    bodies = ["world"] + [_name(model, mujoco.mjtObj.mjOBJ_BODY, i, "body") for i in range(1, model.nbody)]
-    return Scene(model, bodies)
+    return Scene(model, body_entity_names(model))
+
+
+def body_entity_names(model: Any) -> list[str]:
+    """Each body's name by id as the rrd names it (``world`` for body 0, ``body3`` for an unnamed one)."""
+    import mujoco
+
+    return ["world"] + [_name(model, mujoco.mjtObj.mjOBJ_BODY, i, "body") for i in range(1, model.nbody)]
 
 
 def body_entity(body: str) -> str:
