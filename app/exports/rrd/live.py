@@ -212,6 +212,12 @@ class _Sender:
         self.plan: Any = None
         self.columns: list[str] | None = None
         self.last = -np.inf  # the last row's simulated time (s)
+        self.scene: Any = None  # the open rig's geometry (``rrd.scene.Scene``)
+        # for the columns now: the series' columns, their record batch's schema, the poses' plan
+        self.series: list[int] = []
+        self.schema: Any = None
+        self.poses: Any = None
+        self.pose_columns: list[int] = []
 
     def rig(self, rig: _Rig) -> None:
         from mjrig.exports.rrd.scene import Scene, body_entity_names, log_geometry
@@ -249,12 +255,14 @@ class _Sender:
 
     def _send(self, columns: list[str], block: np.ndarray) -> int:
         """Every series of the block in one record batch (a column per series, tagged as Rerun's
-        ``Scalars``: one call, where a call per series costs ~0.3 ms each), then the poses."""
+        ``Scalars``: one call, where a call per series costs ~0.3 ms each), then the poses; a
+        rig is open (``rows``)."""
         import pyarrow as pa
         import rerun as rr
 
         from mjrig.exports.rrd.stream import TIMELINE, SeriesPlan, blueprint, plan_columns, send_batch
 
+        assert self.current is not None
         if columns != self.columns:
             self.plan = plan_columns(columns, dict.fromkeys(columns, pa.float64()))
             self.columns = list(columns)
