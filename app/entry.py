@@ -15,6 +15,8 @@ _STOPS: list[int] = []
 
 _STOPPED_WITH: list[int] = []
 """The status of a stopped command (130 or 143), for ``_end_now``."""
+_STATUS: list[int] = []
+"""The status ``main`` returned, for ``_end_now``."""
 
 
 class _Stopped(KeyboardInterrupt):
@@ -106,6 +108,7 @@ def main() -> int:
         _forget_native_interrupt()
         return _end(status)
     _finished(sigint=own_int, sigterm=own_term)
+    _STATUS.append(status)
     return status
 
 
@@ -132,7 +135,9 @@ def _end_now() -> None:
     temporary files), without tearing the interpreter down. A stop that came while native code
     ran (numba compiling a load law, MuJoCo loading) can leave that library half-built, and its
     teardown then crashed the process (SIGSEGV) after the line, instead of exit 130."""
-    if not _STOPPED_WITH:
+    jobs = sys.modules.get("mjrig.session.jobs")  # loaded by the app only: nothing imported at exit
+    left = jobs is not None and jobs.abandoned()
+    if not _STOPPED_WITH and not (left and _STATUS):
         return
     import os
 
@@ -141,4 +146,4 @@ def _end_now() -> None:
             stream.flush()
         except (OSError, ValueError):
             pass
-    os._exit(_STOPPED_WITH[-1])
+    os._exit(_STOPPED_WITH[-1] if _STOPPED_WITH else _STATUS[-1])

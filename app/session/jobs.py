@@ -18,10 +18,21 @@ from typing import Any
 
 from mjrig.panel_state import JobInfo
 
-__all__ = ["BackgroundJobs", "Cancelled", "Job", "running", "infos", "cancel"]
+__all__ = ["BackgroundJobs", "Cancelled", "Job", "running", "infos", "cancel", "abandoned"]
 
 ABANDON_S = 0.5
 """Seconds a cancelled job's thread is waited for at exit before it is left to end alone."""
+
+
+_LEFT: list[threading.Thread] = []
+"""Cancelled jobs' threads still running when they were no longer waited for (``join``)."""
+
+
+def abandoned() -> bool:
+    """Whether a cancelled job was left running (it may be inside MuJoCo's C code, a lock-step
+    evaluation of a fit): the process must then end without tearing the interpreter down
+    (``mjrig.entry``), which would free what that code still uses."""
+    return any(t.is_alive() for t in _LEFT)
 
 
 class Cancelled(Exception):
@@ -110,6 +121,8 @@ class BackgroundJobs:
         for t in self._threads:
             job = self._long.get(t)
             t.join(ABANDON_S if job is not None and job.cancel.is_set() else None)
+            if t.is_alive():
+                _LEFT.append(t)
         self._threads.clear()
         self.finish()
 

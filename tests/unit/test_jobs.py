@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mjrig import commands as C
-from mjrig.session.jobs import ABANDON_S, BackgroundJobs, Cancelled, Job
+from mjrig.session.jobs import ABANDON_S, BackgroundJobs, Cancelled, Job, abandoned
 from tests.unit.test_measured import CSV_ENTRY, K, csv_bench, scenario
 from tests.waiting import wait_for
 
@@ -54,6 +54,7 @@ def test_a_job_that_never_looks_is_abandoned_and_a_plain_one_is_waited_for():
     waited = time.monotonic() - t0
     assert 0.3 <= waited < 0.3 + ABANDON_S + 1.0, waited  # the plain one in full, the deaf one not
     assert ("plain", 7, None) in seen and not any(s[0] == "deaf" for s in seen)
+    assert abandoned()  # still running: the process is to end without teardown (mjrig.entry)
     release.set()
     deaf = wait_for(
         lambda: jobs.finish() or next((s for s in seen if s[0] == "deaf"), None),
@@ -61,6 +62,7 @@ def test_a_job_that_never_looks_is_abandoned_and_a_plain_one_is_waited_for():
         timeout=10,
     )
     assert deaf[1] is None and isinstance(deaf[2], Cancelled)  # its result is dropped
+    wait_for(lambda: not abandoned(), what="the deaf job's thread to end")
 
 
 def test_cancel_stops_a_fit_in_the_app_and_the_panel_stops_waiting(tmp_path, open_session):
