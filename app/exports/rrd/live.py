@@ -220,26 +220,27 @@ class _Sender:
         self.pose_columns: list[int] = []
 
     def rig(self, rig: _Rig) -> None:
-        from mjrig.exports.rrd.scene import Scene, body_entity_names, log_geometry
+        from mjrig.exports.rrd.scene import Scene, body_entity_names
 
-        self._new_recording(rig)
         self.scene = Scene(rig.model, body_entity_names(rig.model))
-        log_geometry(self.scene, self.rec)
+        self._new_recording(rig)
 
     def _new_recording(self, rig: _Rig) -> None:
+        """A recording of its own in the viewer for ``rig`` (opened, or reset), with its geometry."""
         import rerun as rr
+
+        from mjrig.exports.rrd.scene import log_geometry
 
         self.close()
         self.rec = rr.RecordingStream("mjrig", recording_id=uuid.uuid4(), send_properties=True)
         self.rec.connect_grpc(self.url)
         self.rec.send_recording_name(rig.name)
+        log_geometry(self.scene, self.rec)
         self.current, self.plan, self.columns, self.last = rig, None, None, -np.inf  # a blueprint again
 
     def rows(self, columns: list[str], block: np.ndarray) -> int:
         """Send a block, a new recording where simulated time goes back; the rows sent (0 before
         a rig is open)."""
-        from mjrig.exports.rrd.scene import log_geometry
-
         if self.current is None or not len(block):
             return 0
         t = block[:, columns.index("time")]
@@ -248,7 +249,6 @@ class _Sender:
             first = int(back[0])
             sent = self._send(columns, block[:first]) if first else 0
             self._new_recording(self.current)  # the next run gets a recording of its own
-            log_geometry(self.scene, self.rec)
             return sent + self.rows(columns, block[first:])
         self.last = float(t[-1])
         return self._send(columns, block)
