@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import mujoco
 
@@ -77,6 +78,23 @@ def timed(path: Path, out: Path, *, trials: int, quiet: bool = False, **how) -> 
     return outcome.total / wall
 
 
+def _own_springs(rig: Any) -> tuple[mujoco.MjModel, mujoco.MjData]:
+    """The rig's model with its springs as MuJoCo's own tendon spring-dampers (stiffness,
+    damping, rest length of each law at t = 0), for MuJoCo alone to step: what the springs
+    cost MuJoCo itself, whichever helpers the rig compiled with (``rigmodel``)."""
+    from mjrig.runtime.rigmodel import compile_rig, load_spec
+
+    loads = [ld for ld in rig.runtime.loads if ld.is_point_to_point]
+    model, layout = compile_rig(load_spec(rig.scenario.model), loads, tendons=True)
+    for ld in loads:
+        ref, _, k, c, *_ = ld.law.coefficients(ld.r0, 0.0)
+        t = layout.helper_of[ld.name]
+        model.tendon_stiffness[t], model.tendon_damping[t] = k, c
+        model.tendon_lengthspring[t] = ref, ref
+    model.opt.timestep = rig.model.opt.timestep
+    return model, mujoco.MjData(model)
+
+
 def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int]:
     """(steps/s, steps per trial) of MuJoCo alone on the rig's compiled model: ``mujoco.rollout``
     with 2 threads over ``trials`` trials of 1 s (``threads``), or 2 x a plain ``mj_step`` loop."""
@@ -87,7 +105,7 @@ def physics_limit(path: Path, trials: int, *, threads: bool) -> tuple[float, int
     from mjrig.scenario.parse import load_scenario
 
     rig = build_rig(load_scenario(path))
-    model, data = rig.model, rig.data
+    model, data = _own_springs(rig)
     steps = int(round(1.0 / model.opt.timestep))
     if threads:
         mujoco.mj_resetData(model, data)

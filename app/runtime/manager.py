@@ -61,7 +61,8 @@ class RuntimeManager:
     ``params``: extra NamedValues to record besides the loads'. ``monitors``: extra SignalManagers sampled like
     ``signal_manager`` (e.g. a file-less one feeding live plots). ``native_springs``: MuJoCo evaluates the springs
     it computes exactly (ideal springs; tension-/compression-only springs without damping) as tendon
-    spring-dampers, with no Python per step (False: mjrig's array path, same forces, left out of MuJoCo's energy).
+    spring-dampers, with no Python per step, where the model has rig tendons (the implicit integrators,
+    ``rigmodel``; False: mjrig's array path, same forces, left out of MuJoCo's energy).
     ``compiled_laws``: every other law runs in the compiled passive-force callback (``native_table``) when all
     of them can (False: the Python path, their reference).
     ``on_load_error(load, exc)`` is told about a load that raised (it is disabled and the run goes on; unset: the
@@ -96,7 +97,7 @@ class RuntimeManager:
     def __post_init__(self, playback_speed: float) -> None:
         self.pacer = Pacer(speed=playback_speed)  # the rig's pacing: its speed is set there alone
         self._resolved = False
-        self._compiled: CompiledRig | None = None  # the model compile_rig made, with its helper tendons
+        self._compiled: CompiledRig | None = None  # the model compile_rig made, with its helpers
         self._plan: StepPlan | None = None
         self._source = ""  # the model file, for snapshots' messages
         self._r0: dict[str, tuple[tuple[str, ...], float]] = {}
@@ -114,8 +115,8 @@ class RuntimeManager:
     ) -> tuple[mujoco.MjModel, mujoco.MjData]:
         """Compile ``source`` (MJCF path, .mjb path or MjSpec) with the rig; returns (model, data).
 
-        Point-to-point loads get hidden helper tendons so they are evaluated array-wise.
-        ``skip_unknown``: a load naming something the model lacks gets no tendon instead of an
+        Point-to-point loads get hidden helpers (``rigmodel``) so they are evaluated array-wise.
+        ``skip_unknown``: a load naming something the model lacks gets no helper instead of an
         error (the caller checks every name against the model next, reporting it at its field).
         """
         if isinstance(source, mujoco.MjSpec):
@@ -140,13 +141,13 @@ class RuntimeManager:
         old = self._plan
         if old is not None:
             old.detach()
-        tendon_of = {} if self._compiled is None else self._compiled.tendons(mj_model, self.loads)
+        helper_of = {} if self._compiled is None else self._compiled.helpers_of(mj_model, self.loads)
         carried = old.checks.metrics if old is not None and old.checks is not None else self.carried[0]
         plan = StepPlan.build(
             self,
             mj_model,
             mj_data,
-            tendon_of=tendon_of,
+            helper_of=helper_of,
             sinks=self._sinks(),
             pacer=self.pacer,
             drawing=self.drawing,

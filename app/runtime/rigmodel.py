@@ -1,9 +1,14 @@
-"""Compile a user's model with the rig's hidden helpers: one spatial tendon per point-to-point load.
+"""Compile a user's model with the rig's hidden helpers: a site at each end of a point-to-point load.
 
-MuJoCo then computes each spring's length, rate of change and Jacobian natively, so the engine
-evaluates all springs with a handful of array operations per step. The helpers are named with
-the ``__mjrig_`` prefix, sit in group 5 (hidden by default in every viewer) and carry no
-stiffness, damping or limits, so they change nothing physical; telemetry skips them.
+The spring bank reads the ends' positions from MuJoCo (``site_xpos``) and works each spring's
+length, rate and generalized force out itself (``spring_bank``, the compiled laws). Under the
+implicit integrators, which integrate a tendon's damping implicitly (more stable for stiff
+dampers), each point-to-point load also gets a spatial tendon between its sites, and MuJoCo
+evaluates the springs it can as tendon spring-dampers. A tendon costs MuJoCo its length and
+Jacobian every step, a tenth of a humanoid's step for ten of them; the other integrators treat
+tendon damping explicitly anyway, so they get sites alone. The helpers are named with the
+``__mjrig_`` prefix, sit in group 5 (hidden by default in every viewer) and carry no stiffness,
+damping or limits, so they change nothing physical; telemetry skips them.
 """
 
 from __future__ import annotations
@@ -20,37 +25,41 @@ from mjrig.runtime.errors import ConfigError, exception_text
 from mjrig.runtime.files.model_files import check_model_files
 from mjrig.runtime.files.urdf import URDF_SUFFIX, urdf_text
 from mjrig.runtime.forces.loads import Load
+from mjrig.runtime.forces.spring_bank import Helper
 from mjrig.runtime.mjwarnings import compiler_notes
 from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
-__all__ = ["RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
+__all__ = ["Helper", "RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
 
 _HIDDEN_GROUP = 5
 
 
+_IMPLICIT = (int(mujoco.mjtIntegrator.mjINT_IMPLICIT), int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST))
+
+
 @dataclass
 class RigLayout:
-    """Which tendon carries which load in a rig-compiled model (tendon ids, in load order)."""
+    """Which helper carries which load in a rig-compiled model (see ``Helper``)."""
 
-    tendon_of: dict[str, int] = field(default_factory=dict)
+    helper_of: dict[str, Helper] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class CompiledRig:
-    """A model ``compile_rig`` made, and each load's helper tendon with the points (``points_key``)
-    it was made for: a later rig on the same model reuses the tendons of the loads it still has."""
+    """A model ``compile_rig`` made, and each load's helper with the points (``points_key``) it
+    was made for: a later rig on the same model reuses the helpers of the loads it still has."""
 
     model: mujoco.MjModel
-    helpers: dict[str, tuple[int, tuple[str, ...]]]
+    helpers: dict[str, tuple[Helper, tuple[str, ...]]]
 
     @classmethod
     def of(cls, model: mujoco.MjModel, layout: RigLayout, loads: list[Load]) -> CompiledRig:
-        tendon_of = layout.tendon_of
-        return cls(model, {ld.name: (tendon_of[ld.name], ld.points_key()) for ld in loads if ld.name in tendon_of})
+        helper_of = layout.helper_of
+        return cls(model, {ld.name: (helper_of[ld.name], ld.points_key()) for ld in loads if ld.name in helper_of})
 
-    def tendons(self, model: mujoco.MjModel, loads: list[Load]) -> dict[str, int]:
-        """The helper tendon (id) of each of ``loads`` that still joins the points its tendon was
-        made for, on ``model``; none when ``model`` is another one."""
+    def helpers_of(self, model: mujoco.MjModel, loads: list[Load]) -> dict[str, Helper]:
+        """The helper of each of ``loads`` that still joins the points it was made for, on
+        ``model``; none when ``model`` is another one."""
         if model is not self.model:
             return {}
         return {
@@ -98,18 +107,21 @@ def _site_for(spec: mujoco.MjSpec, point: Point, cache: dict[str, str]) -> str:
 
 
 def compile_rig(
-    spec: mujoco.MjSpec, loads: list[Load], *, skip_unknown: bool = False
+    spec: mujoco.MjSpec, loads: list[Load], *, skip_unknown: bool = False, tendons: bool | None = None
 ) -> tuple[mujoco.MjModel, RigLayout]:
-    """Compile ``spec`` with a hidden tendon for every point-to-point load.
+    """Compile ``spec`` with hidden helpers for every point-to-point load (see the module).
 
     The spec is modified in place only in a copy; the caller's spec keeps no rig elements.
-    ``skip_unknown``: a load naming a site or body the spec lacks gets no tendon (instead of a
+    ``skip_unknown``: a load naming a site or body the spec lacks gets no helper (instead of a
     ConfigError), so a caller that checks every name against the compiled model afterwards
-    reports it at its own field with one compile.
+    reports it at its own field with one compile. ``tendons``: whether the helpers include
+    tendons (default: under the implicit integrators only).
     """
     spec = spec.copy()
+    if tendons is None:
+        tendons = int(spec.option.integrator) in _IMPLICIT
     cache: dict[str, str] = {}
-    tendons: list[tuple[str, str]] = []
+    helpers: list[tuple[str, str, str, str]] = []  # load, tendon ("" without), site at, site to
     for load in loads:
         if not load.is_point_to_point:
             continue
@@ -121,11 +133,13 @@ def compile_rig(
             raise ConfigError(f"load '{load.name}': unknown site '{a}'{_closest_site(spec, a)}")
         if spec.site(b) is None:
             raise ConfigError(f"load '{load.name}': unknown site '{b}'{_closest_site(spec, b)}")
-        tname = f"{RIG_PREFIX}tendon{len(tendons)}"
-        tendon = spec.add_tendon(name=tname, group=_HIDDEN_GROUP, rgba=[0, 0, 0, 0])
-        tendon.wrap_site(a)
-        tendon.wrap_site(b)
-        tendons.append((load.name, tname))
+        tname = ""
+        if tendons:
+            tname = f"{RIG_PREFIX}tendon{len(helpers)}"
+            tendon = spec.add_tendon(name=tname, group=_HIDDEN_GROUP, rgba=[0, 0, 0, 0])
+            tendon.wrap_site(a)
+            tendon.wrap_site(b)
+        helpers.append((load.name, tname, a, b))
     # Six userdata words for the compiled callbacks' tables (see ``native_kernel``), named by a
     # numeric element (where they start, then the table pool's address and size).
     spec.add_numeric(name=f"{RIG_PREFIX}userdata", data=[float(spec.nuserdata), 0.0, 0.0])
@@ -135,8 +149,14 @@ def compile_rig(
             model = spec.compile()
     except Exception as exc:
         raise ConfigError(f"MuJoCo refused the model: {exception_text(exc)}") from None
-    layout = RigLayout({ln: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tn) for ln, tn in tendons})
-    return model, layout
+
+    def helper(tname: str, a: str, b: str) -> Helper:
+        if tname:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TENDON, tname)
+        site = mujoco.mjtObj.mjOBJ_SITE
+        return mujoco.mj_name2id(model, site, a), mujoco.mj_name2id(model, site, b)
+
+    return model, RigLayout({ln: helper(tn, a, b) for ln, tn, a, b in helpers})
 
 
 def _known(spec: mujoco.MjSpec, point: Any) -> bool:

@@ -35,6 +35,7 @@ from mjrig.runtime.errors import ConfigError
 from mjrig.runtime.forces.engine import LoadEngine, step_with_loads
 from mjrig.runtime.forces.loads import Load
 from mjrig.runtime.forces.proximity import Proximity
+from mjrig.runtime.forces.spring_bank import Helper
 from mjrig.runtime.model_fields import ModelBinding
 from mjrig.runtime.pacing import Pacer
 from mjrig.runtime.param_table import ParamTable
@@ -124,7 +125,7 @@ class StepPlan:
         model: mujoco.MjModel,
         data: mujoco.MjData,
         *,
-        tendon_of: dict[str, int],
+        helper_of: dict[str, Helper],
         sinks: Sequence[FrameSink],
         pacer: Pacer,
         drawing: RigDrawing,
@@ -132,7 +133,7 @@ class StepPlan:
     ) -> StepPlan:
         """Resolve ``rig`` on (``model``, ``data``): check every name (ConfigError naming an
         unknown one), take initial distances, bind the samplers, attach ``drawing`` to the new
-        engine and extras. ``tendon_of``: each load's helper tendon (compiled with the model);
+        engine and extras. ``helper_of``: each load's helpers (compiled with the model, ``rigmodel``);
         ``carried``: the metric log the run so far kept (the replaced plan's)."""
         mujoco.mj_forward(model, data)
         names = [ld.name for ld in rig.loads]
@@ -143,7 +144,7 @@ class StepPlan:
             model,
             data,
             rig.loads,
-            tendon_of=tendon_of,
+            helper_of=helper_of,
             on_load_error=rig.on_load_error,
             native=rig.native_springs,
             compiled=rig.compiled_laws,

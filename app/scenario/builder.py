@@ -62,7 +62,7 @@ def reset_state(model: mujoco.MjModel, data: mujoco.MjData) -> None:
 def check_names(sc: Scenario) -> mujoco.MjModel:
     """Compile the model as written and check every name the scenario uses against it.
 
-    Checking before the rig's helper tendons are compiled in reports an unknown site or body at
+    Checking before the rig's helpers are compiled in reports an unknown site or body at
     its own field, not at the ``model`` line. Returns the plain model.
     """
     try:
@@ -117,7 +117,7 @@ def build_rig(
         model, data = rm.load_model(sc.model, skip_unknown=True)
     except ConfigError as exc:
         raise ConfigError(f"{sc.where('model')}: {exc}") from None
-    sc.check_model(model)  # an unknown name at its own field: its load got no helper tendon above
+    sc.check_model(model)  # an unknown name at its own field: its load got no helper above
     warn_unreachable(sc, on_warning)
     if sc.timestep is not None:
         model.opt.timestep = sc.timestep

@@ -1,8 +1,9 @@
 """Shared fixtures of the unit tests: helpers for the closed-form physics tests of the GUI-free core, and an app session.
 
 ``build(rm, xml, path)`` compiles an inline MJCF string through the rig (``rm.load_model``:
-point-to-point loads get hidden tendons; "native": MuJoCo evaluates the springs it can as tendon
-spring-dampers, "array": every spring on mjrig's array path) or by hand (``spec.compile()``:
+point-to-point loads get hidden helpers, tendons under the implicit integrators; "native": MuJoCo
+evaluates the springs it can as tendon spring-dampers where there are tendons, "array": every
+spring on mjrig's array path) or by hand (``spec.compile()``:
 every load takes the general per-load path).
 
 ``open_session(path)`` opens a scenario in a new app ``Session`` working in the test's tmp_path
@@ -41,6 +42,8 @@ def build_model(
 ) -> tuple[mujoco.MjModel, mujoco.MjData]:
     """Compile ``xml`` the way ``path`` says (see PATHS); optionally force an integrator."""
     spec = mujoco.MjSpec.from_string(xml)
+    if integrator is not None:  # compiled for it: the rig's helpers depend on it (``rigmodel``)
+        spec.option.integrator = INTEGRATORS[integrator]
     if path in ("native", "array"):
         rm.native_springs = path == "native"
         model, data = rm.load_model(spec)
@@ -49,8 +52,6 @@ def build_model(
         data = mujoco.MjData(model)
     else:  # pragma: no cover - a typo in a parametrization
         raise ValueError(path)
-    if integrator is not None:
-        model.opt.integrator = INTEGRATORS[integrator]
     return model, data
 
 

@@ -149,7 +149,6 @@ OVER_400 = {
     "app/scenario/parse.py": 432,
     "app/exports/report.py": 403,
     "app/runtime/files/parquet_sink.py": 411,
-    "app/runtime/compiled/_native_code.py": 417,
     "app/runtime/forces/engine.py": 416,
     "app/runtime/analysis/requirements.py": 409,
 }

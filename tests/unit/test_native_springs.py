@@ -1,6 +1,7 @@
-"""Springs MuJoCo evaluates natively (tendon spring-dampers) against mjrig's array path.
+"""Springs MuJoCo evaluates natively (tendon spring-dampers) against mjrig's array path, and
+the springs between helper sites (no tendons: the explicit integrators, ``rigmodel``) against both.
 
-Both paths must give the same forces and the same motion for every spring kind on Euler,
+Every path must give the same forces and the same motion for every spring kind on Euler,
 implicit and RK4; a param moved mid-run must change a native spring at the next step.
 """
 
@@ -25,7 +26,11 @@ KINDS = {  # kind -> (factory keywords, start position x0 m, whether MuJoCo can 
     "damped_tension_spring": (dict(stiffness=K, damping=C, rest_length=REST), 0.32, False),
     "stroke_compression_spring": (dict(stiffness=K, damping=C, preload=20.0, max_stroke=0.05), 0.2, False),
 }
-INTEGRATORS = ("Euler", "implicit", "RK4")
+INTEGRATORS = {
+    "Euler": mujoco.mjtIntegrator.mjINT_EULER,
+    "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
+    "RK4": mujoco.mjtIntegrator.mjINT_RK4,
+}
 
 
 def _spring(kind: str) -> PointToPointForce:
@@ -35,17 +40,28 @@ def _spring(kind: str) -> PointToPointForce:
 
 
 def _run(
-    kind: str, integrator: str, *, native: bool, compiled: bool = False, seconds: float = 0.6, out: Path | None = None
+    kind: str,
+    integrator: str,
+    *,
+    native: bool,
+    compiled: bool = False,
+    tendons: bool = True,
+    seconds: float = 0.6,
+    out: Path | None = None,
 ):
     """(times, positions, recorded x-forces, whether a step runs Python) of the slide run on one
     path: MuJoCo's tendon springs where exact (``native``), the compiled laws (``compiled``), the
-    rest in Python."""
+    rest in Python. ``tendons``: the rig has helper tendons (compiled for an implicit integrator),
+    else helper sites alone (compiled for Euler); either is then stepped with ``integrator``."""
     _, x0, _ = KINDS[kind]
     sm = SignalManager(out, groups=("joints", "loads")) if out is not None else None
     rm = RuntimeManager(
         loads=[_spring(kind)], playback_speed=0, native_springs=native, compiled_laws=compiled, signal_manager=sm
     )
-    model, data = rm.load_model(mujoco.MjSpec.from_string(point_mass_xml(dt=0.0005, mass=1.5, integrator=integrator)))
+    xml = point_mass_xml(dt=0.0005, mass=1.5, integrator="implicit" if tendons else "Euler")
+    model, data = rm.load_model(mujoco.MjSpec.from_string(xml))
+    assert model.ntendon == int(tendons)
+    model.opt.integrator = INTEGRATORS[integrator]
     data.qpos[0] = x0
     mujoco.mj_forward(model, data)
     ts, xs, fs = [], [], []
@@ -65,13 +81,23 @@ def test_native_and_array_paths_move_alike(kind: str, integrator: str) -> None:
     t_n, x_n, f_n, python_n = _run(kind, integrator, native=True)
     t_a, x_a, f_a, python_a = _run(kind, integrator, native=False)
     t_c, x_c, f_c, python_c = _run(kind, integrator, native=False, compiled=True)
+    t_s, x_s, f_s, python_s = _run(kind, integrator, native=True, tendons=False)
+    t_sc, x_sc, f_sc, python_sc = _run(kind, integrator, native=True, tendons=False, compiled=True)
     assert python_a, "the array path evaluates its springs in Python"
     assert python_n == (not KINDS[kind][2]), "native exactly for the kinds MuJoCo computes exactly"
     assert not python_c, "the compiled laws take every spring out of Python"
+    assert python_s and not python_sc, "without tendons: Python, or the compiled laws"
     np.testing.assert_array_equal(t_n, t_a)
+    np.testing.assert_array_equal(t_s, t_a)
     # The compiled laws are the array path's arithmetic in the same order: the same run.
     np.testing.assert_allclose(x_c, x_a, rtol=0, atol=1e-12)
     np.testing.assert_allclose(f_c, f_a, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(x_sc, x_s)
+    np.testing.assert_array_equal(f_sc, f_s)
+    # Between sites the geometry and the forces' sums are worked out another way than MuJoCo's
+    # tendon's: the same explicit law, to rounding.
+    np.testing.assert_allclose(x_s, x_a, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(f_s, f_a, rtol=0, atol=1e-6)
     amplitude = float(np.ptp(x_a))
     assert amplitude > 0.01, "the spring must move the mass"
     # Same motion: implicit integrators treat MuJoCo's own damping implicitly, hence a tolerance
@@ -80,9 +106,11 @@ def test_native_and_array_paths_move_alike(kind: str, integrator: str) -> None:
     assert np.max(np.abs(f_n - f_a)) <= 0.01 * float(np.max(np.abs(f_a)))
 
 
-@pytest.mark.parametrize("integrator", INTEGRATORS)
+@pytest.mark.parametrize("integrator", ["Euler", "implicit", "implicitfast", "RK4"])
 def test_undamped_native_spring_has_the_closed_form_period(integrator: str) -> None:
-    """Ideal spring, no damping: period 2π√(m/k) within 1 % on every integrator."""
+    """Ideal spring, no damping: period 2π√(m/k) within 1 % on every integrator, without Python
+    per step (MuJoCo's tendon spring under the implicit ones, the compiled laws between sites
+    under the others)."""
     rm = RuntimeManager(
         loads=[PointToPointForce.ideal_spring("s", "tip", "base", stiffness=K, rest_length=REST)], playback_speed=0
     )

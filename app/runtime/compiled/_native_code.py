@@ -1,4 +1,5 @@
-"""numba code of the compiled load laws (see ``native_kernel`` for the table they read).
+"""numba code of the compiled load laws (see ``native_kernel`` for the table they read; the
+springs' are in ``_native_springs``).
 
 Every law is written as its Python reference writes it (``springs.spring_tension``,
 ``values.Profile``s, ``joint_loads.friction_force``, ``mj_applyFT`` for world wrenches), in the
@@ -15,7 +16,9 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from mjrig.runtime.compiled.native_layout import JOINT, MAGIC, NUM, SPRING, USERDATA_WORDS, WRENCH, H, R
+from mjrig.runtime.compiled._native_base import f64, i32, i64, num
+from mjrig.runtime.compiled._native_springs import site_springs, springs
+from mjrig.runtime.compiled.native_layout import JOINT, MAGIC, NUM, USERDATA_WORDS, WRENCH, H, R
 
 __all__ = ["CALLBACKS", "evaluate", "locate", "record"]
 
@@ -43,6 +46,12 @@ _TINY = 1e-9
     _TJ,
     _XPOS,
     _XMAT,
+    _SXPOS,
+    _CVEL,
+    _CDOF,
+    _COM,
+    _SOUT,
+    _BYSITES,
 ) = (
     H[k]
     for k in (
@@ -67,26 +76,14 @@ _TINY = 1e-9
         "tj",
         "xpos",
         "xmat",
+        "sxpos",
+        "cvel",
+        "cdof",
+        "com",
+        "sout",
+        "bysites",
     )
 )
-
-
-def _pointer(kind: Any) -> Any:
-    """An intrinsic turning an int64 address into a pointer to ``kind``."""
-
-    @intrinsic
-    def cast(typingctx: Any, addr: Any) -> Any:
-        sig = types.CPointer(kind)(types.int64)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-        return sig, codegen
-
-    return cast
-
-
-_f64, _i64, _i32 = _pointer(types.float64), _pointer(types.int64), _pointer(types.int32)
 
 
 @intrinsic
@@ -107,73 +104,8 @@ def _apply_ft(typingctx: Any, fn: Any, m: Any, d: Any, f: Any, t: Any, p: Any, b
 
 
 @njit(cache=True, error_model="numpy")
-def _num(T: Any, o: int, t: float) -> float:
-    """A number of the table at word ``o`` at time ``t`` (s), as ``values`` evaluates it."""
-    kind = T[o]
-    if kind == 0.0:
-        return T[o + 1]
-    if kind == 1.0:
-        return T[o + 3] if t >= T[o + 1] else T[o + 2]
-    if kind == 2.0:
-        start, end, fr, to = T[o + 1], T[o + 2], T[o + 3], T[o + 4]
-        if t <= start:
-            return fr
-        if t >= end:
-            return to
-        return fr + (to - fr) * (t - start) / (end - start)
-    if kind == 3.0:
-        return T[o + 4] + T[o + 1] * math.sin(2.0 * math.pi * T[o + 2] * t + T[o + 3])
-    if kind == 5.0:  # a chirp: amplitude, f0, f1, duration
-        if t < 0.0 or t > T[o + 4]:
-            return 0.0
-        return T[o + 1] * math.sin(2.0 * math.pi * (T[o + 2] * t + (T[o + 3] - T[o + 2]) * t * t / (2.0 * T[o + 4])))
-    ts, n = int(T[o + 1]), int(T[o + 2])
-    vs = ts + n
-    if t <= T[ts]:
-        return T[vs]
-    if t >= T[ts + n - 1]:
-        return T[vs + n - 1]
-    i = 1
-    while T[ts + i] <= t:
-        i += 1
-    t0, t1 = T[ts + i - 1], T[ts + i]
-    return T[vs + i - 1] + (T[vs + i] - T[vs + i - 1]) * (t - t0) / (t1 - t0)
-
-
-@njit(cache=True, error_model="numpy")
-def _springs(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
-    tl, tv, tj = _f64(dw[I[_TLEN]]), _f64(dw[I[_TVEL]]), _f64(dw[I[_TJ]])
-    nb, c0 = I[_NB], I[_COEF]
-    o = I[_SPR]
-    for _ in range(I[_NS]):
-        ten, flag, row = I[o], I[o + 1], I[o + 2]
-        k = _num(T, o + 7, t)
-        c = _num(T, o + 7 + NUM, t)
-        if flag == 3:
-            ref, p, tmin, lo, hi = T[o + 3], _num(T, o + 7 + 3 * NUM, t), 0.0, 0.0, _num(T, o + 7 + 4 * NUM, t)
-        else:
-            ref, p, tmin = _num(T, o + 7 + 2 * NUM, t), 0.0, -_INF
-            lo = 0.0 if flag == 1 else -_INF
-            hi = 0.0 if flag == 2 else _INF
-        T[c0 + row], T[c0 + nb + row], T[c0 + 2 * nb + row] = ref, p, k
-        T[c0 + 3 * nb + row], T[c0 + 4 * nb + row] = c, tmin
-        T[c0 + 5 * nb + row], T[c0 + 6 * nb + row] = lo, hi
-        s = tl[ten] - ref
-        out = k * s
-        out = p - out
-        out = out - c * tv[ten]
-        if out < tmin:
-            out = tmin
-        out = out * (1.0 if (s >= lo and s <= hi) else 0.0)
-        adr, nnz, cols = I[o + 4], I[o + 5], I[o + 6]
-        for j in range(nnz):
-            q[I[cols + j]] += out * tj[adr + j]
-        o += SPRING
-
-
-@njit(cache=True, error_model="numpy")
 def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> None:
-    xpos, xmat = _f64(dw[I[_XPOS]]), _f64(dw[I[_XMAT]])
+    xpos, xmat = f64(dw[I[_XPOS]]), f64(dw[I[_XMAT]])
     qfrc, fn, s, w0 = dw[I[_QFRC]], I[_FT], I[_SCR], I[_WOUT]
     for pass_ in range(2):  # every load, then every reaction (the Python order)
         o = I[_WRE]
@@ -181,7 +113,7 @@ def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> No
             out = w0 + 6 * I[o + 9]
             if pass_ == 0:
                 for j in range(6):
-                    T[out + j] = _num(T, o + 10 + j * NUM, t)
+                    T[out + j] = num(T, o + 10 + j * NUM, t)
                 b, off = I[o], o + 1
                 sign = 1.0
             else:
@@ -201,24 +133,24 @@ def _wrenches(T: Any, I: Any, tab: int, m: int, d: int, dw: Any, t: float) -> No
 
 @njit(cache=True, error_model="numpy")
 def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
-    qvel = _f64(dw[I[_QVEL]])
+    qvel = f64(dw[I[_QVEL]])
     o, j0 = I[_JOI], I[_JOUT]
     for _ in range(I[_NJ]):
         dof = I[o]
         if I[o + 1] == 0:
-            f = _num(T, o + 4, t)
+            f = num(T, o + 4, t)
         else:
-            fc = _num(T, o + 4, t)
+            fc = num(T, o + 4, t)
             fc = fc if fc > 0.0 else 0.0
             fb = fc
             if I[o + 3]:
-                b = _num(T, o + 4 + NUM, t)
+                b = num(T, o + 4 + NUM, t)
                 fb = b if b > fc else fc
-            sv = _num(T, o + 4 + 2 * NUM, t)
+            sv = num(T, o + 4 + 2 * NUM, t)
             sv = sv if sv > _TINY else _TINY
-            visc = _num(T, o + 4 + 3 * NUM, t)
+            visc = num(T, o + 4 + 3 * NUM, t)
             visc = visc if visc > 0.0 else 0.0
-            cv = _num(T, o + 4 + 4 * NUM, t)
+            cv = num(T, o + 4 + 4 * NUM, t)
             cv = cv if cv > _TINY else _TINY
             v = qvel[dof]
             level = fc + (fb - fc) * math.exp(-((v / sv) ** 2))
@@ -231,13 +163,16 @@ def _joints(T: Any, I: Any, dw: Any, q: Any, t: float) -> None:
 @njit(cache=True, error_model="numpy")
 def evaluate(m: int, d: int, tab: int) -> None:
     """Overwrite ``qfrc_applied`` of MjData ``d`` with the loads of the table at ``tab``."""
-    T, I, dw = _f64(tab), _i64(tab), _i64(d)
-    t = _f64(d)[I[_TIME]]
-    q = _f64(dw[I[_QFRC]])
+    T, I, dw = f64(tab), i64(tab), i64(d)
+    t = f64(d)[I[_TIME]]
+    q = f64(dw[I[_QFRC]])
     for i in range(I[_NV]):
         q[i] = 0.0
     if I[_NS]:
-        _springs(T, I, dw, q, t)
+        if I[_BYSITES]:
+            site_springs(T, I, dw, q, t)
+        else:
+            springs(T, I, dw, q, t)
     if I[_NW]:
         _wrenches(T, I, tab, m, d, dw, t)
     if I[_NJ]:
@@ -316,11 +251,11 @@ def _clock_now(typingctx: Any, fn: Any, clock: Any, ts: Any) -> Any:
 def record(d: int, tab: int) -> None:
     """One telemetry row of MjData ``d`` into the recorder table at ``tab`` when one is due, as
     ``SignalManager.sample`` gathers it (only while the table is armed: steps stepped in a block)."""
-    Ri, F = _i64(tab), _f64(tab)
+    Ri, F = i64(tab), f64(tab)
     if Ri[_R_ARMED] <= 0:
         return
     Ri[_R_ARMED] -= 1
-    t = _f64(d)[Ri[_R_TIME]]
+    t = f64(d)[Ri[_R_TIME]]
     if Ri[_R_MODE] == 1:  # a rate: SignalManager.due's schedule
         inv, nxt = F[_R_INV], F[_R_NEXT]
         if t + inv < nxt - inv:
@@ -335,26 +270,26 @@ def record(d: int, tab: int) -> None:
         if Ri[_R_COUNT] % Ri[_R_DEC] != 0:
             return
     if Ri[_R_CON]:  # contact_values: the count and the deepest penetration
-        c = _f64(Ri[_R_CON])
-        n = _i32(d)[Ri[_R_NCON]]
+        c = f64(Ri[_R_CON])
+        n = i32(d)[Ri[_R_NCON]]
         c[0] = float(n)
         c[1] = 0.0
         if n:
-            first = _i64(d)[Ri[_R_CPTR]]
-            low = _f64(first)[0]
+            first = i64(d)[Ri[_R_CPTR]]
+            low = f64(first)[0]
             for i in range(1, n):
-                v = _f64(first + i * Ri[_R_CSIZE])[0]
+                v = f64(first + i * Ri[_R_CSIZE])[0]
                 if v < low:
                     low = v
             deep = -low
             c[1] = deep if deep > 0.0 else 0.0
-    clock = _f64(Ri[_R_CLOCK])
+    clock = f64(Ri[_R_CLOCK])
     clock[0] = t
     # numba's stubs give an intrinsic's call its definition's parameters, typingctx too
     _clock_now(Ri[_R_FN], Ri[_R_CID], tab + 8 * _R_TS)  # type: ignore[call-arg]
     clock[1] = (float(Ri[_R_TS]) + float(Ri[_R_TS + 1]) * 1e-9) - F[_R_WALL0]
-    row = _f64(Ri[_R_ROWS] + 8 * Ri[_R_ROW] * Ri[_R_STRIDE])
-    base, offsets = _f64(Ri[_R_BASE]), _i64(Ri[_R_OFFS])
+    row = f64(Ri[_R_ROWS] + 8 * Ri[_R_ROW] * Ri[_R_STRIDE])
+    base, offsets = f64(Ri[_R_BASE]), i64(Ri[_R_OFFS])
     for k in range(Ri[_R_WIDTH]):
         row[k] = base[offsets[k]]
     Ri[_R_ROW] += 1
@@ -370,17 +305,17 @@ def locate(m: int, d: int, ud_at: int, nud_at: int, nnum_at: int, num_at: int, w
     ``numeric_data`` (its words: the slot, the pool's address, the pool's words: written by this
     process, so a state restored from elsewhere never names memory it does not own), then each
     table's offset and generation."""
-    n = _i64(m)[nud_at]
+    n = i64(m)[nud_at]
     if n < USERDATA_WORDS:
         return 0
-    ud = _f64(_i64(d)[ud_at])
+    ud = f64(i64(d)[ud_at])
     base = n - USERDATA_WORDS
     if ud[base] != MAGIC:
         return 0
     adr = ud[base + 1]
-    if not (adr >= 0.0 and adr + 2.0 < float(_i64(m)[nnum_at])):
+    if not (adr >= 0.0 and adr + 2.0 < float(i64(m)[nnum_at])):
         return 0
-    numeric = _f64(_i64(m)[num_at])
+    numeric = f64(i64(m)[num_at])
     a = int(adr)
     if numeric[a] != float(base) or numeric[a + 1] == 0.0:
         return 0
@@ -389,7 +324,7 @@ def locate(m: int, d: int, ud_at: int, nud_at: int, nnum_at: int, num_at: int, w
     if not (off >= 0.0 and off < words - 64.0):
         return 0
     tab = pool + 8 * int(off)
-    head = _i64(tab)
+    head = i64(tab)
     if head[0] == 0 or float(head[0]) != ud[base + which + 1] or off + float(head[1]) > words:
         return 0
     return tab

@@ -91,7 +91,7 @@ def _digest(fields: dict[str, int]) -> str:
     here = Path(__file__).parent
     return hashlib.sha256(
         json.dumps(fields, sort_keys=True).encode()
-        + (here / "_native_code.py").read_bytes()
+        + b"".join(path.read_bytes() for path in sorted(here.glob("_native_*.py")))
         + (here / "native_layout.py").read_bytes()
         + Path(__file__).read_bytes()
         + mujoco.__version__.encode()

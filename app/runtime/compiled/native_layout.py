@@ -30,7 +30,8 @@ POOL_WORDS = 1 << 21
 """float64 words in the table pool (16 MiB of address space, touched only where used)."""
 
 # Header words (int64): the table's generation, counts and section offsets, output offsets,
-# mj_applyFT's address, the MjData field offsets (words into the struct).
+# mj_applyFT's address, the MjData field offsets (words into the struct), whether the springs'
+# ends are helper sites (the table works their geometry out: ``sout``) rather than tendons.
 H = dict(
     gen=0,
     size=1,
@@ -55,8 +56,14 @@ H = dict(
     tj=20,
     xpos=21,
     xmat=22,
+    sxpos=23,
+    cvel=24,
+    cdof=25,
+    com=26,
+    sout=27,
+    bysites=28,
 )
-HEADER = 24
+HEADER = 30
 R = dict(
     gen=0,
     size=1,
@@ -90,9 +97,12 @@ are (the gather's base address and offsets, the contacts' and clock's arrays), t
 RECORDER = 26
 NUM = 6
 """Words of one number: kind (0 constant, 1 step, 2 ramp, 3 sine, 4 table) and its data."""
-SPRING = 7 + 5 * NUM
-"""Words of a spring row: tendon, flag, coef row, r0, J row address, nnz, column list offset,
-then stiffness, damping, rest length, preload and stroke."""
+SPRING = 12 + 5 * NUM
+"""Words of a spring row: tendon, flag (0 two-sided, 1 tension-only, 2 compression-only, 3 stroke
+window, 4 switched off), coef row, r0, J row address, nnz, column list offset; with helper sites:
+site `at`, flag, coef row, r0, site `to`, dofs of `at`'s chain, the chains' list offset, body
+`at`, body `to`, their trees' root bodies, dofs of `to`'s chain; then (word 12 on) stiffness,
+damping, rest length, preload and stroke."""
 WRENCH = 10 + 6 * NUM
 """Words of a world wrench: body, offset xyz, reaction body (-1: none), its offset xyz, output
 row, then fx fy fz tx ty tz."""

@@ -52,6 +52,23 @@ def struct_addresses(m: mujoco.MjModel, d: mujoco.MjData) -> tuple[int, int]:
     return got[0]
 
 
+DATA_FIELDS = (
+    "qvel",
+    "qfrc_applied",
+    "ten_length",
+    "ten_velocity",
+    "ten_J",
+    "xpos",
+    "xmat",
+    "site_xpos",
+    "cvel",
+    "cdof",
+    "subtree_com",
+    "userdata",
+)
+"""The mjData arrays whose pointers the callbacks read."""
+
+
 def field_offsets() -> dict[str, int]:
     """Word offsets of the pointers and numbers the callback reads, in mjData (and mjModel's
     nuserdata), found by matching known values in two differently sized models (ImportError
@@ -72,7 +89,7 @@ def field_offsets() -> dict[str, int]:
         d.time = 1234.5678125 + nud
         m_address, d_address = struct_addresses(m, d)
         words = np.ctypeslib.as_array((ctypes.c_uint64 * _readable_words(d_address, 60000)).from_address(d_address))
-        for name in ("qvel", "qfrc_applied", "ten_length", "ten_velocity", "ten_J", "xpos", "xmat", "userdata"):
+        for name in DATA_FIELDS:
             hits = set(np.flatnonzero(words == getattr(d, name).ctypes.data).tolist())
             found[name] = found.get(name, hits) & hits
         dbl = words.view(np.float64)
@@ -150,7 +167,9 @@ def cached_offsets(folder: Path) -> dict[str, int]:
     key = f"{mujoco.__version__}-{stat.st_size if stat else 0}-{int(stat.st_mtime) if stat else 0}"
     path = folder / f"offsets-{key}.json"
     try:
-        return {k: int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+        kept = {k: int(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+        if all(name in kept for name in DATA_FIELDS):  # else kept by a version reading fewer fields
+            return kept
     except (OSError, ValueError):
         pass
     found = probe_apart()

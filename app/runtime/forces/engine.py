@@ -26,7 +26,7 @@ from mjrig.runtime.compiled import passive_route
 from mjrig.runtime.errors import DivergenceError, LoadError
 from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.native_table import LawTable
-from mjrig.runtime.forces.spring_bank import SpringBank
+from mjrig.runtime.forces.spring_bank import Helper, SpringBank
 from mjrig.runtime.forces.wrench_bank import WrenchBank, batchable
 from mjrig.runtime.telemetry.signal_sources import Derived, Source
 
@@ -36,8 +36,8 @@ __all__ = ["LoadEngine", "step_with_loads", "step_plain"]
 class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
 
-    ``tendon_of`` maps load names to their rig tendon ids (from ``compile_rig``); loads without
-    one use the general path. Outputs for telemetry and drawing live in ``wrench`` (nloads, 6:
+    ``helper_of`` maps load names to their helpers (a tendon id or two site ids, from
+    ``compile_rig``); loads without one use the general path. Outputs for telemetry and drawing live in ``wrench`` (nloads, 6:
     fx fy fz tx ty tz, world frame, on the `at` point) and ``lv`` (nloads, 3: length m,
     rate m/s, tension N pulling the points together; NaN for loads that are not point-to-point),
     refreshed by ``update_outputs``.
@@ -49,7 +49,7 @@ class LoadEngine:
         data: mujoco.MjData,
         loads: list[Load],
         *,
-        tendon_of: dict[str, int] | None = None,
+        helper_of: dict[str, Helper] | None = None,
         on_load_error: Callable[[Load, BaseException], None] | None = None,
         native: bool = True,
         compiled: bool = True,
@@ -58,10 +58,10 @@ class LoadEngine:
         self.data = data
         self.loads = list(loads)
         self.on_load_error = on_load_error
-        tendon_of = tendon_of or {}
-        bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in tendon_of]
+        helper_of = helper_of or {}
+        bank_loads = [ld for ld in self.loads if isinstance(ld, PointToPointForce) and ld.name in helper_of]
         self.bank = (
-            SpringBank(model, data, bank_loads, [tendon_of[ld.name] for ld in bank_loads], native=native)
+            SpringBank(model, data, bank_loads, [helper_of[ld.name] for ld in bank_loads], native=native)
             if bank_loads
             else None
         )

@@ -88,13 +88,18 @@ class LawTable:
         nw = len(self.wrenches.loads) if self.wrenches is not None else 0
         nj = len(joints)
         self.coef = HEADER
-        self.wout = self.coef + 7 * nb
+        self.sout = self.coef + 7 * nb  # helper sites: lengths, rates and points (8 nb)
+        self.wout = self.sout + 8 * nb
         self.jout = self.wout + 6 * nw
         self.scratch = self.jout + nj
-        self.springs = self.scratch + 12
+        self.springs = self.scratch + 18
         self.columns = self.springs + SPRING * nb
         nnz = 0
-        if self.bank is not None:
+        self.chains: list[tuple[np.ndarray, np.ndarray]] = []  # helper sites: each spring's ends' own dofs
+        if self.bank is not None and self.bank.by_sites:
+            self.chains = self.bank.chains
+            nnz = sum(len(a) + len(b) for a, b in self.chains)
+        elif self.bank is not None:
             tendons = self.bank.tendons
             nnz = int(m.ten_J_rownnz[tendons].sum())
         self.wrench_rows = self.columns + nnz
@@ -128,6 +133,12 @@ class LawTable:
             tj=f["ten_J"],
             xpos=f["xpos"],
             xmat=f["xmat"],
+            sxpos=f["site_xpos"],
+            cvel=f["cvel"],
+            cdof=f["cdof"],
+            com=f["subtree_com"],
+            sout=self.sout,
+            bysites=int(self.bank is not None and self.bank.by_sites),
         ).items():
             self.I[H[key]] = value
         self._give_views(nb, nw)
@@ -138,6 +149,9 @@ class LawTable:
         """Hand the banks and loads views of the table's outputs (their values copied over)."""
         if self.bank is not None:
             self.bank.keep_numbers_in(self.T[self.coef : self.coef + 7 * nb].reshape(7, nb))
+            if self.bank.by_sites:
+                g = self.T[self.sout : self.sout + 8 * nb]
+                self.bank.keep_geometry_in(g[:nb], g[nb : 2 * nb], g[2 * nb :].reshape(2 * nb, 3))
         if self.wrenches is not None:
             self.wrenches.keep_values_in(self.T[self.wout : self.wout + 6 * nw].reshape(nw, 6))
         for i, ld in enumerate(self.joints):
@@ -154,6 +168,20 @@ class LawTable:
         b = self.bank
         for i, ld in enumerate(b.loads if b is not None else []):
             row = int(b.pos[i])
+            if b.by_sites:  # every spring: an inactive one still has its geometry worked out
+                law = ld.law
+                nums = _every([encode(getattr(law, n), extra, self.extra + len(extra)) for n in law.numbers])
+                if nums is None:
+                    return False
+                (sa, sb), (ba, bb), (ra, rb) = b.sites[i], b.bodies[i], b.roots[i]
+                mine, theirs = self.chains[i]
+                flag = _flag(law) if ld.active else 4
+                I[o : o + 12] = [sa, flag, row, 0, sb, len(mine), cols, ba, bb, ra, rb, len(theirs)]
+                T[o + 3] = ld.r0
+                T[o + 12 : o + SPRING] = np.concatenate(nums)
+                I[cols : cols + len(mine) + len(theirs)] = list(mine) + list(theirs)
+                o, cols, ns = o + SPRING, cols + len(mine) + len(theirs), ns + 1
+                continue
             if b.native[row] or not ld.active:
                 continue
             law, ten = ld.law, int(b.tendons[i])
@@ -163,7 +191,7 @@ class LawTable:
             adr, nnz = int(m.ten_J_rowadr[ten]), int(m.ten_J_rownnz[ten])
             I[o : o + 7] = [ten, _flag(law), row, 0, adr, nnz, cols]
             T[o + 3] = ld.r0
-            T[o + 7 : o + SPRING] = np.concatenate(nums)
+            T[o + 12 : o + SPRING] = np.concatenate(nums)
             I[cols : cols + nnz] = m.ten_J_colind[adr : adr + nnz]
             o, cols, ns = o + SPRING, cols + nnz, ns + 1
         o = self.wrench_rows
@@ -225,6 +253,8 @@ class LawTable:
         loads keep copies of their outputs."""
         if self.bank is not None:
             self.bank.keep_numbers_in(self.bank.coef.copy())
+            if self.bank.by_sites:
+                self.bank.keep_geometry_in(np.zeros(self.bank.n), np.zeros(self.bank.n), np.zeros((2 * self.bank.n, 3)))
         if self.wrenches is not None:
             self.wrenches.keep_values_in(self.wrenches.values.copy())
         for ld in self.joints:

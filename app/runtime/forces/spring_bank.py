@@ -1,8 +1,11 @@
-"""The spring bank: every tendon-backed point-to-point load of a rig, evaluated over arrays.
+"""The spring bank: every point-to-point load of a rig with helpers (``rigmodel``), over arrays.
 
-Their lengths, rates and Jacobians come from MuJoCo (each has a helper tendon of the compiled
-rig), their tensions from ``spring_tension`` over arrays, and ``qfrc_applied = Jᵀ·tension`` is
-one matrix product. Springs MuJoCo computes exactly are handed to it as tendon spring-dampers.
+With helper tendons (the implicit integrators), their lengths, rates and Jacobians come from
+MuJoCo, their tensions from ``spring_tension`` over arrays, and ``qfrc_applied = Jᵀ·tension`` is
+one matrix product; springs MuJoCo computes exactly are handed to it as tendon spring-dampers.
+With helper sites alone, the bank works the geometry out itself from the sites' positions and
+the bodies' velocities (``sense``) and applies each end's force with ``mj_applyFT``; the
+compiled laws (``native_table``) do the same without Python, walking each end's chain of dofs.
 """
 
 from __future__ import annotations
@@ -16,13 +19,37 @@ import numpy as np
 from mjrig.runtime.forces.loads import Load, PointToPointForce
 from mjrig.runtime.forces.springs import spring_tension
 
-__all__ = ["SpringBank", "WRITTEN"]
+__all__ = ["Helper", "SpringBank", "WRITTEN"]
+
+Helper = int | tuple[int, int]
+"""A point-to-point load's helper in a rig-compiled model: its tendon (id), or the sites (ids)
+of its two ends (`at`, `to`) where the model has no rig tendons."""
 
 WRITTEN = ("tendon_stiffness", "tendon_damping", "tendon_lengthspring")
 """Every MjModel field the bank writes (its native springs): a lock-step sweep gives each trial these."""
 
 _FAR = 1e10
 """m: the open end of a tension- or compression-only spring's dead band (no model is this big)."""
+
+
+def _chain(model: mujoco.MjModel, body: int) -> list[int]:
+    """The dofs that move ``body``, from its own to its tree's root (``dof_parentid``)."""
+    while body > 0 and model.body_dofnum[body] == 0:
+        body = int(model.body_parentid[body])
+    dofs: list[int] = []
+    j = int(model.body_dofadr[body] + model.body_dofnum[body] - 1) if body > 0 else -1
+    while j >= 0:
+        dofs.append(j)
+        j = int(model.dof_parentid[j])
+    return dofs
+
+
+def _chains(model: mujoco.MjModel, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """The dofs moving body ``a`` and not ``b``, and those moving ``b`` and not ``a``: a spring's
+    ends' forces, equal and opposite along the line joining them, do no work on the others."""
+    ca, cb = _chain(model, a), _chain(model, b)
+    common = set(ca) & set(cb)
+    return np.array([j for j in ca if j not in common], int), np.array([j for j in cb if j not in common], int)
 
 
 class SpringBank:
@@ -33,17 +60,25 @@ class SpringBank:
         model: mujoco.MjModel,
         data: mujoco.MjData,
         loads: list[PointToPointForce],
-        tendons: list[int],
+        helpers: list[Helper],
         *,
         native: bool = True,
     ) -> None:
         n = len(loads)
         self.loads = loads
-        self.tendons = np.array(tendons, dtype=int)
-        order = np.argsort(self.tendons)
-        assert np.all(np.diff(self.tendons[order]) == 1) or n <= 1, "rig tendons must be contiguous"
-        self.t0 = int(self.tendons.min()) if n else 0
-        self.pos = self.tendons - self.t0  # row of each load within the tendon slice
+        self.by_sites = bool(helpers) and not isinstance(helpers[0], int)
+        """Whether the ends are helper sites (the bank's own geometry) rather than tendons."""
+        if self.by_sites:
+            self.sites = np.array(helpers, dtype=int).reshape(n, 2)
+            self.tendons = np.zeros(0, dtype=int)
+            self.t0 = 0
+            self.pos = np.arange(n)
+        else:
+            self.tendons = np.array(helpers, dtype=int)
+            order = np.argsort(self.tendons)
+            assert np.all(np.diff(self.tendons[order]) == 1) or n <= 1, "rig tendons must be contiguous"
+            self.t0 = int(self.tendons.min()) if n else 0
+            self.pos = self.tendons - self.t0  # row of each load within the tendon slice
         self.n = n
         # The laws' numbers in one block, so a telemetry row copies them at once.
         self.coef = np.zeros((7, n))
@@ -52,13 +87,16 @@ class SpringBank:
         self.mask, self.mask2 = np.zeros(n, bool), np.zeros(n, bool)
         self.custom = [i for i, ld in enumerate(loads) if ld.magnitude_func is not None]
         self.custom_rows = np.array([self.pos[i] for i in self.custom], dtype=int)
-        self.allow_native = native
+        self.allow_native = native and not self.by_sites
         self.native = np.zeros(n, bool)  # rows MuJoCo evaluates as tendon springs
         self.apply_lo, self.apply_hi = np.full(n, math.inf), np.full(n, -math.inf)
         self.python = True  # whether any row needs apply() every step
         self.plain = False  # all rows ideal: forces() takes its shortcut
         self.pull = np.zeros(n)  # -tension (N) in that shortcut
         self.on_error: Callable[[Load, BaseException], None] = lambda ld, exc: None  # set by LoadEngine
+        self.length: np.ndarray  # m, by row (``bind``: MuJoCo's tendon lengths, or the bank's own)
+        self.rate: np.ndarray  # m/s, by row
+        self.points: np.ndarray  # (2 n, 3) m: each row's `at` then `to` point, world frame
         self.bind(model, data)
 
     def keep_numbers_in(self, block: np.ndarray) -> None:
@@ -68,8 +106,53 @@ class SpringBank:
         self.coef = block
         self.ref, self.p, self.k, self.c, self.tmin, self.lo, self.hi = self.coef
 
+    def keep_geometry_in(self, length: np.ndarray, rate: np.ndarray, points: np.ndarray) -> None:
+        """Keep the lengths (n), rates (n) and end points (2 n, 3) in these arrays from now on
+        (the compiled laws' table, which writes them at each evaluation); values copied over."""
+        length[...], rate[...], points[...] = self.length, self.rate, self.points
+        self.length, self.rate, self.points = length, rate, points
+
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Cache views of ``data`` (valid for the life of that MjData)."""
+        self.delta, self.force = np.zeros((self.n, 3)), np.zeros((self.n, 3))
+        self.scale, self.safe_len = np.zeros((self.n, 1)), np.zeros(self.n)
+        self.row_out = np.zeros(9 * self.n)  # current_outputs' row; torques stay zero
+        if self.by_sites:
+            self._bind_sites(model, data)
+        else:
+            self._bind_tendons(model, data)
+
+    def _bind_sites(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        n = self.n
+        self.length, self.rate, self.points = np.zeros(n), np.zeros(n), np.zeros((2 * n, 3))
+        self.fixed_points = True
+        self.bodies = model.site_bodyid[self.sites].astype(int)  # (n, 2)
+        self.roots = model.body_rootid[self.bodies].astype(int)
+        self.site_xpos, self.cvel, self.com, self.cdof = data.site_xpos, data.cvel, data.subtree_com, data.cdof
+        self.chains = [_chains(model, int(a), int(b)) for a, b in self.bodies]
+        self.arm = np.zeros((n, 2, 3))
+        self.sense()
+
+    def sense(self) -> None:
+        """Work the lengths (m), rates (m/s) and end points out of the current kinematics and
+        velocities (``site_xpos``; ``cvel`` about each tree's ``subtree_com``), helper sites only.
+        The compiled laws' arithmetic, in its order (``_native_springs.site_springs``)."""
+        ends = self.site_xpos[self.sites]  # (n, 2, 3)
+        self.points[...] = ends.reshape(-1, 3)
+        w = self.cvel[self.bodies]  # (n, 2, 6): angular then linear, at the root's centre of mass
+        arm = self.arm
+        np.subtract(ends, self.com[self.roots], out=arm)
+        ax, ay, az = arm[..., 0], arm[..., 1], arm[..., 2]
+        vx = w[..., 3] + w[..., 1] * az - w[..., 2] * ay
+        vy = w[..., 4] + w[..., 2] * ax - w[..., 0] * az
+        vz = w[..., 5] + w[..., 0] * ay - w[..., 1] * ax
+        d = ends[:, 1] - ends[:, 0]
+        self.length[...] = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+        np.maximum(self.length, 1e-12, out=self.safe_len)
+        dv = (d[:, 0] * (vx[:, 1] - vx[:, 0]) + d[:, 1] * (vy[:, 1] - vy[:, 0])) + d[:, 2] * (vz[:, 1] - vz[:, 0])
+        self.rate[...] = dv / self.safe_len
+
+    def _bind_tendons(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         n, nv = self.n, model.nv
         sl = slice(self.t0, self.t0 + n)
         self.length = data.ten_length[sl]
@@ -95,9 +178,6 @@ class SpringBank:
             self.points = self.wrap[adr : adr + 2 * n]
         else:
             self.points = np.zeros((2 * n, 3))
-        self.delta, self.force = np.zeros((n, 3)), np.zeros((n, 3))
-        self.scale, self.safe_len = np.zeros((n, 1)), np.zeros(n)
-        self.row_out = np.zeros(9 * n)  # current_outputs' row; torques stay zero
 
     def refresh(self, model: mujoco.MjModel, t: float) -> None:
         """Re-read each law's numbers (after a param or field changed, or every step if profiled),
@@ -131,6 +211,9 @@ class SpringBank:
             and bool(np.all(np.isneginf(self.lo)))
             and bool(np.all(np.isposinf(self.hi)))
         )
+        if self.by_sites:  # no tendons to hand anything to
+            self.apply_lo, self.apply_hi = self.lo.copy(), self.hi.copy()
+            return
         # Native rows: MuJoCo's tendon spring (dead band lengthspring) and damper; nothing in Python.
         tendons = self.tendons[np.argsort(self.pos)]
         on = self.native & (self.lo <= self.hi)
@@ -143,11 +226,15 @@ class SpringBank:
 
     def release(self, model: mujoco.MjModel) -> None:
         """Hand the tendons back switched off (the engine is being replaced)."""
+        if self.by_sites:
+            return
         model.tendon_stiffness[self.tendons] = 0.0
         model.tendon_damping[self.tendons] = 0.0
 
     def apply(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
         """Overwrite ``qfrc`` with Jᵀ·tension of every spring."""
+        if self.by_sites:
+            self.sense()
         np.subtract(self.length, self.ref, out=self.s)
         spring_tension(
             self.s,
@@ -177,13 +264,41 @@ class SpringBank:
                 self.on_error(ld, exc)
                 continue
             self.tension[row] = tension
+        if self.by_sites:
+            self._apply_at_ends(model, data, qfrc)
+            return
         np.put(self.jflat, self.jflat_idx, self.jvals)
         np.dot(self.tension, self.jdense, out=qfrc)
 
+    def _apply_at_ends(self, model: mujoco.MjModel, data: mujoco.MjData, qfrc: np.ndarray) -> None:
+        """``qfrc`` = each spring's forces on its two ends (N, ± tension along the line of
+        them), along the dofs of each end's chain below the common ancestor (cdof · (arm × F, F)):
+        the compiled laws' arithmetic, in its order."""
+        qfrc.fill(0.0)
+        pts = self.points.reshape(self.n, 2, 3)
+        for i in range(self.n):
+            out = float(self.tension[i])
+            if out == 0.0:
+                continue
+            safe = float(self.safe_len[i])
+            dx, dy, dz = (float(x) for x in pts[i, 1] - pts[i, 0])
+            for e, dofs in enumerate(self.chains[i]):
+                f = out / safe if e == 1 else -out / safe
+                fx, fy, fz = f * dx, f * dy, f * dz
+                ax, ay, az = (float(x) for x in self.arm[i, e])
+                tx, ty, tz = ay * fz - az * fy, az * fx - ax * fz, ax * fy - ay * fx
+                cd = self.cdof[dofs]
+                qfrc[dofs] += (
+                    cd[:, 0] * tx + cd[:, 1] * ty + cd[:, 2] * tz + cd[:, 3] * fx + cd[:, 4] * fy + cd[:, 5] * fz
+                )
+
     def forces(self) -> np.ndarray:
         """World force on each spring's `at` point, (n, 3) in tendon order: tension · (a − b)/|a − b|."""
-        adr = int(self.wrapadr[self.t0])
-        pts = self.wrap[adr : adr + 2 * self.n]
+        if self.by_sites:
+            pts = self.points
+        else:
+            adr = int(self.wrapadr[self.t0])
+            pts = self.wrap[adr : adr + 2 * self.n]
         np.maximum(self.length, 1e-12, out=self.safe_len)
         np.subtract(self.length, self.ref, out=self.s)
         if self.plain:  # two-sided springs only: -tension = k·s + c·v, with the sign in (b − a)
