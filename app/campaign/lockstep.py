@@ -1,7 +1,7 @@
 """Trials of one sweep side by side: ``mujoco.batch`` steps them on MuJoCo's own C threads.
 
 A sweep's trials usually differ only in a few numbers of the model. When every load of the rig
-is MuJoCo's own (springs as tendons: no Python force per step) and nothing else acts between
+runs without Python (MuJoCo's tendon springs or the compiled laws) and nothing else acts between
 steps (no controls, tracers, pins, recording), a trial is a plain ``mj_step`` loop on a model of
 its own, and many of them can run in lock-step: ``LockStep`` sets each trial up with the very
 code a trial runs on its own (``TrialRunner.begin``, the rig's resolve, the first step's model
