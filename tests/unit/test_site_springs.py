@@ -94,7 +94,7 @@ def test_site_springs_apply_what_mujocos_tendon_springs_apply(compiled: bool) ->
                 if kind in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_BALL):
                     qpos[q] /= np.linalg.norm(qpos[q])
             qvel = rng.normal(scale=1.0, size=model.nv)
-            for m, d in ((model, data), (ref_m, ref_d)):
+            for d in (data, ref_d):
                 d.qpos[:], d.qvel[:] = qpos, qvel
                 d.time += 0.001  # a state no step has been taken at: the outputs are worked out again
             mujoco.mj_forward(ref_m, ref_d)
