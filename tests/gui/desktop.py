@@ -519,11 +519,21 @@ class App:
     def reveal(self, node: str, label: str) -> None:
         """Expand tree node ``node`` unless ``label`` (inside it) is drawn already, in view or
         scrolled out of it (``widget`` scrolls to it)."""
-        if not any(it["label"] == label for it in self.items(offscreen=True)):
-            self.click(node)
+        if any(it["label"] == label for it in self.items(offscreen=True)):
+            return
+        self.click(node)
+        try:
             wait_for(  # a busy panel draws the opened node a few frames later
                 lambda: any(it["label"] == label for it in self.items(offscreen=True)),
                 what=f"{label} under {node}",
+                timeout=15,
+            )
+        except AssertionError:  # a click on a panel busy laying itself out again can miss: once more
+            self.desktop.screenshot(f"reveal_missed_{re.sub(r'[^a-z0-9]+', '_', label.lower())}")
+            self.click(node)
+            wait_for(
+                lambda: any(it["label"] == label for it in self.items(offscreen=True)),
+                what=f"{label} under {node} (clicked twice)",
                 timeout=15,
             )
 

@@ -3,9 +3,10 @@
 With helper tendons (the implicit integrators), their lengths, rates and Jacobians come from
 MuJoCo, their tensions from ``spring_tension`` over arrays, and ``qfrc_applied = Jᵀ·tension`` is
 one matrix product; springs MuJoCo computes exactly are handed to it as tendon spring-dampers.
-With helper sites alone, the bank works the geometry out itself from the sites' positions and
-the bodies' velocities (``sense``) and applies each end's force with ``mj_applyFT``; the
-compiled laws (``native_table``) do the same without Python, walking each end's chain of dofs.
+With helper sites alone (Euler, RK4), the bank works the geometry out itself from the sites'
+positions and the bodies' velocities (``sense``) and applies each end's force along the dofs of
+its chain below the ends' common ancestor (``_apply_at_ends``); the compiled laws
+(``native_table``, ``_native_springs``) do the same arithmetic without Python.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _chains(model: mujoco.MjModel, a: int, b: int) -> tuple[np.ndarray, np.ndarr
 
 
 class SpringBank:
-    """Array state of the tendon-backed point-to-point loads (n springs)."""
+    """Array state of the point-to-point loads with helpers (n springs)."""
 
     def __init__(
         self,
