@@ -29,7 +29,7 @@ from mjrig.runtime.forces.spring_bank import Helper
 from mjrig.runtime.mjwarnings import compiler_notes
 from mjrig.runtime.points import RIG_PREFIX, BodyPoint, Geom, Point, Site, is_rig_name
 
-__all__ = ["Helper", "RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
+__all__ = ["RigLayout", "CompiledRig", "load_spec", "compile_rig", "load_model_file"]
 
 _HIDDEN_GROUP = 5
 

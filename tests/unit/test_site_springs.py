@@ -88,11 +88,7 @@ def test_site_springs_apply_what_mujocos_tendon_springs_apply(compiled: bool) ->
         assert (engine.table is not None) == compiled
         for _ in range(5):
             qpos = model.qpos0 + rng.normal(scale=0.3, size=model.nq)
-            for j in range(model.njnt):  # free and ball joints: unit quaternions
-                kind, adr = model.jnt_type[j], int(model.jnt_qposadr[j])
-                q = slice(adr + 3, adr + 7) if kind == mujoco.mjtJoint.mjJNT_FREE else slice(adr, adr + 4)
-                if kind in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_BALL):
-                    qpos[q] /= np.linalg.norm(qpos[q])
+            mujoco.mj_normalizeQuat(model, qpos)  # free and ball joints: unit quaternions
             qvel = rng.normal(scale=1.0, size=model.nv)
             for d in (data, ref_d):
                 d.qpos[:], d.qvel[:] = qpos, qvel

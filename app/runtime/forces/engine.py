@@ -37,10 +37,10 @@ class LoadEngine:
     """Evaluates a rig's loads on one (model, data) pair and applies them.
 
     ``helper_of`` maps load names to their helpers (a tendon id or two site ids, from
-    ``compile_rig``); loads without one use the general path. Outputs for telemetry and drawing live in ``wrench`` (nloads, 6:
-    fx fy fz tx ty tz, world frame, on the `at` point) and ``lv`` (nloads, 3: length m,
-    rate m/s, tension N pulling the points together; NaN for loads that are not point-to-point),
-    refreshed by ``update_outputs``.
+    ``compile_rig``); loads without one use the general path. Outputs for telemetry and drawing
+    live in ``wrench`` (nloads, 6: fx fy fz tx ty tz, world frame, on the `at` point) and ``lv``
+    (nloads, 3: length m, rate m/s, tension N pulling the points together; NaN for loads that are
+    not point-to-point), refreshed by ``update_outputs``.
     """
 
     def __init__(

@@ -95,10 +95,8 @@ class LawTable:
         self.springs = self.scratch + 18
         self.columns = self.springs + SPRING * nb
         nnz = 0
-        self.chains: list[tuple[np.ndarray, np.ndarray]] = []  # helper sites: each spring's ends' own dofs
-        if self.bank is not None and self.bank.by_sites:
-            self.chains = self.bank.chains
-            nnz = sum(len(a) + len(b) for a, b in self.chains)
+        if self.bank is not None and self.bank.by_sites:  # each spring's ends' own dofs
+            nnz = sum(len(a) + len(b) for a, b in self.bank.chains)
         elif self.bank is not None:
             tendons = self.bank.tendons
             nnz = int(m.ten_J_rownnz[tendons].sum())
@@ -174,7 +172,7 @@ class LawTable:
                 if nums is None:
                     return False
                 (sa, sb), (ba, bb), (ra, rb) = b.sites[i], b.bodies[i], b.roots[i]
-                mine, theirs = self.chains[i]
+                mine, theirs = b.chains[i]
                 flag = _flag(law) if ld.active else 4
                 I[o : o + 12] = [sa, flag, row, 0, sb, len(mine), cols, ba, bb, ra, rb, len(theirs)]
                 T[o + 3] = ld.r0
